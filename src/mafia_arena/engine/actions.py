@@ -1,0 +1,217 @@
+"""Night ability primitives: what each action does to the night state.
+
+Each primitive is a small class registered under the name variant files use
+(``action = "kill"``). `choices` offers the legal options for one actor (the engine has
+already filtered targets by the step's target rules and limits); `apply` puts the effect
+into the `NightState` at once, as the step resolves. Kills are only attempts here; dawn
+decides who dies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from mafia_arena.engine.choices import Choice
+from mafia_arena.engine.events import private
+from mafia_arena.engine.game import Game, seat_name
+from mafia_arena.engine.state import Attempt, NightState
+from mafia_arena.rules.spec import NightStep
+
+NO_RESULT = "no result"
+
+
+class Action:
+    """Base primitive: pick targets, apply an effect. Subclasses override `apply`."""
+
+    name: ClassVar[str] = ""
+    verb: ClassVar[str] = "target"
+
+    def choices(self, game: Game, step: NightStep, actor: int, targets: Sequence[int]
+                ) -> list[Choice]:
+        return [Choice(self.verb, t) for t in targets]
+
+    def label(self, choice: Choice) -> str:
+        return f"{self.name} {seat_name(choice.target)}" if choice.target is not None \
+            else "pass"
+
+    def apply(self, game: Game, night: NightState, step: NightStep,
+              actors: tuple[int, ...], picks: list[Choice]) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def tell(game: Game, seats: Sequence[int], step: NightStep, payload: dict) -> None:
+        """A private answer to the actors (and the step's observers)."""
+        game.emit("night_result", {"step": step.name, **payload},
+                  private(*seats, channel=step.name))
+
+
+class Kill(Action):
+    name = "kill"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is None or night.is_void(pick.target):
+                continue
+            kind = step.params.get("kind", "clan" if step.group else "individual")
+            night.attempts.append(Attempt(pick.target, actors, kind, step.name))
+
+
+class Shoot(Kill):
+    """An optional kill (the sheriff may decline)."""
+
+    name = "shoot"
+
+
+class Protect(Action):
+    """Heal: the target survives tonight's kill attempts."""
+
+    name = "protect"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is not None and not night.is_void(pick.target):
+                night.healed.add(pick.target)
+
+
+class Check(Action):
+    """Learn how the target appears: framing shows mafia, arrest gives no result."""
+
+    name = "check"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is None:
+                continue
+            result = appearance(game, night, pick.target)
+            self.tell(game, observers(game, step, actors), step,
+                      {"action": "check", "target": pick.target, "result": result})
+
+
+def appearance(game: Game, night: NightState, target: int) -> str:
+    """The mafia-check answer function, evaluated when the check is made."""
+    if night.is_void(target):
+        return NO_RESULT
+    if target in night.framed:
+        return "mafia"
+    return game.variant.appearance(game.state.role(target))
+
+
+def observers(game: Game, step: NightStep, actors: tuple[int, ...]) -> list[int]:
+    """Actors plus living observers of the step who were not blocked tonight."""
+    night = game.state.night
+    watchers = [
+        s for s in game.state.holders(set(step.observers))
+        if night is None or not night.is_blocked(s)
+    ]
+    return sorted({*actors, *watchers})
+
+
+class Arrest(Action):
+    name = "arrest"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is not None and not night.is_void(pick.target):
+                night.arrested.add(pick.target)
+
+
+class Steal(Action):
+    name = "steal"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is not None and not night.is_void(pick.target):
+                night.robbed.add(pick.target)
+
+
+class Frame(Action):
+    name = "frame"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is not None and not night.is_void(pick.target):
+                night.framed.add(pick.target)
+
+
+class Defend(Action):
+    """Protection from tomorrow's execution (the lawyer)."""
+
+    name = "defend"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is not None and not night.is_void(pick.target):
+                night.defended.add(pick.target)
+
+
+class Silence(Action):
+    """The target may not speak, vote or be voted against tomorrow (the lover)."""
+
+    name = "silence"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is not None and not night.is_void(pick.target):
+                night.silenced.add(pick.target)
+
+
+class Compare(Action):
+    """Same team or different (the journalist); solo teams always differ."""
+
+    name = "compare"
+
+    def apply(self, game, night, step, actors, picks):
+        a, b = (p.target for p in picks[:2])
+        if a is None or b is None:
+            return
+        if night.is_void(a) or night.is_void(b):
+            result = NO_RESULT
+        else:
+            fa, fb = game.state.faction(a), game.state.faction(b)
+            solo = game.variant.factions[fa].solo or game.variant.factions[fb].solo
+            result = "different" if solo or fa != fb else "same"
+        self.tell(game, observers(game, step, actors), step,
+                  {"action": "compare", "targets": [a, b], "result": result})
+
+
+class Watch(Action):
+    """Who tried to kill the watched player tonight; answered after the last step."""
+
+    name = "watch"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.target is not None:
+                night.watches.append((actors, pick.target))
+
+
+class CheckOrKill(Action):
+    """Each night either check a player or kill one (the club detective)."""
+
+    name = "check_or_kill"
+
+    def choices(self, game, step, actor, targets):
+        return [Choice("check", t) for t in targets] + [Choice("kill", t) for t in targets]
+
+    def label(self, choice):
+        return f"{choice.verb} {seat_name(choice.target)}"
+
+    def apply(self, game, night, step, actors, picks):
+        for pick in picks:
+            if pick.verb == "kill":
+                ACTIONS["kill"].apply(game, night, step, actors, [pick])
+            else:
+                ACTIONS["check"].apply(game, night, step, actors, [pick])
+
+
+ACTIONS: dict[str, Action] = {
+    cls.name: cls()
+    for cls in (Kill, Shoot, Protect, Check, Arrest, Steal, Frame, Defend, Silence,
+                Compare, Watch, CheckOrKill)
+}
+
+
+def register(action: Action) -> None:
+    """Add a primitive (used by variants that need more than the built-in ones)."""
+    ACTIONS[action.name] = action

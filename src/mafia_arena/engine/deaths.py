@@ -1,0 +1,43 @@
+"""Deaths: mark a player dead, announce it, reveal the card where the rules say so."""
+
+from __future__ import annotations
+
+from mafia_arena.engine.events import PUBLIC
+from mafia_arena.engine.game import Game
+from mafia_arena.engine.hooks import DEATH_HOOKS
+
+
+def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None) -> None:
+    """Kill `seats` at the same moment (in seat order) and run the death triggers.
+
+    `reveal` defaults to the variant's ``reveal_on_death`` switch. The most recent death
+    defines the "last dead" (classic: the tie-breaker of a final vote).
+    """
+    if not seats:
+        return
+    state = game.state
+    reveal = game.variant.rules.reveal_on_death if reveal is None else reveal
+    for seat in sorted(seats):
+        if not state.seats[seat].alive:
+            continue
+        state.seats[seat].alive = False
+        state.death_order.append(seat)
+        payload: dict[str, object] = {"seat": seat, "cause": cause}
+        manner = state.seats[seat].flags.pop("manner", None)
+        if manner:
+            payload["manner"] = manner
+        if reveal:
+            payload["role"] = state.seats[seat].card
+            state.seats[seat].flags["revealed"] = True
+        game.emit("death", payload, PUBLIC)
+    for hook in DEATH_HOOKS:
+        hook(game, sorted(seats), cause)
+
+
+def reveal(game: Game, seat: int) -> None:
+    """Turn up a dead player's card later (club reveals night victims after the vote)."""
+    state = game.state
+    if state.seats[seat].flags.get("revealed"):
+        return
+    state.seats[seat].flags["revealed"] = True
+    game.emit("reveal", {"seat": seat, "role": state.seats[seat].card}, PUBLIC)

@@ -1,0 +1,84 @@
+"""Speaking turns: day discussion in the variant's order, and night channel talk.
+
+A turn accepts free text or a structured speech act (accuse, vouch, claim a role, claim
+a check result, pass); an act is rendered to its canonical sentence, so everyone reads
+text and the claim extractor can read any speech back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mafia_arena.engine.asking import ask_one
+from mafia_arena.engine.choices import Choice, Request, Speech
+from mafia_arena.engine.events import PUBLIC, Visibility
+from mafia_arena.engine.game import Flow, Game
+from mafia_arena.speech.acts import render_act, speech_acts
+
+
+def speak_request(game: Game, seat: int, kind: str, prompt: str,
+                  max_chars: int = 1000) -> Request:
+    """A speaking turn: free text, or one of the structured acts about living players."""
+    others = [s for s in game.state.living() if s != seat]
+    roles = list(game.variant.roles)
+    results = sorted({game.variant.appearance(r) for r in roles} | {"mafia", "innocent"})
+    acts = speech_acts(seat, others, roles, results)
+    return Request(seat, kind, prompt, tuple(acts), tuple(render_act(a) for a in acts),
+                   default="pass", free_text=True, max_chars=max_chars)
+
+
+def say(game: Game, seat: int, decision: Choice | Speech, kind: str,
+        visibility: Visibility = PUBLIC) -> None:
+    """Record a speech as an event the `visibility` admits."""
+    if isinstance(decision, Speech):
+        text = decision.text.strip() or "I have nothing to add."
+        act = decision.act.key if decision.act else None
+    else:
+        text, act = render_act(decision), decision.key
+    payload: dict[str, object] = {"seat": seat, "text": text, "kind": kind}
+    if act:
+        payload["act"] = act
+    game.emit("speech", payload, visibility)
+
+
+def speaking_order(game: Game, first: int, seats: Sequence[int]) -> list[int]:
+    """`seats` in seat order starting from `first` and wrapping around."""
+    ordered = sorted(seats)
+    start = next((i for i, s in enumerate(ordered) if s >= first), 0)
+    return ordered[start:] + ordered[:start]
+
+
+def first_speaker_today(game: Game) -> int:
+    """Day 1: the lowest living seat; later days: the next living seat after yesterday's."""
+    state = game.state
+    living = state.living()
+    if state.first_speaker is None:
+        first = living[0]
+    else:
+        later = [s for s in living if s > state.first_speaker]
+        first = later[0] if later else living[0]
+    state.first_speaker = first
+    return first
+
+
+def discussion(game: Game, rounds: int, kind: str = "discussion") -> Flow:
+    """`rounds` rounds; each living, non-silenced player speaks once per round."""
+    state = game.state
+    for round_no in range(rounds):
+        speakers = [s for s in state.living() if s not in state.silenced_today]
+        for seat in speaking_order(game, state.first_speaker or 0, speakers):
+            if not state.alive(seat):
+                continue
+            prompt = f"Day {state.day}, {kind} round {round_no + 1} of {rounds}: your turn."
+            decision = yield from ask_one(game, speak_request(game, seat, "speak", prompt))
+            say(game, seat, decision, kind)
+
+
+def channel_chat(game: Game, members: list[int], rounds: int, visibility: Visibility,
+                 prompt: str) -> Flow:
+    """Night talk in a faction channel: members speak in seat order, seen by members."""
+    for _ in range(rounds):
+        for seat in members:
+            decision = yield from ask_one(
+                game, speak_request(game, seat, "night_chat", prompt, max_chars=500))
+            say(game, seat, decision, "night_chat", visibility)

@@ -1,0 +1,114 @@
+"""The phase machine: setup, then nights and days as the variant schedules them.
+
+Night r is followed by day r. With ``first_phase = "day"`` the game opens with day 1
+and night r follows day r. After every death the win rules are checked; past the
+variant's maximum number of rounds the game ends in a draw, so every game terminates.
+"""
+
+from __future__ import annotations
+
+from mafia_arena.engine.deaths import die
+from mafia_arena.engine.discussion import discussion, first_speaker_today
+from mafia_arena.engine.events import PUBLIC, private
+from mafia_arena.engine.game import Flow, Game, seat_name
+from mafia_arena.engine.night import night
+from mafia_arena.engine.voting import PROCEDURES
+from mafia_arena.engine.win import check_win, end_game
+from mafia_arena.rules.composition import deck_counts
+from mafia_arena.rules.spec import DayStep
+
+
+def play(game: Game) -> Flow:
+    setup(game)
+    first_day = game.variant.rules.first_phase == "day"
+    number = 1
+    while True:
+        if number > game.max_rounds:
+            end_game(game, "draw", "maximum length reached")
+            return
+        if not first_day:
+            yield from night(game, number)
+        yield from day(game, number)
+        if game.over:
+            return
+        if first_day:
+            yield from night(game, number + 1)
+            morning_deaths(game)
+            if game.over:
+                return
+        number += 1
+
+
+def setup(game: Game) -> None:
+    """Public composition; each seat privately learns its role and whom it knows."""
+    state = game.state
+    counts = deck_counts(game.variant, game.players)
+    game.emit("setup", {"variant": game.variant.name, "players": game.players,
+                        "composition": counts}, PUBLIC)
+    for seat in state.seats:
+        game.emit("role", {"seat": seat.seat, "role": seat.role, "faction": seat.faction},
+                  private(seat.seat))
+    for seat in state.seats:
+        known = game.variant.roles[seat.role].knows_roles
+        if not known:
+            continue
+        allies = {str(s.seat): s.role for s in state.seats
+                  if s.role in known and s.seat != seat.seat}
+        game.emit("allies", {"seat": seat.seat, "allies": allies}, private(seat.seat))
+
+
+def morning_deaths(game: Game) -> None:
+    """Announce last night's deaths (or that nobody died) and check the win rules."""
+    state = game.state
+    night_state = state.night
+    state.phase = "day"
+    if night_state is None:
+        return
+    state.silenced_today = set(night_state.silenced) - set(night_state.deaths)
+    state.defended_today = set(night_state.defended)
+    game.emit("phase", {"phase": "day", "number": state.day}, PUBLIC)
+    if night_state.deaths:
+        die(game, night_state.deaths, "night")
+    else:
+        game.emit("no_death", {"text": "Nobody died tonight."}, PUBLIC)
+    if state.silenced_today:
+        game.emit("silenced", {"seats": sorted(state.silenced_today)}, PUBLIC)
+    state.night = None
+    check_win(game)
+
+
+def day(game: Game, number: int) -> Flow:
+    state = game.state
+    state.day = number
+    if state.night is not None:
+        morning_deaths(game)
+    else:
+        state.phase = "day"
+        game.emit("phase", {"phase": "day", "number": number}, PUBLIC)
+    if game.over:
+        return
+    first_speaker_today(game)
+    state.accused_today = set()
+    for step in game.variant.day:
+        yield from day_step(game, step)
+        if game.over:
+            return
+    state.silenced_today = set()
+    state.defended_today = set()
+
+
+def day_step(game: Game, step: DayStep) -> Flow:
+    if step.type == "announce":
+        return
+    if step.type == "discussion":
+        yield from discussion(game, step.rounds)
+    elif step.type == "introductions":
+        if game.state.day == 1:
+            yield from discussion(game, 1, "introductions")
+    elif step.type == "vote":
+        yield from PROCEDURES[step.procedure](game, dict(step.params))
+        check_win(game)
+
+
+def describe_seat(seat: int) -> str:
+    return seat_name(seat)

@@ -1,0 +1,194 @@
+"""`Game`: a variant, a player count, a seed and the players' decisions → an event log.
+
+The rules run as a generator (`engine.flow.play`) that yields the requests it needs and
+receives the answers, so each procedure reads top to bottom like the rule text. The
+game is pure: no I/O, and its only randomness is two seeded generators (the deal and
+play), every draw of which is logged as a host event. `(variant, players, seed,
+decisions)` therefore determines the log byte for byte, and a log replays.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator, Iterable, Sequence
+from typing import Any
+
+from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
+from mafia_arena.engine.errors import GameOver, IllegalDecision
+from mafia_arena.engine.events import HOST, PUBLIC, Event, Visibility
+from mafia_arena.engine.state import GameState, SeatState
+from mafia_arena.rules import Variant
+from mafia_arena.rules.composition import deck
+from mafia_arena.rules.expressions import evaluate
+
+Prompt = dict[int, Request]
+Answers = dict[int, Decision]
+Flow = Generator[Prompt, Answers, Any]
+
+
+def seat_name(seat: int) -> str:
+    """Players are called P1..Pn in every text; seats are 0-based internally."""
+    return f"P{seat + 1}"
+
+
+class Game:
+    """One game of a variant. Drive it with `pending()` and `submit()`.
+
+    `pending()` maps each seat that must decide now to its `Request`. `submit(seat,
+    decision)` validates the decision against that request, raising `IllegalDecision`
+    (state untouched) if it is not one of the legal choices; once every pending seat has
+    answered, the rules advance to the next requests.
+    """
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: int,
+        seed: int,
+        *,
+        deal: Sequence[str] | None = None,
+    ) -> None:
+        self.variant = variant
+        self.players = players
+        self.seed = seed
+        self.events: list[Event] = []
+        self.decisions: list[dict[str, Any]] = []
+        self.rng = random.Random(f"{seed}:play")
+        self.max_rounds = int(
+            evaluate(str(variant.rules.max_rounds), {"n": players})
+        )
+        cards = list(deck(variant, players)) if deal is None else list(deal)
+        if deal is None:
+            random.Random(f"{seed}:deal").shuffle(cards)
+        elif sorted(cards) != sorted(deck(variant, players)):
+            raise ValueError("forced deal does not match the variant's deck")
+        self.state = GameState(
+            seats=[
+                SeatState(i, card, card, variant.roles[card].faction)
+                for i, card in enumerate(cards)
+            ]
+        )
+        self._pending: Prompt = {}
+        self._answers: Answers = {}
+        from mafia_arena.engine.flow import play  # local: flow imports this module
+
+        self._flow: Flow = play(self)
+        self._advance(None)
+
+    # ------------------------------------------------------------------ driving
+    @property
+    def over(self) -> bool:
+        return self.state.over
+
+    def pending(self) -> Prompt:
+        """Requests still waiting for an answer, by seat (empty once the game is over)."""
+        return {s: r for s, r in self._pending.items() if s not in self._answers}
+
+    def request(self, seat: int) -> Request | None:
+        return self.pending().get(seat)
+
+    def submit(self, seat: int, decision: Decision | str, *, fallback: str = "") -> None:
+        """Record one seat's decision; advance when all pending seats have answered."""
+        if self.state.over:
+            raise GameOver("the game is over")
+        request = self._pending.get(seat)
+        if request is None or seat in self._answers:
+            raise IllegalDecision(seat, self._why_not_pending(seat))
+        decision = self._validate(request, decision)
+        self._answers[seat] = decision
+        record: dict[str, Any] = {"seat": seat, "kind": request.kind}
+        if isinstance(decision, Speech):
+            record["text"] = decision.text
+            if decision.act is not None:
+                record["act"] = decision.act.key
+        else:
+            record["choice"] = decision.key
+        if fallback:
+            record["fallback"] = fallback
+        self.decisions.append(record)
+        self.emit("decision", record, HOST)
+        if len(self._answers) == len(self._pending):
+            answers, self._answers = self._answers, {}
+            self._advance(answers)
+
+    def submit_default(self, seat: int, reason: str = "timeout") -> Decision:
+        """Record the request's default for `seat` (a timeout or an agent's fallback)."""
+        request = self._pending.get(seat)
+        if request is None or seat in self._answers:
+            raise IllegalDecision(seat, self._why_not_pending(seat))
+        if request.default == "random" and request.choices:
+            decision: Decision = self.draw(f"fallback:{seat_name(seat)}", request.choices)
+        else:
+            decision = PASS
+        self.submit(seat, decision, fallback=reason)
+        return decision
+
+    def _why_not_pending(self, seat: int) -> str:
+        if not 0 <= seat < self.players:
+            return f"there is no seat {seat}"
+        if seat in self._answers:
+            return "you have already decided this turn"
+        if not self.state.alive(seat):
+            return "dead players cannot act"
+        return "it is not your turn to act"
+
+    def _validate(self, request: Request, decision: Decision | str) -> Decision:
+        if isinstance(decision, str):
+            decision = Choice.parse(decision) if ":" in decision or decision == "pass" \
+                else Speech(decision)
+        if isinstance(decision, Speech):
+            if not request.free_text:
+                raise IllegalDecision(request.seat, "this decision needs one of the listed "
+                                      "choices, not free text")
+            if len(decision.text) > request.max_chars:
+                raise IllegalDecision(request.seat, f"speech longer than {request.max_chars} "
+                                      "characters")
+            return decision
+        if decision == PASS and request.default == "pass" and PASS not in request.choices:
+            return decision  # a recorded abstention where voting is otherwise mandatory
+        if decision not in request.choices:
+            raise IllegalDecision(request.seat, f"{decision.key!r} is not a legal choice; "
+                                  f"legal: {', '.join(c.key for c in request.choices)}")
+        return decision
+
+    def _advance(self, answers: Answers | None) -> None:
+        try:
+            prompt = self._flow.send(answers) if answers is not None else next(self._flow)
+        except StopIteration:
+            self._pending = {}
+            return
+        self._pending = prompt
+
+    # ------------------------------------------------------------------ used by rules
+    def emit(
+        self, kind: str, payload: dict[str, Any] | None = None,
+        visibility: Visibility = PUBLIC,
+    ) -> Event:
+        event = Event(len(self.events), kind, self.state.day, self.state.phase,
+                      payload or {}, visibility)
+        self.events.append(event)
+        return event
+
+    def draw(self, purpose: str, options: Iterable[Any]) -> Any:
+        """A uniform draw from the game's RNG, logged as a host event."""
+        options = list(options)
+        result = options[self.rng.randrange(len(options))] if len(options) > 1 else options[0]
+        self.emit("rng", {"purpose": purpose, "options": [_jsonable(o) for o in options],
+                          "result": _jsonable(result)}, HOST)
+        return result
+
+    def sample(self, purpose: str, options: Sequence[Any], k: int) -> list[Any]:
+        """k distinct uniform draws, logged."""
+        result = self.rng.sample(list(options), k)
+        self.emit("rng", {"purpose": purpose, "options": [_jsonable(o) for o in options],
+                          "result": [_jsonable(r) for r in result]}, HOST)
+        return result
+
+    def view_seats(self) -> range:
+        return range(self.players)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Choice):
+        return value.key
+    return value

@@ -1,0 +1,246 @@
+"""The night: steps in the variant's priority order, each applied at once; then dawn.
+
+A step wakes the living holders of its roles. Blocked actors (arrested or robbed) are
+privately shown crossed arms and make no choice. Individual actors choose at the same
+time; a group step (a clan's kill, two detectives' joint check) collects picks from all
+participants over `rounds` rounds, shows each round's picks to the group, and settles on
+the plurality with a logged random tie-break. Legal targets follow the step's target
+rules and usage limits, with a reason for every refusal.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from mafia_arena.engine.actions import ACTIONS
+from mafia_arena.engine.asking import ask
+from mafia_arena.engine.choices import PASS, Choice, Request
+from mafia_arena.engine.discussion import channel_chat
+from mafia_arena.engine.events import PUBLIC, private
+from mafia_arena.engine.game import Flow, Game, seat_name
+from mafia_arena.engine.hooks import DAWN_HOOKS
+from mafia_arena.engine.state import NightState
+from mafia_arena.rules.spec import NightStep
+
+
+def night(game: Game, number: int) -> Flow:
+    """Run night `number`; the dying are recorded in `night.deaths` for the morning."""
+    state = game.state
+    state.phase = "night"
+    state.day = number
+    state.night = NightState(number)
+    game.emit("phase", {"phase": "night", "number": number}, PUBLIC)
+    if number == 1 and not game.variant.rules.first_night_actions:
+        return
+    for step in game.variant.night:
+        if _runs_tonight(step, number):
+            yield from run_step(game, step, state.night)
+    dawn(game, state.night)
+
+
+def _runs_tonight(step: NightStep, number: int) -> bool:
+    if number < step.from_night:
+        return False
+    if step.limits.nights == "even":
+        return number % 2 == 0
+    if step.limits.nights == "odd":
+        return number % 2 == 1
+    return True
+
+
+def actors_of(game: Game, step: NightStep) -> list[int]:
+    return game.state.holders(set(step.actors))
+
+
+def legal_targets(game: Game, step: NightStep, actor: int, actors: list[int],
+                  picked: list[int]) -> list[int]:
+    """Living targets allowed by the step's target rules and the actor's usage limits."""
+    return [t for t in game.state.living()
+            if refusal(game, step, actor, actors, t, picked) is None]
+
+
+def refusal(game: Game, step: NightStep, actor: int, actors: list[int], target: int,
+            picked: list[int]) -> str | None:
+    """Why `actor` may not target `target` in `step` now, or None if it may."""
+    state = game.state
+    rule = step.target
+    if not state.alive(target):
+        return "dead players cannot be targeted"
+    if target == actor and not rule.self_:
+        return "you may not target yourself"
+    if not rule.team and state.faction(target) == state.faction(actor):
+        return "you may not target your own team"
+    if not rule.fellow_actors and target in actors:
+        return "you may not target someone acting with you"
+    if rule.distinct and target in picked:
+        return "already picked"
+    usage = state.usage.get(_usage_key(step, actor), {})
+    limits = step.limits
+    if limits.no_repeat and usage.get("last") == target and \
+            usage.get("last_night") == state.day - 1:
+        return "you may not pick the same player two nights in a row"
+    if limits.per_target is not None and \
+            usage.get("counts", {}).get(target, 0) >= limits.per_target:
+        return f"you may pick a player at most {limits.per_target} times"
+    return None
+
+
+def _usage_key(step: NightStep, actor: int) -> tuple[int, str]:
+    return (-1 if step.group else actor, step.name)
+
+
+def _record_usage(game: Game, step: NightStep, actor: int, targets: list[int]) -> None:
+    usage = game.state.usage.setdefault(_usage_key(step, actor), {"counts": {}, "uses": 0})
+    usage["uses"] += 1
+    usage["last_night"] = game.state.day
+    for target in targets:
+        usage["last"] = target
+        usage["counts"][target] = usage["counts"].get(target, 0) + 1
+
+
+def _uses_left(game: Game, step: NightStep, actor: int) -> bool:
+    if step.limits.uses is None:
+        return True
+    return game.state.usage.get(_usage_key(step, actor), {}).get("uses", 0) < step.limits.uses
+
+
+def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
+    actors = actors_of(game, step)
+    if not actors:
+        return
+    for actor in actors:
+        if night.is_blocked(actor):
+            game.emit("blocked", {"step": step.name}, private(actor, channel=step.name))
+    participants = [a for a in actors if not night.is_blocked(a)]
+    if not participants:
+        return
+    if step.group:
+        yield from _group_step(game, step, night, participants)
+    else:
+        yield from _individual_step(game, step, night, participants)
+
+
+def _step_request(game: Game, step: NightStep, actor: int, actors: list[int],
+                  picked: list[int], pick_no: int) -> Request | None:
+    action = ACTIONS[step.action]
+    targets = legal_targets(game, step, actor, actors, picked)
+    if not targets or not _uses_left(game, step, actor):
+        return None
+    choices = action.choices(game, step, actor, targets)
+    labels = [action.label(c) for c in choices]
+    optional = step.optional
+    if optional:
+        choices.insert(0, PASS)
+        labels.insert(0, "decline")
+    what = step.label or step.action
+    prompt = f"Night {night_no(game)}: {what}" + (
+        f" (pick {pick_no + 1} of {step.target.count})" if step.target.count > 1 else "")
+    return Request(actor, f"night:{step.name}", prompt, tuple(choices), tuple(labels),
+                   default="pass" if optional else "random",
+                   info={"step": step.name, "action": step.action})
+
+
+def night_no(game: Game) -> int:
+    return game.state.day
+
+
+def _individual_step(game: Game, step: NightStep, night: NightState,
+                     actors: list[int]) -> Flow:
+    picks: dict[int, list[Choice]] = {a: [] for a in actors}
+    active = list(actors)
+    for pick_no in range(step.target.count):
+        requests = {}
+        for actor in active:
+            picked = [c.target for c in picks[actor] if c.target is not None]
+            request = _step_request(game, step, actor, actors, picked, pick_no)
+            if request is not None:
+                requests[actor] = request
+        answers = yield from ask(game, requests)
+        active = []
+        for actor, decision in answers.items():
+            if isinstance(decision, Choice) and decision != PASS:
+                picks[actor].append(decision)
+                active.append(actor)
+    for actor in actors:
+        chosen = picks[actor]
+        if len(chosen) < step.target.count:
+            continue
+        _record_usage(game, step, actor, [c.target for c in chosen if c.target is not None])
+        game.emit("night_action", {"step": step.name, "seat": actor,
+                                   "choices": [c.key for c in chosen]},
+                  private(actor, channel=step.name))
+        ACTIONS[step.action].apply(game, night, step, (actor,), chosen)
+
+
+def _group_step(game: Game, step: NightStep, night: NightState,
+                participants: list[int]) -> Flow:
+    channel = step.name
+    members = private(*participants, channel=channel)
+    if step.chat_rounds:
+        yield from channel_chat(game, participants, step.chat_rounds, members,
+                                f"Night {night.number}: talk with your team ({channel})")
+    final: Counter[Choice] = Counter()
+    for round_no in range(max(1, step.rounds)):
+        requests = {}
+        for actor in participants:
+            request = _step_request(game, step, actor, participants, [], 0)
+            if request is not None:
+                requests[actor] = request
+        if not requests:
+            return
+        answers = yield from ask(game, requests)
+        picks = {seat: d for seat, d in sorted(answers.items())
+                 if isinstance(d, Choice) and d != PASS}
+        game.emit("group_picks", {"step": step.name, "round": round_no + 1,
+                                  "picks": {str(s): c.key for s, c in picks.items()}},
+                  members)
+        final = Counter(picks.values())
+        if len(final) == 1 and len(picks) == len(participants):
+            break
+    if not final:
+        return
+    top = max(final.values())
+    tied = sorted(c for c, v in final.items() if v == top)
+    choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
+    _record_usage(game, step, participants[0], [choice.target])
+    game.emit("night_action", {"step": step.name, "seats": participants,
+                               "choices": [choice.key]}, members)
+    ACTIONS[step.action].apply(game, night, step, tuple(participants), [choice])
+    describe = step.params.get("describe")
+    if describe and choice.verb in ("target", "kill"):
+        yield from _describe(game, step, participants, choice, describe)
+
+
+def _describe(game: Game, step: NightStep, participants: list[int], choice: Choice,
+              prompt: str) -> Flow:
+    """A free-text flavour line from the group (classic: the manner of death)."""
+    speaker = participants[0]
+    request = Request(speaker, "describe", f"{prompt} ({seat_name(choice.target)})",
+                      (PASS,), ("use the default text",), default="pass", free_text=True,
+                      max_chars=200)
+    answers = yield from ask(game, {speaker: request})
+    text = getattr(answers[speaker], "text", "").strip()
+    if text:
+        game.state.seats[choice.target].flags["manner"] = text
+
+
+def dawn(game: Game, night: NightState) -> None:
+    """Decide who dies tonight: attacked, not healed, not immune; then dawn hooks."""
+    attacked = sorted({a.target for a in night.attempts})
+    dying = [t for t in attacked if t not in night.healed and not _immune(game, t)]
+    for hook in DAWN_HOOKS:
+        dying = hook(game, night, dying)
+    for watchers, target in night.watches:
+        seen = sorted({s for a in night.attempts if a.target == target for s in a.attackers})
+        result: object = "no result" if night.is_void(target) else seen
+        game.emit("night_result", {"action": "watch", "target": target, "result": result},
+                  private(*watchers, channel="watch"))
+    night.deaths = sorted(set(dying))
+
+
+def _immune(game: Game, seat: int) -> bool:
+    return bool(game.variant.roles[game.state.role(seat)].traits.get("night_immune"))
+
+
+def group_label(seats: list[int]) -> str:
+    return ", ".join(seat_name(s) for s in seats)

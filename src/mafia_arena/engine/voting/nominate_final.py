@@ -1,0 +1,119 @@
+"""Classic nomination: up to k nominations each, runoff nominations, final vote of two.
+
+The procedure of classic.md 5.1–5.2. Voters name 0..k distinct players (not
+themselves) in seat order, each nomination public as made. Let t be the count at
+position k of the sorted tally; players above t are secured, players at t form the tie
+set T. If they fill exactly k places they are nominated; otherwise a runoff among T fills
+the remaining places with as many votes per voter as places. A runoff that reproduces
+the same tie set for the same places is a deadlock that the last dead resolves. The two
+nominees give final pleas, then everyone votes at once; a tie is decided by the last dead.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from mafia_arena.engine.asking import ask_one, picked_seat, target_request
+from mafia_arena.engine.deaths import die
+from mafia_arena.engine.discussion import (
+    say,
+    speak_request,
+    speaking_order,
+)
+from mafia_arena.engine.events import PUBLIC
+from mafia_arena.engine.game import Flow, Game, seat_name
+from mafia_arena.engine.voting.common import last_dead_chooses, simultaneous_vote
+
+
+def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[int]]:
+    """(secured S, tie set T) for `places` places; every candidate is in `tally`.
+
+    Pure function of classic.md 5.1 steps 5–6, tested against the worked examples.
+    """
+    ranked = sorted(tally.values(), reverse=True)
+    t = ranked[min(places, len(ranked)) - 1]
+    secured = sorted(s for s, c in tally.items() if c > t)
+    tied = sorted(s for s, c in tally.items() if c == t)
+    return secured, tied
+
+
+def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
+    state = game.state
+    places = int(params.get("nominees", 2))
+    living = state.living()
+    first = state.first_speaker if params.get("rotate_first", True) else living[0]
+    order = speaking_order(game, first if first is not None else living[0], living)
+    pool = list(living)
+    nominees: list[int] = []
+    deciding: dict[int, int] = {}
+    previous: tuple[frozenset[int], int] | None = None
+    round_no = 0
+    while True:
+        round_no += 1
+        tally = yield from _nomination_round(game, order, pool, places, round_no)
+        game.emit("nomination_tally", {"round": round_no, "places": places,
+                                       "tally": {str(s): tally[s] for s in sorted(tally)}},
+                  PUBLIC)
+        secured, tied = split_places(tally, places)
+        for seat in secured + tied:
+            deciding[seat] = tally[seat]
+        if len(secured) + len(tied) == places:
+            nominees += secured + tied
+            break
+        if round_no > 1 and not secured and previous == (frozenset(tied), places):
+            nominees += yield from last_dead_chooses(game, tied, places, "runoff deadlock")
+            break
+        nominees += secured
+        places -= len(secured)
+        previous = (frozenset(tied), places)
+        pool = tied
+        game.emit("runoff", {"candidates": tied, "places": places,
+                             "text": f"Runoff among {', '.join(seat_name(s) for s in tied)}"
+                                     f" for {places} place(s)."}, PUBLIC)
+    nominees = sorted(nominees)
+    game.emit("nominees", {"seats": nominees}, PUBLIC)
+    for seat in sorted(nominees, key=lambda s: (-deciding.get(s, 0), s)):
+        request = speak_request(game, seat, "plea", f"Day {state.day}: your final plea.")
+        decision = yield from ask_one(game, request)
+        say(game, seat, decision, "plea")
+    votes = yield from simultaneous_vote(game, state.living(), nominees, "final_vote",
+                                         f"Day {state.day}: final vote between "
+                                         + " and ".join(seat_name(s) for s in nominees),
+                                         abstain=False)
+    tally = Counter(t for t in votes.values() if t is not None)
+    counts = [tally.get(s, 0) for s in nominees]
+    if len(nominees) == 1:
+        target = nominees[0]
+    elif counts[0] != counts[1]:
+        target = nominees[0] if counts[0] > counts[1] else nominees[1]
+    else:
+        (target,) = yield from last_dead_chooses(game, nominees, 1, "tied final vote")
+    die(game, [target], "execution")
+
+
+def _nomination_round(game: Game, order: list[int], pool: list[int], places: int,
+                      round_no: int) -> Flow:
+    """Each living voter in `order` names up to `places` distinct members of `pool`."""
+    tally = dict.fromkeys(pool, 0)
+    for voter in order:
+        named: list[int] = []
+        while len(named) < places:
+            options = [s for s in pool if s != voter and s not in named]
+            if not options:
+                break
+            request = target_request(
+                game, voter, "nominate",
+                f"Day {game.state.day}: nomination {len(named) + 1} of {places}"
+                + (f" (runoff {round_no - 1})" if round_no > 1 else "")
+                + "; pass to stop.",
+                options, allow_pass=True, pass_label="no (more) nominations",
+                info={"round": round_no, "places": places})
+            target = picked_seat((yield from ask_one(game, request)))
+            if target is None:
+                break
+            named.append(target)
+            tally[target] += 1
+            game.emit("nomination", {"seat": voter, "target": target, "round": round_no},
+                      PUBLIC)
+    return tally

@@ -1,0 +1,39 @@
+"""Plurality vote: every living player votes at once; the most-voted player is executed.
+
+Parameters: ``abstain`` (may a voter abstain, default false), ``tie`` (``random``:
+uniform draw among the tied, the default; ``none``: nobody is executed), ``min_votes``
+(executions need at least this many votes, default 1).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from mafia_arena.engine.deaths import die
+from mafia_arena.engine.events import PUBLIC
+from mafia_arena.engine.game import Flow, Game
+from mafia_arena.engine.voting.common import simultaneous_vote, top_of
+
+
+def plurality(game: Game, params: dict[str, Any]) -> Flow:
+    state = game.state
+    voters = [s for s in state.living() if s not in state.silenced_today]
+    candidates = [s for s in state.living() if s not in state.silenced_today]
+    votes = yield from simultaneous_vote(
+        game, voters, candidates, "vote",
+        f"Day {state.day}: vote to execute one player.",
+        abstain=bool(params.get("abstain", False)))
+    tally = Counter(t for t in votes.values() if t is not None)
+    tied = top_of(tally)
+    if not tied or tally[tied[0]] < int(params.get("min_votes", 1)):
+        game.emit("no_execution", {"reason": "no votes"}, PUBLIC)
+        return
+    if len(tied) > 1:
+        if params.get("tie", "random") == "none":
+            game.emit("no_execution", {"reason": "tie", "tied": tied}, PUBLIC)
+            return
+        target = game.draw("vote tie", tied)
+    else:
+        target = tied[0]
+    die(game, [target], "execution")

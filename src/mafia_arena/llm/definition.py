@@ -1,0 +1,238 @@
+"""Agent definitions: one TOML file in ``agents/`` describes one LLM player.
+
+Contract
+--------
+* ``load_agent_definition(path)`` reads a TOML file and returns a frozen, validated
+  :class:`AgentDefinition`. Any problem raises :class:`AgentDefinitionError` whose message
+  names the file, the offending key and the reason, so a typo in a tournament's agent list
+  is fixed in seconds rather than discovered mid-run.
+* Unknown keys are errors (``extra="forbid"``): a misspelt ``temprature`` must not silently
+  fall back to a default and skew a rating.
+* The API key itself is never part of the definition. Only the *name* of the environment
+  variable holding it (``api_key_env``) is stored; :meth:`AgentDefinition.api_key` reads
+  the variable at call time and returns a :class:`pydantic.SecretStr`, whose ``repr`` and
+  ``str`` are masked. So a definition can be logged, dumped into a results file or put in
+  an exception message without leaking a secret.
+* ``base_url = "local"`` means "the SmolLM2 server embedded in this package" (see
+  :mod:`mafia_arena.llm.local_server`); anything else is the base URL of an
+  OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server, ...).
+
+Why TOML and one file per agent: agents are data, not code. A leaderboard entry is then
+reproducible from a single small file that can be diffed and reviewed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+__all__ = [
+    "LOCAL_BASE_URL",
+    "AgentDefinition",
+    "AgentDefinitionError",
+    "load_agent_definition",
+    "load_agent_definitions",
+]
+
+#: Special ``base_url`` value selecting the embedded SmolLM2 server.
+LOCAL_BASE_URL = "local"
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class AgentDefinitionError(ValueError):
+    """An agent file could not be read or is invalid; the message names file, key, reason."""
+
+
+class AgentDefinition(BaseModel):
+    """Everything needed to talk to one LLM player's endpoint, and how to account for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+    name: str = Field(min_length=1, description="Unique agent name shown on leaderboards.")
+    backend: Literal["openai", "langchain"] = Field(
+        default="openai",
+        description='"openai": any OpenAI-compatible endpoint via the openai package; '
+        '"langchain": a LangChain chat model (ChatOpenAI built from these settings).',
+    )
+    base_url: str = Field(
+        default=LOCAL_BASE_URL,
+        description='Endpoint base URL (e.g. "https://api.openai.com/v1") or "local".',
+    )
+    model: str = Field(min_length=1, description="Model name sent to the endpoint.")
+    api_key_env: str | None = Field(
+        default=None,
+        description="Name of the environment variable that holds the API key (never the key).",
+    )
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=256, ge=1, description="Completion tokens per request.")
+    seed: int | None = Field(default=None, description="Sampling seed, where supported.")
+    prompt_template: str | None = Field(
+        default=None,
+        description="Prompt template path relative to agents/prompts/; None = game default.",
+    )
+    persona: str = Field(default="", description="Free text describing the player's style.")
+    price_per_input_token: float = Field(default=0.0, ge=0.0, description="USD per token.")
+    price_per_output_token: float = Field(default=0.0, ge=0.0, description="USD per token.")
+    timeout_s: float = Field(default=60.0, gt=0.0, description="Per-request timeout.")
+    max_retries: int = Field(
+        default=3, ge=0, description="Retries of one request on timeout, connection, 429, 5xx."
+    )
+    retry_backoff_s: float = Field(
+        default=0.5, ge=0.0, description="Base of the exponential backoff between retries."
+    )
+    retry_backoff_max_s: float = Field(default=8.0, ge=0.0, description="Backoff cap.")
+    max_reasks: int = Field(
+        default=2, ge=0, description="Corrective re-asks after an answer that is not legal."
+    )
+    max_concurrency: int = Field(
+        default=4, ge=1, description="Requests in flight per endpoint (base_url) per process."
+    )
+    structured_output: bool = Field(
+        default=True, description="Ask the endpoint for JSON-schema constrained answers."
+    )
+    structured_output_format: Literal["auto", "json_schema", "json_object"] = Field(
+        default="auto",
+        description='How to ask for a schema: "json_schema" (OpenAI, vLLM, Ollama), '
+        '"json_object" (llama-cpp-python server: {"type":"json_object","schema":...}); '
+        '"auto" = json_object for base_url "local", json_schema otherwise.',
+    )
+    state_beliefs: bool = Field(
+        default=False, description="Ask the agent to state its beliefs about other players."
+    )
+
+    # ------------------------------------------------------------------ validators
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str) -> str:
+        if value == LOCAL_BASE_URL:
+            return value
+        if not re.match(r"^https?://[^\s/]+", value):
+            raise ValueError(f'must be "{LOCAL_BASE_URL}" or an http(s):// URL, got {value!r}')
+        return value.rstrip("/")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _check_api_key_env(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not _ENV_NAME.match(value):
+            raise ValueError(
+                "must be the NAME of an environment variable (letters, digits, underscore), "
+                "not the key itself"
+            )
+        return value
+
+    @field_validator("prompt_template")
+    @classmethod
+    def _check_prompt_template(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        path = PurePosixPath(value)
+        if path.is_absolute() or ".." in path.parts or "\\" in value:
+            raise ValueError("must be a relative path inside agents/prompts/ (no '..')")
+        return value
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def is_local(self) -> bool:
+        """True when the embedded SmolLM2 server should serve this agent."""
+        return self.base_url == LOCAL_BASE_URL
+
+    @property
+    def effective_structured_output_format(self) -> Literal["json_schema", "json_object"]:
+        """The response_format dialect to use, with "auto" resolved."""
+        if self.structured_output_format != "auto":
+            return self.structured_output_format
+        return "json_object" if self.is_local else "json_schema"
+
+    def api_key(self) -> SecretStr | None:
+        """Read the API key from the environment now. ``None`` when no variable is named.
+
+        Raises :class:`AgentDefinitionError` when the named variable is unset or empty, so a
+        missing key fails loudly instead of sending an unauthenticated request.
+        """
+        if self.api_key_env is None:
+            return None
+        value = os.environ.get(self.api_key_env, "")
+        if not value:
+            raise AgentDefinitionError(
+                f"agent {self.name!r}: environment variable {self.api_key_env} "
+                "(api_key_env) is not set"
+            )
+        return SecretStr(value)
+
+    def prompt_template_path(self, agents_dir: Path) -> Path | None:
+        """Absolute path of the prompt template, given the ``agents/`` directory."""
+        if self.prompt_template is None:
+            return None
+        return Path(agents_dir) / "prompts" / self.prompt_template
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """USD cost of a request with these token counts."""
+        return (
+            prompt_tokens * self.price_per_input_token
+            + completion_tokens * self.price_per_output_token
+        )
+
+
+def _format_validation_error(path: Path, error: ValidationError) -> str:
+    lines = []
+    for item in error.errors():
+        key = ".".join(str(part) for part in item["loc"]) or "<file>"
+        reason = item["msg"]
+        if item["type"] == "extra_forbidden":
+            reason = "unknown key (typo?)"
+        elif item["type"] == "missing":
+            reason = "required key is missing"
+        lines.append(f"{path}: key {key!r}: {reason}")
+    return "\n".join(lines)
+
+
+def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
+    """Load and validate one agent TOML file.
+
+    ``name`` defaults to the file stem when the file does not set it.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise AgentDefinitionError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
+    try:
+        data: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise AgentDefinitionError(f"{path}: not UTF-8 text: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise AgentDefinitionError(f"{path}: invalid TOML: {exc}") from exc
+    data.setdefault("name", path.stem)
+    try:
+        return AgentDefinition.model_validate(data)
+    except ValidationError as exc:
+        raise AgentDefinitionError(_format_validation_error(path, exc)) from None
+
+
+def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, AgentDefinition]:
+    """Load every ``*.toml`` directly in ``directory``, keyed by agent name.
+
+    Duplicate names are an error naming both files.
+    """
+    found: dict[str, AgentDefinition] = {}
+    origin: dict[str, Path] = {}
+    for path in sorted(Path(directory).glob("*.toml")):
+        definition = load_agent_definition(path)
+        if definition.name in found:
+            raise AgentDefinitionError(
+                f"{path}: key 'name': {definition.name!r} is already used by {origin[definition.name]}"
+            )
+        found[definition.name] = definition
+        origin[definition.name] = path
+    return found

@@ -1,0 +1,28 @@
+"""Variant rule sets: load and validate `envs/*.toml` into typed objects.
+
+Imports nothing else of ours; the engine consumes what this package produces.
+"""
+
+from mafia_arena.rules.errors import VariantError
+from mafia_arena.rules.loader import available_variants, load_variant, variant_path
+from mafia_arena.rules.spec import (
+    DayStep,
+    FactionSpec,
+    NightStep,
+    RoleSpec,
+    Variant,
+    WinRule,
+)
+
+__all__ = [
+    "DayStep",
+    "FactionSpec",
+    "NightStep",
+    "RoleSpec",
+    "Variant",
+    "VariantError",
+    "WinRule",
+    "available_variants",
+    "load_variant",
+    "variant_path",
+]

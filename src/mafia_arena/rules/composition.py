@@ -1,0 +1,83 @@
+"""Turn a composition (table rows, alternatives, formula) into the deck for n players."""
+
+from __future__ import annotations
+
+from mafia_arena.rules.errors import VariantError
+from mafia_arena.rules.expressions import ExpressionError, evaluate
+from mafia_arena.rules.spec import Variant
+
+
+def deck_counts(variant: Variant, n: int) -> dict[str, int]:
+    """Role counts for `n` players, in the file's role order; raises VariantError.
+
+    The chosen row must add up to `n` exactly and satisfy the composition's bounds,
+    because a wrong deck silently changes the game being measured.
+    """
+    if not variant.min_players <= n <= variant.max_players:
+        raise VariantError(
+            variant.name, "players",
+            f"{n} players is outside {variant.min_players}..{variant.max_players}",
+        )
+    comp = variant.composition
+    names = {"n": n, **{k: v for k, v in variant.params.items() if _is_number(v)}}
+    if variant.params.get("alternative_row") and n in comp.alternatives:
+        row, key = comp.alternatives[n], f"composition.alternatives.{n}"
+    elif n in comp.table:
+        row, key = comp.table[n], f"composition.table.{n}"
+    elif comp.formula:
+        row, key = comp.formula, "composition.formula"
+    else:
+        raise VariantError(variant.name, "composition", f"no row for {n} players")
+    counts: dict[str, int] = {}
+    rest_role = None
+    for role, raw in row.items():
+        if role not in variant.roles:
+            raise VariantError(variant.name, f"{key}.{role}", "unknown role")
+        if raw == "rest":
+            rest_role = role
+            continue
+        counts[role] = _count(raw, names, variant.name, f"{key}.{role}")
+    if comp.fill_role and rest_role is None and comp.fill_role not in counts:
+        rest_role = comp.fill_role
+    used = sum(counts.values())
+    if rest_role is not None:
+        counts[rest_role] = n - used
+    if any(c < 0 for c in counts.values()) or sum(counts.values()) != n:
+        raise VariantError(
+            variant.name, key,
+            f"role counts {dict(counts)} add up to {sum(counts.values())}, not {n} players",
+        )
+    for role, (low, high) in comp.bounds.items():
+        value = counts.get(role, 0)
+        lo = evaluate(low, names)
+        hi = evaluate(high, names)
+        if not lo <= value <= hi:
+            raise VariantError(
+                variant.name, f"{key}.{role}",
+                f"{value} is outside the bounds {low}..{high} (= {lo:g}..{hi:g})",
+            )
+    for role, count in counts.items():
+        if variant.roles[role].unique and count > 1:
+            raise VariantError(variant.name, f"{key}.{role}", "unique role dealt twice")
+    return {role: counts[role] for role in variant.roles if counts.get(role, 0) > 0}
+
+
+def deck(variant: Variant, n: int) -> list[str]:
+    """The n role cards, in a fixed order (shuffled later by the game's RNG)."""
+    return [role for role, count in deck_counts(variant, n).items() for _ in range(count)]
+
+
+def _count(raw: int | str, names: dict[str, float], source: str, key: str) -> int:
+    if isinstance(raw, int):
+        return raw
+    try:
+        value = evaluate(raw, names)
+    except ExpressionError as exc:
+        raise VariantError(source, key, str(exc)) from exc
+    if value != int(value):
+        raise VariantError(source, key, f"{raw!r} is not a whole number ({value})")
+    return int(value)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -1,0 +1,164 @@
+"""Typed model of a variant: roles, factions, night steps, day steps, win rules.
+
+A variant is data. Roles are compositions of ability primitives (the night step they
+act in, with an action name and parameters) plus traits (how a check sees them, whom
+they know at the start, passive effects). The engine interprets these objects; adding a
+role that recombines existing primitives needs no Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WinRule(_Spec):
+    """One way a faction wins, checked after every death.
+
+    Types:
+    - ``eliminated``: no living player belongs to any faction in `factions`
+      (empty list = every other faction);
+    - ``parity``: living members are at least the living non-members;
+    - ``sole_survivors``: every living player is a member;
+    - ``clan``: club rule: alive, no killer outside the faction alive, and at parity;
+    - ``solo``: club rule: alive, no other killer alive, at most `others` others alive.
+    """
+
+    type: Literal["eliminated", "parity", "sole_survivors", "clan", "solo"]
+    factions: tuple[str, ...] = ()
+    others: int = 2
+
+
+class FactionSpec(_Spec):
+    """A side of the game. `side` groups factions for metrics (town / mafia / solo)."""
+
+    side: Literal["town", "mafia", "solo"]
+    win: tuple[WinRule, ...]
+    appears: str = "innocent"
+    solo: bool = False
+    description: str = ""
+
+
+class RoleSpec(_Spec):
+    """A role card: its faction and traits. Night actions live in `NightStep`s."""
+
+    faction: str
+    description: str = ""
+    appears: str | None = None
+    knows_roles: tuple[str, ...] = ()
+    unique: bool = False
+    traits: dict[str, Any] = Field(default_factory=dict)
+
+
+class TargetRule(_Spec):
+    """Who may be targeted by a night action.
+
+    `self` allows the actor; `team=false` excludes the actor's faction; `fellow_actors=
+    false` excludes everyone acting in the same step (two detectives never check each
+    other); `count` targets are picked one after the other, distinct if `distinct`.
+    """
+
+    self_: bool = Field(False, alias="self")
+    team: bool = True
+    fellow_actors: bool = True
+    count: int = 1
+    distinct: bool = True
+
+
+class Limits(_Spec):
+    """Usage limits of an action; checked by the engine when offering choices."""
+
+    no_repeat: bool = False
+    per_target: int | None = None
+    uses: int | None = None
+    nights: Literal["all", "even", "odd"] = "all"
+
+
+class NightStep(_Spec):
+    """One step of the night, in the order the variant lists them.
+
+    `actors` are role names; a `group` step is a joint decision of all its living,
+    unblocked actors, combined by plurality over `rounds` rounds of picks (the picks of
+    each round are shown to the group, so a group can converge; after the last round the
+    plurality wins and ties are drawn with the game's RNG).
+    """
+
+    name: str
+    actors: tuple[str, ...]
+    action: str
+    group: bool = False
+    rounds: int = 1
+    chat_rounds: int = 0
+    observers: tuple[str, ...] = ()
+    optional: bool = False
+    from_night: int = 1
+    target: TargetRule = TargetRule()
+    limits: Limits = Limits()
+    params: dict[str, Any] = Field(default_factory=dict)
+    label: str = ""
+
+
+class DayStep(_Spec):
+    """One step of the day: announce, introductions, discussion, vote, last_words."""
+
+    type: Literal["announce", "introductions", "discussion", "vote", "last_words", "end_day"]
+    rounds: int = 1
+    procedure: str = ""
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Composition(_Spec):
+    """How many of each role at a given player count.
+
+    Counts are integers, ``"rest"`` (fill the remaining seats) or expressions over `n`.
+    `table` maps a player count to a row; `alternatives` holds optional second rows that
+    the ``alternative_row`` switch selects; `formula` applies when no row matches.
+    """
+
+    table: dict[int, dict[str, int | str]] = Field(default_factory=dict)
+    alternatives: dict[int, dict[str, int | str]] = Field(default_factory=dict)
+    formula: dict[str, int | str] = Field(default_factory=dict)
+    bounds: dict[str, tuple[str, str]] = Field(default_factory=dict)
+    fill_role: str | None = None
+
+
+class Rules(_Spec):
+    """Global switches the engine reads directly."""
+
+    first_phase: Literal["night", "day"] = "night"
+    reveal_on_death: bool = True
+    max_rounds: str | int = "n + 2"
+    first_night_actions: bool = True
+    stalemate_cycles: int | None = None
+    last_dead_decides: bool = False
+
+
+class Variant(_Spec):
+    """A complete, validated rule set at its parameters (switches already applied)."""
+
+    name: str
+    title: str
+    description: str = ""
+    source: str = ""
+    min_players: int
+    max_players: int
+    params: dict[str, Any] = Field(default_factory=dict)
+    rules: Rules = Rules()
+    factions: dict[str, FactionSpec]
+    roles: dict[str, RoleSpec]
+    composition: Composition
+    night: tuple[NightStep, ...] = ()
+    day: tuple[DayStep, ...]
+
+    def appearance(self, role: str) -> str:
+        """What a check of a player holding `role` reports (without night effects)."""
+        spec = self.roles[role]
+        return spec.appears or self.factions[spec.faction].appears
+
+    def side(self, faction: str) -> str:
+        return self.factions[faction].side

@@ -1,0 +1,42 @@
+"""Structured speech acts and the canonical sentence each one renders to.
+
+The sentences are what every other player reads, whoever spoke (a scripted player, an
+LLM or a human), and the claim extractor reads them back exactly, so structured and
+free speech meet in one transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mafia_arena.engine.choices import PASS, Choice
+
+
+def name(seat: int) -> str:
+    return f"P{seat + 1}"
+
+
+def render_act(act: Choice) -> str:
+    """The canonical sentence for a speech act."""
+    if act.verb == "pass":
+        return "I have nothing to add."
+    if act.verb == "accuse":
+        return f"I suspect {name(act.target)} is mafia."
+    if act.verb == "vouch":
+        return f"I believe {name(act.target)} is innocent."
+    if act.verb == "claim_role":
+        return f"I claim to be the {act.value}."
+    if act.verb == "claim_result":
+        return f"My check: {name(act.target)} is {act.value}."
+    raise ValueError(f"not a speech act: {act.key}")
+
+
+def speech_acts(speaker: int, others: Sequence[int], roles: Sequence[str],
+                results: Sequence[str] = ("mafia", "innocent")) -> list[Choice]:
+    """Every structured act `speaker` may make about the living `others`."""
+    acts = [PASS]
+    acts += [Choice("accuse", s) for s in others]
+    acts += [Choice("vouch", s) for s in others]
+    acts += [Choice("claim_role", None, r) for r in roles]
+    acts += [Choice("claim_result", s, r) for s in others for r in results]
+    return acts

@@ -1,0 +1,77 @@
+"""Read structured claims out of any text, canonical or free.
+
+Scripted players and the metrics use this to understand what others said, including
+LLM and human speech. It recognises the canonical sentences exactly and common free
+phrasings approximately ("P3 is mafia", "I'm the doctor", "I checked P2, town").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_SEAT = r"[Pp](?:layer\s*)?(\d{1,2})"
+_MAFIA_WORDS = r"(?:mafia|mafioso|wolf|werewolf|evil|scum|guilty|bad)"
+_TOWN_WORDS = r"(?:innocent|town|villager|citizen|good|clear|not mafia|civilian)"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A structured reading of speech: who (`target`) is said to be what (`value`)."""
+
+    kind: str  # accuse | vouch | claim_role | claim_result
+    target: int | None = None
+    value: str | None = None
+
+
+def extract_claims(text: str, roles: Iterable[str] = ()) -> list[Claim]:
+    """All claims found in `text`, in order of appearance, without duplicates."""
+    found: list[tuple[int, Claim]] = []
+    lowered = text.lower()
+    role_names = sorted({r.lower() for r in roles}, key=len, reverse=True)
+    for match in re.finditer(
+        rf"(?:my check|i checked|checked|investigated|i investigated)[:,]?\s*{_SEAT}"
+        rf"(?:\s+is|\s*[,:-]|\s+was|\s+came back)?\s*(?:as\s+)?(?:a\s+|an\s+)?"
+        rf"({_MAFIA_WORDS}|{_TOWN_WORDS})", lowered):
+        value = "mafia" if re.fullmatch(_MAFIA_WORDS, match.group(2)) else "innocent"
+        found.append((match.start(), Claim("claim_result", int(match.group(1)) - 1, value)))
+    for match in re.finditer(
+        rf"(?:suspect|vote(?: for)?|accuse|lynch|eliminate)\s+{_SEAT}", lowered):
+        found.append((match.start(), Claim("accuse", int(match.group(1)) - 1)))
+    for match in re.finditer(rf"{_SEAT}\s+(?:is|must be|looks)\s+(?:a\s+)?{_MAFIA_WORDS}",
+                             lowered):
+        found.append((match.start(), Claim("accuse", int(match.group(1)) - 1)))
+    for match in re.finditer(
+        rf"(?:trust|believe|vouch for)\s+{_SEAT}|{_SEAT}\s+is\s+(?:an?\s+)?"
+        rf"(?:innocent|town|good|clear|not mafia)", lowered):
+        seat = match.group(1) or match.group(2)
+        found.append((match.start(), Claim("vouch", int(seat) - 1)))
+    if role_names:
+        pattern = "|".join(re.escape(r) for r in role_names)
+        for match in re.finditer(
+            rf"\bi\s*(?:am|'m|claim to be)\s+(?:the\s+|a\s+|an\s+)?({pattern})\b", lowered):
+            found.append((match.start(), Claim("claim_role", None, match.group(1))))
+    seen: set[Claim] = set()
+    claims = []
+    for _, claim in sorted(found, key=lambda item: item[0]):
+        if claim in seen:
+            continue
+        if claim.kind == "accuse" and _negated(lowered, claim):
+            continue
+        seen.add(claim)
+        claims.append(claim)
+    return _drop_contradictions(claims)
+
+
+def _negated(text: str, claim: Claim) -> bool:
+    return bool(re.search(rf"{_SEAT}\s+is\s+not\s+{_MAFIA_WORDS}".replace(
+        r"(\d{1,2})", str(claim.target + 1)), text))
+
+
+def _drop_contradictions(claims: list[Claim]) -> list[Claim]:
+    """A vouch beats an accusation of the same seat only when it is a result claim."""
+    vouched = {c.target for c in claims if c.kind == "vouch"}
+    result_claims = {c.target for c in claims if c.kind == "claim_result"}
+    return [c for c in claims
+            if not (c.kind == "accuse" and c.target in vouched and c.target in result_claims)]
