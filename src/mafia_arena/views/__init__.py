@@ -1,0 +1,7 @@
+"""What one seat knows: derived only from the events visible to that seat."""
+
+from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.text import render_event, render_view
+from mafia_arena.views.view import View, SeatTracker, view_of
+
+__all__ = ["Knowledge", "SeatTracker", "View", "render_event", "render_view", "view_of"]
