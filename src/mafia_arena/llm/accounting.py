@@ -1,0 +1,131 @@
+"""Per-call accounting of LLM use, and a counter that sums it.
+
+Contract
+--------
+* Every :class:`~mafia_arena.llm.client.ChatClient` call returns a frozen :class:`CallStats`:
+  tokens as reported by the endpoint (summed over every request of the call, re-asks and
+  retries included; 0 when the endpoint reports no usage), wall-clock latency of the whole
+  call, cost from the agent's prices, how many requests, re-asks and retries it took,
+  whether it ended in a fallback and, if so, why (``error_kind``).
+* :class:`UsageCounter` sums :class:`CallStats`. Each client owns one (per agent); a game
+  runner can keep its own per game and ``add`` the stats of the results it receives, and
+  counters ``merge`` for per-tournament totals. ``add`` is thread-safe.
+
+Why: rating LLM players is only meaningful next to what they cost (tokens, money, time)
+and how often they failed to produce a legal move; these numbers go on the leaderboard.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+__all__ = ["ERROR_KINDS", "CallStats", "ErrorKind", "UsageCounter"]
+
+#: Why a call ended in a fallback. Transport kinds come from the endpoint or network;
+#: ``invalid_answer``/``empty_answer`` mean the model's content stayed unusable after
+#: every re-ask.
+ErrorKind = Literal[
+    "timeout",
+    "connection",
+    "rate_limit",
+    "server_error",
+    "bad_request",
+    "auth",
+    "invalid_answer",
+    "empty_answer",
+    "error",
+]
+ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
+
+
+@dataclass(frozen=True, slots=True)
+class CallStats:
+    """What one ``complete``/``choose`` call consumed and how it ended."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost: float = 0.0
+    requests: int = 0
+    reasks: int = 0
+    retries: int = 0
+    fallback: bool = False
+    error_kind: ErrorKind | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class UsageCounter:
+    """Running totals of :class:`CallStats`."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost: float = 0.0
+    requests: int = 0
+    reasks: int = 0
+    retries: int = 0
+    fallbacks: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    _lock: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def add(self, stats: CallStats) -> None:
+        """Count one call."""
+        with self._lock:
+            self.calls += 1
+            self.prompt_tokens += stats.prompt_tokens
+            self.completion_tokens += stats.completion_tokens
+            self.latency_s += stats.latency_s
+            self.cost += stats.cost
+            self.requests += stats.requests
+            self.reasks += stats.reasks
+            self.retries += stats.retries
+            if stats.fallback:
+                self.fallbacks += 1
+            if stats.error_kind is not None:
+                self.errors[stats.error_kind] += 1
+
+    def merge(self, other: UsageCounter) -> None:
+        """Add another counter's totals into this one."""
+        snapshot = other.as_dict()
+        with self._lock:
+            self.calls += snapshot["calls"]
+            self.prompt_tokens += snapshot["prompt_tokens"]
+            self.completion_tokens += snapshot["completion_tokens"]
+            self.latency_s += snapshot["latency_s"]
+            self.cost += snapshot["cost"]
+            self.requests += snapshot["requests"]
+            self.reasks += snapshot["reasks"]
+            self.retries += snapshot["retries"]
+            self.fallbacks += snapshot["fallbacks"]
+            self.errors.update(snapshot["errors"])
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain, JSON-serialisable snapshot."""
+        with self._lock:
+            return {
+                "calls": self.calls,
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "total_tokens": self.total_tokens,
+                "latency_s": self.latency_s,
+                "cost": self.cost,
+                "requests": self.requests,
+                "reasks": self.reasks,
+                "retries": self.retries,
+                "fallbacks": self.fallbacks,
+                "errors": dict(self.errors),
+            }
