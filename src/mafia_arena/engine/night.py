@@ -136,7 +136,7 @@ def _step_request(game: Game, step: NightStep, actor: int, actors: list[int],
     prompt = f"Night {night_no(game)}: {what}" + (
         f" (pick {pick_no + 1} of {step.target.count})" if step.target.count > 1 else "")
     return Request(actor, f"night:{step.name}", prompt, tuple(choices), tuple(labels),
-                   default="pass" if optional else "random",
+                   default="pass" if optional else step.default,
                    info={"step": step.name, "action": step.action})
 
 

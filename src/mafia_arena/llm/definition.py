@@ -230,8 +230,9 @@ def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, Agent
     for path in sorted(Path(directory).glob("*.toml")):
         definition = load_agent_definition(path)
         if definition.name in found:
+            other = origin[definition.name]
             raise AgentDefinitionError(
-                f"{path}: key 'name': {definition.name!r} is already used by {origin[definition.name]}"
+                f"{path}: key 'name': {definition.name!r} is already used by {other}"
             )
         found[definition.name] = definition
         origin[definition.name] = path

@@ -85,7 +85,8 @@ class NightStep(_Spec):
     `actors` are role names; a `group` step is a joint decision of all its living,
     unblocked actors, combined by plurality over `rounds` rounds of picks (the picks of
     each round are shown to the group, so a group can converge; after the last round the
-    plurality wins and ties are drawn with the game's RNG).
+    plurality wins and ties are drawn with the game's RNG). `default` is what a timeout
+    records: ``pass`` (no action; classic: no pick means no murder) or ``random``.
     """
 
     name: str
@@ -96,6 +97,7 @@ class NightStep(_Spec):
     chat_rounds: int = 0
     observers: tuple[str, ...] = ()
     optional: bool = False
+    default: Literal["pass", "random"] = "pass"
     from_night: int = 1
     target: TargetRule = TargetRule()
     limits: Limits = Limits()

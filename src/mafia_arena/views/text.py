@@ -16,6 +16,15 @@ def name(seat: int | None) -> str:
     return "nobody" if seat is None else f"P{seat + 1}"
 
 
+def choice_text(key: str) -> str:
+    """``target:4`` → ``P5``; ``kill:2`` → ``kill P3``; speech acts by their key."""
+    parts = key.split(":")
+    if len(parts) >= 2 and parts[1].isdigit():
+        who = name(int(parts[1]))
+        return who if parts[0] == "target" else f"{parts[0]} {who}"
+    return key
+
+
 def render_event(event: Event, viewer: int | None = None) -> str | None:
     """One line for an event, or None for events that carry nothing to read."""
     p = event.payload
@@ -63,10 +72,10 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
     if kind == "no_execution":
         return f"{prefix}Nobody is executed ({p['reason']})."
     if kind == "group_picks":
-        picks = ", ".join(f"{name(int(s))}→{c}" for s, c in p["picks"].items())
+        picks = ", ".join(f"{name(int(s))}→{choice_text(c)}" for s, c in p["picks"].items())
         return f"{prefix}Team picks for {p['step']} (round {p['round']}): {picks}."
     if kind == "night_action":
-        return f"{prefix}Done: {p['step']} {', '.join(p['choices'])}."
+        return f"{prefix}Done: {p['step']} {', '.join(choice_text(c) for c in p['choices'])}."
     if kind == "night_result":
         target = p.get("target", p.get("targets"))
         if isinstance(target, list):

@@ -1,0 +1,201 @@
+"""Publish a leaderboard directory: README.md, CSV tables and PNG figures.
+
+``write_leaderboard`` is a pure function of (records, title, provenance, settings): no
+clock, hostname or random state is read, games are put in canonical order first, and
+every artefact is rendered deterministically, so publishing the same games twice, in any
+order, yields byte-identical files (which keeps leaderboard diffs in git meaningful).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .plots import plot_ratings, plot_win_rate_by_role
+from .ratings import DEFAULT_N_BOOT, ELO_SCALE, compute_ratings, fit_bradley_terry
+from .records import GameResult, View, filter_records, load_records, prepare_games
+from .table import (
+    leaderboard_table,
+    markdown_leaderboard,
+    markdown_roles,
+    roles_table,
+    table_to_csv,
+)
+
+__all__ = ["OUTPUT_FILES", "load_records", "render_readme", "write_leaderboard"]
+
+#: Files written by :func:`write_leaderboard`, in the order their paths are returned.
+OUTPUT_FILES: tuple[str, ...] = (
+    "README.md",
+    "leaderboard.csv",
+    "roles.csv",
+    "ratings.png",
+    "win_rate_by_role.png",
+)
+
+#: Provenance keys shown first, in this order, with these labels; others follow sorted.
+_PROVENANCE_LABELS: tuple[tuple[str, str], ...] = (
+    ("spec", "Experiment spec"),
+    ("spec_hash", "Spec hash"),
+    ("seed", "Seed"),
+    ("package_version", "mafia-arena version"),
+    ("version", "Version"),
+    ("command", "Command"),
+)
+
+
+def _provenance_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _provenance_lines(provenance: Mapping[str, Any]) -> list[str]:
+    known = dict(_PROVENANCE_LABELS)
+    keys = [k for k, _ in _PROVENANCE_LABELS if k in provenance]
+    keys += sorted(str(k) for k in provenance if k not in known)
+    lines = []
+    for key in keys:
+        label = known.get(key, key)
+        text = _provenance_value(provenance[key])
+        if key == "command" or "\n" in text:
+            lines.append(f"- **{label}**:\n\n  ```\n  {text.replace(chr(10), chr(10) + '  ')}\n  ```")
+        else:
+            lines.append(f"- **{label}**: `{text}`")
+    return lines
+
+
+def render_readme(
+    *,
+    title: str,
+    provenance: Mapping[str, Any],
+    games: list[GameResult],
+    agent_md: str,
+    roles_md: str,
+    side_advantage: Mapping[tuple[str, str], float],
+    n_boot: int,
+    seed: int,
+    confidence: float,
+    view: str,
+) -> str:
+    """README text for a leaderboard directory (see :func:`write_leaderboard`)."""
+    n_games = len(games)
+    n_draws = sum(1 for g in games if g.is_draw)
+    experiments = sorted({g.experiment for g in games if g.experiment})
+    setups = sorted({g.setup for g in games})
+    pct = round(confidence * 100)
+    parts = [
+        f"# {title}",
+        "",
+        f"{n_games} games ({n_games - n_draws} decisive, {n_draws} drawn)"
+        + (f" from {', '.join(f'`{e}`' for e in experiments)}" if experiments else "")
+        + (f"; setups: {', '.join(f'`{s}`' for s in setups)}" if setups else "")
+        + f"; view: `{view}`.",
+        "",
+        "![Ratings](ratings.png)",
+        "",
+        "## Agents",
+        "",
+        agent_md.rstrip("\n") if n_games else "_No games._",
+        "",
+        "Full precision and all columns: [leaderboard.csv](leaderboard.csv).",
+        "",
+    ]
+    if side_advantage:
+        adv_lines = []
+        for setup in sorted({s for s, _ in side_advantage}):
+            sides = {side: v for (st, side), v in side_advantage.items() if st == setup}
+            if "town" in sides and "mafia" in sides:
+                diff = sides["town"] - sides["mafia"]
+                adv_lines.append(
+                    f"- `{setup}`: town {'+' if diff >= 0 else ''}{diff:.0f} Elo vs mafia"
+                )
+        if adv_lines:
+            parts += [
+                "Fitted side advantage (already removed from agent ratings):",
+                "",
+                *adv_lines,
+                "",
+            ]
+    parts += [
+        "## By role",
+        "",
+        "![Win rate by role](win_rate_by_role.png)",
+        "",
+        roles_md.rstrip("\n") if n_games else "_No games._",
+        "",
+        "Per-role ratings are comparable within a role. "
+        "Full table: [roles.csv](roles.csv).",
+        "",
+        "## How this was produced",
+        "",
+        *_provenance_lines(provenance),
+        "",
+        "Method: win rates with Wilson score intervals (per seat); Bradley–Terry ratings "
+        "fitted by penalised maximum likelihood over all decisive games at once (winners vs "
+        "losers, team strength = mean over seats, per-setup side advantage), reported as "
+        f"`1500 + {ELO_SCALE:.2f} × logit strength`, with {pct}% percentile-bootstrap "
+        f"intervals ({n_boot} resamples of whole games, seed {seed}); OpenSkill "
+        "Plackett–Luce ratings fitted in canonical game order "
+        "(`spec_hash`, `game_index`, `seed`), ordinal = mu − 3·sigma. Draws count as games "
+        "but not wins and are not used for ratings. Column definitions and formulas: "
+        "`docs/leaderboard.md` in the mafia-arena repository.",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def write_leaderboard(
+    records: Iterable[Mapping[str, Any] | GameResult],
+    out_dir: str | Path,
+    *,
+    title: str,
+    provenance: Mapping[str, Any],
+    view: View = "all",
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[Path]:
+    """Write a leaderboard directory and return the paths written (see ``OUTPUT_FILES``).
+
+    ``records`` are finished-game dicts (or parsed games); ``view`` selects games by agent
+    kind (see :func:`~mafia_arena.leaderboard.records.filter_records`). ``provenance`` is
+    rendered verbatim in the README: pass what is needed to reproduce the run (``spec``,
+    ``seed``, ``package_version``, ``command``, ...). ``n_boot``/``seed`` configure the
+    bootstrap. Output bytes depend only on the arguments (no timestamps).
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    games = prepare_games(filter_records(list(records), view))
+    ratings = compute_ratings(games, n_boot=n_boot, seed=seed, confidence=confidence)
+    agents = leaderboard_table(games, ratings=ratings, confidence=confidence)
+    roles = roles_table(games, ratings=ratings, confidence=confidence)
+    side_adv = fit_bradley_terry(games).side_advantage if games else {}
+
+    readme = render_readme(
+        title=title,
+        provenance=provenance,
+        games=games,
+        agent_md=markdown_leaderboard(agents, confidence),
+        roles_md=markdown_roles(roles, confidence),
+        side_advantage=side_adv,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        view=view,
+    )
+    paths = [out / name for name in OUTPUT_FILES]
+    readme_p, agents_p, roles_p, ratings_p, heat_p = paths
+    readme_p.write_text(readme, encoding="utf-8", newline="\n")
+    agents_p.write_text(table_to_csv(agents), encoding="utf-8", newline="\n")
+    roles_p.write_text(table_to_csv(roles), encoding="utf-8", newline="\n")
+    plot_ratings(agents, ratings_p, title=f"{title}: ratings", confidence=confidence)
+    plot_win_rate_by_role(
+        roles,
+        heat_p,
+        title=f"{title}: win rate by role",
+        agent_order=list(agents["agent"]),
+    )
+    return paths

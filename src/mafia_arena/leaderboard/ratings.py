@@ -1,0 +1,410 @@
+"""Skill ratings from team outcomes: batch Bradley–Terry and canonical-order OpenSkill.
+
+Two complementary ratings are produced, each at three *levels*:
+
+* ``"agent"``: one rating per agent name;
+* ``"side"``:  one rating per (agent, side), e.g. how good ``heuristic`` is *as mafia*;
+* ``"role"``:  one rating per (agent, role), e.g. ``heuristic`` as ``doctor``.
+
+**Bradley–Terry (primary).** Each decisive game is one comparison, winners vs losers
+(seats with ``won`` true vs the rest). A team's strength is the *mean* over its seats of
+``theta[entity] + bias[setup, side]``; ``P(winners beat losers) = sigmoid(S_W - S_L)``.
+The side-advantage term ``bias`` (per rule setup ``variant/players`` and side) soaks up
+the fact that e.g. town wins more often in some variants, so an agent is not rewarded for
+having been dealt the easier side. All parameters are fitted **at once** by penalised
+maximum likelihood (Newton's method; Gaussian priors, sd ``prior_sd`` logits on
+strengths and ``bias_sd`` on side terms, which keep the fit finite when an agent never
+loses). The likelihood is a sum over games, so the result does not depend on game order;
+games are additionally fed in canonical order so that even floating-point rounding is
+identical. Strengths are centred to mean 0 over rated entities and reported on the Elo
+scale: ``1500 + 400/ln(10) * theta``, so +100 Elo ~ 64 % expected win probability.
+
+Draws (``winner`` null, or no seat won) carry no winner/loser contrast and are skipped
+by both rating methods; they still count as games (not wins) in the win-rate columns.
+
+**OpenSkill (secondary).** Weng–Lin Plackett–Luce from the ``openskill`` package. It is
+an *online* Bayesian filter: each ``rate`` call updates from the previous state, so the
+result depends on the order games are fed. We fix that order to the canonical one
+(``spec_hash, game_index, seed``), which is a property of the games themselves, not of
+when they were written to the store, so the ratings are a function of the *set* of games.
+Settings: ``tau = 0`` (skills assumed static over a leaderboard; no drift noise added per
+game) and prior ``mu = 0`` internally. OpenSkill adds member mus to get a team mu; Mafia
+teams have unequal size (e.g. 5 town vs 2 mafia), and with the usual ``mu = 25`` prior
+the bigger team would be a heavy favourite before any game is played. With a zero prior,
+an average agent adds nothing to its team. Reported ``os_mu`` is shifted by +25 to the
+familiar OpenSkill scale, and ``os_ordinal = os_mu - 3 * os_sigma``. Each team is the *set*
+of distinct entities on it; an entity on both teams is removed from both (in an additive
+team model it cancels out), and a game left with an empty team is skipped.
+
+**Bootstrap CIs.** Whole games are resampled with replacement (over the canonical list,
+with a seeded ``numpy.random.Generator``) and the Bradley–Terry model is refitted on each
+resample; the percentile interval of each entity's Elo is reported. Entities absent from a
+resample are left out of that resample's percentile computation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from .intervals import percentile_interval, resample_indices
+from .records import GameResult, SeatResult, prepare_games
+
+__all__ = [
+    "DEFAULT_BIAS_SD",
+    "DEFAULT_N_BOOT",
+    "DEFAULT_PRIOR_SD",
+    "ELO_BASE",
+    "ELO_SCALE",
+    "LEVELS",
+    "LEVEL_COLUMNS",
+    "OPENSKILL_OFFSET",
+    "BradleyTerryFit",
+    "Level",
+    "OpenSkillRating",
+    "bootstrap_bradley_terry",
+    "compute_ratings",
+    "entity_key",
+    "fit_bradley_terry",
+    "fit_openskill",
+]
+
+Level = Literal["agent", "side", "role"]
+LEVELS: tuple[Level, ...] = ("agent", "side", "role")
+#: Column names of the entity key at each level.
+LEVEL_COLUMNS: dict[str, tuple[str, ...]] = {
+    "agent": ("agent",),
+    "side": ("agent", "side"),
+    "role": ("agent", "role"),
+}
+
+ELO_BASE = 1500.0
+ELO_SCALE = 400.0 / math.log(10.0)
+DEFAULT_N_BOOT = 100
+DEFAULT_PRIOR_SD = 3.0
+DEFAULT_BIAS_SD = 10.0
+OPENSKILL_OFFSET = 25.0
+OPENSKILL_Z = 3.0
+
+Entity = tuple[str, ...]
+
+
+def entity_key(seat: SeatResult, level: Level) -> Entity:
+    """The rated entity a seat belongs to at ``level``."""
+    if level == "agent":
+        return (seat.agent,)
+    if level == "side":
+        return (seat.agent, seat.side)
+    if level == "role":
+        return (seat.agent, seat.role)
+    raise ValueError(f"unknown level {level!r}; expected one of {LEVELS}")
+
+
+# --------------------------------------------------------------------------- Bradley–Terry
+
+
+@dataclass(frozen=True)
+class _Design:
+    """Bradley–Terry design over the canonical game list (draws included, unused)."""
+
+    entities: tuple[Entity, ...]
+    bias_keys: tuple[tuple[str, str], ...]
+    rows: np.ndarray  # (U, E + S) distinct design rows
+    row_of_game: np.ndarray  # (G,) index into rows; -1 for non-decisive games
+    incidence: np.ndarray  # (G, E) bool: entity appears in decisive game g
+
+    @property
+    def n_entities(self) -> int:
+        return len(self.entities)
+
+
+def _build_design(games: Sequence[GameResult], level: Level) -> _Design:
+    decisive = [g for g in games if g.decisive]
+    entities = sorted({entity_key(s, level) for g in decisive for s in g.seats})
+    bias_keys = sorted({(g.setup, s.side) for g in decisive for s in g.seats})
+    e_index = {e: i for i, e in enumerate(entities)}
+    b_index = {b: len(entities) + i for i, b in enumerate(bias_keys)}
+    n_games = len(games)
+    width = len(entities) + len(bias_keys)
+    full = np.zeros((n_games, width))
+    incidence = np.zeros((n_games, len(entities)), dtype=bool)
+    decisive_mask = np.zeros(n_games, dtype=bool)
+    for g_i, game in enumerate(games):
+        if not game.decisive:
+            continue
+        decisive_mask[g_i] = True
+        for team, sign in ((game.winners, 1.0), (game.losers, -1.0)):
+            share = sign / len(team)
+            for seat in team:
+                e = e_index[entity_key(seat, level)]
+                full[g_i, e] += share
+                full[g_i, b_index[(game.setup, seat.side)]] += share
+                incidence[g_i, e] = True
+    row_of_game = np.full(n_games, -1, dtype=np.int64)
+    if decisive_mask.any():
+        rows, inverse = np.unique(full[decisive_mask], axis=0, return_inverse=True)
+        row_of_game[decisive_mask] = np.asarray(inverse).reshape(-1)
+    else:
+        rows = np.zeros((0, width))
+    return _Design(tuple(entities), tuple(bias_keys), rows, row_of_game, incidence)
+
+
+def _newton(
+    x: np.ndarray, w: np.ndarray, prec: np.ndarray, beta0: np.ndarray, max_iter: int = 100
+) -> np.ndarray:
+    """Minimise ``sum_i w_i softplus(-x_i beta) + 0.5 * sum_j prec_j beta_j^2``.
+
+    Strictly convex (``prec > 0``), so damped Newton converges to the unique optimum.
+    """
+    beta = beta0.copy()
+
+    def objective(b: np.ndarray) -> float:
+        return float(w @ np.logaddexp(0.0, -(x @ b)) + 0.5 * prec @ (b * b))
+
+    f = objective(beta)
+    for _ in range(max_iter):
+        m = x @ beta
+        q = expit(-m)
+        grad = prec * beta - x.T @ (w * q)
+        if float(np.max(np.abs(grad), initial=0.0)) < 1e-10:
+            break
+        hess = (x.T * (w * q * (1.0 - q))) @ x + np.diag(prec)
+        step = np.linalg.solve(hess, grad)
+        decrease = float(grad @ step)
+        t = 1.0
+        for _ in range(60):
+            cand = beta - t * step
+            f_cand = objective(cand)
+            if f_cand <= f - 1e-4 * t * decrease:
+                break
+            t *= 0.5
+        else:
+            break
+        beta, f = cand, f_cand
+        if float(np.max(np.abs(t * step), initial=0.0)) < 1e-12:
+            break
+    return beta
+
+
+def _fit_weighted(
+    design: _Design,
+    game_weights: np.ndarray,
+    prior_sd: float,
+    bias_sd: float,
+    beta0: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit with per-game weights; returns (centred Elo per entity or NaN, bias, beta)."""
+    n_e = design.n_entities
+    width = design.rows.shape[1]
+    prec = np.concatenate(
+        [np.full(n_e, prior_sd**-2), np.full(width - n_e, bias_sd**-2)]
+    )
+    valid = design.row_of_game >= 0
+    row_w = np.bincount(
+        design.row_of_game[valid],
+        weights=game_weights[valid],
+        minlength=design.rows.shape[0],
+    )
+    keep = row_w > 0
+    start = np.zeros(width) if beta0 is None else beta0
+    beta = _newton(design.rows[keep], row_w[keep], prec, start)
+    observed = (design.incidence & (game_weights > 0)[:, None]).any(axis=0)
+    theta = beta[:n_e]
+    elo = np.full(n_e, np.nan)
+    if observed.any():
+        centred = theta - theta[observed].mean()
+        elo[observed] = ELO_BASE + ELO_SCALE * centred[observed]
+    return elo, ELO_SCALE * beta[n_e:], beta
+
+
+@dataclass(frozen=True)
+class BradleyTerryFit:
+    """Point estimates of a batch Bradley–Terry fit.
+
+    ``ratings``: Elo-scale rating per entity (only entities seen in a decisive game).
+    ``side_advantage``: Elo-scale side term per ``(setup, side)``; only differences between
+    sides of one setup are meaningful. ``n_games``: decisive games used.
+    """
+
+    level: Level
+    ratings: dict[Entity, float]
+    side_advantage: dict[tuple[str, str], float]
+    n_games: int
+
+
+def fit_bradley_terry(
+    records: Iterable[Mapping[str, Any] | GameResult],
+    level: Level = "agent",
+    *,
+    prior_sd: float = DEFAULT_PRIOR_SD,
+    bias_sd: float = DEFAULT_BIAS_SD,
+) -> BradleyTerryFit:
+    """Batch penalised-ML Bradley–Terry fit over all decisive games (see module doc)."""
+    games = prepare_games(records)
+    design = _build_design(games, level)
+    elo, bias, _ = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
+    ratings = {e: float(v) for e, v in zip(design.entities, elo, strict=True) if np.isfinite(v)}
+    side = {b: float(v) for b, v in zip(design.bias_keys, bias, strict=True)}
+    return BradleyTerryFit(level, ratings, side, int((design.row_of_game >= 0).sum()))
+
+
+def _bootstrap_elo(
+    design: _Design,
+    resamples: np.ndarray,
+    prior_sd: float,
+    bias_sd: float,
+    beta0: np.ndarray,
+) -> np.ndarray:
+    n_games = design.row_of_game.shape[0]
+    out = np.full((resamples.shape[0], design.n_entities), np.nan)
+    for b, idx in enumerate(resamples):
+        counts = np.bincount(idx, minlength=n_games).astype(float)
+        out[b], _, _ = _fit_weighted(design, counts, prior_sd, bias_sd, beta0)
+    return out
+
+
+def bootstrap_bradley_terry(
+    records: Iterable[Mapping[str, Any] | GameResult],
+    level: Level = "agent",
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+    prior_sd: float = DEFAULT_PRIOR_SD,
+    bias_sd: float = DEFAULT_BIAS_SD,
+) -> dict[Entity, tuple[float, float]]:
+    """Percentile-bootstrap interval of each entity's Elo rating (games resampled, refit)."""
+    games = prepare_games(records)
+    design = _build_design(games, level)
+    _, _, beta = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
+    samples = _bootstrap_elo(
+        design, resample_indices(len(games), n_boot, seed), prior_sd, bias_sd, beta
+    )
+    lo, hi = percentile_interval(samples, confidence) if n_boot else (None, None)
+    return {
+        e: (float(lo[i]), float(hi[i])) if lo is not None else (math.nan, math.nan)
+        for i, e in enumerate(design.entities)
+    }
+
+
+# --------------------------------------------------------------------------- OpenSkill
+
+
+@dataclass(frozen=True)
+class OpenSkillRating:
+    """OpenSkill rating on the reported scale (``mu`` includes the +25 display offset)."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def ordinal(self) -> float:
+        """Conservative skill estimate ``mu - 3 sigma`` (true skill ~99.7 % likely above)."""
+        return self.mu - OPENSKILL_Z * self.sigma
+
+
+def fit_openskill(
+    records: Iterable[Mapping[str, Any] | GameResult], level: Level = "agent"
+) -> dict[Entity, OpenSkillRating]:
+    """OpenSkill Plackett–Luce team ratings, fed in canonical game order (see module doc)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(mu=0.0, tau=0.0)
+    state: dict[Entity, Any] = {}
+    for game in prepare_games(records):
+        if not game.decisive:
+            continue
+        win = {entity_key(s, level) for s in game.winners}
+        lose = {entity_key(s, level) for s in game.losers}
+        both = win & lose
+        win_team, lose_team = sorted(win - both), sorted(lose - both)
+        if not win_team or not lose_team:
+            continue
+        teams = [
+            [state.setdefault(e, model.rating()) for e in team] for team in (win_team, lose_team)
+        ]
+        new = model.rate(teams, ranks=[1.0, 2.0])
+        for team, new_team in zip((win_team, lose_team), new, strict=True):
+            for e, rating in zip(team, new_team, strict=True):
+                state[e] = rating
+    return {
+        e: OpenSkillRating(float(r.mu) + OPENSKILL_OFFSET, float(r.sigma))
+        for e, r in sorted(state.items())
+    }
+
+
+# --------------------------------------------------------------------------- combined
+
+
+def compute_ratings(
+    records: Iterable[Mapping[str, Any] | GameResult],
+    *,
+    levels: Sequence[Level] = LEVELS,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+    prior_sd: float = DEFAULT_PRIOR_SD,
+    bias_sd: float = DEFAULT_BIAS_SD,
+) -> dict[str, pd.DataFrame]:
+    """All ratings, one DataFrame per level.
+
+    Columns: the level's key columns (``agent`` [, ``side`` | ``role``]), ``rated_games``
+    (decisive games the entity took part in), ``bt_rating``, ``bt_low``, ``bt_high``
+    (Elo scale, percentile bootstrap CI at ``confidence``; NaN when ``n_boot == 0``),
+    ``os_mu``, ``os_sigma``, ``os_ordinal``. Rows sorted by ``bt_rating`` desc, then key.
+    The same resamples (same ``seed``) are used at every level.
+    """
+    games = prepare_games(records)
+    resamples = resample_indices(len(games), n_boot, seed)
+    out: dict[str, pd.DataFrame] = {}
+    for level in levels:
+        design = _build_design(games, level)
+        elo, _, beta = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
+        if n_boot > 0 and design.n_entities:
+            lo, hi = percentile_interval(
+                _bootstrap_elo(design, resamples, prior_sd, bias_sd, beta), confidence
+            )
+        else:
+            lo = hi = np.full(design.n_entities, np.nan)
+        os_ratings = fit_openskill(games, level)
+        rated_games = design.incidence.sum(axis=0)
+        cols = LEVEL_COLUMNS[level]
+        rows = []
+        for i, e in enumerate(design.entities):
+            os_r = os_ratings.get(e)
+            rows.append(
+                {
+                    **dict(zip(cols, e, strict=True)),
+                    "rated_games": int(rated_games[i]),
+                    "bt_rating": float(elo[i]),
+                    "bt_low": float(lo[i]),
+                    "bt_high": float(hi[i]),
+                    "os_mu": os_r.mu if os_r else math.nan,
+                    "os_sigma": os_r.sigma if os_r else math.nan,
+                    "os_ordinal": os_r.ordinal if os_r else math.nan,
+                }
+            )
+        frame = pd.DataFrame(
+            rows,
+            columns=[
+                *cols,
+                "rated_games",
+                "bt_rating",
+                "bt_low",
+                "bt_high",
+                "os_mu",
+                "os_sigma",
+                "os_ordinal",
+            ],
+        )
+        frame = frame.sort_values(
+            ["bt_rating", *cols], ascending=[False] + [True] * len(cols), na_position="last"
+        ).reset_index(drop=True)
+        out[level] = frame
+    return out

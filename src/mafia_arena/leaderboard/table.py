@@ -1,0 +1,507 @@
+"""Leaderboard tables (pandas) and their deterministic text renderings (CSV, Markdown).
+
+``leaderboard_table`` gives one row per agent and ``roles_table`` one row per
+(agent, role). Both return numeric DataFrames for analysis. ``format_table`` turns them
+into strings with fixed decimals per column, so ``table_to_csv`` is byte-identical for
+identical games, in any input order. Column meanings and formulas: ``docs/leaderboard.md``.
+
+Win rates count *seats*: an agent holding two seats in one game contributes two trials.
+In the usual arena setup (one seat per agent per game) seats equal games. Seats in one
+game share an outcome, so the Wilson interval is optimistic when agents hold several seats;
+the rating intervals come from a bootstrap over whole games and do not have this problem.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .intervals import wilson_interval
+from .ratings import DEFAULT_N_BOOT, compute_ratings
+from .records import SIDE_ORDER, GameResult, SeatResult, prepare_games
+
+__all__ = [
+    "COLUMN_DECIMALS",
+    "OPTIONAL_COLUMNS",
+    "format_table",
+    "leaderboard_table",
+    "markdown_leaderboard",
+    "markdown_roles",
+    "roles_table",
+    "side_sort_key",
+    "table_to_csv",
+    "table_to_markdown",
+]
+
+#: Fixed decimals per float column; anything not listed is an integer or text column.
+COLUMN_DECIMALS: dict[str, int] = {
+    "win_rate": 4,
+    "win_rate_low": 4,
+    "win_rate_high": 4,
+    "win_rate_town": 4,
+    "win_rate_mafia": 4,
+    "win_rate_solo": 4,
+    "bt_rating": 1,
+    "bt_low": 1,
+    "bt_high": 1,
+    "bt_town": 1,
+    "bt_mafia": 1,
+    "bt_solo": 1,
+    "os_mu": 3,
+    "os_sigma": 3,
+    "os_ordinal": 3,
+    "irp": 4,
+    "vss": 4,
+    "mafia_survival": 4,
+    "bus_rate": 4,
+    "false_claim_survival": 3,
+    "brier": 4,
+    "fallback_rate": 4,
+    "tokens_per_game": 1,
+    "cost_per_game": 6,
+}
+
+#: Columns dropped from the agent table when no agent has a value for them.
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "seats_solo",
+    "win_rate_solo",
+    "bt_solo",
+    "irp",
+    "vss",
+    "mafia_survival",
+    "bus_rate",
+    "false_claim_survival",
+    "brier",
+)
+
+_PER_SEAT_MEANS = ("irp", "vss", "bus_rate", "brier")
+
+
+def side_sort_key(side: str) -> tuple[int, str]:
+    """Sort sides as town, mafia, solo, then anything else alphabetically."""
+    return (SIDE_ORDER.index(side), side) if side in SIDE_ORDER else (len(SIDE_ORDER), side)
+
+
+@dataclass
+class _Acc:
+    """Per-agent (or per agent-role) running totals over seats, in canonical game order."""
+
+    games: set[int] = field(default_factory=set)
+    kinds: set[str] = field(default_factory=set)
+    sides: set[str] = field(default_factory=set)
+    seats: int = 0
+    wins: int = 0
+    drawn_games: set[int] = field(default_factory=set)
+    side_seats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    side_wins: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    mafia_alive: int = 0
+    mafia_known: int = 0
+    metric_sums: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    false_claims: int = 0
+    false_claim_days: int = 0
+    decisions: int = 0
+    fallbacks: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, game_no: int, game: GameResult, seat: SeatResult) -> None:
+        self.games.add(game_no)
+        self.kinds.add(seat.kind)
+        self.sides.add(seat.side)
+        self.seats += 1
+        self.wins += int(seat.won)
+        if game.is_draw:
+            self.drawn_games.add(game_no)
+        self.side_seats[seat.side] += 1
+        self.side_wins[seat.side] += int(seat.won)
+        if seat.side == "mafia" and seat.survived is not None:
+            self.mafia_known += 1
+            self.mafia_alive += int(seat.survived)
+        for name in _PER_SEAT_MEANS:
+            value = seat.metric(name)
+            if value is not None:
+                self.metric_sums[name].append(value)
+        claims = seat.metric("false_claims")
+        if claims is not None and claims > 0:
+            self.false_claims += int(claims)
+            self.false_claim_days += int(seat.metric("false_claim_days") or 0)
+        self.decisions += seat.decisions
+        self.fallbacks += seat.fallbacks
+        self.tokens += seat.tokens_in + seat.tokens_out
+        self.cost += seat.cost
+
+    def mean(self, name: str) -> float:
+        values = self.metric_sums.get(name)
+        return float(math.fsum(values) / len(values)) if values else math.nan
+
+    def rate(self, side: str) -> float:
+        n = self.side_seats.get(side, 0)
+        return self.side_wins.get(side, 0) / n if n else math.nan
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den else math.nan
+
+
+def _ratings_or_compute(
+    games: list[GameResult],
+    ratings: Mapping[str, pd.DataFrame] | None,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+) -> Mapping[str, pd.DataFrame]:
+    if ratings is not None:
+        return ratings
+    return compute_ratings(games, n_boot=n_boot, seed=seed, confidence=confidence)
+
+
+def _lookup(frame: pd.DataFrame, keys: Sequence[str]) -> dict[tuple[str, ...], dict[str, Any]]:
+    return {
+        tuple(str(row[k]) for k in keys): row
+        for row in frame.to_dict(orient="records")  # type: ignore[misc]
+    }
+
+
+def leaderboard_table(
+    records: Iterable[Mapping[str, Any] | GameResult],
+    *,
+    ratings: Mapping[str, pd.DataFrame] | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """One row per agent; sorted by ``bt_rating`` desc (unrated last), then agent name.
+
+    ``ratings`` is the output of :func:`compute_ratings` for the same records (computed
+    here with ``n_boot``/``seed``/``confidence`` when omitted). Optional metric columns
+    with no value for any agent are dropped (see :data:`OPTIONAL_COLUMNS`).
+    """
+    games = prepare_games(records)
+    ratings = _ratings_or_compute(games, ratings, n_boot, seed, confidence)
+    acc: dict[str, _Acc] = defaultdict(_Acc)
+    for game_no, game in enumerate(games):
+        for seat in game.seats:
+            acc[seat.agent].add(game_no, game, seat)
+    agent_r = _lookup(ratings["agent"], ["agent"]) if "agent" in ratings else {}
+    side_r = _lookup(ratings["side"], ["agent", "side"]) if "side" in ratings else {}
+    rows = []
+    for agent in sorted(acc):
+        a = acc[agent]
+        low, high = wilson_interval(a.wins, a.seats, confidence)
+        r = agent_r.get((agent,), {})
+        rows.append(
+            {
+                "agent": agent,
+                "kind": "+".join(sorted(a.kinds)),
+                "games": len(a.games),
+                "seats": a.seats,
+                "wins": a.wins,
+                "draws": len(a.drawn_games),
+                "win_rate": _ratio(a.wins, a.seats),
+                "win_rate_low": low,
+                "win_rate_high": high,
+                "seats_town": a.side_seats.get("town", 0),
+                "win_rate_town": a.rate("town"),
+                "seats_mafia": a.side_seats.get("mafia", 0),
+                "win_rate_mafia": a.rate("mafia"),
+                "seats_solo": a.side_seats.get("solo", 0) or math.nan,
+                "win_rate_solo": a.rate("solo"),
+                "bt_rating": r.get("bt_rating", math.nan),
+                "bt_low": r.get("bt_low", math.nan),
+                "bt_high": r.get("bt_high", math.nan),
+                "bt_town": side_r.get((agent, "town"), {}).get("bt_rating", math.nan),
+                "bt_mafia": side_r.get((agent, "mafia"), {}).get("bt_rating", math.nan),
+                "bt_solo": side_r.get((agent, "solo"), {}).get("bt_rating", math.nan),
+                "os_mu": r.get("os_mu", math.nan),
+                "os_sigma": r.get("os_sigma", math.nan),
+                "os_ordinal": r.get("os_ordinal", math.nan),
+                "irp": a.mean("irp"),
+                "vss": a.mean("vss"),
+                "mafia_survival": _ratio(a.mafia_alive, a.mafia_known),
+                "bus_rate": a.mean("bus_rate"),
+                "false_claim_survival": _ratio(a.false_claim_days, a.false_claims),
+                "brier": a.mean("brier"),
+                "fallback_rate": _ratio(a.fallbacks, a.decisions),
+                "tokens_per_game": _ratio(a.tokens, len(a.games)),
+                "cost_per_game": _ratio(a.cost, len(a.games)),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=_AGENT_COLUMNS)
+    frame = _sort_and_rank(frame, ["agent"])
+    drop = [c for c in OPTIONAL_COLUMNS if c in frame and frame[c].isna().all()]
+    return frame.drop(columns=drop)
+
+
+_AGENT_COLUMNS = [
+    "agent",
+    "kind",
+    "games",
+    "seats",
+    "wins",
+    "draws",
+    "win_rate",
+    "win_rate_low",
+    "win_rate_high",
+    "seats_town",
+    "win_rate_town",
+    "seats_mafia",
+    "win_rate_mafia",
+    "seats_solo",
+    "win_rate_solo",
+    "bt_rating",
+    "bt_low",
+    "bt_high",
+    "bt_town",
+    "bt_mafia",
+    "bt_solo",
+    "os_mu",
+    "os_sigma",
+    "os_ordinal",
+    "irp",
+    "vss",
+    "mafia_survival",
+    "bus_rate",
+    "false_claim_survival",
+    "brier",
+    "fallback_rate",
+    "tokens_per_game",
+    "cost_per_game",
+]
+
+
+def _sort_and_rank(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    frame = frame.sort_values(
+        ["bt_rating", *keys], ascending=[False] + [True] * len(keys), na_position="last"
+    ).reset_index(drop=True)
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    return frame
+
+
+def roles_table(
+    records: Iterable[Mapping[str, Any] | GameResult],
+    *,
+    ratings: Mapping[str, pd.DataFrame] | None = None,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """One row per (agent, role), grouped by role and ranked within each role.
+
+    Rows are sorted by side (town, mafia, solo, other), role name, ``bt_rating`` desc
+    (per-role Bradley–Terry rating; comparable *within* a role), then agent. ``rank`` is
+    the rank within the role.
+    """
+    games = prepare_games(records)
+    ratings = _ratings_or_compute(games, ratings, n_boot, seed, confidence)
+    acc: dict[tuple[str, str], _Acc] = defaultdict(_Acc)
+    for game_no, game in enumerate(games):
+        for seat in game.seats:
+            acc[(seat.agent, seat.role)].add(game_no, game, seat)
+    role_r = _lookup(ratings["role"], ["agent", "role"]) if "role" in ratings else {}
+    rows = []
+    for agent, role in sorted(acc):
+        a = acc[(agent, role)]
+        low, high = wilson_interval(a.wins, a.seats, confidence)
+        r = role_r.get((agent, role), {})
+        rows.append(
+            {
+                "role": role,
+                "side": "+".join(sorted(a.sides, key=side_sort_key)),
+                "agent": agent,
+                "kind": "+".join(sorted(a.kinds)),
+                "games": len(a.games),
+                "seats": a.seats,
+                "wins": a.wins,
+                "win_rate": _ratio(a.wins, a.seats),
+                "win_rate_low": low,
+                "win_rate_high": high,
+                "bt_rating": r.get("bt_rating", math.nan),
+                "bt_low": r.get("bt_low", math.nan),
+                "bt_high": r.get("bt_high", math.nan),
+                "os_mu": r.get("os_mu", math.nan),
+                "os_sigma": r.get("os_sigma", math.nan),
+                "os_ordinal": r.get("os_ordinal", math.nan),
+            }
+        )
+    columns = [
+        "role",
+        "side",
+        "agent",
+        "kind",
+        "games",
+        "seats",
+        "wins",
+        "win_rate",
+        "win_rate_low",
+        "win_rate_high",
+        "bt_rating",
+        "bt_low",
+        "bt_high",
+        "os_mu",
+        "os_sigma",
+        "os_ordinal",
+    ]
+    frame = pd.DataFrame(rows, columns=columns)
+    if frame.empty:
+        frame.insert(0, "rank", pd.Series(dtype="int64"))
+        return frame
+    frame["_side_order"] = [side_sort_key(s.split("+")[0])[0] for s in frame["side"]]
+    frame = frame.sort_values(
+        ["_side_order", "side", "role", "bt_rating", "agent"],
+        ascending=[True, True, True, False, True],
+        na_position="last",
+    ).reset_index(drop=True)
+    frame = frame.drop(columns="_side_order")
+    frame.insert(0, "rank", frame.groupby("role", sort=False).cumcount() + 1)
+    return frame
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def format_number(value: Any, decimals: int) -> str:
+    """Fixed-decimal text; empty for NaN/None; never ``-0.0``."""
+    if value is None:
+        return ""
+    x = float(value)
+    if not math.isfinite(x):
+        return ""
+    text = f"{x:.{decimals}f}"
+    if text.startswith("-") and float(text) == 0.0:
+        text = text[1:]
+    return text
+
+
+def format_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """All-string copy of a leaderboard/roles table with fixed formatting per column.
+
+    Float columns use :data:`COLUMN_DECIMALS`; integer-valued count columns are written
+    without decimals; NaN becomes the empty string.
+    """
+    out = {}
+    for col in frame.columns:
+        series = frame[col]
+        if col in COLUMN_DECIMALS:
+            out[col] = [format_number(v, COLUMN_DECIMALS[col]) for v in series]
+        elif pd.api.types.is_numeric_dtype(series):
+            out[col] = [format_number(v, 0) for v in series]
+        else:
+            out[col] = ["" if v is None else str(v) for v in series]
+    return pd.DataFrame(out, columns=list(frame.columns), dtype=object)
+
+
+def table_to_csv(frame: pd.DataFrame) -> str:
+    """CSV text (``\\n`` line ends, header row) of the formatted table."""
+    return str(format_table(frame).to_csv(index=False, lineterminator="\n"))
+
+
+def table_to_markdown(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
+    """GitHub-flavoured Markdown table from already-formatted cells."""
+
+    def clean(cell: str) -> str:
+        return str(cell).replace("|", "\\|").replace("\n", " ")
+
+    numeric = [
+        all(_looks_numeric(row[i]) for row in rows if row[i]) and any(row[i] for row in rows)
+        for i in range(len(header))
+    ]
+    lines = [
+        "| " + " | ".join(clean(h) for h in header) + " |",
+        "| " + " | ".join("---:" if n else "---" for n in numeric) + " |",
+    ]
+    lines += ["| " + " | ".join(clean(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _looks_numeric(text: str) -> bool:
+    head = text.split(" ")[0]
+    try:
+        float(head)
+    except ValueError:
+        return False
+    return True
+
+
+def _with_ci(value: Any, low: Any, high: Any, decimals: int) -> str:
+    v = format_number(value, decimals)
+    if not v:
+        return ""
+    lo, hi = format_number(low, decimals), format_number(high, decimals)
+    return f"{v} [{lo}, {hi}]" if lo and hi else v
+
+
+#: (column, Markdown header, decimals) for optional metric columns in the README table.
+_MD_METRICS: tuple[tuple[str, str, int], ...] = (
+    ("irp", "IRP", 3),
+    ("vss", "VSS", 3),
+    ("mafia_survival", "Mafia surv.", 2),
+    ("bus_rate", "Bus rate", 3),
+    ("false_claim_survival", "FC surv. (days)", 2),
+    ("brier", "Brier", 3),
+    ("fallback_rate", "Fallback rate", 3),
+    ("tokens_per_game", "Tokens/game", 0),
+    ("cost_per_game", "Cost/game", 4),
+)
+
+
+def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
+    """Compact Markdown rendering of :func:`leaderboard_table` for a README."""
+    pct = f"{round(confidence * 100):d}% CI"
+    header = [
+        "#",
+        "Agent",
+        "Kind",
+        "Games",
+        f"Win rate [{pct}]",
+        "as town",
+        "as mafia",
+        f"BT Elo [{pct}]",
+        "OpenSkill ordinal",
+    ]
+    metrics = [
+        m
+        for m in _MD_METRICS
+        if m[0] in frame and not frame[m[0]].isna().all() and not (frame[m[0]] == 0).all()
+    ]
+    header += [m[1] for m in metrics]
+    rows = []
+    for rec in frame.to_dict(orient="records"):
+        row = [
+            format_number(rec["rank"], 0),
+            str(rec["agent"]),
+            str(rec["kind"]),
+            format_number(rec["games"], 0),
+            _with_ci(rec["win_rate"], rec["win_rate_low"], rec["win_rate_high"], 2),
+            format_number(rec["win_rate_town"], 2),
+            format_number(rec["win_rate_mafia"], 2),
+            _with_ci(rec["bt_rating"], rec["bt_low"], rec["bt_high"], 0),
+            format_number(rec["os_ordinal"], 1),
+        ]
+        row += [format_number(rec[m[0]], m[2]) for m in metrics]
+        rows.append(row)
+    return table_to_markdown(rows, header)
+
+
+def markdown_roles(frame: pd.DataFrame, confidence: float = 0.95) -> str:
+    """Compact Markdown rendering of :func:`roles_table` for a README."""
+    pct = f"{round(confidence * 100):d}% CI"
+    header = ["Role", "Side", "#", "Agent", "Seats", f"Win rate [{pct}]", f"BT Elo [{pct}]"]
+    rows = [
+        [
+            str(rec["role"]),
+            str(rec["side"]),
+            format_number(rec["rank"], 0),
+            str(rec["agent"]),
+            format_number(rec["seats"], 0),
+            _with_ci(rec["win_rate"], rec["win_rate_low"], rec["win_rate_high"], 2),
+            _with_ci(rec["bt_rating"], rec["bt_low"], rec["bt_high"], 0),
+        ]
+        for rec in frame.to_dict(orient="records")
+    ]
+    return table_to_markdown(rows, header)

@@ -1,0 +1,398 @@
+"""``ChatClient``: what the game calls to make an LLM player speak or choose.
+
+Contract
+--------
+* ``await client.complete(messages)`` returns a :class:`Completion` (free speech);
+  ``await client.choose(messages, options, schema_name)`` returns a :class:`ChoiceResult`
+  whose ``choice`` is one of ``options`` or ``None`` with ``fallback=True``.
+* Neither method raises for anything the model or the endpoint does. Bad content
+  (illegal option, malformed JSON, empty answer) gets up to ``max_reasks`` corrective
+  re-asks, in the same conversation; transport failures (timeout, connection error, HTTP
+  429 and 5xx) get up to ``max_retries`` retries per request with exponential backoff
+  (``retry_backoff_s * 2**n``, jittered, capped at ``retry_backoff_max_s``); 4xx errors are
+  not retried. Whatever is still wrong after that ends the call with ``fallback=True`` and
+  an ``error_kind``; *the caller* (the game) picks the fallback move. Only caller bugs
+  raise (empty or duplicate options, malformed messages) and so does a missing API-key
+  variable at construction time, so misconfiguration fails before a game starts.
+* With ``structured_output`` the request carries a JSON schema whose ``enum`` is exactly
+  the options (OpenAI ``json_schema`` dialect, or llama-cpp-python's ``json_object`` +
+  ``schema`` for ``base_url = "local"``); the answer is still parsed leniently (see
+  :mod:`mafia_arena.llm.parsing`) because not every endpoint enforces schemas.
+* Requests to one endpoint are capped process-wide by
+  :func:`mafia_arena.llm.concurrency.endpoint_semaphore` (``max_concurrency``); backoff
+  sleeps do not hold a slot.
+* Every result carries :class:`~mafia_arena.llm.accounting.CallStats` (tokens, latency,
+  cost, requests, re-asks, retries, fallback, error kind), and ``client.usage`` sums them
+  for this agent.
+* The API key is read from the environment when the connection for an event loop is
+  first built, is passed straight to the HTTP client, and never appears in a log line or
+  ``repr`` (logs carry agent name, model, endpoint, counts and error kinds only).
+
+Why re-asks *and* a fallback flag: a game must always advance, but a rating must not
+credit a model for a move it did not make. So the client tries to get a legal answer,
+and when it cannot, says so instead of inventing one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from .accounting import CallStats, ErrorKind, UsageCounter
+from .concurrency import endpoint_semaphore
+from .definition import AgentDefinition, AgentDefinitionError
+from .local_server import LocalServerError, aget_local_server
+from .parsing import (
+    choice_instruction,
+    choice_schema,
+    correction_message,
+    parse_choice,
+    response_format,
+    validate_options,
+)
+from .transport import (
+    ChatMessage,
+    LangChainTransport,
+    OpenAITransport,
+    RawReply,
+    Transport,
+    TransportError,
+    classify_exception,
+)
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+__all__ = ["ChatClient", "ChoiceResult", "Completion"]
+
+_log = logging.getLogger(__name__)
+
+EMPTY_REASK = "Your reply was empty. Please answer the last message."
+_EMPTY_PLACEHOLDER = "(no answer)"
+
+#: base_url -> response_format dialect learnt from an endpoint's rejection ("auto" mode).
+_learned_dialect: dict[str, Literal["json_schema", "json_object"]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """Free-text answer; ``text`` is ``""`` when the call fell back."""
+
+    text: str
+    stats: CallStats
+
+    @property
+    def fallback(self) -> bool:
+        return self.stats.fallback
+
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        return self.stats.error_kind
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceResult:
+    """A choice among options; ``choice``/``index`` are ``None`` when ``fallback``."""
+
+    choice: str | None
+    index: int | None
+    reason: str
+    raw: str
+    stats: CallStats
+
+    @property
+    def fallback(self) -> bool:
+        return self.stats.fallback
+
+    @property
+    def error_kind(self) -> ErrorKind | None:
+        return self.stats.error_kind
+
+
+@dataclass
+class _Tally:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+    reasks: int = 0
+    retries: int = 0
+
+
+def _normalise_messages(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
+    result: list[ChatMessage] = []
+    for i, message in enumerate(messages):
+        role, content = message.get("role"), message.get("content")
+        if role not in ("system", "user", "assistant") or not isinstance(content, str):
+            raise ValueError(
+                f"messages[{i}] must be {{'role': 'system'|'user'|'assistant', "
+                f"'content': str}}, got role={role!r}, content type {type(content).__name__}"
+            )
+        result.append({"role": role, "content": content})
+    return result
+
+
+def _with_instruction(messages: list[ChatMessage], instruction: str) -> list[ChatMessage]:
+    """Append the answer-format instruction to the last user turn (or add one)."""
+    if messages and messages[-1]["role"] == "user":
+        last = messages[-1]
+        return [*messages[:-1], {"role": "user", "content": f"{last['content']}\n\n{instruction}"}]
+    return [*messages, {"role": "user", "content": instruction}]
+
+
+class ChatClient:
+    """Async client for one agent definition. See the module docstring for the contract."""
+
+    def __init__(
+        self,
+        definition: AgentDefinition,
+        *,
+        usage: UsageCounter | None = None,
+        chat_model: BaseChatModel | None = None,
+    ) -> None:
+        """``chat_model``: any LangChain chat model to use instead of building one."""
+        self.definition = definition
+        self.usage = usage if usage is not None else UsageCounter()
+        self._chat_model_transport = (
+            LangChainTransport(chat_model) if chat_model is not None else None
+        )
+        if definition.api_key_env is not None and chat_model is None:
+            definition.api_key()  # fail fast (AgentDefinitionError) if the variable is unset
+        self._transports: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, Transport]
+        ] = weakref.WeakKeyDictionary()
+
+    def __repr__(self) -> str:
+        d = self.definition
+        return (
+            f"ChatClient(agent={d.name!r}, backend={d.backend!r}, model={d.model!r}, "
+            f"base_url={d.base_url!r})"
+        )
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections this client opened in the running loop."""
+        loop = asyncio.get_running_loop()
+        for transport in self._transports.pop(loop, {}).values():
+            await transport.aclose()
+
+    # ------------------------------------------------------------------ public API
+
+    async def complete(self, messages: Sequence[Mapping[str, Any]]) -> Completion:
+        """Free text. An empty answer is re-asked; see the module docstring."""
+        started = time.monotonic()
+        tally = _Tally()
+        conversation = _normalise_messages(messages)
+        text = ""
+        error: ErrorKind | None = None
+        for ask in range(self.definition.max_reasks + 1):
+            try:
+                reply = await self._request(conversation, tally)
+            except TransportError as exc:
+                error = exc.kind
+                break
+            text = reply.text.strip()
+            if text:
+                break
+            if ask < self.definition.max_reasks:
+                tally.reasks += 1
+                conversation = [
+                    *conversation,
+                    {"role": "assistant", "content": _EMPTY_PLACEHOLDER},
+                    {"role": "user", "content": EMPTY_REASK},
+                ]
+        else:
+            error = "empty_answer"
+        stats = self._finish("complete", started, tally, error)
+        return Completion(text="" if error else text, stats=stats)
+
+    async def choose(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        options: Sequence[str],
+        schema_name: str = "choice",
+        *,
+        instruction: bool = True,
+    ) -> ChoiceResult:
+        """Pick one of ``options``; ``instruction=False`` if the prompt already states the
+        JSON answer format."""
+        options = validate_options(options)
+        started = time.monotonic()
+        tally = _Tally()
+        conversation = _normalise_messages(messages)
+        if instruction:
+            conversation = _with_instruction(conversation, choice_instruction(options))
+        schema = choice_schema(options) if self.definition.structured_output else None
+        raw = ""
+        index: int | None = None
+        reason = ""
+        error: ErrorKind | None = None
+        for ask in range(self.definition.max_reasks + 1):
+            try:
+                reply = await self._request(conversation, tally, schema, schema_name)
+            except TransportError as exc:
+                error = exc.kind
+                break
+            raw = reply.text
+            parsed = parse_choice(raw, options)
+            if parsed.index is not None:
+                index, reason = parsed.index, parsed.reason
+                break
+            if ask < self.definition.max_reasks:
+                tally.reasks += 1
+                conversation = [
+                    *conversation,
+                    {"role": "assistant", "content": raw.strip() or _EMPTY_PLACEHOLDER},
+                    {"role": "user", "content": correction_message(options, str(parsed.problem))},
+                ]
+        else:
+            error = "invalid_answer" if raw.strip() else "empty_answer"
+        stats = self._finish("choose", started, tally, error)
+        return ChoiceResult(
+            choice=options[index] if index is not None else None,
+            index=index,
+            reason=reason,
+            raw=raw,
+            stats=stats,
+        )
+
+    # ------------------------------------------------------------------ internals
+
+    def _finish(
+        self, operation: str, started: float, tally: _Tally, error: ErrorKind | None
+    ) -> CallStats:
+        stats = CallStats(
+            prompt_tokens=tally.prompt_tokens,
+            completion_tokens=tally.completion_tokens,
+            latency_s=time.monotonic() - started,
+            cost=self.definition.cost(tally.prompt_tokens, tally.completion_tokens),
+            requests=tally.requests,
+            reasks=tally.reasks,
+            retries=tally.retries,
+            fallback=error is not None,
+            error_kind=error,
+        )
+        self.usage.add(stats)
+        _log.debug(
+            "llm %s agent=%s model=%s tokens=%d+%d latency=%.3fs requests=%d reasks=%d "
+            "retries=%d fallback=%s error=%s",
+            operation,
+            self.definition.name,
+            self.definition.model,
+            stats.prompt_tokens,
+            stats.completion_tokens,
+            stats.latency_s,
+            stats.requests,
+            stats.reasks,
+            stats.retries,
+            stats.fallback,
+            stats.error_kind,
+        )
+        return stats
+
+    async def _transport(self) -> Transport:
+        if self._chat_model_transport is not None:
+            return self._chat_model_transport
+        d = self.definition
+        try:
+            base_url = (await aget_local_server()).base_url if d.is_local else d.base_url
+        except LocalServerError as exc:
+            _log.error("agent %s: embedded model unavailable: %s", d.name, exc)
+            raise TransportError("connection", "embedded server failed", retryable=False) from exc
+        table = self._transports.setdefault(asyncio.get_running_loop(), {})
+        transport = table.get(base_url)
+        if transport is None:
+            try:
+                secret = d.api_key()
+            except AgentDefinitionError as exc:
+                raise TransportError("auth", str(exc), retryable=False) from None
+            key = secret.get_secret_value() if secret is not None else None
+            if d.backend == "langchain":
+                transport = LangChainTransport.from_definition(d, base_url, key)
+            else:
+                transport = OpenAITransport(d, base_url, key)
+            table[base_url] = transport
+        return transport
+
+    def _backoff(self, retry: int, retry_after: float | None) -> float:
+        d = self.definition
+        delay = min(d.retry_backoff_max_s, d.retry_backoff_s * 2 ** (retry - 1))
+        delay *= random.uniform(0.5, 1.0)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, d.retry_backoff_max_s))
+        return delay
+
+    def _dialect(self) -> Literal["json_schema", "json_object"]:
+        d = self.definition
+        if d.structured_output_format == "auto":
+            return _learned_dialect.get(d.base_url, d.effective_structured_output_format)
+        return d.effective_structured_output_format
+
+    def _learn_dialect(self, error: TransportError) -> bool:
+        """After an endpoint rejected ``json_schema``, use llama.cpp's dialect there.
+
+        Only in "auto" mode, and only for an error that names the field, so that an
+        external llama-cpp-python server works without configuration.
+        """
+        d = self.definition
+        if d.structured_output_format != "auto" or self._dialect() != "json_schema":
+            return False
+        if error.kind not in ("bad_request", "server_error") or "response_format" not in str(error):
+            return False
+        _log.info("endpoint %s rejects json_schema; switching to json_object", d.base_url)
+        _learned_dialect[d.base_url] = "json_object"
+        return True
+
+    async def _request(
+        self,
+        messages: list[ChatMessage],
+        tally: _Tally,
+        schema: dict[str, Any] | None = None,
+        schema_name: str = "choice",
+    ) -> RawReply:
+        """One logical request, retried on transient failures; raises TransportError."""
+        d = self.definition
+        retry = 0
+        while True:
+            tally.requests += 1
+            fmt = None
+            if schema is not None:
+                fmt = response_format(schema, schema_name, self._dialect())
+            try:
+                transport = await self._transport()
+                async with endpoint_semaphore(d.base_url, d.max_concurrency):
+                    async with asyncio.timeout(d.timeout_s):
+                        reply = await transport.chat(messages, response_format=fmt)
+            except Exception as exc:
+                error = classify_exception(exc)
+            else:
+                tally.prompt_tokens += reply.prompt_tokens
+                tally.completion_tokens += reply.completion_tokens
+                return reply
+            if schema is not None and self._learn_dialect(error):
+                tally.retries += 1
+                continue
+            if not error.retryable or retry >= d.max_retries:
+                raise error
+            retry += 1
+            tally.retries += 1
+            delay = self._backoff(retry, error.retry_after)
+            _log.debug(
+                "llm retry agent=%s error=%s retry=%d/%d in %.2fs",
+                d.name,
+                error.kind,
+                retry,
+                d.max_retries,
+                delay,
+            )
+            await asyncio.sleep(delay)

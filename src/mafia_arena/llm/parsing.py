@@ -1,0 +1,222 @@
+"""Turning a model's text into one of a fixed list of options.
+
+Contract
+--------
+* :func:`choice_schema` is the JSON schema of ``{"choice": <one of options>, "reason": str}``
+  with ``enum`` exactly the options; :func:`response_format` wraps it in the dialect the
+  endpoint understands (OpenAI ``json_schema`` or llama-cpp-python ``json_object`` +
+  ``schema``).
+* :func:`parse_choice` never raises on model output. It returns a :class:`ParsedChoice`
+  whose ``index`` is the chosen option's position, or ``None`` with a human-readable
+  ``problem`` that the client feeds back to the model in a corrective re-ask.
+* Leniency, in order: a JSON object anywhere in the text (code fences allowed) with a
+  ``choice`` (or ``answer``) key; a truncated JSON object's ``"choice": "..."``; the whole
+  answer (or its first line) being an option, compared exactly, then case-insensitively,
+  then ignoring punctuation and spacing; a 1-based option number; finally, exactly one
+  option mentioned as a whole word in free text. An explicit JSON ``choice`` that matches
+  nothing is *not* rescued by searching the rest of the text: the model said something
+  illegal and gets re-asked.
+
+Why lenient: small local models (SmolLM2-135M) often wrap, quote or paraphrase an
+answer; rejecting those would turn most of their turns into fallbacks and measure the
+parser rather than the player. Constrained decoding removes most of the need, but not all
+endpoints support it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "ParsedChoice",
+    "choice_instruction",
+    "choice_schema",
+    "correction_message",
+    "match_option",
+    "parse_choice",
+    "response_format",
+    "validate_options",
+]
+
+_CHOICE_KEYS = ("choice", "answer")
+_STRIP_CHARS = " \t\r\n\"'`.,;:!?*()[]<>"
+_TRUNCATED_CHOICE = re.compile(r'"(?:choice|answer)"\s*:\s*"((?:[^"\\]|\\.)*)', re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json)?", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedChoice:
+    """Outcome of parsing one answer: an option index, or the problem with the answer."""
+
+    index: int | None
+    reason: str = ""
+    problem: str | None = None
+
+
+def validate_options(options: Sequence[str]) -> list[str]:
+    """Options must be a non-empty list of distinct, non-blank strings (a caller bug if not)."""
+    result = [str(option) for option in options]
+    if not result:
+        raise ValueError("options must not be empty")
+    if any(not option.strip() for option in result):
+        raise ValueError("options must not be blank")
+    if len(set(result)) != len(result):
+        raise ValueError(f"options must be distinct, got {result!r}")
+    return result
+
+
+def choice_schema(options: Sequence[str]) -> dict[str, Any]:
+    """JSON schema of the answer object; ``choice`` first so it is generated first."""
+    return {
+        "type": "object",
+        "properties": {
+            "choice": {"type": "string", "enum": list(options)},
+            "reason": {"type": "string"},
+        },
+        "required": ["choice", "reason"],
+        "additionalProperties": False,
+    }
+
+
+def response_format(
+    schema: dict[str, Any], schema_name: str, dialect: Literal["json_schema", "json_object"]
+) -> dict[str, Any]:
+    """The ``response_format`` request field for ``schema`` in the endpoint's dialect."""
+    if dialect == "json_object":
+        # llama-cpp-python server: compiles "schema" into a grammar; rejects "json_schema".
+        return {"type": "json_object", "schema": schema}
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", schema_name)[:64] or "choice"
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+
+
+def choice_instruction(options: Sequence[str]) -> str:
+    """The answer-format instruction appended to the prompt by ``ChatClient.choose``."""
+    return (
+        'Answer only with a JSON object {"choice": "...", "reason": "..."} where "choice" '
+        f'is exactly one of {json.dumps(list(options))} and "reason" is one short sentence.'
+    )
+
+
+def correction_message(options: Sequence[str], problem: str) -> str:
+    """The user message of a corrective re-ask."""
+    return f"That answer is not valid: {problem}. {choice_instruction(options)}"
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+def match_option(value: object, options: Sequence[str]) -> int | None:
+    """Index of the option ``value`` denotes, or ``None``. See the module docstring."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if float(value).is_integer():
+            value = str(int(value))
+        else:
+            return None
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    stripped = text.strip(_STRIP_CHARS)
+    for candidate in (text, stripped):
+        if candidate in options:
+            return list(options).index(candidate)
+    for key in (str.casefold, _normalise):
+        wanted = key(stripped)
+        if not wanted:
+            continue
+        hits = [i for i, option in enumerate(options) if key(option) == wanted]
+        if len(hits) == 1:
+            return hits[0]
+    if stripped.isdigit():
+        number = int(stripped)
+        if 1 <= number <= len(options):
+            return number - 1
+    return None
+
+
+def _json_values(text: str) -> list[Any]:
+    """Every JSON value that starts at a ``{`` in ``text`` (plus the whole text)."""
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    with contextlib.suppress(ValueError):
+        values.append(json.loads(text))
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        values.append(value)
+    return values
+
+
+def _choice_key(obj: dict[str, Any]) -> str | None:
+    lowered = {str(key).casefold(): key for key in obj}
+    for wanted in _CHOICE_KEYS:
+        if wanted in lowered:
+            return str(lowered[wanted])
+    return None
+
+
+def _mentioned(text: str, options: Sequence[str]) -> list[int]:
+    hits = []
+    for i, option in enumerate(options):
+        pattern = r"(?<!\w)" + re.escape(option.strip()) + r"(?!\w)"
+        if re.search(pattern, text, re.IGNORECASE):
+            hits.append(i)
+    return hits
+
+
+def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
+    """Find the chosen option in a model answer. Never raises on model output."""
+    raw = (text or "").strip()
+    if not raw:
+        return ParsedChoice(None, problem="the answer was empty")
+    body = _FENCE.sub("", raw).strip()
+
+    for value in _json_values(body):
+        if isinstance(value, dict):
+            key = _choice_key(value)
+            if key is None:
+                continue
+            reason = value.get("reason", "")
+            reason = reason if isinstance(reason, str) else json.dumps(reason)
+            index = match_option(value[key], options)
+            if index is None:
+                return ParsedChoice(
+                    None,
+                    reason=reason,
+                    problem=f"{json.dumps(value[key])} is not one of the options",
+                )
+            return ParsedChoice(index, reason=reason)
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            index = match_option(value, options)
+            if index is not None:
+                return ParsedChoice(index)
+
+    truncated = _TRUNCATED_CHOICE.search(body)
+    if truncated:
+        value = truncated.group(1)
+        index = match_option(value, options)
+        if index is None:
+            return ParsedChoice(None, problem=f"{json.dumps(value)} is not one of the options")
+        return ParsedChoice(index)
+
+    first_line = body.splitlines()[0] if body else ""
+    for candidate in (body, first_line):
+        index = match_option(candidate, options)
+        if index is not None:
+            return ParsedChoice(index, reason=body if candidate != body else "")
+
+    hits = _mentioned(body, options)
+    if len(hits) == 1:
+        return ParsedChoice(hits[0], reason=body)
+    if hits:
+        return ParsedChoice(None, problem="it names more than one option")
+    return ParsedChoice(None, problem="it does not name any of the options")

@@ -1,0 +1,300 @@
+"""One chat request to one endpoint, through the openai package or a LangChain chat model.
+
+Contract
+--------
+* A transport sends exactly one chat-completion request (no retries: the openai client is
+  built with ``max_retries=0``, ChatOpenAI likewise) and returns a :class:`RawReply`: the
+  text (``""`` when the endpoint returned none) and the token usage it reported.
+* Every failure leaves as a :class:`TransportError` carrying an ``ErrorKind`` and whether
+  a retry can help (timeouts, connection errors, 429 and 5xx can; 4xx cannot). The
+  retry policy itself lives in :mod:`mafia_arena.llm.client`, so both backends behave the
+  same.
+* API keys are handed in by the caller, read from the environment just before the
+  transport is built; they are never logged and never part of a ``repr``. When an agent
+  names no key, a placeholder is sent: the openai package and ChatOpenAI would otherwise
+  pick up ``OPENAI_API_KEY`` and send a real OpenAI key to a third-party endpoint.
+
+Why two backends behind one interface: the OpenAI-compatible HTTP API reaches OpenAI,
+vLLM, Ollama and llama.cpp with one code path; LangChain lets people plug in any
+``BaseChatModel`` (Anthropic, Bedrock, a custom chain) without this package knowing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
+
+import openai
+
+from .accounting import ErrorKind
+from .definition import AgentDefinition
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+__all__ = [
+    "NO_API_KEY",
+    "ChatMessage",
+    "LangChainTransport",
+    "OpenAITransport",
+    "RawReply",
+    "Transport",
+    "TransportError",
+    "classify_exception",
+]
+
+#: Sent as the API key to endpoints that need none (llama.cpp, vLLM, Ollama).
+NO_API_KEY = "no-key-required"
+
+
+class ChatMessage(TypedDict):
+    """One OpenAI-style chat message."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class RawReply:
+    """The endpoint's answer to one request."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+
+
+class TransportError(Exception):
+    """A request failed; ``kind`` says how, ``retryable`` whether trying again can help."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind: ErrorKind = kind
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, ValueError, TypeError):
+        return None
+
+
+def classify_exception(exc: BaseException) -> TransportError:
+    """Map an exception from openai, LangChain, httpx or asyncio to a :class:`TransportError`."""
+    if isinstance(exc, TransportError):
+        return exc
+    name = type(exc).__name__
+    if isinstance(exc, openai.APITimeoutError | TimeoutError | asyncio.TimeoutError):
+        return TransportError("timeout", name, retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return TransportError("connection", f"{name}: {exc}", retryable=True)
+    if isinstance(exc, openai.RateLimitError):
+        return TransportError(
+            "rate_limit", f"HTTP 429: {exc.message}", retryable=True, retry_after=_retry_after(exc)
+        )
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        return TransportError("auth", f"HTTP {exc.status_code}: {exc.message}", retryable=False)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        if status >= 500 or status in (408, 409):
+            return TransportError("server_error", f"HTTP {status}: {exc.message}", retryable=True)
+        return TransportError("bad_request", f"HTTP {status}: {exc.message}", retryable=False)
+    if isinstance(exc, ConnectionError):
+        return TransportError("connection", f"{name}: {exc}", retryable=True)
+    return TransportError("error", f"{name}: {exc}", retryable=False)
+
+
+class Transport(Protocol):
+    """Sends one chat request."""
+
+    async def chat(
+        self, messages: Sequence[ChatMessage], *, response_format: dict[str, Any] | None
+    ) -> RawReply: ...
+
+    async def aclose(self) -> None: ...
+
+
+class OpenAITransport:
+    """Any OpenAI-compatible endpoint through ``openai.AsyncOpenAI``."""
+
+    def __init__(self, definition: AgentDefinition, base_url: str, api_key: str | None) -> None:
+        self._definition = definition
+        self.base_url = base_url
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or NO_API_KEY,
+            timeout=definition.timeout_s,
+            max_retries=0,
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAITransport(base_url={self.base_url!r}, model={self._definition.model!r})"
+
+    async def chat(
+        self, messages: Sequence[ChatMessage], *, response_format: dict[str, Any] | None
+    ) -> RawReply:
+        d = self._definition
+        kwargs: dict[str, Any] = {
+            "model": d.model,
+            "messages": list(messages),
+            "temperature": d.temperature,
+            "top_p": d.top_p,
+            "max_tokens": d.max_tokens,
+        }
+        if d.seed is not None:
+            kwargs["seed"] = d.seed
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        try:
+            response = await self._client.chat.completions.create(**kwargs)
+        except Exception as exc:
+            raise classify_exception(exc) from exc
+        text, finish = "", None
+        if response.choices:
+            choice = response.choices[0]
+            text = choice.message.content or ""
+            finish = choice.finish_reason
+        usage = response.usage
+        return RawReply(
+            text=text,
+            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+            finish_reason=finish,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return "".join(parts)
+    return "" if content is None else str(content)
+
+
+def _usage(message: Any) -> tuple[int, int]:
+    usage = getattr(message, "usage_metadata", None) or {}
+    if usage:
+        return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+    meta = (getattr(message, "response_metadata", None) or {}).get("token_usage") or {}
+    return int(meta.get("prompt_tokens") or 0), int(meta.get("completion_tokens") or 0)
+
+
+class LangChainTransport:
+    """A LangChain ``BaseChatModel``; ``response_format`` is bound only where supported."""
+
+    def __init__(
+        self, chat_model: BaseChatModel, *, supports_response_format: bool | None = None
+    ) -> None:
+        self.chat_model = chat_model
+        if supports_response_format is None:
+            supports_response_format = _is_chat_openai(chat_model)
+        self.supports_response_format = supports_response_format
+        self._owned_http_client: Any = None
+
+    def __repr__(self) -> str:
+        return f"LangChainTransport(model={type(self.chat_model).__name__})"
+
+    @classmethod
+    def from_definition(
+        cls, definition: AgentDefinition, base_url: str, api_key: str | None
+    ) -> LangChainTransport:
+        """A ``langchain_openai.ChatOpenAI`` configured from the agent definition."""
+        from langchain_openai import ChatOpenAI
+        from pydantic import SecretStr
+
+        extra: dict[str, Any] = {}
+        if definition.effective_structured_output_format == "json_object":
+            # ChatOpenAI sends max_completion_tokens, which llama-cpp-python ignores.
+            extra["extra_body"] = {"max_tokens": definition.max_tokens}
+        # Our own HTTP client: ChatOpenAI otherwise shares one cached client per base_url
+        # across instances and event loops, which aclose() would then break for everyone.
+        http_client = openai.DefaultAsyncHttpxClient(timeout=definition.timeout_s)
+        model = ChatOpenAI(
+            model=definition.model,
+            http_async_client=http_client,
+            base_url=base_url,
+            api_key=SecretStr(api_key or NO_API_KEY),
+            temperature=definition.temperature,
+            top_p=definition.top_p,
+            max_tokens=definition.max_tokens,
+            seed=definition.seed,
+            timeout=definition.timeout_s,
+            max_retries=0,
+            **extra,
+        )
+        transport = cls(model, supports_response_format=True)
+        transport._owned_http_client = http_client
+        return transport
+
+    async def chat(
+        self, messages: Sequence[ChatMessage], *, response_format: dict[str, Any] | None
+    ) -> RawReply:
+        runnable: Any = self.chat_model
+        if response_format is not None and self.supports_response_format:
+            runnable = self.chat_model.bind(response_format=response_format)
+        try:
+            message = await runnable.ainvoke([dict(m) for m in messages])
+        except openai.LengthFinishReasonError as exc:
+            # ChatOpenAI parses structured replies and refuses truncated ones; the
+            # truncated text is still worth a lenient parse.
+            return _reply_from_completion(exc.completion)
+        except Exception as exc:
+            raise classify_exception(exc) from exc
+        prompt_tokens, completion_tokens = _usage(message)
+        finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
+        return RawReply(
+            text=_message_text(getattr(message, "content", "")),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            finish_reason=finish,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client built by :meth:`from_definition`; a caller's model is
+        left alone."""
+        if self._owned_http_client is not None:
+            await self._owned_http_client.aclose()
+            self._owned_http_client = None
+
+
+def _reply_from_completion(completion: Any) -> RawReply:
+    choices = getattr(completion, "choices", None) or []
+    text = ""
+    if choices:
+        text = _message_text(getattr(choices[0].message, "content", "")) or ""
+    usage = getattr(completion, "usage", None)
+    return RawReply(
+        text=text,
+        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        finish_reason="length",
+    )
+
+
+def _is_chat_openai(chat_model: Any) -> bool:
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:  # pragma: no cover - optional dependency
+        return False
+    return isinstance(chat_model, ChatOpenAI)
