@@ -34,7 +34,9 @@ class GameLog:
     def from_game(cls, game: Game, overrides: dict[str, Any] | None = None,
                   seating: list[str] | None = None, meta: dict[str, Any] | None = None
                   ) -> GameLog:
-        return cls(game.variant.name, dict(overrides or {}), game.players, game.seed,
+        # the switch values in force, plus any dotted overrides, so the log replays alone
+        switches = {**game.variant.params, **(overrides or {})}
+        return cls(game.variant.name, switches, game.players, game.seed,
                    list(game.events), list(seating or []), dict(meta or {}))
 
     def header(self) -> dict[str, Any]:
