@@ -1,0 +1,27 @@
+"""Diff seeded playthroughs against the committed golden files."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mafia_arena.rules import available_variants
+from tests.golden.playthrough import CASES, dump
+
+HERE = Path(__file__).parent / "files"
+PARAMS = [(v, n, s) for v, cases in CASES.items() for n, s in cases]
+
+
+@pytest.mark.parametrize(("variant", "players", "seed"), PARAMS,
+                         ids=[f"{v}-{n}-{s}" for v, n, s in PARAMS])
+def test_golden_playthrough(variant, players, seed):
+    if variant not in available_variants():
+        pytest.skip(f"variant {variant} not bundled")
+    path = HERE / f"{variant}-{players}p-seed{seed}.txt"
+    text = dump(variant, players, seed)
+    if os.environ.get("UPDATE_GOLDEN") or not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        if not os.environ.get("UPDATE_GOLDEN"):
+            pytest.fail(f"golden file {path.name} was missing and has been written")
+    assert text == path.read_text(), f"playthrough differs from {path.name}"
