@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
-from scipy.stats import norm
+
+from mafia_arena.stats import wilson_interval, z_value
 
 __all__ = [
     "bootstrap_ci",
@@ -29,36 +30,6 @@ __all__ = [
 T = TypeVar("T")
 
 
-def z_value(confidence: float) -> float:
-    """Two-sided standard-normal quantile for ``confidence`` (0.95 → 1.959963...)."""
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return float(norm.ppf(0.5 + confidence / 2.0))
-
-
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion ``successes / n``.
-
-    Returns ``(low, high)`` clamped to [0, 1]; ``(nan, nan)`` when ``n == 0``.
-
-    Formula, with p = successes/n and z the two-sided normal quantile::
-
-        centre = (p + z²/(2n)) / (1 + z²/n)
-        half   = z / (1 + z²/n) * sqrt(p(1-p)/n + z²/(4n²))
-    """
-    if n < 0 or successes < 0 or successes > n:
-        raise ValueError(f"need 0 <= successes <= n, got {successes}/{n}")
-    if n == 0:
-        return (math.nan, math.nan)
-    z = z_value(confidence)
-    p = successes / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denom
-    half = z / denom * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return (low, high)
 
 
 def resample_indices(n: int, n_boot: int, seed: int | np.random.Generator) -> np.ndarray:

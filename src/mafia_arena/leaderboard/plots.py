@@ -1,5 +1,9 @@
 """Leaderboard figures as deterministic PNGs (matplotlib, Agg backend, no pyplot).
 
+Figures are drawn on an explicit Agg canvas and pyplot is never imported, so the global
+backend is left alone (importing this module does not switch a notebook's backend) and no
+display is needed.
+
 Determinism: figures are drawn on a private ``Figure`` + Agg canvas under
 ``matplotlib.style.context("default")`` (the user's matplotlibrc cannot leak in), with a
 fixed ``svg.hashsalt``, a fixed DPI and size, the bundled DejaVu Sans font and
@@ -11,21 +15,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import matplotlib
+import matplotlib.style
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg", force=False)
-
-import matplotlib.style  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.colors import to_rgba  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from .ratings import ELO_BASE  # noqa: E402
-from .table import side_sort_key  # noqa: E402
+from .ratings import ELO_BASE
+from .table import side_sort_key
 
 __all__ = ["KIND_COLORS", "plot_ratings", "plot_win_rate_by_role", "save_figure"]
 
@@ -59,7 +61,7 @@ def save_figure(fig: Figure, path: str | Path) -> Path:
     return path
 
 
-def _context() -> matplotlib.rc_context:  # type: ignore[name-defined]
+def _context() -> AbstractContextManager[None]:
     return matplotlib.rc_context(_RC)
 
 
@@ -186,11 +188,8 @@ def plot_win_rate_by_role(
         height = 1.7 + 0.5 * len(agents)
         fig = Figure(figsize=(max(width, 6.0), max(height, 3.0)), layout="constrained")
         ax = fig.add_subplot()
-        cmap = matplotlib.colormaps["RdYlBu"].copy()
-        cmap.set_bad("#e0e0e0")
-        image = ax.imshow(
-            np.ma.masked_invalid(rate), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto"
-        )
+        cmap = matplotlib.colormaps["RdYlBu"].with_extremes(bad="#e0e0e0")
+        image = ax.imshow(np.ma.masked_invalid(rate), cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto")
         for i in range(len(agents)):
             for j in range(len(role_list)):
                 if math.isnan(rate[i, j]):
@@ -207,9 +206,7 @@ def plot_win_rate_by_role(
                     fontsize=8.5,
                     linespacing=1.15,
                 )
-        ax.set_xticks(
-            np.arange(len(role_list)), [f"{r}\n({role_side[r]})" for r in role_list]
-        )
+        ax.set_xticks(np.arange(len(role_list)), [f"{r}\n({role_side[r]})" for r in role_list])
         ax.set_yticks(np.arange(len(agents)), agents)
         ax.set_xticks(np.arange(len(role_list) + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(len(agents) + 1) - 0.5, minor=True)

@@ -61,7 +61,9 @@ def _provenance_lines(provenance: Mapping[str, Any]) -> list[str]:
         label = known.get(key, key)
         text = _provenance_value(provenance[key])
         if key == "command" or "\n" in text:
-            lines.append(f"- **{label}**:\n\n  ```\n  {text.replace(chr(10), chr(10) + '  ')}\n  ```")
+            lines.append(
+                f"- **{label}**:\n\n  ```\n  {text.replace(chr(10), chr(10) + '  ')}\n  ```"
+            )
         else:
             lines.append(f"- **{label}**: `{text}`")
     return lines
@@ -126,8 +128,7 @@ def render_readme(
         "",
         roles_md.rstrip("\n") if n_games else "_No games._",
         "",
-        "Per-role ratings are comparable within a role. "
-        "Full table: [roles.csv](roles.csv).",
+        "Per-role ratings are comparable within a role. Full table: [roles.csv](roles.csv).",
         "",
         "## How this was produced",
         "",

@@ -6,9 +6,14 @@ Two complementary ratings are produced, each at three *levels*:
 * ``"side"``:  one rating per (agent, side), e.g. how good ``heuristic`` is *as mafia*;
 * ``"role"``:  one rating per (agent, role), e.g. ``heuristic`` as ``doctor``.
 
-**Bradley–Terry (primary).** Each decisive game is one comparison, winners vs losers
-(seats with ``won`` true vs the rest). A team's strength is the *mean* over its seats of
-``theta[entity] + bias[setup, side]``; ``P(winners beat losers) = sigmoid(S_W - S_L)``.
+**Bradley–Terry (primary).** Each decisive game is one comparison between teams: the
+winners (seats with ``won`` true) against the losing faction(s) (losing seats grouped by
+``faction``; every ``solo`` seat is a team of its own). A team's strength is the *mean*
+over its seats of ``theta[entity] + bias[setup, side]``, and the winning team is chosen
+with Luce probability ``exp(S_W) / sum_teams exp(S_T)``; with the usual two teams (town
+vs mafia) that is exactly Bradley–Terry, ``P(W beats L) = sigmoid(S_W - S_L)``. Keeping
+losing factions apart matters: lumping an always-losing solo seat in with the losing
+mafia would let its side term "explain" every game and drown the agents' signal.
 The side-advantage term ``bias`` (per rule setup ``variant/players`` and side) soaks up
 the fact that e.g. town wins more often in some variants, so an agent is not rewarded for
 having been dealt the easier side. All parameters are fitted **at once** by penalised
@@ -32,9 +37,11 @@ game) and prior ``mu = 0`` internally. OpenSkill adds member mus to get a team m
 teams have unequal size (e.g. 5 town vs 2 mafia), and with the usual ``mu = 25`` prior
 the bigger team would be a heavy favourite before any game is played. With a zero prior,
 an average agent adds nothing to its team. Reported ``os_mu`` is shifted by +25 to the
-familiar OpenSkill scale, and ``os_ordinal = os_mu - 3 * os_sigma``. Each team is the *set*
-of distinct entities on it; an entity on both teams is removed from both (in an additive
-team model it cancels out), and a game left with an empty team is skipped.
+familiar OpenSkill scale, and ``os_ordinal = os_mu - 3 * os_sigma``. Teams are the same
+as for Bradley–Terry (winners rank 1, each losing faction rank 2). Each team is the *set*
+of distinct entities on it; an entity found in several teams of a game is removed from all
+of them (in an additive team model it cancels out), and a game left without winners or
+without any loser is skipped.
 
 **Bootstrap CIs.** Whole games are resampled with replacement (over the canonical list,
 with a seeded ``numpy.random.Generator``) and the Bradley–Terry model is refitted on each
@@ -45,13 +52,13 @@ resample are left out of that resample's percentile computation.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from .intervals import percentile_interval, resample_indices
 from .records import GameResult, SeatResult, prepare_games
@@ -111,12 +118,18 @@ def entity_key(seat: SeatResult, level: Level) -> Entity:
 
 @dataclass(frozen=True)
 class _Design:
-    """Bradley–Terry design over the canonical game list (draws included, unused)."""
+    """Team-choice design over the canonical game list (draws included, unused).
+
+    Each decisive game has up to ``K`` teams: team 0 is the winners, teams 1.. the losing
+    factions; ``teams[u, k]`` is team k's mean seat-incidence vector over the parameters
+    (entities, then side terms) of distinct game pattern ``u``; ``present`` masks padding.
+    """
 
     entities: tuple[Entity, ...]
     bias_keys: tuple[tuple[str, str], ...]
-    rows: np.ndarray  # (U, E + S) distinct design rows
-    row_of_game: np.ndarray  # (G,) index into rows; -1 for non-decisive games
+    teams: np.ndarray  # (U, K, E + S)
+    present: np.ndarray  # (U, K) bool
+    row_of_game: np.ndarray  # (G,) index into the U patterns; -1 for non-decisive games
     incidence: np.ndarray  # (G, E) bool: entity appears in decisive game g
 
     @property
@@ -132,49 +145,80 @@ def _build_design(games: Sequence[GameResult], level: Level) -> _Design:
     b_index = {b: len(entities) + i for i, b in enumerate(bias_keys)}
     n_games = len(games)
     width = len(entities) + len(bias_keys)
-    full = np.zeros((n_games, width))
+    k_max = max((1 + len(g.losing_teams) for g in decisive), default=2)
+    full = np.zeros((n_games, k_max, width))
+    present = np.zeros((n_games, k_max), dtype=bool)
     incidence = np.zeros((n_games, len(entities)), dtype=bool)
     decisive_mask = np.zeros(n_games, dtype=bool)
     for g_i, game in enumerate(games):
         if not game.decisive:
             continue
         decisive_mask[g_i] = True
-        for team, sign in ((game.winners, 1.0), (game.losers, -1.0)):
-            share = sign / len(team)
+        for k, team in enumerate((game.winners, *game.losing_teams)):
+            present[g_i, k] = True
+            share = 1.0 / len(team)
             for seat in team:
                 e = e_index[entity_key(seat, level)]
-                full[g_i, e] += share
-                full[g_i, b_index[(game.setup, seat.side)]] += share
+                full[g_i, k, e] += share
+                full[g_i, k, b_index[(game.setup, seat.side)]] += share
                 incidence[g_i, e] = True
     row_of_game = np.full(n_games, -1, dtype=np.int64)
     if decisive_mask.any():
-        rows, inverse = np.unique(full[decisive_mask], axis=0, return_inverse=True)
+        flat = np.concatenate(
+            [full[decisive_mask].reshape(int(decisive_mask.sum()), -1), present[decisive_mask]],
+            axis=1,
+        )
+        patterns, inverse = np.unique(flat, axis=0, return_inverse=True)
         row_of_game[decisive_mask] = np.asarray(inverse).reshape(-1)
+        teams = patterns[:, : k_max * width].reshape(-1, k_max, width)
+        present_u = patterns[:, k_max * width :].astype(bool)
     else:
-        rows = np.zeros((0, width))
-    return _Design(tuple(entities), tuple(bias_keys), rows, row_of_game, incidence)
+        teams = np.zeros((0, k_max, width))
+        present_u = np.zeros((0, k_max), dtype=bool)
+    return _Design(tuple(entities), tuple(bias_keys), teams, present_u, row_of_game, incidence)
 
 
 def _newton(
-    x: np.ndarray, w: np.ndarray, prec: np.ndarray, beta0: np.ndarray, max_iter: int = 100
+    teams: np.ndarray,
+    present: np.ndarray,
+    w: np.ndarray,
+    prec: np.ndarray,
+    beta0: np.ndarray,
+    max_iter: int = 100,
 ) -> np.ndarray:
-    """Minimise ``sum_i w_i softplus(-x_i beta) + 0.5 * sum_j prec_j beta_j^2``.
+    """Penalised ML of the team-choice model by damped Newton.
 
-    Strictly convex (``prec > 0``), so damped Newton converges to the unique optimum.
+    Minimises ``sum_u w_u [logsumexp_k S_uk - S_u0] + 0.5 * sum_j prec_j beta_j^2`` with
+    ``S_uk = teams[u, k] @ beta`` over present teams (team 0 won). With two teams this is
+    logistic Bradley–Terry. Strictly convex (``prec > 0``): a unique optimum.
     """
     beta = beta0.copy()
+    n_par = teams.shape[2]
+    sqrt_w = np.sqrt(w)
+
+    def shifted_exp(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # Scores relative to the winner's, exponentiated with a max-shift; absent teams 0.
+        rel = teams @ b
+        rel = rel - rel[:, :1]
+        top = np.max(np.where(present, rel, -np.inf), axis=1, keepdims=True)
+        return np.where(present, np.exp(rel - top), 0.0), top[:, 0]
 
     def objective(b: np.ndarray) -> float:
-        return float(w @ np.logaddexp(0.0, -(x @ b)) + 0.5 * prec @ (b * b))
+        e, top = shifted_exp(b)
+        nll = np.log(e.sum(axis=1)) + top  # logsumexp_k S_k - S_0
+        return float(w @ nll + 0.5 * prec @ (b * b))
 
     f = objective(beta)
     for _ in range(max_iter):
-        m = x @ beta
-        q = expit(-m)
-        grad = prec * beta - x.T @ (w * q)
+        e, _ = shifted_exp(beta)
+        p = e / e.sum(axis=1, keepdims=True)
+        a_bar = np.einsum("uk,ukp->up", p, teams)
+        grad = prec * beta + (w[:, None] * (a_bar - teams[:, 0, :])).sum(axis=0)
         if float(np.max(np.abs(grad), initial=0.0)) < 1e-10:
             break
-        hess = (x.T * (w * q * (1.0 - q))) @ x + np.diag(prec)
+        b_mat = (np.sqrt(w[:, None] * p)[:, :, None] * teams).reshape(-1, n_par)
+        c_mat = sqrt_w[:, None] * a_bar
+        hess = b_mat.T @ b_mat - c_mat.T @ c_mat + np.diag(prec)
         step = np.linalg.solve(hess, grad)
         decrease = float(grad @ step)
         t = 1.0
@@ -201,19 +245,17 @@ def _fit_weighted(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fit with per-game weights; returns (centred Elo per entity or NaN, bias, beta)."""
     n_e = design.n_entities
-    width = design.rows.shape[1]
-    prec = np.concatenate(
-        [np.full(n_e, prior_sd**-2), np.full(width - n_e, bias_sd**-2)]
-    )
+    width = design.teams.shape[2]
+    prec = np.concatenate([np.full(n_e, prior_sd**-2), np.full(width - n_e, bias_sd**-2)])
     valid = design.row_of_game >= 0
     row_w = np.bincount(
         design.row_of_game[valid],
         weights=game_weights[valid],
-        minlength=design.rows.shape[0],
+        minlength=design.teams.shape[0],
     )
     keep = row_w > 0
     start = np.zeros(width) if beta0 is None else beta0
-    beta = _newton(design.rows[keep], row_w[keep], prec, start)
+    beta = _newton(design.teams[keep], design.present[keep], row_w[keep], prec, start)
     observed = (design.incidence & (game_weights > 0)[:, None]).any(axis=0)
     theta = beta[:n_e]
     elo = np.full(n_e, np.nan)
@@ -315,22 +357,23 @@ def fit_openskill(
     """OpenSkill Plackett–Luce team ratings, fed in canonical game order (see module doc)."""
     from openskill.models import PlackettLuce
 
+    # tau must be set on the model: ``rate(tau=0.0)`` would fall back to the model's tau
+    # (openskill 6 does ``tau if tau else self.tau``).
     model = PlackettLuce(mu=0.0, tau=0.0)
     state: dict[Entity, Any] = {}
     for game in prepare_games(records):
         if not game.decisive:
             continue
-        win = {entity_key(s, level) for s in game.winners}
-        lose = {entity_key(s, level) for s in game.losers}
-        both = win & lose
-        win_team, lose_team = sorted(win - both), sorted(lose - both)
-        if not win_team or not lose_team:
+        sets = [{entity_key(s, level) for s in team} for team in (game.winners, *game.losing_teams)]
+        counts = Counter(e for team in sets for e in team)
+        teams_e = [sorted(e for e in team if counts[e] == 1) for team in sets]
+        if not teams_e[0] or not any(teams_e[1:]):
             continue
-        teams = [
-            [state.setdefault(e, model.rating()) for e in team] for team in (win_team, lose_team)
-        ]
-        new = model.rate(teams, ranks=[1.0, 2.0])
-        for team, new_team in zip((win_team, lose_team), new, strict=True):
+        kept = [team for team in teams_e if team]
+        ranks = [1.0] + [2.0] * (len(kept) - 1)
+        teams = [[state.setdefault(e, model.rating()) for e in team] for team in kept]
+        new = model.rate(teams, ranks=ranks)
+        for team, new_team in zip(kept, new, strict=True):
             for e, rating in zip(team, new_team, strict=True):
                 state[e] = rating
     return {

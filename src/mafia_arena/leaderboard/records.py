@@ -101,6 +101,20 @@ class GameResult:
         return tuple(s for s in self.seats if not s.won)
 
     @property
+    def losing_teams(self) -> tuple[tuple[SeatResult, ...], ...]:
+        """Losing seats grouped into teams, in a fixed order.
+
+        A team is a faction (``faction`` field), except that every ``solo`` seat is a team
+        of its own. Winners are always taken together as one team (:attr:`winners`), even
+        when two factions share a win.
+        """
+        groups: dict[str, list[SeatResult]] = {}
+        for seat in self.losers:
+            key = f"solo:{seat.seat}" if seat.side == "solo" else f"faction:{seat.faction}"
+            groups.setdefault(key, []).append(seat)
+        return tuple(tuple(groups[k]) for k in sorted(groups))
+
+    @property
     def is_draw(self) -> bool:
         """True when nobody won (``winner`` null, e.g. the day limit was reached)."""
         return self.winner is None or not self.winners

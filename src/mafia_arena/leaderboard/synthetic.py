@@ -41,6 +41,7 @@ def synthetic_records(
     draw_rate: float = 0.0,
     focus_agent: str | None = None,
     focus_win_p: float = 0.8,
+    solo_win_p: float = 0.1,
     roles: Sequence[tuple[str, str]] = DEFAULT_ROLES,
     experiment: str = "synthetic",
     variant: str = "standard",
@@ -52,8 +53,10 @@ def synthetic_records(
     mafia seats + town_advantage)`` (the Bradley–Terry mean-team model the leaderboard
     fits). Focus mode (``focus_agent`` set): that agent takes exactly one random seat, the
     other seats are drawn from the remaining agents, and the focus agent's side wins with
-    probability ``focus_win_p``. In both modes a game is a draw (``winner`` null) with
-    probability ``draw_rate``. ``kinds`` maps agent → agent_kind (default ``"scripted"``).
+    probability ``focus_win_p``. Seats whose side is ``solo`` form their own faction (named
+    after the role); if there are any, the first one wins alone with probability
+    ``solo_win_p`` (strength mode only). In all modes a game is a draw (``winner`` null)
+    with probability ``draw_rate``. ``kinds`` maps agent → agent_kind (default ``"scripted"``).
     """
     rng = np.random.default_rng(seed)
     names = sorted(strengths)
@@ -67,16 +70,19 @@ def synthetic_records(
             agents = [others[int(rng.integers(len(others)))] for _ in range(n_seats)]
             focus_seat = int(rng.integers(n_seats))
             agents[focus_seat] = focus_agent
-            focus_side = roles[focus_seat][1]
-            focus_wins = rng.random() < focus_win_p
+            focus_role, focus_side = roles[focus_seat]
+            focus_faction = focus_role if focus_side == "solo" else focus_side
             other_side = "mafia" if focus_side == "town" else "town"
-            winner = focus_side if focus_wins else other_side
+            winner = focus_faction if rng.random() < focus_win_p else other_side
         else:
             agents = [names[int(rng.integers(len(names)))] for _ in range(n_seats)]
             town = [strengths[a] for a, (_, s) in zip(agents, roles, strict=True) if s == "town"]
-            mafia = [strengths[a] for a, (_, s) in zip(agents, roles, strict=True) if s != "town"]
+            mafia = [strengths[a] for a, (_, s) in zip(agents, roles, strict=True) if s == "mafia"]
             p_town = _sigmoid(float(np.mean(town)) - float(np.mean(mafia)) + town_advantage)
             winner = "town" if rng.random() < p_town else "mafia"
+            solo_roles = [role for role, side in roles if side == "solo"]
+            if solo_roles and rng.random() < solo_win_p:
+                winner = solo_roles[0]
         if draw_rate > 0 and rng.random() < draw_rate:
             winner = None
         length = int(rng.integers(2, 7))
@@ -84,7 +90,8 @@ def synthetic_records(
         per_seat: dict[str, dict[str, Any]] = {}
         for seat_no, (agent, (role, side)) in enumerate(zip(agents, roles, strict=True)):
             kind = kinds.get(agent, "scripted")
-            won = winner is not None and side == winner
+            faction = role if side == "solo" else side
+            won = winner is not None and faction == winner
             decisions = int(rng.integers(5, 20))
             llm_like = kind == "llm"
             tokens_in = int(rng.integers(2000, 6000)) if llm_like else 0
@@ -95,7 +102,7 @@ def synthetic_records(
                     "agent": agent,
                     "agent_kind": kind,
                     "role": role,
-                    "faction": side,
+                    "faction": faction,
                     "side": side,
                     "won": won,
                     "survived": bool(rng.random() < (0.7 if won else 0.3)),

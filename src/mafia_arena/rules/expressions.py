@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Mapping
+from functools import lru_cache
 
 _FUNCTIONS = {"round": round, "max": max, "min": min, "int": int, "floor": math.floor,
               "ceil": math.ceil}
@@ -30,11 +31,15 @@ class ExpressionError(ValueError):
 
 def evaluate(expression: str, names: Mapping[str, float]) -> float:
     """Evaluate `expression` with `names` bound; raise ExpressionError on anything unsafe."""
+    return _eval(_parse(expression), names)
+
+
+@lru_cache(maxsize=1024)
+def _parse(expression: str) -> ast.expr:
     try:
-        tree = ast.parse(expression, mode="eval")
+        return ast.parse(expression, mode="eval").body
     except SyntaxError as exc:
         raise ExpressionError(f"not an expression: {expression!r}") from exc
-    return _eval(tree.body, names)
 
 
 def _eval(node: ast.AST, names: Mapping[str, float]) -> float:

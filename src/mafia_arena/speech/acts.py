@@ -8,6 +8,7 @@ free speech meet in one transcript.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from mafia_arena.engine.choices import PASS, Choice
 
@@ -16,6 +17,7 @@ def name(seat: int) -> str:
     return f"P{seat + 1}"
 
 
+@lru_cache(maxsize=65536)
 def render_act(act: Choice) -> str:
     """The canonical sentence for a speech act."""
     if act.verb == "pass":
@@ -33,7 +35,10 @@ def render_act(act: Choice) -> str:
 
 def speech_acts(speaker: int, others: Sequence[int], roles: Sequence[str],
                 results: Sequence[str] = ("mafia", "innocent")) -> list[Choice]:
-    """Every structured act `speaker` may make about the living `others`."""
+    """Every structured act a speaker may make about the living `others`.
+
+    The list does not depend on who speaks (`speaker` is kept for readability of calls).
+    """
     acts = [PASS]
     acts += [Choice("accuse", s) for s in others]
     acts += [Choice("vouch", s) for s in others]

@@ -1,0 +1,74 @@
+"""write_leaderboard: files, byte-identical reruns, plots."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mafia_arena.leaderboard import OUTPUT_FILES, write_leaderboard
+from mafia_arena.leaderboard.plots import plot_ratings, plot_win_rate_by_role
+from mafia_arena.leaderboard.table import leaderboard_table, roles_table
+
+GameFactory = Callable[..., dict[str, Any]]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+PROVENANCE = {
+    "spec": "experiments/scripted-baseline.yaml",
+    "seed": 12345,
+    "package_version": "0.1.0",
+    "command": "mafia-arena leaderboard results/scripted-baseline.jsonl",
+    "notes": {"b": 2, "a": 1},
+}
+
+
+def _write(records: list[dict[str, Any]], out: Path) -> list[Path]:
+    return write_leaderboard(records, out, title="Test board", provenance=PROVENANCE, n_boot=20)
+
+
+def test_writes_all_files_byte_identically(
+    tmp_path: Path, graded_records: list[dict[str, Any]]
+) -> None:
+    first = _write(graded_records, tmp_path / "one")
+    shuffled = list(graded_records)
+    random.Random(2).shuffle(shuffled)
+    second = _write(shuffled, tmp_path / "two")
+    again = _write(graded_records, tmp_path / "one")
+    assert [p.name for p in first] == list(OUTPUT_FILES)
+    assert again == first
+    for a, b in zip(first, second, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    for png in first[3:]:
+        data = png.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 5_000
+        assert b"Software" not in data and b"matplotlib" not in data
+
+
+def test_readme_contents(tmp_path: Path, graded_records: list[dict[str, Any]]) -> None:
+    readme = _write(graded_records, tmp_path)[0].read_text(encoding="utf-8")
+    assert readme.startswith("# Test board\n")
+    for value in ("experiments/scripted-baseline.yaml", "12345", "0.1.0", PROVENANCE["command"]):
+        assert value in readme
+    assert '{"a": 1, "b": 2}' in readme
+    assert "| 1 | A | llm |" in readme
+    assert "ratings.png" in readme and "win_rate_by_role.png" in readme
+
+
+def test_views_and_empty_input(tmp_path: Path, graded_records: list[dict[str, Any]]) -> None:
+    paths = write_leaderboard(
+        graded_records, tmp_path / "human", title="Humans", provenance={}, view="human", n_boot=5
+    )
+    assert "0 games" in paths[0].read_text(encoding="utf-8")
+    assert all(p.exists() and p.stat().st_size > 0 for p in paths)
+
+
+def test_plot_functions_produce_pngs(tmp_path: Path, graded_records: list[dict[str, Any]]) -> None:
+    table = leaderboard_table(graded_records, n_boot=10)
+    p1 = plot_ratings(table, tmp_path / "r.png", title="Ratings")
+    p2 = plot_win_rate_by_role(
+        roles_table(graded_records, n_boot=0), tmp_path / "h.png", agent_order=list(table["agent"])
+    )
+    for p in (p1, p2):
+        assert p.read_bytes().startswith(PNG_MAGIC)
+    p3 = plot_ratings(table, tmp_path / "r2.png", title="Ratings")
+    assert p3.read_bytes() == p1.read_bytes()

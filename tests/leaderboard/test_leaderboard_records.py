@@ -1,0 +1,101 @@
+"""Reading the JSONL store, validation, canonical order and human/bot views."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mafia_arena.leaderboard.records import (
+    filter_records,
+    load_records,
+    parse_game,
+    prepare_games,
+)
+
+GameFactory = Callable[..., dict[str, Any]]
+PAIR = [("h", "villager", "town"), ("b", "mafioso", "mafia")]
+
+
+def test_load_records_file_and_directory(tmp_path: Path, game: GameFactory) -> None:
+    recs = [game(PAIR, "town", game_index=i) for i in range(3)]
+    (tmp_path / "a.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in recs[:2]) + "\n\n", encoding="utf-8"
+    )
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "b.jsonl").write_text(json.dumps(recs[2]) + "\n", encoding="utf-8")
+    assert load_records(tmp_path / "a.jsonl") == recs[:2]
+    assert load_records(tmp_path) == recs
+
+
+def test_load_records_rejects_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"seats": []}\n{not json\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2"):
+        load_records(path)
+
+
+def test_parse_validates_and_ignores_extra_keys(game: GameFactory) -> None:
+    rec = game(PAIR, "mafia")
+    parsed = parse_game(rec)
+    assert parsed.setup == "standard/2"
+    assert [s.agent for s in parsed.winners] == ["b"]
+    assert parsed.decisive and not parsed.is_draw
+    with pytest.raises(ValueError, match="seats"):
+        parse_game({"winner": "town"})
+    bad = game(PAIR, "town")
+    del bad["seats"][0]["won"]
+    with pytest.raises(ValueError, match="won"):
+        parse_game(bad)
+
+
+def test_draw_detection(game: GameFactory) -> None:
+    assert parse_game(game(PAIR, None)).is_draw
+    # Winner named but no seat flagged as won: treated as a draw (no contrast).
+    rec = game(PAIR, "town")
+    for seat in rec["seats"]:
+        seat["won"] = False
+    assert not parse_game(rec).decisive
+
+
+def test_canonical_order(game: GameFactory) -> None:
+    recs = [
+        game(PAIR, "town", spec_hash="b", game_index=0),
+        game(PAIR, "town", spec_hash="a", game_index=10, seed=1),
+        game(PAIR, "town", spec_hash="a", game_index=2, seed=5),
+    ]
+    keys = [(g.spec_hash, g.game_index) for g in prepare_games(recs)]
+    assert keys == [("a", 2), ("a", 10), ("b", 0)]
+
+
+def test_views(game: GameFactory) -> None:
+    humans = game(PAIR, "town", kinds={"h": "human", "b": "human"}, game_index=0)
+    bots = game(PAIR, "town", kinds={"h": "llm", "b": "scripted"}, game_index=1)
+    mixed = game(PAIR, "town", kinds={"h": "human", "b": "rl"}, game_index=2)
+    recs = [humans, bots, mixed]
+    assert filter_records(recs, "all") == recs
+    assert filter_records(recs, "human") == [humans]
+    assert filter_records(recs, "bot") == [bots]
+    assert filter_records(recs, "mixed") == [mixed]
+    with pytest.raises(ValueError):
+        filter_records(recs, "robots")  # type: ignore[arg-type]
+
+
+def test_losing_teams_group_by_faction_and_split_solos(game: GameFactory) -> None:
+    seats = [
+        ("a", "villager", "town"),
+        ("b", "villager", "town"),
+        ("c", "mafioso", "mafia"),
+        ("d", "jester", "solo"),
+        ("e", "serial_killer", "solo"),
+    ]
+    rec = game(seats, "town")
+    rec["seats"][3]["faction"] = "jester"
+    rec["seats"][4]["faction"] = "killer"
+    parsed = parse_game(rec)
+    assert [s.agent for s in parsed.winners] == ["a", "b"]
+    assert [[s.agent for s in team] for team in parsed.losing_teams] == [["c"], ["d"], ["e"]]

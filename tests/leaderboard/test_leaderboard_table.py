@@ -1,0 +1,150 @@
+"""Leaderboard and roles tables: counts, metric formulas, order and formatting."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from mafia_arena.leaderboard.ratings import compute_ratings
+from mafia_arena.leaderboard.table import (
+    format_number,
+    format_table,
+    leaderboard_table,
+    markdown_leaderboard,
+    roles_table,
+    table_to_csv,
+)
+
+GameFactory = Callable[..., dict[str, Any]]
+
+SEATS = [
+    ("hero", "doctor", "town"),
+    ("bot", "villager", "town"),
+    ("bot", "villager", "town"),
+    ("villain", "mafioso", "mafia"),
+]
+
+
+@pytest.fixture()
+def small(game: GameFactory) -> list[dict[str, Any]]:
+    per_seat = {
+        "0": {"irp": 0.5, "vss": 0.2, "brier": 0.1, "false_claims": 0},
+        "1": {"irp": 1.0, "vss": None, "brier": None},
+        "3": {"bus_rate": 0.25, "false_claims": 2, "false_claim_days": 3, "brier": 0.3},
+    }
+    g1 = game(SEATS, "town", game_index=0, per_seat=per_seat)
+    g2 = game(SEATS, "mafia", game_index=1)
+    g3 = game(SEATS, None, game_index=2)
+    g2["seats"][3]["survived"] = False
+    g1["seats"][0].update(decisions=8, fallbacks=2, tokens_in=100, tokens_out=20, cost=0.5)
+    return [g1, g2, g3]
+
+
+def test_agent_counts_and_win_rates(small: list[dict[str, Any]]) -> None:
+    table = leaderboard_table(small, n_boot=5).set_index("agent")
+    hero = table.loc["hero"]
+    assert (hero["games"], hero["seats"], hero["wins"], hero["draws"]) == (3, 3, 1, 1)
+    assert hero["win_rate"] == pytest.approx(1 / 3)
+    assert hero["win_rate_town"] == pytest.approx(1 / 3)
+    assert math.isnan(hero["win_rate_mafia"])
+    bot = table.loc["bot"]
+    assert (bot["games"], bot["seats"], bot["wins"]) == (3, 6, 2)
+    villain = table.loc["villain"]
+    assert villain["win_rate_mafia"] == pytest.approx(1 / 3)
+    assert villain["win_rate_low"] < 1 / 3 < villain["win_rate_high"]
+
+
+def test_metric_columns(small: list[dict[str, Any]]) -> None:
+    table = leaderboard_table(small, n_boot=0).set_index("agent")
+    assert table.loc["hero", "irp"] == pytest.approx(0.5)
+    assert table.loc["bot", "irp"] == pytest.approx(1.0)
+    assert table.loc["hero", "vss"] == pytest.approx(0.2)
+    assert math.isnan(table.loc["bot", "vss"])
+    assert table.loc["hero", "brier"] == pytest.approx(0.1)
+    assert table.loc["villain", "bus_rate"] == pytest.approx(0.25)
+    assert table.loc["villain", "false_claim_survival"] == pytest.approx(1.5)  # 3 days / 2
+    assert table.loc["villain", "mafia_survival"] == pytest.approx(2 / 3)
+    assert table.loc["hero", "fallback_rate"] == pytest.approx(2 / (8 + 10 + 10))
+    assert table.loc["hero", "tokens_per_game"] == pytest.approx(120 / 3)
+    assert table.loc["hero", "cost_per_game"] == pytest.approx(0.5 / 3)
+    # No solo seats anywhere: solo columns are dropped; core columns always present.
+    assert "win_rate_solo" not in table and "bt_solo" not in table
+    for col in ("bt_rating", "bt_low", "bt_high", "os_mu", "os_sigma", "os_ordinal"):
+        assert col in table
+
+
+def test_metric_columns_dropped_when_absent(game: GameFactory) -> None:
+    table = leaderboard_table([game(SEATS, "town")], n_boot=0)
+    for col in ("irp", "vss", "bus_rate", "brier", "false_claim_survival"):
+        assert col not in table
+    assert "fallback_rate" in table
+
+
+def test_solo_side_columns(game: GameFactory) -> None:
+    seats = [*SEATS, ("jester", "jester", "solo")]
+    rec = game(seats, "solo")
+    assert [s["won"] for s in rec["seats"]] == [False, False, False, False, True]
+    table = leaderboard_table([rec], n_boot=0).set_index("agent")
+    assert table.loc["jester", "win_rate_solo"] == 1.0
+    assert table.loc["jester", "bt_rating"] > table.loc["hero", "bt_rating"]
+
+
+def test_rows_sorted_by_rating_then_name(graded_records: list[dict[str, Any]]) -> None:
+    table = leaderboard_table(graded_records, n_boot=10)
+    assert list(table["agent"]) == ["A", "B", "C", "D"]
+    assert list(table["rank"]) == [1, 2, 3, 4]
+    assert list(table["kind"]) == ["llm", "rl", "scripted", "human"]
+    assert table.loc[0, "bt_low"] > table.loc[3, "bt_high"]
+
+
+def test_ties_broken_by_name(game: GameFactory) -> None:
+    seats = [("zed", "villager", "town"), ("amy", "mafioso", "mafia")]
+    rows = [game(seats, "town", game_index=0), game(seats, "mafia", game_index=1)]
+    table = leaderboard_table(rows, n_boot=0)
+    assert list(table["agent"]) == ["amy", "zed"]
+
+
+def test_roles_table(graded_records: list[dict[str, Any]]) -> None:
+    ratings = compute_ratings(graded_records, n_boot=10)
+    roles = roles_table(graded_records, ratings=ratings)
+    assert list(dict.fromkeys(roles["side"])) == ["town", "mafia"]
+    for _, block in roles.groupby("role"):
+        assert list(block["rank"]) == list(range(1, len(block) + 1))
+        assert block["bt_rating"].is_monotonic_decreasing
+    by_key = roles.set_index(["agent", "role"])
+    total_seats = by_key["seats"].sum()
+    assert total_seats == 7 * len(graded_records)
+
+
+def test_csv_is_order_independent_and_fixed_format(graded_records: list[dict[str, Any]]) -> None:
+    shuffled = list(graded_records)
+    random.Random(9).shuffle(shuffled)
+    a = table_to_csv(leaderboard_table(graded_records, n_boot=20, seed=3))
+    b = table_to_csv(leaderboard_table(shuffled, n_boot=20, seed=3))
+    assert a == b
+    header, first = a.splitlines()[:2]
+    cells = dict(zip(header.split(","), first.split(","), strict=True))
+    assert len(cells["win_rate"].split(".")[1]) == 4
+    assert len(cells["bt_rating"].split(".")[1]) == 1
+    assert "." not in cells["games"]
+
+
+def test_format_helpers() -> None:
+    assert format_number(-0.00001, 2) == "0.00"
+    assert format_number(float("nan"), 2) == ""
+    assert format_number(None, 2) == ""
+    frame = pd.DataFrame({"agent": ["a"], "games": [3], "win_rate": [2 / 3]})
+    assert format_table(frame).iloc[0].tolist() == ["a", "3", "0.6667"]
+
+
+def test_markdown_has_header_and_rows(graded_records: list[dict[str, Any]]) -> None:
+    text = markdown_leaderboard(leaderboard_table(graded_records, n_boot=5))
+    lines = text.strip().splitlines()
+    assert lines[0].startswith("| # | Agent |")
+    assert len(lines) == 2 + 4
+    assert all(line.count("|") == lines[0].count("|") for line in lines)
