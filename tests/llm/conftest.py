@@ -1,154 +1,19 @@
 """Fixtures for the LLM layer.
 
-* ``fake_openai``: a real HTTP server on a free loopback port that speaks just enough of
-  the OpenAI chat-completions API to script faults (illegal or malformed answers, empty
-  answers, slow answers, HTTP errors, dropped connections). It is a test double and lives
-  only here; everything above the socket (openai package, LangChain, retries, parsing)
-  is the production code.
+* ``fake_openai``: the scripted endpoint of :mod:`tests.llm.fake_openai` on a free port.
+* ``fake_definition``: an agent pointed at it, with fast retries and a short timeout.
 * ``local_server``: the bundled SmolLM2 server, started once per test session.
 """
 
 from __future__ import annotations
 
-import json
-import socket
-import threading
-import time
-from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from tests.llm.fake_openai import FakeOpenAI
 
 from mafia_arena.llm.definition import AgentDefinition
-
-
-@dataclass
-class Action:
-    """What the fake endpoint does with the next chat request."""
-
-    text: str | None = None
-    status: int = 200
-    body: dict[str, Any] | None = None
-    delay_s: float = 0.0
-    drop: bool = False
-    headers: dict[str, str] = field(default_factory=dict)
-    prompt_tokens: int = 11
-    completion_tokens: int = 7
-
-
-def reply(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Action:
-    return Action(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-
-
-def error(status: int, message: str = "scripted error", **headers: str) -> Action:
-    return Action(status=status, body={"error": {"message": message, "type": "x"}}, headers=headers)
-
-
-def slow(seconds: float, text: str = "late") -> Action:
-    return Action(text=text, delay_s=seconds)
-
-
-def drop() -> Action:
-    return Action(drop=True)
-
-
-class FakeOpenAI:
-    """Scripted OpenAI-compatible endpoint. ``script(...)`` queues actions in order."""
-
-    def __init__(self) -> None:
-        self.actions: deque[Action] = deque()
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        self.in_flight = 0
-        self.max_in_flight = 0
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, payload: dict[str, Any], extra: dict[str, str]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in extra.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}, {})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with fake._lock:
-                    fake.requests.append(body)
-                    fake.headers.append(dict(self.headers))
-                    action = fake.actions.popleft() if fake.actions else error(500, "no script")
-                    fake.in_flight += 1
-                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
-                try:
-                    if action.delay_s:
-                        fake._stopping.wait(action.delay_s)
-                    if action.drop:
-                        self.close_connection = True
-                        self.connection.shutdown(socket.SHUT_RDWR)
-                        return
-                    if action.status != 200:
-                        self._send(action.status, action.body or {}, action.headers)
-                        return
-                    self._send(200, completion(body, action), action.headers)
-                except OSError:
-                    pass  # the client gave up (timeout) and closed the socket
-                finally:
-                    with fake._lock:
-                        fake.in_flight -= 1
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def script(self, *actions: Action) -> FakeOpenAI:
-        self.actions.extend(actions)
-        return self
-
-    def close(self) -> None:
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-
-
-def completion(request: dict[str, Any], action: Action) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": request.get("model", "fake"),
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": action.text},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": action.prompt_tokens,
-            "completion_tokens": action.completion_tokens,
-            "total_tokens": action.prompt_tokens + action.completion_tokens,
-        },
-    }
 
 
 @pytest.fixture
@@ -168,7 +33,7 @@ def fake_definition(fake_openai: FakeOpenAI) -> AgentDefinition:
         base_url=fake_openai.base_url,
         model="fake-model",
         max_tokens=32,
-        timeout_s=0.5,
+        timeout_s=1.0,
         max_retries=2,
         retry_backoff_s=0.01,
         retry_backoff_max_s=0.05,
@@ -177,13 +42,6 @@ def fake_definition(fake_openai: FakeOpenAI) -> AgentDefinition:
         price_per_input_token=0.001,
         price_per_output_token=0.002,
     )
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

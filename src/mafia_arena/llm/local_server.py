@@ -27,7 +27,9 @@ Server flags and why: ``--n_ctx 8192`` (SmolLM2's trained context; game prompts 
 ~4k tokens plus the answer), ``--chat_format chat_template.default`` (use the chat template
 embedded in the GGUF, ChatML for SmolLM2, rather than a guessed format), ``--n_threads``
 = usable CPUs capped at 8 (the default of half the CPUs is 1 thread on a 2-core machine),
-``--model_alias`` so ``/v1/models`` reports the name agents use.
+``--model_alias`` so ``/v1/models`` reports the name agents use, ``--logits_all False``
+(the server default keeps logits for every prompt token: twice the memory, for prompt
+logprobs nobody here requests).
 """
 
 from __future__ import annotations
@@ -191,10 +193,13 @@ class LocalServer:
                     # Another process may have taken the port between probe and bind.
                     if "address already in use" in str(exc).lower():
                         continue
-                    raise
+                    break
                 self.startup_s = time.monotonic() - started
                 atexit.register(self.stop)
                 return self
+            # The error message already carries the log's tail.
+            self._discard_log()
+            self.port = None
             assert last_error is not None
             raise last_error
 
@@ -205,10 +210,7 @@ class LocalServer:
             self._terminate()
             with contextlib.suppress(Exception):
                 atexit.unregister(self.stop)
-            if self.log_path is not None:
-                with contextlib.suppress(OSError):
-                    self.log_path.unlink()
-                self.log_path = None
+            self._discard_log()
             self.port = None
 
     def __enter__(self) -> LocalServer:
@@ -238,6 +240,10 @@ class LocalServer:
             str(self.n_threads),
             "--n_threads_batch",
             str(self.n_threads),
+            # Logits for every prompt token are only needed for prompt logprobs, which
+            # we never ask for; keeping them costs n_ctx x 49k floats (~0.5 GB at 4k).
+            "--logits_all",
+            "False",
             "--verbose",
             str(self.verbose),
         ]
@@ -280,6 +286,12 @@ class LocalServer:
                 )
             time.sleep(delay)
             delay = min(delay * 1.5, 0.5)
+
+    def _discard_log(self) -> None:
+        if self.log_path is not None:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
+            self.log_path = None
 
     def _terminate(self) -> None:
         process, self._process = self._process, None

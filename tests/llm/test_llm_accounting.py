@@ -1,0 +1,51 @@
+"""UsageCounter sums CallStats per agent and merges into per-game/tournament totals."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from mafia_arena.llm import CallStats, UsageCounter
+
+
+def test_add_and_merge() -> None:
+    agent = UsageCounter()
+    agent.add(CallStats(prompt_tokens=10, completion_tokens=5, latency_s=0.5, cost=0.1, requests=1))
+    agent.add(
+        CallStats(
+            prompt_tokens=20,
+            completion_tokens=0,
+            latency_s=1.0,
+            requests=3,
+            reasks=1,
+            retries=1,
+            fallback=True,
+            error_kind="timeout",
+        )
+    )
+    assert agent.calls == 2 and agent.total_tokens == 35
+    assert agent.fallbacks == 1 and agent.errors == {"timeout": 1}
+
+    game = UsageCounter()
+    game.merge(agent)
+    game.merge(agent)
+    snapshot = game.as_dict()
+    assert snapshot["calls"] == 4 and snapshot["requests"] == 8 and snapshot["reasks"] == 2
+    assert snapshot["cost"] == 0.2 and snapshot["errors"] == {"timeout": 2}
+    json.dumps(snapshot)  # serialisable for result files
+
+
+def test_add_is_thread_safe() -> None:
+    counter = UsageCounter()
+    stats = CallStats(prompt_tokens=1, completion_tokens=1, requests=1)
+
+    def work() -> None:
+        for _ in range(2000):
+            counter.add(stats)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counter.calls == 8000 and counter.total_tokens == 16000

@@ -1,0 +1,74 @@
+"""The LangChain backend behind the same ChatClient interface."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from tests.llm.fake_openai import FakeOpenAI, error, reply
+
+from mafia_arena.llm import ChatClient
+
+OPTIONS = ["Alice", "Bob", "Carol"]
+MESSAGES = [{"role": "user", "content": "Vote to eliminate one player."}]
+
+
+async def test_chat_openai_backend_choose_and_complete(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    definition = fake_definition.model_copy(update={"backend": "langchain"})
+    fake_openai.script(
+        error(500),
+        reply(json.dumps({"choice": "Zed", "reason": "x"})),
+        reply(json.dumps({"choice": "Bob", "reason": "x"}), prompt_tokens=50, completion_tokens=8),
+        reply("Carol is hiding something."),
+    )
+    async with ChatClient(definition) as client:
+        chosen = await client.choose(MESSAGES, OPTIONS, "vote")
+        said = await client.complete(MESSAGES)
+
+    assert chosen.choice == "Bob" and not chosen.fallback
+    assert (chosen.stats.retries, chosen.stats.reasks, chosen.stats.requests) == (1, 1, 3)
+    assert chosen.stats.prompt_tokens == 11 + 50 and chosen.stats.completion_tokens == 7 + 8
+    assert said.text == "Carol is hiding something."
+    schema_request = fake_openai.requests[0]
+    assert (
+        schema_request["response_format"]["json_schema"]["schema"]["properties"]["choice"]["enum"]
+        == OPTIONS
+    )
+    assert client.usage.calls == 2 and client.usage.retries == 1
+
+
+async def test_chat_openai_backend_llama_dialect_sends_max_tokens(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    """llama-cpp-python ignores max_completion_tokens, so max_tokens goes in the body too."""
+    definition = fake_definition.model_copy(
+        update={"backend": "langchain", "structured_output_format": "json_object"}
+    )
+    fake_openai.script(reply(json.dumps({"choice": "Alice", "reason": "x"})))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS, "vote")
+    assert result.choice == "Alice"
+    body = fake_openai.requests[0]
+    assert body["max_tokens"] == 32
+    assert body["response_format"]["type"] == "json_object"
+
+
+async def test_langchain_backend_connection_refused_falls_back(fake_definition) -> None:
+    from tests.llm.fake_openai import free_port
+
+    definition = fake_definition.model_copy(
+        update={"backend": "langchain", "base_url": f"http://127.0.0.1:{free_port()}/v1"}
+    )
+    result = await ChatClient(definition).complete(MESSAGES)
+    assert result.fallback and result.error_kind == "connection" and result.stats.retries == 2
+
+
+async def test_any_base_chat_model_can_be_plugged_in(fake_definition) -> None:
+    model = GenericFakeChatModel(
+        messages=iter([AIMessage(content="Hmm, Zed?"), AIMessage(content="OK: carol")])
+    )
+    client = ChatClient(fake_definition, chat_model=model)
+    result = await client.choose(MESSAGES, OPTIONS, "vote")
+    assert result.choice == "Carol" and result.stats.reasks == 1 and not result.fallback

