@@ -8,6 +8,7 @@ text and the claim extractor can read any speech back.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from mafia_arena.engine.asking import ask_one
 from mafia_arena.engine.choices import Choice, Request, Speech
@@ -19,12 +20,23 @@ from mafia_arena.speech.acts import render_act, speech_acts
 def speak_request(game: Game, seat: int, kind: str, prompt: str,
                   max_chars: int = 1000) -> Request:
     """A speaking turn: free text, or one of the structured acts about living players."""
-    others = [s for s in game.state.living() if s != seat]
-    roles = list(game.variant.roles)
-    results = sorted({game.variant.appearance(r) for r in roles} | {"mafia", "innocent"})
-    acts = speech_acts(seat, others, roles, results)
-    return Request(seat, kind, prompt, tuple(acts), tuple(render_act(a) for a in acts),
+    others = tuple(s for s in game.state.living() if s != seat)
+    variant = game.variant
+    roles = tuple(variant.roles)
+    results = tuple(sorted({variant.appearance(r) for r in roles} | {"mafia", "innocent"}))
+    acts, labels = _acts_for(roles, results, others)
+    return Request(seat, kind, prompt, acts, labels,
                    default="pass", free_text=True, max_chars=max_chars)
+
+
+@lru_cache(maxsize=4096)
+def _acts_for(roles: tuple[str, ...], results: tuple[str, ...], others: tuple[int, ...]
+              ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+    """Speech acts about `others` with their sentences (cached: the living set repeats).
+
+    Keyed by plain tuples: a `Variant` holds dicts and is not hashable."""
+    acts = tuple(speech_acts(-1, others, roles, results))
+    return acts, tuple(render_act(a) for a in acts)
 
 
 def say(game: Game, seat: int, decision: Choice | Speech, kind: str,

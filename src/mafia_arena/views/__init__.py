@@ -2,6 +2,6 @@
 
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import render_event, render_view
-from mafia_arena.views.view import View, SeatTracker, view_of
+from mafia_arena.views.view import SeatTracker, View, view_of
 
 __all__ = ["Knowledge", "SeatTracker", "View", "render_event", "render_view", "view_of"]

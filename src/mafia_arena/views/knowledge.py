@@ -9,6 +9,7 @@ results, the transcript of speeches, votes and nominations, and claims read from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from mafia_arena.engine.events import Event
@@ -80,7 +81,7 @@ class Knowledge:
             self.known_results[p["target"]] = p["result"]
 
     def _on_speech(self, p: dict[str, Any]) -> None:
-        claims = extract_claims(p["text"], self.roles_in_play)
+        claims = _claims_in(p["text"], tuple(self.roles_in_play))
         if claims:
             self.claims.setdefault(p["seat"], []).extend(claims)
 
@@ -104,3 +105,10 @@ class Knowledge:
     # -- derived
     def living(self) -> list[int]:
         return [s for s, a in enumerate(self.alive) if a]
+
+
+@lru_cache(maxsize=8192)
+def _claims_in(text: str, roles: tuple[str, ...]) -> tuple[Claim, ...]:
+    """`extract_claims`, memoised: every seat that hears a speech reads the same text
+    (claims are frozen, so sharing them is safe); this was a third of env step time."""
+    return tuple(extract_claims(text, roles))

@@ -1,0 +1,76 @@
+"""PettingZoo environments for every variant in `envs/`.
+
+- `raw_env(variant="standard", players=7, overrides=None, render_mode=None,
+  max_text=None)`: the AEC env; `env(...)` is it wrapped in the standard policies
+  (terminate on an illegal move with reward -1, assert in-bounds actions, enforce
+  reset-before-step).
+- `raw_parallel_env(...)` / `parallel_env(...)`: the Parallel env, unwrapped / with the
+  same terminate-on-illegal policy.
+- `mafia_<variant>_v0` (e.g. ``from mafia_arena.env import mafia_classic_v0``): the
+  same entry points bound to one variant.
+
+Spaces: `Dict(observation=Box(0, 1, (D,), float32), action_mask=Box(0, 1, (K,), int8))`
+and `Discrete(K)`; D is the numeric layout of `mafia_arena.views.encode` and K the
+action table of `mafia_arena.env.actions` (both documented there, with offsets printed
+by `layout.describe()` / `table.describe()`), both fixed by variant and player count.
+Rewards: 0 during play; at the end +1 for the winning faction's seats, -1 for the
+others, 0 for everyone on a draw (the engine ends over-long games as draws).
+`infos[agent]`: ``seat``, ``request`` (kind, prompt, ``choices`` with action ids, keys
+and labels, ``free_text``) and ``text`` (the seat's text view), refreshed when the seat
+has to decide and for everyone at the end. See `docs/env.md`.
+
+Version history: v0 — first release (observation layout v0, action table v0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pettingzoo import AECEnv, ParallelEnv
+
+from mafia_arena.env.actions import ActionTable, UnknownChoiceError, build_action_table
+from mafia_arena.env.aec import raw_env
+from mafia_arena.env.parallel import raw_parallel_env
+from mafia_arena.env.registry import VariantEnvs, env_names, lookup
+from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.env.wrappers import ILLEGAL_REWARD, TerminateIllegalParallelWrapper, wrap_aec
+from mafia_arena.rules import Variant
+
+
+def env(variant: str | Path | Variant = "standard", players: int = 7,
+        overrides: Mapping[str, Any] | None = None, render_mode: str | None = None,
+        max_text: int | None = None, illegal_reward: float = ILLEGAL_REWARD) -> AECEnv:
+    """The AEC env with PettingZoo's standard wrappers (see the module docstring)."""
+    return wrap_aec(raw_env(variant, players, overrides, render_mode, max_text),
+                    illegal_reward)
+
+
+def parallel_env(variant: str | Path | Variant = "standard", players: int = 7,
+                 overrides: Mapping[str, Any] | None = None,
+                 render_mode: str | None = None, max_text: int | None = None,
+                 illegal_reward: float = ILLEGAL_REWARD) -> ParallelEnv:
+    """The Parallel env with the terminate-on-illegal policy."""
+    return TerminateIllegalParallelWrapper(
+        raw_parallel_env(variant, players, overrides, render_mode, max_text),
+        illegal_reward)
+
+
+_FACTORIES = {"env": env, "raw_env": raw_env, "parallel_env": parallel_env,
+              "raw_parallel_env": raw_parallel_env}
+
+
+def __getattr__(name: str) -> VariantEnvs:
+    """``mafia_<variant>_v0`` for any variant file present in `envs/`."""
+    found = lookup(name, _FACTORIES)
+    if found is None:
+        raise AttributeError(f"module 'mafia_arena.env' has no attribute {name!r}")
+    return found
+
+
+__all__ = [
+    "ActionTable", "GameSession", "IllegalActionError", "TerminateIllegalParallelWrapper",
+    "UnknownChoiceError", "VariantEnvs", "build_action_table", "env", "env_names",
+    "parallel_env", "raw_env", "raw_parallel_env",
+]

@@ -1,0 +1,169 @@
+"""The fixed `Discrete(K)` action table of a variant at a player count.
+
+Every engine request is one `Choice` among an enumerated list, so an RL action is an
+index into one table that covers every choice the variant can ever offer at that
+player count; the action mask marks the request's choices. The table is built from the
+variant data only (its roles, night steps and appearances), so a new variant file gets
+its table without code.
+
+Sections, in this order (n = players, R = the variant's roles in file order, A = the
+claimable check results, as the engine offers them in speaking turns):
+
+| ids | choice key | meaning |
+| --- | --- | --- |
+| 0 | ``pass`` | no-op / abstain / decline / "nothing to add" (*) |
+| 1 … n | ``target:i`` | pick seat i (night targets, votes, nominations, the last dead's pick) |
+| n per verb | ``<verb>:i`` | night mode verbs, e.g. ``check:i``, ``kill:i`` (**) |
+| next n | ``accuse:i`` | speech act: "I suspect Pi is mafia." |
+| next n | ``vouch:i`` | speech act: "I believe Pi is innocent." |
+| next R | ``claim_role::r`` | speech act: "I claim to be the r." |
+| next n×A | ``claim_result:i:a`` | speech act: "My check: Pi is a." (seat-major) |
+
+(*) also the only legal action of a seat with nothing to decide.
+(**) verbs other than ``target`` that the variant's night primitives offer, in
+night-step order (none in simple, standard and classic).
+
+Version history: v0 — first table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.engine.actions import ACTIONS
+from mafia_arena.rules import Variant
+from mafia_arena.speech import speech_acts
+
+ACTION_TABLE_VERSION = 0
+
+
+class UnknownChoiceError(LookupError):
+    """The engine offered a choice the variant's action table does not contain.
+
+    This is a bug in the table builder for that variant (a new primitive or procedure
+    with a verb the table does not know), never something to paper over: the message
+    names the choice so the table can be extended.
+    """
+
+
+@dataclass(frozen=True)
+class ActionTable:
+    """Action id ↔ `Choice` for one variant and player count.
+
+    `sections` lists ``(name, first id, stop id)`` for documentation and debugging;
+    `keys` the choice keys by id.
+    """
+
+    players: int
+    choices: tuple[Choice, ...]
+    sections: tuple[tuple[str, int, int], ...]
+    keys: tuple[str, ...] = ()  # choice keys by id (filled in)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {c: i for i, c in enumerate(self.choices)})
+        object.__setattr__(self, "_last", (None, []))
+        object.__setattr__(self, "keys", tuple(c.key for c in self.choices))
+
+    @property
+    def size(self) -> int:
+        return len(self.choices)
+
+    def id_of(self, choice: Choice) -> int:
+        try:
+            return self._index[choice]  # type: ignore[attr-defined]
+        except KeyError:
+            raise UnknownChoiceError(
+                f"choice {choice.key!r} is not in the action table of this variant "
+                f"({self.players} players)") from None
+
+    def choice_of(self, action: int) -> Choice:
+        return self.choices[int(action)]
+
+    def ids(self, request: Request) -> list[int]:
+        """Action ids of the request's choices, in the request's order.
+
+        The last request's ids are kept: an env asks for the mask and the info of the
+        same request object, and requests are immutable."""
+        last, ids = self._last  # type: ignore[attr-defined]
+        if last is request:
+            return ids
+        index = self._index  # type: ignore[attr-defined]
+        try:
+            ids = [index[c] for c in request.choices]
+        except KeyError:
+            for c in request.choices:
+                self.id_of(c)
+            raise
+        object.__setattr__(self, "_last", (request, ids))
+        return ids
+
+    def mask(self, request: Request | None, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 mask of the legal actions; only ``pass`` (0) when there is no request."""
+        if out is None:
+            out = np.zeros(self.size, dtype=np.int8)
+        else:
+            out[:] = 0
+        if request is None:
+            out[0] = 1
+        else:
+            out[self.ids(request)] = 1
+        return out
+
+    def describe(self) -> str:
+        """A markdown table of the sections with their id ranges."""
+        rows = ["| ids | section | first key |", "| --- | --- | --- |"]
+        for name, start, stop in self.sections:
+            rows.append(f"| {start}–{stop - 1} | {name} | `{self.choices[start].key}` |")
+        return "\n".join(rows) + f"\n\nK = {self.size}"
+
+
+def claimable_results(variant: Variant) -> list[str]:
+    """The results a speaking turn lets a player claim (as `speak_request` offers them)."""
+    return sorted({variant.appearance(r) for r in variant.roles} | {"mafia", "innocent"})
+
+
+def mode_verbs(variant: Variant, players: int) -> list[str]:
+    """Verbs other than ``target`` that the variant's night primitives offer.
+
+    Probed by asking each primitive for its choices over every seat in a throwaway game,
+    so a primitive with its own modes (``check_or_kill`` → check, kill) needs no entry
+    here.
+    """
+    probe = Game(variant, players, seed=0)
+    verbs: list[str] = []
+    for step in variant.night:
+        action = ACTIONS.get(step.action)
+        if action is None:
+            continue
+        for choice in action.choices(probe, step, 0, list(range(players))):
+            if choice.verb not in ("target", "pass") and choice.verb not in verbs:
+                verbs.append(choice.verb)
+    return verbs
+
+
+def build_action_table(variant: Variant, players: int) -> ActionTable:
+    """The action table of `variant` with `players` seats (see the module docstring)."""
+    seats = list(range(players))
+    choices: list[Choice] = []
+    sections: list[tuple[str, int, int]] = []
+
+    def add(name: str, items: Iterable[Choice]) -> None:
+        start = len(choices)
+        choices.extend(items)
+        sections.append((name, start, len(choices)))
+
+    add("pass", [PASS])
+    add("target", [Choice("target", s) for s in seats])
+    for verb in mode_verbs(variant, players):
+        add(verb, [Choice(verb, s) for s in seats])
+    acts = [a for a in speech_acts(-1, seats, list(variant.roles), claimable_results(variant))
+            if a != PASS]
+    for verb in ("accuse", "vouch", "claim_role", "claim_result"):
+        add(verb, [a for a in acts if a.verb == verb])
+    if len(set(choices)) != len(choices):
+        raise ValueError("duplicate choices in the action table")
+    return ActionTable(players, tuple(choices), tuple(sections))

@@ -1,0 +1,152 @@
+"""The PettingZoo AEC environment: one seat decides per `step`.
+
+Contract (see `docs/env.md` and `mafia_arena.env`):
+
+- agents ``player_0 … player_{n-1}``; a killed seat is *not* a terminated agent: it stays
+  in `agents` (and keeps observing) until the game ends, but is never selected;
+- `agent_selection` is the lowest seat of `game.pending()`: a decision the engine makes
+  simultaneous (a vote, a clan's night pick) is asked one seat at a time in seat order,
+  and nobody sees another's answer before the engine publishes the batch;
+- at the end every agent terminates with its team reward (+1 win, -1 loss, 0 draw; the
+  engine turns the variant's maximum length into a draw);
+- an illegal action raises `IllegalActionError` and changes nothing: turning it into a
+  loss is the `TerminateIllegalWrapper` policy that `env()` adds, never a silent fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from mafia_arena.env.session import GameSession
+from mafia_arena.env.spaces import agent_name, build_spaces, env_name
+from mafia_arena.rules import Variant
+from mafia_arena.views.view import View
+
+
+class raw_env(AECEnv):
+    """Mafia as an AEC game (unwrapped; `mafia_arena.env.env()` adds the policies)."""
+
+    # not "is_parallelizable": the turn order is the engine's, not a cycle, so use the
+    # native `raw_parallel_env` rather than PettingZoo's aec_to_parallel conversion
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "mafia_v0"}
+
+    def __init__(self, variant: str | Path | Variant = "standard", players: int = 7,
+                 overrides: Mapping[str, Any] | None = None,
+                 render_mode: str | None = None, max_text: int | None = None) -> None:
+        """`max_text`: keep at most this many trailing characters of the text view in
+        `infos` (None: all; 0: no text at all, the fastest setting for RL)."""
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.session = GameSession(variant, players, overrides, max_text)
+        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(players)]
+        self.agents: list[str] = []
+        self.observation_spaces, self.action_spaces = build_spaces(
+            self.possible_agents, self.session.encoder.size, self.session.table.size)
+        self._seeds = np.random.default_rng()
+        self.agent_selection = self.possible_agents[0]
+        self.rewards = {}
+        self._cumulative_rewards = {}
+        self.terminations = {}
+        self.truncations = {}
+        self.infos = {}
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game. `seed` is the engine seed (a game replays from it); without
+        one, the next seed comes from a generator seeded by the last explicit seed."""
+        if seed is not None:
+            self._seeds, _ = seeding.np_random(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self._seeds.integers(2**31))
+        self.session.new_game(game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {"seat": s, "request": None} for s, a in enumerate(self.agents)}
+        self._select_next()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return self.session.observe(self._seat(agent))
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.session.act(self._seat(agent), action)
+        self._after_decision(agent)
+
+    def step_text(self, text: str) -> None:
+        """Answer the selected seat's speaking turn with free text instead of an action.
+
+        Only for requests whose `infos[agent]["request"]["free_text"]` is true; anything
+        else raises `IllegalActionError`. `env()` passes it through its wrappers.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            raise ValueError(f"{agent} is done; step(None) it")
+        self.session.say(self._seat(agent), text)
+        self._after_decision(agent)
+
+    def view(self, agent: str) -> View:
+        """The seat's `View` (knowledge and request), for agents that consume views."""
+        return self.session.view(self._seat(agent))
+
+    def render(self) -> str | None:
+        if self.render_mode is None or self.session.game is None:
+            return None
+        text = self.session.text(self._seat(self.agent_selection))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ internals
+    def _after_decision(self, agent: str) -> None:
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if self.session.over:
+            for seat, reward in self.session.team_rewards().items():
+                a = self.possible_agents[seat]
+                self.rewards[a] = reward
+                self.terminations[a] = True
+                self.infos[a] = self.session.info(seat)
+            self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[0]
+        else:
+            self._select_next()
+
+    def _select_next(self) -> None:
+        seat = self.session.pending_seats()[0]
+        self.agent_selection = self.possible_agents[seat]
+        self.infos[self.agent_selection] = self.session.info(seat)
+
+    def _seat(self, agent: str) -> int:
+        return int(agent.rsplit("_", 1)[1])
+
+    def __str__(self) -> str:
+        return self.metadata["name"]

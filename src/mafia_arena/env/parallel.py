@@ -1,0 +1,147 @@
+"""The PettingZoo Parallel environment: every pending seat decides in one `step`.
+
+Contract:
+
+- every seat stays in `agents` until the game ends; `step(actions)` answers all seats
+  of `game.pending()` at once (a whole simultaneous vote, a clan's night round, or the
+  one speaker of a speaking turn), so one step is one engine decision batch;
+- a seat with nothing to decide now (waiting, or dead) gets a mask with only action 0
+  (no-op) and its action, whatever it is, is ignored;
+- a pending seat's action may also be a `str`: free text for a speaking turn
+  (requests with `free_text`); otherwise it is an action id;
+- the batch is checked before anything is submitted, so an illegal action raises
+  `IllegalActionError` with the state unchanged (`parallel_env()` adds the
+  terminate-on-illegal policy);
+- at the end every agent terminates with its team reward and `agents` becomes empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import ParallelEnv
+
+from mafia_arena.engine import Choice
+from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.env.spaces import agent_name, build_spaces, env_name
+from mafia_arena.rules import Variant
+
+Obs = dict[str, np.ndarray]
+
+
+class raw_parallel_env(ParallelEnv):
+    """Mafia as a Parallel game (unwrapped; `mafia_arena.env.parallel_env()` wraps it)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "mafia_v0"}
+
+    def __init__(self, variant: str | Path | Variant = "standard", players: int = 7,
+                 overrides: Mapping[str, Any] | None = None,
+                 render_mode: str | None = None, max_text: int | None = None) -> None:
+        """Arguments as for `raw_env`; `max_text` bounds the text view in `infos`."""
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.session = GameSession(variant, players, overrides, max_text)
+        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(players)]
+        self.agents: list[str] = []
+        self.observation_spaces, self.action_spaces = build_spaces(
+            self.possible_agents, self.session.encoder.size, self.session.table.size)
+        self._seeds = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:
+        """Deal a new game; `seed` is the engine seed (as in `raw_env.reset`)."""
+        if seed is not None:
+            self._seeds, _ = seeding.np_random(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self._seeds.integers(2**31))
+        self.session.new_game(game_seed)
+        self.agents = self.possible_agents[:]
+        return self._observations(), self._infos()
+
+    def check_actions(self, actions: Mapping[str, Any]) -> dict[int, Choice | str]:
+        """Validate the actions of every pending seat; raise `IllegalActionError`."""
+        if not self.agents:
+            raise IllegalActionError("the game is over; reset() the environment")
+        return {seat: self.check_action(seat, actions)
+                for seat in self.session.pending_seats()}
+
+    def check_action(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
+        """The decision of one pending seat in `actions`, or `IllegalActionError`."""
+        agent = agent_name(seat)
+        if agent not in actions:
+            raise IllegalActionError(f"{agent} must decide now but has no action")
+        action = actions[agent]
+        if not isinstance(action, str):
+            return self.session.check_action(seat, action)
+        request = self.session.game.request(seat)
+        if request is None or not request.free_text:
+            raise IllegalActionError(f"{agent}: this decision does not accept free text")
+        if len(action) > request.max_chars:
+            raise IllegalActionError(f"{agent}: speech longer than {request.max_chars} "
+                                     "characters")
+        return action
+
+    def step(self, actions: Mapping[str, Any]) -> tuple[
+            dict[str, Obs], dict[str, float], dict[str, bool], dict[str, bool],
+            dict[str, dict[str, Any]]]:
+        for seat, decision in self.check_actions(actions).items():
+            if isinstance(decision, str):
+                self.session.say(seat, decision)
+            else:
+                self.session.game.submit(seat, decision)
+        live = self.agents
+        rewards = dict.fromkeys(live, 0.0)
+        done = self.session.over
+        if done:
+            for seat, reward in self.session.team_rewards().items():
+                rewards[agent_name(seat)] = reward
+        observations, infos = self._observations(), self._infos()
+        terminations = dict.fromkeys(live, done)
+        truncations = dict.fromkeys(live, False)
+        if done:
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def render(self) -> str | None:
+        if self.render_mode is None or self.session.game is None:
+            return None
+        pending = self.session.pending_seats()
+        text = self.session.text(pending[0] if pending else 0)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def state(self) -> np.ndarray:
+        raise NotImplementedError("the host state is not an observation; use views")
+
+    # ------------------------------------------------------------------ internals
+    def _observations(self) -> dict[str, Obs]:
+        return {agent_name(s): self.session.observe(s) for s in range(len(self.agents))}
+
+    def _infos(self) -> dict[str, dict[str, Any]]:
+        """Full info (text, labelled choices) for seats that decide now or at the end."""
+        full = set(range(len(self.agents))) if self.session.over \
+            else set(self.session.pending_seats())
+        return {agent_name(s): self.session.info(s) if s in full
+                else {"seat": s, "request": None} for s in range(len(self.agents))}
+
+    def __str__(self) -> str:
+        return self.metadata["name"]

@@ -1,0 +1,181 @@
+"""The Mafia-specific contract of the AEC and Parallel envs (see `mafia_arena.env`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tests.env.env_cases import SMALL_CASES
+
+from mafia_arena import env as mafia_env
+from mafia_arena.env import IllegalActionError
+from mafia_arena.views.text import render_view
+
+DEAD_KINDS = {"last_dead", "last_word"}  # classic: the last dead decides; club: last words
+
+
+def random_action(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+@pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
+def test_aec_selects_only_living_pending_seats_and_ends_with_team_rewards(
+        variant: str, players: int) -> None:
+    env = mafia_env.raw_env(variant, players)
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        env.reset(seed=seed)
+        game = env.session.game
+        while not game.over:
+            agent = env.agent_selection
+            seat = int(agent.split("_")[1])
+            pending = sorted(game.pending())
+            assert seat == pending[0], "selection is the lowest pending seat"
+            assert set(env.agents) == set(env.possible_agents), "the dead stay in agents"
+            if not game.state.alive(seat):
+                assert game.pending()[seat].kind in DEAD_KINDS, "the dead act only by rule"
+            obs, reward, term, trunc, info = env.last()
+            assert not term and not trunc and reward == 0
+            assert info["text"] == render_view(env.view(agent))
+            env.step(random_action(obs, rng))
+        winners = set(game.state.winners)
+        for agent in env.possible_agents:
+            seat = int(agent.split("_")[1])
+            expected = 0.0 if game.state.winner is None else (1.0 if seat in winners else -1.0)
+            assert env.terminations[agent]
+            assert env._cumulative_rewards[agent] == expected
+            assert env.infos[agent]["result"]["winner"] == game.state.winner
+
+
+@pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
+def test_parallel_masks_waiting_and_dead_seats_to_noop(variant: str, players: int) -> None:
+    env = mafia_env.raw_parallel_env(variant, players)
+    rng = np.random.default_rng(2)
+    obs, infos = env.reset(seed=5)
+    game = env.session.game
+    batches = 0
+    while env.agents:
+        pending = set(game.pending())
+        for agent, o in obs.items():
+            seat = int(agent.split("_")[1])
+            if seat not in pending:
+                assert o["action_mask"].tolist() == [1] + [0] * (len(o["action_mask"]) - 1)
+                assert infos[agent]["request"] is None
+            else:
+                assert infos[agent]["request"]["kind"] == game.pending()[seat].kind
+        # waiting seats send garbage: it must be ignored
+        actions = {a: random_action(o, rng) if int(a.split("_")[1]) in pending else 10**6
+                   for a, o in obs.items()}
+        obs, rewards, terms, truncs, infos = env.step(actions)
+        batches += 1
+        assert set(rewards) == set(env.possible_agents)
+    assert all(terms.values()) and not any(truncs.values())
+    assert sorted(set(rewards.values())) in ([0.0], [-1.0, 1.0])
+    assert batches <= len(game.decisions)
+    if any(e.kind == "votes" for e in game.events):
+        assert batches < len(game.decisions), "simultaneous decisions come as one batch"
+
+
+def test_raw_envs_refuse_illegal_actions_without_changing_anything() -> None:
+    env = mafia_env.raw_env("standard", 7)
+    env.reset(seed=3)
+    obs = env.observe(env.agent_selection)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = len(env.session.game.events)
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    assert len(env.session.game.events) == before
+    penv = mafia_env.raw_parallel_env("standard", 7)
+    obs, _ = penv.reset(seed=3)
+    actions = {a: 0 for a in obs}
+    with pytest.raises(IllegalActionError):
+        penv.step(actions)  # night picks have no pass
+    assert len(penv.session.game.events) == before
+
+
+def test_wrapped_envs_end_the_game_on_an_illegal_action() -> None:
+    env = mafia_env.env("standard", 7)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards[agent] == -1.0
+    penv = mafia_env.parallel_env("standard", 7)
+    penv.reset(seed=3)
+    offenders = set(penv.unwrapped.session.pending_seats())
+    _, rewards, terms, _, _ = penv.step({a: 0 for a in penv.agents})
+    assert all(terms.values()) and penv.agents == []
+    assert {a for a, r in rewards.items() if r == -1.0} == {f"player_{s}" for s in offenders}
+
+
+def test_free_text_turns() -> None:
+    env = mafia_env.env("standard", 7)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    said = False
+    for _agent in env.agent_iter(500):
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if info["request"]["free_text"] and not said:
+            env.step_text("I think P3 is mafia, honestly.")
+            said = True
+            continue
+        if not info["request"]["free_text"] and said:
+            with pytest.raises(IllegalActionError):
+                env.step_text("no speeches now")
+        env.step(random_action(obs, rng))
+    game = env.unwrapped.session.game
+    assert any(e.kind == "speech" and e.payload["text"] == "I think P3 is mafia, honestly."
+               for e in game.events)
+    penv = mafia_env.raw_parallel_env("standard", 7)
+    obs, infos = penv.reset(seed=4)
+    while not any(i["request"] and i["request"]["free_text"] for i in infos.values()):
+        obs, _, _, _, infos = penv.step({a: random_action(o, rng) for a, o in obs.items()})
+    speaker = next(a for a, i in infos.items() if i["request"])
+    penv.step({**{a: 0 for a in obs}, speaker: "Free words."})
+    assert any(e.kind == "speech" and e.payload["text"] == "Free words."
+               for e in penv.session.game.events)
+
+
+def test_info_lists_labelled_choices_with_action_ids() -> None:
+    env = mafia_env.raw_env("classic", 7)
+    env.reset(seed=0)
+    info = env.infos[env.agent_selection]
+    request = env.session.game.request(int(env.agent_selection.split("_")[1]))
+    assert [c["key"] for c in info["request"]["choices"]] == [c.key for c in request.choices]
+    assert [c["label"] for c in info["request"]["choices"]] == list(request.labels)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert sorted(c["action"] for c in info["request"]["choices"]) == \
+        np.flatnonzero(mask).tolist()
+
+
+def test_max_text_bounds_the_text_view() -> None:
+    env = mafia_env.raw_env("standard", 7, max_text=50)
+    env.reset(seed=0)
+    assert len(env.infos[env.agent_selection]["text"]) <= 50
+    env = mafia_env.raw_env("standard", 7, max_text=0)
+    env.reset(seed=0)
+    assert "text" not in env.infos[env.agent_selection]
+
+
+def test_versioned_names_and_spaces() -> None:
+    assert "mafia_standard_v0" in mafia_env.env_names()
+    made = mafia_env.mafia_classic_v0.env(players=9)
+    assert str(made.unwrapped) == "mafia_classic_v0"
+    assert made.unwrapped.metadata["name"] == "mafia_classic_v0"
+    with pytest.raises(AttributeError):
+        _ = mafia_env.mafia_nosuchvariant_v0
+    agent = made.possible_agents[0]
+    assert made.observation_space(agent) is made.observation_space(agent)
+    assert made.action_space(agent) is made.action_space(agent)
+    assert made.possible_agents == [f"player_{i}" for i in range(9)]
+
+
+def test_reset_seed_reproduces_the_engine_game() -> None:
+    from mafia_arena.engine import Game
+
+    env = mafia_env.raw_env("simple", 7)
+    env.reset(seed=11)
+    assert env.session.game.events == Game(env.session.variant, 7, 11).events
