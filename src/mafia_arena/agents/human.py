@@ -1,0 +1,119 @@
+"""`HumanAgent`: a seat played by a person through some interface (web page, terminal).
+
+The agent is a mailbox. The interface turns what the person did into an `Action` (a
+choice index into the request's `labels`, or free text) and `offer`s it; `act(view)`
+waits for the next action of the current turn, checks it against the view's request
+and returns the decision. Why a mailbox: the person's input arrives on another task (a
+websocket handler, a stdin reader) at any time, while the engine asks at its own pace;
+the queue decouples the two and the `turn` number drops clicks meant for an earlier
+request (a vote button pressed just as the timer ran out must not answer the next one).
+
+Timers, disconnections and replacements are the driver's business (`web/driver.py`):
+`act` waits forever and is cancellation-safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mafia_arena.agents.base import AgentStats
+from mafia_arena.engine.choices import Decision, Request, Speech
+from mafia_arena.engine.errors import IllegalDecision
+from mafia_arena.views.view import View
+
+HUMAN_KIND = "human"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+@dataclass(frozen=True)
+class Action:
+    """What a person did: exactly one of `choice` (index into labels) or `text`."""
+
+    turn: int
+    choice: int | None = None
+    text: str | None = None
+
+
+def clean_text(text: str) -> str:
+    """Speech as stored: control and bidi-override characters become spaces, trimmed.
+
+    Why: the transcript is one line per event for LLM prompts and terminals; a newline
+    or a right-to-left override in a human's speech could fake a system line.
+    """
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def decision_for(request: Request, action: Action) -> Decision:
+    """The decision an action means for `request`; `IllegalDecision` if it means none.
+
+    Contract: a choice must index `request.choices`; text is accepted only where the
+    request takes free text, is cleaned with `clean_text`, must be non-empty and at most
+    `request.max_chars` long. The engine validates again on submit.
+    """
+    if (action.choice is None) == (action.text is None):
+        raise IllegalDecision(request.seat, "send either a choice or a text")
+    if action.choice is not None:
+        if not 0 <= action.choice < len(request.choices):
+            raise IllegalDecision(request.seat, "that choice is not one of the options")
+        return request.choices[action.choice]
+    if not request.free_text:
+        raise IllegalDecision(request.seat, "this decision needs one of the listed choices")
+    text = clean_text(action.text or "")
+    if not text:
+        raise IllegalDecision(request.seat, "say something, or pick one of the options")
+    if len(text) > request.max_chars:
+        raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
+    return Speech(text)
+
+
+class HumanAgent:
+    """A person's seat. `kind` is ``human`` so results and leaderboards can tell.
+
+    `turn` is set by the driver before each `act`; actions of other turns are refused
+    through `on_reject(reason)` (the interface shows the reason to that person only).
+    """
+
+    kind = HUMAN_KIND
+
+    def __init__(self, name: str = "human", *, inbox_size: int = 32) -> None:
+        self.name = name
+        self.stats = AgentStats()
+        self.turn = 0
+        self.on_reject: Callable[[str], None] | None = None
+        self._inbox: asyncio.Queue[Action] = asyncio.Queue(maxsize=inbox_size)
+
+    def reset(self, seat: int, seed: int) -> None:
+        self.stats = AgentStats()
+
+    def offer(self, action: Action) -> bool:
+        """Queue an action; False (dropped) when the person floods the mailbox."""
+        try:
+            self._inbox.put_nowait(action)
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    def reject(self, reason: str) -> None:
+        if self.on_reject is not None:
+            self.on_reject(reason)
+
+    async def act(self, view: View) -> Decision:
+        """Wait for an action of the current turn that is legal for the view's request."""
+        request = view.request
+        if request is None:
+            raise ValueError("act called without a request")
+        while True:
+            action = await self._inbox.get()
+            if action.turn != self.turn:
+                self.reject("that was for an earlier turn")
+                continue
+            try:
+                decision = decision_for(request, action)
+            except IllegalDecision as exc:
+                self.reject(exc.reason)
+                continue
+            self.stats.decisions += 1
+            return decision

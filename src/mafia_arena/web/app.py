@@ -1,0 +1,175 @@
+"""The FastAPI app: one static page, a small JSON API and a websocket per page.
+
+Routes (credentials travel only in ``Authorization: Bearer`` headers and the first
+websocket message, never in URLs):
+
+- ``GET /``, ``GET /g/{id}``: the page (vanilla JS, no build step), ``/static/*``;
+- ``GET /api/variants``, ``GET /api/agents``: what a creator may choose;
+- ``POST /api/games``: create (a `GameSpec`) → admin credential and invites;
+- ``GET /api/games/{id}``: the public lobby (seats, bot/human, taken; no secrets);
+- ``POST /api/games/{id}/join``: exchange an invite once → seat credential;
+- ``POST /api/games/{id}/start``, ``GET /api/games/{id}/invites``: creator only;
+- ``GET /api/games/{id}/view``: the caller's seat view (same content as the socket);
+- ``GET /api/games/{id}/replay``: every seat's view, after the game only;
+- ``WS /ws/{id}``: see `web/ws.py`.
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.web.auth import Grant, bearer
+from mafia_arena.web.manager import CreateError, GameManager, agent_choices
+from mafia_arena.web.render import lines, snapshot
+from mafia_arena.web.session import GameSession
+from mafia_arena.web.settings import GameSpec, JoinRequest, Settings
+from mafia_arena.web.storage import replay_views
+from mafia_arena.web.ws import serve_socket
+
+STATIC = Path(__file__).parent / "static"
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; connect-src 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+
+def create_app(settings: Settings | None = None, *, manager: GameManager | None = None
+               ) -> FastAPI:
+    """The web app. `app.state.manager` holds the games (tests reach the truth there)."""
+    manager = manager or GameManager(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
+        yield
+        await manager.shutdown()
+
+    app = FastAPI(title="Mafia Arena", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.manager = manager
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Any) -> Response:
+        response: Response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    def session_of(game_id: str) -> GameSession:
+        session = manager.get(game_id)
+        if session is None:
+            raise HTTPException(404, "no such game")
+        return session
+
+    def grant_of(request: Request, game_id: str) -> Grant:
+        grant = manager.grant(game_id, bearer(request.headers.get("authorization")))
+        if grant is None:
+            raise HTTPException(403, "not authorised")
+        return grant
+
+    @app.get("/", include_in_schema=False)
+    @app.get("/g/{game_id}", include_in_schema=False)
+    async def page(game_id: str = "") -> FileResponse:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    @app.get("/api/variants")
+    async def variants() -> list[dict[str, Any]]:
+        out = []
+        for name in available_variants():
+            v = load_variant(name)
+            out.append({"name": name, "title": v.title, "description": v.description,
+                        "min_players": v.min_players, "max_players": v.max_players})
+        return out
+
+    @app.get("/api/agents")
+    async def agents() -> list[str]:
+        return agent_choices(manager.settings)
+
+    @app.post("/api/games")
+    async def create(spec: GameSpec) -> dict[str, Any]:
+        try:
+            created = manager.create(spec)
+        except CreateError as exc:
+            raise HTTPException(400, str(exc)) from exc
+        session = session_of(created["game_id"])
+        if session.ready():  # no human seat: nothing to wait for
+            manager.start(session)
+        return created
+
+    @app.get("/api/games/{game_id}")
+    async def lobby(game_id: str) -> dict[str, Any]:
+        return session_of(game_id).lobby()
+
+    @app.post("/api/games/{game_id}/join")
+    async def join(game_id: str, body: JoinRequest) -> dict[str, Any]:
+        session = session_of(game_id)
+        joined = manager.join(session, body.invite, body.name)
+        if joined is None:
+            raise HTTPException(403, "this invite is not valid (already used, or the game "
+                                "has started)")
+        seat, credential = joined
+        return {"seat": seat, "credential": credential, "game_id": game_id}
+
+    @app.post("/api/games/{game_id}/start")
+    async def start(game_id: str, request: Request) -> dict[str, Any]:
+        session = session_of(game_id)
+        if grant_of(request, game_id).scope != "admin":
+            raise HTTPException(403, "only the creator can start the game")
+        manager.start(session)
+        return session.lobby()
+
+    @app.get("/api/games/{game_id}/invites")
+    async def invites(game_id: str, request: Request) -> dict[str, Any]:
+        session = session_of(game_id)
+        if grant_of(request, game_id).scope != "admin":
+            raise HTTPException(403, "only the creator can list invites")
+        return {"invites": [{"seat": s, "invite": t} for s, t in sorted(session.invites.items())]}
+
+    @app.get("/api/games/{game_id}/view")
+    async def view(game_id: str, request: Request) -> JSONResponse:
+        session = session_of(game_id)
+        grant = grant_of(request, game_id)
+        if grant.scope != "seat" or grant.seat is None:
+            raise HTTPException(403, "not a seat credential")
+        if not session.started:
+            return JSONResponse({"type": "lobby", "seat": grant.seat, **session.lobby()})
+        seat_view = session.view(grant.seat)
+        state = snapshot(seat_view, session.variant, session.roster(),
+                         session.turn_of(grant.seat))
+        return JSONResponse({"type": "state", "reset": True, "seat": grant.seat,
+                             "lines": lines(seat_view.knowledge), **state})
+
+    @app.get("/api/games/{game_id}/replay")
+    async def replay(game_id: str, request: Request) -> dict[str, Any]:
+        session = session_of(game_id)
+        grant_of(request, game_id)
+        if not session.over or session.log is None:
+            raise HTTPException(409, "the replay opens when the game is over")
+        return replay_views(session.log)
+
+    @app.websocket("/ws/{game_id}")
+    async def socket(websocket: WebSocket, game_id: str) -> None:
+        await serve_socket(websocket, manager, game_id)
+
+    return app
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None,
+          **options: Any) -> None:
+    """Run the app with uvicorn (blocking). `options` set `Settings` fields by name."""
+    import uvicorn
+
+    settings = settings or Settings(**options)
+    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=64 * 1024,
+                log_level="info")

@@ -1,0 +1,191 @@
+"""The one task per game that drives the engine.
+
+Loop: take the seats `game.pending()` asks, issue each a turn (a number and a deadline
+from `timer_for(kind)`), push every seat its view, then let each pending seat decide
+concurrently — bots through `agent.act(view)` after a paced delay, humans through
+their `HumanAgent` mailbox — and submit with `game.submit`. An illegal human decision
+is refused to that person only and they may try again until the deadline; a timeout
+records the request's default (`game.submit_default(seat, "timeout")`). A human away
+past the grace period is replaced (a flagged stand-in bot or default actions, as the
+creator chose) and takes the seat back on reconnecting. When the game ends the session
+is stored (`web/storage.py`) and every seat gets the reveal.
+
+Why per-seat coroutines inside one prompt: the rules ask simultaneous decisions (votes,
+a mafia's picks) as one prompt that advances only when all have answered, so the seats
+of a prompt are independent and a slow human never blocks a bot's pick being recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+
+from mafia_arena.agents.human import HumanAgent
+from mafia_arena.engine.errors import GameOver, IllegalDecision
+from mafia_arena.web.session import GameSession, Slot
+from mafia_arena.web.settings import night_floor, timer_for
+
+log = logging.getLogger(__name__)
+_jitter = random.SystemRandom()  # pacing noise: independent of the game's seeded RNG
+
+
+async def drive(session: GameSession) -> None:
+    """Play the session's game to the end, then store it and push the reveal."""
+    game = session.game
+    assert game is not None
+    night_started = time.monotonic() if game.state.phase == "night" else None
+    cursor = len(game.events)
+    try:
+        while not game.over:
+            seats = sorted(game.pending())
+            now = time.monotonic()
+            for seat in seats:
+                slot = session.slots[seat]
+                request = game.pending()[seat]
+                slot.turn += 1
+                slot.active = True
+                slot.deadline = now + timer_for(request.kind, session.timer_scale)
+            session.push_all()
+            await asyncio.gather(*(_decide(session, seat, seats) for seat in seats))
+            night_started, cursor = await _night_floor(session, night_started, cursor)
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # a bug must not leave pages waiting silently
+        log.exception("game %s crashed", session.id)
+        session.failed = True
+        session.finished_at = time.monotonic()
+        for slot in session.slots:
+            slot.active = False
+            session.reject(slot.seat, "the game stopped because of a server error")
+        return
+    finally:
+        for slot in session.slots:
+            slot.active = False
+    from mafia_arena.web.storage import store  # local: storage imports the session module
+
+    session.stored = store(session)
+    session.finished_at = time.monotonic()
+    session.push_all()
+
+
+async def _night_floor(session: GameSession, started: float | None, cursor: int
+                      ) -> tuple[float | None, int]:
+    """Hold the dawn until the night has lasted the variant's floor (see settings).
+
+    Returns the night's start (None by day) and the log cursor. A night is noticed by
+    its public ``phase`` event, so a night that asked nobody anything is held too.
+    """
+    game = session.game
+    assert game is not None
+    now = time.monotonic()
+    began = any(e.kind == "phase" and e.payload.get("phase") == "night"
+                for e in game.events[cursor:])
+    cursor = len(game.events)
+    if began and started is None:
+        started = now
+    if game.state.phase == "night" and not game.over:
+        return started, cursor
+    if started is not None and session.bot_delay > 0:
+        wait = started + night_floor(session.bot_delay, len(session.variant.night)) - now
+        if wait > 0:
+            await asyncio.sleep(wait)
+    return None, cursor
+
+
+async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
+    """Get one seat's decision for its open turn and submit it; never raises IllegalDecision.
+
+    Afterwards the seat's page loses its buttons at once — unless this was the prompt's
+    last answer: then the game has moved on and the main loop pushes everyone together
+    (after the night floor), so no page learns early that a night is over.
+    """
+    slot = session.slots[seat]
+    try:
+        while slot.active:
+            if slot.human and not slot.replaced:
+                if await _human_turn(session, slot):
+                    return
+            elif slot.human and session.spec.absent == "default":
+                _default(session, slot, "absent")
+                return
+            else:
+                await _bot_turn(session, slot)
+                return
+    finally:
+        slot.active = False
+        if any(session.slots[s].active for s in prompt):
+            session.push(seat)
+
+
+def _default(session: GameSession, slot: Slot, reason: str) -> None:
+    assert session.game is not None
+    slot.agent.stats.fallbacks += 1
+    with contextlib.suppress(IllegalDecision, GameOver):  # already answered
+        session.game.submit_default(slot.seat, reason)
+
+
+async def _bot_turn(session: GameSession, slot: Slot) -> None:
+    """A bot (or a stand-in) answers after a human-like delay, within the timer."""
+    game = session.game
+    assert game is not None
+    agent = slot.stand_in if slot.human and slot.stand_in is not None else slot.agent
+    remaining = slot.deadline - time.monotonic()
+    if session.bot_delay > 0:
+        await asyncio.sleep(min(session.bot_delay * _jitter.uniform(0.5, 1.5),
+                                max(0.0, remaining - 0.1)))
+    try:
+        decision = await asyncio.wait_for(agent.act(session.view(slot.seat)),
+                                          max(0.01, slot.deadline - time.monotonic()))
+    except TimeoutError:
+        _default(session, slot, "timeout")
+        return
+    except Exception:
+        log.exception("bot at seat %d failed", slot.seat)
+        _default(session, slot, "error")
+        return
+    try:
+        game.submit(slot.seat, decision)
+    except IllegalDecision:
+        _default(session, slot, "illegal")
+
+
+async def _human_turn(session: GameSession, slot: Slot) -> bool:
+    """Wait for the person's legal decision until the deadline or the grace runs out.
+
+    Returns True when the turn was answered (by them or by the default), False when
+    the seat changed hands (replaced) and the caller should ask the new controller.
+    """
+    game = session.game
+    agent = slot.agent
+    assert game is not None and isinstance(agent, HumanAgent)
+    agent.turn = slot.turn
+    view = session.view(slot.seat)
+    while True:
+        now = time.monotonic()
+        grace_end = float("inf") if slot.away_since is None else \
+            slot.away_since + session.settings.grace
+        if now >= slot.deadline:
+            _default(session, slot, "timeout")
+            return True
+        if now >= grace_end:
+            session.replace(slot.seat)
+            return False
+        slot.changed.clear()
+        acting = asyncio.ensure_future(agent.act(view))
+        changed = asyncio.ensure_future(slot.changed.wait())
+        try:
+            done, _ = await asyncio.wait({acting, changed}, timeout=min(slot.deadline,
+                                         grace_end) - now,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            acting.cancel()
+            changed.cancel()
+        if acting in done and not acting.cancelled():
+            try:
+                game.submit(slot.seat, acting.result())
+                return True
+            except IllegalDecision as exc:
+                session.reject(slot.seat, exc.reason)

@@ -1,0 +1,98 @@
+"""What a page may send over its websocket, validated before anything else reads it.
+
+Messages are JSON objects with a ``type``: ``auth`` (first message: the session
+credential), ``act`` (a choice index for an open turn), ``say`` (free text for an open
+turn) and ``ping``. Models forbid extra keys — a message naming a ``seat`` is refused,
+because the seat always comes from the credential — and bound every field. The text's
+final limit is the open request's `max_chars` (checked in `agents.human.decision_for`).
+
+`RateLimiter` is a token bucket per connection: a flood is dropped (and a persistent
+one disconnects) without touching the game.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+MAX_TEXT = 4000  # hard cap before the request's own max_chars
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Auth(_Msg):
+    type: Literal["auth"]
+    credential: str = Field(min_length=10, max_length=128)
+
+
+class Act(_Msg):
+    type: Literal["act"]
+    turn: int = Field(ge=0, le=10**9)
+    choice: int = Field(ge=0, le=10_000)
+
+
+class Say(_Msg):
+    type: Literal["say"]
+    turn: int = Field(ge=0, le=10**9)
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class Ping(_Msg):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Auth | Act | Say | Ping, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Auth | Act | Say | Ping] = TypeAdapter(ClientMessage)
+
+
+class BadMessage(ValueError):
+    """A message that is not valid JSON of one of the types above; `reason` is safe to show."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def parse(raw: str | bytes, max_frame: int) -> Auth | Act | Say | Ping:
+    """Validate one frame; raise `BadMessage` with a short reason otherwise."""
+    if len(raw) > max_frame:
+        raise BadMessage(f"message too large (at most {max_frame} bytes)")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadMessage("not JSON") from exc
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "message"
+        raise BadMessage(f"invalid {where}: {first.get('msg', 'bad value')}"[:200]) from exc
+
+
+class RateLimiter:
+    """Token bucket: `rate` messages per second, bursts up to `burst`.
+
+    `strikes` counts dropped messages; the caller disconnects past a limit.
+    """
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+        self.strikes = 0
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.strikes += 1
+        return False

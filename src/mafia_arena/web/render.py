@@ -1,0 +1,141 @@
+"""JSON for one seat's page, built only from that seat's `View` and public seating.
+
+Contract: every field comes from `view.knowledge` (events admitted to the seat), the
+view's request, the variant's public rule text, or the public roster (names, bot/human,
+presence). Nothing here reads `Game` state, so the page can show nothing its seat may
+not know. Event sequence numbers are deliberately not sent: gaps between the numbers
+of visible events would count the hidden events in between (e.g. how many night
+actions ran, hence which power roles are alive).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mafia_arena.rules import Variant
+from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.text import name, render_event
+from mafia_arena.views.view import View
+
+_VOTE_KINDS = ("votes", "nomination", "nomination_tally", "nominees", "runoff",
+               "no_execution", "last_dead_decision")
+_RESULT_KINDS = ("night_result", "blocked")
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Public facts about a seat: who sits there, not what card they hold."""
+
+    seat: int
+    name: str
+    kind: str  # "human" or "bot"
+    agent: str  # bot preset / agent file; "human" for people
+    taken: bool = False
+    away: bool = False
+    replaced: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "label": name(self.seat), "name": self.name,
+                "kind": self.kind, "agent": self.agent, "taken": self.taken,
+                "away": self.away, "replaced": self.replaced}
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The request currently open for the seat, as the driver issued it."""
+
+    turn: int
+    seconds_left: float
+
+
+def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
+    """Rendered transcript entries for `knowledge.events[start:]` (empty ones skipped)."""
+    out = []
+    for event in knowledge.events[start:]:
+        text = render_event(event, knowledge.seat)
+        if not text:
+            continue
+        visibility = event.visibility
+        out.append({"text": text, "kind": event.kind, "phase": event.phase,
+                    "day": event.day, "private": visibility.scope != "public",
+                    "channel": visibility.channel})
+    return out
+
+
+def known_role(knowledge: Knowledge, seat: int) -> str | None:
+    """A seat's role as this viewer knows it: own card, allies, public reveals."""
+    if seat == knowledge.seat:
+        return knowledge.role
+    return knowledge.revealed.get(seat) or knowledge.allies.get(seat)
+
+
+def _card(view: View, variant: Variant) -> dict[str, Any]:
+    k = view.knowledge
+    role = variant.roles.get(k.role) if k.role else None
+    faction = variant.factions.get(k.faction) if k.faction else None
+    return {
+        "seat": view.seat, "label": name(view.seat), "role": k.role, "faction": k.faction,
+        "role_text": role.description if role else "",
+        "goal": faction.description if faction else "",
+        "allies": [{"seat": s, "label": name(s), "role": r} for s, r in sorted(k.allies.items())],
+        "alive": view.alive,
+    }
+
+
+def _vote_panel(knowledge: Knowledge) -> list[dict[str, Any]]:
+    """Today's public voting record: ballots and tallies exactly as the events carry them."""
+    panel = []
+    for event in knowledge.events:
+        if event.kind not in _VOTE_KINDS or event.day != knowledge.day or \
+                event.phase != "day":
+            continue
+        entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event)}
+        if event.kind == "votes" or event.kind == "nomination_tally":
+            entry["tally"] = [{"label": name(int(s)), "count": c}
+                              for s, c in event.payload.get("tally", {}).items()]
+        panel.append(entry)
+    return panel
+
+
+def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
+    """After the game: every card and who won, from the public game_over event."""
+    for event in reversed(knowledge.events):
+        if event.kind == "game_over":
+            p = event.payload
+            winners = set(p.get("winners", []))
+            return {"winner": p.get("winner"), "reason": p.get("reason", ""),
+                    "seats": [{"seat": int(s), "label": name(int(s)), "role": r,
+                               "faction": p.get("factions", {}).get(s),
+                               "won": int(s) in winners}
+                              for s, r in sorted(p["roles"].items(), key=lambda x: int(x[0]))]}
+    return None
+
+
+def snapshot(view: View, variant: Variant, roster: list[SeatInfo],
+             turn: Turn | None) -> dict[str, Any]:
+    """Everything but the transcript: role card, players, phase, request, votes."""
+    k = view.knowledge
+    request = view.request if turn is not None else None
+    players = []
+    for info in roster:
+        entry = info.to_json()
+        entry["alive"] = k.alive[info.seat] if k.alive else True
+        entry["role"] = known_role(k, info.seat)
+        entry["you"] = info.seat == view.seat
+        players.append(entry)
+    return {
+        "you": _card(view, variant),
+        "variant": {"name": variant.name, "title": variant.title},
+        "composition": dict(k.composition),
+        "players": players,
+        "phase": k.phase, "day": k.day, "over": k.over, "winner": k.winner,
+        "request": None if request is None or turn is None else {
+            "turn": turn.turn, "kind": request.kind, "prompt": request.prompt,
+            "options": list(request.labels), "free_text": request.free_text,
+            "max_chars": request.max_chars, "seconds_left": round(turn.seconds_left, 1),
+        },
+        "votes": _vote_panel(k),
+        "results": [render_event(e, k.seat) for e in k.events if e.kind in _RESULT_KINDS],
+        "reveal": _reveal(k) if k.over else None,
+    }

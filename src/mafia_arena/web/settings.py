@@ -1,0 +1,130 @@
+"""Server settings, timers and the validated request to create a game.
+
+Timers depend only on the request kind (``speak``, ``vote``, ``night:<step>``, …), never
+on the roles in play, the roles alive or who is asked. Why: a timer that is longer for a
+doctor's pick than for a villager's nothing, or that shrinks once the detective is dead,
+would tell every player who holds which card. The same rule holds for bot pacing (a
+fixed delay per decision, with role-independent jitter) and for the night floor (every
+night lasts at least `night_floor` seconds, a function of the variant's public list of
+night steps, so a night with dead power roles does not end visibly sooner).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: Seconds a seat has to answer, by request kind (scaled by `Settings.timer_scale`).
+TIMERS: dict[str, float] = {
+    "speak": 90.0,
+    "plea": 60.0,
+    "night_chat": 60.0,
+    "describe": 45.0,
+    "nominate": 30.0,
+    "vote": 45.0,
+    "final_vote": 45.0,
+    "last_dead": 30.0,
+}
+NIGHT_TIMER = 45.0  # every ``night:<step>`` request
+DEFAULT_TIMER = 60.0  # kinds added later by other variants
+
+MAX_PLAYERS = 40
+NAME_PATTERN = r"^[\w .'-]{1,24}$"
+
+
+def night_floor(bot_delay: float, night_steps: int) -> float:
+    """Minimum night length: the bot pace times the variant's (public) step count."""
+    return bot_delay * 2.0 * max(1, night_steps)
+
+
+def timer_for(kind: str, scale: float = 1.0) -> float:
+    """The answer time for a request kind: a pure function of `kind` (and the scale)."""
+    base = NIGHT_TIMER if kind.startswith("night:") else TIMERS.get(kind, DEFAULT_TIMER)
+    return base * scale
+
+
+@dataclass
+class Settings:
+    """Knobs of one server. Tests use `bot_delay=0` and short timers.
+
+    - `bot_delay`: seconds a bot waits before answering (×0.5–1.5 jitter), so humans can
+      follow; 0 disables pacing and the night floor.
+    - `timer_scale`: multiplies every `TIMERS` entry.
+    - `grace`: seconds a disconnected human keeps the seat before the creator's absence
+      policy (a flagged bot, or default actions) takes it over.
+    - `results_dir` / `logs_dir`: where finished games go (results record JSONL / GameLog
+      JSONL, one file per game) — kept apart so a leaderboard reading every ``*.jsonl``
+      under the results folder never meets a game log.
+    """
+
+    bot_delay: float = 1.5
+    timer_scale: float = 1.0
+    grace: float = 120.0
+    results_dir: Path = field(default_factory=lambda: Path("results/web"))
+    logs_dir: Path = field(default_factory=lambda: Path("runs/web"))
+    max_games: int = 50
+    finished_ttl: float = 3600.0
+    auth_timeout: float = 10.0
+    rate_per_s: float = 5.0
+    rate_burst: float = 20.0
+    max_frame: int = 16_384
+    allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
+
+
+
+class SeatSpec(BaseModel):
+    """One seat at creation: a human (gets an invite) or a bot (an agent spec)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["human", "bot"]
+    agent: str = Field("random", max_length=200)
+
+
+class GameSpec(BaseModel):
+    """The creator's request. Checked again against the variant in `GameManager.create`.
+
+    `seed` is optional and stays secret until the game ends (it determines the deal).
+    `absent`: what takes over a seat whose human is gone past the grace period.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    variant: str = Field("standard", max_length=64, pattern=r"^[a-z0-9_-]+$")
+    players: int = Field(7, ge=3, le=MAX_PLAYERS)
+    seats: list[SeatSpec] = Field(default_factory=list, max_length=MAX_PLAYERS)
+    overrides: dict[str, int | float | bool | str] = Field(default_factory=dict,
+                                                           max_length=32)
+    seed: int | None = Field(None, ge=0, le=2**53)
+    absent: Literal["bot", "default"] = "bot"
+    replacement: str = Field("random", max_length=200)
+    bot_delay: float | None = Field(None, ge=0, le=30)
+    timer_scale: float | None = Field(None, gt=0, le=10)
+
+    @field_validator("overrides")
+    @classmethod
+    def _short_overrides(cls, value: dict[str, object]) -> dict[str, object]:
+        for key, item in value.items():
+            if len(key) > 64 or (isinstance(item, str) and len(item) > 64):
+                raise ValueError("override keys and values are at most 64 characters")
+        return value
+
+    def seat_list(self) -> list[SeatSpec]:
+        """Exactly `players` seats: given ones first, bots fill the rest."""
+        if len(self.seats) > self.players:
+            raise ValueError(f"{len(self.seats)} seats for {self.players} players")
+        fill = [SeatSpec(kind="bot", agent=self.seats[-1].agent if self.seats and
+                         self.seats[-1].kind == "bot" else "random")]
+        return list(self.seats) + fill * (self.players - len(self.seats))
+
+
+class JoinRequest(BaseModel):
+    """Exchange of an invite token for a session credential."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    invite: str = Field(min_length=10, max_length=128)
+    name: str | None = Field(None, pattern=NAME_PATTERN)

@@ -1,0 +1,232 @@
+// Mafia Arena page, live game: the seat's websocket and the rendering of its view.
+// Loaded before app.js (shared helpers: $, el, api, store, app live there but are only
+// called at run time). Every string is rendered with textContent, never parsed as markup.
+"use strict";
+function connect() {
+  const saved = store.get("seat");
+  if (!saved) return;
+  app.credential = saved.credential; app.seat = saved.seat;
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/ws/${app.gameId}`);
+  app.ws = ws;
+  ws.onopen = () => {
+    app.retry = 0; $("conn").classList.remove("off");
+    ws.send(JSON.stringify({ type: "auth", credential: app.credential }));
+    clearInterval(app.pinger);
+    app.pinger = setInterval(() => send({ type: "ping" }), 25000);
+  };
+  ws.onmessage = (event) => {
+    let msg; try { msg = JSON.parse(event.data); } catch { return; }
+    if (msg.type === "state") renderState(msg);
+    else if (msg.type === "lobby") renderLobby(msg, false);
+    else if (msg.type === "error") showError(msg.reason);
+  };
+  ws.onclose = (event) => {
+    clearInterval(app.pinger);
+    if (event.code === 4401 || event.code === 4404) { message("This seat's session is not valid any more."); return; }
+    if (app.over) return;
+    $("conn").classList.add("off");
+    app.retry = Math.min(app.retry + 1, 6);
+    setTimeout(connect, 500 * 2 ** app.retry);
+  };
+}
+
+function send(obj) {
+  if (app.ws && app.ws.readyState === WebSocket.OPEN) { app.ws.send(JSON.stringify(obj)); return true; }
+  return false;
+}
+
+function showError(reason) {
+  $("action-error").textContent = reason;
+  for (const b of document.querySelectorAll("#action button")) b.disabled = false;
+}
+
+function lineItem(line) {
+  const li = el("li", null, line.kind === "phase" ? "phase" : "");
+  if (line.private) {
+    li.classList.add("private");
+    li.append(el("span", line.channel ? `[${line.channel}]` : "[private]", "tag"));
+  }
+  li.append(document.createTextNode(line.text));
+  return li;
+}
+
+function appendLines(list, lines, reset) {
+  if (reset) list.replaceChildren();
+  const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
+  for (const line of lines) list.append(lineItem(line));
+  if (nearBottom || reset) list.scrollTop = list.scrollHeight;
+}
+
+function renderState(s) {
+  show("game");
+  appendLines($("transcript"), s.lines, s.reset);
+  appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
+  $("phase").textContent = s.over ? "game over" : `${s.phase} ${s.day || ""}`;
+  renderCard(s.you);
+  renderPlayers(s.players);
+  renderVotes(s.votes);
+  renderRequest(s.request);
+  if (s.over) renderEnd(s);
+}
+
+function renderCard(you) {
+  $("you-label").textContent = `You are P${you.seat + 1}`;
+  $("you-role").textContent = you.role || "?";
+  $("you-faction").textContent = you.faction ? `(${you.faction})` : "";
+  $("you-role-text").textContent = you.role_text;
+  $("you-goal").textContent = you.goal ? `Goal: ${you.goal}` : "";
+  $("you-allies").textContent = you.allies.length
+    ? "You know: " + you.allies.map((a) => `${a.label} (${a.role})`).join(", ") : "";
+  $("you-dead").hidden = you.alive;
+}
+
+function renderPlayers(players) {
+  const list = $("players-list");
+  list.replaceChildren();
+  for (const p of players) {
+    const li = el("li", null, (p.alive ? "" : "dead ") + (p.you ? "me" : ""));
+    li.append(el("span", p.label), el("span", p.name));
+    li.append(el("span", p.kind === "bot" ? "bot" : "human", `badge ${p.kind}`));
+    if (p.you) li.append(el("span", "you", "badge"));
+    if (p.role) li.append(el("span", p.role, "badge role"));
+    if (p.away) li.append(el("span", "away", "badge away"));
+    if (p.replaced) li.append(el("span", "bot playing for them", "badge replaced"));
+    list.append(li);
+  }
+}
+
+function renderVotes(votes) {
+  const box = $("votes");
+  box.replaceChildren();
+  if (!votes.length) { box.append(el("p", "No votes yet.", "hint")); return; }
+  for (const v of votes) {
+    box.append(el("p", v.text, "vote-line"));
+    if (!v.tally || !v.tally.length) continue;
+    const max = Math.max(...v.tally.map((t) => t.count));
+    const grid = el("div", null, "tally");
+    for (const t of v.tally) {
+      const bar = el("div", null, "bar");
+      bar.style.width = `${(100 * t.count) / max}%`;
+      grid.append(el("span", t.label), bar, el("span", t.count));
+    }
+    box.append(grid);
+  }
+}
+
+function choiceButton(label, index, turn) {
+  const b = el("button", label);
+  b.type = "button";
+  b.dataset.choice = String(index);
+  b.onclick = () => {
+    if (send({ type: "act", turn, choice: index })) {
+      for (const x of document.querySelectorAll("#action button")) x.disabled = true;
+      $("action-error").textContent = "";
+    }
+  };
+  return b;
+}
+
+function renderRequest(req) {
+  const panel = $("action");
+  $("choices").replaceChildren(); $("phrase-choices").replaceChildren();
+  if (!req) {
+    app.turn = null; app.deadline = null;
+    panel.classList.add("idle");
+    $("prompt").textContent = app.over ? "" : "Waiting for the other players…";
+    $("speech").hidden = true; $("phrases").hidden = true;
+    document.body.classList.remove("your-turn");
+    document.title = TITLE;
+    return;
+  }
+  panel.classList.remove("idle");
+  const fresh = app.turn !== req.turn;
+  app.turn = req.turn;
+  app.deadline = Date.now() + req.seconds_left * 1000;
+  $("prompt").textContent = req.prompt;
+  if (fresh) $("action-error").textContent = "";
+  const target = req.free_text ? $("phrase-choices") : $("choices");
+  req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn)));
+  $("speech").hidden = !req.free_text; $("phrases").hidden = !req.free_text;
+  if (req.free_text) {
+    const input = $("speech-text");
+    input.maxLength = req.max_chars;
+    if (fresh) input.value = "";
+    for (const b of $("speech").querySelectorAll("button")) b.disabled = false;
+    $("speech").onsubmit = (event) => {
+      event.preventDefault();
+      const text = input.value.trim();
+      if (!text) return;
+      if (send({ type: "say", turn: req.turn, text })) {
+        for (const x of document.querySelectorAll("#action button")) x.disabled = true;
+      }
+    };
+  }
+  document.body.classList.add("your-turn");
+  document.title = "▶ Your turn · " + TITLE;
+  if (fresh && app.notified !== req.turn) { app.notified = req.turn; notify(); }
+}
+
+function notify() {
+  if (navigator.vibrate) navigator.vibrate(150);
+  if (!$("sound").checked) return;
+  try {
+    const ctx = new (window.AudioContext || window.webkitAudioContext)();
+    const osc = ctx.createOscillator(); const gain = ctx.createGain();
+    osc.frequency.value = 660; gain.gain.value = 0.08;
+    osc.connect(gain); gain.connect(ctx.destination);
+    osc.start(); osc.stop(ctx.currentTime + 0.18);
+  } catch { /* sound is optional */ }
+}
+
+function tick() {
+  const timer = $("timer");
+  if (!app.deadline) { timer.textContent = ""; timer.classList.remove("urgent"); return; }
+  const left = Math.max(0, Math.round((app.deadline - Date.now()) / 1000));
+  timer.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  timer.classList.toggle("urgent", left <= 10);
+}
+
+function renderEnd(s) {
+  app.over = true;
+  const end = $("end");
+  end.hidden = false;
+  $("action").hidden = true;
+  const r = s.reveal || { winner: s.winner, seats: [] };
+  $("end-title").textContent = r.winner ? `Game over: ${r.winner} wins` : "Game over: a draw";
+  $("end-reason").textContent = r.reason || "";
+  const names = Object.fromEntries(s.players.map((p) => [p.seat, `${p.name}${p.kind === "bot" ? " (bot)" : ""}`]));
+  const body = $("reveal").querySelector("tbody");
+  body.replaceChildren();
+  for (const seat of r.seats) {
+    const tr = el("tr", null, seat.won ? "won" : "");
+    tr.append(el("td", seat.label), el("td", names[seat.seat] || ""), el("td", seat.role),
+      el("td", seat.faction || ""), el("td", seat.won ? "won" : ""));
+    body.append(tr);
+  }
+  document.title = TITLE + " · game over";
+  if (!app.replay) loadReplay();
+}
+
+async function loadReplay(attempt = 0) {
+  try {
+    app.replay = await api("GET", `/api/games/${app.gameId}/replay`, undefined, app.credential);
+  } catch (err) {
+    if (attempt < 5) setTimeout(() => loadReplay(attempt + 1), 500);
+    return;
+  }
+  const select = $("replay-seat");
+  select.replaceChildren();
+  for (const seat of app.replay.seats) {
+    const option = el("option", `${seat.label} (${seat.role})`);
+    option.value = String(seat.seat);
+    select.append(option);
+  }
+  select.value = String(app.seat);
+  select.onchange = () => {
+    const seat = app.replay.seats[Number(select.value)];
+    appendLines($("replay"), seat.lines, true);
+  };
+  select.onchange();
+}
+

@@ -1,0 +1,152 @@
+"""Finished web games are stored like tournament games, and replayed from their logs.
+
+`store` writes the `GameLog` (JSONL: header + every event, decisions included, so the
+log replays) to ``<logs_dir>/<game id>.jsonl`` and appends one results record to
+``<results_dir>/results.jsonl`` in the format `leaderboard.records` reads: one entry
+per seat with ``agent`` (``human:<name>`` for people), ``agent_kind`` (``human`` for
+human seats, also when a stand-in finished for them — flagged ``replaced``), role,
+faction, side, won, survived, decisions and fallbacks. Human seats can therefore enter
+the ``human`` and ``mixed`` leaderboard views.
+
+`replay_views` rebuilds the game with `runner.replay` and renders every seat's view
+from it, which is the after-game replay of the page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mafia_arena.agents.base import AgentStats
+from mafia_arena.engine.game import Game
+from mafia_arena.runner.log import GameLog, replay
+from mafia_arena.views.text import name
+from mafia_arena.views.view import SeatTracker
+from mafia_arena.web.render import lines
+
+if TYPE_CHECKING:
+    from mafia_arena.web.session import GameSession
+
+log = logging.getLogger(__name__)
+
+
+def game_log(session: GameSession) -> GameLog:
+    game = session.game
+    assert game is not None
+    slots = session.slots
+    return GameLog.from_game(
+        game, session.spec.overrides, [s.agent.name for s in slots],
+        {"source": "web", "game_id": session.id,
+         "agent_kinds": ["human" if s.human else s.agent.kind for s in slots],
+         "agent_stats": [s.agent.stats.to_json() for s in slots],
+         "replaced": [s.was_replaced for s in slots],
+         "stand_in": session.spec.replacement if session.spec.absent == "bot" else None})
+
+
+def spec_hash(variant: str, overrides: dict[str, Any], players: int) -> str:
+    """Identifies the rule setup (variant, switches, player count) like tournaments do."""
+    blob = json.dumps({"variant": variant, "overrides": overrides, "players": players},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class SeatEntry:
+    """Who played a seat, for the record: name, kind, stats, whether a stand-in finished."""
+
+    agent: str
+    kind: str
+    stats: AgentStats
+    replaced: bool = False
+
+
+def results_record(game: Game, overrides: dict[str, Any], entries: list[SeatEntry],
+                   game_id: str, log_path: Path | None, source: str = "web"
+                   ) -> dict[str, Any]:
+    """The leaderboard record of a finished game (see `leaderboard.records`)."""
+    assert game.over
+    state = game.state
+    decisions = Counter(d["seat"] for d in game.decisions)
+    fallbacks = Counter(d["seat"] for d in game.decisions if d.get("fallback"))
+    seats = []
+    for seat_no, entry in enumerate(entries):
+        seat = state.seats[seat_no]
+        seats.append({
+            "seat": seat_no, "agent": entry.agent, "agent_kind": entry.kind,
+            "role": seat.card, "faction": seat.faction,
+            "side": game.variant.factions[seat.faction].side,
+            "won": seat_no in state.winners, "survived": seat.alive,
+            "decisions": decisions[seat_no], "fallbacks": fallbacks[seat_no],
+            "tokens_in": entry.stats.tokens_in, "tokens_out": entry.stats.tokens_out,
+            "cost": entry.stats.cost, "replaced": entry.replaced,
+        })
+    return {
+        "experiment": source, "source": source, "game_id": game_id,
+        "spec_hash": spec_hash(game.variant.name, overrides, game.players),
+        "game_index": None, "seed": game.seed, "variant": game.variant.name,
+        "overrides": overrides, "players": game.players,
+        "winner": state.winner, "length_days": max((e.day for e in game.events), default=0),
+        "seats": seats, "log": str(log_path) if log_path else None,
+        "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def save_game(log_: GameLog, record_of: Callable[[Path | None], dict[str, Any]],
+              results_dir: Path, logs_dir: Path, game_id: str) -> dict[str, Any]:
+    """Write the log and append the results record; return the record.
+
+    A disk error is logged, not raised: the players still get their reveal and replay
+    (served from memory), only the leaderboard misses the game.
+    """
+    path: Path | None = logs_dir / f"{game_id}.jsonl"
+    try:
+        log_.save(path)
+    except OSError:
+        log.exception("could not write the log of game %s", game_id)
+        path = None
+    record = record_of(path)
+    try:
+        results_dir.mkdir(parents=True, exist_ok=True)
+        with (results_dir / "results.jsonl").open("a", encoding="utf-8") as out:
+            out.write(json.dumps(record, sort_keys=True) + "\n")
+    except OSError:
+        log.exception("could not append the result of game %s", game_id)
+    return record
+
+
+def store(session: GameSession) -> dict[str, Any]:
+    """Store a finished web session (log + record); keeps the log on the session."""
+    game = session.game
+    assert game is not None
+    session.log = game_log(session)
+    entries = [SeatEntry(s.agent.name, "human" if s.human else s.agent.kind,
+                         s.agent.stats, s.was_replaced) for s in session.slots]
+    return save_game(session.log, lambda path: results_record(
+        game, session.spec.overrides, entries, session.id, path),
+        session.settings.results_dir, session.settings.logs_dir, session.id)
+
+
+def replay_views(stored: GameLog) -> dict[str, Any]:
+    """Every seat's view of a finished game, rebuilt from its log by `runner.replay`.
+
+    Raises ValueError if the replay does not reproduce the stored events (a corrupt
+    log must not be shown as what happened).
+    """
+    game = replay(stored)
+    if [e.to_json() for e in game.events] != [e.to_json() for e in stored.events]:
+        raise ValueError("the log does not replay to the same game")
+    seats = []
+    for seat in range(game.players):
+        knowledge = SeatTracker(seat).update(game)
+        seats.append({"seat": seat, "label": name(seat),
+                      "agent": stored.seating[seat] if seat < len(stored.seating) else "",
+                      "role": game.state.seats[seat].card, "lines": lines(knowledge)})
+    return {"variant": stored.variant, "players": stored.players, "seed": stored.seed,
+            "winner": game.state.winner, "seats": seats}

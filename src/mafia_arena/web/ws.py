@@ -1,0 +1,129 @@
+"""The websocket of one page: authenticate, then stream the seat's view and take actions.
+
+Protocol: the page's first message must be ``{"type": "auth", "credential": …}``
+within `Settings.auth_timeout`; a credential that is not a seat credential of this game
+closes the socket (4401). From then on the connection is bound to that seat: it receives
+``state`` messages (the seat's new transcript lines plus its snapshot), ``lobby``
+before the start, and ``error`` replies meant for it alone, and it may send ``act``,
+``say`` and ``ping``. Every frame is size-checked, schema-validated and rate-limited
+before it reaches the seat's `HumanAgent`; none can name another seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from mafia_arena.agents.human import Action, HumanAgent
+from mafia_arena.web.manager import GameManager
+from mafia_arena.web.protocol import Act, Auth, BadMessage, Ping, RateLimiter, Say, parse
+from mafia_arena.web.session import Connection, GameSession
+
+CLOSE_AUTH = 4401
+CLOSE_UNKNOWN = 4404
+CLOSE_POLICY = 1008
+MAX_STRIKES = 60
+
+
+async def _receive(ws: WebSocket) -> str | bytes | None:
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    return message.get("text") if message.get("text") is not None else message.get("bytes", b"")
+
+
+async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSession
+                        ) -> int | None:
+    try:
+        raw = await asyncio.wait_for(_receive(ws), manager.settings.auth_timeout)
+        message = parse(raw or "", manager.settings.max_frame)
+    except (TimeoutError, BadMessage):
+        return None
+    if not isinstance(message, Auth):
+        return None
+    grant = manager.grant(session.id, message.credential)
+    if grant is None or grant.scope != "seat" or grant.seat is None:
+        return None
+    return grant.seat
+
+
+async def _writer(ws: WebSocket, conn: Connection) -> None:
+    """Drain the connection's outbox onto the socket; None closes it."""
+    try:
+        while True:
+            message = await conn.outbox.get()
+            if message is None:
+                await ws.close()
+                return
+            await ws.send_text(json.dumps(message))
+    except (WebSocketDisconnect, RuntimeError):
+        conn.closed = True
+
+
+def _handle(session: GameSession, conn: Connection, message: Auth | Act | Say | Ping) -> None:
+    if isinstance(message, Ping):
+        conn.send({"type": "pong"})
+        return
+    if isinstance(message, Auth):
+        conn.send({"type": "error", "reason": "already authenticated"})
+        return
+    slot = session.slots[conn.seat]
+    agent = slot.agent
+    if not (session.started and slot.active and isinstance(agent, HumanAgent)
+            and not slot.replaced):
+        conn.send({"type": "error", "reason": "you have nothing to decide now"})
+        return
+    if message.turn != slot.turn:
+        conn.send({"type": "error", "reason": "that was for an earlier turn"})
+        return
+    action = Action(message.turn, choice=message.choice) if isinstance(message, Act) \
+        else Action(message.turn, text=message.text)
+    if not agent.offer(action):
+        conn.send({"type": "error", "reason": "too many actions; slow down"})
+
+
+async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> None:
+    """Run one page's websocket until it closes."""
+    await ws.accept()
+    session = manager.get(game_id)
+    if session is None:
+        await ws.close(CLOSE_UNKNOWN)
+        return
+    seat = await _authenticate(ws, manager, session)
+    if seat is None:
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await ws.send_text(json.dumps({"type": "error", "reason": "not authorised"}))
+            await ws.close(CLOSE_AUTH)
+        return
+    conn = Connection(seat)
+    writer = asyncio.ensure_future(_writer(ws, conn))
+    session.attach(conn)
+    limiter = RateLimiter(manager.settings.rate_per_s, manager.settings.rate_burst)
+    try:
+        while not conn.closed:
+            raw = await _receive(ws)
+            if raw is None:
+                break
+            if not limiter.allow():
+                if limiter.strikes > MAX_STRIKES:
+                    conn.close()
+                    break
+                if limiter.strikes % 10 == 1:
+                    conn.send({"type": "error", "reason": "too many messages; slow down"})
+                continue
+            try:
+                message = parse(raw, manager.settings.max_frame)
+            except BadMessage as exc:
+                conn.send({"type": "error", "reason": exc.reason})
+                continue
+            _handle(session, conn, message)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        session.detach(conn)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer, 2)
+        writer.cancel()

@@ -1,0 +1,213 @@
+"""Test support for the web app: a live uvicorn server, an autopilot player, leak checks.
+
+`LiveServer` runs `create_app(settings)` in a thread on a free port; tests read the
+game's true state from `server.manager` (only after a game is over, or for reading
+counters), never through the app. `autopilot` plays one human seat over a real
+websocket with random legal choices and records every message it receives.
+`check_no_leaks` compares those messages with the true log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import random
+import re
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import uvicorn
+import websockets
+
+from mafia_arena.engine.game import Game
+from mafia_arena.views.text import render_event
+from mafia_arena.web import Settings, create_app
+from mafia_arena.web.manager import GameManager
+
+
+class LiveServer:
+    """The app on 127.0.0.1:<free port>, served from a background thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.app = create_app(settings)
+        self.manager: GameManager = self.app.state.manager
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=64 * 1024,
+                                lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run,
+                                       kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not start")
+            time.sleep(0.02)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+    # ------------------------------------------------------------------ helpers
+    def create(self, **spec: Any) -> dict[str, Any]:
+        response = httpx.post(f"{self.url}/api/games", json=spec, timeout=10)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def join(self, game_id: str, invite: str, name: str | None = None) -> dict[str, Any]:
+        response = httpx.post(f"{self.url}/api/games/{game_id}/join",
+                              json={"invite": invite, "name": name}, timeout=10)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def game(self, game_id: str) -> Game:
+        session = self.manager.get(game_id)
+        assert session is not None and session.game is not None
+        return session.game
+
+    def wait_over(self, game_id: str, timeout: float = 60) -> Game:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            session = self.manager.get(game_id)
+            if session is not None and session.stored is not None:
+                return self.game(game_id)
+            time.sleep(0.05)
+        raise TimeoutError("game did not finish")
+
+
+@dataclass
+class Played:
+    """What one autopilot seat received: raw frames and the decoded messages."""
+
+    seat: int
+    raw: list[str] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+async def autopilot(ws_url: str, game_id: str, credential: str, seat: int, seed: int,
+                    *, speak_ratio: float = 0.3, timeout: float = 120,
+                    text: str = "seat {seat} thinks <b>out loud</b> #{n}") -> Played:
+    """Play a human seat over the websocket until the game is over; record everything."""
+    rng = random.Random(seed)
+    played = Played(seat)
+    answered: int | None = None
+    async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
+        await ws.send(json.dumps({"type": "auth", "credential": credential}))
+        async with asyncio.timeout(timeout):
+            async for raw in ws:
+                played.raw.append(str(raw))
+                msg = json.loads(raw)
+                played.messages.append(msg)
+                if msg["type"] == "error":
+                    played.errors.append(msg["reason"])
+                    if "server error" in msg["reason"]:
+                        raise RuntimeError(msg["reason"])
+                    answered = None  # try again with a choice
+                if msg["type"] != "state" and msg["type"] != "error":
+                    continue
+                last = next((m for m in reversed(played.messages) if m["type"] == "state"),
+                            None)
+                if last is None:
+                    continue
+                if last["over"]:
+                    break
+                request = last["request"]
+                if request is None or request["turn"] == answered:
+                    continue
+                answered = request["turn"]
+                if request["free_text"] and rng.random() < speak_ratio and \
+                        msg["type"] != "error":
+                    said = text.format(seat=seat + 1, n=rng.randrange(99))
+                    await ws.send(json.dumps({"type": "say", "turn": answered,
+                                              "text": said}))
+                else:
+                    choice = rng.randrange(len(request["options"]))
+                    await ws.send(json.dumps({"type": "act", "turn": answered,
+                                              "choice": choice}))
+    return played
+
+
+def assert_no_empty_pushes(messages: list[dict[str, Any]]) -> None:
+    """Consecutive pushed states differ in more than the countdown.
+
+    Why: an empty push is observable; one per hidden night step would count them.
+    """
+    def content(msg: dict[str, Any]) -> str:
+        request = msg.get("request")
+        request = request and {k: v for k, v in request.items() if k != "seconds_left"}
+        return json.dumps({**msg, "request": request, "reset": None, "lines": None},
+                          sort_keys=True)
+
+    states = [m for m in messages if m.get("type") == "state"]
+    for before, after in itertools.pairwise(states):
+        assert after["lines"] or content(before) != content(after), "a push carried nothing"
+
+
+def _true_allies(game: Game, seat: int) -> set[int]:
+    card = game.state.seats[seat].card
+    known = set(game.variant.roles[card].knows_roles)
+    return {s.seat for s in game.state.seats if s.card in known and s.seat != seat}
+
+
+def check_no_leaks(game: Game, seat: int, messages: list[dict[str, Any]],
+                   secrets_: list[str]) -> int:
+    """Assert `messages` to `seat` hold nothing hidden from it; return lines checked.
+
+    - no credential, invite or admin token (`secrets_`), and no seed before the end;
+    - no rendering of an event that does not admit the seat (other channels' picks,
+      other seats' night results, host decisions and draws);
+    - a role shown for another seat is true, and allowed: an ally (the seat's card
+      knows that role) or already revealed by a public line the seat has received.
+    """
+    admitted = {render_event(e, seat) for e in game.events if e.visibility.admits(seat)}
+    hidden = {render_event(e, seat) for e in game.events
+              if not e.visibility.admits(seat)} - admitted - {None}
+    allies = _true_allies(game, seat)
+    cards = {s.seat: s.card for s in game.state.seats}
+    seen: list[str] = []
+    checked = 0
+    for msg in messages:
+        blob = json.dumps(msg)
+        for secret in secrets_:
+            assert secret not in blob, f"credential leaked to seat {seat}"
+        assert '"decision"' not in blob and '"rng"' not in blob
+        if msg.get("type") != "state":
+            continue
+        over = bool(msg.get("over"))
+        if not over:
+            assert not re.search(r'"seed"', blob), "seed leaked before the end"
+        for line in msg.get("lines", []):
+            assert line["text"] not in hidden, f"hidden line to seat {seat}: {line['text']}"
+            assert line["text"] in admitted, f"unknown line to seat {seat}: {line['text']}"
+            seen.append(line["text"])
+            checked += 1
+        for player in msg.get("players", []):
+            other, role = player["seat"], player.get("role")
+            if role is None or other == seat:
+                continue
+            assert role == cards[other], f"wrong role shown for P{other + 1}"
+            death = re.compile(rf"(^|\] )P{other + 1} (was|died).*Role: {re.escape(role)}\.$")
+            revealed = any(death.search(line) or f"P{other + 1}'s card: {role}." in line
+                           for line in seen)
+            assert over or other in allies or revealed, \
+                f"seat {seat} was shown the hidden role of P{other + 1}"
+        you = msg.get("you", {})
+        assert you.get("role") in (None, cards[seat], game.state.seats[seat].role)
+    return checked

@@ -1,0 +1,175 @@
+"""Whole web games over websockets: results, replay, timers, absence, reconnection."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import websockets
+from tests.web.conftest import settings_for
+from tests.web.support import LiveServer, autopilot
+
+from mafia_arena.leaderboard.records import filter_records, load_records, parse_game
+from mafia_arena.runner.log import GameLog
+from mafia_arena.views.view import SeatTracker
+from mafia_arena.web.render import lines
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_path: Path
+                                                     ) -> None:
+    created = server.create(variant="standard", players=7, seed=5,
+                            seats=[{"kind": "bot"}, {"kind": "human"}])
+    game_id = created["game_id"]
+    joined = server.join(game_id, created["invites"][0]["invite"], "Alice")
+    played = asyncio.run(autopilot(server.ws_url, game_id, joined["credential"], 1, 3))
+    game = server.wait_over(game_id)
+    assert played.messages[-1]["over"] and played.messages[-1]["reveal"]["seats"]
+
+    records = load_records(tmp_path / "results")
+    assert len(records) == 1
+    record = records[0]
+    assert record["seats"][1]["agent"] == "human:Alice"
+    assert record["seats"][1]["agent_kind"] == "human"
+    assert record["seats"][0]["agent_kind"] == "scripted"
+    assert record["winner"] == game.state.winner
+    assert parse_game(record).decisive or record["winner"] is None
+    assert filter_records(records, "mixed") == records
+    stored = GameLog.load(record["log"])
+    assert [e.to_json() for e in stored.events] == [e.to_json() for e in game.events]
+
+    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay",
+                       headers={"Authorization": f"Bearer {joined['credential']}"}).json()
+    for seat in replay["seats"]:
+        assert seat["lines"] == lines(SeatTracker(seat["seat"]).update(game))
+        assert seat["role"] == game.state.seats[seat["seat"]].card
+
+
+def test_a_silent_human_gets_the_default_on_timeout(tmp_path: Path) -> None:
+    live = LiveServer(settings_for(tmp_path, timer_scale=0.004, grace=600))
+    try:
+        created = live.create(variant="simple", players=5, seed=2, seats=[{"kind": "human"}])
+        game_id = created["game_id"]
+        joined = live.join(game_id, created["invites"][0]["invite"])
+
+        async def sit_silently() -> None:
+            async with websockets.connect(f"{live.ws_url}/ws/{game_id}") as ws:
+                await ws.send(json.dumps({"type": "auth", "credential": joined["credential"]}))
+                async with asyncio.timeout(60):
+                    async for raw in ws:
+                        if json.loads(raw).get("over"):
+                            return
+
+        asyncio.run(sit_silently())
+        game = live.wait_over(game_id)
+        mine = [d for d in game.decisions if d["seat"] == 0]
+        assert mine and all(d["fallback"] == "timeout" for d in mine)
+        record = load_records(tmp_path / "results")[0]
+        assert record["seats"][0]["fallbacks"] == len(mine)
+    finally:
+        live.close()
+
+
+@pytest.mark.parametrize("policy", ["bot", "default"])
+def test_a_player_gone_for_good_is_replaced(tmp_path: Path, policy: str) -> None:
+    live = LiveServer(settings_for(tmp_path, grace=0.2))
+    try:
+        created = live.create(variant="simple", players=5, seed=3, absent=policy,
+                              seats=[{"kind": "human"}, {"kind": "human"}])
+        game_id = created["game_id"]
+        _gone, stays = (live.join(game_id, i["invite"]) for i in created["invites"])
+        played = asyncio.run(autopilot(live.ws_url, game_id, stays["credential"], 1, 4))
+        game = live.wait_over(game_id)
+        gone_decisions = [d for d in game.decisions if d["seat"] == 0]
+        if policy == "default":
+            assert gone_decisions and all(d["fallback"] == "absent" for d in gone_decisions)
+        else:
+            assert not any(d.get("fallback") for d in gone_decisions)
+        flagged = [p for m in played.messages if m["type"] == "state"
+                   for p in m["players"] if p["seat"] == 0 and p["replaced"]]
+        assert flagged, "the stand-in was not shown to the others"
+        record = load_records(tmp_path / "results")[0]
+        assert record["seats"][0]["replaced"] is True
+        assert record["seats"][0]["agent_kind"] == "human"
+    finally:
+        live.close()
+
+
+def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
+    created = server.create(variant="standard", players=7, seed=8,
+                            seats=[{"kind": "human"}, {"kind": "human"}])
+    game_id = created["game_id"]
+    first, other = (server.join(game_id, i["invite"]) for i in created["invites"])
+
+    async def run() -> None:
+        helper = asyncio.ensure_future(autopilot(server.ws_url, game_id, other["credential"],
+                                                 other["seat"], 9))
+        url = f"{server.ws_url}/ws/{game_id}"
+        auth = json.dumps({"type": "auth", "credential": first["credential"]})
+        async with websockets.connect(url) as ws:  # play a few turns, then drop
+            await ws.send(auth)
+            answered = 0
+            async with asyncio.timeout(60):
+                async for raw in ws:
+                    msg = json.loads(raw)
+                    request = msg.get("request")
+                    if request:
+                        await ws.send(json.dumps({"type": "act", "turn": request["turn"],
+                                                  "choice": 0}))
+                        answered += 1
+                    if answered >= 2 or msg.get("over"):
+                        break
+        async with websockets.connect(url) as ws:  # come back: everything, from the top
+            await ws.send(auth)
+            msg = json.loads(await ws.recv())
+            assert msg["type"] == "state" and msg["reset"] is True
+            truth = SeatTracker(first["seat"]).update(server.game(game_id))
+            assert msg["lines"] == lines(truth)[:len(msg["lines"])]
+            assert len(msg["lines"]) >= len(lines(truth)) - 5
+            assert msg["you"]["seat"] == first["seat"]
+        await autopilot(server.ws_url, game_id, first["credential"], first["seat"], 10)
+        await helper
+
+    asyncio.run(run())
+    assert server.wait_over(game_id).over
+
+
+def test_lobby_waits_for_humans_and_the_creator_can_start(server: LiveServer) -> None:
+    created = server.create(variant="simple", players=4, seats=[{"kind": "human"}] * 3)
+    game_id, admin = created["game_id"], created["admin"]
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    assert not lobby["started"] and [s["kind"] for s in lobby["seats"]] == \
+        ["human", "human", "human", "bot"]
+    server.join(game_id, created["invites"][0]["invite"], "Bo")
+    assert not httpx.get(f"{server.url}/api/games/{game_id}").json()["started"]
+    invites = httpx.get(f"{server.url}/api/games/{game_id}/invites",
+                        headers={"Authorization": f"Bearer {admin}"}).json()["invites"]
+    assert [i["seat"] for i in invites] == [1, 2]
+    started = httpx.post(f"{server.url}/api/games/{game_id}/start",
+                         headers={"Authorization": f"Bearer {admin}"}).json()
+    assert started["started"]
+    kinds = [s["kind"] for s in started["seats"]]
+    assert kinds == ["human", "bot", "bot", "bot"]  # untaken human seats went to bots
+    late = httpx.post(f"{server.url}/api/games/{game_id}/join",
+                      json={"invite": created["invites"][1]["invite"]})
+    assert late.status_code == 403
+    time.sleep(0.1)
+
+
+def test_create_validates_the_request(server: LiveServer) -> None:
+    bad = [
+        {"variant": "nope"},
+        {"variant": "standard", "players": 2},
+        {"variant": "standard", "players": 7, "seats": [{"kind": "bot", "agent": "/etc/x"}]},
+        {"variant": "standard", "players": 7, "overrides": {"mafia": 99}},
+        {"variant": "standard", "players": 7, "seats": [{"kind": "alien"}]},
+        {"variant": "standard", "players": 7, "surprise": 1},
+    ]
+    for spec in bad:
+        response = httpx.post(f"{server.url}/api/games", json=spec)
+        assert response.status_code in (400, 422), spec

@@ -1,0 +1,137 @@
+"""Unit tests of the web pieces that need no server: actions, protocol, tokens, timers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from mafia_arena.agents.human import Action, HumanAgent, clean_text, decision_for
+from mafia_arena.engine import PASS, Choice, IllegalDecision, Request, Speech
+from mafia_arena.web.auth import Credentials, bearer
+from mafia_arena.web.protocol import Act, Auth, BadMessage, RateLimiter, Say, parse
+from mafia_arena.web.settings import TIMERS, GameSpec, night_floor, timer_for
+
+SPEAK = Request(0, "speak", "talk", (PASS, Choice("accuse", 2)), ("pass", "accuse P3"),
+                free_text=True, max_chars=20)
+VOTE = Request(0, "vote", "vote", (Choice("target", 1), Choice("target", 2)), ("P2", "P3"))
+
+
+def test_decision_for_maps_indexes_and_text() -> None:
+    assert decision_for(VOTE, Action(1, choice=1)) == Choice("target", 2)
+    assert decision_for(SPEAK, Action(1, text="  hi\nthere ")) == Speech("hi there")
+
+
+@pytest.mark.parametrize(("request_", "action", "reason"), [
+    (VOTE, Action(1, choice=2), "not one of the options"),
+    (VOTE, Action(1, choice=-1), "not one of the options"),
+    (VOTE, Action(1, text="P2 please"), "listed choices"),
+    (SPEAK, Action(1, text="x" * 21), "at most 20"),
+    (SPEAK, Action(1, text=" \u202e\n "), "say something"),
+    (SPEAK, Action(1), "either"),
+    (SPEAK, Action(1, choice=0, text="both"), "either"),
+])
+def test_decision_for_refuses(request_: Request, action: Action, reason: str) -> None:
+    with pytest.raises(IllegalDecision, match=reason):
+        decision_for(request_, action)
+
+
+def test_clean_text_removes_control_and_bidi() -> None:
+    assert clean_text("a\x00b\u202ec\r\nd\te") == "a b c d e"
+
+
+async def test_human_agent_drops_stale_and_illegal_actions() -> None:
+    from mafia_arena.views.knowledge import Knowledge
+    from mafia_arena.views.view import View
+
+    rejected: list[str] = []
+    agent = HumanAgent("p")
+    agent.on_reject = rejected.append
+    agent.turn = 5
+    view = View(0, "simple", Knowledge(0), VOTE)
+    for action in (Action(4, choice=0), Action(5, choice=9), Action(5, choice=1)):
+        assert agent.offer(action)
+    assert await asyncio.wait_for(agent.act(view), 1) == Choice("target", 2)
+    assert rejected == ["that was for an earlier turn", "that choice is not one of the options"]
+
+
+def test_human_agent_mailbox_is_bounded() -> None:
+    agent = HumanAgent("p", inbox_size=2)
+    assert agent.offer(Action(1, choice=0)) and agent.offer(Action(1, choice=0))
+    assert not agent.offer(Action(1, choice=0))
+
+
+def test_protocol_accepts_the_four_types() -> None:
+    assert isinstance(parse(json.dumps({"type": "auth", "credential": "x" * 43}), 999), Auth)
+    assert isinstance(parse('{"type":"act","turn":3,"choice":1}', 999), Act)
+    assert isinstance(parse('{"type":"say","turn":3,"text":"hi"}', 999), Say)
+
+
+@pytest.mark.parametrize("raw", [
+    '{"type":"act","turn":3,"choice":1,"seat":4}',  # no naming another seat
+    '{"type":"act","turn":3,"choice":"1"}',  # strict types
+    '{"type":"act","turn":3,"choice":true}',
+    '{"type":"act","turn":3,"choice":-1}',
+    '{"type":"say","turn":3,"text":""}',
+    '{"type":"kill","seat":1}',
+    "[1, 2]",
+    "not json",
+    '{"type":"say","turn":1,"text":"' + "a" * 5000 + '"}',
+])
+def test_protocol_refuses(raw: str) -> None:
+    with pytest.raises(BadMessage):
+        parse(raw, 100_000)
+
+
+def test_protocol_refuses_oversized_frames() -> None:
+    with pytest.raises(BadMessage, match="too large"):
+        parse('{"type":"ping"}' + " " * 100, 50)
+
+
+def test_rate_limiter_drops_floods() -> None:
+    limiter = RateLimiter(rate=1.0, burst=3)
+    results = [limiter.allow() for _ in range(10)]
+    assert results[:3] == [True] * 3 and not any(results[3:])
+    assert limiter.strikes == 7
+
+
+def test_invites_are_one_time_and_scoped_to_their_game() -> None:
+    store = Credentials()
+    invite = store.issue_invite("g1", 2)
+    assert store.redeem("g2", invite) is None  # another game's invite
+    seat, credential = store.redeem("g1", invite)  # type: ignore[misc]
+    assert seat == 2 and len(credential) >= 43
+    assert store.redeem("g1", invite) is None  # used up
+    grant = store.lookup("g1", credential)
+    assert grant is not None and grant.seat == 2 and grant.scope == "seat"
+    assert store.lookup("g2", credential) is None
+    assert store.lookup("g1", credential[:-1] + "A") is None or credential.endswith("A")
+    assert store.lookup("g1", "x" * 500) is None
+    assert credential not in repr(store.__dict__)  # only digests are kept
+
+
+def test_bearer_header_parsing() -> None:
+    assert bearer("Bearer abc") == "abc"
+    assert bearer("bearer  abc ") == "abc"
+    assert bearer("Basic abc") is None
+    assert bearer(None) is None and bearer("Bearer ") is None
+
+
+def test_timers_depend_on_the_request_kind_only() -> None:
+    assert timer_for("night:doctor_protect") == timer_for("night:mafia_kill")
+    assert timer_for("speak", 0.5) == TIMERS["speak"] * 0.5
+    assert timer_for("something_new") > 0
+    assert night_floor(1.0, 3) == night_floor(1.0, 3) > 0
+    assert night_floor(0.0, 3) == 0
+
+
+def test_game_spec_fills_seats_with_bots() -> None:
+    spec = GameSpec(players=5, seats=[{"kind": "human"}])
+    assert [s.kind for s in spec.seat_list()] == ["human"] + ["bot"] * 4
+    with pytest.raises(ValueError):
+        GameSpec(players=2)
+    with pytest.raises(ValueError):
+        GameSpec(players=2, seats=[{"kind": "human"}] * 3).seat_list()
+    with pytest.raises(ValueError):
+        GameSpec(variant="../etc/passwd")
