@@ -81,6 +81,8 @@ class Knowledge:
             self.known_results[p["target"]] = p["result"]
 
     def _on_speech(self, p: dict[str, Any]) -> None:
+        if p.get("kind") == "night_chat":
+            return  # team talk is not a public claim; it stays in `events`
         claims = _claims_in(p["text"], tuple(self.roles_in_play))
         if claims:
             self.claims.setdefault(p["seat"], []).extend(claims)

@@ -1,0 +1,95 @@
+"""Public rule facts the heuristic reasons with: sides of roles, who checks or protects.
+
+A `View` names its variant; the variant file is public (every player may read the
+rules), so reading role → faction → side from it leaks nothing hidden. Overrides can
+change counts but not these facts; counts come from the public setup event
+(`Knowledge.composition`). When the variant cannot be loaded (a custom file that is not
+on this machine) a name-based fallback keeps the agent playing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from mafia_arena.rules import load_variant
+
+_EVIL_WORDS = ("mafia", "mafioso", "don", "godfather", "yakuza", "wolf", "maniac")
+
+
+@dataclass(frozen=True)
+class RuleBook:
+    """What the rules say about roles and factions (not who holds them)."""
+
+    name: str
+    role_faction: Mapping[str, str] = field(default_factory=dict)
+    faction_side: Mapping[str, str] = field(default_factory=dict)
+    role_actions: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    role_appears: Mapping[str, str] = field(default_factory=dict)
+    roles: tuple[str, ...] = ()
+
+    def side_of_faction(self, faction: str | None) -> str:
+        """``town``, ``mafia`` or ``solo``; unknown factions are guessed from the name."""
+        if faction is None:
+            return "town"
+        if faction in self.faction_side:
+            return self.faction_side[faction]
+        return "mafia" if _sounds_evil(faction) else "town"
+
+    def side_of_role(self, role: str) -> str:
+        if role in self.role_faction:
+            return self.side_of_faction(self.role_faction[role])
+        return "mafia" if _sounds_evil(role) else "town"
+
+    def is_evil(self, role: str) -> bool:
+        """True for roles the town wants dead (mafia and solo sides)."""
+        return self.side_of_role(role) != "town"
+
+    def appearance(self, role: str) -> str:
+        """What a check of `role` reports (``mafia`` / ``innocent`` / another word)."""
+        return self.role_appears.get(role, "mafia" if self.is_evil(role) else "innocent")
+
+    def roles_with(self, actions: Iterable[str]) -> frozenset[str]:
+        """Roles that act in a night step whose action is one of `actions`."""
+        wanted = set(actions)
+        found = {r for r, acts in self.role_actions.items() if acts & wanted}
+        if not found and "check" in wanted:
+            found = {"detective"}
+        if not found and "protect" in wanted:
+            found = {"doctor"}
+        return frozenset(found)
+
+    @property
+    def checker_roles(self) -> frozenset[str]:
+        return self.roles_with(("check", "check_or_kill"))
+
+    @property
+    def protector_roles(self) -> frozenset[str]:
+        return self.roles_with(("protect",))
+
+
+def _sounds_evil(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in _EVIL_WORDS)
+
+
+@lru_cache(maxsize=128)
+def rulebook(variant: str) -> RuleBook:
+    """The rule book of a variant by name (cached); a fallback if it cannot be loaded."""
+    try:
+        spec = load_variant(variant)
+    except Exception:  # a variant we cannot read: play on with name-based guesses
+        return RuleBook(variant)
+    actions: dict[str, set[str]] = {r: set() for r in spec.roles}
+    for step in spec.night:
+        for actor in step.actors:
+            actions.setdefault(actor, set()).add(step.action)
+    return RuleBook(
+        name=spec.name,
+        role_faction={r: s.faction for r, s in spec.roles.items()},
+        faction_side={f: s.side for f, s in spec.factions.items()},
+        role_actions={r: frozenset(a) for r, a in actions.items()},
+        role_appears={r: spec.appearance(r) for r in spec.roles},
+        roles=tuple(spec.roles),
+    )
