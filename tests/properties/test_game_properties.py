@@ -2,7 +2,7 @@
 
 - a seat's view does not change when the hidden roles of two other seats are swapped in
   a way consistent with what that seat knows (their night decisions swap with them);
-- the dead never act (only the classic "last dead" tie-breaker is asked of a dead seat);
+- the dead never act (except the classic "last dead" tie-breaker and club's last word);
 - every game ends within the variant's declared maximum length;
 - replaying a log gives the same final state;
 - the same seed and decisions give a byte-identical log.
@@ -23,7 +23,10 @@ from mafia_arena.views.text import render_transcript, render_view
 
 VARIANTS = available_variants()
 PRIVATE_KINDS = ("night:", "night_chat", "describe")
-SETTINGS = settings(max_examples=25, deadline=None,
+DEAD_MAY = {"last_dead", "last_word"}
+OUTCOME = {"death", "no_death", "protected", "silenced", "game_over", "no_execution",
+           "phase"}
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -56,7 +59,8 @@ def test_the_dead_never_act_and_games_end_within_the_maximum_length(setup, polic
     variant, players, seed = setup
 
     def check(game, seat, request):
-        assert game.state.alive(seat) or request.kind == "last_dead", request.kind
+        # the rules ask the dead only for the classic tie-break and club's last word
+        assert game.state.alive(seat) or request.kind in DEAD_MAY, request.kind
 
     game = play_random(Game(variant, players, seed), policy_seed, check)
     assert game.over
@@ -97,7 +101,7 @@ def _mentions(event, seats: set[int]) -> bool:
     return event.kind in ("game_over", "role_change")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.integers(0, 2**31 - 1), st.data())
 def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy_seed, data):
     variant, players, seed = setup
@@ -116,6 +120,9 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
     game_b = Game(variant, players, seed, deal=swapped)
     tracker_b = SeatTracker(observer)
     sigma = {a: b, b: a}
+    # roles with passive traits legitimately change public outcomes (who dies, who is
+    # silenced): there the comparison stops at the first such outcome
+    traits = bool(variant.roles[cards[a]].traits or variant.roles[cards[b]].traits)
     rng = random.Random(policy_seed)
     compared = 0
     while not game_a.over:
@@ -126,13 +133,16 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
         # The games may run at different paces (a step with no living actor is skipped),
         # so the observer's transcripts must agree line by line as far as both go, and
         # the observer's own decision, when both ask it, must be identical.
+        seen_a, seen_b = _visible(view_a.knowledge), _visible(view_b.knowledge)
+        common = min(len(seen_a), len(seen_b))
+        differ = next((i for i in range(common) if seen_a[i] != seen_b[i]), None)
+        if differ is not None and traits and {seen_a[differ][0], seen_b[differ][0]} & OUTCOME:
+            break  # a passive trait (immortal, kamikaze, ...) changed a public outcome
+        assert seen_a[:common] == seen_b[:common]
         lines_a = render_transcript(view_a.knowledge).splitlines()
         lines_b = render_transcript(view_b.knowledge).splitlines()
         common = min(len(lines_a), len(lines_b))
         assert lines_a[:common] == lines_b[:common]
-        seen_a, seen_b = _visible(view_a.knowledge), _visible(view_b.knowledge)
-        common = min(len(seen_a), len(seen_b))
-        assert seen_a[:common] == seen_b[:common]
         if view_a.request is not None and view_b.request is not None:
             assert render_view(view_a) == render_view(view_b)
         compared += 1
