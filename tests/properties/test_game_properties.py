@@ -90,8 +90,8 @@ def _visible(knowledge) -> list[tuple]:
 def _mentions(event, seats: set[int]) -> bool:
     """Does a visible event legitimately tell the observer something about `seats`?"""
     p = event.payload
-    if event.kind in ("death", "reveal") and p["seat"] in seats and "role" in p:
-        return True
+    if event.kind in ("death", "reveal") and p["seat"] in seats:
+        return True  # a death can depend on a hidden role (immortal, kamikaze, ...)
     if event.kind == "night_result":
         targets = p.get("targets") or [p.get("target")]
         return bool(seats & set(t for t in targets if isinstance(t, int))) or \

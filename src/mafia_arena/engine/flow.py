@@ -2,11 +2,14 @@
 
 Night r is followed by day r. With ``first_phase = "day"`` the game opens with day 1
 and night r follows day r. After every death the win rules are checked; past the
-variant's maximum number of rounds the game ends in a draw, so every game terminates.
+variant's maximum number of rounds the game ends in a draw, so every game terminates;
+a variant may also call a draw after `rules.stalemate_cycles` cycles without a death.
 """
 
 from __future__ import annotations
 
+from mafia_arena.engine import copying, traits  # noqa: F401  (register copy and trait hooks)
+from mafia_arena.engine.day_close import end_of_day, last_words
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import discussion, first_speaker_today
 from mafia_arena.engine.events import PUBLIC, private
@@ -26,10 +29,11 @@ def play(game: Game) -> Flow:
         if number > game.max_rounds:
             end_game(game, "draw", "maximum length reached")
             return
+        deaths_before = len(game.state.death_order)
         if not first_day:
             yield from night(game, number)
         yield from day(game, number)
-        if game.over:
+        if game.over or stalemate(game, number, deaths_before):
             return
         if first_day:
             yield from night(game, number + 1)
@@ -37,6 +41,24 @@ def play(game: Game) -> Flow:
             if game.over:
                 return
         number += 1
+
+
+def stalemate(game: Game, number: int, deaths_before: int) -> bool:
+    """Draw after `rules.stalemate_cycles` consecutive cycles without a death (club D31).
+
+    A cycle is a night and its day; a night without actions (club's night 1) does not
+    start one. Returns True if the game ended.
+    """
+    limit = game.variant.rules.stalemate_cycles
+    if limit is None or (number == 1 and not game.variant.rules.first_night_actions):
+        return False
+    state = game.state
+    state.quiet_cycles = state.quiet_cycles + 1 if len(state.death_order) == deaths_before \
+        else 0
+    if state.quiet_cycles < limit:
+        return False
+    end_game(game, "draw", f"{limit} cycles without a death")
+    return True
 
 
 def setup(game: Game) -> None:
@@ -69,7 +91,7 @@ def morning_deaths(game: Game) -> None:
     game.emit("phase", {"phase": "day", "number": state.day}, PUBLIC)
     if night_state.deaths:
         die(game, night_state.deaths, "night")
-    else:
+    elif night_state.number > 1 or game.variant.rules.first_night_actions:
         game.emit("no_death", {"text": "Nobody died tonight."}, PUBLIC)
     if state.silenced_today:
         game.emit("silenced", {"seats": sorted(state.silenced_today)}, PUBLIC)
@@ -107,7 +129,12 @@ def day_step(game: Game, step: DayStep) -> Flow:
             yield from discussion(game, 1, "introductions")
     elif step.type == "vote":
         yield from PROCEDURES[step.procedure](game, dict(step.params))
-        check_win(game)
+        if step.win_check:
+            check_win(game)
+    elif step.type == "last_words":
+        yield from last_words(game)
+    elif step.type == "end_day":
+        end_of_day(game)
 
 
 def describe_seat(seat: int) -> str:

@@ -22,3 +22,13 @@ DAWN_HOOKS: list[DawnHook] = []
 
 DEATH_HOOKS: list[DeathHook] = []
 """Called after deaths with (seats, cause) for triggers (succession, conversion, ...)."""
+
+NightHook = Callable[["Game", int], None]
+DayEndHook = Callable[["Game"], None]
+
+NIGHT_HOOKS: list[NightHook] = []
+"""Called at the start of each night with its number, before any step (introductions of
+players who joined a team since the last night)."""
+
+DAY_END_HOOKS: list[DayEndHook] = []
+"""Called by a day's ``end_day`` step, before its win check (activation when accused)."""

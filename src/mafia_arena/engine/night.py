@@ -18,7 +18,7 @@ from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.engine.discussion import channel_chat
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Flow, Game, seat_name
-from mafia_arena.engine.hooks import DAWN_HOOKS
+from mafia_arena.engine.hooks import DAWN_HOOKS, NIGHT_HOOKS
 from mafia_arena.engine.state import NightState
 from mafia_arena.rules.spec import NightStep
 
@@ -30,12 +30,31 @@ def night(game: Game, number: int) -> Flow:
     state.day = number
     state.night = NightState(number)
     game.emit("phase", {"phase": "night", "number": number}, PUBLIC)
+    for hook in NIGHT_HOOKS:
+        hook(game, number)
     if number == 1 and not game.variant.rules.first_night_actions:
         return
+    deck = {s.card for s in state.seats} if game.variant.rules.narrate_steps else set()
     for step in game.variant.night:
         if _runs_tonight(step, number):
+            if deck:
+                narrate(game, step, deck)
             yield from run_step(game, step, state.night)
     dawn(game, state.night)
+
+
+def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
+    """The host calls a step aloud if one of its roles was dealt, alive or not (club D13).
+
+    A step whose actors only exist after a change of role (an activated psychopath)
+    names the dealt cards it is called for in ``params.narrate_cards``.
+    """
+    called = [r for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
+              if r in deck]
+    if called:
+        game.emit("narration", {"step": step.name, "text": f"Night {game.state.day}: the "
+                                + " and the ".join(dict.fromkeys(called)) + " wake up."},
+                  PUBLIC)
 
 
 def _runs_tonight(step: NightStep, number: int) -> bool:
@@ -112,16 +131,29 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
         if night.is_blocked(actor):
             game.emit("blocked", {"step": step.name}, private(actor, channel=step.name))
     participants = [a for a in actors if not night.is_blocked(a)]
+    if step.observers:
+        _cross_observers(game, step, night, watching=bool(participants))
     if not participants:
         return
-    if step.group:
+    runner = getattr(ACTIONS[step.action], "run", None)
+    if runner is not None:  # an action with its own sequence of decisions (copy)
+        yield from runner(game, step, night, participants)
+    elif step.group:
         yield from _group_step(game, step, night, participants)
     else:
         yield from _individual_step(game, step, night, participants)
 
 
-def _step_request(game: Game, step: NightStep, actor: int, actors: list[int],
-                  picked: list[int], pick_no: int) -> Request | None:
+def _cross_observers(game: Game, step: NightStep, night: NightState, *,
+                     watching: bool) -> None:
+    """Observers see crossed arms when blocked themselves or when no actor acts."""
+    for seat in game.state.holders(set(step.observers)):
+        if night.is_blocked(seat) or not watching:
+            game.emit("blocked", {"step": step.name}, private(seat, channel=step.name))
+
+
+def step_request(game: Game, step: NightStep, actor: int, actors: list[int],
+                 picked: list[int], pick_no: int) -> Request | None:
     action = ACTIONS[step.action]
     targets = legal_targets(game, step, actor, actors, picked)
     if not targets or not _uses_left(game, step, actor):
@@ -152,7 +184,7 @@ def _individual_step(game: Game, step: NightStep, night: NightState,
         requests = {}
         for actor in active:
             picked = [c.target for c in picks[actor] if c.target is not None]
-            request = _step_request(game, step, actor, actors, picked, pick_no)
+            request = step_request(game, step, actor, actors, picked, pick_no)
             if request is not None:
                 requests[actor] = request
         answers = yield from ask(game, requests)
@@ -183,7 +215,7 @@ def _group_step(game: Game, step: NightStep, night: NightState,
     for round_no in range(max(1, step.rounds)):
         requests = {}
         for actor in participants:
-            request = _step_request(game, step, actor, participants, [], 0)
+            request = step_request(game, step, actor, participants, [], 0)
             if request is not None:
                 requests[actor] = request
         if not requests:
@@ -199,9 +231,13 @@ def _group_step(game: Game, step: NightStep, night: NightState,
             break
     if not final:
         return
+    leaders = [s for s in picks if game.variant.roles[game.state.role(s)].traits.get("leader")]
     top = max(final.values())
     tied = sorted(c for c, v in final.items() if v == top)
-    choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
+    if leaders:  # the leader's pick decides the group's choice (club: don, sensei)
+        choice = picks[leaders[0]]
+    else:
+        choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
     _record_usage(game, step, participants[0], [choice.target])
     game.emit("night_action", {"step": step.name, "seats": participants,
                                "choices": [choice.key]}, members)

@@ -1,4 +1,10 @@
-"""Win conditions: named, parameterised rules per faction, checked after every death."""
+"""Win conditions: named, parameterised rules per faction, checked after every death.
+
+A faction marked ``solo`` is not one team: each of its members is a team of one, whose
+rules are evaluated for that player alone and whose win is that player's alone (club:
+two solo killers never win together). When two factions with ``clan`` rules hold at
+once, the game is a draw (club D31: only the lawyer and the framer are left).
+"""
 
 from __future__ import annotations
 
@@ -16,11 +22,14 @@ def is_killer(game: Game, seat: int) -> bool:
                for step in game.variant.night)
 
 
-def rule_holds(game: Game, faction: str, rule: WinRule) -> bool:
+def rule_holds(game: Game, faction: str, rule: WinRule,
+               members: list[int] | None = None) -> bool:
+    """Does `rule` hold for `faction` (or for `members` only: one solo player)?"""
     state = game.state
     living = state.living()
-    members = [s for s in living if state.faction(s) == faction]
-    others = [s for s in living if state.faction(s) != faction]
+    if members is None:
+        members = [s for s in living if state.faction(s) == faction]
+    others = [s for s in living if s not in members]
     if rule.type == "eliminated":
         enemies = set(rule.factions) or (set(game.variant.factions) - {faction})
         return bool(living) and not any(state.faction(s) in enemies for s in living)
@@ -37,31 +46,62 @@ def rule_holds(game: Game, faction: str, rule: WinRule) -> bool:
     raise ValueError(rule.type)
 
 
-def winner(game: Game) -> str | None:
-    """The first faction (in file order) one of whose rules holds, or ``"draw"``."""
-    if not game.state.living():
-        return "draw"
+def outcome(game: Game) -> tuple[str, tuple[int, ...] | None] | None:
+    """(result, winning seats) or None while the game goes on.
+
+    The first faction in file order one of whose rules holds wins; its seats are every
+    player of that faction (dead included), or for a solo faction the one player who
+    won. ``"draw"`` when nobody is alive or when only clan rules hold, for two factions.
+    """
+    state = game.state
+    living = state.living()
+    if not living:
+        return "draw", ()
+    won: list[tuple[str, tuple[int, ...] | None, str]] = []
     for name, faction in game.variant.factions.items():
-        if any(rule_holds(game, name, rule) for rule in faction.win):
-            return name
-    return None
+        if faction.solo:
+            for seat in (s for s in living if state.faction(s) == name):
+                rule = next((r for r in faction.win if rule_holds(game, name, r, [seat])),
+                            None)
+                if rule is not None:
+                    won.append((name, (seat,), rule.type))
+            continue
+        rule = next((r for r in faction.win if rule_holds(game, name, r)), None)
+        if rule is not None:
+            won.append((name, None, rule.type))
+    if not won:
+        return None
+    if len(won) > 1 and all(kind == "clan" for _, _, kind in won):
+        return "draw", ()
+    return won[0][0], won[0][1]
+
+
+def winner(game: Game) -> str | None:
+    """The winning faction, ``"draw"``, or None while the game goes on."""
+    result = outcome(game)
+    return None if result is None else result[0]
 
 
 def check_win(game: Game) -> bool:
     """End the game if a faction has won; return True if the game is over."""
-    result = winner(game)
+    result = outcome(game)
     if result is None:
         return False
-    end_game(game, result)
+    end_game(game, result[0], winners=result[1])
     return True
 
 
-def end_game(game: Game, result: str, reason: str = "") -> None:
-    """Record the winner, reveal every card and stop the game."""
+def end_game(game: Game, result: str, reason: str = "",
+             winners: tuple[int, ...] | None = None) -> None:
+    """Record the winner, reveal every card and stop the game.
+
+    `winners` defaults to every seat whose current faction is `result`.
+    """
     state = game.state
     state.over = True
     state.winner = None if result == "draw" else result
-    state.winners = tuple(s.seat for s in state.seats if s.faction == result)
+    state.winners = tuple(s.seat for s in state.seats if s.faction == result) \
+        if winners is None else tuple(winners)
     game.emit("game_over", {
         "winner": state.winner,
         "winners": list(state.winners),

@@ -112,6 +112,9 @@ class DayStep(_Spec):
     rounds: int = 1
     procedure: str = ""
     params: dict[str, Any] = Field(default_factory=dict)
+    win_check: bool = True
+    """Check the win rules right after a vote; false defers it to an ``end_day`` step
+    (club: the psychopath's activation comes before the day's win check)."""
 
 
 class Composition(_Spec):
@@ -138,6 +141,9 @@ class Rules(_Spec):
     first_night_actions: bool = True
     stalemate_cycles: int | None = None
     last_dead_decides: bool = False
+    narrate_steps: bool = False
+    """Publicly narrate every night step of a role in the starting deck, every night,
+    whether its holder is alive or blocked (club D13: a theft stays silent)."""
 
 
 class Variant(_Spec):

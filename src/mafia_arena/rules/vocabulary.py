@@ -15,6 +15,6 @@ ROLE_TRAITS = frozenset(
     {
         "night_immune", "retaliates", "converts_to", "activates_when_accused",
         "inherits", "succeeds", "no_last_word", "leader", "meets_team_first_night",
-        "dies_for", "observes",
+        "dies_for", "observes", "killer",
     }
 )

@@ -61,7 +61,10 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
     if kind == "nomination_tally":
         tally = ", ".join(f"{name(int(s))} {c}" for s, c in p["tally"].items())
         return f"{prefix}Nominations (round {p['round']}): {tally}."
-    if kind in ("runoff", "last_dead_decision"):
+    if kind == "ballot":
+        again = " (re-vote)" if p.get("revote") else ""
+        return f"{prefix}{name(p['seat'])} votes against {name(p['target'])}{again}."
+    if kind in ("runoff", "last_dead_decision", "narration"):
         return f"{prefix}{p['text']}"
     if kind == "nominees":
         return f"{prefix}Nominated for the final vote: " + \

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mafia_arena.engine.game import Flow, Game
+from mafia_arena.engine.voting.accuse_defend import accuse_defend
 from mafia_arena.engine.voting.nominate_final import nominate_final
 from mafia_arena.engine.voting.plurality import plurality
 
@@ -17,6 +18,7 @@ Procedure = Callable[[Game, dict[str, Any]], Flow]
 PROCEDURES: dict[str, Procedure] = {
     "plurality": plurality,
     "nominate_final": nominate_final,
+    "accuse_defend": accuse_defend,
 }
 
 

@@ -1,0 +1,134 @@
+"""Accusation, defence, second vote: the club procedure (club.md section 6).
+
+Voters and candidates are the living players not silenced today. Round 1: in order
+from the day's first speaker, each voter names one candidate other than themselves (no
+abstention), each name public as it is given. The accused are the top group of the
+tally, widened by the second group when the top group is one player. Each accused gives
+a defence speech (most votes first, ties in voting order); a lone accused is the vote
+winner. Round 2: in the same order each voter votes against one accused other than
+themselves; a tie gets one re-vote among the tied, and a second tie means nobody is
+executed. A protected winner (the lawyer's defence) is announced and survives with no
+further vote; otherwise the winner is executed, the card shown, and a last word given.
+
+Parameters: ``reveal`` (show the executed player's card at once, default true).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from mafia_arena.engine.asking import ask_one, picked_seat, target_request
+from mafia_arena.engine.day_close import last_word
+from mafia_arena.engine.deaths import die
+from mafia_arena.engine.discussion import say, speak_request, speaking_order
+from mafia_arena.engine.events import PUBLIC
+from mafia_arena.engine.game import Flow, Game, seat_name
+from mafia_arena.engine.voting.common import top_of
+
+
+def accused_of(tally: dict[int, int]) -> list[int]:
+    """The accused for a round-1 tally (club D24): top group, plus the second group
+    when the top group is a single player. Pure, so the rule is tested on its own."""
+    counts = sorted({c for c in tally.values() if c > 0}, reverse=True)
+    if not counts:
+        return []
+    wanted = counts[:2] if len([s for s, c in tally.items() if c == counts[0]]) == 1 \
+        else counts[:1]
+    return sorted(s for s, c in tally.items() if c in wanted)
+
+
+def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
+    state = game.state
+    eligible = [s for s in state.living() if s not in state.silenced_today]
+    if not eligible:
+        game.emit("no_execution", {"reason": "nobody may vote"}, PUBLIC)
+        return
+    first = state.first_speaker if state.first_speaker is not None else eligible[0]
+    order = speaking_order(game, first, eligible)
+    tally = yield from _nominations(game, order, eligible)
+    if not tally:
+        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        return
+    position = {s: i for i, s in enumerate(order)}
+    accused = sorted(accused_of(tally), key=lambda s: (-tally[s], position[s]))
+    state.accused_today = set(accused)
+    game.emit("nominees", {"seats": accused, "tally": {str(s): tally[s] for s in accused}},
+              PUBLIC)
+    for seat in accused:
+        request = speak_request(game, seat, "defence", f"Day {state.day}: your defence.")
+        say(game, seat, (yield from ask_one(game, request)), "defence")
+    winner = accused[0] if len(accused) == 1 else None
+    pool = accused
+    for revote in (False, True):
+        if winner is not None:
+            break
+        votes = yield from _ballots(game, order, pool, revote)
+        top = top_of(votes)
+        if len(top) == 1:
+            winner = top[0]
+        elif not revote and top:
+            pool = top
+            game.emit("runoff", {"candidates": top, "places": 1,
+                                 "text": "Tie: one re-vote between "
+                                 + ", ".join(seat_name(s) for s in top) + "."}, PUBLIC)
+        else:
+            game.emit("no_execution", {"reason": "tie", "tied": top}, PUBLIC)
+            return
+    assert winner is not None
+    if winner in state.defended_today:
+        game.emit("protected", {"seat": winner, "text": f"{seat_name(winner)} is protected "
+                                "and will not be executed today."}, PUBLIC)
+        return
+    die(game, [winner], "execution", reveal=bool(params.get("reveal", True)))
+    yield from last_word(game, winner)
+
+
+def _nominations(game: Game, order: Sequence[int], candidates: Sequence[int]) -> Flow:
+    """Round 1: each voter in `order` names one candidate; returns the tally."""
+    tally: dict[int, int] = {}
+    for voter in order:
+        options = [c for c in candidates if c != voter]
+        if not options:
+            continue
+        request = target_request(game, voter, "nominate",
+                                 f"Day {game.state.day}: name one suspect.", options,
+                                 default="random", info={"round": 1})
+        target = picked_seat((yield from ask_one(game, request)))
+        if target is None:
+            continue
+        tally[target] = tally.get(target, 0) + 1
+        game.emit("nomination", {"seat": voter, "target": target, "round": 1}, PUBLIC)
+    game.emit("nomination_tally", {"round": 1, "places": 1,
+                                   "tally": {str(s): tally[s] for s in sorted(tally)}}, PUBLIC)
+    return tally
+
+
+def _ballots(game: Game, order: Sequence[int], pool: Sequence[int], revote: bool) -> Flow:
+    """Round 2 (or its re-vote): each voter votes against one of `pool`, in order.
+
+    Every ballot is public as cast, with the running tally; returns the final tally.
+    """
+    tally: Counter[int] = Counter()
+    votes: dict[int, int] = {}
+    what = "re-vote" if revote else "final vote"
+    for voter in order:
+        options = [c for c in pool if c != voter]
+        if not options:
+            continue
+        request = target_request(game, voter, "final_vote",
+                                 f"Day {game.state.day}, {what}: vote against one of "
+                                 + ", ".join(seat_name(s) for s in pool) + ".",
+                                 options, default="random", info={"revote": revote})
+        target = picked_seat((yield from ask_one(game, request)))
+        if target is None:
+            continue
+        votes[voter] = target
+        tally[target] += 1
+        game.emit("ballot", {"seat": voter, "target": target, "revote": revote,
+                             "tally": {str(s): tally[s] for s in sorted(tally)}}, PUBLIC)
+    game.emit("votes", {"kind": "revote" if revote else "final_vote",
+                        "votes": {str(v): t for v, t in votes.items()},
+                        "tally": {str(t): c for t, c in sorted(tally.items())}}, PUBLIC)
+    return tally
