@@ -10,9 +10,10 @@ decides who dies.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import ClassVar
 
-from mafia_arena.engine.choices import Choice
+from mafia_arena.engine.choices import PASS, Choice, shared_choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.state import Attempt, NightState
@@ -22,18 +23,37 @@ NO_RESULT = "no result"
 
 
 class Action:
-    """Base primitive: pick targets, apply an effect. Subclasses override `apply`."""
+    """Base primitive: pick targets, apply an effect. Subclasses override `apply`.
+
+    `options_by_targets` says that `choices` and `label` depend on the legal targets
+    alone (not on the game, the step or the actor), so `options` may reuse them. A
+    subclass that overrides either method is assumed not to, unless it says so.
+    """
 
     name: ClassVar[str] = ""
     verb: ClassVar[str] = "target"
+    options_by_targets: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        overrides = "choices" in vars(cls) or "label" in vars(cls)
+        if overrides and "options_by_targets" not in vars(cls):
+            cls.options_by_targets = False
 
     def choices(self, game: Game, step: NightStep, actor: int, targets: Sequence[int]
                 ) -> list[Choice]:
-        return [Choice(self.verb, t) for t in targets]
+        return [shared_choice(self.verb, t) for t in targets]
 
     def label(self, choice: Choice) -> str:
         return f"{self.name} {seat_name(choice.target)}" if choice.target is not None \
             else "pass"
+
+    def options(self, game: Game, step: NightStep, actor: int, targets: tuple[int, ...],
+                optional: bool) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+        """The request's choices and labels, led by ``decline`` when `optional`."""
+        if self.options_by_targets:
+            return _options(self, targets, optional)
+        return _build_options(self, game, step, actor, targets, optional)
 
     def apply(self, game: Game, night: NightState, step: NightStep,
               actors: tuple[int, ...], picks: list[Choice]) -> None:
@@ -44,6 +64,27 @@ class Action:
         """A private answer to the actors (and the step's observers)."""
         game.emit("night_result", {"step": step.name, **payload},
                   private(*seats, channel=step.name))
+
+
+def _build_options(action: Action, game: Game | None, step: NightStep | None,
+                   actor: int | None, targets: tuple[int, ...], optional: bool
+                   ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+    choices = action.choices(game, step, actor, targets)  # type: ignore[arg-type]
+    labels = [action.label(c) for c in choices]
+    if optional:
+        return (PASS, *choices), ("decline", *labels)
+    return tuple(choices), tuple(labels)
+
+
+@lru_cache(maxsize=8192)
+def _options(action: Action, targets: tuple[int, ...], optional: bool
+             ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+    """`_build_options` for actions whose options depend on the targets alone.
+
+    Cached: each night step offers its actors the same target lists night after night
+    and game after game; the choices are shared and the tuples immutable.
+    """
+    return _build_options(action, None, None, None, targets, optional)
 
 
 class Kill(Action):
@@ -191,8 +232,11 @@ class CheckOrKill(Action):
 
     name = "check_or_kill"
 
+    options_by_targets = True
+
     def choices(self, game, step, actor, targets):
-        return [Choice("check", t) for t in targets] + [Choice("kill", t) for t in targets]
+        return [shared_choice("check", t) for t in targets] + \
+            [shared_choice("kill", t) for t in targets]
 
     def label(self, choice):
         return f"{choice.verb} {seat_name(choice.target)}"

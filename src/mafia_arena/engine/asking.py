@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
-from mafia_arena.engine.choices import PASS, Choice, Decision, Request
+from mafia_arena.engine.choices import PASS, Choice, Decision, Request, shared_choice
 from mafia_arena.engine.game import Flow, Game, seat_name
 
 
@@ -21,13 +22,23 @@ def target_request(
     info: dict[str, object] | None = None,
 ) -> Request:
     """A request to pick one seat among `targets` (and optionally to pass)."""
-    choices: list[Choice] = [PASS] if allow_pass else []
-    labels: list[str] = [pass_label] if allow_pass else []
-    for target in targets:
-        choices.append(Choice("target", target))
-        labels.append(seat_name(target))
-    return Request(seat, kind, prompt, tuple(choices), tuple(labels), default,
-                   info=info or {})
+    choices, labels = target_options(tuple(targets), pass_label if allow_pass else None)
+    return Request(seat, kind, prompt, choices, labels, default, info=info or {})
+
+
+@lru_cache(maxsize=8192)
+def target_options(targets: tuple[int, ...], pass_label: str | None
+                   ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+    """The choices and labels for picking one of `targets` (first `pass_label`, if any).
+
+    Cached: every vote and nomination offers the same few target lists (the living
+    minus the voter) again and again; choices are shared and the tuples immutable.
+    """
+    choices = tuple(shared_choice("target", t) for t in targets)
+    labels = tuple(seat_name(t) for t in targets)
+    if pass_label is None:
+        return choices, labels
+    return (PASS, *choices), (pass_label, *labels)
 
 
 def ask(game: Game, requests: dict[int, Request]) -> Flow:

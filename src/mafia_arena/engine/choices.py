@@ -9,6 +9,11 @@ also accept free text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import is_
+from typing import Any
+
+from mafia_arena.engine.frozen import slot_setters
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -41,7 +46,27 @@ class Choice:
         return cls(parts[0], target, value)
 
 
-PASS = Choice("pass")
+_SHARED: dict[tuple[str, int | None, str | None], Choice] = {}
+
+
+def shared_choice(verb: str, target: int | None = None, value: str | None = None) -> Choice:
+    """The one shared `Choice(verb, target, value)` the engine offers in its requests.
+
+    Why: the engine offers the same few hundred choices (verbs x seats x role or result
+    words) over and over. Offering one object per key skips rebuilding frozen
+    dataclasses and lets `Request.offers` recognise an offered choice by identity, which
+    is what agents hand back. Choices are immutable, so sharing them is safe; the table
+    only grows with the variants' vocabulary and never needs invalidating. A `Choice`
+    built elsewhere (parsed from a log, say) is still equal to the shared one.
+    """
+    key = (verb, target, value)
+    found = _SHARED.get(key)
+    if found is None:
+        found = _SHARED[key] = Choice(verb, target, value)
+    return found
+
+
+PASS = shared_choice("pass")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +79,10 @@ class Speech:
 
 Decision = Choice | Speech
 
+_NO_INFO: Any = object()
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class Request:
     """What the engine asks of one seat now.
 
@@ -76,5 +103,35 @@ class Request:
     max_chars: int = 1000
     info: dict[str, object] = field(default_factory=dict)
 
+    def __init__(self, seat: int, kind: str, prompt: str, choices: tuple[Choice, ...],
+                 labels: tuple[str, ...], default: str = "pass", free_text: bool = False,
+                 max_chars: int = 1000, info: dict[str, object] = _NO_INFO) -> None:
+        # what the generated __init__ does, through the slots (see engine.frozen)
+        (set_seat, set_kind, set_prompt, set_choices, set_labels, set_default,
+         set_free_text, set_max_chars, set_info) = _REQUEST_SLOTS
+        set_seat(self, seat)
+        set_kind(self, kind)
+        set_prompt(self, prompt)
+        set_choices(self, choices)
+        set_labels(self, labels)
+        set_default(self, default)
+        set_free_text(self, free_text)
+        set_max_chars(self, max_chars)
+        set_info(self, {} if info is _NO_INFO else info)
+
+    def offers(self, choice: Choice) -> bool:
+        """Is `choice` one of `choices`?
+
+        Identity first: a C-level scan that finds the offered object an agent hands back
+        without calling the dataclass `__eq__` once per choice (a linear `in` over a
+        speaking turn's 40-odd acts was the single biggest cost of a decision). An equal
+        but distinct choice (parsed from text or a log) falls back to equality.
+        """
+        choices = self.choices
+        return any(map(is_, choices, repeat(choice))) or choice in choices
+
     def label_of(self, choice: Choice) -> str:
         return self.labels[self.choices.index(choice)]
+
+
+_REQUEST_SLOTS = slot_setters(Request)

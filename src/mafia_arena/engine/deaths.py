@@ -20,7 +20,7 @@ def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None)
     for seat in sorted(seats):
         if not state.seats[seat].alive:
             continue
-        state.seats[seat].alive = False
+        state.mark_dead(seat)
         state.death_order.append(seat)
         payload: dict[str, object] = {"seat": seat, "cause": cause}
         manner = state.seats[seat].flags.pop("manner", None)

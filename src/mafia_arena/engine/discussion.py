@@ -20,21 +20,40 @@ from mafia_arena.speech.acts import render_act, speech_acts
 def speak_request(game: Game, seat: int, kind: str, prompt: str,
                   max_chars: int = 1000) -> Request:
     """A speaking turn: free text, or one of the structured acts about living players."""
-    others = tuple(s for s in game.state.living() if s != seat)
-    variant = game.variant
-    roles = tuple(variant.roles)
-    results = tuple(sorted({variant.appearance(r) for r in roles} | {"mafia", "innocent"}))
-    acts, labels = _acts_for(roles, results, others)
+    living = game.state.living_seats()
+    if seat in living:  # a dead speaker (a last word) speaks about all the living
+        at = living.index(seat)
+        living = living[:at] + living[at + 1:]
+    acts, labels = _acts_for(_vocabulary(game), living)
     return Request(seat, kind, prompt, acts, labels,
                    default="pass", free_text=True, max_chars=max_chars)
 
 
-@lru_cache(maxsize=4096)
-def _acts_for(roles: tuple[str, ...], results: tuple[str, ...], others: tuple[int, ...]
-              ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
-    """Speech acts about `others` with their sentences (cached: the living set repeats).
+def _vocabulary(game: Game) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(roles, check results) a speech act may name, kept in `game.derived`.
 
-    Keyed by plain tuples: a `Variant` holds dicts and is not hashable."""
+    Derived from the variant alone (immutable), so it is computed once per game instead
+    of at every speaking turn.
+    """
+    vocabulary = game.derived.get("speech_vocabulary")
+    if vocabulary is None:
+        variant = game.variant
+        roles = tuple(variant.roles)
+        results = tuple(sorted({variant.appearance(r) for r in roles}
+                               | {"mafia", "innocent"}))
+        vocabulary = game.derived["speech_vocabulary"] = (roles, results)
+    return vocabulary
+
+
+@lru_cache(maxsize=8192)
+def _acts_for(vocabulary: tuple[tuple[str, ...], tuple[str, ...]], others: tuple[int, ...]
+              ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+    """Speech acts about `others` with their sentences (the list is the same whoever
+    speaks).
+
+    Cached: the living sets repeat all game, and across games. Keyed by plain tuples:
+    a `Variant` holds dicts and is not hashable."""
+    roles, results = vocabulary
     acts = tuple(speech_acts(-1, others, roles, results))
     return acts, tuple(render_act(a) for a in acts)
 
@@ -82,7 +101,9 @@ def discussion(game: Game, rounds: int, kind: str = "discussion") -> Flow:
             if not state.alive(seat):
                 continue
             prompt = f"Day {state.day}, {kind} round {round_no + 1} of {rounds}: your turn."
-            decision = yield from ask_one(game, speak_request(game, seat, "speak", prompt))
+            # `ask_one` inlined: the most frequent decision of a game, and the helper
+            # costs a generator per turn
+            decision = (yield {seat: speak_request(game, seat, "speak", prompt)})[seat]
             say(game, seat, decision, kind)
 
 

@@ -8,7 +8,10 @@ unless an event addressed to it carries it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
+
+from mafia_arena.engine.frozen import slot_setters
 
 Scope = Literal["public", "seats", "host"]
 
@@ -54,10 +57,20 @@ HOST = Visibility("host")
 
 def private(*seats: int, channel: str | None = None) -> Visibility:
     """Visible to the given seats only."""
+    return _private(seats, channel)
+
+
+@lru_cache(maxsize=4096)
+def _private(seats: tuple[int, ...], channel: str | None) -> Visibility:
+    """Cached: the same few audiences (one seat, a team, a channel) recur in every game,
+    and a `Visibility` is immutable, so events may share one."""
     return Visibility("seats", frozenset(seats), channel)
 
 
-@dataclass(frozen=True, slots=True)
+_NO_PAYLOAD: Any = object()
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Event:
     """One entry of the log. `payload` holds only JSON-compatible values."""
 
@@ -67,6 +80,18 @@ class Event:
     phase: str
     payload: dict[str, Any] = field(default_factory=dict)
     visibility: Visibility = PUBLIC
+
+    def __init__(self, seq: int, kind: str, day: int, phase: str,
+                 payload: dict[str, Any] = _NO_PAYLOAD,
+                 visibility: Visibility = PUBLIC) -> None:
+        # what the generated __init__ does, through the slots (see engine.frozen)
+        set_seq, set_kind, set_day, set_phase, set_payload, set_visibility = _EVENT_SLOTS
+        set_seq(self, seq)
+        set_kind(self, kind)
+        set_day(self, day)
+        set_phase(self, phase)
+        set_payload(self, {} if payload is _NO_PAYLOAD else payload)
+        set_visibility(self, visibility)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,3 +109,6 @@ class Event:
             data["seq"], data["kind"], data["day"], data["phase"], data["payload"],
             Visibility.from_json(data["visibility"]),
         )
+
+
+_EVENT_SLOTS = slot_setters(Event)

@@ -53,6 +53,9 @@ class Game:
         self.seed = seed
         self.events: list[Event] = []
         self.decisions: list[dict[str, Any]] = []
+        self.derived: dict[str, Any] = {}
+        """Values the rule modules derive from the (immutable) variant and player count,
+        computed on first use and kept for the game (e.g. the speech vocabulary)."""
         self.rng = random.Random(f"{seed}:play")
         self.max_rounds = int(
             evaluate(str(variant.rules.max_rounds), {"n": players})
@@ -82,6 +85,8 @@ class Game:
 
     def pending(self) -> Prompt:
         """Requests still waiting for an answer, by seat (empty once the game is over)."""
+        if not self._answers:
+            return dict(self._pending)
         return {s: r for s, r in self._pending.items() if s not in self._answers}
 
     def request(self, seat: int) -> Request | None:
@@ -144,12 +149,12 @@ class Game:
                 raise IllegalDecision(request.seat, f"speech longer than {request.max_chars} "
                                       "characters")
             return decision
-        if decision == PASS and request.default == "pass" and PASS not in request.choices:
+        if request.offers(decision):
+            return decision
+        if decision == PASS and request.default == "pass":
             return decision  # a recorded abstention where voting is otherwise mandatory
-        if decision not in request.choices:
-            raise IllegalDecision(request.seat, f"{decision.key!r} is not a legal choice; "
-                                  f"legal: {', '.join(c.key for c in request.choices)}")
-        return decision
+        raise IllegalDecision(request.seat, f"{decision.key!r} is not a legal choice; "
+                              f"legal: {', '.join(c.key for c in request.choices)}")
 
     def _advance(self, answers: Answers | None) -> None:
         try:

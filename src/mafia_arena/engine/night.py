@@ -73,9 +73,38 @@ def actors_of(game: Game, step: NightStep) -> list[int]:
 
 def legal_targets(game: Game, step: NightStep, actor: int, actors: list[int],
                   picked: list[int]) -> list[int]:
-    """Living targets allowed by the step's target rules and the actor's usage limits."""
-    return [t for t in game.state.living()
-            if refusal(game, step, actor, actors, t, picked) is None]
+    """Living targets allowed by the step's target rules and the actor's usage limits.
+
+    Exactly the living seats `refusal` accepts, with its per-actor work (the usage
+    record, the rule switches) done once rather than once per target: this runs for
+    every actor of every night step. `tests/engine/test_legal_targets.py` holds the two
+    to the same answers.
+    """
+    state = game.state
+    rule = step.target
+    limits = step.limits
+    excluded: set[object] = set()
+    if not rule.self_:
+        excluded.add(actor)
+    if not rule.fellow_actors:
+        excluded.update(actors)
+    if rule.distinct:
+        excluded.update(picked)
+    usage = state.usage.get(_usage_key(step, actor))
+    if usage:
+        if limits.no_repeat and usage.get("last_night") == state.day - 1:
+            excluded.add(usage.get("last"))
+        if limits.per_target is not None:
+            excluded.update(t for t, c in usage.get("counts", {}).items()
+                            if c >= limits.per_target)
+    if limits.per_target is not None and limits.per_target <= 0:
+        return []  # every target has been picked at least 0 times
+    living = state.living_seats()
+    if not rule.team:
+        seats = state.seats
+        own = seats[actor].faction
+        return [t for t in living if t not in excluded and seats[t].faction != own]
+    return [t for t in living if t not in excluded]
 
 
 def refusal(game: Game, step: NightStep, actor: int, actors: list[int], target: int,
@@ -158,16 +187,12 @@ def step_request(game: Game, step: NightStep, actor: int, actors: list[int],
     targets = legal_targets(game, step, actor, actors, picked)
     if not targets or not _uses_left(game, step, actor):
         return None
-    choices = action.choices(game, step, actor, targets)
-    labels = [action.label(c) for c in choices]
     optional = step.optional
-    if optional:
-        choices.insert(0, PASS)
-        labels.insert(0, "decline")
+    choices, labels = action.options(game, step, actor, tuple(targets), optional)
     what = step.label or step.action
     prompt = f"Night {night_no(game)}: {what}" + (
         f" (pick {pick_no + 1} of {step.target.count})" if step.target.count > 1 else "")
-    return Request(actor, f"night:{step.name}", prompt, tuple(choices), tuple(labels),
+    return Request(actor, f"night:{step.name}", prompt, choices, labels,
                    default="pass" if optional else step.default,
                    info={"step": step.name, "action": step.action})
 

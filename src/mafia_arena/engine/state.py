@@ -74,9 +74,29 @@ class GameState:
     over: bool = False
     quiet_cycles: int = 0
     accused_today: set[int] = field(default_factory=set)
+    _living: tuple[int, ...] | None = field(default=None, init=False, repr=False,
+                                            compare=False)
+
+    def living_seats(self) -> tuple[int, ...]:
+        """The living seats in seat order, as one shared tuple.
+
+        Cached because the rules ask for it several times per decision (targets, speech
+        acts, win checks) while it changes only when someone dies: `mark_dead`, the one
+        place a seat dies, drops the cache.
+        """
+        living = self._living
+        if living is None:
+            living = self._living = tuple(s.seat for s in self.seats if s.alive)
+        return living
 
     def living(self) -> list[int]:
-        return [s.seat for s in self.seats if s.alive]
+        """The living seats in seat order (a fresh list the caller may change)."""
+        return list(self.living_seats())
+
+    def mark_dead(self, seat: int) -> None:
+        """Mark `seat` dead (and drop the cached living seats)."""
+        self.seats[seat].alive = False
+        self._living = None
 
     def alive(self, seat: int) -> bool:
         return self.seats[seat].alive

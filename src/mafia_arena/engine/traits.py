@@ -38,6 +38,21 @@ def trait(game: Game, seat: int, name: str) -> Any:
     return game.variant.roles[game.state.role(seat)].traits.get(name)
 
 
+def roles_with(game: Game, name: str) -> frozenset[str]:
+    """The variant's roles whose trait `name` is set (truthy), kept in `game.derived`.
+
+    Why: the hooks below run at every dawn and death of every game, and most variants
+    give no role their trait; asking this first lets such a hook return at once. The
+    variant is immutable, so the answer holds for the whole game.
+    """
+    key = ("roles_with", name)
+    roles = game.derived.get(key)
+    if roles is None:
+        roles = game.derived[key] = frozenset(
+            role for role, spec in game.variant.roles.items() if spec.traits.get(name))
+    return roles
+
+
 def fired(game: Game, name: str, seat: int, **details: Any) -> None:
     """Log a trait firing for the host (never shown to players; read by the stats)."""
     game.emit("trigger", {"trait": name, "seat": seat, **details}, HOST)
@@ -66,6 +81,8 @@ def night_immune(game: Game, seat: int) -> bool:
 
 def immunity(game: Game, night: NightState, dying: list[int]) -> list[int]:
     """Dawn hook: log who survived an attack by night immunity alone (for the stats)."""
+    if not roles_with(game, "night_immune"):
+        return dying
     for target in sorted({a.target for a in night.attempts}):
         if target not in dying and target not in night.healed and night_immune(game, target):
             fired(game, "night_immune", target)
@@ -78,6 +95,8 @@ def retaliation(game: Game, night: NightState, dying: list[int]) -> list[int]:
     Retaliation never chains and is no attempt (the watch does not see it); a heal or
     night immunity saves its victims.
     """
+    if not roles_with(game, "retaliates"):
+        return dying
     hit: set[int] = set()
     for target in dying:
         spec = trait(game, target, "retaliates")
@@ -111,6 +130,8 @@ def _one_of(game: Game, attackers: tuple[int, ...], mode: str) -> int:
 # ----------------------------------------------------------------------------- deaths
 def succession(game: Game, seats: list[int], cause: str) -> None:
     """Death hook: a successor takes the role of a dead holder (club 4.8 a, D21)."""
+    if not roles_with(game, "succeeds"):
+        return
     state = game.state
     for dead in seats:
         role = state.role(dead)
@@ -126,6 +147,8 @@ def inheritance(game: Game, seats: list[int], cause: str) -> None:
     A role already passed on by succession does not count. The heir gets the dead
     player's usage records (limits, last target, interactions), so the role continues.
     """
+    if not roles_with(game, "inherits"):
+        return
     state = game.state
     for heir in state.living():
         spec = trait(game, heir, "inherits")
@@ -156,6 +179,8 @@ def kill_group_roles(game: Game, faction: str) -> set[str]:
 
 def conversion(game: Game, seats: list[int], cause: str) -> None:
     """Death hook: a converter joins a wiped-out group's faction (club 4.8 c, D18)."""
+    if not roles_with(game, "converts_to"):
+        return
     state = game.state
     for seat in state.living():
         spec = trait(game, seat, "converts_to")
@@ -192,6 +217,8 @@ def introductions(game: Game, number: int) -> None:
 
 def activation(game: Game) -> None:
     """Day-end hook: an accused player who survived the day changes role (club 6.7)."""
+    if not roles_with(game, "activates_when_accused"):
+        return
     state = game.state
     for seat in sorted(state.accused_today):
         role = trait(game, seat, "activates_when_accused") if state.alive(seat) else None

@@ -15,18 +15,33 @@ from mafia_arena.rules.spec import WinRule
 
 def is_killer(game: Game, seat: int) -> bool:
     """A living player whose current role can kill at night (club's "killing roles")."""
-    role = game.state.role(seat)
-    if game.variant.roles[role].traits.get("killer") is not None:
-        return bool(game.variant.roles[role].traits["killer"])
-    return any(role in step.actors and step.action in ("kill", "shoot", "check_or_kill")
-               for step in game.variant.night)
+    return game.state.role(seat) in killer_roles(game)
+
+
+def killer_roles(game: Game) -> frozenset[str]:
+    """The roles that can kill at night: the ``killer`` trait, else a killing step.
+
+    Kept in `game.derived`: the win rules ask after every death, and the answer depends
+    on the (immutable) variant alone.
+    """
+    roles = game.derived.get("killer_roles")
+    if roles is None:
+        variant = game.variant
+        killing = {role for step in variant.night
+                   if step.action in ("kill", "shoot", "check_or_kill")
+                   for role in step.actors}
+        roles = game.derived["killer_roles"] = frozenset(
+            role for role, spec in variant.roles.items()
+            if (bool(spec.traits["killer"]) if spec.traits.get("killer") is not None
+                else role in killing))
+    return roles
 
 
 def rule_holds(game: Game, faction: str, rule: WinRule,
                members: list[int] | None = None) -> bool:
     """Does `rule` hold for `faction` (or for `members` only: one solo player)?"""
     state = game.state
-    living = state.living()
+    living = state.living_seats()
     if members is None:
         members = [s for s in living if state.faction(s) == faction]
     others = [s for s in living if s not in members]
@@ -54,7 +69,7 @@ def outcome(game: Game) -> tuple[str, tuple[int, ...] | None] | None:
     won. ``"draw"`` when nobody is alive or when only clan rules hold, for two factions.
     """
     state = game.state
-    living = state.living()
+    living = state.living_seats()
     if not living:
         return "draw", ()
     won: list[tuple[str, tuple[int, ...] | None, str]] = []

@@ -6,6 +6,17 @@ from mafia_arena.rules.errors import VariantError
 from mafia_arena.rules.expressions import ExpressionError, evaluate
 from mafia_arena.rules.spec import Variant
 
+_COUNTS: dict[int, tuple[Variant, dict[int, dict[str, int]]]] = {}
+"""Deck counts already worked out, by `id(variant)` and player count.
+
+Why: every game needs its deck (twice: for the deal and for the public setup) and the
+counts take a dozen expression evaluations. A `Variant` is frozen (and not hashable:
+it holds dicts), so the entry keeps the variant itself, which keeps its id from being
+reused, and is checked by identity. Bounded by clearing, since variants built with
+switches are many but short-lived.
+"""
+_MAX_VARIANTS = 64
+
 
 def deck_counts(variant: Variant, n: int) -> dict[str, int]:
     """Role counts for `n` players, in the file's role order; raises VariantError.
@@ -13,6 +24,18 @@ def deck_counts(variant: Variant, n: int) -> dict[str, int]:
     The chosen row must add up to `n` exactly and satisfy the composition's bounds,
     because a wrong deck silently changes the game being measured.
     """
+    entry = _COUNTS.get(id(variant))
+    if entry is None or entry[0] is not variant:
+        if len(_COUNTS) >= _MAX_VARIANTS:
+            _COUNTS.clear()
+        entry = _COUNTS[id(variant)] = (variant, {})
+    counts = entry[1].get(n)
+    if counts is None:
+        counts = entry[1][n] = _deck_counts(variant, n)
+    return dict(counts)  # a copy: callers put it into event payloads
+
+
+def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
     if not variant.min_players <= n <= variant.max_players:
         raise VariantError(
             variant.name, "players",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from mafia_arena.engine.choices import PASS, Choice
+from mafia_arena.engine.choices import PASS, Choice, shared_choice
 
 
 def name(seat: int) -> str:
@@ -40,8 +40,8 @@ def speech_acts(speaker: int, others: Sequence[int], roles: Sequence[str],
     The list does not depend on who speaks (`speaker` is kept for readability of calls).
     """
     acts = [PASS]
-    acts += [Choice("accuse", s) for s in others]
-    acts += [Choice("vouch", s) for s in others]
-    acts += [Choice("claim_role", None, r) for r in roles]
-    acts += [Choice("claim_result", s, r) for s in others for r in results]
+    acts += [shared_choice("accuse", s) for s in others]
+    acts += [shared_choice("vouch", s) for s in others]
+    acts += [shared_choice("claim_role", None, r) for r in roles]
+    acts += [shared_choice("claim_result", s, r) for s in others for r in results]
     return acts

@@ -16,12 +16,12 @@ def simultaneous_vote(game: Game, voters: Sequence[int], candidates: Sequence[in
 
     Returns ``{voter: target or None}``. A timeout is a recorded abstention.
     """
-    requests = {
-        v: target_request(game, v, kind, prompt, [c for c in candidates if c != v],
-                          allow_pass=abstain, pass_label="abstain", default="pass")
-        for v in voters
-        if any(c != v for c in candidates)
-    }
+    requests = {}
+    for v in voters:
+        targets = [c for c in candidates if c != v]
+        if targets:
+            requests[v] = target_request(game, v, kind, prompt, targets, allow_pass=abstain,
+                                         pass_label="abstain", default="pass")
     answers = yield from ask(game, requests)
     votes = {v: picked_seat(answers[v]) if v in answers else None for v in sorted(voters)}
     tally = Counter(t for t in votes.values() if t is not None)
