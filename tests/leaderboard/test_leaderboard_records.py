@@ -20,16 +20,17 @@ GameFactory = Callable[..., dict[str, Any]]
 PAIR = [("h", "villager", "town"), ("b", "mafioso", "mafia")]
 
 
-def test_load_records_file_and_directory(tmp_path: Path, game: GameFactory) -> None:
+def test_load_records_reads_the_store_file_or_its_folder(tmp_path: Path,
+                                                        game: GameFactory) -> None:
     recs = [game(PAIR, "town", game_index=i) for i in range(3)]
-    (tmp_path / "a.jsonl").write_text(
-        "\n".join(json.dumps(r) for r in recs[:2]) + "\n\n", encoding="utf-8"
+    (tmp_path / "games.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in recs) + "\n", encoding="utf-8"
     )
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    (sub / "b.jsonl").write_text(json.dumps(recs[2]) + "\n", encoding="utf-8")
-    assert load_records(tmp_path / "a.jsonl") == recs[:2]
-    assert load_records(tmp_path) == recs
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "game-000000.jsonl").write_text('{"format": "a game log"}\n', encoding="utf-8")
+    assert load_records(tmp_path / "games.jsonl") == recs
+    assert load_records(tmp_path) == recs  # game logs under logs/ are not records
 
 
 def test_load_records_rejects_bad_line(tmp_path: Path) -> None:

@@ -265,32 +265,14 @@ def filter_records(
     return out
 
 
-def _jsonl_files(path: Path) -> list[Path]:
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*.jsonl") if p.is_file())
-    return [path]
-
-
 def load_records(path: str | Path) -> list[dict[str, Any]]:
-    """Read game records from a JSONL results store.
+    """Read game records from a results store: its ``games.jsonl`` or the folder holding it.
 
-    ``path`` is a ``.jsonl`` file (one JSON object per line; blank lines skipped) or a
-    directory, in which case every ``*.jsonl`` below it is read in sorted path order.
-    A malformed line raises ``ValueError`` naming file and line: silently dropping games
-    would bias a leaderboard, so we refuse instead.
+    Delegates to the store's own reader, so a leaderboard reads exactly what a resumed
+    tournament stored (one record per game, a truncated last line ignored, any other
+    malformed line an error naming file and line).
     """
-    records: list[dict[str, Any]] = []
-    for file in _jsonl_files(Path(path)):
-        with file.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                text = line.strip()
-                if not text:
-                    continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{file}:{lineno}: invalid JSON ({exc.msg})") from exc
-                if not isinstance(obj, dict):
-                    raise ValueError(f"{file}:{lineno}: expected a JSON object")
-                records.append(obj)
-    return records
+    from mafia_arena.experiments.store import STORE_NAME, read_records
+
+    path = Path(path)
+    return read_records(path / STORE_NAME if path.is_dir() else path)

@@ -1,0 +1,102 @@
+"""Where batches run: in this process, or as Ray tasks (a local cluster or a given one).
+
+Both executors take the batch jobs and yield `Outcome`s in completion order; the driver
+does the same thing with each (store it, tick the progress bar), so the two paths differ
+only in where `play_batch` runs.
+
+Ray: every job is submitted first, then results are collected with `ray.wait` as they
+finish. Tasks are retried by Ray (``max_retries``) after system failures — a worker
+process that crashed or was killed — and after the application errors listed in
+`RETRYABLE` only; any other exception is a bug and is reported, not retried. Because a
+batch is idempotent, a retried task plays exactly the games the lost attempt would have.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import traceback
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mafia_arena.experiments.errors import TransientError
+from mafia_arena.experiments.worker import BatchJob, play_batch
+
+RETRYABLE: tuple[type[Exception], ...] = (TransientError, ConnectionError, TimeoutError)
+
+
+@dataclass
+class Outcome:
+    """A finished batch: its games, or the error that made it fail for good."""
+
+    job: BatchJob
+    games: list[dict[str, Any]] | None = None
+    error: str | None = None
+
+
+class InProcessExecutor:
+    """Runs the batches one after the other in the calling process."""
+
+    def run(self, jobs: Sequence[BatchJob]) -> Iterator[Outcome]:
+        for job in jobs:
+            try:
+                games = play_batch(job)
+            except Exception:
+                yield Outcome(job, error=traceback.format_exc(limit=8))
+            else:
+                yield Outcome(job, games)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class RayExecutor:
+    """Runs the batches as Ray tasks; starts a local cluster unless one is connected.
+
+    `address` joins an existing cluster (``"auto"`` or ``"ray://host:10001"``); without
+    it a local cluster of `num_cpus` CPUs is started with the dashboard off. If Ray is
+    already initialised in this process (a test session, a notebook) it is reused and
+    left running.
+    """
+
+    def __init__(self, *, address: str | None, num_cpus: int, max_retries: int) -> None:
+        import ray
+
+        self.ray = ray
+        self.started = False
+        if not ray.is_initialized():
+            if address:
+                ray.init(address=address, logging_level="warning")
+            else:
+                ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level="warning")
+            self.started = True
+        self.remote = ray.remote(play_batch).options(
+            num_cpus=1, max_retries=max_retries, retry_exceptions=list(RETRYABLE))
+        self._pending: dict[Any, BatchJob] = {}
+
+    def run(self, jobs: Sequence[BatchJob]) -> Iterator[Outcome]:
+        ray = self.ray
+        self._pending = {self.remote.remote(job): job for job in jobs}
+        while self._pending:
+            ready, _ = ray.wait(list(self._pending), num_returns=1, timeout=1.0)
+            for ref in ready:
+                job = self._pending.pop(ref)
+                try:
+                    games = ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    yield Outcome(job, error=f"{type(exc).__name__}: {exc}")
+                else:
+                    yield Outcome(job, games)
+
+    def cancel(self) -> None:
+        """Cancel the tasks not yet collected (Ctrl-C); their games stay unplayed."""
+        for ref in list(self._pending):
+            # a task that already finished or is gone has nothing to cancel
+            with contextlib.suppress(Exception):
+                self.ray.cancel(ref, force=True)
+        self._pending.clear()
+
+    def close(self) -> None:
+        self.cancel()
+        if self.started:
+            self.ray.shutdown()

@@ -1,0 +1,57 @@
+"""Fault injection for the crash tests: kill the process running a batch, or slow games.
+
+Read once by the driver from the environment variable ``MAFIA_ARENA_FAULT`` (JSON) and
+handed to every task, so it reaches Ray workers however they were started::
+
+    MAFIA_ARENA_FAULT='{"kill_at": 5, "marker": "/tmp/killed-once"}'
+    MAFIA_ARENA_FAULT='{"sleep_per_game_s": 0.05}'
+
+``kill_at``: the process that starts the batch holding game ``kill_at`` SIGKILLs itself,
+once — the marker file, created atomically, records that it happened, so the retry runs
+normally. On Ray that is a worker crash (Ray retries the task); in-process it kills the
+driver. ``sleep_per_game_s`` makes every game that long at least, so a test can stop a
+driver while games are still being played. Unset, nothing happens and nothing is paid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from dataclasses import dataclass
+
+ENV = "MAFIA_ARENA_FAULT"
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    kill_at: int | None = None
+    marker: str | None = None
+    sleep_per_game_s: float = 0.0
+
+    @classmethod
+    def from_env(cls) -> FaultPlan | None:
+        raw = os.environ.get(ENV, "").strip()
+        if not raw:
+            return None
+        data = json.loads(raw)
+        return cls(data.get("kill_at"), data.get("marker"),
+                   float(data.get("sleep_per_game_s", 0.0)))
+
+    def before_batch(self, indices: tuple[int, ...]) -> None:
+        """SIGKILL this process if the batch holds `kill_at` and it has not happened yet."""
+        if self.kill_at is None or self.kill_at not in indices or not self.marker:
+            return
+        try:
+            fd = os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.write(fd, str(os.getpid()).encode())
+        os.fsync(fd)
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def after_game(self) -> None:
+        if self.sleep_per_game_s > 0:
+            time.sleep(self.sleep_per_game_s)

@@ -1,0 +1,232 @@
+"""The resolved tournament: matchups, global game indices, per-game seeds, the spec hash.
+
+Contract
+--------
+* Each (variant entry, player count) of a spec is one `Matchup`; matchups get
+  consecutive ranges of *global* game indices in file order, so a game is named by
+  ``(spec_hash, game_index)`` everywhere (results store, logs, MLflow tables).
+* `game_seed(base_seed, i)` depends only on the base seed and the index, and the
+  seating of game i depends only on its matchup, its index and its seed: a batch of
+  games can be replayed anywhere, in any order, any number of times, with identical
+  games. That is what makes Ray tasks idempotent and resume exact.
+* `spec_hash` covers everything that decides the games (name, seeds, variants with the
+  bytes of their files, switches, player counts, game counts, pools with the bytes of
+  agent files, seating) and nothing that does not (concurrency, results folder, tracking
+  URI), so moving a run to a cluster or another folder keeps its identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Set
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mafia_arena.experiments.errors import SpecError
+from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
+from mafia_arena.rules import VariantError, load_variant, variant_path
+from mafia_arena.rules.composition import deck_counts
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class AgentRef:
+    """A pool entry: `label` as written, `target` for `make_agent`, `digest` of its file."""
+
+    label: str
+    target: str
+    digest: str = ""
+
+    @property
+    def is_file(self) -> bool:
+        return bool(self.digest)
+
+
+@dataclass(frozen=True)
+class Matchup:
+    """One variant at one player count with one pool: an MLflow child run."""
+
+    label: str
+    variant: str
+    variant_source: str
+    variant_digest: str
+    overrides: dict[str, Any]
+    players: int
+    games: int
+    first_index: int
+    pool: tuple[AgentRef, ...]
+    quotas: dict[str, int]
+    seating: str
+
+    @property
+    def indices(self) -> range:
+        return range(self.first_index, self.first_index + self.games)
+
+    def identity(self) -> dict[str, Any]:
+        """What of the matchup decides its games (hashed into the spec hash)."""
+        return {"label": self.label, "variant": self.variant,
+                "variant_digest": self.variant_digest, "overrides": self.overrides,
+                "players": self.players, "games": self.games,
+                "pool": [[a.label, a.digest] for a in self.pool],
+                "quotas": self.quotas, "seating": self.seating}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A validated, resolved spec."""
+
+    name: str
+    description: str
+    source: Path
+    text: str
+    base_seed: int
+    matchups: tuple[Matchup, ...]
+    concurrency: Concurrency
+    results_dir: Path
+    tracking_uri: str | None
+    spec_hash: str = field(default="")
+
+    @property
+    def games_total(self) -> int:
+        return sum(m.games for m in self.matchups)
+
+    def matchup_of(self, game_index: int) -> Matchup:
+        for matchup in self.matchups:
+            if game_index in matchup.indices:
+                return matchup
+        raise KeyError(f"game index {game_index} is outside the tournament")
+
+
+def game_seed(base_seed: int, game_index: int) -> int:
+    """The seed of game `game_index`: 31 bits of sha256("mafia-arena:<base>:<index>").
+
+    Hashing (rather than base + index) keeps the games of two experiments with nearby
+    base seeds from overlapping.
+    """
+    digest = hashlib.sha256(f"mafia-arena:{base_seed}:{game_index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _find(raw: str, spec_path: Path) -> Path | None:
+    """A relative path is looked up from the working folder, the spec's folder and the
+    folder above it (the repository root for specs in experiments/)."""
+    candidate = Path(raw)
+    if candidate.is_absolute():
+        return candidate if candidate.exists() else None
+    bases = [Path.cwd(), spec_path.parent, spec_path.parent.parent]
+    for base in bases:
+        if (base / candidate).exists():
+            return (base / candidate).resolve()
+    return None
+
+
+def _agent(raw: str, source: str, key: str, spec_path: Path, presets: list[str]) -> AgentRef:
+    if raw in presets:
+        return AgentRef(raw, raw)
+    looks_like_file = "/" in raw or raw.endswith(".toml") or os.sep in raw
+    found = _find(raw, spec_path) if looks_like_file else None
+    if found is None or not found.is_file():
+        raise SpecError(source, key, f"unknown agent {raw!r}: not a scripted preset "
+                        f"({', '.join(presets)}) nor an existing agent file")
+    return AgentRef(raw, str(found), _digest(found))
+
+
+def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
+    """Turn a validated spec into matchups; check variants and agents; hash it."""
+    from mafia_arena.agents.registry import scripted_agent_names
+
+    source = str(spec_path)
+    presets = scripted_agent_names()
+    matchups: list[Matchup] = []
+    labels: set[str] = set()
+    index = 0
+    for i, entry in enumerate(spec.variants):
+        key = f"variants.{i}"
+        found = _find(entry.variant, spec_path) if entry.variant.endswith(".toml") else None
+        variant_source = str(found) if found else entry.variant
+        try:
+            variant = load_variant(variant_source, entry.set)
+            digest = _digest(variant_path(variant_source))
+        except VariantError as exc:
+            what = f"set.{exc.key}" if exc.key in entry.set else "variant"
+            raise SpecError(source, f"{key}.{what}", str(exc)) from exc
+        raw_pool = entry.pool if entry.pool is not None else spec.pool
+        pool_key = f"{key}.pool" if entry.pool is not None else "pool"
+        if not raw_pool:
+            raise SpecError(source, pool_key, "the agent pool is empty")
+        if len(set(raw_pool)) != len(raw_pool):
+            raise SpecError(source, pool_key, "an agent is listed twice")
+        pool = tuple(_agent(raw, source, f"{pool_key}.{j}", spec_path, presets)
+                     for j, raw in enumerate(raw_pool))
+        for name in entry.seats:
+            if name not in raw_pool:
+                raise SpecError(source, f"{key}.seats.{name}", "not an agent of the pool")
+        for n in entry.player_counts:
+            try:
+                deck_counts(variant, n)
+            except VariantError as exc:
+                raise SpecError(source, f"{key}.players", exc.reason) from exc
+            fixed = sum(entry.seats.values())
+            if fixed > n or (fixed < n and len(entry.seats) == len(pool)):
+                raise SpecError(source, f"{key}.seats", f"{fixed} fixed seats cannot fill a "
+                                f"{n}-player table (the other pool agents fill the rest)")
+            label = entry.label or f"{variant.name}-{n}p"
+            if entry.label and len(entry.player_counts) > 1:
+                label = f"{entry.label}-{n}p"
+            if label in labels:
+                raise SpecError(source, f"{key}.label", f"matchup {label!r} appears twice; "
+                                "give the entries distinct labels")
+            labels.add(label)
+            games = entry.games or spec.games
+            matchups.append(Matchup(
+                label, variant.name, variant_source, digest, dict(entry.set), n, games,
+                index, pool, dict(entry.seats), entry.seating or spec.seating))
+            index += games
+    results = Path(spec.results or f"results/{spec.name}")
+    experiment = Experiment(spec.name, spec.description, spec_path, text, spec.base_seed,
+                            tuple(matchups), spec.concurrency, results, spec.tracking_uri)
+    return _with_hash(experiment)
+
+
+def _with_hash(experiment: Experiment) -> Experiment:
+    identity = {"format": FORMAT, "name": experiment.name, "base_seed": experiment.base_seed,
+                "matchups": [m.identity() for m in experiment.matchups]}
+    blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
+    spec_hash = hashlib.sha256(blob.encode()).hexdigest()[:12]
+    return Experiment(**{**experiment.__dict__, "spec_hash": spec_hash})
+
+
+@dataclass(frozen=True)
+class Batch:
+    """The unit of work of one task: some games of one matchup."""
+
+    matchup: Matchup
+    indices: tuple[int, ...]
+
+
+def batches(experiment: Experiment, pending: Iterable[int],
+            async_agents: Set[str] = frozenset()) -> list[Batch]:
+    """Pending games cut into batches per matchup; batches with async agents first.
+
+    Async (LLM) games are the slowest, so they are submitted first: the longest tasks
+    start earliest and the scripted batches fill the other workers around them.
+    """
+    wanted = set(pending)
+    out: list[tuple[bool, int, Batch]] = []
+    conc = experiment.concurrency
+    for order, matchup in enumerate(experiment.matchups):
+        slow = any(a.label in async_agents for a in matchup.pool)
+        size = conc.llm_batch_size if slow else conc.batch_size
+        todo = [i for i in matchup.indices if i in wanted]
+        for start in range(0, len(todo), size):
+            out.append((not slow, order, Batch(matchup, tuple(todo[start:start + size]))))
+    out.sort(key=lambda item: (item[0], item[1], item[2].indices[0]))
+    return [batch for _, _, batch in out]

@@ -1,0 +1,167 @@
+"""Experiment specs: `experiments/*.toml` validated into typed objects.
+
+A spec says *what* to play (variants at player counts with switch overrides, an agent
+pool, a seating scheme, how many games, a base seed) and *how* (concurrency, where
+results and tracking go). `load_spec` validates the file with pydantic (unknown keys are
+errors: a misspelt ``gmaes`` must not silently fall back to a default and change the
+tournament), then resolves it into an `Experiment` (see `experiments.plan`), checking
+that every variant loads with its switches at every player count and that every agent
+exists. Every problem raises `SpecError` naming the file, the dotted key and the reason.
+
+Layout (all keys but ``name`` and ``variants`` optional)::
+
+    name = "smoke"                  # MLflow experiment and the records' "experiment"
+    base_seed = 7                   # game i gets a seed derived from (base_seed, i)
+    games = 8                       # games per (variant entry, player count)
+    seating = "balanced"            # or "random"
+    pool = ["random", "heuristic"]  # scripted presets and agent files (agents/*.toml)
+    results = "results/smoke"       # default results/<name>, relative to the working folder
+    tracking_uri = "sqlite:///mlflow.db"   # default: $MLFLOW_TRACKING_URI, then this
+
+    [concurrency]
+    workers = 2           # CPUs of the local Ray cluster (ray.init(num_cpus=...))
+    batch_size = 25       # scripted games per Ray task
+    llm_batch_size = 4    # games per task when an async (LLM) agent sits at the table
+    llm_in_flight = 4     # LLM requests in flight per endpoint in one worker
+    max_retries = 3       # Ray retries after a worker crash or a transient error
+
+    [[variants]]
+    variant = "standard"              # a name in envs/ or a path to a variant file
+    players = [7]                     # one count or a list
+    set = { discussion_rounds = 1 }   # switch overrides, as `--set KEY=VALUE`
+    pool = ["heuristic", "agents/local-smollm2.toml"]   # overrides the top-level pool
+    seats = { "agents/local-smollm2.toml" = 2 }         # fixed seats per game for some
+    games = 4                         # overrides the top-level games
+    label = "standard-llm"            # the matchup's name; default "<variant>-<n>p"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from mafia_arena.experiments.errors import SpecError
+
+if TYPE_CHECKING:
+    from mafia_arena.experiments.plan import Experiment
+
+Seating = Literal["random", "balanced"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Concurrency(_Model):
+    """How the games are spread; none of it changes a game, so none of it is hashed."""
+
+    workers: int = Field(default=2, ge=1, description="CPUs of a local Ray cluster.")
+    batch_size: int = Field(default=25, ge=1, description="Scripted games per Ray task.")
+    llm_batch_size: int = Field(
+        default=4, ge=1, description="Games per task with an async (LLM) agent; they run "
+        "concurrently in one event loop.")
+    llm_in_flight: int = Field(
+        default=4, ge=1, description="LLM requests in flight per endpoint per worker.")
+    max_retries: int = Field(
+        default=3, ge=0, description="Ray retries of a task after a worker crash or a "
+        "transient error.")
+    decision_timeout_s: float | None = Field(
+        default=None, gt=0, description="Per-decision timeout of async agents; a timeout "
+        "records the seat's default as a fallback.")
+
+
+class VariantEntry(_Model):
+    """One variant at one or more player counts: one matchup per player count."""
+
+    variant: str = Field(min_length=1)
+    players: int | list[int]
+    games: int | None = Field(default=None, ge=1)
+    set: dict[str, Any] = Field(default_factory=dict)
+    pool: list[str] | None = None
+    seats: dict[str, int] = Field(default_factory=dict)
+    seating: Seating | None = None
+    label: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:/ -]+$")
+
+    @field_validator("players")
+    @classmethod
+    def _players(cls, value: int | list[int]) -> int | list[int]:
+        counts = [value] if isinstance(value, int) else value
+        if not counts:
+            raise ValueError("give at least one player count")
+        if any(n < 1 for n in counts) or len(set(counts)) != len(counts):
+            raise ValueError("player counts must be positive and distinct")
+        return value
+
+    @field_validator("seats")
+    @classmethod
+    def _seats(cls, value: dict[str, int]) -> dict[str, int]:
+        if any(n < 1 for n in value.values()):
+            raise ValueError("a fixed seat count must be at least 1")
+        return value
+
+    @property
+    def player_counts(self) -> list[int]:
+        return [self.players] if isinstance(self.players, int) else list(self.players)
+
+
+class ExperimentSpec(_Model):
+    """The file as written (before resolution into matchups)."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    description: str = ""
+    base_seed: int = 0
+    games: int = Field(default=100, ge=1)
+    seating: Seating = "balanced"
+    pool: list[str] = Field(default_factory=list)
+    variants: list[VariantEntry] = Field(min_length=1)
+    results: str | None = None
+    tracking_uri: str | None = None
+    concurrency: Concurrency = Concurrency()
+
+
+def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:
+    """Parse and validate the file; return the model and the raw text (kept as provenance)."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(source, "-", f"cannot read the spec: {exc.strerror or exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(source, "-", f"not valid TOML: {exc}") from exc
+    try:
+        return ExperimentSpec.model_validate(data), text
+    except ValidationError as exc:
+        raise _spec_error(source, exc) from None
+
+
+def _spec_error(source: str, error: ValidationError) -> SpecError:
+    """The first problem as a SpecError; the others appended, one per line."""
+    problems = []
+    for item in error.errors():
+        loc = [str(p) for p in item["loc"]]
+        # pydantic adds the union member tried ("int", "list[int]"): not a key of the file
+        loc = [p for p in loc if p not in {"int", "list[int]"}]
+        key = ".".join(loc) or "-"
+        reason = item["msg"]
+        if item["type"] == "extra_forbidden":
+            reason = "unknown key (typo?)"
+        elif item["type"] == "missing":
+            reason = "required key is missing"
+        problems.append((key, reason))
+    key, reason = problems[0]
+    more = "".join(f"\n{source}: {k}: {r}" for k, r in problems[1:])
+    return SpecError(source, key, reason + more)
+
+
+def load_spec(path: str | Path) -> Experiment:
+    """Read, validate and resolve a spec into an `Experiment`; raises `SpecError`."""
+    from mafia_arena.experiments.plan import resolve
+
+    spec, text = read_spec(path)
+    return resolve(spec, Path(path), text)

@@ -1,0 +1,173 @@
+"""The results store: ``games.jsonl`` (one record per game) and ``logs/`` in a folder.
+
+Contract
+--------
+* One writer at a time: `ResultsStore.open` takes an exclusive `flock` on
+  ``<folder>/.lock`` (released by the OS if the driver dies), so two drivers can never
+  interleave records.
+* A game is stored in this order: its log is written to a temporary file, fsynced and
+  renamed to ``logs/game-NNNNNN.jsonl``; then its record is appended to ``games.jsonl``
+  as one line; after each batch the file is flushed and fsynced (and the logs folder
+  too). A record therefore never points at a missing log, and a stored game survives a
+  crash of the driver or of the machine. The logs of a batch are written by a small
+  thread pool: concurrent fsyncs share the file system's journal commits (about ten
+  times the throughput of one after the other on ext4), which keeps the driver from
+  becoming the bottleneck of a tournament of millisecond games.
+* A crash can leave a truncated last line (a record without its ``\\n``). Readers ignore
+  it; `open` cuts it off before appending, so the next record starts on a clean line
+  (the game it belonged to is simply played again, identically).
+* `read` returns the records sorted by ``game_index``, one per ``(spec_hash,
+  game_index)`` (the first wins), so an interrupted-and-resumed run reads exactly like
+  an uninterrupted one. A malformed line other than the last is an error naming file
+  and line: silently dropping games would bias every number built on them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO, Any
+
+from mafia_arena.experiments.errors import ResultsConflict
+
+STORE_NAME = "games.jsonl"
+LOGS_NAME = "logs"
+LOG_WRITERS = 8
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """Records of a ``games.jsonl`` (see the module contract); [] if it does not exist."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    lines = data.split(b"\n")
+    complete = lines[:-1]  # the last piece is b"" or an unterminated (truncated) line
+    seen: set[tuple[str, int]] = set()
+    records = []
+    for number, line in enumerate(complete, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: not a JSON record ({exc.msg})") from exc
+        key = (str(record.get("spec_hash")), int(record.get("game_index", -1)))
+        if key in seen:
+            continue
+        seen.add(key)
+        records.append(record)
+    records.sort(key=lambda r: (int(r.get("game_index", -1)), str(r.get("spec_hash"))))
+    return records
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class ResultsStore:
+    """Writer of one results folder. Use as a context manager (it holds the lock)."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / STORE_NAME
+        self.logs = self.folder / LOGS_NAME
+        self._lock: IO[bytes] | None = None
+        self._out: IO[bytes] | None = None
+        self._writers: ThreadPoolExecutor | None = None
+
+    def __enter__(self) -> ResultsStore:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Lock the folder and make the store appendable (cut a truncated tail)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.logs.mkdir(exist_ok=True)
+        lock = (self.folder / ".lock").open("ab")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise ResultsConflict(f"{self.folder}: another tournament is writing to this "
+                                  "results folder") from None
+        self._lock = lock
+        self._repair_tail()
+        self._out = self.path.open("ab")
+        self._writers = ThreadPoolExecutor(LOG_WRITERS, thread_name_prefix="log-writer")
+
+    def _repair_tail(self) -> None:
+        if not self.path.exists():
+            return
+        with self.path.open("rb+") as handle:
+            data = handle.read()
+            keep = data.rfind(b"\n") + 1
+            if keep != len(data):
+                handle.truncate(keep)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def read(self) -> list[dict[str, Any]]:
+        return read_records(self.path)
+
+    def append(self, games: list[dict[str, Any]]) -> None:
+        """Store finished games (``{"record", "log"}`` items), durably, logs first."""
+        assert self._out is not None and self._writers is not None, "open the store first"
+        list(self._writers.map(lambda g: self._write_log(g["record"]["log_path"], g["log"]),
+                               games))
+        if games:
+            _fsync_dir(self.logs)
+        for game in games:
+            line = json.dumps(game["record"], separators=(",", ":"), ensure_ascii=False)
+            self._out.write(line.encode("utf-8") + b"\n")
+        self._out.flush()
+        os.fsync(self._out.fileno())
+
+    def _write_log(self, relative: str, text: str) -> None:
+        target = self.folder / relative
+        temporary = target.with_name(target.name + ".tmp")
+        with temporary.open("wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+
+    def archive(self) -> Path | None:
+        """Move the store and logs aside (``*.old``) to start over; returns the new name."""
+        if not self.path.exists() and not any(self.logs.glob("*.jsonl")):
+            return None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        moved = self.folder / f"{STORE_NAME}.{stamp}.old"
+        if self._out is not None:
+            self._out.close()
+        if self.path.exists():
+            os.replace(self.path, moved)
+        if self.logs.exists():
+            os.replace(self.logs, self.folder / f"{LOGS_NAME}.{stamp}.old")
+        self.logs.mkdir(exist_ok=True)
+        self._out = self.path.open("ab")
+        return moved
+
+    def close(self) -> None:
+        if self._writers is not None:
+            self._writers.shutdown()
+            self._writers = None
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        if self._lock is not None:
+            fcntl.flock(self._lock, fcntl.LOCK_UN)
+            self._lock.close()
+            self._lock = None

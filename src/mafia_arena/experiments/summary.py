@@ -1,0 +1,68 @@
+"""`Summary`: what `run_tournament` returns (and the CLI prints)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mafia_arena.tracking.summaries import win_table
+
+
+@dataclass
+class Summary:
+    """The outcome of one call of `run_tournament`.
+
+    `games_played` counts the games this call played; `games_skipped` those already in
+    the store when it started (resume); `games_stored` the store's games of this spec
+    at the end. `games_per_s` is over the playing phase only (not Ray start-up, not
+    MLflow logging). `matchups` holds, per matchup label, the games stored and each
+    faction's win rate with its 95% Wilson interval.
+    """
+
+    experiment: str
+    spec_hash: str
+    results_dir: Path
+    store_path: Path
+    games_total: int
+    games_stored: int = 0
+    games_played: int = 0
+    games_skipped: int = 0
+    failed: dict[int, str] = field(default_factory=dict)
+    wall_s: float = 0.0
+    games_per_s: float = 0.0
+    executor: str = "in-process"
+    tracking_uri: str | None = None
+    parent_run_id: str | None = None
+    child_run_ids: dict[str, str] = field(default_factory=dict)
+    matchups: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and self.games_stored == self.games_total
+
+    def add_matchup(self, label: str, records: list[dict[str, Any]]) -> None:
+        table = win_table(records)
+        self.matchups[label] = {
+            "games": len(records),
+            "win_rates": {k: (round(e.value, 4), round(e.low, 4), round(e.high, 4))
+                          for k, e in table.items()},
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"{self.experiment} [{self.spec_hash}]: {self.games_stored}/{self.games_total} "
+            f"games stored ({self.games_played} played now, {self.games_skipped} resumed, "
+            f"{len(self.failed)} failed) in {self.wall_s:.1f} s, "
+            f"{self.games_per_s:.3g} games/s ({self.executor})",
+            f"results: {self.store_path}",
+        ]
+        if self.tracking_uri:
+            lines.append(f"mlflow: {self.tracking_uri} (run {self.parent_run_id})")
+        for label, info in self.matchups.items():
+            rates = ", ".join(f"{k} {v[0]:.0%} [{v[1]:.0%}, {v[2]:.0%}]"
+                              for k, v in info["win_rates"].items() if v[0] or k != "draw")
+            lines.append(f"  {label}: {info['games']} games; {rates}")
+        for index, error in sorted(self.failed.items())[:5]:
+            lines.append(f"  game {index} failed: {error.strip().splitlines()[-1]}")
+        return "\n".join(lines)

@@ -1,0 +1,43 @@
+"""`mafia-arena leaderboard RESULTS`: publish a leaderboard folder from stored results.
+
+The folder is `leaderboards/<experiment>/` unless `--out` says otherwise. Its README
+names what reproduces it: the experiment spec (when `experiments/<experiment>.toml`
+exists), the base seed, the package version and the commands. No timestamps are
+written, so the same results give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from mafia_arena import __version__
+from mafia_arena.leaderboard.publish import write_leaderboard
+from mafia_arena.leaderboard.records import load_records
+
+
+def leaderboard_command(results: Path, out: Path | None = None,
+                        view: str = "all") -> list[Path]:
+    """Read `results` (a `games.jsonl` or its folder) and write the leaderboard."""
+    records = load_records(results)
+    if not records:
+        raise SystemExit(f"{results}: no game records")
+    experiment = str(records[0].get("experiment", results.stem))
+    spec = Path("experiments") / f"{experiment}.toml"
+    provenance: dict[str, str] = {"experiment": experiment,
+                                  "games": str(len(records)),
+                                  "package_version": __version__}
+    if spec.exists():
+        data = tomllib.loads(spec.read_text(encoding="utf-8"))
+        provenance["spec"] = spec.as_posix()
+        provenance["seed"] = str(data.get("base_seed", ""))
+        provenance["command"] = (f"mafia-arena tournament {spec.as_posix()} && "
+                                 f"mafia-arena leaderboard {Path(results).as_posix()}")
+    else:
+        provenance["command"] = f"mafia-arena leaderboard {Path(results).as_posix()}"
+    target = out or Path("leaderboards") / experiment
+    paths = write_leaderboard(records, target, title=f"Leaderboard: {experiment}",
+                              provenance=provenance, view=view)  # type: ignore[arg-type]
+    for path in paths:
+        print(path)
+    return paths

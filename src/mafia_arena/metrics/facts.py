@@ -1,0 +1,209 @@
+"""`GameFacts`: one pass over a `GameLog` into the facts every metric reads.
+
+The metrics are pure functions of a log. Rather than each of them walking the events,
+this module folds the log once into plain facts — who held which faction and side at
+each moment, the day ballots with the voters' and targets' sides at that moment, the
+executions and the ballot that decided each, check results, public speech with the
+claims read from it, stated beliefs and intents, decisions — and the metric modules
+compute from those.
+
+Sides come from the variant (`FactionSpec.side`). The caller passes the `Variant` when
+it has one (the tournament worker does); otherwise it is loaded from the log's header,
+and if that fails a faction called ``mafia`` is taken as the mafia side and any other
+as town, so a log from an unknown variant still yields numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from mafia_arena.rules import Variant, load_variant
+from mafia_arena.runner.log import GameLog
+from mafia_arena.speech.claims import Claim, extract_claims
+
+MAFIA, TOWN = "mafia", "town"
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """One published day vote (`votes` event): who voted whom, with everyone's side then."""
+
+    seq: int
+    day: int
+    kind: str
+    votes: dict[int, int | None]
+    sides: dict[int, str]
+    alive: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Execution:
+    """A day elimination and the last ballot published before it that day (if any)."""
+
+    seq: int
+    day: int
+    seat: int
+    side: str
+    ballot: Ballot | None
+
+
+@dataclass(frozen=True)
+class Check:
+    """An investigation result shown to `seats` (the investigators)."""
+
+    seq: int
+    day: int
+    seats: tuple[int, ...]
+    target: int
+    result: str
+    target_side: str
+
+
+@dataclass(frozen=True)
+class Said:
+    """Claims read from one public speech."""
+
+    seq: int
+    day: int
+    seat: int
+    side: str
+    role: str
+    claims: tuple[Claim, ...]
+
+
+@dataclass
+class GameFacts:
+    players: int
+    sides: dict[str, str]
+    roles: dict[int, str] = field(default_factory=dict)
+    factions: dict[int, str] = field(default_factory=dict)
+    final_side: dict[int, str] = field(default_factory=dict)
+    winner: str | None = None
+    winners: frozenset[int] = frozenset()
+    length_days: int = 0
+    death_day: dict[int, int] = field(default_factory=dict)
+    death_cause: dict[int, str] = field(default_factory=dict)
+    ballots: list[Ballot] = field(default_factory=list)
+    nominations: list[tuple[int, int, str, str]] = field(default_factory=list)
+    executions: list[Execution] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    speeches: list[Said] = field(default_factory=list)
+    beliefs: list[tuple[int, int, dict[int, float], dict[int, str]]] = field(
+        default_factory=list)
+    intents: list[tuple[int, int, int | None, int]] = field(default_factory=list)
+    decisions: dict[int, int] = field(default_factory=dict)
+    fallbacks: dict[int, int] = field(default_factory=dict)
+    agent_stats: list[dict[str, Any]] = field(default_factory=list)
+
+    def side_of(self, seat: int) -> str:
+        return self.final_side.get(seat, TOWN)
+
+    def survived(self, seat: int) -> bool:
+        return seat not in self.death_day
+
+    def seats_on(self, side: str) -> list[int]:
+        return [s for s in range(self.players) if self.side_of(s) == side]
+
+
+@lru_cache(maxsize=64)
+def _variant_sides(name: str, overrides: str) -> tuple[dict[str, str], tuple[str, ...]]:
+    import json
+
+    variant = load_variant(name, json.loads(overrides))
+    return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles)
+
+
+def variant_sides(log: GameLog, variant: Variant | None = None
+                  ) -> tuple[dict[str, str], tuple[str, ...]]:
+    """(faction -> side, role names) for the log's variant; see the module docstring."""
+    if variant is not None:
+        return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles)
+    import json
+
+    try:
+        return _variant_sides(log.variant, json.dumps(log.overrides, sort_keys=True))
+    except (ValueError, OSError):
+        return {}, ()
+
+
+def _side(sides: dict[str, str], faction: str | None) -> str:
+    if faction is None:
+        return TOWN
+    return sides.get(faction, MAFIA if faction == MAFIA else TOWN)
+
+
+def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
+    """Fold the log into `GameFacts` (see the module docstring)."""
+    sides, roles_known = variant_sides(log, variant)
+    facts = GameFacts(log.players, sides, agent_stats=list(log.meta.get("agent_stats", [])))
+    role: dict[int, str] = {}
+    faction: dict[int, str] = {}
+    alive = set(range(log.players))
+    roles = list(roles_known)
+    last_ballot: Ballot | None = None
+
+    def side(seat: int) -> str:
+        return _side(sides, faction.get(seat))
+
+    for event in log.events:
+        p = event.payload
+        kind = event.kind
+        if kind == "setup" and not roles:
+            roles = list(p.get("composition", {}))
+        elif kind in ("role", "role_change"):
+            role[p["seat"]] = p.get("role", role.get(p["seat"], ""))
+            faction[p["seat"]] = p.get("faction", faction.get(p["seat"]))
+        elif kind == "phase":
+            last_ballot = None
+        elif kind == "votes":
+            votes = {int(v): t for v, t in p["votes"].items()}
+            last_ballot = Ballot(event.seq, event.day, p.get("kind", "vote"), votes,
+                                 {s: side(s) for s in range(log.players)}, frozenset(alive))
+            facts.ballots.append(last_ballot)
+        elif kind == "nomination":
+            facts.nominations.append((p["seat"], p["target"], side(p["seat"]),
+                                      side(p["target"])))
+        elif kind == "death":
+            seat = p["seat"]
+            alive.discard(seat)
+            facts.death_day[seat] = event.day
+            facts.death_cause[seat] = p.get("cause", "")
+            if p.get("cause") == "execution":
+                facts.executions.append(
+                    Execution(event.seq, event.day, seat, side(seat), last_ballot))
+        elif kind == "night_result" and p.get("action") == "check" and "target" in p:
+            seats = tuple(sorted(event.visibility.seats))
+            facts.checks.append(Check(event.seq, event.day, seats, p["target"],
+                                      str(p.get("result")), side(p["target"])))
+        elif kind == "speech" and event.visibility.scope == "public":
+            claims = tuple(extract_claims(p.get("text", ""), roles))
+            facts.speeches.append(Said(event.seq, event.day, p["seat"], side(p["seat"]),
+                                       role.get(p["seat"], ""), claims))
+        elif kind == "belief":
+            probs = {int(s): float(v) for s, v in p.get("probs", {}).items()}
+            facts.beliefs.append((event.seq, p["seat"], probs,
+                                  {s: side(s) for s in range(log.players)}))
+        elif kind == "intent":
+            facts.intents.append((event.seq, p["seat"], p.get("target"), event.day))
+        elif kind == "decision":
+            seat = p["seat"]
+            facts.decisions[seat] = facts.decisions.get(seat, 0) + 1
+            if p.get("fallback"):
+                facts.fallbacks[seat] = facts.fallbacks.get(seat, 0) + 1
+        elif kind == "game_over":
+            facts.winner = p.get("winner")
+            facts.winners = frozenset(int(s) for s in p.get("winners", []))
+            facts.length_days = event.day
+            for s, card in p.get("roles", {}).items():
+                facts.roles[int(s)] = card
+            for s, f in p.get("factions", {}).items():
+                faction[int(s)] = f
+    for seat in range(log.players):
+        facts.roles.setdefault(seat, role.get(seat, ""))
+        facts.factions[seat] = faction.get(seat, "")
+        facts.final_side[seat] = side(seat)
+    if facts.length_days == 0 and log.events:
+        facts.length_days = max(e.day for e in log.events)
+    return facts

@@ -1,0 +1,106 @@
+"""Experiment specs: clear errors naming file, key and reason; what the hash covers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.tournament.conftest import REPO, write_spec
+
+from mafia_arena.experiments import SpecError, load_spec
+from mafia_arena.experiments.plan import game_seed
+from mafia_arena.experiments.spec import read_spec
+
+BASE = """
+base_seed = 1
+pool = ["random"]
+[[variants]]
+variant = "simple"
+players = 5
+"""
+
+
+@pytest.mark.parametrize(("body", "key", "reason"), [
+    ("gmaes = 3\n" + BASE, "gmaes", "unknown key"),
+    (BASE + "gmaes = 3\n", "variants.0.gmaes", "unknown key"),
+    (BASE.replace('variant = "simple"', 'variant = "nope"'), "variants.0.variant",
+     "no such variant"),
+    (BASE + "set = { mafai = 2 }\n", "variants.0.set.mafai", "unknown switch"),
+    (BASE.replace("players = 5", "players = 99"), "variants.0.players", "outside"),
+    (BASE.replace('["random"]', '["random", "randon"]'), "pool.1", "unknown agent"),
+    (BASE.replace('["random"]', '["agents/none.toml"]'), "pool.0", "unknown agent"),
+    (BASE.replace('["random"]', '["random", "random"]'), "pool", "listed twice"),
+    (BASE + "seats = { random = 9 }\n", "variants.0.seats", "cannot fill"),
+    (BASE + "seats = { heuristic = 1 }\n", "variants.0.seats.heuristic", "not an agent"),
+    (BASE + "seating = \"fair\"\n", "variants.0.seating", "random"),
+    (BASE.replace("players = 5", "players = []"), "variants.0.players", "at least one"),
+    (BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
+    (BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
+])
+def test_errors_name_file_key_and_reason(tmp_path: Path, body: str, key: str,
+                                         reason: str) -> None:
+    path = write_spec(tmp_path, "bad", body)
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    assert caught.value.source == str(path)
+    assert caught.value.key == key
+    assert reason in str(caught.value)
+
+
+def test_not_toml_and_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "x.toml"
+    path.write_text("name = \n")
+    with pytest.raises(SpecError, match="not valid TOML"):
+        load_spec(path)
+    with pytest.raises(SpecError, match="cannot read"):
+        load_spec(tmp_path / "missing.toml")
+
+
+def test_matchups_get_consecutive_game_indices(tmp_path: Path) -> None:
+    spec = load_spec(write_spec(tmp_path, "m", BASE.replace("players = 5", "players = [5, 6]")
+                                + "games = 4\n[[variants]]\nvariant = \"standard\"\n"
+                                "players = 7\ngames = 2\n"))
+    assert [(m.label, m.first_index, m.games) for m in spec.matchups] == [
+        ("simple-5p", 0, 4), ("simple-6p", 4, 4), ("standard-7p", 8, 2)]
+    assert spec.games_total == 10
+    assert spec.matchup_of(9).label == "standard-7p"
+
+
+def test_hash_ignores_how_and_where_but_not_what(tmp_path: Path) -> None:
+    base = load_spec(write_spec(tmp_path, "h", BASE)).spec_hash
+    (tmp_path / "elsewhere").mkdir()
+    moved = write_spec(tmp_path / "elsewhere", "h",
+                       'results = "r"\ntracking_uri = "sqlite:///x.db"\n' + BASE
+                       + "[concurrency]\nworkers = 7\nbatch_size = 1\n")
+    assert load_spec(moved).spec_hash == base
+    assert load_spec(write_spec(tmp_path, "h", BASE + "games = 3\n")).spec_hash != base
+    assert load_spec(write_spec(tmp_path, "h", BASE.replace("= 1", "= 2"))).spec_hash != base
+    assert load_spec(write_spec(tmp_path, "h", BASE + "set = {mafia = 2}\n")).spec_hash != base
+
+
+def test_seeds_depend_on_base_seed_and_index_only() -> None:
+    assert game_seed(1, 5) == game_seed(1, 5)
+    assert len({game_seed(1, i) for i in range(1000)}) == 1000
+    assert game_seed(1, 1) != game_seed(2, 0)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "experiments").glob("*.toml")),
+                         ids=lambda p: p.name)
+def test_reference_specs_are_valid_files(path: Path) -> None:
+    spec, _ = read_spec(path)
+    assert spec.name == path.stem
+
+
+@pytest.mark.parametrize("name", ["smoke", "quickstart", "scripted-baseline"])
+def test_reference_specs_resolve(name: str) -> None:
+    spec = load_spec(REPO / "experiments" / f"{name}.toml")
+    assert spec.games_total == sum(m.games for m in spec.matchups) > 0
+    assert spec.results_dir.as_posix() == f"results/{name}"
+
+
+def test_quickstart_is_small_with_two_llm_seats() -> None:
+    spec = load_spec(REPO / "experiments" / "quickstart.toml")
+    llm = [m for m in spec.matchups if any(a.is_file for a in m.pool)]
+    assert [(m.variant, m.players, m.games) for m in llm] == [("standard", 7, 4)]
+    assert sum(llm[0].quotas.values()) == 2
+    assert spec.games_total <= 16

@@ -1,0 +1,77 @@
+"""The results store: durable appends, truncated tails, duplicates, one writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mafia_arena.experiments import ResultsConflict, read_records
+from mafia_arena.experiments.records import log_path
+from mafia_arena.experiments.store import ResultsStore
+
+
+def game(index: int, spec_hash: str = "h") -> dict:
+    record = {"spec_hash": spec_hash, "game_index": index, "log_path": log_path(index)}
+    return {"record": record, "log": f'{{"game": {index}}}\n'}
+
+
+def test_append_then_read_sorted_with_logs(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path) as store:
+        store.append([game(2), game(0)])
+        store.append([game(1)])
+    records = read_records(tmp_path / "games.jsonl")
+    assert [r["game_index"] for r in records] == [0, 1, 2]
+    assert (tmp_path / "logs" / "game-000001.jsonl").read_text() == '{"game": 1}\n'
+    assert not list((tmp_path / "logs").glob("*.tmp"))
+
+
+def test_truncated_last_line_is_ignored_then_cut_before_appending(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path) as store:
+        store.append([game(0), game(1)])
+    path = tmp_path / "games.jsonl"
+    whole = json.dumps(game(2)["record"])
+    with path.open("ab") as handle:
+        handle.write(whole[:15].encode())  # a crash in the middle of a line
+    assert [r["game_index"] for r in read_records(path)] == [0, 1]
+    with path.open("ab") as handle:  # even a complete object without its newline
+        handle.write(whole[15:].encode())
+    assert [r["game_index"] for r in read_records(path)] == [0, 1]
+    with ResultsStore(tmp_path) as store:
+        store.append([game(2)])
+    assert [r["game_index"] for r in read_records(path)] == [0, 1, 2]
+    assert path.read_text().count("\n") == 3
+
+
+def test_duplicates_are_read_once(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path) as store:
+        store.append([game(0), game(1)])
+        store.append([game(1)])
+        store.append([game(1, "other")])
+    keys = [(r["spec_hash"], r["game_index"]) for r in read_records(tmp_path / "games.jsonl")]
+    assert keys == [("h", 0), ("h", 1), ("other", 1)]
+
+
+def test_a_corrupt_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    path.write_text('{"game_index": 0}\nnot json\n{"game_index": 1}\n')
+    with pytest.raises(ValueError, match=r"games\.jsonl:2"):
+        read_records(path)
+
+
+def test_one_writer_at_a_time(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path), pytest.raises(ResultsConflict, match="another tournament"):
+        ResultsStore(tmp_path).open()
+    with ResultsStore(tmp_path):  # released on close
+        pass
+
+
+def test_archive_moves_old_results_aside(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path) as store:
+        store.append([game(0)])
+        moved = store.archive()
+        store.append([game(5)])
+    assert moved is not None and moved.name.endswith(".old")
+    assert [r["game_index"] for r in read_records(tmp_path / "games.jsonl")] == [5]
+    assert [p.name for p in (tmp_path / "logs").iterdir()] == ["game-000005.jsonl"]
