@@ -75,7 +75,8 @@ def play(
         line = render_event(event, viewer)
         if line:
             if viewer is None and event.visibility.scope == "seats":
-                line = f"  (private to {', '.join(f'P{s + 1}' for s in sorted(event.visibility.seats))}) {line}"
+                seats = ", ".join(f"P{s + 1}" for s in sorted(event.visibility.seats))
+                line = f"  (private to {seats}) {line}"
             typer.echo(line)
 
     result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show))
@@ -160,7 +161,7 @@ def replay(
 
 @app.command()
 def tournament(
-    spec: Annotated[Path, typer.Argument(help="an experiment spec, e.g. experiments/quickstart.toml")],
+    spec: Annotated[Path, typer.Argument(help="an experiment spec (experiments/*.toml)")],
     address: Annotated[str | None, typer.Option(help="join this Ray cluster")] = None,
     no_ray: Annotated[bool, typer.Option("--no-ray", help="run in-process")] = False,
 ) -> None:

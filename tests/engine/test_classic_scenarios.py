@@ -1,11 +1,11 @@
 """classic.md section 10: one test per scenario, named after the rule it proves."""
 
 import pytest
+from tests.scenario import dealt, deaths, events, neutral, run
 
 from mafia_arena.engine import PASS, Choice, IllegalDecision, Speech
 from mafia_arena.rules import VariantError, load_variant
 from mafia_arena.rules.composition import deck_counts
-from tests.scenario import dealt, deaths, events, neutral, run
 
 M, D, C = "mafioso", "detective", "citizen"
 
@@ -106,7 +106,7 @@ def test_sc_c8_murdered_detective_still_checks_that_night():
     game = dealt("classic", [D, D, M, M, M] + [C] * 5)
     run(game, {("night:mafia_kill", 1): 0, ("night:detective_check", 1): 4},
         until=lambda g: g.state.phase == "day")
-    result = [e for e in game.events if e.kind == "night_result"][0]
+    result = next(e for e in game.events if e.kind == "night_result")
     assert result.payload["result"] == "mafia" and result.visibility.seats == {0, 1}
     assert deaths(game) == [(0, "night")]
     assert events(game, "death")[0]["role"] == D
@@ -130,7 +130,7 @@ def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
                                         for r in g.pending().values()))
     assert events(game, "nominees")[-1]["seats"] == [0, 3]
     # 6 living: three vote for P1 (seat 0), three for P4 (seat 3)
-    for seat, request in sorted(game.pending().items()):
+    for seat in sorted(game.pending()):
         target = 0 if seat in (3, 4, 5) else 3
         game.submit(seat, Choice("target", target))
     (chooser, request), = game.pending().items()

@@ -3,11 +3,11 @@
 from collections import Counter
 
 import pytest
+from tests.scenario import dealt, deaths, events, run
 
 from mafia_arena.engine import Choice
 from mafia_arena.rules import load_variant
 from mafia_arena.rules.composition import deck_counts
-from tests.scenario import dealt, deaths, events, run
 
 M, V = "mafioso", "villager"
 
@@ -111,7 +111,7 @@ def test_standard_detective_learns_the_truth_privately():
     game = dealt("standard", [M, M, "doctor", "detective", V, V, V])
     run(game, {("night:mafia_kill", 1): 4, ("night:detective_check", 1): 1},
         until=lambda g: g.state.phase == "day")
-    result = [e for e in game.events if e.kind == "night_result"][0]
+    result = next(e for e in game.events if e.kind == "night_result")
     assert result.payload["result"] == "mafia" and result.visibility.seats == {3}
 
 

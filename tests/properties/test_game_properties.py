@@ -101,7 +101,8 @@ def _mentions(event, seats: set[int]) -> bool:
     return event.kind in ("game_over", "role_change")
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.integers(0, 2**31 - 1), st.data())
 def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy_seed, data):
     variant, players, seed = setup

@@ -4,7 +4,10 @@
 votes) are sent to their agents concurrently, so LLM calls of different seats — and of
 different games in one event loop — overlap. An agent that raises, times out or returns
 an illegal decision never stops the game: the seat's default is recorded as a fallback
-and counted. `play_match_sync` is the fast path for agents that decide instantly.
+and counted. An agent may also report a fallback itself (`take_fallback()`, LLM players
+do after a failed model call): then the engine's default is recorded with that reason.
+Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them copied to
+`log.meta["beliefs"]`. `play_match_sync` is the fast path for agents that decide instantly.
 """
 
 from __future__ import annotations
@@ -37,15 +40,29 @@ def _prepare(variant: Variant, agents: Sequence[Agent], seed: int) -> Game:
     game = Game(variant, len(agents), seed)
     for seat, agent in enumerate(agents):
         agent.reset(seat, seed)
+        set_variant = getattr(agent, "set_variant", None)
+        if callable(set_variant):  # LLM players describe the exact rules (switches too)
+            set_variant(variant)
     return game
 
 
 def _result(game: Game, agents: Sequence[Agent], overrides: dict[str, Any] | None
             ) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
-    log = GameLog.from_game(game, overrides, [a.name for a in agents],
-                            {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]})
+    meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
+    # beliefs stated by agents that keep them (LLM players with state_beliefs = true)
+    beliefs = [dict(b) for a in agents for b in getattr(a, "beliefs", None) or []]
+    if beliefs:
+        meta["beliefs"] = sorted(beliefs, key=lambda b: (b.get("seq", 0), b.get("seat", 0)))
+    log = GameLog.from_game(game, overrides, [a.name for a in agents], meta)
     return MatchResult(log, game.state.winner, stats)
+
+
+def _reported_fallback(agent: Agent) -> str | None:
+    """The fallback reason an agent reports for its last answer (LLM players do, through
+    ``take_fallback``); the runner then records the engine's default with that reason."""
+    take = getattr(agent, "take_fallback", None)
+    return take() if callable(take) else None
 
 
 def _fallback(game: Game, seat: int, agent: Agent, reason: str) -> None:
@@ -79,7 +96,7 @@ async def play_match(variant: Variant, agents: Sequence[Agent], seed: int,
         pending = sorted(game.pending())
         views = {seat: trackers[seat].view(game) for seat in pending}
 
-        async def decide(seat: int) -> Any:
+        async def decide(seat: int, views: dict[int, Any] = views) -> Any:
             coroutine = agents[seat].act(views[seat])
             if decision_timeout is None:
                 return await coroutine
@@ -92,8 +109,12 @@ async def play_match(variant: Variant, agents: Sequence[Agent], seed: int,
                 reason = "timeout" if isinstance(outcome, TimeoutError) else "error"
                 _fallback(game, seat, agents[seat], reason)
                 continue
+            reason = _reported_fallback(agents[seat])
             try:
-                game.submit(seat, outcome)
+                if reason:  # counted by the agent; the log gets the engine's default
+                    game.submit_default(seat, reason)
+                else:
+                    game.submit(seat, outcome)
             except IllegalDecision:
                 _fallback(game, seat, agents[seat], "illegal")
         if on_event is not None:
