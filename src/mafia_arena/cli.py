@@ -174,13 +174,24 @@ def tournament(
 
 @app.command()
 def leaderboard(
-    results: Annotated[Path, typer.Argument(help="a results store (results.jsonl)")],
+    source: Annotated[Path, typer.Argument(
+        help="an experiment spec (experiments/X.toml: plays the missing games first) or "
+             "a results store (results/X or results/X/games.jsonl)")],
     out: Annotated[Path | None, typer.Option(help="output folder")] = None,
+    view: Annotated[str, typer.Option(help="all, bot, human or mixed games")] = "all",
+    no_ray: Annotated[bool, typer.Option("--no-ray", help="run missing games in-process")
+                      ] = False,
 ) -> None:
     """Write leaderboards/<experiment>/ (README, CSV, plots) from stored results."""
     from mafia_arena.leaderboard.cli import leaderboard_command
 
-    leaderboard_command(results, out)
+    if source.suffix == ".toml":
+        from mafia_arena.experiments import run_tournament
+
+        summary = run_tournament(source, use_ray=not no_ray)
+        typer.echo(str(summary))
+        source = summary.results_dir
+    leaderboard_command(source, out, view)
 
 
 @app.command()

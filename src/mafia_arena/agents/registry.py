@@ -40,10 +40,9 @@ def make_agent(spec: str) -> Agent:
 
 def _load_builtin() -> None:
     """Import optional agent modules that register themselves (heuristic, LLM)."""
+    import contextlib
     import importlib
 
     for module in ("mafia_arena.agents.heuristic", "mafia_arena.agents.llm_agent"):
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(module)
-        except ImportError:
-            pass

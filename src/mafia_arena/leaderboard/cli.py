@@ -2,8 +2,10 @@
 
 The folder is `leaderboards/<experiment>/` unless `--out` says otherwise. Its README
 names what reproduces it: the experiment spec (when `experiments/<experiment>.toml`
-exists), the base seed, the package version and the commands. No timestamps are
-written, so the same results give byte-identical files.
+exists), the base seed, the package version and the one command that regenerates it
+(`mafia-arena leaderboard experiments/<experiment>.toml` plays any missing games, then
+writes the folder). No timestamps or absolute paths are written, so the same results
+give byte-identical files.
 """
 
 from __future__ import annotations
@@ -31,10 +33,9 @@ def leaderboard_command(results: Path, out: Path | None = None,
         data = tomllib.loads(spec.read_text(encoding="utf-8"))
         provenance["spec"] = spec.as_posix()
         provenance["seed"] = str(data.get("base_seed", ""))
-        provenance["command"] = (f"mafia-arena tournament {spec.as_posix()} && "
-                                 f"mafia-arena leaderboard {Path(results).as_posix()}")
+        provenance["command"] = f"mafia-arena leaderboard {spec.as_posix()}"
     else:
-        provenance["command"] = f"mafia-arena leaderboard {Path(results).as_posix()}"
+        provenance["command"] = f"mafia-arena leaderboard results/{experiment}"
     target = out or Path("leaderboards") / experiment
     paths = write_leaderboard(records, target, title=f"Leaderboard: {experiment}",
                               provenance=provenance, view=view)  # type: ignore[arg-type]

@@ -1,0 +1,482 @@
+"""`LLMAgent`: a player whose decisions and speech come from a language model.
+
+Contract
+--------
+* ``LLMAgent(definition)`` implements the :class:`~mafia_arena.agents.base.Agent`
+  protocol (``name``, ``kind = "llm"``, ``stats``, ``reset``, ``async act``). For a
+  request with ``free_text`` (day discussion, pleas, defences, last words, night chat,
+  the manner of a death) it returns :class:`Speech` written by ``ChatClient.complete``,
+  cleaned of role-play prefixes and capped at ``request.max_chars``. For every other
+  request it returns one of ``request.choices``, picked by ``ChatClient.choose`` with the
+  schema ``enum`` exactly the request's labels. A request with a single choice is
+  answered without a model call.
+* ``act`` never raises for anything the model or endpoint does. When the client reports
+  a fallback (re-asks exhausted, timeouts, dead server, ...) or a speech is empty after
+  cleaning, the agent returns the request's default (``PASS`` if it is a choice or the
+  default is ``pass``, else a choice drawn from ``Random(f"llm:{seed}:{seat}")``), counts
+  ``stats.fallbacks`` and remembers the reason (``llm:<error_kind>``) for
+  :meth:`take_fallback`. The match runner asks for it and then records the *engine's*
+  default with that reason (``game.submit_default``), so the log's ``decision`` event
+  carries ``fallback`` and the log replays exactly; other drivers simply get a legal move.
+* Prompts (``agents/prompts/*.txt``, see :mod:`mafia_arena.agents.llm_prompts`) are two
+  messages: a system message that is constant for a seat's whole game (the rules text
+  generated from the variant, the seat's role, team goal and allies as dealt, the persona,
+  and the warning that quoted player speech is never an instruction), and one user
+  message whose start is the seat's append-only transcript and whose end is the current
+  question. The prefix therefore grows but never changes, which keeps the server's
+  prompt cache useful. The variant is the one the runner hands over through
+  :meth:`set_variant` (switches included) or else loaded by ``view.variant`` (cached).
+* ``definition.state_beliefs``: at the seat's first discussion turn of each day it first
+  asks for P(mafia) of every other living seat (free text, parsed leniently; seats it
+  cannot read are asked one by one on a 0.1-0.9 scale with ``choose``) and an intended
+  vote (``choose``), and appends ``{day, seat, seq, probs, intent, complete, source}``
+  to :attr:`beliefs` (``probs`` keyed by 0-based seat as a string; ``seq`` is the last
+  event the seat had seen). The runner copies them into ``log.meta["beliefs"]``. A
+  failed belief call is counted in ``stats.extra`` and never blocks the turn.
+* Accounting: ``stats`` (reset per game) adds every call's tokens, cost and latency;
+  ``reasks``, ``retries`` and ``fallbacks`` count decision calls only, so per-decision
+  rates are not inflated by belief calls (whose counts go to ``stats.extra``).
+* One :class:`~mafia_arena.llm.ChatClient` per definition is shared by every agent of
+  that definition in the process (:func:`shared_client`); the client keeps its
+  connections per event loop and the per-endpoint concurrency cap is process-wide.
+
+Why: an LLM player is judged on the moves it made. Constrained choices, re-asks and an
+explicit fallback record keep the game moving without crediting a model for a move the
+game made for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.llm_prompts import (
+    PromptTemplates,
+    clean_speech,
+    default_prompts_dir,
+    load_templates,
+    parse_beliefs,
+    seat_label,
+    transcript_window,
+)
+from mafia_arena.agents.registry import register_loader
+from mafia_arena.engine.choices import PASS, Decision, Request, Speech
+from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
+from mafia_arena.views.text import render_transcript
+from mafia_arena.views.view import View
+
+if TYPE_CHECKING:
+    from mafia_arena.llm.accounting import CallStats
+    from mafia_arena.llm.client import ChatClient
+    from mafia_arena.rules import Variant
+
+__all__ = [
+    "DEFAULT_MAX_TRANSCRIPT_CHARS",
+    "LLMAgent",
+    "aclose_shared_clients",
+    "default_decision",
+    "load_llm_agent",
+    "resolve_agent_file",
+    "shared_client",
+]
+
+_log = logging.getLogger(__name__)
+
+#: Transcript budget in characters (~4 characters a token): leaves room in SmolLM2's
+#: 8k context for the rules, the question and the answer.
+DEFAULT_MAX_TRANSCRIPT_CHARS = 14_000
+
+#: The graded answers of a per-seat belief question (P(mafia)).
+_SCALE = ("0.1", "0.3", "0.5", "0.7", "0.9")
+
+
+# ---------------------------------------------------------------------- shared clients
+
+_clients: dict[AgentDefinition, ChatClient] = {}
+_clients_lock = threading.Lock()
+
+
+def shared_client(definition: AgentDefinition) -> ChatClient:
+    """The process's one ``ChatClient`` for ``definition`` (created on first use).
+
+    Raises :class:`~mafia_arena.llm.AgentDefinitionError` if the definition names an API
+    key variable that is unset, so a misconfigured agent fails before any game starts.
+    """
+    from mafia_arena.llm.client import ChatClient  # needs the `llm` extra (openai)
+
+    with _clients_lock:
+        client = _clients.get(definition)
+        if client is None:
+            client = ChatClient(definition)
+            _clients[definition] = client
+        return client
+
+
+async def aclose_shared_clients() -> None:
+    """Close the shared clients' connections opened in the running event loop."""
+    with _clients_lock:
+        clients = list(_clients.values())
+    for client in clients:
+        await client.aclose()
+
+
+# ---------------------------------------------------------------------- helpers
+
+@lru_cache(maxsize=64)
+def _variant_named(name: str) -> Variant | None:
+    """A bundled variant by name (cached), or None if it cannot be loaded."""
+    from mafia_arena.rules import load_variant
+
+    try:
+        return load_variant(name)
+    except Exception as exc:  # a custom variant file: the transcript still informs
+        _log.warning("variant %r unavailable for the rules text: %s", name, exc)
+        return None
+
+
+@lru_cache(maxsize=256)
+def _rules_named(name: str, players: int) -> str | None:
+    """The rules text of a bundled variant for ``players`` (cached per variant)."""
+    from mafia_arena.views.rules_text import rules_text
+
+    variant = _variant_named(name)
+    return rules_text(variant, players) if variant is not None else None
+
+
+def default_decision(request: Request, rng: random.Random) -> Decision:
+    """What a fallback plays: ``PASS`` when it is a choice or the default, else a random
+    legal choice from ``rng`` (the agent's own seeded generator)."""
+    if PASS in request.choices or request.default == "pass" or not request.choices:
+        return PASS
+    return rng.choice(request.choices)
+
+
+def _option_texts(request: Request, seat: int | None = None,
+                  allies: Mapping[int, str] | None = None) -> list[str]:
+    """Distinct, non-blank option texts, one per choice: the labels, with "(you)" and
+    "(your teammate)" added where the choice targets this seat or a known ally (a small
+    model otherwise happily votes out its own team), disambiguated if labels repeat."""
+    texts: list[str] = []
+    labels = list(request.labels) + [c.key for c in request.choices[len(request.labels):]]
+    for choice, label in zip(request.choices, labels, strict=False):
+        text = " ".join(str(label).split()) or choice.key
+        if choice.target is not None and choice.target == seat:
+            text += " (you)"
+        elif choice.target is not None and allies and choice.target in allies:
+            text += " (your teammate)"
+        if text in texts:
+            text = f"{text} ({choice.key})"
+        texts.append(text)
+    return texts
+
+
+def _repo_agents_dir() -> Path | None:
+    prompts = default_prompts_dir()
+    return prompts.parent if prompts is not None else None
+
+
+def resolve_agent_file(spec: str) -> Path | None:
+    """The agent file a spec names, or None if the spec is not an agent file.
+
+    ``agents/x.toml`` or any ``*.toml`` path (relative to the working directory, else to
+    the repository); a bare name ``x`` if ``agents/x.toml`` exists in the working
+    directory or the repository. A ``.toml`` spec that names no file raises ValueError.
+    """
+    spec = spec.strip()
+    roots = [Path.cwd()]
+    repo_agents = _repo_agents_dir()
+    if repo_agents is not None:
+        roots.append(repo_agents.parent)
+    if spec.endswith(".toml"):
+        path = Path(spec).expanduser()
+        candidates = [path] if path.is_absolute() else [root / path for root in roots]
+        for candidate in candidates:
+            if candidate.is_file():
+                return candidate.resolve()
+        raise ValueError(f"agent file not found: {spec}")
+    if not spec or "/" in spec or "\\" in spec or spec.startswith("."):
+        return None
+    for root in roots:
+        candidate = root / "agents" / f"{spec}.toml"
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+# ---------------------------------------------------------------------- the agent
+
+class LLMAgent:
+    """A Mafia player backed by an LLM endpoint. See the module docstring."""
+
+    kind = "llm"
+
+    def __init__(
+        self,
+        definition: AgentDefinition,
+        *,
+        client: ChatClient | None = None,
+        agents_dir: str | Path | None = None,
+        templates: PromptTemplates | None = None,
+        max_transcript_chars: int = DEFAULT_MAX_TRANSCRIPT_CHARS,
+    ) -> None:
+        """``agents_dir``: the folder of the agent file (its ``prompts/`` holds the
+        templates); default: the repository's ``agents/``. ``client``: defaults to the
+        process-wide client of ``definition``."""
+        self.definition = definition
+        self.name = definition.name
+        self.client = client if client is not None else shared_client(definition)
+        self.templates = templates or _templates_for(definition, agents_dir)
+        self.max_transcript_chars = max_transcript_chars
+        self.stats = AgentStats()
+        self.beliefs: list[dict[str, Any]] = []
+        self.seat = 0
+        self.seed = 0
+        self._rng = random.Random("llm:0:0")
+        self._variant: Variant | None = None
+        self._system: str | None = None
+        self._belief_day: int | None = None
+        self._fallback_reason: str | None = None
+
+    def __repr__(self) -> str:
+        return f"LLMAgent(name={self.name!r}, model={self.definition.model!r})"
+
+    # ------------------------------------------------------------------ protocol
+
+    def reset(self, seat: int, seed: int) -> None:
+        """Start a new game at ``seat``: fresh stats, beliefs, prompt and fallback RNG."""
+        self.seat, self.seed = seat, seed
+        self.stats = AgentStats()
+        self.beliefs = []
+        self._rng = random.Random(f"llm:{seed}:{seat}")
+        self._system = None
+        self._belief_day = None
+        self._fallback_reason = None
+
+    def set_variant(self, variant: Variant) -> None:
+        """The exact variant of the coming game (with its switches) for the rules text."""
+        self._variant = variant
+        self._system = None
+
+    def take_fallback(self) -> str | None:
+        """The fallback reason of the last ``act`` (``llm:<error_kind>``), then forget it."""
+        reason, self._fallback_reason = self._fallback_reason, None
+        return reason
+
+    async def act(self, view: View) -> Decision:
+        """Speech or one legal choice for ``view.request``; never raises (see module doc)."""
+        self._fallback_reason = None
+        request = view.request
+        if request is None:
+            return PASS
+        self.stats.decisions += 1
+        try:
+            if (self.definition.state_beliefs and request.kind == "speak"
+                    and view.knowledge.day != self._belief_day):
+                await self._state_beliefs(view)
+            if request.free_text:
+                return await self._speak(view, request)
+            return await self._decide(view, request)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug here must not stop a game: play the default, loudly
+            _log.exception("agent %s (seat %s): error while deciding %s", self.name,
+                           view.seat, request.kind)
+            return self._fallback(request, "error")
+
+    # ------------------------------------------------------------------ decisions
+
+    async def _decide(self, view: View, request: Request) -> Decision:
+        if len(request.choices) == 1:
+            return request.choices[0]  # forced: nothing for the model to decide
+        if not request.choices:
+            return self._fallback(request, "no_choices")
+        options = _option_texts(request, view.seat, view.knowledge.allies)
+        question = self._render("decide", view, prompt=request.prompt,
+                                options="\n".join(f"- {o}" for o in options))
+        result = await self.client.choose(self._messages(view, question), options,
+                                          schema_name=_schema_name(request.kind))
+        self._account(result.stats)
+        if result.fallback or result.index is None:
+            return self._fallback(request, result.error_kind or "invalid_answer")
+        return request.choices[result.index]
+
+    async def _speak(self, view: View, request: Request) -> Decision:
+        question = self._render("speak", view, prompt=request.prompt,
+                                max_chars=request.max_chars)
+        completion = await self.client.complete(self._messages(view, question))
+        self._account(completion.stats)
+        if completion.fallback:
+            return self._fallback(request, completion.error_kind or "error")
+        text = clean_speech(completion.text, view.seat, request.max_chars)
+        if not text:
+            return self._fallback(request, "empty_answer")
+        return Speech(text)
+
+    def _fallback(self, request: Request, kind: str) -> Decision:
+        self.stats.fallbacks += 1
+        self._fallback_reason = f"llm:{kind}"
+        return default_decision(request, self._rng)
+
+    # ------------------------------------------------------------------ beliefs
+
+    async def _state_beliefs(self, view: View) -> None:
+        """Ask P(mafia) per other living seat and the intended vote; record them.
+
+        One free-text call first (a capable model answers every seat at once); each seat
+        it could not read is then asked alone as a constrained choice on a 0.1-0.9
+        scale, which even a 135M model answers legally. The per-seat calls repeat the
+        same transcript prefix, so they are cheap on a server with a prefix cache."""
+        knowledge = view.knowledge
+        self._belief_day = knowledge.day
+        others = [s for s in knowledge.living() if s != view.seat]
+        if not others:
+            return
+        extra = self.stats.extra
+        extra["belief_calls"] = extra.get("belief_calls", 0) + 1
+        probs: dict[int, float] = {}
+        source = "text"
+        intent: int | None = None
+        try:
+            example = "\n".join(f"{seat_label(s)}: 0.x" for s in others)
+            said = await self.client.complete(self._messages(
+                view, self._render("beliefs", view, day=knowledge.day, example=example)))
+            self._account(said.stats, decision=False)
+            probs = parse_beliefs(said.text, others) if not said.fallback else {}
+            for seat in (s for s in others if s not in probs):
+                source = "scale" if not probs or source == "scale" else "mixed"
+                graded = await self.client.choose(
+                    self._messages(view, self._render(
+                        "belief_seat", view, day=knowledge.day, target=seat_label(seat))),
+                    _SCALE, schema_name="belief")
+                self._account(graded.stats, decision=False)
+                if graded.choice is not None:
+                    probs[seat] = float(graded.choice)
+            labels = [seat_label(s) for s in others]
+            chosen = await self.client.choose(
+                self._messages(view, self._render(
+                    "intent", view, day=knowledge.day,
+                    options="\n".join(f"- {label}" for label in labels))),
+                labels, schema_name="intent")
+            self._account(chosen.stats, decision=False)
+            if chosen.index is not None:
+                intent = others[chosen.index]
+        except Exception:
+            _log.exception("agent %s (seat %s): stating beliefs failed", self.name, view.seat)
+        if len(probs) < len(others) or intent is None:
+            extra["belief_failures"] = extra.get("belief_failures", 0) + 1
+        self.beliefs.append({
+            "day": knowledge.day, "seat": view.seat, "seq": knowledge.last_event,
+            "probs": {str(s): round(p, 4) for s, p in sorted(probs.items())},
+            "intent": intent, "complete": len(probs) == len(others), "source": source,
+        })
+
+    # ------------------------------------------------------------------ prompts
+
+    def _messages(self, view: View, question: str) -> list[dict[str, str]]:
+        """[system (constant per game), user (transcript so far + question)]."""
+        transcript = transcript_window(render_transcript(view.knowledge),
+                                       self.max_transcript_chars)
+        record = self._render("transcript", view, transcript=transcript)
+        return [{"role": "system", "content": self._system_message(view)},
+                {"role": "user", "content": f"{record}\n\n{question}"}]
+
+    def _system_message(self, view: View) -> str:
+        if self._system is None:
+            knowledge = view.knowledge
+            players = knowledge.players or len(knowledge.alive)
+            variant = self._variant
+            if variant is not None and variant.name == view.variant:
+                from mafia_arena.views.rules_text import rules_text
+
+                rules: str | None = rules_text(variant, players)
+            else:
+                variant = _variant_named(view.variant)
+                rules = _rules_named(view.variant, players)
+            if rules is None:
+                rules = (f"Variant {view.variant!r} with {players} players; the game "
+                         "record below shows the roles in play.")
+            goal = ""
+            if variant is not None and knowledge.faction in variant.factions:
+                goal = variant.factions[knowledge.faction].description
+            allies = ", ".join(f"{seat_label(s)} ({r})" for s, r in sorted(
+                knowledge.allies.items()) if s != view.seat)
+            persona = self.definition.persona
+            self._system = self.templates.render("system", {
+                **self._values(view),
+                "rules": rules,
+                "goal": goal,
+                "allies": f"Your teammates: {allies}." if allies else "",
+                "persona": f"Your style: {persona}" if persona else "",
+            })
+        return self._system
+
+    def _values(self, view: View) -> dict[str, object]:
+        knowledge = view.knowledge
+        return {"seat": seat_label(view.seat), "role": knowledge.role or "unknown",
+                "faction": knowledge.faction or "unknown", "day": knowledge.day}
+
+    def _render(self, name: str, view: View, **values: object) -> str:
+        return self.templates.render(name, {**self._values(view), **values})
+
+    # ------------------------------------------------------------------ accounting
+
+    def _account(self, stats: CallStats, *, decision: bool = True) -> None:
+        s = self.stats
+        s.tokens_in += stats.prompt_tokens
+        s.tokens_out += stats.completion_tokens
+        s.cost += stats.cost
+        s.latency_s += stats.latency_s
+        if decision:
+            s.reasks += stats.reasks
+            s.retries += stats.retries
+        else:
+            s.extra["belief_reasks"] = s.extra.get("belief_reasks", 0) + stats.reasks
+            s.extra["belief_retries"] = s.extra.get("belief_retries", 0) + stats.retries
+
+
+def _schema_name(kind: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in kind)[:64] or "choice"
+
+
+@lru_cache(maxsize=32)
+def _cached_templates(defaults: Path, local: Path | None, override: Path | None
+                      ) -> PromptTemplates:
+    return load_templates(defaults, local, override)
+
+
+def _templates_for(definition: AgentDefinition, agents_dir: str | Path | None
+                   ) -> PromptTemplates:
+    """The repository's default templates (``agents/prompts``), overridden by name by
+    the files in ``<agents_dir>/prompts`` (when that is another folder), then by the
+    definition's ``prompt_template`` (relative to that ``prompts`` folder)."""
+    from mafia_arena.agents.llm_prompts import TemplateError
+
+    defaults = default_prompts_dir()
+    if defaults is None:
+        raise TemplateError("agents/prompts/ with the default prompt templates not found")
+    defaults = defaults.resolve()
+    base = Path(agents_dir).resolve() if agents_dir is not None else defaults.parent
+    local = base / "prompts"
+    override = local / definition.prompt_template if definition.prompt_template else None
+    return _cached_templates(defaults, local if local.is_dir() and local != defaults
+                             else None, override)
+
+
+# ---------------------------------------------------------------------- registry
+
+def load_llm_agent(spec: str) -> LLMAgent | None:
+    """An `LLMAgent` for an agent-file spec (``agents/x.toml`` or ``x``), else None."""
+    path = resolve_agent_file(spec)
+    if path is None:
+        return None
+    return LLMAgent(load_agent_definition(path), agents_dir=path.parent)
+
+
+register_loader(load_llm_agent)

@@ -1,0 +1,56 @@
+"""Fixtures for the LLM player tests.
+
+* ``fake``: the scripted OpenAI-compatible endpoint of :mod:`tests.llm.fake_openai`; once
+  its script is used up it answers every request automatically (:func:`auto_answer`),
+  so whole games can be played against it.
+* ``fake_definition``: an agent definition pointed at it (fast retries, short timeout).
+* ``local_server``: the bundled SmolLM2 server, started once per test session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tests.llm.fake_openai import FakeOpenAI
+from tests.llm_agent.support import install_auto
+
+from mafia_arena.llm.definition import AgentDefinition
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    server = install_auto(FakeOpenAI())
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def fake_definition(fake: FakeOpenAI) -> AgentDefinition:
+    return AgentDefinition(
+        name="fake-llm",
+        base_url=fake.base_url,
+        model="fake-model",
+        max_tokens=48,
+        timeout_s=2.0,
+        max_retries=1,
+        retry_backoff_s=0.01,
+        retry_backoff_max_s=0.02,
+        max_reasks=2,
+        max_concurrency=2,
+        price_per_input_token=0.001,
+        price_per_output_token=0.002,
+    )
+
+
+@pytest.fixture(scope="session")
+def local_server() -> Iterator[Any]:
+    """The process-wide SmolLM2 server, started once for the whole test session."""
+    from mafia_arena.llm.local_server import get_local_server, stop_local_server
+
+    server = get_local_server()
+    yield server
+    stop_local_server()

@@ -1,0 +1,145 @@
+"""LLM player pieces that need no endpoint: speech cleaning, beliefs parsing, the
+transcript window, templates, fallback defaults and the agent-file loader."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from mafia_arena.agents import make_agent
+from mafia_arena.agents.llm_agent import (
+    LLMAgent,
+    default_decision,
+    resolve_agent_file,
+    shared_client,
+)
+from mafia_arena.agents.llm_prompts import (
+    TemplateError,
+    clean_speech,
+    load_templates,
+    parse_beliefs,
+    transcript_window,
+)
+from mafia_arena.engine.choices import PASS, Choice, Request
+from mafia_arena.llm import load_agent_definition
+
+REPO = Path(__file__).resolve().parents[2]
+AGENT = REPO / "agents" / "local-smollm2.toml"
+
+
+@pytest.mark.parametrize(("raw", "seat", "expected"), [
+    ("I suspect P5 is mafia.", 2, "I suspect P5 is mafia."),
+    ("P3: I suspect P5 is mafia.\nP4: no, you are!", 2, "I suspect P5 is mafia."),
+    ('**P3 (discussion):** "I trust P2."', 2, "I trust P2."),
+    ("Assistant: I trust P2. P4: I don't.", 2, "I trust P2."),
+    ("[D1] P3: I trust P2.", 2, "I trust P2."),
+    ("I was quiet last night. D1: P4 was killed", 2, "I was quiet last night."),
+    ("--- Day 2 ---\nP3: Vote P6.", 2, "Vote P6."),
+    ("I trust P2.\n\nNOW: vote", 2, "I trust P2."),
+    ("   \n", 2, ""),
+    ("P3:", 2, ""),
+    ("D1: What a pleasure to be here.", 2, "What a pleasure to be here."),
+    ("Day 2 was quiet. I trust P2.", 2, "Day 2 was quiet. I trust P2."),
+    ("I trust P2. P5 lied about the night. Your turn:", 2,
+     "I trust P2. P5 lied about the night."),
+    ("I trust P2. P5 lied about the night and I am glad to", 2,
+     "I trust P2. P5 lied about the night and I am glad to"),
+    ("P5 lied about the night, and I think that the mafia. I am glad to", 2,
+     "P5 lied about the night, and I think that the mafia."),
+])
+def test_clean_speech(raw: str, seat: int, expected: str) -> None:
+    assert clean_speech(raw, seat, 1000) == expected
+
+
+def test_clean_speech_caps_at_a_word_boundary() -> None:
+    speech = clean_speech("suspicious " * 50, 0, 60)
+    assert len(speech) <= 60 and speech.endswith("suspicious")
+
+
+def test_parse_beliefs_reads_what_it_can_and_guesses_nothing() -> None:
+    text = 'P2: 0.8\nP3 - 30%\n{"P4": .1}\nP5: 7\nP6: likely\nP9: 0.5\nP2: 0.1'
+    assert parse_beliefs(text, [1, 2, 3, 4, 5]) == {1: 0.8, 2: 0.3, 3: 0.1}
+    assert parse_beliefs("P2: 1", [1]) == {1: 1.0}
+    assert parse_beliefs("no idea", [1, 2]) == {}
+
+
+def test_transcript_window_keeps_head_and_tail_and_a_stable_cut() -> None:
+    head = "Game of standard with 7 players.\nYou are P1; your role is doctor (town)."
+    head_and_night = head + "\n--- Night 1 ---"
+    lines = [f"[D{i // 7 + 1}] P{i % 7 + 1}: \"line {i}\"" for i in range(400)]
+    text = head_and_night + "\n" + "\n".join(lines)
+    window = transcript_window(text, 4000)
+    assert len(window) <= 4000 and window.startswith(head)
+    assert window.endswith(lines[-1]) and "earlier events omitted" in window
+    # one more line: the cut point stays (the window only grows at its end)
+    longer = transcript_window(text + "\n[D58] P1: \"more\"", 4000)
+    assert longer.startswith(window)
+    assert transcript_window("short", 4000) == "short"
+    no_head = transcript_window("\n".join(lines), 4000)  # no phase marker: tail only
+    assert len(no_head) <= 4000 and no_head.endswith(lines[-1])
+
+
+def test_templates_fail_fast_on_unknown_placeholders(tmp_path: Path) -> None:
+    prompts = REPO / "agents" / "prompts"
+    templates = load_templates(prompts)
+    assert "$" not in templates.render("decide", {"prompt": "x", "options": "- P2"})
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Hello $sea", encoding="utf-8")
+    with pytest.raises(TemplateError, match=r"bad\.txt.*\$sea"):
+        load_templates(prompts, bad)
+    with pytest.raises(TemplateError, match="not found"):
+        load_templates(prompts, tmp_path / "missing.txt")
+
+
+def test_a_folder_prompt_template_overrides_by_name(tmp_path: Path) -> None:
+    (tmp_path / "prompts" / "mine").mkdir(parents=True)
+    (tmp_path / "prompts" / "mine" / "speak.txt").write_text("Talk, $seat.", encoding="utf-8")
+    definition = load_agent_definition(AGENT).model_copy(
+        update={"prompt_template": "mine", "name": "folder-template"})
+    agent = LLMAgent(definition, agents_dir=tmp_path)
+    assert agent.templates.render("speak", {"seat": "P4"}) == "Talk, P4."
+    assert "Mafia" in agent.templates.render("system", {})  # the rest are the defaults
+    # an agent folder's own prompts/ override by name too, without prompt_template
+    (tmp_path / "prompts" / "decide.txt").write_text("Choose, $seat.", encoding="utf-8")
+    plain = LLMAgent(definition.model_copy(update={"prompt_template": None}),
+                     agents_dir=tmp_path)
+    assert plain.templates.render("decide", {"seat": "P2"}) == "Choose, P2."
+    assert plain.templates.render("speak", {"seat": "P2"}).startswith("NOW:")
+
+
+def test_fallback_default_is_pass_or_a_seeded_random_choice() -> None:
+    choices = (Choice("target", 1), Choice("target", 2), Choice("target", 3))
+    labels = ("P2", "P3", "P4")
+    vote = Request(0, "vote", "vote", choices, labels, default="pass")
+    assert default_decision(vote, random.Random(1)) == PASS
+    with_pass = Request(0, "last_dead", "pick", (*choices, PASS), (*labels, "pass"),
+                        default="random")
+    assert default_decision(with_pass, random.Random(1)) == PASS
+    forced = Request(0, "last_dead", "pick", choices, labels, default="random")
+    picks = [default_decision(forced, random.Random("llm:5:0")) for _ in range(3)]
+    assert picks[0] in choices and len(set(picks)) == 1
+
+
+def test_agent_files_resolve_by_path_or_bare_name(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # the repository's agents/ is found without the cwd
+    assert resolve_agent_file("agents/local-smollm2.toml") == AGENT
+    assert resolve_agent_file("local-smollm2") == AGENT
+    assert resolve_agent_file(str(AGENT)) == AGENT
+    assert resolve_agent_file("heuristic") is None
+    with pytest.raises(ValueError, match="not found"):
+        resolve_agent_file("agents/nope.toml")
+
+
+def test_make_agent_builds_llm_players_sharing_one_client() -> None:
+    first = make_agent("agents/local-smollm2.toml")
+    second = make_agent("local-smollm2")
+    assert isinstance(first, LLMAgent) and isinstance(second, LLMAgent)
+    assert first.kind == "llm" and first.name == "local-smollm2"
+    assert first is not second and first.client is second.client
+    assert first.client is shared_client(load_agent_definition(AGENT))
+    assert make_agent("random").kind == "scripted"
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("no-such-agent")
