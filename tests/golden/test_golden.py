@@ -4,9 +4,9 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.golden.playthrough import CASES, dump
 
 from mafia_arena.rules import available_variants
-from tests.golden.playthrough import CASES, dump
 
 HERE = Path(__file__).parent / "files"
 PARAMS = [(v, n, s) for v, cases in CASES.items() for n, s in cases]

@@ -30,7 +30,20 @@ class BySideAgent:
 
     def reset(self, seat: int, seed: int) -> None:
         self._seat, self._seed, self._delegate = seat, seed, None
+        self._variant: object | None = None
         self.stats = AgentStats()
+
+    # The runner's optional hooks, forwarded to the delegate (LLM players use them).
+    def set_variant(self, variant: object) -> None:
+        self._variant = variant
+
+    def take_fallback(self) -> str | None:
+        take = getattr(self._delegate, "take_fallback", None)
+        return take() if callable(take) else None
+
+    @property
+    def beliefs(self) -> list[dict]:
+        return list(getattr(self._delegate, "beliefs", None) or [])
 
     def delegate(self, view: View) -> Agent:
         if self._delegate is None:
@@ -41,6 +54,9 @@ class BySideAgent:
                 raise ValueError(f"no agent given for side {side!r}")
             self._delegate = factory()
             self._delegate.reset(self._seat, self._seed)
+            set_variant = getattr(self._delegate, "set_variant", None)
+            if callable(set_variant) and getattr(self, "_variant", None) is not None:
+                set_variant(self._variant)
             self.stats = self._delegate.stats
             self.kind = self._delegate.kind
         return self._delegate

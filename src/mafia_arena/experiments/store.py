@@ -48,7 +48,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
         return []
     lines = data.split(b"\n")
     complete = lines[:-1]  # the last piece is b"" or an unterminated (truncated) line
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int, str]] = set()
     records = []
     for number, line in enumerate(complete, start=1):
         if not line.strip():
@@ -57,13 +57,23 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}:{number}: not a JSON record ({exc.msg})") from exc
-        key = (str(record.get("spec_hash")), int(record.get("game_index", -1)))
+        key = _identity(record)
         if key in seen:
             continue
         seen.add(key)
         records.append(record)
-    records.sort(key=lambda r: (int(r.get("game_index", -1)), str(r.get("spec_hash"))))
+    records.sort(key=lambda r: (_index(r), str(r.get("spec_hash")), str(r.get("game_id", ""))))
     return records
+
+
+def _index(record: dict[str, Any]) -> int:
+    index = record.get("game_index")
+    return -1 if index is None else int(index)
+
+
+def _identity(record: dict[str, Any]) -> tuple[str, int, str]:
+    """A tournament game is (spec_hash, game_index); a web game has its own game_id."""
+    return (str(record.get("spec_hash")), _index(record), str(record.get("game_id", "")))
 
 
 def _fsync_dir(path: Path) -> None:

@@ -101,11 +101,20 @@ def _free_port() -> int:
 
 
 def _default_threads() -> int:
+    """Threads for the server: ``MAFIA_LLM_THREADS``, else leave one CPU to the games.
+
+    On a 2-core machine the games, Ray workers and the server share the CPUs; a
+    2-thread server then waits on busy cores and runs about ten times slower than a
+    1-thread one (measured), so the server takes all CPUs but one, at least one.
+    """
+    override = os.environ.get("MAFIA_LLM_THREADS")
+    if override:
+        return max(1, int(override))
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cpus = os.cpu_count() or 1
-    return max(1, min(8, cpus))
+    return max(1, min(8, cpus - 1))
 
 
 class LocalServer:

@@ -13,6 +13,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mafia_arena.stats import wilson_interval
+
 Z95 = 1.959963984540054
 
 
@@ -26,18 +28,12 @@ class Estimate:
     n: int
 
 
-def wilson(successes: float, n: int, z: float = Z95) -> Estimate | None:
-    """Wilson score interval of successes / n; None when n == 0."""
+def wilson(successes: float, n: int) -> Estimate | None:
+    """95% Wilson score interval of successes / n (`mafia_arena.stats`); None when n == 0."""
     if n <= 0:
         return None
-    p = successes / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z / denom * math.sqrt(max(0.0, p * (1 - p) / n + z2 / (4 * n * n)))
-    low = 0.0 if successes <= 0 else min(p, max(0.0, centre - half))
-    high = 1.0 if successes >= n else max(p, min(1.0, centre + half))
-    return Estimate(p, low, high, n)
+    low, high = wilson_interval(successes, n)  # type: ignore[arg-type]
+    return Estimate(successes / n, low, high, n)
 
 
 def mean_ci(values: Iterable[float | int | bool | None], z: float = Z95) -> Estimate | None:

@@ -206,4 +206,23 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
         facts.final_side[seat] = side(seat)
     if facts.length_days == 0 and log.events:
         facts.length_days = max(e.day for e in log.events)
+    _stated_beliefs(log, facts)
     return facts
+
+
+def _stated_beliefs(log: GameLog, facts: GameFacts) -> None:
+    """Beliefs and intended votes that agents stated, from the log header's meta.
+
+    Agents cannot write events (that would change what a replay reproduces), so the
+    runner stores their statements in ``meta["beliefs"]`` with the last event the seat had
+    seen (`seq`); they join the facts as if they were events at that point.
+    """
+    for stated in log.meta.get("beliefs", []):
+        seq, seat = int(stated.get("seq", 0)), int(stated["seat"])
+        probs = {int(s): float(v) for s, v in stated.get("probs", {}).items()}
+        if probs:
+            facts.beliefs.append((seq, seat, probs, dict(facts.final_side)))
+        if stated.get("intent") is not None:
+            facts.intents.append((seq, seat, int(stated["intent"]), int(stated.get("day", 0))))
+    facts.beliefs.sort(key=lambda b: (b[0], b[1]))
+    facts.intents.sort(key=lambda i: (i[0], i[1]))

@@ -2,7 +2,8 @@
 
 `store` writes the `GameLog` (JSONL: header + every event, decisions included, so the
 log replays) to ``<logs_dir>/<game id>.jsonl`` and appends one results record to
-``<results_dir>/results.jsonl`` in the format `leaderboard.records` reads: one entry
+``<results_dir>/games.jsonl`` (the tournament store's file name and record format, so
+`mafia-arena leaderboard <results_dir>` reads it like any tournament): one entry
 per seat with ``agent`` (``human:<name>`` for people), ``agent_kind`` (``human`` for
 human seats, also when a stand-in finished for them — flagged ``replaced``), role,
 faction, side, won, survived, decisions and fallbacks. Human seats can therefore enter
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentStats
 from mafia_arena.engine.game import Game
+from mafia_arena.experiments.store import STORE_NAME
 from mafia_arena.runner.log import GameLog, replay
 from mafia_arena.views.text import name
 from mafia_arena.views.view import SeatTracker
@@ -114,7 +116,7 @@ def save_game(log_: GameLog, record_of: Callable[[Path | None], dict[str, Any]],
     record = record_of(path)
     try:
         results_dir.mkdir(parents=True, exist_ok=True)
-        with (results_dir / "results.jsonl").open("a", encoding="utf-8") as out:
+        with (results_dir / STORE_NAME).open("a", encoding="utf-8") as out:
             out.write(json.dumps(record, sort_keys=True) + "\n")
     except OSError:
         log.exception("could not append the result of game %s", game_id)
