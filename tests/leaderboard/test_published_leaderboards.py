@@ -1,0 +1,39 @@
+"""The published reference leaderboards regenerate byte-identically from their specs.
+
+The small `mini-league` spec is replayed from scratch (in-process, no tracking) and its
+README and tables must equal the committed `leaderboards/mini-league/` files byte for
+byte. (The figures are checked for determinism by the publish tests; their bytes depend
+on the installed matplotlib version, so they are not compared with the committed ones.)
+"""
+
+from pathlib import Path
+
+import pytest
+
+from mafia_arena.experiments import run_tournament
+from mafia_arena.leaderboard.cli import leaderboard_command
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT_FILES = ("README.md", "leaderboard.csv", "roles.csv")
+
+
+def test_mini_league_leaderboard_regenerates_byte_identically(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # provenance names the spec relative to the repository
+    summary = run_tournament(ROOT / "experiments" / "mini-league.toml", use_ray=False,
+                             results_dir=tmp_path / "results", track=False, progress=False)
+    out = tmp_path / "leaderboard"
+    written = leaderboard_command(summary.results_dir, out)
+    assert {p.name for p in written} >= {*TEXT_FILES, "ratings.png", "win_rate_by_role.png"}
+    published = ROOT / "leaderboards" / "mini-league"
+    for name in TEXT_FILES:
+        assert (out / name).read_bytes() == (published / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("name", ["mini-league", "scripted-baseline", "local-llm"])
+def test_published_leaderboards_name_their_spec_and_command(name):
+    readme = ROOT / "leaderboards" / name / "README.md"
+    if not readme.exists():
+        pytest.skip(f"{name} is not published")
+    text = readme.read_text()
+    assert f"experiments/{name}.toml" in text
+    assert f"mafia-arena leaderboard experiments/{name}.toml" in text
