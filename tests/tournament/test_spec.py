@@ -101,6 +101,6 @@ def test_reference_specs_resolve(name: str) -> None:
 def test_quickstart_is_small_with_two_llm_seats() -> None:
     spec = load_spec(REPO / "experiments" / "quickstart.toml")
     llm = [m for m in spec.matchups if any(a.is_file for a in m.pool)]
-    assert [(m.variant, m.players, m.games) for m in llm] == [("standard", 7, 4)]
+    assert [(m.variant, m.players, m.games) for m in llm] == [("standard", 7, 2)]
     assert sum(llm[0].quotas.values()) == 2
     assert spec.games_total <= 16
