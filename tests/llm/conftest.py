@@ -8,10 +8,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from tests.llm.fake_openai import FakeOpenAI
+from tests.llm.fake_openai import FakeOpenAI, fake_agent_definition
 
 from mafia_arena.llm.definition import AgentDefinition
 
@@ -28,27 +27,5 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 @pytest.fixture
 def fake_definition(fake_openai: FakeOpenAI) -> AgentDefinition:
     """An agent pointed at the fake endpoint, with fast retries and a short timeout."""
-    return AgentDefinition(
-        name="fake-agent",
-        base_url=fake_openai.base_url,
-        model="fake-model",
-        max_tokens=32,
-        timeout_s=1.0,
-        max_retries=2,
-        retry_backoff_s=0.01,
-        retry_backoff_max_s=0.05,
-        max_reasks=2,
-        max_concurrency=4,
-        price_per_input_token=0.001,
-        price_per_output_token=0.002,
-    )
+    return fake_agent_definition(fake_openai.base_url)
 
-
-@pytest.fixture(scope="session")
-def local_server() -> Iterator[Any]:
-    """The process-wide SmolLM2 server, started once for the whole test session."""
-    from mafia_arena.llm.local_server import get_local_server, stop_local_server
-
-    server = get_local_server()
-    yield server
-    stop_local_server()

@@ -10,10 +10,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from tests.llm.fake_openai import FakeOpenAI
+from tests.llm.fake_openai import FakeOpenAI, fake_agent_definition
 from tests.llm_agent.support import install_auto
 
 from mafia_arena.llm.definition import AgentDefinition
@@ -30,27 +29,7 @@ def fake() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture
 def fake_definition(fake: FakeOpenAI) -> AgentDefinition:
-    return AgentDefinition(
-        name="fake-llm",
-        base_url=fake.base_url,
-        model="fake-model",
-        max_tokens=48,
-        timeout_s=2.0,
-        max_retries=1,
-        retry_backoff_s=0.01,
-        retry_backoff_max_s=0.02,
-        max_reasks=2,
-        max_concurrency=2,
-        price_per_input_token=0.001,
-        price_per_output_token=0.002,
-    )
+    return fake_agent_definition(fake.base_url, name="fake-llm", max_tokens=48,
+                                 timeout_s=2.0, max_retries=1, retry_backoff_max_s=0.02,
+                                 max_concurrency=2)
 
-
-@pytest.fixture(scope="session")
-def local_server() -> Iterator[Any]:
-    """The process-wide SmolLM2 server, started once for the whole test session."""
-    from mafia_arena.llm.local_server import get_local_server, stop_local_server
-
-    server = get_local_server()
-    yield server
-    stop_local_server()

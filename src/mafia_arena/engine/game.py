@@ -116,6 +116,25 @@ class Game:
             answers, self._answers = self._answers, {}
             self._advance(answers)
 
+    def resubmit(self, record: dict[str, Any]) -> None:
+        """Submit a logged decision record again (the inverse of what `submit` logs).
+
+        A fallback whose default was a random draw is redrawn with `submit_default`, so
+        the game's RNG advances exactly as it did when the game was played.
+        """
+        seat = record["seat"]
+        request = self.request(seat)
+        if record.get("fallback") and request is not None and request.default == "random" \
+                and record.get("choice") is not None:
+            self.submit_default(seat, record["fallback"])
+            return
+        if "text" in record:
+            act = Choice.parse(record["act"]) if "act" in record else None
+            decision: Decision = Speech(record["text"], act)
+        else:
+            decision = Choice.parse(record["choice"])
+        self.submit(seat, decision, fallback=record.get("fallback", ""))
+
     def submit_default(self, seat: int, reason: str = "timeout") -> Decision:
         """Record the request's default for `seat` (a timeout or an agent's fallback)."""
         request = self._pending.get(seat)

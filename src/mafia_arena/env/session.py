@@ -178,7 +178,7 @@ class GameSession:
         if state["decisions"] is not None:
             self.new_game(self.seed)
             for record in state["decisions"]:
-                _resubmit(self.game, record)
+                self.game.resubmit(record)
 
 
 def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any] | None:
@@ -191,18 +191,3 @@ def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any]
                     for i, label in zip(table.ids(request), request.labels, strict=True)],
     }
 
-
-def _resubmit(game: Game, record: Mapping[str, Any]) -> None:
-    """Replay one logged decision record (as `runner.replay` does)."""
-    seat = record["seat"]
-    request = game.request(seat)
-    if record.get("fallback") and request is not None and request.default == "random" \
-            and record.get("choice") is not None:
-        game.submit_default(seat, record["fallback"])
-        return
-    if "text" in record:
-        act = Choice.parse(record["act"]) if "act" in record else None
-        decision: Choice | Speech = Speech(record["text"], act)
-    else:
-        decision = Choice.parse(record["choice"])
-    game.submit(seat, decision, fallback=record.get("fallback", ""))

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.engine.choices import Choice, Speech
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import load_variant
@@ -81,15 +80,5 @@ def replay(log: GameLog, *, upto: int | None = None) -> Game:
     """Rebuild the game by resubmitting the logged decisions (the first `upto` of them)."""
     game = Game(load_variant(log.variant, log.overrides), log.players, log.seed)
     for record in log.decisions[:upto]:
-        seat = record["seat"]
-        if record.get("fallback") and record.get("choice") is not None and \
-                game.request(seat) is not None and game.request(seat).default == "random":
-            game.submit_default(seat, record["fallback"])
-            continue
-        if "text" in record:
-            act = Choice.parse(record["act"]) if "act" in record else None
-            decision: Choice | Speech = Speech(record["text"], act)
-        else:
-            decision = Choice.parse(record["choice"])
-        game.submit(seat, decision, fallback=record.get("fallback", ""))
+        game.resubmit(record)
     return game
