@@ -275,3 +275,28 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
         game.submit(3, Speech("I am still here"))
     run(game, {}, until=lambda g: any(e.kind == "speech" for e in g.events))
     assert any(e.kind == "speech" for e in view_of(game, 3).knowledge.events)
+
+
+def test_sc_c9_runoff_gives_each_voter_one_vote_per_open_place_among_the_tie_set():
+    game = dealt("classic", [M, M, D, C, C, C, C])
+    run(game, {("night:mafia_kill", 1): 6},
+        until=lambda g: any(r.kind == "nominate" for r in g.pending().values()))
+    ballots = {0: [1, 2], 1: [0, 3], 2: [0, 1], 3: [0, 2], 4: [0, 3], 5: []}
+    for voter, names in ballots.items():
+        for target in names:
+            game.submit(voter, Choice("target", target))
+        if len(names) < 2:
+            game.submit(voter, PASS)
+    tally = events(game, "nomination_tally")[0]["tally"]
+    assert tally == {"0": 4, "1": 2, "2": 2, "3": 2, "4": 0, "5": 0}
+    assert events(game, "runoff")[0]["candidates"] == [1, 2, 3]
+    assert events(game, "runoff")[0]["places"] == 1
+    (voter, request), = game.pending().items()
+    assert voter == 0 and request.info["places"] == 1
+    assert set(request.choices) == {PASS, Choice("target", 1), Choice("target", 2),
+                                    Choice("target", 3)}
+    game.submit(0, Choice("target", 2))
+    assert 0 not in game.pending()  # one vote for one open place
+    for voter in range(1, 6):
+        game.submit(voter, Choice("target", 3 if voter != 3 else 1))
+    assert events(game, "nominees")[0]["seats"] == [0, 3]
