@@ -17,25 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from mafia_arena.env.session import GameSession
-from mafia_arena.env.spaces import agent_name, build_spaces, env_name
+from mafia_arena.env.spaces import SessionSpaces
 from mafia_arena.rules import Variant
 from mafia_arena.views.view import View
 
 
-class raw_env(AECEnv):
+class raw_env(SessionSpaces, AECEnv):
     """Mafia as an AEC game (unwrapped; `mafia_arena.env.env()` adds the policies)."""
 
     # not "is_parallelizable": the turn order is the engine's, not a cycle, so use the
     # native `raw_parallel_env` rather than PettingZoo's aec_to_parallel conversion
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "mafia_v0"}
 
     def __init__(self, variant: str | Path | Variant = "standard", players: int = 7,
                  overrides: Mapping[str, Any] | None = None,
@@ -43,16 +40,7 @@ class raw_env(AECEnv):
         """`max_text`: keep at most this many trailing characters of the text view in
         `infos` (None: all; 0: no text at all, the fastest setting for RL)."""
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        self.session = GameSession(variant, players, overrides, max_text)
-        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}
-        self.render_mode = render_mode
-        self.possible_agents = [agent_name(s) for s in range(players)]
-        self.agents: list[str] = []
-        self.observation_spaces, self.action_spaces = build_spaces(
-            self.possible_agents, self.session.encoder.size, self.session.table.size)
-        self._seeds = np.random.default_rng()
+        self._set_up(variant, players, overrides, render_mode, max_text)
         self.agent_selection = self.possible_agents[0]
         self.rewards = {}
         self._cumulative_rewards = {}
@@ -61,12 +49,6 @@ class raw_env(AECEnv):
         self.infos = {}
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game. `seed` is the engine seed (a game replays from it); without

@@ -19,46 +19,29 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from mafia_arena.engine import Choice
-from mafia_arena.env.session import GameSession, IllegalActionError
-from mafia_arena.env.spaces import agent_name, build_spaces, env_name
+from mafia_arena.env.session import IllegalActionError
+from mafia_arena.env.spaces import SessionSpaces, agent_name
 from mafia_arena.rules import Variant
 
 Obs = dict[str, np.ndarray]
 
 
-class raw_parallel_env(ParallelEnv):
+class raw_parallel_env(SessionSpaces, ParallelEnv):
     """Mafia as a Parallel game (unwrapped; `mafia_arena.env.parallel_env()` wraps it)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "mafia_v0"}
 
     def __init__(self, variant: str | Path | Variant = "standard", players: int = 7,
                  overrides: Mapping[str, Any] | None = None,
                  render_mode: str | None = None, max_text: int | None = None) -> None:
         """Arguments as for `raw_env`; `max_text` bounds the text view in `infos`."""
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        self.session = GameSession(variant, players, overrides, max_text)
-        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}
-        self.render_mode = render_mode
-        self.possible_agents = [agent_name(s) for s in range(players)]
-        self.agents: list[str] = []
-        self.observation_spaces, self.action_spaces = build_spaces(
-            self.possible_agents, self.session.encoder.size, self.session.table.size)
-        self._seeds = np.random.default_rng()
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        self._set_up(variant, players, overrides, render_mode, max_text)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:

@@ -7,6 +7,9 @@ spaces per agent, so each agent owns its objects).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
 import numpy as np
 from gymnasium import spaces
 
@@ -35,3 +38,35 @@ def build_spaces(agents: list[str], observation_size: int, actions: int
     }
     action = {a: spaces.Discrete(actions) for a in agents}
     return observation, action
+
+
+class SessionSpaces:
+    """The set-up both environments share: the game session, agent names and spaces.
+
+    Spaces are built once here and returned as the same objects on every call, as
+    PettingZoo's test utilities expect.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"],
+                                          "name": "mafia_v0"}
+
+    def _set_up(self, variant: Any, players: int, overrides: Mapping[str, Any] | None,
+                render_mode: str | None, max_text: int | None) -> None:
+        from mafia_arena.env.session import GameSession
+
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.session = GameSession(variant, players, overrides, max_text)
+        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(players)]
+        self.agents: list[str] = []
+        self.observation_spaces, self.action_spaces = build_spaces(
+            self.possible_agents, self.session.encoder.size, self.session.table.size)
+        self._seeds = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
