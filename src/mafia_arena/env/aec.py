@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from mafia_arena.env.spaces import SessionSpaces
@@ -48,18 +47,11 @@ class raw_env(SessionSpaces, AECEnv):
         self.truncations = {}
         self.infos = {}
 
-    # ------------------------------------------------------------------ spaces
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game. `seed` is the engine seed (a game replays from it); without
         one, the next seed comes from a generator seeded by the last explicit seed."""
-        if seed is not None:
-            self._seeds, _ = seeding.np_random(seed)
-            game_seed = int(seed)
-        else:
-            game_seed = int(self._seeds.integers(2**31))
-        self.session.new_game(game_seed)
-        self.agents = self.possible_agents[:]
+        self._deal(seed)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)

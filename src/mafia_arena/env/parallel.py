@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from mafia_arena.engine import Choice
@@ -46,13 +45,7 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:
         """Deal a new game; `seed` is the engine seed (as in `raw_env.reset`)."""
-        if seed is not None:
-            self._seeds, _ = seeding.np_random(seed)
-            game_seed = int(seed)
-        else:
-            game_seed = int(self._seeds.integers(2**31))
-        self.session.new_game(game_seed)
-        self.agents = self.possible_agents[:]
+        self._deal(seed)
         return self._observations(), self._infos()
 
     def check_actions(self, actions: Mapping[str, Any]) -> dict[int, Choice | str]:

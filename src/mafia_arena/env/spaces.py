@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 from mafia_arena.rules import Variant
 
@@ -64,6 +65,17 @@ class SessionSpaces:
         self.observation_spaces, self.action_spaces = build_spaces(
             self.possible_agents, self.session.encoder.size, self.session.table.size)
         self._seeds = np.random.default_rng()
+
+    def _deal(self, seed: int | None) -> None:
+        """Start a new game: `seed` is the engine seed; without one, the next seed comes
+        from a generator seeded by the last explicit seed (so `seed_test` holds)."""
+        if seed is not None:
+            self._seeds, _ = seeding.np_random(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self._seeds.integers(2**31))
+        self.session.new_game(game_seed)
+        self.agents = self.possible_agents[:]
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
