@@ -15,13 +15,13 @@ against heuristic mafia (how strong the heuristic mafia are).
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 from mafia_arena.agents.heuristic.rulebook import rulebook
 from mafia_arena.rules import load_variant
 from mafia_arena.runner import play_match_sync
 from mafia_arena.seating import seat_agents
+from mafia_arena.stats import wilson_interval as wilson
 
 CONFIGS = "standard:7,classic:7,classic:10,simple:7"
 PAIRINGS: list[tuple[str, str]] = [
@@ -30,16 +30,6 @@ PAIRINGS: list[tuple[str, str]] = [
     ("heuristic everywhere", "heuristic"),
     ("random town vs heuristic mafia", "town=random,mafia=heuristic"),
 ]
-
-
-def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95 % Wilson score interval of a binomial proportion."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (centre - half, centre + half)
 
 
 def town_wins(variant: str, players: int, seats: str, games: int) -> int:

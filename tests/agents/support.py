@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 from mafia_arena.agents import RandomAgent, SyncAgent
@@ -103,11 +102,3 @@ def town_vs_random(town: Callable[[], SyncAgent], players: int,
     return by_side(variant, town, RandomAgent, players)
 
 
-def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (95 % by default)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (centre - half, centre + half)

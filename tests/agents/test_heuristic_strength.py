@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tests.agents.support import town_vs_random, wilson
+from tests.agents.support import town_vs_random
 
 from mafia_arena.agents import RandomAgent, SyncAgent
 from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.rules import load_variant
 from mafia_arena.runner import play_match_sync
+from mafia_arena.stats import wilson_interval as wilson
 
 GAMES = 2000
 PLAYERS = 7
