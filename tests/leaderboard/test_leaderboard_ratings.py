@@ -116,6 +116,21 @@ def test_self_play_gives_equal_ratings_and_no_openskill_update(game: GameFactory
     assert fit_openskill(games) == {}
 
 
+def test_openskill_rates_agents_seated_on_both_teams() -> None:
+    """Random seating puts both agents on both teams of most games; both still get rated."""
+    records = synthetic_records(400, strengths={"strong": 1.5, "weak": -1.5}, seed=3)
+    both_sides = sum(
+        1 for r in records
+        if {s["agent"] for s in r["seats"] if s["side"] == "town"}
+        & {s["agent"] for s in r["seats"] if s["side"] == "mafia"}
+    )
+    assert both_sides > len(records) // 2
+    ratings = fit_openskill(records)
+    assert set(ratings) == {("strong",), ("weak",)}
+    assert ratings[("strong",)].ordinal > ratings[("weak",)].ordinal
+    assert ratings[("strong",)].sigma < 8.34  # the prior's sigma shrank: games informed it
+
+
 def test_undefeated_agent_has_finite_rating(game: GameFactory) -> None:
     games = [game(SIX, "town", game_index=i) for i in range(30)]
     fit = fit_bradley_terry(games)

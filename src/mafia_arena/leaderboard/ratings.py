@@ -38,10 +38,12 @@ teams have unequal size (e.g. 5 town vs 2 mafia), and with the usual ``mu = 25``
 the bigger team would be a heavy favourite before any game is played. With a zero prior,
 an average agent adds nothing to its team. Reported ``os_mu`` is shifted by +25 to the
 familiar OpenSkill scale, and ``os_ordinal = os_mu - 3 * os_sigma``. Teams are the same
-as for Bradley–Terry (winners rank 1, each losing faction rank 2). Each team is the *set*
-of distinct entities on it; an entity found in several teams of a game is removed from all
-of them (in an additive team model it cancels out), and a game left without winners or
-without any loser is skipped.
+as for Bradley–Terry (winners rank 1, each losing faction rank 2), and every seat is a
+team member: an entity holding several seats of a game, on one team or on several (random
+seating often puts an agent on both), enters once per seat as a copy of its current
+rating, and its update is the sum of its copies' updates (the changes of the mean add up,
+and so does the information ``1/sigma^2`` gained). Self-play games, with one entity in
+every seat, carry nothing to compare and are skipped.
 
 **Bootstrap CIs.** Whole games are resampled with replacement (over the canonical list,
 with a seeded ``numpy.random.Generator``) and the Bradley–Terry model is refitted on each
@@ -52,7 +54,6 @@ resample are left out of that resample's percentile computation.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -360,25 +361,38 @@ def fit_openskill(
     # tau must be set on the model: ``rate(tau=0.0)`` would fall back to the model's tau
     # (openskill 6 does ``tau if tau else self.tau``).
     model = PlackettLuce(mu=0.0, tau=0.0)
-    state: dict[Entity, Any] = {}
+    prior = model.rating()
+    state: dict[Entity, tuple[float, float]] = {}
     for game in prepare_games(records):
         if not game.decisive:
             continue
-        sets = [{entity_key(s, level) for s in team} for team in (game.winners, *game.losing_teams)]
-        counts = Counter(e for team in sets for e in team)
-        teams_e = [sorted(e for e in team if counts[e] == 1) for team in sets]
-        if not teams_e[0] or not any(teams_e[1:]):
+        teams = [
+            sorted(entity_key(seat, level) for seat in team)
+            for team in (game.winners, *game.losing_teams)
+        ]
+        if len({e for team in teams for e in team}) < 2:
             continue
-        kept = [team for team in teams_e if team]
-        ranks = [1.0] + [2.0] * (len(kept) - 1)
-        teams = [[state.setdefault(e, model.rating()) for e in team] for team in kept]
-        new = model.rate(teams, ranks=ranks)
-        for team, new_team in zip(kept, new, strict=True):
+        for team in teams:
+            for e in team:
+                state.setdefault(e, (prior.mu, prior.sigma))
+        # A fresh rating object per seat: openskill updates copies of its inputs and would
+        # merge two seats holding the same object.
+        new = model.rate(
+            [[model.rating(*state[e]) for e in team] for team in teams],
+            ranks=[1.0] + [2.0] * (len(teams) - 1),
+        )
+        moved: dict[Entity, list[float]] = {}
+        for team, new_team in zip(teams, new, strict=True):
             for e, rating in zip(team, new_team, strict=True):
-                state[e] = rating
+                mu, sigma = state[e]
+                delta = moved.setdefault(e, [0.0, 0.0])
+                delta[0] += float(rating.mu) - mu
+                delta[1] += float(rating.sigma) ** -2 - sigma**-2
+        for e, (d_mu, d_info) in sorted(moved.items()):
+            mu, sigma = state[e]
+            state[e] = (mu + d_mu, (sigma**-2 + d_info) ** -0.5)
     return {
-        e: OpenSkillRating(float(r.mu) + OPENSKILL_OFFSET, float(r.sigma))
-        for e, r in sorted(state.items())
+        e: OpenSkillRating(mu + OPENSKILL_OFFSET, sigma) for e, (mu, sigma) in sorted(state.items())
     }
 
 

@@ -28,6 +28,9 @@ class RuleBook:
     role_actions: Mapping[str, frozenset[str]] = field(default_factory=dict)
     role_appears: Mapping[str, str] = field(default_factory=dict)
     roles: tuple[str, ...] = ()
+    # role -> is_evil, filled on first use: the answer is asked for every seat at every
+    # decision, and the book never changes once built.
+    _evil: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def side_of_faction(self, faction: str | None) -> str:
         """``town``, ``mafia`` or ``solo``; unknown factions are guessed from the name."""
@@ -44,7 +47,10 @@ class RuleBook:
 
     def is_evil(self, role: str) -> bool:
         """True for roles the town wants dead (mafia and solo sides)."""
-        return self.side_of_role(role) != "town"
+        evil = self._evil.get(role)
+        if evil is None:
+            evil = self._evil[role] = self.side_of_role(role) != "town"
+        return evil
 
     def appearance(self, role: str) -> str:
         """What a check of `role` reports (``mafia`` / ``innocent`` / another word)."""

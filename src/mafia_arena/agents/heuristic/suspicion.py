@@ -56,7 +56,19 @@ class Assessment:
 
 
 def evil_looks(book: RuleBook) -> frozenset[str]:
-    """Check results that mean "kill this one" in this variant."""
+    """Check results that mean "kill this one" in this variant (computed once per book)."""
+    cached = _EVIL_LOOKS.get(id(book))
+    if cached is not None and cached[0] is book:
+        return cached[1]
+    looks = _evil_looks(book)
+    _EVIL_LOOKS[id(book)] = (book, looks)
+    return looks
+
+
+_EVIL_LOOKS: dict[int, tuple[RuleBook, frozenset[str]]] = {}
+
+
+def _evil_looks(book: RuleBook) -> frozenset[str]:
     town = {book.appearance(r) for r in book.roles if not book.is_evil(r)}
     evil = {book.appearance(r) for r in book.roles if book.is_evil(r)}
     return frozenset(({"mafia"} | evil) - (town - {"mafia"}) - {"innocent"})
@@ -191,53 +203,60 @@ def _apply_results(a: Assessment, looks: frozenset[str]) -> None:
             a.sus[target] += weight if value in looks else -weight
 
 
-def _truth(a: Assessment, seat: int) -> int:
-    if seat in a.guilty:
-        return 1
-    return -1 if seat in a.cleared else 0
+def _truths(a: Assessment) -> list[int]:
+    """Per seat: 1 known evil, -1 known town, 0 unknown (guilt wins over clearance)."""
+    truth = [0] * len(a.sus)
+    for seat in a.cleared:
+        truth[seat] = -1
+    for seat in a.guilty:
+        truth[seat] = 1
+    return truth
 
 
-def _judge(a: Assessment, actor: int, target: int, hit: float, miss: float,
-           tell: float) -> None:
+def _judge(a: Assessment, truth: list[int], actor: int, target: int, hit: float,
+           miss: float, tell: float) -> None:
     """`actor` acted on `target`: judge the actor by the target's card and vice versa."""
-    truth = _truth(a, target)
-    if truth > 0:
+    if truth[target] > 0:
         a.sus[actor] += hit
-    elif truth < 0:
+    elif truth[target] < 0:
         a.sus[actor] += miss
-    if _truth(a, actor) > 0:
+    if truth[actor] > 0:
         a.sus[target] += tell
 
 
 def _social(mem: Memory, a: Assessment) -> None:
+    truth = _truths(a)
     seen: set[tuple[int, int, str, int]] = set()
     for said in mem.said:
         claim, target = said.claim, said.claim.target
-        key = (said.day, said.seat, claim.kind, target if target is not None else -1)
-        if target is None or target == said.seat or key in seen:
+        if target is None or target == said.seat:
+            continue
+        key = (said.day, said.seat, claim.kind, target)
+        if key in seen:
             continue
         seen.add(key)
         if claim.kind == "accuse":
-            _judge(a, said.seat, target, -0.4, 0.2, -0.4)
+            _judge(a, truth, said.seat, target, -0.4, 0.2, -0.4)
         elif claim.kind == "vouch":
-            _judge(a, said.seat, target, 1.0, -0.1, 0.6)
+            _judge(a, truth, said.seat, target, 1.0, -0.1, 0.6)
     rounds: dict[tuple[int, int], Counter[int]] = defaultdict(Counter)
     for day, round_no, _, target in mem.nominations:
         rounds[(day, round_no)][target] += 1
     for day, round_no, seat, target in mem.nominations:
         tally = rounds[(day, round_no)]
         share = tally[target] / max(1, sum(tally.values()))
-        _judge(a, seat, target, -0.5, 0.3 * (1.0 - share), -0.4)
+        _judge(a, truth, seat, target, -0.5, 0.3 * (1.0 - share), -0.4)
     for ballot in mem.ballots:
         cast = [t for t in ballot.votes.values() if t is not None]
         tally = Counter(cast)
+        evil_tally = [(other, count) for other, count in tally.items() if truth[other] > 0]
         for voter, target in ballot.votes.items():
             if target is None:
                 continue
             share = tally[target] / len(cast)
-            _judge(a, voter, target, -0.8, 0.4 * (1.0 - share), -0.5)
-            for other, count in tally.items():  # stood apart from a vote on a mafioso
-                if other != target and _truth(a, other) > 0:
+            _judge(a, truth, voter, target, -0.8, 0.4 * (1.0 - share), -0.5)
+            for other, count in evil_tally:  # stood apart from a vote on a mafioso
+                if other != target:
                     a.sus[voter] += 0.3 * count / len(cast)
 
 
