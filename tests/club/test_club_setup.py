@@ -117,3 +117,31 @@ def test_club_machinery_is_inert_in_variants_without_its_traits(name):
         result = play_match_sync(variant, [RandomAgent() for _ in range(9)], seed)
         kinds = {event.kind for event in result.log.events}
         assert not kinds & {"narration", "trigger", "role_change", "ballot", "protected"}
+
+
+@pytest.mark.parametrize("n", [8, 16, 26])
+def test_3_1_night_1_calls_every_dealt_role_once_and_nobody_acts(n):
+    from mafia_arena.engine import Game
+
+    game = Game(CLUB, n, seed=3)
+    calls = [e.payload["text"] for e in game.events if e.kind == "narration"]
+    named = [part.removeprefix("the ").removesuffix(" and")
+             for text in calls
+             for part in text.removeprefix("Night 1: ").split(" wake")[0].split(", ")
+             for part in part.split(" and the ")]
+    assert sorted(named) == sorted(PRESETS[n])
+    assert all(e.visibility.scope == "public" for e in game.events if e.kind == "narration")
+    # Night 1 has no actions: the first decisions asked for are the day-1 speeches.
+    assert (game.state.phase, game.state.day) == ("day", 1)
+    assert {r.kind for r in game.pending().values()} == {"speak"}
+    assert not [e for e in game.events if e.kind == "night_action"]
+
+
+def test_3_1_clans_wake_with_the_lawyer_and_the_framer():
+    from mafia_arena.engine import Game
+
+    calls = [e.payload["text"] for e in Game(CLUB, 16, seed=0).events
+             if e.kind == "narration"]
+    assert "Night 1: the lawyer, the don and the mafia wake up to meet the host." in calls
+    assert "Night 1: the framer, the sensei and the yakuza wake up to meet the host." in calls
+    assert "Night 1: the commissar and the sergeant wake up to meet the host." in calls

@@ -33,6 +33,8 @@ def night(game: Game, number: int) -> Flow:
     for hook in NIGHT_HOOKS:
         hook(game, number)
     if number == 1 and not game.variant.rules.first_night_actions:
+        if game.variant.rules.narrate_steps:
+            introduce(game)
         return
     deck = {s.card for s in state.seats} if game.variant.rules.narrate_steps else set()
     for step in game.variant.night:
@@ -52,9 +54,37 @@ def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
     called = [r for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
               if r in deck]
     if called:
-        game.emit("narration", {"step": step.name, "text": f"Night {game.state.day}: the "
-                                + " and the ".join(dict.fromkeys(called)) + " wake up."},
-                  PUBLIC)
+        game.emit("narration", {"step": step.name, "text": f"Night {game.state.day}: "
+                                f"{_wake(list(dict.fromkeys(called)))}."}, PUBLIC)
+
+
+def _wake(roles: list[str]) -> str:
+    """"the don and the mafia wake up", "the doctor wakes up"."""
+    named = [f"the {role}" for role in roles]
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return f"{listed} {'wakes' if len(named) == 1 else 'wake'} up"
+
+
+def introduce(game: Game) -> None:
+    """Night 1 without actions (club 3.1): the host wakes every dealt role to meet it.
+
+    Roles are called in the night steps' order, then the dealt roles no step calls, in
+    the variant's role order; a role wakes together with the dealt roles it knows from
+    the start (a clan with its lawyer or framer, the commissar with his sergeant), and
+    each role is called once. Only cards of the starting deck are named, which the setup
+    already made public, so the calls reveal nothing about who holds them.
+    """
+    deck = {s.card for s in game.state.seats}
+    order = [r for step in game.variant.night for r in (*step.actors, *step.observers)]
+    called: set[str] = set()
+    for role in dict.fromkeys([*order, *game.variant.roles]):
+        if role not in deck or role in called:
+            continue
+        group = [r for r in dict.fromkeys((role, *game.variant.roles[role].knows_roles))
+                 if r in deck and r not in called]
+        called.update(group)
+        game.emit("narration", {"step": "introductions",
+                                "text": f"Night 1: {_wake(group)} to meet the host."}, PUBLIC)
 
 
 def _runs_tonight(step: NightStep, number: int) -> bool:
