@@ -1,11 +1,13 @@
-"""Fixtures for the web app tests: a live server with instant bots and its folders."""
+"""Fixtures for the web app tests: a live server with instant bots, and a browser."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from tests.web.browser_support import ensure_chromium, launch_chromium
 from tests.web.support import LiveServer
 
 from mafia_arena.web import Settings
@@ -27,3 +29,11 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
         yield live
     finally:
         live.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium through Playwright; skips when it cannot be had."""
+    if not ensure_chromium():
+        pytest.skip("browser tests need Debian's Chromium: apt-get install -y chromium")
+    yield from launch_chromium()

@@ -2,103 +2,23 @@
 
 Install the browser with ``apt-get install -y chromium`` (never ``playwright install``);
 without /usr/bin/chromium these tests are skipped. Set MAFIA_WEB_SHOTS=<dir> to keep
-mid-game screenshots at desktop and phone widths.
+mid-game screenshots at desktop and phone widths. The shared pieces (the `browser`
+fixture's launcher, `shoot`, `step`, `play_pages`) live in browser_support.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
-import shutil
-import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.web.browser_support import play_pages, shoot, step
 from tests.web.support import LiveServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
-
-
-def ensure_chromium() -> bool:
-    """Install Debian's Chromium when it is missing (the test set-up starts what it needs).
-
-    Needs root and the Debian package registry; otherwise the browser tests are skipped
-    with a message saying how to install it.
-    """
-    if CHROMIUM.exists():
-        return True
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        return False
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-q"], env=env, check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
-    subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], env=env, check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
-    return CHROMIUM.exists()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not ensure_chromium():
-        pytest.skip("browser tests need Debian's Chromium: apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS,
-                                              headless=True)
-        yield chromium
-        chromium.close()
-
-
-def shoot(page: Any, name: str) -> None:
-    folder = os.environ.get("MAFIA_WEB_SHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=False)
-
-
-def step(page: Any, rng: random.Random, speech: str | None) -> bool:
-    """Make one move if the page offers one; True once the end screen shows."""
-    if page.locator("#end").is_visible():
-        return True
-    if page.locator("#speech").is_visible():
-        say = page.locator("#speech button")
-        if say.is_enabled():
-            page.fill("#speech-text", speech or f"I trust nobody {rng.randrange(99)}")
-            say.click()
-        return False
-    buttons = page.locator("#choices button:enabled")
-    count = buttons.count()
-    if count:
-        with contextlib.suppress(Exception):  # re-rendered under the click: poll again
-            buttons.nth(rng.randrange(count)).click(timeout=2000)
-    return False
-
-
-def play_pages(pages: list[Any], timeout: float = 240, speech: str | None = None,
-               on_step: Any = None) -> None:
-    rng = random.Random(7)
-    done = [False] * len(pages)
-    deadline = time.monotonic() + timeout
-    moves = 0
-    while not all(done):
-        assert time.monotonic() < deadline, "the game did not reach the end screen"
-        for i, page in enumerate(pages):
-            if not done[i]:
-                done[i] = step(page, rng, speech)
-        moves += 1
-        if on_step is not None:
-            on_step(moves)
-        pages[0].wait_for_timeout(40)
 
 
 def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServer) -> None:

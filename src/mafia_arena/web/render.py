@@ -83,19 +83,28 @@ def _card(view: View, variant: Variant) -> dict[str, Any]:
     }
 
 
-def _vote_panel(knowledge: Knowledge) -> list[dict[str, Any]]:
-    """Today's public voting record: ballots and tallies exactly as the events carry them."""
-    panel = []
-    for event in knowledge.events:
-        if event.kind not in _VOTE_KINDS or event.day != knowledge.day or \
-                event.phase != "day":
+def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
+    """The latest day's public voting record, ballots and tallies as the events carry them.
+
+    In most variants the vote ends the day, so "today's" record would be empty from the
+    moment it is complete until the next day's vote: the panel keeps the last day that
+    voted (``day``) and says whether that is today (``today``).
+    """
+    voting = [e for e in knowledge.events if e.kind in _VOTE_KINDS and e.phase == "day"]
+    if not voting:
+        return {"day": None, "today": False, "entries": []}
+    latest = max(e.day for e in voting)
+    entries = []
+    for event in voting:
+        if event.day != latest:
             continue
         entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event)}
         if event.kind == "votes" or event.kind == "nomination_tally":
             entry["tally"] = [{"label": name(int(s)), "count": c}
                               for s, c in event.payload.get("tally", {}).items()]
-        panel.append(entry)
-    return panel
+        entries.append(entry)
+    today = latest == knowledge.day and knowledge.phase == "day"
+    return {"day": latest, "today": today, "entries": entries}
 
 
 def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:

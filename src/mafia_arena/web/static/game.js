@@ -45,7 +45,7 @@ function lineItem(line) {
   const li = el("li", null, line.kind === "phase" ? "phase" : "");
   if (line.private) {
     li.classList.add("private");
-    li.append(el("span", line.channel ? `[${line.channel}]` : "[private]", "tag"));
+    li.append(el("span", line.channel ? `[${line.channel.replace(/_/g, " ")}]` : "[private]", "tag"));
   }
   li.append(document.createTextNode(line.text));
   return li;
@@ -99,8 +99,13 @@ function renderPlayers(players) {
 function renderVotes(votes) {
   const box = $("votes");
   box.replaceChildren();
-  if (!votes.length) { box.append(el("p", "No votes yet.", "hint")); return; }
-  for (const v of votes) {
+  if (!votes.entries.length) {
+    box.append(el("p", "No votes yet.", "hint"));
+    return;
+  }
+  // The vote usually closes the day: until the next one, the panel keeps the last record.
+  box.append(el("p", votes.today ? "Today" : `Last vote: day ${votes.day}`, "hint"));
+  for (const v of votes.entries) {
     box.append(el("p", v.text, "vote-line"));
     if (!v.tally || !v.tally.length) continue;
     const max = Math.max(...v.tally.map((t) => t.count));
@@ -137,6 +142,7 @@ function renderRequest(req) {
     $("speech").hidden = true; $("phrases").hidden = true;
     document.body.classList.remove("your-turn");
     document.title = TITLE;
+    tick();
     return;
   }
   panel.classList.remove("idle");
@@ -165,6 +171,7 @@ function renderRequest(req) {
   document.body.classList.add("your-turn");
   document.title = "▶ Your turn · " + TITLE;
   if (fresh && app.notified !== req.turn) { app.notified = req.turn; notify(); }
+  tick();  // show the new countdown now, not at the next quarter-second
 }
 
 function notify() {
@@ -195,11 +202,12 @@ function renderEnd(s) {
   const r = s.reveal || { winner: s.winner, seats: [] };
   $("end-title").textContent = r.winner ? `Game over: ${r.winner} wins` : "Game over: a draw";
   $("end-reason").textContent = r.reason || "";
-  const names = Object.fromEntries(s.players.map((p) => [p.seat, `${p.name}${p.kind === "bot" ? " (bot)" : ""}`]));
+  const tag = (p) => (p.you ? " (you)" : p.kind === "bot" && !/\bbot$/i.test(p.name) ? " (bot)" : "");
+  const names = Object.fromEntries(s.players.map((p) => [p.seat, p.name + tag(p)]));
   const body = $("reveal").querySelector("tbody");
   body.replaceChildren();
   for (const seat of r.seats) {
-    const tr = el("tr", null, seat.won ? "won" : "");
+    const tr = el("tr", null, (seat.won ? "won " : "") + (seat.seat === app.seat ? "me" : ""));
     tr.append(el("td", seat.label), el("td", names[seat.seat] || ""), el("td", seat.role),
       el("td", seat.faction || ""), el("td", seat.won ? "won" : ""));
     body.append(tr);

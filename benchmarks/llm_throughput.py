@@ -1,0 +1,183 @@
+"""LLM players under load: decisions per second and tokens per game with G games in flight.
+
+Plays the same seeded games (``--games``, seeds 0, 1, …) once per setting of games in
+flight (``--in-flight 1,2,4,8``): each game is a ``--variant`` game of ``--players``
+seats, of which the first ``--llm-seats`` are the LLM agent and the rest ``--others``
+(scripted). All games of a setting share one event loop and the agent's one client, so
+their LLM requests overlap up to the agent's ``max_concurrency`` (``--max-concurrency``
+overrides it; the bundled llama.cpp server computes one request at a time, so more
+requests in flight mostly queue). Reported per setting: wall time, LLM decisions per
+second (every model call that produced a decision or a speech), prompt and completion
+tokens per decision, LLM tokens per game, re-asks, retries and fallbacks, and the
+decision rate relative to one game in flight.
+
+    python benchmarks/llm_throughput.py [--agent agents/local-smollm2.toml]
+        [--base-url URL --model NAME] [--games 8] [--in-flight 1,2,4,8]
+        [--variant standard] [--players 7] [--llm-seats 3] [--others heuristic]
+
+With the default agent the bundled model is served by a local llama.cpp server started
+before the first measurement (its start-up is not timed); ``--base-url``/``--model``
+point the same agent file at any other OpenAI-compatible endpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from dataclasses import dataclass
+
+from mafia_arena.agents import make_agent
+from mafia_arena.agents.base import Agent
+from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients, resolve_agent_file
+from mafia_arena.llm import load_agent_definition
+from mafia_arena.llm.definition import AgentDefinition
+from mafia_arena.rules import Variant, load_variant
+from mafia_arena.runner import play_match
+
+
+@dataclass
+class Setting:
+    """What one setting of games in flight measured."""
+
+    in_flight: int
+    games: int = 0
+    seconds: float = 0.0
+    decisions: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    reasks: int = 0
+    retries: int = 0
+    fallbacks: int = 0
+
+    @property
+    def decisions_per_s(self) -> float:
+        return self.decisions / self.seconds if self.seconds else 0.0
+
+    def per_decision(self, tokens: int) -> float:
+        return tokens / self.decisions if self.decisions else 0.0
+
+    @property
+    def tokens_per_game(self) -> float:
+        return (self.tokens_in + self.tokens_out) / self.games if self.games else 0.0
+
+
+def seat_agents(definition: AgentDefinition, players: int, llm_seats: int,
+                others: str) -> list[Agent]:
+    """The LLM agent in the first `llm_seats` seats, `others` in the rest."""
+    return [LLMAgent(definition) if seat < llm_seats else make_agent(others)
+            for seat in range(players)]
+
+
+async def measure(definition: AgentDefinition, variant: Variant, players: int,
+                  llm_seats: int, others: str, games: int, in_flight: int) -> Setting:
+    """Play seeds 0..games-1 with at most `in_flight` games running at once."""
+    setting = Setting(in_flight)
+    gate = asyncio.Semaphore(in_flight)
+    seated: list[list[Agent]] = []
+
+    async def one(seed: int) -> None:
+        async with gate:
+            agents = seat_agents(definition, players, llm_seats, others)
+            seated.append(agents)
+            await play_match(variant, agents, seed)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(one(seed) for seed in range(games)))
+    setting.seconds = time.perf_counter() - start
+    setting.games = games
+    for agents in seated:
+        for agent in agents[:llm_seats]:
+            stats = agent.stats
+            setting.decisions += stats.decisions
+            setting.tokens_in += stats.tokens_in
+            setting.tokens_out += stats.tokens_out
+            setting.reasks += stats.reasks
+            setting.retries += stats.retries
+            setting.fallbacks += stats.fallbacks
+    return setting
+
+
+async def warm_up(definition: AgentDefinition, variant: Variant, players: int,
+                  others: str) -> None:
+    """Start the endpoint (the local server, when the agent uses it) and make one call."""
+    if definition.base_url == "local":
+        from mafia_arena.llm.local_server import aget_local_server
+
+        await aget_local_server()
+    agents = seat_agents(definition, players, 1, others)
+    from mafia_arena.engine import Game
+    from mafia_arena.views.view import SeatTracker
+
+    game = Game(variant, players, seed=10_000)
+    agents[0].reset(0, 10_000)
+    agents[0].set_variant(variant)  # type: ignore[attr-defined]
+    while 0 not in game.pending():
+        for seat in sorted(game.pending()):
+            game.submit_default(seat, "warm-up")
+    await agents[0].act(SeatTracker(0).view(game))
+
+
+def table(settings: list[Setting]) -> str:
+    base = settings[0].decisions_per_s if settings else 0.0
+    lines = [f"{'in flight':>9} {'games':>5} {'wall s':>8} {'decisions':>9} {'dec/s':>7} "
+             f"{'vs 1':>6} {'prompt tok/dec':>14} {'compl tok/dec':>13} {'tok/game':>9} "
+             f"{'reasks':>6} {'retries':>7} {'fallbacks':>9}"]
+    for s in settings:
+        ratio = s.decisions_per_s / base if base else 0.0
+        lines.append(
+            f"{s.in_flight:>9} {s.games:>5} {s.seconds:>8.1f} {s.decisions:>9} "
+            f"{s.decisions_per_s:>7.2f} {ratio:>5.2f}x {s.per_decision(s.tokens_in):>14.0f} "
+            f"{s.per_decision(s.tokens_out):>13.1f} {s.tokens_per_game:>9.0f} "
+            f"{s.reasks:>6} {s.retries:>7} {s.fallbacks:>9}")
+    return "\n".join(lines)
+
+
+async def main_async(args: argparse.Namespace) -> list[Setting]:
+    path = resolve_agent_file(args.agent)
+    if path is None:
+        raise SystemExit(f"no agent file {args.agent!r}")
+    definition = load_agent_definition(path)
+    changes: dict[str, object] = {}
+    if args.base_url:
+        changes["base_url"] = args.base_url
+    if args.model:
+        changes["model"] = args.model
+    if args.max_concurrency:
+        changes["max_concurrency"] = args.max_concurrency
+    if changes:
+        definition = definition.model_copy(update=changes)
+    variant = load_variant(args.variant)
+    await warm_up(definition, variant, args.players, args.others)
+    settings = []
+    for in_flight in [int(n) for n in args.in_flight.split(",")]:
+        setting = await measure(definition, variant, args.players, args.llm_seats,
+                                args.others, args.games, in_flight)
+        settings.append(setting)
+        print(table(settings).splitlines()[-1], flush=True)
+    await aclose_shared_clients()
+    return settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agent", default="agents/local-smollm2.toml")
+    parser.add_argument("--base-url", help="point the agent at another endpoint")
+    parser.add_argument("--model", help="model name at that endpoint")
+    parser.add_argument("--max-concurrency", type=int, help="override the agent's limit")
+    parser.add_argument("--games", type=int, default=8, help="games per setting")
+    parser.add_argument("--in-flight", default="1,2,4,8")
+    parser.add_argument("--variant", default="standard")
+    parser.add_argument("--players", type=int, default=7)
+    parser.add_argument("--llm-seats", type=int, default=3)
+    parser.add_argument("--others", default="heuristic")
+    args = parser.parse_args()
+    settings = asyncio.run(main_async(args))
+    print()
+    print(f"{args.variant}, {args.players} players, {args.llm_seats} seats {args.agent}, "
+          f"the rest {args.others}; the same {args.games} seeded games per setting")
+    print(table(settings))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Shared pieces of the browser tests: Debian's Chromium, screenshots, a random player.
+
+Install the browser with ``apt-get install -y chromium`` (never ``playwright install``);
+without /usr/bin/chromium the browser tests are skipped. `shoot` keeps a viewport
+screenshot when MAFIA_WEB_SHOTS names a folder; `step` and `play_pages` play a page
+with random legal moves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def ensure_chromium() -> bool:
+    """Install Debian's Chromium when it is missing (the test set-up starts what it needs).
+
+    Needs root and the Debian package registry; otherwise the browser tests are skipped
+    with a message saying how to install it.
+    """
+    if CHROMIUM.exists():
+        return True
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        return False
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-q"], env=env, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
+    subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], env=env, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
+    return CHROMIUM.exists()
+
+
+def launch_chromium() -> Iterator[Any]:
+    """Yield a headless Chromium (body of the `browser` fixture in conftest.py)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS,
+                                              headless=True)
+        yield chromium
+        chromium.close()
+
+
+def shoot(page: Any, name: str) -> None:
+    """Save a viewport screenshot as `<MAFIA_WEB_SHOTS>/<name>.png` when the folder is set."""
+    folder = os.environ.get("MAFIA_WEB_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=False)
+
+
+def step(page: Any, rng: random.Random, speech: str | None) -> bool:
+    """Make one move if the page offers one; True once the end screen shows."""
+    if page.locator("#end").is_visible():
+        return True
+    if page.locator("#speech").is_visible():
+        say = page.locator("#speech button")
+        if say.is_enabled():
+            page.fill("#speech-text", speech or f"I trust nobody {rng.randrange(99)}")
+            say.click()
+        return False
+    buttons = page.locator("#choices button:enabled")
+    count = buttons.count()
+    if count:
+        with contextlib.suppress(Exception):  # re-rendered under the click: poll again
+            buttons.nth(rng.randrange(count)).click(timeout=2000)
+    return False
+
+
+def play_pages(pages: list[Any], timeout: float = 240, speech: str | None = None,
+               on_step: Any = None) -> None:
+    """Play every page with random moves until each shows the end screen."""
+    rng = random.Random(7)
+    done = [False] * len(pages)
+    deadline = time.monotonic() + timeout
+    moves = 0
+    while not all(done):
+        assert time.monotonic() < deadline, "the game did not reach the end screen"
+        for i, page in enumerate(pages):
+            if not done[i]:
+                done[i] = step(page, rng, speech)
+        moves += 1
+        if on_step is not None:
+            on_step(moves)
+        pages[0].wait_for_timeout(40)
