@@ -41,8 +41,31 @@ def target_options(targets: tuple[int, ...], pass_label: str | None
     return (PASS, *choices), (pass_label, *labels)
 
 
+def screen(game: Game, requests: dict[int, Request]) -> dict[int, Request]:
+    """`requests` without the disqualified: none to them, none offering them as a choice.
+
+    The one place where a removal reaches every later prompt (`Game.disqualify` applies
+    the same `Request.screened` to the prompt that is waiting), so the procedures need
+    not know about it. A game without a disqualification pays one attribute test.
+    """
+    removed = game.state.disqualified
+    if not removed:
+        return requests
+    screened = {}
+    for seat, request in requests.items():
+        kept = request.screened(removed)
+        if kept is not None:
+            screened[seat] = kept
+    return screened
+
+
 def ask(game: Game, requests: dict[int, Request]) -> Flow:
-    """Yield requests (all at once: simultaneous) and return the answers by seat."""
+    """Yield requests (all at once: simultaneous) and return the answers by seat.
+
+    A seat that was disqualified, before or while the others decide, is absent from the
+    answers, and so is a seat left with nothing to choose; callers read what is there.
+    """
+    requests = screen(game, requests)
     if not requests:
         return {}
     answers = yield requests
@@ -50,13 +73,19 @@ def ask(game: Game, requests: dict[int, Request]) -> Flow:
 
 
 def ask_one(game: Game, request: Request) -> Flow:
-    """Yield one request and return its decision."""
+    """Yield one request and return its decision, or None if the seat was disqualified
+    (or left with nothing to choose): every caller must accept None."""
+    if game.state.disqualified:
+        screened = request.screened(game.state.disqualified)
+        if screened is None:
+            return None
+        request = screened
     answers = yield {request.seat: request}
-    return answers[request.seat]
+    return answers.get(request.seat)
 
 
-def picked_seat(decision: Decision) -> int | None:
-    """The seat a target choice names, or None for pass / speech."""
+def picked_seat(decision: Decision | None) -> int | None:
+    """The seat a target choice names, or None for pass / speech / no answer."""
     if isinstance(decision, Choice) and decision.target is not None:
         return decision.target
     return None

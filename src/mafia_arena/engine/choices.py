@@ -8,6 +8,7 @@ also accept free text.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import is_
@@ -132,6 +133,34 @@ class Request:
 
     def label_of(self, choice: Choice) -> str:
         return self.labels[self.choices.index(choice)]
+
+    def screened(self, removed: Collection[int]) -> Request | None:
+        """This request once the seats in `removed` have left the game, or None.
+
+        None when the asked seat itself was removed, or when every choice named a
+        removed seat and no free text is accepted (nothing is left to decide). Otherwise
+        the choices (speech acts included) that name a removed seat are dropped, with
+        their labels. Why here: a removal can happen while a request waits, and every
+        prompt, waiting or new, must go through the same filter.
+        """
+        if self.seat in removed:
+            return None
+        keep = [i for i, c in enumerate(self.choices) if c.target not in removed]
+        if len(keep) == len(self.choices):
+            return self
+        if not keep and not self.free_text:
+            return None
+        return Request(self.seat, self.kind, self.prompt,
+                       tuple(self.choices[i] for i in keep),
+                       tuple(self.labels[i] for i in keep), self.default, self.free_text,
+                       self.max_chars, self.info)
+
+
+def names_any(decision: Decision | None, removed: Collection[int]) -> bool:
+    """Does `decision` (a pick or a speech act) name one of the `removed` seats?"""
+    if isinstance(decision, Speech):
+        decision = decision.act
+    return decision is not None and decision.target in removed
 
 
 _REQUEST_SLOTS = slot_setters(Request)

@@ -80,7 +80,7 @@ class Copy(Action):
             if request is None:
                 return
             answers = yield from ask(game, {actor: request})
-            decision = answers[actor]
+            decision = answers.get(actor)  # None: the copier was disqualified meanwhile
             if not isinstance(decision, Choice) or decision.target is None:
                 return
             picks.append(decision)

@@ -25,7 +25,8 @@ def last_word(game: Game, seat: int) -> Flow:
         return
     request = speak_request(game, seat, "last_word", f"Day {game.state.day}: your last word.")
     decision = yield from ask_one(game, request)
-    say(game, seat, decision, "last_word")
+    if decision is not None:
+        say(game, seat, decision, "last_word")
 
 
 def last_words(game: Game) -> Flow:

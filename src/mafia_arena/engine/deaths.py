@@ -11,15 +11,19 @@ def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None)
     """Kill `seats` at the same moment (in seat order) and run the death triggers.
 
     `reveal` defaults to the variant's ``reveal_on_death`` switch. The most recent death
-    defines the "last dead" (classic: the tie-breaker of a final vote).
+    defines the "last dead" (classic: the tie-breaker of a final vote). A seat already
+    dead (a player disqualified after being attacked) is skipped, and the triggers see
+    only the seats that died now, so nobody triggers twice.
     """
     if not seats:
         return
     state = game.state
     reveal = game.variant.rules.reveal_on_death if reveal is None else reveal
+    fallen: list[int] = []
     for seat in sorted(seats):
         if not state.seats[seat].alive:
             continue
+        fallen.append(seat)
         state.mark_dead(seat)
         state.death_order.append(seat)
         payload: dict[str, object] = {"seat": seat, "cause": cause}
@@ -30,8 +34,10 @@ def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None)
             payload["role"] = state.seats[seat].card
             state.seats[seat].flags["revealed"] = True
         game.emit("death", payload, PUBLIC)
+    if not fallen:
+        return
     for hook in DEATH_HOOKS:
-        hook(game, sorted(seats), cause)
+        hook(game, fallen, cause)
 
 
 def reveal(game: Game, seat: int) -> None:

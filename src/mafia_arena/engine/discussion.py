@@ -102,9 +102,11 @@ def discussion(game: Game, rounds: int, kind: str = "discussion") -> Flow:
                 continue
             prompt = f"Day {state.day}, {kind} round {round_no + 1} of {rounds}: your turn."
             # `ask_one` inlined: the most frequent decision of a game, and the helper
-            # costs a generator per turn
-            decision = (yield {seat: speak_request(game, seat, "speak", prompt)})[seat]
-            say(game, seat, decision, kind)
+            # costs a generator per turn. The speaker is alive, so never disqualified
+            # before his turn; one disqualified during it has no answer and says nothing.
+            decision = (yield {seat: speak_request(game, seat, "speak", prompt)}).get(seat)
+            if decision is not None:
+                say(game, seat, decision, kind)
 
 
 def channel_chat(game: Game, members: list[int], rounds: int, visibility: Visibility,
@@ -114,4 +116,5 @@ def channel_chat(game: Game, members: list[int], rounds: int, visibility: Visibi
         for seat in members:
             decision = yield from ask_one(
                 game, speak_request(game, seat, "night_chat", prompt, max_chars=500))
-            say(game, seat, decision, "night_chat", visibility)
+            if decision is not None:
+                say(game, seat, decision, "night_chat", visibility)

@@ -15,3 +15,12 @@ class IllegalDecision(ValueError):
 
 class GameOver(RuntimeError):
     """A decision was submitted after the game ended."""
+
+
+class IllegalDisqualification(IllegalDecision):
+    """The host may not disqualify this seat now (no such seat, already out of the game,
+    or the variant has no disqualification). The game state is unchanged.
+
+    A subclass of `IllegalDecision` because a disqualification is recorded and replayed
+    as a host decision; code that guards decisions guards this too.
+    """

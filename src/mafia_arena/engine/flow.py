@@ -86,7 +86,8 @@ def morning_deaths(game: Game) -> None:
     state.phase = "day"
     if night_state is None:
         return
-    state.silenced_today = set(night_state.silenced) - set(night_state.deaths)
+    state.silenced_today = set(night_state.silenced) - set(night_state.deaths) \
+        - state.disqualified
     state.defended_today = set(night_state.defended)
     game.emit("phase", {"phase": "day", "number": state.day}, PUBLIC)
     if night_state.deaths:

@@ -13,8 +13,8 @@ import random
 from collections.abc import Generator, Iterable, Sequence
 from typing import Any
 
-from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
-from mafia_arena.engine.errors import GameOver, IllegalDecision
+from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech, names_any
+from mafia_arena.engine.errors import GameOver, IllegalDecision, IllegalDisqualification
 from mafia_arena.engine.events import HOST, PUBLIC, Event, Visibility
 from mafia_arena.engine.state import GameState, SeatState
 from mafia_arena.rules import Variant
@@ -37,7 +37,8 @@ class Game:
     `pending()` maps each seat that must decide now to its `Request`. `submit(seat,
     decision)` validates the decision against that request, raising `IllegalDecision`
     (state untouched) if it is not one of the legal choices; once every pending seat has
-    answered, the rules advance to the next requests.
+    answered, the rules advance to the next requests. Where the variant allows it, the
+    host may also `disqualify` a player between any two decisions.
     """
 
     def __init__(
@@ -120,8 +121,12 @@ class Game:
         """Submit a logged decision record again (the inverse of what `submit` logs).
 
         A fallback whose default was a random draw is redrawn with `submit_default`, so
-        the game's RNG advances exactly as it did when the game was played.
+        the game's RNG advances exactly as it did when the game was played. A host
+        action (a record marked ``host``) is applied again at the same point.
         """
+        if record.get("host"):
+            self._host_action(record)
+            return
         seat = record["seat"]
         request = self.request(seat)
         if record.get("fallback") and request is not None and request.default == "random" \
@@ -146,6 +151,72 @@ class Game:
             decision = PASS
         self.submit(seat, decision, fallback=reason)
         return decision
+
+    # ------------------------------------------------------------------ host actions
+    def disqualify(self, seat: int, reason: str = "") -> None:
+        """Remove `seat` from the game now, between two decisions (club 3.6, D34).
+
+        Allowed only where the variant's ``rules.disqualification`` switch is on; raises
+        `GameOver` after the end and `IllegalDisqualification` (the state untouched) for
+        a missing or dead seat or a variant without the switch. The removal is recorded
+        like a decision (a host ``decision`` event with ``host: true``), so `resubmit`
+        and `runner.replay` apply it again at the same point. The rules' side (the
+        announcement, the death with its card shown and its triggers, the win check) is
+        in `engine.disqualification`. Then the waiting prompt is fitted to the smaller
+        table: the seat's own request and answer are dropped, choices naming it are
+        withdrawn from the other requests, an answer that named it is asked again, and
+        the game advances if every remaining request is answered.
+        """
+        if self.state.over:
+            raise GameOver("the game is over")
+        why = self._why_not_removable(seat)
+        if why:
+            raise IllegalDisqualification(seat, why)
+        record: dict[str, Any] = {"seat": seat, "kind": "disqualify", "host": True}
+        if reason:
+            record["reason"] = reason
+        self.decisions.append(record)
+        self.emit("decision", record, HOST)
+        from mafia_arena.engine.disqualification import remove  # local: it imports this
+
+        remove(self, seat, reason)
+        self._fit_prompt()
+
+    def _host_action(self, record: dict[str, Any]) -> None:
+        if record.get("kind") != "disqualify":
+            raise ValueError(f"unknown host action {record.get('kind')!r}")
+        self.disqualify(record["seat"], record.get("reason", ""))
+
+    def _why_not_removable(self, seat: int) -> str:
+        if not self.variant.rules.disqualification:
+            return f"the {self.variant.name} variant has no disqualification " \
+                "(rules.disqualification is off)"
+        if not 0 <= seat < self.players:
+            return f"there is no seat {seat}"
+        if not self.state.alive(seat):
+            return f"{seat_name(seat)} is already out of the game"
+        return ""
+
+    def _fit_prompt(self) -> None:
+        """Bring the waiting prompt in line with the removals (see `disqualify`)."""
+        if self.state.over:
+            self._pending, self._answers = {}, {}
+            self._flow.close()
+            return
+        removed = self.state.disqualified
+        prompt: Prompt = {}
+        for seat, request in self._pending.items():
+            screened = request.screened(removed)
+            if screened is None:
+                self._answers.pop(seat, None)
+                continue
+            prompt[seat] = screened
+            if names_any(self._answers.get(seat), removed):
+                del self._answers[seat]  # that choice is void: the seat chooses again
+        self._pending = prompt
+        if len(self._answers) == len(prompt):
+            answers, self._answers = self._answers, {}
+            self._advance(answers)
 
     def _why_not_pending(self, seat: int) -> str:
         if not 0 <= seat < self.players:

@@ -98,7 +98,13 @@ def _runs_tonight(step: NightStep, number: int) -> bool:
 
 
 def actors_of(game: Game, step: NightStep) -> list[int]:
-    return game.state.holders(set(step.actors))
+    """The living holders of the step's roles, except a seat whose role changed tonight
+    (by a disqualification's triggers): a new role acts from the next night on."""
+    holders = game.state.holders(set(step.actors))
+    night = game.state.night
+    if night is None or not night.changed:
+        return holders
+    return [s for s in holders if s not in night.changed]
 
 
 def legal_targets(game: Game, step: NightStep, actor: int, actors: list[int],
@@ -248,10 +254,13 @@ def _individual_step(game: Game, step: NightStep, night: NightState,
             if isinstance(decision, Choice) and decision != PASS:
                 picks[actor].append(decision)
                 active.append(actor)
+    removed = game.state.disqualified
     for actor in actors:
         chosen = picks[actor]
         if len(chosen) < step.target.count:
             continue
+        if removed and any(c.target in removed for c in chosen):
+            continue  # an earlier pick named a player disqualified since: void
         _record_usage(game, step, actor, [c.target for c in chosen if c.target is not None])
         game.emit("night_action", {"step": step.name, "seat": actor,
                                    "choices": [c.key for c in chosen]},
@@ -268,6 +277,8 @@ def _group_step(game: Game, step: NightStep, night: NightState,
                                 f"Night {night.number}: talk with your team ({channel})")
     final: Counter[Choice] = Counter()
     for round_no in range(max(1, step.rounds)):
+        if game.state.disqualified:  # a disqualified member leaves the group at once
+            participants = [a for a in participants if a not in game.state.disqualified]
         requests = {}
         for actor in participants:
             request = step_request(game, step, actor, participants, [], 0)
@@ -276,6 +287,8 @@ def _group_step(game: Game, step: NightStep, night: NightState,
         if not requests:
             return
         answers = yield from ask(game, requests)
+        if game.state.disqualified:
+            participants = [a for a in participants if a not in game.state.disqualified]
         picks = {seat: d for seat, d in sorted(answers.items())
                  if isinstance(d, Choice) and d != PASS}
         game.emit("group_picks", {"step": step.name, "round": round_no + 1,
@@ -310,7 +323,7 @@ def _describe(game: Game, step: NightStep, participants: list[int], choice: Choi
                       (PASS,), ("use the default text",), default="pass", free_text=True,
                       max_chars=200)
     answers = yield from ask(game, {speaker: request})
-    text = getattr(answers[speaker], "text", "").strip()
+    text = getattr(answers.get(speaker), "text", "").strip()
     if text:
         game.state.seats[choice.target].flags["manner"] = text
 
@@ -318,6 +331,8 @@ def _describe(game: Game, step: NightStep, participants: list[int], choice: Choi
 def dawn(game: Game, night: NightState) -> None:
     """Decide who dies tonight: attacked, not healed, not immune; then dawn hooks."""
     attacked = sorted({a.target for a in night.attempts})
+    if game.state.disqualified:  # a target disqualified since the attack is gone already
+        attacked = [t for t in attacked if t not in game.state.disqualified]
     dying = [t for t in attacked if t not in night.healed and not _immune(game, t)]
     for hook in DAWN_HOOKS:
         dying = hook(game, night, dying)

@@ -46,6 +46,9 @@ class NightState:
     attempts: list[Attempt] = field(default_factory=list)
     watches: list[tuple[tuple[int, ...], int]] = field(default_factory=list)
     deaths: list[int] = field(default_factory=list)
+    changed: set[int] = field(default_factory=set)
+    """Seats whose role changed during this night (a disqualification's triggers): they
+    act in their new role from the next night on, as after any other death (club D21)."""
 
     def is_void(self, target: int) -> bool:
         """An arrested player is immune to every action aimed at them tonight."""
@@ -74,6 +77,8 @@ class GameState:
     over: bool = False
     quiet_cycles: int = 0
     accused_today: set[int] = field(default_factory=set)
+    disqualified: set[int] = field(default_factory=set)
+    """Seats the host removed (`Game.disqualify`): dead, and never asked or offered again."""
     _living: tuple[int, ...] | None = field(default=None, init=False, repr=False,
                                             compare=False)
 

@@ -62,9 +62,13 @@ def change_role(game: Game, seat: int, role: str, because: str) -> None:
     """Give `seat` a new current role and that role's faction; the card stays.
 
     The player is told at once; if the new role knows other roles, the introduction
-    waits for the start of the next night, as a live host would do it.
+    waits for the start of the next night, as a live host would do it. A change during
+    a night (a disqualification's triggers) is noted in `NightState.changed`: the new
+    role acts from the next night on, as after a death at dawn.
     """
     state = game.state.seats[seat]
+    if game.state.night is not None:
+        game.state.night.changed.add(seat)  # acts in the new role from the next night
     state.role = role
     state.faction = game.variant.roles[role].faction
     game.emit("role_change", {"seat": seat, "role": role, "faction": state.faction},
@@ -84,7 +88,8 @@ def immunity(game: Game, night: NightState, dying: list[int]) -> list[int]:
     if not roles_with(game, "night_immune"):
         return dying
     for target in sorted({a.target for a in night.attempts}):
-        if target not in dying and target not in night.healed and night_immune(game, target):
+        if target not in dying and target not in night.healed and game.state.alive(target) \
+                and night_immune(game, target):
             fired(game, "night_immune", target)
     return dying
 
@@ -111,8 +116,8 @@ def retaliation(game: Game, night: NightState, dying: list[int]) -> list[int]:
                 marked.add(_one_of(game, attempt.attackers, mode))
             else:
                 marked.update(attempt.attackers)
-        victims = sorted(s for s in marked
-                         if s not in night.healed and not night_immune(game, s))
+        victims = sorted(s for s in marked if s not in night.healed
+                         and game.state.alive(s) and not night_immune(game, s))
         if victims:
             fired(game, "retaliates", target, victims=victims)
             hit.update(victims)

@@ -187,7 +187,7 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
                                   {s: side(s) for s in range(log.players)}))
         elif kind == "intent":
             facts.intents.append((event.seq, p["seat"], p.get("target"), event.day))
-        elif kind == "decision":
+        elif kind == "decision" and not p.get("host"):  # a host action is no seat's
             seat = p["seat"]
             facts.decisions[seat] = facts.decisions.get(seat, 0) + 1
             if p.get("fallback"):

@@ -144,6 +144,10 @@ class Rules(_Spec):
     narrate_steps: bool = False
     """Publicly narrate every night step of a role in the starting deck, every night,
     whether its holder is alive or blocked (club D13: a theft stays silent)."""
+    disqualification: bool = False
+    """May the host remove a player between decisions (`Game.disqualify`, club 3.6 and
+    D34)? Off by default: a variant whose rules say nothing about removal refuses it
+    rather than improvising a death the rules never describe."""
 
 
 class Variant(_Spec):

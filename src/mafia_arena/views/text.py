@@ -41,8 +41,8 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
     if kind == "phase":
         return f"--- {p['phase'].capitalize()} {p['number']} ---"
     if kind == "death":
-        how = {"night": "was killed in the night", "execution": "was executed"}.get(
-            p["cause"], f"died ({p['cause']})")
+        how = {"night": "was killed in the night", "execution": "was executed",
+               "disqualification": "leaves the game"}.get(p["cause"], f"died ({p['cause']})")
         text = f"{prefix}{name(p['seat'])} {how}"
         if "manner" in p:
             text += f": {p['manner']}"
@@ -64,7 +64,7 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
     if kind == "ballot":
         again = " (re-vote)" if p.get("revote") else ""
         return f"{prefix}{name(p['seat'])} votes against {name(p['target'])}{again}."
-    if kind in ("runoff", "last_dead_decision", "narration"):
+    if kind in ("runoff", "last_dead_decision", "narration", "disqualified"):
         return f"{prefix}{p['text']}"
     if kind == "nominees":
         return f"{prefix}Nominated for the final vote: " + \

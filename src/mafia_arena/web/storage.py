@@ -75,8 +75,9 @@ def results_record(game: Game, overrides: dict[str, Any], entries: list[SeatEntr
     """The leaderboard record of a finished game (see `leaderboard.records`)."""
     assert game.over
     state = game.state
-    decisions = Counter(d["seat"] for d in game.decisions)
-    fallbacks = Counter(d["seat"] for d in game.decisions if d.get("fallback"))
+    own = [d for d in game.decisions if not d.get("host")]  # a host action is no seat's
+    decisions = Counter(d["seat"] for d in own)
+    fallbacks = Counter(d["seat"] for d in own if d.get("fallback"))
     seats = []
     for seat_no, entry in enumerate(entries):
         seat = state.seats[seat_no]

@@ -10,6 +10,10 @@ themselves; a tie gets one re-vote among the tied, and a second tie means nobody
 executed. A protected winner (the lawyer's defence) is announced and survives with no
 further vote; otherwise the winner is executed, the card shown, and a last word given.
 
+A player disqualified during the procedure (club D34) leaves it at once: he is asked
+nothing more, votes he cast and votes against him are void, and an accused left alone
+by the removal of the others is the vote winner, as a lone accused is (D25).
+
 Parameters: ``reveal`` (show the executed player's card at once, default true).
 """
 
@@ -25,7 +29,7 @@ from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import say, speak_request, speaking_order
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
-from mafia_arena.engine.voting.common import top_of
+from mafia_arena.engine.voting.common import standing, standing_votes, top_of
 
 
 def accused_of(tally: dict[int, int]) -> list[int]:
@@ -58,25 +62,35 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
               PUBLIC)
     for seat in accused:
         request = speak_request(game, seat, "defence", f"Day {state.day}: your defence.")
-        say(game, seat, (yield from ask_one(game, request)), "defence")
-    winner = accused[0] if len(accused) == 1 else None
+        decision = yield from ask_one(game, request)
+        if decision is not None:
+            say(game, seat, decision, "defence")
+    winner: int | None = None
     pool = accused
     for revote in (False, True):
-        if winner is not None:
+        pool = standing(game, pool)
+        if len(pool) < 2:
             break
         votes = yield from _ballots(game, order, pool, revote)
+        pool = standing(game, pool)
+        if len(pool) < 2:
+            break
         top = top_of(votes)
         if len(top) == 1:
             winner = top[0]
-        elif not revote and top:
-            pool = top
-            game.emit("runoff", {"candidates": top, "places": 1,
-                                 "text": "Tie: one re-vote between "
-                                 + ", ".join(seat_name(s) for s in top) + "."}, PUBLIC)
-        else:
+            break
+        if revote or not top:
             game.emit("no_execution", {"reason": "tie", "tied": top}, PUBLIC)
             return
-    assert winner is not None
+        pool = top
+        game.emit("runoff", {"candidates": top, "places": 1,
+                             "text": "Tie: one re-vote between "
+                             + ", ".join(seat_name(s) for s in top) + "."}, PUBLIC)
+    if winner is None:
+        if not pool:  # every accused was disqualified
+            game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+            return
+        winner = pool[0]  # a lone accused is the vote winner (D25)
     if winner in state.defended_today:
         game.emit("protected", {"seat": winner, "text": f"{seat_name(winner)} is protected "
                                 "and will not be executed today."}, PUBLIC)
@@ -86,8 +100,9 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
 
 
 def _nominations(game: Game, order: Sequence[int], candidates: Sequence[int]) -> Flow:
-    """Round 1: each voter in `order` names one candidate; returns the tally."""
-    tally: dict[int, int] = {}
+    """Round 1: each voter in `order` names one candidate; returns the tally (of the
+    nominations that still stand, see `standing_votes`)."""
+    named: dict[int, int] = {}
     for voter in order:
         options = [c for c in candidates if c != voter]
         if not options:
@@ -98,8 +113,9 @@ def _nominations(game: Game, order: Sequence[int], candidates: Sequence[int]) ->
         target = picked_seat((yield from ask_one(game, request)))
         if target is None:
             continue
-        tally[target] = tally.get(target, 0) + 1
+        named[voter] = target
         game.emit("nomination", {"seat": voter, "target": target, "round": 1}, PUBLIC)
+    tally = dict(Counter(standing_votes(game, named).values()))
     game.emit("nomination_tally", {"round": 1, "places": 1,
                                    "tally": {str(s): tally[s] for s in sorted(tally)}}, PUBLIC)
     return tally
@@ -108,7 +124,8 @@ def _nominations(game: Game, order: Sequence[int], candidates: Sequence[int]) ->
 def _ballots(game: Game, order: Sequence[int], pool: Sequence[int], revote: bool) -> Flow:
     """Round 2 (or its re-vote): each voter votes against one of `pool`, in order.
 
-    Every ballot is public as cast, with the running tally; returns the final tally.
+    Every ballot is public as cast, with the running tally; returns the final tally of
+    the ballots that still stand (`standing_votes`).
     """
     tally: Counter[int] = Counter()
     votes: dict[int, int] = {}
@@ -125,9 +142,15 @@ def _ballots(game: Game, order: Sequence[int], pool: Sequence[int], revote: bool
         if target is None:
             continue
         votes[voter] = target
-        tally[target] += 1
+        if game.state.disqualified:  # the running tally leaves out the void ballots
+            tally = Counter(standing_votes(game, votes).values())
+        else:
+            tally[target] += 1
         game.emit("ballot", {"seat": voter, "target": target, "revote": revote,
                              "tally": {str(s): tally[s] for s in sorted(tally)}}, PUBLIC)
+    if game.state.disqualified:
+        votes = standing_votes(game, votes)
+        tally = Counter(votes.values())
     game.emit("votes", {"kind": "revote" if revote else "final_vote",
                         "votes": {str(v): t for v, t in votes.items()},
                         "tally": {str(t): c for t, c in sorted(tally.items())}}, PUBLIC)

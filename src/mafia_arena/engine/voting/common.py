@@ -23,11 +23,28 @@ def simultaneous_vote(game: Game, voters: Sequence[int], candidates: Sequence[in
             requests[v] = target_request(game, v, kind, prompt, targets, allow_pass=abstain,
                                          pass_label="abstain", default="pass")
     answers = yield from ask(game, requests)
-    votes = {v: picked_seat(answers[v]) if v in answers else None for v in sorted(voters)}
+    removed = game.state.disqualified
+    votes = {v: picked_seat(answers[v]) if v in answers else None for v in sorted(voters)
+             if v not in removed}
     tally = Counter(t for t in votes.values() if t is not None)
     game.emit("votes", {"kind": kind, "votes": {str(v): t for v, t in votes.items()},
                         "tally": {str(t): c for t, c in sorted(tally.items())}}, PUBLIC)
     return votes
+
+
+def standing(game: Game, seats: Sequence[int]) -> list[int]:
+    """`seats` without the disqualified (they leave a vote at once, club D34)."""
+    removed = game.state.disqualified
+    return [s for s in seats if s not in removed] if removed else list(seats)
+
+
+def standing_votes(game: Game, votes: dict[int, int]) -> dict[int, int]:
+    """The votes (voter → target) that still count: a disqualified player's own votes
+    and the votes against him are void, as if never cast."""
+    removed = game.state.disqualified
+    if not removed:
+        return votes
+    return {v: t for v, t in votes.items() if v not in removed and t not in removed}
 
 
 def top_of(tally: Counter[int]) -> list[int]:
@@ -43,23 +60,36 @@ def last_dead_chooses(game: Game, candidates: Sequence[int], places: int,
     """The most recently dead player picks `places` of `candidates`; random if nobody.
 
     Classic ("Der letzte Tote entscheidet"): the only time a dead player acts. With no
-    dead player yet, or a timeout, the choice is a uniform draw from the game's RNG.
+    dead player yet, or a timeout, the choice is a uniform draw from the game's RNG. A
+    disqualified player never decides: the last dead before him does. Candidates
+    disqualified meanwhile are dropped; if none is left to pick, fewer are chosen.
     """
-    chooser = game.state.last_dead
+    state = game.state
+    chooser = next((s for s in reversed(state.death_order) if s not in state.disqualified),
+                   None)
     chosen: list[int] = []
     remaining = list(candidates)
     for pick in range(places):
-        if chooser is None:
-            chosen.append(game.draw(f"{purpose}: no dead player to decide", remaining))
-        else:
+        remaining = standing(game, remaining)
+        if not remaining:
+            break
+        seat: int | None = None
+        if chooser is not None:
             request = target_request(
                 game, chooser, "last_dead",
                 f"You are the last dead player and decide the {purpose} "
                 f"(pick {pick + 1} of {places}).",
                 remaining, default="random")
-            decision = yield from ask_one(game, request)
-            chosen.append(picked_seat(decision))
-        remaining.remove(chosen[-1])
+            seat = picked_seat((yield from ask_one(game, request)))
+            remaining = standing(game, remaining)
+            if not remaining:
+                break
+            if seat not in remaining:  # the pick was withdrawn by a disqualification
+                seat = game.draw(f"{purpose}: the pick was withdrawn", remaining)
+        if seat is None:
+            seat = game.draw(f"{purpose}: no dead player to decide", remaining)
+        chosen.append(seat)
+        remaining.remove(seat)
     game.emit("last_dead_decision", {
         "purpose": purpose,
         "chooser": chooser,

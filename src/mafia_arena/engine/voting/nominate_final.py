@@ -7,6 +7,10 @@ set T. If they fill exactly k places they are nominated; otherwise a runoff amon
 the remaining places with as many votes per voter as places. A runoff that reproduces
 the same tie set for the same places is a deadlock that the last dead resolves. The two
 nominees give final pleas, then everyone votes at once; a tie is decided by the last dead.
+
+Where a variant allows disqualification, a removed player leaves the procedure at once:
+nominations of him no longer count, a nominee removed before the final vote is not
+replaced, and if nobody is left to vote on, nobody is executed.
 """
 
 from __future__ import annotations
@@ -23,7 +27,11 @@ from mafia_arena.engine.discussion import (
 )
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
-from mafia_arena.engine.voting.common import last_dead_chooses, simultaneous_vote
+from mafia_arena.engine.voting.common import (
+    last_dead_chooses,
+    simultaneous_vote,
+    standing,
+)
 
 
 def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[int]]:
@@ -52,9 +60,14 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
     while True:
         round_no += 1
         tally = yield from _nomination_round(game, order, pool, places, round_no)
+        if state.disqualified:
+            tally = {s: c for s, c in tally.items() if s not in state.disqualified}
         game.emit("nomination_tally", {"round": round_no, "places": places,
                                        "tally": {str(s): tally[s] for s in sorted(tally)}},
                   PUBLIC)
+        if len(tally) < places:  # disqualifications left fewer candidates than places
+            nominees += sorted(tally)
+            break
         secured, tied = split_places(tally, places)
         for seat in secured + tied:
             deciding[seat] = tally[seat]
@@ -71,24 +84,40 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         game.emit("runoff", {"candidates": tied, "places": places,
                              "text": f"Runoff among {', '.join(seat_name(s) for s in tied)}"
                                      f" for {places} place(s)."}, PUBLIC)
-    nominees = sorted(nominees)
+    nominees = standing(game, sorted(nominees))
+    if not nominees:
+        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        return
     game.emit("nominees", {"seats": nominees}, PUBLIC)
     for seat in sorted(nominees, key=lambda s: (-deciding.get(s, 0), s)):
         request = speak_request(game, seat, "plea", f"Day {state.day}: your final plea.")
         decision = yield from ask_one(game, request)
-        say(game, seat, decision, "plea")
+        if decision is not None:
+            say(game, seat, decision, "plea")
+    nominees = standing(game, nominees)
+    if not nominees:
+        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        return
     votes = yield from simultaneous_vote(game, state.living(), nominees, "final_vote",
                                          f"Day {state.day}: final vote between "
                                          + " and ".join(seat_name(s) for s in nominees),
                                          abstain=False)
+    nominees = standing(game, nominees)
     tally = Counter(t for t in votes.values() if t is not None)
     counts = [tally.get(s, 0) for s in nominees]
+    if not nominees:
+        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        return
     if len(nominees) == 1:
         target = nominees[0]
     elif counts[0] != counts[1]:
         target = nominees[0] if counts[0] > counts[1] else nominees[1]
     else:
-        (target,) = yield from last_dead_chooses(game, nominees, 1, "tied final vote")
+        chosen = yield from last_dead_chooses(game, nominees, 1, "tied final vote")
+        if not chosen:  # the tied nominees were disqualified meanwhile
+            game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+            return
+        target = chosen[0]
     die(game, [target], "execution")
 
 
