@@ -78,7 +78,9 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
         picks = ", ".join(f"{name(int(s))}→{choice_text(c)}" for s, c in p["picks"].items())
         return f"{prefix}Team picks for {p['step']} (round {p['round']}): {picks}."
     if kind == "night_action":
-        return f"{prefix}Done: {p['step']} {', '.join(choice_text(c) for c in p['choices'])}."
+        whose = "Your team's" if "seats" in p else "Your"
+        return (f"{prefix}{whose} night action ({p['step'].replace('_', ' ')}): "
+                f"{', '.join(choice_text(c) for c in p['choices'])}.")
     if kind == "night_result":
         target = p.get("target", p.get("targets"))
         if isinstance(target, list):
