@@ -25,7 +25,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
@@ -38,28 +39,33 @@ from mafia_arena.runner import play_match
 
 @dataclass
 class Setting:
-    """What one setting of games in flight measured."""
+    """What one setting of games in flight measured: `AgentStats` fields of the LLM seats,
+    summed over the setting's games."""
 
     in_flight: int
     games: int = 0
     seconds: float = 0.0
-    decisions: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    reasks: int = 0
-    retries: int = 0
-    fallbacks: int = 0
+    totals: Counter[str] = field(default_factory=Counter)
+
+    def total(self, name: str) -> int:
+        """One summed counter: decisions, tokens_in, tokens_out, reasks, retries, ..."""
+        return int(self.totals[name])
+
+    @property
+    def decisions(self) -> int:
+        return self.total("decisions")
 
     @property
     def decisions_per_s(self) -> float:
         return self.decisions / self.seconds if self.seconds else 0.0
 
-    def per_decision(self, tokens: int) -> float:
-        return tokens / self.decisions if self.decisions else 0.0
+    def per_decision(self, name: str) -> float:
+        return self.total(name) / self.decisions if self.decisions else 0.0
 
     @property
     def tokens_per_game(self) -> float:
-        return (self.tokens_in + self.tokens_out) / self.games if self.games else 0.0
+        tokens = self.total("tokens_in") + self.total("tokens_out")
+        return tokens / self.games if self.games else 0.0
 
 
 def seat_agents(definition: AgentDefinition, players: int, llm_seats: int,
@@ -88,13 +94,7 @@ async def measure(definition: AgentDefinition, variant: Variant, players: int,
     setting.games = games
     for agents in seated:
         for agent in agents[:llm_seats]:
-            stats = agent.stats
-            setting.decisions += stats.decisions
-            setting.tokens_in += stats.tokens_in
-            setting.tokens_out += stats.tokens_out
-            setting.reasks += stats.reasks
-            setting.retries += stats.retries
-            setting.fallbacks += stats.fallbacks
+            setting.totals.update(agent.stats.to_json())
     return setting
 
 
@@ -127,9 +127,9 @@ def table(settings: list[Setting]) -> str:
         ratio = s.decisions_per_s / base if base else 0.0
         lines.append(
             f"{s.in_flight:>9} {s.games:>5} {s.seconds:>8.1f} {s.decisions:>9} "
-            f"{s.decisions_per_s:>7.2f} {ratio:>5.2f}x {s.per_decision(s.tokens_in):>14.0f} "
-            f"{s.per_decision(s.tokens_out):>13.1f} {s.tokens_per_game:>9.0f} "
-            f"{s.reasks:>6} {s.retries:>7} {s.fallbacks:>9}")
+            f"{s.decisions_per_s:>7.2f} {ratio:>5.2f}x {s.per_decision('tokens_in'):>14.0f} "
+            f"{s.per_decision('tokens_out'):>13.1f} {s.tokens_per_game:>9.0f} "
+            f"{s.total('reasks'):>6} {s.total('retries'):>7} {s.total('fallbacks'):>9}")
     return "\n".join(lines)
 
 
