@@ -87,13 +87,9 @@ class raw_env(SessionSpaces, AECEnv):
         return self.session.view(self._seat(agent))
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.session.game is None:
+        if self.session.game is None:
             return None
-        text = self.session.text(self._seat(self.agent_selection))
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.session.render(self.render_mode, self._seat(self.agent_selection))
 
     def close(self) -> None:
         pass

@@ -93,14 +93,10 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.session.game is None:
+        if self.session.game is None:
             return None
         pending = self.session.pending_seats()
-        text = self.session.text(pending[0] if pending else 0)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self.session.render(self.render_mode, pending[0] if pending else 0)
 
     def close(self) -> None:
         pass

@@ -116,6 +116,17 @@ class GameSession:
         """The seat's whole text view (equal to `views.text.render_view`)."""
         return self._texts[seat].render(self.view(seat))
 
+    def render(self, render_mode: str | None, seat: int) -> str | None:
+        """PettingZoo `render` for both environments: the seat's text view, printed in
+        ``"human"`` mode (returning None), returned in ``"ansi"`` mode; None before a game."""
+        if render_mode is None or self.game is None:
+            return None
+        text = self.text(seat)
+        if render_mode == "human":
+            print(text)
+            return None
+        return text
+
     # ------------------------------------------------------------------ acting
     def check_action(self, seat: int, action: Any) -> Choice:
         """The choice `action` stands for, if it is legal for `seat` now; else raise."""
