@@ -57,10 +57,13 @@ class PresetStats:
         self.cpu_seconds += other.cpu_seconds
         self.days += other.days
         self.saves += other.saves
-        for mine, theirs in ((self.wins, other.wins), (self.draws, other.draws),
-                             (self.dealt, other.dealt),
-                             (self.fired_games, other.fired_games),
-                             (self.fired_total, other.fired_total)):
+        for mine, theirs in (
+            (self.wins, other.wins),
+            (self.draws, other.draws),
+            (self.dealt, other.dealt),
+            (self.fired_games, other.fired_games),
+            (self.fired_total, other.fired_total),
+        ):
             mine.update(theirs)
 
 
@@ -82,7 +85,8 @@ def record(stats: PresetStats, game: Game) -> None:
     stats.wins[game.state.winner or "draw"] += 1
     if game.state.winner is None:
         reason = game.events[-1].payload.get("reason") or (
-            "nobody alive" if not game.state.living() else "both clans at parity")
+            "nobody alive" if not game.state.living() else "both clans at parity"
+        )
         stats.draws[reason] += 1
     stats.dealt.update(set(cards.values()))
     stats.fired_games.update(set(used))
@@ -125,12 +129,20 @@ def _final_state(variant: Variant, players: int, seed: int, log: object) -> Game
     return replay(log)  # type: ignore[arg-type]
 
 
-def club_stats(games: int, presets: Sequence[int] = PRESETS,
-               agents: Sequence[str] = ("random",), seed: int = 0, workers: int = 1,
-               chunk: int = 250) -> dict[int, PresetStats]:
+def club_stats(
+    games: int,
+    presets: Sequence[int] = PRESETS,
+    agents: Sequence[str] = ("random",),
+    seed: int = 0,
+    workers: int = 1,
+    chunk: int = 250,
+) -> dict[int, PresetStats]:
     """Play `games` seeded games (seeds seed..seed+games-1) of each preset."""
-    jobs = [(n, range(start, min(start + chunk, seed + games)), tuple(agents))
-            for n in presets for start in range(seed, seed + games, chunk)]
+    jobs = [
+        (n, range(start, min(start + chunk, seed + games)), tuple(agents))
+        for n in presets
+        for start in range(seed, seed + games, chunk)
+    ]
     results = {n: PresetStats(n) for n in presets}
     if workers <= 1:
         parts = [play_chunk(*job) for job in jobs]
@@ -151,31 +163,52 @@ def markdown(results: dict[int, PresetStats], variant: Variant) -> str:
     """Two tables: win rates by faction, and ability use by role, per preset."""
     presets = sorted(results)
     factions = [*variant.factions, "draw"]
-    lines = ["| outcome (% of games, 95% Wilson) | " + " | ".join(f"{n} players" for n in presets)
-             + " |", "|---" * (len(presets) + 1) + "|"]
+    lines = [
+        "| outcome (% of games, 95% Wilson) | "
+        + " | ".join(f"{n} players" for n in presets)
+        + " |",
+        "|---" * (len(presets) + 1) + "|",
+    ]
     for name in factions:
         row = [_rate(results[n].wins[name], results[n].games) for n in presets]
         if any(results[n].wins[name] for n in presets):
             lines.append(f"| {name} | " + " | ".join(row) + " |")
     lines.append("| games | " + " | ".join(str(results[n].games) for n in presets) + " |")
-    lines.append("| mean length (days) | " + " | ".join(
-        f"{results[n].days / max(1, results[n].games):.2f}" for n in presets) + " |")
+    lines.append(
+        "| mean length (days) | "
+        + " | ".join(f"{results[n].days / max(1, results[n].games):.2f}" for n in presets)
+        + " |"
+    )
     for reason in sorted({r for n in presets for r in results[n].draws}):
-        lines.append(f"| draws: {reason} | " + " | ".join(
-            str(results[n].draws[reason]) for n in presets) + " |")
-    lines.append("| lawyer saves per game | " + " | ".join(
-        f"{results[n].saves / max(1, results[n].games):.3f}" for n in presets) + " |")
-    lines += ["", "| role: used its ability (% of games dealt, 95% Wilson; mean uses) | "
-              + " | ".join(f"{n} players" for n in presets) + " |",
-              "|---" * (len(presets) + 1) + "|"]
+        lines.append(
+            f"| draws: {reason} | "
+            + " | ".join(str(results[n].draws[reason]) for n in presets)
+            + " |"
+        )
+    lines.append(
+        "| lawyer saves per game | "
+        + " | ".join(f"{results[n].saves / max(1, results[n].games):.3f}" for n in presets)
+        + " |"
+    )
+    lines += [
+        "",
+        "| role: used its ability (% of games dealt, 95% Wilson; mean uses) | "
+        + " | ".join(f"{n} players" for n in presets)
+        + " |",
+        "|---" * (len(presets) + 1) + "|",
+    ]
     for role in variant.roles:
         if not any(results[n].dealt[role] for n in presets):
             continue
         cells = []
         for n in presets:
             dealt = results[n].dealt[role]
-            cells.append(f"{_rate(results[n].fired_games[role], dealt)}; "
-                         f"{results[n].fired_total[role] / dealt:.2f}" if dealt else "-")
+            cells.append(
+                f"{_rate(results[n].fired_games[role], dealt)}; "
+                f"{results[n].fired_total[role] / dealt:.2f}"
+                if dealt
+                else "-"
+            )
         lines.append(f"| {role} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -197,8 +230,10 @@ def main() -> None:
     print(table)
     for n in presets:
         r = results[n]
-        print(f"{n} players: {r.games} games, {r.games / r.cpu_seconds:.1f} games per CPU "
-              f"second ({r.games / r.seconds:.1f} per worker wall second)")
+        print(
+            f"{n} players: {r.games} games, {r.games / r.cpu_seconds:.1f} games per CPU "
+            f"second ({r.games / r.seconds:.1f} per worker wall second)"
+        )
     print(f"wall time {wall:.1f}s with {args.workers} worker(s)")
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as handle:

@@ -34,8 +34,9 @@ from mafia_arena.rules import load_variant
 VARIANTS = ("standard", "classic", "simple")
 
 
-def measure(play_one: Callable[[int], int], seconds: float, min_games: int = 5
-            ) -> tuple[float, float]:
+def measure(
+    play_one: Callable[[int], int], seconds: float, min_games: int = 5
+) -> tuple[float, float]:
     """(games per second, decisions per game), playing seeds 0, 1, … for `seconds`."""
     start = time.perf_counter()
     games = decisions = 0
@@ -55,6 +56,7 @@ def engine_game(variant: str, players: int) -> Callable[[int], int]:
                 game.submit(seat, rng.choice(request.choices))
                 steps += 1
         return steps
+
     return play
 
 
@@ -74,6 +76,7 @@ def aec_game(variant: str, players: int, **kwargs: object) -> Callable[[int], in
             env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
         return steps
+
     return play
 
 
@@ -103,24 +106,33 @@ def textarena_game(env_id: str, players: int) -> Callable[[int], int] | None:
             steps += 1
         env.close()
         return steps
+
     return play
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=10)
-    parser.add_argument("--club-players", type=int, default=16,
-                        help="players of the club rows (0: no club rows)")
-    parser.add_argument("--seconds", type=float, default=2.0,
-                        help="minimum wall time per measurement")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="rounds over all rows; each row reports its best round")
+    parser.add_argument(
+        "--club-players", type=int, default=16, help="players of the club rows (0: no club rows)"
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=2.0, help="minimum wall time per measurement"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="rounds over all rows; each row reports its best round",
+    )
     args = parser.parse_args()
     n, seconds = args.players, args.seconds
 
     setups: dict[str, Callable[[int], int]] = {}
-    for env_id, label in (("SecretMafia-v0-raw", "textarena raw"),
-                          ("SecretMafia-v0", "textarena default")):
+    for env_id, label in (
+        ("SecretMafia-v0-raw", "textarena raw"),
+        ("SecretMafia-v0", "textarena default"),
+    ):
         play = textarena_game(env_id, n)
         if play is not None:
             setups[label] = play
@@ -141,8 +153,10 @@ def main() -> None:
             if label not in rows or rate > rows[label][0]:
                 rows[label] = (rate, steps)
 
-    print(f"\n{n} players (club: {args.club_players}), random legal actions, "
-          f"best of {args.repeats} x >= {seconds:g} s\n")
+    print(
+        f"\n{n} players (club: {args.club_players}), random legal actions, "
+        f"best of {args.repeats} x >= {seconds:g} s\n"
+    )
     print(f"{'setting':32} {'games/s':>10} {'decisions/game':>15}")
     for label, (rate, steps) in rows.items():
         print(f"{label:32} {rate:10.1f} {steps:15.1f}")
@@ -155,8 +169,10 @@ def main() -> None:
         engine = rows[f"{variant} engine"][0] / raw
         aec = rows[f"{variant} AEC env()"][0] / default
         flag = lambda ok: "ok" if ok else "BELOW TARGET"  # noqa: E731
-        print(f"  {variant:9} engine/raw {engine:6.2f} ({flag(engine >= 2)})   "
-              f"AEC/default {aec:7.2f} ({flag(aec >= 1.5)})")
+        print(
+            f"  {variant:9} engine/raw {engine:6.2f} ({flag(engine >= 2)})   "
+            f"AEC/default {aec:7.2f} ({flag(aec >= 1.5)})"
+        )
 
 
 if __name__ == "__main__":

@@ -60,8 +60,10 @@ def main() -> None:
             wins = town_wins(variant, players, seats, args.games)
             low, high = wilson(wins, args.games)
             intervals.append((low, high))
-            print(f"  {label:32s} town wins {wins / args.games:6.1%}  "
-                  f"95% CI [{low:.3f}, {high:.3f}]  ({time.perf_counter() - start:.1f} s)")
+            print(
+                f"  {label:32s} town wins {wins / args.games:6.1%}  "
+                f"95% CI [{low:.3f}, {high:.3f}]  ({time.perf_counter() - start:.1f} s)"
+            )
         (_, top_baseline), (low_heuristic, _) = intervals[1], intervals[0]
         print(f"  heuristic town clearly better: {low_heuristic > top_baseline}\n")
 

@@ -68,15 +68,24 @@ class Setting:
         return tokens / self.games if self.games else 0.0
 
 
-def seat_agents(definition: AgentDefinition, players: int, llm_seats: int,
-                others: str) -> list[Agent]:
+def seat_agents(
+    definition: AgentDefinition, players: int, llm_seats: int, others: str
+) -> list[Agent]:
     """The LLM agent in the first `llm_seats` seats, `others` in the rest."""
-    return [LLMAgent(definition) if seat < llm_seats else make_agent(others)
-            for seat in range(players)]
+    return [
+        LLMAgent(definition) if seat < llm_seats else make_agent(others) for seat in range(players)
+    ]
 
 
-async def measure(definition: AgentDefinition, variant: Variant, players: int,
-                  llm_seats: int, others: str, games: int, in_flight: int) -> Setting:
+async def measure(
+    definition: AgentDefinition,
+    variant: Variant,
+    players: int,
+    llm_seats: int,
+    others: str,
+    games: int,
+    in_flight: int,
+) -> Setting:
     """Play seeds 0..games-1 with at most `in_flight` games running at once."""
     setting = Setting(in_flight)
     gate = asyncio.Semaphore(in_flight)
@@ -98,8 +107,7 @@ async def measure(definition: AgentDefinition, variant: Variant, players: int,
     return setting
 
 
-async def warm_up(definition: AgentDefinition, variant: Variant, players: int,
-                  others: str) -> None:
+async def warm_up(definition: AgentDefinition, variant: Variant, players: int, others: str) -> None:
     """Start the endpoint (the local server, when the agent uses it) and make one call."""
     if definition.base_url == "local":
         from mafia_arena.llm.local_server import aget_local_server
@@ -120,16 +128,19 @@ async def warm_up(definition: AgentDefinition, variant: Variant, players: int,
 
 def table(settings: list[Setting]) -> str:
     base = settings[0].decisions_per_s if settings else 0.0
-    lines = [f"{'in flight':>9} {'games':>5} {'wall s':>8} {'decisions':>9} {'dec/s':>7} "
-             f"{'vs 1':>6} {'prompt tok/dec':>14} {'compl tok/dec':>13} {'tok/game':>9} "
-             f"{'reasks':>6} {'retries':>7} {'fallbacks':>9}"]
+    lines = [
+        f"{'in flight':>9} {'games':>5} {'wall s':>8} {'decisions':>9} {'dec/s':>7} "
+        f"{'vs 1':>6} {'prompt tok/dec':>14} {'compl tok/dec':>13} {'tok/game':>9} "
+        f"{'reasks':>6} {'retries':>7} {'fallbacks':>9}"
+    ]
     for s in settings:
         ratio = s.decisions_per_s / base if base else 0.0
         lines.append(
             f"{s.in_flight:>9} {s.games:>5} {s.seconds:>8.1f} {s.decisions:>9} "
             f"{s.decisions_per_s:>7.2f} {ratio:>5.2f}x {s.per_decision('tokens_in'):>14.0f} "
             f"{s.per_decision('tokens_out'):>13.1f} {s.tokens_per_game:>9.0f} "
-            f"{s.total('reasks'):>6} {s.total('retries'):>7} {s.total('fallbacks'):>9}")
+            f"{s.total('reasks'):>6} {s.total('retries'):>7} {s.total('fallbacks'):>9}"
+        )
     return "\n".join(lines)
 
 
@@ -151,8 +162,9 @@ async def main_async(args: argparse.Namespace) -> list[Setting]:
     await warm_up(definition, variant, args.players, args.others)
     settings = []
     for in_flight in [int(n) for n in args.in_flight.split(",")]:
-        setting = await measure(definition, variant, args.players, args.llm_seats,
-                                args.others, args.games, in_flight)
+        setting = await measure(
+            definition, variant, args.players, args.llm_seats, args.others, args.games, in_flight
+        )
         settings.append(setting)
         print(table(settings).splitlines()[-1], flush=True)
     await aclose_shared_clients()
@@ -174,8 +186,10 @@ def main() -> None:
     args = parser.parse_args()
     settings = asyncio.run(main_async(args))
     print()
-    print(f"{args.variant}, {args.players} players, {args.llm_seats} seats {args.agent}, "
-          f"the rest {args.others}; the same {args.games} seeded games per setting")
+    print(
+        f"{args.variant}, {args.players} players, {args.llm_seats} seats {args.agent}, "
+        f"the rest {args.others}; the same {args.games} seeded games per setting"
+    )
     print(table(settings))
 
 

@@ -48,24 +48,37 @@ players = 7
 """
 
 
-def measure(spec: Path, folder: Path, *, use_ray: bool, workers: int = 1,
-            repeat: int = 1) -> list[float]:
+def measure(
+    spec: Path, folder: Path, *, use_ray: bool, workers: int = 1, repeat: int = 1
+) -> list[float]:
     """Games per second of `repeat` full runs of `spec` into `folder`/<i>."""
     if not use_ray:
-        return [run_tournament(spec, use_ray=False, results_dir=folder / str(i), track=False,
-                               progress=False).games_per_s for i in range(repeat)]
+        return [
+            run_tournament(
+                spec, use_ray=False, results_dir=folder / str(i), track=False, progress=False
+            ).games_per_s
+            for i in range(repeat)
+        ]
     import ray
 
     ray.init(num_cpus=workers, include_dashboard=False, logging_level="warning")
     try:
         warm = spec.with_name("warmup.toml")
-        warm.write_text(spec.read_text().replace('name = "scaling"', 'name = "warmup"')
-                        .replace(f"games = {_games(spec)}", f"games = {2 * workers}")
-                        .replace("batch_size =", "batch_size = 1 #"))
-        run_tournament(warm, results_dir=folder.with_name(folder.name + "-warmup"),
-                       track=False, progress=False)
-        return [run_tournament(spec, results_dir=folder / str(i), track=False,
-                               progress=False).games_per_s for i in range(repeat)]
+        warm.write_text(
+            spec.read_text()
+            .replace('name = "scaling"', 'name = "warmup"')
+            .replace(f"games = {_games(spec)}", f"games = {2 * workers}")
+            .replace("batch_size =", "batch_size = 1 #")
+        )
+        run_tournament(
+            warm, results_dir=folder.with_name(folder.name + "-warmup"), track=False, progress=False
+        )
+        return [
+            run_tournament(
+                spec, results_dir=folder / str(i), track=False, progress=False
+            ).games_per_s
+            for i in range(repeat)
+        ]
     finally:
         ray.shutdown()
 
@@ -88,22 +101,32 @@ def main() -> int:
         spec = root / "scaling.toml"
         spec.write_text(SPEC.format(games=args.games, batch=args.batch))
         total = 3 * args.games
-        print(f"scripted tournament: {total} games (simple, standard, classic at 7 players; "
-              f"random and heuristic), batches of {args.batch}")
+        print(
+            f"scripted tournament: {total} games (simple, standard, classic at 7 players; "
+            f"random and heuristic), batches of {args.batch}"
+        )
         runs = {
             "in-process": measure(spec, root / "local", use_ray=False, repeat=args.repeat),
-            "ray, 1 worker": measure(spec, root / "ray1", use_ray=True, workers=1,
-                                     repeat=args.repeat),
-            "ray, 2 workers": measure(spec, root / "ray2", use_ray=True, workers=2,
-                                      repeat=args.repeat),
+            "ray, 1 worker": measure(
+                spec, root / "ray1", use_ray=True, workers=1, repeat=args.repeat
+            ),
+            "ray, 2 workers": measure(
+                spec, root / "ray2", use_ray=True, workers=2, repeat=args.repeat
+            ),
         }
-        stores = [read_records(path) for path in sorted(root.glob("*/*/games.jsonl"))
-                  if "warmup" not in str(path)]
+        stores = [
+            read_records(path)
+            for path in sorted(root.glob("*/*/games.jsonl"))
+            if "warmup" not in str(path)
+        ]
         identical = all(s == stores[0] for s in stores) and len(stores[0]) == total
     rates = {name: max(values) for name, values in runs.items()}
     for name, values in runs.items():
-        print(f"  {name:<15} {max(values):8.1f} games/s  (runs: "
-              + ", ".join(f"{v:.1f}" for v in values) + ")")
+        print(
+            f"  {name:<15} {max(values):8.1f} games/s  (runs: "
+            + ", ".join(f"{v:.1f}" for v in values)
+            + ")"
+        )
     one_vs_local = rates["ray, 1 worker"] / rates["in-process"]
     two_vs_one = rates["ray, 2 workers"] / rates["ray, 1 worker"]
     print(f"ray 1 worker / in-process: {one_vs_local:.2f}  (target >= 0.90)")

@@ -15,11 +15,16 @@ from tqdm import tqdm
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.rules.loader import coerce
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Mafia Arena: play, evaluate and rank Mafia players.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Mafia Arena: play, evaluate and rank Mafia players.",
+)
 
-SetOption = Annotated[list[str] | None, typer.Option(
-    "--set", help="Override a variant switch or count, e.g. --set mafia=3")]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Override a variant switch or count, e.g. --set mafia=3"),
+]
 
 
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
@@ -37,8 +42,9 @@ def variants() -> None:
     """List the bundled variants."""
     for name in available_variants():
         variant = load_variant(name)
-        typer.echo(f"{name:10} {variant.min_players}-{variant.max_players} players  "
-                   f"{variant.title}")
+        typer.echo(
+            f"{name:10} {variant.min_players}-{variant.max_players} players  {variant.title}"
+        )
 
 
 @app.command()
@@ -113,11 +119,18 @@ def run(
         winners[result.winner or "draw"] += 1
         lengths.append(result.game_length)
     summary = {
-        "variant": variant, "players": players, "agents": agents, "games": games,
-        "seed": seed, "overrides": overrides,
+        "variant": variant,
+        "players": players,
+        "agents": agents,
+        "games": games,
+        "seed": seed,
+        "overrides": overrides,
         "win_rates": {
-            faction: {"wins": winners[faction], "rate": winners[faction] / games,
-                      "ci95": list(wilson_interval(winners[faction], games))}
+            faction: {
+                "wins": winners[faction],
+                "rate": winners[faction] / games,
+                "ci95": list(wilson_interval(winners[faction], games)),
+            }
             for faction in [*rules.factions, "draw"]
         },
         "mean_length_days": statistics.fmean(lengths) if lengths else 0.0,
@@ -127,8 +140,10 @@ def run(
         return
     for faction, row in summary["win_rates"].items():
         low, high = row["ci95"]
-        typer.echo(f"{faction:12} {row['rate']:6.1%}  95% CI [{low:.1%}, {high:.1%}]  "
-                   f"({row['wins']}/{games})")
+        typer.echo(
+            f"{faction:12} {row['rate']:6.1%}  95% CI [{low:.1%}, {high:.1%}]  "
+            f"({row['wins']}/{games})"
+        )
     typer.echo(f"mean game length: {summary['mean_length_days']:.2f} days")
 
 
@@ -174,13 +189,16 @@ def tournament(
 
 @app.command()
 def leaderboard(
-    source: Annotated[Path, typer.Argument(
-        help="an experiment spec (experiments/X.toml: plays the missing games first) or "
-             "a results store (results/X or results/X/games.jsonl)")],
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="an experiment spec (experiments/X.toml: plays the missing games first) or "
+            "a results store (results/X or results/X/games.jsonl)"
+        ),
+    ],
     out: Annotated[Path | None, typer.Option(help="output folder")] = None,
     view: Annotated[str, typer.Option(help="all, bot, human or mixed games")] = "all",
-    no_ray: Annotated[bool, typer.Option("--no-ray", help="run missing games in-process")
-                      ] = False,
+    no_ray: Annotated[bool, typer.Option("--no-ray", help="run missing games in-process")] = False,
 ) -> None:
     """Write leaderboards/<experiment>/ (README, CSV, plots) from stored results."""
     from mafia_arena.leaderboard.cli import leaderboard_command

@@ -54,9 +54,12 @@ def drive(game: Game, script: Script, until: Callable[[Game], bool]) -> Game:
 
 def pending_kind(kind: str, seat: int | None = None) -> Callable[[Game], bool]:
     """`until` condition: a request of `kind` (for `seat`, if given) is pending."""
+
     def check(game: Game) -> bool:
-        return any(r.kind == kind and (seat is None or s == seat)
-                   for s, r in game.pending().items())
+        return any(
+            r.kind == kind and (seat is None or s == seat) for s, r in game.pending().items()
+        )
+
     return check
 
 
@@ -71,34 +74,51 @@ def target(decision: Decision) -> int | None:
     return decision.target if isinstance(decision, Choice) else None
 
 
-def synthetic_view(variant: str, composition: dict[str, int], seat: int, role: str,
-                   faction: str, request: Request,
-                   events: Sequence[tuple[str, dict, frozenset[int] | None]] = (),
-                   day: int = 1, phase: str = "day") -> View:
+def synthetic_view(
+    variant: str,
+    composition: dict[str, int],
+    seat: int,
+    role: str,
+    faction: str,
+    request: Request,
+    events: Sequence[tuple[str, dict, frozenset[int] | None]] = (),
+    day: int = 1,
+    phase: str = "day",
+) -> View:
     """A view built from hand-made events (kind, payload, private seats or None)."""
     players = sum(composition.values())
     knowledge = Knowledge(seat)
-    knowledge.apply(Event(0, "setup", 0, "setup", {
-        "variant": variant, "players": players, "composition": composition}))
-    knowledge.apply(Event(1, "role", 0, "setup", {"seat": seat, "role": role,
-                                                  "faction": faction}, private(seat)))
+    knowledge.apply(
+        Event(
+            0,
+            "setup",
+            0,
+            "setup",
+            {"variant": variant, "players": players, "composition": composition},
+        )
+    )
+    knowledge.apply(
+        Event(
+            1, "role", 0, "setup", {"seat": seat, "role": role, "faction": faction}, private(seat)
+        )
+    )
     for index, (kind, payload, seats) in enumerate(events, start=2):
         visibility = PUBLIC if seats is None else private(*seats)
         knowledge.apply(Event(index, kind, day, phase, payload, visibility))
     return View(seat, variant, knowledge, request)
 
 
-def by_side(variant: str, town: Callable[[], SyncAgent], mafia: Callable[[], SyncAgent],
-            players: int) -> list[SyncAgent]:
+def by_side(
+    variant: str, town: Callable[[], SyncAgent], mafia: Callable[[], SyncAgent], players: int
+) -> list[SyncAgent]:
     """One `BySideAgent` per seat: `town()` if dealt a town role, else `mafia()`."""
     side_of = rulebook(variant).side_of_faction
     factories = {"town": town, "*": mafia}
     return [BySideAgent(factories, side_of) for _ in range(players)]  # type: ignore[misc]
 
 
-def town_vs_random(town: Callable[[], SyncAgent], players: int,
-                   variant: str = "standard") -> list[SyncAgent]:
+def town_vs_random(
+    town: Callable[[], SyncAgent], players: int, variant: str = "standard"
+) -> list[SyncAgent]:
     """Every seat plays `town()` when dealt a town role and `random` otherwise."""
     return by_side(variant, town, RandomAgent, players)
-
-

@@ -96,13 +96,24 @@ def test_decides_from_the_view_alone(variant: str) -> None:
         assert GameLog.from_game(game).events == tracked.log.events
 
 
-@pytest.mark.parametrize(("variant", "overrides"), [
-    ("standard", {"mafia_chat_rounds": 1, "doctor_repeat": False, "doctor_self": False,
-                  "abstain": True, "vote_tie": "none"}),
-    ("standard", {"reveal_on_death": False, "discussion_rounds": 1}),
-    ("simple", {"first_phase": "day", "mafia_win": "sole_survivors"}),
-    ("classic", {"mafia_rounds": 1, "detective_rounds": 1, "discussion_rounds": 2}),
-])
+@pytest.mark.parametrize(
+    ("variant", "overrides"),
+    [
+        (
+            "standard",
+            {
+                "mafia_chat_rounds": 1,
+                "doctor_repeat": False,
+                "doctor_self": False,
+                "abstain": True,
+                "vote_tie": "none",
+            },
+        ),
+        ("standard", {"reveal_on_death": False, "discussion_rounds": 1}),
+        ("simple", {"first_phase": "day", "mafia_win": "sole_survivors"}),
+        ("classic", {"mafia_rounds": 1, "detective_rounds": 1, "discussion_rounds": 2}),
+    ],
+)
 def test_legal_under_switches(variant: str, overrides: dict) -> None:
     spec = load_variant(variant, overrides)
     for seed in range(12):

@@ -26,24 +26,34 @@ CLAIM = "I claim to be the detective. My check: P1 is mafia."
 
 def night_one(kill: int = 6, protect: int = 4, check: int = 0):
     """A script for standard night 1: the mafia kill `kill`, and so on."""
+
     def script(game: Game, seat: int, request: Request) -> Choice | None:
-        picks = {"night:mafia_kill": kill, "night:doctor_protect": protect,
-                 "night:detective_check": check}
+        picks = {
+            "night:mafia_kill": kill,
+            "night:doctor_protect": protect,
+            "night:detective_check": check,
+        }
         if request.kind in picks:
             return Choice("target", picks[request.kind])
         return None
+
     return script
 
 
 def with_claim(base, speaker: int = 3, text: str = CLAIM, vote: int | None = None):
     """`base`, plus `speaker` saying `text` on day 1 and everyone voting `vote`."""
+
     def script(game: Game, seat: int, request: Request):
         if request.kind == "speak" and seat == speaker and game.state.day == 1:
             return Speech(text)
         if request.kind == "vote" and vote is not None:
-            return Choice("target", vote) if Choice("target", vote) in request.choices \
+            return (
+                Choice("target", vote)
+                if Choice("target", vote) in request.choices
                 else request.choices[0]
+            )
         return base(game, seat, request)
+
     return script
 
 
@@ -71,8 +81,11 @@ def test_detective_keeps_quiet_with_only_an_innocent_result() -> None:
 
 def _night_two(seed: int = 0) -> Game:
     script = with_claim(night_one(), text="I claim to be the detective.", vote=5)
-    return drive(dealt("standard", STANDARD, seed), script,
-                 lambda g: g.state.day == 2 and g.state.phase == "night")
+    return drive(
+        dealt("standard", STANDARD, seed),
+        script,
+        lambda g: g.state.day == 2 and g.state.phase == "night",
+    )
 
 
 def test_doctor_mostly_protects_the_claimed_detective() -> None:
@@ -92,6 +105,7 @@ def test_mafia_kill_the_claimed_detective() -> None:
 def test_mafia_converge_on_the_lowest_seats_pick_in_round_two() -> None:
     def split(game: Game, seat: int, request: Request):
         return Choice("target", 4 if seat == 0 else 5)
+
     game = dealt("standard", STANDARD)
     game.submit(0, split(game, 0, game.request(0)))
     game.submit(1, split(game, 1, game.request(1)))
@@ -108,9 +122,11 @@ def test_mafia_do_not_vote_their_teammate_without_need(seed: int) -> None:
 
 
 def test_detective_answers_a_counter_claim() -> None:
-    game = drive(dealt("standard", STANDARD), with_claim(night_one(check=4), speaker=0,
-                                                          text="I am the detective."),
-                 pending_kind("speak", 3))
+    game = drive(
+        dealt("standard", STANDARD),
+        with_claim(night_one(check=4), speaker=0, text="I am the detective."),
+        pending_kind("speak", 3),
+    )
     decision = heuristic_decides(game, 3)
     claims = extract_claims(decision.text if isinstance(decision, Speech) else "", [DET])
     assert Claim("claim_role", None, DET) in claims and Claim("accuse", 0) in claims
@@ -127,6 +143,7 @@ def test_classic_nominations_skip_known_town_and_name_known_mafia() -> None:
         if request.kind == "night:detective_check":
             return Choice("target", 3)
         return None
+
     game = drive(dealt("classic", roles), script, pending_kind("nominate", 2))
     named: list[int | None] = []
     while game.request(2) is not None and game.request(2).kind == "nominate":
@@ -139,11 +156,25 @@ def test_classic_nominations_skip_known_town_and_name_known_mafia() -> None:
 
 
 def _last_dead_view(role: str, faction: str, allies: dict[str, str] | None = None):
-    request = Request(6, "last_dead", "decide", (Choice("target", 0), Choice("target", 4)),
-                      ("P1", "P5"), default="random")
-    events = [("night_result", {"step": "detective_check", "action": "check",
-                                "target": 0, "result": "mafia"}, frozenset({6}))] \
-        if role == DET else []
+    request = Request(
+        6,
+        "last_dead",
+        "decide",
+        (Choice("target", 0), Choice("target", 4)),
+        ("P1", "P5"),
+        default="random",
+    )
+    events = (
+        [
+            (
+                "night_result",
+                {"step": "detective_check", "action": "check", "target": 0, "result": "mafia"},
+                frozenset({6}),
+            )
+        ]
+        if role == DET
+        else []
+    )
     if allies:
         events.append(("allies", {"seat": 6, "allies": allies}, frozenset({6})))
     events.append(("death", {"seat": 6, "cause": "night", "role": role}, None))
@@ -162,15 +193,23 @@ def test_last_dead_town_condemns_the_suspect_and_mafia_spare_their_own() -> None
 
 @pytest.mark.parametrize("action", [*sorted(NIGHT_STRATEGIES), "unheard_of"])
 @pytest.mark.parametrize(("role", "faction"), [(V, "town"), (M, "mafia")])
-def test_every_night_action_picks_a_target_rather_than_pass(action: str, role: str,
-                                                            faction: str) -> None:
+def test_every_night_action_picks_a_target_rather_than_pass(
+    action: str, role: str, faction: str
+) -> None:
     choices = (PASS, *(Choice("target", s) for s in (1, 2, 3, 4)))
     if action == "check_or_kill":
         choices = (PASS, *(Choice(v, s) for v in ("check", "kill") for s in (1, 2, 3, 4)))
-    request = Request(0, f"night:{action}", "Night 1: act (pick 1 of 1)", choices,
-                      tuple(c.key for c in choices), info={"step": action, "action": action})
-    view = synthetic_view("standard", {M: 1, DOC: 1, DET: 1, V: 2}, 0, role, faction,
-                          request, phase="night")
+    request = Request(
+        0,
+        f"night:{action}",
+        "Night 1: act (pick 1 of 1)",
+        choices,
+        tuple(c.key for c in choices),
+        info={"step": action, "action": action},
+    )
+    view = synthetic_view(
+        "standard", {M: 1, DOC: 1, DET: 1, V: 2}, 0, role, faction, request, phase="night"
+    )
     agent = HeuristicAgent(strict=True)
     agent.reset(0, 0)
     decision = agent.decide(view)
@@ -181,8 +220,14 @@ def test_every_night_action_picks_a_target_rather_than_pass(action: str, role: s
 def test_a_nominee_pleads_against_the_other_nominee(role: str, faction: str) -> None:
     others = [0, 1, 2, 4, 5, 6]
     acts = tuple(speech_acts(3, others, [M, DET, C]))
-    request = Request(3, "plea", "Day 1: your final plea.", acts,
-                      tuple(render_act(a) for a in acts), free_text=True)
+    request = Request(
+        3,
+        "plea",
+        "Day 1: your final plea.",
+        acts,
+        tuple(render_act(a) for a in acts),
+        free_text=True,
+    )
     events = [("nominees", {"seats": [3, 5]}, None)]
     if role == M:
         events.append(("allies", {"seat": 3, "allies": {"0": M}}, frozenset({3})))

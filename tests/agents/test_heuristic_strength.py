@@ -23,8 +23,10 @@ PLAYERS = 7
 
 def town_wins(town: Callable[[], SyncAgent]) -> int:
     spec = load_variant("standard")
-    return sum(play_match_sync(spec, town_vs_random(town, PLAYERS), seed).winner == "town"
-               for seed in range(GAMES))
+    return sum(
+        play_match_sync(spec, town_vs_random(town, PLAYERS), seed).winner == "town"
+        for seed in range(GAMES)
+    )
 
 
 def test_wilson_interval_matches_known_values() -> None:
@@ -38,7 +40,9 @@ def test_heuristic_town_beats_random_mafia_clearly_more_than_random_town() -> No
     baseline = town_wins(RandomAgent)
     h_low, h_high = wilson(heuristic, GAMES)
     r_low, r_high = wilson(baseline, GAMES)
-    report = (f"heuristic town {heuristic / GAMES:.3f} [{h_low:.3f}, {h_high:.3f}], "
-              f"random town {baseline / GAMES:.3f} [{r_low:.3f}, {r_high:.3f}]")
+    report = (
+        f"heuristic town {heuristic / GAMES:.3f} [{h_low:.3f}, {h_high:.3f}], "
+        f"random town {baseline / GAMES:.3f} [{r_low:.3f}, {r_high:.3f}]"
+    )
     assert h_low > r_high, report
     assert heuristic / GAMES > 0.5, report

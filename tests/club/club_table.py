@@ -21,11 +21,30 @@ from mafia_arena.engine import PASS, Choice, Game, Request
 from mafia_arena.rules.loader import build_variant, variant_path
 
 ROLES = {
-    "C": "civilian", "M": "mafia", "D": "don", "K": "commissar", "X": "maniac",
-    "Dr": "doctor", "Lv": "lover", "I": "immortal", "W": "werewolf", "Sg": "sergeant",
-    "Dt": "detective", "Sh": "sheriff", "Sw": "sleepwalker", "J": "journalist",
-    "Cs": "cardsharp", "Kz": "kamikaze", "T": "thief", "Cp": "captain", "L": "lawyer",
-    "Y": "yakuza", "S": "sensei", "F": "framer", "P": "psychopath", "Dp": "deputy",
+    "C": "civilian",
+    "M": "mafia",
+    "D": "don",
+    "K": "commissar",
+    "X": "maniac",
+    "Dr": "doctor",
+    "Lv": "lover",
+    "I": "immortal",
+    "W": "werewolf",
+    "Sg": "sergeant",
+    "Dt": "detective",
+    "Sh": "sheriff",
+    "Sw": "sleepwalker",
+    "J": "journalist",
+    "Cs": "cardsharp",
+    "Kz": "kamikaze",
+    "T": "thief",
+    "Cp": "captain",
+    "L": "lawyer",
+    "Y": "yakuza",
+    "S": "sensei",
+    "F": "framer",
+    "P": "psychopath",
+    "Dp": "deputy",
 }
 STRICT = ("kill", "copy", "check_or_kill")
 
@@ -42,8 +61,14 @@ def club_document(**changes: Any) -> dict[str, Any]:
     return document
 
 
-def club_game(roles: list[str], seed: int = 0, *, votes: bool = True,
-              stalemate: int | None = None, **overrides: Any) -> Game:
+def club_game(
+    roles: list[str],
+    seed: int = 0,
+    *,
+    votes: bool = True,
+    stalemate: int | None = None,
+    **overrides: Any,
+) -> Game:
     """A club game with seat i dealt roles[i] (the deck gets its own composition row).
 
     `votes=False` drops the day's vote, for scenarios about nights; the stalemate draw
@@ -68,8 +93,7 @@ class Table:
         self.labels = labels.split()
         self.game = club_game([role_of(label) for label in self.labels], seed, **options)
         self.plan: dict[int, list[str]] = {}
-        self._day_votes: tuple[str | None, Mapping[str, str], Mapping[str, str]] = \
-            (None, {}, {})
+        self._day_votes: tuple[str | None, Mapping[str, str], Mapping[str, str]] = (None, {}, {})
 
     def __getitem__(self, label: str) -> int:
         return self.labels.index(label)
@@ -86,9 +110,13 @@ class Table:
         self._run(lambda g: g.state.phase == "day" and g.state.day >= number)
         return self
 
-    def day(self, execute: str | None = None, *,
-            votes: Mapping[str, str] | None = None,
-            finals: Mapping[str, str] | None = None) -> Table:
+    def day(
+        self,
+        execute: str | None = None,
+        *,
+        votes: Mapping[str, str] | None = None,
+        finals: Mapping[str, str] | None = None,
+    ) -> Table:
         """Play the day (if one is under way) to its end.
 
         `execute` makes everyone vote against that player (he names someone else);
@@ -105,15 +133,19 @@ class Table:
         """Play the day so that nobody is executed: `a` and `b` are the only accused and
         tie in the final vote and in the re-vote (needs an even number of other voters)."""
         state = self.game.state
-        others = [self.label(s) for s in state.living()
-                  if s not in state.silenced_today and self.label(s) not in (a, b)]
+        others = [
+            self.label(s)
+            for s in state.living()
+            if s not in state.silenced_today and self.label(s) not in (a, b)
+        ]
         assert len(others) % 2 == 0, "a tie needs an even number of other voters"
         half = len(others) // 2
         votes = {a: b, b: a, **dict.fromkeys(others[:half], a), **dict.fromkeys(others[half:], b)}
         return self.day(votes=votes, finals=votes)
 
-    def until(self, label: str, kind: str, plan: Mapping[str, str | list[str]] | None = None
-              ) -> Request:
+    def until(
+        self, label: str, kind: str, plan: Mapping[str, str | list[str]] | None = None
+    ) -> Request:
         """Play by `plan` until `label` is asked a decision whose kind starts with `kind`."""
         self._set_plan(plan or {})
         seat = self[label]
@@ -166,8 +198,9 @@ class Table:
             fellow = self.game.pending().get(other)
             if picks and fellow is not None and fellow.info.get("step") == step:
                 return self.choice(picks[0], request)
-        assert request.info.get("action") not in STRICT and request.info.get("pick") is None, \
+        assert request.info.get("action") not in STRICT and request.info.get("pick") is None, (
             f"unplanned {request.kind} for {self.label(seat)}"
+        )
         return request.choices[0]
 
     def choice(self, value: str, request: Request | None = None) -> Choice:
@@ -178,20 +211,26 @@ class Table:
 
     # ------------------------------------------------------------------ reading
     def events(self, kind: str, day: int | None = None) -> list[dict[str, Any]]:
-        return [e.payload for e in self.game.events
-                if e.kind == kind and (day is None or e.day == day)]
+        return [
+            e.payload for e in self.game.events if e.kind == kind and (day is None or e.day == day)
+        ]
 
     def seen_by(self, label: str, kind: str, day: int | None = None) -> list[dict[str, Any]]:
         """Payloads of `kind` that `label`'s seat may see (private results included)."""
         seat = self[label]
-        return [e.payload for e in self.game.events
-                if e.kind == kind and e.visibility.admits(seat)
-                and (day is None or e.day == day)]
+        return [
+            e.payload
+            for e in self.game.events
+            if e.kind == kind and e.visibility.admits(seat) and (day is None or e.day == day)
+        ]
 
     def result(self, label: str, day: int, action: str | None = None) -> Any:
         """The one night result `label` received on night `day` (of `action` if given)."""
-        results = [p for p in self.seen_by(label, "night_result", day)
-                   if action is None or p.get("action") == action]
+        results = [
+            p
+            for p in self.seen_by(label, "night_result", day)
+            if action is None or p.get("action") == action
+        ]
         assert len(results) == 1, results
         return results[0]["result"]
 

@@ -27,8 +27,10 @@ def test_recombined_roles_play_full_random_games_that_replay(n):
         assert result.log.result is not None
         again = Game(VARIANT, n, seed)  # replay by hand: the variant is not in envs/
         for record in result.log.decisions:
-            again.submit(record["seat"], Choice.parse(record["choice"]) if "choice" in record
-                         else record["text"])
+            again.submit(
+                record["seat"],
+                Choice.parse(record["choice"]) if "choice" in record else record["text"],
+            )
         assert again.events == result.log.events
 
 
@@ -38,24 +40,32 @@ def test_bodyguard_guards_others_and_survives_the_mafia_himself():
     assert Choice("target", 2) not in request.choices  # never himself
     with pytest.raises(IllegalDecision):
         g.submit(2, Choice("target", 2))
-    run(g, {("night:guard", 1): 5, ("night:mafia_kill", 1): 2},
-        until=lambda g: g.state.phase == "day")
+    run(
+        g,
+        {("night:guard", 1): 5, ("night:mafia_kill", 1): 2},
+        until=lambda g: g.state.phase == "day",
+    )
     assert g.state.alive(2)
 
 
 def test_vigilante_has_one_shot_and_is_a_killer():
     g = game()
     assert is_killer(g, 3)
-    run(g, {("night:guard", 1): 5, ("night:mafia_kill", 1): 5, ("night:vigilante_shot", 1): 6},
-        until=lambda g: g.state.phase == "day")
+    run(
+        g,
+        {("night:guard", 1): 5, ("night:mafia_kill", 1): 5, ("night:vigilante_shot", 1): 6},
+        until=lambda g: g.state.phase == "day",
+    )
     assert not g.state.alive(6)
-    run(g, {("nominate", 1): 5, ("final_vote", 1): 5},
-        until=lambda g: g.state.phase == "night")
+    run(g, {("nominate", 1): 5, ("final_vote", 1): 5}, until=lambda g: g.state.phase == "night")
     assert g.request(3) is None  # the shot is spent: no request on night 2
 
 
 def test_avenger_takes_the_clan_leader_along():
     g = game()
-    run(g, {("night:guard", 1): 5, ("night:mafia_kill", 1): 4},
-        until=lambda g: g.state.phase == "day")
+    run(
+        g,
+        {("night:guard", 1): 5, ("night:mafia_kill", 1): 4},
+        until=lambda g: g.state.phase == "day",
+    )
     assert not g.state.alive(4) and not g.state.alive(0) and g.state.alive(1)

@@ -8,7 +8,7 @@ from mafia_arena.engine.actions import ACTIONS, appearance
 from mafia_arena.engine.state import NightState
 from mafia_arena.engine.win import outcome
 
-FULL = ("D M1 M2 L S Y1 Y2 F X Cs K Sg Dr Lv I W Dt Sh Sw J Kz T Cp P Dp C")
+FULL = "D M1 M2 L S Y1 Y2 F X Cs K Sg Dr Lv I W Dt Sh Sw J Kz T Cp P Dp C"
 
 
 @pytest.fixture(scope="module")
@@ -16,19 +16,30 @@ def full() -> Table:
     return Table(FULL, votes=False)
 
 
-@pytest.mark.parametrize(("label", "answer"), [
-    ("D", "innocent"), ("M1", "mafia"), ("L", "mafia"), ("S", "innocent"), ("Y1", "mafia"),
-    ("F", "mafia"), ("X", "innocent"), ("Cs", "innocent"), ("P", "innocent"),
-    ("W", "innocent"), ("Dp", "innocent"), ("C", "innocent"),
-])
+@pytest.mark.parametrize(
+    ("label", "answer"),
+    [
+        ("D", "innocent"),
+        ("M1", "mafia"),
+        ("L", "mafia"),
+        ("S", "innocent"),
+        ("Y1", "mafia"),
+        ("F", "mafia"),
+        ("X", "innocent"),
+        ("Cs", "innocent"),
+        ("P", "innocent"),
+        ("W", "innocent"),
+        ("Dp", "innocent"),
+        ("C", "innocent"),
+    ],
+)
 def test_s11_the_mafia_check_table(full, label, answer):
     assert appearance(full.game, NightState(2), full[label]) == answer
 
 
 def test_s11_framing_overrides_the_dons_exemption_and_an_arrest_gives_no_result(full):
     assert appearance(full.game, NightState(2, framed={full["D"]}), full["D"]) == "mafia"
-    assert appearance(full.game, NightState(2, arrested={full["M1"]}), full["M1"]) == \
-        "no result"
+    assert appearance(full.game, NightState(2, arrested={full["M1"]}), full["M1"]) == "no result"
 
 
 def test_s11_the_detectives_check_mode_also_sees_the_don_as_innocent():
@@ -39,16 +50,26 @@ def test_s11_the_detectives_check_mode_also_sees_the_don_as_innocent():
 
 def _compare(t: Table, a: str, b: str, night: NightState) -> str:
     step = next(s for s in t.game.variant.night if s.action == "compare")
-    ACTIONS["compare"].apply(t.game, night, step, (t["J"],),
-                             [Choice("target", t[a]), Choice("target", t[b])])
+    ACTIONS["compare"].apply(
+        t.game, night, step, (t["J"],), [Choice("target", t[a]), Choice("target", t[b])]
+    )
     return t.game.events[-1].payload["result"]
 
 
-@pytest.mark.parametrize(("a", "b", "answer"), [
-    ("M1", "L", "same"), ("D", "M1", "same"), ("M1", "Y1", "different"), ("S", "F", "same"),
-    ("X", "Cs", "different"), ("X", "C", "different"), ("K", "C", "same"),
-    ("P", "C", "same"), ("W", "Dr", "same"),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "answer"),
+    [
+        ("M1", "L", "same"),
+        ("D", "M1", "same"),
+        ("M1", "Y1", "different"),
+        ("S", "F", "same"),
+        ("X", "Cs", "different"),
+        ("X", "C", "different"),
+        ("K", "C", "same"),
+        ("P", "C", "same"),
+        ("W", "Dr", "same"),
+    ],
+)
 def test_s12_journalist_comparisons(full, a, b, answer):
     assert _compare(full, a, b, NightState(2)) == answer
 
@@ -70,28 +91,34 @@ def result_of(labels: str, active_psychopath: bool = False) -> tuple[str, tuple]
     return outcome(t.game)
 
 
-@pytest.mark.parametrize(("labels", "expected"), [
-    ("D M S C1", None),
-    ("D M C1 C2", "mafia"),
-    ("D M C1", "mafia"),
-    ("D M Sh C1", None),
-    ("L C1", "mafia"),
-    ("L F", "draw"),
-    ("S Y F C1 C2", "yakuza"),
-])
+@pytest.mark.parametrize(
+    ("labels", "expected"),
+    [
+        ("D M S C1", None),
+        ("D M C1 C2", "mafia"),
+        ("D M C1", "mafia"),
+        ("D M Sh C1", None),
+        ("L C1", "mafia"),
+        ("L F", "draw"),
+        ("S Y F C1 C2", "yakuza"),
+    ],
+)
 def test_s27_clan_wins_need_parity_and_no_killer_of_another_side(labels, expected):
     result = result_of(labels)
     assert (result and result[0]) == expected
 
 
-@pytest.mark.parametrize(("labels", "expected", "active"), [
-    ("X C1 C2", "maniac", False),
-    ("X C1 C2 C3", None, False),
-    ("X Sh C1", None, False),
-    ("Cs L C1", "cardsharp", False),
-    ("X Cs C1", None, False),
-    ("P C1 C2", "psychopath", True),
-])
+@pytest.mark.parametrize(
+    ("labels", "expected", "active"),
+    [
+        ("X C1 C2", "maniac", False),
+        ("X C1 C2 C3", None, False),
+        ("X Sh C1", None, False),
+        ("Cs L C1", "cardsharp", False),
+        ("X Cs C1", None, False),
+        ("P C1 C2", "psychopath", True),
+    ],
+)
 def test_s28_a_solo_wins_alone_against_at_most_two_non_killers(labels, expected, active):
     result = result_of(labels, active)
     assert (result and result[0]) == expected

@@ -27,14 +27,22 @@ EIGHT = "D M K Dr Lv C1 C2 C3"
 
 def asked(t: Table, label: str) -> list[tuple[int, str, str]]:
     """(day, phase, kind) of every decision `label`'s seat was asked and answered."""
-    return [(e.day, e.phase, e.payload["kind"]) for e in t.game.events
-            if e.kind == "decision" and e.payload["seat"] == t[label]
-            and not e.payload.get("host")]
+    return [
+        (e.day, e.phase, e.payload["kind"])
+        for e in t.game.events
+        if e.kind == "decision" and e.payload["seat"] == t[label] and not e.payload.get("host")
+    ]
 
 
 def snapshot(game: Game) -> tuple:
-    return (len(game.events), len(game.decisions), game.pending(), game.over,
-            [s.alive for s in game.state.seats], set(game.state.disqualified))
+    return (
+        len(game.events),
+        len(game.decisions),
+        game.pending(),
+        game.over,
+        [s.alive for s in game.state.seats],
+        set(game.state.disqualified),
+    )
 
 
 def test_d34_removal_is_announced_reveals_the_card_at_once_and_gives_no_last_word():
@@ -43,10 +51,14 @@ def test_d34_removal_is_announced_reveals_the_card_at_once_and_gives_no_last_wor
     kinds = [e.kind for e in t.game.events]
     at = kinds.index("disqualified")
     assert kinds[at + 1] == "death"
-    assert t.events("disqualified") == [{"seat": t["K"], "reason": "showed his card",
-                                         "text": "P3 is disqualified: showed his card."}]
-    assert t.events("death") == [{"seat": t["K"], "cause": "disqualification",
-                                  "role": "commissar"}]
+    assert t.events("disqualified") == [
+        {
+            "seat": t["K"],
+            "reason": "showed his card",
+            "text": "P3 is disqualified: showed his card.",
+        }
+    ]
+    assert t.events("death") == [{"seat": t["K"], "cause": "disqualification", "role": "commissar"}]
     assert t.game.events[at + 1].visibility.scope == "public"
     t.day(execute="M")  # the vote, then the last words of the day
     t.night({"D": "C1", "Dr": "Dr", "Lv": "Lv"})
@@ -75,8 +87,7 @@ def test_d34_a_disqualified_voter_is_skipped_and_votes_for_or_by_him_are_void():
     t.game.disqualify(t["D"])
     t.day(execute="M")
     assert asked(t, "D").count((1, "day", "nominate")) == 1  # never asked again
-    assert t.events("nomination_tally") == [{"round": 1, "places": 1,
-                                             "tally": {str(t["M"]): 4}}]
+    assert t.events("nomination_tally") == [{"round": 1, "places": 1, "tally": {str(t["M"]): 4}}]
     assert {p["seat"] for p in t.events("ballot")} == set()  # a lone accused (D25)
     assert t.events("death")[-1] == {"seat": t["M"], "cause": "execution", "role": "mafia"}
 
@@ -102,10 +113,12 @@ def test_d34_succession_applies_the_sergeant_takes_over_a_disqualified_commissar
     t = Table("D M K Sg Dr Lv C1 C2", votes=False)
     t.game.disqualify(t["K"])
     assert t.role("Sg") == "commissar"
-    assert t.seen_by("Sg", "role_change") == [{"seat": t["Sg"], "role": "commissar",
-                                               "faction": "town"}]
+    assert t.seen_by("Sg", "role_change") == [
+        {"seat": t["Sg"], "role": "commissar", "faction": "town"}
+    ]
     request = t.night({"D": "C1", "Dr": "Dr", "Lv": "Lv"}).until(
-        "Sg", "night:commissar_check", {"D": "C2", "Dr": "Lv", "Lv": "Dr"})
+        "Sg", "night:commissar_check", {"D": "C2", "Dr": "Lv", "Lv": "Dr"}
+    )
     assert request.info["step"] == "commissar_check"
 
 
@@ -125,8 +138,7 @@ def test_d34_no_retaliation_a_disqualified_kamikaze_takes_nobody_with_him():
     t.until("K", "night:commissar_check", {"D": "Kz", "Dr": "Dr", "Lv": "Lv"})
     t.game.disqualify(t["Kz"])  # after the mafia's attack on him tonight
     t.night({"K": "M"})
-    assert t.events("death") == [{"seat": t["Kz"], "cause": "disqualification",
-                                  "role": "kamikaze"}]
+    assert t.events("death") == [{"seat": t["Kz"], "cause": "disqualification", "role": "kamikaze"}]
     assert t.alive("D") and t.alive("M")
     assert [p for p in t.events("trigger") if p["trait"] == "retaliates"] == []
     assert t.events("no_death", 2) == [{"text": "Nobody died tonight."}]

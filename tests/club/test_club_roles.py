@@ -19,8 +19,9 @@ def test_civilian_never_wakes_at_night():
     rng = random.Random(5)
     while not game.over:
         for seat, request in sorted(game.pending().items()):
-            assert not (request.kind.startswith("night:") and
-                        game.state.seats[seat].card == "civilian")
+            assert not (
+                request.kind.startswith("night:") and game.state.seats[seat].card == "civilian"
+            )
             game.submit(seat, rng.choice(request.choices))
 
 
@@ -111,8 +112,11 @@ def test_journalist_answer_is_private_and_two_town_players_are_the_same():
     t = Table("J D M K Dr C1 C2 C3", votes=False)
     t.night({"J": ["C1", "C2"], "D": "C3", "Dr": "C3", "K": "M"})
     assert t.result("J", 2) == "same"
-    assert [e.visibility.seats for e in t.game.events if e.kind == "night_result"
-            and e.payload["action"] == "compare"] == [frozenset({t["J"]})]
+    assert [
+        e.visibility.seats
+        for e in t.game.events
+        if e.kind == "night_result" and e.payload["action"] == "compare"
+    ] == [frozenset({t["J"]})]
 
 
 def test_cardsharp_copied_compare_takes_two_targets():
@@ -198,7 +202,6 @@ def test_deputy_who_inherits_a_clan_role_meets_the_clan_the_next_night():
     assert t.dead(2) == {"M1", "C1"} and t.role("Dp") == "mafia"
     assert not t.seen_by("Dp", "allies")
     request = t.until("Dp", "night:mafia_kill", {"D": "C2"})
-    assert t.seen_by("Dp", "allies")[0]["allies"] == {str(t["D"]): "don",
-                                                       str(t["M2"]): "mafia"}
+    assert t.seen_by("Dp", "allies")[0]["allies"] == {str(t["D"]): "don", str(t["M2"]): "mafia"}
     assert {str(t["Dp"]): "mafia"} in [p["allies"] for p in t.seen_by("D", "allies")]
     assert t["D"] not in choices_of(request)

@@ -12,14 +12,21 @@ SIXTEEN = "D M L S Y F X K Sg Dr Lv Sh J I W C"
 
 def asked(t: Table, label: str, day: int) -> set[str]:
     """The kinds of day decisions `label` was asked on `day`."""
-    return {e.payload["kind"] for e in t.game.events if e.kind == "decision"
-            and e.day == day and e.phase == "day" and e.payload["seat"] == t[label]}
+    return {
+        e.payload["kind"]
+        for e in t.game.events
+        if e.kind == "decision"
+        and e.day == day
+        and e.phase == "day"
+        and e.payload["seat"] == t[label]
+    }
 
 
 def named(t: Table, day: int) -> set[int]:
     """Every seat offered as a target in a vote request of `day` (from the decisions)."""
-    return {p["target"] for p in t.events("nomination", day)} | \
-        {p["target"] for p in t.events("ballot", day)}
+    return {p["target"] for p in t.events("nomination", day)} | {
+        p["target"] for p in t.events("ballot", day)
+    }
 
 
 def test_s16_a_silenced_player_cannot_speak_vote_or_be_voted_against():
@@ -64,8 +71,11 @@ def test_s17_the_lawyers_protection_is_announced_after_the_final_vote_and_ends_t
     assert t.result("K", 2) == "mafia"
     everyone_but = {label: "M" for label in t.labels if label not in ("M", "C", "J")}
     t.day(votes={**everyone_but, "M": "C", "C": "M"}, finals={"C": "M"}, execute="M")
-    day2 = [e for e in t.game.events if e.day == 2 and e.phase == "day"
-            and e.visibility.scope == "public"]
+    day2 = [
+        e
+        for e in t.game.events
+        if e.day == 2 and e.phase == "day" and e.visibility.scope == "public"
+    ]
     kinds = [e.kind for e in day2]
     assert kinds.index("protected") > kinds.index("votes")
     assert t.events("protected", 2)[0]["seat"] == t["M"]
@@ -80,10 +90,28 @@ def test_s17_the_lawyers_protection_is_announced_after_the_final_vote_and_ends_t
 
 def test_s18_the_accused_are_the_top_group_widened_by_the_second_and_a_double_tie_spares_all():
     t = Table(EIGHT)
-    t.day(votes={"M": "D", "K": "D", "Dr": "D", "D": "M", "Lv": "M", "C1": "K", "C2": "K",
-                 "C3": "Dr"},
-          finals={"D": "M", "M": "D", "K": "D", "Dr": "D", "Lv": "D", "C1": "M", "C2": "M",
-                  "C3": "M"})
+    t.day(
+        votes={
+            "M": "D",
+            "K": "D",
+            "Dr": "D",
+            "D": "M",
+            "Lv": "M",
+            "C1": "K",
+            "C2": "K",
+            "C3": "Dr",
+        },
+        finals={
+            "D": "M",
+            "M": "D",
+            "K": "D",
+            "Dr": "D",
+            "Lv": "D",
+            "C1": "M",
+            "C2": "M",
+            "C3": "M",
+        },
+    )
     assert t.events("nominees", 1)[0]["seats"] == [t["D"], t["M"], t["K"]]
     assert t.events("runoff", 1)[0]["candidates"] == [t["D"], t["M"]]
     assert [p["kind"] for p in t.events("votes", 1)] == ["final_vote", "revote"]
@@ -95,8 +123,7 @@ def test_s18_the_accused_are_the_top_group_widened_by_the_second_and_a_double_ti
 
 def test_s18_two_players_tied_at_the_top_are_the_only_accused():
     t = Table(EIGHT)
-    votes = {"M": "D", "K": "D", "Dr": "D", "C3": "D", "D": "M", "Lv": "M", "C1": "M",
-             "C2": "M"}
+    votes = {"M": "D", "K": "D", "Dr": "D", "C3": "D", "D": "M", "Lv": "M", "C1": "M", "C2": "M"}
     t.day(votes=votes, execute="D")
     assert t.events("nominees", 1)[0]["seats"] == [t["D"], t["M"]]
 
@@ -107,8 +134,7 @@ def test_s19_the_werewolf_joins_the_mafia_when_its_killers_are_gone():
     assert t.dead(2) == {"D", "C1"}
     t.day(execute="M")
     assert t.role("W") == "mafia"
-    assert t.seen_by("W", "role_change") == [{"seat": t["W"], "role": "mafia",
-                                             "faction": "mafia"}]
+    assert t.seen_by("W", "role_change") == [{"seat": t["W"], "role": "mafia", "faction": "mafia"}]
     assert not t.game.over  # mafia {W} against four others, with the sheriff alive
     request = t.until("W", "night:mafia_kill")
     assert request.info["step"] == "mafia_kill"
@@ -219,11 +245,13 @@ def test_s30_night_victims_show_their_cards_after_the_vote_and_the_commissar_is_
     assert t.events("death", 2) == [{"seat": t["K"], "cause": "night"}]  # no role
     assert t.events("silenced", 2) == [{"seats": [t["C1"]]}]
     t.day(execute="C2")
-    public = [(e.kind, e.payload) for e in t.game.events if e.day == 2 and e.phase == "day"
-              and e.kind in ("death", "reveal", "speech")]
-    after_vote = public[[k for k, _ in public].index("death", 1):]
-    assert after_vote[0] == ("death", {"seat": t["C2"], "cause": "execution",
-                                       "role": "civilian"})
+    public = [
+        (e.kind, e.payload)
+        for e in t.game.events
+        if e.day == 2 and e.phase == "day" and e.kind in ("death", "reveal", "speech")
+    ]
+    after_vote = public[[k for k, _ in public].index("death", 1) :]
+    assert after_vote[0] == ("death", {"seat": t["C2"], "cause": "execution", "role": "civilian"})
     assert after_vote[1][0] == "speech" and after_vote[1][1]["kind"] == "last_word"
     assert after_vote[1][1]["seat"] == t["C2"]
     assert after_vote[2] == ("reveal", {"seat": t["K"], "role": "commissar"})
@@ -236,6 +264,9 @@ def test_s30_night_victims_show_their_cards_after_the_vote_and_the_commissar_is_
 def test_s5_the_clan_member_who_dies_for_the_kamikaze_is_drawn_and_logged(seed):
     t = Table("D M Kz Dr C1 C2 C3 C4", seed=seed, votes=False)
     t.night({"D": "Kz", "Dr": "C1"})
-    draws = [e.payload for e in t.game.events if e.kind == "rng"
-             and e.payload["purpose"].startswith("retaliation")]
+    draws = [
+        e.payload
+        for e in t.game.events
+        if e.kind == "rng" and e.payload["purpose"].startswith("retaliation")
+    ]
     assert len(draws) == 1 and t.dead(2) == {"Kz", t.label(draws[0]["result"])}

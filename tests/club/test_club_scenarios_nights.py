@@ -13,8 +13,11 @@ EIGHT = "D M K Dr Lv C1 C2 C3"
 
 
 def public_kinds(t: Table, day: int, phase: str) -> set[str]:
-    return {e.kind for e in t.game.events
-            if e.visibility.scope == "public" and e.day == day and e.phase == phase}
+    return {
+        e.kind
+        for e in t.game.events
+        if e.visibility.scope == "public" and e.day == day and e.phase == phase
+    }
 
 
 def test_s1_night_one_only_introduces_the_roles_and_the_clan_learns_its_don():
@@ -219,8 +222,21 @@ def test_s1_to_s15_use_the_exact_night_order_of_the_spec():
     from mafia_arena.rules import load_variant
 
     order = [step.name for step in load_variant("club").night]
-    assert order == ["captain_arrest", "thief_steal", "framer_frame", "cardsharp_copy",
-                     "lawyer_defend", "lover_seduce", "doctor_heal", "mafia_kill",
-                     "yakuza_kill", "maniac_kill", "psychopath_kill", "sheriff_shoot",
-                     "detective_act", "commissar_check", "journalist_compare",
-                     "sleepwalker_watch"]
+    assert order == [
+        "captain_arrest",
+        "thief_steal",
+        "framer_frame",
+        "cardsharp_copy",
+        "lawyer_defend",
+        "lover_seduce",
+        "doctor_heal",
+        "mafia_kill",
+        "yakuza_kill",
+        "maniac_kill",
+        "psychopath_kill",
+        "sheriff_shoot",
+        "detective_act",
+        "commissar_check",
+        "journalist_compare",
+        "sleepwalker_watch",
+    ]

@@ -12,23 +12,82 @@ from mafia_arena.rules.loader import build_variant
 from mafia_arena.runner import GameLog, play_match_sync, replay
 
 CLUB = load_variant("club")
-ROLES = ["civilian", "mafia", "don", "commissar", "maniac", "doctor", "lover", "immortal",
-         "werewolf", "sergeant", "detective", "sheriff", "sleepwalker", "journalist",
-         "cardsharp", "kamikaze", "thief", "captain", "lawyer", "yakuza", "sensei", "framer",
-         "psychopath", "deputy"]
+ROLES = [
+    "civilian",
+    "mafia",
+    "don",
+    "commissar",
+    "maniac",
+    "doctor",
+    "lover",
+    "immortal",
+    "werewolf",
+    "sergeant",
+    "detective",
+    "sheriff",
+    "sleepwalker",
+    "journalist",
+    "cardsharp",
+    "kamikaze",
+    "thief",
+    "captain",
+    "lawyer",
+    "yakuza",
+    "sensei",
+    "framer",
+    "psychopath",
+    "deputy",
+]
 TOWN8 = {"commissar": 1, "doctor": 1, "lover": 1}
 PRESETS = {
     8: {"don": 1, "mafia": 1, **TOWN8, "civilian": 3},
     10: {"don": 1, "mafia": 2, "maniac": 1, **TOWN8, "civilian": 3},
-    12: {"don": 1, "mafia": 2, "maniac": 1, **TOWN8, "sergeant": 1, "sheriff": 1,
-         "immortal": 1, "civilian": 2},
-    16: {"don": 1, "mafia": 1, "lawyer": 1, "sensei": 1, "yakuza": 1, "framer": 1,
-         "maniac": 1, **TOWN8, "sergeant": 1, "sheriff": 1, "journalist": 1, "immortal": 1,
-         "werewolf": 1, "civilian": 1},
-    20: {"don": 1, "mafia": 1, "lawyer": 1, "sensei": 1, "yakuza": 1, "framer": 1,
-         "maniac": 1, "cardsharp": 1, **TOWN8, "sergeant": 1, "sheriff": 1, "detective": 1,
-         "sleepwalker": 1, "journalist": 1, "immortal": 1, "werewolf": 1, "kamikaze": 1,
-         "civilian": 1},
+    12: {
+        "don": 1,
+        "mafia": 2,
+        "maniac": 1,
+        **TOWN8,
+        "sergeant": 1,
+        "sheriff": 1,
+        "immortal": 1,
+        "civilian": 2,
+    },
+    16: {
+        "don": 1,
+        "mafia": 1,
+        "lawyer": 1,
+        "sensei": 1,
+        "yakuza": 1,
+        "framer": 1,
+        "maniac": 1,
+        **TOWN8,
+        "sergeant": 1,
+        "sheriff": 1,
+        "journalist": 1,
+        "immortal": 1,
+        "werewolf": 1,
+        "civilian": 1,
+    },
+    20: {
+        "don": 1,
+        "mafia": 1,
+        "lawyer": 1,
+        "sensei": 1,
+        "yakuza": 1,
+        "framer": 1,
+        "maniac": 1,
+        "cardsharp": 1,
+        **TOWN8,
+        "sergeant": 1,
+        "sheriff": 1,
+        "detective": 1,
+        "sleepwalker": 1,
+        "journalist": 1,
+        "immortal": 1,
+        "werewolf": 1,
+        "kamikaze": 1,
+        "civilian": 1,
+    },
     26: {role: 1 for role in ROLES} | {"mafia": 2, "yakuza": 2},
 }
 
@@ -48,8 +107,9 @@ def test_d1_presets_of_section_2_2(n):
 def test_d1_the_formula_reproduces_each_preset(n):
     document = club_document()
     del document["composition"]["table"]
-    assert deck_counts(build_variant(document, "club (formula only)", {}), n) == \
-        deck_counts(CLUB, n)
+    assert deck_counts(build_variant(document, "club (formula only)", {}), n) == deck_counts(
+        CLUB, n
+    )
 
 
 @pytest.mark.parametrize(("n", "base"), [(9, 8), (11, 10), (15, 12), (19, 16), (25, 20)])
@@ -73,14 +133,17 @@ def test_d1_the_minimum_is_8_players():
 
 def test_d1_unique_cards_are_dealt_at_most_once():
     repeatable = {"civilian", "mafia", "yakuza"}
-    assert {r for r, spec in CLUB.roles.items() if not spec.unique} - \
-        {"active_psychopath"} == repeatable
+    assert {r for r, spec in CLUB.roles.items() if not spec.unique} - {
+        "active_psychopath"
+    } == repeatable
 
 
 def test_starting_knowledge_of_section_2_3():
     t = Table("D M1 M2 L S Y1 Y2 F X Cs K Sg Dr Lv I W Dt Sh Sw J Kz T Cp P Dp C")
-    knows = {label: {t.label(int(s)) for p in t.seen_by(label, "allies") for s in p["allies"]}
-             for label in t.labels}
+    knows = {
+        label: {t.label(int(s)) for p in t.seen_by(label, "allies") for s in p["allies"]}
+        for label in t.labels
+    }
     mafia, yakuza = {"D", "M1", "M2", "L"}, {"S", "Y1", "Y2", "F"}
     for label in mafia:
         assert knows[label] == mafia - {label}
@@ -125,10 +188,12 @@ def test_3_1_night_1_calls_every_dealt_role_once_and_nobody_acts(n):
 
     game = Game(CLUB, n, seed=3)
     calls = [e.payload["text"] for e in game.events if e.kind == "narration"]
-    named = [part.removeprefix("the ").removesuffix(" and")
-             for text in calls
-             for part in text.removeprefix("Night 1: ").split(" wake")[0].split(", ")
-             for part in part.split(" and the ")]
+    named = [
+        part.removeprefix("the ").removesuffix(" and")
+        for text in calls
+        for part in text.removeprefix("Night 1: ").split(" wake")[0].split(", ")
+        for part in part.split(" and the ")
+    ]
     assert sorted(named) == sorted(PRESETS[n])
     assert all(e.visibility.scope == "public" for e in game.events if e.kind == "narration")
     # Night 1 has no actions: the first decisions asked for are the day-1 speeches.
@@ -140,8 +205,7 @@ def test_3_1_night_1_calls_every_dealt_role_once_and_nobody_acts(n):
 def test_3_1_clans_wake_with_the_lawyer_and_the_framer():
     from mafia_arena.engine import Game
 
-    calls = [e.payload["text"] for e in Game(CLUB, 16, seed=0).events
-             if e.kind == "narration"]
+    calls = [e.payload["text"] for e in Game(CLUB, 16, seed=0).events if e.kind == "narration"]
     assert "Night 1: the lawyer, the don and the mafia wake up to meet the host." in calls
     assert "Night 1: the framer, the sensei and the yakuza wake up to meet the host." in calls
     assert "Night 1: the commissar and the sergeant wake up to meet the host." in calls

@@ -24,8 +24,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "tally", "places", "secured", "tied", "runoff"), CASES,
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("case", "tally", "places", "secured", "tied", "runoff"), CASES, ids=[c[0] for c in CASES]
+)
 def test_worked_nomination_examples(case, tally, places, secured, tied, runoff):
     got_secured, got_tied = split_places(tally, places)
     assert got_secured == secured

@@ -20,8 +20,7 @@ def test_sc_c1_alternative_row_for_15_players_deals_5_2_8():
     game = dealt("classic", [M] * 5 + [D] * 2 + [C] * 8, alternative_row=True)
     setup = events(game, "setup")[0]
     assert setup["composition"] == {C: 8, D: 2, M: 5}
-    allies = {e.visibility.seats: e.payload["allies"] for e in game.events
-              if e.kind == "allies"}
+    allies = {e.visibility.seats: e.payload["allies"] for e in game.events if e.kind == "allies"}
     assert allies[frozenset({0})] == {"1": M, "2": M, "3": M, "4": M}
     assert allies[frozenset({5})] == {"6": D}
     assert not any(e.kind == "allies" and 7 in e.visibility.seats for e in game.events)
@@ -41,13 +40,15 @@ def test_sc_c3_night_murder_announced_with_manner_and_card():
     def manner(g, seat, request):
         return None
 
-    game = run(game, {("night:mafia_kill", 1): 4, ("night:detective_check", 1): 5},
-               until=lambda g: g.request(0) is not None and g.request(0).kind == "describe")
+    game = run(
+        game,
+        {("night:mafia_kill", 1): 4, ("night:detective_check", 1): 5},
+        until=lambda g: g.request(0) is not None and g.request(0).kind == "describe",
+    )
     game.submit(0, Speech("drowned in the harbour"))
     run(game, {}, until=lambda g: g.state.phase == "day")
     death = events(game, "death")[0]
-    assert death == {"seat": 4, "cause": "night", "manner": "drowned in the harbour",
-                     "role": C}
+    assert death == {"seat": 4, "cause": "night", "manner": "drowned in the harbour", "role": C}
     assert not game.state.alive(4)
 
 
@@ -58,10 +59,13 @@ def test_sc_c4_mafia_cannot_target_a_mafioso():
     assert 0 in game.pending()  # the selection remains open
 
 
-@pytest.mark.parametrize(("picks", "victims"), [
-    ([4, 4, 5], {4}),
-    ([4, 5, None], {4, 5}),
-])
+@pytest.mark.parametrize(
+    ("picks", "victims"),
+    [
+        ([4, 4, 5], {4}),
+        ([4, 5, None], {4, 5}),
+    ],
+)
 def test_sc_c5_mafia_timeout_uses_plurality_then_random(picks, victims):
     seen = set()
     for seed in range(12):
@@ -85,10 +89,16 @@ def test_sc_c5_no_mafia_pick_means_nobody_murdered():
 
 def test_sc_c6_detective_results_and_no_check_of_the_partner():
     game = dealt("classic", [D, D, M, M, M] + [C] * 5)
-    assert Choice("target", 1) not in game.pending().get(0, game.request(0)).choices \
-        if game.request(0) else True
-    run(game, {("night:mafia_kill", 1): 6, ("night:detective_check", 1): 3},
-        until=lambda g: g.state.phase == "day")
+    assert (
+        Choice("target", 1) not in game.pending().get(0, game.request(0)).choices
+        if game.request(0)
+        else True
+    )
+    run(
+        game,
+        {("night:mafia_kill", 1): 6, ("night:detective_check", 1): 3},
+        until=lambda g: g.state.phase == "day",
+    )
     results = [e for e in game.events if e.kind == "night_result"]
     assert results[0].payload["result"] == "mafia"
     assert results[0].visibility.seats == frozenset({0, 1})
@@ -96,16 +106,22 @@ def test_sc_c6_detective_results_and_no_check_of_the_partner():
 
 def test_sc_c7_check_of_the_nights_victim_is_truthful_and_victim_dies():
     game = dealt("classic", [M, M, D] + [C] * 4)
-    run(game, {("night:mafia_kill", 1): 3, ("night:detective_check", 1): 3},
-        until=lambda g: g.state.phase == "day")
+    run(
+        game,
+        {("night:mafia_kill", 1): 3, ("night:detective_check", 1): 3},
+        until=lambda g: g.state.phase == "day",
+    )
     assert events(game, "night_result")[0]["result"] == "innocent"
     assert deaths(game) == [(3, "night")]
 
 
 def test_sc_c8_murdered_detective_still_checks_that_night():
     game = dealt("classic", [D, D, M, M, M] + [C] * 5)
-    run(game, {("night:mafia_kill", 1): 0, ("night:detective_check", 1): 4},
-        until=lambda g: g.state.phase == "day")
+    run(
+        game,
+        {("night:mafia_kill", 1): 0, ("night:detective_check", 1): 4},
+        until=lambda g: g.state.phase == "day",
+    )
     result = next(e for e in game.events if e.kind == "night_result")
     assert result.payload["result"] == "mafia" and result.visibility.seats == {0, 1}
     assert deaths(game) == [(0, "night")]
@@ -118,7 +134,7 @@ def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
     run(game, {("night:mafia_kill", 1): 6}, until=lambda g: g.state.phase == "day")
     # Day 1: everybody passes in every nomination round → all-zero tie sets repeat.
     run(game, {}, until=lambda g: any(r.kind == "last_dead" for r in g.pending().values()))
-    (chooser, request), = game.pending().items()
+    ((chooser, request),) = game.pending().items()
     assert chooser == 6 and request.kind == "last_dead"
     assert not game.state.alive(6)
 
@@ -126,14 +142,13 @@ def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
 def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
     game = dealt("classic", [M, M, D, C, C, C, C])
     plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: _nominate(r, [0, 3])}
-    run(game, plan, until=lambda g: any(r.kind == "final_vote"
-                                        for r in g.pending().values()))
+    run(game, plan, until=lambda g: any(r.kind == "final_vote" for r in g.pending().values()))
     assert events(game, "nominees")[-1]["seats"] == [0, 3]
     # 6 living: three vote for P1 (seat 0), three for P4 (seat 3)
     for seat in sorted(game.pending()):
         target = 0 if seat in (3, 4, 5) else 3
         game.submit(seat, Choice("target", target))
-    (chooser, request), = game.pending().items()
+    ((chooser, request),) = game.pending().items()
     assert chooser == 6 and request.kind == "last_dead"
     game.submit(6, Choice("target", 0))
     assert deaths(game)[-1] == (0, "execution")
@@ -155,23 +170,33 @@ def test_sc_c12_last_dead_after_a_night_without_murder_is_yesterdays_lynched():
         ("final_vote", 1): 5,
         ("nominate", 2): lambda g, s, r: _nominate(r, [0, 3]),
     }
-    run(game, plan, until=lambda g: g.state.day == 2 and g.state.phase == "day"
-        and any(r.kind == "final_vote" for r in g.pending().values()))
+    run(
+        game,
+        plan,
+        until=lambda g: (
+            g.state.day == 2
+            and g.state.phase == "day"
+            and any(r.kind == "final_vote" for r in g.pending().values())
+        ),
+    )
     assert not game.state.alive(5)  # lynched on day 1; night 2 had no pick
     assert events(game, "no_death")
     assert game.state.living() == [0, 1, 2, 3, 4]
     ballots = {0: 3, 3: 0, 1: 0, 2: 3, 4: None}  # 2 : 2 with one abstention
     for seat, target in ballots.items():
         game.submit(seat, PASS if target is None else Choice("target", target))
-    (chooser, request), = game.pending().items()
+    ((chooser, request),) = game.pending().items()
     assert chooser == 5 and request.kind == "last_dead"
 
 
 def test_sc_c13_invalid_nominations_are_rejected():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    run(game, {("night:mafia_kill", 1): 6},
-        until=lambda g: any(r.kind == "nominate" for r in g.pending().values()))
-    (voter, request), = game.pending().items()
+    run(
+        game,
+        {("night:mafia_kill", 1): 6},
+        until=lambda g: any(r.kind == "nominate" for r in g.pending().values()),
+    )
+    ((voter, request),) = game.pending().items()
     with pytest.raises(IllegalDecision):  # self
         game.submit(voter, Choice("target", voter))
     with pytest.raises(IllegalDecision):  # dead
@@ -196,13 +221,18 @@ def test_sc_c14_no_parity_win_last_dead_breaks_the_one_on_one_tie():
         ("final_vote", 2): 4,
         ("night:mafia_kill", 3): 5,
     }
-    run(game, plan, until=lambda g: g.state.living() == [0, 6]
-        and any(r.kind == "final_vote" for r in g.pending().values()))
+    run(
+        game,
+        plan,
+        until=lambda g: (
+            g.state.living() == [0, 6] and any(r.kind == "final_vote" for r in g.pending().values())
+        ),
+    )
     assert not game.over  # 1 mafioso vs 1 citizen is not a mafia win
     assert events(game, "nominees")[-1]["seats"] == [0, 6]
     game.submit(0, Choice("target", 6))
     game.submit(6, Choice("target", 0))
-    (chooser, _), = game.pending().items()
+    ((chooser, _),) = game.pending().items()
     assert chooser == 5
     game.submit(5, Choice("target", 0))
     assert game.over and game.state.winner == "citizens"
@@ -219,13 +249,23 @@ def test_sc_c15_mafia_wins_by_lynch_without_a_following_night():
         ("final_vote", 2): 5,
         ("nominate", 3): lambda g, s, r: _nominate(r, [6, 0]),
     }
-    run(game, plan, until=lambda g: g.state.living() == [0, 1, 6]
-        and any(r.kind == "final_vote" for r in g.pending().values()))
+    run(
+        game,
+        plan,
+        until=lambda g: (
+            g.state.living() == [0, 1, 6]
+            and any(r.kind == "final_vote" for r in g.pending().values())
+        ),
+    )
     nominees = events(game, "nominees")[-1]["seats"]
     assert 6 in nominees
     for seat in game.state.living():
-        game.submit(seat, Choice("target", 6) if seat != 6 else
-                    Choice("target", next(n for n in nominees if n != 6)))
+        game.submit(
+            seat,
+            Choice("target", 6)
+            if seat != 6
+            else Choice("target", next(n for n in nominees if n != 6)),
+        )
     assert game.over and game.state.winner == "mafia"
     assert events(game, "game_over")[0]["winners"] == [0, 1]
     assert game.events[-1].kind == "game_over"
@@ -269,8 +309,7 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
     from mafia_arena.views import view_of
 
     game = dealt("classic", [M, M, D, C, C, C, C])
-    run(game, {("night:mafia_kill", 1): 3}, until=lambda g: g.state.phase == "day"
-        and g.pending())
+    run(game, {("night:mafia_kill", 1): 3}, until=lambda g: g.state.phase == "day" and g.pending())
     with pytest.raises(IllegalDecision, match="dead players cannot act"):
         game.submit(3, Speech("I am still here"))
     run(game, {}, until=lambda g: any(e.kind == "speech" for e in g.events))
@@ -279,8 +318,11 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
 
 def test_sc_c9_runoff_gives_each_voter_one_vote_per_open_place_among_the_tie_set():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    run(game, {("night:mafia_kill", 1): 6},
-        until=lambda g: any(r.kind == "nominate" for r in g.pending().values()))
+    run(
+        game,
+        {("night:mafia_kill", 1): 6},
+        until=lambda g: any(r.kind == "nominate" for r in g.pending().values()),
+    )
     ballots = {0: [1, 2], 1: [0, 3], 2: [0, 1], 3: [0, 2], 4: [0, 3], 5: []}
     for voter, names in ballots.items():
         for target in names:
@@ -291,10 +333,14 @@ def test_sc_c9_runoff_gives_each_voter_one_vote_per_open_place_among_the_tie_set
     assert tally == {"0": 4, "1": 2, "2": 2, "3": 2, "4": 0, "5": 0}
     assert events(game, "runoff")[0]["candidates"] == [1, 2, 3]
     assert events(game, "runoff")[0]["places"] == 1
-    (voter, request), = game.pending().items()
+    ((voter, request),) = game.pending().items()
     assert voter == 0 and request.info["places"] == 1
-    assert set(request.choices) == {PASS, Choice("target", 1), Choice("target", 2),
-                                    Choice("target", 3)}
+    assert set(request.choices) == {
+        PASS,
+        Choice("target", 1),
+        Choice("target", 2),
+        Choice("target", 3),
+    }
     game.submit(0, Choice("target", 2))
     assert 0 not in game.pending()  # one vote for one open place
     for voter in range(1, 6):

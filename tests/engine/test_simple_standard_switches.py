@@ -38,8 +38,7 @@ def test_simple_parity_win_ends_when_mafia_equal_the_rest():
 
 def test_simple_sole_survivor_rule_plays_on_at_parity():
     game = dealt("simple", [M, V, V, V], mafia_win="sole_survivors")
-    run(game, {("night:mafia_kill", 1): 1, ("vote", 1): 2},
-        until=lambda g: g.state.day == 2)
+    run(game, {("night:mafia_kill", 1): 1, ("vote", 1): 2}, until=lambda g: g.state.day == 2)
     assert not game.over and game.state.living() == [0, 3]
     run(game, {("night:mafia_kill", 2): 3})
     assert game.state.winner == "mafia" and game.state.living() == [0]
@@ -84,42 +83,61 @@ def test_standard_roles_and_reveal_switch():
 @pytest.mark.parametrize("rounds", [0, 1, 3])
 def test_standard_discussion_rounds_switch(rounds):
     game = dealt("standard", [M, M, "doctor", "detective", V, V, V], discussion_rounds=rounds)
-    run(game, {("night:mafia_kill", 1): 4}, until=lambda g: any(
-        r.kind == "vote" for r in g.pending().values()))
+    run(
+        game,
+        {("night:mafia_kill", 1): 4},
+        until=lambda g: any(r.kind == "vote" for r in g.pending().values()),
+    )
     assert len(events(game, "speech")) == rounds * 6
 
 
 def test_standard_doctor_saves_the_mafia_target():
     game = dealt("standard", [M, M, "doctor", "detective", V, V, V])
-    run(game, {("night:mafia_kill", 1): 4, ("night:doctor_protect", 1): 4},
-        until=lambda g: g.state.phase == "day")
+    run(
+        game,
+        {("night:mafia_kill", 1): 4, ("night:doctor_protect", 1): 4},
+        until=lambda g: g.state.phase == "day",
+    )
     assert deaths(game) == [] and events(game, "no_death")
 
 
 @pytest.mark.parametrize("repeat", [True, False])
 def test_standard_doctor_repeat_switch(repeat):
-    game = dealt("standard", [M, M, "doctor", "detective", V, V, V, V],
-                 doctor_repeat=repeat, discussion_rounds=0)
-    run(game, {("night:mafia_kill", 1): 4, ("night:doctor_protect", 1): 5, ("vote", 1): 6},
-        until=lambda g: g.state.day == 2 and g.state.phase == "night"
-        and 2 in g.pending())
+    game = dealt(
+        "standard",
+        [M, M, "doctor", "detective", V, V, V, V],
+        doctor_repeat=repeat,
+        discussion_rounds=0,
+    )
+    run(
+        game,
+        {("night:mafia_kill", 1): 4, ("night:doctor_protect", 1): 5, ("vote", 1): 6},
+        until=lambda g: g.state.day == 2 and g.state.phase == "night" and 2 in g.pending(),
+    )
     assert (Choice("target", 5) in game.request(2).choices) is repeat
     assert Choice("target", 7) in game.request(2).choices
 
 
 def test_standard_detective_learns_the_truth_privately():
     game = dealt("standard", [M, M, "doctor", "detective", V, V, V])
-    run(game, {("night:mafia_kill", 1): 4, ("night:detective_check", 1): 1},
-        until=lambda g: g.state.phase == "day")
+    run(
+        game,
+        {("night:mafia_kill", 1): 4, ("night:detective_check", 1): 1},
+        until=lambda g: g.state.phase == "day",
+    )
     result = next(e for e in game.events if e.kind == "night_result")
     assert result.payload["result"] == "mafia" and result.visibility.seats == {3}
 
 
 def test_standard_vote_tie_switch_none_means_no_execution():
-    game = dealt("standard", [M, "doctor", "detective", V, V, V], vote_tie="none",
-                 discussion_rounds=0)
-    run(game, {("night:mafia_kill", 1): 5}, until=lambda g: any(
-        r.kind == "vote" for r in g.pending().values()))
+    game = dealt(
+        "standard", [M, "doctor", "detective", V, V, V], vote_tie="none", discussion_rounds=0
+    )
+    run(
+        game,
+        {("night:mafia_kill", 1): 5},
+        until=lambda g: any(r.kind == "vote" for r in g.pending().values()),
+    )
     for seat, target in {0: 1, 1: 0, 2: 0, 3: 1, 4: 2}.items():
         game.submit(seat, Choice("target", target))
     assert events(game, "no_execution")[0]["reason"] == "tie"

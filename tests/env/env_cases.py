@@ -27,8 +27,9 @@ def cases() -> list[tuple[str, int]]:
     found = []
     for variant in available_variants():
         for count in COUNTS.get(variant, ("min",)):
-            players = load_variant(variant).min_players if count == "min" \
-                else _resolve(variant, count)
+            players = (
+                load_variant(variant).min_players if count == "min" else _resolve(variant, count)
+            )
             if players is not None and (variant, players) not in found:
                 found.append((variant, players))
     return found

@@ -42,8 +42,7 @@ def plain_roles(variant: Variant) -> set[str]:
 
 
 @pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
-def test_incremental_encoding_equals_encoding_from_scratch(variant: str, players: int
-                                                            ) -> None:
+def test_incremental_encoding_equals_encoding_from_scratch(variant: str, players: int) -> None:
     spec = load_variant(variant)
     encoder = ObservationEncoder(spec, players)
     trackers = [SeatTracker(s) for s in range(players)]
@@ -72,8 +71,7 @@ def _worlds(variant: str, seed: int, pick_observer: str) -> tuple | None:
     if pick_observer == "villager":
         observer = next(i for i, c in enumerate(cards) if c in plain)
         a = next(i for i, c in enumerate(cards) if c in mafia)
-        b = next((i for i, c in enumerate(cards)
-                  if i != observer and c not in mafia), None)
+        b = next((i for i, c in enumerate(cards) if i != observer and c not in mafia), None)
     else:  # a mafioso: swap two town seats with different roles
         observer = next(i for i, c in enumerate(cards) if c in mafia)
         town = [i for i, c in enumerate(cards) if c not in mafia]
@@ -87,15 +85,18 @@ def _worlds(variant: str, seed: int, pick_observer: str) -> tuple | None:
     return spec, players, observer, {a, b}, games
 
 
-PRIVACY_VARIANTS = [v for v in ("simple", "standard", "classic", "club")
-                    if v in available_variants()]
+PRIVACY_VARIANTS = [
+    v for v in ("simple", "standard", "classic", "club") if v in available_variants()
+]
 
 
 @settings(max_examples=16, deadline=None)
-@given(variant=st.sampled_from(PRIVACY_VARIANTS),
-       seed=st.integers(0, 10_000), observer=st.sampled_from(["villager", "mafioso"]))
-def test_observation_ignores_hidden_roles_of_others(variant: str, seed: int,
-                                                    observer: str) -> None:
+@given(
+    variant=st.sampled_from(PRIVACY_VARIANTS),
+    seed=st.integers(0, 10_000),
+    observer=st.sampled_from(["villager", "mafioso"]),
+)
+def test_observation_ignores_hidden_roles_of_others(variant: str, seed: int, observer: str) -> None:
     worlds = _worlds(variant, seed, observer)
     if worlds is None:
         return
@@ -103,11 +104,9 @@ def test_observation_ignores_hidden_roles_of_others(variant: str, seed: int,
     encoders = [ObservationEncoder(spec, players) for _ in games]
     trackers = [SeatTracker(seat) for _ in games]
     compared = 0
-    while not any(g.over for g in games) and all(g.state.alive(s) for g in games
-                                                 for s in swapped):
+    while not any(g.over for g in games) and all(g.state.alive(s) for g in games for s in swapped):
         views = [t.view(g) for t, g in zip(trackers, games, strict=True)]
-        np.testing.assert_array_equal(encoders[0].encode(views[0]),
-                                      encoders[1].encode(views[1]))
+        np.testing.assert_array_equal(encoders[0].encode(views[0]), encoders[1].encode(views[1]))
         assert render_view(views[0]) == render_view(views[1])
         compared += 1
         for game in games:
@@ -122,12 +121,13 @@ def test_swapping_a_known_ally_changes_the_observation() -> None:
     cards = ["mafioso", "mafioso", "villager", "villager", "villager", "doctor", "detective"]
     swapped = ["mafioso", "villager", "mafioso", "villager", "villager", "doctor", "detective"]
     encoders = [ObservationEncoder(spec, 7) for _ in range(2)]
-    observations = [e.encode(view_of(Game(spec, 7, 0, deal=d), 0))
-                    for e, d in zip(encoders, (cards, swapped), strict=True)]
+    observations = [
+        e.encode(view_of(Game(spec, 7, 0, deal=d), 0))
+        for e, d in zip(encoders, (cards, swapped), strict=True)
+    ]
     allies = encoders[0].layout.blocks["allies"]
     differs = np.flatnonzero(observations[0] != observations[1])
-    assert differs.size and all(allies.offset <= i < allies.offset + allies.size
-                                for i in differs)
+    assert differs.size and all(allies.offset <= i < allies.offset + allies.size for i in differs)
 
 
 def test_own_check_results_are_encoded() -> None:
@@ -144,6 +144,6 @@ def test_own_check_results_are_encoded() -> None:
     if not knowledge.results:
         pytest.skip("the detective died before checking")
     result = knowledge.results[0]
-    checks = encoder.encode(tracker.view(game))[encoder.layout.blocks["checks"].offset:]
-    row = checks[result["target"] * len(encoder.layout.results):][:len(encoder.layout.results)]
+    checks = encoder.encode(tracker.view(game))[encoder.layout.blocks["checks"].offset :]
+    row = checks[result["target"] * len(encoder.layout.results) :][: len(encoder.layout.results)]
     assert row[encoder.layout.result_index[result["result"]]] == 1.0

@@ -19,7 +19,8 @@ def random_action(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
 
 @pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
 def test_aec_selects_only_living_pending_seats_and_ends_with_team_rewards(
-        variant: str, players: int) -> None:
+    variant: str, players: int
+) -> None:
     env = mafia_env.raw_env(variant, players)
     rng = np.random.default_rng(1)
     for seed in range(3):
@@ -63,8 +64,10 @@ def test_parallel_masks_waiting_and_dead_seats_to_noop(variant: str, players: in
             else:
                 assert infos[agent]["request"]["kind"] == game.pending()[seat].kind
         # waiting seats send garbage: it must be ignored
-        actions = {a: random_action(o, rng) if int(a.split("_")[1]) in pending else 10**6
-                   for a, o in obs.items()}
+        actions = {
+            a: random_action(o, rng) if int(a.split("_")[1]) in pending else 10**6
+            for a, o in obs.items()
+        }
         obs, rewards, terms, truncs, infos = env.step(actions)
         batches += 1
         assert set(rewards) == set(env.possible_agents)
@@ -127,16 +130,19 @@ def test_free_text_turns() -> None:
                 env.step_text("no speeches now")
         env.step(random_action(obs, rng))
     game = env.unwrapped.session.game
-    assert any(e.kind == "speech" and e.payload["text"] == "I think P3 is mafia, honestly."
-               for e in game.events)
+    assert any(
+        e.kind == "speech" and e.payload["text"] == "I think P3 is mafia, honestly."
+        for e in game.events
+    )
     penv = mafia_env.raw_parallel_env("standard", 7)
     obs, infos = penv.reset(seed=4)
     while not any(i["request"] and i["request"]["free_text"] for i in infos.values()):
         obs, _, _, _, infos = penv.step({a: random_action(o, rng) for a, o in obs.items()})
     speaker = next(a for a, i in infos.items() if i["request"])
     penv.step({**{a: 0 for a in obs}, speaker: "Free words."})
-    assert any(e.kind == "speech" and e.payload["text"] == "Free words."
-               for e in penv.session.game.events)
+    assert any(
+        e.kind == "speech" and e.payload["text"] == "Free words." for e in penv.session.game.events
+    )
 
 
 def test_info_lists_labelled_choices_with_action_ids() -> None:
@@ -147,8 +153,7 @@ def test_info_lists_labelled_choices_with_action_ids() -> None:
     assert [c["key"] for c in info["request"]["choices"]] == [c.key for c in request.choices]
     assert [c["label"] for c in info["request"]["choices"]] == list(request.labels)
     mask = env.observe(env.agent_selection)["action_mask"]
-    assert sorted(c["action"] for c in info["request"]["choices"]) == \
-        np.flatnonzero(mask).tolist()
+    assert sorted(c["action"] for c in info["request"]["choices"]) == np.flatnonzero(mask).tolist()
 
 
 def test_max_text_bounds_the_text_view() -> None:

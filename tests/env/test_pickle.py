@@ -57,12 +57,12 @@ def test_parallel_pickle_round_trip_mid_game() -> None:
     obs, _ = env.reset(seed=2)
     rng = np.random.default_rng(0)
     for _ in range(5):
-        obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(o["action_mask"])))
-                            for a, o in obs.items()})
+        obs, *_ = env.step(
+            {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        )
     copy = pickle.loads(pickle.dumps(env))
     while env.agents:
-        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"])))
-                   for a, o in obs.items()}
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
         out1, out2 = env.step(actions), copy.step(actions)
         for x, y in zip(out1, out2, strict=True):
             _same(x, y)

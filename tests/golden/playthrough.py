@@ -40,8 +40,9 @@ def dump(variant_name: str, players: int, seed: int) -> str:
         if game.over:
             break
         for seat, request in sorted(game.pending().items()):
-            labels = "; ".join(f"{c.key}={label}" for c, label in
-                               zip(request.choices, request.labels, strict=True))
+            labels = "; ".join(
+                f"{c.key}={label}" for c, label in zip(request.choices, request.labels, strict=True)
+            )
             out.append(f"  ask P{seat + 1} [{request.kind}] {request.prompt} :: {labels}")
         for seat, request in sorted(game.pending().items()):
             game.submit(seat, rng.choice(request.choices))

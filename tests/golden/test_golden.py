@@ -12,8 +12,9 @@ HERE = Path(__file__).parent / "files"
 PARAMS = [(v, n, s) for v, cases in CASES.items() for n, s in cases]
 
 
-@pytest.mark.parametrize(("variant", "players", "seed"), PARAMS,
-                         ids=[f"{v}-{n}-{s}" for v, n, s in PARAMS])
+@pytest.mark.parametrize(
+    ("variant", "players", "seed"), PARAMS, ids=[f"{v}-{n}-{s}" for v, n, s in PARAMS]
+)
 def test_golden_playthrough(variant, players, seed):
     if variant not in available_variants():
         pytest.skip(f"variant {variant} not bundled")

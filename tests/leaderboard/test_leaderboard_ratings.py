@@ -120,7 +120,8 @@ def test_openskill_rates_agents_seated_on_both_teams() -> None:
     """Random seating puts both agents on both teams of most games; both still get rated."""
     records = synthetic_records(400, strengths={"strong": 1.5, "weak": -1.5}, seed=3)
     both_sides = sum(
-        1 for r in records
+        1
+        for r in records
         if {s["agent"] for s in r["seats"] if s["side"] == "town"}
         & {s["agent"] for s in r["seats"] if s["side"] == "mafia"}
     )

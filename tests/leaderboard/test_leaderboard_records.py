@@ -20,8 +20,7 @@ GameFactory = Callable[..., dict[str, Any]]
 PAIR = [("h", "villager", "town"), ("b", "mafioso", "mafia")]
 
 
-def test_load_records_reads_the_store_file_or_its_folder(tmp_path: Path,
-                                                        game: GameFactory) -> None:
+def test_load_records_reads_the_store_file_or_its_folder(tmp_path: Path, game: GameFactory) -> None:
     recs = [game(PAIR, "town", game_index=i) for i in range(3)]
     (tmp_path / "games.jsonl").write_text(
         "\n".join(json.dumps(r) for r in recs) + "\n", encoding="utf-8"

@@ -19,8 +19,13 @@ TEXT_FILES = ("README.md", "leaderboard.csv", "roles.csv")
 
 def test_mini_league_leaderboard_regenerates_byte_identically(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)  # provenance names the spec relative to the repository
-    summary = run_tournament(ROOT / "experiments" / "mini-league.toml", use_ray=False,
-                             results_dir=tmp_path / "results", track=False, progress=False)
+    summary = run_tournament(
+        ROOT / "experiments" / "mini-league.toml",
+        use_ray=False,
+        results_dir=tmp_path / "results",
+        track=False,
+        progress=False,
+    )
     out = tmp_path / "leaderboard"
     written = leaderboard_command(summary.results_dir, out)
     assert {p.name for p in written} >= {*TEXT_FILES, "ratings.png", "win_rate_by_role.png"}

@@ -28,4 +28,3 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 def fake_definition(fake_openai: FakeOpenAI) -> AgentDefinition:
     """An agent pointed at the fake endpoint, with fast retries and a short timeout."""
     return fake_agent_definition(fake_openai.base_url)
-

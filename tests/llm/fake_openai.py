@@ -53,10 +53,18 @@ def fake_agent_definition(base_url: str, **overrides: Any) -> Any:
     from mafia_arena.llm.definition import AgentDefinition
 
     settings: dict[str, Any] = {
-        "name": "fake-agent", "base_url": base_url, "model": "fake-model",
-        "max_tokens": 32, "timeout_s": 1.0, "max_retries": 2, "retry_backoff_s": 0.01,
-        "retry_backoff_max_s": 0.05, "max_reasks": 2, "max_concurrency": 4,
-        "price_per_input_token": 0.001, "price_per_output_token": 0.002,
+        "name": "fake-agent",
+        "base_url": base_url,
+        "model": "fake-model",
+        "max_tokens": 32,
+        "timeout_s": 1.0,
+        "max_retries": 2,
+        "retry_backoff_s": 0.01,
+        "retry_backoff_max_s": 0.05,
+        "max_reasks": 2,
+        "max_concurrency": 4,
+        "price_per_input_token": 0.001,
+        "price_per_output_token": 0.002,
     }
     return AgentDefinition(**{**settings, **overrides})
 

@@ -29,7 +29,12 @@ def fake() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture
 def fake_definition(fake: FakeOpenAI) -> AgentDefinition:
-    return fake_agent_definition(fake.base_url, name="fake-llm", max_tokens=48,
-                                 timeout_s=2.0, max_retries=1, retry_backoff_max_s=0.02,
-                                 max_concurrency=2)
-
+    return fake_agent_definition(
+        fake.base_url,
+        name="fake-llm",
+        max_tokens=48,
+        timeout_s=2.0,
+        max_retries=1,
+        retry_backoff_max_s=0.02,
+        max_concurrency=2,
+    )

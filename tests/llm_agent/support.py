@@ -73,7 +73,6 @@ def set_answer(fake: FakeOpenAI, answer: Answer) -> None:
     fake.actions.answer = answer
 
 
-
 def install_auto(fake: FakeOpenAI) -> FakeOpenAI:
     fake.actions = _AutoActions(fake)
     return fake
@@ -82,14 +81,16 @@ def install_auto(fake: FakeOpenAI) -> FakeOpenAI:
 SHORT = {"discussion_rounds": 1}
 
 
-async def play(agents: Sequence[Agent], seed: int = 1, overrides: dict[str, Any] | None = None,
-               **kwargs: Any) -> MatchResult:
+async def play(
+    agents: Sequence[Agent], seed: int = 1, overrides: dict[str, Any] | None = None, **kwargs: Any
+) -> MatchResult:
     """A 7-player standard game (one discussion round unless told); closes the shared
     clients' connections of this event loop afterwards."""
     overrides = SHORT if overrides is None else overrides
     try:
-        return await play_match(load_variant("standard", overrides), agents, seed, overrides,
-                                **kwargs)
+        return await play_match(
+            load_variant("standard", overrides), agents, seed, overrides, **kwargs
+        )
     finally:
         await aclose_shared_clients()
 
@@ -104,8 +105,9 @@ def assert_replays(log: GameLog, folder: Path) -> GameLog:
     return loaded
 
 
-def first_view(kind: str, seat_filter: Callable[[Game, int], bool] | None = None,
-               seed: int = 1) -> View:
+def first_view(
+    kind: str, seat_filter: Callable[[Game, int], bool] | None = None, seed: int = 1
+) -> View:
     """A view with a pending request of `kind`, reached by answering everything else with
     the first choice."""
     game = Game(load_variant("standard", SHORT), 7, seed)

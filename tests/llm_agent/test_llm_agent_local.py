@@ -50,17 +50,17 @@ def check_llm_decisions(log: GameLog, agents: list[Agent]) -> tuple[int, int]:
     return len(mine), len(fallbacks)
 
 
-def report(label: str, agents: list[Agent], wall_s: float, decisions: int,
-           fallbacks: int) -> None:
+def report(label: str, agents: list[Agent], wall_s: float, decisions: int, fallbacks: int) -> None:
     calls_s = sum(a.stats.latency_s for a in agents[:3])
     tokens = sum(a.stats.tokens_in + a.stats.tokens_out for a in agents[:3])
-    print(f"\n{label}: wall {wall_s:.1f}s, {decisions} LLM decisions "
-          f"({calls_s / max(1, decisions):.2f}s each on average), {fallbacks} fallbacks, "
-          f"{tokens} tokens")
+    print(
+        f"\n{label}: wall {wall_s:.1f}s, {decisions} LLM decisions "
+        f"({calls_s / max(1, decisions):.2f}s each on average), {fallbacks} fallbacks, "
+        f"{tokens} tokens"
+    )
 
 
-async def test_mixed_game_with_the_bundled_model(local_server: LocalServer,
-                                                 tmp_path: Path) -> None:
+async def test_mixed_game_with_the_bundled_model(local_server: LocalServer, tmp_path: Path) -> None:
     definition = short_turns(load_agent_definition(AGENT))
     agents = llm_seats(definition)
     started = time.monotonic()
@@ -78,14 +78,20 @@ async def test_mixed_game_with_the_bundled_model(local_server: LocalServer,
 
 
 async def test_second_server_needs_no_code_change_and_its_death_is_survived(
-        local_server: LocalServer, tmp_path: Path) -> None:
+    local_server: LocalServer, tmp_path: Path
+) -> None:
     # one thread: this server shares the CPUs with the session's server and the game
     second = await asyncio.to_thread(start_local_server, n_threads=1)
     try:
         assert second.port != local_server.port
-        definition = short_turns(load_agent_definition(AGENT), name="second-server",
-                                 base_url=second.base_url, model=SMOLLM2_MODEL_NAME,
-                                 max_retries=1, retry_backoff_s=0.01)
+        definition = short_turns(
+            load_agent_definition(AGENT),
+            name="second-server",
+            base_url=second.base_url,
+            model=SMOLLM2_MODEL_NAME,
+            max_retries=1,
+            retry_backoff_s=0.01,
+        )
         # agent level: the same agent file, another URL
         agent = LLMAgent(definition)
         vote, speak = first_view("vote"), first_view("speak")
@@ -117,7 +123,10 @@ async def test_second_server_needs_no_code_change_and_its_death_is_survived(
     log = assert_replays(result.log, tmp_path)
     decisions, fallbacks = check_llm_decisions(log, agents)
     report("server killed at dawn", agents, wall, decisions, fallbacks)
-    after = [e.payload for e in log.events if e.kind == "decision" and e.seq > killed[0]
-             and e.payload["seat"] < 3]
+    after = [
+        e.payload
+        for e in log.events
+        if e.kind == "decision" and e.seq > killed[0] and e.payload["seat"] < 3
+    ]
     asked = [d for d in after if "text" in d or d.get("fallback")]
     assert asked and all(d.get("fallback") == "llm:connection" for d in asked)

@@ -29,26 +29,38 @@ REPO = Path(__file__).resolve().parents[2]
 AGENT = REPO / "agents" / "local-smollm2.toml"
 
 
-@pytest.mark.parametrize(("raw", "seat", "expected"), [
-    ("I suspect P5 is mafia.", 2, "I suspect P5 is mafia."),
-    ("P3: I suspect P5 is mafia.\nP4: no, you are!", 2, "I suspect P5 is mafia."),
-    ('**P3 (discussion):** "I trust P2."', 2, "I trust P2."),
-    ("Assistant: I trust P2. P4: I don't.", 2, "I trust P2."),
-    ("[D1] P3: I trust P2.", 2, "I trust P2."),
-    ("I was quiet last night. D1: P4 was killed", 2, "I was quiet last night."),
-    ("--- Day 2 ---\nP3: Vote P6.", 2, "Vote P6."),
-    ("I trust P2.\n\nNOW: vote", 2, "I trust P2."),
-    ("   \n", 2, ""),
-    ("P3:", 2, ""),
-    ("D1: What a pleasure to be here.", 2, "What a pleasure to be here."),
-    ("Day 2 was quiet. I trust P2.", 2, "Day 2 was quiet. I trust P2."),
-    ("I trust P2. P5 lied about the night. Your turn:", 2,
-     "I trust P2. P5 lied about the night."),
-    ("I trust P2. P5 lied about the night and I am glad to", 2,
-     "I trust P2. P5 lied about the night and I am glad to"),
-    ("P5 lied about the night, and I think that the mafia. I am glad to", 2,
-     "P5 lied about the night, and I think that the mafia."),
-])
+@pytest.mark.parametrize(
+    ("raw", "seat", "expected"),
+    [
+        ("I suspect P5 is mafia.", 2, "I suspect P5 is mafia."),
+        ("P3: I suspect P5 is mafia.\nP4: no, you are!", 2, "I suspect P5 is mafia."),
+        ('**P3 (discussion):** "I trust P2."', 2, "I trust P2."),
+        ("Assistant: I trust P2. P4: I don't.", 2, "I trust P2."),
+        ("[D1] P3: I trust P2.", 2, "I trust P2."),
+        ("I was quiet last night. D1: P4 was killed", 2, "I was quiet last night."),
+        ("--- Day 2 ---\nP3: Vote P6.", 2, "Vote P6."),
+        ("I trust P2.\n\nNOW: vote", 2, "I trust P2."),
+        ("   \n", 2, ""),
+        ("P3:", 2, ""),
+        ("D1: What a pleasure to be here.", 2, "What a pleasure to be here."),
+        ("Day 2 was quiet. I trust P2.", 2, "Day 2 was quiet. I trust P2."),
+        (
+            "I trust P2. P5 lied about the night. Your turn:",
+            2,
+            "I trust P2. P5 lied about the night.",
+        ),
+        (
+            "I trust P2. P5 lied about the night and I am glad to",
+            2,
+            "I trust P2. P5 lied about the night and I am glad to",
+        ),
+        (
+            "P5 lied about the night, and I think that the mafia. I am glad to",
+            2,
+            "P5 lied about the night, and I think that the mafia.",
+        ),
+    ],
+)
 def test_clean_speech(raw: str, seat: int, expected: str) -> None:
     assert clean_speech(raw, seat, 1000) == expected
 
@@ -68,13 +80,13 @@ def test_parse_beliefs_reads_what_it_can_and_guesses_nothing() -> None:
 def test_transcript_window_keeps_head_and_tail_and_a_stable_cut() -> None:
     head = "Game of standard with 7 players.\nYou are P1; your role is doctor (town)."
     head_and_night = head + "\n--- Night 1 ---"
-    lines = [f"[D{i // 7 + 1}] P{i % 7 + 1}: \"line {i}\"" for i in range(400)]
+    lines = [f'[D{i // 7 + 1}] P{i % 7 + 1}: "line {i}"' for i in range(400)]
     text = head_and_night + "\n" + "\n".join(lines)
     window = transcript_window(text, 4000)
     assert len(window) <= 4000 and window.startswith(head)
     assert window.endswith(lines[-1]) and "earlier events omitted" in window
     # one more line: the cut point stays (the window only grows at its end)
-    longer = transcript_window(text + "\n[D58] P1: \"more\"", 4000)
+    longer = transcript_window(text + '\n[D58] P1: "more"', 4000)
     assert longer.startswith(window)
     assert transcript_window("short", 4000) == "short"
     no_head = transcript_window("\n".join(lines), 4000)  # no phase marker: tail only
@@ -97,14 +109,14 @@ def test_a_folder_prompt_template_overrides_by_name(tmp_path: Path) -> None:
     (tmp_path / "prompts" / "mine").mkdir(parents=True)
     (tmp_path / "prompts" / "mine" / "speak.txt").write_text("Talk, $seat.", encoding="utf-8")
     definition = load_agent_definition(AGENT).model_copy(
-        update={"prompt_template": "mine", "name": "folder-template"})
+        update={"prompt_template": "mine", "name": "folder-template"}
+    )
     agent = LLMAgent(definition, agents_dir=tmp_path)
     assert agent.templates.render("speak", {"seat": "P4"}) == "Talk, P4."
     assert "Mafia" in agent.templates.render("system", {})  # the rest are the defaults
     # an agent folder's own prompts/ override by name too, without prompt_template
     (tmp_path / "prompts" / "decide.txt").write_text("Choose, $seat.", encoding="utf-8")
-    plain = LLMAgent(definition.model_copy(update={"prompt_template": None}),
-                     agents_dir=tmp_path)
+    plain = LLMAgent(definition.model_copy(update={"prompt_template": None}), agents_dir=tmp_path)
     assert plain.templates.render("decide", {"seat": "P2"}) == "Choose, P2."
     assert plain.templates.render("speak", {"seat": "P2"}).startswith("NOW:")
 
@@ -114,16 +126,18 @@ def test_fallback_default_is_pass_or_a_seeded_random_choice() -> None:
     labels = ("P2", "P3", "P4")
     vote = Request(0, "vote", "vote", choices, labels, default="pass")
     assert default_decision(vote, random.Random(1)) == PASS
-    with_pass = Request(0, "last_dead", "pick", (*choices, PASS), (*labels, "pass"),
-                        default="random")
+    with_pass = Request(
+        0, "last_dead", "pick", (*choices, PASS), (*labels, "pass"), default="random"
+    )
     assert default_decision(with_pass, random.Random(1)) == PASS
     forced = Request(0, "last_dead", "pick", choices, labels, default="random")
     picks = [default_decision(forced, random.Random("llm:5:0")) for _ in range(3)]
     assert picks[0] in choices and len(set(picks)) == 1
 
 
-def test_agent_files_resolve_by_path_or_bare_name(monkeypatch: pytest.MonkeyPatch,
-                                                   tmp_path: Path) -> None:
+def test_agent_files_resolve_by_path_or_bare_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.chdir(tmp_path)  # the repository's agents/ is found without the cwd
     assert resolve_agent_file("agents/local-smollm2.toml") == AGENT
     assert resolve_agent_file("local-smollm2") == AGENT

@@ -29,10 +29,19 @@ class LogBuilder:
         self.events: list[Event] = []
         self.day, self.phase = 0, "setup"
 
-    def add(self, kind: str, payload: dict[str, Any], scope: str = "public",
-            seats: tuple[int, ...] = ()) -> None:
-        self.events.append(Event(len(self.events), kind, self.day, self.phase, payload,
-                                 Visibility(scope, frozenset(seats))))  # type: ignore[arg-type]
+    def add(
+        self, kind: str, payload: dict[str, Any], scope: str = "public", seats: tuple[int, ...] = ()
+    ) -> None:
+        self.events.append(
+            Event(
+                len(self.events),
+                kind,
+                self.day,
+                self.phase,
+                payload,
+                Visibility(scope, frozenset(seats)),
+            )
+        )  # type: ignore[arg-type]
 
     def at(self, day: int, phase: str) -> None:
         self.day, self.phase = day, phase
@@ -42,8 +51,9 @@ class LogBuilder:
         self.add("speech", {"seat": seat, "text": text, "kind": "discussion"})
 
     def votes(self, votes: dict[int, int | None], kind: str = "vote") -> None:
-        self.add("votes", {"kind": kind, "votes": {str(v): t for v, t in votes.items()},
-                           "tally": {}})
+        self.add(
+            "votes", {"kind": kind, "votes": {str(v): t for v, t in votes.items()}, "tally": {}}
+        )
 
     def death(self, seat: int, cause: str) -> None:
         self.add("death", {"seat": seat, "cause": cause, "role": ROLES[seat]})
@@ -51,18 +61,34 @@ class LogBuilder:
 
 def build_known_game() -> GameLog:
     b = LogBuilder()
-    b.add("setup", {"variant": "standard", "players": 7,
-                    "composition": {"villager": 3, "doctor": 1, "detective": 1,
-                                    "mafioso": 2}})
+    b.add(
+        "setup",
+        {
+            "variant": "standard",
+            "players": 7,
+            "composition": {"villager": 3, "doctor": 1, "detective": 1, "mafioso": 2},
+        },
+    )
     for seat, role in enumerate(ROLES):
-        b.add("role", {"seat": seat, "role": role,
-                       "faction": "mafia" if role == "mafioso" else "town"}, "seats", (seat,))
+        b.add(
+            "role",
+            {"seat": seat, "role": role, "faction": "mafia" if role == "mafioso" else "town"},
+            "seats",
+            (seat,),
+        )
     b.at(1, "night")
     b.add("decision", {"seat": 0, "kind": "night:mafia_kill", "choice": "target:6"}, "host")
-    b.add("decision", {"seat": 0, "kind": "night:mafia_kill", "choice": "target:6",
-                       "fallback": "timeout"}, "host")
-    b.add("night_result", {"step": "detective_check", "action": "check", "target": 0,
-                           "result": "mafia"}, "seats", (3,))
+    b.add(
+        "decision",
+        {"seat": 0, "kind": "night:mafia_kill", "choice": "target:6", "fallback": "timeout"},
+        "host",
+    )
+    b.add(
+        "night_result",
+        {"step": "detective_check", "action": "check", "target": 0, "result": "mafia"},
+        "seats",
+        (3,),
+    )
     b.at(1, "day")
     b.death(6, "night")
     b.say(0, "I claim to be the detective.")
@@ -71,8 +97,9 @@ def build_known_game() -> GameLog:
     b.say(3, "My check: P1 is mafia.")
     b.say(4, "My check: P2 is innocent.")
     b.add("decision", {"seat": 2, "kind": "speak", "choice": "pass"}, "host")
-    b.add("belief", {"seat": 3, "probs": {"0": 0.9, "1": 0.6, "2": 0.1, "4": 0.2,
-                                          "5": 0.3}}, "host")
+    b.add(
+        "belief", {"seat": 3, "probs": {"0": 0.9, "1": 0.6, "2": 0.1, "4": 0.2, "5": 0.3}}, "host"
+    )
     b.add("belief", {"seat": 4, "probs": {"0": 0.3, "1": 0.5, "2": 0.5}}, "host")
     b.add("intent", {"seat": 4, "target": 0}, "host")
     b.add("intent", {"seat": 2, "target": 0}, "host")
@@ -89,11 +116,18 @@ def build_known_game() -> GameLog:
     b.at(3, "night")
     b.at(3, "day")
     b.death(4, "night")
-    b.add("game_over", {"winner": "mafia", "winners": [0, 1], "reason": "",
-                        "roles": {str(s): r for s, r in enumerate(ROLES)},
-                        "factions": {str(s): "mafia" if r == "mafioso" else "town"
-                                     for s, r in enumerate(ROLES)}})
+    b.add(
+        "game_over",
+        {
+            "winner": "mafia",
+            "winners": [0, 1],
+            "reason": "",
+            "roles": {str(s): r for s, r in enumerate(ROLES)},
+            "factions": {
+                str(s): "mafia" if r == "mafioso" else "town" for s, r in enumerate(ROLES)
+            },
+        },
+    )
     stats = [{"reasks": 0, "retries": 0} for _ in ROLES]
     stats[0] = {"reasks": 2, "retries": 1}
     return GameLog("standard", {}, 7, 1, b.events, ["x"] * 7, {"agent_stats": stats})
-

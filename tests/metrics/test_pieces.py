@@ -46,12 +46,19 @@ def test_mean_ci_skips_undefined_values() -> None:
 
 def test_metrics_without_beliefs_intents_or_checks_are_none() -> None:
     known = build_known_game()
-    stripped = [e for e in known.events
-                if e.kind not in ("belief", "intent", "night_result", "nomination")]
+    stripped = [
+        e for e in known.events if e.kind not in ("belief", "intent", "night_result", "nomination")
+    ]
     log = GameLog("standard", {}, 7, 1, stripped, [], {})
     game = compute_metrics(log)["game"]
-    for name in ("brier", "auc", "intent_change_rate", "intent_off_mafia_rate",
-                 "investigator_hit_rate", "nomination_irp"):
+    for name in (
+        "brier",
+        "auc",
+        "intent_change_rate",
+        "intent_off_mafia_rate",
+        "investigator_hit_rate",
+        "nomination_irp",
+    ):
         assert game[name] is None, name
     assert game["reask_rate"] == 0.0  # no agent stats: nothing re-asked
 
@@ -60,8 +67,16 @@ def test_sides_follow_role_changes_at_the_time_of_each_vote() -> None:
     b = LogBuilder()
     b.add("setup", {"variant": "simple", "players": 4, "composition": {}})
     for seat, faction in enumerate(["mafia", "town", "town", "town"]):
-        b.add("role", {"seat": seat, "role": "mafioso" if faction == "mafia" else "villager",
-                       "faction": faction}, "seats", (seat,))
+        b.add(
+            "role",
+            {
+                "seat": seat,
+                "role": "mafioso" if faction == "mafia" else "villager",
+                "faction": faction,
+            },
+            "seats",
+            (seat,),
+        )
     b.at(1, "day")
     b.votes({1: 0, 2: 0, 3: 1})  # town: 2 of 3 on the mafioso
     b.add("role_change", {"seat": 1, "role": "mafioso", "faction": "mafia"}, "host")
@@ -76,12 +91,20 @@ def test_unknown_variant_falls_back_to_faction_names() -> None:
     assert compute_metrics(log)["game"]["irp"] == pytest.approx(4 / 6)
 
 
-RATES = ("irp", "vss", "mafia_elim_share", "investigator_hit_rate", "bus_rate",
-         "town_elims_carried_by_mafia", "fallback_rate", "town_survival", "mafia_survival")
+RATES = (
+    "irp",
+    "vss",
+    "mafia_elim_share",
+    "investigator_hit_rate",
+    "bus_rate",
+    "town_elims_carried_by_mafia",
+    "fallback_rate",
+    "town_survival",
+    "mafia_survival",
+)
 
 
-@pytest.mark.parametrize(("variant", "players"), [("simple", 6), ("standard", 7),
-                                                  ("classic", 9)])
+@pytest.mark.parametrize(("variant", "players"), [("simple", 6), ("standard", 7), ("classic", 9)])
 def test_played_games_give_rates_in_range(variant: str, players: int) -> None:
     rules = load_variant(variant)
     for seed in range(15):

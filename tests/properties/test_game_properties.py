@@ -24,10 +24,10 @@ from mafia_arena.views.text import render_transcript, render_view
 VARIANTS = available_variants()
 PRIVATE_KINDS = ("night:", "night_chat", "describe")
 DEAD_MAY = {"last_dead", "last_word"}
-OUTCOME = {"death", "no_death", "protected", "silenced", "game_over", "no_execution",
-           "phase"}
-SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+OUTCOME = {"death", "no_death", "protected", "silenced", "game_over", "no_execution", "phase"}
+SETTINGS = settings(
+    max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite
@@ -83,8 +83,7 @@ def test_same_seed_and_decisions_give_a_byte_identical_log_that_replays(setup, p
 
 def _visible(knowledge) -> list[tuple]:
     """The raw facts a seat received (without the global sequence number)."""
-    return [(e.kind, e.day, e.phase, repr(e.payload), e.visibility.scope)
-            for e in knowledge.events]
+    return [(e.kind, e.day, e.phase, repr(e.payload), e.visibility.scope) for e in knowledge.events]
 
 
 def _mentions(event, seats: set[int]) -> bool:
@@ -94,15 +93,17 @@ def _mentions(event, seats: set[int]) -> bool:
         return True  # a death can depend on a hidden role (immortal, kamikaze, ...)
     if event.kind == "night_result":
         targets = p.get("targets") or [p.get("target")]
-        return bool(seats & set(t for t in targets if isinstance(t, int))) or \
-            isinstance(p.get("result"), list)
+        return bool(seats & set(t for t in targets if isinstance(t, int))) or isinstance(
+            p.get("result"), list
+        )
     if event.kind == "allies":
         return bool(seats & {int(s) for s in p["allies"]})
     return event.kind in ("game_over", "role_change")
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(games(), st.integers(0, 2**31 - 1), st.data())
 def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy_seed, data):
     variant, players, seed = setup
@@ -127,7 +128,7 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
     rng = random.Random(policy_seed)
     compared = 0
     while not game_a.over:
-        new = game_a.events[tracker_a._cursor:] + game_b.events[tracker_b._cursor:]
+        new = game_a.events[tracker_a._cursor :] + game_b.events[tracker_b._cursor :]
         view_a, view_b = tracker_a.view(game_a), tracker_b.view(game_b)
         if any(e.visibility.admits(observer) and _mentions(e, {a, b}) for e in new):
             break
@@ -156,8 +157,10 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
             break  # the swapped seats' hidden actions diverged legitimately
         # a choice legal in both games (e.g. the mafia cannot target the seat that now
         # holds the other mafia card), so the two games stay comparable
-        common = {seat: sorted(set(r.choices) & set(pending_b[mapped[seat]].choices))
-                  for seat, r in pending_a.items()}
+        common = {
+            seat: sorted(set(r.choices) & set(pending_b[mapped[seat]].choices))
+            for seat, r in pending_a.items()
+        }
         if not all(common.values()):
             break
         for seat in sorted(pending_a):

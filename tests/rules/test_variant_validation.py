@@ -34,16 +34,22 @@ def test_unknown_role_in_a_role_table_names_the_key():
 def test_role_table_that_does_not_add_up_is_rejected():
     doc = document("classic")
     doc["composition"]["table"]["8"]["citizen"] = 6
-    with pytest.raises(VariantError, match=r"classic.toml: composition.table.8: role counts "
-                                           r"add up to 9, not 8 players"):
+    with pytest.raises(
+        VariantError,
+        match=r"classic.toml: composition.table.8: role counts "
+        r"add up to 9, not 8 players",
+    ):
         build_variant(doc, "classic.toml", {})
 
 
 def test_unknown_voting_procedure_is_rejected():
     doc = document("standard")
     doc["day"][-1]["procedure"] = "coin_flip"
-    with pytest.raises(VariantError, match=r"day.2.procedure: unknown voting procedure "
-                                           r"'coin_flip'"):
+    with pytest.raises(
+        VariantError,
+        match=r"day.2.procedure: unknown voting procedure "
+        r"'coin_flip'",
+    ):
         build_variant(doc, "standard.toml", {})
 
 

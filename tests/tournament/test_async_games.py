@@ -65,7 +65,8 @@ seats = { slow = 2 }
 
 
 def test_async_tables_run_concurrently_and_deterministically(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(registry._SCRIPTED, "slow", SlowThinker)
     spec = write_spec(tmp_path, "mixed", SPEC)
     experiment = load_spec(spec)
@@ -73,15 +74,18 @@ def test_async_tables_run_concurrently_and_deterministically(
     assert [b.indices for b in planned] == [(4, 5, 6, 7), (0, 1), (2, 3)]  # slow ones first
 
     SlowThinker.most_active = 0
-    first = run_tournament(spec, use_ray=False, results_dir=tmp_path / "a", track=False,
-                           progress=False)
+    first = run_tournament(
+        spec, use_ray=False, results_dir=tmp_path / "a", track=False, progress=False
+    )
     assert first.ok and SlowThinker.most_active > 2  # seats of several games at once
-    second = run_tournament(spec, use_ray=False, results_dir=tmp_path / "b", track=False,
-                            progress=False)
+    second = run_tournament(
+        spec, use_ray=False, results_dir=tmp_path / "b", track=False, progress=False
+    )
     assert second.ok
     records = read_records(tmp_path / "a" / "games.jsonl")
     assert records == read_records(tmp_path / "b" / "games.jsonl")
     slow_seats = [s for r in records[4:] for s in r["seats"] if s["agent"] == "slow-thinker"]
     assert len(slow_seats) == 8
-    assert all(s["agent_kind"] == "llm" and s["tokens_in"] == 10 * s["decisions"]
-               for s in slow_seats)
+    assert all(
+        s["agent_kind"] == "llm" and s["tokens_in"] == 10 * s["decisions"] for s in slow_seats
+    )

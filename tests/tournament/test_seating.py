@@ -13,10 +13,27 @@ from mafia_arena.rules import load_variant
 from mafia_arena.rules.composition import deck_counts
 
 
-def matchup(seating: str, labels: list[str], quotas: dict[str, int] | None = None,
-            players: int = 7, games: int = 28, variant: str = "standard") -> Matchup:
-    return Matchup(f"{variant}-{players}p", variant, variant, "", {}, players, games, 100,
-                   tuple(AgentRef(label, label) for label in labels), quotas or {}, seating)
+def matchup(
+    seating: str,
+    labels: list[str],
+    quotas: dict[str, int] | None = None,
+    players: int = 7,
+    games: int = 28,
+    variant: str = "standard",
+) -> Matchup:
+    return Matchup(
+        f"{variant}-{players}p",
+        variant,
+        variant,
+        "",
+        {},
+        players,
+        games,
+        100,
+        tuple(AgentRef(label, label) for label in labels),
+        quotas or {},
+        seating,
+    )
 
 
 def role_counts(m: Matchup) -> dict[str, Counter[str]]:
@@ -32,8 +49,7 @@ def role_counts(m: Matchup) -> dict[str, Counter[str]]:
 
 @pytest.mark.parametrize(("variant", "players"), [("standard", 7), ("classic", 9)])
 def test_balanced_gives_each_agent_the_deck_proportions(variant: str, players: int) -> None:
-    m = matchup("balanced", ["a", "b"], players=players, games=players * 2 * 3,
-                variant=variant)
+    m = matchup("balanced", ["a", "b"], players=players, games=players * 2 * 3, variant=variant)
     deck = deck_counts(load_variant(variant), players)
     counts = role_counts(m)
     for label in ("a", "b"):

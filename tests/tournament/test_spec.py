@@ -20,25 +20,30 @@ players = 5
 """
 
 
-@pytest.mark.parametrize(("body", "key", "reason"), [
-    ("gmaes = 3\n" + BASE, "gmaes", "unknown key"),
-    (BASE + "gmaes = 3\n", "variants.0.gmaes", "unknown key"),
-    (BASE.replace('variant = "simple"', 'variant = "nope"'), "variants.0.variant",
-     "no such variant"),
-    (BASE + "set = { mafai = 2 }\n", "variants.0.set.mafai", "unknown switch"),
-    (BASE.replace("players = 5", "players = 99"), "variants.0.players", "outside"),
-    (BASE.replace('["random"]', '["random", "randon"]'), "pool.1", "unknown agent"),
-    (BASE.replace('["random"]', '["agents/none.toml"]'), "pool.0", "unknown agent"),
-    (BASE.replace('["random"]', '["random", "random"]'), "pool", "listed twice"),
-    (BASE + "seats = { random = 9 }\n", "variants.0.seats", "cannot fill"),
-    (BASE + "seats = { heuristic = 1 }\n", "variants.0.seats.heuristic", "not an agent"),
-    (BASE + "seating = \"fair\"\n", "variants.0.seating", "random"),
-    (BASE.replace("players = 5", "players = []"), "variants.0.players", "at least one"),
-    (BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
-    (BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
-])
-def test_errors_name_file_key_and_reason(tmp_path: Path, body: str, key: str,
-                                         reason: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "key", "reason"),
+    [
+        ("gmaes = 3\n" + BASE, "gmaes", "unknown key"),
+        (BASE + "gmaes = 3\n", "variants.0.gmaes", "unknown key"),
+        (
+            BASE.replace('variant = "simple"', 'variant = "nope"'),
+            "variants.0.variant",
+            "no such variant",
+        ),
+        (BASE + "set = { mafai = 2 }\n", "variants.0.set.mafai", "unknown switch"),
+        (BASE.replace("players = 5", "players = 99"), "variants.0.players", "outside"),
+        (BASE.replace('["random"]', '["random", "randon"]'), "pool.1", "unknown agent"),
+        (BASE.replace('["random"]', '["agents/none.toml"]'), "pool.0", "unknown agent"),
+        (BASE.replace('["random"]', '["random", "random"]'), "pool", "listed twice"),
+        (BASE + "seats = { random = 9 }\n", "variants.0.seats", "cannot fill"),
+        (BASE + "seats = { heuristic = 1 }\n", "variants.0.seats.heuristic", "not an agent"),
+        (BASE + 'seating = "fair"\n', "variants.0.seating", "random"),
+        (BASE.replace("players = 5", "players = []"), "variants.0.players", "at least one"),
+        (BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
+        (BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
+    ],
+)
+def test_errors_name_file_key_and_reason(tmp_path: Path, body: str, key: str, reason: str) -> None:
     path = write_spec(tmp_path, "bad", body)
     with pytest.raises(SpecError) as caught:
         load_spec(path)
@@ -57,11 +62,20 @@ def test_not_toml_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_matchups_get_consecutive_game_indices(tmp_path: Path) -> None:
-    spec = load_spec(write_spec(tmp_path, "m", BASE.replace("players = 5", "players = [5, 6]")
-                                + "games = 4\n[[variants]]\nvariant = \"standard\"\n"
-                                "players = 7\ngames = 2\n"))
+    spec = load_spec(
+        write_spec(
+            tmp_path,
+            "m",
+            BASE.replace("players = 5", "players = [5, 6]")
+            + 'games = 4\n[[variants]]\nvariant = "standard"\n'
+            "players = 7\ngames = 2\n",
+        )
+    )
     assert [(m.label, m.first_index, m.games) for m in spec.matchups] == [
-        ("simple-5p", 0, 4), ("simple-6p", 4, 4), ("standard-7p", 8, 2)]
+        ("simple-5p", 0, 4),
+        ("simple-6p", 4, 4),
+        ("standard-7p", 8, 2),
+    ]
     assert spec.games_total == 10
     assert spec.matchup_of(9).label == "standard-7p"
 
@@ -69,9 +83,13 @@ def test_matchups_get_consecutive_game_indices(tmp_path: Path) -> None:
 def test_hash_ignores_how_and_where_but_not_what(tmp_path: Path) -> None:
     base = load_spec(write_spec(tmp_path, "h", BASE)).spec_hash
     (tmp_path / "elsewhere").mkdir()
-    moved = write_spec(tmp_path / "elsewhere", "h",
-                       'results = "r"\ntracking_uri = "sqlite:///x.db"\n' + BASE
-                       + "[concurrency]\nworkers = 7\nbatch_size = 1\n")
+    moved = write_spec(
+        tmp_path / "elsewhere",
+        "h",
+        'results = "r"\ntracking_uri = "sqlite:///x.db"\n'
+        + BASE
+        + "[concurrency]\nworkers = 7\nbatch_size = 1\n",
+    )
     assert load_spec(moved).spec_hash == base
     assert load_spec(write_spec(tmp_path, "h", BASE + "games = 3\n")).spec_hash != base
     assert load_spec(write_spec(tmp_path, "h", BASE.replace("= 1", "= 2"))).spec_hash != base
@@ -84,8 +102,9 @@ def test_seeds_depend_on_base_seed_and_index_only() -> None:
     assert game_seed(1, 1) != game_seed(2, 0)
 
 
-@pytest.mark.parametrize("path", sorted((REPO / "experiments").glob("*.toml")),
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((REPO / "experiments").glob("*.toml")), ids=lambda p: p.name
+)
 def test_reference_specs_are_valid_files(path: Path) -> None:
     spec, _ = read_spec(path)
     assert spec.name == path.stem

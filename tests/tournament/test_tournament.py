@@ -46,29 +46,30 @@ def raw_indices(folder: Path) -> list[int]:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
     folder = tmp_path_factory.mktemp("reference")
-    summary = run_tournament(SMOKE, use_ray=False, results_dir=folder, track=False,
-                             progress=False)
+    summary = run_tournament(SMOKE, use_ray=False, results_dir=folder, track=False, progress=False)
     assert summary.ok
     return snapshot(folder)
 
 
 def test_ray_tournament_logs_runs_metrics_and_artifacts(
-        ray_cluster: str, mlflow_uri: str, tmp_path: Path, reference: Snapshot) -> None:
+    ray_cluster: str, mlflow_uri: str, tmp_path: Path, reference: Snapshot
+) -> None:
     from mlflow import MlflowClient
 
     spec = load_spec(SMOKE)
-    summary = run_tournament(SMOKE, results_dir=tmp_path, tracking_uri=mlflow_uri,
-                             progress=False)
+    summary = run_tournament(SMOKE, results_dir=tmp_path, tracking_uri=mlflow_uri, progress=False)
     assert summary.ok and summary.games_played == spec.games_total
     assert snapshot(tmp_path) == reference
 
     client = MlflowClient(tracking_uri=mlflow_uri)
     experiment = client.get_experiment_by_name(spec.name)
-    runs = client.search_runs([experiment.experiment_id],
-                              f"tags.`mafia_arena.spec_hash` = '{spec.spec_hash}'")
+    runs = client.search_runs(
+        [experiment.experiment_id], f"tags.`mafia_arena.spec_hash` = '{spec.spec_hash}'"
+    )
     parents = [r for r in runs if r.data.tags["mafia_arena.run_kind"] == "tournament"]
-    children = {r.info.run_name: r for r in runs
-                if r.data.tags["mafia_arena.run_kind"] == "matchup"}
+    children = {
+        r.info.run_name: r for r in runs if r.data.tags["mafia_arena.run_kind"] == "matchup"
+    }
     assert [p.info.run_id for p in parents] == [summary.parent_run_id]
     assert set(children) == {m.label for m in spec.matchups}
     for matchup in spec.matchups:
@@ -91,18 +92,18 @@ def test_ray_tournament_logs_runs_metrics_and_artifacts(
     assert parent.info.status == "FINISHED"
     assert parent.data.metrics["games_stored"] == spec.games_total
     assert {"spec.toml", "summary.json", "tables", "plots"} <= {
-        a.path for a in client.list_artifacts(summary.parent_run_id)}
+        a.path for a in client.list_artifacts(summary.parent_run_id)
+    }
 
-    again = run_tournament(SMOKE, results_dir=tmp_path, tracking_uri=mlflow_uri,
-                           progress=False)
+    again = run_tournament(SMOKE, results_dir=tmp_path, tracking_uri=mlflow_uri, progress=False)
     assert (again.games_played, again.games_skipped) == (0, spec.games_total)
     assert again.parent_run_id == summary.parent_run_id
     assert again.child_run_ids == summary.child_run_ids
 
 
 def test_a_killed_worker_loses_and_duplicates_no_game(
-        ray_cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        reference: Snapshot) -> None:
+    ray_cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: Snapshot
+) -> None:
     marker = tmp_path / "killed-once"
     monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"kill_at": 4, "marker": str(marker)}))
     summary = run_tournament(SMOKE, results_dir=tmp_path / "r", track=False, progress=False)
@@ -113,15 +114,19 @@ def test_a_killed_worker_loses_and_duplicates_no_game(
 
 
 def test_a_killed_driver_resumes_to_identical_results(
-        ray_cluster: str, tmp_path: Path, reference: Snapshot) -> None:
+    ray_cluster: str, tmp_path: Path, reference: Snapshot
+) -> None:
     results = tmp_path / "r"
-    code = ("from mafia_arena.experiments import run_tournament\n"
-            f"run_tournament({str(SMOKE)!r}, address={ray_cluster!r}, "
-            f"results_dir={str(results)!r}, track=False, progress=False)\n")
+    code = (
+        "from mafia_arena.experiments import run_tournament\n"
+        f"run_tournament({str(SMOKE)!r}, address={ray_cluster!r}, "
+        f"results_dir={str(results)!r}, track=False, progress=False)\n"
+    )
     env = {**os.environ, "MAFIA_ARENA_FAULT": json.dumps({"sleep_per_game_s": 0.3})}
     with (tmp_path / "driver.log").open("w") as log:
-        driver = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=REPO,
-                                  stdout=log, stderr=subprocess.STDOUT)
+        driver = subprocess.Popen(
+            [sys.executable, "-c", code], env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + 90
         while not read_records(results / "games.jsonl"):
             assert driver.poll() is None, (tmp_path / "driver.log").read_text()
@@ -147,10 +152,10 @@ def test_a_changed_spec_is_refused_unless_started_over(tmp_path: Path) -> None:
     run_tournament(spec, use_ray=False, results_dir=results, track=False, progress=False)
     spec = write_spec(tmp_path, "changed", body.format(4))
     with pytest.raises(ResultsConflict, match="another version"):
-        run_tournament(spec, use_ray=False, results_dir=results, track=False,
-                       progress=False)
-    summary = run_tournament(spec, use_ray=False, results_dir=results, resume=False,
-                             track=False, progress=False)
+        run_tournament(spec, use_ray=False, results_dir=results, track=False, progress=False)
+    summary = run_tournament(
+        spec, use_ray=False, results_dir=results, resume=False, track=False, progress=False
+    )
     assert summary.games_played == 4 and summary.ok
     assert list(results.glob("games.jsonl.*.old"))
 
@@ -163,14 +168,18 @@ class Broken(RandomAgent):
 
 
 def test_failed_games_are_reported_and_the_rest_stored(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(registry._SCRIPTED, "broken", Broken)
-    spec = write_spec(tmp_path, "failing", 'games = 2\n[[variants]]\nvariant = "simple"\n'
-                      'players = 5\npool = ["random"]\n[[variants]]\nvariant = "simple"\n'
-                      'players = 6\npool = ["broken"]\n')
+    spec = write_spec(
+        tmp_path,
+        "failing",
+        'games = 2\n[[variants]]\nvariant = "simple"\n'
+        'players = 5\npool = ["random"]\n[[variants]]\nvariant = "simple"\n'
+        'players = 6\npool = ["broken"]\n',
+    )
     with pytest.raises(TournamentError) as caught:
-        run_tournament(spec, use_ray=False, results_dir=tmp_path / "r", track=False,
-                       progress=False)
+        run_tournament(spec, use_ray=False, results_dir=tmp_path / "r", track=False, progress=False)
     assert sorted(caught.value.failed) == [2, 3]
     assert "boom" in caught.value.failed[2]
     assert raw_indices(tmp_path / "r") == [0, 1]

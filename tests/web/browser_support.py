@@ -19,8 +19,15 @@ from pathlib import Path
 from typing import Any
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def ensure_chromium() -> bool:
@@ -34,10 +41,22 @@ def ensure_chromium() -> bool:
     if os.geteuid() != 0 or not shutil.which("apt-get"):
         return False
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-q"], env=env, check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
-    subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], env=env, check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1800)
+    subprocess.run(
+        ["apt-get", "update", "-q"],
+        env=env,
+        check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=900,
+    )
+    subprocess.run(
+        ["apt-get", "install", "-y", "-q", "chromium"],
+        env=env,
+        check=False,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=1800,
+    )
     return CHROMIUM.exists()
 
 
@@ -46,8 +65,9 @@ def launch_chromium() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS,
-                                              headless=True)
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=ARGS, headless=True
+        )
         yield chromium
         chromium.close()
 
@@ -78,8 +98,9 @@ def step(page: Any, rng: random.Random, speech: str | None) -> bool:
     return False
 
 
-def play_pages(pages: list[Any], timeout: float = 240, speech: str | None = None,
-               on_step: Any = None) -> None:
+def play_pages(
+    pages: list[Any], timeout: float = 240, speech: str | None = None, on_step: Any = None
+) -> None:
     """Play every page with random moves until each shows the end screen."""
     rng = random.Random(7)
     done = [False] * len(pages)

@@ -15,9 +15,14 @@ from mafia_arena.web import Settings
 
 def settings_for(tmp_path: Path, **changes: object) -> Settings:
     """Instant bots (no pacing, no night floor), stores under `tmp_path`."""
-    base = {"bot_delay": 0.0, "timer_scale": 1.0, "grace": 30.0,
-            "results_dir": tmp_path / "results", "logs_dir": tmp_path / "logs",
-            "allowed_agents": ("random",)}
+    base = {
+        "bot_delay": 0.0,
+        "timer_scale": 1.0,
+        "grace": 30.0,
+        "results_dir": tmp_path / "results",
+        "logs_dir": tmp_path / "logs",
+        "allowed_agents": ("random",),
+    }
     base.update(changes)
     return Settings(**base)  # type: ignore[arg-type]
 

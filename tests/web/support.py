@@ -40,11 +40,11 @@ class LiveServer:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=64 * 1024,
-                                lifespan="on")
+        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=64 * 1024, lifespan="on")
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run,
-                                       kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
         self.thread.start()
         deadline = time.monotonic() + 10
         while not self.server.started:
@@ -71,8 +71,11 @@ class LiveServer:
         return response.json()
 
     def join(self, game_id: str, invite: str, name: str | None = None) -> dict[str, Any]:
-        response = httpx.post(f"{self.url}/api/games/{game_id}/join",
-                              json={"invite": invite, "name": name}, timeout=10)
+        response = httpx.post(
+            f"{self.url}/api/games/{game_id}/join",
+            json={"invite": invite, "name": name},
+            timeout=10,
+        )
         assert response.status_code == 200, response.text
         return response.json()
 
@@ -101,9 +104,17 @@ class Played:
     errors: list[str] = field(default_factory=list)
 
 
-async def autopilot(ws_url: str, game_id: str, credential: str, seat: int, seed: int,
-                    *, speak_ratio: float = 0.3, timeout: float = 120,
-                    text: str = "seat {seat} thinks <b>out loud</b> #{n}") -> Played:
+async def autopilot(
+    ws_url: str,
+    game_id: str,
+    credential: str,
+    seat: int,
+    seed: int,
+    *,
+    speak_ratio: float = 0.3,
+    timeout: float = 120,
+    text: str = "seat {seat} thinks <b>out loud</b> #{n}",
+) -> Played:
     """Play a human seat over the websocket until the game is over; record everything."""
     rng = random.Random(seed)
     played = Played(seat)
@@ -122,8 +133,7 @@ async def autopilot(ws_url: str, game_id: str, credential: str, seat: int, seed:
                     answered = None  # try again with a choice
                 if msg["type"] != "state" and msg["type"] != "error":
                     continue
-                last = next((m for m in reversed(played.messages) if m["type"] == "state"),
-                            None)
+                last = next((m for m in reversed(played.messages) if m["type"] == "state"), None)
                 if last is None:
                     continue
                 if last["over"]:
@@ -132,15 +142,12 @@ async def autopilot(ws_url: str, game_id: str, credential: str, seat: int, seed:
                 if request is None or request["turn"] == answered:
                     continue
                 answered = request["turn"]
-                if request["free_text"] and rng.random() < speak_ratio and \
-                        msg["type"] != "error":
+                if request["free_text"] and rng.random() < speak_ratio and msg["type"] != "error":
                     said = text.format(seat=seat + 1, n=rng.randrange(99))
-                    await ws.send(json.dumps({"type": "say", "turn": answered,
-                                              "text": said}))
+                    await ws.send(json.dumps({"type": "say", "turn": answered, "text": said}))
                 else:
                     choice = rng.randrange(len(request["options"]))
-                    await ws.send(json.dumps({"type": "act", "turn": answered,
-                                              "choice": choice}))
+                    await ws.send(json.dumps({"type": "act", "turn": answered, "choice": choice}))
     return played
 
 
@@ -149,11 +156,11 @@ def assert_no_empty_pushes(messages: list[dict[str, Any]]) -> None:
 
     Why: an empty push is observable; one per hidden night step would count them.
     """
+
     def content(msg: dict[str, Any]) -> str:
         request = msg.get("request")
         request = request and {k: v for k, v in request.items() if k != "seconds_left"}
-        return json.dumps({**msg, "request": request, "reset": None, "lines": None},
-                          sort_keys=True)
+        return json.dumps({**msg, "request": request, "reset": None, "lines": None}, sort_keys=True)
 
     states = [m for m in messages if m.get("type") == "state"]
     for before, after in itertools.pairwise(states):
@@ -166,8 +173,9 @@ def _true_allies(game: Game, seat: int) -> set[int]:
     return {s.seat for s in game.state.seats if s.card in known and s.seat != seat}
 
 
-def check_no_leaks(game: Game, seat: int, messages: list[dict[str, Any]],
-                   secrets_: list[str]) -> int:
+def check_no_leaks(
+    game: Game, seat: int, messages: list[dict[str, Any]], secrets_: list[str]
+) -> int:
     """Assert `messages` to `seat` hold nothing hidden from it; return lines checked.
 
     - no credential, invite or admin token (`secrets_`), and no seed before the end;
@@ -177,8 +185,11 @@ def check_no_leaks(game: Game, seat: int, messages: list[dict[str, Any]],
       knows that role) or already revealed by a public line the seat has received.
     """
     admitted = {render_event(e, seat) for e in game.events if e.visibility.admits(seat)}
-    hidden = {render_event(e, seat) for e in game.events
-              if not e.visibility.admits(seat)} - admitted - {None}
+    hidden = (
+        {render_event(e, seat) for e in game.events if not e.visibility.admits(seat)}
+        - admitted
+        - {None}
+    )
     allies = _true_allies(game, seat)
     cards = {s.seat: s.card for s in game.state.seats}
     seen: list[str] = []
@@ -204,10 +215,12 @@ def check_no_leaks(game: Game, seat: int, messages: list[dict[str, Any]],
                 continue
             assert role == cards[other], f"wrong role shown for P{other + 1}"
             death = re.compile(rf"(^|\] )P{other + 1} (was|died).*Role: {re.escape(role)}\.$")
-            revealed = any(death.search(line) or f"P{other + 1}'s card: {role}." in line
-                           for line in seen)
-            assert over or other in allies or revealed, \
+            revealed = any(
+                death.search(line) or f"P{other + 1}'s card: {role}." in line for line in seen
+            )
+            assert over or other in allies or revealed, (
                 f"seat {seat} was shown the hidden role of P{other + 1}"
+            )
         you = msg.get("you", {})
         assert you.get("role") in (None, cards[seat], game.state.seats[seat].role)
     return checked

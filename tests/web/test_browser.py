@@ -62,8 +62,12 @@ def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServ
 
 
 def test_two_humans_in_two_browser_contexts(browser: Any, server: LiveServer) -> None:
-    created = server.create(variant="standard", players=7, seed=12,
-                            seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}])
+    created = server.create(
+        variant="standard",
+        players=7,
+        seed=12,
+        seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
+    )
     game_id = created["game_id"]
     pages, contexts = [], []
     for number, invite in enumerate(created["invites"]):
@@ -89,13 +93,12 @@ def test_two_humans_in_two_browser_contexts(browser: Any, server: LiveServer) ->
         context.close()
 
 
-def test_a_reload_mid_game_continues_where_the_player_was(browser: Any,
-                                                          server: LiveServer) -> None:
-    created = server.create(variant="standard", players=7, seed=31,
-                            seats=[{"kind": "human"}])
+def test_a_reload_mid_game_continues_where_the_player_was(browser: Any, server: LiveServer) -> None:
+    created = server.create(variant="standard", players=7, seed=31, seats=[{"kind": "human"}])
     game_id = created["game_id"]
-    context = browser.new_context(viewport={"width": 390, "height": 844},
-                                  is_mobile=True, has_touch=True)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
     page = context.new_page()
     page.goto(f"{server.url}/g/{game_id}#invite={created['invites'][0]['invite']}")
     page.click("#join-button")
@@ -112,7 +115,7 @@ def test_a_reload_mid_game_continues_where_the_player_was(browser: Any,
     page.wait_for_selector("#game:not([hidden])")
     page.wait_for_function(f"document.querySelectorAll('#transcript li').length >= {len(before)}")
     after = page.locator("#transcript li").all_inner_texts()
-    assert after[:len(before)] == before
+    assert after[: len(before)] == before
     assert page.locator("#you-role").inner_text() == role
     play_pages([page])
     assert server.wait_over(game_id).over

@@ -21,10 +21,10 @@ from mafia_arena.web.render import lines
 pytestmark = pytest.mark.timeout(180)
 
 
-def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_path: Path
-                                                     ) -> None:
-    created = server.create(variant="standard", players=7, seed=5,
-                            seats=[{"kind": "bot"}, {"kind": "human"}])
+def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_path: Path) -> None:
+    created = server.create(
+        variant="standard", players=7, seed=5, seats=[{"kind": "bot"}, {"kind": "human"}]
+    )
     game_id = created["game_id"]
     joined = server.join(game_id, created["invites"][0]["invite"], "Alice")
     played = asyncio.run(autopilot(server.ws_url, game_id, joined["credential"], 1, 3))
@@ -43,8 +43,10 @@ def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_pat
     stored = GameLog.load(record["log"])
     assert [e.to_json() for e in stored.events] == [e.to_json() for e in game.events]
 
-    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay",
-                       headers={"Authorization": f"Bearer {joined['credential']}"}).json()
+    replay = httpx.get(
+        f"{server.url}/api/games/{game_id}/replay",
+        headers={"Authorization": f"Bearer {joined['credential']}"},
+    ).json()
     for seat in replay["seats"]:
         assert seat["lines"] == lines(SeatTracker(seat["seat"]).update(game))
         assert seat["role"] == game.state.seats[seat["seat"]].card
@@ -79,8 +81,13 @@ def test_a_silent_human_gets_the_default_on_timeout(tmp_path: Path) -> None:
 def test_a_player_gone_for_good_is_replaced(tmp_path: Path, policy: str) -> None:
     live = LiveServer(settings_for(tmp_path, grace=0.2))
     try:
-        created = live.create(variant="simple", players=5, seed=3, absent=policy,
-                              seats=[{"kind": "human"}, {"kind": "human"}])
+        created = live.create(
+            variant="simple",
+            players=5,
+            seed=3,
+            absent=policy,
+            seats=[{"kind": "human"}, {"kind": "human"}],
+        )
         game_id = created["game_id"]
         _gone, stays = (live.join(game_id, i["invite"]) for i in created["invites"])
         played = asyncio.run(autopilot(live.ws_url, game_id, stays["credential"], 1, 4))
@@ -90,8 +97,13 @@ def test_a_player_gone_for_good_is_replaced(tmp_path: Path, policy: str) -> None
             assert gone_decisions and all(d["fallback"] == "absent" for d in gone_decisions)
         else:
             assert not any(d.get("fallback") for d in gone_decisions)
-        flagged = [p for m in played.messages if m["type"] == "state"
-                   for p in m["players"] if p["seat"] == 0 and p["replaced"]]
+        flagged = [
+            p
+            for m in played.messages
+            if m["type"] == "state"
+            for p in m["players"]
+            if p["seat"] == 0 and p["replaced"]
+        ]
         assert flagged, "the stand-in was not shown to the others"
         record = load_records(tmp_path / "results")[0]
         assert record["seats"][0]["replaced"] is True
@@ -101,14 +113,16 @@ def test_a_player_gone_for_good_is_replaced(tmp_path: Path, policy: str) -> None
 
 
 def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
-    created = server.create(variant="standard", players=7, seed=8,
-                            seats=[{"kind": "human"}, {"kind": "human"}])
+    created = server.create(
+        variant="standard", players=7, seed=8, seats=[{"kind": "human"}, {"kind": "human"}]
+    )
     game_id = created["game_id"]
     first, other = (server.join(game_id, i["invite"]) for i in created["invites"])
 
     async def run() -> None:
-        helper = asyncio.ensure_future(autopilot(server.ws_url, game_id, other["credential"],
-                                                 other["seat"], 9))
+        helper = asyncio.ensure_future(
+            autopilot(server.ws_url, game_id, other["credential"], other["seat"], 9)
+        )
         url = f"{server.ws_url}/ws/{game_id}"
         auth = json.dumps({"type": "auth", "credential": first["credential"]})
         async with websockets.connect(url) as ws:  # play a few turns, then drop
@@ -119,8 +133,9 @@ def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
                     msg = json.loads(raw)
                     request = msg.get("request")
                     if request:
-                        await ws.send(json.dumps({"type": "act", "turn": request["turn"],
-                                                  "choice": 0}))
+                        await ws.send(
+                            json.dumps({"type": "act", "turn": request["turn"], "choice": 0})
+                        )
                         answered += 1
                     if answered >= 2 or msg.get("over"):
                         break
@@ -129,7 +144,7 @@ def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
             msg = json.loads(await ws.recv())
             assert msg["type"] == "state" and msg["reset"] is True
             truth = SeatTracker(first["seat"]).update(server.game(game_id))
-            assert msg["lines"] == lines(truth)[:len(msg["lines"])]
+            assert msg["lines"] == lines(truth)[: len(msg["lines"])]
             assert len(msg["lines"]) >= len(lines(truth)) - 5
             assert msg["you"]["seat"] == first["seat"]
         await autopilot(server.ws_url, game_id, first["credential"], first["seat"], 10)
@@ -143,20 +158,27 @@ def test_lobby_waits_for_humans_and_the_creator_can_start(server: LiveServer) ->
     created = server.create(variant="simple", players=4, seats=[{"kind": "human"}] * 3)
     game_id, admin = created["game_id"], created["admin"]
     lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
-    assert not lobby["started"] and [s["kind"] for s in lobby["seats"]] == \
-        ["human", "human", "human", "bot"]
+    assert not lobby["started"] and [s["kind"] for s in lobby["seats"]] == [
+        "human",
+        "human",
+        "human",
+        "bot",
+    ]
     server.join(game_id, created["invites"][0]["invite"], "Bo")
     assert not httpx.get(f"{server.url}/api/games/{game_id}").json()["started"]
-    invites = httpx.get(f"{server.url}/api/games/{game_id}/invites",
-                        headers={"Authorization": f"Bearer {admin}"}).json()["invites"]
+    invites = httpx.get(
+        f"{server.url}/api/games/{game_id}/invites", headers={"Authorization": f"Bearer {admin}"}
+    ).json()["invites"]
     assert [i["seat"] for i in invites] == [1, 2]
-    started = httpx.post(f"{server.url}/api/games/{game_id}/start",
-                         headers={"Authorization": f"Bearer {admin}"}).json()
+    started = httpx.post(
+        f"{server.url}/api/games/{game_id}/start", headers={"Authorization": f"Bearer {admin}"}
+    ).json()
     assert started["started"]
     kinds = [s["kind"] for s in started["seats"]]
     assert kinds == ["human", "bot", "bot", "bot"]  # untaken human seats went to bots
-    late = httpx.post(f"{server.url}/api/games/{game_id}/join",
-                      json={"invite": created["invites"][1]["invite"]})
+    late = httpx.post(
+        f"{server.url}/api/games/{game_id}/join", json={"invite": created["invites"][1]["invite"]}
+    )
     assert late.status_code == 403
     time.sleep(0.1)
 

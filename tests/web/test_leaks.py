@@ -30,13 +30,13 @@ from mafia_arena.views.text import render_event
 pytestmark = pytest.mark.timeout(600)
 
 
-async def poll_views(server: LiveServer, game_id: str, credential: str, into: Played
-                     ) -> None:
+async def poll_views(server: LiveServer, game_id: str, credential: str, into: Played) -> None:
     """The HTTP view API, polled while the game runs, is checked like the socket."""
     async with httpx.AsyncClient(base_url=server.url) as client:
         while True:
-            response = await client.get(f"/api/games/{game_id}/view",
-                                        headers={"Authorization": f"Bearer {credential}"})
+            response = await client.get(
+                f"/api/games/{game_id}/view", headers={"Authorization": f"Bearer {credential}"}
+            )
             assert response.status_code == 200
             message = response.json()
             into.messages.append(message)
@@ -45,17 +45,22 @@ async def poll_views(server: LiveServer, game_id: str, credential: str, into: Pl
             await asyncio.sleep(0.01)
 
 
-async def play_observed(server: LiveServer, variant: str, players: int, humans: list[int],
-                        seed: int) -> tuple[dict[str, Any], list[dict], list[Played]]:
+async def play_observed(
+    server: LiveServer, variant: str, players: int, humans: list[int], seed: int
+) -> tuple[dict[str, Any], list[dict], list[Played]]:
     seats = [{"kind": "human" if i in humans else "bot"} for i in range(players)]
     created = server.create(variant=variant, players=players, seats=seats, seed=seed)
     game_id = created["game_id"]
     joined = [server.join(game_id, inv["invite"]) for inv in created["invites"]]
     http_seen = [Played(j["seat"]) for j in joined]
-    runs = [autopilot(server.ws_url, game_id, j["credential"], j["seat"], seed * 31 + k)
-            for k, j in enumerate(joined)]
-    polls = [poll_views(server, game_id, j["credential"], seen)
-             for j, seen in zip(joined, http_seen, strict=True)]
+    runs = [
+        autopilot(server.ws_url, game_id, j["credential"], j["seat"], seed * 31 + k)
+        for k, j in enumerate(joined)
+    ]
+    polls = [
+        poll_views(server, game_id, j["credential"], seen)
+        for j, seen in zip(joined, http_seen, strict=True)
+    ]
     results = await asyncio.gather(*runs, *polls)
     return created, joined, [r for r in results if r is not None] + http_seen
 
@@ -64,25 +69,27 @@ CASES = [(variant, seed) for variant in available_variants() for seed in (1, 2, 
 
 
 @pytest.mark.parametrize(("variant", "seed"), CASES)
-def test_no_hidden_information_reaches_a_seat(server: LiveServer, variant: str, seed: int
-                                              ) -> None:
+def test_no_hidden_information_reaches_a_seat(server: LiveServer, variant: str, seed: int) -> None:
     rules = load_variant(variant)
     players = max(rules.min_players, 7)
     humans = [(seed * 2) % players, (seed * 2 + 3) % players]
-    created, joined, played = asyncio.run(
-        play_observed(server, variant, players, humans, seed))
+    created, joined, played = asyncio.run(play_observed(server, variant, players, humans, seed))
     game = server.wait_over(created["game_id"])
-    secrets_ = [created["admin"], *(i["invite"] for i in created["invites"]),
-                *(j["credential"] for j in joined)]
+    secrets_ = [
+        created["admin"],
+        *(i["invite"] for i in created["invites"]),
+        *(j["credential"] for j in joined),
+    ]
     checked = 0
     for record in played:
         assert record.messages, "a human connection received nothing"
         checked += check_no_leaks(game, record.seat, record.messages, secrets_)
-    for record in played[:len(joined)]:  # the websocket ones (the rest were polled)
+    for record in played[: len(joined)]:  # the websocket ones (the rest were polled)
         assert_no_empty_pushes(record.messages)
     assert checked > 0
-    roles_seen = {p["role"] for r in played for m in r.messages if m.get("over")
-                  for p in m.get("players", [])}
+    roles_seen = {
+        p["role"] for r in played for m in r.messages if m.get("over") for p in m.get("players", [])
+    }
     assert None not in roles_seen  # the end reveals every card
 
 
@@ -94,10 +101,16 @@ def test_the_leak_check_itself_catches_leaks(server: LiveServer) -> None:
     secrets_ = [j["credential"] for j in joined]
     check_no_leaks(game, 0, messages, secrets_)
     first = next(i for i, m in enumerate(messages) if m.get("type") == "state")
-    other = next(s for s in game.state.seats if s.seat != 0 and
-                 s.card not in game.variant.roles[game.state.seats[0].card].knows_roles)
-    role_line = next(render_event(e, 0) for e in game.events
-                     if e.kind == "role" and e.payload["seat"] == other.seat)
+    other = next(
+        s
+        for s in game.state.seats
+        if s.seat != 0 and s.card not in game.variant.roles[game.state.seats[0].card].knows_roles
+    )
+    role_line = next(
+        render_event(e, 0)
+        for e in game.events
+        if e.kind == "role" and e.payload["seat"] == other.seat
+    )
     forged_line = copy.deepcopy(messages)
     forged_line[first]["lines"].append({"text": role_line})
     forged_role = copy.deepcopy(messages)

@@ -35,8 +35,7 @@ SEED = 82  # deals P1 the detective, who is still alive at the second vote
 DECK = Counter({"villager": 3, "doctor": 1, "detective": 1, "mafioso": 2})
 WINDOWS = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True,
-              "has_touch": True},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
 }
 SPEECH = "Quiet night on my side. Let us hear everyone before we vote."
 
@@ -56,8 +55,7 @@ def phase(page: Any) -> str:
 
 def assert_fits(page: Any, moment: str) -> None:
     """Nothing on the page is wider than the window (no sideways scrolling)."""
-    wide, window = page.evaluate(
-        "[document.documentElement.scrollWidth, window.innerWidth]")
+    wide, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert wide <= window, f"{moment}: the page is {wide}px wide in a {window}px window"
 
 
@@ -82,19 +80,26 @@ def play_until(page: Any, ready: Callable[[], bool], what: str, timeout: float =
 
 
 @pytest.mark.parametrize("window", list(WINDOWS))
-def test_lobby_night_vote_and_end_screen(browser: Any, heuristic_server: LiveServer,
-                                         window: str) -> None:
+def test_lobby_night_vote_and_end_screen(
+    browser: Any, heuristic_server: LiveServer, window: str
+) -> None:
     server = heuristic_server
-    created = server.create(variant="standard", players=7, seed=SEED,
-                            seats=[{"kind": "human"}, {"kind": "bot", "agent": "heuristic"}])
+    created = server.create(
+        variant="standard",
+        players=7,
+        seed=SEED,
+        seats=[{"kind": "human"}, {"kind": "bot", "agent": "heuristic"}],
+    )
     game_id = created["game_id"]
     context = browser.new_context(**WINDOWS[window])
     page = context.new_page()
 
     # The lobby, as its creator sees it (the creator's key sits in sessionStorage).
     page.goto(server.url + "/")
-    page.evaluate(f"sessionStorage.setItem('mafia:admin:{game_id}', "
-                  f"{json.dumps(json.dumps(created['admin']))})")
+    page.evaluate(
+        f"sessionStorage.setItem('mafia:admin:{game_id}', "
+        f"{json.dumps(json.dumps(created['admin']))})"
+    )
     page.goto(f"{server.url}/g/{game_id}")
     page.wait_for_selector("#invites li button")
     assert page.locator("#lobby").is_visible()
@@ -123,8 +128,11 @@ def test_lobby_night_vote_and_end_screen(browser: Any, heuristic_server: LiveSer
 
     # Day 2's vote: the ballot buttons, and yesterday's ballot in the votes panel.
     def voting() -> bool:
-        return (phase(page) == "day 2" and not page.locator("#speech").is_visible()
-                and page.locator("#choices button:enabled").count() > 0)
+        return (
+            phase(page) == "day 2"
+            and not page.locator("#speech").is_visible()
+            and page.locator("#choices button:enabled").count() > 0
+        )
 
     play_until(page, voting, "the second day's vote")
     ballot = page.locator("#choices button").all_inner_texts()

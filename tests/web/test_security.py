@@ -23,12 +23,16 @@ DAY_FIRST = {"rules.first_phase": "day"}  # so P1 surely gets a speech turn and 
 
 def two_humans(server: LiveServer, **extra: Any) -> tuple[str, dict[str, Any], list[dict]]:
     """A standard day-first game with humans at P1 and P2, both joined (so it started)."""
-    spec: dict[str, Any] = {"variant": "standard", "players": 7, "seed": 11,
-                            "overrides": DAY_FIRST, **extra}
+    spec: dict[str, Any] = {
+        "variant": "standard",
+        "players": 7,
+        "seed": 11,
+        "overrides": DAY_FIRST,
+        **extra,
+    }
     created = server.create(seats=[{"kind": "human"}, {"kind": "human"}], **spec)
     game_id = created["game_id"]
-    joined = [server.join(game_id, inv["invite"], f"h{inv['seat']}")
-              for inv in created["invites"]]
+    joined = [server.join(game_id, inv["invite"], f"h{inv['seat']}") for inv in created["invites"]]
     return game_id, created, joined
 
 
@@ -60,15 +64,15 @@ def test_invite_is_exchanged_once_and_only_by_post(server: LiveServer) -> None:
         assert secret not in lobby
 
 
-def test_page_keeps_credentials_out_of_urls_and_sets_security_headers(server: LiveServer
-                                                                      ) -> None:
+def test_page_keeps_credentials_out_of_urls_and_sets_security_headers(server: LiveServer) -> None:
     page = httpx.get(f"{server.url}/g/whatever")
     assert page.status_code == 200
     csp = page.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert page.headers["referrer-policy"] == "no-referrer"
-    script = "".join(httpx.get(f"{server.url}/static/{name}").text
-                     for name in ("app.js", "game.js"))
+    script = "".join(
+        httpx.get(f"{server.url}/static/{name}").text for name in ("app.js", "game.js")
+    )
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
         assert sink not in script
     assert "sessionStorage" in script and "?credential" not in script
@@ -80,8 +84,9 @@ def test_wrong_or_foreign_credentials_are_refused(server: LiveServer) -> None:
     cred_a = joined_a[0]["credential"]
     url = server.url
     for game_id, token in [(game_a, "y" * 43), (game_b, cred_a), (game_a, created_a["admin"])]:
-        response = httpx.get(f"{url}/api/games/{game_id}/view",
-                             headers={"Authorization": f"Bearer {token}"})
+        response = httpx.get(
+            f"{url}/api/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}
+        )
         assert response.status_code == 403
     assert httpx.get(f"{url}/api/games/{game_a}/view").status_code == 403
     seat_token = {"Authorization": f"Bearer {cred_a}"}
@@ -90,8 +95,7 @@ def test_wrong_or_foreign_credentials_are_refused(server: LiveServer) -> None:
     assert httpx.get(f"{url}/api/games/{game_a}/replay", headers=seat_token).status_code == 409
 
     async def sockets() -> None:
-        for game_id, token in [(game_a, "z" * 43), (game_b, cred_a),
-                               (game_a, created_a["admin"])]:
+        for game_id, token in [(game_a, "z" * 43), (game_b, cred_a), (game_a, created_a["admin"])]:
             ws = await open_seat(server, game_id, token)
             msg = json.loads(await ws.recv())
             assert msg == {"type": "error", "reason": "not authorised"}
@@ -109,8 +113,10 @@ def test_wrong_or_foreign_credentials_are_refused(server: LiveServer) -> None:
 def test_each_credential_sees_only_its_own_seat(server: LiveServer) -> None:
     game_id, _, joined = two_humans(server)
     for entry in joined:
-        view = httpx.get(f"{server.url}/api/games/{game_id}/view",
-                         headers={"Authorization": f"Bearer {entry['credential']}"}).json()
+        view = httpx.get(
+            f"{server.url}/api/games/{game_id}/view",
+            headers={"Authorization": f"Bearer {entry['credential']}"},
+        ).json()
         assert view["you"]["seat"] == entry["seat"]
         own = [p for p in view["players"] if p["you"]]
         assert [p["seat"] for p in own] == [entry["seat"]]
@@ -127,12 +133,14 @@ def test_hostile_messages_are_refused_and_the_game_survives(server: LiveServer) 
     seat = mine["seat"]
 
     async def attack() -> list[str]:
-        other = asyncio.ensure_future(autopilot(server.ws_url, game_id, theirs["credential"],
-                                                theirs["seat"], 2))
+        other = asyncio.ensure_future(
+            autopilot(server.ws_url, game_id, theirs["credential"], theirs["seat"], 2)
+        )
         ws = await open_seat(server, game_id, mine["credential"])
         while True:  # pass speaking turns until a pick (night action or vote) is open
-            state = await recv_until(ws, lambda m: m["type"] == "state" and m["request"],
-                                     timeout=60)
+            state = await recv_until(
+                ws, lambda m: m["type"] == "state" and m["request"], timeout=60
+            )
             turn = state["request"]["turn"]
             if not state["request"]["free_text"]:
                 break
@@ -184,9 +192,11 @@ def test_script_speech_is_stored_and_delivered_as_plain_text(server: LiveServer)
 
     async def play() -> Any:
         return await asyncio.gather(
-            autopilot(server.ws_url, game_id, a["credential"], a["seat"], 1,
-                      speak_ratio=1.0, text=payload),
-            autopilot(server.ws_url, game_id, b["credential"], b["seat"], 2))
+            autopilot(
+                server.ws_url, game_id, a["credential"], a["seat"], 1, speak_ratio=1.0, text=payload
+            ),
+            autopilot(server.ws_url, game_id, b["credential"], b["seat"], 2),
+        )
 
     _, seen_by_b = asyncio.run(play())
     game = server.wait_over(game_id)

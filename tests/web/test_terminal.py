@@ -14,6 +14,7 @@ from mafia_arena.web.terminal import play_in_terminal
 def reader(answers: Iterator[str]):  # type: ignore[no-untyped-def]
     def read(prompt: str) -> str:
         return next(answers)
+
     return read
 
 
@@ -27,9 +28,18 @@ def scripted_answers() -> Iterator[str]:
 
 def test_play_in_terminal_prints_only_the_seat_view(tmp_path: Path) -> None:
     out = io.StringIO()
-    result = play_in_terminal("standard", 7, 3, "random", 21, {}, read=reader(
-        scripted_answers()), out=out, results_dir=tmp_path / "results",
-        logs_dir=tmp_path / "logs")
+    result = play_in_terminal(
+        "standard",
+        7,
+        3,
+        "random",
+        21,
+        {},
+        read=reader(scripted_answers()),
+        out=out,
+        results_dir=tmp_path / "results",
+        logs_dir=tmp_path / "logs",
+    )
     text = out.getvalue()
     assert "NOW (P4)" in text and "[0]" in text
     assert "! that choice is not one of the options" in text
@@ -48,7 +58,8 @@ def test_end_of_input_falls_back_to_defaults() -> None:
     def closed(prompt: str) -> str:
         raise EOFError
 
-    result = play_in_terminal("simple", 5, 0, "random", 3, {"first_phase": "day"},
-                              read=closed, out=io.StringIO())
+    result = play_in_terminal(
+        "simple", 5, 0, "random", 3, {"first_phase": "day"}, read=closed, out=io.StringIO()
+    )
     mine = [d for d in result.log.decisions if d["seat"] == 0]
     assert mine and all(d.get("fallback") == "error" for d in mine)

@@ -13,8 +13,15 @@ from mafia_arena.web.auth import Credentials, bearer
 from mafia_arena.web.protocol import Act, Auth, BadMessage, RateLimiter, Say, parse
 from mafia_arena.web.settings import TIMERS, GameSpec, night_floor, timer_for
 
-SPEAK = Request(0, "speak", "talk", (PASS, Choice("accuse", 2)), ("pass", "accuse P3"),
-                free_text=True, max_chars=20)
+SPEAK = Request(
+    0,
+    "speak",
+    "talk",
+    (PASS, Choice("accuse", 2)),
+    ("pass", "accuse P3"),
+    free_text=True,
+    max_chars=20,
+)
 VOTE = Request(0, "vote", "vote", (Choice("target", 1), Choice("target", 2)), ("P2", "P3"))
 
 
@@ -23,15 +30,18 @@ def test_decision_for_maps_indexes_and_text() -> None:
     assert decision_for(SPEAK, Action(1, text="  hi\nthere ")) == Speech("hi there")
 
 
-@pytest.mark.parametrize(("request_", "action", "reason"), [
-    (VOTE, Action(1, choice=2), "not one of the options"),
-    (VOTE, Action(1, choice=-1), "not one of the options"),
-    (VOTE, Action(1, text="P2 please"), "listed choices"),
-    (SPEAK, Action(1, text="x" * 21), "at most 20"),
-    (SPEAK, Action(1, text=" \u202e\n "), "say something"),
-    (SPEAK, Action(1), "either"),
-    (SPEAK, Action(1, choice=0, text="both"), "either"),
-])
+@pytest.mark.parametrize(
+    ("request_", "action", "reason"),
+    [
+        (VOTE, Action(1, choice=2), "not one of the options"),
+        (VOTE, Action(1, choice=-1), "not one of the options"),
+        (VOTE, Action(1, text="P2 please"), "listed choices"),
+        (SPEAK, Action(1, text="x" * 21), "at most 20"),
+        (SPEAK, Action(1, text=" \u202e\n "), "say something"),
+        (SPEAK, Action(1), "either"),
+        (SPEAK, Action(1, choice=0, text="both"), "either"),
+    ],
+)
 def test_decision_for_refuses(request_: Request, action: Action, reason: str) -> None:
     with pytest.raises(IllegalDecision, match=reason):
         decision_for(request_, action)
@@ -68,17 +78,20 @@ def test_protocol_accepts_the_four_types() -> None:
     assert isinstance(parse('{"type":"say","turn":3,"text":"hi"}', 999), Say)
 
 
-@pytest.mark.parametrize("raw", [
-    '{"type":"act","turn":3,"choice":1,"seat":4}',  # no naming another seat
-    '{"type":"act","turn":3,"choice":"1"}',  # strict types
-    '{"type":"act","turn":3,"choice":true}',
-    '{"type":"act","turn":3,"choice":-1}',
-    '{"type":"say","turn":3,"text":""}',
-    '{"type":"kill","seat":1}',
-    "[1, 2]",
-    "not json",
-    '{"type":"say","turn":1,"text":"' + "a" * 5000 + '"}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"type":"act","turn":3,"choice":1,"seat":4}',  # no naming another seat
+        '{"type":"act","turn":3,"choice":"1"}',  # strict types
+        '{"type":"act","turn":3,"choice":true}',
+        '{"type":"act","turn":3,"choice":-1}',
+        '{"type":"say","turn":3,"text":""}',
+        '{"type":"kill","seat":1}',
+        "[1, 2]",
+        "not json",
+        '{"type":"say","turn":1,"text":"' + "a" * 5000 + '"}',
+    ],
+)
 def test_protocol_refuses(raw: str) -> None:
     with pytest.raises(BadMessage):
         parse(raw, 100_000)

@@ -31,9 +31,13 @@ class AgentStats:
 
     def to_json(self) -> dict[str, float]:
         return {
-            "decisions": self.decisions, "reasks": self.reasks, "retries": self.retries,
-            "fallbacks": self.fallbacks, "tokens_in": self.tokens_in,
-            "tokens_out": self.tokens_out, "cost": round(self.cost, 8),
+            "decisions": self.decisions,
+            "reasks": self.reasks,
+            "retries": self.retries,
+            "fallbacks": self.fallbacks,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost": round(self.cost, 8),
             "latency_s": round(self.latency_s, 4),
         }
 

@@ -18,8 +18,9 @@ from mafia_arena.views.view import View
 class BySideAgent:
     kind = "scripted"
 
-    def __init__(self, factories: Mapping[str, Callable[[], Agent]],
-                 side_of: Callable[[str], str]) -> None:
+    def __init__(
+        self, factories: Mapping[str, Callable[[], Agent]], side_of: Callable[[str], str]
+    ) -> None:
         self._factories = dict(factories)
         self._side_of = side_of
         self._delegate: Agent | None = None

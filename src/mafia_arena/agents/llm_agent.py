@@ -129,6 +129,7 @@ async def aclose_shared_clients() -> None:
 
 # ---------------------------------------------------------------------- helpers
 
+
 @lru_cache(maxsize=64)
 def _variant_named(name: str) -> Variant | None:
     """A bundled variant by name (cached), or None if it cannot be loaded."""
@@ -158,13 +159,14 @@ def default_decision(request: Request, rng: random.Random) -> Decision:
     return rng.choice(request.choices)
 
 
-def _option_texts(request: Request, seat: int | None = None,
-                  allies: Mapping[int, str] | None = None) -> list[str]:
+def _option_texts(
+    request: Request, seat: int | None = None, allies: Mapping[int, str] | None = None
+) -> list[str]:
     """Distinct, non-blank option texts, one per choice: the labels, with "(you)" and
     "(your teammate)" added where the choice targets this seat or a known ally (a small
     model otherwise happily votes out its own team), disambiguated if labels repeat."""
     texts: list[str] = []
-    labels = list(request.labels) + [c.key for c in request.choices[len(request.labels):]]
+    labels = list(request.labels) + [c.key for c in request.choices[len(request.labels) :]]
     for choice, label in zip(request.choices, labels, strict=False):
         text = " ".join(str(label).split()) or choice.key
         if choice.target is not None and choice.target == seat:
@@ -211,6 +213,7 @@ def resolve_agent_file(spec: str) -> Path | None:
 
 
 # ---------------------------------------------------------------------- the agent
+
 
 class LLMAgent:
     """A Mafia player backed by an LLM endpoint. See the module docstring."""
@@ -277,8 +280,11 @@ class LLMAgent:
             return PASS
         self.stats.decisions += 1
         try:
-            if (self.definition.state_beliefs and request.kind == "speak"
-                    and view.knowledge.day != self._belief_day):
+            if (
+                self.definition.state_beliefs
+                and request.kind == "speak"
+                and view.knowledge.day != self._belief_day
+            ):
                 await self._state_beliefs(view)
             if request.free_text:
                 return await self._speak(view, request)
@@ -286,8 +292,9 @@ class LLMAgent:
         except asyncio.CancelledError:
             raise
         except Exception:  # a bug here must not stop a game: play the default, loudly
-            _log.exception("agent %s (seat %s): error while deciding %s", self.name,
-                           view.seat, request.kind)
+            _log.exception(
+                "agent %s (seat %s): error while deciding %s", self.name, view.seat, request.kind
+            )
             return self._fallback(request, "error")
 
     # ------------------------------------------------------------------ decisions
@@ -298,18 +305,19 @@ class LLMAgent:
         if not request.choices:
             return self._fallback(request, "no_choices")
         options = _option_texts(request, view.seat, view.knowledge.allies)
-        question = self._render("decide", view, prompt=request.prompt,
-                                options="\n".join(f"- {o}" for o in options))
-        result = await self.client.choose(self._messages(view, question), options,
-                                          schema_name=_schema_name(request.kind))
+        question = self._render(
+            "decide", view, prompt=request.prompt, options="\n".join(f"- {o}" for o in options)
+        )
+        result = await self.client.choose(
+            self._messages(view, question), options, schema_name=_schema_name(request.kind)
+        )
         self._account(result.stats)
         if result.fallback or result.index is None:
             return self._fallback(request, result.error_kind or "invalid_answer")
         return request.choices[result.index]
 
     async def _speak(self, view: View, request: Request) -> Decision:
-        question = self._render("speak", view, prompt=request.prompt,
-                                max_chars=request.max_chars)
+        question = self._render("speak", view, prompt=request.prompt, max_chars=request.max_chars)
         completion = await self.client.complete(self._messages(view, question))
         self._account(completion.stats)
         if completion.fallback:
@@ -345,25 +353,42 @@ class LLMAgent:
         intent: int | None = None
         try:
             example = "\n".join(f"{seat_label(s)}: 0.x" for s in others)
-            said = await self.client.complete(self._messages(
-                view, self._render("beliefs", view, day=knowledge.day, example=example)))
+            said = await self.client.complete(
+                self._messages(
+                    view, self._render("beliefs", view, day=knowledge.day, example=example)
+                )
+            )
             self._account(said.stats, decision=False)
             probs = parse_beliefs(said.text, others) if not said.fallback else {}
             for seat in (s for s in others if s not in probs):
                 source = "scale" if not probs or source == "scale" else "mixed"
                 graded = await self.client.choose(
-                    self._messages(view, self._render(
-                        "belief_seat", view, day=knowledge.day, target=seat_label(seat))),
-                    _SCALE, schema_name="belief")
+                    self._messages(
+                        view,
+                        self._render(
+                            "belief_seat", view, day=knowledge.day, target=seat_label(seat)
+                        ),
+                    ),
+                    _SCALE,
+                    schema_name="belief",
+                )
                 self._account(graded.stats, decision=False)
                 if graded.choice is not None:
                     probs[seat] = float(graded.choice)
             labels = [seat_label(s) for s in others]
             chosen = await self.client.choose(
-                self._messages(view, self._render(
-                    "intent", view, day=knowledge.day,
-                    options="\n".join(f"- {label}" for label in labels))),
-                labels, schema_name="intent")
+                self._messages(
+                    view,
+                    self._render(
+                        "intent",
+                        view,
+                        day=knowledge.day,
+                        options="\n".join(f"- {label}" for label in labels),
+                    ),
+                ),
+                labels,
+                schema_name="intent",
+            )
             self._account(chosen.stats, decision=False)
             if chosen.index is not None:
                 intent = others[chosen.index]
@@ -371,21 +396,28 @@ class LLMAgent:
             _log.exception("agent %s (seat %s): stating beliefs failed", self.name, view.seat)
         if len(probs) < len(others) or intent is None:
             extra["belief_failures"] = extra.get("belief_failures", 0) + 1
-        self.beliefs.append({
-            "day": knowledge.day, "seat": view.seat, "seq": knowledge.last_event,
-            "probs": {str(s): round(p, 4) for s, p in sorted(probs.items())},
-            "intent": intent, "complete": len(probs) == len(others), "source": source,
-        })
+        self.beliefs.append(
+            {
+                "day": knowledge.day,
+                "seat": view.seat,
+                "seq": knowledge.last_event,
+                "probs": {str(s): round(p, 4) for s, p in sorted(probs.items())},
+                "intent": intent,
+                "complete": len(probs) == len(others),
+                "source": source,
+            }
+        )
 
     # ------------------------------------------------------------------ prompts
 
     def _messages(self, view: View, question: str) -> list[dict[str, str]]:
         """[system (constant per game), user (transcript so far + question)]."""
-        transcript = transcript_window(render_transcript(view.knowledge),
-                                       self.max_transcript_chars)
+        transcript = transcript_window(render_transcript(view.knowledge), self.max_transcript_chars)
         record = self._render("transcript", view, transcript=transcript)
-        return [{"role": "system", "content": self._system_message(view)},
-                {"role": "user", "content": f"{record}\n\n{question}"}]
+        return [
+            {"role": "system", "content": self._system_message(view)},
+            {"role": "user", "content": f"{record}\n\n{question}"},
+        ]
 
     def _system_message(self, view: View) -> str:
         if self._system is None:
@@ -400,27 +432,39 @@ class LLMAgent:
                 variant = _variant_named(view.variant)
                 rules = _rules_named(view.variant, players)
             if rules is None:
-                rules = (f"Variant {view.variant!r} with {players} players; the game "
-                         "record below shows the roles in play.")
+                rules = (
+                    f"Variant {view.variant!r} with {players} players; the game "
+                    "record below shows the roles in play."
+                )
             goal = ""
             if variant is not None and knowledge.faction in variant.factions:
                 goal = variant.factions[knowledge.faction].description
-            allies = ", ".join(f"{seat_label(s)} ({r})" for s, r in sorted(
-                knowledge.allies.items()) if s != view.seat)
+            allies = ", ".join(
+                f"{seat_label(s)} ({r})"
+                for s, r in sorted(knowledge.allies.items())
+                if s != view.seat
+            )
             persona = self.definition.persona
-            self._system = self.templates.render("system", {
-                **self._values(view),
-                "rules": rules,
-                "goal": goal,
-                "allies": f"Your teammates: {allies}." if allies else "",
-                "persona": f"Your style: {persona}" if persona else "",
-            })
+            self._system = self.templates.render(
+                "system",
+                {
+                    **self._values(view),
+                    "rules": rules,
+                    "goal": goal,
+                    "allies": f"Your teammates: {allies}." if allies else "",
+                    "persona": f"Your style: {persona}" if persona else "",
+                },
+            )
         return self._system
 
     def _values(self, view: View) -> dict[str, object]:
         knowledge = view.knowledge
-        return {"seat": seat_label(view.seat), "role": knowledge.role or "unknown",
-                "faction": knowledge.faction or "unknown", "day": knowledge.day}
+        return {
+            "seat": seat_label(view.seat),
+            "role": knowledge.role or "unknown",
+            "faction": knowledge.faction or "unknown",
+            "day": knowledge.day,
+        }
 
     def _render(self, name: str, view: View, **values: object) -> str:
         return self.templates.render(name, {**self._values(view), **values})
@@ -446,13 +490,11 @@ def _schema_name(kind: str) -> str:
 
 
 @lru_cache(maxsize=32)
-def _cached_templates(defaults: Path, local: Path | None, override: Path | None
-                      ) -> PromptTemplates:
+def _cached_templates(defaults: Path, local: Path | None, override: Path | None) -> PromptTemplates:
     return load_templates(defaults, local, override)
 
 
-def _templates_for(definition: AgentDefinition, agents_dir: str | Path | None
-                   ) -> PromptTemplates:
+def _templates_for(definition: AgentDefinition, agents_dir: str | Path | None) -> PromptTemplates:
     """The repository's default templates (``agents/prompts``), overridden by name by
     the files in ``<agents_dir>/prompts`` (when that is another folder), then by the
     definition's ``prompt_template`` (relative to that ``prompts`` folder)."""
@@ -465,11 +507,13 @@ def _templates_for(definition: AgentDefinition, agents_dir: str | Path | None
     base = Path(agents_dir).resolve() if agents_dir is not None else defaults.parent
     local = base / "prompts"
     override = local / definition.prompt_template if definition.prompt_template else None
-    return _cached_templates(defaults, local if local.is_dir() and local != defaults
-                             else None, override)
+    return _cached_templates(
+        defaults, local if local.is_dir() and local != defaults else None, override
+    )
 
 
 # ---------------------------------------------------------------------- registry
+
 
 def load_llm_agent(spec: str) -> LLMAgent | None:
     """An `LLMAgent` for an agent-file spec (``agents/x.toml`` or ``x``), else None."""

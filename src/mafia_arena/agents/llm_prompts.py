@@ -51,13 +51,24 @@ __all__ = [
     "transcript_window",
 ]
 
-TEMPLATE_NAMES = (
-    "system", "transcript", "speak", "decide", "beliefs", "belief_seat", "intent")
+TEMPLATE_NAMES = ("system", "transcript", "speak", "decide", "beliefs", "belief_seat", "intent")
 
 #: Every name a template may use. All templates get all of them (unused ones are ignored).
 PLACEHOLDERS = (
-    "rules", "seat", "role", "faction", "goal", "allies", "persona", "transcript",
-    "prompt", "options", "max_chars", "day", "example", "target",
+    "rules",
+    "seat",
+    "role",
+    "faction",
+    "goal",
+    "allies",
+    "persona",
+    "transcript",
+    "prompt",
+    "options",
+    "max_chars",
+    "day",
+    "example",
+    "target",
 )
 
 
@@ -126,14 +137,17 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise TemplateError(f"{path}: cannot read prompt template: "
-                                f"{exc.strerror or exc}") from exc
+            raise TemplateError(
+                f"{path}: cannot read prompt template: {exc.strerror or exc}"
+            ) from exc
         template = Template(text)
         try:
             template.substitute(dummy)
         except KeyError as exc:
-            raise TemplateError(f"{path}: unknown placeholder ${exc.args[0]}; known: "
-                                + ", ".join(f"${k}" for k in PLACEHOLDERS)) from None
+            raise TemplateError(
+                f"{path}: unknown placeholder ${exc.args[0]}; known: "
+                + ", ".join(f"${k}" for k in PLACEHOLDERS)
+            ) from None
         except ValueError as exc:
             raise TemplateError(f"{path}: bad placeholder syntax: {exc}") from None
         compiled[name] = template
@@ -159,7 +173,7 @@ def transcript_window(text: str, max_chars: int) -> str:
     head_text = "\n".join(head)
     if len(head_text) > max_chars // 4:  # no phase marker near the start: no head
         head_text = ""
-    body = text[len(head_text):].lstrip("\n")
+    body = text[len(head_text) :].lstrip("\n")
     budget = max(200, max_chars - len(head_text) - len(_OMITTED) - 2)
     step = max(100, budget // 2)
     excess = len(body) - budget
@@ -167,32 +181,34 @@ def transcript_window(text: str, max_chars: int) -> str:
         return text
     cut = (excess // step + 1) * step
     newline = body.find("\n", cut)
-    tail = body[newline + 1:] if newline >= 0 else body[cut:]
+    tail = body[newline + 1 :] if newline >= 0 else body[cut:]
     return "\n".join(part for part in (head_text, _OMITTED, tail) if part)
 
 
 # ---------------------------------------------------------------------- speech
 
 _PREFIX = re.compile(
-    r"^\s*(?:[*_`>#\s]*)"                      # markdown decoration
+    r"^\s*(?:[*_`>#\s]*)"  # markdown decoration
     r"(?P<day>\[[DN]\d+\]\s*|(?:[DN]|Day\s|Night\s)\d+\s*:\s*)?"  # "[D1] ", "D1: "
     r"(?:(?P<who>P\s?\d{1,2}|player\s*\d{1,2}|assistant|me|you|answer|speech|response)"
-    r"\s*(?:\([^)]{0,30}\))?"                  # "(discussion)"
+    r"\s*(?:\([^)]{0,30}\))?"  # "(discussion)"
     r"\s*[*_`]*\s*[:：]\s*[*_`]*\s*)?",
     re.IGNORECASE,
 )
 _HOST_LINE = re.compile(
-    r"^\s*(?:---|\[[DN]\d+\]|NOW\b|GAME RECORD|RULES\b|Game over|Options?:)", re.IGNORECASE)
+    r"^\s*(?:---|\[[DN]\d+\]|NOW\b|GAME RECORD|RULES\b|Game over|Options?:)", re.IGNORECASE
+)
 _QUOTES = "\"'“”‘’`"
 #: Inside a line: where a model starts another transcript line ("... D1: ...", "... P4: ").
 _INLINE_CUT = re.compile(
-    r"\s(?:\[?[DN]\d{1,2}\]?(?=[:\s]|$)|\[P\d{1,2}\]|P\s?\d{1,2}\s*(?:\([^)]{0,30}\))?\s*:\s)")
+    r"\s(?:\[?[DN]\d{1,2}\]?(?=[:\s]|$)|\[P\d{1,2}\]|P\s?\d{1,2}\s*(?:\([^)]{0,30}\))?\s*:\s)"
+)
 
 
 def _speaker(match: re.Match[str]) -> str | None:
     who = re.sub(r"\s+", "", match.group("who") or "").upper()
     if who.startswith("PLAYER"):
-        who = "P" + who[len("PLAYER"):]
+        who = "P" + who[len("PLAYER") :]
     return who if who.startswith("P") and who[1:].isdigit() else None
 
 
@@ -211,7 +227,7 @@ def clean_speech(text: str, seat: int, max_chars: int) -> str:
             speaker = _speaker(match)
             if kept and speaker is not None and speaker != me:
                 break  # the model started writing another player's line
-            line = line[match.end():].strip()
+            line = line[match.end() :].strip()
         elif _HOST_LINE.match(line):
             if kept:
                 break

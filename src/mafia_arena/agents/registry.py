@@ -34,8 +34,10 @@ def make_agent(spec: str) -> Agent:
         agent = loader(spec)
         if agent is not None:
             return agent
-    raise ValueError(f"unknown agent {spec!r}; scripted: {', '.join(sorted(_SCRIPTED))}, "
-                     "or a path to an agent file in agents/")
+    raise ValueError(
+        f"unknown agent {spec!r}; scripted: {', '.join(sorted(_SCRIPTED))}, "
+        "or a path to an agent file in agents/"
+    )
 
 
 def _load_builtin() -> None:

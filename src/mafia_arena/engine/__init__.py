@@ -6,7 +6,19 @@ from mafia_arena.engine.events import HOST, PUBLIC, Event, Visibility, private
 from mafia_arena.engine.game import Game, seat_name
 
 __all__ = [
-    "HOST", "PASS", "PUBLIC", "Choice", "Decision", "Event", "Game", "GameOver",
-    "IllegalDecision", "IllegalDisqualification", "Request", "Speech", "Visibility",
-    "private", "seat_name",
+    "HOST",
+    "PASS",
+    "PUBLIC",
+    "Choice",
+    "Decision",
+    "Event",
+    "Game",
+    "GameOver",
+    "IllegalDecision",
+    "IllegalDisqualification",
+    "Request",
+    "Speech",
+    "Visibility",
+    "private",
+    "seat_name",
 ]

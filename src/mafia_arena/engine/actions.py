@@ -40,35 +40,48 @@ class Action:
         if overrides and "options_by_targets" not in vars(cls):
             cls.options_by_targets = False
 
-    def choices(self, game: Game, step: NightStep, actor: int, targets: Sequence[int]
-                ) -> list[Choice]:
+    def choices(
+        self, game: Game, step: NightStep, actor: int, targets: Sequence[int]
+    ) -> list[Choice]:
         return [shared_choice(self.verb, t) for t in targets]
 
     def label(self, choice: Choice) -> str:
-        return f"{self.name} {seat_name(choice.target)}" if choice.target is not None \
-            else "pass"
+        return f"{self.name} {seat_name(choice.target)}" if choice.target is not None else "pass"
 
-    def options(self, game: Game, step: NightStep, actor: int, targets: tuple[int, ...],
-                optional: bool) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+    def options(
+        self, game: Game, step: NightStep, actor: int, targets: tuple[int, ...], optional: bool
+    ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
         """The request's choices and labels, led by ``decline`` when `optional`."""
         if self.options_by_targets:
             return _options(self, targets, optional)
         return _build_options(self, game, step, actor, targets, optional)
 
-    def apply(self, game: Game, night: NightState, step: NightStep,
-              actors: tuple[int, ...], picks: list[Choice]) -> None:
+    def apply(
+        self,
+        game: Game,
+        night: NightState,
+        step: NightStep,
+        actors: tuple[int, ...],
+        picks: list[Choice],
+    ) -> None:
         raise NotImplementedError
 
     @staticmethod
     def tell(game: Game, seats: Sequence[int], step: NightStep, payload: dict) -> None:
         """A private answer to the actors (and the step's observers)."""
-        game.emit("night_result", {"step": step.name, **payload},
-                  private(*seats, channel=step.name))
+        game.emit(
+            "night_result", {"step": step.name, **payload}, private(*seats, channel=step.name)
+        )
 
 
-def _build_options(action: Action, game: Game | None, step: NightStep | None,
-                   actor: int | None, targets: tuple[int, ...], optional: bool
-                   ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+def _build_options(
+    action: Action,
+    game: Game | None,
+    step: NightStep | None,
+    actor: int | None,
+    targets: tuple[int, ...],
+    optional: bool,
+) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
     choices = action.choices(game, step, actor, targets)  # type: ignore[arg-type]
     labels = [action.label(c) for c in choices]
     if optional:
@@ -77,8 +90,9 @@ def _build_options(action: Action, game: Game | None, step: NightStep | None,
 
 
 @lru_cache(maxsize=8192)
-def _options(action: Action, targets: tuple[int, ...], optional: bool
-             ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+def _options(
+    action: Action, targets: tuple[int, ...], optional: bool
+) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
     """`_build_options` for actions whose options depend on the targets alone.
 
     Cached: each night step offers its actors the same target lists night after night
@@ -125,8 +139,12 @@ class Check(Action):
             if pick.target is None:
                 continue
             result = appearance(game, night, pick.target)
-            self.tell(game, observers(game, step, actors), step,
-                      {"action": "check", "target": pick.target, "result": result})
+            self.tell(
+                game,
+                observers(game, step, actors),
+                step,
+                {"action": "check", "target": pick.target, "result": result},
+            )
 
 
 def appearance(game: Game, night: NightState, target: int) -> str:
@@ -142,7 +160,8 @@ def observers(game: Game, step: NightStep, actors: tuple[int, ...]) -> list[int]
     """Actors plus living observers of the step who were not blocked tonight."""
     night = game.state.night
     watchers = [
-        s for s in game.state.holders(set(step.observers))
+        s
+        for s in game.state.holders(set(step.observers))
         if night is None or not night.is_blocked(s)
     ]
     return sorted({*actors, *watchers})
@@ -212,8 +231,12 @@ class Compare(Action):
             fa, fb = game.state.faction(a), game.state.faction(b)
             solo = game.variant.factions[fa].solo or game.variant.factions[fb].solo
             result = "different" if solo or fa != fb else "same"
-        self.tell(game, observers(game, step, actors), step,
-                  {"action": "compare", "targets": [a, b], "result": result})
+        self.tell(
+            game,
+            observers(game, step, actors),
+            step,
+            {"action": "compare", "targets": [a, b], "result": result},
+        )
 
 
 class Watch(Action):
@@ -235,8 +258,9 @@ class CheckOrKill(Action):
     options_by_targets = True
 
     def choices(self, game, step, actor, targets):
-        return [shared_choice("check", t) for t in targets] + \
-            [shared_choice("kill", t) for t in targets]
+        return [shared_choice("check", t) for t in targets] + [
+            shared_choice("kill", t) for t in targets
+        ]
 
     def label(self, choice):
         return f"{choice.verb} {seat_name(choice.target)}"
@@ -251,8 +275,20 @@ class CheckOrKill(Action):
 
 ACTIONS: dict[str, Action] = {
     cls.name: cls()
-    for cls in (Kill, Shoot, Protect, Check, Arrest, Steal, Frame, Defend, Silence,
-                Compare, Watch, CheckOrKill)
+    for cls in (
+        Kill,
+        Shoot,
+        Protect,
+        Check,
+        Arrest,
+        Steal,
+        Frame,
+        Defend,
+        Silence,
+        Compare,
+        Watch,
+        CheckOrKill,
+    )
 }
 
 

@@ -27,8 +27,9 @@ def target_request(
 
 
 @lru_cache(maxsize=8192)
-def target_options(targets: tuple[int, ...], pass_label: str | None
-                   ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+def target_options(
+    targets: tuple[int, ...], pass_label: str | None
+) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
     """The choices and labels for picking one of `targets` (first `pass_label`, if any).
 
     Cached: every vote and nomination offers the same few target lists (the living

@@ -104,12 +104,30 @@ class Request:
     max_chars: int = 1000
     info: dict[str, object] = field(default_factory=dict)
 
-    def __init__(self, seat: int, kind: str, prompt: str, choices: tuple[Choice, ...],
-                 labels: tuple[str, ...], default: str = "pass", free_text: bool = False,
-                 max_chars: int = 1000, info: dict[str, object] = _NO_INFO) -> None:
+    def __init__(
+        self,
+        seat: int,
+        kind: str,
+        prompt: str,
+        choices: tuple[Choice, ...],
+        labels: tuple[str, ...],
+        default: str = "pass",
+        free_text: bool = False,
+        max_chars: int = 1000,
+        info: dict[str, object] = _NO_INFO,
+    ) -> None:
         # what the generated __init__ does, through the slots (see engine.frozen)
-        (set_seat, set_kind, set_prompt, set_choices, set_labels, set_default,
-         set_free_text, set_max_chars, set_info) = _REQUEST_SLOTS
+        (
+            set_seat,
+            set_kind,
+            set_prompt,
+            set_choices,
+            set_labels,
+            set_default,
+            set_free_text,
+            set_max_chars,
+            set_info,
+        ) = _REQUEST_SLOTS
         set_seat(self, seat)
         set_kind(self, kind)
         set_prompt(self, prompt)
@@ -150,10 +168,17 @@ class Request:
             return self
         if not keep and not self.free_text:
             return None
-        return Request(self.seat, self.kind, self.prompt,
-                       tuple(self.choices[i] for i in keep),
-                       tuple(self.labels[i] for i in keep), self.default, self.free_text,
-                       self.max_chars, self.info)
+        return Request(
+            self.seat,
+            self.kind,
+            self.prompt,
+            tuple(self.choices[i] for i in keep),
+            tuple(self.labels[i] for i in keep),
+            self.default,
+            self.free_text,
+            self.max_chars,
+            self.info,
+        )
 
 
 def names_any(decision: Decision | None, removed: Collection[int]) -> bool:

@@ -25,18 +25,27 @@ from mafia_arena.rules.spec import Limits, NightStep
 def copyable_step(game: Game, seat: int) -> NightStep | None:
     """The step whose skill `seat` lends tonight: its current role's first night step."""
     role = game.state.role(seat)
-    return next((step for step in game.variant.night
-                 if role in step.actors and step.action != "copy"), None)
+    return next(
+        (step for step in game.variant.night if role in step.actors and step.action != "copy"), None
+    )
 
 
 def borrowed(skill: NightStep, own: NightStep) -> NightStep:
     """`skill` as the copier uses it: his own step name, alone, mandatory, no limits."""
-    return skill.model_copy(update={
-        "name": own.name, "group": False, "rounds": 1, "chat_rounds": 0,
-        "observers": (), "optional": False, "default": own.default, "limits": Limits(),
-        "params": {**skill.params, "kind": "individual"},
-        "label": f"use the copied skill ({skill.label or skill.action})",
-    })
+    return skill.model_copy(
+        update={
+            "name": own.name,
+            "group": False,
+            "rounds": 1,
+            "chat_rounds": 0,
+            "observers": (),
+            "optional": False,
+            "default": own.default,
+            "limits": Limits(),
+            "params": {**skill.params, "kind": "individual"},
+            "label": f"use the copied skill ({skill.label or skill.action})",
+        }
+    )
 
 
 class Copy(Action):
@@ -47,8 +56,7 @@ class Copy(Action):
     def apply(self, game, night, step, actors, picks):
         raise NotImplementedError("copy runs through Copy.run")
 
-    def run(self, game: Game, step: NightStep, night: NightState,
-            participants: list[int]) -> Flow:
+    def run(self, game: Game, step: NightStep, night: NightState, participants: list[int]) -> Flow:
         for actor in participants:
             yield from self._one(game, step, night, actor)
 
@@ -58,20 +66,31 @@ class Copy(Action):
             return
         channel = private(actor, channel=step.name)
         request = target_request(
-            game, actor, f"night:{step.name}",
-            f"Night {night_no(game)}: choose whose skill to copy", sources,
-            default=step.default, info={"step": step.name, "action": "copy", "pick": "source"})
+            game,
+            actor,
+            f"night:{step.name}",
+            f"Night {night_no(game)}: choose whose skill to copy",
+            sources,
+            default=step.default,
+            info={"step": step.name, "action": "copy", "pick": "source"},
+        )
         source = picked_seat((yield from ask_one(game, request)))
         if source is None:
             return
         skill = copyable_step(game, source)
         if skill is None or night.is_void(source):
-            game.emit("night_action", {"step": step.name, "seat": actor,
-                                       "choices": [f"copy:{source}"], "skill": None}, channel)
+            game.emit(
+                "night_action",
+                {"step": step.name, "seat": actor, "choices": [f"copy:{source}"], "skill": None},
+                channel,
+            )
             game.emit("blocked", {"step": step.name}, channel)
             return
-        game.emit("night_result", {"step": step.name, "action": "copy", "target": source,
-                                   "result": skill.action}, channel)
+        game.emit(
+            "night_result",
+            {"step": step.name, "action": "copy", "target": source, "result": skill.action},
+            channel,
+        )
         use = borrowed(skill, step)
         picks: list[Choice] = []
         for pick_no in range(use.target.count):
@@ -84,9 +103,16 @@ class Copy(Action):
             if not isinstance(decision, Choice) or decision.target is None:
                 return
             picks.append(decision)
-        game.emit("night_action", {"step": step.name, "seat": actor,
-                                   "choices": [f"copy:{source}", *(c.key for c in picks)],
-                                   "skill": skill.action}, channel)
+        game.emit(
+            "night_action",
+            {
+                "step": step.name,
+                "seat": actor,
+                "choices": [f"copy:{source}", *(c.key for c in picks)],
+                "skill": skill.action,
+            },
+            channel,
+        )
         ACTIONS[use.action].apply(game, night, use, (actor,), picks)
 
 

@@ -17,16 +17,16 @@ from mafia_arena.engine.game import Flow, Game
 from mafia_arena.speech.acts import render_act, speech_acts
 
 
-def speak_request(game: Game, seat: int, kind: str, prompt: str,
-                  max_chars: int = 1000) -> Request:
+def speak_request(game: Game, seat: int, kind: str, prompt: str, max_chars: int = 1000) -> Request:
     """A speaking turn: free text, or one of the structured acts about living players."""
     living = game.state.living_seats()
     if seat in living:  # a dead speaker (a last word) speaks about all the living
         at = living.index(seat)
-        living = living[:at] + living[at + 1:]
+        living = living[:at] + living[at + 1 :]
     acts, labels = _acts_for(_vocabulary(game), living)
-    return Request(seat, kind, prompt, acts, labels,
-                   default="pass", free_text=True, max_chars=max_chars)
+    return Request(
+        seat, kind, prompt, acts, labels, default="pass", free_text=True, max_chars=max_chars
+    )
 
 
 def _vocabulary(game: Game) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -39,15 +39,15 @@ def _vocabulary(game: Game) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if vocabulary is None:
         variant = game.variant
         roles = tuple(variant.roles)
-        results = tuple(sorted({variant.appearance(r) for r in roles}
-                               | {"mafia", "innocent"}))
+        results = tuple(sorted({variant.appearance(r) for r in roles} | {"mafia", "innocent"}))
         vocabulary = game.derived["speech_vocabulary"] = (roles, results)
     return vocabulary
 
 
 @lru_cache(maxsize=8192)
-def _acts_for(vocabulary: tuple[tuple[str, ...], tuple[str, ...]], others: tuple[int, ...]
-              ) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
+def _acts_for(
+    vocabulary: tuple[tuple[str, ...], tuple[str, ...]], others: tuple[int, ...]
+) -> tuple[tuple[Choice, ...], tuple[str, ...]]:
     """Speech acts about `others` with their sentences (the list is the same whoever
     speaks).
 
@@ -58,8 +58,9 @@ def _acts_for(vocabulary: tuple[tuple[str, ...], tuple[str, ...]], others: tuple
     return acts, tuple(render_act(a) for a in acts)
 
 
-def say(game: Game, seat: int, decision: Choice | Speech, kind: str,
-        visibility: Visibility = PUBLIC) -> None:
+def say(
+    game: Game, seat: int, decision: Choice | Speech, kind: str, visibility: Visibility = PUBLIC
+) -> None:
     """Record a speech as an event the `visibility` admits."""
     if isinstance(decision, Speech):
         text = decision.text.strip() or "I have nothing to add."
@@ -109,12 +110,14 @@ def discussion(game: Game, rounds: int, kind: str = "discussion") -> Flow:
                 say(game, seat, decision, kind)
 
 
-def channel_chat(game: Game, members: list[int], rounds: int, visibility: Visibility,
-                 prompt: str) -> Flow:
+def channel_chat(
+    game: Game, members: list[int], rounds: int, visibility: Visibility, prompt: str
+) -> Flow:
     """Night talk in a faction channel: members speak in seat order, seen by members."""
     for _ in range(rounds):
         for seat in members:
             decision = yield from ask_one(
-                game, speak_request(game, seat, "night_chat", prompt, max_chars=500))
+                game, speak_request(game, seat, "night_chat", prompt, max_chars=500)
+            )
             if decision is not None:
                 say(game, seat, decision, "night_chat", visibility)

@@ -81,9 +81,15 @@ class Event:
     payload: dict[str, Any] = field(default_factory=dict)
     visibility: Visibility = PUBLIC
 
-    def __init__(self, seq: int, kind: str, day: int, phase: str,
-                 payload: dict[str, Any] = _NO_PAYLOAD,
-                 visibility: Visibility = PUBLIC) -> None:
+    def __init__(
+        self,
+        seq: int,
+        kind: str,
+        day: int,
+        phase: str,
+        payload: dict[str, Any] = _NO_PAYLOAD,
+        visibility: Visibility = PUBLIC,
+    ) -> None:
         # what the generated __init__ does, through the slots (see engine.frozen)
         set_seq, set_kind, set_day, set_phase, set_payload, set_visibility = _EVENT_SLOTS
         set_seq(self, seq)
@@ -106,7 +112,11 @@ class Event:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Event:
         return cls(
-            data["seq"], data["kind"], data["day"], data["phase"], data["payload"],
+            data["seq"],
+            data["kind"],
+            data["day"],
+            data["phase"],
+            data["payload"],
             Visibility.from_json(data["visibility"]),
         )
 

@@ -53,8 +53,7 @@ def stalemate(game: Game, number: int, deaths_before: int) -> bool:
     if limit is None or (number == 1 and not game.variant.rules.first_night_actions):
         return False
     state = game.state
-    state.quiet_cycles = state.quiet_cycles + 1 if len(state.death_order) == deaths_before \
-        else 0
+    state.quiet_cycles = state.quiet_cycles + 1 if len(state.death_order) == deaths_before else 0
     if state.quiet_cycles < limit:
         return False
     end_game(game, "draw", f"{limit} cycles without a death")
@@ -65,17 +64,24 @@ def setup(game: Game) -> None:
     """Public composition; each seat privately learns its role and whom it knows."""
     state = game.state
     counts = deck_counts(game.variant, game.players)
-    game.emit("setup", {"variant": game.variant.name, "players": game.players,
-                        "composition": counts}, PUBLIC)
+    game.emit(
+        "setup",
+        {"variant": game.variant.name, "players": game.players, "composition": counts},
+        PUBLIC,
+    )
     for seat in state.seats:
-        game.emit("role", {"seat": seat.seat, "role": seat.role, "faction": seat.faction},
-                  private(seat.seat))
+        game.emit(
+            "role",
+            {"seat": seat.seat, "role": seat.role, "faction": seat.faction},
+            private(seat.seat),
+        )
     for seat in state.seats:
         known = game.variant.roles[seat.role].knows_roles
         if not known:
             continue
-        allies = {str(s.seat): s.role for s in state.seats
-                  if s.role in known and s.seat != seat.seat}
+        allies = {
+            str(s.seat): s.role for s in state.seats if s.role in known and s.seat != seat.seat
+        }
         game.emit("allies", {"seat": seat.seat, "allies": allies}, private(seat.seat))
 
 
@@ -86,8 +92,7 @@ def morning_deaths(game: Game) -> None:
     state.phase = "day"
     if night_state is None:
         return
-    state.silenced_today = set(night_state.silenced) - set(night_state.deaths) \
-        - state.disqualified
+    state.silenced_today = set(night_state.silenced) - set(night_state.deaths) - state.disqualified
     state.defended_today = set(night_state.defended)
     game.emit("phase", {"phase": "day", "number": state.day}, PUBLIC)
     if night_state.deaths:

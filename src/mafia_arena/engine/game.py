@@ -58,9 +58,7 @@ class Game:
         """Values the rule modules derive from the (immutable) variant and player count,
         computed on first use and kept for the game (e.g. the speech vocabulary)."""
         self.rng = random.Random(f"{seed}:play")
-        self.max_rounds = int(
-            evaluate(str(variant.rules.max_rounds), {"n": players})
-        )
+        self.max_rounds = int(evaluate(str(variant.rules.max_rounds), {"n": players}))
         cards = list(deck(variant, players)) if deal is None else list(deal)
         if deal is None:
             random.Random(f"{seed}:deal").shuffle(cards)
@@ -129,8 +127,12 @@ class Game:
             return
         seat = record["seat"]
         request = self.request(seat)
-        if record.get("fallback") and request is not None and request.default == "random" \
-                and record.get("choice") is not None:
+        if (
+            record.get("fallback")
+            and request is not None
+            and request.default == "random"
+            and record.get("choice") is not None
+        ):
             self.submit_default(seat, record["fallback"])
             return
         if "text" in record:
@@ -189,8 +191,10 @@ class Game:
 
     def _why_not_removable(self, seat: int) -> str:
         if not self.variant.rules.disqualification:
-            return f"the {self.variant.name} variant has no disqualification " \
+            return (
+                f"the {self.variant.name} variant has no disqualification "
                 "(rules.disqualification is off)"
+            )
         if not 0 <= seat < self.players:
             return f"there is no seat {seat}"
         if not self.state.alive(seat):
@@ -229,22 +233,30 @@ class Game:
 
     def _validate(self, request: Request, decision: Decision | str) -> Decision:
         if isinstance(decision, str):
-            decision = Choice.parse(decision) if ":" in decision or decision == "pass" \
+            decision = (
+                Choice.parse(decision)
+                if ":" in decision or decision == "pass"
                 else Speech(decision)
+            )
         if isinstance(decision, Speech):
             if not request.free_text:
-                raise IllegalDecision(request.seat, "this decision needs one of the listed "
-                                      "choices, not free text")
+                raise IllegalDecision(
+                    request.seat, "this decision needs one of the listed choices, not free text"
+                )
             if len(decision.text) > request.max_chars:
-                raise IllegalDecision(request.seat, f"speech longer than {request.max_chars} "
-                                      "characters")
+                raise IllegalDecision(
+                    request.seat, f"speech longer than {request.max_chars} characters"
+                )
             return decision
         if request.offers(decision):
             return decision
         if decision == PASS and request.default == "pass":
             return decision  # a recorded abstention where voting is otherwise mandatory
-        raise IllegalDecision(request.seat, f"{decision.key!r} is not a legal choice; "
-                              f"legal: {', '.join(c.key for c in request.choices)}")
+        raise IllegalDecision(
+            request.seat,
+            f"{decision.key!r} is not a legal choice; "
+            f"legal: {', '.join(c.key for c in request.choices)}",
+        )
 
     def _advance(self, answers: Answers | None) -> None:
         try:
@@ -256,11 +268,14 @@ class Game:
 
     # ------------------------------------------------------------------ used by rules
     def emit(
-        self, kind: str, payload: dict[str, Any] | None = None,
+        self,
+        kind: str,
+        payload: dict[str, Any] | None = None,
         visibility: Visibility = PUBLIC,
     ) -> Event:
-        event = Event(len(self.events), kind, self.state.day, self.state.phase,
-                      payload or {}, visibility)
+        event = Event(
+            len(self.events), kind, self.state.day, self.state.phase, payload or {}, visibility
+        )
         self.events.append(event)
         return event
 
@@ -268,15 +283,29 @@ class Game:
         """A uniform draw from the game's RNG, logged as a host event."""
         options = list(options)
         result = options[self.rng.randrange(len(options))] if len(options) > 1 else options[0]
-        self.emit("rng", {"purpose": purpose, "options": [_jsonable(o) for o in options],
-                          "result": _jsonable(result)}, HOST)
+        self.emit(
+            "rng",
+            {
+                "purpose": purpose,
+                "options": [_jsonable(o) for o in options],
+                "result": _jsonable(result),
+            },
+            HOST,
+        )
         return result
 
     def sample(self, purpose: str, options: Sequence[Any], k: int) -> list[Any]:
         """k distinct uniform draws, logged."""
         result = self.rng.sample(list(options), k)
-        self.emit("rng", {"purpose": purpose, "options": [_jsonable(o) for o in options],
-                          "result": [_jsonable(r) for r in result]}, HOST)
+        self.emit(
+            "rng",
+            {
+                "purpose": purpose,
+                "options": [_jsonable(o) for o in options],
+                "result": [_jsonable(r) for r in result],
+            },
+            HOST,
+        )
         return result
 
     def view_seats(self) -> range:

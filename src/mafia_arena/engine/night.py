@@ -51,15 +51,24 @@ def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
     A step whose actors only exist after a change of role (an activated psychopath)
     names the dealt cards it is called for in ``params.narrate_cards``.
     """
-    called = [r for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
-              if r in deck]
+    called = [
+        r
+        for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
+        if r in deck
+    ]
     if called:
-        game.emit("narration", {"step": step.name, "text": f"Night {game.state.day}: "
-                                f"{_wake(list(dict.fromkeys(called)))}."}, PUBLIC)
+        game.emit(
+            "narration",
+            {
+                "step": step.name,
+                "text": f"Night {game.state.day}: {_wake(list(dict.fromkeys(called)))}.",
+            },
+            PUBLIC,
+        )
 
 
 def _wake(roles: list[str]) -> str:
-    """"the don and the mafia wake up", "the doctor wakes up"."""
+    """ "the don and the mafia wake up", "the doctor wakes up"."""
     named = [f"the {role}" for role in roles]
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
     return f"{listed} {'wakes' if len(named) == 1 else 'wake'} up"
@@ -80,11 +89,17 @@ def introduce(game: Game) -> None:
     for role in dict.fromkeys([*order, *game.variant.roles]):
         if role not in deck or role in called:
             continue
-        group = [r for r in dict.fromkeys((role, *game.variant.roles[role].knows_roles))
-                 if r in deck and r not in called]
+        group = [
+            r
+            for r in dict.fromkeys((role, *game.variant.roles[role].knows_roles))
+            if r in deck and r not in called
+        ]
         called.update(group)
-        game.emit("narration", {"step": "introductions",
-                                "text": f"Night 1: {_wake(group)} to meet the host."}, PUBLIC)
+        game.emit(
+            "narration",
+            {"step": "introductions", "text": f"Night 1: {_wake(group)} to meet the host."},
+            PUBLIC,
+        )
 
 
 def _runs_tonight(step: NightStep, number: int) -> bool:
@@ -107,8 +122,9 @@ def actors_of(game: Game, step: NightStep) -> list[int]:
     return [s for s in holders if s not in night.changed]
 
 
-def legal_targets(game: Game, step: NightStep, actor: int, actors: list[int],
-                  picked: list[int]) -> list[int]:
+def legal_targets(
+    game: Game, step: NightStep, actor: int, actors: list[int], picked: list[int]
+) -> list[int]:
     """Living targets allowed by the step's target rules and the actor's usage limits.
 
     Exactly the living seats `refusal` accepts, with its per-actor work (the usage
@@ -131,8 +147,7 @@ def legal_targets(game: Game, step: NightStep, actor: int, actors: list[int],
         if limits.no_repeat and usage.get("last_night") == state.day - 1:
             excluded.add(usage.get("last"))
         if limits.per_target is not None:
-            excluded.update(t for t, c in usage.get("counts", {}).items()
-                            if c >= limits.per_target)
+            excluded.update(t for t, c in usage.get("counts", {}).items() if c >= limits.per_target)
     if limits.per_target is not None and limits.per_target <= 0:
         return []  # every target has been picked at least 0 times
     living = state.living_seats()
@@ -143,8 +158,9 @@ def legal_targets(game: Game, step: NightStep, actor: int, actors: list[int],
     return [t for t in living if t not in excluded]
 
 
-def refusal(game: Game, step: NightStep, actor: int, actors: list[int], target: int,
-            picked: list[int]) -> str | None:
+def refusal(
+    game: Game, step: NightStep, actor: int, actors: list[int], target: int, picked: list[int]
+) -> str | None:
     """Why `actor` may not target `target` in `step` now, or None if it may."""
     state = game.state
     rule = step.target
@@ -160,11 +176,16 @@ def refusal(game: Game, step: NightStep, actor: int, actors: list[int], target: 
         return "already picked"
     usage = state.usage.get(_usage_key(step, actor), {})
     limits = step.limits
-    if limits.no_repeat and usage.get("last") == target and \
-            usage.get("last_night") == state.day - 1:
+    if (
+        limits.no_repeat
+        and usage.get("last") == target
+        and usage.get("last_night") == state.day - 1
+    ):
         return "you may not pick the same player two nights in a row"
-    if limits.per_target is not None and \
-            usage.get("counts", {}).get(target, 0) >= limits.per_target:
+    if (
+        limits.per_target is not None
+        and usage.get("counts", {}).get(target, 0) >= limits.per_target
+    ):
         return f"you may pick a player at most {limits.per_target} times"
     return None
 
@@ -209,16 +230,16 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
         yield from _individual_step(game, step, night, participants)
 
 
-def _cross_observers(game: Game, step: NightStep, night: NightState, *,
-                     watching: bool) -> None:
+def _cross_observers(game: Game, step: NightStep, night: NightState, *, watching: bool) -> None:
     """Observers see crossed arms when blocked themselves or when no actor acts."""
     for seat in game.state.holders(set(step.observers)):
         if night.is_blocked(seat) or not watching:
             game.emit("blocked", {"step": step.name}, private(seat, channel=step.name))
 
 
-def step_request(game: Game, step: NightStep, actor: int, actors: list[int],
-                 picked: list[int], pick_no: int) -> Request | None:
+def step_request(
+    game: Game, step: NightStep, actor: int, actors: list[int], picked: list[int], pick_no: int
+) -> Request | None:
     action = ACTIONS[step.action]
     targets = legal_targets(game, step, actor, actors, picked)
     if not targets or not _uses_left(game, step, actor):
@@ -227,18 +248,24 @@ def step_request(game: Game, step: NightStep, actor: int, actors: list[int],
     choices, labels = action.options(game, step, actor, tuple(targets), optional)
     what = step.label or step.action
     prompt = f"Night {night_no(game)}: {what}" + (
-        f" (pick {pick_no + 1} of {step.target.count})" if step.target.count > 1 else "")
-    return Request(actor, f"night:{step.name}", prompt, choices, labels,
-                   default="pass" if optional else step.default,
-                   info={"step": step.name, "action": step.action})
+        f" (pick {pick_no + 1} of {step.target.count})" if step.target.count > 1 else ""
+    )
+    return Request(
+        actor,
+        f"night:{step.name}",
+        prompt,
+        choices,
+        labels,
+        default="pass" if optional else step.default,
+        info={"step": step.name, "action": step.action},
+    )
 
 
 def night_no(game: Game) -> int:
     return game.state.day
 
 
-def _individual_step(game: Game, step: NightStep, night: NightState,
-                     actors: list[int]) -> Flow:
+def _individual_step(game: Game, step: NightStep, night: NightState, actors: list[int]) -> Flow:
     picks: dict[int, list[Choice]] = {a: [] for a in actors}
     active = list(actors)
     for pick_no in range(step.target.count):
@@ -262,19 +289,25 @@ def _individual_step(game: Game, step: NightStep, night: NightState,
         if removed and any(c.target in removed for c in chosen):
             continue  # an earlier pick named a player disqualified since: void
         _record_usage(game, step, actor, [c.target for c in chosen if c.target is not None])
-        game.emit("night_action", {"step": step.name, "seat": actor,
-                                   "choices": [c.key for c in chosen]},
-                  private(actor, channel=step.name))
+        game.emit(
+            "night_action",
+            {"step": step.name, "seat": actor, "choices": [c.key for c in chosen]},
+            private(actor, channel=step.name),
+        )
         ACTIONS[step.action].apply(game, night, step, (actor,), chosen)
 
 
-def _group_step(game: Game, step: NightStep, night: NightState,
-                participants: list[int]) -> Flow:
+def _group_step(game: Game, step: NightStep, night: NightState, participants: list[int]) -> Flow:
     channel = step.name
     members = private(*participants, channel=channel)
     if step.chat_rounds:
-        yield from channel_chat(game, participants, step.chat_rounds, members,
-                                f"Night {night.number}: talk with your team ({channel})")
+        yield from channel_chat(
+            game,
+            participants,
+            step.chat_rounds,
+            members,
+            f"Night {night.number}: talk with your team ({channel})",
+        )
     final: Counter[Choice] = Counter()
     for round_no in range(max(1, step.rounds)):
         if game.state.disqualified:  # a disqualified member leaves the group at once
@@ -289,11 +322,18 @@ def _group_step(game: Game, step: NightStep, night: NightState,
         answers = yield from ask(game, requests)
         if game.state.disqualified:
             participants = [a for a in participants if a not in game.state.disqualified]
-        picks = {seat: d for seat, d in sorted(answers.items())
-                 if isinstance(d, Choice) and d != PASS}
-        game.emit("group_picks", {"step": step.name, "round": round_no + 1,
-                                  "picks": {str(s): c.key for s, c in picks.items()}},
-                  members)
+        picks = {
+            seat: d for seat, d in sorted(answers.items()) if isinstance(d, Choice) and d != PASS
+        }
+        game.emit(
+            "group_picks",
+            {
+                "step": step.name,
+                "round": round_no + 1,
+                "picks": {str(s): c.key for s, c in picks.items()},
+            },
+            members,
+        )
         final = Counter(picks.values())
         if len(final) == 1 and len(picks) == len(participants):
             break
@@ -307,21 +347,30 @@ def _group_step(game: Game, step: NightStep, night: NightState,
     else:
         choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
     _record_usage(game, step, participants[0], [choice.target])
-    game.emit("night_action", {"step": step.name, "seats": participants,
-                               "choices": [choice.key]}, members)
+    game.emit(
+        "night_action", {"step": step.name, "seats": participants, "choices": [choice.key]}, members
+    )
     ACTIONS[step.action].apply(game, night, step, tuple(participants), [choice])
     describe = step.params.get("describe")
     if describe and choice.verb in ("target", "kill"):
         yield from _describe(game, step, participants, choice, describe)
 
 
-def _describe(game: Game, step: NightStep, participants: list[int], choice: Choice,
-              prompt: str) -> Flow:
+def _describe(
+    game: Game, step: NightStep, participants: list[int], choice: Choice, prompt: str
+) -> Flow:
     """A free-text flavour line from the group (classic: the manner of death)."""
     speaker = participants[0]
-    request = Request(speaker, "describe", f"{prompt} ({seat_name(choice.target)})",
-                      (PASS,), ("use the default text",), default="pass", free_text=True,
-                      max_chars=200)
+    request = Request(
+        speaker,
+        "describe",
+        f"{prompt} ({seat_name(choice.target)})",
+        (PASS,),
+        ("use the default text",),
+        default="pass",
+        free_text=True,
+        max_chars=200,
+    )
     answers = yield from ask(game, {speaker: request})
     text = getattr(answers.get(speaker), "text", "").strip()
     if text:
@@ -339,8 +388,11 @@ def dawn(game: Game, night: NightState) -> None:
     for watchers, target in night.watches:
         seen = sorted({s for a in night.attempts if a.target == target for s in a.attackers})
         result: object = "no result" if night.is_void(target) else seen
-        game.emit("night_result", {"action": "watch", "target": target, "result": result},
-                  private(*watchers, channel="watch"))
+        game.emit(
+            "night_result",
+            {"action": "watch", "target": target, "result": result},
+            private(*watchers, channel="watch"),
+        )
     night.deaths = sorted(set(dying))
 
 

@@ -79,8 +79,7 @@ class GameState:
     accused_today: set[int] = field(default_factory=set)
     disqualified: set[int] = field(default_factory=set)
     """Seats the host removed (`Game.disqualify`): dead, and never asked or offered again."""
-    _living: tuple[int, ...] | None = field(default=None, init=False, repr=False,
-                                            compare=False)
+    _living: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def living_seats(self) -> tuple[int, ...]:
         """The living seats in seat order, as one shared tuple.

@@ -49,7 +49,8 @@ def roles_with(game: Game, name: str) -> frozenset[str]:
     roles = game.derived.get(key)
     if roles is None:
         roles = game.derived[key] = frozenset(
-            role for role, spec in game.variant.roles.items() if spec.traits.get(name))
+            role for role, spec in game.variant.roles.items() if spec.traits.get(name)
+        )
     return roles
 
 
@@ -71,8 +72,7 @@ def change_role(game: Game, seat: int, role: str, because: str) -> None:
         game.state.night.changed.add(seat)  # acts in the new role from the next night
     state.role = role
     state.faction = game.variant.roles[role].faction
-    game.emit("role_change", {"seat": seat, "role": role, "faction": state.faction},
-              private(seat))
+    game.emit("role_change", {"seat": seat, "role": role, "faction": state.faction}, private(seat))
     fired(game, because, seat, role=role)
     if game.variant.roles[role].knows_roles:
         state.flags["introduce"] = True
@@ -88,8 +88,12 @@ def immunity(game: Game, night: NightState, dying: list[int]) -> list[int]:
     if not roles_with(game, "night_immune"):
         return dying
     for target in sorted({a.target for a in night.attempts}):
-        if target not in dying and target not in night.healed and game.state.alive(target) \
-                and night_immune(game, target):
+        if (
+            target not in dying
+            and target not in night.healed
+            and game.state.alive(target)
+            and night_immune(game, target)
+        ):
             fired(game, "night_immune", target)
     return dying
 
@@ -116,8 +120,11 @@ def retaliation(game: Game, night: NightState, dying: list[int]) -> list[int]:
                 marked.add(_one_of(game, attempt.attackers, mode))
             else:
                 marked.update(attempt.attackers)
-        victims = sorted(s for s in marked if s not in night.healed
-                         and game.state.alive(s) and not night_immune(game, s))
+        victims = sorted(
+            s
+            for s in marked
+            if s not in night.healed and game.state.alive(s) and not night_immune(game, s)
+        )
         if victims:
             fired(game, "retaliates", target, victims=victims)
             hit.update(victims)
@@ -163,13 +170,17 @@ def inheritance(game: Game, seats: list[int], cause: str) -> None:
         if cause not in spec.get("causes", ["night"]):
             continue
         excluded = set(spec.get("except", ()))
-        candidates = [d for d in seats if not state.alive(d) and d != heir
-                      and state.role(d) not in excluded
-                      and not state.seats[d].flags.get("succeeded")]
+        candidates = [
+            d
+            for d in seats
+            if not state.alive(d)
+            and d != heir
+            and state.role(d) not in excluded
+            and not state.seats[d].flags.get("succeeded")
+        ]
         if not candidates:
             continue
-        dead = candidates[0] if len(candidates) == 1 else \
-            game.draw("inheritance", candidates)
+        dead = candidates[0] if len(candidates) == 1 else game.draw("inheritance", candidates)
         for (actor, step), usage in list(state.usage.items()):
             if actor == dead:
                 state.usage[(heir, step)] = copy.deepcopy(usage)
@@ -178,8 +189,13 @@ def inheritance(game: Game, seats: list[int], cause: str) -> None:
 
 def kill_group_roles(game: Game, faction: str) -> set[str]:
     """The roles of `faction` that act in a group kill step (club: the clan's killers)."""
-    return {role for step in game.variant.night if step.group and step.action == "kill"
-            for role in step.actors if game.variant.roles[role].faction == faction}
+    return {
+        role
+        for step in game.variant.night
+        if step.group and step.action == "kill"
+        for role in step.actors
+        if game.variant.roles[role].faction == faction
+    }
 
 
 def conversion(game: Game, seats: list[int], cause: str) -> None:
@@ -207,17 +223,25 @@ def introductions(game: Game, number: int) -> None:
         if not seat.flags.pop("introduce", False) or not seat.alive:
             continue
         roles = game.variant.roles
-        team = [s for s in state.living()
-                if s != seat.seat and state.role(s) in roles[seat.role].knows_roles]
+        team = [
+            s
+            for s in state.living()
+            if s != seat.seat and state.role(s) in roles[seat.role].knows_roles
+        ]
         if not team:
             continue
-        game.emit("allies", {"seat": seat.seat,
-                             "allies": {str(s): state.role(s) for s in team}},
-                  private(seat.seat))
+        game.emit(
+            "allies",
+            {"seat": seat.seat, "allies": {str(s): state.role(s) for s in team}},
+            private(seat.seat),
+        )
         for member in team:
             if seat.role in roles[state.role(member)].knows_roles:
-                game.emit("allies", {"seat": member, "allies": {str(seat.seat): seat.role}},
-                          private(member))
+                game.emit(
+                    "allies",
+                    {"seat": member, "allies": {str(seat.seat): seat.role}},
+                    private(member),
+                )
 
 
 def activation(game: Game) -> None:

@@ -27,18 +27,25 @@ def killer_roles(game: Game) -> frozenset[str]:
     roles = game.derived.get("killer_roles")
     if roles is None:
         variant = game.variant
-        killing = {role for step in variant.night
-                   if step.action in ("kill", "shoot", "check_or_kill")
-                   for role in step.actors}
+        killing = {
+            role
+            for step in variant.night
+            if step.action in ("kill", "shoot", "check_or_kill")
+            for role in step.actors
+        }
         roles = game.derived["killer_roles"] = frozenset(
-            role for role, spec in variant.roles.items()
-            if (bool(spec.traits["killer"]) if spec.traits.get("killer") is not None
-                else role in killing))
+            role
+            for role, spec in variant.roles.items()
+            if (
+                bool(spec.traits["killer"])
+                if spec.traits.get("killer") is not None
+                else role in killing
+            )
+        )
     return roles
 
 
-def rule_holds(game: Game, faction: str, rule: WinRule,
-               members: list[int] | None = None) -> bool:
+def rule_holds(game: Game, faction: str, rule: WinRule, members: list[int] | None = None) -> bool:
     """Does `rule` hold for `faction` (or for `members` only: one solo player)?"""
     state = game.state
     living = state.living_seats()
@@ -53,11 +60,17 @@ def rule_holds(game: Game, faction: str, rule: WinRule,
     if rule.type == "sole_survivors":
         return bool(members) and not others
     if rule.type == "clan":
-        return (bool(members) and not any(is_killer(game, s) for s in others)
-                and len(members) >= len(others))
+        return (
+            bool(members)
+            and not any(is_killer(game, s) for s in others)
+            and len(members) >= len(others)
+        )
     if rule.type == "solo":
-        return (bool(members) and not any(is_killer(game, s) for s in others)
-                and len(others) <= rule.others)
+        return (
+            bool(members)
+            and not any(is_killer(game, s) for s in others)
+            and len(others) <= rule.others
+        )
     raise ValueError(rule.type)
 
 
@@ -76,8 +89,7 @@ def outcome(game: Game) -> tuple[str, tuple[int, ...] | None] | None:
     for name, faction in game.variant.factions.items():
         if faction.solo:
             for seat in (s for s in living if state.faction(s) == name):
-                rule = next((r for r in faction.win if rule_holds(game, name, r, [seat])),
-                            None)
+                rule = next((r for r in faction.win if rule_holds(game, name, r, [seat])), None)
                 if rule is not None:
                     won.append((name, (seat,), rule.type))
             continue
@@ -106,8 +118,9 @@ def check_win(game: Game) -> bool:
     return True
 
 
-def end_game(game: Game, result: str, reason: str = "",
-             winners: tuple[int, ...] | None = None) -> None:
+def end_game(
+    game: Game, result: str, reason: str = "", winners: tuple[int, ...] | None = None
+) -> None:
     """Record the winner, reveal every card and stop the game.
 
     `winners` defaults to every seat whose current faction is `result`.
@@ -115,12 +128,19 @@ def end_game(game: Game, result: str, reason: str = "",
     state = game.state
     state.over = True
     state.winner = None if result == "draw" else result
-    state.winners = tuple(s.seat for s in state.seats if s.faction == result) \
-        if winners is None else tuple(winners)
-    game.emit("game_over", {
-        "winner": state.winner,
-        "winners": list(state.winners),
-        "reason": reason,
-        "roles": {str(s.seat): s.card for s in state.seats},
-        "factions": {str(s.seat): s.faction for s in state.seats},
-    }, PUBLIC)
+    state.winners = (
+        tuple(s.seat for s in state.seats if s.faction == result)
+        if winners is None
+        else tuple(winners)
+    )
+    game.emit(
+        "game_over",
+        {
+            "winner": state.winner,
+            "winners": list(state.winners),
+            "reason": reason,
+            "roles": {str(s.seat): s.card for s in state.seats},
+            "factions": {str(s.seat): s.faction for s in state.seats},
+        },
+        PUBLIC,
+    )

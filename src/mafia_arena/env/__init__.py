@@ -39,26 +39,38 @@ from mafia_arena.env.wrappers import ILLEGAL_REWARD, TerminateIllegalParallelWra
 from mafia_arena.rules import Variant
 
 
-def env(variant: str | Path | Variant = "standard", players: int = 7,
-        overrides: Mapping[str, Any] | None = None, render_mode: str | None = None,
-        max_text: int | None = None, illegal_reward: float = ILLEGAL_REWARD) -> AECEnv:
+def env(
+    variant: str | Path | Variant = "standard",
+    players: int = 7,
+    overrides: Mapping[str, Any] | None = None,
+    render_mode: str | None = None,
+    max_text: int | None = None,
+    illegal_reward: float = ILLEGAL_REWARD,
+) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (see the module docstring)."""
-    return wrap_aec(raw_env(variant, players, overrides, render_mode, max_text),
-                    illegal_reward)
+    return wrap_aec(raw_env(variant, players, overrides, render_mode, max_text), illegal_reward)
 
 
-def parallel_env(variant: str | Path | Variant = "standard", players: int = 7,
-                 overrides: Mapping[str, Any] | None = None,
-                 render_mode: str | None = None, max_text: int | None = None,
-                 illegal_reward: float = ILLEGAL_REWARD) -> ParallelEnv:
+def parallel_env(
+    variant: str | Path | Variant = "standard",
+    players: int = 7,
+    overrides: Mapping[str, Any] | None = None,
+    render_mode: str | None = None,
+    max_text: int | None = None,
+    illegal_reward: float = ILLEGAL_REWARD,
+) -> ParallelEnv:
     """The Parallel env with the terminate-on-illegal policy."""
     return TerminateIllegalParallelWrapper(
-        raw_parallel_env(variant, players, overrides, render_mode, max_text),
-        illegal_reward)
+        raw_parallel_env(variant, players, overrides, render_mode, max_text), illegal_reward
+    )
 
 
-_FACTORIES = {"env": env, "raw_env": raw_env, "parallel_env": parallel_env,
-              "raw_parallel_env": raw_parallel_env}
+_FACTORIES = {
+    "env": env,
+    "raw_env": raw_env,
+    "parallel_env": parallel_env,
+    "raw_parallel_env": raw_parallel_env,
+}
 
 
 def __getattr__(name: str) -> VariantEnvs:
@@ -70,7 +82,16 @@ def __getattr__(name: str) -> VariantEnvs:
 
 
 __all__ = [
-    "ActionTable", "GameSession", "IllegalActionError", "TerminateIllegalParallelWrapper",
-    "UnknownChoiceError", "VariantEnvs", "build_action_table", "env", "env_names",
-    "parallel_env", "raw_env", "raw_parallel_env",
+    "ActionTable",
+    "GameSession",
+    "IllegalActionError",
+    "TerminateIllegalParallelWrapper",
+    "UnknownChoiceError",
+    "VariantEnvs",
+    "build_action_table",
+    "env",
+    "env_names",
+    "parallel_env",
+    "raw_env",
+    "raw_parallel_env",
 ]

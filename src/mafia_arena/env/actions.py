@@ -78,7 +78,8 @@ class ActionTable:
         except KeyError:
             raise UnknownChoiceError(
                 f"choice {choice.key!r} is not in the action table of this variant "
-                f"({self.players} players)") from None
+                f"({self.players} players)"
+            ) from None
 
     def choice_of(self, action: int) -> Choice:
         return self.choices[int(action)]
@@ -160,8 +161,11 @@ def build_action_table(variant: Variant, players: int) -> ActionTable:
     add("target", [Choice("target", s) for s in seats])
     for verb in mode_verbs(variant, players):
         add(verb, [Choice(verb, s) for s in seats])
-    acts = [a for a in speech_acts(-1, seats, list(variant.roles), claimable_results(variant))
-            if a != PASS]
+    acts = [
+        a
+        for a in speech_acts(-1, seats, list(variant.roles), claimable_results(variant))
+        if a != PASS
+    ]
     for verb in ("accuse", "vouch", "claim_role", "claim_result"):
         add(verb, [a for a in acts if a.verb == verb])
     if len(set(choices)) != len(choices):

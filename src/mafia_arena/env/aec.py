@@ -33,9 +33,14 @@ class raw_env(SessionSpaces, AECEnv):
     # not "is_parallelizable": the turn order is the engine's, not a cycle, so use the
     # native `raw_parallel_env` rather than PettingZoo's aec_to_parallel conversion
 
-    def __init__(self, variant: str | Path | Variant = "standard", players: int = 7,
-                 overrides: Mapping[str, Any] | None = None,
-                 render_mode: str | None = None, max_text: int | None = None) -> None:
+    def __init__(
+        self,
+        variant: str | Path | Variant = "standard",
+        players: int = 7,
+        overrides: Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        max_text: int | None = None,
+    ) -> None:
         """`max_text`: keep at most this many trailing characters of the text view in
         `infos` (None: all; 0: no text at all, the fastest setting for RL)."""
         super().__init__()

@@ -35,15 +35,20 @@ Obs = dict[str, np.ndarray]
 class raw_parallel_env(SessionSpaces, ParallelEnv):
     """Mafia as a Parallel game (unwrapped; `mafia_arena.env.parallel_env()` wraps it)."""
 
-
-    def __init__(self, variant: str | Path | Variant = "standard", players: int = 7,
-                 overrides: Mapping[str, Any] | None = None,
-                 render_mode: str | None = None, max_text: int | None = None) -> None:
+    def __init__(
+        self,
+        variant: str | Path | Variant = "standard",
+        players: int = 7,
+        overrides: Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        max_text: int | None = None,
+    ) -> None:
         """Arguments as for `raw_env`; `max_text` bounds the text view in `infos`."""
         self._set_up(variant, players, overrides, render_mode, max_text)
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:
         """Deal a new game; `seed` is the engine seed (as in `raw_env.reset`)."""
         self._deal(seed)
         return self._observations(), self._infos()
@@ -52,8 +57,7 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         """Validate the actions of every pending seat; raise `IllegalActionError`."""
         if not self.agents:
             raise IllegalActionError("the game is over; reset() the environment")
-        return {seat: self.check_action(seat, actions)
-                for seat in self.session.pending_seats()}
+        return {seat: self.check_action(seat, actions) for seat in self.session.pending_seats()}
 
     def check_action(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
         """The decision of one pending seat in `actions`, or `IllegalActionError`."""
@@ -67,13 +71,18 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         if request is None or not request.free_text:
             raise IllegalActionError(f"{agent}: this decision does not accept free text")
         if len(action) > request.max_chars:
-            raise IllegalActionError(f"{agent}: speech longer than {request.max_chars} "
-                                     "characters")
+            raise IllegalActionError(f"{agent}: speech longer than {request.max_chars} characters")
         return action
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[
-            dict[str, Obs], dict[str, float], dict[str, bool], dict[str, bool],
-            dict[str, dict[str, Any]]]:
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[
+        dict[str, Obs],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
         for seat, decision in self.check_actions(actions).items():
             if isinstance(decision, str):
                 self.session.say(seat, decision)
@@ -110,10 +119,13 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         """Full info (text, labelled choices) for seats that decide now or at the end."""
-        full = set(range(len(self.agents))) if self.session.over \
-            else set(self.session.pending_seats())
-        return {agent_name(s): self.session.info(s) if s in full
-                else {"seat": s, "request": None} for s in range(len(self.agents))}
+        full = (
+            set(range(len(self.agents))) if self.session.over else set(self.session.pending_seats())
+        )
+        return {
+            agent_name(s): self.session.info(s) if s in full else {"seat": s, "request": None}
+            for s in range(len(self.agents))
+        }
 
     def __str__(self) -> str:
         return self.metadata["name"]

@@ -39,7 +39,7 @@ class _Transcript:
     def render(self, view: View) -> str:
         events = view.knowledge.events
         if self.cursor < len(events):
-            lines = (render_event(e, view.seat) for e in events[self.cursor:])
+            lines = (render_event(e, view.seat) for e in events[self.cursor :])
             new = "\n".join(line for line in lines if line)
             if new:
                 self.text = f"{self.text}\n{new}" if self.text else new
@@ -55,13 +55,18 @@ class _Transcript:
 class GameSession:
     """A variant at a player count, and the current game with its per-seat views."""
 
-    def __init__(self, variant: str | Path | Variant, players: int,
-                 overrides: Mapping[str, Any] | None = None,
-                 max_text: int | None = None) -> None:
+    def __init__(
+        self,
+        variant: str | Path | Variant,
+        players: int,
+        overrides: Mapping[str, Any] | None = None,
+        max_text: int | None = None,
+    ) -> None:
         self.source = variant
         self.overrides = dict(overrides or {})
-        self.variant = variant if isinstance(variant, Variant) \
-            else load_variant(variant, self.overrides)
+        self.variant = (
+            variant if isinstance(variant, Variant) else load_variant(variant, self.overrides)
+        )
         self.players = players
         self.max_text = max_text
         self.table: ActionTable = build_action_table(self.variant, players)
@@ -94,18 +99,19 @@ class GameSession:
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         view = self.view(seat)
-        return {"observation": self.encoder.encode(view),
-                "action_mask": self.table.mask(view.request)}
+        return {
+            "observation": self.encoder.encode(view),
+            "action_mask": self.table.mask(view.request),
+        }
 
     def info(self, seat: int) -> dict[str, Any]:
         """The seat's text view and its legal choices with labels (for language agents)."""
         view = self.view(seat)
-        info: dict[str, Any] = {"seat": seat, "request": _request_info(view.request,
-                                                                      self.table)}
+        info: dict[str, Any] = {"seat": seat, "request": _request_info(view.request, self.table)}
         if self.max_text != 0:
             text = self._texts[seat].render(view)
             if self.max_text is not None and len(text) > self.max_text:
-                text = text[-self.max_text:]
+                text = text[-self.max_text :]
             info["text"] = text
         if self.game is not None and self.game.over:
             state = self.game.state
@@ -134,16 +140,19 @@ class GameSession:
         try:
             index = int(action)
         except (TypeError, ValueError):
-            raise IllegalActionError(f"player_{seat}: action {action!r} is not an "
-                                     "integer action id") from None
+            raise IllegalActionError(
+                f"player_{seat}: action {action!r} is not an integer action id"
+            ) from None
         if not 0 <= index < self.table.size:
-            raise IllegalActionError(f"player_{seat}: action {index} is outside "
-                                     f"0..{self.table.size - 1}")
+            raise IllegalActionError(
+                f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
+            )
         choice = self.table.choice_of(index)
         if choice not in request.choices:
             raise IllegalActionError(
                 f"player_{seat}: action {index} ({choice.key}) is not legal for "
-                f"{request.kind!r}; legal ids: {self.table.ids(request)}")
+                f"{request.kind!r}; legal ids: {self.table.ids(request)}"
+            )
         return choice
 
     def act(self, seat: int, action: Any) -> None:
@@ -153,8 +162,9 @@ class GameSession:
         """Submit free text for a speaking turn (requests with `free_text`)."""
         request = self._request(seat)
         if not request.free_text:
-            raise IllegalActionError(f"player_{seat}: {request.kind!r} does not accept "
-                                     "free text; use an action id")
+            raise IllegalActionError(
+                f"player_{seat}: {request.kind!r} does not accept free text; use an action id"
+            )
         try:
             self.game.submit(seat, Speech(str(text)))
         except IllegalDecision as exc:
@@ -178,13 +188,22 @@ class GameSession:
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
-        return {"source": self.source, "overrides": self.overrides,
-                "players": self.players, "max_text": self.max_text, "seed": self.seed,
-                "decisions": None if self.game is None else list(self.game.decisions)}
+        return {
+            "source": self.source,
+            "overrides": self.overrides,
+            "players": self.players,
+            "max_text": self.max_text,
+            "seed": self.seed,
+            "decisions": None if self.game is None else list(self.game.decisions),
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["source"], state["players"], state["overrides"],  # type: ignore[misc]
-                      state["max_text"])
+        self.__init__(
+            state["source"],
+            state["players"],
+            state["overrides"],  # type: ignore[misc]
+            state["max_text"],
+        )
         self.seed = state["seed"]
         if state["decisions"] is not None:
             self.new_game(self.seed)
@@ -196,9 +215,13 @@ def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any]
     if request is None:
         return None
     return {
-        "kind": request.kind, "prompt": request.prompt, "free_text": request.free_text,
-        "max_chars": request.max_chars, "default": request.default,
-        "choices": [{"action": i, "key": table.keys[i], "label": label}
-                    for i, label in zip(table.ids(request), request.labels, strict=True)],
+        "kind": request.kind,
+        "prompt": request.prompt,
+        "free_text": request.free_text,
+        "max_chars": request.max_chars,
+        "default": request.default,
+        "choices": [
+            {"action": i, "key": table.keys[i], "label": label}
+            for i, label in zip(table.ids(request), request.labels, strict=True)
+        ],
     }
-

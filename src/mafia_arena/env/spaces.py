@@ -28,13 +28,16 @@ def agent_name(seat: int) -> str:
     return f"player_{seat}"
 
 
-def build_spaces(agents: list[str], observation_size: int, actions: int
-                 ) -> tuple[dict[str, spaces.Dict], dict[str, spaces.Discrete]]:
+def build_spaces(
+    agents: list[str], observation_size: int, actions: int
+) -> tuple[dict[str, spaces.Dict], dict[str, spaces.Discrete]]:
     observation = {
-        a: spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (observation_size,), dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (actions,), dtype=np.int8),
-        })
+        a: spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (observation_size,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (actions,), dtype=np.int8),
+            }
+        )
         for a in agents
     }
     action = {a: spaces.Discrete(actions) for a in agents}
@@ -48,11 +51,16 @@ class SessionSpaces:
     PettingZoo's test utilities expect.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"],
-                                          "name": "mafia_v0"}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi"], "name": "mafia_v0"}
 
-    def _set_up(self, variant: Any, players: int, overrides: Mapping[str, Any] | None,
-                render_mode: str | None, max_text: int | None) -> None:
+    def _set_up(
+        self,
+        variant: Any,
+        players: int,
+        overrides: Mapping[str, Any] | None,
+        render_mode: str | None,
+        max_text: int | None,
+    ) -> None:
         from mafia_arena.env.session import GameSession
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -63,7 +71,8 @@ class SessionSpaces:
         self.possible_agents = [agent_name(s) for s in range(players)]
         self.agents: list[str] = []
         self.observation_spaces, self.action_spaces = build_spaces(
-            self.possible_agents, self.session.encoder.size, self.session.table.size)
+            self.possible_agents, self.session.encoder.size, self.session.table.size
+        )
         self._seeds = np.random.default_rng()
 
     def _deal(self, seed: int | None) -> None:

@@ -81,6 +81,4 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
         infos = {a: raw.session.info(s) for s, a in enumerate(live)}
         rewards = {a: self.illegal_reward if a in offenders else 0.0 for a in live}
         raw.agents = []
-        return (observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, True),
-                infos)
-
+        return (observations, rewards, dict.fromkeys(live, True), dict.fromkeys(live, True), infos)

@@ -16,8 +16,17 @@ from mafia_arena.experiments.errors import (
     TransientError,
 )
 
-__all__ = ["Experiment", "ResultsConflict", "SpecError", "Summary", "TournamentError",
-           "TransientError", "load_spec", "read_records", "run_tournament"]
+__all__ = [
+    "Experiment",
+    "ResultsConflict",
+    "SpecError",
+    "Summary",
+    "TournamentError",
+    "TransientError",
+    "load_spec",
+    "read_records",
+    "run_tournament",
+]
 
 _LAZY = {
     "run_tournament": "mafia_arena.experiments.driver",

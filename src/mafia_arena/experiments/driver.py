@@ -37,10 +37,17 @@ from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob
 
 
-def run_tournament(spec_path: str | Path, *, address: str | None = None,
-                   use_ray: bool = True, resume: bool = True, progress: bool = True,
-                   results_dir: str | Path | None = None, tracking_uri: str | None = None,
-                   track: bool = True) -> Summary:
+def run_tournament(
+    spec_path: str | Path,
+    *,
+    address: str | None = None,
+    use_ray: bool = True,
+    resume: bool = True,
+    progress: bool = True,
+    results_dir: str | Path | None = None,
+    tracking_uri: str | None = None,
+    track: bool = True,
+) -> Summary:
     """Run (or resume) the tournament of `spec_path` and return its `Summary`.
 
     `address` joins a Ray cluster (default: start a local one with the spec's
@@ -57,9 +64,17 @@ def run_tournament(spec_path: str | Path, *, address: str | None = None,
     store = ResultsStore(experiment.results_dir)
     store.open()
     try:
-        return _run(experiment, store, async_agents, address=address, use_ray=use_ray,
-                    resume=resume, progress=progress, tracking_uri=tracking_uri,
-                    track=track)
+        return _run(
+            experiment,
+            store,
+            async_agents,
+            address=address,
+            use_ray=use_ray,
+            resume=resume,
+            progress=progress,
+            tracking_uri=tracking_uri,
+            track=track,
+        )
     finally:
         store.close()
 
@@ -72,8 +87,9 @@ def _preflight(experiment: Experiment) -> set[str]:
             try:
                 agent = make_agent(ref.target)
             except Exception as exc:
-                raise SpecError(str(experiment.source), "pool",
-                                f"agent {ref.label!r} cannot be built: {exc}") from exc
+                raise SpecError(
+                    str(experiment.source), "pool", f"agent {ref.label!r} cannot be built: {exc}"
+                ) from exc
             if not isinstance(agent, SyncAgent):
                 async_agents.add(ref.label)
     return async_agents
@@ -87,33 +103,61 @@ def _stored(experiment: Experiment, store: ResultsStore, resume: bool) -> set[in
             f"{store.path} holds games of another version of this spec (hash "
             f"{', '.join(sorted(map(str, others)))}, now {experiment.spec_hash}); pass "
             "resume=False (--no-resume) to archive them and start over, or use another "
-            "results folder")
+            "results folder"
+        )
     if records and not resume:
         store.archive()
         return set()
     return {int(r["game_index"]) for r in records}
 
 
-def _run(experiment: Experiment, store: ResultsStore, async_agents: set[str], *,
-         address: str | None, use_ray: bool, resume: bool, progress: bool,
-         tracking_uri: str | None, track: bool) -> Summary:
+def _run(
+    experiment: Experiment,
+    store: ResultsStore,
+    async_agents: set[str],
+    *,
+    address: str | None,
+    use_ray: bool,
+    resume: bool,
+    progress: bool,
+    tracking_uri: str | None,
+    track: bool,
+) -> Summary:
     done = _stored(experiment, store, resume)
     pending = [i for m in experiment.matchups for i in m.indices if i not in done]
-    summary = Summary(experiment.name, experiment.spec_hash, experiment.results_dir,
-                      store.path, experiment.games_total, games_skipped=len(done),
-                      executor="ray" if use_ray else "in-process")
+    summary = Summary(
+        experiment.name,
+        experiment.spec_hash,
+        experiment.results_dir,
+        store.path,
+        experiment.games_total,
+        games_skipped=len(done),
+        executor="ray" if use_ray else "in-process",
+    )
     tracker = _tracker(experiment, tracking_uri, address, use_ray) if track else None
     conc = experiment.concurrency
     fault = FaultPlan.from_env()
-    jobs = [BatchJob(experiment.name, experiment.spec_hash, experiment.base_seed, b.matchup,
-                     b.indices, conc.llm_in_flight, conc.decision_timeout_s, fault)
-            for b in batches(experiment, pending, async_agents)]
+    jobs = [
+        BatchJob(
+            experiment.name,
+            experiment.spec_hash,
+            experiment.base_seed,
+            b.matchup,
+            b.indices,
+            conc.llm_in_flight,
+            conc.decision_timeout_s,
+            fault,
+        )
+        for b in batches(experiment, pending, async_agents)
+    ]
     executor: Any = None
     started = time.perf_counter()
     try:
-        executor = (RayExecutor(address=address, num_cpus=conc.workers,
-                                max_retries=conc.max_retries)
-                    if use_ray and jobs else InProcessExecutor())
+        executor = (
+            RayExecutor(address=address, num_cpus=conc.workers, max_retries=conc.max_retries)
+            if use_ray and jobs
+            else InProcessExecutor()
+        )
         started = time.perf_counter()
         _play(executor, jobs, store, summary, tracker, progress, len(done))
     except BaseException as exc:  # Ctrl-C, or the store failing (disk full): stop cleanly
@@ -130,46 +174,76 @@ def _run(experiment: Experiment, store: ResultsStore, async_agents: set[str], *,
     records = [r for r in store.read() if r.get("spec_hash") == experiment.spec_hash]
     summary.games_stored = len(records)
     for matchup in experiment.matchups:
-        summary.add_matchup(matchup.label,
-                            [r for r in records if r["game_index"] in matchup.indices])
+        summary.add_matchup(
+            matchup.label, [r for r in records if r["game_index"] in matchup.indices]
+        )
     if tracker is not None:
-        run_metrics = {"games_played": float(summary.games_played),
-                       "games_failed": float(len(summary.failed)),
-                       "wall_s": summary.wall_s, "games_per_s": summary.games_per_s}
-        tracker.finish(records, experiment.results_dir, run_metrics,
-                       status="FAILED" if summary.failed else "FINISHED")
+        run_metrics = {
+            "games_played": float(summary.games_played),
+            "games_failed": float(len(summary.failed)),
+            "wall_s": summary.wall_s,
+            "games_per_s": summary.games_per_s,
+        }
+        tracker.finish(
+            records,
+            experiment.results_dir,
+            run_metrics,
+            status="FAILED" if summary.failed else "FINISHED",
+        )
         summary.tracking_uri = tracker.uri
         summary.parent_run_id = tracker.parent_id
         summary.child_run_ids = dict(tracker.child_ids)
     if summary.failed:
-        raise TournamentError(f"{len(summary.failed)} game(s) failed; the others are "
-                              f"stored; run again to retry them\n{summary}", summary)
+        raise TournamentError(
+            f"{len(summary.failed)} game(s) failed; the others are "
+            f"stored; run again to retry them\n{summary}",
+            summary,
+        )
     return summary
 
 
-def _tracker(experiment: Experiment, tracking_uri: str | None, address: str | None,
-             use_ray: bool) -> Any:
+def _tracker(
+    experiment: Experiment, tracking_uri: str | None, address: str | None, use_ray: bool
+) -> Any:
     from mafia_arena.tracking.mlflow_runs import TournamentTracker
 
     mode = f"ray:{address}" if use_ray and address else "ray:local" if use_ray else "in-process"
-    return TournamentTracker(experiment, tracking_uri,
-                             tags={"executor": mode,
-                                   "results_dir": str(experiment.results_dir.resolve())})
+    return TournamentTracker(
+        experiment,
+        tracking_uri,
+        tags={"executor": mode, "results_dir": str(experiment.results_dir.resolve())},
+    )
 
 
-def _play(executor: Any, jobs: list[BatchJob], store: ResultsStore, summary: Summary,
-          tracker: Any, progress: bool, already: int) -> None:
+def _play(
+    executor: Any,
+    jobs: list[BatchJob],
+    store: ResultsStore,
+    summary: Summary,
+    tracker: Any,
+    progress: bool,
+    already: int,
+) -> None:
     from tqdm import tqdm
 
-    bar = tqdm(total=summary.games_total, initial=already, unit="game", disable=not progress,
-               desc=summary.experiment, dynamic_ncols=True, smoothing=0.1)
+    bar = tqdm(
+        total=summary.games_total,
+        initial=already,
+        unit="game",
+        disable=not progress,
+        desc=summary.experiment,
+        dynamic_ncols=True,
+        smoothing=0.1,
+    )
     try:
         for outcome in executor.run(jobs):
             if outcome.games is None:
                 for index in outcome.job.indices:
                     summary.failed[index] = outcome.error or "unknown error"
-                bar.write(f"batch {outcome.job.indices[0]}..{outcome.job.indices[-1]} "
-                          f"failed: {(outcome.error or '').strip().splitlines()[-1:]}")
+                bar.write(
+                    f"batch {outcome.job.indices[0]}..{outcome.job.indices[-1]} "
+                    f"failed: {(outcome.error or '').strip().splitlines()[-1:]}"
+                )
                 continue
             store.append(outcome.games)
             summary.games_played += len(outcome.games)

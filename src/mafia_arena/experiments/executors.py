@@ -71,7 +71,8 @@ class RayExecutor:
                 ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level="warning")
             self.started = True
         self.remote = ray.remote(play_batch).options(
-            num_cpus=1, max_retries=max_retries, retry_exceptions=list(RETRYABLE))
+            num_cpus=1, max_retries=max_retries, retry_exceptions=list(RETRYABLE)
+        )
         self._pending: dict[Any, BatchJob] = {}
 
     def run(self, jobs: Sequence[BatchJob]) -> Iterator[Outcome]:

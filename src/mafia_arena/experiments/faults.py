@@ -36,8 +36,9 @@ class FaultPlan:
         if not raw:
             return None
         data = json.loads(raw)
-        return cls(data.get("kill_at"), data.get("marker"),
-                   float(data.get("sleep_per_game_s", 0.0)))
+        return cls(
+            data.get("kill_at"), data.get("marker"), float(data.get("sleep_per_game_s", 0.0))
+        )
 
     def before_batch(self, indices: tuple[int, ...]) -> None:
         """SIGKILL this process if the batch holds `kill_at` and it has not happened yet."""

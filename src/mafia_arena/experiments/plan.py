@@ -68,11 +68,17 @@ class Matchup:
 
     def identity(self) -> dict[str, Any]:
         """What of the matchup decides its games (hashed into the spec hash)."""
-        return {"label": self.label, "variant": self.variant,
-                "variant_digest": self.variant_digest, "overrides": self.overrides,
-                "players": self.players, "games": self.games,
-                "pool": [[a.label, a.digest] for a in self.pool],
-                "quotas": self.quotas, "seating": self.seating}
+        return {
+            "label": self.label,
+            "variant": self.variant,
+            "variant_digest": self.variant_digest,
+            "overrides": self.overrides,
+            "players": self.players,
+            "games": self.games,
+            "pool": [[a.label, a.digest] for a in self.pool],
+            "quotas": self.quotas,
+            "seating": self.seating,
+        }
 
 
 @dataclass(frozen=True)
@@ -134,8 +140,12 @@ def _agent(raw: str, source: str, key: str, spec_path: Path, presets: list[str])
     looks_like_file = "/" in raw or raw.endswith(".toml") or os.sep in raw
     found = _find(raw, spec_path) if looks_like_file else None
     if found is None or not found.is_file():
-        raise SpecError(source, key, f"unknown agent {raw!r}: not a scripted preset "
-                        f"({', '.join(presets)}) nor an existing agent file")
+        raise SpecError(
+            source,
+            key,
+            f"unknown agent {raw!r}: not a scripted preset "
+            f"({', '.join(presets)}) nor an existing agent file",
+        )
     return AgentRef(raw, str(found), _digest(found))
 
 
@@ -164,8 +174,10 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
             raise SpecError(source, pool_key, "the agent pool is empty")
         if len(set(raw_pool)) != len(raw_pool):
             raise SpecError(source, pool_key, "an agent is listed twice")
-        pool = tuple(_agent(raw, source, f"{pool_key}.{j}", spec_path, presets)
-                     for j, raw in enumerate(raw_pool))
+        pool = tuple(
+            _agent(raw, source, f"{pool_key}.{j}", spec_path, presets)
+            for j, raw in enumerate(raw_pool)
+        )
         for name in entry.seats:
             if name not in raw_pool:
                 raise SpecError(source, f"{key}.seats.{name}", "not an agent of the pool")
@@ -176,29 +188,61 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
                 raise SpecError(source, f"{key}.players", exc.reason) from exc
             fixed = sum(entry.seats.values())
             if fixed > n or (fixed < n and len(entry.seats) == len(pool)):
-                raise SpecError(source, f"{key}.seats", f"{fixed} fixed seats cannot fill a "
-                                f"{n}-player table (the other pool agents fill the rest)")
+                raise SpecError(
+                    source,
+                    f"{key}.seats",
+                    f"{fixed} fixed seats cannot fill a "
+                    f"{n}-player table (the other pool agents fill the rest)",
+                )
             label = entry.label or f"{variant.name}-{n}p"
             if entry.label and len(entry.player_counts) > 1:
                 label = f"{entry.label}-{n}p"
             if label in labels:
-                raise SpecError(source, f"{key}.label", f"matchup {label!r} appears twice; "
-                                "give the entries distinct labels")
+                raise SpecError(
+                    source,
+                    f"{key}.label",
+                    f"matchup {label!r} appears twice; give the entries distinct labels",
+                )
             labels.add(label)
             games = entry.games or spec.games
-            matchups.append(Matchup(
-                label, variant.name, variant_source, digest, dict(entry.set), n, games,
-                index, pool, dict(entry.seats), entry.seating or spec.seating))
+            matchups.append(
+                Matchup(
+                    label,
+                    variant.name,
+                    variant_source,
+                    digest,
+                    dict(entry.set),
+                    n,
+                    games,
+                    index,
+                    pool,
+                    dict(entry.seats),
+                    entry.seating or spec.seating,
+                )
+            )
             index += games
     results = Path(spec.results or f"results/{spec.name}")
-    experiment = Experiment(spec.name, spec.description, spec_path, text, spec.base_seed,
-                            tuple(matchups), spec.concurrency, results, spec.tracking_uri)
+    experiment = Experiment(
+        spec.name,
+        spec.description,
+        spec_path,
+        text,
+        spec.base_seed,
+        tuple(matchups),
+        spec.concurrency,
+        results,
+        spec.tracking_uri,
+    )
     return _with_hash(experiment)
 
 
 def _with_hash(experiment: Experiment) -> Experiment:
-    identity = {"format": FORMAT, "name": experiment.name, "base_seed": experiment.base_seed,
-                "matchups": [m.identity() for m in experiment.matchups]}
+    identity = {
+        "format": FORMAT,
+        "name": experiment.name,
+        "base_seed": experiment.base_seed,
+        "matchups": [m.identity() for m in experiment.matchups],
+    }
     blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
     spec_hash = hashlib.sha256(blob.encode()).hexdigest()[:12]
     return Experiment(**{**experiment.__dict__, "spec_hash": spec_hash})
@@ -212,8 +256,9 @@ class Batch:
     indices: tuple[int, ...]
 
 
-def batches(experiment: Experiment, pending: Iterable[int],
-            async_agents: Set[str] = frozenset()) -> list[Batch]:
+def batches(
+    experiment: Experiment, pending: Iterable[int], async_agents: Set[str] = frozenset()
+) -> list[Batch]:
     """Pending games cut into batches per matchup; batches with async agents first.
 
     Async (LLM) games are the slowest, so they are submitted first: the longest tasks
@@ -227,6 +272,6 @@ def batches(experiment: Experiment, pending: Iterable[int],
         size = conc.llm_batch_size if slow else conc.batch_size
         todo = [i for i in matchup.indices if i in wanted]
         for start in range(0, len(todo), size):
-            out.append((not slow, order, Batch(matchup, tuple(todo[start:start + size]))))
+            out.append((not slow, order, Batch(matchup, tuple(todo[start : start + size]))))
     out.sort(key=lambda item: (item[0], item[1], item[2].indices[0]))
     return [batch for _, _, batch in out]

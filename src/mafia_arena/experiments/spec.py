@@ -61,16 +61,25 @@ class Concurrency(_Model):
     workers: int = Field(default=2, ge=1, description="CPUs of a local Ray cluster.")
     batch_size: int = Field(default=25, ge=1, description="Scripted games per Ray task.")
     llm_batch_size: int = Field(
-        default=4, ge=1, description="Games per task with an async (LLM) agent; they run "
-        "concurrently in one event loop.")
+        default=4,
+        ge=1,
+        description="Games per task with an async (LLM) agent; they run "
+        "concurrently in one event loop.",
+    )
     llm_in_flight: int = Field(
-        default=4, ge=1, description="LLM requests in flight per endpoint per worker.")
+        default=4, ge=1, description="LLM requests in flight per endpoint per worker."
+    )
     max_retries: int = Field(
-        default=3, ge=0, description="Ray retries of a task after a worker crash or a "
-        "transient error.")
+        default=3,
+        ge=0,
+        description="Ray retries of a task after a worker crash or a transient error.",
+    )
     decision_timeout_s: float | None = Field(
-        default=None, gt=0, description="Per-decision timeout of async agents; a timeout "
-        "records the seat's default as a fallback.")
+        default=None,
+        gt=0,
+        description="Per-decision timeout of async agents; a timeout "
+        "records the seat's default as a fallback.",
+    )
 
 
 class VariantEntry(_Model):

@@ -111,8 +111,9 @@ class ResultsStore:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.close()
-            raise ResultsConflict(f"{self.folder}: another tournament is writing to this "
-                                  "results folder") from None
+            raise ResultsConflict(
+                f"{self.folder}: another tournament is writing to this results folder"
+            ) from None
         self._lock = lock
         self._repair_tail()
         self._out = self.path.open("ab")
@@ -135,8 +136,7 @@ class ResultsStore:
     def append(self, games: list[dict[str, Any]]) -> None:
         """Store finished games (``{"record", "log"}`` items), durably, logs first."""
         assert self._out is not None and self._writers is not None, "open the store first"
-        list(self._writers.map(lambda g: self._write_log(g["record"]["log_path"], g["log"]),
-                               games))
+        list(self._writers.map(lambda g: self._write_log(g["record"]["log_path"], g["log"]), games))
         if games:
             _fsync_dir(self.logs)
         for game in games:

@@ -45,8 +45,9 @@ class Summary:
         table = win_table(records)
         self.matchups[label] = {
             "games": len(records),
-            "win_rates": {k: (round(e.value, 4), round(e.low, 4), round(e.high, 4))
-                          for k, e in table.items()},
+            "win_rates": {
+                k: (round(e.value, 4), round(e.low, 4), round(e.high, 4)) for k, e in table.items()
+            },
         }
 
     def __str__(self) -> str:
@@ -60,8 +61,11 @@ class Summary:
         if self.tracking_uri:
             lines.append(f"mlflow: {self.tracking_uri} (run {self.parent_run_id})")
         for label, info in self.matchups.items():
-            rates = ", ".join(f"{k} {v[0]:.0%} [{v[1]:.0%}, {v[2]:.0%}]"
-                              for k, v in info["win_rates"].items() if v[0] or k != "draw")
+            rates = ", ".join(
+                f"{k} {v[0]:.0%} [{v[1]:.0%}, {v[2]:.0%}]"
+                for k, v in info["win_rates"].items()
+                if v[0] or k != "draw"
+            )
             lines.append(f"  {label}: {info['games']} games; {rates}")
         for index, error in sorted(self.failed.items())[:5]:
             lines.append(f"  game {index} failed: {error.strip().splitlines()[-1]}")

@@ -70,20 +70,28 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
         results = asyncio.run(_play_async(job, variant, tables))
     out = []
     for (index, seed, agents), result in zip(tables, results, strict=True):
-        record = build_record(experiment=job.experiment, spec_hash=job.spec_hash,
-                              game_index=index, seed=seed, variant=variant, agents=agents,
-                              result=result)
+        record = build_record(
+            experiment=job.experiment,
+            spec_hash=job.spec_hash,
+            game_index=index,
+            seed=seed,
+            variant=variant,
+            agents=agents,
+            result=result,
+        )
         out.append({"record": record, "log": result.log.to_jsonl()})
     return out
 
 
-async def _play_async(job: BatchJob, variant: Variant,
-                      tables: list[tuple[int, int, list[Agent]]]) -> list[MatchResult]:
+async def _play_async(
+    job: BatchJob, variant: Variant, tables: list[tuple[int, int, list[Agent]]]
+) -> list[MatchResult]:
     _cap_endpoints(job.matchup, job.llm_in_flight)
 
     async def one(seed: int, agents: list[Agent]) -> MatchResult:
-        result = await play_match(variant, agents, seed, job.matchup.overrides,
-                                  decision_timeout=job.decision_timeout_s)
+        result = await play_match(
+            variant, agents, seed, job.matchup.overrides, decision_timeout=job.decision_timeout_s
+        )
         if job.fault is not None and job.fault.sleep_per_game_s:
             await asyncio.sleep(job.fault.sleep_per_game_s)
         return result

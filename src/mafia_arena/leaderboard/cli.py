@@ -18,17 +18,18 @@ from mafia_arena.leaderboard.publish import write_leaderboard
 from mafia_arena.leaderboard.records import load_records
 
 
-def leaderboard_command(results: Path, out: Path | None = None,
-                        view: str = "all") -> list[Path]:
+def leaderboard_command(results: Path, out: Path | None = None, view: str = "all") -> list[Path]:
     """Read `results` (a `games.jsonl` or its folder) and write the leaderboard."""
     records = load_records(results)
     if not records:
         raise SystemExit(f"{results}: no game records")
     experiment = str(records[0].get("experiment", results.stem))
     spec = Path("experiments") / f"{experiment}.toml"
-    provenance: dict[str, str] = {"experiment": experiment,
-                                  "games": str(len(records)),
-                                  "package_version": __version__}
+    provenance: dict[str, str] = {
+        "experiment": experiment,
+        "games": str(len(records)),
+        "package_version": __version__,
+    }
     if spec.exists():
         data = tomllib.loads(spec.read_text(encoding="utf-8"))
         provenance["spec"] = spec.as_posix()
@@ -37,8 +38,9 @@ def leaderboard_command(results: Path, out: Path | None = None,
     else:
         provenance["command"] = f"mafia-arena leaderboard results/{experiment}"
     target = out or Path("leaderboards") / experiment
-    paths = write_leaderboard(records, target, title=f"Leaderboard: {experiment}",
-                              provenance=provenance, view=view)  # type: ignore[arg-type]
+    paths = write_leaderboard(
+        records, target, title=f"Leaderboard: {experiment}", provenance=provenance, view=view
+    )  # type: ignore[arg-type]
     for path in paths:
         print(path)
     return paths

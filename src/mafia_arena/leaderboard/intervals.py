@@ -30,8 +30,6 @@ __all__ = [
 T = TypeVar("T")
 
 
-
-
 def resample_indices(n: int, n_boot: int, seed: int | np.random.Generator) -> np.ndarray:
     """``(n_boot, n)`` array of indices drawn with replacement from ``range(n)``.
 

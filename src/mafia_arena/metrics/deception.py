@@ -19,8 +19,9 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     drawn: dict[str, list[int]] = {MAFIA: [0, 0], TOWN: [0, 0]}  # town votes, exposures
     received, bus = Counts(), Counts()
     for ballot in f.ballots:
-        town_votes = Counter(t for v, t in ballot.votes.items()
-                             if t is not None and ballot.sides[v] == TOWN)
+        town_votes = Counter(
+            t for v, t in ballot.votes.items() if t is not None and ballot.sides[v] == TOWN
+        )
         for seat in ballot.alive:
             side = ballot.sides[seat]
             if side in drawn:
@@ -33,8 +34,9 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     per_mafia = ratio(*drawn[MAFIA])
     per_town = ratio(*drawn[TOWN])
     claims = _false_claims(f)
-    carried = [_carried(e.ballot, e.seat) for e in f.executions
-               if e.side == TOWN and e.ballot is not None]
+    carried = [
+        _carried(e.ballot, e.seat) for e in f.executions if e.side == TOWN and e.ballot is not None
+    ]
     per_seat: PerSeat = {}
     for seat in range(f.players):
         stood = claims["days"].get(seat, [])
@@ -48,8 +50,9 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     game: dict[str, Any] = {
         "votes_per_mafia": per_mafia,
         "votes_per_town": per_town,
-        "votes_drawn_ratio": ratio(per_mafia, per_town) if per_mafia is not None and
-        per_town else None,
+        "votes_drawn_ratio": ratio(per_mafia, per_town)
+        if per_mafia is not None and per_town
+        else None,
         "bus_rate": bus.total(),
         "town_elims_carried_by_mafia": ratio(sum(carried), len(carried)),
     }
@@ -58,7 +61,8 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         game[f"false_role_claims_{side}"] = len(days)
         game[f"false_claim_days_{side}"] = ratio(sum(days), len(days))
         game[f"false_result_claims_{side}"] = sum(
-            n for s, n in claims["results"].items() if claims["side"][s] == side)
+            n for s, n in claims["results"].items() if claims["side"][s] == side
+        )
     return per_seat, game
 
 
@@ -73,8 +77,11 @@ def _false_claims(f: GameFacts) -> dict[str, dict[int, Any]]:
             key = (said.seat, claim.kind, claim.target, claim.value)
             if key in seen:
                 continue
-            if claim.kind == "claim_role" and claim.value and \
-                    claim.value.lower() != said.role.lower():
+            if (
+                claim.kind == "claim_role"
+                and claim.value
+                and claim.value.lower() != said.role.lower()
+            ):
                 seen.add(key)
                 end = f.death_day.get(said.seat, f.length_days)
                 days.setdefault(said.seat, []).append(max(0, end - said.day))
@@ -88,13 +95,17 @@ def _false_claims(f: GameFacts) -> dict[str, dict[int, Any]]:
 
 def _checked(f: GameFacts, said: Any, claim: Any) -> bool:
     """Did the speaker receive this check result (target and value) before speaking?"""
-    return any(c.seq < said.seq and said.seat in c.seats and c.target == claim.target
-               and c.result == claim.value for c in f.checks)
+    return any(
+        c.seq < said.seq
+        and said.seat in c.seats
+        and c.target == claim.target
+        and c.result == claim.value
+        for c in f.checks
+    )
 
 
 def _carried(ballot: Any, seat: int) -> bool:
     """Without the mafia side's ballots, would `seat` have lacked a strict plurality?"""
-    town = Counter(t for v, t in ballot.votes.items()
-                   if t is not None and ballot.sides[v] != MAFIA)
+    town = Counter(t for v, t in ballot.votes.items() if t is not None and ballot.sides[v] != MAFIA)
     best_other = max((n for t, n in town.items() if t != seat), default=0)
     return town[seat] <= best_other

@@ -90,8 +90,7 @@ class GameFacts:
     executions: list[Execution] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     speeches: list[Said] = field(default_factory=list)
-    beliefs: list[tuple[int, int, dict[int, float], dict[int, str]]] = field(
-        default_factory=list)
+    beliefs: list[tuple[int, int, dict[int, float], dict[int, str]]] = field(default_factory=list)
     intents: list[tuple[int, int, int | None, int]] = field(default_factory=list)
     decisions: dict[int, int] = field(default_factory=dict)
     fallbacks: dict[int, int] = field(default_factory=dict)
@@ -115,8 +114,9 @@ def _variant_sides(name: str, overrides: str) -> tuple[dict[str, str], tuple[str
     return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles)
 
 
-def variant_sides(log: GameLog, variant: Variant | None = None
-                  ) -> tuple[dict[str, str], tuple[str, ...]]:
+def variant_sides(
+    log: GameLog, variant: Variant | None = None
+) -> tuple[dict[str, str], tuple[str, ...]]:
     """(faction -> side, role names) for the log's variant; see the module docstring."""
     if variant is not None:
         return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles)
@@ -159,12 +159,17 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
             last_ballot = None
         elif kind == "votes":
             votes = {int(v): t for v, t in p["votes"].items()}
-            last_ballot = Ballot(event.seq, event.day, p.get("kind", "vote"), votes,
-                                 {s: side(s) for s in range(log.players)}, frozenset(alive))
+            last_ballot = Ballot(
+                event.seq,
+                event.day,
+                p.get("kind", "vote"),
+                votes,
+                {s: side(s) for s in range(log.players)},
+                frozenset(alive),
+            )
             facts.ballots.append(last_ballot)
         elif kind == "nomination":
-            facts.nominations.append((p["seat"], p["target"], side(p["seat"]),
-                                      side(p["target"])))
+            facts.nominations.append((p["seat"], p["target"], side(p["seat"]), side(p["target"])))
         elif kind == "death":
             seat = p["seat"]
             alive.discard(seat)
@@ -172,19 +177,37 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
             facts.death_cause[seat] = p.get("cause", "")
             if p.get("cause") == "execution":
                 facts.executions.append(
-                    Execution(event.seq, event.day, seat, side(seat), last_ballot))
+                    Execution(event.seq, event.day, seat, side(seat), last_ballot)
+                )
         elif kind == "night_result" and p.get("action") == "check" and "target" in p:
             seats = tuple(sorted(event.visibility.seats))
-            facts.checks.append(Check(event.seq, event.day, seats, p["target"],
-                                      str(p.get("result")), side(p["target"])))
+            facts.checks.append(
+                Check(
+                    event.seq,
+                    event.day,
+                    seats,
+                    p["target"],
+                    str(p.get("result")),
+                    side(p["target"]),
+                )
+            )
         elif kind == "speech" and event.visibility.scope == "public":
             claims = tuple(extract_claims(p.get("text", ""), roles))
-            facts.speeches.append(Said(event.seq, event.day, p["seat"], side(p["seat"]),
-                                       role.get(p["seat"], ""), claims))
+            facts.speeches.append(
+                Said(
+                    event.seq,
+                    event.day,
+                    p["seat"],
+                    side(p["seat"]),
+                    role.get(p["seat"], ""),
+                    claims,
+                )
+            )
         elif kind == "belief":
             probs = {int(s): float(v) for s, v in p.get("probs", {}).items()}
-            facts.beliefs.append((event.seq, p["seat"], probs,
-                                  {s: side(s) for s in range(log.players)}))
+            facts.beliefs.append(
+                (event.seq, p["seat"], probs, {s: side(s) for s in range(log.players)})
+            )
         elif kind == "intent":
             facts.intents.append((event.seq, p["seat"], p.get("target"), event.day))
         elif kind == "decision" and not p.get("host"):  # a host action is no seat's

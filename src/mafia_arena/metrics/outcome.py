@@ -24,14 +24,16 @@ def outcome(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         f"win.{faction}": float(f.winner == faction)
         for faction in sorted(set(f.sides) | set(f.factions.values()) - {""})
     }
-    game.update({
-        "town_win": float(winner_side == TOWN),
-        "mafia_win": float(winner_side == MAFIA),
-        "draw": float(f.winner is None),
-        "length_days": f.length_days,
-        "executions": len(f.executions),
-        "night_kills": sum(1 for c in f.death_cause.values() if c == "night"),
-    })
+    game.update(
+        {
+            "town_win": float(winner_side == TOWN),
+            "mafia_win": float(winner_side == MAFIA),
+            "draw": float(f.winner is None),
+            "length_days": f.length_days,
+            "executions": len(f.executions),
+            "night_kills": sum(1 for c in f.death_cause.values() if c == "night"),
+        }
+    )
     for side in (TOWN, MAFIA):
         members = f.seats_on(side)
         game[f"{side}_survival"] = ratio(sum(f.survived(s) for s in members), len(members))

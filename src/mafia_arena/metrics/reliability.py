@@ -20,8 +20,12 @@ def reliability(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     totals = {"decisions": 0, "fallbacks": 0, "reasks": 0, "retries": 0}
     for seat in range(f.players):
         stats = f.agent_stats[seat] if seat < len(f.agent_stats) else {}
-        row = {"decisions": f.decisions.get(seat, 0), "fallbacks": f.fallbacks.get(seat, 0),
-               "reasks": int(stats.get("reasks", 0)), "retries": int(stats.get("retries", 0))}
+        row = {
+            "decisions": f.decisions.get(seat, 0),
+            "fallbacks": f.fallbacks.get(seat, 0),
+            "reasks": int(stats.get("reasks", 0)),
+            "retries": int(stats.get("retries", 0)),
+        }
         for key in totals:
             totals[key] += row[key]
         per_seat[seat] = {
@@ -30,7 +34,10 @@ def reliability(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
             "retry_rate": ratio(row["retries"], row["decisions"]),
         }
     game: dict[str, Any] = {"decisions": totals["decisions"]}
-    for key, name in (("fallbacks", "fallback_rate"), ("reasks", "reask_rate"),
-                      ("retries", "retry_rate")):
+    for key, name in (
+        ("fallbacks", "fallback_rate"),
+        ("reasks", "reask_rate"),
+        ("retries", "retry_rate"),
+    ):
         game[name] = ratio(totals[key], totals["decisions"])
     return per_seat, game

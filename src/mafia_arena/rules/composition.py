@@ -38,7 +38,8 @@ def deck_counts(variant: Variant, n: int) -> dict[str, int]:
 def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
     if not variant.min_players <= n <= variant.max_players:
         raise VariantError(
-            variant.name, "players",
+            variant.name,
+            "players",
             f"{n} players is outside {variant.min_players}..{variant.max_players}",
         )
     comp = variant.composition
@@ -67,7 +68,8 @@ def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
         counts[rest_role] = n - used
     if any(c < 0 for c in counts.values()) or sum(counts.values()) != n:
         raise VariantError(
-            variant.name, key,
+            variant.name,
+            key,
             f"role counts {dict(counts)} add up to {sum(counts.values())}, not {n} players",
         )
     for role, (low, high) in comp.bounds.items():
@@ -76,7 +78,8 @@ def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
         hi = evaluate(high, names)
         if not lo <= value <= hi:
             raise VariantError(
-                variant.name, f"{key}.{role}",
+                variant.name,
+                f"{key}.{role}",
                 f"{value} is outside the bounds {low}..{high} (= {lo:g}..{hi:g})",
             )
     for role, count in counts.items():

@@ -13,8 +13,14 @@ import math
 from collections.abc import Mapping
 from functools import lru_cache
 
-_FUNCTIONS = {"round": round, "max": max, "min": min, "int": int, "floor": math.floor,
-              "ceil": math.ceil}
+_FUNCTIONS = {
+    "round": round,
+    "max": max,
+    "min": min,
+    "int": int,
+    "floor": math.floor,
+    "ceil": math.ceil,
+}
 _BINARY = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,

@@ -48,9 +48,7 @@ def available_variants() -> list[str]:
     return sorted(p.stem for p in envs_dir().glob("*.toml"))
 
 
-def load_variant(
-    name_or_path: str | Path, overrides: Mapping[str, Any] | None = None
-) -> Variant:
+def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Variant:
     """Read, switch and validate a variant; raise VariantError naming file, key, reason."""
     path = variant_path(name_or_path)
     source = str(path)
@@ -64,9 +62,7 @@ def load_variant(
     return build_variant(document, source, overrides or {})
 
 
-def build_variant(
-    document: dict[str, Any], source: str, overrides: Mapping[str, Any]
-) -> Variant:
+def build_variant(document: dict[str, Any], source: str, overrides: Mapping[str, Any]) -> Variant:
     """Validate an already parsed document (used by tests that build broken variants)."""
     document = copy.deepcopy(document)
     params = document.setdefault("params", {})
@@ -110,39 +106,46 @@ def check_references(variant: Variant, source: str) -> None:
     """Every name a variant uses must exist: roles, factions, actions, procedures."""
     for role_name, role in variant.roles.items():
         if role.faction not in variant.factions:
-            raise VariantError(source, f"roles.{role_name}.faction",
-                               f"unknown faction {role.faction!r}")
+            raise VariantError(
+                source, f"roles.{role_name}.faction", f"unknown faction {role.faction!r}"
+            )
         for known in role.knows_roles:
             if known not in variant.roles:
-                raise VariantError(source, f"roles.{role_name}.knows_roles",
-                                   f"unknown role {known!r}")
+                raise VariantError(
+                    source, f"roles.{role_name}.knows_roles", f"unknown role {known!r}"
+                )
         for trait in role.traits:
             if trait not in vocabulary.ROLE_TRAITS:
-                raise VariantError(source, f"roles.{role_name}.traits.{trait}",
-                                   "unknown trait")
+                raise VariantError(source, f"roles.{role_name}.traits.{trait}", "unknown trait")
     for faction_name, faction in variant.factions.items():
         for i, rule in enumerate(faction.win):
             for other in rule.factions:
                 if other not in variant.factions:
-                    raise VariantError(source, f"factions.{faction_name}.win.{i}.factions",
-                                       f"unknown faction {other!r}")
+                    raise VariantError(
+                        source,
+                        f"factions.{faction_name}.win.{i}.factions",
+                        f"unknown faction {other!r}",
+                    )
     for i, step in enumerate(variant.night):
         if step.action not in vocabulary.NIGHT_ACTIONS:
-            raise VariantError(source, f"night.{i}.action",
-                               f"unknown action {step.action!r}")
+            raise VariantError(source, f"night.{i}.action", f"unknown action {step.action!r}")
         for actor in (*step.actors, *step.observers):
             if actor not in variant.roles:
                 raise VariantError(source, f"night.{i}.actors", f"unknown role {actor!r}")
     for i, day_step in enumerate(variant.day):
         if day_step.type == "vote" and day_step.procedure not in vocabulary.VOTING_PROCEDURES:
             raise VariantError(
-                source, f"day.{i}.procedure",
+                source,
+                f"day.{i}.procedure",
                 f"unknown voting procedure {day_step.procedure!r}; known: "
                 + ", ".join(sorted(vocabulary.VOTING_PROCEDURES)),
             )
     comp = variant.composition
-    for table_name, table in (("table", comp.table), ("alternatives", comp.alternatives),
-                              ("formula", {0: comp.formula})):
+    for table_name, table in (
+        ("table", comp.table),
+        ("alternatives", comp.alternatives),
+        ("formula", {0: comp.formula}),
+    ):
         for count, row in table.items():
             for role in row:
                 if role not in variant.roles:
@@ -152,7 +155,8 @@ def check_references(variant: Variant, source: str) -> None:
                 total = sum(v for v in row.values() if isinstance(v, int))
                 if all(isinstance(v, int) for v in row.values()) and total != count:
                     raise VariantError(
-                        source, f"composition.{table_name}.{count}",
+                        source,
+                        f"composition.{table_name}.{count}",
                         f"role counts add up to {total}, not {count} players",
                     )
 
@@ -171,8 +175,9 @@ def _substitute(value: Any, params: Mapping[str, Any], source: str, key: str) ->
             return params[name]
         return value
     if isinstance(value, dict):
-        return {k: _substitute(v, params, source, f"{key}.{k}".strip(".")) for k, v in
-                value.items()}
+        return {
+            k: _substitute(v, params, source, f"{key}.{k}".strip(".")) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_substitute(v, params, source, f"{key}.{i}") for i, v in enumerate(value)]
     return value

@@ -30,18 +30,35 @@ class GameLog:
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_game(cls, game: Game, overrides: dict[str, Any] | None = None,
-                  seating: list[str] | None = None, meta: dict[str, Any] | None = None
-                  ) -> GameLog:
+    def from_game(
+        cls,
+        game: Game,
+        overrides: dict[str, Any] | None = None,
+        seating: list[str] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> GameLog:
         # the switch values in force, plus any dotted overrides, so the log replays alone
         switches = {**game.variant.params, **(overrides or {})}
-        return cls(game.variant.name, switches, game.players, game.seed,
-                   list(game.events), list(seating or []), dict(meta or {}))
+        return cls(
+            game.variant.name,
+            switches,
+            game.players,
+            game.seed,
+            list(game.events),
+            list(seating or []),
+            dict(meta or {}),
+        )
 
     def header(self) -> dict[str, Any]:
-        return {"format": FORMAT, "variant": self.variant, "overrides": self.overrides,
-                "players": self.players, "seed": self.seed, "seating": self.seating,
-                "meta": self.meta}
+        return {
+            "format": FORMAT,
+            "variant": self.variant,
+            "overrides": self.overrides,
+            "players": self.players,
+            "seed": self.seed,
+            "seating": self.seating,
+            "meta": self.meta,
+        }
 
     def to_jsonl(self) -> str:
         lines = [json.dumps(self.header(), sort_keys=True)]
@@ -61,8 +78,15 @@ class GameLog:
         if header.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} file")
         events = [Event.from_json(json.loads(line)) for line in lines[1:] if line.strip()]
-        return cls(header["variant"], header["overrides"], header["players"],
-                   header["seed"], events, header.get("seating", []), header.get("meta", {}))
+        return cls(
+            header["variant"],
+            header["overrides"],
+            header["players"],
+            header["seed"],
+            events,
+            header.get("seating", []),
+            header.get("meta", {}),
+        )
 
     @property
     def decisions(self) -> list[dict[str, Any]]:

@@ -46,8 +46,7 @@ def _prepare(variant: Variant, agents: Sequence[Agent], seed: int) -> Game:
     return game
 
 
-def _result(game: Game, agents: Sequence[Agent], overrides: dict[str, Any] | None
-            ) -> MatchResult:
+def _result(game: Game, agents: Sequence[Agent], overrides: dict[str, Any] | None) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
     # beliefs stated by agents that keep them (LLM players with state_beliefs = true)
@@ -70,8 +69,12 @@ def _fallback(game: Game, seat: int, agent: Agent, reason: str) -> None:
     game.submit_default(seat, reason)
 
 
-def play_match_sync(variant: Variant, agents: Sequence[SyncAgent], seed: int,
-                    overrides: dict[str, Any] | None = None) -> MatchResult:
+def play_match_sync(
+    variant: Variant,
+    agents: Sequence[SyncAgent],
+    seed: int,
+    overrides: dict[str, Any] | None = None,
+) -> MatchResult:
     """Play a game whose agents all decide synchronously (scripted players)."""
     game = _prepare(variant, agents, seed)
     trackers = [SeatTracker(s) for s in range(len(agents))]
@@ -84,10 +87,14 @@ def play_match_sync(variant: Variant, agents: Sequence[SyncAgent], seed: int,
     return _result(game, agents, overrides)
 
 
-async def play_match(variant: Variant, agents: Sequence[Agent], seed: int,
-                     overrides: dict[str, Any] | None = None,
-                     decision_timeout: float | None = None,
-                     on_event: Any = None) -> MatchResult:
+async def play_match(
+    variant: Variant,
+    agents: Sequence[Agent],
+    seed: int,
+    overrides: dict[str, Any] | None = None,
+    decision_timeout: float | None = None,
+    on_event: Any = None,
+) -> MatchResult:
     """Play a game, asking simultaneous requests concurrently."""
     game = _prepare(variant, agents, seed)
     trackers = [SeatTracker(s) for s in range(len(agents))]
@@ -102,8 +109,7 @@ async def play_match(variant: Variant, agents: Sequence[Agent], seed: int,
                 return await coroutine
             return await asyncio.wait_for(coroutine, decision_timeout)
 
-        outcomes = await asyncio.gather(*(decide(s) for s in pending),
-                                        return_exceptions=True)
+        outcomes = await asyncio.gather(*(decide(s) for s in pending), return_exceptions=True)
         for seat, outcome in zip(pending, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 reason = "timeout" if isinstance(outcome, TimeoutError) else "error"

@@ -33,8 +33,12 @@ def render_act(act: Choice) -> str:
     raise ValueError(f"not a speech act: {act.key}")
 
 
-def speech_acts(speaker: int, others: Sequence[int], roles: Sequence[str],
-                results: Sequence[str] = ("mafia", "innocent")) -> list[Choice]:
+def speech_acts(
+    speaker: int,
+    others: Sequence[int],
+    roles: Sequence[str],
+    results: Sequence[str] = ("mafia", "innocent"),
+) -> list[Choice]:
     """Every structured act a speaker may make about the living `others`.
 
     The list does not depend on who speaks (`speaker` is kept for readability of calls).

@@ -33,24 +33,29 @@ def extract_claims(text: str, roles: Iterable[str] = ()) -> list[Claim]:
     for match in re.finditer(
         rf"(?:my check|i checked|checked|investigated|i investigated)[:,]?\s*{_SEAT}"
         rf"(?:\s+is|\s*[,:-]|\s+was|\s+came back)?\s*(?:as\s+)?(?:a\s+|an\s+)?"
-        rf"({_MAFIA_WORDS}|{_TOWN_WORDS})", lowered):
+        rf"({_MAFIA_WORDS}|{_TOWN_WORDS})",
+        lowered,
+    ):
         value = "mafia" if re.fullmatch(_MAFIA_WORDS, match.group(2)) else "innocent"
         found.append((match.start(), Claim("claim_result", int(match.group(1)) - 1, value)))
     for match in re.finditer(
-        rf"(?:suspect|vote(?: for)?|accuse|lynch|eliminate)\s+{_SEAT}", lowered):
+        rf"(?:suspect|vote(?: for)?|accuse|lynch|eliminate)\s+{_SEAT}", lowered
+    ):
         found.append((match.start(), Claim("accuse", int(match.group(1)) - 1)))
-    for match in re.finditer(rf"{_SEAT}\s+(?:is|must be|looks)\s+(?:a\s+)?{_MAFIA_WORDS}",
-                             lowered):
+    for match in re.finditer(rf"{_SEAT}\s+(?:is|must be|looks)\s+(?:a\s+)?{_MAFIA_WORDS}", lowered):
         found.append((match.start(), Claim("accuse", int(match.group(1)) - 1)))
     for match in re.finditer(
         rf"(?:trust|believe|vouch for)\s+{_SEAT}|{_SEAT}\s+is\s+(?:an?\s+)?"
-        rf"(?:innocent|town|good|clear|not mafia)", lowered):
+        rf"(?:innocent|town|good|clear|not mafia)",
+        lowered,
+    ):
         seat = match.group(1) or match.group(2)
         found.append((match.start(), Claim("vouch", int(seat) - 1)))
     if role_names:
         pattern = "|".join(re.escape(r) for r in role_names)
         for match in re.finditer(
-            rf"\bi\s*(?:am|'m|claim to be)\s+(?:the\s+|a\s+|an\s+)?({pattern})\b", lowered):
+            rf"\bi\s*(?:am|'m|claim to be)\s+(?:the\s+|a\s+|an\s+)?({pattern})\b", lowered
+        ):
             found.append((match.start(), Claim("claim_role", None, match.group(1))))
     seen: set[Claim] = set()
     claims = []
@@ -65,13 +70,20 @@ def extract_claims(text: str, roles: Iterable[str] = ()) -> list[Claim]:
 
 
 def _negated(text: str, claim: Claim) -> bool:
-    return bool(re.search(rf"{_SEAT}\s+is\s+not\s+{_MAFIA_WORDS}".replace(
-        r"(\d{1,2})", str(claim.target + 1)), text))
+    return bool(
+        re.search(
+            rf"{_SEAT}\s+is\s+not\s+{_MAFIA_WORDS}".replace(r"(\d{1,2})", str(claim.target + 1)),
+            text,
+        )
+    )
 
 
 def _drop_contradictions(claims: list[Claim]) -> list[Claim]:
     """A vouch beats an accusation of the same seat only when it is a result claim."""
     vouched = {c.target for c in claims if c.kind == "vouch"}
     result_claims = {c.target for c in claims if c.kind == "claim_result"}
-    return [c for c in claims
-            if not (c.kind == "accuse" and c.target in vouched and c.target in result_claims)]
+    return [
+        c
+        for c in claims
+        if not (c.kind == "accuse" and c.target in vouched and c.target in result_claims)
+    ]

@@ -28,8 +28,10 @@ def _pyplot() -> Any:
 def _bars(plt: Any, ax: Any, table: dict[str, Any], title: str) -> None:
     names = list(table)
     values = [table[k].value for k in names]
-    errors = [[table[k].value - table[k].low for k in names],
-              [table[k].high - table[k].value for k in names]]
+    errors = [
+        [table[k].value - table[k].low for k in names],
+        [table[k].high - table[k].value for k in names],
+    ]
     ax.bar(names, values, yerr=errors, capsize=4, color="#4c72b0")
     ax.set_ylim(0, 1)
     ax.set_title(title)

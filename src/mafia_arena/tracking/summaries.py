@@ -32,8 +32,7 @@ def safe_key(name: str) -> str:
 def flatten(name: str, estimate: Estimate | None, total: int | None = None) -> dict[str, float]:
     if estimate is None:
         return {}
-    out = {name: estimate.value, f"{name}.ci_low": estimate.low,
-           f"{name}.ci_high": estimate.high}
+    out = {name: estimate.value, f"{name}.ci_low": estimate.low, f"{name}.ci_high": estimate.high}
     if total is None or estimate.n != total:
         out[f"{name}.n"] = float(estimate.n)
     return out
@@ -68,8 +67,7 @@ def agent_aggregates(records: Sequence[dict[str, Any]]) -> dict[str, float]:
     for record in records:
         per_seat = record["metrics"]["per_seat"]
         for seat in record["seats"]:
-            seats.setdefault(seat["agent"], []).append(
-                (seat, per_seat.get(str(seat["seat"]), {})))
+            seats.setdefault(seat["agent"], []).append((seat, per_seat.get(str(seat["seat"]), {})))
     out: dict[str, float] = {}
     for agent in sorted(seats):
         rows = seats[agent]
@@ -77,13 +75,16 @@ def agent_aggregates(records: Sequence[dict[str, Any]]) -> dict[str, float]:
         n = len(rows)
         out[f"{prefix}.seats"] = float(n)
         out.update(flatten(f"{prefix}.win_rate", wilson(sum(s["won"] for s, _ in rows), n), n))
-        out.update(flatten(f"{prefix}.survival",
-                           wilson(sum(s["survived"] for s, _ in rows), n), n))
+        out.update(flatten(f"{prefix}.survival", wilson(sum(s["survived"] for s, _ in rows), n), n))
         for side in sorted({s["side"] for s, _ in rows}):
             on_side = [s for s, _ in rows if s["side"] == side]
             out[f"{prefix}.{side}.seats"] = float(len(on_side))
-            out.update(flatten(f"{prefix}.{side}.win_rate",
-                               wilson(sum(s["won"] for s in on_side), len(on_side))))
+            out.update(
+                flatten(
+                    f"{prefix}.{side}.win_rate",
+                    wilson(sum(s["won"] for s in on_side), len(on_side)),
+                )
+            )
         for key in _keys(m for _, m in rows):
             out.update(flatten(f"{prefix}.{key}", mean_ci(_number(m.get(key)) for _, m in rows)))
         for key in ("tokens_in", "tokens_out", "cost"):

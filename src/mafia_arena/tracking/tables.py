@@ -18,12 +18,18 @@ Row = dict[str, Any]
 def game_rows(records: Sequence[Row], matchup_of: Callable[[int], str]) -> list[Row]:
     rows = []
     for r in records:
-        row: Row = {"game_index": r["game_index"], "matchup": matchup_of(r["game_index"]),
-                    "seed": r["seed"], "variant": r["variant"], "players": r["players"],
-                    "winner": r["winner"], "length_days": r["length_days"],
-                    "agents": " ".join(s["agent"] for s in r["seats"]),
-                    "roles": " ".join(s["role"] for s in r["seats"]),
-                    "log_path": r["log_path"]}
+        row: Row = {
+            "game_index": r["game_index"],
+            "matchup": matchup_of(r["game_index"]),
+            "seed": r["seed"],
+            "variant": r["variant"],
+            "players": r["players"],
+            "winner": r["winner"],
+            "length_days": r["length_days"],
+            "agents": " ".join(s["agent"] for s in r["seats"]),
+            "roles": " ".join(s["role"] for s in r["seats"]),
+            "log_path": r["log_path"],
+        }
         row.update({f"m.{k}": v for k, v in r["metrics"]["game"].items()})
         rows.append(row)
     return rows
@@ -34,8 +40,13 @@ def seat_rows(records: Sequence[Row], matchup_of: Callable[[int], str]) -> list[
     for r in records:
         per_seat = r["metrics"]["per_seat"]
         for seat in r["seats"]:
-            row: Row = {"game_index": r["game_index"], "matchup": matchup_of(r["game_index"]),
-                        "variant": r["variant"], "players": r["players"], **seat}
+            row: Row = {
+                "game_index": r["game_index"],
+                "matchup": matchup_of(r["game_index"]),
+                "variant": r["variant"],
+                "players": r["players"],
+                **seat,
+            }
             row.update({f"m.{k}": v for k, v in per_seat.get(str(seat["seat"]), {}).items()})
             rows.append(row)
     return rows

@@ -24,7 +24,7 @@ _SQLITE = "sqlite:///"
 def resolve_tracking_uri(explicit: str | None = None) -> str:
     uri = explicit or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_TRACKING_URI
     if uri.startswith(_SQLITE):
-        path = uri[len(_SQLITE):]
+        path = uri[len(_SQLITE) :]
         if path and not path.startswith("/") and path != ":memory:":
             uri = _SQLITE + str((Path.cwd() / path).resolve())
     return uri
@@ -32,8 +32,8 @@ def resolve_tracking_uri(explicit: str | None = None) -> str:
 
 def sqlite_path(uri: str) -> Path | None:
     """The database file of a local SQLite URI, else None."""
-    if uri.startswith(_SQLITE) and uri[len(_SQLITE):] not in ("", ":memory:"):
-        return Path(uri[len(_SQLITE):])
+    if uri.startswith(_SQLITE) and uri[len(_SQLITE) :] not in ("", ":memory:"):
+        return Path(uri[len(_SQLITE) :])
     return None
 
 

@@ -58,8 +58,19 @@ from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
 
 ENCODING_VERSION = 0
-DAY_KINDS = ("speak", "nominate", "vote", "final_vote", "plea", "last_dead", "describe",
-             "night_chat", "defence", "last_word", "introductions")
+DAY_KINDS = (
+    "speak",
+    "nominate",
+    "vote",
+    "final_vote",
+    "plea",
+    "last_dead",
+    "describe",
+    "night_chat",
+    "defence",
+    "last_word",
+    "introductions",
+)
 PHASES = ("setup", "night", "day", "over")
 NO_RESULT = "no result"
 
@@ -83,24 +94,36 @@ class ObservationLayout:
         self.factions = tuple(variant.factions)
         appearances = {variant.appearance(r) for r in variant.roles}
         self.results = tuple(sorted(appearances | {"mafia", "innocent", NO_RESULT}))
-        self.kinds = ("none", *(f"night:{s.name}" for s in variant.night), *DAY_KINDS,
-                      "other")
+        self.kinds = ("none", *(f"night:{s.name}" for s in variant.night), *DAY_KINDS, "other")
         self.max_rounds = max(1, int(evaluate(str(variant.rules.max_rounds), {"n": n})))
         actions = {s.action for s in variant.night}
         R, F, A, K = len(self.roles), len(self.factions), len(self.results), len(self.kinds)
         shapes: list[tuple[str, tuple[int, ...]]] = [
-            ("seat", (n,)), ("role", (R,)), ("faction", (F,)), ("alive", (n,)),
-            ("revealed", (n, R)), ("allies", (n, R)), ("checks", (n, A)),
+            ("seat", (n,)),
+            ("role", (R,)),
+            ("faction", (F,)),
+            ("alive", (n,)),
+            ("revealed", (n, R)),
+            ("allies", (n, R)),
+            ("checks", (n, A)),
         ]
         if actions & {"compare", "copy"}:
             shapes.append(("compare", (n, n, 2)))
         if actions & {"watch", "copy"}:
             shapes.append(("watch", (n, n)))
         shapes += [
-            ("phase", (len(PHASES),)), ("day", (1,)), ("silenced", (n,)),
-            ("votes", (n, n)), ("nominations", (n, n)), ("accusations", (n, n)),
-            ("vouches", (n, n)), ("role_claims", (n, R)), ("result_claims", (n, n, 2)),
-            ("team_picks", (n,)), ("request", (K,)), ("free_text", (1,)),
+            ("phase", (len(PHASES),)),
+            ("day", (1,)),
+            ("silenced", (n,)),
+            ("votes", (n, n)),
+            ("nominations", (n, n)),
+            ("accusations", (n, n)),
+            ("vouches", (n, n)),
+            ("role_claims", (n, R)),
+            ("result_claims", (n, n, 2)),
+            ("team_picks", (n,)),
+            ("request", (K,)),
+            ("free_text", (1,)),
         ]
         self.blocks: dict[str, Block] = {}
         offset = 0
@@ -118,8 +141,10 @@ class ObservationLayout:
     def describe(self) -> str:
         """A markdown table of the blocks with their offsets (for docs and debugging)."""
         rows = ["| block | offset | shape |", "| --- | --- | --- |"]
-        rows += [f"| `{b.name}` | {b.offset} | {'×'.join(map(str, b.shape))} |"
-                 for b in self.blocks.values()]
+        rows += [
+            f"| `{b.name}` | {b.offset} | {'×'.join(map(str, b.shape))} |"
+            for b in self.blocks.values()
+        ]
         return "\n".join(rows) + f"\n\nsize: {self.size}"
 
 
@@ -134,7 +159,7 @@ class _SeatArray:
         self.claim_cursor: dict[int, int] = {}
         self.data = np.zeros(layout.size, dtype=np.float32)
         self.v: dict[str, np.ndarray] = {
-            name: self.data[b.offset:b.offset + b.size].reshape(b.shape)
+            name: self.data[b.offset : b.offset + b.size].reshape(b.shape)
             for name, b in layout.blocks.items()
         }
         if 0 <= knowledge.seat < layout.players:
@@ -172,13 +197,16 @@ class ObservationEncoder:
     # ------------------------------------------------------------------ folding
     def _fold(self, knowledge: Knowledge) -> _SeatArray:
         state = self._seats.get(knowledge.seat)
-        if state is None or state.knowledge is not knowledge \
-                or state.cursor > len(knowledge.events):
+        if (
+            state is None
+            or state.knowledge is not knowledge
+            or state.cursor > len(knowledge.events)
+        ):
             state = self._seats[knowledge.seat] = _SeatArray(self.layout, knowledge)
         events = knowledge.events
         if state.cursor == len(events):
             return state
-        for event in events[state.cursor:]:
+        for event in events[state.cursor :]:
             handler = _HANDLERS.get(event.kind)
             if handler is not None:
                 handler(state, event.payload)
@@ -186,8 +214,9 @@ class ObservationEncoder:
         last = events[-1]
         phase = state.v["phase"]
         phase[:] = 0.0
-        phase[3 if knowledge.over else PHASES.index(last.phase)
-              if last.phase in PHASES else 0] = 1.0
+        phase[3 if knowledge.over else PHASES.index(last.phase) if last.phase in PHASES else 0] = (
+            1.0
+        )
         state.v["day"][0] = min(1.0, last.day / self.layout.max_rounds)
         for speaker, claims in knowledge.claims.items():
             done = state.claim_cursor.get(speaker, 0)
@@ -286,8 +315,11 @@ def _group_picks(state: _SeatArray, p: dict[str, Any]) -> None:
     layout, v = state.layout, state.v
     picks = v["team_picks"]
     picks[:] = 0.0
-    targets = [int(key.split(":")[1]) for key in p["picks"].values()
-               if key.count(":") >= 1 and key.split(":")[1].isdigit()]
+    targets = [
+        int(key.split(":")[1])
+        for key in p["picks"].values()
+        if key.count(":") >= 1 and key.split(":")[1].isdigit()
+    ]
     for target in set(targets):
         if _seat_ok(layout, target):
             picks[target] = min(1.0, targets.count(target) / len(targets))
@@ -330,8 +362,17 @@ def _claim(state: _SeatArray, speaker: int, claim: Claim) -> None:
 
 
 _HANDLERS = {
-    "setup": _setup, "role": _own_role, "role_change": _own_role, "allies": _allies,
-    "death": _death, "reveal": _reveal_event, "game_over": _game_over, "phase": _phase,
-    "silenced": _silenced, "votes": _votes, "nomination": _nomination,
-    "group_picks": _group_picks, "night_result": _night_result,
+    "setup": _setup,
+    "role": _own_role,
+    "role_change": _own_role,
+    "allies": _allies,
+    "death": _death,
+    "reveal": _reveal_event,
+    "game_over": _game_over,
+    "phase": _phase,
+    "silenced": _silenced,
+    "votes": _votes,
+    "nomination": _nomination,
+    "group_picks": _group_picks,
+    "night_result": _night_result,
 }

@@ -37,24 +37,30 @@ _VOTING = {
     "nominate_final": (
         "Each player names up to two suspects in turn; the two most named go to a final "
         "vote (runoffs settle ties); the player with more votes is executed, and a tied "
-        "final vote is decided by the most recently dead player."),
+        "final vote is decided by the most recently dead player."
+    ),
     "accuse_defend": (
         "Each player accuses one suspect; the most accused defend themselves; a second "
-        "vote among them decides who is executed."),
+        "vote among them decides who is executed."
+    ),
 }
 
 
 def rules_text(variant: Variant, players: int) -> str:
     """A compact rules summary for `players` players of `variant`."""
     counts = deck_counts(variant, players)
-    lines = [f"Game: {variant.title}. {variant.description}".strip(),
-             f"Players: {players} (P1..P{players}). Roles in play: "
-             + ", ".join(f"{c} {r}" for r, c in counts.items()) + "."]
+    lines = [
+        f"Game: {variant.title}. {variant.description}".strip(),
+        f"Players: {players} (P1..P{players}). Roles in play: "
+        + ", ".join(f"{c} {r}" for r, c in counts.items())
+        + ".",
+    ]
     lines.append("Teams and how they win:")
     for name, faction in variant.factions.items():
         wins = " or ".join(
-            _WIN[w.type].format(factions=", ".join(w.factions) or "any other team",
-                                others=w.others) for w in faction.win)
+            _WIN[w.type].format(factions=", ".join(w.factions) or "any other team", others=w.others)
+            for w in faction.win
+        )
         lines.append(f"- {name}: wins {wins}.")
     lines.append("Roles:")
     for role in counts:
@@ -62,13 +68,20 @@ def rules_text(variant: Variant, players: int) -> str:
         steps = [s for s in variant.night if role in s.actors]
         acts = "; ".join(
             f"at night {_ACTIONS.get(s.action, s.action)}"
-            + (" (together with their team)" if s.group else "") for s in steps)
+            + (" (together with their team)" if s.group else "")
+            for s in steps
+        )
         detail = spec.description or acts or "no night action"
         lines.append(f"- {role} ({spec.faction}): {detail}")
     first = variant.rules.first_phase
-    lines.append(f"The game starts with the {first}. "
-                 + ("Dead players' roles are revealed." if variant.rules.reveal_on_death
-                    else "Dead players' roles stay hidden."))
+    lines.append(
+        f"The game starts with the {first}. "
+        + (
+            "Dead players' roles are revealed."
+            if variant.rules.reveal_on_death
+            else "Dead players' roles stay hidden."
+        )
+    )
     for step in variant.day:
         if step.type == "discussion":
             lines.append(f"Each day: {step.rounds} round(s) of discussion, one speech each.")

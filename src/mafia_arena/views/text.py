@@ -41,8 +41,11 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
     if kind == "phase":
         return f"--- {p['phase'].capitalize()} {p['number']} ---"
     if kind == "death":
-        how = {"night": "was killed in the night", "execution": "was executed",
-               "disqualification": "leaves the game"}.get(p["cause"], f"died ({p['cause']})")
+        how = {
+            "night": "was killed in the night",
+            "execution": "was executed",
+            "disqualification": "leaves the game",
+        }.get(p["cause"], f"died ({p['cause']})")
         text = f"{prefix}{name(p['seat'])} {how}"
         if "manner" in p:
             text += f": {p['manner']}"
@@ -67,8 +70,11 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
     if kind in ("runoff", "last_dead_decision", "narration", "disqualified"):
         return f"{prefix}{p['text']}"
     if kind == "nominees":
-        return f"{prefix}Nominated for the final vote: " + \
-            " and ".join(name(s) for s in p["seats"]) + "."
+        return (
+            f"{prefix}Nominated for the final vote: "
+            + " and ".join(name(s) for s in p["seats"])
+            + "."
+        )
     if kind == "votes":
         votes = ", ".join(f"{name(int(v))}→{name(t)}" for v, t in p["votes"].items())
         return f"{prefix}Votes ({p['kind']}): {votes}."
@@ -79,8 +85,10 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
         return f"{prefix}Team picks for {p['step']} (round {p['round']}): {picks}."
     if kind == "night_action":
         whose = "Your team's" if "seats" in p else "Your"
-        return (f"{prefix}{whose} night action ({p['step'].replace('_', ' ')}): "
-                f"{', '.join(choice_text(c) for c in p['choices'])}.")
+        return (
+            f"{prefix}{whose} night action ({p['step'].replace('_', ' ')}): "
+            f"{', '.join(choice_text(c) for c in p['choices'])}."
+        )
     if kind == "night_result":
         target = p.get("target", p.get("targets"))
         if isinstance(target, list):

@@ -38,7 +38,7 @@ class SeatTracker:
 
     def update(self, game: Game) -> Knowledge:
         events = game.events
-        for event in events[self._cursor:]:
+        for event in events[self._cursor :]:
             if event.visibility.admits(self.seat):
                 self.knowledge.apply(event)
         self._cursor = len(events)

@@ -15,8 +15,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Settings", "create_app", "play_in_terminal", "serve"]
 
-_HOMES = {"create_app": "app", "serve": "app", "Settings": "settings",
-          "play_in_terminal": "terminal"}
+_HOMES = {
+    "create_app": "app",
+    "serve": "app",
+    "Settings": "settings",
+    "play_in_terminal": "terminal",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -36,8 +36,8 @@ from mafia_arena.web.ws import serve_socket
 STATIC = Path(__file__).parent / "static"
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
-                               "img-src 'self' data:; connect-src 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "img-src 'self' data:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
@@ -45,8 +45,7 @@ SECURITY_HEADERS = {
 }
 
 
-def create_app(settings: Settings | None = None, *, manager: GameManager | None = None
-               ) -> FastAPI:
+def create_app(settings: Settings | None = None, *, manager: GameManager | None = None) -> FastAPI:
     """The web app. `app.state.manager` holds the games (tests reach the truth there)."""
     manager = manager or GameManager(settings)
 
@@ -55,8 +54,9 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         yield
         await manager.shutdown()
 
-    app = FastAPI(title="Mafia Arena", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url=None)
+    app = FastAPI(
+        title="Mafia Arena", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+    )
     app.state.manager = manager
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -88,8 +88,15 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         out = []
         for name in available_variants():
             v = load_variant(name)
-            out.append({"name": name, "title": v.title, "description": v.description,
-                        "min_players": v.min_players, "max_players": v.max_players})
+            out.append(
+                {
+                    "name": name,
+                    "title": v.title,
+                    "description": v.description,
+                    "min_players": v.min_players,
+                    "max_players": v.max_players,
+                }
+            )
         return out
 
     @app.get("/api/agents")
@@ -116,8 +123,9 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         session = session_of(game_id)
         joined = manager.join(session, body.invite, body.name)
         if joined is None:
-            raise HTTPException(403, "this invite is not valid (already used, or the game "
-                                "has started)")
+            raise HTTPException(
+                403, "this invite is not valid (already used, or the game has started)"
+            )
         seat, credential = joined
         return {"seat": seat, "credential": credential, "game_id": game_id}
 
@@ -145,10 +153,16 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         if not session.started:
             return JSONResponse({"type": "lobby", "seat": grant.seat, **session.lobby()})
         seat_view = session.view(grant.seat)
-        state = snapshot(seat_view, session.variant, session.roster(),
-                         session.turn_of(grant.seat))
-        return JSONResponse({"type": "state", "reset": True, "seat": grant.seat,
-                             "lines": lines(seat_view.knowledge), **state})
+        state = snapshot(seat_view, session.variant, session.roster(), session.turn_of(grant.seat))
+        return JSONResponse(
+            {
+                "type": "state",
+                "reset": True,
+                "seat": grant.seat,
+                "lines": lines(seat_view.knowledge),
+                **state,
+            }
+        )
 
     @app.get("/api/games/{game_id}/replay")
     async def replay(game_id: str, request: Request) -> dict[str, Any]:
@@ -165,11 +179,11 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None,
-          **options: Any) -> None:
+def serve(
+    host: str = "127.0.0.1", port: int = 8000, settings: Settings | None = None, **options: Any
+) -> None:
     """Run the app with uvicorn (blocking). `options` set `Settings` fields by name."""
     import uvicorn
 
     settings = settings or Settings(**options)
-    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=64 * 1024,
-                log_level="info")
+    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=64 * 1024, log_level="info")

@@ -71,8 +71,9 @@ async def drive(session: GameSession) -> None:
     session.push_all()
 
 
-async def _night_floor(session: GameSession, started: float | None, cursor: int
-                      ) -> tuple[float | None, int]:
+async def _night_floor(
+    session: GameSession, started: float | None, cursor: int
+) -> tuple[float | None, int]:
     """Hold the dawn until the night has lasted the variant's floor (see settings).
 
     Returns the night's start (None by day) and the log cursor. A night is noticed by
@@ -81,8 +82,9 @@ async def _night_floor(session: GameSession, started: float | None, cursor: int
     game = session.game
     assert game is not None
     now = time.monotonic()
-    began = any(e.kind == "phase" and e.payload.get("phase") == "night"
-                for e in game.events[cursor:])
+    began = any(
+        e.kind == "phase" and e.payload.get("phase") == "night" for e in game.events[cursor:]
+    )
     cursor = len(game.events)
     if began and started is None:
         started = now
@@ -134,11 +136,13 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
     agent = slot.stand_in if slot.human and slot.stand_in is not None else slot.agent
     remaining = slot.deadline - time.monotonic()
     if session.bot_delay > 0:
-        await asyncio.sleep(min(session.bot_delay * _jitter.uniform(0.5, 1.5),
-                                max(0.0, remaining - 0.1)))
+        await asyncio.sleep(
+            min(session.bot_delay * _jitter.uniform(0.5, 1.5), max(0.0, remaining - 0.1))
+        )
     try:
-        decision = await asyncio.wait_for(agent.act(session.view(slot.seat)),
-                                          max(0.01, slot.deadline - time.monotonic()))
+        decision = await asyncio.wait_for(
+            agent.act(session.view(slot.seat)), max(0.01, slot.deadline - time.monotonic())
+        )
     except TimeoutError:
         _default(session, slot, "timeout")
         return
@@ -165,8 +169,9 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
     view = session.view(slot.seat)
     while True:
         now = time.monotonic()
-        grace_end = float("inf") if slot.away_since is None else \
-            slot.away_since + session.settings.grace
+        grace_end = (
+            float("inf") if slot.away_since is None else slot.away_since + session.settings.grace
+        )
         if now >= slot.deadline:
             _default(session, slot, "timeout")
             return True
@@ -177,9 +182,11 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
         acting = asyncio.ensure_future(agent.act(view))
         changed = asyncio.ensure_future(slot.changed.wait())
         try:
-            done, _ = await asyncio.wait({acting, changed}, timeout=min(slot.deadline,
-                                         grace_end) - now,
-                                         return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                {acting, changed},
+                timeout=min(slot.deadline, grace_end) - now,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
         finally:
             acting.cancel()
             changed.cancel()

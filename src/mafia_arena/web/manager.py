@@ -54,8 +54,9 @@ class GameManager:
         except VariantError as exc:
             raise CreateError(f"{exc.key}: {exc.reason}") from exc
         if not variant.min_players <= spec.players <= variant.max_players:
-            raise CreateError(f"{variant.name} needs {variant.min_players}-"
-                              f"{variant.max_players} players")
+            raise CreateError(
+                f"{variant.name} needs {variant.min_players}-{variant.max_players} players"
+            )
         try:
             deck(variant, spec.players)  # the composition must work at this player count
         except (VariantError, ValueError) as exc:
@@ -82,14 +83,16 @@ class GameManager:
                 token = self.credentials.issue_invite(game_id, slot.seat)
                 session.invites[slot.seat] = token
                 invites.append({"seat": slot.seat, "invite": token})
-        return {"game_id": game_id, "admin": self.credentials.issue_admin(game_id),
-                "invites": invites}
+        return {
+            "game_id": game_id,
+            "admin": self.credentials.issue_admin(game_id),
+            "invites": invites,
+        }
 
     def get(self, game_id: str) -> GameSession | None:
         return self.games.get(game_id)
 
-    def join(self, session: GameSession, invite: str, name: str | None
-             ) -> tuple[int, str] | None:
+    def join(self, session: GameSession, invite: str, name: str | None) -> tuple[int, str] | None:
         """Exchange an invite once: ``(seat, credential)``; the lobby starts when full."""
         if session.started:
             return None
@@ -115,8 +118,7 @@ class GameManager:
         now = time.monotonic()
         for game_id, session in list(self.games.items()):
             done = session.finished_at
-            stale_lobby = not session.started and now - session.created > \
-                self.settings.finished_ttl
+            stale_lobby = not session.started and now - session.created > self.settings.finished_ttl
             if (done is not None and now - done > self.settings.finished_ttl) or stale_lobby:
                 session.close_all()
                 self.credentials.forget(game_id)

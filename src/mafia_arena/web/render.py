@@ -18,8 +18,15 @@ from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import View
 
-_VOTE_KINDS = ("votes", "nomination", "nomination_tally", "nominees", "runoff",
-               "no_execution", "last_dead_decision")
+_VOTE_KINDS = (
+    "votes",
+    "nomination",
+    "nomination_tally",
+    "nominees",
+    "runoff",
+    "no_execution",
+    "last_dead_decision",
+)
 _RESULT_KINDS = ("night_result", "blocked")
 
 
@@ -36,9 +43,16 @@ class SeatInfo:
     replaced: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "label": name(self.seat), "name": self.name,
-                "kind": self.kind, "agent": self.agent, "taken": self.taken,
-                "away": self.away, "replaced": self.replaced}
+        return {
+            "seat": self.seat,
+            "label": name(self.seat),
+            "name": self.name,
+            "kind": self.kind,
+            "agent": self.agent,
+            "taken": self.taken,
+            "away": self.away,
+            "replaced": self.replaced,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,9 +71,16 @@ def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
         if not text:
             continue
         visibility = event.visibility
-        out.append({"text": text, "kind": event.kind, "phase": event.phase,
-                    "day": event.day, "private": visibility.scope != "public",
-                    "channel": visibility.channel})
+        out.append(
+            {
+                "text": text,
+                "kind": event.kind,
+                "phase": event.phase,
+                "day": event.day,
+                "private": visibility.scope != "public",
+                "channel": visibility.channel,
+            }
+        )
     return out
 
 
@@ -75,7 +96,10 @@ def _card(view: View, variant: Variant) -> dict[str, Any]:
     role = variant.roles.get(k.role) if k.role else None
     faction = variant.factions.get(k.faction) if k.faction else None
     return {
-        "seat": view.seat, "label": name(view.seat), "role": k.role, "faction": k.faction,
+        "seat": view.seat,
+        "label": name(view.seat),
+        "role": k.role,
+        "faction": k.faction,
         "role_text": role.description if role else "",
         "goal": faction.description if faction else "",
         "allies": [{"seat": s, "label": name(s), "role": r} for s, r in sorted(k.allies.items())],
@@ -100,8 +124,10 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
             continue
         entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event)}
         if event.kind == "votes" or event.kind == "nomination_tally":
-            entry["tally"] = [{"label": name(int(s)), "count": c}
-                              for s, c in event.payload.get("tally", {}).items()]
+            entry["tally"] = [
+                {"label": name(int(s)), "count": c}
+                for s, c in event.payload.get("tally", {}).items()
+            ]
         entries.append(entry)
     today = latest == knowledge.day and knowledge.phase == "day"
     return {"day": latest, "today": today, "entries": entries}
@@ -113,16 +139,26 @@ def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
         if event.kind == "game_over":
             p = event.payload
             winners = set(p.get("winners", []))
-            return {"winner": p.get("winner"), "reason": p.get("reason", ""),
-                    "seats": [{"seat": int(s), "label": name(int(s)), "role": r,
-                               "faction": p.get("factions", {}).get(s),
-                               "won": int(s) in winners}
-                              for s, r in sorted(p["roles"].items(), key=lambda x: int(x[0]))]}
+            return {
+                "winner": p.get("winner"),
+                "reason": p.get("reason", ""),
+                "seats": [
+                    {
+                        "seat": int(s),
+                        "label": name(int(s)),
+                        "role": r,
+                        "faction": p.get("factions", {}).get(s),
+                        "won": int(s) in winners,
+                    }
+                    for s, r in sorted(p["roles"].items(), key=lambda x: int(x[0]))
+                ],
+            }
     return None
 
 
-def snapshot(view: View, variant: Variant, roster: list[SeatInfo],
-             turn: Turn | None) -> dict[str, Any]:
+def snapshot(
+    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
+) -> dict[str, Any]:
     """Everything but the transcript: role card, players, phase, request, votes."""
     k = view.knowledge
     request = view.request if turn is not None else None
@@ -138,11 +174,20 @@ def snapshot(view: View, variant: Variant, roster: list[SeatInfo],
         "variant": {"name": variant.name, "title": variant.title},
         "composition": dict(k.composition),
         "players": players,
-        "phase": k.phase, "day": k.day, "over": k.over, "winner": k.winner,
-        "request": None if request is None or turn is None else {
-            "turn": turn.turn, "kind": request.kind, "prompt": request.prompt,
-            "options": list(request.labels), "free_text": request.free_text,
-            "max_chars": request.max_chars, "seconds_left": round(turn.seconds_left, 1),
+        "phase": k.phase,
+        "day": k.day,
+        "over": k.over,
+        "winner": k.winner,
+        "request": None
+        if request is None or turn is None
+        else {
+            "turn": turn.turn,
+            "kind": request.kind,
+            "prompt": request.prompt,
+            "options": list(request.labels),
+            "free_text": request.free_text,
+            "max_chars": request.max_chars,
+            "seconds_left": round(turn.seconds_left, 1),
         },
         "votes": _vote_panel(k),
         "results": [render_event(e, k.seat) for e in k.events if e.kind in _RESULT_KINDS],

@@ -100,16 +100,16 @@ class Slot:
 class GameSession:
     """One game from lobby to stored result. All methods run on the server's loop."""
 
-    def __init__(self, game_id: str, spec: GameSpec, variant: Variant, seed: int,
-                 settings: Settings) -> None:
+    def __init__(
+        self, game_id: str, spec: GameSpec, variant: Variant, seed: int, settings: Settings
+    ) -> None:
         self.id = game_id
         self.spec = spec
         self.variant = variant
         self.seed = seed
         self.settings = settings
         self.bot_delay = settings.bot_delay if spec.bot_delay is None else spec.bot_delay
-        self.timer_scale = settings.timer_scale if spec.timer_scale is None \
-            else spec.timer_scale
+        self.timer_scale = settings.timer_scale if spec.timer_scale is None else spec.timer_scale
         self.created = time.monotonic()
         self.finished_at: float | None = None
         self.game: Game | None = None
@@ -174,10 +174,16 @@ class GameSession:
 
     def lobby(self) -> dict[str, Any]:
         """Public lobby facts (no tokens, no seed)."""
-        return {"id": self.id, "variant": self.variant.name, "title": self.variant.title,
-                "players": len(self.slots), "started": self.started, "over": self.over,
-                "failed": self.failed,
-                "seats": [i.to_json() for i in self.roster()]}
+        return {
+            "id": self.id,
+            "variant": self.variant.name,
+            "title": self.variant.title,
+            "players": len(self.slots),
+            "started": self.started,
+            "over": self.over,
+            "failed": self.failed,
+            "seats": [i.to_json() for i in self.roster()],
+        }
 
     # ------------------------------------------------------------------ presence
     def attach(self, conn: Connection) -> None:
@@ -236,9 +242,14 @@ class GameSession:
             return
         view = self.view(seat)
         state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
-        key = json.dumps({**state, "request": state["request"] and {
-            k: v for k, v in state["request"].items() if k != "seconds_left"}},
-            sort_keys=True)
+        key = json.dumps(
+            {
+                **state,
+                "request": state["request"]
+                and {k: v for k, v in state["request"].items() if k != "seconds_left"},
+            },
+            sort_keys=True,
+        )
         for conn in list(slot.connections):
             new = lines(view.knowledge, conn.cursor)
             reset = conn.cursor == 0

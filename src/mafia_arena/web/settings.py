@@ -74,7 +74,6 @@ class Settings:
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
 
 
-
 class SeatSpec(BaseModel):
     """One seat at creation: a human (gets an invite) or a bot (an agent spec)."""
 
@@ -96,8 +95,7 @@ class GameSpec(BaseModel):
     variant: str = Field("standard", max_length=64, pattern=r"^[a-z0-9_-]+$")
     players: int = Field(7, ge=3, le=MAX_PLAYERS)
     seats: list[SeatSpec] = Field(default_factory=list, max_length=MAX_PLAYERS)
-    overrides: dict[str, int | float | bool | str] = Field(default_factory=dict,
-                                                           max_length=32)
+    overrides: dict[str, int | float | bool | str] = Field(default_factory=dict, max_length=32)
     seed: int | None = Field(None, ge=0, le=2**53)
     absent: Literal["bot", "default"] = "bot"
     replacement: str = Field("random", max_length=200)
@@ -116,8 +114,14 @@ class GameSpec(BaseModel):
         """Exactly `players` seats: given ones first, bots fill the rest."""
         if len(self.seats) > self.players:
             raise ValueError(f"{len(self.seats)} seats for {self.players} players")
-        fill = [SeatSpec(kind="bot", agent=self.seats[-1].agent if self.seats and
-                         self.seats[-1].kind == "bot" else "random")]
+        fill = [
+            SeatSpec(
+                kind="bot",
+                agent=self.seats[-1].agent
+                if self.seats and self.seats[-1].kind == "bot"
+                else "random",
+            )
+        ]
         return list(self.seats) + fill * (self.players - len(self.seats))
 
 

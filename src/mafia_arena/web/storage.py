@@ -44,18 +44,25 @@ def game_log(session: GameSession) -> GameLog:
     assert game is not None
     slots = session.slots
     return GameLog.from_game(
-        game, session.spec.overrides, [s.agent.name for s in slots],
-        {"source": "web", "game_id": session.id,
-         "agent_kinds": ["human" if s.human else s.agent.kind for s in slots],
-         "agent_stats": [s.agent.stats.to_json() for s in slots],
-         "replaced": [s.was_replaced for s in slots],
-         "stand_in": session.spec.replacement if session.spec.absent == "bot" else None})
+        game,
+        session.spec.overrides,
+        [s.agent.name for s in slots],
+        {
+            "source": "web",
+            "game_id": session.id,
+            "agent_kinds": ["human" if s.human else s.agent.kind for s in slots],
+            "agent_stats": [s.agent.stats.to_json() for s in slots],
+            "replaced": [s.was_replaced for s in slots],
+            "stand_in": session.spec.replacement if session.spec.absent == "bot" else None,
+        },
+    )
 
 
 def spec_hash(variant: str, overrides: dict[str, Any], players: int) -> str:
     """Identifies the rule setup (variant, switches, player count) like tournaments do."""
-    blob = json.dumps({"variant": variant, "overrides": overrides, "players": players},
-                      sort_keys=True)
+    blob = json.dumps(
+        {"variant": variant, "overrides": overrides, "players": players}, sort_keys=True
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -69,9 +76,14 @@ class SeatEntry:
     replaced: bool = False
 
 
-def results_record(game: Game, overrides: dict[str, Any], entries: list[SeatEntry],
-                   game_id: str, log_path: Path | None, source: str = "web"
-                   ) -> dict[str, Any]:
+def results_record(
+    game: Game,
+    overrides: dict[str, Any],
+    entries: list[SeatEntry],
+    game_id: str,
+    log_path: Path | None,
+    source: str = "web",
+) -> dict[str, Any]:
     """The leaderboard record of a finished game (see `leaderboard.records`)."""
     assert game.over
     state = game.state
@@ -81,28 +93,49 @@ def results_record(game: Game, overrides: dict[str, Any], entries: list[SeatEntr
     seats = []
     for seat_no, entry in enumerate(entries):
         seat = state.seats[seat_no]
-        seats.append({
-            "seat": seat_no, "agent": entry.agent, "agent_kind": entry.kind,
-            "role": seat.card, "faction": seat.faction,
-            "side": game.variant.factions[seat.faction].side,
-            "won": seat_no in state.winners, "survived": seat.alive,
-            "decisions": decisions[seat_no], "fallbacks": fallbacks[seat_no],
-            "tokens_in": entry.stats.tokens_in, "tokens_out": entry.stats.tokens_out,
-            "cost": entry.stats.cost, "replaced": entry.replaced,
-        })
+        seats.append(
+            {
+                "seat": seat_no,
+                "agent": entry.agent,
+                "agent_kind": entry.kind,
+                "role": seat.card,
+                "faction": seat.faction,
+                "side": game.variant.factions[seat.faction].side,
+                "won": seat_no in state.winners,
+                "survived": seat.alive,
+                "decisions": decisions[seat_no],
+                "fallbacks": fallbacks[seat_no],
+                "tokens_in": entry.stats.tokens_in,
+                "tokens_out": entry.stats.tokens_out,
+                "cost": entry.stats.cost,
+                "replaced": entry.replaced,
+            }
+        )
     return {
-        "experiment": source, "source": source, "game_id": game_id,
+        "experiment": source,
+        "source": source,
+        "game_id": game_id,
         "spec_hash": spec_hash(game.variant.name, overrides, game.players),
-        "game_index": None, "seed": game.seed, "variant": game.variant.name,
-        "overrides": overrides, "players": game.players,
-        "winner": state.winner, "length_days": max((e.day for e in game.events), default=0),
-        "seats": seats, "log": str(log_path) if log_path else None,
+        "game_index": None,
+        "seed": game.seed,
+        "variant": game.variant.name,
+        "overrides": overrides,
+        "players": game.players,
+        "winner": state.winner,
+        "length_days": max((e.day for e in game.events), default=0),
+        "seats": seats,
+        "log": str(log_path) if log_path else None,
         "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 
 
-def save_game(log_: GameLog, record_of: Callable[[Path | None], dict[str, Any]],
-              results_dir: Path, logs_dir: Path, game_id: str) -> dict[str, Any]:
+def save_game(
+    log_: GameLog,
+    record_of: Callable[[Path | None], dict[str, Any]],
+    results_dir: Path,
+    logs_dir: Path,
+    game_id: str,
+) -> dict[str, Any]:
     """Write the log and append the results record; return the record.
 
     A disk error is logged, not raised: the players still get their reveal and replay
@@ -129,11 +162,17 @@ def store(session: GameSession) -> dict[str, Any]:
     game = session.game
     assert game is not None
     session.log = game_log(session)
-    entries = [SeatEntry(s.agent.name, "human" if s.human else s.agent.kind,
-                         s.agent.stats, s.was_replaced) for s in session.slots]
-    return save_game(session.log, lambda path: results_record(
-        game, session.spec.overrides, entries, session.id, path),
-        session.settings.results_dir, session.settings.logs_dir, session.id)
+    entries = [
+        SeatEntry(s.agent.name, "human" if s.human else s.agent.kind, s.agent.stats, s.was_replaced)
+        for s in session.slots
+    ]
+    return save_game(
+        session.log,
+        lambda path: results_record(game, session.spec.overrides, entries, session.id, path),
+        session.settings.results_dir,
+        session.settings.logs_dir,
+        session.id,
+    )
 
 
 def replay_views(stored: GameLog) -> dict[str, Any]:
@@ -148,8 +187,19 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
     seats = []
     for seat in range(game.players):
         knowledge = SeatTracker(seat).update(game)
-        seats.append({"seat": seat, "label": name(seat),
-                      "agent": stored.seating[seat] if seat < len(stored.seating) else "",
-                      "role": game.state.seats[seat].card, "lines": lines(knowledge)})
-    return {"variant": stored.variant, "players": stored.players, "seed": stored.seed,
-            "winner": game.state.winner, "seats": seats}
+        seats.append(
+            {
+                "seat": seat,
+                "label": name(seat),
+                "agent": stored.seating[seat] if seat < len(stored.seating) else "",
+                "role": game.state.seats[seat].card,
+                "lines": lines(knowledge),
+            }
+        )
+    return {
+        "variant": stored.variant,
+        "players": stored.players,
+        "seed": stored.seed,
+        "winner": game.state.winner,
+        "seats": seats,
+    }

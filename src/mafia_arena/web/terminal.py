@@ -32,8 +32,9 @@ from mafia_arena.views.view import SeatTracker, View
 class TerminalHuman(HumanAgent):
     """A `HumanAgent` whose actions come from a line reader instead of a mailbox."""
 
-    def __init__(self, name: str = "human", read: Callable[[str], str] = input,
-                 out: TextIO | None = None) -> None:
+    def __init__(
+        self, name: str = "human", read: Callable[[str], str] = input, out: TextIO | None = None
+    ) -> None:
         super().__init__(f"human:{name}")
         self.read = read
         self.out = out or sys.stdout
@@ -41,7 +42,7 @@ class TerminalHuman(HumanAgent):
 
     def show_new(self, knowledge: Knowledge) -> None:
         """Print the events this seat has not seen yet, in log order."""
-        for event in knowledge.events[self.cursor:]:
+        for event in knowledge.events[self.cursor :]:
             line = render_event(event, knowledge.seat)
             if line:
                 self.write(line)
@@ -76,8 +77,9 @@ class TerminalHuman(HumanAgent):
             return decision
 
 
-def _seat_agents(agents: str | Sequence[Agent], players: int, variant_name: str,
-                 overrides: dict[str, Any]) -> list[Agent]:
+def _seat_agents(
+    agents: str | Sequence[Agent], players: int, variant_name: str, overrides: dict[str, Any]
+) -> list[Agent]:
     if not isinstance(agents, str):
         return list(agents)
     from mafia_arena.seating import seat_agents
@@ -85,12 +87,20 @@ def _seat_agents(agents: str | Sequence[Agent], players: int, variant_name: str,
     return seat_agents(agents, players, load_variant(variant_name, overrides))
 
 
-def play_in_terminal(variant: str, players: int, human_seat: int,
-                     agents: str | Sequence[Agent] = "random", seed: int | None = None,
-                     overrides: dict[str, Any] | None = None, *, player_name: str = "human",
-                     read: Callable[[str], str] = input, out: TextIO | None = None,
-                     results_dir: Path | None = None, logs_dir: Path | None = None
-                     ) -> MatchResult:
+def play_in_terminal(
+    variant: str,
+    players: int,
+    human_seat: int,
+    agents: str | Sequence[Agent] = "random",
+    seed: int | None = None,
+    overrides: dict[str, Any] | None = None,
+    *,
+    player_name: str = "human",
+    read: Callable[[str], str] = input,
+    out: TextIO | None = None,
+    results_dir: Path | None = None,
+    logs_dir: Path | None = None,
+) -> MatchResult:
     """Play `human_seat` (0-based) yourself; bots from `agents` take the other seats.
 
     `agents` is a seating spec (``random``, ``a,b,c``, ``town=x,mafia=y``) or one agent
@@ -115,7 +125,11 @@ def play_in_terminal(variant: str, players: int, human_seat: int,
 
         game_id = f"terminal-{secrets.token_hex(6)}"
         entries = [SeatEntry(a.name, a.kind, a.stats) for a in seated]
-        save_game(result.log, lambda path: results_record(
-            game, overrides, entries, game_id, path, "terminal"),
-            Path(results_dir), Path(logs_dir or "runs/terminal"), game_id)
+        save_game(
+            result.log,
+            lambda path: results_record(game, overrides, entries, game_id, path, "terminal"),
+            Path(results_dir),
+            Path(logs_dir or "runs/terminal"),
+            game_id,
+        )
     return result

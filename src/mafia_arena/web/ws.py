@@ -35,8 +35,7 @@ async def _receive(ws: WebSocket) -> str | bytes | None:
     return message.get("text") if message.get("text") is not None else message.get("bytes", b"")
 
 
-async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSession
-                        ) -> int | None:
+async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSession) -> int | None:
     try:
         raw = await asyncio.wait_for(_receive(ws), manager.settings.auth_timeout)
         message = parse(raw or "", manager.settings.max_frame)
@@ -72,15 +71,19 @@ def _handle(session: GameSession, conn: Connection, message: Auth | Act | Say | 
         return
     slot = session.slots[conn.seat]
     agent = slot.agent
-    if not (session.started and slot.active and isinstance(agent, HumanAgent)
-            and not slot.replaced):
+    if not (
+        session.started and slot.active and isinstance(agent, HumanAgent) and not slot.replaced
+    ):
         conn.send({"type": "error", "reason": "you have nothing to decide now"})
         return
     if message.turn != slot.turn:
         conn.send({"type": "error", "reason": "that was for an earlier turn"})
         return
-    action = Action(message.turn, choice=message.choice) if isinstance(message, Act) \
+    action = (
+        Action(message.turn, choice=message.choice)
+        if isinstance(message, Act)
         else Action(message.turn, text=message.text)
+    )
     if not agent.offer(action):
         conn.send({"type": "error", "reason": "too many actions; slow down"})
 

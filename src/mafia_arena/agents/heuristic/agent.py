@@ -102,7 +102,9 @@ def _legal(ctx: Context, decision: Decision) -> Decision:
         if request.free_text and len(decision.text) <= request.max_chars:
             return decision
         return ctx.fallback()
-    if isinstance(decision, Choice) and (decision in request.choices or (
-            decision == PASS and request.default == "pass" and not ctx.targets)):
+    if isinstance(decision, Choice) and (
+        decision in request.choices
+        or (decision == PASS and request.default == "pass" and not ctx.targets)
+    ):
         return decision
     return ctx.fallback()

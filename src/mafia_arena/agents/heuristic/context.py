@@ -61,8 +61,11 @@ class Context:
     @cached_property
     def team(self) -> set[int]:
         """Known allies on my side (fellow mafiosi; a fellow detective), without me."""
-        return {s for s, r in self.k.allies.items()
-                if self.book.side_of_role(r) == self.side and s != self.me}
+        return {
+            s
+            for s, r in self.k.allies.items()
+            if self.book.side_of_role(r) == self.side and s != self.me
+        }
 
     def living(self, *, others: bool = True) -> list[int]:
         return [s for s in self.k.living() if not (others and s == self.me)]
@@ -121,8 +124,9 @@ class Context:
         random.Random(f"focal:{self.seed}:{self.day}:{salt}:{living}").shuffle(seats)
         return seats
 
-    def best(self, seats: Iterable[int], score: Callable[[int], float], salt: str,
-             *, slack: float = 0.05) -> int | None:
+    def best(
+        self, seats: Iterable[int], score: Callable[[int], float], salt: str, *, slack: float = 0.05
+    ) -> int | None:
         """The highest-scoring seat; near-ties broken by the public focal order."""
         seats = list(seats)
         if not seats:

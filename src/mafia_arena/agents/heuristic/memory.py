@@ -68,7 +68,7 @@ class Memory:
         """Fold the events added since the last call; the caller checks `follows` first."""
         if not self.roles:
             self.roles = tuple(dict.fromkeys([*knowledge.roles_in_play, *roles]))
-        for event in knowledge.events[self.cursor:]:
+        for event in knowledge.events[self.cursor :]:
             self._fold(event.kind, event.day, event.payload)
             self.last_seq = event.seq
         self.cursor = len(knowledge.events)

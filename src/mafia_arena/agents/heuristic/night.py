@@ -124,15 +124,15 @@ def frame(ctx: Context) -> int | None:
     if ctx.town:
         return hostile(ctx)
     pub = ctx.public
-    return ctx.best(ctx.targets, lambda s: pub.sus[s] - 10.0 * (s in ctx.team), "frame",
-                    slack=0.3)
+    return ctx.best(ctx.targets, lambda s: pub.sus[s] - 10.0 * (s in ctx.team), "frame", slack=0.3)
 
 
 def defend(ctx: Context) -> int | None:
     """Lawyer-like: shield the teammate (or trusted player) most under fire tomorrow."""
     pub, pressure = ctx.public, ctx.pressure
-    friends = ctx.team | {ctx.me} if not ctx.town else {
-        s for s in ctx.targets if ctx.mine.sus[s] <= 0.0}
+    friends = (
+        ctx.team | {ctx.me} if not ctx.town else {s for s in ctx.targets if ctx.mine.sus[s] <= 0.0}
+    )
     pool = [t for t in ctx.targets if t in friends] or ctx.targets
     return max(pool, key=lambda s: (pub.sus[s] + pressure.get(s, 0.0), -s), default=None)
 
@@ -171,9 +171,18 @@ def check_or_kill(ctx: Context) -> Choice | None:
 
 
 NIGHT_STRATEGIES: dict[str, Strategy] = {
-    "kill": kill, "shoot": hostile, "protect": protect, "check": check,
-    "arrest": hostile, "steal": hostile, "silence": hostile, "frame": frame,
-    "defend": defend, "compare": compare, "watch": watch, "check_or_kill": check_or_kill,
+    "kill": kill,
+    "shoot": hostile,
+    "protect": protect,
+    "check": check,
+    "arrest": hostile,
+    "steal": hostile,
+    "silence": hostile,
+    "frame": frame,
+    "defend": defend,
+    "compare": compare,
+    "watch": watch,
+    "check_or_kill": check_or_kill,
     "copy": hostile,
 }
 

@@ -47,12 +47,16 @@ class Assessment:
 
     def claimers(self, roles: frozenset[str], alive: list[bool]) -> list[int]:
         """Living seats that claimed one of `roles` and are not known liars."""
-        return [s for s, r in self.role_claims.items()
-                if r in roles and alive[s] and s not in self.liars]
+        return [
+            s
+            for s, r in self.role_claims.items()
+            if r in roles and alive[s] and s not in self.liars
+        ]
 
     def credible_checkers(self, alive: list[bool]) -> list[int]:
-        return [s for s, c in self.credibility.items() if c >= 0.8 and alive[s]
-                and s not in self.liars]
+        return [
+            s for s, c in self.credibility.items() if c >= 0.8 and alive[s] and s not in self.liars
+        ]
 
 
 def evil_looks(book: RuleBook) -> frozenset[str]:
@@ -109,8 +113,9 @@ def _private_facts(k: Knowledge, book: RuleBook, a: Assessment, looks: frozenset
             a.cleared.add(target)
 
 
-def _read_claims(k: Knowledge, mem: Memory, book: RuleBook, a: Assessment,
-                 private: bool) -> dict[int, int]:
+def _read_claims(
+    k: Knowledge, mem: Memory, book: RuleBook, a: Assessment, private: bool
+) -> dict[int, int]:
     """Fill role claims and claimed results; mark liars by roles. Returns claim order."""
     order: dict[int, int] = {}
     for index, said in enumerate(mem.said):
@@ -132,8 +137,11 @@ def _read_claims(k: Knowledge, mem: Memory, book: RuleBook, a: Assessment,
             (a.confirmed if true_role == role else a.liars).add(seat)
         elif book.is_evil(role):
             a.sus[seat] += 3.0  # confessed to an evil role: odd, but believe it mostly
-        elif (k.composition.get(role, 0) == 0 or seat in a.guilty
-              or (seat in a.results and role not in book.checker_roles)):
+        elif (
+            k.composition.get(role, 0) == 0
+            or seat in a.guilty
+            or (seat in a.results and role not in book.checker_roles)
+        ):
             a.liars.add(seat)  # a role not in play, a known mafioso, results without a check
         elif private and role == k.role and seat not in k.allies:
             held = 1 + sum(1 for r in k.allies.values() if r == role)
@@ -160,8 +168,9 @@ def _conflicts(k: Knowledge, a: Assessment, order: dict[int, int]) -> None:
                 a.sus[seat] += 1.5 + (0.5 if index >= free else 0.0)
 
 
-def _credibility(k: Knowledge, book: RuleBook, a: Assessment, looks: frozenset[str],
-                 private: bool) -> None:
+def _credibility(
+    k: Knowledge, book: RuleBook, a: Assessment, looks: frozenset[str], private: bool
+) -> None:
     known: dict[int, str] = {s: book.appearance(r) for s, r in k.revealed.items()}
     if private:
         for result in k.results:
@@ -213,8 +222,9 @@ def _truths(a: Assessment) -> list[int]:
     return truth
 
 
-def _judge(a: Assessment, truth: list[int], actor: int, target: int, hit: float,
-           miss: float, tell: float) -> None:
+def _judge(
+    a: Assessment, truth: list[int], actor: int, target: int, hit: float, miss: float, tell: float
+) -> None:
     """`actor` acted on `target`: judge the actor by the target's card and vice versa."""
     if truth[target] > 0:
         a.sus[actor] += hit
@@ -265,8 +275,7 @@ def _night_victims(mem: Memory, a: Assessment) -> None:
     victims = set(mem.killed_at_night())
     hunted: set[tuple[int, int]] = set()
     for said in mem.said:
-        if said.seat in victims and said.claim.kind == "accuse" \
-                and said.claim.target is not None:
+        if said.seat in victims and said.claim.kind == "accuse" and said.claim.target is not None:
             hunted.add((said.seat, said.claim.target))
     for ballot in mem.ballots:
         hunted.update((v, t) for v, t in ballot.votes.items() if v in victims and t is not None)

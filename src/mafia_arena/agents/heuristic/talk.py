@@ -21,8 +21,12 @@ from mafia_arena.engine.choices import PASS, Choice, Decision, Speech
 from mafia_arena.speech.acts import render_act
 
 BLUFF_CHANCE = 0.3
-MANNERS = ("found at dawn in the river", "a quiet end in a dark alley",
-           "an unlucky fall down the stairs", "a cup of poisoned coffee")
+MANNERS = (
+    "found at dawn in the river",
+    "a quiet end in a dark alley",
+    "an unlucky fall down the stairs",
+    "a cup of poisoned coffee",
+)
 
 
 def utter(ctx: Context, acts: list[Choice]) -> Decision:
@@ -37,7 +41,7 @@ def utter(ctx: Context, acts: list[Choice]) -> Decision:
         legal = [a for a in acts if a in request.choices]
         return legal[0] if legal else ctx.fallback()
     text = " ".join(render_act(a) for a in acts)
-    return Speech(text[:request.max_chars], acts[0])
+    return Speech(text[: request.max_chars], acts[0])
 
 
 def speak(ctx: Context) -> Decision:
@@ -77,8 +81,11 @@ def town_acts(ctx: Context) -> list[Choice]:
     if top is not None and sus[top] > -1.0:
         acts.append(Choice("accuse", top))
     vouched = ctx.notes.setdefault("vouched", set())
-    trusted = [s for s in ctx.living() if sus[s] <= -2.0 and s in ctx.targets
-               and (ctx.day, s) not in vouched]
+    trusted = [
+        s
+        for s in ctx.living()
+        if sus[s] <= -2.0 and s in ctx.targets and (ctx.day, s) not in vouched
+    ]
     if trusted:
         seat = min(trusted, key=lambda s: (sus[s], s))
         vouched.add((ctx.day, seat))
@@ -99,13 +106,19 @@ def checker_acts(ctx: Context, role: str) -> list[Choice]:
     results: dict[int, str] = {}
     for result in ctx.k.results:
         target = result.get("target")
-        if result.get("action") == "check" and isinstance(target, int) \
-                and result["result"] != "no result":
+        if (
+            result.get("action") == "check"
+            and isinstance(target, int)
+            and result["result"] != "no result"
+        ):
             results[target] = "mafia" if result["result"] in looks else "innocent"
     alive = ctx.k.alive
     found = any(r == "mafia" and alive[t] for t, r in results.items())
-    rivals = [s for s, r in ctx.public.role_claims.items()
-              if r == role and s != ctx.me and s not in ctx.team and alive[s]]
+    rivals = [
+        s
+        for s, r in ctx.public.role_claims.items()
+        if r == role and s != ctx.me and s not in ctx.team and alive[s]
+    ]
     late = ctx.day >= 3 or len(ctx.k.living()) <= 5
     claimed = bool(ctx.notes.get("claimed"))
     if not (claimed or found or rivals or (results and (late or in_danger(ctx)))):
@@ -115,8 +128,10 @@ def checker_acts(ctx: Context, role: str) -> list[Choice]:
         ctx.notes["claimed"] = True
         acts.append(Choice("claim_role", None, role))
     announced: set[int] = ctx.notes.setdefault("announced", set())
-    fresh = sorted((t for t in results if alive[t] and t not in announced),
-                   key=lambda t: (results[t] != "mafia", t))
+    fresh = sorted(
+        (t for t in results if alive[t] and t not in announced),
+        key=lambda t: (results[t] != "mafia", t),
+    )
     for target in fresh[:3]:
         announced.add(target)
         acts.append(Choice("claim_result", target, results[target]))
@@ -166,8 +181,11 @@ def bluff_acts(ctx: Context) -> list[Choice]:
     alive = ctx.k.alive
     if ctx.day not in days:
         days.add(ctx.day)
-        rivals = [s for s, r in ctx.public.role_claims.items()
-                  if r == role and s != ctx.me and s not in ctx.team and alive[s]]
+        rivals = [
+            s
+            for s, r in ctx.public.role_claims.items()
+            if r == role and s != ctx.me and s not in ctx.team and alive[s]
+        ]
         fresh = [s for s in ctx.living() if s not in fake and s in ctx.targets]
         outsiders = [s for s in fresh if s not in ctx.team]
         if rivals and rivals[0] not in fake:

@@ -38,8 +38,7 @@ def accused_of(tally: dict[int, int]) -> list[int]:
     counts = sorted({c for c in tally.values() if c > 0}, reverse=True)
     if not counts:
         return []
-    wanted = counts[:2] if len([s for s, c in tally.items() if c == counts[0]]) == 1 \
-        else counts[:1]
+    wanted = counts[:2] if len([s for s, c in tally.items() if c == counts[0]]) == 1 else counts[:1]
     return sorted(s for s, c in tally.items() if c in wanted)
 
 
@@ -58,8 +57,7 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
     position = {s: i for i, s in enumerate(order)}
     accused = sorted(accused_of(tally), key=lambda s: (-tally[s], position[s]))
     state.accused_today = set(accused)
-    game.emit("nominees", {"seats": accused, "tally": {str(s): tally[s] for s in accused}},
-              PUBLIC)
+    game.emit("nominees", {"seats": accused, "tally": {str(s): tally[s] for s in accused}}, PUBLIC)
     for seat in accused:
         request = speak_request(game, seat, "defence", f"Day {state.day}: your defence.")
         decision = yield from ask_one(game, request)
@@ -83,17 +81,29 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
             game.emit("no_execution", {"reason": "tie", "tied": top}, PUBLIC)
             return
         pool = top
-        game.emit("runoff", {"candidates": top, "places": 1,
-                             "text": "Tie: one re-vote between "
-                             + ", ".join(seat_name(s) for s in top) + "."}, PUBLIC)
+        game.emit(
+            "runoff",
+            {
+                "candidates": top,
+                "places": 1,
+                "text": "Tie: one re-vote between " + ", ".join(seat_name(s) for s in top) + ".",
+            },
+            PUBLIC,
+        )
     if winner is None:
         if not pool:  # every accused was disqualified
             game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
             return
         winner = pool[0]  # a lone accused is the vote winner (D25)
     if winner in state.defended_today:
-        game.emit("protected", {"seat": winner, "text": f"{seat_name(winner)} is protected "
-                                "and will not be executed today."}, PUBLIC)
+        game.emit(
+            "protected",
+            {
+                "seat": winner,
+                "text": f"{seat_name(winner)} is protected and will not be executed today.",
+            },
+            PUBLIC,
+        )
         return
     die(game, [winner], "execution", reveal=bool(params.get("reveal", True)))
     yield from last_word(game, winner)
@@ -107,17 +117,26 @@ def _nominations(game: Game, order: Sequence[int], candidates: Sequence[int]) ->
         options = [c for c in candidates if c != voter]
         if not options:
             continue
-        request = target_request(game, voter, "nominate",
-                                 f"Day {game.state.day}: name one suspect.", options,
-                                 default="random", info={"round": 1})
+        request = target_request(
+            game,
+            voter,
+            "nominate",
+            f"Day {game.state.day}: name one suspect.",
+            options,
+            default="random",
+            info={"round": 1},
+        )
         target = picked_seat((yield from ask_one(game, request)))
         if target is None:
             continue
         named[voter] = target
         game.emit("nomination", {"seat": voter, "target": target, "round": 1}, PUBLIC)
     tally = dict(Counter(standing_votes(game, named).values()))
-    game.emit("nomination_tally", {"round": 1, "places": 1,
-                                   "tally": {str(s): tally[s] for s in sorted(tally)}}, PUBLIC)
+    game.emit(
+        "nomination_tally",
+        {"round": 1, "places": 1, "tally": {str(s): tally[s] for s in sorted(tally)}},
+        PUBLIC,
+    )
     return tally
 
 
@@ -134,10 +153,17 @@ def _ballots(game: Game, order: Sequence[int], pool: Sequence[int], revote: bool
         options = [c for c in pool if c != voter]
         if not options:
             continue
-        request = target_request(game, voter, "final_vote",
-                                 f"Day {game.state.day}, {what}: vote against one of "
-                                 + ", ".join(seat_name(s) for s in pool) + ".",
-                                 options, default="random", info={"revote": revote})
+        request = target_request(
+            game,
+            voter,
+            "final_vote",
+            f"Day {game.state.day}, {what}: vote against one of "
+            + ", ".join(seat_name(s) for s in pool)
+            + ".",
+            options,
+            default="random",
+            info={"revote": revote},
+        )
         target = picked_seat((yield from ask_one(game, request)))
         if target is None:
             continue
@@ -146,12 +172,26 @@ def _ballots(game: Game, order: Sequence[int], pool: Sequence[int], revote: bool
             tally = Counter(standing_votes(game, votes).values())
         else:
             tally[target] += 1
-        game.emit("ballot", {"seat": voter, "target": target, "revote": revote,
-                             "tally": {str(s): tally[s] for s in sorted(tally)}}, PUBLIC)
+        game.emit(
+            "ballot",
+            {
+                "seat": voter,
+                "target": target,
+                "revote": revote,
+                "tally": {str(s): tally[s] for s in sorted(tally)},
+            },
+            PUBLIC,
+        )
     if game.state.disqualified:
         votes = standing_votes(game, votes)
         tally = Counter(votes.values())
-    game.emit("votes", {"kind": "revote" if revote else "final_vote",
-                        "votes": {str(v): t for v, t in votes.items()},
-                        "tally": {str(t): c for t, c in sorted(tally.items())}}, PUBLIC)
+    game.emit(
+        "votes",
+        {
+            "kind": "revote" if revote else "final_vote",
+            "votes": {str(v): t for v, t in votes.items()},
+            "tally": {str(t): c for t, c in sorted(tally.items())},
+        },
+        PUBLIC,
+    )
     return tally

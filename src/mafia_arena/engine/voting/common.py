@@ -10,8 +10,15 @@ from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 
 
-def simultaneous_vote(game: Game, voters: Sequence[int], candidates: Sequence[int],
-                      kind: str, prompt: str, *, abstain: bool) -> Flow:
+def simultaneous_vote(
+    game: Game,
+    voters: Sequence[int],
+    candidates: Sequence[int],
+    kind: str,
+    prompt: str,
+    *,
+    abstain: bool,
+) -> Flow:
     """Everyone votes at once for one candidate other than themselves; published together.
 
     Returns ``{voter: target or None}``. A timeout is a recorded abstention.
@@ -20,15 +27,33 @@ def simultaneous_vote(game: Game, voters: Sequence[int], candidates: Sequence[in
     for v in voters:
         targets = [c for c in candidates if c != v]
         if targets:
-            requests[v] = target_request(game, v, kind, prompt, targets, allow_pass=abstain,
-                                         pass_label="abstain", default="pass")
+            requests[v] = target_request(
+                game,
+                v,
+                kind,
+                prompt,
+                targets,
+                allow_pass=abstain,
+                pass_label="abstain",
+                default="pass",
+            )
     answers = yield from ask(game, requests)
     removed = game.state.disqualified
-    votes = {v: picked_seat(answers[v]) if v in answers else None for v in sorted(voters)
-             if v not in removed}
+    votes = {
+        v: picked_seat(answers[v]) if v in answers else None
+        for v in sorted(voters)
+        if v not in removed
+    }
     tally = Counter(t for t in votes.values() if t is not None)
-    game.emit("votes", {"kind": kind, "votes": {str(v): t for v, t in votes.items()},
-                        "tally": {str(t): c for t, c in sorted(tally.items())}}, PUBLIC)
+    game.emit(
+        "votes",
+        {
+            "kind": kind,
+            "votes": {str(v): t for v, t in votes.items()},
+            "tally": {str(t): c for t, c in sorted(tally.items())},
+        },
+        PUBLIC,
+    )
     return votes
 
 
@@ -55,8 +80,7 @@ def top_of(tally: Counter[int]) -> list[int]:
     return sorted(t for t, c in tally.items() if c == best)
 
 
-def last_dead_chooses(game: Game, candidates: Sequence[int], places: int,
-                      purpose: str) -> Flow:
+def last_dead_chooses(game: Game, candidates: Sequence[int], places: int, purpose: str) -> Flow:
     """The most recently dead player picks `places` of `candidates`; random if nobody.
 
     Classic ("Der letzte Tote entscheidet"): the only time a dead player acts. With no
@@ -65,8 +89,7 @@ def last_dead_chooses(game: Game, candidates: Sequence[int], places: int,
     disqualified meanwhile are dropped; if none is left to pick, fewer are chosen.
     """
     state = game.state
-    chooser = next((s for s in reversed(state.death_order) if s not in state.disqualified),
-                   None)
+    chooser = next((s for s in reversed(state.death_order) if s not in state.disqualified), None)
     chosen: list[int] = []
     remaining = list(candidates)
     for pick in range(places):
@@ -76,10 +99,14 @@ def last_dead_chooses(game: Game, candidates: Sequence[int], places: int,
         seat: int | None = None
         if chooser is not None:
             request = target_request(
-                game, chooser, "last_dead",
+                game,
+                chooser,
+                "last_dead",
                 f"You are the last dead player and decide the {purpose} "
                 f"(pick {pick + 1} of {places}).",
-                remaining, default="random")
+                remaining,
+                default="random",
+            )
             seat = picked_seat((yield from ask_one(game, request)))
             remaining = standing(game, remaining)
             if not remaining:
@@ -90,12 +117,19 @@ def last_dead_chooses(game: Game, candidates: Sequence[int], places: int,
             seat = game.draw(f"{purpose}: no dead player to decide", remaining)
         chosen.append(seat)
         remaining.remove(seat)
-    game.emit("last_dead_decision", {
-        "purpose": purpose,
-        "chooser": chooser,
-        "chosen": chosen,
-        "text": (f"{seat_name(chooser)} (the last dead) chose "
-                 if chooser is not None else "Drawn at random: ")
-        + ", ".join(seat_name(s) for s in chosen),
-    }, PUBLIC)
+    game.emit(
+        "last_dead_decision",
+        {
+            "purpose": purpose,
+            "chooser": chooser,
+            "chosen": chosen,
+            "text": (
+                f"{seat_name(chooser)} (the last dead) chose "
+                if chooser is not None
+                else "Drawn at random: "
+            )
+            + ", ".join(seat_name(s) for s in chosen),
+        },
+        PUBLIC,
+    )
     return chosen

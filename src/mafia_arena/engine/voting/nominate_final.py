@@ -62,9 +62,15 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         tally = yield from _nomination_round(game, order, pool, places, round_no)
         if state.disqualified:
             tally = {s: c for s, c in tally.items() if s not in state.disqualified}
-        game.emit("nomination_tally", {"round": round_no, "places": places,
-                                       "tally": {str(s): tally[s] for s in sorted(tally)}},
-                  PUBLIC)
+        game.emit(
+            "nomination_tally",
+            {
+                "round": round_no,
+                "places": places,
+                "tally": {str(s): tally[s] for s in sorted(tally)},
+            },
+            PUBLIC,
+        )
         if len(tally) < places:  # disqualifications left fewer candidates than places
             nominees += sorted(tally)
             break
@@ -81,9 +87,16 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         places -= len(secured)
         previous = (frozenset(tied), places)
         pool = tied
-        game.emit("runoff", {"candidates": tied, "places": places,
-                             "text": f"Runoff among {', '.join(seat_name(s) for s in tied)}"
-                                     f" for {places} place(s)."}, PUBLIC)
+        game.emit(
+            "runoff",
+            {
+                "candidates": tied,
+                "places": places,
+                "text": f"Runoff among {', '.join(seat_name(s) for s in tied)}"
+                f" for {places} place(s).",
+            },
+            PUBLIC,
+        )
     nominees = standing(game, sorted(nominees))
     if not nominees:
         game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
@@ -98,10 +111,14 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
     if not nominees:
         game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
         return
-    votes = yield from simultaneous_vote(game, state.living(), nominees, "final_vote",
-                                         f"Day {state.day}: final vote between "
-                                         + " and ".join(seat_name(s) for s in nominees),
-                                         abstain=False)
+    votes = yield from simultaneous_vote(
+        game,
+        state.living(),
+        nominees,
+        "final_vote",
+        f"Day {state.day}: final vote between " + " and ".join(seat_name(s) for s in nominees),
+        abstain=False,
+    )
     nominees = standing(game, nominees)
     tally = Counter(t for t in votes.values() if t is not None)
     counts = [tally.get(s, 0) for s in nominees]
@@ -121,8 +138,9 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
     die(game, [target], "execution")
 
 
-def _nomination_round(game: Game, order: list[int], pool: list[int], places: int,
-                      round_no: int) -> Flow:
+def _nomination_round(
+    game: Game, order: list[int], pool: list[int], places: int, round_no: int
+) -> Flow:
     """Each living voter in `order` names up to `places` distinct members of `pool`."""
     tally = dict.fromkeys(pool, 0)
     for voter in order:
@@ -132,17 +150,21 @@ def _nomination_round(game: Game, order: list[int], pool: list[int], places: int
             if not options:
                 break
             request = target_request(
-                game, voter, "nominate",
+                game,
+                voter,
+                "nominate",
                 f"Day {game.state.day}: nomination {len(named) + 1} of {places}"
                 + (f" (runoff {round_no - 1})" if round_no > 1 else "")
                 + "; pass to stop.",
-                options, allow_pass=True, pass_label="no (more) nominations",
-                info={"round": round_no, "places": places})
+                options,
+                allow_pass=True,
+                pass_label="no (more) nominations",
+                info={"round": round_no, "places": places},
+            )
             target = picked_seat((yield from ask_one(game, request)))
             if target is None:
                 break
             named.append(target)
             tally[target] += 1
-            game.emit("nomination", {"seat": voter, "target": target, "round": round_no},
-                      PUBLIC)
+            game.emit("nomination", {"seat": voter, "target": target, "round": round_no}, PUBLIC)
     return tally

@@ -21,9 +21,13 @@ def plurality(game: Game, params: dict[str, Any]) -> Flow:
     voters = [s for s in state.living() if s not in state.silenced_today]
     candidates = [s for s in state.living() if s not in state.silenced_today]
     votes = yield from simultaneous_vote(
-        game, voters, candidates, "vote",
+        game,
+        voters,
+        candidates,
+        "vote",
         f"Day {state.day}: vote to execute one player.",
-        abstain=bool(params.get("abstain", False)))
+        abstain=bool(params.get("abstain", False)),
+    )
     tally = Counter(t for t in votes.values() if t is not None)
     tied = top_of(tally)
     if not tied or tally[tied[0]] < int(params.get("min_votes", 1)):
