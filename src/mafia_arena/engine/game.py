@@ -57,6 +57,11 @@ class Game:
         self.derived: dict[str, Any] = {}
         """Values the rule modules derive from the (immutable) variant and player count,
         computed on first use and kept for the game (e.g. the speech vocabulary)."""
+        self.step_marks: list[tuple[int, int, str]] = []
+        """``(night, event index, step name)`` where each night step that runs tonight
+        starts in `events` (whether or not its role is alive), then ``"dawn"``. Host-side
+        bookkeeping, not an event: drivers that must give every night the same visible
+        structure (`env.night_clock`) cut a seat's view at these points."""
         self.rng = random.Random(f"{seed}:play")
         self.max_rounds = int(evaluate(str(variant.rules.max_rounds), {"n": players}))
         cards = list(deck(variant, players)) if deal is None else list(deal)

@@ -22,6 +22,9 @@ from mafia_arena.engine.hooks import DAWN_HOOKS, NIGHT_HOOKS
 from mafia_arena.engine.state import NightState
 from mafia_arena.rules.spec import NightStep
 
+DAWN = "dawn"
+"""The name under which `Game.step_marks` records the start of a night's dawn."""
+
 
 def night(game: Game, number: int) -> Flow:
     """Run night `number`; the dying are recorded in `night.deaths` for the morning."""
@@ -39,9 +42,11 @@ def night(game: Game, number: int) -> Flow:
     deck = {s.card for s in state.seats} if game.variant.rules.narrate_steps else set()
     for step in game.variant.night:
         if _runs_tonight(step, number):
+            game.step_marks.append((number, len(game.events), step.name))
             if deck:
                 narrate(game, step, deck)
             yield from run_step(game, step, state.night)
+    game.step_marks.append((number, len(game.events), DAWN))
     dawn(game, state.night)
 
 

@@ -4,9 +4,13 @@ Contract (see `docs/env.md` and `mafia_arena.env`):
 
 - agents ``player_0 … player_{n-1}``; a killed seat is *not* a terminated agent: it stays
   in `agents` (and keeps observing) until the game ends, but is never selected;
-- `agent_selection` is the lowest seat of `game.pending()`: a decision the engine makes
-  simultaneous (a vote, a clan's night pick) is asked one seat at a time in seat order,
-  and nobody sees another's answer before the engine publishes the batch;
+- by day `agent_selection` is the lowest seat of `game.pending()`: a decision the engine
+  makes simultaneous (a vote) is asked one seat at a time in seat order, and nobody sees
+  another's answer before the engine publishes the batch;
+- a night is a fixed number of slots (`env/night_clock.py`), and in every slot each
+  living seat is selected once, in seat order: the seats of the slot's prompt decide, the
+  others have only action 0 (wait). So the turns a seat gets, and their order, are the
+  same in every deal it cannot tell apart, whoever holds a night role;
 - at the end every agent terminates with its team reward (+1 win, -1 loss, 0 draw; the
   engine turns the variant's maximum length into a draw);
 - an illegal action raises `IllegalActionError` and changes nothing: turning it into a
@@ -51,17 +55,20 @@ class raw_env(SessionSpaces, AECEnv):
         self.terminations = {}
         self.truncations = {}
         self.infos = {}
+        self._turns: list[int] = []
+        """The living seats still to be selected in the current night slot."""
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game. `seed` is the engine seed (a game replays from it); without
         one, the next seed comes from a generator seeded by the last explicit seed."""
-        self._deal(seed)
+        self._deal(seed, options)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"seat": s, "request": None} for s, a in enumerate(self.agents)}
+        self._turns = []
         self._select_next()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -72,7 +79,12 @@ class raw_env(SessionSpaces, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self.session.act(self._seat(agent), action)
+        seat = self._seat(agent)
+        if self.session.at_night and seat not in self.session.pending_seats():
+            self.session.check_wait(seat, action)
+        else:
+            self.session.act(seat, action)
+        self._end_turn()
         self._after_decision(agent)
 
     def step_text(self, text: str) -> None:
@@ -85,6 +97,7 @@ class raw_env(SessionSpaces, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             raise ValueError(f"{agent} is done; step(None) it")
         self.session.say(self._seat(agent), text)
+        self._end_turn()
         self._after_decision(agent)
 
     def view(self, agent: str) -> View:
@@ -115,8 +128,23 @@ class raw_env(SessionSpaces, AECEnv):
         else:
             self._select_next()
 
+    def _end_turn(self) -> None:
+        """A day decision ends a turn; at night, the last seat of a slot ends it."""
+        if not self.session.at_night:
+            self.session.close_turn()
+            return
+        self._turns.pop(0)
+        if not self._turns:
+            self.session.close_turn()
+
     def _select_next(self) -> None:
-        seat = self.session.pending_seats()[0]
+        if self.session.at_night:
+            if not self._turns:
+                self._turns = self.session.living_seats()
+            seat = self._turns[0]
+        else:
+            self._turns = []
+            seat = self.session.pending_seats()[0]
         self.agent_selection = self.possible_agents[seat]
         self.infos[self.agent_selection] = self.session.info(seat)
 

@@ -2,9 +2,13 @@
 
 Contract:
 
-- every seat stays in `agents` until the game ends; `step(actions)` answers all seats
-  of `game.pending()` at once (a whole simultaneous vote, a clan's night round, or the
-  one speaker of a speaking turn), so one step is one engine decision batch;
+- every seat stays in `agents` until the game ends; by day `step(actions)` answers all
+  seats of `game.pending()` at once (a whole simultaneous vote, or the one speaker of a
+  speaking turn), so one step is one engine decision batch;
+- a night is a fixed number of steps, one per slot of the `NightClock`
+  (`env/night_clock.py`): the same in every deal, whoever is alive, so the count of
+  steps tells no seat which roles still act; in a slot only the seats of its prompt
+  decide (a clan's round of picks, the doctor's pick), in a waiting slot nobody does;
 - a seat with nothing to decide now (waiting, or dead) gets a mask with only action 0
   (no-op) and its action, whatever it is, is ignored;
 - a pending seat's action may also be a `str`: free text for a speaking turn
@@ -50,7 +54,7 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Obs], dict[str, dict[str, Any]]]:
         """Deal a new game; `seed` is the engine seed (as in `raw_env.reset`)."""
-        self._deal(seed)
+        self._deal(seed, options)
         return self._observations(), self._infos()
 
     def check_actions(self, actions: Mapping[str, Any]) -> dict[int, Choice | str]:
@@ -67,7 +71,7 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         action = actions[agent]
         if not isinstance(action, str):
             return self.session.check_action(seat, action)
-        request = self.session.game.request(seat)
+        request = self.session.view(seat).request
         if request is None or not request.free_text:
             raise IllegalActionError(f"{agent}: this decision does not accept free text")
         if len(action) > request.max_chars:
@@ -87,7 +91,8 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
             if isinstance(decision, str):
                 self.session.say(seat, decision)
             else:
-                self.session.game.submit(seat, decision)
+                self.session.submit(seat, decision)
+        self.session.close_turn()
         live = self.agents
         rewards = dict.fromkeys(live, 0.0)
         done = self.session.over

@@ -4,9 +4,15 @@ It owns one `Game` and, per seat, a `SeatTracker` (the seat's `View`), the numer
 encoder and an incremental text transcript; it maps action ids to choices and back.
 The PettingZoo classes only add the agent bookkeeping of their API.
 
+Nights run on the `NightClock` (`env/night_clock.py`): every night takes the same
+number of env *slots* whoever is alive, a seat is asked only in its prompt's slot and
+sees the log cut at the current night step. `pending_seats`, `view`, `observe`, `info`
+and `over` all speak in slots; `submit` answers the engine and `close_turn` ends an env
+turn (a Parallel step, an AEC day decision or a whole AEC night slot).
+
 Pickling: a running `Game` holds a generator and does not pickle, so a session pickles
-as ``(variant, players, overrides, seed, decisions)`` and rebuilds the game on load by
-replaying the decisions — the engine's determinism makes that exact.
+as ``(variant, players, overrides, seed, deal, decisions, night clock)`` and rebuilds
+the game on load by replaying the decisions — the engine's determinism makes that exact.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import numpy as np
 
 from mafia_arena.engine import Choice, Game, IllegalDecision, Request, Speech
 from mafia_arena.env.actions import ActionTable, build_action_table
+from mafia_arena.env.night_clock import NightClock
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode import ObservationEncoder
 from mafia_arena.views.text import name, render_event
@@ -73,29 +80,76 @@ class GameSession:
         self.encoder = ObservationEncoder(self.variant, players)
         self.game: Game | None = None
         self.seed = 0
+        self.deal: list[str] | None = None
+        self.clock = NightClock(self.variant, players)
+        self._completed = False
         self._trackers: list[SeatTracker] = []
         self._texts: list[_Transcript] = []
 
     # ------------------------------------------------------------------ lifecycle
-    def new_game(self, seed: int) -> Game:
+    def new_game(self, seed: int, deal: list[str] | None = None) -> Game:
+        """Start a game; `deal` forces the cards (seat order), as `Game` takes it."""
         self.seed = seed
-        self.game = Game(self.variant, self.players, seed)
+        self.deal = None if deal is None else list(deal)
+        self.game = Game(self.variant, self.players, seed, deal=self.deal)
         self._trackers = [SeatTracker(s) for s in range(self.players)]
         self._texts = [_Transcript() for _ in range(self.players)]
         self.encoder.reset()
+        self.clock.reset()
+        self.clock.sync(self.game, new_prompt=True)
+        self._completed = False
         return self.game
 
     @property
     def over(self) -> bool:
-        return self.game is not None and self.game.over
+        """The game is over and its last night's slots have all been played."""
+        return self.game is not None and self.game.over and self.clock.plan is None
+
+    @property
+    def at_night(self) -> bool:
+        """Whether the env is inside a night's slots (see `env.night_clock`)."""
+        return self.clock.plan is not None
 
     def pending_seats(self) -> list[int]:
-        """Seats that must decide now, in seat order."""
-        return sorted(self.game.pending()) if self.game is not None else []
+        """Seats that must decide now (in this slot, at night), in seat order."""
+        if self.game is None or not self._asking():
+            return []
+        return sorted(self.game.pending())
+
+    def _asking(self) -> bool:
+        """Whether the engine's prompt is open now: in its night slot, and not answered
+        in full (its successor is placed when the turn closes, `close_turn`)."""
+        return not self._completed and self.clock.in_slot()
+
+    def living_seats(self) -> list[int]:
+        """The living seats as the seats know it, in seat order: at night, those alive
+        when it began (the dawn's deaths are shown after the night's last slot)."""
+        if self.game is None:
+            return []
+        if self.clock.plan is not None:
+            return list(self.clock.plan.living)
+        return list(self.game.state.living_seats())
+
+    def submit(self, seat: int, decision: Choice | Speech) -> None:
+        """Answer the engine for a pending seat; remembers a completed prompt."""
+        last = set(self.game.pending()) <= {seat}
+        self.game.submit(seat, decision)
+        self._completed = self._completed or last
+
+    def close_turn(self) -> None:
+        """End an env turn: follow the engine's new prompt, and move the night on."""
+        night = self.clock.plan is not None
+        self.clock.sync(self.game, self._completed)
+        self._completed = False
+        if night:
+            self.clock.tick(self.game)
 
     # ------------------------------------------------------------------ views
     def view(self, seat: int) -> View:
-        return self._trackers[seat].view(self.game)
+        game = self.game
+        knowledge = self._trackers[seat].update(game, self.clock.cut(game))
+        request = game.request(seat) if self._asking() else None
+        return View(seat, game.variant.name, knowledge, request)
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         view = self.view(seat)
@@ -113,7 +167,7 @@ class GameSession:
             if self.max_text is not None and len(text) > self.max_text:
                 text = text[-self.max_text :]
             info["text"] = text
-        if self.game is not None and self.game.over:
+        if self.over:
             state = self.game.state
             info["result"] = {"winner": state.winner, "winners": list(state.winners)}
         return info
@@ -155,8 +209,19 @@ class GameSession:
             )
         return choice
 
+    def check_wait(self, seat: int, action: Any) -> None:
+        """A seat with nothing to decide in a night slot may only wait (action 0)."""
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            index = -1
+        if index != 0:
+            raise IllegalActionError(
+                f"player_{seat} has nothing to decide in this night slot; only action 0 (wait)"
+            )
+
     def act(self, seat: int, action: Any) -> None:
-        self.game.submit(seat, self.check_action(seat, action))
+        self.submit(seat, self.check_action(seat, action))
 
     def say(self, seat: int, text: str) -> None:
         """Submit free text for a speaking turn (requests with `free_text`)."""
@@ -166,14 +231,14 @@ class GameSession:
                 f"player_{seat}: {request.kind!r} does not accept free text; use an action id"
             )
         try:
-            self.game.submit(seat, Speech(str(text)))
+            self.submit(seat, Speech(str(text)))
         except IllegalDecision as exc:
             raise IllegalActionError(f"player_{seat}: {exc.reason}") from None
 
     def _request(self, seat: int) -> Request:
         if self.game is None:
             raise RuntimeError("reset() the environment before stepping it")
-        request = self.game.request(seat)
+        request = self.game.request(seat) if self._asking() else None
         if request is None:
             raise IllegalActionError(f"player_{seat} has nothing to decide now")
         return request
@@ -194,7 +259,9 @@ class GameSession:
             "players": self.players,
             "max_text": self.max_text,
             "seed": self.seed,
+            "deal": self.deal,
             "decisions": None if self.game is None else list(self.game.decisions),
+            "clock": (self.clock.plan, self.clock.last_night, self._completed),
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -206,9 +273,10 @@ class GameSession:
         )
         self.seed = state["seed"]
         if state["decisions"] is not None:
-            self.new_game(self.seed)
+            self.new_game(self.seed, state["deal"])
             for record in state["decisions"]:
                 self.game.resubmit(record)
+            self.clock.plan, self.clock.last_night, self._completed = state["clock"]
 
 
 def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any] | None:

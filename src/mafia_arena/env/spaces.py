@@ -75,15 +75,16 @@ class SessionSpaces:
         )
         self._seeds = np.random.default_rng()
 
-    def _deal(self, seed: int | None) -> None:
+    def _deal(self, seed: int | None, options: Mapping[str, Any] | None = None) -> None:
         """Start a new game: `seed` is the engine seed; without one, the next seed comes
-        from a generator seeded by the last explicit seed (so `seed_test` holds)."""
+        from a generator seeded by the last explicit seed (so `seed_test` holds).
+        ``options["deal"]`` forces the cards, seat by seat (tests, scenario studies)."""
         if seed is not None:
             self._seeds, _ = seeding.np_random(seed)
             game_seed = int(seed)
         else:
             game_seed = int(self._seeds.integers(2**31))
-        self.session.new_game(game_seed)
+        self.session.new_game(game_seed, (options or {}).get("deal"))
         self.agents = self.possible_agents[:]
 
     def observation_space(self, agent: str) -> spaces.Space:

@@ -36,12 +36,17 @@ class SeatTracker:
         self.knowledge = Knowledge(seat)
         self._cursor = 0
 
-    def update(self, game: Game) -> Knowledge:
+    def update(self, game: Game, upto: int | None = None) -> Knowledge:
+        """Fold the new admitted events; with `upto`, only those before that index
+        (a driver that shows the log in fixed steps, `env.night_clock`, holds the rest
+        back; the cursor never moves backwards)."""
         events = game.events
-        for event in events[self._cursor :]:
+        end = len(events) if upto is None else min(upto, len(events))
+        for index in range(self._cursor, end):
+            event = events[index]
             if event.visibility.admits(self.seat):
                 self.knowledge.apply(event)
-        self._cursor = len(events)
+        self._cursor = max(self._cursor, end)
         return self.knowledge
 
     def view(self, game: Game) -> View:

@@ -1,0 +1,322 @@
+"""Two worlds a seat cannot tell apart, played side by side: what the seat observes must match.
+
+World A is a seeded game; world B deals the same cards except that the seats whose
+roles the observer does not know (not itself, not an ally it was told) hold those
+roles in another order. Both worlds get the same decisions: a day decision by the
+same seat, a night decision (or night chat, a describe) by the holder of the same card,
+picked among the choices legal in both. Where the worlds stop being comparable for
+reasons the rules give the observer (a death, a revealed card, a result of its own
+night action, the end), the comparison stops; a difference anywhere else — in the
+observer's event stream and its numbering, text, numeric observation, action mask,
+`info`, reward, or in the number and order of env steps — is a leak.
+
+`observed` is the one place that says what a seat observes, so it can follow the
+engine's per-seat stream API when that changes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mafia_arena import env as mafia_env
+from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.env.session import GameSession
+from mafia_arena.rules import load_variant
+
+PRIVATE_KINDS = ("night:", "night_chat", "describe")
+"""Requests made to a seat because of its card: in world B the card's new holder gets them."""
+
+LEGIT = {
+    "death",
+    "no_death",
+    "reveal",
+    "protected",
+    "silenced",
+    "game_over",
+    "role_change",
+    "allies",
+    "night_result",
+    "blocked",
+    "disqualified",
+    "no_execution",
+}
+"""Event kinds by which the rules themselves tell the observer something that depends on
+hidden roles (who survives, a check result, a role change): the worlds may part there."""
+
+SETTINGS: list[tuple[str, dict[str, Any]]] = [
+    ("simple", {}),
+    ("simple", {"reveal_on_death": False}),
+    ("simple", {"first_phase": "day", "mafia_win": "sole_survivors"}),
+    ("standard", {}),
+    ("standard", {"reveal_on_death": False}),
+    (
+        "standard",
+        {
+            "reveal_on_death": False,
+            "mafia_chat_rounds": 1,
+            "doctor_self": False,
+            "doctor_repeat": False,
+            "vote_tie": "none",
+            "abstain": True,
+        },
+    ),
+    ("classic", {}),
+    ("classic", {"mafia_rounds": 1, "detective_rounds": 1}),
+    ("club", {}),
+    ("club", {"clan_rounds": 2, "retaliation": "leader"}),
+]
+"""Every variant, with the switches that change what is hidden and how nights run."""
+
+
+class Leak(AssertionError):
+    """The two worlds differ in something the observer sees, before any legit reason."""
+
+
+class Parted(Exception):
+    """The worlds parted for a reason the rules give the observer: stop comparing."""
+
+
+# --------------------------------------------------------------------------- observing
+def stream(game: Game, seat: int, upto: int | None = None) -> list[tuple[Any, ...]]:
+    """The seat's own event stream, by position (no global sequence number)."""
+    events = game.events if upto is None else game.events[:upto]
+    return [
+        (e.kind, e.day, e.phase, json.dumps(e.payload, sort_keys=True), e.visibility.scope)
+        for e in events
+        if e.visibility.admits(seat)
+    ]
+
+
+def observed(session: GameSession, seat: int) -> dict[str, Any]:
+    """Everything `seat` observes through the env session now (see the module)."""
+    view = session.view(seat)
+    obs = session.observe(seat)
+    events = view.knowledge.events
+    return {
+        "stream": [
+            (e.kind, e.day, e.phase, json.dumps(e.payload, sort_keys=True), e.visibility.scope)
+            for e in events
+        ],
+        "observation": obs["observation"].tobytes(),
+        "mask": obs["action_mask"].tobytes(),
+        "info": json.dumps(session.info(seat), sort_keys=True),
+        "text": session.text(seat),
+    }
+
+
+def compare(a: dict[str, Any], b: dict[str, Any], where: str) -> None:
+    """Raise `Parted` at a legit difference, `Leak` at any other."""
+    if a == b:
+        return
+    sa, sb = a["stream"], b["stream"]
+    if sa != sb:
+        common = min(len(sa), len(sb))
+        at = next((i for i in range(common) if sa[i] != sb[i]), common)
+        kinds = {s[at][0] for s in (sa, sb) if at < len(s)}
+        if kinds & LEGIT:
+            raise Parted(where)
+        raise Leak(f"{where}: event stream differs at position {at}: {kinds}")
+    keys = [k for k in a if a[k] != b[k]]
+    raise Leak(f"{where}: same events but {keys} differ")
+
+
+# --------------------------------------------------------------------------- worlds
+@dataclass
+class Worlds:
+    """The case: variant and switches, players, seed, observer, the two deals."""
+
+    variant: str
+    overrides: dict[str, Any]
+    players: int
+    seed: int
+    observer: int
+    deal_a: list[str]
+    deal_b: list[str]
+    sigma: dict[int, int]
+    """Seat of a card in A -> seat of the same card's holder in B (the permuted seats)."""
+
+
+def draw_worlds(
+    variant: str, overrides: dict[str, Any], rng: random.Random, players: int | None = None
+) -> Worlds | None:
+    """A random case, or None if the observer knows every other role."""
+    rules = load_variant(variant, overrides)
+    low, high = max(rules.min_players, 5), min(rules.max_players, max(rules.min_players, 5) + 9)
+    n = players or rng.randint(low, high)
+    seed = rng.randrange(2**31)
+    game = Game(rules, n, seed)
+    deal = [s.card for s in game.state.seats]
+    observer = rng.randrange(n)
+    allies = {
+        e.payload["seat"]: {int(s) for s in e.payload["allies"]}
+        for e in game.events
+        if e.kind == "allies"
+    }
+    known = {observer} | allies.get(observer, set())
+    unknown = [s for s in range(n) if s not in known]
+    if len({deal[s] for s in unknown}) < 2:
+        return None
+    while True:
+        order = unknown[:]
+        rng.shuffle(order)
+        if any(deal[a] != deal[b] for a, b in zip(unknown, order, strict=True)):
+            break
+    deal_b = list(deal)
+    sigma = {}
+    for src, dst in zip(unknown, order, strict=True):
+        deal_b[dst] = deal[src]
+        sigma[src] = dst
+    return Worlds(variant, overrides, n, seed, observer, deal, deal_b, sigma)
+
+
+def partner(worlds: Worlds, seat: int, request: Request) -> int:
+    """The seat of world B that gets the decision `seat` makes in world A."""
+    return worlds.sigma.get(seat, seat) if request.kind.startswith(PRIVATE_KINDS) else seat
+
+
+def fallback(request: Request) -> Choice:
+    """A decision for a seat asked in one world only: pass if it may, else the first."""
+    return PASS if PASS in request.choices else request.choices[0]
+
+
+def pair(
+    worlds: Worlds, pending_a: dict[int, Request], pending_b: dict[int, Request], rng: random.Random
+) -> tuple[dict[int, Choice], dict[int, Choice]]:
+    """The same decisions in both worlds, legal in both (`Parted` where none is)."""
+    chosen_a: dict[int, Choice] = {}
+    chosen_b: dict[int, Choice] = {}
+    for seat, request in sorted(pending_a.items()):
+        other = partner(worlds, seat, request)
+        twin = pending_b.get(other)
+        if twin is None or twin.kind != request.kind:
+            chosen_a[seat] = fallback(request)
+            continue
+        common = [c for c in request.choices if c in set(twin.choices)]
+        if not common:
+            raise Parted("no decision is legal in both worlds")
+        chosen_a[seat] = chosen_b[other] = rng.choice(common)
+    for seat, request in pending_b.items():
+        chosen_b.setdefault(seat, fallback(request))
+    return chosen_a, chosen_b
+
+
+def _engine_pending(session: GameSession) -> dict[int, Request]:
+    return {s: session.game.request(s) for s in session.pending_seats()}
+
+
+# --------------------------------------------------------------------------- drivers
+def run_parallel(worlds: Worlds, policy_seed: int) -> int:
+    """Both worlds through the Parallel env in lockstep; returns the steps compared."""
+    envs = [mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides)]
+    envs.append(mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides))
+    envs[0].reset(seed=worlds.seed, options={"deal": worlds.deal_a})
+    envs[1].reset(seed=worlds.seed, options={"deal": worlds.deal_b})
+    rng = random.Random(policy_seed)
+    seat, agent = worlds.observer, f"player_{worlds.observer}"
+    steps = 0
+    try:
+        while True:
+            a, b = (observed(e.session, seat) for e in envs)
+            compare(a, b, f"parallel step {steps}")
+            if not envs[0].agents or not envs[1].agents:
+                if envs[0].agents or envs[1].agents:
+                    raise Leak(f"parallel step {steps}: one world ended, the other did not")
+                break
+            chosen_a, chosen_b = pair(
+                worlds, _engine_pending(envs[0].session), _engine_pending(envs[1].session), rng
+            )
+            results = []
+            for env, chosen in zip(envs, (chosen_a, chosen_b), strict=True):
+                table = env.session.table
+                actions = {f"player_{s}": 0 for s in range(worlds.players)}
+                actions.update({f"player_{s}": table.id_of(c) for s, c in chosen.items()})
+                results.append(env.step(actions))
+            steps += 1
+            (_, ra, ta, ua, ia), (_, rb, tb, ub, ib) = results
+            for name, x, y in (("reward", ra, rb), ("termination", ta, tb), ("truncation", ua, ub)):
+                if x.get(agent) != y.get(agent):
+                    # legit only where the observer's events show why (the end)
+                    a, b = (observed(e.session, seat) for e in envs)
+                    compare(a, b, f"parallel step {steps}")
+                    raise Leak(f"parallel step {steps}: {name} differs, events do not")
+    except Parted:
+        pass
+    _compare_engine_streams(worlds, [e.session for e in envs])
+    return steps
+
+
+def run_aec(worlds: Worlds, policy_seed: int) -> int:
+    """Both worlds through the AEC env in lockstep; returns the steps compared.
+
+    The agent selected at every step must be the same in both worlds (who is asked is
+    visible to every seat), and so must the observer's observation at every step.
+    """
+    envs = [mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides)]
+    envs.append(mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides))
+    envs[0].reset(seed=worlds.seed, options={"deal": worlds.deal_a})
+    envs[1].reset(seed=worlds.seed, options={"deal": worlds.deal_b})
+    rng = random.Random(policy_seed)
+    seat = worlds.observer
+    planned: list[dict[int, Choice]] = [{}, {}]
+    steps = 0
+    try:
+        while True:
+            a, b = (observed(e.session, seat) for e in envs)
+            compare(a, b, f"aec step {steps}")
+            over = [e.session.over for e in envs]
+            if any(over):
+                if not all(over):
+                    raise Leak(f"aec step {steps}: one world ended, the other did not")
+                break
+            selected = [e.agent_selection for e in envs]
+            if selected[0] != selected[1]:
+                raise Leak(f"aec step {steps}: selected {selected[0]} vs {selected[1]}")
+            mover = int(selected[0].rsplit("_", 1)[1])
+            pendings = [_engine_pending(e.session) for e in envs]
+            if any(mover in p and mover not in plan for p, plan in zip(pendings, planned)):
+                chosen = pair(worlds, *pendings, rng)
+                for plan, c in zip(planned, chosen, strict=True):
+                    for s, choice in c.items():
+                        plan.setdefault(s, choice)
+            for env, plan, pending in zip(envs, planned, pendings, strict=True):
+                if mover in pending:
+                    env.step(env.session.table.id_of(plan.pop(mover)))
+                else:
+                    env.step(0)
+            steps += 1
+    except Parted:
+        pass
+    _compare_engine_streams(worlds, [e.session for e in envs])
+    return steps
+
+
+def _compare_engine_streams(worlds: Worlds, sessions: list[GameSession]) -> None:
+    """The engine-level stream (what the runner and the web app read) must agree up to
+    the first legit difference too."""
+    sa, sb = (stream(s.game, worlds.observer) for s in sessions)
+    common = min(len(sa), len(sb))
+    at = next((i for i in range(common) if sa[i] != sb[i]), None)
+    if at is None:
+        return
+    kinds = {sa[at][0], sb[at][0]}
+    if not kinds & LEGIT:
+        raise Leak(f"engine stream differs at position {at}: {kinds}")
+
+
+def random_case(index: int) -> tuple[Worlds, int]:
+    """Case `index` of the seeded sequence: a setting, players, a deal, an observer."""
+    rng = random.Random(f"differential:{index}")
+    while True:
+        variant, overrides = SETTINGS[index % len(SETTINGS)]
+        worlds = draw_worlds(variant, overrides, rng)
+        if worlds is not None:
+            return worlds, rng.randrange(2**31)
+
+
+def seat_choices(mask: np.ndarray) -> list[int]:
+    return [int(i) for i in np.flatnonzero(mask)]

@@ -1,0 +1,78 @@
+"""Differential leak test: a seat observes the same in worlds it cannot tell apart.
+
+See `tests/properties/differential.py` for the method. The default run plays a seeded
+batch of cases over every setting of `SETTINGS` (every variant, several switch
+settings) through both environments; ``MAFIA_LEAK_GAMES=5000`` (or the `slow` test)
+plays thousands.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from tests.properties.differential import (
+    SETTINGS,
+    Leak,
+    Worlds,
+    compare,
+    observed,
+    random_case,
+    run_aec,
+    run_parallel,
+)
+
+from mafia_arena import env as mafia_env
+
+DEFAULT_CASES = int(os.environ.get("MAFIA_LEAK_GAMES", "120"))
+SLOW_CASES = 3000
+
+
+def _play(cases: range) -> dict[str, int]:
+    compared = {"parallel": 0, "aec": 0}
+    for index in cases:
+        worlds, policy_seed = random_case(index)
+        try:
+            compared["parallel"] += run_parallel(worlds, policy_seed)
+            compared["aec"] += run_aec(worlds, policy_seed)
+        except Leak as leak:
+            raise AssertionError(f"case {index} ({_describe(worlds)}): {leak}") from None
+    return compared
+
+
+def _describe(worlds: Worlds) -> str:
+    return (
+        f"{worlds.variant} {worlds.overrides} n={worlds.players} seed={worlds.seed} "
+        f"observer=P{worlds.observer + 1} sigma={worlds.sigma}"
+    )
+
+
+@pytest.mark.parametrize("setting", range(len(SETTINGS)), ids=[f"{v}{o}" for v, o in SETTINGS])
+def test_a_seat_observes_the_same_in_worlds_it_cannot_tell_apart(setting: int) -> None:
+    per_setting = max(1, DEFAULT_CASES // len(SETTINGS))
+    cases = range(setting, per_setting * len(SETTINGS), len(SETTINGS))
+    compared = _play(cases)
+    assert compared["parallel"] > 0 and compared["aec"] > 0
+
+
+@pytest.mark.slow
+def test_thousands_of_worlds_observe_the_same() -> None:
+    compared = _play(range(DEFAULT_CASES, DEFAULT_CASES + SLOW_CASES))
+    assert compared["parallel"] > SLOW_CASES
+
+
+def test_the_comparison_catches_a_leaked_role() -> None:
+    """Mutation check: a view that names another seat's card must be caught."""
+    worlds, _ = random_case(3)
+    sessions = []
+    for deal in (worlds.deal_a, worlds.deal_b):
+        env = mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides)
+        env.reset(seed=worlds.seed, options={"deal": deal})
+        sessions.append(env.session)
+    a, b = (observed(s, worlds.observer) for s in sessions)
+    compare(a, b, "start")
+    moved = next(s for s in worlds.sigma if worlds.deal_a[s] != worlds.deal_b[s])
+    a["text"] += f"\nP{moved + 1} is the {worlds.deal_a[moved]}"
+    b["text"] += f"\nP{moved + 1} is the {worlds.deal_b[moved]}"
+    with pytest.raises(Leak):
+        compare(a, b, "forged")
