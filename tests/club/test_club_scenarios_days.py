@@ -5,6 +5,7 @@ import pytest
 from tests.club.club_table import Table
 
 from mafia_arena.engine import Choice
+from mafia_arena.views.text import render_event
 
 EIGHT = "D M K Dr Lv C1 C2 C3"
 SIXTEEN = "D M L S Y F X K Sg Dr Lv Sh J I W C"
@@ -162,7 +163,14 @@ def test_s21_the_deputy_inherits_the_doctors_role_and_state():
     t = Table("Dp Dr D M K C1 C2 C3", votes=False)
     t.night({"Dr": "C1", "D": "Dr", "K": "M"})
     assert t.dead(2) == {"Dr"} and t.role("Dp") == "doctor"
-    assert t.seen_by("Dp", "role_change")[0]["role"] == "doctor"
+    change = t.seen_by("Dp", "role_change")[0]
+    assert change["role"] == "doctor"
+    # the heir is told the record that binds him before any mask shows it (issue 11, 5d)
+    (record,) = change["inherited"]
+    assert record["step"] == "doctor_heal" and record["last"] == t["C1"]
+    assert record["last_night"] == 2 and record["uses"] == 1
+    told = next(e for e in t.game.events if e.kind == "role_change")
+    assert f"last on P{t['C1'] + 1} (night 2)" in render_event(told, t["Dp"])
     request = t.until("Dp", "night:doctor_heal", {"K": "Dp"})
     assert Choice("target", t["C1"]) not in request.choices
     t.game.submit(t["Dp"], Choice("target", t["C2"]))

@@ -21,8 +21,6 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from mafia_arena import env as mafia_env
 from mafia_arena.engine import PASS, Choice, Game, Request
 from mafia_arena.env.session import GameSession
@@ -237,7 +235,7 @@ def run_parallel(worlds: Worlds, policy_seed: int) -> int:
                 actions.update({f"player_{s}": table.id_of(c) for s, c in chosen.items()})
                 results.append(env.step(actions))
             steps += 1
-            (_, ra, ta, ua, ia), (_, rb, tb, ub, ib) = results
+            (_, ra, ta, ua, _), (_, rb, tb, ub, _) = results
             for name, x, y in (("reward", ra, rb), ("termination", ta, tb), ("truncation", ua, ub)):
                 if x.get(agent) != y.get(agent):
                     # legit only where the observer's events show why (the end)
@@ -278,7 +276,9 @@ def run_aec(worlds: Worlds, policy_seed: int) -> int:
                 raise Leak(f"aec step {steps}: selected {selected[0]} vs {selected[1]}")
             mover = int(selected[0].rsplit("_", 1)[1])
             pendings = [_engine_pending(e.session) for e in envs]
-            if any(mover in p and mover not in plan for p, plan in zip(pendings, planned)):
+            if any(
+                mover in p and mover not in plan for p, plan in zip(pendings, planned, strict=True)
+            ):
                 chosen = pair(worlds, *pendings, rng)
                 for plan, c in zip(planned, chosen, strict=True):
                     for s, choice in c.items():
@@ -316,7 +316,3 @@ def random_case(index: int) -> tuple[Worlds, int]:
         worlds = draw_worlds(variant, overrides, rng)
         if worlds is not None:
             return worlds, rng.randrange(2**31)
-
-
-def seat_choices(mask: np.ndarray) -> list[int]:
-    return [int(i) for i in np.flatnonzero(mask)]

@@ -59,10 +59,28 @@ def fired(game: Game, name: str, seat: int, **details: Any) -> None:
     game.emit("trigger", {"trait": name, "seat": seat, **details}, HOST)
 
 
-def change_role(game: Game, seat: int, role: str, because: str) -> None:
+def usage_record(step: str, usage: dict[str, Any]) -> dict[str, Any]:
+    """A usage record as the heir is told it (JSON: targets as seat numbers)."""
+    record: dict[str, Any] = {"step": step, "uses": usage.get("uses", 0)}
+    if "last" in usage:
+        record["last"] = usage["last"]
+        record["last_night"] = usage.get("last_night")
+    record["counts"] = {str(t): c for t, c in sorted(usage.get("counts", {}).items())}
+    return record
+
+
+def change_role(
+    game: Game,
+    seat: int,
+    role: str,
+    because: str,
+    inherited: list[dict[str, Any]] | None = None,
+) -> None:
     """Give `seat` a new current role and that role's faction; the card stays.
 
-    The player is told at once; if the new role knows other roles, the introduction
+    The player is told at once (with the usage records it takes over, `inherited`,
+    if any: limits and last targets of the role's previous holder, which bind the
+    player's next picks); if the new role knows other roles, the introduction
     waits for the start of the next night, as a live host would do it. A change during
     a night (a disqualification's triggers) is noted in `NightState.changed`: the new
     role acts from the next night on, as after a death at dawn.
@@ -72,7 +90,10 @@ def change_role(game: Game, seat: int, role: str, because: str) -> None:
         game.state.night.changed.add(seat)  # acts in the new role from the next night
     state.role = role
     state.faction = game.variant.roles[role].faction
-    game.emit("role_change", {"seat": seat, "role": role, "faction": state.faction}, private(seat))
+    payload: dict[str, Any] = {"seat": seat, "role": role, "faction": state.faction}
+    if inherited:
+        payload["inherited"] = inherited
+    game.emit("role_change", payload, private(seat))
     fired(game, because, seat, role=role)
     if game.variant.roles[role].knows_roles:
         state.flags["introduce"] = True
@@ -181,10 +202,14 @@ def inheritance(game: Game, seats: list[int], cause: str) -> None:
         if not candidates:
             continue
         dead = candidates[0] if len(candidates) == 1 else game.draw("inheritance", candidates)
+        inherited = []
         for (actor, step), usage in list(state.usage.items()):
             if actor == dead:
                 state.usage[(heir, step)] = copy.deepcopy(usage)
-        change_role(game, heir, state.role(dead), "inherits")
+                inherited.append(usage_record(step, usage))
+        # the heir is told the record with the role: it binds his next picks (the limits
+        # show in his legal targets), so nothing may reach him before this event does
+        change_role(game, heir, state.role(dead), "inherits", inherited)
 
 
 def kill_group_roles(game: Game, faction: str) -> set[str]:

@@ -7,6 +7,8 @@ caching works. The same rendering serves humans in the terminal.
 
 from __future__ import annotations
 
+from typing import Any
+
 from mafia_arena.engine.events import Event
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
@@ -102,13 +104,25 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
     if kind == "blocked":
         return f"{prefix}You could not act tonight ({p['step']})."
     if kind == "role_change":
-        return f"{prefix}Your role is now {p['role']}."
+        records = "".join(f" {_record(r)}" for r in p.get("inherited", ()))
+        return f"{prefix}Your role is now {p['role']}.{records}"
     if kind == "protected":
         return f"{prefix}{p['text']}"
     if kind == "game_over":
         roles = ", ".join(f"{name(int(s))} {r}" for s, r in p["roles"].items())
         return f"Game over: {p['winner'] or 'draw'} wins. Roles: {roles}."
     return None
+
+
+def _record(record: dict[str, Any]) -> str:
+    """An inherited usage record: "You take over its record for doctor_protect: ..."."""
+    parts = [f"used {record['uses']} time{'s' if record['uses'] != 1 else ''}"]
+    if "last" in record:
+        parts.append(f"last on {name(record['last'])} (night {record['last_night']})")
+    counts = ", ".join(f"{name(int(t))} {c}x" for t, c in record.get("counts", {}).items())
+    if counts:
+        parts.append(f"picks: {counts}")
+    return f"You take over its record for {record['step']}: {'; '.join(parts)}."
 
 
 def render_transcript(knowledge: Knowledge) -> str:
