@@ -42,7 +42,10 @@ async def drive(session: GameSession) -> None:
         while not game.over:
             seats = sorted(game.pending())
             now = time.monotonic()
+            if game.state.phase == "night" and not session.night_open:
+                session.open_night()
             for seat in seats:
+                session.asked(seat)
                 slot = session.slots[seat]
                 request = game.pending()[seat]
                 slot.turn += 1
@@ -51,6 +54,8 @@ async def drive(session: GameSession) -> None:
             session.push_all()
             await asyncio.gather(*(_decide(session, seat, seats) for seat in seats))
             night_started, cursor = await _night_floor(session, night_started, cursor)
+            if night_started is None:
+                session.night_open = False  # dawn: every seat gets its night's lines
     except asyncio.CancelledError:
         raise
     except Exception:  # a bug must not leave pages waiting silently
@@ -62,6 +67,7 @@ async def drive(session: GameSession) -> None:
             session.reject(slot.seat, "the game stopped because of a server error")
         return
     finally:
+        session.night_open = False
         for slot in session.slots:
             slot.active = False
     from mafia_arena.web.storage import store  # local: storage imports the session module

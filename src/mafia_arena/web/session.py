@@ -84,6 +84,9 @@ class Slot:
     was_replaced: bool = False
     stand_in: Agent | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    hold: int = 0
+    """While a night is open: how many log events this seat's pages may see (what
+    stood when the night's first step began, or when this seat was last asked)."""
 
     @property
     def human(self) -> bool:
@@ -118,6 +121,8 @@ class GameSession:
         self.stored: dict[str, Any] | None = None
         self.log: GameLog | None = None
         self.failed = False
+        self.night_open = False
+        """Set by the driver from a night's start until its dawn is shown (see `hold`)."""
         self.slots = [self._slot(i, s) for i, s in enumerate(spec.seat_list())]
 
     def _slot(self, seat: int, spec: SeatSpec) -> Slot:
@@ -162,7 +167,7 @@ class GameSession:
                 slot.agent = make_agent(self.spec.replacement)
                 slot.name = f"{slot.agent.name} bot"
             if slot.human and not slot.connections:
-                slot.away_since = time.monotonic()
+                self._away(slot)
         self.invites.clear()
         self.game = Game(self.variant, len(self.slots), self.seed)
         for slot in self.slots:
@@ -200,9 +205,27 @@ class GameSession:
             slot.connections.remove(conn)
         conn.close()
         if not slot.connections and self.started:
-            slot.away_since = time.monotonic()
+            self._away(slot)
             slot.changed.set()
         self.push_all()
+
+    def _away(self, slot: Slot) -> None:
+        """The seat's person left: replace them when the grace period ends.
+
+        Why a timer rather than waiting for the seat's next turn: a seat is asked at
+        night only if it holds a night role, so a replacement (and its public badge)
+        that came with a turn would show who acts at night.
+        """
+        since = slot.away_since = time.monotonic()
+        asyncio.get_running_loop().call_later(
+            self.settings.grace, self._grace_over, slot.seat, since
+        )
+
+    def _grace_over(self, seat: int, since: float) -> None:
+        slot = self.slots[seat]
+        if slot.away_since == since and not slot.replaced and self.started and not self.over:
+            self.replace(seat)
+            slot.changed.set()
 
     def replace(self, seat: int) -> None:
         """The person is gone for good: a flagged bot or default actions take over."""
@@ -215,8 +238,29 @@ class GameSession:
 
     # ------------------------------------------------------------------ pushing
     def view(self, seat: int) -> View:
+        """The seat's view; while a night is open, cut at the seat's `hold`, so its own
+        night results reach it at dawn whatever the later steps do (issue: a result
+        shown at once when a later step had a living actor, at dawn otherwise)."""
         assert self.game is not None
-        return self.slots[seat].tracker.view(self.game)
+        slot = self.slots[seat]
+        upto = slot.hold if self.night_open else None
+        knowledge = slot.tracker.update(self.game, upto)
+        return View(seat, self.variant.name, knowledge, self.game.request(seat))
+
+    def open_night(self) -> None:
+        """A night began: every seat sees the log as it stood at its first step."""
+        assert self.game is not None
+        number = self.game.state.day
+        marks = [m[1] for m in self.game.step_marks if m[0] == number]
+        start = marks[0] if marks else len(self.game.events)
+        self.night_open = True
+        for slot in self.slots:
+            slot.hold = start
+
+    def asked(self, seat: int) -> None:
+        """A seat is asked at night: it sees everything up to now (what it decides on)."""
+        if self.night_open and self.game is not None:
+            self.slots[seat].hold = len(self.game.events)
 
     def turn_of(self, seat: int) -> Turn | None:
         slot = self.slots[seat]
