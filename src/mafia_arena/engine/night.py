@@ -41,7 +41,7 @@ def night(game: Game, number: int) -> Flow:
         return
     deck = {s.card for s in state.seats} if game.variant.rules.narrate_steps else set()
     for step in game.variant.night:
-        if _runs_tonight(step, number):
+        if runs_tonight(step, number):
             game.step_marks.append((number, len(game.events), step.name))
             if deck:
                 narrate(game, step, deck)
@@ -107,7 +107,8 @@ def introduce(game: Game) -> None:
         )
 
 
-def _runs_tonight(step: NightStep, number: int) -> bool:
+def runs_tonight(step: NightStep, number: int) -> bool:
+    """Whether `step` is on night `number`'s schedule (a public fact of the variant)."""
     if number < step.from_night:
         return False
     if step.limits.nights == "even":

@@ -27,24 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mafia_arena.engine import Game, Request
-from mafia_arena.engine.night import DAWN
+from mafia_arena.engine.night import DAWN, runs_tonight
 from mafia_arena.rules import Variant
 from mafia_arena.rules.composition import deck
-from mafia_arena.rules.spec import NightStep
 
 CHANGES_ROLE = ("succeeds", "inherits", "converts_to", "activates_when_accused")
 """Traits that can give a seat a role it was not dealt, so a step may gain members."""
-
-
-def runs_tonight(step: NightStep, number: int) -> bool:
-    """Whether `step` is on night `number`'s schedule (a public fact)."""
-    if number < step.from_night:
-        return False
-    if step.limits.nights == "even":
-        return number % 2 == 0
-    if step.limits.nights == "odd":
-        return number % 2 == 1
-    return True
 
 
 @dataclass(frozen=True)
