@@ -66,9 +66,15 @@ def play(
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
     if human is not None:
-        from mafia_arena.web.terminal import play_in_terminal
+        from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
-        play_in_terminal(variant, players, human - 1, agents, seed, overrides)
+        try:
+            play_in_terminal(variant, players, human - 1, agents, seed, overrides, log_path=log)
+        except (QuitGame, KeyboardInterrupt):
+            typer.echo("\nGame abandoned: nothing was recorded.", err=True)
+            raise typer.Exit(130) from None
+        if log is not None:
+            typer.echo(f"log written to {log}")
         return
     seated = seat_agents(agents, players, rules)
     viewer = None if seat is None else seat - 1
