@@ -55,7 +55,7 @@ class PolicyFile:
         header = {"format": FORMAT, "layers": len(self.layers), **self.header}
         arrays["header"] = np.frombuffer(json.dumps(header, sort_keys=True).encode(), np.uint8)
         with path.open("wb") as handle:
-            np.savez_compressed(handle, **arrays)
+            np.savez_compressed(handle, allow_pickle=False, **arrays)
         return path
 
     @classmethod

@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -64,15 +64,17 @@ class TeamSetup:
 class TeamEnv(gym.Env[np.ndarray, np.int64]):
     """A Gymnasium env over one side's decisions (see the module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (gymnasium's own)
 
     def __init__(self, setup: TeamSetup | None = None, seed: int | None = None) -> None:
         self.setup = setup or TeamSetup()
         self.session = GameSession(self.setup.variant, self.setup.players, self.setup.overrides)
+        self.observation_size = self.session.encoder.size
+        self.actions = self.session.table.size
         self.observation_space = gym.spaces.Box(
-            0.0, 1.0, (self.session.encoder.size,), dtype=np.float32
+            0.0, 1.0, (self.observation_size,), dtype=np.float32
         )
-        self.action_space = gym.spaces.Discrete(self.session.table.size)
+        self.action_space = gym.spaces.Discrete(self.actions)
         self._rng = random.Random(seed)
         self._agents: list[SyncAgent] = []
         self._sides: list[str] = []
@@ -106,21 +108,21 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             self.session.act(self._seat, action)
         except IllegalActionError as exc:
             self._seat = None
-            obs = np.zeros(self.observation_space.shape, dtype=np.float32)
-            info = {"side": self.setup.side, "signals": [], "illegal": str(exc)}
+            obs = np.zeros(self.observation_size, dtype=np.float32)
+            info: dict[str, Any] = {"side": self.setup.side, "signals": [], "illegal": str(exc)}
             return obs, self.setup.illegal_reward, True, False, info
         reward, signals = self._advance()
         if self._seat is None:
             outcome = self.session.team_rewards()
             mine = next(s for s, side in enumerate(self._sides) if side == self.setup.side)
-            obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+            obs = np.zeros(self.observation_size, dtype=np.float32)
             return obs, reward + outcome[mine], True, False, self._info(signals, final=True)
         return self._observation(), reward, False, False, self._info(signals)
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the seat that must decide now (for masked policies)."""
         if self._seat is None:
-            return np.ones(self.action_space.n, dtype=bool)
+            return np.ones(self.actions, dtype=bool)
         return self.session.observe(self._seat)["action_mask"].astype(bool)
 
     def play(self, game_seed: int, opponent: str, choose: Chooser | None = None) -> bool:
