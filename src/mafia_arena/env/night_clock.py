@@ -114,8 +114,9 @@ class NightPlan:
 class NightClock:
     """Plans each night and places the engine's prompts into slots (see the module)."""
 
-    def __init__(self, variant: Variant, players: int) -> None:
+    def __init__(self, variant: Variant, players: int, *, enabled: bool = True) -> None:
         self.variant = variant
+        self.enabled = enabled
         self.budgets = step_budgets(variant, players)
         self.plan: NightPlan | None = None
         self.last_night = 0
@@ -127,6 +128,8 @@ class NightClock:
     def sync(self, game: Game, new_prompt: bool) -> None:
         """Follow the game after a completed prompt (or at the start): open a night
         whose first step the engine has entered, place a new night prompt."""
+        if not self.enabled:
+            return
         if self.plan is None:
             marks = [m for m in game.step_marks if m[0] > self.last_night]
             if not marks:

@@ -68,7 +68,13 @@ class GameSession:
         players: int,
         overrides: Mapping[str, Any] | None = None,
         max_text: int | None = None,
+        *,
+        fixed_nights: bool = True,
     ) -> None:
+        """`fixed_nights=False` drops the night clock: views show the whole log and the
+        engine's prompt is open at once. Only for drivers that hand a seat nothing but
+        its own decisions (`rl.TeamEnv`), never for multi-agent envs whose step count
+        every seat sees."""
         self.source = variant
         self.overrides = dict(overrides or {})
         self.variant = (
@@ -81,7 +87,8 @@ class GameSession:
         self.game: Game | None = None
         self.seed = 0
         self.deal: list[str] | None = None
-        self.clock = NightClock(self.variant, players)
+        self.fixed_nights = fixed_nights
+        self.clock = NightClock(self.variant, players, enabled=fixed_nights)
         self._completed = False
         self._trackers: list[SeatTracker] = []
         self._texts: list[_Transcript] = []
@@ -258,6 +265,7 @@ class GameSession:
             "overrides": self.overrides,
             "players": self.players,
             "max_text": self.max_text,
+            "fixed_nights": self.fixed_nights,
             "seed": self.seed,
             "deal": self.deal,
             "decisions": None if self.game is None else list(self.game.decisions),
@@ -270,6 +278,7 @@ class GameSession:
             state["players"],
             state["overrides"],  # type: ignore[misc]
             state["max_text"],
+            fixed_nights=state["fixed_nights"],
         )
         self.seed = state["seed"]
         if state["decisions"] is not None:

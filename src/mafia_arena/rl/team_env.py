@@ -68,7 +68,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
 
     def __init__(self, setup: TeamSetup | None = None, seed: int | None = None) -> None:
         self.setup = setup or TeamSetup()
-        self.session = GameSession(self.setup.variant, self.setup.players, self.setup.overrides)
+        # no night clock: the learner is handed only its own decisions, never a step count
+        self.session = GameSession(
+            self.setup.variant, self.setup.players, self.setup.overrides, fixed_nights=False
+        )
         self.observation_size = self.session.encoder.size
         self.actions = self.session.table.size
         self.observation_space = gym.spaces.Box(
