@@ -30,6 +30,11 @@ def test_sc_c2_player_count_bounds():
     assert counts(7) == {C: 4, D: 1, M: 2}
     assert counts(8) == {C: 5, D: 1, M: 2}
     assert counts(24) == {C: 15, D: 2, M: 7}
+    notices = [
+        [e.payload["text"] for e in dealt("classic", roles).events if e.kind == "narration"]
+        for roles in ([M, M, D, C, C, C, C], [M, M, D, C, C, C, C, C])
+    ]
+    assert notices == [["7 players is below the recommended minimum of 8 players."], []]
     with pytest.raises(VariantError, match="6 players is too few: at least 7"):
         counts(6)
 
@@ -89,11 +94,17 @@ def test_sc_c5_no_mafia_pick_means_nobody_murdered():
 
 def test_sc_c6_detective_results_and_no_check_of_the_partner():
     game = dealt("classic", [D, D, M, M, M] + [C] * 5)
-    assert (
-        Choice("target", 1) not in game.pending().get(0, game.request(0)).choices
-        if game.request(0)
-        else True
-    )
+
+    def checking(g):
+        request = g.request(0)
+        return request is not None and request.kind == "night:detective_check"
+
+    run(game, {("night:mafia_kill", 1): 6}, until=checking)
+    request = game.request(0)
+    assert request.kind == "night:detective_check"
+    assert Choice("target", 1) not in request.choices  # the partner detective
+    with pytest.raises(IllegalDecision):
+        game.submit(0, Choice("target", 1))
     run(
         game,
         {("night:mafia_kill", 1): 6, ("night:detective_check", 1): 3},
@@ -137,6 +148,14 @@ def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
     ((chooser, request),) = game.pending().items()
     assert chooser == 6 and request.kind == "last_dead"
     assert not game.state.alive(6)
+    assert request.default == "random"  # no answer before the timeout: a seeded draw
+    draws = len(events(game, "rng"))
+    while game.request(6) is not None and game.request(6).kind == "last_dead":
+        game.submit_default(6, "timeout")
+    decision = events(game, "last_dead_decision")[-1]
+    assert decision["chooser"] == 6 and len(decision["chosen"]) == 2  # two open places
+    assert len(events(game, "rng")) == draws + 2
+    assert events(game, "nominees")[-1]["seats"] == sorted(decision["chosen"])
 
 
 def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():

@@ -1,4 +1,4 @@
-"""classic.md 5.3: every worked nomination example TC-N1..TC-N13 played through a game.
+"""classic.md 5.3: every worked example, TC-N1..TC-N13 and TC-F1..TC-F3, played in a game.
 
 `test_classic_nomination.py` checks the tally function alone; here each example's
 nominations are cast by the players of a real game, and the test asserts what the game
@@ -13,7 +13,7 @@ murder, so day 2 opens with P1..P5 alive and P6 as the last dead.
 from __future__ import annotations
 
 import pytest
-from tests.scenario import dealt, nominate, run
+from tests.scenario import dealt, events, nominate, run
 
 from mafia_arena.engine import PASS, Choice, Game
 
@@ -213,3 +213,53 @@ def test_tc_n13_two_living_players_are_both_nominated():
     assert offered == {P1: 2, P7: 2}
     assert not today(game, "runoff")
     assert today(game, "nominees")[-1]["seats"] == [P1, P7]
+
+
+# classic.md 5.3, the final-vote cases TC-F1..TC-F3, played through games.
+
+
+def _to_final_vote(game: Game, a: int, b: int) -> None:
+    day = game.state.day
+    run(
+        game,
+        {("nominate", day): lambda g, s, r: nominate(r, [a, b])},
+        until=lambda g: any(r.kind == "final_vote" for r in g.pending().values()),
+    )
+    assert today(game, "nominees")[-1]["seats"] == [a, b]
+
+
+def test_tc_f1_the_nominee_with_more_votes_is_lynched_and_his_card_shown():
+    game = dealt("classic", [M, M, D, C, C, C, C, C])
+    run(game, {("night:mafia_kill", 1): 7}, until=_nominating)
+    _to_final_vote(game, P1, P4)
+    assert len(game.pending()) == 7
+    for seat in sorted(game.pending()):  # A (P1) 4, B (P4) 3
+        game.submit(seat, Choice("target", P1 if seat in (P3, P4, P5, P6) else P4))
+    assert events(game, "votes")[-1]["tally"] == {str(P1): 4, str(P4): 3}
+    death = events(game, "death")[-1]
+    assert death == {"seat": P1, "cause": "execution", "role": M}
+    assert not events(game, "last_dead_decision")
+
+
+def test_tc_f2_a_tied_final_vote_of_six_is_decided_by_the_last_dead():
+    game = dealt("classic", [M, M, D, C, C, C, C])
+    run(game, {("night:mafia_kill", 1): P7}, until=_nominating)
+    _to_final_vote(game, P1, P4)
+    for seat in sorted(game.pending()):  # 3 : 3
+        game.submit(seat, Choice("target", P1 if seat in (P4, P5, P6) else P4))
+    ((chooser, request),) = game.pending().items()
+    assert chooser == P7 and request.kind == "last_dead"
+    game.submit(P7, Choice("target", P4))
+    assert events(game, "death")[-1] == {"seat": P4, "cause": "execution", "role": C}
+
+
+def test_tc_f3_a_tie_of_five_with_one_timeout_is_decided_by_the_last_dead():
+    game = five_alive()
+    _to_final_vote(game, P1, P4)
+    ballots = {P1: P4, P2: P4, P3: P1, P4: P1}  # 2 : 2; P5 times out
+    for seat, target in ballots.items():
+        game.submit(seat, Choice("target", target))
+    game.submit_default(P5, "timeout")
+    assert today(game, "votes")[-1]["votes"][str(P5)] is None
+    ((chooser, request),) = game.pending().items()
+    assert chooser == P6 and request.kind == "last_dead"
