@@ -144,7 +144,8 @@ def draw_worlds(
 ) -> Worlds | None:
     """A random case, or None if the observer knows every other role."""
     rules = load_variant(variant, overrides)
-    low, high = max(rules.min_players, 5), min(rules.max_players, max(rules.min_players, 5) + 9)
+    low = max(rules.min_players, 5)
+    high = min(rules.max_players or low + 9, low + 9)
     n = players or rng.randint(low, high)
     seed = rng.randrange(2**31)
     game = Game(rules, n, seed)
