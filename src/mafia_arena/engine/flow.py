@@ -134,7 +134,7 @@ def day_step(game: Game, step: DayStep) -> Flow:
         if game.state.day == 1:
             yield from discussion(game, 1, "introductions")
     elif step.type == "vote":
-        yield from PROCEDURES[step.procedure](game, dict(step.params))
+        yield from PROCEDURES[step.procedure](game, step.params)
         if step.win_check:
             check_win(game)
     elif step.type == "last_words":

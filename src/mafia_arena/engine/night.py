@@ -51,11 +51,7 @@ def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
     A step whose actors only exist after a change of role (an activated psychopath)
     names the dealt cards it is called for in ``params.narrate_cards``.
     """
-    called = [
-        r
-        for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
-        if r in deck
-    ]
+    called = [r for r in (*step.actors, *step.observers, *step.params.narrate_cards) if r in deck]
     if called:
         game.emit(
             "narration",
@@ -351,7 +347,7 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
         "night_action", {"step": step.name, "seats": participants, "choices": [choice.key]}, members
     )
     ACTIONS[step.action].apply(game, night, step, tuple(participants), [choice])
-    describe = step.params.get("describe")
+    describe = step.params.describe
     if describe and choice.verb in ("target", "kill"):
         yield from _describe(game, step, participants, choice, describe)
 

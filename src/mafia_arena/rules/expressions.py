@@ -36,8 +36,17 @@ class ExpressionError(ValueError):
 
 
 def evaluate(expression: str, names: Mapping[str, float]) -> float:
-    """Evaluate `expression` with `names` bound; raise ExpressionError on anything unsafe."""
-    return _eval(_parse(expression), names)
+    """Evaluate `expression` with `names` bound; raise ExpressionError on anything unsafe
+    and on arithmetic that has no value (a division by zero, a wrong argument count)."""
+    tree = _parse(expression)
+    try:
+        return _eval(tree, names)
+    except ZeroDivisionError:
+        raise ExpressionError(f"division by zero in {expression!r}") from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, ExpressionError):
+            raise
+        raise ExpressionError(f"cannot compute {expression!r}: {exc}") from None
 
 
 @lru_cache(maxsize=1024)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
 from mafia_arena.engine.day_close import last_word
@@ -30,6 +29,7 @@ from mafia_arena.engine.discussion import say, speak_request, speaking_order
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 from mafia_arena.engine.voting.common import standing, standing_votes, top_of
+from mafia_arena.rules.params import AccuseDefendParams
 
 
 def accused_of(tally: dict[int, int]) -> list[int]:
@@ -42,7 +42,7 @@ def accused_of(tally: dict[int, int]) -> list[int]:
     return sorted(s for s, c in tally.items() if c in wanted)
 
 
-def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
+def accuse_defend(game: Game, params: AccuseDefendParams) -> Flow:
     state = game.state
     eligible = [s for s in state.living() if s not in state.silenced_today]
     if not eligible:
@@ -105,7 +105,7 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
             PUBLIC,
         )
         return
-    die(game, [winner], "execution", reveal=bool(params.get("reveal", True)))
+    die(game, [winner], "execution", reveal=params.reveal)
     yield from last_word(game, winner)
 
 

@@ -16,7 +16,6 @@ replaced, and if nobody is left to vote on, nobody is executed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
 from mafia_arena.engine.deaths import die
@@ -32,6 +31,7 @@ from mafia_arena.engine.voting.common import (
     simultaneous_vote,
     standing,
 )
+from mafia_arena.rules.params import NominateFinalParams
 
 
 def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[int]]:
@@ -46,11 +46,11 @@ def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[in
     return secured, tied
 
 
-def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
+def nominate_final(game: Game, params: NominateFinalParams) -> Flow:
     state = game.state
-    places = int(params.get("nominees", 2))
+    places = params.nominees
     living = state.living()
-    first = state.first_speaker if params.get("rotate_first", True) else living[0]
+    first = state.first_speaker if params.rotate_first else living[0]
     order = speaking_order(game, first if first is not None else living[0], living)
     pool = list(living)
     nominees: list[int] = []
