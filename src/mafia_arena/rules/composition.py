@@ -106,7 +106,7 @@ def _value(raw: str, names: dict[str, float], source: str, key: str) -> float:
     try:
         return evaluate(raw, names)
     except ExpressionError as exc:
-        raise VariantError(source, key, str(exc)) from None
+        raise VariantError(source, key, f"{exc} in {raw!r} at n = {names['n']:g}") from None
 
 
 def _count(raw: int | str, names: dict[str, float], source: str, key: str) -> int:

@@ -42,11 +42,11 @@ def evaluate(expression: str, names: Mapping[str, float]) -> float:
     try:
         return _eval(tree, names)
     except ZeroDivisionError:
-        raise ExpressionError(f"division by zero in {expression!r}") from None
+        raise ExpressionError("division by zero") from None
     except (TypeError, ValueError, OverflowError) as exc:
         if isinstance(exc, ExpressionError):
             raise
-        raise ExpressionError(f"cannot compute {expression!r}: {exc}") from None
+        raise ExpressionError(f"cannot compute ({exc})") from None
 
 
 @lru_cache(maxsize=1024)

@@ -89,13 +89,36 @@ def build_variant(document: dict[str, Any], source: str, overrides: Mapping[str,
     try:
         variant = Variant.model_validate(resolved)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(first["loc"])
+        located = [(_path_in(resolved, error), error) for error in exc.errors()]
+        loc, first = max(located, key=lambda pair: len(pair[0]))  # first of the deepest
         key = ".".join(str(part) for part in loc) or "-"
         raise VariantError(source, key, _reason(first, loc, resolved)) from None
     check_references(variant, source)
     check_expressions(variant, source)
     return variant.from_file(source)
+
+
+def _path_in(document: Any, error: Any) -> tuple[Any, ...]:
+    """The error's location as a path in the file: without the names pydantic adds for
+    the branches of a choice of types (``retaliates = true`` or a table)."""
+    path: list[Any] = []
+    node = document
+    parts = tuple(error["loc"])
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        found = (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and part < len(node)
+        )
+        if found:
+            node = node[part]
+        elif last and error["type"] in ("missing", "extra_forbidden"):
+            pass
+        elif isinstance(node, dict | list):
+            continue  # a branch name, not a key of the file
+        else:
+            node = None
+        path.append(part)
+    return tuple(path)
 
 
 def _reason(error: Any, loc: tuple[Any, ...], document: dict[str, Any]) -> str:
@@ -232,11 +255,11 @@ def check_expressions(variant: Variant, source: str) -> None:
     for key, expression in expressions:
         if not isinstance(expression, str) or expression == "rest":
             continue
-        for n in {variant.min_players, variant.max_players}:
+        for n in sorted({variant.min_players, variant.max_players}):
             try:
                 evaluate(expression, {"n": n, **names})
             except ExpressionError as exc:
-                raise VariantError(source, key, f"{exc} (in {expression!r}, n = {n})") from None
+                raise VariantError(source, key, f"{exc} in {expression!r} at n = {n}") from None
 
 
 def _substitute(value: Any, params: Mapping[str, Any], source: str, key: str) -> Any:
