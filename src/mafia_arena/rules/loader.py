@@ -35,8 +35,16 @@ _PARAM = re.compile(r"^(!?)\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
 def envs_dir() -> Path:
-    """The folder of bundled variants: the repository's `envs/`."""
+    """The folder of bundled variants.
+
+    An installed wheel carries them in the package (`mafia_arena/envs/`, copied there by
+    the build, see setup.py); a source checkout or an editable install reads the
+    repository's top-level `envs/`, the copy that is edited.
+    """
     here = Path(__file__).resolve()
+    packaged = here.parents[1] / "envs"
+    if (packaged / "simple.toml").exists():
+        return packaged
     for parent in here.parents:
         candidate = parent / "envs"
         if candidate.is_dir() and (candidate / "simple.toml").exists():
