@@ -251,7 +251,7 @@ CASES = [
         "override of a missing table",
         "simple",
         "speech",
-        "no such key to override",
+        "unknown key 'speech'; known: ",
         overrides={"speech.rounds": 1},
     ),
     Case(

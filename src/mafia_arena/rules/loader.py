@@ -141,6 +141,8 @@ def _reason(error: Any, loc: tuple[Any, ...], document: dict[str, Any]) -> str:
 
 def _known_keys(parent: tuple[Any, ...], document: dict[str, Any]) -> list[str]:
     """The keys a parameter or trait table accepts, for the "unknown key" message."""
+    if not parent:
+        return list(Variant.model_fields)
     if len(parent) == 3 and parent[0] == "roles" and parent[2] == "traits":
         return list(RoleTraits.model_fields)
     if len(parent) == 3 and parent[0] in ("day", "night") and parent[2] == "params":
@@ -299,6 +301,8 @@ def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: st
             node = node[int(part)]
         elif isinstance(node, dict) and part in node:
             node = node[part]
+        elif isinstance(node, dict):  # a table the file leaves at its defaults
+            node = node.setdefault(part, {})
         elif isinstance(node, list):
             raise VariantError(source, ".".join(parts[: i + 1]), _no_entry(node))
         else:
