@@ -63,3 +63,23 @@ def test_end_of_input_falls_back_to_defaults() -> None:
     )
     mine = [d for d in result.log.decisions if d["seat"] == 0]
     assert mine and all(d.get("fallback") == "error" for d in mine)
+
+
+def test_the_terminal_shows_the_rules_with_the_game_switches() -> None:
+    out = io.StringIO()
+    play_in_terminal(
+        "standard",
+        7,
+        0,
+        "random",
+        4,
+        {"vote_tie": "none", "doctor_self": False},
+        read=lambda prompt: (_ for _ in ()).throw(EOFError()),
+        out=out,
+    )
+    text = out.getvalue()
+    assert "a tie for the most votes means nobody is executed" in text
+    assert (
+        "doctor_protect (doctor): protect a player from being killed tonight. "
+        "Target: one player, not themselves." in text
+    )

@@ -400,7 +400,8 @@ def _nominate_final(params: NominateFinalParams) -> str:
         f"or passes. The {k} most named go to the final vote; a tie for the last places "
         "goes to a runoff nomination among the tied, and a runoff that repeats the same "
         "tie is decided by the most recently dead player. The nominees give final pleas; "
-        f"then everyone votes at once for one of the {k} nominees, and the nominee with the "
+        f"then everyone votes at once for one of the {k} nominees (a nominee not for "
+        "himself), and the nominee with the "
         "most votes is executed. A tied final vote is decided by the most recently dead "
         "player (drawn at random while nobody has died)."
     )
