@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
-_FUNCTIONS = {
+_FUNCTIONS: dict[str, Callable[..., float]] = {
     "round": round,
     "max": max,
     "min": min,

@@ -191,10 +191,10 @@ def check_references(variant: Variant, source: str) -> None:
                 raise VariantError(
                     source, f"roles.{role_name}.traits.{key}", f"unknown role {named!r}"
                 )
-        for faction in traits.converts_to:
-            if faction not in variant.factions:
+        for clan in traits.converts_to:
+            if clan not in variant.factions:
                 raise VariantError(
-                    source, f"roles.{role_name}.traits.converts_to.{faction}", "unknown faction"
+                    source, f"roles.{role_name}.traits.converts_to.{clan}", "unknown faction"
                 )
     for faction_name, faction in variant.factions.items():
         for i, rule in enumerate(faction.win):
@@ -227,10 +227,10 @@ def check_references(variant: Variant, source: str) -> None:
         ("formula", {0: comp.formula}),
     ):
         for count, row in table.items():
-            for role in row:
-                if role not in variant.roles:
+            for dealt in row:
+                if dealt not in variant.roles:
                     where = f"composition.{table_name}" + (f".{count}" if count else "")
-                    raise VariantError(source, f"{where}.{role}", "unknown role")
+                    raise VariantError(source, f"{where}.{dealt}", "unknown role")
             if table_name != "formula" and "rest" not in row.values():
                 total = sum(v for v in row.values() if isinstance(v, int))
                 if all(isinstance(v, int) for v in row.values()) and total != count:
@@ -239,9 +239,9 @@ def check_references(variant: Variant, source: str) -> None:
                         f"composition.{table_name}.{count}",
                         f"role counts add up to {total}, not {count} players",
                     )
-    for role, _bounds in comp.bounds.items():
-        if role not in variant.roles:
-            raise VariantError(source, f"composition.bounds.{role}", "unknown role")
+    for bounded in comp.bounds:
+        if bounded not in variant.roles:
+            raise VariantError(source, f"composition.bounds.{bounded}", "unknown role")
 
 
 def check_expressions(variant: Variant, source: str) -> None:

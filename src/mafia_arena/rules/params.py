@@ -34,14 +34,14 @@ class PluralityParams(_Params):
     tie: Literal["random", "none"] = "random"
     """A tie at the top: ``random`` draws the executed player among the tied with the
     game's RNG, ``none`` executes nobody."""
-    min_votes: int = Field(1, ge=1)
+    min_votes: int = Field(default=1, ge=1)
     """An execution needs at least this many votes for the top player."""
 
 
 class NominateFinalParams(_Params):
     """``nominate_final`` (classic 5.1–5.2): nominations, runoffs, a final vote."""
 
-    nominees: int = Field(2, ge=2)
+    nominees: int = Field(default=2, ge=2)
     """How many players go to the final vote (each voter names up to this many)."""
     rotate_first: bool = True
     """Does the first nominator move on each day (from the day's first speaker), or is it

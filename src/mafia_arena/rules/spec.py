@@ -93,10 +93,10 @@ class TargetRule(_Spec):
     other); `count` targets are picked one after the other, distinct if `distinct`.
     """
 
-    self_: bool = Field(False, alias="self")
+    self_: bool = Field(default=False, alias="self")
     team: bool = True
     fellow_actors: bool = True
-    count: int = Field(1, ge=1)
+    count: int = Field(default=1, ge=1)
     distinct: bool = True
 
 
@@ -105,7 +105,7 @@ class Limits(_Spec):
 
     no_repeat: bool = False
     per_target: int | None = None
-    uses: int | None = Field(None, ge=0)
+    uses: int | None = Field(default=None, ge=0)
     nights: Literal["all", "even", "odd"] = "all"
 
 
@@ -123,12 +123,12 @@ class NightStep(_Spec):
     actors: tuple[str, ...]
     action: str
     group: bool = False
-    rounds: int = Field(1, ge=1)
-    chat_rounds: int = Field(0, ge=0)
+    rounds: int = Field(default=1, ge=1)
+    chat_rounds: int = Field(default=0, ge=0)
     observers: tuple[str, ...] = ()
     optional: bool = False
     default: Literal["pass", "random"] = "pass"
-    from_night: int = Field(1, ge=1)
+    from_night: int = Field(default=1, ge=1)
     target: TargetRule = TargetRule()
     limits: Limits = Limits()
     params: NightParams = Field(default_factory=dict, validate_default=True)
@@ -147,7 +147,7 @@ class DayStep(_Spec):
     """One step of the day: announce, introductions, discussion, vote, last_words."""
 
     type: Literal["announce", "introductions", "discussion", "vote", "last_words", "end_day"]
-    rounds: int = Field(1, ge=0)
+    rounds: int = Field(default=1, ge=0)
     procedure: str = ""
     params: VoteParams = Field(default_factory=dict, validate_default=True)
     """Typed by the procedure (`rules.params.VOTE_PARAMS`); a step other than a vote
@@ -205,7 +205,7 @@ class Rules(_Spec):
     reveal_on_death: bool = True
     max_rounds: str | int = "n + 2"
     first_night_actions: bool = True
-    stalemate_cycles: int | None = Field(None, ge=1)
+    stalemate_cycles: int | None = Field(default=None, ge=1)
     narrate_steps: bool = False
     """Publicly narrate every night step of a role in the starting deck, every night,
     whether its holder is alive or blocked (club D13: a theft stays silent)."""
