@@ -345,7 +345,8 @@ def _day(variant: Variant) -> list[str]:
 
 def _day_step(variant: Variant, step: DayStep) -> str:
     if step.type == "announce":
-        return "The host announces who died in the night (no causes, no roles)."
+        cards = "with their cards" if variant.rules.reveal_on_death else "without their cards"
+        return f"The host announces who died in the night, {cards}."
     if step.type == "introductions":
         return "Day 1 only: one round of introductions, one speech each."
     if step.type == "discussion":
@@ -383,8 +384,8 @@ def _plurality(params: PluralityParams) -> str:
         else "a tie for the most votes means nobody is executed"
     )
     return (
-        "Vote: every living player who is not silenced votes at once for another player "
-        f"({abstain}); the most-voted player is executed{least}; {tie}."
+        "Vote: every living player who is not silenced votes at once for another such "
+        f"player ({abstain}); the most-voted player is executed{least}; {tie}."
     )
 
 
