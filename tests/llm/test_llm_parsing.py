@@ -90,7 +90,7 @@ def test_ambiguous_case_insensitive_match_needs_exact_text() -> None:
 def test_schema_enum_is_exactly_the_options() -> None:
     schema = choice_schema(OPTIONS)
     assert schema["properties"]["choice"]["enum"] == OPTIONS
-    assert list(schema["properties"]) == ["choice", "reason"]
+    assert list(schema["properties"]) == ["reason", "choice"]
     assert schema["additionalProperties"] is False
 
 
