@@ -17,10 +17,10 @@ from mafia_arena.agents.llm_agent import (
 )
 from mafia_arena.agents.llm_prompts import (
     TemplateError,
-    clean_speech,
-    load_templates,
     TranscriptLine,
+    clean_speech,
     fit_transcript,
+    load_templates,
     parse_beliefs,
 )
 from mafia_arena.engine.choices import PASS, Choice, Request
