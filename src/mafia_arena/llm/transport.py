@@ -29,6 +29,7 @@ vLLM, Ollama and llama.cpp with one code path; LangChain lets people plug in any
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
@@ -133,6 +134,9 @@ def classify_exception(exc: BaseException) -> TransportError:
         return TransportError("bad_request", f"HTTP {status}: {exc.message}", retryable=False)
     if isinstance(exc, ConnectionError):
         return TransportError("connection", f"{name}: {exc}", retryable=True)
+    if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):
+        # a body that is not the API's JSON (a proxy's error page): the endpoint's fault
+        return TransportError("server_error", f"unreadable reply: {name}", retryable=True)
     return TransportError("error", f"{name}: {exc}", retryable=False)
 
 
