@@ -171,3 +171,22 @@ def test_make_agent_builds_llm_players_sharing_one_client() -> None:
     assert make_agent("random").kind == "scripted"
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("no-such-agent")
+
+
+def test_the_system_message_follows_a_role_change() -> None:
+    import copy
+    import dataclasses
+
+    from tests.llm_agent.support import first_view
+
+    view = first_view("vote")
+    agent = LLMAgent(load_agent_definition(AGENT))
+    agent.reset(view.seat, 1)
+    before = agent._system_message(view)
+    assert before == agent._system_message(view)  # stable while nothing changes
+    changed = copy.copy(view.knowledge)
+    new_role = "detective" if view.knowledge.role != "detective" else "doctor"
+    changed.role, changed.faction = new_role, "town"
+    after = agent._system_message(dataclasses.replace(view, knowledge=changed))
+    assert f"Your secret role: {new_role} (team town)" in after
+    assert f"Your secret role: {view.knowledge.role} " in before and after != before
