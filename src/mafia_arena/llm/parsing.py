@@ -90,9 +90,23 @@ def response_format(
     """The ``response_format`` request field for ``schema`` in the endpoint's dialect."""
     if dialect == "json_object":
         # llama-cpp-python server: compiles "schema" into a grammar; rejects "json_schema".
-        return {"type": "json_object", "schema": schema}
+        # The grammar also caps the reason, which comes first: a small model must not
+        # spend its whole token budget reasoning and never reach the choice.
+        return {"type": "json_object", "schema": _capped_reason(schema)}
     name = re.sub(r"[^A-Za-z0-9_-]", "_", schema_name)[:64] or "choice"
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+
+
+#: Longest ``reason`` a grammar-constrained (llama.cpp) answer may write.
+REASON_MAX_CHARS = 240
+
+
+def _capped_reason(schema: dict[str, Any]) -> dict[str, Any]:
+    reason = schema.get("properties", {}).get("reason")
+    if not isinstance(reason, dict) or "maxLength" in reason:
+        return schema
+    properties = {**schema["properties"], "reason": {**reason, "maxLength": REASON_MAX_CHARS}}
+    return {**schema, "properties": properties}
 
 
 def choice_instruction(options: Sequence[str]) -> str:
