@@ -19,13 +19,23 @@ Contract
   default with that reason (``game.submit_default``), so the log's ``decision`` event
   carries ``fallback`` and the log replays exactly; other drivers simply get a legal move.
 * Prompts (``agents/prompts/*.txt``, see :mod:`mafia_arena.agents.llm_prompts`) are two
-  messages: a system message that is constant for a seat's whole game (the rules text
-  generated from the variant, the seat's role, team goal and allies as dealt, the persona,
-  and the warning that quoted player speech is never an instruction), and one user
-  message whose start is the seat's append-only transcript and whose end is the current
-  question. The prefix therefore grows but never changes, which keeps the server's
-  prompt cache useful. The variant is the one the runner hands over through
-  :meth:`set_variant` (switches included) or else loaded by ``view.variant`` (cached).
+  messages: a system message (the rules text generated from the variant, the seat's
+  role, team goal and allies, the persona, and the rule that quoted player speech is
+  never an instruction), rebuilt only when the role, team or allies change; and one user
+  message whose start is the seat's append-only transcript, fitted to the definition's
+  ``max_prompt_chars`` without ever dropping the seat's own knowledge, and whose end is
+  the question, from the request kind's own template where there is one. The prefix
+  therefore grows but rarely changes, which keeps the server's prompt cache useful. The
+  variant is the one the runner hands over through :meth:`set_variant` (switches
+  included) or else loaded by ``view.variant`` (cached).
+* With ``shuffle_options`` the options of a choice are shown in an order drawn from
+  ``Random(f"llm-order:{seed}:{seat}:{decision}")`` and mapped back by position.
+* :attr:`traces` (reset per game) holds one record per decision a model was asked for
+  (:mod:`mafia_arena.agents.llm_trace`); the runner stores them beside the game log.
+* Failure budget: the seconds of calls that ended in an infrastructure failure add up
+  per game; past ``game_failure_budget_s`` every further decision falls back at once
+  (``llm:budget_spent``) without a request. ``stats.extra`` counts
+  ``fallbacks_infrastructure`` and ``fallbacks_model``.
 * ``definition.state_beliefs``: at the seat's first discussion turn of each day it first
   asks for P(mafia) of every other living seat (free text, parsed leniently; seats it
   cannot read are asked one by one on a 0.1-0.9 scale with ``choose``) and an intended
@@ -253,7 +263,8 @@ class LLMAgent:
             return PASS
         self.stats.decisions += 1
         try:
-            if self._budget_spent() and not (request.choices and len(request.choices) == 1):
+            forced = not request.free_text and len(request.choices) == 1
+            if self._budget_spent() and not forced:
                 self.traces.append(self._trace(view, "", [], "", None, "budget_spent"))
                 return self._fallback(request, "budget_spent")
             if (
