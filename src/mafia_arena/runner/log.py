@@ -79,9 +79,14 @@ class GameLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.to_jsonl(), encoding="utf-8")
         if self.traces:
-            lines = (json.dumps(t, sort_keys=True, ensure_ascii=False) for t in self.traces)
-            traces_path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+            traces_path(path).write_text(self.traces_jsonl(), encoding="utf-8")
         return path
+
+    def traces_jsonl(self) -> str:
+        """The decision traces as the sidecar file's text (one record a line; "" if none),
+        for stores that write logs themselves."""
+        lines = [json.dumps(t, sort_keys=True, ensure_ascii=False) for t in self.traces]
+        return "\n".join(lines) + "\n" if lines else ""
 
     @classmethod
     def load(cls, path: str | Path) -> GameLog:
