@@ -310,14 +310,27 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
         raise AgentDefinitionError(_format_validation_error(path, exc)) from None
 
 
-def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, AgentDefinition]:
-    """Load every ``*.toml`` directly in ``directory``, keyed by agent name.
+def _declared_kind(path: Path) -> object:
+    """The ``kind`` a TOML agent file declares, or None (unreadable files: None, so the
+    loader reports them properly)."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")).get("kind")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
 
-    Duplicate names are an error naming both files.
+
+def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, AgentDefinition]:
+    """Load every LLM agent file directly in ``directory``, keyed by agent name.
+
+    Files that declare another ``kind`` (``kind = "rl"``: a trained policy) are agent
+    files of other players and are skipped. Duplicate names are an error naming both
+    files.
     """
     found: dict[str, AgentDefinition] = {}
     origin: dict[str, Path] = {}
     for path in sorted(Path(directory).glob("*.toml")):
+        if _declared_kind(path) not in (None, "llm"):
+            continue
         definition = load_agent_definition(path)
         if definition.name in found:
             other = origin[definition.name]
