@@ -187,7 +187,7 @@ def test_3_1_night_1_calls_every_dealt_role_once_and_nobody_acts(n):
     from mafia_arena.engine import Game
 
     game = Game(CLUB, n, seed=3)
-    calls = [e.payload["text"] for e in game.events if e.kind == "narration"]
+    calls = [e.fact.to_payload()["text"] for e in game.events if e.kind == "narration"]
     named = [
         part.removeprefix("the ").removesuffix(" and")
         for text in calls
@@ -205,7 +205,9 @@ def test_3_1_night_1_calls_every_dealt_role_once_and_nobody_acts(n):
 def test_3_1_clans_wake_with_the_lawyer_and_the_framer():
     from mafia_arena.engine import Game
 
-    calls = [e.payload["text"] for e in Game(CLUB, 16, seed=0).events if e.kind == "narration"]
+    calls = [
+        e.fact.to_payload()["text"] for e in Game(CLUB, 16, seed=0).events if e.kind == "narration"
+    ]
     assert "Night 1: the lawyer, the don and the mafia wake up to meet the host." in calls
     assert "Night 1: the framer, the sensei and the yakuza wake up to meet the host." in calls
     assert "Night 1: the commissar and the sergeant wake up to meet the host." in calls

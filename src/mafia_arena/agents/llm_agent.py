@@ -24,8 +24,8 @@ Contract
   and the warning that quoted player speech is never an instruction), and one user
   message whose start is the seat's append-only transcript and whose end is the current
   question. The prefix therefore grows but never changes, which keeps the server's
-  prompt cache useful. The variant is the one the runner hands over through
-  :meth:`set_variant` (switches included) or else loaded by ``view.variant`` (cached).
+  prompt cache useful. The rules text is generated from ``view.rules``, the variant
+  being played (switches included); nothing is loaded from files.
 * ``definition.state_beliefs``: at the seat's first discussion turn of each day it first
   asks for P(mafia) of every other living seat (free text, parsed leniently; seats it
   cannot read are asked one by one on a 0.1-0.9 scale with ``choose``) and an intended
@@ -128,27 +128,6 @@ async def aclose_shared_clients() -> None:
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-@lru_cache(maxsize=64)
-def _variant_named(name: str) -> Variant | None:
-    """A bundled variant by name (cached), or None if it cannot be loaded."""
-    from mafia_arena.rules import load_variant
-
-    try:
-        return load_variant(name)
-    except Exception as exc:  # a custom variant file: the transcript still informs
-        _log.warning("variant %r unavailable for the rules text: %s", name, exc)
-        return None
-
-
-@lru_cache(maxsize=256)
-def _rules_named(name: str, players: int) -> str | None:
-    """The rules text of a bundled variant for ``players`` (cached per variant)."""
-    from mafia_arena.views.rules_text import rules_text
-
-    variant = _variant_named(name)
-    return rules_text(variant, players) if variant is not None else None
 
 
 def default_decision(request: Request, rng: random.Random) -> Decision:
@@ -423,21 +402,12 @@ class LLMAgent:
         if self._system is None:
             knowledge = view.knowledge
             players = knowledge.players or len(knowledge.alive)
-            variant = self._variant
-            if variant is not None and variant.name == view.variant:
-                from mafia_arena.views.rules_text import rules_text
+            from mafia_arena.views.rules_text import rules_text
 
-                rules: str | None = rules_text(variant, players)
-            else:
-                variant = _variant_named(view.variant)
-                rules = _rules_named(view.variant, players)
-            if rules is None:
-                rules = (
-                    f"Variant {view.variant!r} with {players} players; the game "
-                    "record below shows the roles in play."
-                )
+            variant = view.rules  # the rules travel with the view: nothing is reloaded
+            rules = rules_text(variant, players)
             goal = ""
-            if variant is not None and knowledge.faction in variant.factions:
+            if knowledge.faction in variant.factions:
                 goal = variant.factions[knowledge.faction].description
             allies = ", ".join(
                 f"{seat_label(s)} ({r})"

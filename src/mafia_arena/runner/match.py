@@ -46,15 +46,34 @@ def _prepare(variant: Variant, agents: Sequence[Agent], seed: int) -> Game:
     return game
 
 
-def _result(game: Game, agents: Sequence[Agent], overrides: dict[str, Any] | None) -> MatchResult:
+def _result(
+    game: Game,
+    agents: Sequence[Agent],
+    overrides: dict[str, Any] | None,
+    trackers: Sequence[SeatTracker],
+) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
-    # beliefs stated by agents that keep them (LLM players with state_beliefs = true)
-    beliefs = [dict(b) for a in agents for b in getattr(a, "beliefs", None) or []]
+    # beliefs stated by agents that keep them (LLM players with state_beliefs = true);
+    # a seat dates a belief by its own stream position, the log by the host's
+    beliefs = [
+        _on_host_timeline(dict(b), trackers)
+        for a in agents
+        for b in getattr(a, "beliefs", None) or []
+    ]
     if beliefs:
         meta["beliefs"] = sorted(beliefs, key=lambda b: (b.get("seq", 0), b.get("seat", 0)))
     log = GameLog.from_game(game, overrides, [a.name for a in agents], meta)
     return MatchResult(log, game.state.winner, stats)
+
+
+def _on_host_timeline(belief: dict[str, Any], trackers: Sequence[SeatTracker]) -> dict[str, Any]:
+    seat = belief.get("seat")
+    if isinstance(seat, int) and 0 <= seat < len(trackers):
+        stream = trackers[seat].stream
+        if stream is not None:
+            belief["seq"] = stream.host_seq(int(belief.get("seq", -1)))
+    return belief
 
 
 def _reported_fallback(agent: Agent) -> str | None:
@@ -84,7 +103,7 @@ def play_match_sync(
                 game.submit(seat, agents[seat].decide(trackers[seat].view(game)))
             except IllegalDecision:
                 _fallback(game, seat, agents[seat], "illegal")
-    return _result(game, agents, overrides)
+    return _result(game, agents, overrides, trackers)
 
 
 async def play_match(
@@ -127,4 +146,4 @@ async def play_match(
             for event in game.events[seen:]:
                 on_event(event)
             seen = len(game.events)
-    return _result(game, agents, overrides)
+    return _result(game, agents, overrides, trackers)

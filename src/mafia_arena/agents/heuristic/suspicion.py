@@ -104,12 +104,12 @@ def _private_facts(k: Knowledge, book: RuleBook, a: Assessment, looks: frozenset
         a.cleared.add(k.seat)
         a.cleared.update(s for s, r in k.allies.items() if not book.is_evil(r))
     for result in k.results:
-        target = result.get("target")
-        if result.get("action") != "check" or not isinstance(target, int):
+        if result.action != "check" or not result.targets:
             continue
-        if result["result"] in looks:
+        target = result.targets[0]
+        if result.result in looks:
             a.guilty.add(target)
-        elif result["result"] != "no result":
+        elif result.result != "no result":
             a.cleared.add(target)
 
 
@@ -174,8 +174,8 @@ def _credibility(
     known: dict[int, str] = {s: book.appearance(r) for s, r in k.revealed.items()}
     if private:
         for result in k.results:
-            if result.get("action") == "check" and isinstance(result.get("target"), int):
-                known.setdefault(result["target"], result["result"])
+            if result.action == "check" and result.targets:
+                known.setdefault(result.targets[0], result.result)
     for seat, role in a.role_claims.items():
         if role not in book.checker_roles or (private and seat == k.seat):
             continue
