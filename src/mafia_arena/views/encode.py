@@ -47,7 +47,7 @@ Version history: v0 — first layout.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -140,6 +140,19 @@ class ObservationLayout:
         self.result_index = {r: i for i, r in enumerate(self.results)}
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
 
+    def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The vector's named blocks, each reshaped to its logical shape (views, no copy).
+
+        The inverse of the layout: ``decode(obs)["alive"][s]`` is seat ``s``'s alive
+        flag, ``decode(obs)["votes"][voter, target]`` a published ballot, and so on.
+        """
+        if vector.shape != (self.size,):
+            raise ValueError(f"expected a vector of {self.size} values, got {vector.shape}")
+        return {
+            name: vector[b.offset : b.offset + b.size].reshape(b.shape)
+            for name, b in self.blocks.items()
+        }
+
     def describe(self) -> str:
         """A markdown table of the blocks with their offsets (for docs and debugging)."""
         rows = ["| block | offset | shape |", "| --- | --- | --- |"]
@@ -167,10 +180,7 @@ class _SeatArray:
         self.results = 0
         self.said = 0
         self.data = np.zeros(layout.size, dtype=np.float32)
-        self.v: dict[str, np.ndarray] = {
-            name: self.data[b.offset : b.offset + b.size].reshape(b.shape)
-            for name, b in layout.blocks.items()
-        }
+        self.v: dict[str, np.ndarray] = layout.decode(self.data)
         if 0 <= knowledge.seat < layout.players:
             self.v["seat"][knowledge.seat] = 1.0
 
@@ -223,57 +233,116 @@ class ObservationEncoder:
         if state.count == len(k.events) and state.count:
             return state
         state.count = len(k.events)
-        layout, v = self.layout, state.v
-        if state.changed("role", k.role):
-            _one_hot(v["role"], layout.role_index.get(k.role or ""))
-        if state.changed("faction", k.faction):
-            _one_hot(v["faction"], layout.faction_index.get(k.faction or ""))
-        if state.changed("alive", k.alive):
-            v["alive"][:] = 0.0
-            v["alive"][: min(len(k.alive), layout.players)] = k.alive[: layout.players]
-        if state.changed("revealed", k.revealed):
-            _seat_roles(layout, v["revealed"], k.revealed)
-        if state.changed("allies", k.allies):
-            _seat_roles(layout, v["allies"], k.allies)
-        if state.changed("checks", k.checks):
-            checks = v["checks"]
-            checks[:] = 0.0
-            for target, result in k.checks.items():
-                if _seat_ok(layout, target):
-                    checks[
-                        target, layout.result_index.get(result, layout.result_index[NO_RESULT])
-                    ] = 1.0
-        for result in k.results[state.results :]:
-            _night_result(state, result)
-        state.results = len(k.results)
-        phase = v["phase"]
-        phase[:] = 0.0
-        phase[3 if k.over else PHASES.index(k.phase) if k.phase in PHASES else 0] = 1.0
-        v["day"][0] = min(1.0, k.day / layout.max_rounds)
-        if state.changed("silenced", k.silenced):
-            v["silenced"][:] = 0.0
-            for seat in k.silenced:
-                if _seat_ok(layout, seat):
-                    v["silenced"][seat] = 1.0
-        if state.changed("ballots", k.ballots):
-            votes = v["votes"]
-            votes[:] = 0.0
-            if k.ballots:
-                for voter, target in k.ballots[-1][1].votes.items():
-                    if target is not None and _seat_ok(layout, voter) and _seat_ok(layout, target):
-                        votes[voter, target] = 1.0
-        if state.changed("nominations", k.nominations_today):
-            nominations = v["nominations"]
-            nominations[:] = 0.0
-            for seat, target in k.nominations_today:
-                if _seat_ok(layout, seat) and _seat_ok(layout, target):
-                    nominations[seat, target] = 1.0
-        for said in k.said[state.said :]:
-            _claim(state, said.seat, said.claim)
-        state.said = len(k.said)
-        if state.changed("team_picks", k.latest_picks):
-            _team_picks(state, k.latest_picks)
+        for rule in RULES.values():
+            rule(state, k)
         return state
+
+
+# ---------------------------------------------------------------------- rules
+# One rule per block (or group of blocks): how the block follows from the seat's
+# `Knowledge`. Each rule rewrites its block only when the fact behind it changed.
+def _role_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("role", k.role):
+        _one_hot(state.v["role"], state.layout.role_index.get(k.role or ""))
+    if state.changed("faction", k.faction):
+        _one_hot(state.v["faction"], state.layout.faction_index.get(k.faction or ""))
+
+
+def _alive_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("alive", k.alive):
+        alive, n = state.v["alive"], state.layout.players
+        alive[:] = 0.0
+        alive[: min(len(k.alive), n)] = k.alive[:n]
+
+
+def _revealed_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("revealed", k.revealed):
+        _seat_roles(state.layout, state.v["revealed"], k.revealed)
+
+
+def _allies_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("allies", k.allies):
+        _seat_roles(state.layout, state.v["allies"], k.allies)
+
+
+def _checks_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("checks", k.checks):
+        layout, checks = state.layout, state.v["checks"]
+        checks[:] = 0.0
+        unknown = layout.result_index[NO_RESULT]
+        for target, result in k.checks.items():
+            if _seat_ok(layout, target):
+                checks[target, layout.result_index.get(result, unknown)] = 1.0
+
+
+def _results_rule(state: _SeatArray, k: Knowledge) -> None:
+    for result in k.results[state.results :]:
+        _night_result(state, result)
+    state.results = len(k.results)
+
+
+def _clock_rule(state: _SeatArray, k: Knowledge) -> None:
+    phase = state.v["phase"]
+    phase[:] = 0.0
+    phase[3 if k.over else PHASES.index(k.phase) if k.phase in PHASES else 0] = 1.0
+    state.v["day"][0] = min(1.0, k.day / state.layout.max_rounds)
+
+
+def _silenced_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("silenced", k.silenced):
+        silenced = state.v["silenced"]
+        silenced[:] = 0.0
+        for seat in k.silenced:
+            if _seat_ok(state.layout, seat):
+                silenced[seat] = 1.0
+
+
+def _votes_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("ballots", k.ballots):
+        layout, votes = state.layout, state.v["votes"]
+        votes[:] = 0.0
+        if k.ballots:
+            for voter, target in k.ballots[-1][1].votes.items():
+                if target is not None and _seat_ok(layout, voter) and _seat_ok(layout, target):
+                    votes[voter, target] = 1.0
+
+
+def _nominations_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("nominations", k.nominations_today):
+        layout, nominations = state.layout, state.v["nominations"]
+        nominations[:] = 0.0
+        for seat, target in k.nominations_today:
+            if _seat_ok(layout, seat) and _seat_ok(layout, target):
+                nominations[seat, target] = 1.0
+
+
+def _claims_rule(state: _SeatArray, k: Knowledge) -> None:
+    for said in k.said[state.said :]:
+        _claim(state, said.seat, said.claim)
+    state.said = len(k.said)
+
+
+def _team_picks_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("team_picks", k.latest_picks):
+        _team_picks(state, k.latest_picks)
+
+
+Rule = Callable[[_SeatArray, Knowledge], None]
+RULES: dict[str, Rule] = {
+    "role": _role_rule,
+    "alive": _alive_rule,
+    "revealed": _revealed_rule,
+    "allies": _allies_rule,
+    "checks": _checks_rule,
+    "results": _results_rule,
+    "clock": _clock_rule,
+    "silenced": _silenced_rule,
+    "votes": _votes_rule,
+    "nominations": _nominations_rule,
+    "claims": _claims_rule,
+    "team_picks": _team_picks_rule,
+}
+"""The encoding rules in application order (named, so tests can break one on purpose)."""
 
 
 # ---------------------------------------------------------------------- helpers
