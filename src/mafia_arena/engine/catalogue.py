@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 LOG_VERSION = 2
 
@@ -100,14 +100,15 @@ _CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
 }
 
 KINDS: dict[str, type[Fact]] = {}
+F = TypeVar("F", bound=Fact)
 
 
-def _fact(kind: str) -> Callable[[type], type]:
+def _fact(kind: str) -> Callable[[type[F]], type[F]]:
     """Register a fact class under `kind` and build its stored-form codec."""
 
-    def register(cls: type) -> type:
+    def register(cls: type[F]) -> type[F]:
         codec = []
-        for f in fields(cls):
+        for f in fields(cls):  # type: ignore[arg-type]  # every fact is a dataclass
             annotation = str(f.type)
             nullable = annotation.endswith(" | None")
             base = annotation.removesuffix(" | None")

@@ -20,6 +20,7 @@ mafia use it to blend in and pick scapegoats.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mafia_arena.agents.heuristic.memory import Memory
@@ -45,7 +46,7 @@ class Assessment:
     conflicted: set[int] = field(default_factory=set)
     credibility: dict[int, float] = field(default_factory=dict)
 
-    def claimers(self, roles: frozenset[str], alive: list[bool]) -> list[int]:
+    def claimers(self, roles: frozenset[str], alive: Sequence[bool]) -> list[int]:
         """Living seats that claimed one of `roles` and are not known liars."""
         return [
             s
@@ -53,7 +54,7 @@ class Assessment:
             if r in roles and alive[s] and s not in self.liars
         ]
 
-    def credible_checkers(self, alive: list[bool]) -> list[int]:
+    def credible_checkers(self, alive: Sequence[bool]) -> list[int]:
         return [
             s for s, c in self.credibility.items() if c >= 0.8 and alive[s] and s not in self.liars
         ]
