@@ -97,7 +97,7 @@ def synthetic_view(
     for index, (kind, payload, seats) in enumerate(made):
         fact = fact_from_payload(kind, payload)
         at_day, at_phase = (0, "setup") if index < 2 else (day, phase)
-        fold.apply(SeatEvent(index, at_day, at_phase, fact, seats is not None, None))
+        fold.apply(SeatEvent(at_day, at_phase, fact, seats is not None, None))
     return View(seat, load_variant(variant), fold.snapshot(), request)
 
 

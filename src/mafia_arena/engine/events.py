@@ -7,7 +7,7 @@ unless an event addressed to it carries it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -69,11 +69,47 @@ def _private(seats: tuple[int, ...], channel: str | None) -> Visibility:
 
 
 @dataclass(frozen=True, slots=True, init=False)
+class SeatEvent:
+    """One event as the seats it admits receive it: no sequence number, no audience.
+
+    Built once per event (with the `Event`) and shared by every seat the event admits.
+    A seat's events are numbered by their position in its own stream (0, 1, 2, …), so
+    the number tells the seat nothing about events it was not shown; `private` says the
+    event had a limited audience (a private result, a team channel) and `channel` names
+    that channel. The audience itself, the global sequence number and host-only facts
+    never appear here.
+    """
+
+    day: int
+    phase: str
+    fact: Fact
+    private: bool
+    channel: str | None
+
+    def __init__(
+        self, day: int, phase: str, fact: Fact, private: bool, channel: str | None
+    ) -> None:
+        set_day, set_phase, set_fact, set_private, set_channel = _SEAT_EVENT_SLOTS
+        set_day(self, day)
+        set_phase(self, phase)
+        set_fact(self, fact)
+        set_private(self, private)
+        set_channel(self, channel)
+
+    @property
+    def kind(self) -> str:
+        return self.fact.KIND
+
+
+_SEAT_EVENT_SLOTS = slot_setters(SeatEvent)
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Event:
     """One entry of the host's log: a catalogued `fact` with its place and audience.
 
     `seq` is the global position in the log; it is host information and never reaches
-    a seat (a seat reads its own `SeatStream`, numbered per seat).
+    a seat: a seat reads its own `SeatStream` of `seen` forms (None for host events).
     """
 
     seq: int
@@ -81,17 +117,25 @@ class Event:
     phase: str
     fact: Fact
     visibility: Visibility = PUBLIC
+    seen: SeatEvent | None = field(default=None, compare=False, repr=False)
 
     def __init__(
         self, seq: int, day: int, phase: str, fact: Fact, visibility: Visibility = PUBLIC
     ) -> None:
         # what the generated __init__ does, through the slots (see engine.frozen)
-        set_seq, set_day, set_phase, set_fact, set_visibility = _EVENT_SLOTS
+        set_seq, set_day, set_phase, set_fact, set_visibility, set_seen = _EVENT_SLOTS
         set_seq(self, seq)
         set_day(self, day)
         set_phase(self, phase)
         set_fact(self, fact)
         set_visibility(self, visibility)
+        scope = visibility.scope
+        set_seen(
+            self,
+            None
+            if scope == "host"
+            else SeatEvent(day, phase, fact, scope == "seats", visibility.channel),
+        )
 
     @property
     def kind(self) -> str:
@@ -122,48 +166,12 @@ class Event:
 _EVENT_SLOTS = slot_setters(Event)
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class SeatEvent:
-    """One event as a seat receives it: numbered in the seat's own stream.
-
-    `index` counts only the events admitted to this seat (0, 1, 2, …), so it tells the
-    seat nothing about events it was not shown; `private` says the event had a limited
-    audience (a private result, a team channel) and `channel` names that channel. The
-    audience itself, the global sequence number and host-only facts never appear here.
-    """
-
-    index: int
-    day: int
-    phase: str
-    fact: Fact
-    private: bool
-    channel: str | None
-
-    def __init__(
-        self, index: int, day: int, phase: str, fact: Fact, private: bool, channel: str | None
-    ) -> None:
-        set_index, set_day, set_phase, set_fact, set_private, set_channel = _SEAT_EVENT_SLOTS
-        set_index(self, index)
-        set_day(self, day)
-        set_phase(self, phase)
-        set_fact(self, fact)
-        set_private(self, private)
-        set_channel(self, channel)
-
-    @property
-    def kind(self) -> str:
-        return self.fact.KIND
-
-
-_SEAT_EVENT_SLOTS = slot_setters(SeatEvent)
-
-
 class SeatStream:
     """The events of one game admitted to one seat, in order, with a cursor.
 
     `pull()` returns the entries added since the last pull (and keeps them in
-    `entries`); entries are built once per seat and shared by every reader of the
-    stream. The stream reads the host log but hands out only `SeatEvent`s.
+    `entries`, where an entry's position is its seat-local number). The stream reads
+    the host log but hands out only `SeatEvent`s.
     """
 
     __slots__ = ("_cursor", "_log", "_seqs", "entries", "seat")
@@ -192,17 +200,8 @@ class SeatStream:
         for event in log[self._cursor : end]:
             visibility = event.visibility
             scope = visibility.scope
-            if scope == "public":
-                entries.append(
-                    SeatEvent(len(entries), event.day, event.phase, event.fact, False, None)
-                )
-                seqs.append(event.seq)
-            elif scope == "seats" and seat in visibility.seats:
-                entries.append(
-                    SeatEvent(
-                        len(entries), event.day, event.phase, event.fact, True, visibility.channel
-                    )
-                )
+            if scope == "public" or (scope == "seats" and seat in visibility.seats):
+                entries.append(event.seen)  # type: ignore[arg-type]  # not host: has one
                 seqs.append(event.seq)
         self._cursor = end
         return entries[start:]

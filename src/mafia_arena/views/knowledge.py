@@ -162,7 +162,6 @@ class Knowledge:
     results: tuple[NightResult, ...]
     known_results: Mapping[int, str]
     checks: Mapping[int, str]
-    claims: Mapping[int, tuple[Claim, ...]]
     said: tuple[Said, ...]
     team_chat: tuple[tuple[int, int, str], ...]
     ballots: tuple[tuple[int, Votes], ...]
@@ -181,6 +180,14 @@ class Knowledge:
     over: bool
     events: Entries
     transcript: Transcript
+
+    @property
+    def claims(self) -> dict[int, tuple[Claim, ...]]:
+        """The claims read from each seat's public speech, in order (from `said`)."""
+        out: dict[int, list[Claim]] = {}
+        for said in self.said:
+            out.setdefault(said.seat, []).append(said.claim)
+        return {seat: tuple(claims) for seat, claims in out.items()}
 
     @property
     def last_event(self) -> int:
@@ -218,7 +225,6 @@ class KnowledgeFold:
         self.results: tuple[NightResult, ...] = ()
         self.known_results: Mapping[int, str] = EMPTY
         self.checks: Mapping[int, str] = EMPTY
-        self.claims: Mapping[int, tuple[Claim, ...]] = EMPTY
         self.said: tuple[Said, ...] = ()
         self.team_chat: tuple[tuple[int, int, str], ...] = ()
         self.ballots: tuple[tuple[int, Votes], ...] = ()
@@ -267,7 +273,6 @@ class KnowledgeFold:
                 self.results,
                 self.known_results,
                 self.checks,
-                self.claims,
                 self.said,
                 self.team_chat,
                 self.ballots,
@@ -343,10 +348,9 @@ def _speech(k: KnowledgeFold, f: SpeechMade, e: SeatEvent) -> None:
     if f.kind == "night_chat":  # team talk is not a public claim
         k.team_chat = (*k.team_chat, (e.day, f.seat, f.text))
         return
-    claims = _claims_in(f.text, k._vocabulary)
-    if claims:
-        k.claims = _put(k.claims, f.seat, (*k.claims.get(f.seat, ()), *claims))
-        k.said = (*k.said, *(Said(e.day, f.seat, f.kind, c) for c in claims))
+    said = _said_in(e.day, f.seat, f.kind, f.text, k._vocabulary)
+    if said:
+        k.said = (*k.said, *said)
 
 
 def _votes(k: KnowledgeFold, f: Votes, e: SeatEvent) -> None:
@@ -415,7 +419,13 @@ _HANDLERS: dict[type, Any] = {
 
 
 @lru_cache(maxsize=8192)
+def _said_in(day: int, seat: int, kind: str, text: str, roles: tuple[str, ...]) -> tuple[Said, ...]:
+    """The dated claims of one speech, memoised: every seat that hears it reads the
+    same text (claims are frozen, so seats share them)."""
+    return tuple(Said(day, seat, kind, c) for c in _claims_in(text, roles))
+
+
+@lru_cache(maxsize=8192)
 def _claims_in(text: str, roles: tuple[str, ...]) -> tuple[Claim, ...]:
-    """`extract_claims`, memoised: every seat that hears a speech reads the same text
-    (claims are frozen, so sharing them is safe)."""
+    """`extract_claims`, memoised (canonical sentences repeat across speeches and games)."""
     return tuple(extract_claims(text, roles))
