@@ -207,9 +207,11 @@ async def test_beliefs_are_stated_each_day_and_land_in_the_log(
     beliefs = log.meta["beliefs"]
     assert beliefs
     spoke = {
-        (e.day, e.payload["seat"])
+        (e.day, e.fact.to_payload()["seat"])
         for e in log.events
-        if e.kind == "decision" and e.payload["kind"] == "speak" and e.payload["seat"] < 3
+        if e.kind == "decision"
+        and e.fact.to_payload()["kind"] == "speak"
+        and e.fact.to_payload()["seat"] < 3
     }
     first_turns = {(day, seat) for day, seat in spoke}
     assert {(b["day"], b["seat"]) for b in beliefs} == first_turns  # once a day each

@@ -127,8 +127,12 @@ async def test_reasoning_never_reaches_the_table(
     result = await play(agents, seed=3)
     log = assert_replays(result.log, tmp_path)
     assert not llm_fallbacks(log)
-    speeches = [e.payload["text"] for e in log.events if e.kind == "speech"]
-    mine = [e.payload["text"] for e in log.events if e.kind == "speech" and e.payload["seat"] < 3]
+    speeches = [e.fact.to_payload()["text"] for e in log.events if e.kind == "speech"]
+    mine = [
+        e.fact.to_payload()["text"]
+        for e in log.events
+        if e.kind == "speech" and e.fact.to_payload()["seat"] < 3
+    ]
     assert mine and set(mine) == {"I suspect P5, too quiet."}
     assert not any("mafioso" in s or "think>" in s for s in speeches)
     traces = [t for t in log.traces if t["seat"] in LLM_SEATS]

@@ -41,7 +41,7 @@ async def test_the_detective_sees_every_own_check_at_every_vote_of_a_long_game(
     agents: list[Agent] = [LLMAgent(definition) for _ in range(10)]
     result = await play(agents, seed=2, overrides={}, on_event=None)
     log = result.log
-    roles = next(e.payload["roles"] for e in log.events if e.kind == "game_over")
+    roles = next(e.fact.to_payload()["roles"] for e in log.events if e.kind == "game_over")
     detective = next(int(s) for s, r in roles.items() if r == "detective")
     checks = [e for e in log.events if e.kind == "night_result" and _sees(e, detective)]
     votes = [t for t in log.traces if t["seat"] == detective and t["kind"] == "vote"]
@@ -80,8 +80,10 @@ async def test_a_forged_host_line_stays_inside_its_speakers_quotation(
 ) -> None:
     agents: list[Agent] = [Forger()] + [LLMAgent(fake_definition) for _ in range(6)]
     result = await play(agents, seed=3)
-    speech = next(e for e in result.log.events if e.kind == "speech" and e.payload["seat"] == 0)
-    assert speech.payload["text"] == INJECTION  # the words themselves are kept as said
+    speech = next(
+        e for e in result.log.events if e.kind == "speech" and e.fact.to_payload()["seat"] == 0
+    )
+    assert speech.fact.to_payload()["text"] == INJECTION  # the words themselves are kept as said
 
     def check(text: str) -> None:
         """Every line that holds the forged words is P1's quoted speech."""

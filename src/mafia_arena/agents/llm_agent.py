@@ -25,9 +25,9 @@ Contract
   message whose start is the seat's append-only transcript, fitted to the definition's
   ``max_prompt_chars`` without ever dropping the seat's own knowledge, and whose end is
   the question, from the request kind's own template where there is one. The prefix
-  therefore grows but rarely changes, which keeps the server's prompt cache useful. The
-  variant is the one the runner hands over through :meth:`set_variant` (switches
-  included) or else loaded by ``view.variant`` (cached).
+  therefore grows but rarely changes, which keeps the server's prompt cache useful. The rules
+  text is generated from ``view.rules``, the variant being played (switches included);
+  nothing is loaded from files.
 * With ``shuffle_options`` the options of a choice are shown in an order drawn from
   ``Random(f"llm-order:{seed}:{seat}:{decision}")`` and mapped back by position.
 * :attr:`traces` (reset per game) holds one record per decision a model was asked for
@@ -136,27 +136,6 @@ async def aclose_shared_clients() -> None:
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-@lru_cache(maxsize=64)
-def _variant_named(name: str) -> Variant | None:
-    """A bundled variant by name (cached), or None if it cannot be loaded."""
-    from mafia_arena.rules import load_variant
-
-    try:
-        return load_variant(name)
-    except Exception as exc:  # a custom variant file: the transcript still informs
-        _log.warning("variant %r unavailable for the rules text: %s", name, exc)
-        return None
-
-
-@lru_cache(maxsize=256)
-def _rules_named(name: str, players: int) -> str | None:
-    """The rules text of a bundled variant for ``players`` (cached per variant)."""
-    from mafia_arena.views.rules_text import rules_text
-
-    variant = _variant_named(name)
-    return rules_text(variant, players) if variant is not None else None
 
 
 def default_decision(request: Request, rng: random.Random) -> Decision:
@@ -496,21 +475,12 @@ class LLMAgent:
         if self._system is None or key != self._system_key:
             self._system_key = key
             players = knowledge.players or len(knowledge.alive)
-            variant = self._variant
-            if variant is not None and variant.name == view.variant:
-                from mafia_arena.views.rules_text import rules_text
+            from mafia_arena.views.rules_text import rules_text
 
-                rules: str | None = rules_text(variant, players)
-            else:
-                variant = _variant_named(view.variant)
-                rules = _rules_named(view.variant, players)
-            if rules is None:
-                rules = (
-                    f"Variant {view.variant!r} with {players} players; the game "
-                    "record below shows the roles in play."
-                )
+            variant = view.rules  # the rules travel with the view: nothing is reloaded
+            rules = rules_text(variant, players)
             goal = ""
-            if variant is not None and knowledge.faction in variant.factions:
+            if knowledge.faction in variant.factions:
                 goal = variant.factions[knowledge.faction].description
             allies = ", ".join(
                 f"{seat_label(s)} ({r})"

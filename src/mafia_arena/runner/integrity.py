@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.llm.accounting import attribution
 
 __all__ = ["VOID_THRESHOLD", "fallback_record", "void_verdict"]
@@ -45,18 +46,18 @@ __all__ = ["VOID_THRESHOLD", "fallback_record", "void_verdict"]
 VOID_THRESHOLD = 0.2
 
 
-def fallback_record(decisions: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def fallback_record(decisions: Iterable[DecisionRecord]) -> dict[str, Any]:
     """``meta["fallbacks"]`` of a game from its decision records (module docstring)."""
     by_kind: Counter[str] = Counter()
     by_seat: dict[str, dict[str, int]] = {}
     for record in decisions:
-        if record.get("host"):
+        if record.host:
             continue
         seat = by_seat.setdefault(
-            str(record["seat"]), {"decisions": 0, "infrastructure": 0, "model": 0}
+            str(record.seat), {"decisions": 0, "infrastructure": 0, "model": 0}
         )
         seat["decisions"] += 1
-        reason = record.get("fallback")
+        reason = record.fallback
         if reason:
             by_kind[reason] += 1
             seat[attribution(reason)] += 1

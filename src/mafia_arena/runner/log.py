@@ -18,11 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import load_variant
 
-FORMAT = "mafia-arena-log/1"
+FORMAT = f"mafia-arena-log/{LOG_VERSION}"
+READABLE = ("mafia-arena-log/1", FORMAT)
+"""Formats `load` reads: version 1 payloads are upgraded by `engine.catalogue`."""
 
 
 @dataclass
@@ -92,7 +95,7 @@ class GameLog:
     def load(cls, path: str | Path) -> GameLog:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         header = json.loads(lines[0])
-        if header.get("format") != FORMAT:
+        if header.get("format") not in READABLE:
             raise ValueError(f"{path}: not a {FORMAT} file")
         events = [Event.from_json(json.loads(line)) for line in lines[1:] if line.strip()]
         sidecar = traces_path(Path(path))
@@ -113,13 +116,13 @@ class GameLog:
 
     @property
     def decisions(self) -> list[dict[str, Any]]:
-        return [e.payload for e in self.events if e.kind == "decision"]
+        return [e.fact.record() for e in self.events if isinstance(e.fact, DecisionRecord)]
 
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> GameEnded | None:
         for event in reversed(self.events):
-            if event.kind == "game_over":
-                return event.payload
+            if isinstance(event.fact, GameEnded):
+                return event.fact
         return None
 
 

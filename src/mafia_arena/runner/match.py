@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mafia_arena.agents.base import Agent, SyncAgent
+from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
@@ -54,15 +55,21 @@ def _result(
     game: Game,
     agents: Sequence[Agent],
     overrides: dict[str, Any] | None,
+    trackers: Sequence[SeatTracker],
     void_threshold: float = VOID_THRESHOLD,
 ) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
-    # beliefs stated by agents that keep them (LLM players with state_beliefs = true)
-    beliefs = [dict(b) for a in agents for b in getattr(a, "beliefs", None) or []]
+    # beliefs stated by agents that keep them (LLM players with state_beliefs = true);
+    # a seat dates a belief by its own stream position, the log by the host's
+    beliefs = [
+        _on_host_timeline(dict(b), trackers)
+        for a in agents
+        for b in getattr(a, "beliefs", None) or []
+    ]
     if beliefs:
         meta["beliefs"] = sorted(beliefs, key=lambda b: (b.get("seq", 0), b.get("seat", 0)))
-    record = fallback_record(e.payload for e in game.events if e.kind == "decision")
+    record = fallback_record(e.fact for e in game.events if isinstance(e.fact, DecisionRecord))
     meta["fallbacks"] = record
     reason = void_verdict(record, void_threshold)
     meta["void"] = reason is not None
@@ -72,6 +79,15 @@ def _result(
     traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
     log = GameLog.from_game(game, overrides, [a.name for a in agents], meta, traces)
     return MatchResult(log, game.state.winner, stats)
+
+
+def _on_host_timeline(belief: dict[str, Any], trackers: Sequence[SeatTracker]) -> dict[str, Any]:
+    seat = belief.get("seat")
+    if isinstance(seat, int) and 0 <= seat < len(trackers):
+        stream = trackers[seat].stream
+        if stream is not None:
+            belief["seq"] = stream.host_seq(int(belief.get("seq", -1)))
+    return belief
 
 
 def _reported_fallback(agent: Agent) -> str | None:
@@ -101,7 +117,7 @@ def play_match_sync(
                 game.submit(seat, agents[seat].decide(trackers[seat].view(game)))
             except IllegalDecision:
                 _fallback(game, seat, agents[seat], "illegal")
-    return _result(game, agents, overrides)
+    return _result(game, agents, overrides, trackers)
 
 
 async def play_match(
@@ -147,4 +163,4 @@ async def play_match(
             for event in game.events[seen:]:
                 on_event(event)
             seen = len(game.events)
-    return _result(game, agents, overrides, void_threshold)
+    return _result(game, agents, overrides, trackers, void_threshold)
