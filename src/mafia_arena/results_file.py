@@ -22,6 +22,10 @@ STORE_NAME = "games.jsonl"
 LOGS_NAME = "logs"
 
 
+class StoreFormatError(ValueError):
+    """A line of a ``games.jsonl`` other than the last is not a JSON record."""
+
+
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """Records of a ``games.jsonl`` (see the module contract); [] if it does not exist."""
     path = Path(path)
@@ -39,7 +43,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not a JSON record ({exc.msg})") from exc
+            raise StoreFormatError(f"{path}:{number}: not a JSON record ({exc.msg})") from exc
         key = _identity(record)
         if key in seen:
             continue
