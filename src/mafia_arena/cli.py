@@ -96,18 +96,17 @@ def main(args: Sequence[str] | None = None) -> None:
 
     _STATE["debug"] = "--debug" in (sys.argv[1:] if args is None else args)
     try:
-        app(args=None if args is None else list(args), standalone_mode=False)
+        code = app(args=None if args is None else list(args), standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(getattr(exc, "exit_code", 0))
     except typer.Abort:
         typer.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    except typer.TyperException as exc:  # a usage error: typer's own one-paragraph message
-        show = getattr(exc, "show", None)
-        if show is None:
-            typer.echo(f"error: {_paragraph(exc)}", err=True)
-        else:
-            show()
+    except typer.TyperException as exc:  # a usage error (unknown option, bad value)
+        message = getattr(exc, "format_message", lambda: str(exc))()
+        context = getattr(exc, "ctx", None)
+        where = f" (see: {context.command_path} --help)" if context is not None else ""
+        typer.echo(f"error: {' '.join(message.split())}{where}", err=True)
         sys.exit(getattr(exc, "exit_code", EXIT_USER_ERROR))
     except Interrupted as exc:
         typer.echo(str(exc), err=True)
@@ -125,6 +124,8 @@ def main(args: Sequence[str] | None = None) -> None:
             raise
         typer.echo(f"error: {_paragraph(exc)}", err=True)
         sys.exit(EXIT_USER_ERROR)
+    if isinstance(code, int) and code:  # typer hands back an Exit's code (Ctrl-C: 130)
+        sys.exit(code)
 
 
 def _seat(agents: str, players: int, rules: Any) -> list[Any]:
@@ -335,22 +336,26 @@ def _tournament(
     no_resume: bool,
     force_resume: bool,
 ) -> Any:
-    from mafia_arena.experiments import run_tournament
+    from mafia_arena.experiments import Interrupted, run_tournament
 
     if no_resume and force_resume:
         raise CliError("--no-resume/--force-resume", "give one of them, not both")
     if no_ray and address:
         raise CliError("--address", "cannot join a Ray cluster with --no-ray")
-    return run_tournament(
-        spec,
-        address=address,
-        use_ray=not no_ray,
-        resume=not no_resume,
-        force_resume=force_resume,
-        results_dir=results,
-        tracking_uri=tracking_uri,
-        track=not no_tracking,
-    )
+    try:
+        return run_tournament(
+            spec,
+            address=address,
+            use_ray=not no_ray,
+            resume=not no_resume,
+            force_resume=force_resume,
+            results_dir=results,
+            tracking_uri=tracking_uri,
+            track=not no_tracking,
+        )
+    except Interrupted as exc:  # typer turns a KeyboardInterrupt into a bare exit 130
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 @app.command()

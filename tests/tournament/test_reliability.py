@@ -96,7 +96,7 @@ def agent_spec(folder: Path) -> tuple[Path, Path]:
 def test_item6_records_and_manifest_carry_versions_and_input_digests(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec, agent = agent_spec(tmp_path)
+    spec, _agent = agent_spec(tmp_path)
     monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [3]}))
     with pytest.raises(TournamentError):
         quiet(spec, tmp_path / "r", use_ray=False, track=False)
@@ -234,7 +234,7 @@ def test_item10_unreachable_services_fail_fast_before_anything_is_written(
         with pytest.raises(ServiceError, match="not reachable"):
             quiet(spec, results, use_ray=False, tracking_uri=f"http://127.0.0.1:{port}")
         assert not results.exists()
-        with pytest.raises(ServiceError, match="Ray cluster 127.0.0.1:.* is not reachable"):
+        with pytest.raises(ServiceError, match=r"Ray cluster 127\.0\.0\.1:\d+ is not reachable"):
             quiet(spec, results, address=f"127.0.0.1:{port}", track=False)
         assert not results.exists()
     with pytest.raises(ServiceError, match="expected host:port"):
