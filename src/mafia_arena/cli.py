@@ -103,7 +103,8 @@ def main(args: Sequence[str] | None = None) -> None:
         typer.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except typer.TyperException as exc:  # a usage error (unknown option, bad value)
-        message = getattr(exc, "format_message", lambda: str(exc))()
+        formatter = getattr(exc, "format_message", None)
+        message = formatter() if formatter is not None else str(exc)
         context = getattr(exc, "ctx", None)
         where = f" (see: {context.command_path} --help)" if context is not None else ""
         typer.echo(f"error: {' '.join(message.split())}{where}", err=True)
