@@ -120,8 +120,9 @@ def main(args: Sequence[str] | None = None) -> None:
             raise
         typer.echo(_paragraph(exc), err=True)
         sys.exit(1)
-    except (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        if _STATE["debug"]:
+    except Exception as exc:
+        user_errors = (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError)
+        if _STATE["debug"] or not isinstance(exc, user_errors):
             raise
         typer.echo(f"error: {_paragraph(exc)}", err=True)
         sys.exit(EXIT_USER_ERROR)

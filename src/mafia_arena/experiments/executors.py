@@ -18,6 +18,7 @@ The local cluster is private: bound to 127.0.0.1 (`start_local_ray`).
 from __future__ import annotations
 
 import contextlib
+import logging
 import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ def start_local_ray(num_cpus: int) -> None:
         ray.init(
             num_cpus=num_cpus,
             include_dashboard=False,
-            logging_level="warning",
+            logging_level=logging.WARNING,
             _node_ip_address=LOOPBACK,
         )
     finally:

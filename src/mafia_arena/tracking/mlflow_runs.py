@@ -62,18 +62,24 @@ BATCH_LIMIT = 900  # MLflow accepts at most 1000 entities per log_batch call
 class TrackedMatchup(Protocol):
     """What the tracker reads of a matchup."""
 
-    label: str
-    variant: str
-    players: int
-    games: int
-    seating: str
-    first_index: int
-    overrides: dict[str, Any]
-    quotas: dict[str, int]
-
+    @property
+    def label(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def seating(self) -> str: ...
+    @property
+    def first_index(self) -> int: ...
+    @property
+    def overrides(self) -> dict[str, Any]: ...
+    @property
+    def quotas(self) -> dict[str, int]: ...
     @property
     def indices(self) -> range: ...
-
     @property
     def pool_labels(self) -> list[str]: ...
 
@@ -81,20 +87,24 @@ class TrackedMatchup(Protocol):
 class TrackedExperiment(Protocol):
     """What the tracker reads of a tournament."""
 
-    name: str
-    description: str
-    source: Path
-    text: str
-    base_seed: int
-    spec_hash: str
-    tracking_uri: str | None
-
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def source(self) -> Path: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def base_seed(self) -> int: ...
+    @property
+    def spec_hash(self) -> str: ...
+    @property
+    def tracking_uri(self) -> str | None: ...
     @property
     def games_total(self) -> int: ...
-
     @property
     def tracked_matchups(self) -> Sequence[TrackedMatchup]: ...
-
     @property
     def concurrency_settings(self) -> dict[str, Any]: ...
 
