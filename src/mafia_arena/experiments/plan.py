@@ -29,7 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.experiments.errors import SpecError
-from mafia_arena.experiments.provenance import display_name, file_digest, prompt_files
+from mafia_arena.experiments.provenance import (
+    display_name,
+    file_digest,
+    prompt_files,
+    referenced_files,
+)
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
 from mafia_arena.rules import VariantError, load_variant, variant_path
 from mafia_arena.rules.composition import deck_counts
@@ -51,10 +56,11 @@ class AgentRef:
 
 
 def _agent_inputs(path: Path, spec_path: Path) -> dict[str, str]:
-    """Digests of an agent file and of every prompt template it can use, by name."""
+    """Digests of an agent file, of every prompt template it can use and of the files it
+    names (an RL policy), by name."""
     inputs = {display_name(path, spec_path): file_digest(path)}
-    for prompt in prompt_files(path):
-        inputs[display_name(prompt, spec_path)] = file_digest(prompt)
+    for other in [*prompt_files(path), *referenced_files(path)]:
+        inputs[display_name(other, spec_path)] = file_digest(other)
     return inputs
 
 

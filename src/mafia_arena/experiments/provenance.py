@@ -8,8 +8,9 @@ compares it with the present before playing more:
 * `code_provenance`: the package version, the git commit when the package runs from a
   checkout (None otherwise), and a digest of the package's own source files, which also
   catches an uncommitted one-line edit of a scripted agent;
-* `Experiment.inputs` (built by `plan.resolve`): a digest per variant file, agent file and
-  prompt template the spec uses (the agent file holds the model parameters). These are
+* `Experiment.inputs` (built by `plan.resolve`): a digest per variant file, agent file,
+  prompt template and file an agent file names (an RL policy) the spec uses (the agent
+  file holds the model parameters). These are
   also hashed into the spec hash, so a changed input is a changed spec.
 
 `differences` says, one item per line, what changed between two manifests. Each record
@@ -96,6 +97,38 @@ def prompt_files(agent_file: Path) -> list[Path]:
                 if path.is_file():
                     seen[path.resolve()] = None
     return list(seen)
+
+
+def referenced_files(agent_file: Path) -> list[Path]:
+    """Files an agent file names by a string value (an RL agent's ``policy``, a prompt
+    ``prompt_template`` file), found next to the agent file or in the working folder:
+    their bytes decide games as much as the agent file's own do."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(agent_file.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    found: dict[Path, None] = {}
+    for value in _strings(data):
+        if "/" not in value and "." not in value:
+            continue
+        for base in (agent_file.parent, Path.cwd()):
+            candidate = base / value
+            if candidate.is_file() and candidate.resolve() != agent_file.resolve():
+                found[candidate.resolve()] = None
+                break
+    return list(found)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
 
 
 def manifest(spec_hash: str, inputs: dict[str, str], store_id: str) -> dict[str, Any]:
