@@ -275,3 +275,16 @@ def test_item11_the_local_cluster_listens_on_loopback_only(tmp_path: Path) -> No
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["gcs"].startswith("127.0.0.1:")
     assert seen["nodes"] == ["127.0.0.1"]
+
+
+def test_item6_the_files_an_agent_file_names_are_hashed_with_it(tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path,
+        "policy",
+        'pool = ["heuristic", "agents/rl-town-votes.toml"]\n'
+        '[[variants]]\nvariant = "standard"\nplayers = 7\ngames = 1\n',
+    )
+    inputs = load_spec(spec).inputs
+    assert any(name.endswith("agents/rl-town-votes.toml") for name in inputs)
+    assert any(name.endswith("agents/policies/rl-town-votes.npz") for name in inputs)
+    assert any(name.endswith("agents/prompts/system.txt") for name in inputs)
