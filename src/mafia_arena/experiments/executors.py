@@ -54,29 +54,54 @@ class InProcessExecutor:
         """Nothing to release."""
 
 
-def start_local_ray(num_cpus: int) -> None:
-    """Start a private Ray cluster of `num_cpus` CPUs on this machine, reachable from it only.
+@contextlib.contextmanager
+def _loopback_node() -> Iterator[None]:
+    """While inside, Ray takes this machine's node address to be 127.0.0.1.
 
-    Ray's guidance is never to expose a cluster's ports on an untrusted network. Given
-    ``_node_ip_address="127.0.0.1"``, Ray 2.x still swaps a loopback address for the
-    machine's network address (so other machines could join) unless its multi-node mode
-    is off; turning that off for this start makes the GCS, raylet, object manager and
-    workers listen on 127.0.0.1 only. The dashboard is not started.
+    Ray 2.x swaps a loopback node address for the machine's network address (so that
+    other machines could join) unless its multi-node mode is off; this turns it off for
+    one `ray.init`, then restores it.
     """
-    import ray
     from ray._private import ray_constants
 
     multi_node = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False
     try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = multi_node
+
+
+def start_local_ray(num_cpus: int) -> None:
+    """Start a private Ray cluster of `num_cpus` CPUs on this machine, reachable from it only.
+
+    Ray's guidance is never to expose a cluster's ports on an untrusted network. Started
+    with ``_node_ip_address="127.0.0.1"`` inside `_loopback_node`, the GCS, raylet,
+    object manager and workers listen on 127.0.0.1 only. The dashboard is not started.
+    """
+    import ray
+
+    with _loopback_node():
         ray.init(
             num_cpus=num_cpus,
             include_dashboard=False,
             logging_level=logging.WARNING,
             _node_ip_address=LOOPBACK,
         )
-    finally:
-        ray_constants.ENABLE_RAY_CLUSTER = multi_node
+
+
+def join_ray(address: str) -> None:
+    """Connect to the cluster at `address`; a loopback address (a private cluster of this
+    machine, e.g. another driver's) is joined as a loopback node, or Ray would look for
+    this machine's raylet at its network address and wait for ever."""
+    import ray
+
+    host = address.removeprefix("ray://").rpartition(":")[0].strip("[]")
+    if host in ("127.0.0.1", "localhost", "::1"):
+        with _loopback_node():
+            ray.init(address=address, logging_level=logging.WARNING)
+    else:
+        ray.init(address=address, logging_level=logging.WARNING)
 
 
 class RayExecutor:
@@ -95,7 +120,7 @@ class RayExecutor:
         self.started = False
         if not ray.is_initialized():
             if address:
-                ray.init(address=address, logging_level="warning")
+                join_ray(address)
             else:
                 start_local_ray(num_cpus)
             self.started = True
