@@ -36,7 +36,11 @@ def deck_counts(variant: Variant, n: int) -> dict[str, int]:
 
 
 def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
-    if not variant.min_players <= n <= variant.max_players:
+    if n < variant.min_players:
+        raise VariantError(
+            variant.name, "players", f"{n} players is too few: at least {variant.min_players}"
+        )
+    if variant.max_players is not None and n > variant.max_players:
         raise VariantError(
             variant.name,
             "players",

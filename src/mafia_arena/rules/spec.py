@@ -144,6 +144,9 @@ class Rules(_Spec):
     narrate_steps: bool = False
     """Publicly narrate every night step of a role in the starting deck, every night,
     whether its holder is alive or blocked (club D13: a theft stays silent)."""
+    recommended_min_players: int | None = None
+    """Below this many players the game still plays, with a public notice at setup
+    (classic OP-C1: the source asks for at least 8 but its table starts at 7)."""
     disqualification: bool = False
     """May the host remove a player between decisions (`Game.disqualify`, club 3.6 and
     D34)? Off by default: a variant whose rules say nothing about removal refuses it
@@ -158,7 +161,8 @@ class Variant(_Spec):
     description: str = ""
     source: str = ""
     min_players: int
-    max_players: int
+    max_players: int | None = None
+    """None: no upper limit (classic: "nach oben keine Spielerzahlbeschränkung")."""
     params: dict[str, Any] = Field(default_factory=dict)
     rules: Rules = Rules()
     factions: dict[str, FactionSpec]
