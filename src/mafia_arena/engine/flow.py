@@ -18,6 +18,7 @@ from mafia_arena.engine.night import night
 from mafia_arena.engine.voting import PROCEDURES
 from mafia_arena.engine.win import check_win, end_game
 from mafia_arena.rules.composition import deck_counts
+from mafia_arena.rules.params import IntroductionsParams
 from mafia_arena.rules.spec import DayStep, Variant
 
 
@@ -144,13 +145,13 @@ def day_step(game: Game, step: DayStep) -> Flow:
         yield from discussion(game, step.rounds)
     elif step.type == "introductions":
         if game.state.day == 1:
-            theme = str(step.params.get("theme", ""))
+            theme = step.params.theme if isinstance(step.params, IntroductionsParams) else ""
             if theme:  # the host sets the theme (club 3.2 step 2)
                 text = f"Day 1: introduce yourselves. The theme: {theme}."
                 game.emit("narration", {"step": "introduction_theme", "text": text}, PUBLIC)
             yield from discussion(game, 1, "introductions", topic=theme)
     elif step.type == "vote":
-        yield from PROCEDURES[step.procedure](game, dict(step.params))
+        yield from PROCEDURES[step.procedure](game, step.params)
         if step.win_check:
             check_win(game)
     elif step.type == "last_words":

@@ -55,11 +55,7 @@ def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
     A step whose actors only exist after a change of role (an activated psychopath)
     names the dealt cards it is called for in ``params.narrate_cards``.
     """
-    called = [
-        r
-        for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
-        if r in deck
-    ]
+    called = [r for r in (*step.actors, *step.observers, *step.params.narrate_cards) if r in deck]
     if called:
         game.emit(
             "narration",
@@ -111,7 +107,7 @@ def sleeps(game: Game, role: str, night_roles: list[str]) -> bool:
     """A plain card (club's civilian): no night step calls it, it knows nobody from the
     start and has no trait (latent roles and the deputy have one), so it never wakes."""
     spec = game.variant.roles[role]
-    named = {r for step in game.variant.night for r in step.params.get("narrate_cards", ())}
+    named = {r for step in game.variant.night for r in step.params.narrate_cards}
     return (
         role not in night_roles and role not in named and not spec.knows_roles and not spec.traits
     )
@@ -366,7 +362,7 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
         "night_action", {"step": step.name, "seats": participants, "choices": [choice.key]}, members
     )
     ACTIONS[step.action].apply(game, night, step, tuple(participants), [choice])
-    describe = step.params.get("describe")
+    describe = step.params.describe
     if describe and choice.verb in ("target", "kill"):
         yield from _describe(game, step, participants, choice, describe)
 

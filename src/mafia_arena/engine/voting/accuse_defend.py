@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
 from mafia_arena.engine.choices import PASS
@@ -33,6 +32,7 @@ from mafia_arena.engine.discussion import say, speak_request, speaking_order
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 from mafia_arena.engine.voting.common import standing, standing_votes, top_of
+from mafia_arena.rules.params import AccuseDefendParams
 
 
 def accused_of(tally: dict[int, int]) -> list[int]:
@@ -45,7 +45,7 @@ def accused_of(tally: dict[int, int]) -> list[int]:
     return sorted(s for s, c in tally.items() if c in wanted)
 
 
-def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
+def accuse_defend(game: Game, params: AccuseDefendParams) -> Flow:
     state = game.state
     eligible = [s for s in state.living() if s not in state.silenced_today]
     if not eligible:
@@ -53,7 +53,7 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
         return
     first = state.first_speaker if state.first_speaker is not None else eligible[0]
     order = speaking_order(game, first, eligible)
-    tally = yield from _nominations(game, order, eligible, bool(params.get("explain", False)))
+    tally = yield from _nominations(game, order, eligible, params.explain)
     if not tally:
         game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
         return
@@ -108,7 +108,7 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
             PUBLIC,
         )
         return
-    die(game, [winner], "execution", reveal=bool(params.get("reveal", True)))
+    die(game, [winner], "execution", reveal=params.reveal)
     yield from last_word(game, winner)
 
 

@@ -19,7 +19,6 @@ replaced, and if nobody is left to vote on, nobody is executed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
 from mafia_arena.engine.deaths import die
@@ -35,6 +34,7 @@ from mafia_arena.engine.voting.common import (
     simultaneous_vote,
     standing,
 )
+from mafia_arena.rules.params import NominateFinalParams
 
 
 def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[int]]:
@@ -49,11 +49,11 @@ def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[in
     return secured, tied
 
 
-def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
+def nominate_final(game: Game, params: NominateFinalParams) -> Flow:
     state = game.state
-    places = int(params.get("nominees", 2))
+    places = params.nominees
     living = state.living()
-    first = state.first_speaker if params.get("rotate_first", True) else living[0]
+    first = state.first_speaker if params.rotate_first else living[0]
     order = speaking_order(game, first if first is not None else living[0], living)
     pool = list(living)
     nominees: list[int] = []
@@ -121,7 +121,7 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         "final_vote",
         f"Day {state.day}: final vote between " + " and ".join(seat_name(s) for s in nominees),
         abstain=False,
-        self_vote=bool(params.get("self_vote", True)),
+        self_vote=params.self_vote,
     )
     nominees = standing(game, nominees)
     if not nominees:
