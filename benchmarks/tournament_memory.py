@@ -72,7 +72,8 @@ def main() -> None:
             for workers in args.workers:
                 row = measure(total, workers, args.batch, Path(tmp))
                 print(
-                    f"{3 * (total // 3):8d} {workers:7d} {row['games_per_s']:9.1f} {row['peak_mib']:16.1f}",
+                    f"{3 * (total // 3):8d} {workers:7d} {row['games_per_s']:9.1f} "
+                    f"{row['peak_mib']:16.1f}",
                     flush=True,
                 )
 
