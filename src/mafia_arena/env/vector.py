@@ -129,10 +129,12 @@ class MafiaVectorEnv(VectorEnv):
             choice = decisions[row]
             if choice is None:  # illegal, under the terminate policy
                 final = np.zeros(self.players, dtype=np.float32)
-                final[seat] = self.illegal_reward  # type: ignore[assignment]
+                final[seat] = self.illegal_reward or 0.0
                 ended[row] = (session.observe(seat), final, True)
             else:
-                session.game.submit(seat, choice)
+                game = session.game
+                assert game is not None  # every row was dealt a game by reset()
+                game.submit(seat, choice)
                 if session.over:
                     team = session.team_rewards()
                     final = np.array([team[s] for s in range(self.players)], dtype=np.float32)
