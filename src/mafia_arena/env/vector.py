@@ -67,8 +67,10 @@ class MafiaVectorEnv(VectorEnv):
         illegal_reward: float | None = ILLEGAL_REWARD,
         copy: bool = True,
     ) -> None:
-        """`copy`: return fresh arrays from `reset`/`step` (False: the env's own buffers,
-        overwritten by the next call — faster, for loops that consume them at once)."""
+        """`variant`, `players`, `overrides` as for `env()` (overrides apply to a variant
+        name or path); `illegal_reward` as in the module docstring; `copy`: return fresh
+        arrays from `reset`/`step` (False: the env's own buffers, overwritten by the next
+        call — faster, for loops that consume them at once)."""
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
         spec = variant if isinstance(variant, Variant) else load_variant(variant, overrides)
