@@ -54,8 +54,10 @@ def measure(total: int, workers: int, batch: int, root: Path) -> dict[str, float
         [sys.executable, "-c", CHILD, str(spec), str(folder / "results"), str(workers)],
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
     )
+    if done.returncode:
+        raise SystemExit(f"tournament of {total} games failed:\n{done.stderr[-3000:]}")
     shutil.rmtree(folder)  # 100,000 logs are gigabytes
     return json.loads(done.stdout.strip().splitlines()[-1])
 
