@@ -58,7 +58,6 @@ def measure(total: int, workers: int, batch: int, root: Path) -> dict[str, float
     )
     if done.returncode:
         raise SystemExit(f"tournament of {total} games failed:\n{done.stderr[-3000:]}")
-    shutil.rmtree(folder)  # 100,000 logs are gigabytes
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -78,6 +77,7 @@ def main() -> None:
                     f"{row['peak_mib']:16.1f}",
                     flush=True,
                 )
+                shutil.rmtree(Path(tmp) / f"{total}-{workers}")  # 100,000 logs: gigabytes
 
 
 if __name__ == "__main__":
