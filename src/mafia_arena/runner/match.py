@@ -7,7 +7,10 @@ an illegal decision never stops the game: the seat's default is recorded as a fa
 and counted. An agent may also report a fallback itself (`take_fallback()`, LLM players
 do after a failed model call): then the engine's default is recorded with that reason.
 Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them copied to
-`log.meta["beliefs"]`. `play_match_sync` is the fast path for agents that decide instantly.
+`log.meta["beliefs"]`; agents that keep decision `traces` (LLM players) have them
+copied to `log.traces` (stored beside the log, never shown to a seat). Every log's meta
+carries the fallback record and the `void` verdict of `runner.integrity`.
+`play_match_sync` is the fast path for agents that decide instantly.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from mafia_arena.agents.base import Agent, SyncAgent
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
+from mafia_arena.runner.integrity import VOID_THRESHOLD, fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog
 from mafia_arena.views.view import SeatTracker
 
@@ -46,14 +50,27 @@ def _prepare(variant: Variant, agents: Sequence[Agent], seed: int) -> Game:
     return game
 
 
-def _result(game: Game, agents: Sequence[Agent], overrides: dict[str, Any] | None) -> MatchResult:
+def _result(
+    game: Game,
+    agents: Sequence[Agent],
+    overrides: dict[str, Any] | None,
+    void_threshold: float = VOID_THRESHOLD,
+) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
     # beliefs stated by agents that keep them (LLM players with state_beliefs = true)
     beliefs = [dict(b) for a in agents for b in getattr(a, "beliefs", None) or []]
     if beliefs:
         meta["beliefs"] = sorted(beliefs, key=lambda b: (b.get("seq", 0), b.get("seat", 0)))
-    log = GameLog.from_game(game, overrides, [a.name for a in agents], meta)
+    record = fallback_record(e.payload for e in game.events if e.kind == "decision")
+    meta["fallbacks"] = record
+    reason = void_verdict(record, void_threshold)
+    meta["void"] = reason is not None
+    if reason is not None:
+        meta["void_reason"] = reason
+    traces = [dict(t) for a in agents for t in getattr(a, "traces", None) or []]
+    traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
+    log = GameLog.from_game(game, overrides, [a.name for a in agents], meta, traces)
     return MatchResult(log, game.state.winner, stats)
 
 
@@ -94,8 +111,11 @@ async def play_match(
     overrides: dict[str, Any] | None = None,
     decision_timeout: float | None = None,
     on_event: Any = None,
+    void_threshold: float = VOID_THRESHOLD,
 ) -> MatchResult:
-    """Play a game, asking simultaneous requests concurrently."""
+    """Play a game, asking simultaneous requests concurrently; a game in which some
+    seat's decisions were made by infrastructure fallbacks more than ``void_threshold``
+    of the time is marked void (``log.meta["void"]``)."""
     game = _prepare(variant, agents, seed)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     seen = 0
@@ -127,4 +147,4 @@ async def play_match(
             for event in game.events[seen:]:
                 on_event(event)
             seen = len(game.events)
-    return _result(game, agents, overrides)
+    return _result(game, agents, overrides, void_threshold)

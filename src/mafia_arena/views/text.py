@@ -1,11 +1,18 @@
 """Text views: a compact, append-only transcript of what one seat knows.
 
+Player words (speech, a described manner of death) are always written as one JSON
+string (:func:`quote_speech`): inside it a quotation mark is ``\\"`` and a line break is
+``\\n``, so whatever a player types stays inside its own quotation on its own line and
+can never close the quotation early or start a line that reads as the host's.
+
 The transcript only grows (events are rendered in log order and never rewritten), so an
 LLM prompt built from it keeps a stable prefix between turns and server-side prompt
 caching works. The same rendering serves humans in the terminal.
 """
 
 from __future__ import annotations
+
+import json
 
 from mafia_arena.engine.events import Event
 from mafia_arena.views.knowledge import Knowledge
@@ -14,6 +21,11 @@ from mafia_arena.views.view import View
 
 def name(seat: int | None) -> str:
     return "nobody" if seat is None else f"P{seat + 1}"
+
+
+def quote_speech(text: str) -> str:
+    """A player's words as one quoted, escaped string (see the module docstring)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def choice_text(key: str) -> str:
@@ -48,7 +60,7 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
         }.get(p["cause"], f"died ({p['cause']})")
         text = f"{prefix}{name(p['seat'])} {how}"
         if "manner" in p:
-            text += f": {p['manner']}"
+            text += f": {quote_speech(p['manner'])}"
         return text + (f". Role: {p['role']}." if "role" in p else ".")
     if kind == "reveal":
         return f"{prefix}{name(p['seat'])}'s card: {p['role']}."
@@ -58,7 +70,7 @@ def render_event(event: Event, viewer: int | None = None) -> str | None:
         return f"{prefix}Silenced today: {', '.join(name(s) for s in p['seats'])}."
     if kind == "speech":
         where = "" if p["kind"] in ("discussion",) else f" ({p['kind']})"
-        return f'{prefix}{name(p["seat"])}{where}: "{p["text"]}"'
+        return f"{prefix}{name(p['seat'])}{where}: {quote_speech(p['text'])}"
     if kind == "nomination":
         return f"{prefix}{name(p['seat'])} nominates {name(p['target'])}."
     if kind == "nomination_tally":

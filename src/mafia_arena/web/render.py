@@ -15,7 +15,7 @@ from typing import Any
 
 from mafia_arena.rules import Variant
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.text import name, render_event
+from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
 
 _VOTE_KINDS = (
@@ -71,16 +71,19 @@ def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
         if not text:
             continue
         visibility = event.visibility
-        out.append(
-            {
-                "text": text,
-                "kind": event.kind,
-                "phase": event.phase,
-                "day": event.day,
-                "private": visibility.scope != "public",
-                "channel": visibility.channel,
-            }
-        )
+        entry: dict[str, Any] = {
+            "text": text,
+            "kind": event.kind,
+            "phase": event.phase,
+            "day": event.day,
+            "private": visibility.scope != "public",
+            "channel": visibility.channel,
+        }
+        if event.kind == "speech":  # the page shows the words apart, in their own element
+            words = event.payload["text"]
+            entry["speaker"] = text[: len(text) - len(quote_speech(words)) - 2]  # "[D1] P3"
+            entry["speech"] = words
+        out.append(entry)
     return out
 
 
