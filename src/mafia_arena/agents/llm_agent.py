@@ -56,7 +56,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.base import AgentBase, AgentStats
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
     clean_speech,
@@ -215,7 +215,7 @@ def resolve_agent_file(spec: str) -> Path | None:
 # ---------------------------------------------------------------------- the agent
 
 
-class LLMAgent:
+class LLMAgent(AgentBase):
     """A Mafia player backed by an LLM endpoint. See the module docstring."""
 
     kind = "llm"

@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.experiments.errors import ResultsConflict, SpecError, TournamentError
 from mafia_arena.experiments.executors import InProcessExecutor, RayExecutor
@@ -35,6 +34,7 @@ from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob
+from mafia_arena.seat_seeds import load_or_create_host_key
 
 
 def run_tournament(
@@ -90,7 +90,7 @@ def _preflight(experiment: Experiment) -> set[str]:
                 raise SpecError(
                     str(experiment.source), "pool", f"agent {ref.label!r} cannot be built: {exc}"
                 ) from exc
-            if not isinstance(agent, SyncAgent):
+            if not agent.synchronous:
                 async_agents.add(ref.label)
     return async_agents
 
@@ -137,6 +137,7 @@ def _run(
     tracker = _tracker(experiment, tracking_uri, address, use_ray) if track else None
     conc = experiment.concurrency
     fault = FaultPlan.from_env()
+    host_key = load_or_create_host_key(experiment.results_dir)  # seat seeds; kept there
     jobs = [
         BatchJob(
             experiment.name,
@@ -147,6 +148,7 @@ def _run(
             conc.llm_in_flight,
             conc.decision_timeout_s,
             fault,
+            host_key,
         )
         for b in batches(experiment, pending, async_agents)
     ]

@@ -106,6 +106,8 @@ def play_in_terminal(
     `agents` is a seating spec (``random``, ``a,b,c``, ``town=x,mafia=y``) or one agent
     per seat (the human seat's entry is replaced). With `results_dir`, the game is stored
     like a web game (log under `logs_dir`, default ``runs/terminal``). Returns the match.
+    Without `seed`, a random one is drawn (so terminal games deal different cards) and
+    printed only after the game.
     """
     overrides = dict(overrides or {})
     rules = load_variant(variant, overrides)
@@ -120,6 +122,7 @@ def play_in_terminal(
     result = asyncio.run(play_match(rules, seated, seed, overrides))
     game = replay(result.log)
     human.show_new(SeatTracker(human_seat).update(game))
+    human.write(f"(game seed {seed}: replay this deal with --seed {seed})")
     if results_dir is not None:
         from mafia_arena.web.storage import SeatEntry, results_record, save_game
 
