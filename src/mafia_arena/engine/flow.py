@@ -8,7 +8,6 @@ a variant may also call a draw after `rules.stalemate_cycles` cycles without a d
 
 from __future__ import annotations
 
-from mafia_arena.engine import copying, traits  # noqa: F401  (register copy and trait hooks)
 from mafia_arena.engine.day_close import end_of_day, last_words
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import discussion, first_speaker_today
