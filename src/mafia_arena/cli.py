@@ -69,9 +69,15 @@ def play(
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
     if human is not None:
-        from mafia_arena.web.terminal import play_in_terminal
+        from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
-        play_in_terminal(variant, players, human - 1, agents, seed, overrides)
+        try:
+            play_in_terminal(variant, players, human - 1, agents, seed, overrides, log_path=log)
+        except (QuitGame, KeyboardInterrupt):
+            typer.echo("\nGame abandoned: nothing was recorded.", err=True)
+            raise typer.Exit(130) from None
+        if log is not None:
+            typer.echo(f"log written to {log}")
         return
     seated = seat_agents(agents, players, rules)
     viewer = None if seat is None else seat - 1
@@ -241,3 +247,34 @@ def serve(
 
 if __name__ == "__main__":
     app()
+
+
+@app.command()
+def train(
+    spec: Annotated[
+        Path, typer.Argument(help="a training spec, e.g. experiments/rl-town-votes.toml")
+    ],
+    out: Annotated[Path | None, typer.Option(help="output folder (runs/train/<name>)")] = None,
+    steps: Annotated[int | None, typer.Option(help="override the spec's steps")] = None,
+    tracking_uri: Annotated[str | None, typer.Option(help="MLflow tracking URI")] = None,
+    track: Annotated[bool, typer.Option(help="log the run to MLflow")] = True,
+) -> None:
+    """Train a policy from a spec (needs the [rl] extra); writes policy.npz and a curve."""
+    import dataclasses
+
+    from mafia_arena.rl.spec import TrainSpecError, load_train_spec
+    from mafia_arena.rl.train import MissingRLExtra
+    from mafia_arena.rl.train import train as run_training
+
+    try:
+        loaded = load_train_spec(spec)
+        if steps is not None:
+            loaded = dataclasses.replace(loaded, steps=steps)
+        folder = out or Path("runs") / "train" / loaded.name
+        result = run_training(loaded, folder, tracking_uri=tracking_uri, track=track)
+    except (TrainSpecError, MissingRLExtra) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"policy written to {result.policy_path}")
+    for rate in result.final:
+        typer.echo(rate.row())

@@ -6,9 +6,14 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from mafia_arena.engine.game import Game
 from mafia_arena.leaderboard.records import load_records
+from mafia_arena.rules import load_variant
+from mafia_arena.runner.log import GameLog
 from mafia_arena.views.text import render_event
-from mafia_arena.web.terminal import play_in_terminal
+from mafia_arena.web.terminal import QuitGame, parse_line, play_in_terminal, short_menu
 
 
 def reader(answers: Iterator[str]):  # type: ignore[no-untyped-def]
@@ -54,12 +59,83 @@ def test_play_in_terminal_prints_only_the_seat_view(tmp_path: Path) -> None:
     assert record["seats"][3]["decisions"] > 0
 
 
-def test_end_of_input_falls_back_to_defaults() -> None:
+def test_end_of_input_twice_quits_without_recording_anything(tmp_path: Path) -> None:
     def closed(prompt: str) -> str:
         raise EOFError
 
+    out = io.StringIO()
+    with pytest.raises(QuitGame):
+        play_in_terminal(
+            "simple",
+            5,
+            0,
+            "random",
+            3,
+            {"first_phase": "day"},
+            read=closed,
+            out=out,
+            results_dir=tmp_path / "results",
+            log_path=tmp_path / "game.jsonl",
+        )
+    assert "Quit the game? [y/N]" in out.getvalue()
+    assert not (tmp_path / "results").exists() and not (tmp_path / "game.jsonl").exists()
+
+
+def test_end_of_input_then_no_asks_again() -> None:
+    answers = iter(["EOF", "n"])
+
+    def read(prompt: str) -> str:
+        answer = next(answers, "0")
+        if answer == "EOF":
+            raise EOFError
+        return answer
+
+    out = io.StringIO()
     result = play_in_terminal(
-        "simple", 5, 0, "random", 3, {"first_phase": "day"}, read=closed, out=io.StringIO()
+        "simple", 5, 0, "random", 3, {"first_phase": "day"}, read=read, out=out
     )
     mine = [d for d in result.log.decisions if d["seat"] == 0]
-    assert mine and all(d.get("fallback") == "error" for d in mine)
+    assert mine and not any(d.get("fallback") for d in mine)
+    assert out.getvalue().count("Quit the game?") == 1
+
+
+def test_quit_command_leaves_the_game() -> None:
+    with pytest.raises(QuitGame):
+        play_in_terminal(
+            "standard", 7, 2, "random", 5, {}, read=lambda _: "/quit", out=io.StringIO()
+        )
+
+
+def test_speaking_turn_offers_a_short_menu_and_reads_acts() -> None:
+    variant = load_variant("standard")
+    game = Game(variant, 10, 4)
+    while True:
+        speakers = [s for s, r in game.pending().items() if r.kind == "speak"]
+        if speakers:
+            break
+        seat, request = next(iter(game.pending().items()))
+        game.submit(seat, request.choices[0])
+    request = game.pending()[speakers[0]]
+    assert len(request.choices) > 20
+    menu = short_menu(request)
+    assert len(menu) < 10, menu
+    target = next(c for c in request.choices if c.verb == "accuse")
+    action = parse_line(request, f"accuse {target.target + 1}", short=True)
+    assert request.choices[action.choice] == target
+    assert parse_line(request, "accuse P3 now", short=True).text == "accuse P3 now"
+
+
+def test_log_option_writes_the_game_log(tmp_path: Path) -> None:
+    path = tmp_path / "terminal.jsonl"
+    result = play_in_terminal(
+        "simple",
+        5,
+        0,
+        "random",
+        3,
+        {"first_phase": "day"},
+        read=lambda _: "0",
+        out=io.StringIO(),
+        log_path=path,
+    )
+    assert GameLog.load(path).to_jsonl() == result.log.to_jsonl()

@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentBase, AgentStats
+from mafia_arena.agents.files import agent_file_kind, resolve_agent_file
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
     clean_speech,
@@ -177,39 +178,6 @@ def _option_texts(
             text = f"{text} ({choice.key})"
         texts.append(text)
     return texts
-
-
-def _repo_agents_dir() -> Path | None:
-    prompts = default_prompts_dir()
-    return prompts.parent if prompts is not None else None
-
-
-def resolve_agent_file(spec: str) -> Path | None:
-    """The agent file a spec names, or None if the spec is not an agent file.
-
-    ``agents/x.toml`` or any ``*.toml`` path (relative to the working directory, else to
-    the repository); a bare name ``x`` if ``agents/x.toml`` exists in the working
-    directory or the repository. A ``.toml`` spec that names no file raises ValueError.
-    """
-    spec = spec.strip()
-    roots = [Path.cwd()]
-    repo_agents = _repo_agents_dir()
-    if repo_agents is not None:
-        roots.append(repo_agents.parent)
-    if spec.endswith(".toml"):
-        path = Path(spec).expanduser()
-        candidates = [path] if path.is_absolute() else [root / path for root in roots]
-        for candidate in candidates:
-            if candidate.is_file():
-                return candidate.resolve()
-        raise ValueError(f"agent file not found: {spec}")
-    if not spec or "/" in spec or "\\" in spec or spec.startswith("."):
-        return None
-    for root in roots:
-        candidate = root / "agents" / f"{spec}.toml"
-        if candidate.is_file():
-            return candidate.resolve()
-    return None
 
 
 # ---------------------------------------------------------------------- the agent
@@ -518,7 +486,7 @@ def _templates_for(definition: AgentDefinition, agents_dir: str | Path | None) -
 def load_llm_agent(spec: str) -> LLMAgent | None:
     """An `LLMAgent` for an agent-file spec (``agents/x.toml`` or ``x``), else None."""
     path = resolve_agent_file(spec)
-    if path is None:
+    if path is None or agent_file_kind(path) != "llm":
         return None
     return LLMAgent(load_agent_definition(path), agents_dir=path.parent)
 

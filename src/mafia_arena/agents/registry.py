@@ -45,6 +45,11 @@ def _load_builtin() -> None:
     import contextlib
     import importlib
 
-    for module in ("mafia_arena.agents.heuristic", "mafia_arena.agents.llm_agent"):
+    for module in (
+        "mafia_arena.agents.heuristic",
+        "mafia_arena.agents.liar",
+        "mafia_arena.agents.policy",
+        "mafia_arena.agents.llm_agent",
+    ):
         with contextlib.suppress(ImportError):
             importlib.import_module(module)

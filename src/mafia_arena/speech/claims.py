@@ -59,10 +59,10 @@ def extract_claims(text: str, roles: Iterable[str] = ()) -> list[Claim]:
             found.append((match.start(), Claim("claim_role", None, match.group(1))))
     seen: set[Claim] = set()
     claims = []
-    for _, claim in sorted(found, key=lambda item: item[0]):
+    for start, claim in sorted(found, key=lambda item: item[0]):
         if claim in seen:
             continue
-        if claim.kind == "accuse" and _negated(lowered, claim):
+        if claim.kind == "accuse" and (_negated(lowered, claim) or _negated_clause(lowered, start)):
             continue
         seen.add(claim)
         claims.append(claim)
@@ -76,6 +76,25 @@ def _negated(text: str, claim: Claim) -> bool:
             text,
         )
     )
+
+
+_CLAUSE_END = re.compile(r"[.!?;]|\bbut\b|\bhowever\b")
+_NEGATION = re.compile(r"\b(?:not|never|no way|doubt|hardly)\b|n't\b|\bdon't\b|\bdo not\b")
+_HEDGE = re.compile(r"\bnot\s+(?:sure|certain)\b|n't\s+(?:know|tell)\b")
+
+
+def _negated_clause(text: str, start: int) -> bool:
+    """Whether the clause that holds the claim starting at `start` negates it.
+
+    "I don't think P3 is mafia." and "I would never vote for P3" deny an accusation:
+    a negation word earlier in the same clause (after the last full stop, semicolon or
+    "but") turns the claim around. Hedges ("not sure", "can't tell") do not.
+    """
+    clause_start = 0
+    for match in _CLAUSE_END.finditer(text, 0, start):
+        clause_start = match.end()
+    prefix = _HEDGE.sub(" ", text[clause_start:start])
+    return _NEGATION.search(prefix) is not None
 
 
 def _drop_contradictions(claims: list[Claim]) -> list[Claim]:

@@ -3,9 +3,12 @@
 The seat's text view is printed incrementally (`views.text.render_event` over the
 events its `SeatTracker` admits — the same lines an LLM reads), and each decision is
 read from stdin: the number of a listed choice, or, on a speaking turn, any text.
-No timers: the game waits for the person. The game runs through `runner.play_match`
-like any other match; optionally it is stored like a tournament game (a GameLog and a
-results record with ``agent_kind`` ``human``).
+No timers: the game waits for the person. Ctrl-C quits at once; Ctrl-D (end of input)
+asks whether to quit, and a second end of input quits; typing ``/quit`` quits too.
+Quitting abandons the game (`QuitGame`): nothing is recorded in the person's name.
+The game runs through `runner.play_match` like any other match; optionally it is
+stored like a tournament game (a GameLog and a results record with ``agent_kind``
+``human``).
 """
 
 from __future__ import annotations
@@ -13,13 +16,14 @@ from __future__ import annotations
 import asyncio
 import secrets
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from mafia_arena.agents.base import Agent
 from mafia_arena.agents.human import Action, HumanAgent, decision_for
-from mafia_arena.engine.choices import Decision
+from mafia_arena.engine.choices import Choice, Decision, Request
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import replay
@@ -28,9 +32,22 @@ from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker, View
 
+QUIT_COMMAND = "/quit"
+_YES = frozenset({"y", "yes", "q", "quit"})
+_SHORT_MENU_ABOVE = 8  # a speaking turn with more options than this gets the short menu
+
+
+class QuitGame(Exception):
+    """The person left the terminal game (``/quit``, or end of input twice)."""
+
 
 class TerminalHuman(HumanAgent):
-    """A `HumanAgent` whose actions come from a line reader instead of a mailbox."""
+    """A `HumanAgent` whose actions come from a line reader instead of a mailbox.
+
+    Each line is read on a daemon thread, so Ctrl-C ends the program at once instead of
+    waiting for a blocked `input()` to return. Quitting sets `quit` and leaves the turn
+    unanswered; `play_in_terminal` then cancels the match.
+    """
 
     def __init__(
         self, name: str = "human", read: Callable[[str], str] = input, out: TextIO | None = None
@@ -39,6 +56,7 @@ class TerminalHuman(HumanAgent):
         self.read = read
         self.out = out or sys.stdout
         self.cursor = 0
+        self.quit = asyncio.Event()
 
     def show_new(self, knowledge: Knowledge) -> None:
         """Print the events this seat has not seen yet, in log order."""
@@ -52,29 +70,115 @@ class TerminalHuman(HumanAgent):
         self.out.write(text + "\n")
         self.out.flush()
 
+    async def read_line(self, prompt: str) -> str:
+        """One line from `read`, on a daemon thread; `EOFError` at end of input."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str] = loop.create_future()
+
+        def settle(line: str | None, error: BaseException | None) -> None:
+            if answer.done():
+                return
+            if error is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result(line or "")
+
+        def work() -> None:
+            try:
+                line = self.read(prompt)
+            except BaseException as exc:  # handed to the event loop, never lost
+                loop.call_soon_threadsafe(settle, None, exc)
+            else:
+                loop.call_soon_threadsafe(settle, line, None)
+
+        threading.Thread(target=work, name="terminal-input", daemon=True).start()
+        return await answer
+
     async def act(self, view: View) -> Decision:
         request = view.request
         if request is None:
             raise ValueError("act called without a request")
         self.show_new(view.knowledge)
         self.write(f"\nNOW ({name(view.seat)}): {request.prompt}")
-        for index, label in enumerate(request.labels):
-            self.write(f"  [{index}] {label}")
-        if request.free_text:
-            self.write("  (or type what you want to say)")
+        short = request.free_text and len(request.choices) > _SHORT_MENU_ABOVE
+        for line in short_menu(request) if short else full_menu(request):
+            self.write(line)
+        self.write(f"  ({QUIT_COMMAND} leaves the game)")
         while True:
             try:
-                line = (await asyncio.to_thread(self.read, "> ")).strip()
+                line = (await self.read_line("> ")).strip()
             except EOFError:
-                raise  # the runner records the default as a fallback
-            action = Action(0, choice=int(line)) if line.isdigit() else Action(0, text=line)
+                if await self._confirm_quit():
+                    return await self._leave()
+                continue
+            if line == QUIT_COMMAND:
+                return await self._leave()
             try:
-                decision = decision_for(request, action)
+                decision = decision_for(request, parse_line(request, line, short))
             except IllegalDecision as exc:
                 self.write(f"  ! {exc.reason}")
                 continue
             self.stats.decisions += 1
             return decision
+
+    async def _confirm_quit(self) -> bool:
+        self.write("End of input. Quit the game? [y/N]")
+        try:
+            answer = await self.read_line("quit? ")
+        except EOFError:
+            return True
+        return answer.strip().lower() in _YES
+
+    async def _leave(self) -> Decision:
+        """Signal the quit and wait to be cancelled: no decision is made in our name."""
+        self.quit.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable: the match is cancelled on quit")
+
+
+def full_menu(request: Request) -> list[str]:
+    """Every option, numbered, plus the free-text hint where speech is allowed."""
+    lines = [f"  [{index}] {label}" for index, label in enumerate(request.labels)]
+    if request.free_text:
+        lines.append("  (or type what you want to say)")
+    return lines
+
+
+def short_menu(request: Request) -> list[str]:
+    """A speaking turn's options grouped by speech act: one line per act, not one per
+    seat and value (a 10-player table offers 25-29 of them)."""
+    by_verb: dict[str, list[Choice]] = {}
+    for choice in request.choices:
+        by_verb.setdefault(choice.verb, []).append(choice)
+    lines = []
+    for verb, options in by_verb.items():
+        if len(options) == 1 and options[0].target is None and options[0].value is None:
+            lines.append(f"  {verb:<14}{request.labels[request.choices.index(options[0])]}")
+            continue
+        forms = sorted({_form(c) for c in options})
+        lines.append(f"  {verb:<14}" + ", ".join(forms))
+    lines.append("  e.g. 'accuse 3'; a number from the full list also works; or type speech")
+    return lines
+
+
+def _form(choice: Choice) -> str:
+    parts = [] if choice.target is None else [str(choice.target + 1)]
+    if choice.value is not None:
+        parts.append(choice.value)
+    return " ".join(parts)
+
+
+def parse_line(request: Request, line: str, short: bool) -> Action:
+    """What a typed line means: an option number, a short-menu act (``accuse 3``,
+    ``claim_result 2 mafia``) on a short menu, or else free text."""
+    if line.isdigit():
+        return Action(0, choice=int(line))
+    if short:
+        words = line.split()
+        for index, choice in enumerate(request.choices):
+            if words and words[0] == choice.verb and " ".join(words[1:]) == _form(choice):
+                return Action(0, choice=index)
+    return Action(0, text=line)
 
 
 def _seat_agents(
@@ -100,14 +204,16 @@ def play_in_terminal(
     out: TextIO | None = None,
     results_dir: Path | None = None,
     logs_dir: Path | None = None,
+    log_path: Path | None = None,
 ) -> MatchResult:
     """Play `human_seat` (0-based) yourself; bots from `agents` take the other seats.
 
     `agents` is a seating spec (``random``, ``a,b,c``, ``town=x,mafia=y``) or one agent
     per seat (the human seat's entry is replaced). With `results_dir`, the game is stored
-    like a web game (log under `logs_dir`, default ``runs/terminal``). Returns the match.
-    Without `seed`, a random one is drawn (so terminal games deal different cards) and
-    printed only after the game.
+    like a web game (log under `logs_dir`, default ``runs/terminal``); with `log_path`
+    the game log is written there. Returns the match; raises `QuitGame` when the person
+    quits (nothing is stored then). Without `seed`, a random one is drawn (so terminal
+    games deal different cards) and printed only after the game.
     """
     overrides = dict(overrides or {})
     rules = load_variant(variant, overrides)
@@ -119,7 +225,9 @@ def play_in_terminal(
     human = TerminalHuman(player_name, read, out)
     seated[human_seat] = human
     seed = secrets.randbelow(2**31) if seed is None else seed
-    result = asyncio.run(play_match(rules, seated, seed, overrides))
+    result = asyncio.run(_play_until_quit(human, play_match(rules, seated, seed, overrides)))
+    if log_path is not None:
+        result.log.save(log_path)
     game = replay(result.log)
     human.show_new(SeatTracker(human_seat).update(game))
     human.write(f"(game seed {seed}: replay this deal with --seed {seed})")
@@ -136,3 +244,16 @@ def play_in_terminal(
             game_id,
         )
     return result
+
+
+async def _play_until_quit(human: TerminalHuman, match: Any) -> MatchResult:
+    """Run the match until it ends or the person quits (then it is cancelled)."""
+    game_task = asyncio.ensure_future(match)
+    quit_task = asyncio.ensure_future(human.quit.wait())
+    await asyncio.wait({game_task, quit_task}, return_when=asyncio.FIRST_COMPLETED)
+    quit_task.cancel()
+    if not game_task.done():
+        game_task.cancel()
+        await asyncio.gather(game_task, return_exceptions=True)
+        raise QuitGame("the player left the game")
+    return game_task.result()

@@ -1,0 +1,56 @@
+"""Agent files (`agents/*.toml`): finding the file a spec names, and its kind.
+
+An agent file describes one player as data. Its optional top-level ``kind`` says which
+loader builds it: ``llm`` (the default: an endpoint, a model and prompts, see
+`llm.definition`) or ``rl`` (a trained policy file, see `agents.policy`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from mafia_arena.agents.llm_prompts import default_prompts_dir
+
+
+def _repo_agents_dir() -> Path | None:
+    prompts = default_prompts_dir()
+    return prompts.parent if prompts is not None else None
+
+
+def resolve_agent_file(spec: str) -> Path | None:
+    """The agent file a spec names, or None if the spec is not an agent file.
+
+    ``agents/x.toml`` or any ``*.toml`` path (relative to the working directory, else to
+    the repository); a bare name ``x`` if ``agents/x.toml`` exists in the working
+    directory or the repository. A ``.toml`` spec that names no file raises ValueError.
+    """
+    spec = spec.strip()
+    roots = [Path.cwd()]
+    repo_agents = _repo_agents_dir()
+    if repo_agents is not None:
+        roots.append(repo_agents.parent)
+    if spec.endswith(".toml"):
+        path = Path(spec).expanduser()
+        candidates = [path] if path.is_absolute() else [root / path for root in roots]
+        for candidate in candidates:
+            if candidate.is_file():
+                return candidate.resolve()
+        raise ValueError(f"agent file not found: {spec}")
+    if not spec or "/" in spec or "\\" in spec or spec.startswith("."):
+        return None
+    for root in roots:
+        candidate = root / "agents" / f"{spec}.toml"
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def agent_file_kind(path: Path) -> str:
+    """The ``kind`` an agent file declares (``llm`` when it declares none)."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return "llm"  # let the LLM loader report what is wrong with the file
+    kind = data.get("kind", "llm")
+    return kind if isinstance(kind, str) else "llm"

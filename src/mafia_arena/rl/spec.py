@@ -1,0 +1,122 @@
+"""Training specs: `experiments/<name>.toml` files with a ``[train]`` table.
+
+```toml
+name = "rl-town-votes"
+[train]
+variant = "standard"      # any variant in envs/
+players = 7
+side = "town"             # the side the learner plays
+kinds = ["vote"]          # request kinds it answers ("*" = every decision)
+co_player = "heuristic"   # plays the learner side's other decisions
+opponents = ["heuristic", "random", "liar"]   # the other side, drawn per game
+steps = 200000            # learner decisions
+seed = 0
+```
+
+Errors name the file, the key and the reason (`TrainSpecError`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mafia_arena.rl.team_env import TeamSetup
+
+
+class TrainSpecError(ValueError):
+    """A training spec that cannot be used; the message names file, key and reason."""
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    name: str
+    setup: TeamSetup
+    steps: int = 100_000
+    seed: int = 0
+    envs: int = 4
+    net: tuple[int, ...] = (128, 128)
+    learning_rate: float = 3e-4
+    n_steps: int = 512
+    batch_size: int = 256
+    ent_coef: float = 0.01
+    eval_games: int = 500
+    eval_every: int = 20_000
+    fallback: str = "heuristic"
+    source: str = ""
+    digest: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_SETUP_KEYS = {"variant", "players", "overrides", "side", "kinds", "co_player", "opponents"}
+_SETUP_KEYS |= {"shaping"}
+_TRAIN_KEYS = {"steps", "seed", "envs", "net", "learning_rate", "n_steps", "batch_size"}
+_TRAIN_KEYS |= {"ent_coef", "eval_games", "eval_every", "fallback"}
+
+
+def load_train_spec(path: str | Path) -> TrainSpec:
+    """Read and check a training spec (see the module docstring)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+        data = tomllib.loads(raw.decode())
+    except FileNotFoundError:
+        raise TrainSpecError(f"{path}: no such training spec") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise TrainSpecError(f"{path}: not valid TOML ({exc})") from None
+    train = data.get("train")
+    if not isinstance(train, dict):
+        raise TrainSpecError(f"{path}: key 'train': a [train] table is required")
+    unknown = sorted(set(train) - _SETUP_KEYS - _TRAIN_KEYS)
+    if unknown:
+        raise TrainSpecError(
+            f"{path}: key 'train.{unknown[0]}': unknown; known keys: "
+            + ", ".join(sorted(_SETUP_KEYS | _TRAIN_KEYS))
+        )
+
+    def typed(key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        value = train.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise TrainSpecError(f"{path}: key 'train.{key}': {value!r} has the wrong type")
+        return value
+
+    def positive(key: str, default: int) -> int:
+        value = typed(key, int, default)
+        if value <= 0:
+            raise TrainSpecError(f"{path}: key 'train.{key}': must be positive, not {value}")
+        return int(value)
+
+    kinds = typed("kinds", list, ["vote"])
+    opponents = typed("opponents", list, ["heuristic"])
+    if not opponents:
+        raise TrainSpecError(f"{path}: key 'train.opponents': name at least one opponent")
+    setup = TeamSetup(
+        variant=typed("variant", str, "standard"),
+        players=positive("players", 7),
+        overrides=dict(typed("overrides", dict, {})),
+        side=typed("side", str, "town"),
+        kinds=tuple(str(k) for k in kinds),
+        co_player=typed("co_player", str, "heuristic"),
+        opponents=tuple(str(o) for o in opponents),
+        shaping=float(typed("shaping", (int, float), 0.0)),
+    )
+    return TrainSpec(
+        name=str(data.get("name", path.stem)),
+        setup=setup,
+        steps=positive("steps", 100_000),
+        seed=typed("seed", int, 0),
+        envs=positive("envs", 4),
+        net=tuple(int(x) for x in typed("net", list, [128, 128])),
+        learning_rate=float(typed("learning_rate", (int, float), 3e-4)),
+        n_steps=positive("n_steps", 512),
+        batch_size=positive("batch_size", 256),
+        ent_coef=float(typed("ent_coef", (int, float), 0.01)),
+        eval_games=positive("eval_games", 500),
+        eval_every=positive("eval_every", 20_000),
+        fallback=typed("fallback", str, "heuristic"),
+        source=str(path),
+        digest=hashlib.sha256(raw).hexdigest()[:16],
+    )

@@ -1,0 +1,229 @@
+"""`TeamEnv`: one learner plays one side's chosen decisions; scripted players do the rest.
+
+Why a single-agent view of a multi-agent game: the common RL question here is "can a
+policy make this side's votes (or every decision of this side) better than a scripted
+player does, against a given pool of opponents?". One policy then acts for every seat of
+its side, each time from that seat's own observation (the same numeric view as the
+PettingZoo env: `views.encode`, masks from `env.actions`), so nothing hidden from the
+seat reaches the policy.
+
+Each episode is one game. At `reset` the env draws a game seed and an opponent from the
+pool with its own generator (so a seeded env replays its episodes exactly), seats
+`co_player` agents on the learner's side and the opponent on the other side, and plays
+until a learner decision is due. `step(action)` submits the learner's choice and plays on
+to the next one. The reward is 0 until the end, then +1 if the learner's side won, -1 if
+it lost, 0 on a draw; `info["signals"]` lists the day-time deaths since the previous
+step (seat and side) for shaping, and `shaping` adds them to the reward when set.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from mafia_arena.agents.base import SyncAgent
+from mafia_arena.agents.registry import make_agent
+from mafia_arena.engine import Game
+from mafia_arena.env.session import GameSession, IllegalActionError
+
+ALL_KINDS = "*"
+Chooser = Callable[[np.ndarray, np.ndarray], int]
+"""A policy as a function: (observation, boolean mask) -> action id."""
+
+
+@dataclass(frozen=True)
+class TeamSetup:
+    """What the learner controls and whom it plays with and against.
+
+    `kinds` are request kinds (``vote``, ``final_vote``, ``night:kill``, …) or ``*`` for
+    every decision; `opponents` is the pool the other side is drawn from per game;
+    `shaping` is the reward per day-time death (+ for the other side's, - for one's own);
+    an illegal action ends the episode with `illegal_reward` (``info["illegal"]``), as
+    PettingZoo's terminate-on-illegal policy does; a masked policy never takes one.
+    """
+
+    variant: str = "standard"
+    players: int = 7
+    overrides: dict[str, Any] = field(default_factory=dict)
+    side: str = "town"
+    kinds: tuple[str, ...] = ("vote",)
+    co_player: str = "heuristic"
+    opponents: tuple[str, ...] = ("heuristic",)
+    shaping: float = 0.0
+    illegal_reward: float = -1.0
+
+    def learns(self, kind: str) -> bool:
+        return ALL_KINDS in self.kinds or kind in self.kinds
+
+
+class TeamEnv(gym.Env[np.ndarray, np.int64]):
+    """A Gymnasium env over one side's decisions (see the module docstring)."""
+
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (gymnasium's own)
+
+    def __init__(self, setup: TeamSetup | None = None, seed: int | None = None) -> None:
+        self.setup = setup or TeamSetup()
+        self.session = GameSession(self.setup.variant, self.setup.players, self.setup.overrides)
+        self.observation_size = self.session.encoder.size
+        self.actions = self.session.table.size
+        self.observation_space = gym.spaces.Box(
+            0.0, 1.0, (self.observation_size,), dtype=np.float32
+        )
+        self.action_space = gym.spaces.Discrete(self.actions)
+        self._rng = random.Random(seed)
+        self._agents: list[SyncAgent] = []
+        self._sides: list[str] = []
+        self._seat: int | None = None
+        self._alive: list[bool] = []
+        self.opponent = ""
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._rng = random.Random(seed)
+        options = options or {}
+        while True:
+            self._start(
+                int(options.get("game_seed", self._rng.randrange(2**31))),
+                options.get("opponent") or self._rng.choice(self.setup.opponents),
+            )
+            _, signals = self._advance()
+            if self._seat is not None:
+                return self._observation(), self._info(signals)
+            # the game ended before any learner decision (rare): play a fresh one
+            options = {k: v for k, v in options.items() if k != "game_seed"}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self._seat is None:
+            raise RuntimeError("reset() the environment before stepping it")
+        try:
+            self.session.act(self._seat, action)
+        except IllegalActionError as exc:
+            self._seat = None
+            obs = np.zeros(self.observation_size, dtype=np.float32)
+            info: dict[str, Any] = {"side": self.setup.side, "signals": [], "illegal": str(exc)}
+            return obs, self.setup.illegal_reward, True, False, info
+        reward, signals = self._advance()
+        if self._seat is None:
+            outcome = self.session.team_rewards()
+            mine = next(s for s, side in enumerate(self._sides) if side == self.setup.side)
+            obs = np.zeros(self.observation_size, dtype=np.float32)
+            return obs, reward + outcome[mine], True, False, self._info(signals, final=True)
+        return self._observation(), reward, False, False, self._info(signals)
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the seat that must decide now (for masked policies)."""
+        if self._seat is None:
+            return np.ones(self.actions, dtype=bool)
+        return self.session.observe(self._seat)["action_mask"].astype(bool)
+
+    def play(self, game_seed: int, opponent: str, choose: Chooser | None = None) -> bool:
+        """Play one whole game outside the RL loop; True if the learner's side won.
+
+        `choose(observation, mask) -> action` answers the learner's decisions; None lets
+        the co-player make them (the scripted baseline). Used for evaluation, so the
+        policy, random choices and the co-player are compared on the same seeded games.
+        """
+        self._start(game_seed, opponent)
+        game = self.session.game
+        assert game is not None
+        while True:
+            self._advance(learner_turns=choose is not None)
+            if self._seat is None:
+                return self.session.team_rewards()[self._sides.index(self.setup.side)] > 0
+            assert choose is not None
+            observed = self.session.observe(self._seat)
+            action = choose(observed["observation"], observed["action_mask"].astype(bool))
+            self.session.act(self._seat, action)
+
+    # ------------------------------------------------------------------ internals
+    def _start(self, game_seed: int, opponent: str) -> None:
+        """A new game: the deal from `game_seed`, agents seated, per-seat seeds drawn."""
+        self.opponent = opponent
+        game = self.session.new_game(game_seed)
+        self._sides = [self._side_of(game, s) for s in range(self.setup.players)]
+        self._agents = [
+            self._agent(self.setup.co_player if side == self.setup.side else opponent)
+            for side in self._sides
+        ]
+        agent_seeds = random.Random(f"team-env:{game_seed}")
+        for seat, agent in enumerate(self._agents):
+            agent.reset(seat, agent_seeds.randrange(2**31))
+        self._alive = [True] * self.setup.players
+        self._seat = None
+
+    def _advance(self, learner_turns: bool = True) -> tuple[float, list[dict[str, Any]]]:
+        """Play scripted decisions until a learner decision is due or the game ends."""
+        game = self.session.game
+        assert game is not None
+        self._seat = None
+        while not game.over:
+            pending = game.pending()
+            learner = [
+                s
+                for s in sorted(pending)
+                if learner_turns
+                and self._sides[s] == self.setup.side
+                and self.setup.learns(pending[s].kind)
+            ]
+            if learner:
+                self._seat = learner[0]
+                break
+            seat = min(pending)
+            game.submit(seat, self._agents[seat].decide(self.session.view(seat)))
+        return self._signals(game)
+
+    def _signals(self, game: Game) -> tuple[float, list[dict[str, Any]]]:
+        signals = []
+        reward = 0.0
+        for seat_state in game.state.seats:
+            if self._alive[seat_state.seat] and not seat_state.alive:
+                self._alive[seat_state.seat] = False
+                if game.state.phase == "day":
+                    side = self._sides[seat_state.seat]
+                    signals.append({"seat": seat_state.seat, "side": side})
+                    own = side == self.setup.side
+                    reward += -self.setup.shaping if own else self.setup.shaping
+        return reward, signals
+
+    def _observation(self) -> np.ndarray:
+        assert self._seat is not None
+        return self.session.observe(self._seat)["observation"]
+
+    def _info(self, signals: list[dict[str, Any]], final: bool = False) -> dict[str, Any]:
+        info: dict[str, Any] = {"side": self.setup.side, "signals": signals}
+        if self._seat is not None:
+            info["seat"] = self._seat
+            info["action_mask"] = self.action_masks()
+        if final:
+            game = self.session.game
+            assert game is not None
+            info["winner"] = game.state.winner
+            info["won"] = self.session.team_rewards()[self._sides.index(self.setup.side)] > 0
+            info["opponent"] = self.opponent
+        return info
+
+    def _side_of(self, game: Game, seat: int) -> str:
+        faction = game.state.seats[seat].faction
+        factions = self.session.variant.factions
+        return factions[faction].side if faction in factions else faction
+
+    @staticmethod
+    def _agent(name: str) -> SyncAgent:
+        agent = make_agent(name)
+        if not isinstance(agent, SyncAgent):
+            raise ValueError(f"{name!r} is not a scripted player; TeamEnv seats only those")
+        return agent
+
+
+def side_seats(sides: Sequence[str], side: str) -> list[int]:
+    """The seats of `side` (a helper for evaluation and tests)."""
+    return [s for s, name in enumerate(sides) if name == side]

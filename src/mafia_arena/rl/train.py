@@ -1,0 +1,210 @@
+"""Train a masked PPO policy from a spec, track it in MLflow, export a policy file.
+
+`train(spec, out)` needs the ``[rl]`` extra (Stable-Baselines3, sb3-contrib and
+PyTorch's CPU build). It builds `spec.envs` seeded `TeamEnv`s, trains `MaskablePPO`
+(it reads `TeamEnv.action_masks()`, so no illegal move is ever sampled), evaluates the
+greedy policy against every opponent of the pool every `eval_every` decisions on
+held-out seeded games, and writes into `out`:
+
+- ``policy.npz``: the actor as a numpy policy file (`rl.policy_file`), playable without
+  torch by the ``rl`` agent kind (`agents.policy`);
+- ``model.zip``: the full Stable-Baselines3 checkpoint (to resume or fine-tune);
+- ``curve.csv`` and ``curve.png``: the evaluation win rates over training.
+
+One MLflow run per training (experiment ``train:<name>``) holds the spec's values as
+params, the curve as metrics and the files as artifacts.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mafia_arena.rl.evaluate import WinRate, win_rate
+from mafia_arena.rl.policy_file import PolicyFile, table_hash
+from mafia_arena.rl.spec import TrainSpec
+from mafia_arena.rl.team_env import TeamEnv
+
+
+class MissingRLExtra(RuntimeError):
+    """The ``[rl]`` extra is not installed."""
+
+
+@dataclass
+class TrainResult:
+    policy_path: Path
+    curve: list[dict[str, float]]
+    final: list[WinRate]
+
+
+def _sb3() -> tuple[Any, Any]:
+    try:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import DummyVecEnv
+    except ImportError as exc:
+        raise MissingRLExtra(
+            f"training needs the [rl] extra: pip install -e '.[rl]' ({exc.name} is missing)"
+        ) from None
+    return MaskablePPO, DummyVecEnv
+
+
+def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
+    """The actor of a trained `MaskablePPO` model as a `PolicyFile`."""
+    import torch
+
+    policy = model.policy
+    layers: list[tuple[np.ndarray, np.ndarray]] = []
+    for module in policy.mlp_extractor.policy_net:
+        if isinstance(module, torch.nn.Linear):
+            layers.append(_linear(module))
+        elif not isinstance(module, torch.nn.Tanh):
+            raise ValueError(f"cannot export layer {module!r}: only Linear and Tanh")
+    layers.append(_linear(policy.action_net))
+    setup = spec.setup
+    header = {
+        "name": spec.name,
+        "variant": setup.variant,
+        "players": setup.players,
+        "overrides": setup.overrides,
+        "side": setup.side,
+        "kinds": list(setup.kinds),
+        "fallback": spec.fallback,
+        "observation_size": env.observation_size,
+        "actions": env.actions,
+        "table_hash": table_hash(list(env.session.table.keys)),
+        "spec": spec.source,
+        "spec_hash": spec.digest,
+        "steps": spec.steps,
+        "seed": spec.seed,
+    }
+    return PolicyFile(layers, header)
+
+
+def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        module.weight.detach().cpu().numpy().astype(np.float32),
+        module.bias.detach().cpu().numpy().astype(np.float32),
+    )
+
+
+def train(
+    spec: TrainSpec,
+    out: str | Path,
+    *,
+    tracking_uri: str | None = None,
+    track: bool = True,
+    log: Callable[[str], None] = print,
+) -> TrainResult:
+    """Train per `spec` into folder `out` (see the module docstring)."""
+    MaskablePPO, DummyVecEnv = _sb3()
+    import torch
+
+    torch.manual_seed(spec.seed)
+    torch.set_num_threads(1)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    envs = DummyVecEnv(
+        [(lambda i=i: TeamEnv(spec.setup, seed=spec.seed * 1000 + i)) for i in range(spec.envs)]
+    )
+    model = MaskablePPO(
+        "MlpPolicy",
+        envs,
+        learning_rate=spec.learning_rate,
+        n_steps=spec.n_steps,
+        batch_size=spec.batch_size,
+        ent_coef=spec.ent_coef,
+        gamma=1.0,
+        policy_kwargs={"net_arch": {"pi": list(spec.net), "vf": list(spec.net)}},
+        seed=spec.seed,
+        device="cpu",
+        verbose=0,
+    )
+    probe = TeamEnv(spec.setup)
+    curve: list[dict[str, float]] = []
+
+    def evaluate(step: int) -> list[WinRate]:
+        policy = export_policy(model, spec, probe)
+        rates = [
+            win_rate(spec.setup, "policy", policy.act, opponent, spec.eval_games)
+            for opponent in spec.setup.opponents
+        ]
+        point = {"step": float(step), **{f"win_vs_{r.opponent}": r.rate for r in rates}}
+        curve.append(point)
+        log(f"step {step:>8}: " + "  ".join(f"{r.opponent} {r.rate:.3f}" for r in rates))
+        return rates
+
+    evaluate(0)
+    done = 0
+    while done < spec.steps:
+        chunk = min(spec.eval_every, spec.steps - done)
+        model.learn(chunk, reset_num_timesteps=False)
+        done += chunk
+        final = evaluate(done)
+    policy_path = export_policy(model, spec, probe).save(out / "policy.npz")
+    model.save(out / "model.zip")
+    _write_curve(curve, out)
+    if track:
+        _track(spec, out, curve, tracking_uri)
+    return TrainResult(policy_path, curve, final if spec.steps else [])
+
+
+def _write_curve(curve: list[dict[str, float]], out: Path) -> None:
+    keys = list(curve[0])
+    with (out / "curve.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, keys)
+        writer.writeheader()
+        writer.writerows(curve)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    steps = [p["step"] for p in curve]
+    for key in keys[1:]:
+        ax.plot(steps, [p[key] for p in curve], marker="o", label=key.removeprefix("win_vs_"))
+    ax.set_xlabel("learner decisions")
+    ax.set_ylabel("win rate of the learner's side")
+    ax.set_ylim(0, 1)
+    ax.legend(title="opponent")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "curve.png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+def _track(
+    spec: TrainSpec, out: Path, curve: list[dict[str, float]], tracking_uri: str | None
+) -> None:
+    import mlflow
+
+    from mafia_arena.tracking.uri import resolve_tracking_uri
+
+    client = mlflow.MlflowClient(tracking_uri=resolve_tracking_uri(tracking_uri))
+    name = f"train:{spec.name}"
+    experiment = client.get_experiment_by_name(name)
+    experiment_id = (
+        experiment.experiment_id if experiment is not None else client.create_experiment(name)
+    )
+    run = client.create_run(experiment_id, tags={"spec_hash": spec.digest})
+    run_id = run.info.run_id
+    try:
+        params = {k: v for k, v in asdict(spec).items() if k not in ("setup", "extra")}
+        params.update({f"setup.{k}": v for k, v in asdict(spec.setup).items()})
+        for key, value in params.items():
+            client.log_param(run_id, key, str(value)[:500])
+        for point in curve:
+            for key, value in point.items():
+                if key != "step":
+                    client.log_metric(run_id, key, value, step=int(point["step"]))
+        for path in ("policy.npz", "curve.csv", "curve.png"):
+            client.log_artifact(run_id, str(out / path))
+        client.set_terminated(run_id, "FINISHED")
+    except Exception:
+        client.set_terminated(run_id, "FAILED")
+        raise
