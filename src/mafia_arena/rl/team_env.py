@@ -9,8 +9,9 @@ seat reaches the policy.
 
 Each episode is one game. At `reset` the env draws a game seed and an opponent from the
 pool with its own generator (so a seeded env replays its episodes exactly), seats
-`co_player` agents on the learner's side and the opponent on the other side, and plays
-until a learner decision is due. `step(action)` submits the learner's choice and plays on
+`co_player` agents on the learner's side and the opponent on the other side (each with
+its own seat seed from the env's host key, never the game seed), and plays until a
+learner decision is due. `step(action)` submits the learner's choice and plays on
 to the next one. The reward is 0 until the end, then +1 if the learner's side won, -1 if
 it lost, 0 on a draw; `info["signals"]` lists the day-time deaths since the previous
 step (seat and side) for shaping, and `shaping` adds them to the reward when set.
@@ -165,7 +166,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         return new_host_key() if seed is None else random.Random(f"host:{seed}").randbytes(32)
 
     def _start(self, game_seed: int, opponent: str) -> None:
-        """A new game: the deal from `game_seed`, agents seated, per-seat seeds drawn."""
+        """A new game: the deal from `game_seed`, agents seated with keyed seat seeds."""
         self.opponent = opponent
         game = self.session.new_game(game_seed)
         self._sides = [self._side_of(game, s) for s in range(self.setup.players)]
