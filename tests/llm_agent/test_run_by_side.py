@@ -38,13 +38,7 @@ def test_run_mixes_a_scripted_side_and_an_llm_file(fake: FakeOpenAI, tmp_path: P
 
 
 @pytest.mark.llm
-def test_run_with_the_bundled_local_model_on_the_mafia_side() -> None:
-    """The exact command of the report, one short game with the bundled SmolLM2."""
-    summary = _run(
-        "town=heuristic,mafia=agents/local-smollm2.toml",
-        "--games",
-        "1",
-        "--set",
-        "discussion_rounds=1",
-    )
+def test_run_with_the_bundled_local_model_on_the_mafia_side(local_server: object) -> None:
+    """The exact command of the report, one game with the bundled SmolLM2."""
+    summary = _run("town=heuristic,mafia=agents/local-smollm2.toml", "--games", "1")
     assert sum(row["wins"] for row in summary["win_rates"].values()) == 1
