@@ -28,6 +28,15 @@ SetOption = Annotated[
 ]
 
 
+def warn_below_recommended(rules: Any, players: int) -> None:
+    """Print the variant's notice for a game below its recommended size (classic OP-C1)."""
+    from mafia_arena.engine.flow import below_recommended
+
+    notice = below_recommended(rules, players)
+    if notice:
+        typer.echo(f"warning: {notice}", err=True)
+
+
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items or []:
@@ -43,9 +52,11 @@ def variants() -> None:
     """List the bundled variants."""
     for name in available_variants():
         variant = load_variant(name)
-        typer.echo(
-            f"{name:10} {variant.min_players}-{variant.max_players} players  {variant.title}"
+        upper = variant.max_players
+        players = (
+            f"{variant.min_players}-{upper}" if upper is not None else f"{variant.min_players}+"
         )
+        typer.echo(f"{name:10} {players:6} players  {variant.title}")
 
 
 @app.command()
@@ -68,6 +79,7 @@ def play(
 
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
+    warn_below_recommended(rules, players)
     if human is not None:
         from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
@@ -130,6 +142,7 @@ def run(
     key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
+    warn_below_recommended(rules, players)
     winners: Counter[str] = Counter()
     lengths: list[int] = []
     for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):

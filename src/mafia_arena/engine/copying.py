@@ -19,6 +19,7 @@ from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Flow, Game
 from mafia_arena.engine.night import legal_targets, night_no, step_request
 from mafia_arena.engine.state import NightState
+from mafia_arena.rules.params import individual
 from mafia_arena.rules.spec import Limits, NightStep
 
 
@@ -42,7 +43,7 @@ def borrowed(skill: NightStep, own: NightStep) -> NightStep:
             "optional": False,
             "default": own.default,
             "limits": Limits(),
-            "params": {**skill.params, "kind": "individual"},
+            "params": individual(skill.params),
             "label": f"use the copied skill ({skill.label or skill.action})",
         }
     )

@@ -17,7 +17,8 @@ from mafia_arena.engine.night import night
 from mafia_arena.engine.voting import PROCEDURES
 from mafia_arena.engine.win import check_win, end_game
 from mafia_arena.rules.composition import deck_counts
-from mafia_arena.rules.spec import DayStep
+from mafia_arena.rules.params import IntroductionsParams
+from mafia_arena.rules.spec import DayStep, Variant
 
 
 def play(game: Game) -> Flow:
@@ -68,6 +69,9 @@ def setup(game: Game) -> None:
         {"variant": game.variant.name, "players": game.players, "composition": counts},
         PUBLIC,
     )
+    notice = below_recommended(game.variant, game.players)
+    if notice:
+        game.emit("narration", {"step": "setup", "text": notice}, PUBLIC)
     for seat in state.seats:
         game.emit(
             "role",
@@ -82,6 +86,15 @@ def setup(game: Game) -> None:
             str(s.seat): s.role for s in state.seats if s.role in known and s.seat != seat.seat
         }
         game.emit("allies", {"seat": seat.seat, "allies": allies}, private(seat.seat))
+
+
+def below_recommended(variant: Variant, players: int) -> str:
+    """The notice for a game below the variant's recommended size, or "" (classic OP-C1:
+    the game is played, and everyone is told). The command line prints it too."""
+    recommended = variant.rules.recommended_min_players
+    if recommended is None or players >= recommended:
+        return ""
+    return f"{players} players is below the recommended minimum of {recommended} players."
 
 
 def morning_deaths(game: Game) -> None:
@@ -131,9 +144,13 @@ def day_step(game: Game, step: DayStep) -> Flow:
         yield from discussion(game, step.rounds)
     elif step.type == "introductions":
         if game.state.day == 1:
-            yield from discussion(game, 1, "introductions")
+            theme = step.params.theme if isinstance(step.params, IntroductionsParams) else ""
+            if theme:  # the host sets the theme (club 3.2 step 2)
+                text = f"Day 1: introduce yourselves. The theme: {theme}."
+                game.emit("narration", {"step": "introduction_theme", "text": text}, PUBLIC)
+            yield from discussion(game, 1, "introductions", topic=theme)
     elif step.type == "vote":
-        yield from PROCEDURES[step.procedure](game, dict(step.params))
+        yield from PROCEDURES[step.procedure](game, step.params)
         if step.win_check:
             check_win(game)
     elif step.type == "last_words":

@@ -221,13 +221,16 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
 
 
 def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, AgentDefinition]:
-    """Load every ``*.toml`` directly in ``directory``, keyed by agent name.
+    """Load every LLM agent file directly in ``directory``, keyed by agent name.
 
-    Duplicate names are an error naming both files.
+    Files that declare another ``kind`` (``rl``: a trained policy) are not LLM agents
+    and are skipped. Duplicate names are an error naming both files.
     """
     found: dict[str, AgentDefinition] = {}
     origin: dict[str, Path] = {}
     for path in sorted(Path(directory).glob("*.toml")):
+        if _declared_kind(path) not in (None, "llm"):
+            continue
         definition = load_agent_definition(path)
         if definition.name in found:
             other = origin[definition.name]
@@ -237,3 +240,12 @@ def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, Agent
         found[definition.name] = definition
         origin[definition.name] = path
     return found
+
+
+def _declared_kind(path: Path) -> str | None:
+    """The top-level ``kind`` key of an agent file, if it declares one."""
+    try:
+        kind = tomllib.loads(path.read_text(encoding="utf-8")).get("kind")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # load_agent_definition reports what is wrong with the file
+    return kind if isinstance(kind, str) else None

@@ -57,9 +57,12 @@ class GameManager:
             variant = load_variant(spec.variant, spec.overrides)
         except VariantError as exc:
             raise CreateError(f"{exc.key}: {exc.reason}") from exc
-        if not variant.min_players <= spec.players <= variant.max_players:
+        upper = variant.max_players
+        if spec.players < variant.min_players or (upper is not None and spec.players > upper):
             raise CreateError(
-                f"{variant.name} needs {variant.min_players}-{variant.max_players} players"
+                f"{variant.name} needs {variant.min_players}"
+                + (f"-{upper}" if upper is not None else " or more")
+                + " players"
             )
         try:
             deck(variant, spec.players)  # the composition must work at this player count

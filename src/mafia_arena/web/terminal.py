@@ -29,6 +29,7 @@ from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import replay
 from mafia_arena.runner.match import MatchResult, play_match
 from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker, View
 
@@ -224,6 +225,7 @@ def play_in_terminal(
         raise ValueError(f"{len(seated)} agents for {players} players")
     human = TerminalHuman(player_name, read, out)
     seated[human_seat] = human
+    human.write(rules_text(rules, players))  # the rules as the engine will play them
     seed = secrets.randbelow(2**31) if seed is None else seed
     result = asyncio.run(_play_until_quit(human, play_match(rules, seated, seed, overrides)))
     if log_path is not None:
