@@ -14,9 +14,12 @@ SMOKE = REPO / "experiments" / "smoke.toml"
 
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[str]:
-    """A local Ray of 2 CPUs; yields its GCS address (for drivers that join it)."""
+    """A private local Ray of 2 CPUs (loopback only, as the driver starts it); yields its
+    GCS address (for drivers that join it)."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    from mafia_arena.experiments.executors import start_local_ray
+
+    start_local_ray(2)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:

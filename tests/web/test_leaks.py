@@ -111,7 +111,7 @@ def test_the_leak_check_itself_catches_leaks(server: LiveServer) -> None:
     role_line = next(
         render_event(e, 0)
         for e in game.events
-        if e.kind == "role" and e.payload["seat"] == other.seat
+        if e.kind == "role" and e.fact.to_payload()["seat"] == other.seat
     )
     forged_line = copy.deepcopy(messages)
     forged_line[first]["lines"].append({"text": role_line})

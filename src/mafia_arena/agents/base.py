@@ -70,6 +70,12 @@ class Agent(Protocol):
         with ``seq`` and ``seat``; the runner copies them to ``log.meta["beliefs"]``."""
         ...
 
+    @property
+    def traces(self) -> Sequence[Mapping[str, Any]]:
+        """Decision traces kept this game (LLM players), each with ``seq`` and ``seat``;
+        the runner copies them to ``log.traces`` (beside the log, never shown to a seat)."""
+        ...
+
     def reset(self, seat: int, seed: int) -> None:
         """Called once before a game with the seat it plays and that seat's own seed.
 
@@ -106,6 +112,7 @@ class AgentBase:
     kind = "scripted"
     synchronous = False
     beliefs: Sequence[Mapping[str, Any]] = ()
+    traces: Sequence[Mapping[str, Any]] = ()
 
     def __init__(self) -> None:
         self.stats = AgentStats()

@@ -48,6 +48,10 @@ class BySideAgent:
     def beliefs(self) -> Sequence[Mapping[str, Any]]:
         return () if self._delegate is None else self._delegate.beliefs
 
+    @property
+    def traces(self) -> Sequence[Mapping[str, Any]]:
+        return () if self._delegate is None else self._delegate.traces
+
     def reset(self, seat: int, seed: int) -> None:
         self._seat, self._seed, self._delegate = seat, seed, None
         self._variant = None

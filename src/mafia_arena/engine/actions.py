@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
+from mafia_arena.engine.catalogue import NightResult
 from mafia_arena.engine.choices import PASS, Choice, shared_choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Game, seat_name
@@ -68,10 +69,17 @@ class Action:
         raise NotImplementedError
 
     @staticmethod
-    def tell(game: Game, seats: Sequence[int], step: NightStep, payload: dict) -> None:
+    def tell(
+        game: Game,
+        seats: Sequence[int],
+        step: NightStep,
+        action: str,
+        targets: tuple[int, ...],
+        result: str,
+    ) -> None:
         """A private answer to the actors (and the step's observers)."""
         game.emit(
-            "night_result", {"step": step.name, **payload}, private(*seats, channel=step.name)
+            NightResult(action, targets, result, step.name), private(*seats, channel=step.name)
         )
 
 
@@ -144,7 +152,9 @@ class Check(Action):
                 game,
                 observers(game, step, actors),
                 step,
-                {"action": "check", "target": pick.target, "result": result},
+                "check",
+                (pick.target,),
+                result,
             )
 
 
@@ -236,7 +246,9 @@ class Compare(Action):
             game,
             observers(game, step, actors),
             step,
-            {"action": "compare", "targets": [a, b], "result": result},
+            "compare",
+            (a, b),
+            result,
         )
 
 

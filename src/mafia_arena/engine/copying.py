@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from mafia_arena.engine.actions import Action
 from mafia_arena.engine.asking import ask, ask_one, picked_seat, target_request
+from mafia_arena.engine.catalogue import Blocked, NightAction, NightResult
 from mafia_arena.engine.choices import Choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Flow, Game
@@ -80,18 +81,10 @@ class Copy(Action):
             return
         skill = copyable_step(game, source)
         if skill is None or night.is_void(source):
-            game.emit(
-                "night_action",
-                {"step": step.name, "seat": actor, "choices": [f"copy:{source}"], "skill": None},
-                channel,
-            )
-            game.emit("blocked", {"step": step.name}, channel)
+            game.emit(NightAction(step.name, (actor,), (f"copy:{source}",)), channel)
+            game.emit(Blocked(step.name), channel)
             return
-        game.emit(
-            "night_result",
-            {"step": step.name, "action": "copy", "target": source, "result": skill.action},
-            channel,
-        )
+        game.emit(NightResult("copy", (source,), skill.action, step.name), channel)
         use = borrowed(skill, step)
         picks: list[Choice] = []
         for pick_no in range(use.target.count):
@@ -105,13 +98,12 @@ class Copy(Action):
                 return
             picks.append(decision)
         game.emit(
-            "night_action",
-            {
-                "step": step.name,
-                "seat": actor,
-                "choices": [f"copy:{source}", *(c.key for c in picks)],
-                "skill": skill.action,
-            },
+            NightAction(
+                step.name,
+                (actor,),
+                (f"copy:{source}", *(c.key for c in picks)),
+                skill=skill.action,
+            ),
             channel,
         )
         game.hooks.actions[use.action].apply(game, night, use, (actor,), picks)

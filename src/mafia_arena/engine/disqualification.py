@@ -14,6 +14,7 @@ keep the removed seat out of every later prompt.
 
 from __future__ import annotations
 
+from mafia_arena.engine.catalogue import Disqualified
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Game, seat_name
@@ -31,6 +32,6 @@ def remove(game: Game, seat: int, reason: str) -> None:
     """
     game.state.disqualified.add(seat)
     text = f"{seat_name(seat)} is disqualified" + (f": {reason}" if reason else "") + "."
-    game.emit("disqualified", {"seat": seat, "reason": reason, "text": text}, PUBLIC)
+    game.emit(Disqualified(seat, reason, text), PUBLIC)
     die(game, [seat], CAUSE, reveal=True)
     check_win(game)

@@ -17,6 +17,14 @@ from __future__ import annotations
 from collections import Counter
 
 from mafia_arena.engine.asking import ask
+from mafia_arena.engine.catalogue import (
+    Blocked,
+    GroupPicks,
+    Narration,
+    NightAction,
+    NightResult,
+    PhaseStart,
+)
 from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.engine.discussion import channel_chat
 from mafia_arena.engine.events import PUBLIC, private
@@ -31,7 +39,7 @@ def night(game: Game, number: int) -> Flow:
     state.phase = "night"
     state.day = number
     state.night = NightState(number)
-    game.emit("phase", {"phase": "night", "number": number}, PUBLIC)
+    game.emit(PhaseStart("night", number), PUBLIC)
     for hook in game.hooks.night:
         hook(game, number)
     if number == 1 and not game.variant.rules.first_night_actions:
@@ -56,11 +64,7 @@ def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
     called = [r for r in (*step.actors, *step.observers, *step.params.narrate_cards) if r in deck]
     if called:
         game.emit(
-            "narration",
-            {
-                "step": step.name,
-                "text": f"Night {game.state.day}: {_wake(list(dict.fromkeys(called)))}.",
-            },
+            Narration(step.name, f"Night {game.state.day}: {_wake(list(dict.fromkeys(called)))}."),
             PUBLIC,
         )
 
@@ -94,11 +98,7 @@ def introduce(game: Game) -> None:
             if r in deck and r not in called
         ]
         called.update(group)
-        game.emit(
-            "narration",
-            {"step": "introductions", "text": f"Night 1: {_wake(group)} to meet the host."},
-            PUBLIC,
-        )
+        game.emit(Narration("introductions", f"Night 1: {_wake(group)} to meet the host."), PUBLIC)
 
 
 def sleeps(game: Game, role: str, night_roles: list[str]) -> bool:
@@ -224,7 +224,7 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
         return
     for actor in actors:
         if night.is_blocked(actor):
-            game.emit("blocked", {"step": step.name}, private(actor, channel=step.name))
+            game.emit(Blocked(step.name), private(actor, channel=step.name))
     participants = [a for a in actors if not night.is_blocked(a)]
     if step.observers:
         _cross_observers(game, step, night, watching=bool(participants))
@@ -251,7 +251,7 @@ def _cross_observers(game: Game, step: NightStep, night: NightState, *, watching
     """Observers see crossed arms when blocked themselves or when no actor acts."""
     for seat in game.state.holders(set(step.observers)):
         if night.is_blocked(seat) or not watching:
-            game.emit("blocked", {"step": step.name}, private(seat, channel=step.name))
+            game.emit(Blocked(step.name), private(seat, channel=step.name))
 
 
 def step_request(
@@ -307,8 +307,7 @@ def _individual_step(game: Game, step: NightStep, night: NightState, actors: lis
             continue  # an earlier pick named a player disqualified since: void
         _record_usage(game, step, actor, [c.target for c in chosen if c.target is not None])
         game.emit(
-            "night_action",
-            {"step": step.name, "seat": actor, "choices": [c.key for c in chosen]},
+            NightAction(step.name, (actor,), tuple(c.key for c in chosen)),
             private(actor, channel=step.name),
         )
         game.hooks.actions[step.action].apply(game, night, step, (actor,), chosen)
@@ -335,13 +334,7 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
             seat: d for seat, d in sorted(answers.items()) if isinstance(d, Choice) and d != PASS
         }
         game.emit(
-            "group_picks",
-            {
-                "step": step.name,
-                "round": round_no + 1,
-                "picks": {str(s): c.key for s, c in picks.items()},
-            },
-            members,
+            GroupPicks(step.name, round_no + 1, {s: c.key for s, c in picks.items()}), members
         )
         final = Counter(picks.values())
         if len(final) == 1 and len(picks) == len(participants):
@@ -356,9 +349,7 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
     else:
         choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
     _record_usage(game, step, participants[0], [choice.target])
-    game.emit(
-        "night_action", {"step": step.name, "seats": participants, "choices": [choice.key]}, members
-    )
+    game.emit(NightAction(step.name, tuple(participants), (choice.key,), team=True), members)
     game.hooks.actions[step.action].apply(game, night, step, tuple(participants), [choice])
     describe = step.params.describe
     if describe and choice.verb in ("target", "kill"):
@@ -403,11 +394,12 @@ def dawn(game: Game, night: NightState) -> None:
     for hook in game.hooks.dawn:
         dying = hook(game, night, dying)
     for watchers, target in night.watches:
-        seen = sorted({s for a in night.attempts if a.target == target for s in a.attackers})
-        result: object = "no result" if night.is_void(target) else seen
+        seen = tuple(sorted({s for a in night.attempts if a.target == target for s in a.attackers}))
+        void = night.is_void(target)
         game.emit(
-            "night_result",
-            {"action": "watch", "target": target, "result": result},
+            NightResult(
+                "watch", (target,), "no result" if void else "seen", None, None if void else seen
+            ),
             private(*watchers, channel="watch"),
         )
     night.deaths = sorted(set(dying))

@@ -25,8 +25,10 @@ next night (`allies`). Every firing is logged as a host-only `trigger` event for
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from mafia_arena.engine.catalogue import Allies, RoleChange, Trigger
 from mafia_arena.engine.events import HOST, private
 from mafia_arena.engine.hooks import DawnHook, DayEndHook, DeathHook, NightHook
 from mafia_arena.engine.state import NightState
@@ -57,9 +59,15 @@ def roles_with(game: Game, name: str) -> frozenset[str]:
     return roles
 
 
-def fired(game: Game, name: str, seat: int, **details: Any) -> None:
+def fired(
+    game: Game,
+    name: str,
+    seat: int,
+    role: str | None = None,
+    victims: Sequence[int] | None = None,
+) -> None:
     """Log a trait firing for the host (never shown to players; read by the stats)."""
-    game.emit("trigger", {"trait": name, "seat": seat, **details}, HOST)
+    game.emit(Trigger(name, seat, role, None if victims is None else tuple(victims)), HOST)
 
 
 def change_role(game: Game, seat: int, role: str, because: str) -> None:
@@ -75,7 +83,7 @@ def change_role(game: Game, seat: int, role: str, because: str) -> None:
         game.state.night.changed.add(seat)  # acts in the new role from the next night
     state.role = role
     state.faction = game.variant.roles[role].faction
-    game.emit("role_change", {"seat": seat, "role": role, "faction": state.faction}, private(seat))
+    game.emit(RoleChange(seat, role, state.faction), private(seat))
     fired(game, because, seat, role=role)
     if game.variant.roles[role].knows_roles:
         state.flags["introduce"] = True
@@ -233,18 +241,10 @@ def introductions(game: Game, number: int) -> None:
         ]
         if not team:
             continue
-        game.emit(
-            "allies",
-            {"seat": seat.seat, "allies": {str(s): state.role(s) for s in team}},
-            private(seat.seat),
-        )
+        game.emit(Allies(seat.seat, {s: state.role(s) for s in team}), private(seat.seat))
         for member in team:
             if seat.role in roles[state.role(member)].knows_roles:
-                game.emit(
-                    "allies",
-                    {"seat": member, "allies": {str(seat.seat): seat.role}},
-                    private(member),
-                )
+                game.emit(Allies(member, {seat.seat: seat.role}), private(member))
 
 
 def activation(game: Game) -> None:

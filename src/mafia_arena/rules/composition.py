@@ -32,7 +32,7 @@ def deck_counts(variant: Variant, n: int) -> dict[str, int]:
     counts = entry[1].get(n)
     if counts is None:
         counts = entry[1][n] = _deck_counts(variant, n)
-    return dict(counts)  # a copy: callers put it into event payloads
+    return dict(counts)  # a copy: callers put it into events
 
 
 def _deck_counts(variant: Variant, n: int) -> dict[str, int]:

@@ -7,9 +7,12 @@ an illegal decision never stops the game: the seat's default is recorded as a fa
 and counted. An agent may also report a fallback itself (`take_fallback()`, LLM players
 do after a failed model call): then the engine's default is recorded with that reason.
 Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them copied to
-`log.meta["beliefs"]`. `play_match_sync` is the fast path for agents that are all
-`synchronous`. No agent is given the game seed: each seat gets its own seed derived with
-the host's key (`mafia_arena.seat_seeds`).
+`log.meta["beliefs"]`; agents that keep decision `traces` (LLM players) have them
+copied to `log.traces` (stored beside the log, never shown to a seat). Every log's meta
+carries the fallback record and the `void` verdict of `runner.integrity`.
+`play_match_sync` is the fast path for agents that are all `synchronous`. No agent is
+given the game seed: each seat gets its own seed derived with the host's key
+(`mafia_arena.seat_seeds`).
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mafia_arena.agents.base import Agent, all_synchronous
+from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.choices import Decision
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
+from mafia_arena.runner.integrity import VOID_THRESHOLD, fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
 from mafia_arena.views.view import SeatTracker
@@ -56,14 +61,39 @@ def _prepare(variant: Variant, agents: Sequence[Agent], seed: int, host_key: byt
     return game
 
 
-def _result(game: Game, agents: Sequence[Agent], overrides: dict[str, Any] | None) -> MatchResult:
+def _result(
+    game: Game,
+    agents: Sequence[Agent],
+    overrides: dict[str, Any] | None,
+    trackers: Sequence[SeatTracker],
+    void_threshold: float = VOID_THRESHOLD,
+) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
-    beliefs = [dict(b) for a in agents for b in a.beliefs]
+    # beliefs stated by agents that keep them (LLM players with state_beliefs = true);
+    # a seat dates a belief by its own stream position, the log by the host's
+    beliefs = [_on_host_timeline(dict(b), trackers) for a in agents for b in a.beliefs]
     if beliefs:
         meta["beliefs"] = sorted(beliefs, key=lambda b: (b.get("seq", 0), b.get("seat", 0)))
-    log = GameLog.from_game(game, overrides, [a.name for a in agents], meta)
+    record = fallback_record(e.fact for e in game.events if isinstance(e.fact, DecisionRecord))
+    meta["fallbacks"] = record
+    reason = void_verdict(record, void_threshold)
+    meta["void"] = reason is not None
+    if reason is not None:
+        meta["void_reason"] = reason
+    traces = [dict(t) for a in agents for t in a.traces]
+    traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
+    log = GameLog.from_game(game, overrides, [a.name for a in agents], meta, traces)
     return MatchResult(log, game.state.winner, stats)
+
+
+def _on_host_timeline(belief: dict[str, Any], trackers: Sequence[SeatTracker]) -> dict[str, Any]:
+    seat = belief.get("seat")
+    if isinstance(seat, int) and 0 <= seat < len(trackers):
+        stream = trackers[seat].stream
+        if stream is not None:
+            belief["seq"] = stream.host_seq(int(belief.get("seq", -1)))
+    return belief
 
 
 def _submit(game: Game, seat: int, agent: Agent, decision: Decision) -> None:
@@ -105,7 +135,7 @@ def play_match_sync(
         for seat in list(game.pending()):
             agent = agents[seat]
             _submit(game, seat, agent, agent.decide(trackers[seat].view(game)))
-    return _result(game, agents, overrides)
+    return _result(game, agents, overrides, trackers)
 
 
 async def play_match(
@@ -115,11 +145,14 @@ async def play_match(
     overrides: dict[str, Any] | None = None,
     decision_timeout: float | None = None,
     on_event: Any = None,
+    void_threshold: float = VOID_THRESHOLD,
     *,
     host_key: bytes | None = None,
 ) -> MatchResult:
-    """Play a game, asking simultaneous requests concurrently (`host_key`: as in
-    `play_match_sync`)."""
+    """Play a game, asking simultaneous requests concurrently; a game in which some
+    seat's decisions were made by infrastructure fallbacks more than ``void_threshold``
+    of the time is marked void (``log.meta["void"]``). `host_key`: as in
+    `play_match_sync`."""
     game = _prepare(variant, agents, seed, host_key)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     seen = 0
@@ -144,4 +177,4 @@ async def play_match(
             for event in game.events[seen:]:
                 on_event(event)
             seen = len(game.events)
-    return _result(game, agents, overrides)
+    return _result(game, agents, overrides, trackers, void_threshold)

@@ -105,13 +105,8 @@ def checker_acts(ctx: Context, role: str) -> list[Choice]:
     looks = evil_looks(ctx.book)
     results: dict[int, str] = {}
     for result in ctx.k.results:
-        target = result.get("target")
-        if (
-            result.get("action") == "check"
-            and isinstance(target, int)
-            and result["result"] != "no result"
-        ):
-            results[target] = "mafia" if result["result"] in looks else "innocent"
+        if result.action == "check" and result.targets and result.result != "no result":
+            results[result.targets[0]] = "mafia" if result.result in looks else "innocent"
     alive = ctx.k.alive
     found = any(r == "mafia" and alive[t] for t, r in results.items())
     rivals = [

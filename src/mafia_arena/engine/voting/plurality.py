@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from mafia_arena.engine.catalogue import NoExecution
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game
@@ -31,11 +32,11 @@ def plurality(game: Game, params: PluralityParams) -> Flow:
     tally = Counter(t for t in votes.values() if t is not None)
     tied = top_of(tally)
     if not tied or tally[tied[0]] < params.min_votes:
-        game.emit("no_execution", {"reason": "no votes"}, PUBLIC)
+        game.emit(NoExecution("no votes"), PUBLIC)
         return
     if len(tied) > 1:
         if params.tie == "none":
-            game.emit("no_execution", {"reason": "tie", "tied": tied}, PUBLIC)
+            game.emit(NoExecution("tie", tuple(tied)), PUBLIC)
             return
         target = game.draw("vote tie", tied)
     else:
