@@ -72,7 +72,7 @@ def record(stats: PresetStats, game: Game) -> None:
     cards = {seat.seat: seat.card for seat in game.state.seats}
     used: Counter[str] = Counter()
     for event in game.events:
-        p = event.payload
+        p = event.fact.to_payload()
         if event.kind == "night_action" and p.get("skill", "") is not None:
             for seat in p.get("seats") or [p["seat"]]:
                 used[cards[seat]] += 1
@@ -84,7 +84,7 @@ def record(stats: PresetStats, game: Game) -> None:
     stats.days += game.state.day
     stats.wins[game.state.winner or "draw"] += 1
     if game.state.winner is None:
-        reason = game.events[-1].payload.get("reason") or (
+        reason = game.events[-1].fact.to_payload().get("reason") or (
             "nobody alive" if not game.state.living() else "both clans at parity"
         )
         stats.draws[reason] += 1

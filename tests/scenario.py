@@ -56,7 +56,7 @@ def run(game: Game, plan: Plan, until: Callable[[Game], bool] | None = None) -> 
 
 
 def events(game: Game, kind: str) -> list[dict]:
-    return [e.payload for e in game.events if e.kind == kind]
+    return [e.fact.to_payload() for e in game.events if e.kind == kind]  # the stored form
 
 
 def deaths(game: Game) -> list[tuple[int, str]]:

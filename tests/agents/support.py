@@ -8,11 +8,12 @@ from mafia_arena.agents import RandomAgent, SyncAgent
 from mafia_arena.agents.by_side import BySideAgent
 from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.agents.heuristic.rulebook import rulebook
+from mafia_arena.engine.catalogue import fact_from_payload
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request
-from mafia_arena.engine.events import PUBLIC, Event, private
+from mafia_arena.engine.events import SeatEvent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import load_variant
-from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.knowledge import KnowledgeFold
 from mafia_arena.views.view import SeatTracker, View, view_of
 
 Script = Callable[[Game, int, Request], Decision | None]
@@ -87,32 +88,24 @@ def synthetic_view(
 ) -> View:
     """A view built from hand-made events (kind, payload, private seats or None)."""
     players = sum(composition.values())
-    knowledge = Knowledge(seat)
-    knowledge.apply(
-        Event(
-            0,
-            "setup",
-            0,
-            "setup",
-            {"variant": variant, "players": players, "composition": composition},
-        )
-    )
-    knowledge.apply(
-        Event(
-            1, "role", 0, "setup", {"seat": seat, "role": role, "faction": faction}, private(seat)
-        )
-    )
-    for index, (kind, payload, seats) in enumerate(events, start=2):
-        visibility = PUBLIC if seats is None else private(*seats)
-        knowledge.apply(Event(index, kind, day, phase, payload, visibility))
-    return View(seat, variant, knowledge, request)
+    fold = KnowledgeFold(seat, tuple(composition))
+    made = [
+        ("setup", {"variant": variant, "players": players, "composition": composition}, None),
+        ("role", {"seat": seat, "role": role, "faction": faction}, frozenset({seat})),
+        *events,
+    ]
+    for index, (kind, payload, seats) in enumerate(made):
+        fact = fact_from_payload(kind, payload)
+        at_day, at_phase = (0, "setup") if index < 2 else (day, phase)
+        fold.apply(SeatEvent(at_day, at_phase, fact, seats is not None, None))
+    return View(seat, load_variant(variant), fold.snapshot(), request)
 
 
 def by_side(
     variant: str, town: Callable[[], SyncAgent], mafia: Callable[[], SyncAgent], players: int
 ) -> list[SyncAgent]:
     """One `BySideAgent` per seat: `town()` if dealt a town role, else `mafia()`."""
-    side_of = rulebook(variant).side_of_faction
+    side_of = rulebook(load_variant(variant)).side_of_faction
     factories = {"town": town, "*": mafia}
     return [BySideAgent(factories, side_of) for _ in range(players)]  # type: ignore[misc]
 

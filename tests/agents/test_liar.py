@@ -15,13 +15,13 @@ def claims_by_side(agent: str, games: int = 30) -> dict[str, dict[str, int]]:
     for seed in range(games):
         result = play_match_sync(variant, [make_agent(agent) for _ in range(7)], seed)
         game_over = next(e for e in result.log.events if e.kind == "game_over")
-        roles = {int(s): r for s, r in game_over.payload["roles"].items()}
+        roles = dict(game_over.fact.roles)
         for event in result.log.events:
             if event.kind != "speech" or event.visibility.scope != "public":
                 continue
-            seat = event.payload["seat"]
+            seat = event.fact.seat
             side = "mafia" if roles[seat] == "mafioso" else "town"
-            for claim in extract_claims(event.payload["text"], variant.roles):
+            for claim in extract_claims(event.fact.text, variant.roles):
                 if claim.kind == "claim_role":
                     counts[side]["role"] += 1
                     counts[side]["false_role"] += claim.value != roles[seat]

@@ -212,14 +212,16 @@ class Table:
     # ------------------------------------------------------------------ reading
     def events(self, kind: str, day: int | None = None) -> list[dict[str, Any]]:
         return [
-            e.payload for e in self.game.events if e.kind == kind and (day is None or e.day == day)
+            e.fact.to_payload()
+            for e in self.game.events
+            if e.kind == kind and (day is None or e.day == day)
         ]
 
     def seen_by(self, label: str, kind: str, day: int | None = None) -> list[dict[str, Any]]:
         """Payloads of `kind` that `label`'s seat may see (private results included)."""
         seat = self[label]
         return [
-            e.payload
+            e.fact.to_payload()
             for e in self.game.events
             if e.kind == kind and e.visibility.admits(seat) and (day is None or e.day == day)
         ]
@@ -232,7 +234,8 @@ class Table:
             if action is None or p.get("action") == action
         ]
         assert len(results) == 1, results
-        return results[0]["result"]
+        # a watch answers with the seats it saw (``attackers``), other actions a word
+        return results[0].get("attackers", results[0]["result"])
 
     def dead(self, day: int | None = None) -> set[str]:
         return {self.label(p["seat"]) for p in self.events("death", day)}

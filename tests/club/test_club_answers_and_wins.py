@@ -53,7 +53,7 @@ def _compare(t: Table, a: str, b: str, night: NightState) -> str:
     ACTIONS["compare"].apply(
         t.game, night, step, (t["J"],), [Choice("target", t[a]), Choice("target", t[b])]
     )
-    return t.game.events[-1].payload["result"]
+    return t.game.events[-1].fact.to_payload()["result"]
 
 
 @pytest.mark.parametrize(

@@ -28,9 +28,11 @@ EIGHT = "D M K Dr Lv C1 C2 C3"
 def asked(t: Table, label: str) -> list[tuple[int, str, str]]:
     """(day, phase, kind) of every decision `label`'s seat was asked and answered."""
     return [
-        (e.day, e.phase, e.payload["kind"])
+        (e.day, e.phase, e.fact.to_payload()["kind"])
         for e in t.game.events
-        if e.kind == "decision" and e.payload["seat"] == t[label] and not e.payload.get("host")
+        if e.kind == "decision"
+        and e.fact.to_payload()["seat"] == t[label]
+        and not e.fact.to_payload().get("host")
     ]
 
 
@@ -104,7 +106,7 @@ def test_d34_an_answer_already_given_to_a_simultaneous_vote_does_not_count():
     assert Choice("target", 4) not in game.pending()[3].choices  # asked again, without 4
     for seat in sorted(game.pending()):
         game.submit(seat, Choice("target", 1 if seat == 0 else 0))
-    votes = next(e.payload for e in game.events if e.kind == "votes")
+    votes = next(e.fact.to_payload() for e in game.events if e.kind == "votes")
     assert "4" not in votes["votes"] and votes["votes"]["3"] == 0
     assert votes["tally"] == {"0": 5, "1": 1}
 

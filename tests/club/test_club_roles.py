@@ -115,7 +115,7 @@ def test_journalist_answer_is_private_and_two_town_players_are_the_same():
     assert [
         e.visibility.seats
         for e in t.game.events
-        if e.kind == "night_result" and e.payload["action"] == "compare"
+        if e.kind == "night_result" and e.fact.to_payload()["action"] == "compare"
     ] == [frozenset({t["J"]})]
 
 

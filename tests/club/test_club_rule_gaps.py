@@ -15,7 +15,9 @@ EIGHT = "D M K Dr Lv C1 C2 C3"
 @pytest.mark.parametrize("n", [8, 12, 16, 26, 30])
 def test_d37_civilians_are_never_called_on_night_1(n):
     game = Game(CLUB, n, seed=1)
-    calls = [e.payload["text"] for e in game.events if e.kind == "narration" and e.day == 1]
+    calls = [
+        e.fact.to_payload()["text"] for e in game.events if e.kind == "narration" and e.day == 1
+    ]
     assert calls, "the other roles are still called"
     assert not [text for text in calls if "civilian" in text]
 
@@ -46,7 +48,9 @@ def test_6_2_a_round_1_nomination_may_carry_an_explanation():
         "text": "C1 was far too quiet during the introductions.",
         "kind": "explain",
     }
-    speech = next(e for e in game.events if e.kind == "speech" and e.payload["kind"] == "explain")
+    speech = next(
+        e for e in game.events if e.kind == "speech" and e.fact.to_payload()["kind"] == "explain"
+    )
     assert speech.visibility.scope == "public"
     kinds = [e.kind for e in game.events if e.day == 1 and e.kind in ("nomination", "speech")]
     assert kinds[-2:] == ["nomination", "speech"]  # the explanation follows its nomination

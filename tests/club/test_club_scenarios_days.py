@@ -14,12 +14,12 @@ SIXTEEN = "D M L S Y F X K Sg Dr Lv Sh J I W C"
 def asked(t: Table, label: str, day: int) -> set[str]:
     """The kinds of day decisions `label` was asked on `day`."""
     return {
-        e.payload["kind"]
+        e.fact.to_payload()["kind"]
         for e in t.game.events
         if e.kind == "decision"
         and e.day == day
         and e.phase == "day"
-        and e.payload["seat"] == t[label]
+        and e.fact.to_payload()["seat"] == t[label]
     }
 
 
@@ -254,7 +254,7 @@ def test_s30_night_victims_show_their_cards_after_the_vote_and_the_commissar_is_
     assert t.events("silenced", 2) == [{"seats": [t["C1"]]}]
     t.day(execute="C2")
     public = [
-        (e.kind, e.payload)
+        (e.kind, e.fact.to_payload())
         for e in t.game.events
         if e.day == 2 and e.phase == "day" and e.kind in ("death", "reveal", "speech")
     ]
@@ -273,8 +273,8 @@ def test_s5_the_clan_member_who_dies_for_the_kamikaze_is_drawn_and_logged(seed):
     t = Table("D M Kz Dr C1 C2 C3 C4", seed=seed, votes=False)
     t.night({"D": "Kz", "Dr": "C1"})
     draws = [
-        e.payload
+        e.fact.to_payload()
         for e in t.game.events
-        if e.kind == "rng" and e.payload["purpose"].startswith("retaliation")
+        if e.kind == "rng" and e.fact.to_payload()["purpose"].startswith("retaliation")
     ]
     assert len(draws) == 1 and t.dead(2) == {"Kz", t.label(draws[0]["result"])}

@@ -5,6 +5,7 @@ import pytest
 from tests.club.club_table import Table, club_document
 
 from mafia_arena.agents import RandomAgent
+from mafia_arena.engine.catalogue import Narration
 from mafia_arena.engine.voting.accuse_defend import accused_of
 from mafia_arena.rules import VariantError, load_variant
 from mafia_arena.rules.composition import deck_counts
@@ -188,9 +189,9 @@ def test_3_1_night_1_calls_every_dealt_role_but_the_civilians_once_and_nobody_ac
 
     game = Game(CLUB, n, seed=3)
     calls = [
-        e.payload["text"]
+        e.fact.text
         for e in game.events
-        if e.kind == "narration" and e.payload["step"] == "introductions"
+        if isinstance(e.fact, Narration) and e.fact.step == "introductions"
     ]
     named = [
         part.removeprefix("the ").removesuffix(" and")
@@ -209,7 +210,9 @@ def test_3_1_night_1_calls_every_dealt_role_but_the_civilians_once_and_nobody_ac
 def test_3_1_clans_wake_with_the_lawyer_and_the_framer():
     from mafia_arena.engine import Game
 
-    calls = [e.payload["text"] for e in Game(CLUB, 16, seed=0).events if e.kind == "narration"]
+    calls = [
+        e.fact.to_payload()["text"] for e in Game(CLUB, 16, seed=0).events if e.kind == "narration"
+    ]
     assert "Night 1: the lawyer, the don and the mafia wake up to meet the host." in calls
     assert "Night 1: the framer, the sensei and the yakuza wake up to meet the host." in calls
     assert "Night 1: the commissar and the sergeant wake up to meet the host." in calls

@@ -61,7 +61,9 @@ def test_classic_mafia_and_detectives_chat_in_their_own_night_channels():
     assert list(game.pending()) == [4]
     game.submit(4, Speech("agreed"))
     assert {r.kind for r in game.pending().values()} == {"night:detective_check"}
-    chat = [e for e in game.events if e.kind == "speech" and e.payload["kind"] == "night_chat"]
+    chat = [
+        e for e in game.events if e.kind == "speech" and e.fact.to_payload()["kind"] == "night_chat"
+    ]
     assert [e.visibility.seats for e in chat] == [frozenset({0, 1, 2})] * 3 + [
         frozenset({3, 4})
     ] * 2
@@ -161,13 +163,18 @@ def test_classic_every_table_row_satisfies_the_distribution_rules():
 
 
 def _notices(game):
-    return [e for e in game.events if e.kind == "narration" and e.payload["step"] == "setup"]
+    return [
+        e for e in game.events if e.kind == "narration" and e.fact.to_payload()["step"] == "setup"
+    ]
 
 
 def test_classic_below_the_recommended_minimum_gives_a_public_notice():
     (notice,) = _notices(dealt("classic", [M, M, D, C, C, C, C]))
     assert notice.visibility.scope == "public"
-    assert notice.payload["text"] == "7 players is below the recommended minimum of 8 players."
+    assert (
+        notice.fact.to_payload()["text"]
+        == "7 players is below the recommended minimum of 8 players."
+    )
     assert not _notices(dealt("classic", [M, M, D, C, C, C, C, C]))
 
 

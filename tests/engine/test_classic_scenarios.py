@@ -20,7 +20,9 @@ def test_sc_c1_alternative_row_for_15_players_deals_5_2_8():
     game = dealt("classic", [M] * 5 + [D] * 2 + [C] * 8, alternative_row=True)
     setup = events(game, "setup")[0]
     assert setup["composition"] == {C: 8, D: 2, M: 5}
-    allies = {e.visibility.seats: e.payload["allies"] for e in game.events if e.kind == "allies"}
+    allies = {
+        e.visibility.seats: e.fact.to_payload()["allies"] for e in game.events if e.kind == "allies"
+    }
     assert allies[frozenset({0})] == {"1": M, "2": M, "3": M, "4": M}
     assert allies[frozenset({5})] == {"6": D}
     assert not any(e.kind == "allies" and 7 in e.visibility.seats for e in game.events)
@@ -31,7 +33,11 @@ def test_sc_c2_player_count_bounds():
     assert counts(8) == {C: 5, D: 1, M: 2}
     assert counts(24) == {C: 15, D: 2, M: 7}
     notices = [
-        [e.payload["text"] for e in dealt("classic", roles).events if e.kind == "narration"]
+        [
+            e.fact.to_payload()["text"]
+            for e in dealt("classic", roles).events
+            if e.kind == "narration"
+        ]
         for roles in ([M, M, D, C, C, C, C], [M, M, D, C, C, C, C, C])
     ]
     assert notices == [["7 players is below the recommended minimum of 8 players."], []]
@@ -111,7 +117,7 @@ def test_sc_c6_detective_results_and_no_check_of_the_partner():
         until=lambda g: g.state.phase == "day",
     )
     results = [e for e in game.events if e.kind == "night_result"]
-    assert results[0].payload["result"] == "mafia"
+    assert results[0].fact.to_payload()["result"] == "mafia"
     assert results[0].visibility.seats == frozenset({0, 1})
 
 
@@ -134,7 +140,7 @@ def test_sc_c8_murdered_detective_still_checks_that_night():
         until=lambda g: g.state.phase == "day",
     )
     result = next(e for e in game.events if e.kind == "night_result")
-    assert result.payload["result"] == "mafia" and result.visibility.seats == {0, 1}
+    assert result.fact.to_payload()["result"] == "mafia" and result.visibility.seats == {0, 1}
     assert deaths(game) == [(0, "night")]
     assert events(game, "death")[0]["role"] == D
 
@@ -329,7 +335,7 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
         return [e for e in g.events if e.kind == "speech" and e.visibility.scope == "public"]
 
     run(game, {}, until=spoken)
-    assert spoken(game)[0] in view_of(game, 3).knowledge.events
+    assert spoken(game)[0].fact in [e.fact for e in view_of(game, 3).knowledge.events]
 
 
 def test_sc_c9_runoff_gives_each_voter_one_vote_per_open_place_among_the_tie_set():

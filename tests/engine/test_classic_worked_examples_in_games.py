@@ -56,7 +56,7 @@ def two_alive() -> Game:
 
 def today(game: Game, kind: str) -> list[dict]:
     """Payloads of `kind` published on the current day."""
-    return [e.payload for e in game.events if e.kind == kind and e.day == game.state.day]
+    return [e.fact.to_payload() for e in game.events if e.kind == kind and e.day == game.state.day]
 
 
 def cast(game: Game, ballots: dict[int, list[int]]) -> dict[int, int]:

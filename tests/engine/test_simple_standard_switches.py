@@ -58,7 +58,7 @@ def test_simple_night_kill_is_plurality_with_random_tie_break():
         game.submit(0, Choice("target", 3))
         game.submit(1, Choice("target", 4))
         victims[deaths(game)[0][0]] += 1
-        assert any(e.kind == "rng" and "tie" in e.payload["purpose"] for e in game.events)
+        assert any(e.kind == "rng" and "tie" in e.fact.to_payload()["purpose"] for e in game.events)
     assert set(victims) == {3, 4}
 
 
@@ -126,7 +126,7 @@ def test_standard_detective_learns_the_truth_privately():
         until=lambda g: g.state.phase == "day",
     )
     result = next(e for e in game.events if e.kind == "night_result")
-    assert result.payload["result"] == "mafia" and result.visibility.seats == {3}
+    assert result.fact.to_payload()["result"] == "mafia" and result.visibility.seats == {3}
 
 
 def test_standard_vote_tie_switch_none_means_no_execution():

@@ -145,5 +145,5 @@ def test_own_check_results_are_encoded() -> None:
         pytest.skip("the detective died before checking")
     result = knowledge.results[0]
     checks = encoder.encode(tracker.view(game))[encoder.layout.blocks["checks"].offset :]
-    row = checks[result["target"] * len(encoder.layout.results) :][: len(encoder.layout.results)]
-    assert row[encoder.layout.result_index[result["result"]]] == 1.0
+    row = checks[result.targets[0] * len(encoder.layout.results) :][: len(encoder.layout.results)]
+    assert row[encoder.layout.result_index[result.result]] == 1.0

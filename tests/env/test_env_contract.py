@@ -145,7 +145,7 @@ def test_free_text_turns() -> None:
         env.step(random_action(obs, rng))
     game = env.unwrapped.session.game
     assert any(
-        e.kind == "speech" and e.payload["text"] == "I think P3 is mafia, honestly."
+        e.kind == "speech" and e.fact.to_payload()["text"] == "I think P3 is mafia, honestly."
         for e in game.events
     )
     penv = mafia_env.raw_parallel_env("standard", 7)
@@ -155,7 +155,8 @@ def test_free_text_turns() -> None:
     speaker = next(a for a, i in infos.items() if i["request"])
     penv.step({**{a: 0 for a in obs}, speaker: "Free words."})
     assert any(
-        e.kind == "speech" and e.payload["text"] == "Free words." for e in penv.session.game.events
+        e.kind == "speech" and e.fact.to_payload()["text"] == "Free words."
+        for e in penv.session.game.events
     )
 
 

@@ -1,18 +1,23 @@
 """Golden playthroughs: seeded games dumped step by step into committed text files.
 
 Each step records the phase, every pending request with its labelled choices, and the
-new lines of every seat's text view since the previous step. The test regenerates the
-dump and diffs it with the committed file, so any change in rules or rendering shows up
-as a readable diff. Regenerate with ``UPDATE_GOLDEN=1 pytest tests/golden``.
+new lines of every seat's text view since the previous step. A second file per game
+records every seat's numeric observation at every step (a hash of the float32 vector
+and its number of non-zero values), so a change in the encoding shows up too. The test
+regenerates both dumps and diffs them with the committed files, so any change in rules,
+rendering or encoding shows up as a readable diff. Regenerate with
+``UPDATE_GOLDEN=1 pytest tests/golden``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 
 from mafia_arena.engine import Game
 from mafia_arena.rules import load_variant
 from mafia_arena.views import SeatTracker
+from mafia_arena.views.encode import ObservationEncoder
 from mafia_arena.views.text import render_event
 
 CASES = {
@@ -23,20 +28,29 @@ CASES = {
 }
 
 
-def dump(variant_name: str, players: int, seed: int) -> str:
-    game = Game(load_variant(variant_name), players, seed)
+def dumps(variant_name: str, players: int, seed: int) -> tuple[str, str]:
+    """The text dump and the observation dump of one seeded game with random decisions."""
+    variant = load_variant(variant_name)
+    game = Game(variant, players, seed)
     trackers = [SeatTracker(s) for s in range(players)]
+    encoder = ObservationEncoder(variant, players)
     rng = random.Random(f"golden:{seed}")
-    out = [f"# {variant_name}, {players} players, seed {seed}, random decisions"]
+    head = f"# {variant_name}, {players} players, seed {seed}, random decisions"
+    out = [head]
+    obs = [f"{head}: observation hash and non-zero count per seat"]
     step = 0
     while True:
         out.append(f"== step {step}: {game.state.phase} {game.state.day}")
+        obs.append(f"== step {step}")
         for tracker in trackers:
             before = len(tracker.knowledge.events)
-            knowledge = tracker.update(game)
-            lines = [render_event(e, tracker.seat) for e in knowledge.events[before:]]
+            view = tracker.view(game)
+            lines = [render_event(e, tracker.seat) for e in view.knowledge.events[before:]]
             for line in filter(None, lines):
                 out.append(f"  P{tracker.seat + 1}| {line}")
+            vector = encoder.encode(view)
+            digest = hashlib.sha256(vector.tobytes()).hexdigest()[:16]
+            obs.append(f"  P{tracker.seat + 1} {digest} {int((vector != 0).sum())}")
         if game.over:
             break
         for seat, request in sorted(game.pending().items()):
@@ -47,4 +61,9 @@ def dump(variant_name: str, players: int, seed: int) -> str:
         for seat, request in sorted(game.pending().items()):
             game.submit(seat, rng.choice(request.choices))
         step += 1
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n", "\n".join(obs) + "\n"
+
+
+def dump(variant_name: str, players: int, seed: int) -> str:
+    """The text dump alone."""
+    return dumps(variant_name, players, seed)[0]

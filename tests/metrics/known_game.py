@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mafia_arena.engine.catalogue import fact_from_payload
 from mafia_arena.engine.events import Event, Visibility
 from mafia_arena.runner.log import GameLog
 
@@ -35,13 +36,12 @@ class LogBuilder:
         self.events.append(
             Event(
                 len(self.events),
-                kind,
                 self.day,
                 self.phase,
-                payload,
+                fact_from_payload(kind, payload),
                 Visibility(scope, frozenset(seats)),
             )
-        )  # type: ignore[arg-type]
+        )
 
     def at(self, day: int, phase: str) -> None:
         self.day, self.phase = day, phase
@@ -97,12 +97,18 @@ def build_known_game() -> GameLog:
     b.say(3, "My check: P1 is mafia.")
     b.say(4, "My check: P2 is innocent.")
     b.add("decision", {"seat": 2, "kind": "speak", "choice": "pass"}, "host")
-    b.add(
-        "belief", {"seat": 3, "probs": {"0": 0.9, "1": 0.6, "2": 0.1, "4": 0.2, "5": 0.3}}, "host"
-    )
-    b.add("belief", {"seat": 4, "probs": {"0": 0.3, "1": 0.5, "2": 0.5}}, "host")
-    b.add("intent", {"seat": 4, "target": 0}, "host")
-    b.add("intent", {"seat": 2, "target": 0}, "host")
+    # stated beliefs and intents travel in the log's meta, dated by the host's position
+    at = len(b.events) - 1
+    beliefs = [
+        {
+            "seat": 3,
+            "seq": at,
+            "day": 1,
+            "probs": {"0": 0.9, "1": 0.6, "2": 0.1, "4": 0.2, "5": 0.3},
+        },
+        {"seat": 4, "seq": at, "day": 1, "probs": {"0": 0.3, "1": 0.5, "2": 0.5}, "intent": 0},
+        {"seat": 2, "seq": at, "day": 1, "probs": {}, "intent": 0},
+    ]
     b.votes({0: 3, 1: 3, 2: 0, 3: 0, 4: 3, 5: 3})
     b.death(3, "execution")
     b.at(2, "night")
@@ -130,4 +136,5 @@ def build_known_game() -> GameLog:
     )
     stats = [{"reasks": 0, "retries": 0} for _ in ROLES]
     stats[0] = {"reasks": 2, "retries": 1}
-    return GameLog("standard", {}, 7, 1, b.events, ["x"] * 7, {"agent_stats": stats})
+    meta = {"agent_stats": stats, "beliefs": beliefs}
+    return GameLog("standard", {}, 7, 1, b.events, ["x"] * 7, meta)

@@ -10,8 +10,9 @@ night action, the end), the comparison stops; a difference anywhere else — in 
 observer's event stream and its numbering, text, numeric observation, action mask,
 `info`, reward, or in the number and order of env steps — is a leak.
 
-`observed` is the one place that says what a seat observes, so it can follow the
-engine's per-seat stream API when that changes.
+`observed` is the one place that says what a seat observes: the seat's own stream of
+`SeatEvent`s (compared whole and by position: nothing is stripped), and what the env
+derives from it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 
 from mafia_arena import env as mafia_env
 from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.engine.catalogue import Allies
+from mafia_arena.engine.events import SeatEvent
 from mafia_arena.env.session import GameSession
 from mafia_arena.rules import load_variant
 
@@ -80,26 +83,20 @@ class Parted(Exception):
 
 
 # --------------------------------------------------------------------------- observing
-def stream(game: Game, seat: int, upto: int | None = None) -> list[tuple[Any, ...]]:
-    """The seat's own event stream, by position (no global sequence number)."""
-    events = game.events if upto is None else game.events[:upto]
-    return [
-        (e.kind, e.day, e.phase, json.dumps(e.payload, sort_keys=True), e.visibility.scope)
-        for e in events
-        if e.visibility.admits(seat)
-    ]
+def stream(game: Game, seat: int) -> list[SeatEvent]:
+    """The seat's whole event stream from the engine (what the runner and the web app
+    read): its `SeatEvent`s, numbered by position."""
+    return game.stream(seat).pull()
 
 
 def observed(session: GameSession, seat: int) -> dict[str, Any]:
-    """Everything `seat` observes through the env session now (see the module)."""
+    """Everything `seat` observes through the env session now (see the module): its
+    stream as the env shows it (`SeatEvent`s compared whole, by position), the numeric
+    observation, the action mask, `info` and the text."""
     view = session.view(seat)
     obs = session.observe(seat)
-    events = view.knowledge.events
     return {
-        "stream": [
-            (e.kind, e.day, e.phase, json.dumps(e.payload, sort_keys=True), e.visibility.scope)
-            for e in events
-        ],
+        "stream": list(view.knowledge.events),
         "observation": obs["observation"].tobytes(),
         "mask": obs["action_mask"].tobytes(),
         "info": json.dumps(session.info(seat), sort_keys=True),
@@ -115,7 +112,7 @@ def compare(a: dict[str, Any], b: dict[str, Any], where: str) -> None:
     if sa != sb:
         common = min(len(sa), len(sb))
         at = next((i for i in range(common) if sa[i] != sb[i]), common)
-        kinds = {s[at][0] for s in (sa, sb) if at < len(s)}
+        kinds = {s[at].kind for s in (sa, sb) if at < len(s)}
         if kinds & LEGIT:
             raise Parted(where)
         raise Leak(f"{where}: event stream differs at position {at}: {kinds}")
@@ -151,12 +148,10 @@ def draw_worlds(
     game = Game(rules, n, seed)
     deal = [s.card for s in game.state.seats]
     observer = rng.randrange(n)
-    allies = {
-        e.payload["seat"]: {int(s) for s in e.payload["allies"]}
-        for e in game.events
-        if e.kind == "allies"
-    }
-    known = {observer} | allies.get(observer, set())
+    known = {observer}
+    for entry in game.stream(observer).pull():
+        if isinstance(entry.fact, Allies):
+            known |= set(entry.fact.allies)
     unknown = [s for s in range(n) if s not in known]
     if len({deal[s] for s in unknown}) < 2:
         return None
@@ -304,7 +299,7 @@ def _compare_engine_streams(worlds: Worlds, sessions: list[GameSession]) -> None
     at = next((i for i in range(common) if sa[i] != sb[i]), None)
     if at is None:
         return
-    kinds = {sa[at][0], sb[at][0]}
+    kinds = {sa[at].kind, sb[at].kind}
     if not kinds & LEGIT:
         raise Leak(f"engine stream differs at position {at}: {kinds}")
 

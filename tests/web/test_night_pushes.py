@@ -28,6 +28,8 @@ from mafia_arena.web.settings import GameSpec, SeatSpec
 pytestmark = pytest.mark.timeout(300)
 
 NIGHT_PRIVATE = {"night_action", "night_result", "blocked"}
+HOST_KEY = bytes(range(32))
+"""The host-side key the seats' seeds derive from (fixed: the games replay)."""
 
 
 def _drain(conn: Connection) -> list[dict[str, Any]]:
@@ -41,7 +43,7 @@ def _drain(conn: Connection) -> list[dict[str, Any]]:
 
 async def _play(tmp_path: Path, variant: str, players: int, seed: int) -> dict[int, list[dict]]:
     spec = GameSpec(variant=variant, players=players, seats=[SeatSpec(kind="bot")] * players)
-    session = GameSession("g", spec, load_variant(variant), seed, settings_for(tmp_path))
+    session = GameSession("g", spec, load_variant(variant), seed, settings_for(tmp_path), HOST_KEY)
     conns = [Connection(seat, limit=100_000) for seat in range(players)]
     for conn in conns:
         session.attach(conn)
@@ -90,7 +92,7 @@ async def test_an_away_human_is_replaced_when_the_grace_ends_even_if_not_asked(
     )  # seat 0 has no night role: it is not asked during night 1
     settings = settings_for(tmp_path, grace=0.05, bot_delay=2.0)
     spec = GameSpec(variant="standard", players=7, seats=[SeatSpec(kind="human")])
-    session = GameSession("g", spec, variant, seed, settings)
+    session = GameSession("g", spec, variant, seed, settings, HOST_KEY)
     session.claim(0, "away")
     watcher = Connection(1, limit=100_000)
     session.attach(watcher)

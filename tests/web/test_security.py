@@ -200,7 +200,7 @@ def test_script_speech_is_stored_and_delivered_as_plain_text(server: LiveServer)
 
     _, seen_by_b = asyncio.run(play())
     game = server.wait_over(game_id)
-    assert any(e.kind == "speech" and e.payload["text"] == payload for e in game.events)
+    assert any(e.kind == "speech" and e.fact.to_payload()["text"] == payload for e in game.events)
     lines = [line["text"] for m in seen_by_b.messages for line in m.get("lines", [])]
     assert any(f'"{payload}"' in line for line in lines)  # data, rendered with textContent
 

@@ -52,14 +52,15 @@ def test_clean_text_removes_control_and_bidi() -> None:
 
 
 async def test_human_agent_drops_stale_and_illegal_actions() -> None:
-    from mafia_arena.views.knowledge import Knowledge
+    from mafia_arena.rules import load_variant
+    from mafia_arena.views.knowledge import KnowledgeFold
     from mafia_arena.views.view import View
 
     rejected: list[str] = []
     agent = HumanAgent("p")
     agent.on_reject = rejected.append
     agent.turn = 5
-    view = View(0, "simple", Knowledge(0), VOTE)
+    view = View(0, load_variant("simple"), KnowledgeFold(0).snapshot(), VOTE)
     for action in (Action(4, choice=0), Action(5, choice=9), Action(5, choice=1)):
         assert agent.offer(action)
     assert await asyncio.wait_for(agent.act(view), 1) == Choice("target", 2)

@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
+from mafia_arena.engine.catalogue import NightResult
 from mafia_arena.engine.choices import PASS, Choice, shared_choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.state import Attempt, NightState
+from mafia_arena.rules.params import attempt_kind
 from mafia_arena.rules.spec import NightStep
 
 NO_RESULT = "no result"
@@ -67,10 +69,17 @@ class Action:
         raise NotImplementedError
 
     @staticmethod
-    def tell(game: Game, seats: Sequence[int], step: NightStep, payload: dict) -> None:
+    def tell(
+        game: Game,
+        seats: Sequence[int],
+        step: NightStep,
+        action: str,
+        targets: tuple[int, ...],
+        result: str,
+    ) -> None:
         """A private answer to the actors (and the step's observers)."""
         game.emit(
-            "night_result", {"step": step.name, **payload}, private(*seats, channel=step.name)
+            NightResult(action, targets, result, step.name), private(*seats, channel=step.name)
         )
 
 
@@ -108,7 +117,7 @@ class Kill(Action):
         for pick in picks:
             if pick.target is None or night.is_void(pick.target):
                 continue
-            kind = step.params.get("kind", "clan" if step.group else "individual")
+            kind = attempt_kind(step.params, step.group)
             night.attempts.append(Attempt(pick.target, actors, kind, step.name))
 
 
@@ -143,7 +152,9 @@ class Check(Action):
                 game,
                 observers(game, step, actors),
                 step,
-                {"action": "check", "target": pick.target, "result": result},
+                "check",
+                (pick.target,),
+                result,
             )
 
 
@@ -235,7 +246,9 @@ class Compare(Action):
             game,
             observers(game, step, actors),
             step,
-            {"action": "compare", "targets": [a, b], "result": result},
+            "compare",
+            (a, b),
+            result,
         )
 
 
@@ -290,8 +303,3 @@ ACTIONS: dict[str, Action] = {
         CheckOrKill,
     )
 }
-
-
-def register(action: Action) -> None:
-    """Add a primitive (used by variants that need more than the built-in ones)."""
-    ACTIONS[action.name] = action

@@ -12,13 +12,15 @@ original's would (a copied watch is still answered at dawn).
 
 from __future__ import annotations
 
-from mafia_arena.engine.actions import ACTIONS, Action, register
+from mafia_arena.engine.actions import Action
 from mafia_arena.engine.asking import ask, ask_one, picked_seat, target_request
+from mafia_arena.engine.catalogue import Blocked, NightAction, NightResult
 from mafia_arena.engine.choices import Choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Flow, Game
 from mafia_arena.engine.night import legal_targets, night_no, step_request
 from mafia_arena.engine.state import NightState
+from mafia_arena.rules.params import individual
 from mafia_arena.rules.spec import Limits, NightStep
 
 
@@ -42,7 +44,7 @@ def borrowed(skill: NightStep, own: NightStep) -> NightStep:
             "optional": False,
             "default": own.default,
             "limits": Limits(),
-            "params": {**skill.params, "kind": "individual"},
+            "params": individual(skill.params),
             "label": f"use the copied skill ({skill.label or skill.action})",
         }
     )
@@ -79,18 +81,10 @@ class Copy(Action):
             return
         skill = copyable_step(game, source)
         if skill is None or night.is_void(source):
-            game.emit(
-                "night_action",
-                {"step": step.name, "seat": actor, "choices": [f"copy:{source}"], "skill": None},
-                channel,
-            )
-            game.emit("blocked", {"step": step.name}, channel)
+            game.emit(NightAction(step.name, (actor,), (f"copy:{source}",)), channel)
+            game.emit(Blocked(step.name), channel)
             return
-        game.emit(
-            "night_result",
-            {"step": step.name, "action": "copy", "target": source, "result": skill.action},
-            channel,
-        )
+        game.emit(NightResult("copy", (source,), skill.action, step.name), channel)
         use = borrowed(skill, step)
         picks: list[Choice] = []
         for pick_no in range(use.target.count):
@@ -104,16 +98,17 @@ class Copy(Action):
                 return
             picks.append(decision)
         game.emit(
-            "night_action",
-            {
-                "step": step.name,
-                "seat": actor,
-                "choices": [f"copy:{source}", *(c.key for c in picks)],
-                "skill": skill.action,
-            },
+            NightAction(
+                step.name,
+                (actor,),
+                (f"copy:{source}", *(c.key for c in picks)),
+                skill=skill.action,
+            ),
             channel,
         )
-        ACTIONS[use.action].apply(game, night, use, (actor,), picks)
+        game.hooks.actions[use.action].apply(game, night, use, (actor,), picks)
 
 
-register(Copy())
+COPY = Copy()
+"""The copy step, added to a game's actions where its variant has one
+(`engine.extensions`)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mafia_arena.engine.catalogue import Death, Reveal
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Game
-from mafia_arena.engine.hooks import DEATH_HOOKS
 
 
 def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None) -> None:
@@ -26,17 +26,14 @@ def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None)
         fallen.append(seat)
         state.mark_dead(seat)
         state.death_order.append(seat)
-        payload: dict[str, object] = {"seat": seat, "cause": cause}
-        manner = state.seats[seat].flags.pop("manner", None)
-        if manner:
-            payload["manner"] = manner
+        manner = state.seats[seat].flags.pop("manner", None) or None
+        role = state.seats[seat].card if reveal else None
         if reveal:
-            payload["role"] = state.seats[seat].card
             state.seats[seat].flags["revealed"] = True
-        game.emit("death", payload, PUBLIC)
+        game.emit(Death(seat, cause, manner, role), PUBLIC)
     if not fallen:
         return
-    for hook in DEATH_HOOKS:
+    for hook in game.hooks.death:
         hook(game, fallen, cause)
 
 
@@ -46,4 +43,4 @@ def reveal(game: Game, seat: int) -> None:
     if state.seats[seat].flags.get("revealed"):
         return
     state.seats[seat].flags["revealed"] = True
-    game.emit("reveal", {"seat": seat, "role": state.seats[seat].card}, PUBLIC)
+    game.emit(Reveal(seat, state.seats[seat].card), PUBLIC)

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from mafia_arena.engine.asking import ask_one
+from mafia_arena.engine.catalogue import SpeechMade
 from mafia_arena.engine.choices import Choice, Request, Speech
 from mafia_arena.engine.events import PUBLIC, Visibility
 from mafia_arena.engine.game import Flow, Game
-from mafia_arena.speech.acts import render_act, speech_acts
+from mafia_arena.engine.speech_acts import render_act, speech_acts
 
 
 def speak_request(game: Game, seat: int, kind: str, prompt: str, max_chars: int = 1000) -> Request:
@@ -67,10 +68,7 @@ def say(
         act = decision.act.key if decision.act else None
     else:
         text, act = render_act(decision), decision.key
-    payload: dict[str, object] = {"seat": seat, "text": text, "kind": kind}
-    if act:
-        payload["act"] = act
-    game.emit("speech", payload, visibility)
+    game.emit(SpeechMade(seat, text, kind, act or None), visibility)
 
 
 def speaking_order(game: Game, first: int, seats: Sequence[int]) -> list[int]:

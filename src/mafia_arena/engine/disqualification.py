@@ -2,7 +2,7 @@
 
 The removal is immediate: a public `disqualified` announcement, then the player's death
 with cause ``disqualification`` and the card turned up at once (D23), with no last word.
-The death runs the ordinary death triggers (`DEATH_HOOKS`) with that cause, which makes
+The death runs the ordinary death triggers (`game.hooks.death`) with that cause, which makes
 it a day-type death as D34 asks: succession and conversion ignore the cause and apply;
 inheritance fires only for the causes a role lists (club's deputy: night deaths only);
 retaliation is a dawn hook and never sees this death. A win check follows.
@@ -14,6 +14,7 @@ keep the removed seat out of every later prompt.
 
 from __future__ import annotations
 
+from mafia_arena.engine.catalogue import Disqualified
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Game, seat_name
@@ -31,6 +32,6 @@ def remove(game: Game, seat: int, reason: str) -> None:
     """
     game.state.disqualified.add(seat)
     text = f"{seat_name(seat)} is disqualified" + (f": {reason}" if reason else "") + "."
-    game.emit("disqualified", {"seat": seat, "reason": reason, "text": text}, PUBLIC)
+    game.emit(Disqualified(seat, reason, text), PUBLIC)
     die(game, [seat], CAUSE, reveal=True)
     check_win(game)

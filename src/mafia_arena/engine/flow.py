@@ -8,7 +8,15 @@ a variant may also call a draw after `rules.stalemate_cycles` cycles without a d
 
 from __future__ import annotations
 
-from mafia_arena.engine import copying, traits  # noqa: F401  (register copy and trait hooks)
+from mafia_arena.engine.catalogue import (
+    Allies,
+    Narration,
+    NoDeath,
+    PhaseStart,
+    RoleDealt,
+    Setup,
+    Silenced,
+)
 from mafia_arena.engine.day_close import end_of_day, last_words
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import discussion, first_speaker_today
@@ -18,6 +26,7 @@ from mafia_arena.engine.night import night
 from mafia_arena.engine.voting import PROCEDURES
 from mafia_arena.engine.win import check_win, end_game
 from mafia_arena.rules.composition import deck_counts
+from mafia_arena.rules.params import IntroductionsParams
 from mafia_arena.rules.spec import DayStep, Variant
 
 
@@ -64,28 +73,18 @@ def setup(game: Game) -> None:
     """Public composition; each seat privately learns its role and whom it knows."""
     state = game.state
     counts = deck_counts(game.variant, game.players)
-    game.emit(
-        "setup",
-        {"variant": game.variant.name, "players": game.players, "composition": counts},
-        PUBLIC,
-    )
+    game.emit(Setup(game.variant.name, game.players, counts), PUBLIC)
     notice = below_recommended(game.variant, game.players)
     if notice:
-        game.emit("narration", {"step": "setup", "text": notice}, PUBLIC)
+        game.emit(Narration("setup", notice), PUBLIC)
     for seat in state.seats:
-        game.emit(
-            "role",
-            {"seat": seat.seat, "role": seat.role, "faction": seat.faction},
-            private(seat.seat),
-        )
+        game.emit(RoleDealt(seat.seat, seat.role, seat.faction), private(seat.seat))
     for seat in state.seats:
         known = game.variant.roles[seat.role].knows_roles
         if not known:
             continue
-        allies = {
-            str(s.seat): s.role for s in state.seats if s.role in known and s.seat != seat.seat
-        }
-        game.emit("allies", {"seat": seat.seat, "allies": allies}, private(seat.seat))
+        allies = {s.seat: s.role for s in state.seats if s.role in known and s.seat != seat.seat}
+        game.emit(Allies(seat.seat, allies), private(seat.seat))
 
 
 def below_recommended(variant: Variant, players: int) -> str:
@@ -106,13 +105,13 @@ def morning_deaths(game: Game) -> None:
         return
     state.silenced_today = set(night_state.silenced) - set(night_state.deaths) - state.disqualified
     state.defended_today = set(night_state.defended)
-    game.emit("phase", {"phase": "day", "number": state.day}, PUBLIC)
+    game.emit(PhaseStart("day", state.day), PUBLIC)
     if night_state.deaths:
         die(game, night_state.deaths, "night")
     elif night_state.number > 1 or game.variant.rules.first_night_actions:
-        game.emit("no_death", {"text": "Nobody died tonight."}, PUBLIC)
+        game.emit(NoDeath("Nobody died tonight."), PUBLIC)
     if state.silenced_today:
-        game.emit("silenced", {"seats": sorted(state.silenced_today)}, PUBLIC)
+        game.emit(Silenced(tuple(sorted(state.silenced_today))), PUBLIC)
     state.night = None
     check_win(game)
 
@@ -124,7 +123,7 @@ def day(game: Game, number: int) -> Flow:
         morning_deaths(game)
     else:
         state.phase = "day"
-        game.emit("phase", {"phase": "day", "number": number}, PUBLIC)
+        game.emit(PhaseStart("day", number), PUBLIC)
     if game.over:
         return
     first_speaker_today(game)
@@ -144,13 +143,13 @@ def day_step(game: Game, step: DayStep) -> Flow:
         yield from discussion(game, step.rounds)
     elif step.type == "introductions":
         if game.state.day == 1:
-            theme = str(step.params.get("theme", ""))
+            theme = step.params.theme if isinstance(step.params, IntroductionsParams) else ""
             if theme:  # the host sets the theme (club 3.2 step 2)
                 text = f"Day 1: introduce yourselves. The theme: {theme}."
-                game.emit("narration", {"step": "introduction_theme", "text": text}, PUBLIC)
+                game.emit(Narration("introduction_theme", text), PUBLIC)
             yield from discussion(game, 1, "introductions", topic=theme)
     elif step.type == "vote":
-        yield from PROCEDURES[step.procedure](game, dict(step.params))
+        yield from PROCEDURES[step.procedure](game, step.params)
         if step.win_check:
             check_win(game)
     elif step.type == "last_words":

@@ -13,9 +13,10 @@ import random
 from collections.abc import Generator, Iterable, Sequence
 from typing import Any
 
+from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech, names_any
 from mafia_arena.engine.errors import GameOver, IllegalDecision, IllegalDisqualification
-from mafia_arena.engine.events import HOST, PUBLIC, Event, Visibility
+from mafia_arena.engine.events import HOST, PUBLIC, Event, SeatStream, Visibility
 from mafia_arena.engine.state import GameState, SeatState
 from mafia_arena.rules import Variant
 from mafia_arena.rules.composition import deck
@@ -77,7 +78,11 @@ class Game:
         )
         self._pending: Prompt = {}
         self._answers: Answers = {}
-        from mafia_arena.engine.flow import play  # local: flow imports this module
+        from mafia_arena.engine.extensions import hooks_for  # local: they import this module
+        from mafia_arena.engine.flow import play
+
+        self.hooks = hooks_for(variant)
+        """The night primitives and trait hooks this variant uses (`engine.hooks`)."""
 
         self._flow: Flow = play(self)
         self._advance(None)
@@ -115,7 +120,7 @@ class Game:
         if fallback:
             record["fallback"] = fallback
         self.decisions.append(record)
-        self.emit("decision", record, HOST)
+        self.emit(DecisionRecord(**record), HOST)
         if len(self._answers) == len(self._pending):
             answers, self._answers = self._answers, {}
             self._advance(answers)
@@ -183,7 +188,7 @@ class Game:
         if reason:
             record["reason"] = reason
         self.decisions.append(record)
-        self.emit("decision", record, HOST)
+        self.emit(DecisionRecord(**record), HOST)
         from mafia_arena.engine.disqualification import remove  # local: it imports this
 
         remove(self, seat, reason)
@@ -272,43 +277,28 @@ class Game:
         self._pending = prompt
 
     # ------------------------------------------------------------------ used by rules
-    def emit(
-        self,
-        kind: str,
-        payload: dict[str, Any] | None = None,
-        visibility: Visibility = PUBLIC,
-    ) -> Event:
-        event = Event(
-            len(self.events), kind, self.state.day, self.state.phase, payload or {}, visibility
-        )
+    def emit(self, fact: Fact, visibility: Visibility = PUBLIC) -> Event:
+        """Append one catalogued fact to the log with its audience."""
+        event = Event(len(self.events), self.state.day, self.state.phase, fact, visibility)
         self.events.append(event)
         return event
+
+    def stream(self, seat: int) -> SeatStream:
+        """A new stream of the events admitted to `seat` (see `SeatStream`)."""
+        return SeatStream(self.events, seat)
 
     def draw(self, purpose: str, options: Iterable[Any]) -> Any:
         """A uniform draw from the game's RNG, logged as a host event."""
         options = list(options)
         result = options[self.rng.randrange(len(options))] if len(options) > 1 else options[0]
-        self.emit(
-            "rng",
-            {
-                "purpose": purpose,
-                "options": [_jsonable(o) for o in options],
-                "result": _jsonable(result),
-            },
-            HOST,
-        )
+        self.emit(RandomDraw(purpose, [_jsonable(o) for o in options], _jsonable(result)), HOST)
         return result
 
     def sample(self, purpose: str, options: Sequence[Any], k: int) -> list[Any]:
         """k distinct uniform draws, logged."""
         result = self.rng.sample(list(options), k)
         self.emit(
-            "rng",
-            {
-                "purpose": purpose,
-                "options": [_jsonable(o) for o in options],
-                "result": [_jsonable(r) for r in result],
-            },
+            RandomDraw(purpose, [_jsonable(o) for o in options], [_jsonable(r) for r in result]),
             HOST,
         )
         return result

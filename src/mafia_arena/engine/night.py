@@ -16,13 +16,19 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mafia_arena.engine.actions import ACTIONS
 from mafia_arena.engine.asking import ask
+from mafia_arena.engine.catalogue import (
+    Blocked,
+    GroupPicks,
+    Narration,
+    NightAction,
+    NightResult,
+    PhaseStart,
+)
 from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.engine.discussion import channel_chat
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Flow, Game, seat_name
-from mafia_arena.engine.hooks import DAWN_HOOKS, NIGHT_HOOKS
 from mafia_arena.engine.state import NightState
 from mafia_arena.rules.spec import NightStep
 
@@ -36,8 +42,8 @@ def night(game: Game, number: int) -> Flow:
     state.phase = "night"
     state.day = number
     state.night = NightState(number)
-    game.emit("phase", {"phase": "night", "number": number}, PUBLIC)
-    for hook in NIGHT_HOOKS:
+    game.emit(PhaseStart("night", number), PUBLIC)
+    for hook in game.hooks.night:
         hook(game, number)
     if number == 1 and not game.variant.rules.first_night_actions:
         if game.variant.rules.narrate_steps:
@@ -60,18 +66,10 @@ def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
     A step whose actors only exist after a change of role (an activated psychopath)
     names the dealt cards it is called for in ``params.narrate_cards``.
     """
-    called = [
-        r
-        for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
-        if r in deck
-    ]
+    called = [r for r in (*step.actors, *step.observers, *step.params.narrate_cards) if r in deck]
     if called:
         game.emit(
-            "narration",
-            {
-                "step": step.name,
-                "text": f"Night {game.state.day}: {_wake(list(dict.fromkeys(called)))}.",
-            },
+            Narration(step.name, f"Night {game.state.day}: {_wake(list(dict.fromkeys(called)))}."),
             PUBLIC,
         )
 
@@ -105,18 +103,14 @@ def introduce(game: Game) -> None:
             if r in deck and r not in called
         ]
         called.update(group)
-        game.emit(
-            "narration",
-            {"step": "introductions", "text": f"Night 1: {_wake(group)} to meet the host."},
-            PUBLIC,
-        )
+        game.emit(Narration("introductions", f"Night 1: {_wake(group)} to meet the host."), PUBLIC)
 
 
 def sleeps(game: Game, role: str, night_roles: list[str]) -> bool:
     """A plain card (club's civilian): no night step calls it, it knows nobody from the
     start and has no trait (latent roles and the deputy have one), so it never wakes."""
     spec = game.variant.roles[role]
-    named = {r for step in game.variant.night for r in step.params.get("narrate_cards", ())}
+    named = {r for step in game.variant.night for r in step.params.narrate_cards}
     return (
         role not in night_roles and role not in named and not spec.knows_roles and not spec.traits
     )
@@ -236,7 +230,7 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
         return
     for actor in actors:
         if night.is_blocked(actor):
-            game.emit("blocked", {"step": step.name}, private(actor, channel=step.name))
+            game.emit(Blocked(step.name), private(actor, channel=step.name))
     participants = [a for a in actors if not night.is_blocked(a)]
     if step.observers:
         _cross_observers(game, step, night, watching=bool(participants))
@@ -250,7 +244,7 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
             private(*participants, channel=step.name),
             f"Night {night.number}: talk with your team ({step.name})",
         )
-    runner = getattr(ACTIONS[step.action], "run", None)
+    runner = getattr(game.hooks.actions[step.action], "run", None)
     if runner is not None:  # an action with its own sequence of decisions (copy)
         yield from runner(game, step, night, participants)
     elif step.group:
@@ -263,13 +257,13 @@ def _cross_observers(game: Game, step: NightStep, night: NightState, *, watching
     """Observers see crossed arms when blocked themselves or when no actor acts."""
     for seat in game.state.holders(set(step.observers)):
         if night.is_blocked(seat) or not watching:
-            game.emit("blocked", {"step": step.name}, private(seat, channel=step.name))
+            game.emit(Blocked(step.name), private(seat, channel=step.name))
 
 
 def step_request(
     game: Game, step: NightStep, actor: int, actors: list[int], picked: list[int], pick_no: int
 ) -> Request | None:
-    action = ACTIONS[step.action]
+    action = game.hooks.actions[step.action]
     targets = legal_targets(game, step, actor, actors, picked)
     if not targets or not _uses_left(game, step, actor):
         return None
@@ -319,11 +313,10 @@ def _individual_step(game: Game, step: NightStep, night: NightState, actors: lis
             continue  # an earlier pick named a player disqualified since: void
         _record_usage(game, step, actor, [c.target for c in chosen if c.target is not None])
         game.emit(
-            "night_action",
-            {"step": step.name, "seat": actor, "choices": [c.key for c in chosen]},
+            NightAction(step.name, (actor,), tuple(c.key for c in chosen)),
             private(actor, channel=step.name),
         )
-        ACTIONS[step.action].apply(game, night, step, (actor,), chosen)
+        game.hooks.actions[step.action].apply(game, night, step, (actor,), chosen)
 
 
 def _group_step(game: Game, step: NightStep, night: NightState, participants: list[int]) -> Flow:
@@ -347,13 +340,7 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
             seat: d for seat, d in sorted(answers.items()) if isinstance(d, Choice) and d != PASS
         }
         game.emit(
-            "group_picks",
-            {
-                "step": step.name,
-                "round": round_no + 1,
-                "picks": {str(s): c.key for s, c in picks.items()},
-            },
-            members,
+            GroupPicks(step.name, round_no + 1, {s: c.key for s, c in picks.items()}), members
         )
         final = Counter(picks.values())
         if len(final) == 1 and len(picks) == len(participants):
@@ -368,11 +355,9 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
     else:
         choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
     _record_usage(game, step, participants[0], [choice.target])
-    game.emit(
-        "night_action", {"step": step.name, "seats": participants, "choices": [choice.key]}, members
-    )
-    ACTIONS[step.action].apply(game, night, step, tuple(participants), [choice])
-    describe = step.params.get("describe")
+    game.emit(NightAction(step.name, tuple(participants), (choice.key,), team=True), members)
+    game.hooks.actions[step.action].apply(game, night, step, tuple(participants), [choice])
+    describe = step.params.describe
     if describe and choice.verb in ("target", "kill"):
         yield from _describe(game, step, participants, choice, describe)
 
@@ -412,14 +397,15 @@ def dawn(game: Game, night: NightState) -> None:
     if game.state.disqualified:  # a target disqualified since the attack is gone already
         attacked = [t for t in attacked if t not in game.state.disqualified]
     dying = [t for t in attacked if t not in night.healed and not _immune(game, t)]
-    for hook in DAWN_HOOKS:
+    for hook in game.hooks.dawn:
         dying = hook(game, night, dying)
     for watchers, target in night.watches:
-        seen = sorted({s for a in night.attempts if a.target == target for s in a.attackers})
-        result: object = "no result" if night.is_void(target) else seen
+        seen = tuple(sorted({s for a in night.attempts if a.target == target for s in a.attackers}))
+        void = night.is_void(target)
         game.emit(
-            "night_result",
-            {"action": "watch", "target": target, "result": result},
+            NightResult(
+                "watch", (target,), "no result" if void else "seen", None, None if void else seen
+            ),
             private(*watchers, channel="watch"),
         )
     night.deaths = sorted(set(dying))

@@ -25,12 +25,17 @@ next night (`allies`). Every firing is logged as a host-only `trigger` event for
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from mafia_arena.engine.catalogue import Allies, RoleChange, Trigger, UsageRecord
 from mafia_arena.engine.events import HOST, private
-from mafia_arena.engine.game import Game
-from mafia_arena.engine.hooks import DAWN_HOOKS, DAY_END_HOOKS, DEATH_HOOKS, NIGHT_HOOKS
+from mafia_arena.engine.hooks import DawnHook, DayEndHook, DeathHook, NightHook
 from mafia_arena.engine.state import NightState
+from mafia_arena.rules import Variant
+
+if TYPE_CHECKING:
+    from mafia_arena.engine.game import Game
 
 
 def trait(game: Game, seat: int, name: str) -> Any:
@@ -54,19 +59,26 @@ def roles_with(game: Game, name: str) -> frozenset[str]:
     return roles
 
 
-def fired(game: Game, name: str, seat: int, **details: Any) -> None:
+def fired(
+    game: Game,
+    name: str,
+    seat: int,
+    role: str | None = None,
+    victims: Sequence[int] | None = None,
+) -> None:
     """Log a trait firing for the host (never shown to players; read by the stats)."""
-    game.emit("trigger", {"trait": name, "seat": seat, **details}, HOST)
+    game.emit(Trigger(name, seat, role, None if victims is None else tuple(victims)), HOST)
 
 
-def usage_record(step: str, usage: dict[str, Any]) -> dict[str, Any]:
-    """A usage record as the heir is told it (JSON: targets as seat numbers)."""
-    record: dict[str, Any] = {"step": step, "uses": usage.get("uses", 0)}
-    if "last" in usage:
-        record["last"] = usage["last"]
-        record["last_night"] = usage.get("last_night")
-    record["counts"] = {str(t): c for t, c in sorted(usage.get("counts", {}).items())}
-    return record
+def usage_record(step: str, usage: dict[str, Any]) -> UsageRecord:
+    """A usage record as the heir is told it (engine state → catalogue record)."""
+    return UsageRecord(
+        step,
+        usage.get("uses", 0),
+        usage.get("last"),
+        usage.get("last_night") if "last" in usage else None,
+        dict(sorted(usage.get("counts", {}).items())),
+    )
 
 
 def change_role(
@@ -74,7 +86,7 @@ def change_role(
     seat: int,
     role: str,
     because: str,
-    inherited: list[dict[str, Any]] | None = None,
+    inherited: Sequence[UsageRecord] = (),
 ) -> None:
     """Give `seat` a new current role and that role's faction; the card stays.
 
@@ -90,10 +102,8 @@ def change_role(
         game.state.night.changed.add(seat)  # acts in the new role from the next night
     state.role = role
     state.faction = game.variant.roles[role].faction
-    payload: dict[str, Any] = {"seat": seat, "role": role, "faction": state.faction}
-    if inherited:
-        payload["inherited"] = inherited
-    game.emit("role_change", payload, private(seat))
+    records = tuple(inherited) or None
+    game.emit(RoleChange(seat, role, state.faction, records), private(seat))
     fired(game, because, seat, role=role)
     if game.variant.roles[role].knows_roles:
         state.flags["introduce"] = True
@@ -202,7 +212,7 @@ def inheritance(game: Game, seats: list[int], cause: str) -> None:
         if not candidates:
             continue
         dead = candidates[0] if len(candidates) == 1 else game.draw("inheritance", candidates)
-        inherited = []
+        inherited: list[UsageRecord] = []
         for (actor, step), usage in list(state.usage.items()):
             if actor == dead:
                 state.usage[(heir, step)] = copy.deepcopy(usage)
@@ -255,18 +265,10 @@ def introductions(game: Game, number: int) -> None:
         ]
         if not team:
             continue
-        game.emit(
-            "allies",
-            {"seat": seat.seat, "allies": {str(s): state.role(s) for s in team}},
-            private(seat.seat),
-        )
+        game.emit(Allies(seat.seat, {s: state.role(s) for s in team}), private(seat.seat))
         for member in team:
             if seat.role in roles[state.role(member)].knows_roles:
-                game.emit(
-                    "allies",
-                    {"seat": member, "allies": {str(seat.seat): seat.role}},
-                    private(member),
-                )
+                game.emit(Allies(member, {seat.seat: seat.role}), private(member))
 
 
 def activation(game: Game) -> None:
@@ -280,7 +282,33 @@ def activation(game: Game) -> None:
             change_role(game, seat, role, "activates_when_accused")
 
 
-DAWN_HOOKS.extend([immunity, retaliation])
-DEATH_HOOKS.extend([succession, inheritance, conversion])
-NIGHT_HOOKS.append(introductions)
-DAY_END_HOOKS.append(activation)
+# ----------------------------------------------------------------------------- per variant
+DAWN_TRAITS: tuple[tuple[str, DawnHook], ...] = (
+    ("night_immune", immunity),
+    ("retaliates", retaliation),
+)
+DEATH_TRAITS: tuple[tuple[str, DeathHook], ...] = (
+    ("succeeds", succession),
+    ("inherits", inheritance),
+    ("converts_to", conversion),
+)
+DAY_END_TRAITS: tuple[tuple[str, DayEndHook], ...] = (("activates_when_accused", activation),)
+ROLE_CHANGES = frozenset({"succeeds", "inherits", "converts_to", "activates_when_accused"})
+"""Traits that change a role, after which the new role may meet its team at night."""
+
+
+def trait_hooks(
+    variant: Variant,
+) -> tuple[
+    tuple[DawnHook, ...], tuple[DeathHook, ...], tuple[NightHook, ...], tuple[DayEndHook, ...]
+]:
+    """The (dawn, death, night, day-end) hooks of the traits `variant`'s roles carry,
+    in calling order; empty for a variant without traits."""
+    used = {name for spec in variant.roles.values() for name, value in spec.traits.items() if value}
+    night: tuple[NightHook, ...] = (introductions,) if used & ROLE_CHANGES else ()
+    return (
+        tuple(hook for name, hook in DAWN_TRAITS if name in used),
+        tuple(hook for name, hook in DEATH_TRAITS if name in used),
+        night,
+        tuple(hook for name, hook in DAY_END_TRAITS if name in used),
+    )

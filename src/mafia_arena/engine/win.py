@@ -8,6 +8,7 @@ once, the game is a draw (club D31: only the lawyer and the framer are left).
 
 from __future__ import annotations
 
+from mafia_arena.engine.catalogue import GameEnded
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Game
 from mafia_arena.rules.spec import WinRule
@@ -134,13 +135,12 @@ def end_game(
         else tuple(winners)
     )
     game.emit(
-        "game_over",
-        {
-            "winner": state.winner,
-            "winners": list(state.winners),
-            "reason": reason,
-            "roles": {str(s.seat): s.card for s in state.seats},
-            "factions": {str(s.seat): s.faction for s in state.seats},
-        },
+        GameEnded(
+            state.winner,
+            tuple(state.winners),
+            reason,
+            {s.seat: s.card for s in state.seats},
+            {s.seat: s.faction for s in state.seats},
+        ),
         PUBLIC,
     )

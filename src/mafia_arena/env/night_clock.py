@@ -60,7 +60,7 @@ def step_budgets(variant: Variant, players: int) -> dict[str, StepSlots]:
         if step.action == "copy":
             budgets[step.name] = StepSlots(step.name, 0, members * (1 + longest), 0)
         elif step.group:
-            describe = 1 if step.params.get("describe") else 0
+            describe = 1 if step.params.describe else 0
             budgets[step.name] = StepSlots(
                 step.name, step.chat_rounds * members, max(1, step.rounds), describe
             )

@@ -28,35 +28,12 @@ from mafia_arena.env.actions import ActionTable, build_action_table
 from mafia_arena.env.night_clock import NightClock
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode import ObservationEncoder
-from mafia_arena.views.text import name, render_event
+from mafia_arena.views.text import render_view
 from mafia_arena.views.view import SeatTracker, View
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal for the seat now; nothing was changed."""
-
-
-class _Transcript:
-    """One seat's text view, rendered event by event (equal to `render_view`)."""
-
-    def __init__(self) -> None:
-        self.cursor = 0
-        self.text = ""
-
-    def render(self, view: View) -> str:
-        events = view.knowledge.events
-        if self.cursor < len(events):
-            lines = (render_event(e, view.seat) for e in events[self.cursor :])
-            new = "\n".join(line for line in lines if line)
-            if new:
-                self.text = f"{self.text}\n{new}" if self.text else new
-            self.cursor = len(events)
-        request = view.request
-        if request is None:
-            return self.text
-        options = "\n".join(f"  [{i}] {label}" for i, label in enumerate(request.labels))
-        extra = "\n  (or say anything in your own words)" if request.free_text else ""
-        return f"{self.text}\n\nNOW ({name(view.seat)}): {request.prompt}\n{options}{extra}"
 
 
 class GameSession:
@@ -91,7 +68,6 @@ class GameSession:
         self.clock = NightClock(self.variant, players, enabled=fixed_nights)
         self._completed = False
         self._trackers: list[SeatTracker] = []
-        self._texts: list[_Transcript] = []
 
     # ------------------------------------------------------------------ lifecycle
     def new_game(self, seed: int, deal: list[str] | None = None) -> Game:
@@ -100,7 +76,6 @@ class GameSession:
         self.deal = None if deal is None else list(deal)
         self.game = Game(self.variant, self.players, seed, deal=self.deal)
         self._trackers = [SeatTracker(s) for s in range(self.players)]
-        self._texts = [_Transcript() for _ in range(self.players)]
         self.encoder.reset()
         self.clock.reset()
         self.clock.sync(self.game, new_prompt=True)
@@ -156,7 +131,7 @@ class GameSession:
         game = self.game
         knowledge = self._trackers[seat].update(game, self.clock.cut(game))
         request = game.request(seat) if self._asking() else None
-        return View(seat, game.variant.name, knowledge, request)
+        return View(seat, game.variant, knowledge, request)
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         view = self.view(seat)
@@ -170,7 +145,7 @@ class GameSession:
         view = self.view(seat)
         info: dict[str, Any] = {"seat": seat, "request": _request_info(view.request, self.table)}
         if self.max_text != 0:
-            text = self._texts[seat].render(view)
+            text = render_view(view)
             if self.max_text is not None and len(text) > self.max_text:
                 text = text[-self.max_text :]
             info["text"] = text
@@ -181,7 +156,7 @@ class GameSession:
 
     def text(self, seat: int) -> str:
         """The seat's whole text view (equal to `views.text.render_view`)."""
-        return self._texts[seat].render(self.view(seat))
+        return render_view(self.view(seat))
 
     def render(self, render_mode: str | None, seat: int) -> str | None:
         """PettingZoo `render` for both environments: the seat's text view, printed in

@@ -2,7 +2,7 @@
 
 A pair is one stated probability that a seat is on the mafia side and whether it was
 (1) or not (0). Both functions return None when there is nothing to score, so a game
-without `belief` events has no calibration rather than a misleading zero.
+without stated beliefs has no calibration rather than a misleading zero.
 """
 
 from __future__ import annotations

@@ -19,6 +19,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from mafia_arena.engine.catalogue import (
+    Death,
+    DecisionRecord,
+    GameEnded,
+    NightResult,
+    Nomination,
+    PhaseStart,
+    RoleChange,
+    RoleDealt,
+    Setup,
+    SpeechMade,
+    Votes,
+)
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.speech.claims import Claim, extract_claims
@@ -148,81 +161,55 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
         return _side(sides, faction.get(seat))
 
     for event in log.events:
-        p = event.payload
-        kind = event.kind
-        if kind == "setup" and not roles:
-            roles = list(p.get("composition", {}))
-        elif kind in ("role", "role_change"):
-            role[p["seat"]] = p.get("role", role.get(p["seat"], ""))
-            faction[p["seat"]] = p.get("faction", faction.get(p["seat"]))
-        elif kind == "phase":
+        f = event.fact
+        if isinstance(f, Setup):
+            if not roles:
+                roles = list(f.composition)
+        elif isinstance(f, RoleDealt | RoleChange):
+            role[f.seat] = f.role
+            if f.faction is not None:
+                faction[f.seat] = f.faction
+        elif isinstance(f, PhaseStart):
             last_ballot = None
-        elif kind == "votes":
-            votes = {int(v): t for v, t in p["votes"].items()}
+        elif isinstance(f, Votes):
             last_ballot = Ballot(
                 event.seq,
                 event.day,
-                p.get("kind", "vote"),
-                votes,
+                f.kind,
+                dict(f.votes),
                 {s: side(s) for s in range(log.players)},
                 frozenset(alive),
             )
             facts.ballots.append(last_ballot)
-        elif kind == "nomination":
-            facts.nominations.append((p["seat"], p["target"], side(p["seat"]), side(p["target"])))
-        elif kind == "death":
-            seat = p["seat"]
-            alive.discard(seat)
-            facts.death_day[seat] = event.day
-            facts.death_cause[seat] = p.get("cause", "")
-            if p.get("cause") == "execution":
+        elif isinstance(f, Nomination):
+            facts.nominations.append((f.seat, f.target, side(f.seat), side(f.target)))
+        elif isinstance(f, Death):
+            alive.discard(f.seat)
+            facts.death_day[f.seat] = event.day
+            facts.death_cause[f.seat] = f.cause
+            if f.cause == "execution":
                 facts.executions.append(
-                    Execution(event.seq, event.day, seat, side(seat), last_ballot)
+                    Execution(event.seq, event.day, f.seat, side(f.seat), last_ballot)
                 )
-        elif kind == "night_result" and p.get("action") == "check" and "target" in p:
+        elif isinstance(f, NightResult) and f.action == "check" and f.targets:
             seats = tuple(sorted(event.visibility.seats))
-            facts.checks.append(
-                Check(
-                    event.seq,
-                    event.day,
-                    seats,
-                    p["target"],
-                    str(p.get("result")),
-                    side(p["target"]),
-                )
-            )
-        elif kind == "speech" and event.visibility.scope == "public":
-            claims = tuple(extract_claims(p.get("text", ""), roles))
+            target = f.targets[0]
+            facts.checks.append(Check(event.seq, event.day, seats, target, f.result, side(target)))
+        elif isinstance(f, SpeechMade) and event.visibility.scope == "public":
+            claims = tuple(extract_claims(f.text, roles))
             facts.speeches.append(
-                Said(
-                    event.seq,
-                    event.day,
-                    p["seat"],
-                    side(p["seat"]),
-                    role.get(p["seat"], ""),
-                    claims,
-                )
+                Said(event.seq, event.day, f.seat, side(f.seat), role.get(f.seat, ""), claims)
             )
-        elif kind == "belief":
-            probs = {int(s): float(v) for s, v in p.get("probs", {}).items()}
-            facts.beliefs.append(
-                (event.seq, p["seat"], probs, {s: side(s) for s in range(log.players)})
-            )
-        elif kind == "intent":
-            facts.intents.append((event.seq, p["seat"], p.get("target"), event.day))
-        elif kind == "decision" and not p.get("host"):  # a host action is no seat's
-            seat = p["seat"]
-            facts.decisions[seat] = facts.decisions.get(seat, 0) + 1
-            if p.get("fallback"):
-                facts.fallbacks[seat] = facts.fallbacks.get(seat, 0) + 1
-        elif kind == "game_over":
-            facts.winner = p.get("winner")
-            facts.winners = frozenset(int(s) for s in p.get("winners", []))
+        elif isinstance(f, DecisionRecord) and not f.host:  # a host action is no seat's
+            facts.decisions[f.seat] = facts.decisions.get(f.seat, 0) + 1
+            if f.fallback:
+                facts.fallbacks[f.seat] = facts.fallbacks.get(f.seat, 0) + 1
+        elif isinstance(f, GameEnded):
+            facts.winner = f.winner
+            facts.winners = frozenset(f.winners)
             facts.length_days = event.day
-            for s, card in p.get("roles", {}).items():
-                facts.roles[int(s)] = card
-            for s, f in p.get("factions", {}).items():
-                faction[int(s)] = f
+            facts.roles.update(f.roles)
+            faction.update(f.factions)
     for seat in range(log.players):
         facts.roles.setdefault(seat, role.get(seat, ""))
         facts.factions[seat] = faction.get(seat, "")

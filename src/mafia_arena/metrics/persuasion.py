@@ -1,7 +1,8 @@
-"""Persuasion: how often a stated intended vote (`intent` event) differs from the vote.
+"""Persuasion: how often a stated intended vote differs from the vote.
 
-An `intent` is a host-only event {seat, target} an agent may log before a ballot. It is
-matched with the seat's vote in the first ballot after it on the same day.
+An intent is the `intent` of a belief an agent stated (the log's ``meta["beliefs"]``,
+dated on the host's timeline). It is matched with the seat's vote in the first ballot
+after it on the same day.
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@ from the events admitted to that seat, plus its current `Request`), so it can ho
 nothing the seat may not know. Its size depends only on the variant and the player
 count (`ObservationLayout`), and every value lies in [0, 1].
 
-Speed: an `ObservationEncoder` folds each seat's newly admitted events into a
-preallocated per-seat array (the events are append-only), so encoding a step costs the
-new events plus one copy, not the whole game. Feeding it a different `Knowledge`
-object (a new game) starts that seat afresh.
+Speed: an `ObservationEncoder` keeps a preallocated array per seat and reads the seat's
+`Knowledge` (the one per-seat fold): a block is rewritten only when the fact behind it
+changed (the fold replaces a fact object on change), and the append-only facts are
+walked from a cursor, so a step costs the changed blocks plus one copy. Knowledge of
+another game (another fold) starts that seat afresh.
 
 Layout (n = players, R = roles of the variant, F = factions, A = check results: the
 variant's appearances plus ``mafia``, ``innocent``, ``no result``; K = request kinds:
@@ -46,11 +47,12 @@ Version history: v0 — first layout.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from mafia_arena.engine.catalogue import NightResult
 from mafia_arena.rules import Variant
 from mafia_arena.rules.expressions import evaluate
 from mafia_arena.speech.claims import Claim
@@ -138,6 +140,19 @@ class ObservationLayout:
         self.result_index = {r: i for i, r in enumerate(self.results)}
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
 
+    def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
+        """The vector's named blocks, each reshaped to its logical shape (views, no copy).
+
+        The inverse of the layout: ``decode(obs)["alive"][s]`` is seat ``s``'s alive
+        flag, ``decode(obs)["votes"][voter, target]`` a published ballot, and so on.
+        """
+        if vector.shape != (self.size,):
+            raise ValueError(f"expected a vector of {self.size} values, got {vector.shape}")
+        return {
+            name: vector[b.offset : b.offset + b.size].reshape(b.shape)
+            for name, b in self.blocks.items()
+        }
+
     def describe(self) -> str:
         """A markdown table of the blocks with their offsets (for docs and debugging)."""
         rows = ["| block | offset | shape |", "| --- | --- | --- |"]
@@ -149,21 +164,37 @@ class ObservationLayout:
 
 
 class _SeatArray:
-    """The running encoding of one seat's knowledge (everything but the request)."""
+    """The running encoding of one seat's knowledge (everything but the request).
+
+    It reads only the seat's `Knowledge` snapshots: a block is rewritten when the fact
+    it encodes is a different object than last time (the fold replaces a fact when it
+    changes), and the append-only facts (results, claims) are walked from a cursor.
+    """
 
     def __init__(self, layout: ObservationLayout, knowledge: Knowledge) -> None:
         self.layout = layout
         self.seat = knowledge.seat
-        self.knowledge = knowledge
-        self.cursor = 0
-        self.claim_cursor: dict[int, int] = {}
+        self.source = knowledge.transcript  # identifies the fold (one per seat and game)
+        self.count = 0
+        self.seen: dict[str, object] = {}
+        self.results = 0
+        self.said = 0
         self.data = np.zeros(layout.size, dtype=np.float32)
-        self.v: dict[str, np.ndarray] = {
-            name: self.data[b.offset : b.offset + b.size].reshape(b.shape)
-            for name, b in layout.blocks.items()
-        }
+        self.v: dict[str, np.ndarray] = layout.decode(self.data)
         if 0 <= knowledge.seat < layout.players:
             self.v["seat"][knowledge.seat] = 1.0
+
+    def follows(self, knowledge: Knowledge) -> bool:
+        return self.source is knowledge.transcript and self.count <= len(knowledge.events)
+
+    def changed(self, block: str, fact: object) -> bool:
+        if self.seen.get(block, _UNSET) is fact:
+            return False
+        self.seen[block] = fact
+        return True
+
+
+_UNSET = object()
 
 
 class ObservationEncoder:
@@ -175,7 +206,7 @@ class ObservationEncoder:
         self._seats: dict[int, _SeatArray] = {}
 
     def reset(self) -> None:
-        """Forget every seat (call between games; a new `Knowledge` also resets a seat)."""
+        """Forget every seat (call between games; a new game also resets a seat)."""
         self._seats.clear()
 
     def encode(self, view: View, out: np.ndarray | None = None) -> np.ndarray:
@@ -195,129 +226,151 @@ class ObservationEncoder:
         return out
 
     # ------------------------------------------------------------------ folding
-    def _fold(self, knowledge: Knowledge) -> _SeatArray:
-        state = self._seats.get(knowledge.seat)
-        if (
-            state is None
-            or state.knowledge is not knowledge
-            or state.cursor > len(knowledge.events)
-        ):
-            state = self._seats[knowledge.seat] = _SeatArray(self.layout, knowledge)
-        events = knowledge.events
-        if state.cursor == len(events):
+    def _fold(self, k: Knowledge) -> _SeatArray:
+        state = self._seats.get(k.seat)
+        if state is None or not state.follows(k):
+            state = self._seats[k.seat] = _SeatArray(self.layout, k)
+        if state.count == len(k.events) and state.count:
             return state
-        for event in events[state.cursor :]:
-            handler = _HANDLERS.get(event.kind)
-            if handler is not None:
-                handler(state, event.payload)
-        state.cursor = len(events)
-        last = events[-1]
-        phase = state.v["phase"]
-        phase[:] = 0.0
-        phase[3 if knowledge.over else PHASES.index(last.phase) if last.phase in PHASES else 0] = (
-            1.0
-        )
-        state.v["day"][0] = min(1.0, last.day / self.layout.max_rounds)
-        for speaker, claims in knowledge.claims.items():
-            done = state.claim_cursor.get(speaker, 0)
-            if done < len(claims):
-                for claim in claims[done:]:
-                    _claim(state, speaker, claim)
-                state.claim_cursor[speaker] = len(claims)
+        state.count = len(k.events)
+        for rule in RULES.values():
+            rule(state, k)
         return state
 
 
-# ---------------------------------------------------------------------- handlers
-Arrays = dict[str, np.ndarray]
+# ---------------------------------------------------------------------- rules
+# One rule per block (or group of blocks): how the block follows from the seat's
+# `Knowledge`. Each rule rewrites its block only when the fact behind it changed.
+def _role_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("role", k.role):
+        _one_hot(state.v["role"], state.layout.role_index.get(k.role or ""))
+    if state.changed("faction", k.faction):
+        _one_hot(state.v["faction"], state.layout.faction_index.get(k.faction or ""))
 
 
-def _seat_ok(layout: ObservationLayout, seat: Any) -> bool:
+def _alive_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("alive", k.alive):
+        alive, n = state.v["alive"], state.layout.players
+        alive[:] = 0.0
+        alive[: min(len(k.alive), n)] = k.alive[:n]
+
+
+def _revealed_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("revealed", k.revealed):
+        _seat_roles(state.layout, state.v["revealed"], k.revealed)
+
+
+def _allies_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("allies", k.allies):
+        _seat_roles(state.layout, state.v["allies"], k.allies)
+
+
+def _checks_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("checks", k.checks):
+        layout, checks = state.layout, state.v["checks"]
+        checks[:] = 0.0
+        unknown = layout.result_index[NO_RESULT]
+        for target, result in k.checks.items():
+            if _seat_ok(layout, target):
+                checks[target, layout.result_index.get(result, unknown)] = 1.0
+
+
+def _results_rule(state: _SeatArray, k: Knowledge) -> None:
+    for result in k.results[state.results :]:
+        _night_result(state, result)
+    state.results = len(k.results)
+
+
+def _clock_rule(state: _SeatArray, k: Knowledge) -> None:
+    phase = state.v["phase"]
+    phase[:] = 0.0
+    phase[3 if k.over else PHASES.index(k.phase) if k.phase in PHASES else 0] = 1.0
+    state.v["day"][0] = min(1.0, k.day / state.layout.max_rounds)
+
+
+def _silenced_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("silenced", k.silenced):
+        silenced = state.v["silenced"]
+        silenced[:] = 0.0
+        for seat in k.silenced:
+            if _seat_ok(state.layout, seat):
+                silenced[seat] = 1.0
+
+
+def _votes_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("ballots", k.ballots):
+        layout, votes = state.layout, state.v["votes"]
+        votes[:] = 0.0
+        if k.ballots:
+            for voter, target in k.ballots[-1][1].votes.items():
+                if target is not None and _seat_ok(layout, voter) and _seat_ok(layout, target):
+                    votes[voter, target] = 1.0
+
+
+def _nominations_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("nominations", k.nominations_today):
+        layout, nominations = state.layout, state.v["nominations"]
+        nominations[:] = 0.0
+        for seat, target in k.nominations_today:
+            if _seat_ok(layout, seat) and _seat_ok(layout, target):
+                nominations[seat, target] = 1.0
+
+
+def _claims_rule(state: _SeatArray, k: Knowledge) -> None:
+    for said in k.said[state.said :]:
+        _claim(state, said.seat, said.claim)
+    state.said = len(k.said)
+
+
+def _team_picks_rule(state: _SeatArray, k: Knowledge) -> None:
+    if state.changed("team_picks", k.latest_picks):
+        _team_picks(state, k.latest_picks)
+
+
+Rule = Callable[[_SeatArray, Knowledge], None]
+RULES: dict[str, Rule] = {
+    "role": _role_rule,
+    "alive": _alive_rule,
+    "revealed": _revealed_rule,
+    "allies": _allies_rule,
+    "checks": _checks_rule,
+    "results": _results_rule,
+    "clock": _clock_rule,
+    "silenced": _silenced_rule,
+    "votes": _votes_rule,
+    "nominations": _nominations_rule,
+    "claims": _claims_rule,
+    "team_picks": _team_picks_rule,
+}
+"""The encoding rules in application order (named, so tests can break one on purpose)."""
+
+
+# ---------------------------------------------------------------------- helpers
+def _seat_ok(layout: ObservationLayout, seat: object) -> bool:
     return isinstance(seat, int) and 0 <= seat < layout.players
 
 
-def _own_role(state: _SeatArray, p: dict[str, Any]) -> None:
-    layout, v = state.layout, state.v
-    if p["seat"] != state.seat:
-        return
-    if p.get("role") in layout.role_index:
-        v["role"][:] = 0.0
-        v["role"][layout.role_index[p["role"]]] = 1.0
-    if p.get("faction") in layout.faction_index:
-        v["faction"][:] = 0.0
-        v["faction"][layout.faction_index[p["faction"]]] = 1.0
+def _one_hot(row: np.ndarray, index: int | None) -> None:
+    if index is not None:
+        row[:] = 0.0
+        row[index] = 1.0
 
 
-def _setup(state: _SeatArray, p: dict[str, Any]) -> None:
-    v = state.v
-    v["alive"][:] = 1.0
+def _seat_roles(layout: ObservationLayout, block: np.ndarray, roles: Mapping[int, str]) -> None:
+    block[:] = 0.0
+    for seat, role in roles.items():
+        index = layout.role_index.get(role)
+        if index is not None and _seat_ok(layout, seat):
+            block[seat, index] = 1.0
 
 
-def _allies(state: _SeatArray, p: dict[str, Any]) -> None:
-    layout, v = state.layout, state.v
-    for seat, role in p["allies"].items():
-        if role in layout.role_index and _seat_ok(layout, int(seat)):
-            v["allies"][int(seat), :] = 0.0
-            v["allies"][int(seat), layout.role_index[role]] = 1.0
-
-
-def _reveal(state: _SeatArray, seat: int, role: str) -> None:
-    layout, v = state.layout, state.v
-    if role in layout.role_index and _seat_ok(layout, seat):
-        v["revealed"][seat, :] = 0.0
-        v["revealed"][seat, layout.role_index[role]] = 1.0
-
-
-def _death(state: _SeatArray, p: dict[str, Any]) -> None:
-    v = state.v
-    v["alive"][p["seat"]] = 0.0
-    if "role" in p:
-        _reveal(state, p["seat"], p["role"])
-
-
-def _reveal_event(state: _SeatArray, p: dict[str, Any]) -> None:
-    _reveal(state, p["seat"], p["role"])
-
-
-def _game_over(state: _SeatArray, p: dict[str, Any]) -> None:
-    for seat, role in p["roles"].items():
-        _reveal(state, int(seat), role)
-
-
-def _phase(state: _SeatArray, p: dict[str, Any]) -> None:
-    v = state.v
-    v["nominations"][:] = 0.0
-    if p["phase"] == "night":
-        v["silenced"][:] = 0.0
-        v["team_picks"][:] = 0.0
-
-
-def _silenced(state: _SeatArray, p: dict[str, Any]) -> None:
-    v = state.v
-    v["silenced"][:] = 0.0
-    for seat in p["seats"]:
-        v["silenced"][seat] = 1.0
-
-
-def _votes(state: _SeatArray, p: dict[str, Any]) -> None:
-    v = state.v
-    v["votes"][:] = 0.0
-    for voter, target in p["votes"].items():
-        if target is not None:
-            v["votes"][int(voter), target] = 1.0
-
-
-def _nomination(state: _SeatArray, p: dict[str, Any]) -> None:
-    v = state.v
-    v["nominations"][p["seat"], p["target"]] = 1.0
-
-
-def _group_picks(state: _SeatArray, p: dict[str, Any]) -> None:
+def _team_picks(state: _SeatArray, picks_by_seat: Mapping[int, str]) -> None:
     layout, v = state.layout, state.v
     picks = v["team_picks"]
     picks[:] = 0.0
     targets = [
         int(key.split(":")[1])
-        for key in p["picks"].values()
+        for key in picks_by_seat.values()
         if key.count(":") >= 1 and key.split(":")[1].isdigit()
     ]
     for target in set(targets):
@@ -325,21 +378,16 @@ def _group_picks(state: _SeatArray, p: dict[str, Any]) -> None:
             picks[target] = min(1.0, targets.count(target) / len(targets))
 
 
-def _night_result(state: _SeatArray, p: dict[str, Any]) -> None:
+def _night_result(state: _SeatArray, f: NightResult) -> None:
     layout, v = state.layout, state.v
-    action, result = p.get("action"), p.get("result")
-    if action == "check" and _seat_ok(layout, p.get("target")):
-        row = v["checks"][p["target"]]
-        row[:] = 0.0
-        row[layout.result_index.get(result, layout.result_index[NO_RESULT])] = 1.0
-    elif action == "compare" and "compare" in v and result in ("same", "different"):
-        a, b = p["targets"]
-        channel = 0 if result == "same" else 1
+    if f.action == "compare" and "compare" in v and f.result in ("same", "different"):
+        a, b = f.targets
+        channel = 0 if f.result == "same" else 1
         v["compare"][a, b, channel] = v["compare"][b, a, channel] = 1.0
-    elif action == "watch" and "watch" in v and isinstance(result, list):
-        for attacker in result:
+    elif f.action == "watch" and "watch" in v and f.attackers is not None:
+        for attacker in f.attackers:
             if _seat_ok(layout, attacker):
-                v["watch"][p["target"], attacker] = 1.0
+                v["watch"][f.targets[0], attacker] = 1.0
 
 
 def _claim(state: _SeatArray, speaker: int, claim: Claim) -> None:
@@ -359,20 +407,3 @@ def _claim(state: _SeatArray, speaker: int, claim: Claim) -> None:
         v["vouches"][speaker, target] = 1.0
     elif claim.kind == "claim_result":
         v["result_claims"][speaker, target, 0 if claim.value == "mafia" else 1] = 1.0
-
-
-_HANDLERS = {
-    "setup": _setup,
-    "role": _own_role,
-    "role_change": _own_role,
-    "allies": _allies,
-    "death": _death,
-    "reveal": _reveal_event,
-    "game_over": _game_over,
-    "phase": _phase,
-    "silenced": _silenced,
-    "votes": _votes,
-    "nomination": _nomination,
-    "group_picks": _group_picks,
-    "night_result": _night_result,
-}

@@ -1,116 +1,431 @@
-"""`Knowledge`: a seat's facts, folded from the events admitted to that seat.
+"""One seat's knowledge: a single incremental fold of the seat's own event stream.
 
-`apply` is the only way facts enter, and callers pass only events whose visibility
-admits the seat (`SeatTracker` enforces it), so a view can hold nothing its seat may not
-know. Facts: own role and faction, allies, who is alive, revealed roles, private night
-results, the transcript of speeches, votes and nominations, and claims read from speech.
+`KnowledgeFold` is the one place a seat's events are interpreted. It applies each new
+`SeatEvent` once (callers feed it only the seat's stream, so it can hold nothing the
+seat may not know) and keeps every fact as an immutable value that is *replaced* when
+it changes. `snapshot()` therefore hands out a frozen `Knowledge` in O(fields) — no
+copying of the game so far — and a snapshot never changes when later events arrive.
+
+Readers of the fold: the text view (`transcript()`, rendered once per event and
+shared), the numeric encoder (re-encodes a block only when its fact object changed,
+and walks the append-only tuples from a cursor), the heuristic player (dated records:
+`said`, `ballots`, `nominations`, `deaths`, `team_picks`, `actions`, …), the LLM
+prompt builder and the web page.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from types import MappingProxyType
+from typing import Any, overload
 
-from mafia_arena.engine.events import Event
+from mafia_arena.engine.catalogue import (
+    Allies,
+    Death,
+    GameEnded,
+    GroupPicks,
+    NightAction,
+    NightResult,
+    NoDeath,
+    Nomination,
+    Nominees,
+    PhaseStart,
+    Reveal,
+    RoleChange,
+    RoleDealt,
+    Setup,
+    Silenced,
+    SpeechMade,
+    Votes,
+)
+from mafia_arena.engine.events import SeatEvent
 from mafia_arena.speech.claims import Claim, extract_claims
 
+EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
-@dataclass
-class Knowledge:
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One claim read from one public speech: when, who, in which speaking turn."""
+
+    day: int
     seat: int
-    players: int = 0
-    role: str | None = None
-    faction: str | None = None
-    roles_in_play: list[str] = field(default_factory=list)
-    composition: dict[str, int] = field(default_factory=dict)
-    allies: dict[int, str] = field(default_factory=dict)
-    alive: list[bool] = field(default_factory=list)
-    revealed: dict[int, str] = field(default_factory=dict)
-    results: list[dict[str, Any]] = field(default_factory=list)
-    known_results: dict[int, str] = field(default_factory=dict)
-    claims: dict[int, list[Claim]] = field(default_factory=dict)
-    votes: list[dict[int, int | None]] = field(default_factory=list)
-    nominations: list[tuple[int, int]] = field(default_factory=list)
-    day: int = 0
-    phase: str = "setup"
-    silenced: set[int] = field(default_factory=set)
-    winner: str | None = None
-    over: bool = False
-    last_event: int = -1
-    events: list[Event] = field(default_factory=list)
+    kind: str
+    claim: Claim
 
-    def apply(self, event: Event) -> None:
-        """Fold one admitted event into the facts."""
-        self.events.append(event)
-        self.last_event = event.seq
-        self.day, self.phase = event.day, event.phase
-        handler = getattr(self, f"_on_{event.kind}", None)
-        if handler is not None:
-            handler(event.payload)
 
-    # -- handlers, one per event kind that carries a fact
-    def _on_setup(self, p: dict[str, Any]) -> None:
-        self.players = p["players"]
-        self.alive = [True] * self.players
-        self.composition = dict(p["composition"])
-        self.roles_in_play = list(p["composition"])
+class Entries(Sequence[SeatEvent]):
+    """The first `length` entries of a seat's stream (an append-only list, shared)."""
 
-    def _on_role(self, p: dict[str, Any]) -> None:
-        if p["seat"] == self.seat:
-            self.role, self.faction = p["role"], p["faction"]
+    __slots__ = ("_items", "_length")
 
-    def _on_role_change(self, p: dict[str, Any]) -> None:
-        if p["seat"] == self.seat:
-            self.role, self.faction = p["role"], p.get("faction", self.faction)
+    def __init__(self, items: list[SeatEvent], length: int) -> None:
+        self._items = items
+        self._length = length
 
-    def _on_allies(self, p: dict[str, Any]) -> None:
-        self.allies.update({int(s): r for s, r in p["allies"].items()})
+    def __len__(self) -> int:
+        return self._length
 
-    def _on_death(self, p: dict[str, Any]) -> None:
-        self.alive[p["seat"]] = False
-        if "role" in p:
-            self.revealed[p["seat"]] = p["role"]
+    @overload
+    def __getitem__(self, index: int) -> SeatEvent: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[SeatEvent]: ...
+    def __getitem__(self, index: int | slice) -> SeatEvent | list[SeatEvent]:
+        if isinstance(index, slice):
+            return self._items[: self._length][index]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._items[index]
 
-    def _on_reveal(self, p: dict[str, Any]) -> None:
-        self.revealed[p["seat"]] = p["role"]
+    def __iter__(self) -> Iterator[SeatEvent]:
+        items = self._items
+        for i in range(self._length):
+            yield items[i]
 
-    def _on_night_result(self, p: dict[str, Any]) -> None:
-        self.results.append(dict(p))
-        if p.get("action") == "check" and p["result"] in ("mafia", "innocent"):
-            self.known_results[p["target"]] = p["result"]
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Entries):
+            return NotImplemented
+        return list(self) == list(other)
 
-    def _on_speech(self, p: dict[str, Any]) -> None:
-        if p.get("kind") == "night_chat":
-            return  # team talk is not a public claim; it stays in `events`
-        claims = _claims_in(p["text"], tuple(self.roles_in_play))
-        if claims:
-            self.claims.setdefault(p["seat"], []).extend(claims)
+    def __hash__(self) -> int:
+        return hash(tuple(self))
 
-    def _on_votes(self, p: dict[str, Any]) -> None:
-        self.votes.append({int(v): t for v, t in p["votes"].items()})
+    def __repr__(self) -> str:
+        return f"Entries({list(self)!r})"
 
-    def _on_nomination(self, p: dict[str, Any]) -> None:
-        self.nominations.append((p["seat"], p["target"]))
 
-    def _on_silenced(self, p: dict[str, Any]) -> None:
-        self.silenced = set(p["seats"])
+class Transcript:
+    """The seat's rendered lines, one render per entry, appended as entries are read.
 
-    def _on_phase(self, p: dict[str, Any]) -> None:
-        if p["phase"] == "night":
-            self.silenced = set()
+    Shared by the fold and its snapshots: `lines(n)` renders entries up to `n` if not
+    done yet and returns the non-empty lines of the first `n` entries.
+    """
 
-    def _on_game_over(self, p: dict[str, Any]) -> None:
-        self.over, self.winner = True, p["winner"]
-        self.revealed.update({int(s): r for s, r in p["roles"].items()})
+    __slots__ = ("_ends", "_entries", "_joined", "_joined_lines", "_lines", "seat")
 
-    # -- derived
+    def __init__(self, entries: list[SeatEvent], seat: int) -> None:
+        self._entries = entries
+        self._lines: list[str] = []
+        self._ends: list[int] = []  # number of lines after each entry
+        self._joined = ""
+        self._joined_lines = 0
+        self.seat = seat
+
+    def _end(self, count: int) -> int:
+        from mafia_arena.views.text import render_event  # text renders facts; it imports this
+
+        ends, lines = self._ends, self._lines
+        for entry in self._entries[len(ends) : count]:
+            line = render_event(entry, self.seat)
+            if line:
+                lines.append(line)
+            ends.append(len(lines))
+        return ends[count - 1] if count else 0
+
+    def lines(self, count: int) -> list[str]:
+        return self._lines[: self._end(count)]
+
+    def text(self, count: int) -> str:
+        """The first `count` entries' lines joined by newlines (extended, not rebuilt)."""
+        end = self._end(count)
+        if end < self._joined_lines:
+            return "\n".join(self._lines[:end])
+        if end > self._joined_lines:
+            new = "\n".join(self._lines[self._joined_lines : end])
+            self._joined = f"{self._joined}\n{new}" if self._joined else new
+            self._joined_lines = end
+        return self._joined
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """An immutable snapshot of what one seat knows after its first `len(events)` events.
+
+    Maps are read-only, sequences are tuples; `events` is the seat's own numbered
+    stream so far. `last_event` is the seat-local index of the latest entry (-1 before
+    any).
+    """
+
+    seat: int
+    players: int
+    role: str | None
+    faction: str | None
+    roles_in_play: tuple[str, ...]
+    composition: Mapping[str, int]
+    allies: Mapping[int, str]
+    alive: tuple[bool, ...]
+    revealed: Mapping[int, str]
+    results: tuple[NightResult, ...]
+    known_results: Mapping[int, str]
+    checks: Mapping[int, str]
+    said: tuple[Said, ...]
+    team_chat: tuple[tuple[int, int, str], ...]
+    ballots: tuple[tuple[int, Votes], ...]
+    nominations: tuple[tuple[int, int, int, int], ...]
+    nominations_today: tuple[tuple[int, int], ...]
+    nominees: Mapping[int, tuple[int, ...]]
+    deaths: tuple[tuple[int, int, str], ...]
+    quiet_nights: frozenset[int]
+    team_picks: tuple[tuple[int, GroupPicks], ...]
+    latest_picks: Mapping[int, str]
+    actions: tuple[tuple[int, NightAction], ...]
+    day: int
+    phase: str
+    silenced: frozenset[int]
+    winner: str | None
+    over: bool
+    events: Entries
+    transcript: Transcript
+
+    @property
+    def claims(self) -> dict[int, tuple[Claim, ...]]:
+        """The claims read from each seat's public speech, in order (from `said`)."""
+        out: dict[int, list[Claim]] = {}
+        for said in self.said:
+            out.setdefault(said.seat, []).append(said.claim)
+        return {seat: tuple(claims) for seat, claims in out.items()}
+
+    @property
+    def last_event(self) -> int:
+        return len(self.events) - 1
+
     def living(self) -> list[int]:
         return [s for s, a in enumerate(self.alive) if a]
+
+    def lines(self) -> list[str]:
+        """The seat's transcript lines so far (rendered once, shared with the fold)."""
+        return self.transcript.lines(len(self.events))
+
+    def text(self) -> str:
+        """The seat's transcript so far as one string (see `views.text`)."""
+        return self.transcript.text(len(self.events))
+
+
+class KnowledgeFold:
+    """The one incremental fold of a seat's stream (see the module docstring)."""
+
+    def __init__(self, seat: int, roles: Sequence[str] = ()) -> None:
+        self.seat = seat
+        self._roles = tuple(roles)  # the variant's roles: claims may name any of them
+        self._vocabulary: tuple[str, ...] = self._roles
+        self.entries: list[SeatEvent] = []
+        self.transcript = Transcript(self.entries, seat)
+        self.players = 0
+        self.role: str | None = None
+        self.faction: str | None = None
+        self.roles_in_play: tuple[str, ...] = ()
+        self.composition: Mapping[str, int] = EMPTY
+        self.allies: Mapping[int, str] = EMPTY
+        self.alive: tuple[bool, ...] = ()
+        self.revealed: Mapping[int, str] = EMPTY
+        self.results: tuple[NightResult, ...] = ()
+        self.known_results: Mapping[int, str] = EMPTY
+        self.checks: Mapping[int, str] = EMPTY
+        self.said: tuple[Said, ...] = ()
+        self.team_chat: tuple[tuple[int, int, str], ...] = ()
+        self.ballots: tuple[tuple[int, Votes], ...] = ()
+        self.nominations: tuple[tuple[int, int, int, int], ...] = ()
+        self.nominations_today: tuple[tuple[int, int], ...] = ()
+        self.nominees: Mapping[int, tuple[int, ...]] = EMPTY
+        self.deaths: tuple[tuple[int, int, str], ...] = ()
+        self.quiet_nights: frozenset[int] = frozenset()
+        self.team_picks: tuple[tuple[int, GroupPicks], ...] = ()
+        self.latest_picks: Mapping[int, str] = EMPTY
+        self.actions: tuple[tuple[int, NightAction], ...] = ()
+        self.day = 0
+        self.phase = "setup"
+        self.silenced: frozenset[int] = frozenset()
+        self.winner: str | None = None
+        self.over = False
+        self._snapshot: Knowledge | None = None
+
+    def apply(self, entry: SeatEvent) -> None:
+        """Fold one entry of the seat's stream (in stream order)."""
+        self.entries.append(entry)
+        self._snapshot = None
+        self.day, self.phase = entry.day, entry.phase
+        handler = _HANDLERS.get(type(entry.fact))
+        if handler is not None:
+            handler(self, entry.fact, entry)
+
+    def extend(self, entries: Sequence[SeatEvent]) -> None:
+        for entry in entries:
+            self.apply(entry)
+
+    def snapshot(self) -> Knowledge:
+        """The frozen facts now (cached until the next entry)."""
+        snap = self._snapshot
+        if snap is None:
+            snap = self._snapshot = Knowledge(
+                self.seat,
+                self.players,
+                self.role,
+                self.faction,
+                self.roles_in_play,
+                self.composition,
+                self.allies,
+                self.alive,
+                self.revealed,
+                self.results,
+                self.known_results,
+                self.checks,
+                self.said,
+                self.team_chat,
+                self.ballots,
+                self.nominations,
+                self.nominations_today,
+                self.nominees,
+                self.deaths,
+                self.quiet_nights,
+                self.team_picks,
+                self.latest_picks,
+                self.actions,
+                self.day,
+                self.phase,
+                self.silenced,
+                self.winner,
+                self.over,
+                Entries(self.entries, len(self.entries)),
+                self.transcript,
+            )
+        return snap
+
+
+def _put(mapping: Mapping[Any, Any], key: Any, value: Any) -> Mapping[Any, Any]:
+    return MappingProxyType({**mapping, key: value})
+
+
+# ---------------------------------------------------------------------- handlers
+def _setup(k: KnowledgeFold, f: Setup, _: SeatEvent) -> None:
+    k.players = f.players
+    k.alive = (True,) * f.players
+    k.composition = MappingProxyType(dict(f.composition))
+    k.roles_in_play = tuple(f.composition)
+    k._vocabulary = tuple(dict.fromkeys([*k.roles_in_play, *k._roles]))
+
+
+def _role(k: KnowledgeFold, f: RoleDealt, _: SeatEvent) -> None:
+    if f.seat == k.seat:
+        k.role, k.faction = f.role, f.faction
+
+
+def _role_change(k: KnowledgeFold, f: RoleChange, _: SeatEvent) -> None:
+    if f.seat == k.seat:
+        k.role = f.role
+        k.faction = f.faction if f.faction is not None else k.faction
+
+
+def _allies(k: KnowledgeFold, f: Allies, _: SeatEvent) -> None:
+    k.allies = MappingProxyType({**k.allies, **f.allies})
+
+
+def _death(k: KnowledgeFold, f: Death, e: SeatEvent) -> None:
+    alive = list(k.alive)
+    alive[f.seat] = False
+    k.alive = tuple(alive)
+    if f.role is not None:
+        k.revealed = _put(k.revealed, f.seat, f.role)
+    k.deaths = (*k.deaths, (e.day, f.seat, f.cause))
+
+
+def _reveal(k: KnowledgeFold, f: Reveal, _: SeatEvent) -> None:
+    k.revealed = _put(k.revealed, f.seat, f.role)
+
+
+def _night_result(k: KnowledgeFold, f: NightResult, _: SeatEvent) -> None:
+    k.results = (*k.results, f)
+    if f.action == "check" and f.targets:
+        k.checks = _put(k.checks, f.targets[0], f.result)
+        if f.result in ("mafia", "innocent"):
+            k.known_results = _put(k.known_results, f.targets[0], f.result)
+
+
+def _speech(k: KnowledgeFold, f: SpeechMade, e: SeatEvent) -> None:
+    if f.kind == "night_chat":  # team talk is not a public claim
+        k.team_chat = (*k.team_chat, (e.day, f.seat, f.text))
+        return
+    said = _said_in(e.day, f.seat, f.kind, f.text, k._vocabulary)
+    if said:
+        k.said = (*k.said, *said)
+
+
+def _votes(k: KnowledgeFold, f: Votes, e: SeatEvent) -> None:
+    k.ballots = (*k.ballots, (e.day, f))
+
+
+def _nomination(k: KnowledgeFold, f: Nomination, e: SeatEvent) -> None:
+    k.nominations = (*k.nominations, (e.day, f.round, f.seat, f.target))
+    k.nominations_today = (*k.nominations_today, (f.seat, f.target))
+
+
+def _nominees(k: KnowledgeFold, f: Nominees, e: SeatEvent) -> None:
+    k.nominees = _put(k.nominees, e.day, f.seats)
+
+
+def _no_death(k: KnowledgeFold, f: NoDeath, e: SeatEvent) -> None:
+    k.quiet_nights = k.quiet_nights | {e.day}
+
+
+def _group_picks(k: KnowledgeFold, f: GroupPicks, e: SeatEvent) -> None:
+    k.team_picks = (*k.team_picks, (e.day, f))
+    k.latest_picks = MappingProxyType(dict(f.picks))
+
+
+def _night_action(k: KnowledgeFold, f: NightAction, e: SeatEvent) -> None:
+    k.actions = (*k.actions, (e.day, f))
+
+
+def _silenced(k: KnowledgeFold, f: Silenced, _: SeatEvent) -> None:
+    k.silenced = frozenset(f.seats)
+
+
+def _phase(k: KnowledgeFold, f: PhaseStart, _: SeatEvent) -> None:
+    if k.nominations_today:
+        k.nominations_today = ()
+    if f.phase == "night":
+        k.silenced = frozenset()
+        if k.latest_picks:
+            k.latest_picks = EMPTY
+
+
+def _game_over(k: KnowledgeFold, f: GameEnded, _: SeatEvent) -> None:
+    k.over, k.winner = True, f.winner
+    k.revealed = MappingProxyType({**k.revealed, **f.roles})
+
+
+_HANDLERS: dict[type, Any] = {
+    Setup: _setup,
+    RoleDealt: _role,
+    RoleChange: _role_change,
+    Allies: _allies,
+    Death: _death,
+    Reveal: _reveal,
+    NightResult: _night_result,
+    SpeechMade: _speech,
+    Votes: _votes,
+    Nomination: _nomination,
+    Nominees: _nominees,
+    NoDeath: _no_death,
+    GroupPicks: _group_picks,
+    NightAction: _night_action,
+    Silenced: _silenced,
+    PhaseStart: _phase,
+    GameEnded: _game_over,
+}
+
+
+@lru_cache(maxsize=8192)
+def _said_in(day: int, seat: int, kind: str, text: str, roles: tuple[str, ...]) -> tuple[Said, ...]:
+    """The dated claims of one speech, memoised: every seat that hears it reads the
+    same text (claims are frozen, so seats share them)."""
+    return tuple(Said(day, seat, kind, c) for c in _claims_in(text, roles))
 
 
 @lru_cache(maxsize=8192)
 def _claims_in(text: str, roles: tuple[str, ...]) -> tuple[Claim, ...]:
-    """`extract_claims`, memoised: every seat that hears a speech reads the same text
-    (claims are frozen, so sharing them is safe); this was a third of env step time."""
+    """`extract_claims`, memoised (canonical sentences repeat across speeches and games)."""
     return tuple(extract_claims(text, roles))

@@ -1,5 +1,10 @@
 """Text views: a compact, append-only transcript of what one seat knows.
 
+Player words (speech, a described manner of death) are always written as one JSON
+string (:func:`quote_speech`): inside it a quotation mark is ``\\"`` and a line break is
+``\\n``, so whatever a player types stays inside its own quotation on its own line and
+can never close the quotation early or start a line that reads as the host's.
+
 The transcript only grows (events are rendered in log order and never rewritten), so an
 LLM prompt built from it keeps a stable prefix between turns and server-side prompt
 caching works. The same rendering serves humans in the terminal.
@@ -7,15 +12,51 @@ caching works. The same rendering serves humans in the terminal.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
-from mafia_arena.engine.events import Event
+from mafia_arena.engine.catalogue import (
+    Allies,
+    Ballot,
+    Blocked,
+    Death,
+    Disqualified,
+    GameEnded,
+    GroupPicks,
+    LastDeadDecision,
+    Narration,
+    NightAction,
+    NightResult,
+    NoDeath,
+    NoExecution,
+    Nomination,
+    NominationTally,
+    Nominees,
+    PhaseStart,
+    Protected,
+    Reveal,
+    RoleChange,
+    RoleDealt,
+    Runoff,
+    Setup,
+    Silenced,
+    SpeechMade,
+    UsageRecord,
+    Votes,
+)
+from mafia_arena.engine.events import Event, SeatEvent
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
 
 
 def name(seat: int | None) -> str:
     return "nobody" if seat is None else f"P{seat + 1}"
+
+
+def quote_speech(text: str) -> str:
+    """A player's words as one quoted, escaped string (see the module docstring)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def choice_text(key: str) -> str:
@@ -27,107 +68,176 @@ def choice_text(key: str) -> str:
     return key
 
 
-def render_event(event: Event, viewer: int | None = None) -> str | None:
-    """One line for an event, or None for events that carry nothing to read."""
-    p = event.payload
-    kind = event.kind
+def render_event(event: SeatEvent | Event, viewer: int | None = None) -> str | None:
+    """One line for an event (as a seat or the host sees it), or None for events that
+    carry nothing to read."""
+    fact = event.fact
+    render = _RENDER.get(type(fact))
+    if render is None:
+        return None
     prefix = f"[{event.phase[0].upper()}{event.day}] " if event.day else ""
-    if kind == "setup":
-        comp = ", ".join(f"{c} {r}" for r, c in p["composition"].items())
-        return f"Game of {p['variant']} with {p['players']} players: {comp}."
-    if kind == "role":
-        return f"You are {name(p['seat'])}; your role is {p['role']} ({p['faction']})."
-    if kind == "allies":
-        allies = ", ".join(f"{name(int(s))} ({r})" for s, r in p["allies"].items())
-        return f"You know: {allies or 'nobody'}."
-    if kind == "phase":
-        return f"--- {p['phase'].capitalize()} {p['number']} ---"
-    if kind == "death":
-        how = {
-            "night": "was killed in the night",
-            "execution": "was executed",
-            "disqualification": "leaves the game",
-        }.get(p["cause"], f"died ({p['cause']})")
-        text = f"{prefix}{name(p['seat'])} {how}"
-        if "manner" in p:
-            text += f": {p['manner']}"
-        return text + (f". Role: {p['role']}." if "role" in p else ".")
-    if kind == "reveal":
-        return f"{prefix}{name(p['seat'])}'s card: {p['role']}."
-    if kind == "no_death":
-        return f"{prefix}{p['text']}"
-    if kind == "silenced":
-        return f"{prefix}Silenced today: {', '.join(name(s) for s in p['seats'])}."
-    if kind == "speech":
-        where = "" if p["kind"] in ("discussion",) else f" ({p['kind']})"
-        return f'{prefix}{name(p["seat"])}{where}: "{p["text"]}"'
-    if kind == "nomination":
-        return f"{prefix}{name(p['seat'])} nominates {name(p['target'])}."
-    if kind == "nomination_tally":
-        tally = ", ".join(f"{name(int(s))} {c}" for s, c in p["tally"].items())
-        return f"{prefix}Nominations (round {p['round']}): {tally}."
-    if kind == "ballot":
-        again = " (re-vote)" if p.get("revote") else ""
-        return f"{prefix}{name(p['seat'])} votes against {name(p['target'])}{again}."
-    if kind in ("runoff", "last_dead_decision", "narration", "disqualified"):
-        return f"{prefix}{p['text']}"
-    if kind == "nominees":
-        return (
-            f"{prefix}Nominated for the final vote: "
-            + " and ".join(name(s) for s in p["seats"])
-            + "."
-        )
-    if kind == "votes":
-        votes = ", ".join(f"{name(int(v))}→{name(t)}" for v, t in p["votes"].items())
-        return f"{prefix}Votes ({p['kind']}): {votes}."
-    if kind == "no_execution":
-        return f"{prefix}Nobody is executed ({p['reason']})."
-    if kind == "group_picks":
-        picks = ", ".join(f"{name(int(s))}→{choice_text(c)}" for s, c in p["picks"].items())
-        return f"{prefix}Team picks for {p['step']} (round {p['round']}): {picks}."
-    if kind == "night_action":
-        whose = "Your team's" if "seats" in p else "Your"
-        return (
-            f"{prefix}{whose} night action ({p['step'].replace('_', ' ')}): "
-            f"{', '.join(choice_text(c) for c in p['choices'])}."
-        )
-    if kind == "night_result":
-        target = p.get("target", p.get("targets"))
-        if isinstance(target, list):
-            target = " & ".join(name(t) for t in target)
-        elif isinstance(target, int):
-            target = name(target)
-        result = p["result"]
-        if isinstance(result, list):
-            result = ", ".join(name(s) for s in result) or "nobody"
-        return f"{prefix}Result of your {p.get('action', p.get('step'))} on {target}: {result}."
-    if kind == "blocked":
-        return f"{prefix}You could not act tonight ({p['step']})."
-    if kind == "role_change":
-        records = "".join(f" {_record(r)}" for r in p.get("inherited", ()))
-        return f"{prefix}Your role is now {p['role']}.{records}"
-    if kind == "protected":
-        return f"{prefix}{p['text']}"
-    if kind == "game_over":
-        roles = ", ".join(f"{name(int(s))} {r}" for s, r in p["roles"].items())
-        return f"Game over: {p['winner'] or 'draw'} wins. Roles: {roles}."
-    return None
+    return render(fact, prefix)
 
 
-def _record(record: dict[str, Any]) -> str:
+def _setup(f: Setup, prefix: str) -> str:
+    comp = ", ".join(f"{c} {r}" for r, c in f.composition.items())
+    return f"Game of {f.variant} with {f.players} players: {comp}."
+
+
+def _role(f: RoleDealt, prefix: str) -> str:
+    return f"You are {name(f.seat)}; your role is {f.role} ({f.faction})."
+
+
+def _allies(f: Allies, prefix: str) -> str:
+    allies = ", ".join(f"{name(s)} ({r})" for s, r in f.allies.items())
+    return f"You know: {allies or 'nobody'}."
+
+
+def _phase(f: PhaseStart, prefix: str) -> str:
+    return f"--- {f.phase.capitalize()} {f.number} ---"
+
+
+_DEATH_HOW = {
+    "night": "was killed in the night",
+    "execution": "was executed",
+    "disqualification": "leaves the game",
+}
+
+
+def _death(f: Death, prefix: str) -> str:
+    how = _DEATH_HOW.get(f.cause, f"died ({f.cause})")
+    text = f"{prefix}{name(f.seat)} {how}"
+    if f.manner is not None:
+        text += f": {quote_speech(f.manner)}"
+    return text + (f". Role: {f.role}." if f.role is not None else ".")
+
+
+def _reveal(f: Reveal, prefix: str) -> str:
+    return f"{prefix}{name(f.seat)}'s card: {f.role}."
+
+
+def _text(
+    f: NoDeath | Runoff | LastDeadDecision | Narration | Disqualified | Protected, prefix: str
+) -> str:
+    return f"{prefix}{f.text}"
+
+
+def _silenced(f: Silenced, prefix: str) -> str:
+    return f"{prefix}Silenced today: {', '.join(name(s) for s in f.seats)}."
+
+
+def _speech(f: SpeechMade, prefix: str) -> str:
+    where = "" if f.kind == "discussion" else f" ({f.kind})"
+    return f"{prefix}{name(f.seat)}{where}: {quote_speech(f.text)}"
+
+
+def _nomination(f: Nomination, prefix: str) -> str:
+    return f"{prefix}{name(f.seat)} nominates {name(f.target)}."
+
+
+def _nomination_tally(f: NominationTally, prefix: str) -> str:
+    tally = ", ".join(f"{name(s)} {c}" for s, c in f.tally.items())
+    return f"{prefix}Nominations (round {f.round}): {tally}."
+
+
+def _ballot(f: Ballot, prefix: str) -> str:
+    again = " (re-vote)" if f.revote else ""
+    return f"{prefix}{name(f.seat)} votes against {name(f.target)}{again}."
+
+
+def _nominees(f: Nominees, prefix: str) -> str:
+    return f"{prefix}Nominated for the final vote: " + " and ".join(name(s) for s in f.seats) + "."
+
+
+def _votes(f: Votes, prefix: str) -> str:
+    votes = ", ".join(f"{name(v)}→{name(t)}" for v, t in f.votes.items())
+    return f"{prefix}Votes ({f.kind}): {votes}."
+
+
+def _no_execution(f: NoExecution, prefix: str) -> str:
+    return f"{prefix}Nobody is executed ({f.reason})."
+
+
+def _group_picks(f: GroupPicks, prefix: str) -> str:
+    picks = ", ".join(f"{name(s)}→{choice_text(c)}" for s, c in f.picks.items())
+    return f"{prefix}Team picks for {f.step} (round {f.round}): {picks}."
+
+
+def _night_action(f: NightAction, prefix: str) -> str:
+    whose = "Your team's" if f.team else "Your"
+    return (
+        f"{prefix}{whose} night action ({f.step.replace('_', ' ')}): "
+        f"{', '.join(choice_text(c) for c in f.choices)}."
+    )
+
+
+def _night_result(f: NightResult, prefix: str) -> str:
+    target = " & ".join(name(t) for t in f.targets)
+    if f.attackers is not None:
+        result = ", ".join(name(s) for s in f.attackers) or "nobody"
+    else:
+        result = f.result
+    return f"{prefix}Result of your {f.action} on {target}: {result}."
+
+
+def _blocked(f: Blocked, prefix: str) -> str:
+    return f"{prefix}You could not act tonight ({f.step})."
+
+
+def _role_change(f: RoleChange, prefix: str) -> str:
+    records = "".join(f" {_record(r)}" for r in f.inherited or ())
+    return f"{prefix}Your role is now {f.role}.{records}"
+
+
+def _game_over(f: GameEnded, prefix: str) -> str:
+    roles = ", ".join(f"{name(s)} {r}" for s, r in f.roles.items())
+    return f"Game over: {f.winner or 'draw'} wins. Roles: {roles}."
+
+
+_RENDER: dict[type, Callable[[Any, str], str]] = {
+    Setup: _setup,
+    RoleDealt: _role,
+    Allies: _allies,
+    PhaseStart: _phase,
+    Death: _death,
+    Reveal: _reveal,
+    NoDeath: _text,
+    Silenced: _silenced,
+    SpeechMade: _speech,
+    Nomination: _nomination,
+    NominationTally: _nomination_tally,
+    Ballot: _ballot,
+    Runoff: _text,
+    LastDeadDecision: _text,
+    Narration: _text,
+    Disqualified: _text,
+    Nominees: _nominees,
+    Votes: _votes,
+    NoExecution: _no_execution,
+    GroupPicks: _group_picks,
+    NightAction: _night_action,
+    NightResult: _night_result,
+    Blocked: _blocked,
+    RoleChange: _role_change,
+    Protected: _text,
+    GameEnded: _game_over,
+}
+
+
+def _record(record: UsageRecord) -> str:
     """An inherited usage record: "You take over its record for doctor_protect: ..."."""
-    parts = [f"used {record['uses']} time{'s' if record['uses'] != 1 else ''}"]
-    if "last" in record:
-        parts.append(f"last on {name(record['last'])} (night {record['last_night']})")
-    counts = ", ".join(f"{name(int(t))} {c}x" for t, c in record.get("counts", {}).items())
+    parts = [f"used {record.uses} time{'s' if record.uses != 1 else ''}"]
+    if record.last is not None:
+        parts.append(f"last on {name(record.last)} (night {record.last_night})")
+    counts = ", ".join(f"{name(t)} {c}x" for t, c in record.counts.items())
     if counts:
         parts.append(f"picks: {counts}")
-    return f"You take over its record for {record['step']}: {'; '.join(parts)}."
+    return f"You take over its record for {record.step}: {'; '.join(parts)}."
 
 
 def render_transcript(knowledge: Knowledge) -> str:
-    lines = (render_event(e, knowledge.seat) for e in knowledge.events)
-    return "\n".join(line for line in lines if line)
+    """The seat's transcript: its fold's lines (each event rendered once per seat)."""
+    return knowledge.text()
 
 
 def render_view(view: View) -> str:

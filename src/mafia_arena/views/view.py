@@ -1,8 +1,9 @@
-"""`View`: one seat's knowledge plus its current request (legal choices with labels).
+"""`View`: an immutable snapshot of one seat's knowledge plus its current request.
 
-`SeatTracker` follows a game's log with a cursor and feeds a seat's `Knowledge` only
-the events whose visibility admits that seat. Every encoder — the text for LLMs and
-humans, the tensor for RL, the web page — consumes a `View`, never the game state.
+`SeatTracker` is the one way a seat follows a game: it owns the seat's `SeatStream`
+(the events admitted to the seat, numbered per seat) and the seat's `KnowledgeFold`,
+and applies only the new entries. Every encoder — the text for LLMs and humans, the
+tensor for RL, the web page — consumes a `View`, never the game state.
 """
 
 from __future__ import annotations
@@ -10,18 +11,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mafia_arena.engine.choices import Request
+from mafia_arena.engine.events import SeatStream
 from mafia_arena.engine.game import Game
-from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.rules import Variant
+from mafia_arena.views.knowledge import Knowledge, KnowledgeFold
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class View:
-    """A snapshot for one seat. `request` is None when the seat has nothing to decide."""
+    """A frozen snapshot for one seat. `request` is None when the seat has nothing to
+    decide; `rules` is the variant being played (its public rules: agents read the
+    rules from here and never load files)."""
 
     seat: int
-    variant: str
+    rules: Variant
     knowledge: Knowledge
     request: Request | None
+
+    @property
+    def variant(self) -> str:
+        """The variant's name."""
+        return self.rules.name
 
     @property
     def alive(self) -> bool:
@@ -29,28 +39,36 @@ class View:
 
 
 class SeatTracker:
-    """Incrementally maintains one seat's `Knowledge` from a game's event log."""
+    """Follows one seat of a game: its stream, its fold, and views of both."""
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
-        self.knowledge = Knowledge(seat)
-        self._cursor = 0
+        self.fold = KnowledgeFold(seat)
+        self.stream: SeatStream | None = None
+        self._game: Game | None = None
+
+    def _bind(self, game: Game) -> SeatStream:
+        if self._game is not game or self.stream is None:
+            self._game = game
+            self.stream = game.stream(self.seat)
+            self.fold = KnowledgeFold(self.seat, tuple(game.variant.roles))
+        return self.stream
+
+    @property
+    def knowledge(self) -> Knowledge:
+        """The latest snapshot (without reading new events)."""
+        return self.fold.snapshot()
 
     def update(self, game: Game, upto: int | None = None) -> Knowledge:
-        """Fold the new admitted events; with `upto`, only those before that index
-        (a driver that shows the log in fixed steps, `env.night_clock`, holds the rest
-        back; the cursor never moves backwards)."""
-        events = game.events
-        end = len(events) if upto is None else min(upto, len(events))
-        for index in range(self._cursor, end):
-            event = events[index]
-            if event.visibility.admits(self.seat):
-                self.knowledge.apply(event)
-        self._cursor = max(self._cursor, end)
-        return self.knowledge
+        """Fold the seat's new events; the snapshot after them. With `upto` (a host log
+        position), only the events before it: a driver that shows the log in fixed
+        steps (`env.night_clock`) holds the rest back; the cursor never moves backwards."""
+        new = self._bind(game).pull(upto)
+        self.fold.extend(new)
+        return self.fold.snapshot()
 
     def view(self, game: Game) -> View:
-        return View(self.seat, game.variant.name, self.update(game), game.request(self.seat))
+        return View(self.seat, game.variant, self.update(game), game.request(self.seat))
 
 
 def view_of(game: Game, seat: int) -> View:

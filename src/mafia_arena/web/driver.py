@@ -24,6 +24,7 @@ import random
 import time
 
 from mafia_arena.agents.human import HumanAgent
+from mafia_arena.engine.catalogue import PhaseStart
 from mafia_arena.engine.errors import GameOver, IllegalDecision
 from mafia_arena.web.session import GameSession, Slot
 from mafia_arena.web.settings import night_floor, timer_for
@@ -89,7 +90,7 @@ async def _night_floor(
     assert game is not None
     now = time.monotonic()
     began = any(
-        e.kind == "phase" and e.payload.get("phase") == "night" for e in game.events[cursor:]
+        isinstance(e.fact, PhaseStart) and e.fact.phase == "night" for e in game.events[cursor:]
     )
     cursor = len(game.events)
     if began and started is None:

@@ -13,21 +13,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mafia_arena.engine.catalogue import (
+    Blocked,
+    GameEnded,
+    LastDeadDecision,
+    NightResult,
+    NoExecution,
+    Nomination,
+    NominationTally,
+    Nominees,
+    Runoff,
+    SpeechMade,
+    Votes,
+)
 from mafia_arena.rules import Variant
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.text import name, render_event
+from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
 
-_VOTE_KINDS = (
-    "votes",
-    "nomination",
-    "nomination_tally",
-    "nominees",
-    "runoff",
-    "no_execution",
-    "last_dead_decision",
-)
-_RESULT_KINDS = ("night_result", "blocked")
+_VOTE_FACTS = (Votes, Nomination, NominationTally, Nominees, Runoff, NoExecution, LastDeadDecision)
+_RESULT_FACTS = (NightResult, Blocked)
 
 
 @dataclass(frozen=True)
@@ -70,17 +75,19 @@ def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
         text = render_event(event, knowledge.seat)
         if not text:
             continue
-        visibility = event.visibility
-        out.append(
-            {
-                "text": text,
-                "kind": event.kind,
-                "phase": event.phase,
-                "day": event.day,
-                "private": visibility.scope != "public",
-                "channel": visibility.channel,
-            }
-        )
+        entry: dict[str, Any] = {
+            "text": text,
+            "kind": event.kind,
+            "phase": event.phase,
+            "day": event.day,
+            "private": event.private,
+            "channel": event.channel,
+        }
+        if isinstance(event.fact, SpeechMade):  # the page shows the words in their own element
+            words = event.fact.text
+            entry["speaker"] = text[: len(text) - len(quote_speech(words)) - 2]  # "[D1] P3"
+            entry["speech"] = words
+        out.append(entry)
     return out
 
 
@@ -114,7 +121,7 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
     moment it is complete until the next day's vote: the panel keeps the last day that
     voted (``day``) and says whether that is today (``today``).
     """
-    voting = [e for e in knowledge.events if e.kind in _VOTE_KINDS and e.phase == "day"]
+    voting = [e for e in knowledge.events if isinstance(e.fact, _VOTE_FACTS) and e.phase == "day"]
     if not voting:
         return {"day": None, "today": False, "entries": []}
     latest = max(e.day for e in voting)
@@ -123,11 +130,8 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
         if event.day != latest:
             continue
         entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event)}
-        if event.kind == "votes" or event.kind == "nomination_tally":
-            entry["tally"] = [
-                {"label": name(int(s)), "count": c}
-                for s, c in event.payload.get("tally", {}).items()
-            ]
+        if isinstance(event.fact, Votes | NominationTally):
+            entry["tally"] = [{"label": name(s), "count": c} for s, c in event.fact.tally.items()]
         entries.append(entry)
     today = latest == knowledge.day and knowledge.phase == "day"
     return {"day": latest, "today": today, "entries": entries}
@@ -136,21 +140,20 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
 def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
     """After the game: every card and who won, from the public game_over event."""
     for event in reversed(knowledge.events):
-        if event.kind == "game_over":
-            p = event.payload
-            winners = set(p.get("winners", []))
+        f = event.fact
+        if isinstance(f, GameEnded):
             return {
-                "winner": p.get("winner"),
-                "reason": p.get("reason", ""),
+                "winner": f.winner,
+                "reason": f.reason,
                 "seats": [
                     {
-                        "seat": int(s),
-                        "label": name(int(s)),
+                        "seat": s,
+                        "label": name(s),
                         "role": r,
-                        "faction": p.get("factions", {}).get(s),
-                        "won": int(s) in winners,
+                        "faction": f.factions.get(s),
+                        "won": s in f.winners,
                     }
-                    for s, r in sorted(p["roles"].items(), key=lambda x: int(x[0]))
+                    for s, r in sorted(f.roles.items())
                 ],
             }
     return None
@@ -190,6 +193,6 @@ def snapshot(
             "seconds_left": round(turn.seconds_left, 1),
         },
         "votes": _vote_panel(k),
-        "results": [render_event(e, k.seat) for e in k.events if e.kind in _RESULT_KINDS],
+        "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],
         "reveal": _reveal(k) if k.over else None,
     }

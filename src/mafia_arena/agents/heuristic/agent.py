@@ -65,10 +65,8 @@ class HeuristicAgent(SyncAgent):
         request = view.request
         assert request is not None, "decide() needs a view with a request"
         self.stats.decisions += 1
-        book = rulebook(view.variant)
-        if not self.memory.follows(view.knowledge):
-            self.memory = Memory(view.seat)
-        self.memory.update(view.knowledge, book.roles)
+        book = rulebook(view.rules)
+        self.memory = Memory.of(view.knowledge)
         ctx = Context(view, self.memory, book, self.rng, self.seed, self.notes)
         try:
             decision = dispatch(ctx)

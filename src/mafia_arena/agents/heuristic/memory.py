@@ -1,33 +1,24 @@
-"""`Memory`: the heuristic's own incremental digest of the events its seat has seen.
+"""`Memory`: the heuristic's dated records, read from its seat's `Knowledge`.
 
-`Knowledge` keeps claims per seat without dates and votes without their kind; the
-heuristic needs both (today's accusations steer coordination, a final vote is not a
-nomination), so it folds `knowledge.events` once more, from a cursor, into dated
-records. It reads only the events already admitted to the seat's knowledge.
+The seat's one fold (`views.knowledge.KnowledgeFold`) already keeps dated records —
+claims with the day and speaking turn, published votes with their kind, nominations by
+round, deaths, team picks, own night actions — so the heuristic folds nothing itself:
+`Memory.of(knowledge)` only reshapes those facts into the lookups its strategy modules
+use (choice keys parsed, team plans read from the team chat).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from mafia_arena.engine.choices import Choice
-from mafia_arena.speech.claims import Claim, extract_claims
-from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.knowledge import Knowledge, Said
 
 _PLAN = re.compile(r"\bkill\s+p(\d{1,2})\b")
 
-
-@dataclass(frozen=True, slots=True)
-class Said:
-    """One claim read from one speech: when, who, in which kind of speech."""
-
-    day: int
-    seat: int
-    kind: str
-    claim: Claim
+__all__ = ["Ballot", "Memory", "Said"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,64 +32,43 @@ class Ballot:
 
 @dataclass
 class Memory:
-    """Dated public and private records, folded from a seat's admitted events."""
+    """Dated public and private records of one seat (see the module docstring)."""
 
     seat: int
-    roles: tuple[str, ...] = ()
-    said: list[Said] = field(default_factory=list)
+    said: tuple[Said, ...] = ()
     ballots: list[Ballot] = field(default_factory=list)
-    nominations: list[tuple[int, int, int, int]] = field(default_factory=list)
-    deaths: list[tuple[int, int, str]] = field(default_factory=list)
+    nominations: tuple[tuple[int, int, int, int], ...] = ()
+    deaths: tuple[tuple[int, int, str], ...] = ()
     picks: dict[tuple[int, str], list[dict[int, Choice]]] = field(default_factory=dict)
     plans: dict[int, dict[int, int]] = field(default_factory=dict)
     actions: list[tuple[int, str, tuple[Choice, ...]]] = field(default_factory=list)
-    quiet_nights: set[int] = field(default_factory=set)
+    quiet_nights: frozenset[int] = frozenset()
     nominees: dict[int, list[int]] = field(default_factory=dict)
-    cursor: int = 0
-    last_seq: int = -1
 
-    def follows(self, knowledge: Knowledge) -> bool:
-        """Whether `knowledge` extends what this memory has folded (same game, same seat)."""
-        events = knowledge.events
-        if knowledge.seat != self.seat or self.cursor > len(events):
-            return False
-        return self.cursor == 0 or events[self.cursor - 1].seq == self.last_seq
-
-    def update(self, knowledge: Knowledge, roles: Iterable[str] = ()) -> None:
-        """Fold the events added since the last call; the caller checks `follows` first."""
-        if not self.roles:
-            self.roles = tuple(dict.fromkeys([*knowledge.roles_in_play, *roles]))
-        for event in knowledge.events[self.cursor :]:
-            self._fold(event.kind, event.day, event.payload)
-            self.last_seq = event.seq
-        self.cursor = len(knowledge.events)
-
-    def _fold(self, kind: str, day: int, p: dict) -> None:
-        if kind == "speech":
-            if p["kind"] == "night_chat":
-                match = _PLAN.search(p["text"].lower())
-                if match:
-                    self.plans.setdefault(day, {})[p["seat"]] = int(match.group(1)) - 1
-                return
-            for claim in _claims(p["text"], self.roles):
-                self.said.append(Said(day, p["seat"], p["kind"], claim))
-        elif kind == "votes":
-            votes = {int(v): t for v, t in p["votes"].items()}
-            self.ballots.append(Ballot(day, p["kind"], votes))
-        elif kind == "nomination":
-            self.nominations.append((day, p.get("round", 1), p["seat"], p["target"]))
-        elif kind == "nominees":
-            self.nominees[day] = list(p["seats"])
-        elif kind == "death":
-            self.deaths.append((day, p["seat"], p["cause"]))
-        elif kind == "no_death":
-            self.quiet_nights.add(day)
-        elif kind == "group_picks":
-            picks = {int(s): Choice.parse(c) for s, c in p["picks"].items()}
-            self.picks.setdefault((day, p["step"]), []).append(picks)
-        elif kind == "night_action":
-            choices = tuple(Choice.parse(c) for c in p["choices"])
-            self.actions.append((day, p["step"], choices))
+    @classmethod
+    def of(cls, k: Knowledge) -> Memory:
+        """The records in `k`, reshaped (cheap: the fold did the reading)."""
+        picks: dict[tuple[int, str], list[dict[int, Choice]]] = {}
+        for day, group in k.team_picks:
+            parsed = {s: _choice(c) for s, c in group.picks.items()}
+            picks.setdefault((day, group.step), []).append(parsed)
+        plans: dict[int, dict[int, int]] = {}
+        for day, seat, text in k.team_chat:
+            target = _plan(text)
+            if target is not None:
+                plans.setdefault(day, {})[seat] = target
+        return cls(
+            k.seat,
+            said=k.said,
+            ballots=[Ballot(day, v.kind, dict(v.votes)) for day, v in k.ballots],
+            nominations=k.nominations,
+            deaths=k.deaths,
+            picks=picks,
+            plans=plans,
+            actions=[(day, a.step, tuple(_choice(c) for c in a.choices)) for day, a in k.actions],
+            quiet_nights=k.quiet_nights,
+            nominees={day: list(seats) for day, seats in k.nominees.items()},
+        )
 
     # -- queries
     def today(self, day: int) -> list[Said]:
@@ -112,6 +82,12 @@ class Memory:
 
 
 @lru_cache(maxsize=8192)
-def _claims(text: str, roles: tuple[str, ...]) -> tuple[Claim, ...]:
-    """Claims in a speech (cached: canonical sentences repeat across seats and games)."""
-    return tuple(extract_claims(text, roles))
+def _choice(key: str) -> Choice:
+    return Choice.parse(key)
+
+
+@lru_cache(maxsize=8192)
+def _plan(text: str) -> int | None:
+    """The seat a team-chat line proposes to kill ("kill P3"), if any."""
+    match = _PLAN.search(text.lower())
+    return int(match.group(1)) - 1 if match else None

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from mafia_arena.rules import load_variant
+from mafia_arena.rules import Variant
 
 _EVIL_WORDS = ("mafia", "mafioso", "don", "godfather", "yakuza", "wolf", "maniac")
 
@@ -80,22 +79,27 @@ def _sounds_evil(name: str) -> bool:
     return any(word in lowered for word in _EVIL_WORDS)
 
 
-@lru_cache(maxsize=128)
-def rulebook(variant: str) -> RuleBook:
-    """The rule book of a variant by name (cached); a fallback if it cannot be loaded."""
-    try:
-        spec = load_variant(variant)
-    except Exception:  # a variant we cannot read: play on with name-based guesses
-        return RuleBook(variant)
-    actions: dict[str, set[str]] = {r: set() for r in spec.roles}
-    for step in spec.night:
+def rulebook(variant: Variant) -> RuleBook:
+    """The rule book of the variant being played (from `View.rules`; cached per object)."""
+    cached = _BOOKS.get(id(variant))
+    if cached is not None and cached[0] is variant:
+        return cached[1]
+    actions: dict[str, set[str]] = {r: set() for r in variant.roles}
+    for step in variant.night:
         for actor in step.actors:
             actions.setdefault(actor, set()).add(step.action)
-    return RuleBook(
-        name=spec.name,
-        role_faction={r: s.faction for r, s in spec.roles.items()},
-        faction_side={f: s.side for f, s in spec.factions.items()},
+    book = RuleBook(
+        name=variant.name,
+        role_faction={r: s.faction for r, s in variant.roles.items()},
+        faction_side={f: s.side for f, s in variant.factions.items()},
         role_actions={r: frozenset(a) for r, a in actions.items()},
-        role_appears={r: spec.appearance(r) for r in spec.roles},
-        roles=tuple(spec.roles),
+        role_appears={r: variant.appearance(r) for r in variant.roles},
+        roles=tuple(variant.roles),
     )
+    if len(_BOOKS) > 64:
+        _BOOKS.clear()
+    _BOOKS[id(variant)] = (variant, book)  # the variant is kept, so its id stays its own
+    return book
+
+
+_BOOKS: dict[int, tuple[Variant, RuleBook]] = {}

@@ -20,6 +20,7 @@ mafia use it to blend in and pick scapegoats.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mafia_arena.agents.heuristic.memory import Memory
@@ -45,7 +46,7 @@ class Assessment:
     conflicted: set[int] = field(default_factory=set)
     credibility: dict[int, float] = field(default_factory=dict)
 
-    def claimers(self, roles: frozenset[str], alive: list[bool]) -> list[int]:
+    def claimers(self, roles: frozenset[str], alive: Sequence[bool]) -> list[int]:
         """Living seats that claimed one of `roles` and are not known liars."""
         return [
             s
@@ -53,7 +54,7 @@ class Assessment:
             if r in roles and alive[s] and s not in self.liars
         ]
 
-    def credible_checkers(self, alive: list[bool]) -> list[int]:
+    def credible_checkers(self, alive: Sequence[bool]) -> list[int]:
         return [
             s for s, c in self.credibility.items() if c >= 0.8 and alive[s] and s not in self.liars
         ]
@@ -104,12 +105,12 @@ def _private_facts(k: Knowledge, book: RuleBook, a: Assessment, looks: frozenset
         a.cleared.add(k.seat)
         a.cleared.update(s for s, r in k.allies.items() if not book.is_evil(r))
     for result in k.results:
-        target = result.get("target")
-        if result.get("action") != "check" or not isinstance(target, int):
+        if result.action != "check" or not result.targets:
             continue
-        if result["result"] in looks:
+        target = result.targets[0]
+        if result.result in looks:
             a.guilty.add(target)
-        elif result["result"] != "no result":
+        elif result.result != "no result":
             a.cleared.add(target)
 
 
@@ -174,8 +175,8 @@ def _credibility(
     known: dict[int, str] = {s: book.appearance(r) for s, r in k.revealed.items()}
     if private:
         for result in k.results:
-            if result.get("action") == "check" and isinstance(result.get("target"), int):
-                known.setdefault(result["target"], result["result"])
+            if result.action == "check" and result.targets:
+                known.setdefault(result.targets[0], result.result)
     for seat, role in a.role_claims.items():
         if role not in book.checker_roles or (private and seat == k.seat):
             continue

@@ -18,7 +18,7 @@ from mafia_arena.agents.heuristic.day import mafia_pick
 from mafia_arena.agents.heuristic.night import threat
 from mafia_arena.agents.heuristic.suspicion import HARD, evil_looks
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech
-from mafia_arena.speech.acts import render_act
+from mafia_arena.engine.speech_acts import render_act
 
 BLUFF_CHANCE = 0.3
 MANNERS = (
@@ -105,13 +105,8 @@ def checker_acts(ctx: Context, role: str) -> list[Choice]:
     looks = evil_looks(ctx.book)
     results: dict[int, str] = {}
     for result in ctx.k.results:
-        target = result.get("target")
-        if (
-            result.get("action") == "check"
-            and isinstance(target, int)
-            and result["result"] != "no result"
-        ):
-            results[target] = "mafia" if result["result"] in looks else "innocent"
+        if result.action == "check" and result.targets and result.result != "no result":
+            results[result.targets[0]] = "mafia" if result.result in looks else "innocent"
     alive = ctx.k.alive
     found = any(r == "mafia" and alive[t] for t, r in results.items())
     rivals = [

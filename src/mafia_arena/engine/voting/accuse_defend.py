@@ -23,9 +23,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
+from mafia_arena.engine.catalogue import (
+    Ballot,
+    NoExecution,
+    Nomination,
+    NominationTally,
+    Nominees,
+    Protected,
+    Runoff,
+    Votes,
+)
 from mafia_arena.engine.choices import PASS
 from mafia_arena.engine.day_close import last_word
 from mafia_arena.engine.deaths import die
@@ -33,6 +42,7 @@ from mafia_arena.engine.discussion import say, speak_request, speaking_order
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 from mafia_arena.engine.voting.common import standing, standing_votes, top_of
+from mafia_arena.rules.params import AccuseDefendParams
 
 
 def accused_of(tally: dict[int, int]) -> list[int]:
@@ -45,22 +55,22 @@ def accused_of(tally: dict[int, int]) -> list[int]:
     return sorted(s for s, c in tally.items() if c in wanted)
 
 
-def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
+def accuse_defend(game: Game, params: AccuseDefendParams) -> Flow:
     state = game.state
     eligible = [s for s in state.living() if s not in state.silenced_today]
     if not eligible:
-        game.emit("no_execution", {"reason": "nobody may vote"}, PUBLIC)
+        game.emit(NoExecution("nobody may vote"), PUBLIC)
         return
     first = state.first_speaker if state.first_speaker is not None else eligible[0]
     order = speaking_order(game, first, eligible)
-    tally = yield from _nominations(game, order, eligible, bool(params.get("explain", False)))
+    tally = yield from _nominations(game, order, eligible, params.explain)
     if not tally:
-        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        game.emit(NoExecution("no candidates"), PUBLIC)
         return
     position = {s: i for i, s in enumerate(order)}
     accused = sorted(accused_of(tally), key=lambda s: (-tally[s], position[s]))
     state.accused_today = set(accused)
-    game.emit("nominees", {"seats": accused, "tally": {str(s): tally[s] for s in accused}}, PUBLIC)
+    game.emit(Nominees(tuple(accused), {s: tally[s] for s in accused}), PUBLIC)
     for seat in accused:
         request = speak_request(game, seat, "defence", f"Day {state.day}: your defence.")
         decision = yield from ask_one(game, request)
@@ -81,34 +91,21 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
             winner = top[0]
             break
         if revote or not top:
-            game.emit("no_execution", {"reason": "tie", "tied": top}, PUBLIC)
+            game.emit(NoExecution("tie", tuple(top)), PUBLIC)
             return
         pool = top
-        game.emit(
-            "runoff",
-            {
-                "candidates": top,
-                "places": 1,
-                "text": "Tie: one re-vote between " + ", ".join(seat_name(s) for s in top) + ".",
-            },
-            PUBLIC,
-        )
+        text = "Tie: one re-vote between " + ", ".join(seat_name(s) for s in top) + "."
+        game.emit(Runoff(tuple(top), 1, text), PUBLIC)
     if winner is None:
         if not pool:  # every accused was disqualified
-            game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+            game.emit(NoExecution("no candidates"), PUBLIC)
             return
         winner = pool[0]  # a lone accused is the vote winner (D25)
     if winner in state.defended_today:
-        game.emit(
-            "protected",
-            {
-                "seat": winner,
-                "text": f"{seat_name(winner)} is protected and will not be executed today.",
-            },
-            PUBLIC,
-        )
+        text = f"{seat_name(winner)} is protected and will not be executed today."
+        game.emit(Protected(winner, text), PUBLIC)
         return
-    die(game, [winner], "execution", reveal=bool(params.get("reveal", True)))
+    die(game, [winner], "execution", reveal=params.reveal)
     yield from last_word(game, winner)
 
 
@@ -136,18 +133,14 @@ def _nominations(
         if target is None:
             continue
         named[voter] = target
-        game.emit("nomination", {"seat": voter, "target": target, "round": 1}, PUBLIC)
+        game.emit(Nomination(voter, target, 1), PUBLIC)
         if explain:
             prompt = f"Day {game.state.day}: you named {seat_name(target)}; say why (or pass)."
             reason = yield from ask_one(game, speak_request(game, voter, "explain", prompt, 300))
             if reason is not None and reason != PASS:
                 say(game, voter, reason, "explain")
     tally = dict(Counter(standing_votes(game, named).values()))
-    game.emit(
-        "nomination_tally",
-        {"round": 1, "places": 1, "tally": {str(s): tally[s] for s in sorted(tally)}},
-        PUBLIC,
-    )
+    game.emit(NominationTally(1, 1, {s: tally[s] for s in sorted(tally)}), PUBLIC)
     return tally
 
 
@@ -183,26 +176,12 @@ def _ballots(game: Game, order: Sequence[int], pool: Sequence[int], revote: bool
             tally = Counter(standing_votes(game, votes).values())
         else:
             tally[target] += 1
-        game.emit(
-            "ballot",
-            {
-                "seat": voter,
-                "target": target,
-                "revote": revote,
-                "tally": {str(s): tally[s] for s in sorted(tally)},
-            },
-            PUBLIC,
-        )
+        game.emit(Ballot(voter, target, revote, {s: tally[s] for s in sorted(tally)}), PUBLIC)
     if game.state.disqualified:
         votes = standing_votes(game, votes)
         tally = Counter(votes.values())
     game.emit(
-        "votes",
-        {
-            "kind": "revote" if revote else "final_vote",
-            "votes": {str(v): t for v, t in votes.items()},
-            "tally": {str(t): c for t, c in sorted(tally.items())},
-        },
+        Votes("revote" if revote else "final_vote", dict(votes), dict(sorted(tally.items()))),
         PUBLIC,
     )
     return tally

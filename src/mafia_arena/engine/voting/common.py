@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from mafia_arena.engine.asking import ask, ask_one, picked_seat, target_request
+from mafia_arena.engine.catalogue import LastDeadDecision, Votes
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 
@@ -47,15 +48,7 @@ def simultaneous_vote(
         if v not in removed
     }
     tally = Counter(t for t in votes.values() if t is not None)
-    game.emit(
-        "votes",
-        {
-            "kind": kind,
-            "votes": {str(v): t for v, t in votes.items()},
-            "tally": {str(t): c for t, c in sorted(tally.items())},
-        },
-        PUBLIC,
-    )
+    game.emit(Votes(kind, dict(votes), dict(sorted(tally.items()))), PUBLIC)
     return votes
 
 
@@ -119,19 +112,10 @@ def last_dead_chooses(game: Game, candidates: Sequence[int], places: int, purpos
             seat = game.draw(f"{purpose}: no dead player to decide", remaining)
         chosen.append(seat)
         remaining.remove(seat)
-    game.emit(
-        "last_dead_decision",
-        {
-            "purpose": purpose,
-            "chooser": chooser,
-            "chosen": chosen,
-            "text": (
-                f"{seat_name(chooser)} (the last dead) chose "
-                if chooser is not None
-                else "Drawn at random: "
-            )
-            + ", ".join(seat_name(s) for s in chosen),
-        },
-        PUBLIC,
-    )
+    text = (
+        f"{seat_name(chooser)} (the last dead) chose "
+        if chooser is not None
+        else "Drawn at random: "
+    ) + ", ".join(seat_name(s) for s in chosen)
+    game.emit(LastDeadDecision(purpose, chooser, tuple(chosen), text), PUBLIC)
     return chosen

@@ -19,9 +19,9 @@ replaced, and if nobody is left to vote on, nobody is executed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
+from mafia_arena.engine.catalogue import NoExecution, Nomination, NominationTally, Nominees, Runoff
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import (
     say,
@@ -35,6 +35,7 @@ from mafia_arena.engine.voting.common import (
     simultaneous_vote,
     standing,
 )
+from mafia_arena.rules.params import NominateFinalParams
 
 
 def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[int]]:
@@ -49,11 +50,11 @@ def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[in
     return secured, tied
 
 
-def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
+def nominate_final(game: Game, params: NominateFinalParams) -> Flow:
     state = game.state
-    places = int(params.get("nominees", 2))
+    places = params.nominees
     living = state.living()
-    first = state.first_speaker if params.get("rotate_first", True) else living[0]
+    first = state.first_speaker if params.rotate_first else living[0]
     order = speaking_order(game, first if first is not None else living[0], living)
     pool = list(living)
     nominees: list[int] = []
@@ -65,15 +66,7 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         tally = yield from _nomination_round(game, order, pool, places, round_no)
         if state.disqualified:
             tally = {s: c for s, c in tally.items() if s not in state.disqualified}
-        game.emit(
-            "nomination_tally",
-            {
-                "round": round_no,
-                "places": places,
-                "tally": {str(s): tally[s] for s in sorted(tally)},
-            },
-            PUBLIC,
-        )
+        game.emit(NominationTally(round_no, places, {s: tally[s] for s in sorted(tally)}), PUBLIC)
         if len(tally) < places:  # disqualifications left fewer candidates than places
             nominees += sorted(tally)
             break
@@ -90,21 +83,13 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         places -= len(secured)
         previous = (frozenset(tied), places)
         pool = tied
-        game.emit(
-            "runoff",
-            {
-                "candidates": tied,
-                "places": places,
-                "text": f"Runoff among {', '.join(seat_name(s) for s in tied)}"
-                f" for {places} place(s).",
-            },
-            PUBLIC,
-        )
+        text = f"Runoff among {', '.join(seat_name(s) for s in tied)} for {places} place(s)."
+        game.emit(Runoff(tuple(tied), places, text), PUBLIC)
     nominees = standing(game, sorted(nominees))
     if not nominees:
-        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        game.emit(NoExecution("no candidates"), PUBLIC)
         return
-    game.emit("nominees", {"seats": nominees}, PUBLIC)
+    game.emit(Nominees(tuple(nominees)), PUBLIC)
     for seat in sorted(nominees, key=lambda s: (-deciding.get(s, 0), s)):
         request = speak_request(game, seat, "plea", f"Day {state.day}: your final plea.")
         decision = yield from ask_one(game, request)
@@ -112,7 +97,7 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
             say(game, seat, decision, "plea")
     nominees = standing(game, nominees)
     if not nominees:
-        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        game.emit(NoExecution("no candidates"), PUBLIC)
         return
     votes = yield from simultaneous_vote(
         game,
@@ -121,11 +106,11 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         "final_vote",
         f"Day {state.day}: final vote between " + " and ".join(seat_name(s) for s in nominees),
         abstain=False,
-        self_vote=bool(params.get("self_vote", True)),
+        self_vote=params.self_vote,
     )
     nominees = standing(game, nominees)
     if not nominees:
-        game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+        game.emit(NoExecution("no candidates"), PUBLIC)
         return
     tally = Counter(t for t in votes.values() if t is not None)
     best = max(tally.get(s, 0) for s in nominees)
@@ -135,7 +120,7 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
     else:
         chosen = yield from last_dead_chooses(game, top, 1, "tied final vote")
         if not chosen:  # the tied nominees were disqualified meanwhile
-            game.emit("no_execution", {"reason": "no candidates"}, PUBLIC)
+            game.emit(NoExecution("no candidates"), PUBLIC)
             return
         target = chosen[0]
     die(game, [target], "execution")
@@ -169,5 +154,5 @@ def _nomination_round(
                 break
             named.append(target)
             tally[target] += 1
-            game.emit("nomination", {"seat": voter, "target": target, "round": round_no}, PUBLIC)
+            game.emit(Nomination(voter, target, round_no), PUBLIC)
     return tally

@@ -1,0 +1,137 @@
+"""The engine's event contract: a typed catalogue, per-seat streams, frozen views."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from mafia_arena.engine import Game
+from mafia_arena.engine.catalogue import (
+    HOST_KINDS,
+    KINDS,
+    NightAction,
+    NightResult,
+    RoleChange,
+    UsageRecord,
+)
+from mafia_arena.engine.events import Event, SeatEvent, private
+from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.runner import GameLog
+from mafia_arena.views.view import SeatTracker
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "mafia_arena"
+STORED_FORM = ("engine/catalogue.py", "engine/events.py")
+
+
+def _played(name: str, players: int, seed: int) -> Game:
+    game = Game(load_variant(name), players, seed)
+    rng = random.Random(seed)
+    while not game.over:
+        for seat, request in sorted(game.pending().items()):
+            game.submit(seat, rng.choice(request.choices))
+    return game
+
+
+def test_no_consumer_reads_a_payload_by_key():
+    pattern = re.compile(r"payload\s*\[|payload\.get|to_payload\(|fact_from_payload")
+    offenders = [
+        f"{path.relative_to(SRC)}:{number}"
+        for path in SRC.rglob("*.py")
+        if path.relative_to(SRC).as_posix() not in STORED_FORM
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if pattern.search(line)
+    ]
+    assert offenders == []
+
+
+def test_every_catalogued_kind_is_emitted_by_the_engine():
+    engine = "\n".join(p.read_text() for p in (SRC / "engine").rglob("*.py"))
+    for kind, cls in KINDS.items():
+        assert re.search(rf"\b{cls.__name__}\(", engine.replace(f"class {cls.__name__}(", "")), kind
+
+
+@pytest.mark.parametrize("name", available_variants())
+def test_seat_streams_are_numbered_per_seat_and_carry_no_host_facts(name):
+    variant = load_variant(name)
+    players = max(variant.min_players, 8)
+    game = _played(name, players, 3)
+    for seat in range(players):
+        view = SeatTracker(seat).view(game)
+        entries = list(view.knowledge.events)
+        numbered = [e for e in game.events if e.visibility.admits(seat)]
+        assert entries == [e.seen for e in numbered]  # numbered by position, per seat
+        assert all(type(e) is SeatEvent for e in entries)
+        assert not {e.kind for e in entries} & HOST_KINDS
+        assert not any(
+            isinstance(getattr(e, f.name), Event) for e in entries for f in dataclasses.fields(e)
+        )
+        assert "seq=" not in repr(view)
+
+
+def test_a_view_is_a_frozen_snapshot_that_later_events_do_not_change():
+    game = Game(load_variant("standard"), 7, 1)
+    tracker = SeatTracker(0)
+    view = tracker.view(game)
+    length, alive = len(view.knowledge.events), view.knowledge.alive
+    rng = random.Random(1)
+    while not game.over:
+        for seat, request in sorted(game.pending().items()):
+            game.submit(seat, rng.choice(request.choices))
+        tracker.view(game)
+    assert len(view.knowledge.events) == length and view.knowledge.alive == alive
+    assert view.rules is game.variant
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.request = None  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        view.knowledge.revealed[0] = "x"  # type: ignore[index]
+
+
+def test_a_version_1_log_still_loads(tmp_path):
+    game = _played("club", 16, 1)
+    log = GameLog.from_game(game)
+    lines = log.to_jsonl().splitlines()
+    header = json.loads(lines[0])
+    header["format"] = "mafia-arena-log/1"
+    old = [json.dumps(header)]
+    for line in lines[1:]:
+        data = json.loads(line)
+        payload = data["payload"]
+        if data["kind"] == "night_result":  # version 1: one `target`, a watch's list
+            if payload["action"] != "compare":
+                payload["target"] = payload.pop("targets")[0]
+            if "attackers" in payload:
+                payload["result"] = payload.pop("attackers")
+        elif data["kind"] == "night_action":
+            team = payload.pop("team")
+            seats = payload.pop("seats")
+            if team:
+                payload["seats"] = seats
+            else:
+                payload["seat"] = seats[0]
+        old.append(json.dumps(data))
+    path = tmp_path / "old.jsonl"
+    path.write_text("\n".join(old) + "\n")
+    loaded = GameLog.load(path)
+    assert loaded.events == game.events
+    results = [e.fact for e in loaded.events if isinstance(e.fact, NightResult)]
+    assert {"check", "compare"} <= {f.action for f in results}
+    assert any(isinstance(e.fact, NightAction) and e.fact.team for e in loaded.events)
+
+
+def test_inherited_usage_records_are_stored_and_old_role_changes_still_load():
+    records = (UsageRecord("doctor_heal", 2, 4, 3, {4: 1, 1: 1}), UsageRecord("check", 0))
+    event = Event(7, 3, "day", RoleChange(2, "doctor", "town", records), private(2))
+    stored = json.loads(json.dumps(event.to_json()))
+    assert stored["payload"]["inherited"] == [
+        {"step": "doctor_heal", "uses": 2, "last": 4, "last_night": 3, "counts": {"1": 1, "4": 1}},
+        {"step": "check", "uses": 0, "counts": {}},
+    ]
+    assert Event.from_json(stored) == event
+    del stored["payload"]["inherited"]  # a log written before the field existed
+    assert Event.from_json(stored).fact == RoleChange(2, "doctor", "town")
+    assert Event.from_json(stored).fact.inherited is None
