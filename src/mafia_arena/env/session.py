@@ -112,23 +112,32 @@ class GameSession:
             return list(self.clock.plan.living)
         return list(self.game.state.living_seats())
 
+    @property
+    def current(self) -> Game:
+        """The game being played (`new_game` must have dealt one)."""
+        if self.game is None:
+            raise RuntimeError("no game yet: reset() the env first")
+        return self.game
+
     def submit(self, seat: int, decision: Choice | Speech) -> None:
         """Answer the engine for a pending seat; remembers a completed prompt."""
-        last = set(self.game.pending()) <= {seat}
-        self.game.submit(seat, decision)
+        game = self.current
+        last = set(game.pending()) <= {seat}
+        game.submit(seat, decision)
         self._completed = self._completed or last
 
     def close_turn(self) -> None:
         """End an env turn: follow the engine's new prompt, and move the night on."""
+        game = self.current
         night = self.clock.plan is not None
-        self.clock.sync(self.game, self._completed)
+        self.clock.sync(game, self._completed)
         self._completed = False
         if night:
-            self.clock.tick(self.game)
+            self.clock.tick(game)
 
     # ------------------------------------------------------------------ views
     def view(self, seat: int) -> View:
-        game = self.game
+        game = self.current
         knowledge = self._trackers[seat].update(game, self.clock.cut(game))
         request = game.request(seat) if self._asking() else None
         return View(seat, game.variant, knowledge, request)
@@ -150,7 +159,7 @@ class GameSession:
                 text = text[-self.max_text :]
             info["text"] = text
         if self.over:
-            state = self.game.state
+            state = self.current.state
             info["result"] = {"winner": state.winner, "winners": list(state.winners)}
         return info
 
@@ -227,7 +236,7 @@ class GameSession:
 
     def team_rewards(self) -> dict[int, float]:
         """+1 for the winning faction's seats, -1 for the others, 0 for all on a draw."""
-        state = self.game.state
+        state = self.current.state
         if state.winner is None:
             return dict.fromkeys(range(self.players), 0.0)
         winners = set(state.winners)
@@ -259,7 +268,7 @@ class GameSession:
         if state["decisions"] is not None:
             self.new_game(self.seed, state["deal"])
             for record in state["decisions"]:
-                self.game.resubmit(record)
+                self.current.resubmit(record)
             self.clock.plan, self.clock.last_night, self._completed = state["clock"]
 
 
