@@ -44,6 +44,8 @@ from mafia_arena.engine.events import SeatEvent
 from mafia_arena.speech.claims import Claim, extract_claims
 
 EMPTY: Mapping[Any, Any] = MappingProxyType({})
+Renders = dict[int, tuple[SeatEvent, "str | None"]]
+"""Rendered lines by entry identity (each value keeps its entry alive)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,13 +104,16 @@ class Transcript:
     """The seat's rendered lines, one render per entry, appended as entries are read.
 
     Shared by the fold and its snapshots: `lines(n)` renders entries up to `n` if not
-    done yet and returns the non-empty lines of the first `n` entries.
+    done yet and returns the non-empty lines of the first `n` entries. A line depends on
+    the entry alone, so the seats of one game may share `renders` (entry identity →
+    line): an event admitted to ten seats is then rendered once, not ten times.
     """
 
-    __slots__ = ("_ends", "_entries", "_joined", "_joined_lines", "_lines", "seat")
+    __slots__ = ("_ends", "_entries", "_joined", "_joined_lines", "_lines", "_renders", "seat")
 
-    def __init__(self, entries: list[SeatEvent], seat: int) -> None:
+    def __init__(self, entries: list[SeatEvent], seat: int, renders: Renders | None = None) -> None:
         self._entries = entries
+        self._renders: Renders = {} if renders is None else renders
         self._lines: list[str] = []
         self._ends: list[int] = []  # number of lines after each entry
         self._joined = ""
@@ -118,9 +123,14 @@ class Transcript:
     def _end(self, count: int) -> int:
         from mafia_arena.views.text import render_event  # text renders facts; it imports this
 
-        ends, lines = self._ends, self._lines
+        ends, lines, renders = self._ends, self._lines, self._renders
         for entry in self._entries[len(ends) : count]:
-            line = render_event(entry, self.seat)
+            known = renders.get(id(entry))
+            if known is None:
+                line = render_event(entry, self.seat)
+                renders[id(entry)] = (entry, line)  # the entry held: its id stays unique
+            else:
+                line = known[1]
             if line:
                 lines.append(line)
             ends.append(len(lines))
@@ -208,12 +218,15 @@ class Knowledge:
 class KnowledgeFold:
     """The one incremental fold of a seat's stream (see the module docstring)."""
 
-    def __init__(self, seat: int, roles: Sequence[str] = ()) -> None:
+    def __init__(
+        self, seat: int, roles: Sequence[str] = (), renders: Renders | None = None
+    ) -> None:
+        """`renders`: a line cache shared by the folds of one game (see `Transcript`)."""
         self.seat = seat
         self._roles = tuple(roles)  # the variant's roles: claims may name any of them
         self._vocabulary: tuple[str, ...] = self._roles
         self.entries: list[SeatEvent] = []
-        self.transcript = Transcript(self.entries, seat)
+        self.transcript = Transcript(self.entries, seat, renders)
         self.players = 0
         self.role: str | None = None
         self.faction: str | None = None
