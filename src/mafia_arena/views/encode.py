@@ -47,7 +47,7 @@ Version history: v0 — first layout.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,7 +56,7 @@ from mafia_arena.engine.catalogue import NightResult
 from mafia_arena.rules import Variant
 from mafia_arena.rules.expressions import evaluate
 from mafia_arena.speech.claims import Claim
-from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.knowledge import CHANGES, Knowledge
 from mafia_arena.views.view import View
 
 ENCODING_VERSION = 0
@@ -176,6 +176,7 @@ class _SeatArray:
         self.seat = knowledge.seat
         self.source = knowledge.transcript  # identifies the fold (one per seat and game)
         self.count = 0
+        self.clock: tuple[int, str, bool] | None = None
         self.seen: dict[str, object] = {}
         self.results = 0
         self.said = 0
@@ -230,11 +231,27 @@ class ObservationEncoder:
         state = self._seats.get(k.seat)
         if state is None or not state.follows(k):
             state = self._seats[k.seat] = _SeatArray(self.layout, k)
-        if state.count == len(k.events) and state.count:
+        events = k.events
+        start, count = state.count, len(events)
+        if start == count and start:
             return state
-        state.count = len(k.events)
-        for rule in RULES.values():
-            rule(state, k)
+        due: Collection[str]
+        if start == 0:
+            due = RULES.keys()
+        elif count - start == 1:
+            due = _TRIGGERS.get(type(events[start].fact), ())
+        else:
+            due = set()
+            for entry in events[start:count]:
+                due.update(_TRIGGERS.get(type(entry.fact), ()))
+        state.count = count
+        clock = (k.day, k.phase, k.over)
+        if clock != state.clock:
+            state.clock = clock
+            due = {*due, "clock"}
+        for name, rule in RULES.items():  # in application order
+            if name in due:
+                rule(state, k)
         return state
 
 
@@ -343,6 +360,29 @@ RULES: dict[str, Rule] = {
     "team_picks": _team_picks_rule,
 }
 """The encoding rules in application order (named, so tests can break one on purpose)."""
+
+READS: dict[str, frozenset[str]] = {
+    "role": frozenset({"role", "faction"}),
+    "alive": frozenset({"alive"}),
+    "revealed": frozenset({"revealed"}),
+    "allies": frozenset({"allies"}),
+    "checks": frozenset({"checks"}),
+    "results": frozenset({"results"}),
+    "clock": frozenset({"day", "phase", "over"}),
+    "silenced": frozenset({"silenced"}),
+    "votes": frozenset({"ballots"}),
+    "nominations": frozenset({"nominations_today"}),
+    "claims": frozenset({"said"}),
+    "team_picks": frozenset({"latest_picks"}),
+}
+"""The `Knowledge` fields each rule reads. With the fold's `CHANGES` this says which
+rules a new entry can concern (`_TRIGGERS`): a step runs those rules only, and the
+clock rule when day, phase or the end changed."""
+
+_TRIGGERS: dict[type, tuple[str, ...]] = {
+    kind: tuple(name for name, fields in READS.items() if fields & changes)
+    for kind, changes in CHANGES.items()
+}
 
 
 # ---------------------------------------------------------------------- helpers
