@@ -56,7 +56,7 @@ from mafia_arena.engine.catalogue import NightResult
 from mafia_arena.rules import Variant
 from mafia_arena.rules.expressions import evaluate
 from mafia_arena.speech.claims import Claim
-from mafia_arena.views.knowledge import CHANGES, Knowledge
+from mafia_arena.views.knowledge import CHANGES, Knowledge, Said
 from mafia_arena.views.view import View
 
 ENCODING_VERSION = 0
@@ -171,8 +171,11 @@ class _SeatArray:
     changes), and the append-only facts (results, claims) are walked from a cursor.
     """
 
-    def __init__(self, layout: ObservationLayout, knowledge: Knowledge) -> None:
+    def __init__(
+        self, layout: ObservationLayout, knowledge: Knowledge, cells: Cells | None = None
+    ) -> None:
         self.layout = layout
+        self.cells: Cells = {} if cells is None else cells
         self.seat = knowledge.seat
         self.source = knowledge.transcript  # identifies the fold (one per seat and game)
         self.count = 0
@@ -196,6 +199,9 @@ class _SeatArray:
 
 
 _UNSET = object()
+Cells = dict[int, tuple[Said, "int | None"]]
+"""Vector cells of claims by `Said` identity (each value keeps its claim alive)."""
+_MAX_CELLS = 1 << 16
 
 
 class ObservationEncoder:
@@ -205,10 +211,12 @@ class ObservationEncoder:
         self.layout = ObservationLayout(variant, players)
         self.size = self.layout.size
         self._seats: dict[int, _SeatArray] = {}
+        self._cells: Cells = {}
 
     def reset(self) -> None:
         """Forget every seat (call between games; a new game also resets a seat)."""
         self._seats.clear()
+        self._cells = {}
 
     def encode(self, view: View, out: np.ndarray | None = None) -> np.ndarray:
         """The vector for `view`, written into `out` (a fresh array when None)."""
@@ -229,8 +237,10 @@ class ObservationEncoder:
     # ------------------------------------------------------------------ folding
     def _fold(self, k: Knowledge) -> _SeatArray:
         state = self._seats.get(k.seat)
+        if len(self._cells) > _MAX_CELLS:  # an encoder never reset: keep the memo bounded
+            self._cells.clear()
         if state is None or not state.follows(k):
-            state = self._seats[k.seat] = _SeatArray(self.layout, k)
+            state = self._seats[k.seat] = _SeatArray(self.layout, k, self._cells)
         events = k.events
         start, count = state.count, len(events)
         if start == count and start:
@@ -334,8 +344,13 @@ def _nominations_rule(state: _SeatArray, k: Knowledge) -> None:
 
 
 def _claims_rule(state: _SeatArray, k: Knowledge) -> None:
+    cells, data, layout = state.cells, state.data, state.layout
     for said in k.said[state.said :]:
-        _claim(state, said.seat, said.claim)
+        known = cells.get(id(said))
+        if known is None:  # first seat to hear this speech: find its cell once
+            known = cells[id(said)] = (said, _claim_cell(layout, said.seat, said.claim))
+        if known[1] is not None:
+            data[known[1]] = 1.0
     state.said = len(k.said)
 
 
@@ -430,20 +445,25 @@ def _night_result(state: _SeatArray, f: NightResult) -> None:
                 v["watch"][f.targets[0], attacker] = 1.0
 
 
-def _claim(state: _SeatArray, speaker: int, claim: Claim) -> None:
-    layout, v = state.layout, state.v
+def _claim_cell(layout: ObservationLayout, speaker: int, claim: Claim) -> int | None:
+    """The flat index a claim sets in the vector, or None (a claim the layout cannot
+    place). The same for every seat that hears it, so the encoder finds it once."""
     if not _seat_ok(layout, speaker):
-        return
-    target = claim.target
+        return None
+    n, blocks, target = layout.players, layout.blocks, claim.target
     if claim.kind == "claim_role":
         index = layout.role_lower.get((claim.value or "").lower())
-        if index is not None:
-            v["role_claims"][speaker, index] = 1.0
-    elif not _seat_ok(layout, target):
-        return
-    elif claim.kind == "accuse":
-        v["accusations"][speaker, target] = 1.0
-    elif claim.kind == "vouch":
-        v["vouches"][speaker, target] = 1.0
-    elif claim.kind == "claim_result":
-        v["result_claims"][speaker, target, 0 if claim.value == "mafia" else 1] = 1.0
+        if index is None:
+            return None
+        return blocks["role_claims"].offset + speaker * len(layout.roles) + index
+    if not _seat_ok(layout, target):
+        return None
+    assert target is not None  # _seat_ok
+    if claim.kind == "accuse":
+        return blocks["accusations"].offset + speaker * n + target
+    if claim.kind == "vouch":
+        return blocks["vouches"].offset + speaker * n + target
+    if claim.kind == "claim_result":
+        channel = 0 if claim.value == "mafia" else 1
+        return blocks["result_claims"].offset + (speaker * n + target) * 2 + channel
+    return None
