@@ -68,6 +68,7 @@ class GameSession:
         self.clock = NightClock(self.variant, players, enabled=fixed_nights)
         self._completed = False
         self._trackers: list[SeatTracker] = []
+        self._observed: list[tuple[View, dict[str, np.ndarray]] | None] = []
 
     # ------------------------------------------------------------------ lifecycle
     def new_game(self, seed: int, deal: list[str] | None = None) -> Game:
@@ -76,6 +77,7 @@ class GameSession:
         self.deal = None if deal is None else list(deal)
         self.game = Game(self.variant, self.players, seed, deal=self.deal)
         self._trackers = [SeatTracker(s) for s in range(self.players)]
+        self._observed = [None] * self.players
         self.encoder.reset()
         self.clock.reset()
         self.clock.sync(self.game, new_prompt=True)
@@ -143,11 +145,24 @@ class GameSession:
         return View(seat, game.variant, knowledge, request)
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
+        """The seat's observation and action mask.
+
+        Built only when the seat's view changed since its last observation (new events
+        for it, or a new request); otherwise the same arrays come back. A Parallel step
+        observes every seat, and most seats' views do not change in most steps (a night
+        step, a vote being cast). Callers must not write into them.
+        """
         view = self.view(seat)
-        return {
-            "observation": self.encoder.encode(view),
-            "action_mask": self.table.mask(view.request),
-        }
+        last = self._observed[seat]
+        if last is not None and last[0] is view:
+            return last[1]
+        if last is not None and last[0].request is view.request:
+            mask = last[1]["action_mask"]  # same request, same legal actions
+        else:
+            mask = self.table.mask(view.request)
+        obs = {"observation": self.encoder.encode(view), "action_mask": mask}
+        self._observed[seat] = (view, obs)
+        return obs
 
     def info(self, seat: int) -> dict[str, Any]:
         """The seat's text view and its legal choices with labels (for language agents)."""
