@@ -94,11 +94,10 @@ def test_lobby_night_vote_and_end_screen(
     context = browser.new_context(**WINDOWS[window])
     page = context.new_page()
 
-    # The lobby, as its creator sees it (the creator's key sits in sessionStorage).
+    # The lobby, as its creator sees it (the creator's key sits in localStorage).
     page.goto(server.url + "/")
     page.evaluate(
-        f"sessionStorage.setItem('mafia:admin:{game_id}', "
-        f"{json.dumps(json.dumps(created['admin']))})"
+        f"localStorage.setItem('mafia:admin:{game_id}', {json.dumps(json.dumps(created['admin']))})"
     )
     page.goto(f"{server.url}/g/{game_id}")
     page.wait_for_selector("#invites li button")

@@ -76,10 +76,15 @@ class GameLog:
 
     @classmethod
     def load(cls, path: str | Path) -> GameLog:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        return cls.loads(Path(path).read_text(encoding="utf-8"), str(path))
+
+    @classmethod
+    def loads(cls, text: str, source: str = "<log>") -> GameLog:
+        """A log from its JSONL text (what `to_jsonl` wrote); `source` names it in errors."""
+        lines = text.splitlines()
         header = json.loads(lines[0])
         if header.get("format") not in READABLE:
-            raise ValueError(f"{path}: not a {FORMAT} file")
+            raise ValueError(f"{source}: not a {FORMAT} file")
         events = [Event.from_json(json.loads(line)) for line in lines[1:] if line.strip()]
         return cls(
             header["variant"],

@@ -128,6 +128,14 @@ def _default(session: GameSession, slot: Slot, reason: str) -> None:
     slot.agent.stats.fallbacks += 1
     with contextlib.suppress(IllegalDecision, GameOver):  # already answered
         session.game.submit_default(slot.seat, reason)
+    session.record("timeout" if reason in ("timeout", "absent") else _player_kind(slot))
+
+
+def _player_kind(slot: Slot) -> str:
+    """Who answers for the seat now: the person, a stand-in for them, or its bot."""
+    if slot.human:
+        return "stand-in" if slot.replaced else "player"
+    return "bot"
 
 
 async def _bot_turn(session: GameSession, slot: Slot) -> None:
@@ -155,6 +163,8 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
         game.submit(slot.seat, decision)
     except IllegalDecision:
         _default(session, slot, "illegal")
+        return
+    session.record(_player_kind(slot))
 
 
 async def _human_turn(session: GameSession, slot: Slot) -> bool:
@@ -194,6 +204,7 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
         if acting in done and not acting.cancelled():
             try:
                 game.submit(slot.seat, acting.result())
+                session.record("player")
                 return True
             except IllegalDecision as exc:
                 session.reject(slot.seat, exc.reason)

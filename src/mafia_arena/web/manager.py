@@ -1,14 +1,19 @@
-"""`GameManager`: the server's games, invites and credentials.
+"""`GameManager`: the server's games, invites and credentials, kept in the live store.
 
 Creating a game validates the creator's `GameSpec` against the variant (players in
 range, switches valid, bot agents known and allowed), deals nothing yet, and returns
 the creator's admin credential and one invite per human seat. Joining exchanges an
 invite once for a seat credential. Finished games stay (for the reveal and replay) for
 `Settings.finished_ttl` seconds; at most `Settings.max_games` games live at once.
+
+Everything is written through to the live store (`web/db.py`); `restore` (run when the
+server starts) rebuilds every lobby and live game from it, replaying their decisions.
+Finished games stay browsable from the store (`finished`, `stored_log`).
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from pathlib import Path
@@ -17,9 +22,13 @@ from typing import Any
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
-from mafia_arena.web.auth import Credentials, Grant
+from mafia_arena.runner.log import GameLog
+from mafia_arena.web.auth import Credentials, Grant, SeatKeys
+from mafia_arena.web.db import LiveStore
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, Settings
+
+log = logging.getLogger(__name__)
 
 
 class CreateError(ValueError):
@@ -39,8 +48,37 @@ class GameManager:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.credentials = Credentials()
+        self.store = LiveStore(self.settings.db)
+        self.credentials = Credentials(self.store)
         self.games: dict[str, GameSession] = {}
+
+    def restore(self) -> None:
+        """Rebuild the stored lobbies and live games (call on the server's event loop).
+
+        A game whose variant no longer loads is left in the store and skipped (logged):
+        one broken game must not keep the server from starting.
+        """
+        for row in self.store.games(over=False):
+            try:
+                spec = GameSpec.model_validate(row.spec)
+                variant = load_variant(spec.variant, spec.overrides)
+                session = GameSession(row.id, spec, variant, row.seed, self.settings, self.store)
+                session.restore_slots(row.slots)
+                if row.started:
+                    session.resume(self.store.decisions(row.id))
+            except Exception:
+                log.exception("could not resume stored game %s", row.id)
+                continue
+            self.games[row.id] = session
+
+    def finished(self) -> list[dict[str, Any]]:
+        """The latest finished games (public facts), for the browser of past games."""
+        return self.store.finished()
+
+    def stored_log(self, game_id: str) -> GameLog | None:
+        """A finished game's log from the store (also after a restart)."""
+        text = self.store.log_of(game_id)
+        return GameLog.loads(text, game_id) if text else None
 
     def create(self, spec: GameSpec) -> dict[str, Any]:
         """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``."""
@@ -75,7 +113,8 @@ class GameManager:
                 raise CreateError(f"bot {agent!r} cannot be loaded") from exc
         game_id = secrets.token_urlsafe(12)
         seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
-        session = GameSession(game_id, spec, variant, seed, self.settings)
+        session = GameSession(game_id, spec, variant, seed, self.settings, self.store)
+        self.store.add_game(game_id, spec.model_dump(mode="json"), seed)
         self.games[game_id] = session
         invites = []
         for slot in session.slots:
@@ -92,19 +131,30 @@ class GameManager:
     def get(self, game_id: str) -> GameSession | None:
         return self.games.get(game_id)
 
-    def join(self, session: GameSession, invite: str, name: str | None) -> tuple[int, str] | None:
-        """Exchange an invite once: ``(seat, credential)``; the lobby starts when full."""
-        if session.started:
+    def join(
+        self, session: GameSession, invite: str, name: str | None, device: str
+    ) -> SeatKeys | None:
+        """Exchange an invite for seat keys; the lobby starts when full.
+
+        The first exchange takes the seat and binds the invite to `device`; the same
+        device may exchange it again at any time (its tab was closed), any other is
+        refused. A new seat cannot be taken once the game has started."""
+        again = self.credentials.invite_used(session.id, invite)
+        if session.started and not again:
             return None
-        redeemed = self.credentials.redeem(session.id, invite)
-        if redeemed is None:
+        keys = self.credentials.redeem(session.id, invite, device)
+        if keys is None:
             return None
-        seat, credential = redeemed
-        session.invites.pop(seat, None)
-        session.claim(seat, name)
-        if session.ready():
-            self.start(session)
-        return seat, credential
+        if not again:
+            session.invites.pop(keys.seat, None)
+            session.claim(keys.seat, name)
+            if session.ready():
+                self.start(session)
+        return keys
+
+    def resume(self, session: GameSession, token: str) -> SeatKeys | None:
+        """A seat's resume link, opened on another device: fresh keys for that seat."""
+        return self.credentials.resume(session.id, token)
 
     def start(self, session: GameSession) -> None:
         self.credentials.revoke_invites(session.id)
@@ -122,6 +172,8 @@ class GameManager:
             if (done is not None and now - done > self.settings.finished_ttl) or stale_lobby:
                 session.close_all()
                 self.credentials.forget(game_id)
+                if not session.started:
+                    self.store.forget(game_id)  # a finished game stays browsable
                 del self.games[game_id]
 
     async def shutdown(self) -> None:
@@ -129,3 +181,4 @@ class GameManager:
             if session.task is not None:
                 session.task.cancel()
             session.close_all()
+        self.store.close()

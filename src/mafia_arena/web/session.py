@@ -22,6 +22,7 @@ from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.views.view import SeatTracker, View
+from mafia_arena.web.db import LiveStore
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 
@@ -101,9 +102,21 @@ class GameSession:
     """One game from lobby to stored result. All methods run on the server's loop."""
 
     def __init__(
-        self, game_id: str, spec: GameSpec, variant: Variant, seed: int, settings: Settings
+        self,
+        game_id: str,
+        spec: GameSpec,
+        variant: Variant,
+        seed: int,
+        settings: Settings,
+        store: LiveStore | None = None,
     ) -> None:
         self.id = game_id
+        self.store = store or LiveStore(None)
+        self.persisted = 0
+        """How many of `game.decisions` are in the store."""
+        self.marks: list[str] = []
+        """Who made each decision of `game.decisions`: ``player``, ``bot``, ``stand-in``
+        (a bot playing for an absent person) or ``timeout`` (the request's default)."""
         self.spec = spec
         self.variant = variant
         self.seed = seed
@@ -145,7 +158,52 @@ class GameSession:
         if name:
             slot.name = name
             slot.agent.name = f"human:{name}"
+        self.save()
         self.push_all()
+
+    # ------------------------------------------------------------------ the store
+    def save(self) -> None:
+        """Write the seats (who plays each, names, taken, replaced) to the live store."""
+        self.store.save_slots(
+            self.id,
+            [
+                {
+                    "kind": s.spec.kind,
+                    "agent": s.spec.agent,
+                    "name": s.name,
+                    "taken": s.taken,
+                    "replaced": s.replaced,
+                    "was_replaced": s.was_replaced,
+                }
+                for s in self.slots
+            ],
+            started=self.started,
+        )
+
+    def restore_slots(self, saved: list[dict[str, Any]]) -> None:
+        """Seats as `save` wrote them (a restarted server rebuilding this session)."""
+        for slot, data in zip(self.slots, saved, strict=False):
+            if data["kind"] == "bot" and slot.human:  # an empty human seat given to a bot
+                slot.spec = SeatSpec(kind="bot", agent=data["agent"])
+                slot.agent = make_agent(data["agent"])
+            slot.name = data["name"]
+            slot.taken = data["taken"]
+            if slot.human and slot.taken:
+                slot.agent.name = f"human:{slot.name}"
+            slot.was_replaced = data.get("was_replaced", False)
+            if data.get("replaced"):
+                self.replace(slot.seat)
+
+    def record(self, by: str) -> None:
+        """Store the decisions made since the last call, each marked with who made it."""
+        if self.game is None:
+            return
+        new = self.game.decisions[self.persisted :]
+        if not new:
+            return
+        self.marks.extend([by] * len(new))
+        self.store.add_decisions(self.id, self.persisted, [(rec, by) for rec in new])
+        self.persisted = len(self.game.decisions)
 
     def ready(self) -> bool:
         return all(s.taken for s in self.slots if s.human)
@@ -154,19 +212,34 @@ class GameSession:
         """Deal and begin: untaken human seats go to bots, then the driver runs."""
         if self.started:
             return
-        from mafia_arena.web.driver import drive  # local: the driver imports this module
-
         for slot in self.slots:
             if slot.human and not slot.taken:
                 slot.spec = SeatSpec(kind="bot", agent=self.spec.replacement)
                 slot.agent = make_agent(self.spec.replacement)
                 slot.name = f"{slot.agent.name} bot"
-            if slot.human and not slot.connections:
-                slot.away_since = time.monotonic()
         self.invites.clear()
+        self._begin([])
+        self.save()
+
+    def resume(self, decisions: list[tuple[dict[str, Any], str]]) -> None:
+        """Continue a game after a server restart: replay its stored decisions through
+        the engine (`Game.resubmit`, as `runner.replay` does), then drive it on. Every
+        seat then sees exactly what it saw before; the people reconnect with the
+        credentials their pages hold, within the grace period."""
+        self._begin(decisions)
+
+    def _begin(self, decisions: list[tuple[dict[str, Any], str]]) -> None:
+        from mafia_arena.web.driver import drive  # local: the driver imports this module
+
         self.game = Game(self.variant, len(self.slots), self.seed)
+        for record, _ in decisions:
+            self.game.resubmit(record)
+        self.marks = [by for _, by in decisions]
+        self.persisted = len(self.game.decisions)
         for slot in self.slots:
             slot.agent.reset(slot.seat, self.seed)
+            if slot.human and not slot.connections:
+                self._away(slot)
         self.task = asyncio.get_running_loop().create_task(drive(self))
 
     def roster(self) -> list[SeatInfo]:
@@ -190,8 +263,11 @@ class GameSession:
         slot = self.slots[conn.seat]
         slot.connections.append(conn)
         slot.away_since = None
+        back = slot.replaced
         slot.replaced = False  # a replaced person who is back takes their seat again
         slot.changed.set()  # wake a waiting turn: presence changes its deadlines
+        if back:
+            self.save()
         self.push_all()
 
     def detach(self, conn: Connection) -> None:
@@ -200,9 +276,27 @@ class GameSession:
             slot.connections.remove(conn)
         conn.close()
         if not slot.connections and self.started:
-            slot.away_since = time.monotonic()
+            self._away(slot)
             slot.changed.set()
         self.push_all()
+
+    def _away(self, slot: Slot) -> None:
+        """The seat's person left: replace them when the grace period ends.
+
+        Why a timer rather than waiting for the seat's next turn: a seat is asked at
+        night only if it holds a night role, so a replacement (and its public badge)
+        that came with a turn would show who acts at night.
+        """
+        since = slot.away_since = time.monotonic()
+        asyncio.get_running_loop().call_later(
+            self.settings.grace, self._grace_over, slot.seat, since
+        )
+
+    def _grace_over(self, seat: int, since: float) -> None:
+        slot = self.slots[seat]
+        if slot.away_since == since and not slot.replaced and self.started and not self.over:
+            self.replace(seat)
+            slot.changed.set()
 
     def replace(self, seat: int) -> None:
         """The person is gone for good: a flagged bot or default actions take over."""
@@ -211,6 +305,8 @@ class GameSession:
         if self.spec.absent == "bot" and slot.stand_in is None:
             slot.stand_in = make_agent(self.spec.replacement)
             slot.stand_in.reset(seat, self.seed)
+        if self.started:
+            self.save()
         self.push_all()
 
     # ------------------------------------------------------------------ pushing

@@ -55,6 +55,9 @@ class Settings:
     - `timer_scale`: multiplies every `TIMERS` entry.
     - `grace`: seconds a disconnected human keeps the seat before the creator's absence
       policy (a flagged bot, or default actions) takes it over.
+    - `db`: the live store (SQLite, `web/db.py`): every game's seats, tokens and
+      decisions as they happen, so a restarted server resumes its live games; None keeps
+      it in memory (nothing survives a restart).
     - `results_dir` / `logs_dir`: where finished games go (results record JSONL / GameLog
       JSONL, one file per game) — kept apart so a leaderboard reading every ``*.jsonl``
       under the results folder never meets a game log.
@@ -65,6 +68,7 @@ class Settings:
     grace: float = 120.0
     results_dir: Path = field(default_factory=lambda: Path("results/web"))
     logs_dir: Path = field(default_factory=lambda: Path("runs/web"))
+    db: Path | None = field(default_factory=lambda: Path("runs/web/live.sqlite"))
     max_games: int = 50
     finished_ttl: float = 3600.0
     auth_timeout: float = 10.0
@@ -132,3 +136,11 @@ class JoinRequest(BaseModel):
 
     invite: str = Field(min_length=10, max_length=128)
     name: str | None = Field(None, pattern=NAME_PATTERN)
+
+
+class ResumeRequest(BaseModel):
+    """A resume token (from a seat's resume link) for a fresh seat credential."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    resume: str = Field(min_length=10, max_length=128)

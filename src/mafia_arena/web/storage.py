@@ -54,6 +54,8 @@ def game_log(session: GameSession) -> GameLog:
             "agent_stats": [s.agent.stats.to_json() for s in slots],
             "replaced": [s.was_replaced for s in slots],
             "stand_in": session.spec.replacement if session.spec.absent == "bot" else None,
+            # who made each decision (player, bot, stand-in, timeout), in log order
+            "decided_by": list(session.marks),
         },
     )
 
@@ -166,13 +168,15 @@ def store(session: GameSession) -> dict[str, Any]:
         SeatEntry(s.agent.name, "human" if s.human else s.agent.kind, s.agent.stats, s.was_replaced)
         for s in session.slots
     ]
-    return save_game(
+    record = save_game(
         session.log,
         lambda path: results_record(game, session.spec.overrides, entries, session.id, path),
         session.settings.results_dir,
         session.settings.logs_dir,
         session.id,
     )
+    session.store.finish(session.id, session.log.to_jsonl(), game.state.winner)
+    return record
 
 
 def replay_views(stored: GameLog) -> dict[str, Any]:

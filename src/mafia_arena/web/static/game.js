@@ -6,6 +6,7 @@ function connect() {
   const saved = store.get("seat");
   if (!saved) return;
   app.credential = saved.credential; app.seat = saved.seat;
+  if (saved.resume) { $("resume-link").textContent = resumeLink(saved.resume); $("move").hidden = false; }
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws/${app.gameId}`);
   app.ws = ws;
@@ -23,7 +24,12 @@ function connect() {
   };
   ws.onclose = (event) => {
     clearInterval(app.pinger);
-    if (event.code === 4401 || event.code === 4404) { message("This seat's session is not valid any more."); return; }
+    if (event.code === 4401 || event.code === 4404) {
+      app.deadline = null; app.over = true;  // stop the countdown under the message
+      store.drop("seat");
+      message("This seat's session is not valid any more (the game may have ended and been archived).");
+      return;
+    }
     if (app.over) return;
     $("conn").classList.add("off");
     app.retry = Math.min(app.retry + 1, 6);
@@ -218,7 +224,7 @@ function renderEnd(s) {
 
 async function loadReplay(attempt = 0) {
   try {
-    app.replay = await api("GET", `/api/games/${app.gameId}/replay`, undefined, app.credential);
+    app.replay = await api("GET", `/api/games/${app.gameId}/replay`);
   } catch (err) {
     if (attempt < 5) setTimeout(() => loadReplay(attempt + 1), 500);
     return;
