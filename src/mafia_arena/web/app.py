@@ -32,7 +32,7 @@ from fastapi.staticfiles import StaticFiles
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
 from mafia_arena.web.manager import CreateError, GameManager, agent_choices
-from mafia_arena.web.render import lines, snapshot
+from mafia_arena.web.render import lines
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, JoinRequest, ResumeRequest, Settings
 from mafia_arena.web.storage import replay_views
@@ -182,7 +182,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         if not session.started:
             return JSONResponse({"type": "lobby", "seat": grant.seat, **session.lobby()})
         seat_view = session.view(grant.seat)
-        state = snapshot(seat_view, session.variant, session.roster(), session.turn_of(grant.seat))
+        state = session.state(grant.seat, seat_view)
         return JSONResponse(
             {
                 "type": "state",

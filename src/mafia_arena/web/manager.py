@@ -104,8 +104,10 @@ class GameManager:
         except ValueError as exc:
             raise CreateError(str(exc)) from exc
         allowed = agent_choices(self.settings)
+        if spec.replacement not in scripted_agent_names() and spec.replacement not in allowed:
+            raise CreateError(f"unknown or disallowed stand-in bot {spec.replacement!r}")
         for agent in {s.agent for s in seats if s.kind == "bot"} | {spec.replacement}:
-            if agent not in allowed:
+            if agent not in allowed and agent != spec.replacement:
                 raise CreateError(f"unknown or disallowed bot {agent!r}")
             try:
                 make_agent(agent)

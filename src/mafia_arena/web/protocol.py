@@ -2,8 +2,8 @@
 
 Messages are JSON objects with a ``type``: ``auth`` (first message: the session
 credential), ``act`` (a choice index for an open turn), ``say`` (free text for an open
-turn) and ``ping``. Models forbid extra keys — a message naming a ``seat`` is refused,
-because the seat always comes from the credential — and bound every field. The text's
+turn), ``back`` (take the seat back from the stand-in bot that plays it) and ``ping``.
+Models forbid extra keys — a message naming a ``seat`` is refused, because the seat always comes from the credential — and bound every field. The text's
 final limit is the open request's `max_chars` (checked in `agents.human.decision_for`).
 
 `RateLimiter` is a token bucket per connection: a flood is dropped (and a persistent
@@ -46,8 +46,13 @@ class Ping(_Msg):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Auth | Act | Say | Ping, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Auth | Act | Say | Ping] = TypeAdapter(ClientMessage)
+class Back(_Msg):
+    type: Literal["back"]
+
+
+Message = Auth | Act | Say | Ping | Back
+ClientMessage = Annotated[Message, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Message] = TypeAdapter(ClientMessage)
 
 
 class BadMessage(ValueError):
@@ -58,7 +63,7 @@ class BadMessage(ValueError):
         self.reason = reason
 
 
-def parse(raw: str | bytes, max_frame: int) -> Auth | Act | Say | Ping:
+def parse(raw: str | bytes, max_frame: int) -> Message:
     """Validate one frame; raise `BadMessage` with a short reason otherwise."""
     if len(raw) > max_frame:
         raise BadMessage(f"message too large (at most {max_frame} bytes)")

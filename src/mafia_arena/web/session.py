@@ -21,6 +21,7 @@ from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
+from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
@@ -84,6 +85,10 @@ class Slot:
     replaced: bool = False
     was_replaced: bool = False
     stand_in: Agent | None = None
+    missed: int = 0
+    """Day turns in a row the person let run out (see `Settings.idle_turns`)."""
+    stood_in: int = 0
+    """Decisions the stand-in made for the seat since it last took over."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -95,7 +100,10 @@ class Slot:
         kind = "human" if self.human else "bot"
         agent = "human" if self.human else self.agent.name
         away = self.human and self.taken and not self.connections
-        return SeatInfo(self.seat, self.name, kind, agent, self.taken, away, self.replaced)
+        stand_in = self.stand_in.name if self.replaced and self.stand_in is not None else None
+        return SeatInfo(
+            self.seat, self.name, kind, agent, self.taken, away, self.replaced, stand_in
+        )
 
 
 class GameSession:
@@ -131,6 +139,8 @@ class GameSession:
         self.stored: dict[str, Any] | None = None
         self.log: GameLog | None = None
         self.failed = False
+        self.notices: list[str] = []
+        """Public table notices in order (who is played by a stand-in, who is back)."""
         self.slots = [self._slot(i, s) for i, s in enumerate(spec.seat_list())]
 
     def _slot(self, seat: int, spec: SeatSpec) -> Slot:
@@ -263,11 +273,9 @@ class GameSession:
         slot = self.slots[conn.seat]
         slot.connections.append(conn)
         slot.away_since = None
-        back = slot.replaced
-        slot.replaced = False  # a replaced person who is back takes their seat again
         slot.changed.set()  # wake a waiting turn: presence changes its deadlines
-        if back:
-            self.save()
+        if slot.replaced:  # a replaced person who is back takes their seat again
+            self.take_back(conn.seat)
         self.push_all()
 
     def detach(self, conn: Connection) -> None:
@@ -298,16 +306,79 @@ class GameSession:
             self.replace(seat)
             slot.changed.set()
 
-    def replace(self, seat: int) -> None:
-        """The person is gone for good: a flagged bot or default actions take over."""
+    def replace(self, seat: int, why: str = "away") -> None:
+        """The person is gone (`why`: ``away`` past the grace period, or ``idle``): a
+        labelled stand-in bot or default actions take over until they take it back.
+        Every page gets a public notice; the decisions are marked ``stand-in``."""
         slot = self.slots[seat]
+        if slot.replaced:
+            return
         slot.replaced = slot.was_replaced = True
+        slot.stood_in = 0
         if self.spec.absent == "bot" and slot.stand_in is None:
             slot.stand_in = make_agent(self.spec.replacement)
             slot.stand_in.reset(seat, self.seed)
+        who = f"{slot.name} ({name_of(seat)})"
+        cause = "is away" if why == "away" else "has not answered for a while"
+        by = (
+            f"a stand-in bot ({self.spec.replacement}) plays the seat"
+            if self.spec.absent == "bot"
+            else "their turns get default actions"
+        )
+        self.notice(f"{who} {cause}: {by} until they take it back.")
         if self.started:
             self.save()
         self.push_all()
+
+    def take_back(self, seat: int) -> None:
+        """The person plays their seat again; their pages are told what happened."""
+        slot = self.slots[seat]
+        if not slot.replaced:
+            return
+        slot.replaced = False
+        slot.missed = 0
+        slot.changed.set()
+        self.notice(f"{slot.name} ({name_of(seat)}) is back and plays their own seat again.")
+        made = slot.stood_in
+        for conn in slot.connections:
+            conn.send(
+                {
+                    "type": "info",
+                    "text": f"Welcome back. While you were gone a stand-in made {made} "
+                    "decision(s) for you (marked in the log, credited to the stand-in). "
+                    "The seat is yours again.",
+                }
+            )
+        if self.started:
+            self.save()
+        self.push_all()
+
+    def missed_turn(self, seat: int, kind: str) -> None:
+        """A person's turn ran out. Day turns count towards `Settings.idle_turns`
+        (then a stand-in takes over); night turns only warn, privately: a replacement
+        that followed a night turn would show that the seat has a night role."""
+        slot = self.slots[seat]
+        if kind.startswith("night") or not slot.connections:
+            self.warn(seat, "Your time ran out; the default was recorded.")
+            return
+        slot.missed += 1
+        left = self.settings.idle_turns - slot.missed
+        if left <= 0:
+            self.replace(seat, "idle")
+            return
+        self.warn(
+            seat,
+            f"Your time ran out; the default was recorded. After {left} more missed "
+            "turn(s) in a row a stand-in bot takes your seat (you can take it back).",
+        )
+
+    def warn(self, seat: int, text: str) -> None:
+        for conn in self.slots[seat].connections:
+            conn.send({"type": "warning", "text": text})
+
+    def notice(self, text: str) -> None:
+        """A public table notice (stand-ins coming and going): every page shows it."""
+        self.notices.append(text)
 
     # ------------------------------------------------------------------ pushing
     def view(self, seat: int) -> View:
@@ -319,6 +390,14 @@ class GameSession:
         if not slot.active:
             return None
         return Turn(slot.turn, max(0.0, slot.deadline - time.monotonic()))
+
+    def state(self, seat: int, view: View) -> dict[str, Any]:
+        """The seat's snapshot plus the table's public notices and whether a stand-in
+        plays the seat now (the page then offers to take it back)."""
+        state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
+        state["notices"] = list(self.notices)
+        state["stand_in"] = self.slots[seat].replaced
+        return state
 
     def push(self, seat: int) -> None:
         """Send the seat's new transcript lines and current snapshot to its pages.
@@ -337,7 +416,7 @@ class GameSession:
                 conn.send_changed(lobby, json.dumps(lobby, sort_keys=True))
             return
         view = self.view(seat)
-        state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
+        state = self.state(seat, view)
         key = json.dumps(
             {
                 **state,

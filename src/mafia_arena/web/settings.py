@@ -55,6 +55,10 @@ class Settings:
     - `timer_scale`: multiplies every `TIMERS` entry.
     - `grace`: seconds a disconnected human keeps the seat before the creator's absence
       policy (a flagged bot, or default actions) takes it over.
+    - `idle_turns`: day turns in a row a connected person may let run out before a
+      stand-in takes the seat (each miss before that is a warning). Only day requests
+      count — every living seat gets them — so a replacement never shows who was asked
+      something at night.
     - `db`: the live store (SQLite, `web/db.py`): every game's seats, tokens and
       decisions as they happen, so a restarted server resumes its live games; None keeps
       it in memory (nothing survives a restart).
@@ -66,6 +70,7 @@ class Settings:
     bot_delay: float = 1.5
     timer_scale: float = 1.0
     grace: float = 120.0
+    idle_turns: int = 2
     results_dir: Path = field(default_factory=lambda: Path("results/web"))
     logs_dir: Path = field(default_factory=lambda: Path("runs/web"))
     db: Path | None = field(default_factory=lambda: Path("runs/web/live.sqlite"))
@@ -91,7 +96,10 @@ class GameSpec(BaseModel):
     """The creator's request. Checked again against the variant in `GameManager.create`.
 
     `seed` is optional and stays secret until the game ends (it determines the deal).
-    `absent`: what takes over a seat whose human is gone past the grace period.
+    `absent`: what takes over a seat whose human is gone past the grace period (or idle
+    for `Settings.idle_turns` day turns): ``bot`` — a stand-in bot (`replacement`, by
+    default the scripted ``heuristic`` player), labelled as a stand-in on every page and
+    in the log — or ``default`` actions.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -102,7 +110,7 @@ class GameSpec(BaseModel):
     overrides: dict[str, int | float | bool | str] = Field(default_factory=dict, max_length=32)
     seed: int | None = Field(None, ge=0, le=2**53)
     absent: Literal["bot", "default"] = "bot"
-    replacement: str = Field("random", max_length=200)
+    replacement: str = Field("heuristic", max_length=200)
     bot_delay: float | None = Field(None, ge=0, le=30)
     timer_scale: float | None = Field(None, gt=0, le=10)
 

@@ -5,8 +5,8 @@ within `Settings.auth_timeout`; a credential that is not a seat credential of th
 closes the socket (4401). From then on the connection is bound to that seat: it receives
 ``state`` messages (the seat's new transcript lines plus its snapshot), ``lobby``
 before the start, and ``error`` replies meant for it alone, and it may send ``act``,
-``say`` and ``ping``. Every frame is size-checked, schema-validated and rate-limited
-before it reaches the seat's `HumanAgent`; none can name another seat.
+``say``, ``back`` (take the seat back from its stand-in) and ``ping``. Every frame is
+size-checked, schema-validated and rate-limited before it reaches the seat's `HumanAgent`; none can name another seat.
 """
 
 from __future__ import annotations
@@ -19,7 +19,16 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from mafia_arena.agents.human import Action, HumanAgent
 from mafia_arena.web.manager import GameManager
-from mafia_arena.web.protocol import Act, Auth, BadMessage, Ping, RateLimiter, Say, parse
+from mafia_arena.web.protocol import (
+    Act,
+    Auth,
+    Back,
+    BadMessage,
+    Message,
+    Ping,
+    RateLimiter,
+    parse,
+)
 from mafia_arena.web.session import Connection, GameSession
 
 CLOSE_AUTH = 4401
@@ -62,9 +71,12 @@ async def _writer(ws: WebSocket, conn: Connection) -> None:
         conn.closed = True
 
 
-def _handle(session: GameSession, conn: Connection, message: Auth | Act | Say | Ping) -> None:
+def _handle(session: GameSession, conn: Connection, message: Message) -> None:
     if isinstance(message, Ping):
         conn.send({"type": "pong"})
+        return
+    if isinstance(message, Back):
+        session.take_back(conn.seat)
         return
     if isinstance(message, Auth):
         conn.send({"type": "error", "reason": "already authenticated"})

@@ -21,6 +21,7 @@ function connect() {
     if (msg.type === "state") renderState(msg);
     else if (msg.type === "lobby") renderLobby(msg, false);
     else if (msg.type === "error") showError(msg.reason);
+    else if (msg.type === "warning" || msg.type === "info") $("warning").textContent = msg.text;
   };
   ws.onclose = (event) => {
     clearInterval(app.pinger);
@@ -38,6 +39,7 @@ function connect() {
 }
 
 function send(obj) {
+  if (obj.type !== "ping") $("warning").textContent = "";  // the player is here: warnings are read
   if (app.ws && app.ws.readyState === WebSocket.OPEN) { app.ws.send(JSON.stringify(obj)); return true; }
   return false;
 }
@@ -73,7 +75,15 @@ function renderState(s) {
   renderPlayers(s.players);
   renderVotes(s.votes);
   renderRequest(s.request);
+  renderNotices(s.notices || [], s.stand_in);
   if (s.over) renderEnd(s);
+}
+
+function renderNotices(notices, standIn) {
+  const list = $("notices");
+  list.replaceChildren(...notices.map((text) => el("li", text)));
+  $("stand-in").hidden = !standIn || app.over;
+  $("take-back").onclick = () => send({ type: "back" });
 }
 
 function renderCard(you) {
@@ -97,7 +107,7 @@ function renderPlayers(players) {
     if (p.you) li.append(el("span", "you", "badge"));
     if (p.role) li.append(el("span", p.role, "badge role"));
     if (p.away) li.append(el("span", "away", "badge away"));
-    if (p.replaced) li.append(el("span", "bot playing for them", "badge replaced"));
+    if (p.replaced) li.append(el("span", p.stand_in ? `stand-in: ${p.stand_in} bot` : "stand-in: default actions", "badge replaced"));
     list.append(li);
   }
 }
