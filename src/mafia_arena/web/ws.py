@@ -6,7 +6,8 @@ closes the socket (4401). From then on the connection is bound to that seat: it 
 ``state`` messages (the seat's new transcript lines plus its snapshot), ``lobby``
 before the start, and ``error`` replies meant for it alone, and it may send ``act``,
 ``say``, ``back`` (take the seat back from its stand-in) and ``ping``. Every frame is
-size-checked, schema-validated and rate-limited before it reaches the seat's `HumanAgent`; none can name another seat.
+size-checked, schema-validated and rate-limited before it reaches the seat's
+`HumanAgent`; none can name another seat.
 """
 
 from __future__ import annotations
