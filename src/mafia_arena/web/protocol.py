@@ -4,7 +4,8 @@ Messages are JSON objects with a ``type``: ``auth`` (first message: the session
 credential), ``act`` (a choice index for an open turn), ``say`` (free text for an open
 turn), ``back`` (take the seat back from the stand-in bot that plays it) and ``ping``.
 Models forbid extra keys — a message naming a ``seat`` is refused, because the seat
-always comes from the credential — and bound every field. The text's final limit is the open request's `max_chars` (checked in `agents.human.decision_for`).
+always comes from the credential — and bound every field. The text's final limit is
+the open request's `max_chars` (checked in `agents.human.decision_for`).
 
 `RateLimiter` is a token bucket per connection: a flood is dropped (and a persistent
 one disconnects) without touching the game.
