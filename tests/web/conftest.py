@@ -23,6 +23,7 @@ def settings_for(tmp_path: Path, **changes: object) -> Settings:
         "logs_dir": tmp_path / "logs",
         "db": tmp_path / "live.sqlite",
         "allowed_agents": ("random",),
+        "creator_seeds": True,  # seeded test games
     }
     base.update(changes)
     return Settings(**base)  # type: ignore[arg-type]

@@ -127,7 +127,6 @@ def test_a_killed_server_restarts_and_every_seat_continues_where_it_was(
         spec = {
             "variant": "standard",
             "players": 7,
-            "seed": 9,
             "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "agent": "random"}],
             "bot_delay": 0,
             "timer_scale": 5,

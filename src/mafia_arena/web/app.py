@@ -21,6 +21,7 @@ websocket message, never in URLs):
 
 from __future__ import annotations
 
+import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,8 @@ from fastapi.staticfiles import StaticFiles
 
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
-from mafia_arena.web.manager import CreateError, GameManager, agent_choices
+from mafia_arena.web.guard import BodyGuard
+from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
 from mafia_arena.web.render import lines
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, JoinRequest, ResumeRequest, Settings
@@ -59,11 +61,16 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         manager.restore()  # live games of the last run continue where they stopped
         yield
         await manager.shutdown()
+        if "mafia_arena.llm.local_server" in sys.modules:  # a bot started the local LLM
+            sys.modules["mafia_arena.llm.local_server"].stop_local_server()
 
     app = FastAPI(
         title="Mafia Arena", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
     app.state.manager = manager
+    app.add_middleware(
+        BodyGuard, max_body=manager.settings.max_body, max_depth=manager.settings.max_json_depth
+    )
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.middleware("http")
@@ -111,9 +118,11 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         return agent_choices(manager.settings)
 
     @app.post("/api/games")
-    async def create(spec: GameSpec) -> dict[str, Any]:
+    async def create(spec: GameSpec, request: Request) -> dict[str, Any]:
         try:
-            created = manager.create(spec)
+            created = manager.create(spec, request.client.host if request.client else "")
+        except LimitError as exc:
+            raise HTTPException(429, str(exc)) from exc
         except CreateError as exc:
             raise HTTPException(400, str(exc)) from exc
         session = session_of(created["game_id"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from mafia_arena.rules.composition import deck
 from mafia_arena.runner.log import GameLog
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
+from mafia_arena.web.guard import ClientCounter
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, Settings
 
@@ -35,11 +37,31 @@ class CreateError(ValueError):
     """The creator's request cannot make a game; the message is safe to show."""
 
 
+class LimitError(CreateError):
+    """The creator's address holds as many live games as the server allows (HTTP 429)."""
+
+
+def paid(path: Path) -> bool:
+    """Whether an agent file spends money: an API key to read, or a remote server."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return True  # unreadable: not offered
+    base_url = str(data.get("base_url", "local"))
+    return bool(data.get("api_key_env")) or base_url not in ("local", "")
+
+
 def agent_choices(settings: Settings) -> list[str]:
-    """Bot specs a creator may pick: scripted presets and agent files under `agents/`."""
+    """Bot specs a creator may pick: the operator's list (`Settings.allowed_agents`), or
+    else the scripted presets and the agent files under `agents/` — without those that
+    spend an API key unless `Settings.allow_paid_bots`."""
     if settings.allowed_agents is not None:
         return list(settings.allowed_agents)
-    files = sorted(f"agents/{p.name}" for p in Path("agents").glob("*.toml"))
+    files = sorted(
+        f"agents/{p.name}"
+        for p in Path("agents").glob("*.toml")
+        if settings.allow_paid_bots or not paid(p)
+    )
     return [*scripted_agent_names(), *files]
 
 
@@ -51,6 +73,7 @@ class GameManager:
         self.store = LiveStore(self.settings.db)
         self.credentials = Credentials(self.store)
         self.games: dict[str, GameSession] = {}
+        self.sockets = ClientCounter(self.settings.max_sockets_per_client)
 
     def restore(self) -> None:
         """Rebuild the stored lobbies and live games (call on the server's event loop).
@@ -80,11 +103,22 @@ class GameManager:
         text = self.store.log_of(game_id)
         return GameLog.loads(text, game_id) if text else None
 
-    def create(self, spec: GameSpec) -> dict[str, Any]:
-        """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``."""
+    def create(self, spec: GameSpec, client: str = "") -> dict[str, Any]:
+        """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``.
+
+        `client` (the creator's address) may hold `Settings.max_games_per_client` live
+        games at once; a seed may be chosen only where `Settings.creator_seeds`."""
         self.prune()
+        mine = [g for g in self.games.values() if g.creator == client and g.finished_at is None]
+        if len(mine) >= self.settings.max_games_per_client:
+            raise LimitError(
+                f"you already have {len(mine)} live games on this server "
+                f"(at most {self.settings.max_games_per_client}); finish one first"
+            )
         if len(self.games) >= self.settings.max_games:
-            raise CreateError("too many games on this server; try again later")
+            raise LimitError("too many games on this server; try again later")
+        if spec.seed is not None and not self.settings.creator_seeds:
+            raise CreateError("this server draws the seed itself (it is shown after the game)")
         if spec.variant not in available_variants():
             raise CreateError(f"unknown variant {spec.variant!r}")
         try:
@@ -116,6 +150,7 @@ class GameManager:
         game_id = secrets.token_urlsafe(12)
         seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
         session = GameSession(game_id, spec, variant, seed, self.settings, self.store)
+        session.creator = client
         self.store.add_game(game_id, spec.model_dump(mode="json"), seed)
         self.games[game_id] = session
         invites = []

@@ -19,6 +19,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from mafia_arena.web.guard import too_deep
+
 MAX_TEXT = 4000  # hard cap before the request's own max_chars
 
 
@@ -64,10 +66,13 @@ class BadMessage(ValueError):
         self.reason = reason
 
 
-def parse(raw: str | bytes, max_frame: int) -> Message:
-    """Validate one frame; raise `BadMessage` with a short reason otherwise."""
+def parse(raw: str | bytes, max_frame: int, max_depth: int = 8) -> Message:
+    """Validate one frame; raise `BadMessage` with a short reason otherwise. Size and
+    nesting are checked on the raw text, before the JSON parser sees it."""
     if len(raw) > max_frame:
         raise BadMessage(f"message too large (at most {max_frame} bytes)")
+    if too_deep(raw, max_depth):
+        raise BadMessage(f"message nested too deeply (at most {max_depth} levels)")
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:

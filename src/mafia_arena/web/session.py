@@ -132,6 +132,7 @@ class GameSession:
         self.bot_delay = settings.bot_delay if spec.bot_delay is None else spec.bot_delay
         self.timer_scale = settings.timer_scale if spec.timer_scale is None else spec.timer_scale
         self.created = time.monotonic()
+        self.creator = ""  # the creating client's address (per-client game limit)
         self.finished_at: float | None = None
         self.game: Game | None = None
         self.task: asyncio.Task[None] | None = None

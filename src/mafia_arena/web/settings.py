@@ -62,6 +62,16 @@ class Settings:
     - `db`: the live store (SQLite, `web/db.py`): every game's seats, tokens and
       decisions as they happen, so a restarted server resumes its live games; None keeps
       it in memory (nothing survives a restart).
+    - hardening: `max_body` bytes per request body, `max_json_depth` nesting in any
+      JSON (bodies and socket frames, checked before parsing), `max_games_per_client`
+      live games per creating address, `max_sockets_per_client` open sockets per
+      address and `max_sockets_per_seat` pages per seat (the oldest is closed);
+      `allow_paid_bots`: whether creators may seat bots that spend an API key (agent
+      files with ``api_key_env`` or a remote ``base_url``) — off unless the operator
+      turns it on, or lists them in `allowed_agents`; `creator_seeds`: whether a
+      creator may choose the seed (it determines the deal, so a creator who also
+      plays would know every card) — off by default, the server draws it and shows it
+      only after the end.
     - `results_dir` / `logs_dir`: where finished games go (results record JSONL / GameLog
       JSONL, one file per game) — kept apart so a leaderboard reading every ``*.jsonl``
       under the results folder never meets a game log.
@@ -80,6 +90,13 @@ class Settings:
     rate_per_s: float = 5.0
     rate_burst: float = 20.0
     max_frame: int = 16_384
+    max_body: int = 65_536
+    max_json_depth: int = 32
+    max_games_per_client: int = 3
+    max_sockets_per_client: int = 16
+    max_sockets_per_seat: int = 4
+    allow_paid_bots: bool = False
+    creator_seeds: bool = False
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
 
 

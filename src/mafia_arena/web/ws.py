@@ -35,6 +35,7 @@ from mafia_arena.web.session import Connection, GameSession
 CLOSE_AUTH = 4401
 CLOSE_UNKNOWN = 4404
 CLOSE_POLICY = 1008
+CLOSE_BUSY = 4429
 MAX_STRIKES = 60
 
 
@@ -48,7 +49,7 @@ async def _receive(ws: WebSocket) -> str | bytes | None:
 async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSession) -> int | None:
     try:
         raw = await asyncio.wait_for(_receive(ws), manager.settings.auth_timeout)
-        message = parse(raw or "", manager.settings.max_frame)
+        message = parse(raw or "", manager.settings.max_frame, manager.settings.max_json_depth)
     except (TimeoutError, BadMessage):
         return None
     if not isinstance(message, Auth):
@@ -102,7 +103,24 @@ def _handle(session: GameSession, conn: Connection, message: Message) -> None:
 
 
 async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> None:
-    """Run one page's websocket until it closes."""
+    """Run one page's websocket until it closes; at most `max_sockets_per_client` open
+    sockets per client address (authenticated or not)."""
+    client = ws.client.host if ws.client else ""
+    if not manager.sockets.take(client):
+        await ws.accept()
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await ws.send_text(
+                json.dumps({"type": "error", "reason": "too many connections from your address"})
+            )
+            await ws.close(CLOSE_BUSY)
+        return
+    try:
+        await _serve(ws, manager, game_id)
+    finally:
+        manager.sockets.give_back(client)
+
+
+async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
     await ws.accept()
     session = manager.get(game_id)
     if session is None:
@@ -116,6 +134,9 @@ async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> Non
         return
     conn = Connection(seat)
     writer = asyncio.ensure_future(_writer(ws, conn))
+    pages = session.slots[seat].connections
+    while len(pages) >= manager.settings.max_sockets_per_seat:  # the oldest page goes
+        session.detach(pages[0])
     session.attach(conn)
     limiter = RateLimiter(manager.settings.rate_per_s, manager.settings.rate_burst)
     try:
@@ -131,7 +152,7 @@ async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> Non
                     conn.send({"type": "error", "reason": "too many messages; slow down"})
                 continue
             try:
-                message = parse(raw, manager.settings.max_frame)
+                message = parse(raw, manager.settings.max_frame, manager.settings.max_json_depth)
             except BadMessage as exc:
                 conn.send({"type": "error", "reason": exc.reason})
                 continue
