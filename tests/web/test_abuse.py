@@ -32,7 +32,7 @@ OTHER = "127.0.0.2"  # a second loopback address: another client than the floode
 def guarded(tmp_path: Path) -> Iterator[LiveServer]:
     """The server's own hardening defaults (no seeds from creators, no paid bots)."""
     live = LiveServer(
-        settings_for(tmp_path, allowed_agents=None, creator_seeds=False, timer_scale=10.0)
+        settings_for(tmp_path, allowed_agents=None, chosen_seeds=False, timer_scale=10.0)
     )
     try:
         yield live
@@ -45,11 +45,11 @@ def normal_player(server: LiveServer) -> tuple[str, str]:
     # seed 82 deals P1 the detective, so the player acts from the first night on
     spec = GameSpec(variant="standard", players=7, seed=82, seats=[{"kind": "human"}])
     settings = server.manager.settings
-    settings.creator_seeds = True  # the test's own game; refused to anonymous creators
+    settings.chosen_seeds = True  # the test's own game; refused to anonymous creators
     try:
         created = server.manager.create(spec, client="192.0.2.7")
     finally:
-        settings.creator_seeds = False
+        settings.chosen_seeds = False
     joined = server.join(created["game_id"], created["invites"][0]["invite"], "Norma")
     return created["game_id"], joined["credential"]
 

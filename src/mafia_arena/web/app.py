@@ -36,7 +36,13 @@ from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
 from mafia_arena.web.render import lines
 from mafia_arena.web.session import GameSession
-from mafia_arena.web.settings import GameSpec, JoinRequest, ResumeRequest, Settings
+from mafia_arena.web.settings import (
+    MAX_PLAYERS,
+    GameSpec,
+    JoinRequest,
+    ResumeRequest,
+    Settings,
+)
 from mafia_arena.web.storage import replay_views
 from mafia_arena.web.ws import serve_socket
 
@@ -108,7 +114,8 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                     "title": v.title,
                     "description": v.description,
                     "min_players": v.min_players,
-                    "max_players": v.max_players,
+                    # this server seats at most MAX_PLAYERS, whatever the rules allow
+                    "max_players": min(v.max_players or MAX_PLAYERS, MAX_PLAYERS),
                 }
             )
         return out

@@ -24,6 +24,7 @@ from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.runner.log import GameLog
+from mafia_arena.seat_seeds import new_host_key
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.guard import ClientCounter
@@ -74,6 +75,9 @@ class GameManager:
         self.credentials = Credentials(self.store)
         self.games: dict[str, GameSession] = {}
         self.sockets = ClientCounter(self.settings.max_sockets_per_client)
+        self.host_key = new_host_key()
+        """Derives the bots' seat seeds; never leaves the server (web games replay from
+        their logs' decisions, not from the bots' randomness)."""
 
     def restore(self) -> None:
         """Rebuild the stored lobbies and live games (call on the server's event loop).
@@ -85,7 +89,9 @@ class GameManager:
             try:
                 spec = GameSpec.model_validate(row.spec)
                 variant = load_variant(spec.variant, spec.overrides)
-                session = GameSession(row.id, spec, variant, row.seed, self.settings, self.store)
+                session = GameSession(
+                    row.id, spec, variant, row.seed, self.settings, self.host_key, self.store
+                )
                 session.restore_slots(row.slots)
                 if row.started:
                     session.resume(self.store.decisions(row.id))
@@ -107,7 +113,7 @@ class GameManager:
         """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``.
 
         `client` (the creator's address) may hold `Settings.max_games_per_client` live
-        games at once; a seed may be chosen only where `Settings.creator_seeds`."""
+        games at once; a seed may be chosen only where `Settings.chosen_seeds`."""
         self.prune()
         mine = [g for g in self.games.values() if g.creator == client and g.finished_at is None]
         if len(mine) >= self.settings.max_games_per_client:
@@ -117,17 +123,18 @@ class GameManager:
             )
         if len(self.games) >= self.settings.max_games:
             raise LimitError("too many games on this server; try again later")
-        if spec.seed is not None and not self.settings.creator_seeds:
-            raise CreateError("this server draws the seed itself (it is shown after the game)")
         if spec.variant not in available_variants():
             raise CreateError(f"unknown variant {spec.variant!r}")
         try:
             variant = load_variant(spec.variant, spec.overrides)
         except VariantError as exc:
             raise CreateError(f"{exc.key}: {exc.reason}") from exc
-        if not variant.min_players <= spec.players <= variant.max_players:
+        upper = variant.max_players
+        if spec.players < variant.min_players or (upper is not None and spec.players > upper):
             raise CreateError(
-                f"{variant.name} needs {variant.min_players}-{variant.max_players} players"
+                f"{variant.name} needs {variant.min_players}"
+                + (f"-{upper}" if upper is not None else " or more")
+                + " players"
             )
         try:
             deck(variant, spec.players)  # the composition must work at this player count
@@ -147,9 +154,13 @@ class GameManager:
                 make_agent(agent)
             except Exception as exc:
                 raise CreateError(f"bot {agent!r} cannot be loaded") from exc
+        if spec.seed is not None and not self.settings.chosen_seeds:
+            raise CreateError("seed: this server draws every game's seed itself")
         game_id = secrets.token_urlsafe(12)
         seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
-        session = GameSession(game_id, spec, variant, seed, self.settings, self.store)
+        session = GameSession(
+            game_id, spec, variant, seed, self.settings, self.host_key, self.store
+        )
         session.creator = client
         self.store.add_game(game_id, spec.model_dump(mode="json"), seed)
         self.games[game_id] = session

@@ -21,6 +21,7 @@ from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
+from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.web.db import LiveStore
@@ -116,6 +117,7 @@ class GameSession:
         variant: Variant,
         seed: int,
         settings: Settings,
+        host_key: bytes,
         store: LiveStore | None = None,
     ) -> None:
         self.id = game_id
@@ -128,6 +130,7 @@ class GameSession:
         self.spec = spec
         self.variant = variant
         self.seed = seed
+        self.host_key = host_key
         self.settings = settings
         self.bot_delay = settings.bot_delay if spec.bot_delay is None else spec.bot_delay
         self.timer_scale = settings.timer_scale if spec.timer_scale is None else spec.timer_scale
@@ -248,10 +251,16 @@ class GameSession:
         self.marks = [by for _, by in decisions]
         self.persisted = len(self.game.decisions)
         for slot in self.slots:
-            slot.agent.reset(slot.seat, self.seed)
+            self._seat_agent(slot.agent, slot.seat)
             if slot.human and not slot.connections:
                 self._away(slot)
         self.task = asyncio.get_running_loop().create_task(drive(self))
+
+    def _seat_agent(self, agent: Agent, seat: int) -> None:
+        """Prepare `agent` for `seat`: its own seat seed (never the game seed, which
+        rebuilds the deal) and the exact variant."""
+        agent.reset(seat, seat_seed(self.host_key, self.seed, seat))
+        agent.set_variant(self.variant)
 
     def roster(self) -> list[SeatInfo]:
         return [slot.info() for slot in self.slots]
@@ -318,7 +327,7 @@ class GameSession:
         slot.stood_in = 0
         if self.spec.absent == "bot" and slot.stand_in is None:
             slot.stand_in = make_agent(self.spec.replacement)
-            slot.stand_in.reset(seat, self.seed)
+            self._seat_agent(slot.stand_in, seat)
         who = f"{slot.name} ({name_of(seat)})"
         cause = "is away" if why == "away" else "has not answered for a while"
         by = (

@@ -68,10 +68,7 @@ class Settings:
       address and `max_sockets_per_seat` pages per seat (the oldest is closed);
       `allow_paid_bots`: whether creators may seat bots that spend an API key (agent
       files with ``api_key_env`` or a remote ``base_url``) — off unless the operator
-      turns it on, or lists them in `allowed_agents`; `creator_seeds`: whether a
-      creator may choose the seed (it determines the deal, so a creator who also
-      plays would know every card) — off by default, the server draws it and shows it
-      only after the end.
+      turns it on, or lists them in `allowed_agents`; `chosen_seeds` (below).
     - `results_dir` / `logs_dir`: where finished games go (results record JSONL / GameLog
       JSONL, one file per game) — kept apart so a leaderboard reading every ``*.jsonl``
       under the results folder never meets a game log.
@@ -96,8 +93,10 @@ class Settings:
     max_sockets_per_client: int = 16
     max_sockets_per_seat: int = 4
     allow_paid_bots: bool = False
-    creator_seeds: bool = False
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
+    chosen_seeds: bool = False
+    """Whether a creator may set `GameSpec.seed` (demos, tests). Off: the server draws
+    every seed, so nobody at the table can know the deal from it."""
 
 
 class SeatSpec(BaseModel):
@@ -112,7 +111,8 @@ class SeatSpec(BaseModel):
 class GameSpec(BaseModel):
     """The creator's request. Checked again against the variant in `GameManager.create`.
 
-    `seed` is optional and stays secret until the game ends (it determines the deal).
+    `seed` is refused unless the server allows chosen seeds (`Settings.chosen_seeds`);
+    either way it stays secret until the game ends (it determines the deal).
     `absent`: what takes over a seat whose human is gone past the grace period (or idle
     for `Settings.idle_turns` day turns): ``bot`` — a stand-in bot (`replacement`, by
     default the scripted ``heuristic`` player), labelled as a stand-in on every page and
