@@ -31,7 +31,7 @@ from tests.web.support import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-SEED = 82  # deals P1 the detective, who is still alive at the second vote
+SEED = 23  # deals P1 the detective, who is still alive at the second vote
 DECK = Counter({"villager": 3, "doctor": 1, "detective": 1, "mafioso": 2})
 WINDOWS = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
@@ -43,6 +43,7 @@ SPEECH = "Quiet night on my side. Let us hear everyone before we vote."
 @pytest.fixture
 def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
     live = LiveServer(settings_for(tmp_path, allowed_agents=("heuristic", "random")))
+    live.manager.host_key = bytes(range(32))  # the same bot seat seeds every run
     try:
         yield live
     finally:
