@@ -165,3 +165,39 @@ def test_a_killed_server_restarts_and_every_seat_continues_where_it_was(
         for context in contexts:
             context.close()
         process.kill()
+
+
+def test_the_waiting_screen_names_whom_the_table_waits_for(
+    browser: Any, server: LiveServer
+) -> None:
+    created = server.create(
+        variant="standard",
+        players=7,
+        seed=12,
+        seats=[{"kind": "human"}, {"kind": "human"}],
+        bot_delay=0.5,  # nights last a few seconds (the night floor): time to look
+    )
+    contexts, pages = join_all(browser, server.url, created, {"width": 1100, "height": 800})
+    for page in pages:
+        page.wait_for_selector("#game:not([hidden])")
+    rng = random.Random(4)
+    seen_day = seen_night = False
+    deadline = time.monotonic() + 120
+    while not (seen_day and seen_night):
+        assert time.monotonic() < deadline, "never saw both waiting screens"
+        for me, other in ((pages[0], "Player1 (P2)"), (pages[1], "Player0 (P1)")):
+            prompt = me.locator("#prompt").inner_text()
+            phase = me.locator("#phase").inner_text().lower()
+            if prompt.startswith("Waiting for") and other in prompt and "day" in phase:
+                assert me.locator("#timer").inner_text()  # with the countdown
+                seen_day = True
+            idle = me.locator("#choices button").count() == 0
+            if "night" in phase and idle and prompt:
+                assert prompt == "The night is in progress."
+                seen_night = True
+        page = pages[int(time.monotonic() * 2) % 2]  # one page moves at a time
+        if step(page, rng, "Hello.") and not (seen_day and seen_night):
+            pytest.skip("the game ended before both screens were seen")
+        pages[0].wait_for_timeout(100)
+    for context in contexts:
+        context.close()

@@ -407,7 +407,24 @@ class GameSession:
         state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
         state["notices"] = list(self.notices)
         state["stand_in"] = self.slots[seat].replaced
+        state["waiting"] = self.waiting() if state["request"] is None else None
         return state
+
+    def waiting(self) -> dict[str, Any] | None:
+        """Whom the table waits for, for pages with nothing to decide. By day the asked
+        seats are public (whose speech, who still votes): their names and the longest
+        countdown. By night only "the night is in progress", with no countdown: who is
+        asked at night, and for how long, would show who holds a night role."""
+        if self.game is None or self.game.over:
+            return None
+        if self.game.state.phase != "day":  # the same text all night long, asked or not
+            return {"text": "The night is in progress.", "seconds_left": None}
+        asked = sorted(s for s in self.game.pending() if self.slots[s].active)
+        if not asked:
+            return None
+        names = ", ".join(f"{self.slots[s].name} ({name_of(s)})" for s in asked)
+        left = max(self.slots[s].deadline for s in asked) - time.monotonic()
+        return {"text": f"Waiting for {names}.", "seconds_left": round(max(0.0, left))}
 
     def push(self, seat: int) -> None:
         """Send the seat's new transcript lines and current snapshot to its pages.
@@ -432,6 +449,7 @@ class GameSession:
                 **state,
                 "request": state["request"]
                 and {k: v for k, v in state["request"].items() if k != "seconds_left"},
+                "waiting": state["waiting"] and state["waiting"]["text"],
             },
             sort_keys=True,
         )

@@ -82,6 +82,7 @@ function renderState(s) {
   renderCard(s.you);
   renderPlayers(s.players);
   renderVotes(s.votes);
+  app.waiting = s.waiting || null;
   renderRequest(s.request);
   renderNotices(s.notices || [], s.stand_in);
   if (s.over) renderEnd(s);
@@ -162,7 +163,9 @@ function renderRequest(req) {
   if (!req) {
     app.turn = null; app.deadline = null;
     panel.classList.add("idle");
-    $("prompt").textContent = app.over ? "" : "Waiting for the other players…";
+    const waiting = app.waiting;
+    $("prompt").textContent = app.over ? "" : waiting ? waiting.text : "Waiting for the other players…";
+    if (waiting && waiting.seconds_left !== null) app.deadline = Date.now() + waiting.seconds_left * 1000;
     $("speech").hidden = true; $("phrases").hidden = true;
     document.body.classList.remove("your-turn");
     document.title = TITLE;
