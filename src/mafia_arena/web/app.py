@@ -63,7 +63,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     manager = manager or GameManager(settings)
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
+    async def lifespan(_: FastAPI):
         manager.restore()  # live games of the last run continue where they stopped
         yield
         await manager.shutdown()
