@@ -39,6 +39,14 @@ def planned(game: Game, seat: int, request: Request, plan: Plan) -> Choice:
     return neutral(request)
 
 
+def nominate(request: Request, order: list[int]) -> Choice:
+    """The first of `order` the request still offers, else pass (a plan's nominations)."""
+    for target in order:
+        if Choice("target", target) in request.choices:
+            return Choice("target", target)
+    return PASS
+
+
 def run(game: Game, plan: Plan, until: Callable[[Game], bool] | None = None) -> Game:
     """Answer requests by `plan` until the game ends or `until(game)` holds."""
     while not game.over and not (until and until(game)):

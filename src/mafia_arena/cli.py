@@ -1,11 +1,24 @@
-"""The `mafia-arena` command: play, run, replay, tournament, leaderboard, serve."""
+"""The `mafia-arena` command: play, run, replay, tournament, leaderboard, serve.
+
+Errors
+------
+`main` is the entry point. A user error — a bad spec, variant, agent file or option, an
+unreachable service, a results folder that cannot be resumed — prints one paragraph
+naming the file (or option), the key and the reason, and exits with code 2; no
+traceback unless ``--debug`` is given (then the error propagates with its traceback).
+Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
+and exits 130. Games that failed exit 1 after the summary.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import statistics
+import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,17 +34,133 @@ app = typer.Typer(
     help="Mafia Arena: play, evaluate and rank Mafia players.",
 )
 
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+_STATE = {"debug": False}
+
+
+class CliError(ValueError):
+    """A bad command-line value: names the option and the reason."""
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(f"{option}: {reason}")
+
+
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="show the traceback of an error (for bug reports)")
+    ] = False,
+) -> None:
+    """Mafia Arena: play, evaluate and rank Mafia players."""
+    _STATE["debug"] = debug
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that are the user's to fix (the message says how), not bugs."""
+    from mafia_arena.agents.llm_prompts import TemplateError
+    from mafia_arena.experiments.errors import ResultsConflict, ServiceError, SpecError
+    from mafia_arena.leaderboard.cli import LeaderboardError
+    from mafia_arena.results_file import StoreFormatError
+    from mafia_arena.rules import VariantError
+
+    errors: list[type[BaseException]] = [
+        CliError,
+        SpecError,
+        VariantError,
+        ResultsConflict,
+        ServiceError,
+        TemplateError,
+        LeaderboardError,
+        StoreFormatError,
+    ]
+    try:
+        from mafia_arena.llm.definition import AgentDefinitionError
+    except ImportError:  # the llm extra is not installed
+        pass
+    else:
+        errors.append(AgentDefinitionError)
+    return tuple(errors)
+
+
+def _paragraph(error: BaseException) -> str:
+    """The error's message as one paragraph (no blank lines, no trailing space)."""
+    if isinstance(error, OSError) and error.filename:
+        return f"{error.filename}: cannot read: {error.strerror or error}"
+    lines = [line.rstrip() for line in str(error).strip().splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    """Run the command line (see the module docstring for exit codes)."""
+    from mafia_arena.experiments.errors import Interrupted, TournamentError
+
+    _STATE["debug"] = "--debug" in (sys.argv[1:] if args is None else args)
+    try:
+        code = app(args=None if args is None else list(args), standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(getattr(exc, "exit_code", 0))
+    except typer.Abort:
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except typer.TyperException as exc:  # a usage error (unknown option, bad value)
+        formatter = getattr(exc, "format_message", None)
+        message = formatter() if formatter is not None else str(exc)
+        context = getattr(exc, "ctx", None)
+        where = f" (see: {context.command_path} --help)" if context is not None else ""
+        typer.echo(f"error: {' '.join(message.split())}{where}", err=True)
+        sys.exit(getattr(exc, "exit_code", EXIT_USER_ERROR))
+    except Interrupted as exc:
+        typer.echo(str(exc), err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except TournamentError as exc:
+        if _STATE["debug"]:
+            raise
+        typer.echo(_paragraph(exc), err=True)
+        sys.exit(1)
+    except Exception as exc:
+        user_errors = (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError)
+        if _STATE["debug"] or not isinstance(exc, user_errors):
+            raise
+        typer.echo(f"error: {_paragraph(exc)}", err=True)
+        sys.exit(EXIT_USER_ERROR)
+    if isinstance(code, int) and code:  # typer hands back an Exit's code (Ctrl-C: 130)
+        sys.exit(code)
+
+
+def _seat(agents: str, players: int, rules: Any) -> list[Any]:
+    """The agents of a command-line table; an unknown agent is a `CliError`."""
+    from mafia_arena.seating import seat_agents
+
+    try:
+        return seat_agents(agents, players, rules)
+    except ValueError as exc:
+        raise CliError("--agents", str(exc)) from exc
+
+
 SetOption = Annotated[
     list[str] | None,
     typer.Option("--set", help="Override a variant switch or count, e.g. --set mafia=3"),
 ]
 
 
+def warn_below_recommended(rules: Any, players: int) -> None:
+    """Print the variant's notice for a game below its recommended size (classic OP-C1)."""
+    from mafia_arena.engine.flow import below_recommended
+
+    notice = below_recommended(rules, players)
+    if notice:
+        typer.echo(f"warning: {notice}", err=True)
+
+
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items or []:
         if "=" not in item:
-            raise typer.BadParameter(f"--set needs KEY=VALUE, got {item!r}")
+            raise CliError("--set", f"needs KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         overrides[key.strip()] = coerce(value.strip())
     return overrides
@@ -42,9 +171,11 @@ def variants() -> None:
     """List the bundled variants."""
     for name in available_variants():
         variant = load_variant(name)
-        typer.echo(
-            f"{name:10} {variant.min_players}-{variant.max_players} players  {variant.title}"
+        upper = variant.max_players
+        players = (
+            f"{variant.min_players}-{upper}" if upper is not None else f"{variant.min_players}+"
         )
+        typer.echo(f"{name:10} {players:6} players  {variant.title}")
 
 
 @app.command()
@@ -52,7 +183,9 @@ def play(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
     players: Annotated[int, typer.Option(help="number of players")] = 7,
     agents: Annotated[str, typer.Option(help="agents, e.g. heuristic or a,b,c")] = "heuristic",
-    seed: Annotated[int, typer.Option(help="game seed")] = 0,
+    seed: Annotated[
+        int | None, typer.Option(help="game seed (default: random, printed after the game)")
+    ] = None,
     seat: Annotated[int | None, typer.Option(help="show this seat's view (1-based)")] = None,
     human: Annotated[int | None, typer.Option(help="play this seat yourself (1-based)")] = None,
     log: Annotated[Path | None, typer.Option(help="write the game log here")] = None,
@@ -60,11 +193,11 @@ def play(
 ) -> None:
     """Play one game and print its transcript as it happens."""
     from mafia_arena.runner.match import play_match
-    from mafia_arena.seating import seat_agents
     from mafia_arena.views.text import render_event
 
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
+    warn_below_recommended(rules, players)
     if human is not None:
         from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
@@ -76,7 +209,7 @@ def play(
         if log is not None:
             typer.echo(f"log written to {log}")
         return
-    seated = seat_agents(agents, players, rules)
+    seated = _seat(agents, players, rules)
     viewer = None if seat is None else seat - 1
 
     def show(event: Any) -> None:
@@ -91,7 +224,10 @@ def play(
                 line = f"  (private to {seats}) {line}"
             typer.echo(line)
 
+    if seed is None:
+        seed = secrets.randbelow(2**31)
     result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show))
+    typer.echo(f"game seed: {seed}")
     if log is not None:
         result.log.save(log)
         typer.echo(f"log written to {log}")
@@ -102,26 +238,36 @@ def run(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
     players: Annotated[int, typer.Option(help="number of players")] = 7,
     agents: Annotated[str, typer.Option(help="agents: name, a,b,c or town=x,mafia=y")] = "random",
-    games: Annotated[int, typer.Option(help="number of games")] = 100,
+    games: Annotated[int, typer.Option(help="number of games", min=1)] = 100,
     seed: Annotated[int, typer.Option(help="base seed; game i uses seed+i")] = 0,
+    key_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="folder of the host key that derives the players' own seeds (created "
+            "if missing); default: a fresh key, so agents' own draws differ between runs"
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
     set_: SetOption = None,
 ) -> None:
     """Play many games and print win rates per faction with 95% intervals."""
+    from mafia_arena.agents.base import all_synchronous
     from mafia_arena.runner.match import play_match, play_match_sync
-    from mafia_arena.seating import seat_agents
+    from mafia_arena.seat_seeds import load_or_create_host_key, new_host_key
     from mafia_arena.stats import wilson_interval
 
+    key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
+    warn_below_recommended(rules, players)
     winners: Counter[str] = Counter()
     lengths: list[int] = []
     for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
-        seated = seat_agents(agents, players, rules)
-        if all(hasattr(a, "decide") for a in seated):
-            result = play_match_sync(rules, seated, seed + index, overrides)  # type: ignore[arg-type]
+        seated = _seat(agents, players, rules)
+        if all_synchronous(seated):
+            result = play_match_sync(rules, seated, seed + index, overrides, host_key=key)
         else:
-            result = asyncio.run(play_match(rules, seated, seed + index, overrides))
+            result = asyncio.run(play_match(rules, seated, seed + index, overrides, host_key=key))
         winners[result.winner or "draw"] += 1
         lengths.append(result.game_length)
     summary = {
@@ -180,16 +326,97 @@ def replay(
         raise typer.Exit(1)
 
 
+ResultsOption = Annotated[
+    Path | None,
+    typer.Option("--results", help="results folder (default: the spec's, else results/<name>)"),
+]
+TrackingUriOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tracking-uri",
+        help="MLflow tracking URI (default: the spec's, $MLFLOW_TRACKING_URI, sqlite:///mlflow.db)",
+    ),
+]
+NoTrackingOption = Annotated[bool, typer.Option("--no-tracking", help="do not log to MLflow")]
+NoResumeOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-resume", help="archive the stored games (*.old) and start the tournament over"
+    ),
+]
+ForceResumeOption = Annotated[
+    bool,
+    typer.Option(
+        "--force-resume",
+        help="resume even though the stored games were played by other code (records "
+        "keep which code played each game)",
+    ),
+]
+AddressOption = Annotated[
+    str | None,
+    typer.Option(
+        help="join this Ray cluster (host:port, ray://host:port or auto); default: a "
+        "private local cluster on 127.0.0.1"
+    ),
+]
+NoRayOption = Annotated[bool, typer.Option("--no-ray", help="run in-process")]
+
+
+def _tournament(
+    spec: Path,
+    *,
+    address: str | None,
+    no_ray: bool,
+    results: Path | None,
+    tracking_uri: str | None,
+    no_tracking: bool,
+    no_resume: bool,
+    force_resume: bool,
+) -> Any:
+    from mafia_arena.experiments import Interrupted, run_tournament
+
+    if no_resume and force_resume:
+        raise CliError("--no-resume/--force-resume", "give one of them, not both")
+    if no_ray and address:
+        raise CliError("--address", "cannot join a Ray cluster with --no-ray")
+    try:
+        return run_tournament(
+            spec,
+            address=address,
+            use_ray=not no_ray,
+            resume=not no_resume,
+            force_resume=force_resume,
+            results_dir=results,
+            tracking_uri=tracking_uri,
+            track=not no_tracking,
+        )
+    except Interrupted as exc:  # typer turns a KeyboardInterrupt into a bare exit 130
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
 @app.command()
 def tournament(
     spec: Annotated[Path, typer.Argument(help="an experiment spec (experiments/*.toml)")],
-    address: Annotated[str | None, typer.Option(help="join this Ray cluster")] = None,
-    no_ray: Annotated[bool, typer.Option("--no-ray", help="run in-process")] = False,
+    address: AddressOption = None,
+    no_ray: NoRayOption = False,
+    results: ResultsOption = None,
+    tracking_uri: TrackingUriOption = None,
+    no_tracking: NoTrackingOption = False,
+    no_resume: NoResumeOption = False,
+    force_resume: ForceResumeOption = False,
 ) -> None:
     """Run an experiment spec on Ray; re-running resumes with only the missing games."""
-    from mafia_arena.experiments import run_tournament
-
-    summary = run_tournament(spec, address=address, use_ray=not no_ray)
+    summary = _tournament(
+        spec,
+        address=address,
+        no_ray=no_ray,
+        results=results,
+        tracking_uri=tracking_uri,
+        no_tracking=no_tracking,
+        no_resume=no_resume,
+        force_resume=force_resume,
+    )
     typer.echo(str(summary))
 
 
@@ -205,14 +432,26 @@ def leaderboard(
     out: Annotated[Path | None, typer.Option(help="output folder")] = None,
     view: Annotated[str, typer.Option(help="all, bot, human or mixed games")] = "all",
     no_ray: Annotated[bool, typer.Option("--no-ray", help="run missing games in-process")] = False,
+    results: ResultsOption = None,
+    tracking_uri: TrackingUriOption = None,
+    no_tracking: NoTrackingOption = False,
 ) -> None:
     """Write leaderboards/<experiment>/ (README, CSV, plots) from stored results."""
     from mafia_arena.leaderboard.cli import leaderboard_command
 
+    if view not in ("all", "bot", "human", "mixed"):
+        raise CliError("--view", f"expected all, bot, human or mixed, got {view!r}")
     if source.suffix == ".toml":
-        from mafia_arena.experiments import run_tournament
-
-        summary = run_tournament(source, use_ray=not no_ray)
+        summary = _tournament(
+            source,
+            address=None,
+            no_ray=no_ray,
+            results=results,
+            tracking_uri=tracking_uri,
+            no_tracking=no_tracking,
+            no_resume=False,
+            force_resume=False,
+        )
         typer.echo(str(summary))
         source = summary.results_dir
     leaderboard_command(source, out, view)
@@ -227,10 +466,6 @@ def serve(
     from mafia_arena.web import serve as run_server
 
     run_server(host=host, port=port)
-
-
-if __name__ == "__main__":
-    app()
 
 
 @app.command()
@@ -262,3 +497,7 @@ def train(
     typer.echo(f"policy written to {result.policy_path}")
     for rate in result.final:
         typer.echo(rate.row())
+
+
+if __name__ == "__main__":
+    main()

@@ -28,7 +28,11 @@ def test_s1_night_one_only_introduces_the_roles_and_the_clan_learns_its_don():
     assert t.seen_by("M", "allies") == [{"seat": t["M"], "allies": {str(t["D"]): "don"}}]
     for label in ("K", "Dr", "Lv", "C1", "C2", "C3"):
         assert all(not p["allies"] for p in t.seen_by(label, "allies"))
-    assert public_kinds(t, 1, "day") == {"phase"}  # no deaths, no silence, no "nobody died"
+    # no deaths, no silence, no "nobody died": only the theme of the introductions (3.2)
+    assert public_kinds(t, 1, "day") == {"phase", "narration"}
+    assert [p["step"] for p in t.events("narration", 1) if p["step"] != "introductions"] == [
+        "introduction_theme"
+    ]
     t.day(execute="C3")
     assert [p["kind"] for p in t.events("speech", 1)].count("introductions") == 8
     assert t.dead(1) == {"C3"}

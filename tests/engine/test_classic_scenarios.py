@@ -1,7 +1,7 @@
 """classic.md section 10: one test per scenario, named after the rule it proves."""
 
 import pytest
-from tests.scenario import dealt, deaths, events, neutral, run
+from tests.scenario import dealt, deaths, events, neutral, nominate, run
 
 from mafia_arena.engine import PASS, Choice, IllegalDecision, Speech
 from mafia_arena.rules import VariantError, load_variant
@@ -32,7 +32,16 @@ def test_sc_c2_player_count_bounds():
     assert counts(7) == {C: 4, D: 1, M: 2}
     assert counts(8) == {C: 5, D: 1, M: 2}
     assert counts(24) == {C: 15, D: 2, M: 7}
-    with pytest.raises(VariantError, match="6 players is outside"):
+    notices = [
+        [
+            e.fact.to_payload()["text"]
+            for e in dealt("classic", roles).events
+            if e.kind == "narration"
+        ]
+        for roles in ([M, M, D, C, C, C, C], [M, M, D, C, C, C, C, C])
+    ]
+    assert notices == [["7 players is below the recommended minimum of 8 players."], []]
+    with pytest.raises(VariantError, match="6 players is too few: at least 7"):
         counts(6)
 
 
@@ -91,11 +100,17 @@ def test_sc_c5_no_mafia_pick_means_nobody_murdered():
 
 def test_sc_c6_detective_results_and_no_check_of_the_partner():
     game = dealt("classic", [D, D, M, M, M] + [C] * 5)
-    assert (
-        Choice("target", 1) not in game.pending().get(0, game.request(0)).choices
-        if game.request(0)
-        else True
-    )
+
+    def checking(g):
+        request = g.request(0)
+        return request is not None and request.kind == "night:detective_check"
+
+    run(game, {("night:mafia_kill", 1): 6}, until=checking)
+    request = game.request(0)
+    assert request.kind == "night:detective_check"
+    assert Choice("target", 1) not in request.choices  # the partner detective
+    with pytest.raises(IllegalDecision):
+        game.submit(0, Choice("target", 1))
     run(
         game,
         {("night:mafia_kill", 1): 6, ("night:detective_check", 1): 3},
@@ -139,11 +154,19 @@ def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
     ((chooser, request),) = game.pending().items()
     assert chooser == 6 and request.kind == "last_dead"
     assert not game.state.alive(6)
+    assert request.default == "random"  # no answer before the timeout: a seeded draw
+    draws = len(events(game, "rng"))
+    while game.request(6) is not None and game.request(6).kind == "last_dead":
+        game.submit_default(6, "timeout")
+    decision = events(game, "last_dead_decision")[-1]
+    assert decision["chooser"] == 6 and len(decision["chosen"]) == 2  # two open places
+    assert len(events(game, "rng")) == draws + 2
+    assert events(game, "nominees")[-1]["seats"] == sorted(decision["chosen"])
 
 
 def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: _nominate(r, [0, 3])}
+    plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: nominate(r, [0, 3])}
     run(game, plan, until=lambda g: any(r.kind == "final_vote" for r in g.pending().values()))
     assert events(game, "nominees")[-1]["seats"] == [0, 3]
     # 6 living: three vote for P1 (seat 0), three for P4 (seat 3)
@@ -157,20 +180,13 @@ def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
     assert events(game, "last_dead_decision")[-1]["chooser"] == 6
 
 
-def _nominate(request, order):
-    for target in order:
-        if Choice("target", target) in request.choices:
-            return Choice("target", target)
-    return PASS
-
-
 def test_sc_c12_last_dead_after_a_night_without_murder_is_yesterdays_lynched():
     game = dealt("classic", [M, M, D, C, C, C, C])
     plan = {
         ("night:mafia_kill", 1): 6,
-        ("nominate", 1): lambda g, s, r: _nominate(r, [5, 4]),
+        ("nominate", 1): lambda g, s, r: nominate(r, [5, 4]),
         ("final_vote", 1): 5,
-        ("nominate", 2): lambda g, s, r: _nominate(r, [0, 3]),
+        ("nominate", 2): lambda g, s, r: nominate(r, [0, 3]),
     }
     run(
         game,
@@ -216,10 +232,10 @@ def test_sc_c14_no_parity_win_last_dead_breaks_the_one_on_one_tie():
     game = dealt("classic", [M, M, D, C, C, C, C])
     plan = {
         ("night:mafia_kill", 1): 2,
-        ("nominate", 1): lambda g, s, r: _nominate(r, [1, 3]),
+        ("nominate", 1): lambda g, s, r: nominate(r, [1, 3]),
         ("final_vote", 1): 1,
         ("night:mafia_kill", 2): 3,
-        ("nominate", 2): lambda g, s, r: _nominate(r, [4, 5]),
+        ("nominate", 2): lambda g, s, r: nominate(r, [4, 5]),
         ("final_vote", 2): 4,
         ("night:mafia_kill", 3): 5,
     }
@@ -244,12 +260,12 @@ def test_sc_c15_mafia_wins_by_lynch_without_a_following_night():
     game = dealt("classic", [M, M, D, C, C, C, C])
     plan = {
         ("night:mafia_kill", 1): 2,
-        ("nominate", 1): lambda g, s, r: _nominate(r, [3, 4]),
+        ("nominate", 1): lambda g, s, r: nominate(r, [3, 4]),
         ("final_vote", 1): 3,
         ("night:mafia_kill", 2): 4,
-        ("nominate", 2): lambda g, s, r: _nominate(r, [5, 0]),
+        ("nominate", 2): lambda g, s, r: nominate(r, [5, 0]),
         ("final_vote", 2): 5,
-        ("nominate", 3): lambda g, s, r: _nominate(r, [6, 0]),
+        ("nominate", 3): lambda g, s, r: nominate(r, [6, 0]),
     }
     run(
         game,
@@ -278,10 +294,10 @@ def test_sc_c16_citizens_win_when_the_last_mafioso_is_lynched_and_dead_citizens_
     game = dealt("classic", [M, M, D, C, C, C, C])
     plan = {
         ("night:mafia_kill", 1): 3,
-        ("nominate", 1): lambda g, s, r: _nominate(r, [0, 4]),
+        ("nominate", 1): lambda g, s, r: nominate(r, [0, 4]),
         ("final_vote", 1): 0,
         ("night:mafia_kill", 2): 4,
-        ("nominate", 2): lambda g, s, r: _nominate(r, [1, 5]),
+        ("nominate", 2): lambda g, s, r: nominate(r, [1, 5]),
         ("final_vote", 2): 1,
     }
     run(game, plan)
@@ -293,17 +309,17 @@ def test_sc_c17_mafia_wins_by_night_murder_before_any_discussion():
     game = dealt("classic", [M, M, D, C, C, C, C])
     plan = {
         ("night:mafia_kill", 1): 3,
-        ("nominate", 1): lambda g, s, r: _nominate(r, [4, 5]),
+        ("nominate", 1): lambda g, s, r: nominate(r, [4, 5]),
         ("final_vote", 1): 4,
         ("night:mafia_kill", 2): 5,
-        ("nominate", 2): lambda g, s, r: _nominate(r, [6, 2]),
+        ("nominate", 2): lambda g, s, r: nominate(r, [6, 2]),
         ("final_vote", 2): 6,
         ("night:mafia_kill", 3): 2,
     }
     run(game, plan)
     assert game.state.winner == "mafia"
     assert deaths(game)[-1] == (2, "night")
-    day3 = [e for e in game.events if e.day == 3 and e.kind == "speech"]
+    day3 = [e for e in game.events if e.day == 3 and e.phase == "day" and e.kind == "speech"]
     assert day3 == []
 
 
@@ -314,8 +330,12 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
     run(game, {("night:mafia_kill", 1): 3}, until=lambda g: g.state.phase == "day" and g.pending())
     with pytest.raises(IllegalDecision, match="dead players cannot act"):
         game.submit(3, Speech("I am still here"))
-    run(game, {}, until=lambda g: any(e.kind == "speech" for e in g.events))
-    assert any(e.kind == "speech" for e in view_of(game, 3).knowledge.events)
+
+    def spoken(g):
+        return [e for e in g.events if e.kind == "speech" and e.visibility.scope == "public"]
+
+    run(game, {}, until=spoken)
+    assert spoken(game)[0].fact in [e.fact for e in view_of(game, 3).knowledge.events]
 
 
 def test_sc_c9_runoff_gives_each_voter_one_vote_per_open_place_among_the_tie_set():

@@ -20,7 +20,8 @@ FULL_CLUB = 26
 def _resolve(variant: str, count: int | str) -> int | None:
     spec = load_variant(variant)
     players = FULL_CLUB if count == "full" else int(count)
-    return players if spec.min_players <= players <= spec.max_players else None
+    upper = spec.max_players if spec.max_players is not None else players
+    return players if spec.min_players <= players <= upper else None
 
 
 def cases() -> list[tuple[str, int]]:

@@ -33,9 +33,9 @@ SEATS = [
 @pytest.fixture()
 def small(game: GameFactory) -> list[dict[str, Any]]:
     per_seat = {
-        "0": {"irp": 0.5, "vss": 0.2, "brier": 0.1, "false_claims": 0},
+        "0": {"irp": 0.5, "vss": 0.2, "brier": 0.1, "false_role_claims": 0},
         "1": {"irp": 1.0, "vss": None, "brier": None},
-        "3": {"bus_rate": 0.25, "false_claims": 2, "false_claim_days": 3, "brier": 0.3},
+        "3": {"bus_rate": 0.25, "false_role_claims": 2, "false_claim_days": 1.5, "brier": 0.3},
     }
     g1 = game(SEATS, "town", game_index=0, per_seat=per_seat)
     g2 = game(SEATS, "mafia", game_index=1)
@@ -67,7 +67,9 @@ def test_metric_columns(small: list[dict[str, Any]]) -> None:
     assert math.isnan(table.loc["bot", "vss"])
     assert table.loc["hero", "brier"] == pytest.approx(0.1)
     assert table.loc["villain", "bus_rate"] == pytest.approx(0.25)
-    assert table.loc["villain", "false_claim_survival"] == pytest.approx(1.5)  # 3 days / 2
+    assert table.loc["villain", "false_claim_survival"] == pytest.approx(
+        1.5
+    )  # 2 claims, 1.5 days each
     assert table.loc["villain", "mafia_survival"] == pytest.approx(2 / 3)
     assert table.loc["hero", "fallback_rate"] == pytest.approx(2 / (8 + 10 + 10))
     assert table.loc["hero", "tokens_per_game"] == pytest.approx(120 / 3)

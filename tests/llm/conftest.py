@@ -12,7 +12,16 @@ from collections.abc import Iterator
 import pytest
 from tests.llm.fake_openai import FakeOpenAI, fake_agent_definition
 
+from mafia_arena.llm.breaker import reset_breakers
 from mafia_arena.llm.definition import AgentDefinition
+
+
+@pytest.fixture(autouse=True)
+def _fresh_breakers() -> Iterator[None]:
+    """Endpoint breakers are process-wide: each test starts with all of them closed."""
+    reset_breakers()
+    yield
+    reset_breakers()
 
 
 @pytest.fixture

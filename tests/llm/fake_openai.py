@@ -30,6 +30,9 @@ class Action:
     headers: dict[str, str] = field(default_factory=dict)
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    reasoning: str | None = None
+    usage: bool = True
+    raw_body: bytes | None = None
 
 
 def reply(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Action:
@@ -46,6 +49,21 @@ def slow(seconds: float, text: str = "late") -> Action:
 
 def drop() -> Action:
     return Action(drop=True)
+
+
+def thinking(reasoning: str, text: str) -> Action:
+    """A reply whose reasoning comes in the separate ``reasoning_content`` field."""
+    return Action(text=text, reasoning=reasoning)
+
+
+def no_usage(text: str) -> Action:
+    """A reply without a ``usage`` object."""
+    return Action(text=text, usage=False)
+
+
+def garbage_body() -> Action:
+    """HTTP 200 whose body is not JSON at all."""
+    return Action(raw_body=b"<html><body>502 upstream gone</body></html>")
 
 
 def fake_agent_definition(base_url: str, **overrides: Any) -> Any:
@@ -76,6 +94,7 @@ class FakeOpenAI:
         self.actions: deque[Action] = deque()
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.served: list[tuple[int, int]] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -120,6 +139,16 @@ class FakeOpenAI:
                     if action.status != 200:
                         self._send(action.status, action.body or {}, action.headers)
                         return
+                    if action.raw_body is not None:
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(action.raw_body)))
+                        self.end_headers()
+                        self.wfile.write(action.raw_body)
+                        return
+                    if action.usage:
+                        with fake._lock:
+                            fake.served.append((action.prompt_tokens, action.completion_tokens))
                     self._send(200, completion(body, action), action.headers)
                 except OSError:
                     pass  # the client gave up (timeout) and closed the socket
@@ -147,7 +176,10 @@ class FakeOpenAI:
 
 
 def completion(request: dict[str, Any], action: Action) -> dict[str, Any]:
-    return {
+    message: dict[str, Any] = {"role": "assistant", "content": action.text}
+    if action.reasoning is not None:
+        message["reasoning_content"] = action.reasoning
+    payload = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
@@ -155,16 +187,18 @@ def completion(request: dict[str, Any], action: Action) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": action.text},
+                "message": message,
                 "finish_reason": "stop",
             }
         ],
-        "usage": {
+    }
+    if action.usage:
+        payload["usage"] = {
             "prompt_tokens": action.prompt_tokens,
             "completion_tokens": action.completion_tokens,
             "total_tokens": action.prompt_tokens + action.completion_tokens,
-        },
-    }
+        }
+    return payload
 
 
 def free_port() -> int:

@@ -54,6 +54,7 @@ async def test_choose_valid_answer_is_counted(fake_openai: FakeOpenAI, fake_defi
         "reasks": 0,
         "retries": 0,
         "fallbacks": 0,
+        "usage_estimated": 0,
         "errors": {},
     }
 
@@ -70,7 +71,7 @@ async def test_choose_sends_schema_with_exactly_the_options(
     assert fmt["json_schema"]["name"] == "night_kill"
     schema = fmt["json_schema"]["schema"]
     assert schema["properties"]["choice"]["enum"] == OPTIONS
-    assert schema["required"] == ["choice", "reason"]
+    assert schema["required"] == ["reason", "choice"]
     assert body["max_tokens"] == 32 and body["model"] == "fake-model"
     # the answer-format instruction is appended to the last user turn
     assert body["messages"][-1]["role"] == "user"
@@ -277,7 +278,7 @@ async def test_dropped_connection_then_success(fake_openai: FakeOpenAI, fake_def
 
 async def test_server_gone_for_good_falls_back(fake_definition) -> None:
     definition = fake_definition.model_copy(
-        update={"base_url": f"http://127.0.0.1:{free_port()}/v1"}
+        update={"base_url": f"http://127.0.0.1:{free_port()}/v1", "breaker_failures": 100}
     )
     usage = UsageCounter()
     client = ChatClient(definition, usage=usage)

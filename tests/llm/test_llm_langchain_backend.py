@@ -72,3 +72,24 @@ async def test_any_base_chat_model_can_be_plugged_in(fake_definition) -> None:
     client = ChatClient(fake_definition, chat_model=model)
     result = await client.choose(MESSAGES, OPTIONS, "vote")
     assert result.choice == "Carol" and result.stats.reasks == 1 and not result.fallback
+
+
+async def test_chat_openai_backend_follows_the_reasoning_model_rules(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    definition = fake_definition.model_copy(
+        update={
+            "backend": "langchain",
+            "model": "o4-mini",
+            "reasoning_effort": "medium",
+            "extra_body": {"service_tier": "flex"},
+        }
+    )
+    fake_openai.script(reply("<think>I am mafia.</think>P2 is lying."))
+    async with ChatClient(definition) as client:
+        said = await client.complete(MESSAGES)
+    assert said.text == "P2 is lying." and said.reasoning == "I am mafia."
+    body = fake_openai.requests[0]
+    assert "temperature" not in body and "top_p" not in body
+    assert body["max_completion_tokens"] == 8 * definition.max_tokens
+    assert body["reasoning_effort"] == "medium" and body["service_tier"] == "flex"

@@ -90,16 +90,18 @@ def test_ambiguous_case_insensitive_match_needs_exact_text() -> None:
 def test_schema_enum_is_exactly_the_options() -> None:
     schema = choice_schema(OPTIONS)
     assert schema["properties"]["choice"]["enum"] == OPTIONS
-    assert list(schema["properties"]) == ["choice", "reason"]
+    assert list(schema["properties"]) == ["reason", "choice"]
     assert schema["additionalProperties"] is False
 
 
 def test_response_format_dialects() -> None:
     schema = choice_schema(OPTIONS)
-    assert response_format(schema, "vote", "json_object") == {
-        "type": "json_object",
-        "schema": schema,
-    }
+    local = response_format(schema, "vote", "json_object")
+    assert local["type"] == "json_object" and list(local) == ["type", "schema"]
+    # the grammar caps the reason, so a small model reaches the choice
+    assert local["schema"]["properties"]["reason"]["maxLength"] == 240
+    assert local["schema"]["properties"]["choice"] == schema["properties"]["choice"]
+    assert "maxLength" not in schema["properties"]["reason"]  # the caller's schema untouched
     openai_format = response_format(schema, "day vote!", "json_schema")
     assert openai_format["type"] == "json_schema"
     assert openai_format["json_schema"] == {"name": "day_vote_", "schema": schema, "strict": True}

@@ -15,7 +15,16 @@ import pytest
 from tests.llm.fake_openai import FakeOpenAI, fake_agent_definition
 from tests.llm_agent.support import install_auto
 
+from mafia_arena.llm.breaker import reset_breakers
 from mafia_arena.llm.definition import AgentDefinition
+
+
+@pytest.fixture(autouse=True)
+def _fresh_breakers() -> Iterator[None]:
+    """Endpoint breakers are process-wide: each test starts with all of them closed."""
+    reset_breakers()
+    yield
+    reset_breakers()
 
 
 @pytest.fixture

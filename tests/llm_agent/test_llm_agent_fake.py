@@ -27,6 +27,7 @@ from mafia_arena.llm import AgentDefinition
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.views.rules_text import rules_text
+from mafia_arena.views.text import quote_speech
 from mafia_arena.views.view import View
 
 ILLEGAL = '{"choice": "kill P99", "reason": "because"}'
@@ -146,7 +147,7 @@ async def test_speech_is_cleaned_and_the_prompt_prefix_is_stable(
     for earlier, later in itertools.pairwise(records):
         assert later.startswith(earlier)
     # other players' speech reaches the model only quoted, as game speech
-    assert any(f'P1: "{said}"' in last_user(r) for r in mine[1:])
+    assert any(f"P1: {quote_speech(said)}" in last_user(r) for r in mine[1:])
 
 
 async def test_empty_speech_falls_back_to_a_silent_turn(
@@ -186,11 +187,14 @@ async def test_a_dead_endpoint_means_fallbacks_not_a_stuck_game(
     result = await play(agents, seed=3)
     log = assert_replays(result.log, tmp_path)
     mine = llm_decisions(log, range(3))
-    assert mine and all(
-        d.get("fallback") == "llm:connection" for d in mine if "text" in d or d.get("fallback")
-    )
+    reasons = [d.get("fallback") for d in mine if "text" in d or d.get("fallback")]
+    # the first failures are connection errors; then the endpoint's breaker is open and
+    # every later decision falls back at once, without a request
+    assert reasons and reasons[0] == "llm:connection"
+    assert set(reasons) == {"llm:connection", "llm:circuit_open"}
     assert sum(a.stats.fallbacks for a in agents[:3]) == sum(1 for d in mine if d.get("fallback"))
-    assert all(a.stats.retries == a.stats.fallbacks for a in agents[:3])  # 1 retry each
+    assert log.meta["void"] is True
+    assert log.meta["fallbacks"]["model"] == 0
 
 
 async def test_beliefs_are_stated_each_day_and_land_in_the_log(

@@ -1,5 +1,5 @@
 """LLM player pieces that need no endpoint: speech cleaning, beliefs parsing, the
-transcript window, templates, fallback defaults and the agent-file loader."""
+transcript fit, templates, fallback defaults and the agent-file loader."""
 
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ from mafia_arena.agents.llm_agent import (
 )
 from mafia_arena.agents.llm_prompts import (
     TemplateError,
+    TranscriptLine,
     clean_speech,
+    fit_transcript,
     load_templates,
     parse_beliefs,
-    transcript_window,
 )
 from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.llm import load_agent_definition
@@ -77,20 +78,33 @@ def test_parse_beliefs_reads_what_it_can_and_guesses_nothing() -> None:
     assert parse_beliefs("no idea", [1, 2]) == {}
 
 
-def test_transcript_window_keeps_head_and_tail_and_a_stable_cut() -> None:
-    head = "Game of standard with 7 players.\nYou are P1; your role is doctor (town)."
-    head_and_night = head + "\n--- Night 1 ---"
-    lines = [f'[D{i // 7 + 1}] P{i % 7 + 1}: "line {i}"' for i in range(400)]
-    text = head_and_night + "\n" + "\n".join(lines)
-    window = transcript_window(text, 4000)
-    assert len(window) <= 4000 and window.startswith(head)
-    assert window.endswith(lines[-1]) and "earlier events omitted" in window
-    # one more line: the cut point stays (the window only grows at its end)
-    longer = transcript_window(text + '\n[D58] P1: "more"', 4000)
+def test_transcript_fit_drops_old_public_speech_first_and_keeps_private_lines() -> None:
+    head = [
+        TranscriptLine("Game of standard with 7 players.", 0),
+        TranscriptLine("You are P1; your role is detective (town).", 0),
+    ]
+    body: list[TranscriptLine] = []
+    for day in range(1, 15):
+        body.append(TranscriptLine(f"--- Day {day} ---", 0))
+        body += [
+            TranscriptLine(f'[D{day}] P{s}: "speech {day}.{s} ' + "x" * 60 + '"', 1)
+            for s in range(2, 8)
+        ]
+        body.append(TranscriptLine(f"[D{day}] P3 votes against P4.", 2))
+        body.append(TranscriptLine(f"[N{day}] Result of your check on P{day % 7 + 1}: town.", 0))
+    lines = head + body
+    window = fit_transcript(lines, 4000)
+    kept = window.split("\n")
+    assert kept[:2] == [line.text for line in head]
+    private = [line.text for line in lines if "Result of your check" in line.text]
+    assert all(text in kept for text in private)  # every own result survives the cut
+    assert kept[-1] == lines[-1].text and "older public lines omitted" in window
+    assert len(window) <= 4000
+    # one more line: the cut does not move (the window only grows at its end)
+    longer = fit_transcript([*lines, TranscriptLine('[D15] P2: "more"', 1)], 4000)
     assert longer.startswith(window)
-    assert transcript_window("short", 4000) == "short"
-    no_head = transcript_window("\n".join(lines), 4000)  # no phase marker: tail only
-    assert len(no_head) <= 4000 and no_head.endswith(lines[-1])
+    short = [TranscriptLine("short", 1)]
+    assert fit_transcript(short, 4000) == "short"
 
 
 def test_templates_fail_fast_on_unknown_placeholders(tmp_path: Path) -> None:
@@ -157,3 +171,20 @@ def test_make_agent_builds_llm_players_sharing_one_client() -> None:
     assert make_agent("random").kind == "scripted"
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("no-such-agent")
+
+
+def test_the_system_message_follows_a_role_change() -> None:
+    import dataclasses
+
+    from tests.llm_agent.support import first_view
+
+    view = first_view("vote")
+    agent = LLMAgent(load_agent_definition(AGENT))
+    agent.reset(view.seat, 1)
+    before = agent._system_message(view)
+    assert before == agent._system_message(view)  # stable while nothing changes
+    new_role = "detective" if view.knowledge.role != "detective" else "doctor"
+    changed = dataclasses.replace(view.knowledge, role=new_role, faction="town")
+    after = agent._system_message(dataclasses.replace(view, knowledge=changed))
+    assert f"Your secret role: {new_role} (team town)" in after
+    assert f"Your secret role: {view.knowledge.role} " in before and after != before

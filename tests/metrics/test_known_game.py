@@ -22,6 +22,7 @@ GAME = {
     # detection: town votes on mafia 2/4 (day 1) + 2/2 (day 2)
     "irp": 4 / 6,
     "vss": 2 / 2,
+    "vss_cast": 2 / 2,
     "nomination_irp": 2 / 2,
     "mafia_elim_share": 1 / 2,
     "investigator_hit_rate": 1.0,
@@ -66,6 +67,7 @@ PER_SEAT = {
     2: {
         "irp": 1.0,
         "vss": 1.0,
+        "vss_cast": 1.0,
         "nomination_irp": 1.0,
         "intent_change_rate": 0.0,
         "intent_off_mafia_rate": 0.0,
@@ -76,6 +78,7 @@ PER_SEAT = {
         "days_survived": 1,
         "irp": 1.0,
         "vss": None,
+        "vss_cast": None,
         "check_hit_rate": 1.0,
         "brier": 0.31 / 5,
         "auc": 1.0,
@@ -85,6 +88,7 @@ PER_SEAT = {
     4: {
         "irp": 0.5,
         "vss": 1.0,
+        "vss_cast": 1.0,
         "nomination_irp": 1.0,
         "brier": 0.99 / 3,
         "auc": 0.25,

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from mafia_arena.engine.choices import PASS, Choice
-from mafia_arena.speech.acts import render_act
+from mafia_arena.engine.speech_acts import render_act
 from mafia_arena.speech.claims import Claim, extract_claims
 from mafia_arena.speech.phrasing import (
     CONNECTORS,

@@ -14,9 +14,12 @@ SMOKE = REPO / "experiments" / "smoke.toml"
 
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[str]:
-    """A local Ray of 2 CPUs; yields its GCS address (for drivers that join it)."""
+    """A private local Ray of 2 CPUs (loopback only, as the driver starts it); yields its
+    GCS address (for drivers that join it)."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    from mafia_arena.experiments.executors import start_local_ray
+
+    start_local_ray(2)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
@@ -38,3 +41,16 @@ def write_spec(folder: Path, name: str, body: str) -> Path:
     path = folder / f"{name}.toml"
     path.write_text(f'name = "{name}"\n' + body, encoding="utf-8")
     return path
+
+
+TEST_HOST_KEY = bytes(range(32))
+
+
+def with_host_key(folder: Path) -> Path:
+    """`folder`, holding the fixed test host key, so runs in different results folders
+    hand the agents the same seat seeds and store identical games."""
+    from mafia_arena.seat_seeds import KEY_FILE
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / KEY_FILE).write_text(TEST_HOST_KEY.hex() + "\n", encoding="ascii")
+    return folder

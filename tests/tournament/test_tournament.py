@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.tournament.conftest import REPO, SMOKE, write_spec
+from tests.tournament.conftest import REPO, SMOKE, with_host_key, write_spec
 
 from mafia_arena.agents import registry
 from mafia_arena.agents.random_agent import RandomAgent
@@ -38,6 +38,20 @@ def snapshot(folder: Path) -> Snapshot:
     return records, {r["log_path"]: (folder / r["log_path"]).read_text() for r in records}
 
 
+def estimates(client, run_id: str) -> dict[str, tuple[float, float, float]]:
+    """(ci_low, value, ci_high) per name, from the run's tables/estimates.csv."""
+    import csv
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = client.download_artifacts(run_id, "tables/estimates.csv", tmp)
+        with open(path, newline="") as handle:
+            return {
+                row["name"]: (float(row["ci_low"]), float(row["value"]), float(row["ci_high"]))
+                for row in csv.DictReader(handle)
+            }
+
+
 def raw_indices(folder: Path) -> list[int]:
     lines = (folder / "games.jsonl").read_text().splitlines()
     return sorted(json.loads(line)["game_index"] for line in lines)
@@ -45,7 +59,7 @@ def raw_indices(folder: Path) -> list[int]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
-    folder = tmp_path_factory.mktemp("reference")
+    folder = with_host_key(tmp_path_factory.mktemp("reference"))
     summary = run_tournament(SMOKE, use_ray=False, results_dir=folder, track=False, progress=False)
     assert summary.ok
     return snapshot(folder)
@@ -57,7 +71,9 @@ def test_ray_tournament_logs_runs_metrics_and_artifacts(
     from mlflow import MlflowClient
 
     spec = load_spec(SMOKE)
-    summary = run_tournament(SMOKE, results_dir=tmp_path, tracking_uri=mlflow_uri, progress=False)
+    summary = run_tournament(
+        SMOKE, results_dir=with_host_key(tmp_path), tracking_uri=mlflow_uri, progress=False
+    )
     assert summary.ok and summary.games_played == spec.games_total
     assert snapshot(tmp_path) == reference
 
@@ -82,8 +98,14 @@ def test_ray_tournament_logs_runs_metrics_and_artifacts(
         assert metrics["games"] == matchup.games
         wins = [k for k in metrics if k.startswith("win.") and k.count(".") == 1]
         assert sum(metrics[k] for k in wins) + metrics["draw"] == pytest.approx(1.0)
+        intervals = estimates(client, child.info.run_id)
         for key in [*wins, "irp", "length_days", "agent.random.win_rate"]:
-            assert metrics[f"{key}.ci_low"] <= metrics[key] <= metrics[f"{key}.ci_high"]
+            low, value, high = intervals[key]
+            assert value == pytest.approx(metrics[key])
+            assert low <= value <= high
+        assert not [k for k in metrics if k.endswith((".ci_low", ".ci_high"))]
+        roles = [k for k in metrics if k.startswith("agent.random.role.")]
+        assert roles and all(0.0 <= metrics[k] <= 1.0 for k in roles)
         names = {a.path for a in client.list_artifacts(child.info.run_id)}
         assert {"tables", "plots", "logs.tar.gz"} <= names
         tables = {a.path for a in client.list_artifacts(child.info.run_id, "tables")}
@@ -91,6 +113,9 @@ def test_ray_tournament_logs_runs_metrics_and_artifacts(
     parent = client.get_run(summary.parent_run_id)
     assert parent.info.status == "FINISHED"
     assert parent.data.metrics["games_stored"] == spec.games_total
+    assert parent.data.metrics["games_done"] == spec.games_total
+    assert "rating.random.bt" in parent.data.metrics
+    assert parent.data.tags["mafia_arena.version"]
     assert {"spec.toml", "summary.json", "tables", "plots"} <= {
         a.path for a in client.list_artifacts(summary.parent_run_id)
     }
@@ -106,7 +131,9 @@ def test_a_killed_worker_loses_and_duplicates_no_game(
 ) -> None:
     marker = tmp_path / "killed-once"
     monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"kill_at": 4, "marker": str(marker)}))
-    summary = run_tournament(SMOKE, results_dir=tmp_path / "r", track=False, progress=False)
+    summary = run_tournament(
+        SMOKE, results_dir=with_host_key(tmp_path / "r"), track=False, progress=False
+    )
     assert marker.exists() and int(marker.read_text()) != os.getpid()  # a worker died
     assert summary.ok
     assert raw_indices(tmp_path / "r") == list(range(summary.games_total))
@@ -116,7 +143,7 @@ def test_a_killed_worker_loses_and_duplicates_no_game(
 def test_a_killed_driver_resumes_to_identical_results(
     ray_cluster: str, tmp_path: Path, reference: Snapshot
 ) -> None:
-    results = tmp_path / "r"
+    results = with_host_key(tmp_path / "r")
     code = (
         "from mafia_arena.experiments import run_tournament\n"
         f"run_tournament({str(SMOKE)!r}, address={ray_cluster!r}, "

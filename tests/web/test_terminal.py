@@ -139,3 +139,24 @@ def test_log_option_writes_the_game_log(tmp_path: Path) -> None:
         log_path=path,
     )
     assert GameLog.load(path).to_jsonl() == result.log.to_jsonl()
+
+
+def test_the_terminal_shows_the_rules_with_the_game_switches() -> None:
+    out = io.StringIO()
+    with pytest.raises(QuitGame):
+        play_in_terminal(
+            "standard",
+            7,
+            0,
+            "random",
+            4,
+            {"vote_tie": "none", "doctor_self": False},
+            read=lambda _: "/quit",
+            out=out,
+        )
+    text = out.getvalue()
+    assert "a tie for the most votes means nobody is executed" in text
+    assert (
+        "doctor_protect (doctor): protect a player from being killed tonight. "
+        "Target: one player, not themselves." in text
+    )

@@ -7,10 +7,10 @@ loader builds it: ``llm`` (the default: an endpoint, a model and prompts, see
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from mafia_arena.agents.llm_prompts import default_prompts_dir
+from mafia_arena.llm.definition import declared_kind
 
 
 def _repo_agents_dir() -> Path | None:
@@ -48,9 +48,5 @@ def resolve_agent_file(spec: str) -> Path | None:
 
 def agent_file_kind(path: Path) -> str:
     """The ``kind`` an agent file declares (``llm`` when it declares none)."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return "llm"  # let the LLM loader report what is wrong with the file
-    kind = data.get("kind", "llm")
+    kind = declared_kind(path)
     return kind if isinstance(kind, str) else "llm"

@@ -19,13 +19,23 @@ Contract
   default with that reason (``game.submit_default``), so the log's ``decision`` event
   carries ``fallback`` and the log replays exactly; other drivers simply get a legal move.
 * Prompts (``agents/prompts/*.txt``, see :mod:`mafia_arena.agents.llm_prompts`) are two
-  messages: a system message that is constant for a seat's whole game (the rules text
-  generated from the variant, the seat's role, team goal and allies as dealt, the persona,
-  and the warning that quoted player speech is never an instruction), and one user
-  message whose start is the seat's append-only transcript and whose end is the current
-  question. The prefix therefore grows but never changes, which keeps the server's
-  prompt cache useful. The rules text is generated from ``view.rules``, the variant
-  being played (switches included); nothing is loaded from files.
+  messages: a system message (the rules text generated from the variant, the seat's
+  role, team goal and allies, the persona, and the rule that quoted player speech is
+  never an instruction), rebuilt only when the role, team or allies change; and one user
+  message whose start is the seat's append-only transcript, fitted to the definition's
+  ``max_prompt_chars`` without ever dropping the seat's own knowledge, and whose end is
+  the question, from the request kind's own template where there is one. The prefix
+  therefore grows but rarely changes, which keeps the server's prompt cache useful. The rules
+  text is generated from ``view.rules``, the variant being played (switches included);
+  nothing is loaded from files.
+* With ``shuffle_options`` the options of a choice are shown in an order drawn from
+  ``Random(f"llm-order:{seed}:{seat}:{decision}")`` and mapped back by position.
+* :attr:`traces` (reset per game) holds one record per decision a model was asked for
+  (:mod:`mafia_arena.agents.llm_trace`); the runner stores them beside the game log.
+* Failure budget: the seconds of calls that ended in an infrastructure failure add up
+  per game; past ``game_failure_budget_s`` every further decision falls back at once
+  (``llm:budget_spent``) without a request. ``stats.extra`` counts
+  ``fallbacks_infrastructure`` and ``fallbacks_model``.
 * ``definition.state_beliefs``: at the seat's first discussion turn of each day it first
   asks for P(mafia) of every other living seat (free text, parsed leniently; seats it
   cannot read are asked one by one on a 0.1-0.9 scale with ``choose``) and an intended
@@ -56,21 +66,23 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.base import AgentBase, AgentStats
 from mafia_arena.agents.files import agent_file_kind, resolve_agent_file
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
     clean_speech,
     default_prompts_dir,
+    fit_transcript,
     load_templates,
     parse_beliefs,
     seat_label,
-    transcript_window,
+    transcript_lines,
 )
+from mafia_arena.agents.llm_trace import decision_trace
 from mafia_arena.agents.registry import register_loader
 from mafia_arena.engine.choices import PASS, Decision, Request, Speech
+from mafia_arena.llm.accounting import attribution
 from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
-from mafia_arena.views.text import render_transcript
 from mafia_arena.views.view import View
 
 if TYPE_CHECKING:
@@ -79,7 +91,6 @@ if TYPE_CHECKING:
     from mafia_arena.rules import Variant
 
 __all__ = [
-    "DEFAULT_MAX_TRANSCRIPT_CHARS",
     "LLMAgent",
     "aclose_shared_clients",
     "default_decision",
@@ -89,10 +100,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
-
-#: Transcript budget in characters (~4 characters a token): leaves room in SmolLM2's
-#: 8k context for the rules, the question and the answer.
-DEFAULT_MAX_TRANSCRIPT_CHARS = 14_000
 
 #: The graded answers of a per-seat belief question (P(mafia)).
 _SCALE = ("0.1", "0.3", "0.5", "0.7", "0.9")
@@ -162,7 +169,7 @@ def _option_texts(
 # ---------------------------------------------------------------------- the agent
 
 
-class LLMAgent:
+class LLMAgent(AgentBase):
     """A Mafia player backed by an LLM endpoint. See the module docstring."""
 
     kind = "llm"
@@ -174,25 +181,29 @@ class LLMAgent:
         client: ChatClient | None = None,
         agents_dir: str | Path | None = None,
         templates: PromptTemplates | None = None,
-        max_transcript_chars: int = DEFAULT_MAX_TRANSCRIPT_CHARS,
+        max_transcript_chars: int | None = None,
     ) -> None:
         """``agents_dir``: the folder of the agent file (its ``prompts/`` holds the
         templates); default: the repository's ``agents/``. ``client``: defaults to the
-        process-wide client of ``definition``."""
+        process-wide client of ``definition``. ``max_transcript_chars``: defaults to the
+        definition's ``max_prompt_chars``."""
         self.definition = definition
         self.name = definition.name
         self.client = client if client is not None else shared_client(definition)
         self.templates = templates or _templates_for(definition, agents_dir)
-        self.max_transcript_chars = max_transcript_chars
+        self.max_transcript_chars = max_transcript_chars or definition.max_prompt_chars
         self.stats = AgentStats()
         self.beliefs: list[dict[str, Any]] = []
+        self.traces: list[dict[str, Any]] = []
         self.seat = 0
         self.seed = 0
         self._rng = random.Random("llm:0:0")
         self._variant: Variant | None = None
         self._system: str | None = None
+        self._system_key: tuple[object, ...] | None = None
         self._belief_day: int | None = None
         self._fallback_reason: str | None = None
+        self._infra_failure_s = 0.0
 
     def __repr__(self) -> str:
         return f"LLMAgent(name={self.name!r}, model={self.definition.model!r})"
@@ -200,14 +211,18 @@ class LLMAgent:
     # ------------------------------------------------------------------ protocol
 
     def reset(self, seat: int, seed: int) -> None:
-        """Start a new game at ``seat``: fresh stats, beliefs, prompt and fallback RNG."""
+        """Start a new game at ``seat``: fresh stats, beliefs, traces, prompt, fallback
+        RNG and failure budget."""
         self.seat, self.seed = seat, seed
         self.stats = AgentStats()
         self.beliefs = []
+        self.traces = []
         self._rng = random.Random(f"llm:{seed}:{seat}")
         self._system = None
+        self._system_key = None
         self._belief_day = None
         self._fallback_reason = None
+        self._infra_failure_s = 0.0
 
     def set_variant(self, variant: Variant) -> None:
         """The exact variant of the coming game (with its switches) for the rules text."""
@@ -227,6 +242,10 @@ class LLMAgent:
             return PASS
         self.stats.decisions += 1
         try:
+            forced = not request.free_text and len(request.choices) == 1
+            if self._budget_spent() and not forced:
+                self.traces.append(self._trace(view, "", [], "", None, "budget_spent"))
+                return self._fallback(request, "budget_spent")
             if (
                 self.definition.state_beliefs
                 and request.kind == "speak"
@@ -251,33 +270,114 @@ class LLMAgent:
             return request.choices[0]  # forced: nothing for the model to decide
         if not request.choices:
             return self._fallback(request, "no_choices")
-        options = _option_texts(request, view.seat, view.knowledge.allies)
+        texts = _option_texts(request, view.seat, view.knowledge.allies)
+        order = list(range(len(texts)))
+        if self.definition.shuffle_options:  # against position bias; the trace shows it
+            random.Random(f"llm-order:{self.seed}:{self.seat}:{self.stats.decisions}").shuffle(
+                order
+            )
+        options = [texts[i] for i in order]
+        template = self.templates.for_request("decide", request.kind)
         question = self._render(
-            "decide", view, prompt=request.prompt, options="\n".join(f"- {o}" for o in options)
+            template, view, prompt=request.prompt, options="\n".join(f"- {o}" for o in options)
         )
-        result = await self.client.choose(
-            self._messages(view, question), options, schema_name=_schema_name(request.kind)
-        )
+        messages = self._messages(view, question)
+        result = await self.client.choose(messages, options, schema_name=_schema_name(request.kind))
         self._account(result.stats)
-        if result.fallback or result.index is None:
-            return self._fallback(request, result.error_kind or "invalid_answer")
-        return request.choices[result.index]
+        failed = result.fallback or result.index is None
+        kind = (result.error_kind or "invalid_answer") if failed else None
+        self.traces.append(
+            self._trace(
+                view,
+                template,
+                messages,
+                question,
+                result.stats,
+                kind,
+                call="choose",
+                options=options,
+                answers=result.answers,
+                reasoning=result.reasoning,
+                choice=result.choice,
+                reason=result.reason,
+            )
+        )
+        if kind is not None or result.index is None:
+            return self._fallback(request, kind or "invalid_answer")
+        return request.choices[order[result.index]]
 
     async def _speak(self, view: View, request: Request) -> Decision:
-        question = self._render("speak", view, prompt=request.prompt, max_chars=request.max_chars)
-        completion = await self.client.complete(self._messages(view, question))
+        template = self.templates.for_request("speak", request.kind)
+        question = self._render(template, view, prompt=request.prompt, max_chars=request.max_chars)
+        messages = self._messages(view, question)
+        completion = await self.client.complete(messages)
         self._account(completion.stats)
-        if completion.fallback:
-            return self._fallback(request, completion.error_kind or "error")
-        text = clean_speech(completion.text, view.seat, request.max_chars)
-        if not text:
-            return self._fallback(request, "empty_answer")
+        text = (
+            ""
+            if completion.fallback
+            else clean_speech(completion.text, view.seat, request.max_chars)
+        )
+        kind = (completion.error_kind or "error") if completion.fallback else None
+        if kind is None and not text:
+            kind = "empty_answer"
+        self.traces.append(
+            self._trace(
+                view,
+                template,
+                messages,
+                question,
+                completion.stats,
+                kind,
+                call="complete",
+                answers=completion.answers,
+                reasoning=completion.reasoning,
+                speech=text or None,
+            )
+        )
+        if kind is not None:
+            return self._fallback(request, kind)
         return Speech(text)
 
     def _fallback(self, request: Request, kind: str) -> Decision:
         self.stats.fallbacks += 1
         self._fallback_reason = f"llm:{kind}"
+        extra = self.stats.extra
+        key = f"fallbacks_{attribution(kind)}"
+        extra[key] = extra.get(key, 0) + 1
         return default_decision(request, self._rng)
+
+    def _budget_spent(self) -> bool:
+        """Whether this game's budget of seconds lost to infrastructure failures is
+        used up (then every decision falls back at once, as ``budget_spent``)."""
+        return self._infra_failure_s >= self.definition.game_failure_budget_s > 0
+
+    def _trace(
+        self,
+        view: View,
+        template: str,
+        messages: list[dict[str, str]],
+        question: str,
+        stats: CallStats | None,
+        fallback: str | None,
+        **fields: Any,
+    ) -> dict[str, Any]:
+        knowledge = view.knowledge
+        request = view.request
+        return decision_trace(
+            seat=view.seat,
+            seq=knowledge.last_event,
+            day=knowledge.day,
+            kind=request.kind if request is not None else "",
+            template=template,
+            versions=self.templates.versions,
+            messages=messages,
+            question=question,
+            full_prompt=self.definition.trace_prompts == "full",
+            stats=stats,
+            fallback=fallback,
+            call=fields.pop("call", None),
+            **fields,
+        )
 
     # ------------------------------------------------------------------ beliefs
 
@@ -358,8 +458,9 @@ class LLMAgent:
     # ------------------------------------------------------------------ prompts
 
     def _messages(self, view: View, question: str) -> list[dict[str, str]]:
-        """[system (constant per game), user (transcript so far + question)]."""
-        transcript = transcript_window(render_transcript(view.knowledge), self.max_transcript_chars)
+        """[system (constant while the seat's role and team stay), user (transcript so
+        far + question)]."""
+        transcript = fit_transcript(transcript_lines(view.knowledge), self.max_transcript_chars)
         record = self._render("transcript", view, transcript=transcript)
         return [
             {"role": "system", "content": self._system_message(view)},
@@ -367,8 +468,12 @@ class LLMAgent:
         ]
 
     def _system_message(self, view: View) -> str:
-        if self._system is None:
-            knowledge = view.knowledge
+        """Built once per game, and again only if the seat's role, team or allies change
+        (a role change would otherwise leave the old role in the prompt)."""
+        knowledge = view.knowledge
+        key = (knowledge.role, knowledge.faction, tuple(sorted(knowledge.allies.items())))
+        if self._system is None or key != self._system_key:
+            self._system_key = key
             players = knowledge.players or len(knowledge.alive)
             from mafia_arena.views.rules_text import rules_text
 
@@ -411,6 +516,10 @@ class LLMAgent:
 
     def _account(self, stats: CallStats, *, decision: bool = True) -> None:
         s = self.stats
+        if stats.attribution == "infrastructure":
+            self._infra_failure_s += stats.latency_s
+        if stats.usage_estimated:
+            s.extra["usage_estimated"] = s.extra.get("usage_estimated", 0) + stats.usage_estimated
         s.tokens_in += stats.prompt_tokens
         s.tokens_out += stats.completion_tokens
         s.cost += stats.cost

@@ -11,13 +11,21 @@ Contract
   :func:`load_templates` renders each once with dummy values, so a typo in a custom
   template fails when the agent is built, naming the file and the placeholder, not in the
   middle of a game.
+* Each request kind may have its own question template: ``speak_<kind>.txt`` or
+  ``decide_<kind>.txt`` (the kind with ``:`` as ``_``, e.g. ``speak_describe.txt``,
+  ``decide_vote.txt``, ``decide_night_mafia_kill.txt``); :meth:`PromptTemplates.for_request`
+  falls back to ``speak``/``decide``. ``versions`` holds a short hash of every template's
+  text, so a decision trace names the exact template it was asked with.
 * A definition's ``prompt_template`` (relative to ``agents/prompts/``) may name a folder,
   whose files override the defaults by name, or a single file, which replaces the
   ``system`` template only.
-* :func:`transcript_window` keeps a transcript under a character budget. It keeps the
-  opening lines (setup, own role, allies) and the tail, and moves the cut point in
-  half-budget steps, so the text stays append-only between cuts and the server's prompt
-  prefix cache keeps working.
+* :func:`transcript_lines` turns a seat's knowledge into tagged lines and
+  :func:`fit_transcript` keeps them under a character budget (the agent file's
+  ``max_prompt_chars``). What the seat alone knows (its role, allies, night results,
+  role changes, team channels) and the skeleton of the game (phases, deaths, cards) are
+  never dropped; old public speech goes first, oldest first, then other old public
+  lines. The amount dropped grows in half-budget steps, so between two steps the
+  transcript is append-only and the server's prompt prefix cache keeps working.
 * :func:`clean_speech` turns a completion into one player's speech: it strips role-play
   prefixes (``P3:``, ``**P3 (discussion):**``, ``Assistant:``), stops where the model starts
   writing other players' lines or host lines, removes wrapping quotes and caps the length
@@ -32,23 +40,31 @@ need to touch, and they are pure functions, tested without a model.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from string import Template
+
+from mafia_arena.engine.events import SeatEvent
+from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.text import render_event
 
 __all__ = [
     "PLACEHOLDERS",
     "TEMPLATE_NAMES",
     "PromptTemplates",
     "TemplateError",
+    "TranscriptLine",
     "clean_speech",
     "default_prompts_dir",
+    "fit_transcript",
+    "kind_slug",
     "load_templates",
     "parse_beliefs",
     "seat_label",
-    "transcript_window",
+    "transcript_lines",
 ]
 
 TEMPLATE_NAMES = ("system", "transcript", "speak", "decide", "beliefs", "belief_seat", "intent")
@@ -92,9 +108,22 @@ def default_prompts_dir() -> Path | None:
     return candidate if (candidate / "system.txt").is_file() else None
 
 
+#: Question templates that may have a per-request-kind variant (``speak_<kind>.txt``).
+_PER_KIND = ("speak", "decide")
+
+
+def kind_slug(kind: str) -> str:
+    """A request kind as a template-name suffix: ``night:mafia_kill`` → ``night_mafia_kill``."""
+    return re.sub(r"[^a-z0-9_]+", "_", kind.lower()).strip("_")
+
+
 @dataclass(frozen=True)
 class PromptTemplates:
-    """The compiled templates of one agent definition."""
+    """The compiled templates of one agent definition.
+
+    ``kinds`` holds the per-request-kind question templates by file stem
+    (``speak_describe``); ``versions`` a 12-hex-digit hash of every template's text by
+    name (the seven and the per-kind ones)."""
 
     system: Template
     transcript: Template
@@ -103,12 +132,20 @@ class PromptTemplates:
     beliefs: Template
     belief_seat: Template
     intent: Template
+    kinds: Mapping[str, Template] = field(default_factory=dict)
+    versions: Mapping[str, str] = field(default_factory=dict)
+
+    def for_request(self, base: str, kind: str) -> str:
+        """The template name to ask a ``kind`` request with: ``<base>_<kind>`` if there
+        is one, else ``base``."""
+        name = f"{base}_{kind_slug(kind)}"
+        return name if name in self.kinds else base
 
     def render(self, name: str, values: Mapping[str, object]) -> str:
         """Render template ``name`` with ``values`` (missing names render as "")."""
         full = {key: "" for key in PLACEHOLDERS}
         full.update({key: str(value) for key, value in values.items()})
-        template: Template = getattr(self, name)
+        template: Template = self.kinds[name] if name in self.kinds else getattr(self, name)
         return template.substitute(full).strip()
 
 
@@ -120,6 +157,7 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
     file and the problem.
     """
     sources: dict[str, Path] = {name: prompts_dir / f"{name}.txt" for name in TEMPLATE_NAMES}
+    sources.update(_per_kind_files(prompts_dir))
     for override in overrides:
         if override is None:
             continue
@@ -127,11 +165,13 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
             for name in TEMPLATE_NAMES:
                 if (override / f"{name}.txt").is_file():
                     sources[name] = override / f"{name}.txt"
+            sources.update(_per_kind_files(override))
         elif override.is_file():
             sources["system"] = override
         else:
             raise TemplateError(f"{override}: prompt_template not found")
     compiled: dict[str, Template] = {}
+    versions: dict[str, str] = {}
     dummy = {key: "x" for key in PLACEHOLDERS}
     for name, path in sources.items():
         try:
@@ -151,38 +191,89 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
         except ValueError as exc:
             raise TemplateError(f"{path}: bad placeholder syntax: {exc}") from None
         compiled[name] = template
-    assert {f.name for f in fields(PromptTemplates)} == set(compiled)
-    return PromptTemplates(**compiled)
+        versions[name] = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    kinds = {name: compiled.pop(name) for name in list(compiled) if name not in TEMPLATE_NAMES}
+    assert {f.name for f in fields(PromptTemplates)} - {"kinds", "versions"} == set(compiled)
+    return PromptTemplates(**compiled, kinds=kinds, versions=versions)
+
+
+def _per_kind_files(folder: Path) -> dict[str, Path]:
+    """``{stem: path}`` of the per-request-kind templates in ``folder``."""
+    return {
+        path.stem: path
+        for base in _PER_KIND
+        for path in sorted(folder.glob(f"{base}_*.txt"))
+        if path.is_file()
+    }
 
 
 # ---------------------------------------------------------------------- transcript window
 
-_OMITTED = "(... earlier events omitted ...)"
+#: Public event kinds that are the skeleton of the game: never dropped.
+_SKELETON = frozenset({"setup", "phase", "death", "reveal", "game_over", "role", "allies"})
 
 
-def transcript_window(text: str, max_chars: int) -> str:
-    """``text`` cut to about ``max_chars``; see the module docstring for how and why."""
-    if len(text) <= max_chars:
-        return text
-    lines = text.split("\n")
-    head: list[str] = []
-    for line in lines:  # the opening lines before the first phase marker
-        if line.startswith("---"):
-            break
-        head.append(line)
-    head_text = "\n".join(head)
-    if len(head_text) > max_chars // 4:  # no phase marker near the start: no head
-        head_text = ""
-    body = text[len(head_text) :].lstrip("\n")
-    budget = max(200, max_chars - len(head_text) - len(_OMITTED) - 2)
-    step = max(100, budget // 2)
-    excess = len(body) - budget
-    if excess <= 0:
-        return text
-    cut = (excess // step + 1) * step
-    newline = body.find("\n", cut)
-    tail = body[newline + 1 :] if newline >= 0 else body[cut:]
-    return "\n".join(part for part in (head_text, _OMITTED, tail) if part)
+@dataclass(frozen=True, slots=True)
+class TranscriptLine:
+    """One rendered line of a seat's transcript and how readily it may be dropped:
+    ``tier`` 0 never, 1 first (old public speech), 2 next (other old public lines)."""
+
+    text: str
+    tier: int
+
+
+def _tier(event: SeatEvent) -> int:
+    if event.private or event.kind in _SKELETON:
+        return 0  # the seat's own knowledge, or the game's skeleton
+    return 1 if event.kind == "speech" else 2
+
+
+def transcript_lines(knowledge: Knowledge) -> list[TranscriptLine]:
+    """The seat's transcript as tagged lines (events that render to nothing skipped)."""
+    lines = []
+    for event in knowledge.events:
+        text = render_event(event, knowledge.seat)
+        if text:
+            lines.append(TranscriptLine(text, _tier(event)))
+    return lines
+
+
+def _omitted(count: int) -> str:
+    return f"(... {count} older public lines omitted to fit the prompt ...)"
+
+
+def fit_transcript(lines: Sequence[TranscriptLine], max_chars: int) -> str:
+    """The transcript under about ``max_chars``; see the module docstring for what goes.
+
+    The number of characters dropped is the excess rounded up to a multiple of half the
+    budget, so the cut moves only every half budget of new text. If even every
+    droppable line is not enough, the kept lines are returned whole: a seat's own
+    knowledge is never cut."""
+    texts = [line.text for line in lines]
+    total = sum(len(t) + 1 for t in texts)
+    if total <= max_chars:
+        return "\n".join(texts)
+    step = max(100, max_chars // 2)
+    target = -(-(total - max_chars + len(_omitted(0)) + 8) // step) * step
+    recent, size = len(lines), 0  # the latest quarter budget of lines is never dropped
+    while recent > 0 and size + len(texts[recent - 1]) + 1 <= max_chars // 4:
+        recent -= 1
+        size += len(texts[recent]) + 1
+    dropped: set[int] = set()
+    freed = 0
+    for tier in (1, 2):
+        for i, line in enumerate(lines[:recent]):
+            if freed >= target:
+                break
+            if line.tier == tier:
+                dropped.add(i)
+                freed += len(line.text) + 1
+    if not dropped:
+        return "\n".join(texts)
+    first = min(dropped)
+    out = [*texts[:first], _omitted(len(dropped))]
+    out += [t for i, t in enumerate(texts) if i > first and i not in dropped]
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------- speech

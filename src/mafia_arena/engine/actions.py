@@ -18,6 +18,7 @@ from mafia_arena.engine.choices import PASS, Choice, shared_choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.state import Attempt, NightState
+from mafia_arena.rules.params import attempt_kind
 from mafia_arena.rules.spec import NightStep
 
 NO_RESULT = "no result"
@@ -116,7 +117,7 @@ class Kill(Action):
         for pick in picks:
             if pick.target is None or night.is_void(pick.target):
                 continue
-            kind = step.params.get("kind", "clan" if step.group else "individual")
+            kind = attempt_kind(step.params, step.group)
             night.attempts.append(Attempt(pick.target, actors, kind, step.name))
 
 
@@ -302,8 +303,3 @@ ACTIONS: dict[str, Action] = {
         CheckOrKill,
     )
 }
-
-
-def register(action: Action) -> None:
-    """Add a primitive (used by variants that need more than the built-in ones)."""
-    ACTIONS[action.name] = action

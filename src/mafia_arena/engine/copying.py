@@ -12,7 +12,7 @@ original's would (a copied watch is still answered at dawn).
 
 from __future__ import annotations
 
-from mafia_arena.engine.actions import ACTIONS, Action, register
+from mafia_arena.engine.actions import Action
 from mafia_arena.engine.asking import ask, ask_one, picked_seat, target_request
 from mafia_arena.engine.catalogue import Blocked, NightAction, NightResult
 from mafia_arena.engine.choices import Choice
@@ -20,6 +20,7 @@ from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Flow, Game
 from mafia_arena.engine.night import legal_targets, night_no, step_request
 from mafia_arena.engine.state import NightState
+from mafia_arena.rules.params import individual
 from mafia_arena.rules.spec import Limits, NightStep
 
 
@@ -43,7 +44,7 @@ def borrowed(skill: NightStep, own: NightStep) -> NightStep:
             "optional": False,
             "default": own.default,
             "limits": Limits(),
-            "params": {**skill.params, "kind": "individual"},
+            "params": individual(skill.params),
             "label": f"use the copied skill ({skill.label or skill.action})",
         }
     )
@@ -105,7 +106,9 @@ class Copy(Action):
             ),
             channel,
         )
-        ACTIONS[use.action].apply(game, night, use, (actor,), picks)
+        game.hooks.actions[use.action].apply(game, night, use, (actor,), picks)
 
 
-register(Copy())
+COPY = Copy()
+"""The copy step, added to a game's actions where its variant has one
+(`engine.extensions`)."""

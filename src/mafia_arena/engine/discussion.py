@@ -15,7 +15,7 @@ from mafia_arena.engine.catalogue import SpeechMade
 from mafia_arena.engine.choices import Choice, Request, Speech
 from mafia_arena.engine.events import PUBLIC, Visibility
 from mafia_arena.engine.game import Flow, Game
-from mafia_arena.speech.acts import render_act, speech_acts
+from mafia_arena.engine.speech_acts import render_act, speech_acts
 
 
 def speak_request(game: Game, seat: int, kind: str, prompt: str, max_chars: int = 1000) -> Request:
@@ -91,8 +91,9 @@ def first_speaker_today(game: Game) -> int:
     return first
 
 
-def discussion(game: Game, rounds: int, kind: str = "discussion") -> Flow:
-    """`rounds` rounds; each living, non-silenced player speaks once per round."""
+def discussion(game: Game, rounds: int, kind: str = "discussion", topic: str = "") -> Flow:
+    """`rounds` rounds; each living, non-silenced player speaks once per round (on the
+    host's `topic`, if one is set: the club introductions' theme)."""
     state = game.state
     for round_no in range(rounds):
         speakers = [s for s in state.living() if s not in state.silenced_today]
@@ -100,6 +101,8 @@ def discussion(game: Game, rounds: int, kind: str = "discussion") -> Flow:
             if not state.alive(seat):
                 continue
             prompt = f"Day {state.day}, {kind} round {round_no + 1} of {rounds}: your turn."
+            if topic:
+                prompt += f" Theme: {topic}."
             # `ask_one` inlined: the most frequent decision of a game, and the helper
             # costs a generator per turn. The speaker is alive, so never disqualified
             # before his turn; one disqualified during it has no answer and says nothing.

@@ -8,8 +8,15 @@ a variant may also call a draw after `rules.stalemate_cycles` cycles without a d
 
 from __future__ import annotations
 
-from mafia_arena.engine import copying, traits  # noqa: F401  (register copy and trait hooks)
-from mafia_arena.engine.catalogue import Allies, NoDeath, PhaseStart, RoleDealt, Setup, Silenced
+from mafia_arena.engine.catalogue import (
+    Allies,
+    Narration,
+    NoDeath,
+    PhaseStart,
+    RoleDealt,
+    Setup,
+    Silenced,
+)
 from mafia_arena.engine.day_close import end_of_day, last_words
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import discussion, first_speaker_today
@@ -19,7 +26,8 @@ from mafia_arena.engine.night import night
 from mafia_arena.engine.voting import PROCEDURES
 from mafia_arena.engine.win import check_win, end_game
 from mafia_arena.rules.composition import deck_counts
-from mafia_arena.rules.spec import DayStep
+from mafia_arena.rules.params import IntroductionsParams
+from mafia_arena.rules.spec import DayStep, Variant
 
 
 def play(game: Game) -> Flow:
@@ -66,6 +74,9 @@ def setup(game: Game) -> None:
     state = game.state
     counts = deck_counts(game.variant, game.players)
     game.emit(Setup(game.variant.name, game.players, counts), PUBLIC)
+    notice = below_recommended(game.variant, game.players)
+    if notice:
+        game.emit(Narration("setup", notice), PUBLIC)
     for seat in state.seats:
         game.emit(RoleDealt(seat.seat, seat.role, seat.faction), private(seat.seat))
     for seat in state.seats:
@@ -74,6 +85,15 @@ def setup(game: Game) -> None:
             continue
         allies = {s.seat: s.role for s in state.seats if s.role in known and s.seat != seat.seat}
         game.emit(Allies(seat.seat, allies), private(seat.seat))
+
+
+def below_recommended(variant: Variant, players: int) -> str:
+    """The notice for a game below the variant's recommended size, or "" (classic OP-C1:
+    the game is played, and everyone is told). The command line prints it too."""
+    recommended = variant.rules.recommended_min_players
+    if recommended is None or players >= recommended:
+        return ""
+    return f"{players} players is below the recommended minimum of {recommended} players."
 
 
 def morning_deaths(game: Game) -> None:
@@ -123,9 +143,13 @@ def day_step(game: Game, step: DayStep) -> Flow:
         yield from discussion(game, step.rounds)
     elif step.type == "introductions":
         if game.state.day == 1:
-            yield from discussion(game, 1, "introductions")
+            theme = step.params.theme if isinstance(step.params, IntroductionsParams) else ""
+            if theme:  # the host sets the theme (club 3.2 step 2)
+                text = f"Day 1: introduce yourselves. The theme: {theme}."
+                game.emit(Narration("introduction_theme", text), PUBLIC)
+            yield from discussion(game, 1, "introductions", topic=theme)
     elif step.type == "vote":
-        yield from PROCEDURES[step.procedure](game, dict(step.params))
+        yield from PROCEDURES[step.procedure](game, step.params)
         if step.win_check:
             check_win(game)
     elif step.type == "last_words":

@@ -6,13 +6,16 @@ time; a group step (a clan's kill, two detectives' joint check) collects picks f
 participants over `rounds` rounds, shows each round's picks to the group, and settles on
 the plurality with a logged random tie-break. Legal targets follow the step's target
 rules and usage limits, with a reason for every refusal.
+
+Any step may first give its participants `chat_rounds` rounds of talk in the step's
+private channel (standard's and classic's mafia, classic's two detectives): speeches
+only those participants see. A lone participant has nobody to talk to and is not asked.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from mafia_arena.engine.actions import ACTIONS
 from mafia_arena.engine.asking import ask
 from mafia_arena.engine.catalogue import (
     Blocked,
@@ -26,7 +29,6 @@ from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.engine.discussion import channel_chat
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Flow, Game, seat_name
-from mafia_arena.engine.hooks import DAWN_HOOKS, NIGHT_HOOKS
 from mafia_arena.engine.state import NightState
 from mafia_arena.rules.spec import NightStep
 
@@ -38,7 +40,7 @@ def night(game: Game, number: int) -> Flow:
     state.day = number
     state.night = NightState(number)
     game.emit(PhaseStart("night", number), PUBLIC)
-    for hook in NIGHT_HOOKS:
+    for hook in game.hooks.night:
         hook(game, number)
     if number == 1 and not game.variant.rules.first_night_actions:
         if game.variant.rules.narrate_steps:
@@ -59,11 +61,7 @@ def narrate(game: Game, step: NightStep, deck: set[str]) -> None:
     A step whose actors only exist after a change of role (an activated psychopath)
     names the dealt cards it is called for in ``params.narrate_cards``.
     """
-    called = [
-        r
-        for r in (*step.actors, *step.observers, *step.params.get("narrate_cards", ()))
-        if r in deck
-    ]
+    called = [r for r in (*step.actors, *step.observers, *step.params.narrate_cards) if r in deck]
     if called:
         game.emit(
             Narration(step.name, f"Night {game.state.day}: {_wake(list(dict.fromkeys(called)))}."),
@@ -85,13 +83,14 @@ def introduce(game: Game) -> None:
     the variant's role order; a role wakes together with the dealt roles it knows from
     the start (a clan with its lawyer or framer, the commissar with his sergeant), and
     each role is called once. Only cards of the starting deck are named, which the setup
-    already made public, so the calls reveal nothing about who holds them.
+    already made public, so the calls reveal nothing about who holds them. A role with
+    nothing at all to do never wakes (club 5.1, D37: the civilians).
     """
     deck = {s.card for s in game.state.seats}
     order = [r for step in game.variant.night for r in (*step.actors, *step.observers)]
     called: set[str] = set()
     for role in dict.fromkeys([*order, *game.variant.roles]):
-        if role not in deck or role in called:
+        if role not in deck or role in called or sleeps(game, role, order):
             continue
         group = [
             r
@@ -100,6 +99,16 @@ def introduce(game: Game) -> None:
         ]
         called.update(group)
         game.emit(Narration("introductions", f"Night 1: {_wake(group)} to meet the host."), PUBLIC)
+
+
+def sleeps(game: Game, role: str, night_roles: list[str]) -> bool:
+    """A plain card (club's civilian): no night step calls it, it knows nobody from the
+    start and has no trait (latent roles and the deputy have one), so it never wakes."""
+    spec = game.variant.roles[role]
+    named = {r for step in game.variant.night for r in step.params.narrate_cards}
+    return (
+        role not in night_roles and role not in named and not spec.knows_roles and not spec.traits
+    )
 
 
 def _runs_tonight(step: NightStep, number: int) -> bool:
@@ -221,7 +230,15 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
         _cross_observers(game, step, night, watching=bool(participants))
     if not participants:
         return
-    runner = getattr(ACTIONS[step.action], "run", None)
+    if step.chat_rounds and len(participants) > 1:
+        yield from channel_chat(
+            game,
+            participants,
+            step.chat_rounds,
+            private(*participants, channel=step.name),
+            f"Night {night.number}: talk with your team ({step.name})",
+        )
+    runner = getattr(game.hooks.actions[step.action], "run", None)
     if runner is not None:  # an action with its own sequence of decisions (copy)
         yield from runner(game, step, night, participants)
     elif step.group:
@@ -240,7 +257,7 @@ def _cross_observers(game: Game, step: NightStep, night: NightState, *, watching
 def step_request(
     game: Game, step: NightStep, actor: int, actors: list[int], picked: list[int], pick_no: int
 ) -> Request | None:
-    action = ACTIONS[step.action]
+    action = game.hooks.actions[step.action]
     targets = legal_targets(game, step, actor, actors, picked)
     if not targets or not _uses_left(game, step, actor):
         return None
@@ -293,20 +310,12 @@ def _individual_step(game: Game, step: NightStep, night: NightState, actors: lis
             NightAction(step.name, (actor,), tuple(c.key for c in chosen)),
             private(actor, channel=step.name),
         )
-        ACTIONS[step.action].apply(game, night, step, (actor,), chosen)
+        game.hooks.actions[step.action].apply(game, night, step, (actor,), chosen)
 
 
 def _group_step(game: Game, step: NightStep, night: NightState, participants: list[int]) -> Flow:
     channel = step.name
     members = private(*participants, channel=channel)
-    if step.chat_rounds:
-        yield from channel_chat(
-            game,
-            participants,
-            step.chat_rounds,
-            members,
-            f"Night {night.number}: talk with your team ({channel})",
-        )
     final: Counter[Choice] = Counter()
     for round_no in range(max(1, step.rounds)):
         if game.state.disqualified:  # a disqualified member leaves the group at once
@@ -341,8 +350,8 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
         choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
     _record_usage(game, step, participants[0], [choice.target])
     game.emit(NightAction(step.name, tuple(participants), (choice.key,), team=True), members)
-    ACTIONS[step.action].apply(game, night, step, tuple(participants), [choice])
-    describe = step.params.get("describe")
+    game.hooks.actions[step.action].apply(game, night, step, tuple(participants), [choice])
+    describe = step.params.describe
     if describe and choice.verb in ("target", "kill"):
         yield from _describe(game, step, participants, choice, describe)
 
@@ -350,20 +359,28 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
 def _describe(
     game: Game, step: NightStep, participants: list[int], choice: Choice, prompt: str
 ) -> Flow:
-    """A free-text flavour line from the group (classic: the manner of death)."""
-    speaker = participants[0]
-    request = Request(
-        speaker,
-        "describe",
-        f"{prompt} ({seat_name(choice.target)})",
-        (PASS,),
-        ("use the default text",),
-        default="pass",
-        free_text=True,
-        max_chars=200,
-    )
-    answers = yield from ask(game, {speaker: request})
-    text = getattr(answers.get(speaker), "text", "").strip()
+    """A free-text flavour line from the group (classic: the manner of death).
+
+    Every living participant may write it (classic 3.1 N3: any living mafioso), all
+    asked at once; the first text in seat order is used, none leaves the default.
+    """
+    requests = {
+        seat: Request(
+            seat,
+            "describe",
+            f"{prompt} ({seat_name(choice.target)})",
+            (PASS,),
+            ("use the default text",),
+            default="pass",
+            free_text=True,
+            max_chars=200,
+        )
+        for seat in participants
+        if game.state.alive(seat)
+    }
+    answers = yield from ask(game, requests)
+    texts = (getattr(answers.get(seat), "text", "").strip() for seat in sorted(answers))
+    text = next((t for t in texts if t), "")
     if text:
         game.state.seats[choice.target].flags["manner"] = text
 
@@ -374,7 +391,7 @@ def dawn(game: Game, night: NightState) -> None:
     if game.state.disqualified:  # a target disqualified since the attack is gone already
         attacked = [t for t in attacked if t not in game.state.disqualified]
     dying = [t for t in attacked if t not in night.healed and not _immune(game, t)]
-    for hook in DAWN_HOOKS:
+    for hook in game.hooks.dawn:
         dying = hook(game, night, dying)
     for watchers, target in night.watches:
         seen = tuple(sorted({s for a in night.attempts if a.target == target for s in a.attackers}))

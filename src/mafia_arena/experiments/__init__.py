@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from mafia_arena.experiments.errors import (
+    Interrupted,
     ResultsConflict,
+    ServiceError,
     SpecError,
     TournamentError,
     TransientError,
@@ -18,7 +20,9 @@ from mafia_arena.experiments.errors import (
 
 __all__ = [
     "Experiment",
+    "Interrupted",
     "ResultsConflict",
+    "ServiceError",
     "SpecError",
     "Summary",
     "TournamentError",

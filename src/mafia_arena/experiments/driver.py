@@ -4,37 +4,61 @@ The driver is the only process that writes results and talks to MLflow. It
 
 1. loads and validates the spec, and builds every pool agent once (a broken agent file
    fails here, before any game, not in a worker half an hour in);
-2. opens the results store (lock, cut a truncated tail) and reads what is stored: with
-   ``resume`` only the missing ``(spec_hash, game_index)`` games are played; a store
-   holding another version of the spec is refused (`ResultsConflict`) unless
-   ``resume=False``, which archives the old store and starts over;
-3. cuts the missing games into idempotent batches, runs them (`executors`), and stores
-   every batch the moment it arrives, with a progress bar (rate, ETA);
-4. logs the MLflow runs from the store's records, so a resumed tournament reports
+2. checks the services it needs — the results folder is writable, the MLflow tracking
+   store answers, a given Ray address accepts connections — each with a short timeout
+   (`experiments.services`), before anything is written;
+3. opens the results store (lock, cut a truncated tail) and reads what is stored: with
+   ``resume`` only the missing ``(spec_hash, game_index)`` games are played. A store
+   holding another version of the spec (a changed spec, variant file, agent file or
+   prompt template) is refused (`ResultsConflict`, naming what changed) unless
+   ``resume=False``, which archives the old store and starts over; a store whose games
+   were played by other code (package version or source, `experiments.provenance`) is
+   refused unless ``force_resume=True``;
+4. cuts the missing games into idempotent batches, runs them (`executors`), and stores
+   every finished game the moment its batch arrives, with a progress bar (rate, ETA). A
+   game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
+   the rest of its batch is stored, and the next call plays only the games not stored;
+5. logs the MLflow runs from the store's records, so a resumed tournament reports
    exactly what an uninterrupted one does.
 
-Ctrl-C cancels the outstanding tasks, marks the MLflow run killed and re-raises; what
-was stored stays, and the next call resumes. Games that fail for good (after Ray's
-retries) are reported at the end by `TournamentError`, after everything else is stored
-and tracked.
+Ctrl-C cancels the outstanding tasks, ends the MLflow runs ``KILLED`` and raises
+`Interrupted` (a `KeyboardInterrupt`) saying how many games are stored; the next call
+resumes. Games that failed are reported at the end by `TournamentError`, after
+everything else is stored and tracked.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
-from mafia_arena.experiments.errors import ResultsConflict, SpecError, TournamentError
+from mafia_arena.experiments.errors import (
+    Interrupted,
+    ResultsConflict,
+    SpecError,
+    TournamentError,
+)
 from mafia_arena.experiments.executors import InProcessExecutor, RayExecutor
 from mafia_arena.experiments.faults import FaultPlan
-from mafia_arena.experiments.plan import Experiment, batches
+from mafia_arena.experiments.plan import Experiment, batches, game_seed
+from mafia_arena.experiments.provenance import (
+    code_differences,
+    code_provenance,
+    input_differences,
+    manifest,
+    read_manifest,
+    write_manifest,
+)
+from mafia_arena.experiments.services import check_ray_address, check_tracking, writable_results
 from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
-from mafia_arena.experiments.worker import BatchJob
+from mafia_arena.experiments.worker import BatchJob, failure
+from mafia_arena.seat_seeds import load_or_create_host_key
+from mafia_arena.tracking.uri import resolve_tracking_uri
 
 
 def run_tournament(
@@ -43,6 +67,7 @@ def run_tournament(
     address: str | None = None,
     use_ray: bool = True,
     resume: bool = True,
+    force_resume: bool = False,
     progress: bool = True,
     results_dir: str | Path | None = None,
     tracking_uri: str | None = None,
@@ -50,17 +75,24 @@ def run_tournament(
 ) -> Summary:
     """Run (or resume) the tournament of `spec_path` and return its `Summary`.
 
-    `address` joins a Ray cluster (default: start a local one with the spec's
-    ``concurrency.workers`` CPUs); `use_ray=False` plays in this process. `results_dir`
-    and `tracking_uri` override the spec's (they do not change the spec hash);
-    `track=False` skips MLflow. Raises `SpecError` for a bad spec, `ResultsConflict` for
-    a results folder of another spec version or in use, `TournamentError` if games
-    failed for good.
+    `address` joins a Ray cluster (default: start a private local one, bound to
+    127.0.0.1, with the spec's ``concurrency.workers`` CPUs); `use_ray=False` plays in
+    this process. `results_dir` and `tracking_uri` override the spec's (they do not
+    change the spec hash); `track=False` skips MLflow. Raises `SpecError` for a bad spec,
+    `ServiceError` for an unreachable service, `ResultsConflict` for a results folder of
+    another spec or code version or in use, `TournamentError` if games failed,
+    `Interrupted` on Ctrl-C.
     """
     experiment = load_spec(spec_path)
     if results_dir is not None:
         experiment = Experiment(**{**experiment.__dict__, "results_dir": Path(results_dir)})
     async_agents = _preflight(experiment)
+    uri = resolve_tracking_uri(tracking_uri or experiment.tracking_uri) if track else None
+    writable_results(experiment.results_dir)
+    if uri is not None:
+        check_tracking(uri)
+    if use_ray and address:
+        check_ray_address(address)
     store = ResultsStore(experiment.results_dir)
     store.open()
     try:
@@ -71,9 +103,9 @@ def run_tournament(
             address=address,
             use_ray=use_ray,
             resume=resume,
+            force_resume=force_resume,
             progress=progress,
-            tracking_uri=tracking_uri,
-            track=track,
+            tracking_uri=uri,
         )
     finally:
         store.close()
@@ -82,33 +114,54 @@ def run_tournament(
 def _preflight(experiment: Experiment) -> set[str]:
     """Build each pool agent once; return the labels of async (non-scripted) agents."""
     async_agents: set[str] = set()
-    for matchup in experiment.matchups:
-        for ref in matchup.pool:
+    for i, matchup in enumerate(experiment.matchups):
+        for j, ref in enumerate(matchup.pool):
             try:
                 agent = make_agent(ref.target)
             except Exception as exc:
+                reason = " ".join(str(exc).split()) or type(exc).__name__
                 raise SpecError(
-                    str(experiment.source), "pool", f"agent {ref.label!r} cannot be built: {exc}"
+                    str(experiment.source),
+                    "pool",
+                    f"agent {ref.label!r} (matchup {i}, entry {j}) cannot be built: {reason}",
                 ) from exc
-            if not isinstance(agent, SyncAgent):
+            if not agent.synchronous:
                 async_agents.add(ref.label)
     return async_agents
 
 
-def _stored(experiment: Experiment, store: ResultsStore, resume: bool) -> set[int]:
+def _stored(
+    experiment: Experiment, store: ResultsStore, resume: bool, force_resume: bool
+) -> tuple[set[int], str]:
+    """The stored game indices to skip and the store's id (see the module docstring)."""
     records = store.read()
+    old = read_manifest(store.folder)
     others = {r.get("spec_hash") for r in records} - {experiment.spec_hash}
-    if others and resume:
-        raise ResultsConflict(
-            f"{store.path} holds games of another version of this spec (hash "
-            f"{', '.join(sorted(map(str, others)))}, now {experiment.spec_hash}); pass "
-            "resume=False (--no-resume) to archive them and start over, or use another "
-            "results folder"
-        )
     if records and not resume:
         store.archive()
-        return set()
-    return {int(r["game_index"]) for r in records}
+        records, old, others = [], None, set()
+    store_id = str(old.get("store_id")) if old and records and old.get("store_id") else ""
+    current = manifest(experiment.spec_hash, experiment.inputs, store_id or uuid.uuid4().hex[:12])
+    if others:
+        changed = input_differences(old, current) if old else []
+        what = "; ".join(changed) if changed else "the spec itself changed"
+        raise ResultsConflict(
+            f"{store.path} holds games of another version of this spec (hash "
+            f"{', '.join(sorted(map(str, others)))}, now {experiment.spec_hash}): {what}. "
+            "Pass --no-resume (resume=False) to archive them and start over, or use "
+            "another results folder (--results)."
+        )
+    if records and old:
+        changed = code_differences(old, current)
+        if changed and not force_resume:
+            raise ResultsConflict(
+                f"{store.path}: its {len(records)} games were played by other code "
+                f"({'; '.join(changed)}); resuming would mix games of two code versions. "
+                "Pass --force-resume (force_resume=True) to resume anyway, --no-resume "
+                "to archive them and start over, or use another results folder (--results)."
+            )
+    write_manifest(store.folder, current)
+    return {int(r["game_index"]) for r in records}, str(current["store_id"])
 
 
 def _run(
@@ -119,11 +172,11 @@ def _run(
     address: str | None,
     use_ray: bool,
     resume: bool,
+    force_resume: bool,
     progress: bool,
     tracking_uri: str | None,
-    track: bool,
 ) -> Summary:
-    done = _stored(experiment, store, resume)
+    done, store_id = _stored(experiment, store, resume, force_resume)
     pending = [i for m in experiment.matchups for i in m.indices if i not in done]
     summary = Summary(
         experiment.name,
@@ -134,9 +187,14 @@ def _run(
         games_skipped=len(done),
         executor="ray" if use_ray else "in-process",
     )
-    tracker = _tracker(experiment, tracking_uri, address, use_ray) if track else None
+    tracker = (
+        _tracker(experiment, tracking_uri, address, use_ray, store_id)
+        if tracking_uri is not None
+        else None
+    )
     conc = experiment.concurrency
     fault = FaultPlan.from_env()
+    host_key = load_or_create_host_key(experiment.results_dir)  # seat seeds; kept there
     jobs = [
         BatchJob(
             experiment.name,
@@ -147,6 +205,7 @@ def _run(
             conc.llm_in_flight,
             conc.decision_timeout_s,
             fault,
+            host_key,
         )
         for b in batches(experiment, pending, async_agents)
     ]
@@ -165,6 +224,9 @@ def _run(
             executor.cancel()
         if tracker is not None:
             tracker.interrupted("KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
+        if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
+            stored = sum(r.get("spec_hash") == experiment.spec_hash for r in store.read())
+            raise Interrupted(stored, experiment.games_total) from None
         raise
     finally:
         summary.wall_s = time.perf_counter() - started
@@ -178,21 +240,7 @@ def _run(
             matchup.label, [r for r in records if r["game_index"] in matchup.indices]
         )
     if tracker is not None:
-        run_metrics = {
-            "games_played": float(summary.games_played),
-            "games_failed": float(len(summary.failed)),
-            "wall_s": summary.wall_s,
-            "games_per_s": summary.games_per_s,
-        }
-        tracker.finish(
-            records,
-            experiment.results_dir,
-            run_metrics,
-            status="FAILED" if summary.failed else "FINISHED",
-        )
-        summary.tracking_uri = tracker.uri
-        summary.parent_run_id = tracker.parent_id
-        summary.child_run_ids = dict(tracker.child_ids)
+        _finish_tracking(tracker, experiment, summary, records)
     if summary.failed:
         raise TournamentError(
             f"{len(summary.failed)} game(s) failed; the others are "
@@ -202,16 +250,52 @@ def _run(
     return summary
 
 
+def _finish_tracking(
+    tracker: Any, experiment: Experiment, summary: Summary, records: list[dict[str, Any]]
+) -> None:
+    from mafia_arena.leaderboard.tracked import rating_estimates
+
+    run_metrics = {
+        "games_played": float(summary.games_played),
+        "games_failed": float(len(summary.failed)),
+        "wall_s": summary.wall_s,
+        "games_per_s": summary.games_per_s,
+    }
+    try:
+        ratings = rating_estimates(records) if records else {}
+    except BaseException:
+        tracker.interrupted("FAILED")
+        raise
+    tracker.finish(
+        records,
+        experiment.results_dir,
+        run_metrics,
+        status="FAILED" if summary.failed else "FINISHED",
+        ratings=ratings,
+    )
+    summary.tracking_uri = tracker.uri
+    summary.parent_run_id = tracker.parent_id
+    summary.child_run_ids = dict(tracker.child_ids)
+
+
 def _tracker(
-    experiment: Experiment, tracking_uri: str | None, address: str | None, use_ray: bool
+    experiment: Experiment, tracking_uri: str, address: str | None, use_ray: bool, store_id: str
 ) -> Any:
     from mafia_arena.tracking.mlflow_runs import TournamentTracker
 
     mode = f"ray:{address}" if use_ray and address else "ray:local" if use_ray else "in-process"
+    code = code_provenance()
     return TournamentTracker(
         experiment,
         tracking_uri,
-        tags={"executor": mode, "results_dir": str(experiment.results_dir.resolve())},
+        tags={
+            "executor": mode,
+            "results_dir": str(experiment.results_dir),
+            "mafia_arena.version": str(code["version"]),
+            "mafia_arena.git_commit": str(code["commit"] or "unknown"),
+            "mafia_arena.source_digest": str(code["digest"]),
+        },
+        store_id=store_id,
     )
 
 
@@ -226,6 +310,7 @@ def _play(
 ) -> None:
     from tqdm import tqdm
 
+    code = code_provenance()
     bar = tqdm(
         total=summary.games_total,
         initial=already,
@@ -237,17 +322,29 @@ def _play(
     )
     try:
         for outcome in executor.run(jobs):
-            if outcome.games is None:
-                for index in outcome.job.indices:
-                    summary.failed[index] = outcome.error or "unknown error"
+            job = outcome.job
+            if outcome.games is None:  # the whole task failed (retries spent)
+                items = [
+                    failure(i, game_seed(job.base_seed, i), outcome.error or "unknown error")
+                    for i in job.indices
+                ]
+            else:
+                items = outcome.games
+            games = [g for g in items if "record" in g]
+            failed = [g["failed"] for g in items if "failed" in g]
+            for game in games:
+                game["record"]["code"] = dict(code)
+            store.append(games)
+            if failed:
+                store.record_failures(job.spec_hash, failed)
+            for item in failed:
+                summary.failed[int(item["game_index"])] = item["error"]
+                last = (item["error"] or "").strip().splitlines()[-1:]
                 bar.write(
-                    f"batch {outcome.job.indices[0]}..{outcome.job.indices[-1]} "
-                    f"failed: {(outcome.error or '').strip().splitlines()[-1:]}"
+                    f"game {item['game_index']} (seed {item['seed']}) failed: {''.join(last)}"
                 )
-                continue
-            store.append(outcome.games)
-            summary.games_played += len(outcome.games)
-            bar.update(len(outcome.games))
+            summary.games_played += len(games)
+            bar.update(len(games))
             if tracker is not None:
                 tracker.progress(already + summary.games_played)
     finally:

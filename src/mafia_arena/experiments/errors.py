@@ -20,11 +20,28 @@ class SpecError(ValueError):
 
 
 class ResultsConflict(RuntimeError):
-    """The results folder holds games of another version of the spec, or is in use.
+    """The results folder holds games of another version of the spec or of the code, or
+    is in use.
 
     Resuming into it would mix two different tournaments in one store, so the driver
-    refuses; `resume=False` archives the old store, or choose another results folder.
+    refuses and says what changed; `resume=False` archives the old store,
+    `force_resume=True` resumes across a code change anyway, or choose another folder.
     """
+
+
+class ServiceError(RuntimeError):
+    """A service the tournament needs (the MLflow tracking server, a Ray cluster) cannot be
+    reached. Raised by the checks that run before anything is written."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a tournament; `games_stored` games of its `games_total` are stored
+    and the same call resumes with the rest."""
+
+    def __init__(self, games_stored: int, games_total: int) -> None:
+        super().__init__(f"{games_stored} games stored; run the same command to resume")
+        self.games_stored = games_stored
+        self.games_total = games_total
 
 
 class TransientError(RuntimeError):

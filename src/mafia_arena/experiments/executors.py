@@ -7,22 +7,26 @@ only in where `play_batch` runs.
 Ray: every job is submitted first, then results are collected with `ray.wait` as they
 finish. Tasks are retried by Ray (``max_retries``) after system failures — a worker
 process that crashed or was killed — and after the application errors listed in
-`RETRYABLE` only; any other exception is a bug and is reported, not retried. Because a
+`RETRYABLE` only; any other exception of a game is caught in the task and comes back as
+that game's failure (`worker.play_batch`), the rest of the batch stored. Because a
 batch is idempotent, a retried task plays exactly the games the lost attempt would have.
+A task that fails for good (retries spent) fails each of its games.
+
+The local cluster is private: bound to 127.0.0.1 (`start_local_ray`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mafia_arena.experiments.errors import TransientError
-from mafia_arena.experiments.worker import BatchJob, play_batch
+from mafia_arena.experiments.worker import RETRYABLE, BatchJob, play_batch
 
-RETRYABLE: tuple[type[Exception], ...] = (TransientError, ConnectionError, TimeoutError)
+LOOPBACK = "127.0.0.1"
 
 
 @dataclass
@@ -50,13 +54,63 @@ class InProcessExecutor:
         """Nothing to release."""
 
 
+@contextlib.contextmanager
+def _loopback_node() -> Iterator[None]:
+    """While inside, Ray takes this machine's node address to be 127.0.0.1.
+
+    Ray 2.x swaps a loopback node address for the machine's network address (so that
+    other machines could join) unless its multi-node mode is off; this turns it off for
+    one `ray.init`, then restores it.
+    """
+    from ray._private import ray_constants
+
+    multi_node = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = multi_node
+
+
+def start_local_ray(num_cpus: int) -> None:
+    """Start a private Ray cluster of `num_cpus` CPUs on this machine, reachable from it only.
+
+    Ray's guidance is never to expose a cluster's ports on an untrusted network. Started
+    with ``_node_ip_address="127.0.0.1"`` inside `_loopback_node`, the GCS, raylet,
+    object manager and workers listen on 127.0.0.1 only. The dashboard is not started.
+    """
+    import ray
+
+    with _loopback_node():
+        ray.init(
+            num_cpus=num_cpus,
+            include_dashboard=False,
+            logging_level=logging.WARNING,
+            _node_ip_address=LOOPBACK,
+        )
+
+
+def join_ray(address: str) -> None:
+    """Connect to the cluster at `address`; a loopback address (a private cluster of this
+    machine, e.g. another driver's) is joined as a loopback node, or Ray would look for
+    this machine's raylet at its network address and wait for ever."""
+    import ray
+
+    host = address.removeprefix("ray://").rpartition(":")[0].strip("[]")
+    if host in ("127.0.0.1", "localhost", "::1"):
+        with _loopback_node():
+            ray.init(address=address, logging_level=logging.WARNING)
+    else:
+        ray.init(address=address, logging_level=logging.WARNING)
+
+
 class RayExecutor:
     """Runs the batches as Ray tasks; starts a local cluster unless one is connected.
 
     `address` joins an existing cluster (``"auto"`` or ``"ray://host:10001"``); without
-    it a local cluster of `num_cpus` CPUs is started with the dashboard off. If Ray is
-    already initialised in this process (a test session, a notebook) it is reused and
-    left running.
+    it a private local cluster of `num_cpus` CPUs is started (`start_local_ray`: bound
+    to 127.0.0.1, dashboard off). If Ray is already initialised in this process (a test
+    session, a notebook) it is reused and left running.
     """
 
     def __init__(self, *, address: str | None, num_cpus: int, max_retries: int) -> None:
@@ -66,9 +120,9 @@ class RayExecutor:
         self.started = False
         if not ray.is_initialized():
             if address:
-                ray.init(address=address, logging_level="warning")
+                join_ray(address)
             else:
-                ray.init(num_cpus=num_cpus, include_dashboard=False, logging_level="warning")
+                start_local_ray(num_cpus)
             self.started = True
         self.remote = ray.remote(play_batch).options(
             num_cpus=1, max_retries=max_retries, retry_exceptions=list(RETRYABLE)

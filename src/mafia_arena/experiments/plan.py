@@ -11,8 +11,11 @@ Contract
   games. That is what makes Ray tasks idempotent and resume exact.
 * `spec_hash` covers everything that decides the games (name, seeds, variants with the
   bytes of their files, switches, player counts, game counts, pools with the bytes of
-  agent files, seating) and nothing that does not (concurrency, results folder, tracking
-  URI), so moving a run to a cluster or another folder keeps its identity.
+  agent files — model parameters included — and of the prompt templates they can use,
+  seating) and nothing that does not (concurrency, results folder, tracking URI), so
+  moving a run to a cluster or another folder keeps its identity. `Experiment.inputs`
+  keeps the digest of each of those files by name, so a refused resume can say which
+  one changed (`experiments.provenance`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.experiments.errors import SpecError
+from mafia_arena.experiments.provenance import (
+    display_name,
+    file_digest,
+    prompt_files,
+    referenced_files,
+)
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
 from mafia_arena.rules import VariantError, load_variant, variant_path
 from mafia_arena.rules.composition import deck_counts
@@ -44,6 +53,15 @@ class AgentRef:
     @property
     def is_file(self) -> bool:
         return bool(self.digest)
+
+
+def _agent_inputs(path: Path, spec_path: Path) -> dict[str, str]:
+    """Digests of an agent file, of every prompt template it can use and of the files it
+    names (an RL policy), by name."""
+    inputs = {display_name(path, spec_path): file_digest(path)}
+    for other in [*prompt_files(path), *referenced_files(path)]:
+        inputs[display_name(other, spec_path)] = file_digest(other)
+    return inputs
 
 
 @dataclass(frozen=True)
@@ -65,6 +83,10 @@ class Matchup:
     @property
     def indices(self) -> range:
         return range(self.first_index, self.first_index + self.games)
+
+    @property
+    def pool_labels(self) -> list[str]:
+        return [a.label for a in self.pool]
 
     def identity(self) -> dict[str, Any]:
         """What of the matchup decides its games (hashed into the spec hash)."""
@@ -95,10 +117,19 @@ class Experiment:
     results_dir: Path
     tracking_uri: str | None
     spec_hash: str = field(default="")
+    inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def games_total(self) -> int:
         return sum(m.games for m in self.matchups)
+
+    @property
+    def tracked_matchups(self) -> tuple[Matchup, ...]:
+        return self.matchups
+
+    @property
+    def concurrency_settings(self) -> dict[str, Any]:
+        return self.concurrency.model_dump()
 
     def matchup_of(self, game_index: int) -> Matchup:
         for matchup in self.matchups:
@@ -117,10 +148,6 @@ def game_seed(base_seed: int, game_index: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
 def _find(raw: str, spec_path: Path) -> Path | None:
     """A relative path is looked up from the working folder, the spec's folder and the
     folder above it (the repository root for specs in experiments/)."""
@@ -134,7 +161,10 @@ def _find(raw: str, spec_path: Path) -> Path | None:
     return None
 
 
-def _agent(raw: str, source: str, key: str, spec_path: Path, presets: list[str]) -> AgentRef:
+def _agent(
+    raw: str, source: str, key: str, spec_path: Path, presets: list[str], inputs: dict[str, str]
+) -> AgentRef:
+    """A pool entry; a file agent's digest covers the file and its prompt templates."""
     if raw in presets:
         return AgentRef(raw, raw)
     looks_like_file = "/" in raw or raw.endswith(".toml") or os.sep in raw
@@ -146,7 +176,10 @@ def _agent(raw: str, source: str, key: str, spec_path: Path, presets: list[str])
             f"unknown agent {raw!r}: not a scripted preset "
             f"({', '.join(presets)}) nor an existing agent file",
         )
-    return AgentRef(raw, str(found), _digest(found))
+    files = _agent_inputs(found, spec_path)
+    inputs.update(files)
+    blob = json.dumps(sorted(files.values())).encode()
+    return AgentRef(raw, str(found), hashlib.sha256(blob).hexdigest()[:16])
 
 
 def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
@@ -157,6 +190,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
     presets = scripted_agent_names()
     matchups: list[Matchup] = []
     labels: set[str] = set()
+    inputs: dict[str, str] = {}
     index = 0
     for i, entry in enumerate(spec.variants):
         key = f"variants.{i}"
@@ -164,7 +198,9 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         variant_source = str(found) if found else entry.variant
         try:
             variant = load_variant(variant_source, entry.set)
-            digest = _digest(variant_path(variant_source))
+            variant_file = variant_path(variant_source)
+            digest = file_digest(variant_file)
+            inputs[display_name(variant_file, spec_path)] = digest
         except VariantError as exc:
             what = f"set.{exc.key}" if exc.key in entry.set else "variant"
             raise SpecError(source, f"{key}.{what}", str(exc)) from exc
@@ -175,7 +211,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         if len(set(raw_pool)) != len(raw_pool):
             raise SpecError(source, pool_key, "an agent is listed twice")
         pool = tuple(
-            _agent(raw, source, f"{pool_key}.{j}", spec_path, presets)
+            _agent(raw, source, f"{pool_key}.{j}", spec_path, presets, inputs)
             for j, raw in enumerate(raw_pool)
         )
         for name in entry.seats:
@@ -232,6 +268,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         spec.concurrency,
         results,
         spec.tracking_uri,
+        inputs=inputs,
     )
     return _with_hash(experiment)
 

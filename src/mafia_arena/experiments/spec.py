@@ -41,7 +41,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from mafia_arena.experiments.errors import SpecError
 
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from mafia_arena.experiments.plan import Experiment
 
 Seating = Literal["random", "balanced"]
+Count = StrictInt  # TOML ``true`` is not 1 game: counts and seeds must be written as integers
 
 
 class _Model(BaseModel):
@@ -58,18 +59,18 @@ class _Model(BaseModel):
 class Concurrency(_Model):
     """How the games are spread; none of it changes a game, so none of it is hashed."""
 
-    workers: int = Field(default=2, ge=1, description="CPUs of a local Ray cluster.")
-    batch_size: int = Field(default=25, ge=1, description="Scripted games per Ray task.")
-    llm_batch_size: int = Field(
+    workers: Count = Field(default=2, ge=1, description="CPUs of a local Ray cluster.")
+    batch_size: Count = Field(default=25, ge=1, description="Scripted games per Ray task.")
+    llm_batch_size: Count = Field(
         default=4,
         ge=1,
         description="Games per task with an async (LLM) agent; they run "
         "concurrently in one event loop.",
     )
-    llm_in_flight: int = Field(
+    llm_in_flight: Count = Field(
         default=4, ge=1, description="LLM requests in flight per endpoint per worker."
     )
-    max_retries: int = Field(
+    max_retries: Count = Field(
         default=3,
         ge=0,
         description="Ray retries of a task after a worker crash or a transient error.",
@@ -86,11 +87,11 @@ class VariantEntry(_Model):
     """One variant at one or more player counts: one matchup per player count."""
 
     variant: str = Field(min_length=1)
-    players: int | list[int]
-    games: int | None = Field(default=None, ge=1)
+    players: Count | list[Count]
+    games: Count | None = Field(default=None, ge=1)
     set: dict[str, Any] = Field(default_factory=dict)
     pool: list[str] | None = None
-    seats: dict[str, int] = Field(default_factory=dict)
+    seats: dict[str, Count] = Field(default_factory=dict)
     seating: Seating | None = None
     label: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:/ -]+$")
 
@@ -121,8 +122,8 @@ class ExperimentSpec(_Model):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     description: str = ""
-    base_seed: int = 0
-    games: int = Field(default=100, ge=1)
+    base_seed: Count = 0
+    games: Count = Field(default=100, ge=1)
     seating: Seating = "balanced"
     pool: list[str] = Field(default_factory=list)
     variants: list[VariantEntry] = Field(min_length=1)
@@ -162,10 +163,22 @@ def _spec_error(source: str, error: ValidationError) -> SpecError:
             reason = "unknown key (typo?)"
         elif item["type"] == "missing":
             reason = "required key is missing"
+        elif item["type"].endswith("_type"):
+            reason = f"{reason}, got {_toml_value(item.get('input'))}"
         problems.append((key, reason))
     key, reason = problems[0]
     more = "".join(f"\n{source}: {k}: {r}" for k, r in problems[1:])
     return SpecError(source, key, reason + more)
+
+
+def _toml_value(value: Any) -> str:
+    """A value as it is written in TOML (``true``, ``"text"``, ``3``)."""
+    import json
+
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def load_spec(path: str | Path) -> Experiment:

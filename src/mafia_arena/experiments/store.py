@@ -2,6 +2,8 @@
 
 Contract
 --------
+* ``manifest.json`` says what the games were played with (`experiments.provenance`);
+  ``failed.jsonl`` lists games that raised, with their seed and error.
 * One writer at a time: `ResultsStore.open` takes an exclusive `flock` on
   ``<folder>/.lock`` (released by the OS if the driver dies), so two drivers can never
   interleave records.
@@ -16,10 +18,9 @@ Contract
 * A crash can leave a truncated last line (a record without its ``\\n``). Readers ignore
   it; `open` cuts it off before appending, so the next record starts on a clean line
   (the game it belonged to is simply played again, identically).
-* `read` returns the records sorted by ``game_index``, one per ``(spec_hash,
-  game_index)`` (the first wins), so an interrupted-and-resumed run reads exactly like
-  an uninterrupted one. A malformed line other than the last is an error naming file
-  and line: silently dropping games would bias every number built on them.
+* `read` is `results_file.read_records` (the reader every consumer shares): sorted by
+  ``game_index``, one record per ``(spec_hash, game_index)``, a malformed line other
+  than the last an error naming file and line.
 """
 
 from __future__ import annotations
@@ -33,47 +34,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from mafia_arena.experiments.errors import ResultsConflict
+from mafia_arena.results_file import LOGS_NAME, STORE_NAME, read_records
 
-STORE_NAME = "games.jsonl"
-LOGS_NAME = "logs"
+__all__ = ["LOGS_NAME", "STORE_NAME", "ResultsStore", "read_records"]
+
 LOG_WRITERS = 8
-
-
-def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Records of a ``games.jsonl`` (see the module contract); [] if it does not exist."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    lines = data.split(b"\n")
-    complete = lines[:-1]  # the last piece is b"" or an unterminated (truncated) line
-    seen: set[tuple[str, int, str]] = set()
-    records = []
-    for number, line in enumerate(complete, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not a JSON record ({exc.msg})") from exc
-        key = _identity(record)
-        if key in seen:
-            continue
-        seen.add(key)
-        records.append(record)
-    records.sort(key=lambda r: (_index(r), str(r.get("spec_hash")), str(r.get("game_id", ""))))
-    return records
-
-
-def _index(record: dict[str, Any]) -> int:
-    index = record.get("game_index")
-    return -1 if index is None else int(index)
-
-
-def _identity(record: dict[str, Any]) -> tuple[str, int, str]:
-    """A tournament game is (spec_hash, game_index); a web game has its own game_id."""
-    return (str(record.get("spec_hash")), _index(record), str(record.get("game_id", "")))
+FAILED_NAME = "failed.jsonl"
 
 
 def _fsync_dir(path: Path) -> None:
@@ -144,6 +110,17 @@ class ResultsStore:
             self._out.write(line.encode("utf-8") + b"\n")
         self._out.flush()
         os.fsync(self._out.fileno())
+
+    def record_failures(self, spec_hash: str, failures: list[dict[str, Any]]) -> None:
+        """Append games that raised (``{"game_index", "seed", "error"}``) to
+        ``failed.jsonl``: a history for debugging, never read as games (a re-run plays
+        every game not in ``games.jsonl``, so a fixed game is simply stored then)."""
+        with (self.folder / FAILED_NAME).open("ab") as out:
+            for item in failures:
+                line = json.dumps({"spec_hash": spec_hash, **item}, ensure_ascii=False)
+                out.write(line.encode("utf-8") + b"\n")
+            out.flush()
+            os.fsync(out.fileno())
 
     def _write_log(self, relative: str, text: str) -> None:
         target = self.folder / relative

@@ -6,6 +6,12 @@ the game index, so a retried or re-run batch plays exactly the same games. It re
 data and writes nothing; the driver alone stores results (workers may be on other
 machines). It imports neither Ray nor MLflow, so a worker starts light.
 
+Games are isolated: a game that raises becomes a ``{"failed": {"game_index", "seed",
+"error"}}`` item and the other games of the batch are returned as usual, so one bad
+game never keeps its batch out of the store (a re-run plays only the games not stored).
+The errors worth retrying (`RETRYABLE`: an endpoint hiccup) still fail the whole task,
+which Ray retries.
+
 Scripted tables use `play_match_sync`. If any seat of the batch is async (an LLM), the
 whole batch runs in one event loop, its games concurrently, with the LLM requests in
 flight per endpoint capped at the smaller of the spec's `llm_in_flight` and the agent
@@ -17,12 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import traceback
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mafia_arena.agents.base import Agent, SyncAgent
+from mafia_arena.agents.base import Agent, all_synchronous
 from mafia_arena.agents.registry import make_agent
+from mafia_arena.experiments.errors import TransientError
 from mafia_arena.experiments.faults import FaultPlan
 from mafia_arena.experiments.plan import Matchup, game_seed
 from mafia_arena.experiments.records import build_record
@@ -41,6 +49,23 @@ class BatchJob:
     llm_in_flight: int = 4
     decision_timeout_s: float | None = None
     fault: FaultPlan | None = None
+    host_key: bytes | None = None
+    """Derives every seat's own seed (`mafia_arena.seat_seeds`); kept in the results
+    folder, so a re-run batch hands the agents the same seeds."""
+
+
+RETRYABLE: tuple[type[Exception], ...] = (TransientError, ConnectionError, TimeoutError)
+
+
+def failure(index: int, seed: int, error: BaseException | str) -> dict[str, Any]:
+    """The item of a game that raised: its index, seed and the error (short traceback)."""
+    text = error if isinstance(error, str) else _describe(error)
+    return {"failed": {"game_index": index, "seed": seed, "error": text}}
+
+
+def _describe(error: BaseException) -> str:
+    lines = traceback.format_exception(type(error), error, error.__traceback__, limit=-6)
+    return "".join(lines).strip()
 
 
 @lru_cache(maxsize=32)
@@ -49,54 +74,85 @@ def _variant(source: str, overrides: str) -> Variant:
 
 
 def play_batch(job: BatchJob) -> list[dict[str, Any]]:
-    """Play `job.indices`; return ``[{"record": {...}, "log": "<jsonl>"}]`` in index order."""
+    """Play `job.indices`; return, in index order, ``{"record": {...}, "log": "<jsonl>"}``
+    per finished game and ``{"failed": {...}}`` per game that raised (module docstring)."""
     matchup = job.matchup
     variant = _variant(matchup.variant_source, json.dumps(matchup.overrides, sort_keys=True))
     targets = {a.label: a.target for a in matchup.pool}
     tables: list[tuple[int, int, list[Agent]]] = []
+    out: dict[int, dict[str, Any]] = {}
     for index in job.indices:
         seed = game_seed(job.base_seed, index)
-        labels = seat_agents(matchup, index, seed, variant)
-        tables.append((index, seed, [make_agent(targets[label]) for label in labels]))
+        try:
+            labels = seat_agents(matchup, index, seed, variant)
+            tables.append((index, seed, [make_agent(targets[label]) for label in labels]))
+        except RETRYABLE:
+            raise
+        except Exception as exc:
+            out[index] = failure(index, seed, exc)
     if job.fault is not None:
         job.fault.before_batch(job.indices)
-    if all(isinstance(a, SyncAgent) for _, _, agents in tables for a in agents):
-        results = []
-        for _, seed, agents in tables:
-            results.append(play_match_sync(variant, agents, seed, matchup.overrides))
+    if all(all_synchronous(agents) for _, _, agents in tables):
+        results: list[MatchResult | BaseException] = []
+        for index, seed, agents in tables:
+            try:
+                if job.fault is not None:
+                    job.fault.before_game(index)
+                results.append(
+                    play_match_sync(variant, agents, seed, matchup.overrides, host_key=job.host_key)
+                )
+            except RETRYABLE:
+                raise
+            except Exception as exc:
+                results.append(exc)
             if job.fault is not None:
                 job.fault.after_game()
     else:
         results = asyncio.run(_play_async(job, variant, tables))
-    out = []
     for (index, seed, agents), result in zip(tables, results, strict=True):
-        record = build_record(
-            experiment=job.experiment,
-            spec_hash=job.spec_hash,
-            game_index=index,
-            seed=seed,
-            variant=variant,
-            agents=agents,
-            result=result,
-        )
-        out.append({"record": record, "log": result.log.to_jsonl()})
-    return out
+        if isinstance(result, RETRYABLE):
+            raise result
+        if isinstance(result, BaseException):
+            out[index] = failure(index, seed, result)
+            continue
+        try:
+            record = build_record(
+                experiment=job.experiment,
+                spec_hash=job.spec_hash,
+                game_index=index,
+                seed=seed,
+                variant=variant,
+                agents=agents,
+                result=result,
+            )
+            out[index] = {"record": record, "log": result.log.to_jsonl()}
+        except Exception as exc:
+            out[index] = failure(index, seed, exc)
+    return [out[index] for index in sorted(out)]
 
 
 async def _play_async(
     job: BatchJob, variant: Variant, tables: list[tuple[int, int, list[Agent]]]
-) -> list[MatchResult]:
+) -> list[MatchResult | BaseException]:
     _cap_endpoints(job.matchup, job.llm_in_flight)
 
-    async def one(seed: int, agents: list[Agent]) -> MatchResult:
+    async def one(index: int, seed: int, agents: list[Agent]) -> MatchResult:
+        if job.fault is not None:
+            job.fault.before_game(index)
         result = await play_match(
-            variant, agents, seed, job.matchup.overrides, decision_timeout=job.decision_timeout_s
+            variant,
+            agents,
+            seed,
+            job.matchup.overrides,
+            decision_timeout=job.decision_timeout_s,
+            host_key=job.host_key,
         )
         if job.fault is not None and job.fault.sleep_per_game_s:
             await asyncio.sleep(job.fault.sleep_per_game_s)
         return result
 
-    return list(await asyncio.gather(*(one(seed, agents) for _, seed, agents in tables)))
+    games = (one(index, seed, agents) for index, seed, agents in tables)
+    return list(await asyncio.gather(*games, return_exceptions=True))
 
 
 def _cap_endpoints(matchup: Matchup, limit: int) -> None:

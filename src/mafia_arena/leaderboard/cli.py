@@ -18,11 +18,15 @@ from mafia_arena.leaderboard.publish import write_leaderboard
 from mafia_arena.leaderboard.records import load_records
 
 
+class LeaderboardError(ValueError):
+    """The results to publish are missing or empty; the message names the path."""
+
+
 def leaderboard_command(results: Path, out: Path | None = None, view: str = "all") -> list[Path]:
     """Read `results` (a `games.jsonl` or its folder) and write the leaderboard."""
     records = load_records(results)
     if not records:
-        raise SystemExit(f"{results}: no game records")
+        raise LeaderboardError(f"{results}: no game records (play the tournament first)")
     experiment = str(records[0].get("experiment", results.stem))
     spec = Path("experiments") / f"{experiment}.toml"
     provenance: dict[str, str] = {

@@ -268,11 +268,11 @@ def filter_records(
 def load_records(path: str | Path) -> list[dict[str, Any]]:
     """Read game records from a results store: its ``games.jsonl`` or the folder holding it.
 
-    Delegates to the store's own reader, so a leaderboard reads exactly what a resumed
-    tournament stored (one record per game, a truncated last line ignored, any other
-    malformed line an error naming file and line).
+    Uses the store's shared reader (`mafia_arena.results_file`), so a leaderboard reads
+    exactly what a resumed tournament stored (one record per game, a truncated last line
+    ignored, any other malformed line an error naming file and line).
     """
-    from mafia_arena.experiments.store import STORE_NAME, read_records
+    from mafia_arena.results_file import STORE_NAME, read_records
 
     path = Path(path)
     return read_records(path / STORE_NAME if path.is_dir() else path)

@@ -124,7 +124,7 @@ def synthetic_records(
                 else None,
                 "vss": round(float(rng.normal(skill - 0.5, 0.2)), 4) if town_seat else None,
                 "bus_rate": None if town_seat else round(float(rng.random() * 0.3), 4),
-                "false_claims": false_claims,
+                "false_role_claims": false_claims,
                 "false_claim_days": int(rng.integers(0, length + 1)) if false_claims else 0,
                 "brier": round(float(np.clip(0.3 - 0.2 * skill + rng.normal(0, 0.05), 0, 1)), 4),
             }

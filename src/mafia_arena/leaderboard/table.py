@@ -81,6 +81,11 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 )
 
 _PER_SEAT_MEANS = ("irp", "vss", "bus_rate", "brier")
+#: Per-seat metrics (``docs/metrics.md``) the false-claim column is built from: the number
+#: of distinct false role claims and the mean days they stood.
+FALSE_CLAIMS, FALSE_CLAIM_DAYS = "false_role_claims", "false_claim_days"
+#: Every per-seat metric a column reads; a test checks that the metrics write each one.
+SEAT_METRICS_READ: tuple[str, ...] = (*_PER_SEAT_MEANS, FALSE_CLAIMS, FALSE_CLAIM_DAYS)
 
 
 def side_sort_key(side: str) -> tuple[int, str]:
@@ -104,7 +109,7 @@ class _Acc:
     mafia_known: int = 0
     metric_sums: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     false_claims: int = 0
-    false_claim_days: int = 0
+    false_claim_days: float = 0.0
     decisions: int = 0
     fallbacks: int = 0
     tokens: int = 0
@@ -127,10 +132,10 @@ class _Acc:
             value = seat.metric(name)
             if value is not None:
                 self.metric_sums[name].append(value)
-        claims = seat.metric("false_claims")
-        if claims is not None and claims > 0:
+        claims = seat.metric(FALSE_CLAIMS)
+        if claims is not None and claims > 0:  # false_claim_days is the mean per claim
             self.false_claims += int(claims)
-            self.false_claim_days += int(seat.metric("false_claim_days") or 0)
+            self.false_claim_days += claims * (seat.metric(FALSE_CLAIM_DAYS) or 0.0)
         self.decisions += seat.decisions
         self.fallbacks += seat.fallbacks
         self.tokens += seat.tokens_in + seat.tokens_out

@@ -7,6 +7,14 @@ Contract
   retries included; 0 when the endpoint reports no usage), wall-clock latency of the whole
   call, cost from the agent's prices, how many requests, re-asks and retries it took,
   whether it ended in a fallback and, if so, why (``error_kind``).
+* Every fallback kind is attributed (:func:`attribution`) to ``"infrastructure"`` (the
+  network, the endpoint, its rate limits, the circuit breaker or the game's failure
+  budget: nothing the model chose) or ``"model"`` (the model answered, but nothing legal
+  or nothing at all: ``invalid_answer``, ``empty_answer``, and the runner's ``illegal``).
+  Ratings may charge a model for the second, never for the first.
+* ``usage_estimated`` counts requests whose reply carried no ``usage``: their tokens are
+  estimated from the characters sent and received (:func:`estimate_tokens`) instead of
+  silently counting zero.
 * :class:`UsageCounter` sums :class:`CallStats`. Each client owns one (per agent); a game
   runner can keep its own per game and ``add`` the stats of the results it receives, and
   counters ``merge`` for per-tournament totals. ``add`` is thread-safe.
@@ -22,7 +30,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-__all__ = ["ERROR_KINDS", "CallStats", "ErrorKind", "UsageCounter"]
+__all__ = [
+    "ERROR_KINDS",
+    "INFRASTRUCTURE_KINDS",
+    "MODEL_KINDS",
+    "Attribution",
+    "CallStats",
+    "ErrorKind",
+    "UsageCounter",
+    "attribution",
+    "estimate_tokens",
+]
 
 #: Why a call ended in a fallback. Transport kinds come from the endpoint or network;
 #: ``invalid_answer``/``empty_answer`` mean the model's content stayed unusable after
@@ -34,11 +52,39 @@ ErrorKind = Literal[
     "server_error",
     "bad_request",
     "auth",
+    "circuit_open",
+    "budget_spent",
     "invalid_answer",
     "empty_answer",
     "error",
 ]
 ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
+
+#: Who a fallback is charged to.
+Attribution = Literal["infrastructure", "model"]
+
+#: Fallback kinds the model answered for (the runner's ``illegal`` too: a move the
+#: rules refused). Everything else, unknown kinds included, is infrastructure: a
+#: rating must never charge a model for a failure it may not have caused.
+MODEL_KINDS: frozenset[str] = frozenset({"invalid_answer", "empty_answer", "illegal"})
+INFRASTRUCTURE_KINDS: frozenset[str] = frozenset(ERROR_KINDS) - MODEL_KINDS
+
+#: Characters per token of the usage estimate (English text, BPE tokenisers).
+CHARS_PER_TOKEN = 4
+
+
+def attribution(kind: str) -> Attribution:
+    """``"model"`` or ``"infrastructure"`` for a fallback kind or reason.
+
+    Accepts a bare kind (``timeout``) or a recorded fallback reason (``llm:timeout``).
+    """
+    bare = kind.rsplit(":", 1)[-1]
+    return "model" if bare in MODEL_KINDS else "infrastructure"
+
+
+def estimate_tokens(chars: int) -> int:
+    """Tokens of a text of ``chars`` characters, for replies that report no usage."""
+    return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +100,16 @@ class CallStats:
     retries: int = 0
     fallback: bool = False
     error_kind: ErrorKind | None = None
+    usage_estimated: int = 0
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def attribution(self) -> Attribution | None:
+        """Who the fallback is charged to; None when the call did not fall back."""
+        return attribution(self.error_kind) if self.error_kind is not None else None
 
 
 @dataclass
@@ -73,6 +125,7 @@ class UsageCounter:
     reasks: int = 0
     retries: int = 0
     fallbacks: int = 0
+    usage_estimated: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     _lock: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
@@ -93,6 +146,7 @@ class UsageCounter:
             self.requests += stats.requests
             self.reasks += stats.reasks
             self.retries += stats.retries
+            self.usage_estimated += stats.usage_estimated
             if stats.fallback:
                 self.fallbacks += 1
             if stats.error_kind is not None:
@@ -111,6 +165,7 @@ class UsageCounter:
             self.reasks += snapshot["reasks"]
             self.retries += snapshot["retries"]
             self.fallbacks += snapshot["fallbacks"]
+            self.usage_estimated += snapshot["usage_estimated"]
             self.errors.update(snapshot["errors"])
 
     def as_dict(self) -> dict[str, Any]:
@@ -127,5 +182,6 @@ class UsageCounter:
                 "reasks": self.reasks,
                 "retries": self.retries,
                 "fallbacks": self.fallbacks,
+                "usage_estimated": self.usage_estimated,
                 "errors": dict(self.errors),
             }

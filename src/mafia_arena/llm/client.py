@@ -21,6 +21,16 @@ Contract
 * Requests to one endpoint are capped process-wide by
   :func:`mafia_arena.llm.concurrency.endpoint_semaphore` (``max_concurrency``); backoff
   sleeps do not hold a slot.
+* Reasoning is separated from the answer (:func:`~mafia_arena.llm.reasoning.
+  split_reasoning` on the text, plus the reply's ``reasoning_content``): only the answer
+  is parsed or returned as ``text``; the reasoning is returned in ``reasoning`` for the
+  decision trace. A reply that is all reasoning counts as empty and is re-asked.
+* Each endpoint has a process-wide circuit breaker (:mod:`mafia_arena.llm.breaker`);
+  while it is open, requests fail at once with ``circuit_open`` (not retried).
+* A reply without ``usage`` has its tokens estimated from characters and is counted in
+  ``CallStats.usage_estimated``.
+* ``answers`` of a result lists every raw reply text of the call in order (re-asks
+  included), for the decision trace.
 * Every result carries :class:`~mafia_arena.llm.accounting.CallStats` (tokens, latency,
   cost, requests, re-asks, retries, fallback, error kind), and ``client.usage`` sums them
   for this agent.
@@ -41,10 +51,11 @@ import random
 import time
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .accounting import CallStats, ErrorKind, UsageCounter
+from .accounting import CallStats, ErrorKind, UsageCounter, estimate_tokens
+from .breaker import endpoint_breaker
 from .concurrency import endpoint_semaphore
 from .definition import AgentDefinition, AgentDefinitionError
 from .local_server import LocalServerError, aget_local_server
@@ -56,6 +67,7 @@ from .parsing import (
     response_format,
     validate_options,
 )
+from .reasoning import join_reasoning, split_reasoning
 from .transport import (
     ChatMessage,
     LangChainTransport,
@@ -76,8 +88,8 @@ _log = logging.getLogger(__name__)
 EMPTY_REASK = "Your reply was empty. Please answer the last message."
 _EMPTY_PLACEHOLDER = "(no answer)"
 
-#: base_url -> response_format dialect learnt from an endpoint's rejection ("auto" mode).
-_learned_dialect: dict[str, Literal["json_schema", "json_object"]] = {}
+#: (base_url, model) -> response_format dialect learnt from a rejection ("auto" mode).
+_learned_dialect: dict[tuple[str, str], Literal["json_schema", "json_object"]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +98,8 @@ class Completion:
 
     text: str
     stats: CallStats
+    reasoning: str = ""
+    answers: tuple[str, ...] = ()
 
     @property
     def fallback(self) -> bool:
@@ -105,6 +119,8 @@ class ChoiceResult:
     reason: str
     raw: str
     stats: CallStats
+    reasoning: str = ""
+    answers: tuple[str, ...] = ()
 
     @property
     def fallback(self) -> bool:
@@ -122,6 +138,16 @@ class _Tally:
     requests: int = 0
     reasks: int = 0
     retries: int = 0
+    usage_estimated: int = 0
+    answers: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+
+    def reply(self, reply: RawReply) -> str:
+        """Record a reply; its answer text with the reasoning split off."""
+        thought, answer = split_reasoning(reply.text)
+        self.answers.append(reply.text)
+        self.reasoning.append(join_reasoning(reply.reasoning, thought))
+        return answer
 
 
 def _normalise_messages(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
@@ -201,7 +227,7 @@ class ChatClient:
             except TransportError as exc:
                 error = exc.kind
                 break
-            text = reply.text.strip()
+            text = tally.reply(reply).strip()
             if text:
                 break
             if ask < self.definition.max_reasks:
@@ -214,7 +240,12 @@ class ChatClient:
         else:
             error = "empty_answer"
         stats = self._finish("complete", started, tally, error)
-        return Completion(text="" if error else text, stats=stats)
+        return Completion(
+            text="" if error else text,
+            stats=stats,
+            reasoning=join_reasoning(*tally.reasoning),
+            answers=tuple(tally.answers),
+        )
 
     async def choose(
         self,
@@ -243,7 +274,7 @@ class ChatClient:
             except TransportError as exc:
                 error = exc.kind
                 break
-            raw = reply.text
+            raw = tally.reply(reply)
             parsed = parse_choice(raw, options)
             if parsed.index is not None:
                 index, reason = parsed.index, parsed.reason
@@ -264,6 +295,8 @@ class ChatClient:
             reason=reason,
             raw=raw,
             stats=stats,
+            reasoning=join_reasoning(*tally.reasoning),
+            answers=tuple(tally.answers),
         )
 
     # ------------------------------------------------------------------ internals
@@ -281,6 +314,7 @@ class ChatClient:
             retries=tally.retries,
             fallback=error is not None,
             error_kind=error,
+            usage_estimated=tally.usage_estimated,
         )
         self.usage.add(stats)
         _log.debug(
@@ -335,7 +369,7 @@ class ChatClient:
     def _dialect(self) -> Literal["json_schema", "json_object"]:
         d = self.definition
         if d.structured_output_format == "auto":
-            return _learned_dialect.get(d.base_url, d.effective_structured_output_format)
+            return _learned_dialect.get((d.base_url, d.model), d.effective_structured_output_format)
         return d.effective_structured_output_format
 
     def _learn_dialect(self, error: TransportError) -> bool:
@@ -350,7 +384,7 @@ class ChatClient:
         if error.kind not in ("bad_request", "server_error") or "response_format" not in str(error):
             return False
         _log.info("endpoint %s rejects json_schema; switching to json_object", d.base_url)
-        _learned_dialect[d.base_url] = "json_object"
+        _learned_dialect[(d.base_url, d.model)] = "json_object"
         return True
 
     async def _request(
@@ -362,8 +396,11 @@ class ChatClient:
     ) -> RawReply:
         """One logical request, retried on transient failures; raises TransportError."""
         d = self.definition
+        breaker = endpoint_breaker(d.base_url, d.breaker_failures, d.breaker_cooldown_s)
         retry = 0
         while True:
+            if not breaker.allow():
+                raise TransportError("circuit_open", d.base_url, retryable=False)
             tally.requests += 1
             fmt = None
             if schema is not None:
@@ -376,9 +413,11 @@ class ChatClient:
             except Exception as exc:
                 error = classify_exception(exc)
             else:
-                tally.prompt_tokens += reply.prompt_tokens
-                tally.completion_tokens += reply.completion_tokens
+                breaker.record_success()
+                self._count_tokens(messages, reply, tally)
                 return reply
+            if error.retryable:
+                breaker.record_failure()
             if schema is not None and self._learn_dialect(error):
                 tally.retries += 1
                 continue
@@ -396,3 +435,15 @@ class ChatClient:
                 delay,
             )
             await asyncio.sleep(delay)
+
+    @staticmethod
+    def _count_tokens(messages: list[ChatMessage], reply: RawReply, tally: _Tally) -> None:
+        """Add the reply's reported usage, or an estimate from characters without one."""
+        if reply.usage_missing:
+            tally.usage_estimated += 1
+            sent = sum(len(m["content"]) for m in messages)
+            tally.prompt_tokens += estimate_tokens(sent)
+            tally.completion_tokens += estimate_tokens(len(reply.text) + len(reply.reasoning))
+        else:
+            tally.prompt_tokens += reply.prompt_tokens
+            tally.completion_tokens += reply.completion_tokens

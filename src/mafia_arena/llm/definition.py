@@ -17,6 +17,12 @@ Contract
   :mod:`mafia_arena.llm.local_server`); anything else is the base URL of an
   OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server, ...).
 
+* Reasoning models: ``reasoning_model`` (default: recognised by name, OpenAI's o-series
+  and GPT-5) switches the request to those models' parameter rules: no ``temperature``
+  or ``top_p`` and ``max_completion_tokens`` instead of ``max_tokens``.
+  :meth:`AgentDefinition.request_parameters` is the one place that decides what is sent;
+  ``extra_body`` (any JSON table) is merged into the request body last.
+
 Why TOML and one file per agent: agents are data, not code. A leaderboard entry is then
 reproducible from a single small file that can be diffed and reviewed.
 """
@@ -41,6 +47,9 @@ __all__ = [
 
 #: Special ``base_url`` value selecting the embedded SmolLM2 server.
 LOCAL_BASE_URL = "local"
+
+#: Model names that follow OpenAI's reasoning-model parameter rules.
+_REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o\d+(?:-[\w.-]+)?|gpt-5[\w.-]*)$", re.IGNORECASE)
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -72,6 +81,23 @@ class AgentDefinition(BaseModel):
     temperature: float = Field(default=0.7, ge=0.0, le=2.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(default=256, ge=1, description="Completion tokens per request.")
+    max_completion_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Sent as max_completion_tokens instead of max_tokens (reasoning "
+        "models count their thinking in it); default for reasoning models: 8 x max_tokens.",
+    )
+    reasoning_model: bool | None = Field(
+        default=None,
+        description="Follow the reasoning-model parameter rules (no temperature/top_p, "
+        "max_completion_tokens); None = by model name (o1, o3, o4-mini, gpt-5, ...).",
+    )
+    reasoning_effort: str | None = Field(
+        default=None, description='Sent as reasoning_effort ("minimal", "low", "medium", ...).'
+    )
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="Extra request-body fields, merged in last."
+    )
     seed: int | None = Field(default=None, description="Sampling seed, where supported.")
     prompt_template: str | None = Field(
         default=None,
@@ -105,6 +131,36 @@ class AgentDefinition(BaseModel):
     )
     state_beliefs: bool = Field(
         default=False, description="Ask the agent to state its beliefs about other players."
+    )
+    max_prompt_chars: int = Field(
+        default=14_000,
+        ge=1_000,
+        description="Budget of the game record in a prompt (~4 characters a token); old "
+        "public talk is dropped first, the seat's own results never.",
+    )
+    breaker_failures: int = Field(
+        default=5,
+        ge=1,
+        description="Consecutive failed requests to an endpoint that open its circuit breaker.",
+    )
+    breaker_cooldown_s: float = Field(
+        default=30.0, ge=0.0, description="How long an open breaker refuses requests."
+    )
+    game_failure_budget_s: float = Field(
+        default=300.0,
+        ge=0.0,
+        description="Seconds a seat may spend per game in calls that end in infrastructure "
+        "failures; after that its decisions fall back at once (budget_spent).",
+    )
+    trace_prompts: Literal["hash", "full"] = Field(
+        default="hash",
+        description='Decision traces keep the prompt\'s hash and the question ("hash") '
+        'or every message in full ("full").',
+    )
+    shuffle_options: bool = Field(
+        default=False,
+        description="Show a choice's options in an order shuffled per game and seat "
+        "(against position bias); the order shown is in the trace.",
     )
 
     # ------------------------------------------------------------------ validators
@@ -140,12 +196,46 @@ class AgentDefinition(BaseModel):
             raise ValueError("must be a relative path inside agents/prompts/ (no '..')")
         return value
 
+    def __hash__(self) -> int:  # extra_body is a dict: hash the canonical JSON instead
+        return hash(self.model_dump_json())
+
     # ------------------------------------------------------------------ helpers
 
     @property
     def is_local(self) -> bool:
         """True when the embedded SmolLM2 server should serve this agent."""
         return self.base_url == LOCAL_BASE_URL
+
+    @property
+    def is_reasoning_model(self) -> bool:
+        """Whether requests follow the reasoning-model parameter rules."""
+        if self.reasoning_model is not None:
+            return self.reasoning_model
+        return bool(_REASONING_MODEL.match(self.model))
+
+    def request_parameters(self) -> dict[str, Any]:
+        """The sampling and length fields of a chat request (model and messages aside).
+
+        Reasoning models get no ``temperature``/``top_p`` (they reject values other than
+        the default) and ``max_completion_tokens``; other models get ``max_tokens``
+        unless ``max_completion_tokens`` is set. ``extra_body`` is returned under its own
+        key for the caller to pass as the request's extra body.
+        """
+        params: dict[str, Any] = {}
+        if self.is_reasoning_model:
+            params["max_completion_tokens"] = self.max_completion_tokens or 8 * self.max_tokens
+        else:
+            params["temperature"] = self.temperature
+            params["top_p"] = self.top_p
+            if self.max_completion_tokens is not None:
+                params["max_completion_tokens"] = self.max_completion_tokens
+            else:
+                params["max_tokens"] = self.max_tokens
+        if self.reasoning_effort is not None:
+            params["reasoning_effort"] = self.reasoning_effort
+        if self.seed is not None:
+            params["seed"] = self.seed
+        return params
 
     @property
     def effective_structured_output_format(self) -> Literal["json_schema", "json_object"]:
@@ -220,14 +310,27 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
         raise AgentDefinitionError(_format_validation_error(path, exc)) from None
 
 
-def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, AgentDefinition]:
-    """Load every ``*.toml`` directly in ``directory``, keyed by agent name.
+def declared_kind(path: Path) -> object:
+    """The ``kind`` a TOML agent file declares, or None (unreadable files: None, so the
+    loader reports them properly)."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8")).get("kind")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
 
-    Duplicate names are an error naming both files.
+
+def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, AgentDefinition]:
+    """Load every LLM agent file directly in ``directory``, keyed by agent name.
+
+    Files that declare another ``kind`` (``kind = "rl"``: a trained policy) are agent
+    files of other players and are skipped. Duplicate names are an error naming both
+    files.
     """
     found: dict[str, AgentDefinition] = {}
     origin: dict[str, Path] = {}
     for path in sorted(Path(directory).glob("*.toml")):
+        if declared_kind(path) not in (None, "llm"):
+            continue
         definition = load_agent_definition(path)
         if definition.name in found:
             other = origin[definition.name]

@@ -2,7 +2,7 @@
 
 Contract
 --------
-* :func:`choice_schema` is the JSON schema of ``{"choice": <one of options>, "reason": str}``
+* :func:`choice_schema` is the JSON schema of ``{"reason": str, "choice": <one of options>}``
   with ``enum`` exactly the options; :func:`response_format` wraps it in the dialect the
   endpoint understands (OpenAI ``json_schema`` or llama-cpp-python ``json_object`` +
   ``schema``).
@@ -71,14 +71,15 @@ def validate_options(options: Sequence[str]) -> list[str]:
 
 
 def choice_schema(options: Sequence[str]) -> dict[str, Any]:
-    """JSON schema of the answer object; ``choice`` first so it is generated first."""
+    """JSON schema of the answer object; ``reason`` first, so that a model generating
+    in property order reasons before it commits to a choice."""
     return {
         "type": "object",
         "properties": {
-            "choice": {"type": "string", "enum": list(options)},
             "reason": {"type": "string"},
+            "choice": {"type": "string", "enum": list(options)},
         },
-        "required": ["choice", "reason"],
+        "required": ["reason", "choice"],
         "additionalProperties": False,
     }
 
@@ -89,16 +90,31 @@ def response_format(
     """The ``response_format`` request field for ``schema`` in the endpoint's dialect."""
     if dialect == "json_object":
         # llama-cpp-python server: compiles "schema" into a grammar; rejects "json_schema".
-        return {"type": "json_object", "schema": schema}
+        # The grammar also caps the reason, which comes first: a small model must not
+        # spend its whole token budget reasoning and never reach the choice.
+        return {"type": "json_object", "schema": _capped_reason(schema)}
     name = re.sub(r"[^A-Za-z0-9_-]", "_", schema_name)[:64] or "choice"
     return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
+
+
+#: Longest ``reason`` a grammar-constrained (llama.cpp) answer may write.
+REASON_MAX_CHARS = 240
+
+
+def _capped_reason(schema: dict[str, Any]) -> dict[str, Any]:
+    reason = schema.get("properties", {}).get("reason")
+    if not isinstance(reason, dict) or "maxLength" in reason:
+        return schema
+    properties = {**schema["properties"], "reason": {**reason, "maxLength": REASON_MAX_CHARS}}
+    return {**schema, "properties": properties}
 
 
 def choice_instruction(options: Sequence[str]) -> str:
     """The answer-format instruction appended to the prompt by ``ChatClient.choose``."""
     return (
-        'Answer only with a JSON object {"choice": "...", "reason": "..."} where "choice" '
-        f'is exactly one of {json.dumps(list(options))} and "reason" is one short sentence.'
+        'Answer only with a JSON object {"reason": "...", "choice": "..."} where "reason" '
+        'is one short sentence of your reasoning and "choice" is exactly one of '
+        f"{json.dumps(list(options))}."
     )
 
 
@@ -141,16 +157,25 @@ def match_option(value: object, options: Sequence[str]) -> int | None:
     return None
 
 
+#: At most this many ``{`` positions are tried as JSON starts (a reply of thousands of
+#: nested braces must not cost quadratic time).
+_MAX_JSON_STARTS = 64
+
+
 def _json_values(text: str) -> list[Any]:
-    """Every JSON value that starts at a ``{`` in ``text`` (plus the whole text)."""
+    """Every JSON value that starts at a ``{`` in ``text`` (plus the whole text).
+
+    Nesting too deep for the decoder (``RecursionError``) counts as "not JSON here"."""
     decoder = json.JSONDecoder()
     values: list[Any] = []
-    with contextlib.suppress(ValueError):
+    with contextlib.suppress(ValueError, RecursionError):
         values.append(json.loads(text))
-    for match in re.finditer(r"\{", text):
+    for n, match in enumerate(re.finditer(r"\{", text)):
+        if n >= _MAX_JSON_STARTS:
+            break
         try:
             value, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         values.append(value)
     return values
@@ -173,6 +198,13 @@ def _mentioned(text: str, options: Sequence[str]) -> list[int]:
     return hits
 
 
+def _short_json(value: Any) -> str:
+    try:
+        return json.dumps(value)[:500]
+    except (ValueError, RecursionError, TypeError):
+        return ""
+
+
 def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
     """Find the chosen option in a model answer. Never raises on model output."""
     raw = (text or "").strip()
@@ -186,13 +218,13 @@ def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
             if key is None:
                 continue
             reason = value.get("reason", "")
-            reason = reason if isinstance(reason, str) else json.dumps(reason)
+            reason = reason if isinstance(reason, str) else _short_json(reason)
             index = match_option(value[key], options)
             if index is None:
                 return ParsedChoice(
                     None,
                     reason=reason,
-                    problem=f"{json.dumps(value[key])} is not one of the options",
+                    problem=f"{_short_json(value[key])[:80]} is not one of the options",
                 )
             return ParsedChoice(index, reason=reason)
         if isinstance(value, str | int | float) and not isinstance(value, bool):

@@ -5,6 +5,13 @@ Contract
 * A transport sends exactly one chat-completion request (no retries: the openai client is
   built with ``max_retries=0``, ChatOpenAI likewise) and returns a :class:`RawReply`: the
   text (``""`` when the endpoint returned none) and the token usage it reported.
+* The request's sampling and length fields come from
+  :meth:`AgentDefinition.request_parameters` (reasoning-model rules included) and the
+  agent's ``extra_body`` is merged into the body, for both backends alike.
+* A reply's separate reasoning field (``reasoning_content`` or ``reasoning``) is returned
+  in ``RawReply.reasoning``; ``<think>`` blocks inside the text are left for the client
+  to split (:mod:`mafia_arena.llm.reasoning`). ``usage_missing`` says the endpoint
+  reported no token usage.
 * Every failure leaves as a :class:`TransportError` carrying an ``ErrorKind`` and whether
   a retry can help (timeouts, connection errors, 429 and 5xx can; 4xx cannot). The
   retry policy itself lives in :mod:`mafia_arena.llm.client`, so both backends behave the
@@ -22,6 +29,7 @@ vLLM, Ollama and llama.cpp with one code path; LangChain lets people plug in any
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
@@ -64,6 +72,19 @@ class RawReply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     finish_reason: str | None = None
+    reasoning: str = ""
+    usage_missing: bool = False
+
+
+def _reasoning_field(message: Any) -> str:
+    """The separate reasoning text of a reply message (R1-style servers), or ""."""
+    for key in ("reasoning_content", "reasoning"):
+        value = getattr(message, key, None)
+        if value is None and isinstance(getattr(message, "additional_kwargs", None), dict):
+            value = message.additional_kwargs.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
 
 
 class TransportError(Exception):
@@ -113,6 +134,9 @@ def classify_exception(exc: BaseException) -> TransportError:
         return TransportError("bad_request", f"HTTP {status}: {exc.message}", retryable=False)
     if isinstance(exc, ConnectionError):
         return TransportError("connection", f"{name}: {exc}", retryable=True)
+    if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):
+        # a body that is not the API's JSON (a proxy's error page): the endpoint's fault
+        return TransportError("server_error", f"unreadable reply: {name}", retryable=True)
     return TransportError("error", f"{name}: {exc}", retryable=False)
 
 
@@ -149,29 +173,30 @@ class OpenAITransport:
         kwargs: dict[str, Any] = {
             "model": d.model,
             "messages": list(messages),
-            "temperature": d.temperature,
-            "top_p": d.top_p,
-            "max_tokens": d.max_tokens,
+            **d.request_parameters(),
         }
-        if d.seed is not None:
-            kwargs["seed"] = d.seed
+        if d.extra_body:
+            kwargs["extra_body"] = dict(d.extra_body)
         if response_format is not None:
             kwargs["response_format"] = response_format
         try:
             response = await self._client.chat.completions.create(**kwargs)
         except Exception as exc:
             raise classify_exception(exc) from exc
-        text, finish = "", None
+        text, finish, reasoning = "", None, ""
         if response.choices:
             choice = response.choices[0]
             text = choice.message.content or ""
             finish = choice.finish_reason
+            reasoning = _reasoning_field(choice.message)
         usage = response.usage
         return RawReply(
             text=text,
             prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
             completion_tokens=(usage.completion_tokens or 0) if usage else 0,
             finish_reason=finish,
+            reasoning=reasoning,
+            usage_missing=usage is None,
         )
 
     async def aclose(self) -> None:
@@ -192,11 +217,14 @@ def _message_text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def _usage(message: Any) -> tuple[int, int]:
+def _usage(message: Any) -> tuple[int, int] | None:
+    """(prompt, completion) tokens a LangChain message reports, or None without usage."""
     usage = getattr(message, "usage_metadata", None) or {}
     if usage:
         return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
     meta = (getattr(message, "response_metadata", None) or {}).get("token_usage") or {}
+    if not meta:
+        return None
     return int(meta.get("prompt_tokens") or 0), int(meta.get("completion_tokens") or 0)
 
 
@@ -223,10 +251,15 @@ class LangChainTransport:
         from langchain_openai import ChatOpenAI
         from pydantic import SecretStr
 
-        extra: dict[str, Any] = {}
+        params = definition.request_parameters()
+        body: dict[str, Any] = {}
         if definition.effective_structured_output_format == "json_object":
             # ChatOpenAI sends max_completion_tokens, which llama-cpp-python ignores.
-            extra["extra_body"] = {"max_tokens": definition.max_tokens}
+            body["max_tokens"] = definition.max_tokens
+        body.update(definition.extra_body)
+        extra: dict[str, Any] = {"extra_body": body} if body else {}
+        if "reasoning_effort" in params:
+            extra["reasoning_effort"] = params["reasoning_effort"]
         # Our own HTTP client: ChatOpenAI otherwise shares one cached client per base_url
         # across instances and event loops, which aclose() would then break for everyone.
         http_client = openai.DefaultAsyncHttpxClient(timeout=definition.timeout_s)
@@ -235,9 +268,9 @@ class LangChainTransport:
             http_async_client=http_client,
             base_url=base_url,
             api_key=SecretStr(api_key or NO_API_KEY),
-            temperature=definition.temperature,
-            top_p=definition.top_p,
-            max_tokens=definition.max_tokens,
+            temperature=params.get("temperature"),
+            top_p=params.get("top_p"),
+            max_tokens=params.get("max_tokens", params.get("max_completion_tokens")),
             seed=definition.seed,
             timeout=definition.timeout_s,
             max_retries=0,
@@ -261,13 +294,15 @@ class LangChainTransport:
             return _reply_from_completion(exc.completion)
         except Exception as exc:
             raise classify_exception(exc) from exc
-        prompt_tokens, completion_tokens = _usage(message)
+        usage = _usage(message)
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
         return RawReply(
             text=_message_text(getattr(message, "content", "")),
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
+            prompt_tokens=usage[0] if usage else 0,
+            completion_tokens=usage[1] if usage else 0,
             finish_reason=finish,
+            reasoning=_reasoning_field(message),
+            usage_missing=usage is None,
         )
 
     async def aclose(self) -> None:
@@ -289,6 +324,8 @@ def _reply_from_completion(completion: Any) -> RawReply:
         prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
         completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
         finish_reason="length",
+        reasoning=_reasoning_field(choices[0].message) if choices else "",
+        usage_missing=usage is None,
     )
 
 

@@ -17,12 +17,11 @@ PerSeat = dict[int, dict[str, Any]]
 
 
 def detection(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
-    irp, vss, nominations, checks = Counts(), Counts(), Counts(), Counts()
+    irp, vss, vss_cast, nominations, checks = Counts(), Counts(), Counts(), Counts(), Counts()
     for ballot in f.ballots:
         for voter, target in ballot.votes.items():
             if target is not None and ballot.sides[voter] == TOWN:
                 irp.add(voter, ballot.sides[target] == MAFIA)
-    vss_on = vss_cast = 0
     mafia_executed = 0
     for execution in f.executions:
         if execution.side != MAFIA:
@@ -31,12 +30,12 @@ def detection(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         if execution.ballot is None:
             continue
         ballot = execution.ballot
+        for seat in sorted(ballot.alive):  # Kaggle's VSS: every living village player
+            if ballot.sides.get(seat) == TOWN:
+                vss.add(seat, ballot.votes.get(seat) == execution.seat)
         for voter, target in ballot.votes.items():
-            if target is None or ballot.sides[voter] != TOWN:
-                continue
-            vss.add(voter, target == execution.seat)
-            vss_cast += 1
-            vss_on += target == execution.seat
+            if target is not None and ballot.sides[voter] == TOWN:
+                vss_cast.add(voter, target == execution.seat)
     for voter, _target, voter_side, target_side in f.nominations:
         if voter_side == TOWN:
             nominations.add(voter, target_side == MAFIA)
@@ -55,6 +54,7 @@ def detection(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         per_seat[seat] = {
             "irp": irp.of(seat),
             "vss": vss.of(seat),
+            "vss_cast": vss_cast.of(seat),
             "nomination_irp": nominations.of(seat),
             "check_hit_rate": checks.of(seat),
             "brier": brier(pairs),
@@ -62,7 +62,8 @@ def detection(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         }
     game = {
         "irp": irp.total(),
-        "vss": ratio(vss_on, vss_cast),
+        "vss": vss.total(),
+        "vss_cast": vss_cast.total(),
         "nomination_irp": nominations.total(),
         "mafia_elim_share": ratio(mafia_executed, len(f.executions)),
         "investigator_hit_rate": ratio(sum(check_hits), len(check_hits)),

@@ -36,14 +36,19 @@ def deck_counts(variant: Variant, n: int) -> dict[str, int]:
 
 
 def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
-    if not variant.min_players <= n <= variant.max_players:
+    source = variant.origin
+    if n < variant.min_players:
         raise VariantError(
-            variant.name,
+            source, "players", f"{n} players is too few: at least {variant.min_players}"
+        )
+    if variant.max_players is not None and n > variant.max_players:
+        raise VariantError(
+            source,
             "players",
             f"{n} players is outside {variant.min_players}..{variant.max_players}",
         )
     comp = variant.composition
-    names = {"n": n, **{k: v for k, v in variant.params.items() if _is_number(v)}}
+    names = {"n": n, **numeric_params(variant)}
     if variant.params.get("alternative_row") and n in comp.alternatives:
         row, key = comp.alternatives[n], f"composition.alternatives.{n}"
     elif n in comp.table:
@@ -51,40 +56,48 @@ def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
     elif comp.formula:
         row, key = comp.formula, "composition.formula"
     else:
-        raise VariantError(variant.name, "composition", f"no row for {n} players")
+        raise VariantError(source, "composition", f"no row for {n} players")
     counts: dict[str, int] = {}
     rest_role = None
     for role, raw in row.items():
         if role not in variant.roles:
-            raise VariantError(variant.name, f"{key}.{role}", "unknown role")
+            raise VariantError(source, f"{key}.{role}", "unknown role")
         if raw == "rest":
             rest_role = role
             continue
-        counts[role] = _count(raw, names, variant.name, f"{key}.{role}")
+        counts[role] = _count(raw, names, source, f"{key}.{role}")
     if comp.fill_role and rest_role is None and comp.fill_role not in counts:
         rest_role = comp.fill_role
     used = sum(counts.values())
     if rest_role is not None:
         counts[rest_role] = n - used
-    if any(c < 0 for c in counts.values()) or sum(counts.values()) != n:
+    negative = {role: c for role, c in counts.items() if c < 0}
+    if negative:
+        role, count = next(iter(negative.items()))
         raise VariantError(
-            variant.name,
+            source,
+            f"{key}.{role}",
+            f"{count} {role} for {n} players: the other roles already take {n - count} seats",
+        )
+    if sum(counts.values()) != n:
+        raise VariantError(
+            source,
             key,
             f"role counts {dict(counts)} add up to {sum(counts.values())}, not {n} players",
         )
     for role, (low, high) in comp.bounds.items():
         value = counts.get(role, 0)
-        lo = evaluate(low, names)
-        hi = evaluate(high, names)
+        lo = _value(low, names, source, f"composition.bounds.{role}")
+        hi = _value(high, names, source, f"composition.bounds.{role}")
         if not lo <= value <= hi:
             raise VariantError(
-                variant.name,
+                source,
                 f"{key}.{role}",
                 f"{value} is outside the bounds {low}..{high} (= {lo:g}..{hi:g})",
             )
     for role, count in counts.items():
         if variant.roles[role].unique and count > 1:
-            raise VariantError(variant.name, f"{key}.{role}", "unique role dealt twice")
+            raise VariantError(source, f"{key}.{role}", "unique role dealt twice")
     return {role: counts[role] for role in variant.roles if counts.get(role, 0) > 0}
 
 
@@ -93,17 +106,26 @@ def deck(variant: Variant, n: int) -> list[str]:
     return [role for role, count in deck_counts(variant, n).items() for _ in range(count)]
 
 
+def _value(raw: str, names: dict[str, float], source: str, key: str) -> float:
+    try:
+        return evaluate(raw, names)
+    except ExpressionError as exc:
+        raise VariantError(source, key, f"{exc} in {raw!r} at n = {names['n']:g}") from None
+
+
 def _count(raw: int | str, names: dict[str, float], source: str, key: str) -> int:
     if isinstance(raw, int):
         return raw
-    try:
-        value = evaluate(raw, names)
-    except ExpressionError as exc:
-        raise VariantError(source, key, str(exc)) from exc
+    value = _value(raw, names, source, key)
     if value != int(value):
         raise VariantError(source, key, f"{raw!r} is not a whole number ({value})")
     return int(value)
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def numeric_params(variant: Variant) -> dict[str, float]:
+    """The variant's numeric switches: the names a count expression may use besides n."""
+    return {
+        k: v
+        for k, v in variant.params.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }

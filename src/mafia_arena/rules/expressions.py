@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
-_FUNCTIONS = {
+_FUNCTIONS: dict[str, Callable[..., float]] = {
     "round": round,
     "max": max,
     "min": min,
@@ -36,8 +36,17 @@ class ExpressionError(ValueError):
 
 
 def evaluate(expression: str, names: Mapping[str, float]) -> float:
-    """Evaluate `expression` with `names` bound; raise ExpressionError on anything unsafe."""
-    return _eval(_parse(expression), names)
+    """Evaluate `expression` with `names` bound; raise ExpressionError on anything unsafe
+    and on arithmetic that has no value (a division by zero, a wrong argument count)."""
+    tree = _parse(expression)
+    try:
+        return _eval(tree, names)
+    except ZeroDivisionError:
+        raise ExpressionError("division by zero") from None
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, ExpressionError):
+            raise
+        raise ExpressionError(f"cannot compute ({exc})") from None
 
 
 @lru_cache(maxsize=1024)

@@ -19,15 +19,31 @@ from typing import Any
 from pydantic import ValidationError
 
 from mafia_arena.rules import vocabulary
+from mafia_arena.rules.composition import numeric_params
 from mafia_arena.rules.errors import VariantError
+from mafia_arena.rules.expressions import ExpressionError, evaluate
+from mafia_arena.rules.params import (
+    RoleTraits,
+    day_params_model,
+    night_params_model,
+    trait_roles,
+)
 from mafia_arena.rules.spec import Variant
 
 _PARAM = re.compile(r"^(!?)\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
 def envs_dir() -> Path:
-    """The folder of bundled variants: the repository's `envs/`."""
+    """The folder of bundled variants.
+
+    An installed wheel carries them in the package (`mafia_arena/envs/`, copied there by
+    the build, see setup.py); a source checkout or an editable install reads the
+    repository's top-level `envs/`, the copy that is edited.
+    """
     here = Path(__file__).resolve()
+    packaged = here.parents[1] / "envs"
+    if (packaged / "simple.toml").exists():
+        return packaged
     for parent in here.parents:
         candidate = parent / "envs"
         if candidate.is_dir() and (candidate / "simple.toml").exists():
@@ -80,11 +96,65 @@ def build_variant(document: dict[str, Any], source: str, overrides: Mapping[str,
     try:
         variant = Variant.model_validate(resolved)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(part) for part in first["loc"])
-        raise VariantError(source, key, first["msg"]) from exc
+        located = [(_path_in(resolved, error), error) for error in exc.errors()]
+        loc, first = max(located, key=lambda pair: len(pair[0]))  # first of the deepest
+        key = ".".join(str(part) for part in loc) or "-"
+        raise VariantError(source, key, _reason(first, loc, resolved)) from None
     check_references(variant, source)
-    return variant
+    check_expressions(variant, source)
+    return variant.from_file(source)
+
+
+def _path_in(document: Any, error: Any) -> tuple[Any, ...]:
+    """The error's location as a path in the file: without the names pydantic adds for
+    the branches of a choice of types (``retaliates = true`` or a table)."""
+    path: list[Any] = []
+    node = document
+    parts = tuple(error["loc"])
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        found = (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and part < len(node)
+        )
+        if found:
+            node = node[part]
+        elif last and error["type"] in ("missing", "extra_forbidden"):
+            pass
+        elif isinstance(node, dict | list):
+            continue  # a branch name, not a key of the file
+        else:
+            node = None
+        path.append(part)
+    return tuple(path)
+
+
+def _reason(error: Any, loc: tuple[Any, ...], document: dict[str, Any]) -> str:
+    """One line for a pydantic error: unknown keys list the keys that are known."""
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] != "extra_forbidden":
+        return message
+    known = _known_keys(loc[:-1], document)
+    listed = f"; known: {', '.join(sorted(known))}" if known else ""
+    return f"unknown key {loc[-1]!r}{listed}"
+
+
+def _known_keys(parent: tuple[Any, ...], document: dict[str, Any]) -> list[str]:
+    """The keys a parameter or trait table accepts, for the "unknown key" message."""
+    if not parent:
+        return list(Variant.model_fields)
+    if len(parent) == 3 and parent[0] == "roles" and parent[2] == "traits":
+        return list(RoleTraits.model_fields)
+    if len(parent) == 3 and parent[0] in ("day", "night") and parent[2] == "params":
+        try:
+            step = document[parent[0]][parent[1]]
+        except (KeyError, IndexError, TypeError):
+            return []
+        if parent[0] == "day":
+            model = day_params_model(str(step.get("type", "")), str(step.get("procedure", "")))
+        else:
+            model = night_params_model(str(step.get("action", "")))
+        return [field.alias or name for name, field in model.model_fields.items()]
+    return []
 
 
 def coerce(value: Any) -> Any:
@@ -114,9 +184,17 @@ def check_references(variant: Variant, source: str) -> None:
                 raise VariantError(
                     source, f"roles.{role_name}.knows_roles", f"unknown role {known!r}"
                 )
-        for trait in role.traits:
-            if trait not in vocabulary.ROLE_TRAITS:
-                raise VariantError(source, f"roles.{role_name}.traits.{trait}", "unknown trait")
+        traits = role.typed_traits
+        for key, named in trait_roles(traits):
+            if named not in variant.roles:
+                raise VariantError(
+                    source, f"roles.{role_name}.traits.{key}", f"unknown role {named!r}"
+                )
+        for clan in traits.converts_to:
+            if clan not in variant.factions:
+                raise VariantError(
+                    source, f"roles.{role_name}.traits.converts_to.{clan}", "unknown faction"
+                )
     for faction_name, faction in variant.factions.items():
         for i, rule in enumerate(faction.win):
             for other in rule.factions:
@@ -129,16 +207,17 @@ def check_references(variant: Variant, source: str) -> None:
     for i, step in enumerate(variant.night):
         if step.action not in vocabulary.NIGHT_ACTIONS:
             raise VariantError(source, f"night.{i}.action", f"unknown action {step.action!r}")
-        for actor in (*step.actors, *step.observers):
-            if actor not in variant.roles:
-                raise VariantError(source, f"night.{i}.actors", f"unknown role {actor!r}")
-    for i, day_step in enumerate(variant.day):
-        if day_step.type == "vote" and day_step.procedure not in vocabulary.VOTING_PROCEDURES:
+        for where, names in (
+            ("actors", step.actors),
+            ("observers", step.observers),
+            ("params.narrate_cards", step.params.narrate_cards),
+        ):
+            for actor in names:
+                if actor not in variant.roles:
+                    raise VariantError(source, f"night.{i}.{where}", f"unknown role {actor!r}")
+        if step.params.describe is not None and not step.group:
             raise VariantError(
-                source,
-                f"day.{i}.procedure",
-                f"unknown voting procedure {day_step.procedure!r}; known: "
-                + ", ".join(sorted(vocabulary.VOTING_PROCEDURES)),
+                source, f"night.{i}.params.describe", "only a group step (group = true) describes"
             )
     comp = variant.composition
     for table_name, table in (
@@ -147,10 +226,10 @@ def check_references(variant: Variant, source: str) -> None:
         ("formula", {0: comp.formula}),
     ):
         for count, row in table.items():
-            for role in row:
-                if role not in variant.roles:
+            for dealt in row:
+                if dealt not in variant.roles:
                     where = f"composition.{table_name}" + (f".{count}" if count else "")
-                    raise VariantError(source, f"{where}.{role}", "unknown role")
+                    raise VariantError(source, f"{where}.{dealt}", "unknown role")
             if table_name != "formula" and "rest" not in row.values():
                 total = sum(v for v in row.values() if isinstance(v, int))
                 if all(isinstance(v, int) for v in row.values()) and total != count:
@@ -159,6 +238,42 @@ def check_references(variant: Variant, source: str) -> None:
                         f"composition.{table_name}.{count}",
                         f"role counts add up to {total}, not {count} players",
                     )
+    for bounded in comp.bounds:
+        if bounded not in variant.roles:
+            raise VariantError(source, f"composition.bounds.{bounded}", "unknown role")
+
+
+def check_expressions(variant: Variant, source: str) -> None:
+    """Every count expression evaluates at the smallest and the largest table.
+
+    Why: an expression that cannot be computed (``n/0``, an unknown name, a call that
+    is not allowed) would otherwise surface in the middle of a tournament. Counts that
+    merely fall outside the bounds at some size are left to the deal, since a switch may
+    make a variant playable at some sizes only.
+    """
+    names = numeric_params(variant)
+    comp = variant.composition
+    expressions = [("rules.max_rounds", variant.rules.max_rounds)]
+    expressions += [(f"composition.formula.{r}", v) for r, v in comp.formula.items()]
+    for count, row in comp.table.items():
+        expressions += [(f"composition.table.{count}.{r}", v) for r, v in row.items()]
+    for count, row in comp.alternatives.items():
+        expressions += [(f"composition.alternatives.{count}.{r}", v) for r, v in row.items()]
+    for role, (low, high) in comp.bounds.items():
+        expressions += [(f"composition.bounds.{role}", low), (f"composition.bounds.{role}", high)]
+    for key, expression in expressions:
+        if not isinstance(expression, str) or expression == "rest":
+            continue
+        largest = variant.max_players or max(variant.min_players, UNBOUNDED_CHECK_PLAYERS)
+        for n in sorted({variant.min_players, largest}):
+            try:
+                evaluate(expression, {"n": n, **names})
+            except ExpressionError as exc:
+                raise VariantError(source, key, f"{exc} in {expression!r} at n = {n}") from None
+
+
+UNBOUNDED_CHECK_PLAYERS = 60
+"""The table size at which count expressions are tried when a variant sets no maximum."""
 
 
 def _substitute(value: Any, params: Mapping[str, Any], source: str, key: str) -> Any:
@@ -190,12 +305,24 @@ def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: st
             node = node[int(part)]
         elif isinstance(node, dict) and part in node:
             node = node[part]
+        elif isinstance(node, dict):  # a table the file leaves at its defaults
+            node = node.setdefault(part, {})
+        elif isinstance(node, list):
+            raise VariantError(source, ".".join(parts[: i + 1]), _no_entry(node))
         else:
             raise VariantError(source, ".".join(parts[: i + 1]), "no such key to override")
     last = parts[-1]
-    if isinstance(node, list) and last.isdigit():
+    if isinstance(node, list) and last.isdigit() and int(last) < len(node):
         node[int(last)] = value
     elif isinstance(node, dict):
         node[last] = value
+    elif isinstance(node, list):
+        raise VariantError(source, ".".join(parts), _no_entry(node))
     else:
         raise VariantError(source, ".".join(parts), "no such key to override")
+
+
+def _no_entry(items: list[Any]) -> str:
+    if not items:
+        return "no such entry: the list is empty"
+    return f"no such entry: the list has {len(items)} entries, numbered 0..{len(items) - 1}"

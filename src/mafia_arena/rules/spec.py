@@ -10,7 +10,25 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from mafia_arena.rules import vocabulary
+from mafia_arena.rules.params import (
+    NightParams,
+    NoParams,
+    RoleTraits,
+    VoteParams,
+    day_params_model,
+    night_params_model,
+)
 
 
 class _Spec(BaseModel):
@@ -53,6 +71,18 @@ class RoleSpec(_Spec):
     knows_roles: tuple[str, ...] = ()
     unique: bool = False
     traits: dict[str, Any] = Field(default_factory=dict)
+    """Passive traits as the file wrote them, validated against `RoleTraits`."""
+
+    @field_validator("traits")
+    @classmethod
+    def _known_traits(cls, value: dict[str, Any]) -> dict[str, Any]:
+        RoleTraits.model_validate(value)
+        return value
+
+    @property
+    def typed_traits(self) -> RoleTraits:
+        """The traits as their typed model (defaults filled in)."""
+        return RoleTraits.model_validate(self.traits)
 
 
 class TargetRule(_Spec):
@@ -63,10 +93,10 @@ class TargetRule(_Spec):
     other); `count` targets are picked one after the other, distinct if `distinct`.
     """
 
-    self_: bool = Field(False, alias="self")
+    self_: bool = Field(default=False, alias="self")
     team: bool = True
     fellow_actors: bool = True
-    count: int = 1
+    count: int = Field(default=1, ge=1)
     distinct: bool = True
 
 
@@ -75,7 +105,7 @@ class Limits(_Spec):
 
     no_repeat: bool = False
     per_target: int | None = None
-    uses: int | None = None
+    uses: int | None = Field(default=None, ge=0)
     nights: Literal["all", "even", "odd"] = "all"
 
 
@@ -93,28 +123,64 @@ class NightStep(_Spec):
     actors: tuple[str, ...]
     action: str
     group: bool = False
-    rounds: int = 1
-    chat_rounds: int = 0
+    rounds: int = Field(default=1, ge=1)
+    chat_rounds: int = Field(default=0, ge=0)
     observers: tuple[str, ...] = ()
     optional: bool = False
     default: Literal["pass", "random"] = "pass"
-    from_night: int = 1
+    from_night: int = Field(default=1, ge=1)
     target: TargetRule = TargetRule()
     limits: Limits = Limits()
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: NightParams = Field(default_factory=dict, validate_default=True)
+    """Typed by the step's action (`rules.params.night_params_model`)."""
     label: str = ""
+
+    @field_validator("params", mode="before")
+    @classmethod
+    def _typed_params(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, NightParams):
+            return value
+        return night_params_model(str(info.data.get("action", ""))).model_validate(value)
 
 
 class DayStep(_Spec):
     """One step of the day: announce, introductions, discussion, vote, last_words."""
 
     type: Literal["announce", "introductions", "discussion", "vote", "last_words", "end_day"]
-    rounds: int = 1
+    rounds: int = Field(default=1, ge=0)
     procedure: str = ""
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: VoteParams = Field(default_factory=dict, validate_default=True)
+    """Typed by the procedure (`rules.params.VOTE_PARAMS`); a step other than a vote
+    takes none."""
     win_check: bool = True
     """Check the win rules right after a vote; false defers it to an ``end_day`` step
     (club: the psychopath's activation comes before the day's win check)."""
+
+    @field_validator("procedure")
+    @classmethod
+    def _known_procedure(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("type") != "vote":
+            if value:
+                raise PydanticCustomError("procedure", "only a vote step has a procedure")
+            return value
+        if value not in vocabulary.VOTING_PROCEDURES:
+            known = ", ".join(sorted(vocabulary.VOTING_PROCEDURES))
+            raise PydanticCustomError(
+                "procedure",
+                "unknown voting procedure {name}; known: {known}",
+                {"name": repr(value), "known": known},
+            )
+        return value
+
+    @field_validator("params", mode="before")
+    @classmethod
+    def _typed_params(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, BaseModel):
+            return value
+        model = day_params_model(info.data.get("type", ""), info.data.get("procedure", ""))
+        if info.data.get("type") == "vote" and "procedure" not in info.data:
+            return NoParams()  # the procedure's own error is reported first
+        return model.model_validate(value)
 
 
 class Composition(_Spec):
@@ -139,11 +205,13 @@ class Rules(_Spec):
     reveal_on_death: bool = True
     max_rounds: str | int = "n + 2"
     first_night_actions: bool = True
-    stalemate_cycles: int | None = None
-    last_dead_decides: bool = False
+    stalemate_cycles: int | None = Field(default=None, ge=1)
     narrate_steps: bool = False
     """Publicly narrate every night step of a role in the starting deck, every night,
     whether its holder is alive or blocked (club D13: a theft stays silent)."""
+    recommended_min_players: int | None = None
+    """Below this many players the game still plays, with a public notice at setup
+    (classic OP-C1: the source asks for at least 8 but its table starts at 7)."""
     disqualification: bool = False
     """May the host remove a player between decisions (`Game.disqualify`, club 3.6 and
     D34)? Off by default: a variant whose rules say nothing about removal refuses it
@@ -157,8 +225,9 @@ class Variant(_Spec):
     title: str
     description: str = ""
     source: str = ""
-    min_players: int
-    max_players: int
+    min_players: int = Field(ge=2)
+    max_players: int | None = None
+    """None: no upper limit (classic: "nach oben keine Spielerzahlbeschränkung")."""
     params: dict[str, Any] = Field(default_factory=dict)
     rules: Rules = Rules()
     factions: dict[str, FactionSpec]
@@ -166,6 +235,29 @@ class Variant(_Spec):
     composition: Composition
     night: tuple[NightStep, ...] = ()
     day: tuple[DayStep, ...]
+    _file: str = PrivateAttr("")
+
+    @field_validator("max_players")
+    @classmethod
+    def _player_range(cls, value: int | None, info: ValidationInfo) -> int | None:
+        low = info.data.get("min_players")
+        if low is not None and value is not None and low > value:
+            raise PydanticCustomError(
+                "players",
+                "max_players ({high}) is below min_players ({low})",
+                {"low": low, "high": value},
+            )
+        return value
+
+    @property
+    def origin(self) -> str:
+        """Where the variant came from, for error messages: its file, else its name."""
+        return self._file or self.name
+
+    def from_file(self, path: str) -> Variant:
+        """This variant, remembering the file it was read from (`origin`)."""
+        self._file = path
+        return self
 
     def appearance(self, role: str) -> str:
         """What a check of a player holding `role` reports (without night effects)."""

@@ -4,6 +4,8 @@ They are part of the file format: the loader rejects anything else with a clear 
 and the engine checks at import time that it implements exactly these names.
 """
 
+from mafia_arena.rules.params import VOTE_PARAMS, RoleTraits
+
 NIGHT_ACTIONS = frozenset(
     {
         "kill",
@@ -21,20 +23,6 @@ NIGHT_ACTIONS = frozenset(
         "shoot",
     }
 )
-VOTING_PROCEDURES = frozenset({"plurality", "nominate_final", "accuse_defend"})
-ROLE_TRAITS = frozenset(
-    {
-        "night_immune",
-        "retaliates",
-        "converts_to",
-        "activates_when_accused",
-        "inherits",
-        "succeeds",
-        "no_last_word",
-        "leader",
-        "meets_team_first_night",
-        "dies_for",
-        "observes",
-        "killer",
-    }
-)
+VOTING_PROCEDURES = frozenset(VOTE_PARAMS)
+ROLE_TRAITS = frozenset(RoleTraits.model_fields)
+"""Exactly the traits `engine.traits` and the night code implement (`rules.params`)."""

@@ -3,6 +3,12 @@
 The header holds what determines the game (variant name and switches, players, seed);
 the events include the host-only decision records, so the log alone replays to the same
 final state and the same events.
+
+Decision traces (`traces`: one record per LLM decision, see
+`mafia_arena.agents.llm_trace`) are host-side research data, not part of the game: `save`
+writes them to a sidecar file beside the log (`game.jsonl` → `game.traces.jsonl`, one
+record a line, only when there are any) and `load` reads it back when it exists. They
+never enter the event log, so no seat view, replay or page can show them.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ class GameLog:
     events: list[Event]
     seating: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    traces: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_game(
@@ -39,6 +46,7 @@ class GameLog:
         overrides: dict[str, Any] | None = None,
         seating: list[str] | None = None,
         meta: dict[str, Any] | None = None,
+        traces: list[dict[str, Any]] | None = None,
     ) -> GameLog:
         # the switch values in force, plus any dotted overrides, so the log replays alone
         switches = {**game.variant.params, **(overrides or {})}
@@ -50,6 +58,7 @@ class GameLog:
             list(game.events),
             list(seating or []),
             dict(meta or {}),
+            list(traces or []),
         )
 
     def header(self) -> dict[str, Any]:
@@ -72,7 +81,15 @@ class GameLog:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.to_jsonl(), encoding="utf-8")
+        if self.traces:
+            traces_path(path).write_text(self.traces_jsonl(), encoding="utf-8")
         return path
+
+    def traces_jsonl(self) -> str:
+        """The decision traces as the sidecar file's text (one record a line; "" if none),
+        for stores that write logs themselves."""
+        lines = [json.dumps(t, sort_keys=True, ensure_ascii=False) for t in self.traces]
+        return "\n".join(lines) + "\n" if lines else ""
 
     @classmethod
     def load(cls, path: str | Path) -> GameLog:
@@ -81,6 +98,11 @@ class GameLog:
         if header.get("format") not in READABLE:
             raise ValueError(f"{path}: not a {FORMAT} file")
         events = [Event.from_json(json.loads(line)) for line in lines[1:] if line.strip()]
+        sidecar = traces_path(Path(path))
+        traces = []
+        if sidecar.is_file():
+            text = sidecar.read_text(encoding="utf-8")
+            traces = [json.loads(line) for line in text.splitlines() if line.strip()]
         return cls(
             header["variant"],
             header["overrides"],
@@ -89,6 +111,7 @@ class GameLog:
             events,
             header.get("seating", []),
             header.get("meta", {}),
+            traces,
         )
 
     @property
@@ -101,6 +124,11 @@ class GameLog:
             if isinstance(event.fact, GameEnded):
                 return event.fact
         return None
+
+
+def traces_path(log_path: Path) -> Path:
+    """The decision-trace sidecar of a log file: ``x.jsonl`` → ``x.traces.jsonl``."""
+    return log_path.with_name(f"{log_path.stem}.traces.jsonl")
 
 
 def replay(log: GameLog, *, upto: int | None = None) -> Game:

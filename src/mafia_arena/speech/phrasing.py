@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mafia_arena.engine.choices import Choice
-from mafia_arena.speech.acts import name
+from mafia_arena.engine.speech_acts import name
 
 PHRASINGS: dict[str, tuple[str, ...]] = {
     "pass": (

@@ -1,46 +1,112 @@
-"""MLflow logging of a tournament: an experiment per spec, a parent run per tournament,
-a child run per matchup (variant, player count, agent pool).
+"""MLflow logging of a tournament: an experiment per spec, a parent run per results
+store, a child run per matchup (variant, player count, agent pool).
 
 Contract
 --------
 * Only the driver calls this module (workers never talk to MLflow), through one
   `MlflowClient` built from `tracking.uri.resolve_tracking_uri` — the one place that
-  decides the tracking URI.
-* A tournament is identified by its spec hash: the parent run carries the tag
-  ``mafia_arena.spec_hash``, and a resumed or repeated run of the same spec reopens that
-  parent (and its children, tagged ``mafia_arena.matchup``) instead of making a new one.
-  Params are therefore only values the hash determines (MLflow refuses to change a
-  param); settings that may differ between invocations (concurrency, Ray address) are
-  tags.
+  decides the tracking URI. It knows the tournament only through the small protocols
+  below (`TrackedExperiment`, `TrackedMatchup`): tracking sits below experiments and
+  imports nothing from it.
+* A tournament is identified by its spec hash *and its results store*: the parent run
+  carries the tags ``mafia_arena.spec_hash`` and ``mafia_arena.store`` (the store's id,
+  kept in its manifest), and a resumed run of the same store reopens that parent (and
+  its children, tagged ``mafia_arena.matchup``) instead of making a new one. Two stores
+  of one spec sharing a tracking store get two parent runs. Params are only values the
+  hash determines (MLflow refuses to change a param); settings that may differ between
+  invocations (concurrency, Ray address, code version) are tags.
 * Aggregates are computed from the results store at the end, over every stored game of
   the spec (not only the ones this invocation played), so the numbers of a resumed run
-  equal those of an uninterrupted one. Per-game rows go in as table artifacts, never as
-  one run per game.
+  equal those of an uninterrupted one. Each estimate is one metric (its value); its 95%
+  interval and count go, one row per estimate, into the ``tables/estimates.csv``
+  artifact, next to the per-game and per-seat tables. Never one run per game.
+* Runs never stay ``RUNNING``: if the final logging fails, every run this tracker
+  opened is ended ``FAILED`` before the error propagates; `interrupted` ends them
+  ``KILLED`` (Ctrl-C) or ``FAILED``.
+* Artifacts of a local SQLite store are written under ``<db folder>/mlruns`` of the
+  database *in use*: a working folder that was copied elsewhere writes into its own
+  copy, never back into the folder its runs were first created in.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import tarfile
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from mafia_arena.metrics.aggregate import Estimate
 from mafia_arena.tracking.plots import plot_records
-from mafia_arena.tracking.summaries import agent_aggregates, game_aggregates
-from mafia_arena.tracking.tables import game_rows, seat_rows, write_table
-from mafia_arena.tracking.uri import artifact_location, resolve_tracking_uri
-
-if TYPE_CHECKING:  # tracking sits below experiments: types only, no import at run time
-    from mafia_arena.experiments.plan import Experiment, Matchup
+from mafia_arena.tracking.summaries import (
+    agent_aggregates,
+    game_aggregates,
+    point_values,
+    role_aggregates,
+    safe_key,
+)
+from mafia_arena.tracking.tables import estimate_rows, game_rows, seat_rows, write_table
+from mafia_arena.tracking.uri import artifact_location, resolve_tracking_uri, sqlite_path
 
 TAG_HASH = "mafia_arena.spec_hash"
 TAG_KIND = "mafia_arena.run_kind"
 TAG_MATCHUP = "mafia_arena.matchup"
+TAG_STORE = "mafia_arena.store"
 TAG_PARENT = "mlflow.parentRunId"
 BATCH_LIMIT = 900  # MLflow accepts at most 1000 entities per log_batch call
+
+
+class TrackedMatchup(Protocol):
+    """What the tracker reads of a matchup."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def seating(self) -> str: ...
+    @property
+    def first_index(self) -> int: ...
+    @property
+    def overrides(self) -> dict[str, Any]: ...
+    @property
+    def quotas(self) -> dict[str, int]: ...
+    @property
+    def indices(self) -> range: ...
+    @property
+    def pool_labels(self) -> list[str]: ...
+
+
+class TrackedExperiment(Protocol):
+    """What the tracker reads of a tournament."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def source(self) -> Path: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def base_seed(self) -> int: ...
+    @property
+    def spec_hash(self) -> str: ...
+    @property
+    def tracking_uri(self) -> str | None: ...
+    @property
+    def games_total(self) -> int: ...
+    @property
+    def tracked_matchups(self) -> Sequence[TrackedMatchup]: ...
+    @property
+    def concurrency_settings(self) -> dict[str, Any]: ...
 
 
 class TournamentTracker:
@@ -48,19 +114,21 @@ class TournamentTracker:
 
     def __init__(
         self,
-        experiment: Experiment,
+        experiment: TrackedExperiment,
         tracking_uri: str | None = None,
         tags: dict[str, str] | None = None,
+        store_id: str = "",
     ) -> None:
         from mlflow import MlflowClient
 
         self.uri = resolve_tracking_uri(tracking_uri or experiment.tracking_uri)
         self.client = MlflowClient(tracking_uri=self.uri)
         self.experiment = experiment
+        self.store_id = store_id
         self.experiment_id = self._experiment_id(experiment.name)
-        self.parent_id = self._open_parent(tags or {})
         self.child_ids: dict[str, str] = {}
         self._last_progress = 0.0
+        self.parent_id = self._open_parent(tags or {})
 
     # ------------------------------------------------------------------ runs
     def _experiment_id(self, name: str) -> str:
@@ -82,7 +150,8 @@ class TournamentTracker:
     def _find(self, kind: str, extra: str = "") -> str | None:
         query = (
             f"tags.`{TAG_HASH}` = '{self.experiment.spec_hash}' "
-            f"and tags.`{TAG_KIND}` = '{kind}'" + extra
+            f"and tags.`{TAG_KIND}` = '{kind}' "
+            f"and tags.`{TAG_STORE}` = '{self.store_id}'" + extra
         )
         runs = self.client.search_runs(
             [self.experiment_id],
@@ -99,7 +168,7 @@ class TournamentTracker:
             run = self.client.create_run(
                 self.experiment_id,
                 run_name=f"{exp.name}-{exp.spec_hash}",
-                tags={TAG_HASH: exp.spec_hash, TAG_KIND: "tournament"},
+                tags={TAG_HASH: exp.spec_hash, TAG_KIND: "tournament", TAG_STORE: self.store_id},
             )
             run_id = run.info.run_id
         else:
@@ -108,23 +177,26 @@ class TournamentTracker:
             "spec_hash": exp.spec_hash,
             "base_seed": exp.base_seed,
             "games_total": exp.games_total,
-            "matchups": ", ".join(m.label for m in exp.matchups),
+            "matchups": ", ".join(m.label for m in exp.tracked_matchups),
         }
-        conc = exp.concurrency.model_dump()
         all_tags = {
             "spec_path": str(exp.source),
             "description": exp.description[:4000],
-            **{f"concurrency.{k}": str(v) for k, v in conc.items()},
+            **{f"concurrency.{k}": str(v) for k, v in exp.concurrency_settings.items()},
             **tags,
         }
-        self._log(run_id, params=params, tags=all_tags)
-        with tempfile.TemporaryDirectory() as tmp:
-            spec = Path(tmp) / "spec.toml"
-            spec.write_text(exp.text, encoding="utf-8")
-            self.client.log_artifact(run_id, str(spec))
+        try:
+            self._log(run_id, params=params, tags=all_tags)
+            with tempfile.TemporaryDirectory() as tmp:
+                spec = Path(tmp) / "spec.toml"
+                spec.write_text(exp.text, encoding="utf-8")
+                self._log_artifacts(run_id, Path(tmp))
+        except BaseException:
+            self.client.set_terminated(run_id, status="FAILED")
+            raise
         return run_id
 
-    def _child(self, matchup: Matchup) -> str:
+    def _child(self, matchup: TrackedMatchup) -> str:
         run_id = self._find("matchup", f" and tags.`{TAG_MATCHUP}` = '{matchup.label}'")
         if run_id is None:
             run = self.client.create_run(
@@ -134,16 +206,20 @@ class TournamentTracker:
                     TAG_HASH: self.experiment.spec_hash,
                     TAG_KIND: "matchup",
                     TAG_MATCHUP: matchup.label,
+                    TAG_STORE: self.store_id,
                     TAG_PARENT: self.parent_id,
                 },
             )
             run_id = run.info.run_id
+        else:
+            self.client.update_run(run_id, status="RUNNING")
+        self.child_ids[matchup.label] = run_id
         params: dict[str, Any] = {
             "variant": matchup.variant,
             "players": matchup.players,
             "games": matchup.games,
             "seating": matchup.seating,
-            "pool": ", ".join(a.label for a in matchup.pool),
+            "pool": ", ".join(matchup.pool_labels),
             "first_game_index": matchup.first_index,
         }
         params.update({f"set.{k}": v for k, v in sorted(matchup.overrides.items())})
@@ -155,9 +231,9 @@ class TournamentTracker:
     def _log(
         self,
         run_id: str,
-        metrics: dict[str, float] | None = None,
-        params: dict[str, Any] | None = None,
-        tags: dict[str, str] | None = None,
+        metrics: Mapping[str, float] | None = None,
+        params: Mapping[str, Any] | None = None,
+        tags: Mapping[str, str] | None = None,
         step: int = 0,
     ) -> None:
         from mlflow.entities import Metric, Param, RunTag
@@ -166,7 +242,9 @@ class TournamentTracker:
         items: list[Any] = [Param(k, str(v)) for k, v in (params or {}).items()]
         items += [RunTag(k, str(v)) for k, v in (tags or {}).items()]
         items += [
-            Metric(k, float(v), stamp, step) for k, v in (metrics or {}).items() if v is not None
+            Metric(safe_key(k), float(v), stamp, step)
+            for k, v in (metrics or {}).items()
+            if v is not None and math.isfinite(float(v))
         ]
         for start in range(0, len(items), BATCH_LIMIT):
             chunk = items[start : start + BATCH_LIMIT]
@@ -185,8 +263,9 @@ class TournamentTracker:
             self._log(self.parent_id, {"games_done": games_done}, step=games_done)
 
     def interrupted(self, status: str = "KILLED") -> None:
-        """End the parent run quickly (Ctrl-C, a crash); the next run reopens it."""
-        self.client.set_terminated(self.parent_id, status=status)
+        """End every open run quickly (Ctrl-C, a crash); the next run reopens them."""
+        for run_id in [*self.child_ids.values(), self.parent_id]:
+            self.client.set_terminated(run_id, status=status)
 
     def finish(
         self,
@@ -194,42 +273,59 @@ class TournamentTracker:
         results_dir: Path,
         run_metrics: dict[str, float],
         status: str = "FINISHED",
+        ratings: Mapping[str, Estimate] | None = None,
     ) -> None:
-        """Log every matchup's child run and the parent's aggregates and artifacts."""
+        """Log every matchup's child run and the parent's aggregates and artifacts.
+
+        `ratings` (name -> estimate, computed by the caller over all `records`) are
+        logged on the parent. If any of this fails, every run is ended ``FAILED``.
+        """
+        try:
+            self._finish(records, results_dir, run_metrics, status, ratings or {})
+        except BaseException:
+            self.interrupted("FAILED")
+            raise
+
+    def _finish(
+        self,
+        records: Sequence[dict[str, Any]],
+        results_dir: Path,
+        run_metrics: dict[str, float],
+        status: str,
+        ratings: Mapping[str, Estimate],
+    ) -> None:
         exp = self.experiment
-        label_of = {i: m.label for m in exp.matchups for i in m.indices}
+        matchups = exp.tracked_matchups
+        label_of = {i: m.label for m in matchups for i in m.indices}
 
         def matchup_of(index: int) -> str:
             return label_of.get(index, "?")
 
-        for matchup in exp.matchups:
+        for matchup in matchups:
             mine = [r for r in records if r["game_index"] in matchup.indices]
             run_id = self._child(matchup)
-            self.child_ids[matchup.label] = run_id
-            metrics = {
+            estimates = {
                 **game_aggregates(mine),
                 **agent_aggregates(mine),
-                "games_expected": float(matchup.games),
+                **role_aggregates(mine),
             }
-            self._log(run_id, metrics)
-            self._artifacts(run_id, mine, results_dir, matchup_of, matchup.label, logs=True)
+            counts = {"games": float(len(mine)), "games_expected": float(matchup.games)}
+            self._log(run_id, {**point_values(estimates), **counts})
+            self._artifacts(run_id, mine, estimates, results_dir, matchup_of, matchup.label, True)
             complete = len(mine) == matchup.games
             self.client.set_terminated(run_id, status="FINISHED" if complete else status)
+        estimates = {**agent_aggregates(records), **role_aggregates(records), **ratings}
         overall = {
             **run_metrics,
             "games_stored": float(len(records)),
+            "games_done": float(len(records)),
             "games_total": float(exp.games_total),
-            **agent_aggregates(records),
+            **point_values(estimates),
         }
-        self._log(self.parent_id, overall)
+        self._log(self.parent_id, overall, step=len(records))
+        summary = {"spec_hash": exp.spec_hash, **run_metrics, "child_runs": self.child_ids}
         self._artifacts(
-            self.parent_id,
-            records,
-            results_dir,
-            matchup_of,
-            exp.name,
-            logs=False,
-            summary={"spec_hash": exp.spec_hash, **run_metrics, "child_runs": self.child_ids},
+            self.parent_id, records, estimates, results_dir, matchup_of, exp.name, False, summary
         )
         self.client.set_terminated(self.parent_id, status=status)
 
@@ -237,10 +333,10 @@ class TournamentTracker:
         self,
         run_id: str,
         records: Sequence[dict[str, Any]],
+        estimates: Mapping[str, Estimate],
         results_dir: Path,
         matchup_of: Any,
         title: str,
-        *,
         logs: bool,
         summary: dict[str, Any] | None = None,
     ) -> None:
@@ -248,6 +344,7 @@ class TournamentTracker:
             folder = Path(tmp)
             write_table(game_rows(records, matchup_of), folder / "tables", "games")
             write_table(seat_rows(records, matchup_of), folder / "tables", "seats")
+            write_table(estimate_rows(estimates), folder / "tables", "estimates")
             plot_records(records, folder / "plots", title)
             if logs and records:
                 with tarfile.open(folder / "logs.tar.gz", "w:gz", compresslevel=1) as archive:
@@ -257,8 +354,32 @@ class TournamentTracker:
                             archive.add(path, arcname=record["log_path"])
             if summary is not None:
                 (folder / "summary.json").write_text(json.dumps(summary, indent=2))
-            for path in sorted(folder.iterdir()):
-                if path.is_dir():
-                    self.client.log_artifacts(run_id, str(path), path.name)
-                else:
-                    self.client.log_artifact(run_id, str(path))
+            self._log_artifacts(run_id, folder)
+
+    def _log_artifacts(self, run_id: str, folder: Path) -> None:
+        """Upload the contents of `folder` into the run's artifact root (see the contract)."""
+        local = self._local_artifact_dir(run_id)
+        if local is None:
+            self.client.log_artifacts(run_id, str(folder))
+            return
+        from mlflow.store.artifact.local_artifact_repo import LocalArtifactRepository
+
+        LocalArtifactRepository(str(local)).log_artifacts(str(folder))
+
+    def _local_artifact_dir(self, run_id: str) -> Path | None:
+        """``<db folder>/mlruns/<run id>/artifacts`` for a local SQLite store, else None.
+
+        MLflow records an absolute artifact location when a run is created; after the
+        folder is copied that location still names the original. The run's artifacts
+        are therefore re-rooted at the database actually in use.
+        """
+        db = sqlite_path(self.uri)
+        if db is None:
+            return None
+        stored = self.client.get_run(run_id).info.artifact_uri or ""
+        if stored.startswith("file://"):
+            stored = stored[len("file://") :]
+        marker = f"/mlruns/{run_id}/artifacts"
+        if not stored.endswith(marker):
+            return None  # a custom artifact location: MLflow decides
+        return db.parent / "mlruns" / run_id / "artifacts"

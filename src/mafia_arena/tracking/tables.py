@@ -1,18 +1,29 @@
 """Per-game and per-seat tables of a set of records, written as CSV (and Parquet).
 
 One row per game (`game_rows`) or per seat (`seat_rows`), metric columns prefixed
-``m.`` so they never collide with the record's own fields. Parquet is written as well
+``m.`` so they never collide with the record's own fields; one row per aggregate
+estimate with its interval (`estimate_rows`). Parquet is written as well
 when pyarrow is installed (typed columns load faster in pandas than CSV).
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mafia_arena.metrics.aggregate import Estimate
+
 Row = dict[str, Any]
+
+
+def estimate_rows(estimates: Mapping[str, Estimate]) -> list[Row]:
+    """One row per estimate: its name, value, 95% interval and count, sorted by name."""
+    return [
+        {"name": name, "value": e.value, "ci_low": e.low, "ci_high": e.high, "n": e.n}
+        for name, e in sorted(estimates.items())
+    ]
 
 
 def game_rows(records: Sequence[Row], matchup_of: Callable[[int], str]) -> list[Row]:

@@ -1,5 +1,10 @@
 """Text views: a compact, append-only transcript of what one seat knows.
 
+Player words (speech, a described manner of death) are always written as one JSON
+string (:func:`quote_speech`): inside it a quotation mark is ``\\"`` and a line break is
+``\\n``, so whatever a player types stays inside its own quotation on its own line and
+can never close the quotation early or start a line that reads as the host's.
+
 The transcript only grows (events are rendered in log order and never rewritten), so an
 LLM prompt built from it keeps a stable prefix between turns and server-side prompt
 caching works. The same rendering serves humans in the terminal.
@@ -7,6 +12,7 @@ caching works. The same rendering serves humans in the terminal.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +51,11 @@ from mafia_arena.views.view import View
 
 def name(seat: int | None) -> str:
     return "nobody" if seat is None else f"P{seat + 1}"
+
+
+def quote_speech(text: str) -> str:
+    """A player's words as one quoted, escaped string (see the module docstring)."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def choice_text(key: str) -> str:
@@ -96,7 +107,7 @@ def _death(f: Death, prefix: str) -> str:
     how = _DEATH_HOW.get(f.cause, f"died ({f.cause})")
     text = f"{prefix}{name(f.seat)} {how}"
     if f.manner is not None:
-        text += f": {f.manner}"
+        text += f": {quote_speech(f.manner)}"
     return text + (f". Role: {f.role}." if f.role is not None else ".")
 
 
@@ -116,7 +127,7 @@ def _silenced(f: Silenced, prefix: str) -> str:
 
 def _speech(f: SpeechMade, prefix: str) -> str:
     where = "" if f.kind == "discussion" else f" ({f.kind})"
-    return f'{prefix}{name(f.seat)}{where}: "{f.text}"'
+    return f"{prefix}{name(f.seat)}{where}: {quote_speech(f.text)}"
 
 
 def _nomination(f: Nomination, prefix: str) -> str:

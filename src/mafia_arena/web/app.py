@@ -29,7 +29,7 @@ from mafia_arena.web.auth import Grant, bearer
 from mafia_arena.web.manager import CreateError, GameManager, agent_choices
 from mafia_arena.web.render import lines, snapshot
 from mafia_arena.web.session import GameSession
-from mafia_arena.web.settings import GameSpec, JoinRequest, Settings
+from mafia_arena.web.settings import MAX_PLAYERS, GameSpec, JoinRequest, Settings
 from mafia_arena.web.storage import replay_views
 from mafia_arena.web.ws import serve_socket
 
@@ -94,7 +94,8 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                     "title": v.title,
                     "description": v.description,
                     "min_players": v.min_players,
-                    "max_players": v.max_players,
+                    # this server seats at most MAX_PLAYERS, whatever the rules allow
+                    "max_players": min(v.max_players or MAX_PLAYERS, MAX_PLAYERS),
                 }
             )
         return out

@@ -23,11 +23,12 @@ from mafia_arena.engine.catalogue import (
     NominationTally,
     Nominees,
     Runoff,
+    SpeechMade,
     Votes,
 )
 from mafia_arena.rules import Variant
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.text import name, render_event
+from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
 
 _VOTE_FACTS = (Votes, Nomination, NominationTally, Nominees, Runoff, NoExecution, LastDeadDecision)
@@ -74,16 +75,19 @@ def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
         text = render_event(event, knowledge.seat)
         if not text:
             continue
-        out.append(
-            {
-                "text": text,
-                "kind": event.kind,
-                "phase": event.phase,
-                "day": event.day,
-                "private": event.private,
-                "channel": event.channel,
-            }
-        )
+        entry: dict[str, Any] = {
+            "text": text,
+            "kind": event.kind,
+            "phase": event.phase,
+            "day": event.day,
+            "private": event.private,
+            "channel": event.channel,
+        }
+        if isinstance(event.fact, SpeechMade):  # the page shows the words in their own element
+            words = event.fact.text
+            entry["speaker"] = text[: len(text) - len(quote_speech(words)) - 2]  # "[D1] P3"
+            entry["speech"] = words
+        out.append(entry)
     return out
 
 

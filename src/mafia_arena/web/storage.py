@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentStats
 from mafia_arena.engine.game import Game
-from mafia_arena.experiments.store import STORE_NAME
+from mafia_arena.results_file import STORE_NAME
 from mafia_arena.runner.log import GameLog, replay
 from mafia_arena.views.text import name
 from mafia_arena.views.view import SeatTracker

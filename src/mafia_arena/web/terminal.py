@@ -29,6 +29,7 @@ from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import replay
 from mafia_arena.runner.match import MatchResult, play_match
 from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker, View
 
@@ -212,7 +213,8 @@ def play_in_terminal(
     per seat (the human seat's entry is replaced). With `results_dir`, the game is stored
     like a web game (log under `logs_dir`, default ``runs/terminal``); with `log_path`
     the game log is written there. Returns the match; raises `QuitGame` when the person
-    quits (nothing is stored then).
+    quits (nothing is stored then). Without `seed`, a random one is drawn (so terminal
+    games deal different cards) and printed only after the game.
     """
     overrides = dict(overrides or {})
     rules = load_variant(variant, overrides)
@@ -223,12 +225,14 @@ def play_in_terminal(
         raise ValueError(f"{len(seated)} agents for {players} players")
     human = TerminalHuman(player_name, read, out)
     seated[human_seat] = human
+    human.write(rules_text(rules, players))  # the rules as the engine will play them
     seed = secrets.randbelow(2**31) if seed is None else seed
     result = asyncio.run(_play_until_quit(human, play_match(rules, seated, seed, overrides)))
     if log_path is not None:
         result.log.save(log_path)
     game = replay(result.log)
     human.show_new(SeatTracker(human_seat).update(game))
+    human.write(f"(game seed {seed}: replay this deal with --seed {seed})")
     if results_dir is not None:
         from mafia_arena.web.storage import SeatEntry, results_record, save_game
 

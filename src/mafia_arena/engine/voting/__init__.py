@@ -13,7 +13,8 @@ from mafia_arena.engine.voting.accuse_defend import accuse_defend
 from mafia_arena.engine.voting.nominate_final import nominate_final
 from mafia_arena.engine.voting.plurality import plurality
 
-Procedure = Callable[[Game, dict[str, Any]], Flow]
+Procedure = Callable[[Game, Any], Flow]
+"""Called with the step's typed parameters (`rules.params.VOTE_PARAMS`)."""
 
 PROCEDURES: dict[str, Procedure] = {
     "plurality": plurality,

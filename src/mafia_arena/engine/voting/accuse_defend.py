@@ -14,14 +14,15 @@ A player disqualified during the procedure (club D34) leaves it at once: he is a
 nothing more, votes he cast and votes against him are void, and an accused left alone
 by the removal of the others is the vote winner, as a lone accused is (D25).
 
-Parameters: ``reveal`` (show the executed player's card at once, default true).
+Parameters: ``reveal`` (show the executed player's card at once, default true);
+``explain`` (after each round-1 nomination the voter may say why, club 6.2: an optional
+public speech of kind ``explain``; default false).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
 from mafia_arena.engine.catalogue import (
@@ -34,12 +35,14 @@ from mafia_arena.engine.catalogue import (
     Runoff,
     Votes,
 )
+from mafia_arena.engine.choices import PASS
 from mafia_arena.engine.day_close import last_word
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import say, speak_request, speaking_order
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 from mafia_arena.engine.voting.common import standing, standing_votes, top_of
+from mafia_arena.rules.params import AccuseDefendParams
 
 
 def accused_of(tally: dict[int, int]) -> list[int]:
@@ -52,7 +55,7 @@ def accused_of(tally: dict[int, int]) -> list[int]:
     return sorted(s for s, c in tally.items() if c in wanted)
 
 
-def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
+def accuse_defend(game: Game, params: AccuseDefendParams) -> Flow:
     state = game.state
     eligible = [s for s in state.living() if s not in state.silenced_today]
     if not eligible:
@@ -60,7 +63,7 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
         return
     first = state.first_speaker if state.first_speaker is not None else eligible[0]
     order = speaking_order(game, first, eligible)
-    tally = yield from _nominations(game, order, eligible)
+    tally = yield from _nominations(game, order, eligible, params.explain)
     if not tally:
         game.emit(NoExecution("no candidates"), PUBLIC)
         return
@@ -102,13 +105,16 @@ def accuse_defend(game: Game, params: dict[str, Any]) -> Flow:
         text = f"{seat_name(winner)} is protected and will not be executed today."
         game.emit(Protected(winner, text), PUBLIC)
         return
-    die(game, [winner], "execution", reveal=bool(params.get("reveal", True)))
+    die(game, [winner], "execution", reveal=params.reveal)
     yield from last_word(game, winner)
 
 
-def _nominations(game: Game, order: Sequence[int], candidates: Sequence[int]) -> Flow:
-    """Round 1: each voter in `order` names one candidate; returns the tally (of the
-    nominations that still stand, see `standing_votes`)."""
+def _nominations(
+    game: Game, order: Sequence[int], candidates: Sequence[int], explain: bool
+) -> Flow:
+    """Round 1: each voter in `order` names one candidate, and with `explain` may then
+    say why (club 6.2); returns the tally (of the nominations that still stand, see
+    `standing_votes`)."""
     named: dict[int, int] = {}
     for voter in order:
         options = [c for c in candidates if c != voter]
@@ -128,6 +134,11 @@ def _nominations(game: Game, order: Sequence[int], candidates: Sequence[int]) ->
             continue
         named[voter] = target
         game.emit(Nomination(voter, target, 1), PUBLIC)
+        if explain:
+            prompt = f"Day {game.state.day}: you named {seat_name(target)}; say why (or pass)."
+            reason = yield from ask_one(game, speak_request(game, voter, "explain", prompt, 300))
+            if reason is not None and reason != PASS:
+                say(game, voter, reason, "explain")
     tally = dict(Counter(standing_votes(game, named).values()))
     game.emit(NominationTally(1, 1, {s: tally[s] for s in sorted(tally)}), PUBLIC)
     return tally

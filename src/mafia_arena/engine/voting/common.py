@@ -19,14 +19,16 @@ def simultaneous_vote(
     prompt: str,
     *,
     abstain: bool,
+    self_vote: bool = False,
 ) -> Flow:
-    """Everyone votes at once for one candidate other than themselves; published together.
+    """Everyone votes at once for one candidate, other than themselves unless
+    `self_vote`; published together.
 
     Returns ``{voter: target or None}``. A timeout is a recorded abstention.
     """
     requests = {}
     for v in voters:
-        targets = [c for c in candidates if c != v]
+        targets = list(candidates) if self_vote else [c for c in candidates if c != v]
         if targets:
             requests[v] = target_request(
                 game,

@@ -6,7 +6,10 @@ position k of the sorted tally; players above t are secured, players at t form t
 set T. If they fill exactly k places they are nominated; otherwise a runoff among T fills
 the remaining places with as many votes per voter as places. A runoff that reproduces
 the same tie set for the same places is a deadlock that the last dead resolves. The two
-nominees give final pleas, then everyone votes at once; a tie is decided by the last dead.
+nominees give final pleas, then everyone votes at once for one of them, a nominee for
+himself too (5.2, OP-C13; ``self_vote = false`` forbids that). The nominee with the
+most votes is executed, whatever the number of nominees (``nominees``, default 2); a
+tie at the top is decided by the last dead among the tied.
 
 Where a variant allows disqualification, a removed player leaves the procedure at once:
 nominations of him no longer count, a nominee removed before the final vote is not
@@ -16,7 +19,6 @@ replaced, and if nobody is left to vote on, nobody is executed.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from mafia_arena.engine.asking import ask_one, picked_seat, target_request
 from mafia_arena.engine.catalogue import NoExecution, Nomination, NominationTally, Nominees, Runoff
@@ -33,6 +35,7 @@ from mafia_arena.engine.voting.common import (
     simultaneous_vote,
     standing,
 )
+from mafia_arena.rules.params import NominateFinalParams
 
 
 def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[int]]:
@@ -47,11 +50,11 @@ def split_places(tally: dict[int, int], places: int) -> tuple[list[int], list[in
     return secured, tied
 
 
-def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
+def nominate_final(game: Game, params: NominateFinalParams) -> Flow:
     state = game.state
-    places = int(params.get("nominees", 2))
+    places = params.nominees
     living = state.living()
-    first = state.first_speaker if params.get("rotate_first", True) else living[0]
+    first = state.first_speaker if params.rotate_first else living[0]
     order = speaking_order(game, first if first is not None else living[0], living)
     pool = list(living)
     nominees: list[int] = []
@@ -103,19 +106,19 @@ def nominate_final(game: Game, params: dict[str, Any]) -> Flow:
         "final_vote",
         f"Day {state.day}: final vote between " + " and ".join(seat_name(s) for s in nominees),
         abstain=False,
+        self_vote=params.self_vote,
     )
     nominees = standing(game, nominees)
-    tally = Counter(t for t in votes.values() if t is not None)
-    counts = [tally.get(s, 0) for s in nominees]
     if not nominees:
         game.emit(NoExecution("no candidates"), PUBLIC)
         return
-    if len(nominees) == 1:
-        target = nominees[0]
-    elif counts[0] != counts[1]:
-        target = nominees[0] if counts[0] > counts[1] else nominees[1]
+    tally = Counter(t for t in votes.values() if t is not None)
+    best = max(tally.get(s, 0) for s in nominees)
+    top = [s for s in nominees if tally.get(s, 0) == best]  # 0 : 0 ties every nominee
+    if len(top) == 1:
+        target = top[0]
     else:
-        chosen = yield from last_dead_chooses(game, nominees, 1, "tied final vote")
+        chosen = yield from last_dead_chooses(game, top, 1, "tied final vote")
         if not chosen:  # the tied nominees were disqualified meanwhile
             game.emit(NoExecution("no candidates"), PUBLIC)
             return

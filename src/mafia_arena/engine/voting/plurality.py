@@ -8,16 +8,16 @@ uniform draw among the tied, the default; ``none``: nobody is executed), ``min_v
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from mafia_arena.engine.catalogue import NoExecution
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game
 from mafia_arena.engine.voting.common import simultaneous_vote, top_of
+from mafia_arena.rules.params import PluralityParams
 
 
-def plurality(game: Game, params: dict[str, Any]) -> Flow:
+def plurality(game: Game, params: PluralityParams) -> Flow:
     state = game.state
     voters = [s for s in state.living() if s not in state.silenced_today]
     candidates = [s for s in state.living() if s not in state.silenced_today]
@@ -27,15 +27,15 @@ def plurality(game: Game, params: dict[str, Any]) -> Flow:
         candidates,
         "vote",
         f"Day {state.day}: vote to execute one player.",
-        abstain=bool(params.get("abstain", False)),
+        abstain=params.abstain,
     )
     tally = Counter(t for t in votes.values() if t is not None)
     tied = top_of(tally)
-    if not tied or tally[tied[0]] < int(params.get("min_votes", 1)):
+    if not tied or tally[tied[0]] < params.min_votes:
         game.emit(NoExecution("no votes"), PUBLIC)
         return
     if len(tied) > 1:
-        if params.get("tie", "random") == "none":
+        if params.tie == "none":
             game.emit(NoExecution("tie", tuple(tied)), PUBLIC)
             return
         target = game.draw("vote tie", tied)

@@ -47,6 +47,14 @@ function lineItem(line) {
     li.classList.add("private");
     li.append(el("span", line.channel ? `[${line.channel.replace(/_/g, " ")}]` : "[private]", "tag"));
   }
+  if (line.kind === "speech" && typeof line.speech === "string") {
+    // a player's words sit in their own quotation element, so no speech can pass for
+    // a host line, whatever quotes or line breaks it contains
+    li.classList.add("speech");
+    li.append(el("span", line.speaker, "speaker"), document.createTextNode(": "));
+    li.append(el("q", line.speech.replace(/\s+/g, " "), "said"));
+    return li;
+  }
   li.append(document.createTextNode(line.text));
   return li;
 }

@@ -1,0 +1,193 @@
+"""What a tournament's games were played with: code version and content digests of inputs.
+
+Resume promises that an interrupted-and-resumed run equals an uninterrupted one. That
+only holds if nothing that decides a game changed in between, so the results folder
+keeps a manifest (``manifest.json``) of what its games were played with, and the driver
+compares it with the present before playing more:
+
+* `code_provenance`: the package version, the git commit when the package runs from a
+  checkout (None otherwise), and a digest of the package's own source files, which also
+  catches an uncommitted one-line edit of a scripted agent;
+* `Experiment.inputs` (built by `plan.resolve`): a digest per variant file, agent file,
+  prompt template and file an agent file names (an RL policy) the spec uses (the agent
+  file holds the model parameters). These are
+  also hashed into the spec hash, so a changed input is a changed spec.
+
+`differences` says, one item per line, what changed between two manifests. Each record
+carries the ``code`` part too, so a store mixed on purpose (``force_resume``) shows which
+games were played by which code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import mafia_arena
+
+MANIFEST_NAME = "manifest.json"
+PACKAGE_DIR = Path(mafia_arena.__file__).resolve().parent
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file's bytes, 16 hex digits."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=1)
+def code_provenance() -> dict[str, str | None]:
+    """``{"version", "commit", "digest"}`` of the running package (see the module doc)."""
+    blob = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        blob.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+        blob.update(path.read_bytes() + b"\0")
+    return {
+        "version": mafia_arena.__version__,
+        "commit": _git_commit(PACKAGE_DIR),
+        "digest": blob.hexdigest()[:16],
+    }
+
+
+def _git_commit(folder: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else None
+
+
+def display_name(path: Path, spec_path: Path) -> str:
+    """A stable name for an input file: relative to the working folder or the spec's
+    repository when it lies inside one of them, else absolute."""
+    path = path.resolve()
+    for base in (Path.cwd(), spec_path.resolve().parent.parent):
+        try:
+            return path.relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return path.as_posix()
+
+
+def prompt_files(agent_file: Path) -> list[Path]:
+    """Every prompt template an agent file can use: the repository's ``agents/prompts``
+    and the ``prompts/`` folder next to the agent file (a superset of what it renders,
+    so no template it reads is left out of the hash)."""
+    from mafia_arena.agents.llm_prompts import default_prompts_dir
+
+    folders = [agent_file.parent / "prompts"]
+    default = default_prompts_dir()
+    if default is not None:
+        folders.append(default)
+    seen: dict[Path, None] = {}
+    for folder in folders:
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    seen[path.resolve()] = None
+    return list(seen)
+
+
+def referenced_files(agent_file: Path) -> list[Path]:
+    """Files an agent file names by a string value (an RL agent's ``policy``, a prompt
+    ``prompt_template`` file), found next to the agent file or in the working folder:
+    their bytes decide games as much as the agent file's own do."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(agent_file.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return []
+    found: dict[Path, None] = {}
+    for value in _strings(data):
+        if "/" not in value and "." not in value:
+            continue
+        for base in (agent_file.parent, Path.cwd()):
+            candidate = base / value
+            if candidate.is_file() and candidate.resolve() != agent_file.resolve():
+                found[candidate.resolve()] = None
+                break
+    return list(found)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+def manifest(spec_hash: str, inputs: dict[str, str], store_id: str) -> dict[str, Any]:
+    return {
+        "spec_hash": spec_hash,
+        "store_id": store_id,
+        "code": code_provenance(),
+        "inputs": dict(sorted(inputs.items())),
+    }
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, json.JSONDecodeError):
+        return None  # unreadable: treated like a store from before manifests
+    return data if isinstance(data, dict) else None
+
+
+def write_manifest(folder: Path, data: dict[str, Any]) -> None:
+    """Write atomically (temporary file, fsync, rename)."""
+    target = folder / MANIFEST_NAME
+    temporary = target.with_name(target.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2, sort_keys=True)
+        handle.write("\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, target)
+
+
+def input_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What changed among the input files, one line each."""
+    before, after = old.get("inputs") or {}, new.get("inputs") or {}
+    lines = []
+    for name in sorted(set(before) | set(after)):
+        if name not in after:
+            lines.append(f"{name} is no longer used")
+        elif name not in before:
+            lines.append(f"{name} is new")
+        elif before[name] != after[name]:
+            lines.append(f"{name} changed (content {before[name]} -> {after[name]})")
+    return lines
+
+
+def code_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What changed in the code, one line each; [] when version and source are the same.
+
+    A new commit that leaves the package source as it was (docs, tests) is no change:
+    the games it plays are the same. When there is a change, the commits are named too.
+    """
+    before, after = old.get("code") or {}, new.get("code") or {}
+    if all(before.get(k) == after.get(k) for k in ("version", "digest")):
+        return []
+    labels = {"version": "package version", "commit": "git commit", "digest": "source digest"}
+    return [
+        f"{labels[key]} {before.get(key)} -> {after.get(key)}"
+        for key in ("version", "commit", "digest")
+        if before.get(key) != after.get(key)
+    ]

@@ -1,0 +1,288 @@
+"""Issue 18 item 12 (and item 4's ``run --games 0`` and ``games = true``): every error
+path of the spec reader and of the command line prints one paragraph naming the file
+(or option), the key and the reason — no traceback — and exits with code 2; ``--debug``
+shows the traceback. Ctrl-C of a tournament says how many games are stored and exits 130.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mafia_arena.cli import main
+from mafia_arena.results_file import read_records
+
+REPO = Path(__file__).resolve().parents[2]
+
+BASE = """name = "bad"
+base_seed = 1
+pool = ["random"]
+[[variants]]
+variant = "simple"
+players = 5
+"""
+
+#: (id, spec text, key, reason): each is written to bad.toml and run by `tournament`.
+SPEC_ERRORS = [
+    ("unknown-top-key", "gmaes = 3\n" + BASE, "gmaes", "unknown key"),
+    ("unknown-entry-key", BASE + "gmaes = 3\n", "variants.0.gmaes", "unknown key"),
+    ("missing-name", BASE.replace('name = "bad"\n', ""), "name", "required key is missing"),
+    ("games-true", "games = true\n" + BASE, "games", "valid integer, got true"),
+    ("games-zero", "games = 0\n" + BASE, "games", "greater than or equal to 1"),
+    (
+        "players-true",
+        BASE.replace("players = 5", "players = true"),
+        "variants.0.players",
+        "got true",
+    ),
+    (
+        "players-empty",
+        BASE.replace("players = 5", "players = []"),
+        "variants.0.players",
+        "at least one",
+    ),
+    (
+        "players-outside",
+        BASE.replace("players = 5", "players = 99"),
+        "variants.0.players",
+        "outside",
+    ),
+    (
+        "no-such-variant",
+        BASE.replace('"simple"', '"nope"'),
+        "variants.0.variant",
+        "no such variant",
+    ),
+    ("unknown-switch", BASE + "set = { mafai = 2 }\n", "variants.0.set.mafai", "unknown switch"),
+    ("unknown-agent", BASE.replace('["random"]', '["randon"]'), "pool.0", "unknown agent"),
+    (
+        "missing-agent-file",
+        BASE.replace('["random"]', '["agents/none.toml"]'),
+        "pool.0",
+        "unknown agent",
+    ),
+    ("agent-twice", BASE.replace('["random"]', '["random", "random"]'), "pool", "listed twice"),
+    ("empty-pool", BASE.replace('["random"]', "[]"), "pool", "empty"),
+    ("seats-overflow", BASE + "seats = { random = 9 }\n", "variants.0.seats", "cannot fill"),
+    (
+        "seats-stranger",
+        BASE + "seats = { heuristic = 1 }\n",
+        "variants.0.seats.heuristic",
+        "not an agent",
+    ),
+    ("bad-seating", BASE + 'seating = "fair"\n', "variants.0.seating", "random"),
+    ("label-twice", BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
+    ("workers-zero", BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
+    ("not-toml", "name = \n", "-", "not valid TOML"),
+]
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    try:
+        main(args)
+    except SystemExit as done:
+        return int(done.code or 0), capsys.readouterr().err
+    return 0, capsys.readouterr().err
+
+
+def assert_one_paragraph(err: str, *parts: str) -> None:
+    assert "Traceback" not in err and 'File "' not in err, err
+    text = err.strip()
+    assert text and "\n\n" not in text, err
+    for part in parts:
+        assert part in text, (part, err)
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "reason"), [c[1:] for c in SPEC_ERRORS], ids=[c[0] for c in SPEC_ERRORS]
+)
+def test_spec_errors_name_file_key_and_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, key: str, reason: str
+) -> None:
+    spec = tmp_path / "bad.toml"
+    spec.write_text(body)
+    code, err = run_cli(
+        ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(tmp_path / "r")],
+        capsys,
+    )
+    assert code == 2
+    assert_one_paragraph(err, str(spec), f": {key}: ", reason)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_missing_spec_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_cli(["tournament", str(tmp_path / "none.toml")], capsys)
+    assert code == 2
+    assert_one_paragraph(err, str(tmp_path / "none.toml"), "cannot read the spec")
+
+
+GOOD = BASE.replace('name = "bad"', 'name = "good"') + "games = 2\n"
+
+
+def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
+    """(id, arguments, parts of the message) of command-line errors."""
+    spec = tmp / "good.toml"
+    if tmp.is_dir():
+        spec.write_text(GOOD)
+    results = ["--results", str(tmp / "r")]
+    return [
+        ("run-games-zero", ["run", "--games", "0"], ("--games", "greater than or equal to 1")),
+        (
+            "run-unknown-agent",
+            ["run", "--agents", "nobody", "--games", "1"],
+            ("--agents", "unknown agent 'nobody'"),
+        ),
+        (
+            "run-too-many-agents",
+            ["run", "--agents", "random,random", "--players", "1"],
+            ("players",),
+        ),
+        ("run-set-no-value", ["run", "--set", "mafia", "--games", "1"], ("--set", "KEY=VALUE")),
+        (
+            "run-unknown-switch",
+            ["run", "--set", "mafai=2", "--games", "1"],
+            ("standard.toml", "mafai", "unknown switch"),
+        ),
+        (
+            "run-no-such-variant",
+            ["run", "--variant", "nope", "--games", "1"],
+            ("nope", "no such variant"),
+        ),
+        ("play-unknown-agent", ["play", "--agents", "nobody"], ("--agents", "unknown agent")),
+        (
+            "replay-missing-log",
+            ["replay", str(tmp / "none.jsonl")],
+            (str(tmp / "none.jsonl"), "cannot read"),
+        ),
+        (
+            "leaderboard-no-records",
+            ["leaderboard", str(tmp / "empty")],
+            (str(tmp / "empty"), "no game records"),
+        ),
+        (
+            "leaderboard-bad-view",
+            ["leaderboard", str(tmp / "empty"), "--view", "robots"],
+            ("--view", "robots"),
+        ),
+        (
+            "both-resume-flags",
+            ["tournament", str(spec), "--no-resume", "--force-resume"],
+            ("--no-resume/--force-resume", "not both"),
+        ),
+        (
+            "address-without-ray",
+            ["tournament", str(spec), "--no-ray", "--address", "auto"],
+            ("--address", "--no-ray"),
+        ),
+        (
+            "unreachable-tracking",
+            ["tournament", str(spec), "--no-ray", *results, "--tracking-uri", "http://127.0.0.1:9"],
+            ("http://127.0.0.1:9", "not reachable", "--no-tracking"),
+        ),
+        (
+            "unreachable-ray",
+            ["tournament", str(spec), "--no-tracking", *results, "--address", "127.0.0.1:9"],
+            ("127.0.0.1:9", "not reachable"),
+        ),
+        (
+            "unwritable-tracking",
+            [
+                "tournament",
+                str(spec),
+                "--no-ray",
+                *results,
+                "--tracking-uri",
+                f"sqlite:///{spec}/mlflow.db",
+            ],
+            (f"sqlite:///{spec}/mlflow.db", "cannot write"),
+        ),
+    ]
+
+
+CASE_IDS = [c[0] for c in cli_cases(Path("/nonexistent"))]
+
+
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_command_line_errors_are_one_paragraph_with_exit_code_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    (tmp_path / "empty").mkdir()
+    _, args, parts = next(c for c in cli_cases(tmp_path) if c[0] == case)
+    code, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, *parts)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_refused_resume_names_what_changed_and_the_flag_that_exists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "good.toml"
+    spec.write_text(GOOD)
+    args = ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(tmp_path / "r")]
+    assert run_cli(args, capsys)[0] == 0
+    spec.write_text(GOOD.replace("games = 2", "games = 3"))
+    code, err = run_cli(args, capsys)
+    assert code == 2
+    assert_one_paragraph(err, str(tmp_path / "r"), "another version", "--no-resume")
+    code, _ = run_cli([*args, "--no-resume"], capsys)  # the recommended flag exists
+    assert code == 0
+    assert len(read_records(tmp_path / "r" / "games.jsonl")) == 3
+
+
+def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+    from mafia_arena.experiments import SpecError
+
+    spec = tmp_path / "bad.toml"
+    spec.write_text("gmaes = 3\n" + BASE)
+    with pytest.raises(SpecError):
+        main(["--debug", "tournament", str(spec), "--no-ray", "--no-tracking"])
+
+
+def test_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Path) -> None:
+    spec = tmp_path / "slow.toml"
+    spec.write_text(
+        GOOD.replace('name = "good"', 'name = "slow"').replace("games = 2", "games = 40")
+        + "[concurrency]\nbatch_size = 1\n"
+    )
+    results = tmp_path / "r"
+    env = {**os.environ, "MAFIA_ARENA_FAULT": json.dumps({"sleep_per_game_s": 0.2})}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    command = [
+        sys.executable,
+        "-m",
+        "mafia_arena.cli",
+        "tournament",
+        str(spec),
+        "--no-ray",
+        "--no-tracking",
+        "--results",
+        str(results),
+    ]
+    driver = subprocess.Popen(
+        command,
+        env=env,
+        cwd=tmp_path,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+    )
+    deadline = time.monotonic() + 90
+    while len(read_records(results / "games.jsonl")) < 2:
+        assert driver.poll() is None, driver.stderr.read() if driver.stderr else ""
+        assert time.monotonic() < deadline, "nothing stored in 90 s"
+        time.sleep(0.02)
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=60)
+    assert driver.returncode == 130, err
+    stored = len(read_records(results / "games.jsonl"))
+    assert 2 <= stored < 40
+    assert f"{stored} games stored; run the same command to resume" in err
+    assert "Traceback" not in err

@@ -1,0 +1,477 @@
+"""The rules text follows every switch and parameter of every bundled variant.
+
+Each row flips one switch (a key of the file's ``[params]``) or one typed parameter (a
+procedure's, a night step's, a rule's) and names the sentence that must change: the
+phrase the default text says and the flipped text does not, and the phrase the flipped
+text says instead. `marker` narrows both to the one line that contains it (a night
+step's name), so a phrase that another step also uses cannot pass by accident.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.rules.loader import variant_path
+from mafia_arena.rules.params import VOTE_PARAMS, IntroductionsParams, KillParams
+from mafia_arena.views.rules_text import rules_text
+
+
+@dataclass(frozen=True)
+class Flip:
+    variant: str
+    switch: str
+    value: Any
+    before: str | None
+    """What the default text says and the flipped one does not (None: nothing goes)."""
+    after: str | None
+    """What the flipped text says and the default one does not (None: nothing comes)."""
+    players: int | None = 8
+    marker: str = ""
+
+
+FLIPS = [
+    # ---------------------------------------------------------------- simple [params]
+    Flip("simple", "mafia", 3, "6 villager, 2 mafioso", "5 villager, 3 mafioso"),
+    Flip("simple", "first_phase", "day", "starts with the night", "starts with the day"),
+    Flip(
+        "simple",
+        "mafia_win",
+        "sole_survivors",
+        "mafia: wins when they are at least as many as all other living players",
+        "mafia: wins when only they are left alive",
+    ),
+    Flip(
+        "simple",
+        "reveal_on_death",
+        False,
+        "their card is shown to everyone at once",
+        "Dead players' cards stay hidden",
+    ),
+    # ---------------------------------------------------------------- standard [params]
+    Flip(
+        "standard",
+        "mafia",
+        1,
+        "3 villager, 1 doctor, 1 detective, 2 mafioso",
+        "4 villager, 1 doctor, 1 detective, 1 mafioso",
+        players=7,
+    ),
+    Flip(
+        "standard",
+        "reveal_on_death",
+        False,
+        "their card is shown to everyone at once",
+        "Dead players' cards stay hidden",
+    ),
+    Flip("standard", "discussion_rounds", 3, "2 rounds of discussion", "3 rounds of discussion"),
+    Flip(
+        "standard",
+        "doctor_repeat",
+        False,
+        "The same player may be protected on consecutive nights",
+        "Never the same player two nights in a row",
+        marker="doctor_protect",
+    ),
+    Flip(
+        "standard",
+        "doctor_self",
+        False,
+        "Target: one player, themselves allowed",
+        "Target: one player, not themselves",
+        marker="doctor_protect",
+    ),
+    Flip(
+        "standard",
+        "mafia_chat_rounds",
+        2,
+        "They have no night talk",
+        "talk in their private channel for 2 rounds",
+        marker="mafia_kill",
+    ),
+    Flip(
+        "standard",
+        "vote_tie",
+        "none",
+        "a tie for the most votes is drawn at random among the tied",
+        "a tie for the most votes means nobody is executed",
+    ),
+    Flip("standard", "abstain", True, "(nobody may abstain)", "(abstaining is allowed)"),
+    # ---------------------------------------------------------------- classic [params]
+    Flip(
+        "classic",
+        "alternative_row",
+        True,
+        "10 citizen, 1 detective, 4 mafioso",
+        "8 citizen, 2 detective, 5 mafioso",
+        players=15,
+    ),
+    Flip(
+        "classic",
+        "mafia",
+        8,
+        "15 citizen, 2 detective, 7 mafioso",
+        "14 citizen, 2 detective, 8 mafioso",
+        players=24,
+    ),
+    Flip(
+        "classic", "mafia_rounds", 1, "3 rounds of picks", "1 round of picks", marker="mafia_kill"
+    ),
+    Flip(
+        "classic",
+        "detective_rounds",
+        3,
+        "2 rounds of picks",
+        "3 rounds of picks",
+        marker="detective_check",
+    ),
+    Flip("classic", "discussion_rounds", 2, "1 round of discussion", "2 rounds of discussion"),
+    # ---------------------------------------------------------------- club [params]
+    Flip("club", "discussion_rounds", 0, "1 round of discussion", "No discussion."),
+    Flip(
+        "club",
+        "clan_rounds",
+        2,
+        "1 round of picks",
+        "2 rounds of picks",
+        marker="yakuza_kill",
+        players=16,
+    ),
+    Flip(
+        "club",
+        "retaliation",
+        "leader",
+        "one member of each attacking team (drawn at random)",
+        "one member of each attacking team (the team's leader if he took part",
+        players=20,
+    ),
+    Flip(
+        "club",
+        "stalemate_cycles",
+        5,
+        "draw after 3 nights and days in a row",
+        "draw after 5 nights and days in a row",
+    ),
+    # ---------------------------------------------------------------- procedure params
+    Flip(
+        "simple",
+        "day.1.params.min_votes",
+        2,
+        "the most-voted player is executed;",
+        "the most-voted player is executed, if they have at least 2 votes;",
+    ),
+    Flip(
+        "simple",
+        "day.1.params.tie",
+        "none",
+        "drawn at random among the tied",
+        "a tie for the most votes means nobody is executed",
+    ),
+    Flip("simple", "day.1.params.abstain", True, "nobody may abstain", "abstaining is allowed"),
+    Flip(
+        "classic",
+        "day.2.params.nominees",
+        3,
+        "names up to 2 other players",
+        "names up to 3 other players",
+    ),
+    Flip(
+        "classic",
+        "day.2.params.rotate_first",
+        False,
+        "starting from the day's first speaker, who moves on each day",
+        "always starting from the lowest living seat",
+    ),
+    Flip(
+        "club",
+        "day.3.params.reveal",
+        False,
+        "The executed player's card is shown at once",
+        "The executed player's card stays hidden for now",
+    ),
+    Flip(
+        "classic",
+        "day.2.params.self_vote",
+        False,
+        "a nominee may vote for himself",
+        "a nominee not for himself",
+    ),
+    Flip("club", "day.3.params.explain", False, "and may then say why", None),
+    Flip("club", "explain_nominations", False, "and may then say why", None),
+    Flip(
+        "club",
+        "day.1.params.theme",
+        "your favourite food",
+        "the job you would have in this town",
+        'on the host\'s theme "your favourite food"',
+    ),
+    Flip(
+        "club",
+        "introduction_theme",
+        "",
+        'on the host\'s theme "the job you would have in this town"',
+        "one round of introductions, one speech each",
+    ),
+    Flip(
+        "classic",
+        "mafia_chat_rounds",
+        2,
+        "talk in their private channel for 1 round",
+        "talk in their private channel for 2 rounds",
+        marker="mafia_kill",
+    ),
+    Flip(
+        "classic",
+        "detective_chat_rounds",
+        0,
+        "talk in their private channel for 1 round",
+        None,
+        marker="detective_check",
+    ),
+    Flip(
+        "classic",
+        "rules.recommended_min_players",
+        10,
+        "Recommended: at least 8 players",
+        "Recommended: at least 10 players",
+    ),
+    Flip("club", "day.3.win_check", True, "The win is checked only at the end of the day.", None),
+    # ---------------------------------------------------------------- night step params
+    Flip(
+        "classic",
+        "night.0.params.describe",
+        "Say how it happened",
+        "describe the manner of death ('Describe the manner of death')",
+        "describe the manner of death ('Say how it happened')",
+    ),
+    Flip(
+        "club",
+        "night.10.params.narrate_cards",
+        [],
+        "called aloud when a card of psychopath was dealt",
+        None,
+        marker="psychopath_kill",
+    ),
+    Flip(
+        "club",
+        "night.9.params.kind",
+        "clan",
+        None,
+        "The kill counts as a clan attempt.",
+        marker="maniac_kill",
+    ),
+    # ---------------------------------------------------------------- night step fields
+    Flip(
+        "standard",
+        "night.0.chat_rounds",
+        1,
+        "no night talk",
+        "private channel for 1 round.",
+        marker="mafia_kill",
+    ),
+    Flip(
+        "standard",
+        "night.0.rounds",
+        1,
+        "2 rounds of picks",
+        "1 round of picks",
+        marker="mafia_kill",
+    ),
+    Flip(
+        "standard",
+        "night.0.default",
+        "random",
+        "Without an answer nothing happens",
+        "Without an answer a random legal choice is made",
+        marker="mafia_kill",
+    ),
+    Flip("standard", "night.1.optional", True, None, "They may decline.", marker="doctor_protect"),
+    Flip(
+        "standard",
+        "night.2.from_night",
+        2,
+        None,
+        "From night 2 on.",
+        marker="detective_check",
+    ),
+    Flip(
+        "standard",
+        "night.2.observers",
+        ["doctor"],
+        None,
+        "The doctor see the result.",
+        marker="detective_check",
+    ),
+    Flip(
+        "standard",
+        "night.0.target.team",
+        True,
+        "not themselves or their own team",
+        "Target: one player, not themselves.",
+        marker="mafia_kill",
+    ),
+    Flip(
+        "classic",
+        "night.1.target.fellow_actors",
+        True,
+        "not themselves or a fellow detective",
+        "Target: one player, not themselves.",
+        marker="detective_check",
+    ),
+    Flip(
+        "standard",
+        "night.2.target.count",
+        2,
+        "Target: one player,",
+        "Target: 2 players, all different",
+        marker="detective_check",
+    ),
+    Flip(
+        "club",
+        "night.14.target.distinct",
+        False,
+        "2 players, all different",
+        "2 players, the same one allowed twice",
+        marker="journalist_compare",
+    ),
+    Flip(
+        "standard",
+        "night.2.limits.per_target",
+        1,
+        None,
+        "Each player at most 1 time per game.",
+        marker="detective_check",
+    ),
+    Flip(
+        "standard",
+        "night.2.limits.uses",
+        3,
+        None,
+        "At most 3 uses per game.",
+        marker="detective_check",
+    ),
+    Flip(
+        "standard",
+        "night.2.limits.nights",
+        "even",
+        None,
+        "Only on even nights.",
+        marker="detective_check",
+    ),
+    Flip(
+        "standard",
+        "night.0.group",
+        False,
+        "(mafioso, together)",
+        "mafia_kill (mafioso): choose",
+        marker="mafia_kill",
+    ),
+    # ---------------------------------------------------------------- rules
+    Flip("standard", "rules.max_rounds", "n", "after 9 rounds", "after 7 rounds", players=7),
+    Flip("standard", "rules.first_phase", "day", "starts with the night", "starts with the day"),
+    Flip("club", "rules.first_night_actions", True, "On night 1 nobody acts", None),
+    Flip(
+        "club",
+        "rules.narrate_steps",
+        False,
+        "The host calls every night step",
+        "Night steps are not announced.",
+    ),
+    Flip("club", "rules.disqualification", False, "The host may remove a player", None),
+    Flip(
+        "standard",
+        "rules.stalemate_cycles",
+        2,
+        None,
+        "draw after 2 nights and days in a row without a death",
+        players=7,
+    ),
+    # ---------------------------------------------------------------- traits and roles
+    Flip(
+        "club",
+        "roles.immortal.traits.night_immune",
+        False,
+        "Cannot die at night; only the day vote removes them",
+        None,
+        players=12,
+    ),
+    Flip(
+        "club",
+        "roles.commissar.traits.no_last_word",
+        False,
+        "Gives no last word at death.",
+        None,
+        marker="- commissar",
+    ),
+    Flip(
+        "club",
+        "roles.don.traits.leader",
+        False,
+        "the don's pick decides",
+        "after the last round the most picked player is chosen",
+        marker="mafia_kill (don and mafia, together)",
+    ),
+    Flip(
+        "standard",
+        "roles.doctor.appears",
+        "mafia",
+        None,
+        "A check shows them as mafia.",
+        marker="- doctor",
+    ),
+    Flip(
+        "standard",
+        "roles.mafioso.knows_roles",
+        [],
+        "Knows from the start who holds: mafioso",
+        None,
+        marker="- mafioso",
+    ),
+]
+
+
+def _section(text: str, marker: str) -> str:
+    if not marker:
+        return text
+    lines = [line for line in text.splitlines() if marker in line]
+    assert lines, f"no line with {marker!r}"
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("flip", FLIPS, ids=[f"{f.variant}:{f.switch}={f.value}" for f in FLIPS])
+def test_each_switch_changes_its_sentence(flip: Flip) -> None:
+    assert flip.before is not None or flip.after is not None
+    base = rules_text(load_variant(flip.variant), flip.players)
+    flipped = rules_text(load_variant(flip.variant, {flip.switch: flip.value}), flip.players)
+    before, after = _section(base, flip.marker), _section(flipped, flip.marker)
+    if flip.before is not None:
+        assert flip.before in before, before
+        assert flip.before not in after, after
+    if flip.after is not None:
+        assert flip.after in after, after
+        assert flip.after not in before, before
+
+
+def test_every_switch_of_every_variant_is_flipped() -> None:
+    for name in available_variants():
+        document = tomllib.loads(variant_path(name).read_text())
+        flipped = {f.switch for f in FLIPS if f.variant == name}
+        assert set(document.get("params", {})) <= flipped, name
+
+
+def test_every_typed_parameter_is_flipped() -> None:
+    switched = {f.switch.rsplit(".", 1)[-1] for f in FLIPS if ".params." in f.switch}
+    fields = {field for model in VOTE_PARAMS.values() for field in model.model_fields}
+    fields |= set(IntroductionsParams.model_fields)
+    fields |= set(KillParams.model_fields)
+    assert fields <= switched
+
+
+def test_text_without_a_player_count_names_the_range() -> None:
+    text = rules_text(load_variant("standard"))
+    assert "Players: 5 to 30" in text
+    assert "after n + 2 rounds" in text

@@ -1,0 +1,290 @@
+"""Issue 18 items 5, 6, 7, 10 and 11: tournaments, the results store and MLflow at the
+edges — a crashing game, resumes across changed code or inputs, MLflow runs that must
+not stay RUNNING or merge, unreachable services, and the local cluster's address.
+
+Real Ray, a real MLflow SQLite store in tmp; faults are injected with
+``MAFIA_ARENA_FAULT`` or by breaking one MLflow call.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.tournament.conftest import REPO, write_spec
+from tests.tournament.test_tournament import raw_indices, snapshot
+
+from mafia_arena.experiments import (
+    ResultsConflict,
+    ServiceError,
+    TournamentError,
+    load_spec,
+    run_tournament,
+)
+from mafia_arena.experiments.plan import game_seed
+from mafia_arena.experiments.provenance import MANIFEST_NAME, code_provenance
+
+pytestmark = pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy")  # MLflow's
+
+TWELVE = (
+    'base_seed = 3\ngames = 12\npool = ["random"]\n'
+    "[concurrency]\nbatch_size = 10\n"
+    '[[variants]]\nvariant = "simple"\nplayers = 5\n'
+)
+
+
+def quiet(spec: Path, folder: Path, **kwargs: object):
+    return run_tournament(spec, results_dir=folder, progress=False, **kwargs)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------- item 5: isolation
+
+
+def test_item5_one_crashing_game_stores_its_batch_and_is_retried_alone(
+    ray_cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = write_spec(tmp_path, "crash", TWELVE)
+    reference = tmp_path / "reference"
+    quiet(spec, reference, use_ray=False, track=False)
+
+    results = tmp_path / "r"
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [4]}))
+    with pytest.raises(TournamentError) as caught:
+        quiet(spec, results, track=False)
+    assert list(caught.value.failed) == [4]
+    assert "injected fault in game 4" in caught.value.failed[4]
+    assert raw_indices(results) == [i for i in range(12) if i != 4]  # its batch of 10 too
+    failed = [json.loads(line) for line in (results / "failed.jsonl").read_text().splitlines()]
+    assert [(f["game_index"], f["seed"]) for f in failed] == [(4, game_seed(3, 4))]
+    assert "injected fault" in failed[0]["error"]
+
+    monkeypatch.delenv("MAFIA_ARENA_FAULT")  # the bug is fixed
+    summary = quiet(spec, results, track=False)
+    assert (summary.games_played, summary.games_skipped) == (1, 11) and summary.ok
+    assert raw_indices(results) == list(range(12))
+    assert snapshot(results) == snapshot(reference)
+
+
+# ----------------------------------------------------------------- item 6: provenance
+
+
+def agent_spec(folder: Path) -> tuple[Path, Path]:
+    """A spec whose second matchup seats an LLM agent file (its one game crashes by
+    fault injection, so no endpoint is needed); returns (spec, agent file)."""
+    agents = folder / "agents"
+    (agents / "prompts").mkdir(parents=True)
+    (agents / "prompts" / "speak.txt").write_text("Say something, $seat.\n")
+    agent = agents / "probe.toml"
+    agent.write_text(
+        'name = "probe"\nbackend = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'model = "m"\ntemperature = 0.5\n'
+    )
+    spec = write_spec(
+        folder,
+        "provenance",
+        'base_seed = 5\ngames = 3\npool = ["random"]\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n'
+        f'[[variants]]\nvariant = "simple"\nplayers = 6\ngames = 1\npool = ["{agent}"]\n',
+    )
+    return spec, agent
+
+
+def test_item6_records_and_manifest_carry_versions_and_input_digests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, _agent = agent_spec(tmp_path)
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [3]}))
+    with pytest.raises(TournamentError):
+        quiet(spec, tmp_path / "r", use_ray=False, track=False)
+    manifest = json.loads((tmp_path / "r" / MANIFEST_NAME).read_text())
+    code = code_provenance()
+    assert manifest["code"] == code and code["version"] and len(code["digest"]) == 16
+    assert manifest["spec_hash"] == load_spec(spec).spec_hash
+    names = set(manifest["inputs"])
+    assert any(n.endswith("agents/probe.toml") for n in names)
+    assert any(n.endswith("agents/prompts/speak.txt") for n in names)
+    assert any(n.endswith("envs/simple.toml") for n in names)
+    for record in snapshot(tmp_path / "r")[0]:
+        assert record["code"] == code
+
+
+def test_item6_resume_is_refused_across_a_changed_agent_file_and_prompt_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, agent = agent_spec(tmp_path)
+    results = tmp_path / "r"
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [3]}))
+    with pytest.raises(TournamentError):
+        quiet(spec, results, use_ray=False, track=False)
+    stored = snapshot(results)
+
+    agent.write_text(agent.read_text().replace("temperature = 0.5", "temperature = 0.9"))
+    with pytest.raises(ResultsConflict) as caught:
+        quiet(spec, results, use_ray=False, track=False)
+    message = str(caught.value)
+    assert "agents/probe.toml changed" in message and "--no-resume" in message
+    assert "speak.txt" not in message
+    agent.write_text(agent.read_text().replace("temperature = 0.9", "temperature = 0.5"))
+
+    template = tmp_path / "agents" / "prompts" / "speak.txt"
+    template.write_text("Speak briefly, $seat.\n")
+    with pytest.raises(ResultsConflict, match=r"agents/prompts/speak\.txt changed"):
+        quiet(spec, results, use_ray=False, track=False)
+    assert snapshot(results) == stored  # nothing was played into the old store
+
+    with pytest.raises(TournamentError):  # told to start over: old games archived
+        quiet(spec, results, use_ray=False, track=False, resume=False)
+    assert list(results.glob("games.jsonl.*.old"))
+    assert raw_indices(results) == [0, 1, 2]
+
+
+def test_item6_resume_is_refused_across_a_code_change_unless_forced(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, "code", TWELVE.replace("games = 12", "games = 2"))
+    results = tmp_path / "r"
+    quiet(spec, results, use_ray=False, track=False)
+    manifest_path = results / MANIFEST_NAME
+    manifest = json.loads(manifest_path.read_text())
+    manifest["code"] = {**manifest["code"], "digest": "0123456789abcdef", "commit": "feed"}
+    manifest_path.write_text(json.dumps(manifest))  # as if played by an edited package
+    with pytest.raises(ResultsConflict) as caught:
+        quiet(spec, results, use_ray=False, track=False)
+    message = str(caught.value)
+    assert "source digest 0123456789abcdef ->" in message and "--force-resume" in message
+    summary = quiet(spec, results, use_ray=False, track=False, force_resume=True)
+    assert summary.ok and summary.games_skipped == 2
+    assert json.loads(manifest_path.read_text())["code"] == code_provenance()
+
+
+# ----------------------------------------------------------------- item 7: MLflow
+
+
+def test_item7_two_stores_of_one_spec_get_separate_parent_runs(
+    tmp_path: Path, mlflow_uri: str
+) -> None:
+    spec = write_spec(tmp_path, "twostores", TWELVE.replace("games = 12", "games = 2"))
+    first = quiet(spec, tmp_path / "a", use_ray=False, tracking_uri=mlflow_uri)
+    second = quiet(spec, tmp_path / "b", use_ray=False, tracking_uri=mlflow_uri)
+    again = quiet(spec, tmp_path / "a", use_ray=False, tracking_uri=mlflow_uri)
+    assert first.parent_run_id != second.parent_run_id
+    assert set(first.child_run_ids.values()).isdisjoint(second.child_run_ids.values())
+    assert again.parent_run_id == first.parent_run_id
+
+
+def test_item7_runs_end_failed_when_the_final_logging_fails(
+    tmp_path: Path, mlflow_uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlflow import MlflowClient
+
+    from mafia_arena.tracking import mlflow_runs
+
+    spec = write_spec(tmp_path, "finalfail", TWELVE.replace("games = 12", "games = 2"))
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(mlflow_runs, "plot_records", broken)
+    with pytest.raises(OSError, match="disk full"):
+        quiet(spec, tmp_path / "r", use_ray=False, tracking_uri=mlflow_uri)
+    client = MlflowClient(tracking_uri=mlflow_uri)
+    experiment = client.get_experiment_by_name("finalfail")
+    runs = client.search_runs([experiment.experiment_id])
+    assert runs and {r.info.status for r in runs} == {"FAILED"}
+
+
+def test_item7_games_done_is_fresh_and_a_copied_folder_writes_into_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlflow import MlflowClient
+
+    original = tmp_path / "original"
+    original.mkdir()
+    spec = write_spec(original, "copied", TWELVE.replace("games = 12", "games = 4"))
+    monkeypatch.chdir(original)
+    first = quiet(spec, Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db")
+    client = MlflowClient(tracking_uri=f"sqlite:///{original / 'mlflow.db'}")
+    assert client.get_run(first.parent_run_id).data.metrics["games_done"] == 4
+    before = {p: p.stat().st_mtime_ns for p in (original / "mlruns").rglob("*") if p.is_file()}
+
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    monkeypatch.chdir(copy)
+    again = quiet(
+        copy / "copied.toml", Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db"
+    )  # resumed in the copy: nothing to play, the runs' artifacts logged again
+    assert again.parent_run_id == first.parent_run_id and again.games_skipped == 4
+    after = {p: p.stat().st_mtime_ns for p in (original / "mlruns").rglob("*") if p.is_file()}
+    assert after == before  # the original folder was not written
+    copied = copy / "mlruns" / first.parent_run_id / "artifacts"
+    assert (copied / "tables" / "estimates.csv").stat().st_mtime_ns > max(before.values())
+
+
+# ----------------------------------------------------------------- item 10: services
+
+
+def test_item10_unreachable_services_fail_fast_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    spec = write_spec(tmp_path, "services", TWELVE)
+    results = tmp_path / "r"
+    with socket_closed_port() as port:
+        with pytest.raises(ServiceError, match="not reachable"):
+            quiet(spec, results, use_ray=False, tracking_uri=f"http://127.0.0.1:{port}")
+        assert not results.exists()
+        with pytest.raises(ServiceError, match=r"Ray cluster 127\.0\.0\.1:\d+ is not reachable"):
+            quiet(spec, results, address=f"127.0.0.1:{port}", track=False)
+        assert not results.exists()
+    with pytest.raises(ServiceError, match="expected host:port"):
+        quiet(spec, results, address="nowhere", track=False)
+    assert not results.exists()
+
+
+class socket_closed_port:
+    """A loopback port nobody listens on (bound, then closed)."""
+
+    def __enter__(self) -> int:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            return probe.getsockname()[1]
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+# ----------------------------------------------------------------- item 11: loopback
+
+
+def test_item11_the_local_cluster_listens_on_loopback_only(tmp_path: Path) -> None:
+    code = (
+        "import json, ray\n"
+        "from mafia_arena.experiments.executors import RayExecutor\n"
+        "executor = RayExecutor(address=None, num_cpus=1, max_retries=0)\n"
+        "print(json.dumps({'gcs': ray.get_runtime_context().gcs_address,\n"
+        "    'nodes': [n['NodeManagerAddress'] for n in ray.nodes()]}))\n"
+        "executor.close()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["gcs"].startswith("127.0.0.1:")
+    assert seen["nodes"] == ["127.0.0.1"]
+
+
+def test_item6_the_files_an_agent_file_names_are_hashed_with_it(tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path,
+        "policy",
+        'pool = ["heuristic", "agents/rl-town-votes.toml"]\n'
+        '[[variants]]\nvariant = "standard"\nplayers = 7\ngames = 1\n',
+    )
+    inputs = load_spec(spec).inputs
+    assert any(name.endswith("agents/rl-town-votes.toml") for name in inputs)
+    assert any(name.endswith("agents/policies/rl-town-votes.npz") for name in inputs)
+    assert any(name.endswith("agents/prompts/system.txt") for name in inputs)
