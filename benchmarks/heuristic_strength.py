@@ -38,6 +38,8 @@ from mafia_arena.stats import wilson_interval as wilson
 CONFIGS = "simple:7,standard:7,classic:10,club:10"
 PRESETS = "heuristic,heuristic:liar,heuristic:quiet,heuristic:aggressive"
 BASELINE = "random"
+HOST_KEY = b"heuristic_strength benchmark key"
+"""A fixed host key (seat seeds, `mafia_arena.seat_seeds`): a rerun replays every game."""
 
 
 @dataclass
@@ -73,7 +75,8 @@ def play(variant_name: str, players: int, preset: str, games: int) -> Tally:
     tally = Tally()
     for game in range(games):
         seed, names = mixed_seating(players, game, preset)
-        result = play_match_sync(variant, [make_agent(n) for n in names], seed)
+        agents = [make_agent(n) for n in names]
+        result = play_match_sync(variant, agents, seed, host_key=HOST_KEY)
         over = next(e.fact for e in reversed(result.log.events) if isinstance(e.fact, GameEnded))
         winners = set(over.winners)
         for seat, name in enumerate(names):
