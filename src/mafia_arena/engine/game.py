@@ -55,7 +55,7 @@ class Game:
         self.seed = seed
         self.events: list[Event] = []
         self.decisions: list[dict[str, Any]] = []
-        self.derived: dict[str, Any] = {}
+        self.derived: dict[Any, Any] = {}
         """Values the rule modules derive from the (immutable) variant and player count,
         computed on first use and kept for the game (e.g. the speech vocabulary)."""
         self.rng = random.Random(f"{seed}:play")
