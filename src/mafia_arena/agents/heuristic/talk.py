@@ -118,8 +118,9 @@ def evidence(ctx: Context, seat: int) -> Reason | None:
         return Reason("counter_claim", seat)
     for said in reversed(ctx.memory.said):
         other = said.claim.target
-        vouch = said.seat == seat and said.claim.kind == "vouch"
-        if vouch and other in k.revealed and book.is_evil(k.revealed[other]):
+        if other is None or said.seat != seat or said.claim.kind != "vouch":
+            continue
+        if other in k.revealed and book.is_evil(k.revealed[other]):
             return Reason("vouched_mafia", seat, other, said.day)
     for ballot in reversed(ctx.memory.ballots):
         other = ballot.votes.get(seat)
