@@ -469,7 +469,7 @@ def serve(
     """Start the web app for mixed games of humans and bots."""
     from mafia_arena.web import serve as run_server
 
-    options = {} if db is None else {"db": db}
+    options: dict[str, Any] = {} if db is None else {"db": db}
     run_server(host=host, port=port, **options)
 
 

@@ -27,7 +27,7 @@ Version history: v0 — first release (observation layout v0, action table v0).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,7 @@ def parallel_env(
     )
 
 
-_FACTORIES = {
+_FACTORIES: dict[str, Callable[..., Any]] = {
     "env": env,
     "raw_env": raw_env,
     "parallel_env": parallel_env,

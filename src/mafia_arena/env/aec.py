@@ -50,11 +50,11 @@ class raw_env(SessionSpaces, AECEnv):
         super().__init__()
         self._set_up(variant, players, overrides, render_mode, max_text)
         self.agent_selection = self.possible_agents[0]
-        self.rewards = {}
-        self._cumulative_rewards = {}
-        self.terminations = {}
-        self.truncations = {}
-        self.infos = {}
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
         self._turns: list[int] = []
         """The living seats still to be selected in the current night slot."""
 

@@ -272,10 +272,11 @@ class GameSession:
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(
+        GameSession.__init__(
+            self,
             state["source"],
             state["players"],
-            state["overrides"],  # type: ignore[misc]
+            state["overrides"],
             state["max_text"],
             fixed_nights=state["fixed_nights"],
         )

@@ -66,7 +66,7 @@ class SessionSpaces:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.session = GameSession(variant, players, overrides, max_text)
-        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}
+        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}  # type: ignore[misc]  # PettingZoo's per-env metadata
         self.render_mode = render_mode
         self.possible_agents = [agent_name(s) for s in range(players)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
