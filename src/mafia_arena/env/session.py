@@ -20,7 +20,7 @@ import numpy as np
 from mafia_arena.engine import Choice, Game, IllegalDecision, Request, Speech
 from mafia_arena.env.actions import ActionTable, build_action_table
 from mafia_arena.rules import Variant, load_variant
-from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.encode_history import ObservationSpec, StateEncoder, make_encoder
 from mafia_arena.views.text import render_view
 from mafia_arena.views.view import SeatTracker, View
 
@@ -38,6 +38,7 @@ class GameSession:
         players: int,
         overrides: Mapping[str, Any] | None = None,
         max_text: int | None = None,
+        observation: ObservationSpec | None = None,
     ) -> None:
         self.source = variant
         self.overrides = dict(overrides or {})
@@ -47,7 +48,10 @@ class GameSession:
         self.players = players
         self.max_text = max_text
         self.table: ActionTable = build_action_table(self.variant, players)
-        self.encoder = ObservationEncoder(self.variant, players)
+        self.observation = observation or ObservationSpec()
+        self.encoder = make_encoder(self.variant, players, self.observation)
+        self.egocentric = self.observation.egocentric
+        self._state: StateEncoder | None = None
         self.game: Game | None = None
         self.seed = 0
         self._trackers: list[SeatTracker] = []
@@ -74,15 +78,39 @@ class GameSession:
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         view = self.view(seat)
+        mask = self.table.mask(view.request)
         return {
             "observation": self.encoder.encode(view),
-            "action_mask": self.table.mask(view.request),
+            "action_mask": mask[self.table.rotation(seat)] if self.egocentric else mask,
         }
+
+    def state(self) -> np.ndarray:
+        """The omniscient encoding of the game now, for centralised critics only
+        (`views.encode_history.StateEncoder`): never part of a seat's observation."""
+        if self.game is None:
+            raise RuntimeError("reset() the environment before asking for its state")
+        return self.state_encoder.encode(self.game)
+
+    @property
+    def state_encoder(self) -> StateEncoder:
+        if self._state is None:
+            self._state = StateEncoder(self.variant, self.players, self.observation)
+        return self._state
+
+    def absolute(self, seat: int, action: int) -> int:
+        """The action table id of `seat`'s action (egocentric ids are turned back)."""
+        if self.egocentric and 0 <= action < self.table.size:
+            return int(self.table.rotation(seat)[action])
+        return action
 
     def info(self, seat: int) -> dict[str, Any]:
         """The seat's text view and its legal choices with labels (for language agents)."""
         view = self.view(seat)
-        info: dict[str, Any] = {"seat": seat, "request": _request_info(view.request, self.table)}
+        relative = self.table.rotation(seat) if self.egocentric else None
+        info: dict[str, Any] = {
+            "seat": seat,
+            "request": _request_info(view.request, self.table, relative),
+        }
         if self.max_text != 0:
             text = render_view(view)
             if self.max_text is not None and len(text) > self.max_text:
@@ -122,7 +150,7 @@ class GameSession:
             raise IllegalActionError(
                 f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
             )
-        choice = self.table.choice_of(index)
+        choice = self.table.choice_of(self.absolute(seat, index))
         if choice not in request.choices:
             raise IllegalActionError(
                 f"player_{seat}: action {index} ({choice.key}) is not legal for "
@@ -168,6 +196,7 @@ class GameSession:
             "overrides": self.overrides,
             "players": self.players,
             "max_text": self.max_text,
+            "observation": self.observation,
             "seed": self.seed,
             "decisions": None if self.game is None else list(self.game.decisions),
         }
@@ -178,6 +207,7 @@ class GameSession:
             state["players"],
             state["overrides"],  # type: ignore[misc]
             state["max_text"],
+            state.get("observation"),
         )
         self.seed = state["seed"]
         if state["decisions"] is not None:
@@ -186,9 +216,18 @@ class GameSession:
                 self.game.resubmit(record)
 
 
-def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any] | None:
+def _request_info(
+    request: Request | None, table: ActionTable, relative: np.ndarray | None = None
+) -> dict[str, Any] | None:
+    """The request as plain data; `relative` (egocentric → absolute ids) renumbers the
+    choices' action ids into the seat's egocentric ids."""
     if request is None:
         return None
+    ids = table.ids(request)
+    shown = ids
+    if relative is not None:
+        inverse = np.argsort(relative)
+        shown = [int(inverse[i]) for i in ids]
     return {
         "kind": request.kind,
         "prompt": request.prompt,
@@ -196,7 +235,7 @@ def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any]
         "max_chars": request.max_chars,
         "default": request.default,
         "choices": [
-            {"action": i, "key": table.keys[i], "label": label}
-            for i, label in zip(table.ids(request), request.labels, strict=True)
+            {"action": action, "key": table.keys[i], "label": label}
+            for action, i, label in zip(shown, ids, request.labels, strict=True)
         ],
     }

@@ -30,6 +30,7 @@ from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.views.encode_history import ObservationSpec
 
 ALL_KINDS = "*"
 Chooser = Callable[[np.ndarray, np.ndarray], int]
@@ -43,6 +44,9 @@ class TeamSetup:
     `kinds` are request kinds (``vote``, ``final_vote``, ``night:kill``, …) or ``*`` for
     every decision; `opponents` is the pool the other side is drawn from per game;
     `shaping` is the reward per day-time death (+ for the other side's, - for one's own);
+    `observation`, `history_days`, `egocentric`, `max_players` choose the observation
+    layout (``"v0"`` or ``"history"``, `views.encode_history`; egocentric action ids
+    are relative to the deciding seat as well);
     an illegal action ends the episode with `illegal_reward` (``info["illegal"]``), as
     PettingZoo's terminate-on-illegal policy does; a masked policy never takes one.
     """
@@ -56,9 +60,19 @@ class TeamSetup:
     opponents: tuple[str, ...] = ("heuristic",)
     shaping: float = 0.0
     illegal_reward: float = -1.0
+    observation: str = "v0"
+    history_days: int = 3
+    egocentric: bool = False
+    max_players: int | None = None
 
     def learns(self, kind: str) -> bool:
         return ALL_KINDS in self.kinds or kind in self.kinds
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation layout the learner sees (`views.encode_history`)."""
+        return ObservationSpec(
+            self.observation, self.history_days, self.egocentric, self.max_players
+        )
 
 
 class TeamEnv(gym.Env[np.ndarray, np.int64]):
@@ -68,7 +82,12 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
 
     def __init__(self, setup: TeamSetup | None = None, seed: int | None = None) -> None:
         self.setup = setup or TeamSetup()
-        self.session = GameSession(self.setup.variant, self.setup.players, self.setup.overrides)
+        self.session = GameSession(
+            self.setup.variant,
+            self.setup.players,
+            self.setup.overrides,
+            observation=self.setup.observation_spec(),
+        )
         self.observation_size = self.session.encoder.size
         self.actions = self.session.table.size
         self.observation_space = gym.spaces.Box(

@@ -75,6 +75,7 @@ def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
         "kinds": list(setup.kinds),
         "fallback": spec.fallback,
         "observation_size": env.observation_size,
+        "observation": env.session.observation.header(),
         "actions": env.actions,
         "table_hash": table_hash(list(env.session.table.keys)),
         "spec": spec.source,
