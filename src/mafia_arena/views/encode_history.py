@@ -358,10 +358,10 @@ def _fill(layout: HistoryLayout, out: np.ndarray, k: Knowledge, observer: int) -
     for seat in k.nominees.get(today, ()):
         if ok(seat):
             rows[pos(seat), p["nominee"]] = 1.0
-    targets = [_pick_target(key) for key in k.latest_picks.values()]
-    targets = [t for t in targets if ok(t)]
-    for target in set(targets):
-        rows[pos(target), p["team_pick"]] = targets.count(target) / len(targets)
+    picked = [_pick_target(key) for key in k.latest_picks.values()]
+    targets = [t for t in picked if t is not None and ok(t)]
+    for chosen in set(targets):
+        rows[pos(chosen), p["team_pick"]] = targets.count(chosen) / len(targets)
 
     def mark(piece: str, seat: int, day: int, target: object) -> None:
         if ok(seat) and ok(target):
