@@ -15,7 +15,7 @@ from mafia_arena.engine.catalogue import SpeechMade
 from mafia_arena.engine.choices import Choice, Request, Speech
 from mafia_arena.engine.events import PUBLIC, Visibility
 from mafia_arena.engine.game import Flow, Game
-from mafia_arena.speech.acts import render_act, speech_acts
+from mafia_arena.engine.speech_acts import render_act, speech_acts
 
 
 def speak_request(game: Game, seat: int, kind: str, prompt: str, max_chars: int = 1000) -> Request:
