@@ -108,7 +108,8 @@ def main() -> None:
         ok = all(m >= 0.10 for m in margins)
         beats += ok
         print(f"{label}: {'meets' if ok else 'misses'} the +0.10 target against every opponent")
-    print(f"{beats} of {len(policies)} policies meet the target")
+    if not args.no_baselines:
+        print(f"{beats} of {len(policies)} policies meet the target")
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from mafia_arena.agents.policy import PolicyAgent
+from mafia_arena.agents.policy_file import PolicyFile
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.env.session import GameSession
-from mafia_arena.agents.policy_file import PolicyFile
 from mafia_arena.rl.spec import TrainSpecError, load_train_spec
 from mafia_arena.views.encode import ObservationEncoder
 from mafia_arena.views.encode_history import HistoryEncoder, ObservationSpec
