@@ -270,7 +270,7 @@ def run(
             result = asyncio.run(play_match(rules, seated, seed + index, overrides, host_key=key))
         winners[result.winner or "draw"] += 1
         lengths.append(result.game_length)
-    summary = {
+    summary: dict[str, Any] = {
         "variant": variant,
         "players": players,
         "agents": agents,

@@ -52,10 +52,10 @@ class PolicyAgent(SyncAgent):
         header = policy.header
         self.players = int(header["players"])
         self.kinds = frozenset(header["kinds"])
-        self.variant = load_variant(header["variant"], dict(header.get("overrides", {})))
+        self.trained_variant = load_variant(header["variant"], dict(header.get("overrides", {})))
         self.variant_name = header["variant"]
         self.side = header["side"]
-        self.table = build_action_table(self.variant, self.players)
+        self.table = build_action_table(self.trained_variant, self.players)
         if table_hash(list(self.table.keys)) != header["table_hash"]:
             raise ValueError(
                 f"{name}: the policy's action table no longer matches variant "
@@ -65,7 +65,7 @@ class PolicyAgent(SyncAgent):
             self.observation = ObservationSpec.from_header(header.get("observation"))
         except ValueError as exc:
             raise ValueError(f"{name}: {exc} (retrain it or update mafia-arena)") from None
-        self.encoder = make_encoder(self.variant, self.players, self.observation)
+        self.encoder = make_encoder(self.trained_variant, self.players, self.observation)
         if self.encoder.size != int(header["observation_size"]):
             raise ValueError(
                 f"{name}: the policy expects {header['observation_size']} observation "
@@ -99,10 +99,10 @@ class PolicyAgent(SyncAgent):
 
     def _fits(self, view: View) -> bool:
         knowledge = view.knowledge
-        if view.variant != self.variant.name or knowledge.players != self.players:
+        if view.variant != self.trained_variant.name or knowledge.players != self.players:
             return False
-        factions = self.variant.factions
-        faction = knowledge.faction
+        factions = self.trained_variant.factions
+        faction = knowledge.faction or ""
         side = factions[faction].side if faction in factions else faction
         return side == self.side
 

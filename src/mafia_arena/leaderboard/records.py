@@ -229,7 +229,7 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
 
 def prepare_games(records: Iterable[Mapping[str, Any] | GameResult]) -> list[GameResult]:
     """Parse records (or pass through parsed games) and return them in canonical order."""
-    games = [parse_game(r) for r in records]
+    games = [r if isinstance(r, GameResult) else parse_game(r) for r in records]
     games.sort(key=lambda g: g.key)
     return games
 
@@ -253,7 +253,7 @@ def filter_records(
         if view == "all":
             out.append(record)
             continue
-        kinds = parse_game(record).kinds
+        kinds = (record if isinstance(record, GameResult) else parse_game(record)).kinds
         has_human = HUMAN_KIND in kinds
         has_bot = bool(kinds - {HUMAN_KIND})
         if (

@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     manager = manager or GameManager(settings)
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
+    async def lifespan(_: FastAPI):
         yield
         await manager.shutdown()
 

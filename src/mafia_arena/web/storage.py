@@ -143,7 +143,7 @@ def save_game(
     """
     path: Path | None = logs_dir / f"{game_id}.jsonl"
     try:
-        log_.save(path)
+        log_.save(logs_dir / f"{game_id}.jsonl")
     except OSError:
         log.exception("could not write the log of game %s", game_id)
         path = None

@@ -94,7 +94,7 @@ class Context:
     @cached_property
     def targets(self) -> list[int]:
         seen = dict.fromkeys(c.target for c in self.request.choices if c.target is not None)
-        return list(seen)  # type: ignore[arg-type]
+        return list(seen)
 
     def choice_for(self, seat: int | None, verb: str | None = None) -> Choice:
         """The legal choice naming `seat` (preferring `verb`); pass/first if none."""
