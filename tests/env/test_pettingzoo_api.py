@@ -40,3 +40,38 @@ def test_parallel_seed(variant: str, players: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         parallel_seed_test(lambda: mafia_env.parallel_env(variant, players), num_cycles=60)
+
+
+HISTORY_CASES = [("standard", 7), ("classic", 10), ("simple", 5)]
+HISTORY = {"observation": "history", "history_days": 2, "egocentric": True}
+
+
+@pytest.mark.parametrize(("variant", "players"), HISTORY_CASES)
+def test_api_history_layout(variant: str, players: int) -> None:
+    api_test(mafia_env.env(variant, players, **HISTORY), num_cycles=400)
+
+
+@pytest.mark.parametrize(("variant", "players"), HISTORY_CASES)
+def test_parallel_api_history_layout(variant: str, players: int) -> None:
+    parallel_api_test(mafia_env.parallel_env(variant, players, **HISTORY), num_cycles=400)
+    parallel_api_test(
+        mafia_env.parallel_env(variant, players, observation="history", max_players=16),
+        num_cycles=200,
+    )
+
+
+@pytest.mark.parametrize(("variant", "players"), HISTORY_CASES)
+def test_seed_history_layout(variant: str, players: int) -> None:
+    seed_test(lambda: mafia_env.env(variant, players, **HISTORY), num_cycles=60)
+
+
+def test_state_passes_pettingzoo_state_test() -> None:
+    from pettingzoo.test import state_test
+
+    state_test(mafia_env.env("standard", 7), mafia_env.parallel_env("standard", 7), 40)
+    state_test(
+        mafia_env.env("classic", 10, **HISTORY), mafia_env.parallel_env("classic", 10, **HISTORY)
+    )
+    par = mafia_env.raw_parallel_env("standard", 7, **HISTORY)
+    par.reset(seed=3)
+    assert par.state_space.contains(par.state())

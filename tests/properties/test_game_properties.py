@@ -1,7 +1,9 @@
 """Property tests over random games of every bundled variant.
 
 - a seat's view does not change when the hidden roles of two other seats are swapped in
-  a way consistent with what that seat knows (their night decisions swap with them);
+  a way consistent with what that seat knows (their night decisions swap with them),
+  nor does its ``history`` observation (plain and egocentric), while the omniscient
+  `state()` encoding does;
 - the dead never act (except the classic "last dead" tie-breaker and club's last word);
 - every game ends within the variant's declared maximum length;
 - replaying a log gives the same final state;
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +23,7 @@ from mafia_arena.engine.catalogue import Allies, Death, GameEnded, NightResult, 
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.runner import GameLog, replay
 from mafia_arena.views import SeatTracker
+from mafia_arena.views.encode_history import HistoryEncoder, ObservationSpec, StateEncoder
 from mafia_arena.views.text import render_transcript, render_view
 
 VARIANTS = available_variants()
@@ -114,6 +118,15 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
     swapped[a], swapped[b] = swapped[b], swapped[a]
     game_b = Game(variant, players, seed, deal=swapped)
     tracker_b = SeatTracker(observer)
+    # the history observation, plain and egocentric: one encoder per game, so nothing
+    # cached is shared between the two
+    specs = (ObservationSpec("history", 2), ObservationSpec("history", 2, egocentric=True))
+    encoders = [
+        (HistoryEncoder(variant, players, s), HistoryEncoder(variant, players, s)) for s in specs
+    ]
+    # the omniscient state is not an observation: it does tell the two deals apart
+    states = StateEncoder(variant, players, None), StateEncoder(variant, players, None)
+    assert not np.array_equal(states[0].encode(game_a), states[1].encode(game_b))
     sigma = {a: b, b: a}
     # roles with passive traits legitimately change public outcomes (who dies, who is
     # silenced): there the comparison stops at the first such outcome
@@ -142,6 +155,9 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
         assert lines_a[:common] == lines_b[:common]
         if view_a.request is not None and view_b.request is not None:
             assert render_view(view_a) == render_view(view_b)
+        if len(seen_a) == len(seen_b) and (view_a.request is None) == (view_b.request is None):
+            for encoder_a, encoder_b in encoders:  # the same stream gives the same vector
+                assert np.array_equal(encoder_a.encode(view_a), encoder_b.encode(view_b))
         compared += 1
         pending_a, pending_b = game_a.pending(), game_b.pending()
         mapped = {}

@@ -9,9 +9,11 @@ fallback = "heuristic"                  # optional; the policy file names one to
 ```
 
 The policy file (`agents.policy_file`) says which variant, player count, side and request
-kinds it was trained for. `PolicyAgent` encodes its seat's view exactly as the env
-does (`views.encode`, the action table's mask) and takes the most likely legal action
-for those requests; every other request — another kind, another side, a game the policy
+kinds it was trained for, and the observation layout (``observation`` in the header:
+`views.encode_history.ObservationSpec`; files without it are v0). `PolicyAgent`
+encodes its seat's view exactly as the env did in training (that layout, the action
+table's mask, egocentric action ids turned back into seats) and takes the most likely
+legal action for those requests; every other request — another kind, another side, a game the policy
 does not fit (variant or player count) — goes to the fallback player, which also sees
 every view so its memory stays complete. Only numpy is needed, so any worker (Ray, the
 web app, the CLI) can seat it by its file name.
@@ -29,7 +31,7 @@ from mafia_arena.agents.registry import make_agent, register_loader
 from mafia_arena.engine.choices import Decision
 from mafia_arena.env.actions import build_action_table
 from mafia_arena.rules import load_variant
-from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.view import View
 
 RL_KIND = "rl"
@@ -59,7 +61,11 @@ class PolicyAgent(SyncAgent):
                 f"{name}: the policy's action table no longer matches variant "
                 f"{header['variant']!r} at {self.players} players (retrain it)"
             )
-        self.encoder = ObservationEncoder(self.trained_variant, self.players)
+        try:
+            self.observation = ObservationSpec.from_header(header.get("observation"))
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc} (retrain it or update mafia-arena)") from None
+        self.encoder = make_encoder(self.trained_variant, self.players, self.observation)
         if self.encoder.size != int(header["observation_size"]):
             raise ValueError(
                 f"{name}: the policy expects {header['observation_size']} observation "
@@ -85,8 +91,11 @@ class PolicyAgent(SyncAgent):
             return decision
         self.stats.decisions += 1
         observation = self.encoder.encode(view)
-        action = self.policy.act(observation, self.table.mask(request).astype(bool))
-        return self.table.choice_of(action)
+        mask = self.table.mask(request).astype(bool)
+        if self.observation.egocentric:
+            rotation = self.table.rotation(view.seat)
+            return self.table.choice_of(int(rotation[self.policy.act(observation, mask[rotation])]))
+        return self.table.choice_of(self.policy.act(observation, mask))
 
     def _fits(self, view: View) -> bool:
         knowledge = view.knowledge

@@ -4,6 +4,10 @@
   max_text=None)`: the AEC env; `env(...)` is it wrapped in the standard policies
   (terminate on an illegal move with reward -1, assert in-bounds actions, enforce
   reset-before-step).
+- observation layouts: ``observation="v0"`` (default, `views.encode`) or
+  ``observation="history"`` with ``history_days``, ``egocentric`` and ``max_players``
+  (`views.encode_history`); ``env.metadata["observation"]`` names the layout, its
+  version and size; ``state()`` is the omniscient encoding for centralised critics.
 - `raw_parallel_env(...)` / `parallel_env(...)`: the Parallel env, unwrapped / with the
   same terminate-on-illegal policy.
 - `MafiaVectorEnv(variant, players, num_envs)` (`mafia_arena.env.vector`): many games
@@ -50,9 +54,14 @@ def env(
     render_mode: str | None = None,
     max_text: int | None = None,
     illegal_reward: float = ILLEGAL_REWARD,
+    **observation: Any,
 ) -> AECEnv:
-    """The AEC env with PettingZoo's standard wrappers (see the module docstring)."""
-    return wrap_aec(raw_env(variant, players, overrides, render_mode, max_text), illegal_reward)
+    """The AEC env with PettingZoo's standard wrappers (see the module docstring);
+    `observation` takes `raw_env`'s layout arguments (``observation="history"``,
+    ``history_days``, ``egocentric``, ``max_players``)."""
+    return wrap_aec(
+        raw_env(variant, players, overrides, render_mode, max_text, **observation), illegal_reward
+    )
 
 
 def parallel_env(
@@ -62,10 +71,12 @@ def parallel_env(
     render_mode: str | None = None,
     max_text: int | None = None,
     illegal_reward: float = ILLEGAL_REWARD,
+    **observation: Any,
 ) -> ParallelEnv:
-    """The Parallel env with the terminate-on-illegal policy."""
+    """The Parallel env with the terminate-on-illegal policy (layout arguments as `env`)."""
     return TerminateIllegalParallelWrapper(
-        raw_parallel_env(variant, players, overrides, render_mode, max_text), illegal_reward
+        raw_parallel_env(variant, players, overrides, render_mode, max_text, **observation),
+        illegal_reward,
     )
 
 

@@ -29,7 +29,7 @@ Version history: v0 — first table.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -121,6 +121,23 @@ class ActionTable:
         else:
             out[self.ids(request)] = 1
         return out
+
+    def rotation(self, seat: int) -> np.ndarray:
+        """Egocentric ids → absolute ids for `seat`: an id whose choice names seat
+        position t (``target:t``, ``accuse:t``, …) stands for the choice naming seat
+        ``(seat + t) % players``; ids without a seat map to themselves. So position 0 is
+        the deciding seat itself, as in the egocentric observation (`views.encode_history`).
+        """
+        cache: dict[int, np.ndarray] = self.__dict__.setdefault("_rotations", {})
+        found = cache.get(seat)
+        if found is None:
+            found = np.arange(self.size, dtype=np.int64)
+            for index, choice in enumerate(self.choices):
+                if choice.target is not None:
+                    turned = replace(choice, target=(choice.target + seat) % self.players)
+                    found[index] = self.id_of(turned)
+            cache[seat] = found
+        return found
 
     def describe(self) -> str:
         """A markdown table of the sections with their id ranges."""

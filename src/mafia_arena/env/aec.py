@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from mafia_arena.env.spaces import SessionSpaces
+from mafia_arena.env.spaces import SessionSpaces, observation_spec
 from mafia_arena.rules import Variant
+from mafia_arena.views.encode_history import ObservationSpec
 from mafia_arena.views.view import View
 
 
@@ -44,11 +45,16 @@ class raw_env(SessionSpaces, AECEnv):
         overrides: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
         max_text: int | None = None,
+        observation: str | ObservationSpec = "v0",
+        history_days: int = 3,
+        egocentric: bool = False,
+        max_players: int | None = None,
     ) -> None:
         """`max_text`: keep at most this many trailing characters of the text view in
         `infos` (None: all; 0: no text at all, the fastest setting for RL)."""
         super().__init__()
-        self._set_up(variant, players, overrides, render_mode, max_text)
+        spec = observation_spec(observation, history_days, egocentric, max_players)
+        self._set_up(variant, players, overrides, render_mode, max_text, spec)
         self.agent_selection = self.possible_agents[0]
         self.rewards: dict[str, float] = {}
         self._cumulative_rewards: dict[str, float] = {}

@@ -30,8 +30,9 @@ from pettingzoo import ParallelEnv
 
 from mafia_arena.engine import Choice
 from mafia_arena.env.session import IllegalActionError
-from mafia_arena.env.spaces import SessionSpaces, agent_name
+from mafia_arena.env.spaces import SessionSpaces, agent_name, observation_spec
 from mafia_arena.rules import Variant
+from mafia_arena.views.encode_history import ObservationSpec
 
 Obs = dict[str, np.ndarray]
 
@@ -46,9 +47,14 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         overrides: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
         max_text: int | None = None,
+        observation: str | ObservationSpec = "v0",
+        history_days: int = 3,
+        egocentric: bool = False,
+        max_players: int | None = None,
     ) -> None:
         """Arguments as for `raw_env`; `max_text` bounds the text view in `infos`."""
-        self._set_up(variant, players, overrides, render_mode, max_text)
+        spec = observation_spec(observation, history_days, egocentric, max_players)
+        self._set_up(variant, players, overrides, render_mode, max_text, spec)
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -114,9 +120,6 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
 
     def close(self) -> None:
         pass
-
-    def state(self) -> np.ndarray:
-        raise NotImplementedError("the host state is not an observation; use views")
 
     # ------------------------------------------------------------------ internals
     def _observations(self) -> dict[str, Obs]:

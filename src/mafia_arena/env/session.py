@@ -27,7 +27,7 @@ from mafia_arena.engine import Choice, Game, IllegalDecision, Request, Speech
 from mafia_arena.env.actions import ActionTable, build_action_table
 from mafia_arena.env.night_clock import NightClock
 from mafia_arena.rules import Variant, load_variant
-from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.encode_history import ObservationSpec, StateEncoder, make_encoder
 from mafia_arena.views.text import render_view
 from mafia_arena.views.view import SeatTracker, View
 
@@ -45,6 +45,7 @@ class GameSession:
         players: int,
         overrides: Mapping[str, Any] | None = None,
         max_text: int | None = None,
+        observation: ObservationSpec | None = None,
         *,
         fixed_nights: bool = True,
     ) -> None:
@@ -60,7 +61,10 @@ class GameSession:
         self.players = players
         self.max_text = max_text
         self.table: ActionTable = build_action_table(self.variant, players)
-        self.encoder = ObservationEncoder(self.variant, players)
+        self.observation = observation or ObservationSpec()
+        self.encoder = make_encoder(self.variant, players, self.observation)
+        self.egocentric = self.observation.egocentric
+        self._state: StateEncoder | None = None
         self.game: Game | None = None
         self.seed = 0
         self.deal: list[str] | None = None
@@ -160,14 +164,39 @@ class GameSession:
             mask = last[1]["action_mask"]  # same request, same legal actions
         else:
             mask = self.table.mask(view.request)
+            if self.egocentric:  # ids relative to the seat (`ActionTable.rotation`)
+                mask = mask[self.table.rotation(seat)]
         obs = {"observation": self.encoder.encode(view), "action_mask": mask}
         self._observed[seat] = (view, obs)
         return obs
 
+    def state(self) -> np.ndarray:
+        """The omniscient encoding of the game now, for centralised critics only
+        (`views.encode_history.StateEncoder`): never part of a seat's observation."""
+        if self.game is None:
+            raise RuntimeError("reset() the environment before asking for its state")
+        return self.state_encoder.encode(self.game)
+
+    @property
+    def state_encoder(self) -> StateEncoder:
+        if self._state is None:
+            self._state = StateEncoder(self.variant, self.players, self.observation)
+        return self._state
+
+    def absolute(self, seat: int, action: int) -> int:
+        """The action table id of `seat`'s action (egocentric ids are turned back)."""
+        if self.egocentric and 0 <= action < self.table.size:
+            return int(self.table.rotation(seat)[action])
+        return action
+
     def info(self, seat: int) -> dict[str, Any]:
         """The seat's text view and its legal choices with labels (for language agents)."""
         view = self.view(seat)
-        info: dict[str, Any] = {"seat": seat, "request": _request_info(view.request, self.table)}
+        relative = self.table.rotation(seat) if self.egocentric else None
+        info: dict[str, Any] = {
+            "seat": seat,
+            "request": _request_info(view.request, self.table, relative),
+        }
         if self.max_text != 0:
             text = render_view(view)
             if self.max_text is not None and len(text) > self.max_text:
@@ -207,7 +236,7 @@ class GameSession:
             raise IllegalActionError(
                 f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
             )
-        choice = self.table.choice_of(index)
+        choice = self.table.choice_of(self.absolute(seat, index))
         if choice not in request.choices:
             raise IllegalActionError(
                 f"player_{seat}: action {index} ({choice.key}) is not legal for "
@@ -265,6 +294,7 @@ class GameSession:
             "players": self.players,
             "max_text": self.max_text,
             "fixed_nights": self.fixed_nights,
+            "observation": self.observation,
             "seed": self.seed,
             "deal": self.deal,
             "decisions": None if self.game is None else list(self.game.decisions),
@@ -278,6 +308,7 @@ class GameSession:
             state["players"],
             state["overrides"],
             state["max_text"],
+            state.get("observation"),
             fixed_nights=state["fixed_nights"],
         )
         self.seed = state["seed"]
@@ -288,9 +319,18 @@ class GameSession:
             self.clock.plan, self.clock.last_night, self._completed = state["clock"]
 
 
-def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any] | None:
+def _request_info(
+    request: Request | None, table: ActionTable, relative: np.ndarray | None = None
+) -> dict[str, Any] | None:
+    """The request as plain data; `relative` (egocentric → absolute ids) renumbers the
+    choices' action ids into the seat's egocentric ids."""
     if request is None:
         return None
+    ids = table.ids(request)
+    shown = ids
+    if relative is not None:
+        inverse = np.argsort(relative)
+        shown = [int(inverse[i]) for i in ids]
     return {
         "kind": request.kind,
         "prompt": request.prompt,
@@ -298,7 +338,7 @@ def _request_info(request: Request | None, table: ActionTable) -> dict[str, Any]
         "max_chars": request.max_chars,
         "default": request.default,
         "choices": [
-            {"action": i, "key": table.keys[i], "label": label}
-            for i, label in zip(table.ids(request), request.labels, strict=True)
+            {"action": action, "key": table.keys[i], "label": label}
+            for action, i, label in zip(shown, ids, request.labels, strict=True)
         ],
     }

@@ -15,6 +15,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from mafia_arena.rules import Variant
+from mafia_arena.views.encode_history import ObservationSpec
 
 ENV_VERSION = 0
 
@@ -26,6 +27,19 @@ def env_name(variant: Variant) -> str:
 
 def agent_name(seat: int) -> str:
     return f"player_{seat}"
+
+
+def observation_spec(
+    observation: str | ObservationSpec = "v0",
+    history_days: int = 3,
+    egocentric: bool = False,
+    max_players: int | None = None,
+) -> ObservationSpec:
+    """The `ObservationSpec` the env arguments name (``observation="history"`` with its
+    options, or a spec as it is)."""
+    if isinstance(observation, ObservationSpec):
+        return observation
+    return ObservationSpec(str(observation), history_days, egocentric, max_players)
 
 
 def build_spaces(
@@ -60,13 +74,18 @@ class SessionSpaces:
         overrides: Mapping[str, Any] | None,
         render_mode: str | None,
         max_text: int | None,
+        observation: ObservationSpec | None = None,
     ) -> None:
         from mafia_arena.env.session import GameSession
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        self.session = GameSession(variant, players, overrides, max_text)
-        self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}  # type: ignore[misc]  # PettingZoo's per-env metadata
+        self.session = GameSession(variant, players, overrides, max_text, observation)
+        self.metadata = {  # type: ignore[misc]  # PettingZoo's per-env metadata
+            **type(self).metadata,
+            "name": env_name(self.session.variant),
+            "observation": {**self.session.observation.header(), "size": self.session.encoder.size},
+        }
         self.render_mode = render_mode
         self.possible_agents = [agent_name(s) for s in range(players)]
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
@@ -87,6 +106,21 @@ class SessionSpaces:
             game_seed = int(self._seeds.integers(2**31))
         self.session.new_game(game_seed, (options or {}).get("deal"))
         self.agents = self.possible_agents[:]
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of `state()` (built on first use, then the same object)."""
+        found = self.__dict__.get("_state_space")
+        if found is None:
+            size = self.session.state_encoder.size
+            found = self.__dict__["_state_space"] = spaces.Box(0.0, 1.0, (size,), np.float32)
+        return found
+
+    def state(self) -> np.ndarray:
+        """The omniscient encoding, for centralised critics only: every seat's true role
+        and the host's whole log (`views.encode_history.StateEncoder`). Never part of a
+        seat's observation, and never to be fed to a policy that plays."""
+        return self.session.state()
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]

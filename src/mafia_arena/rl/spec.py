@@ -11,6 +11,9 @@ co_player = "heuristic"   # plays the learner side's other decisions
 opponents = ["heuristic", "random", "liar"]   # the other side, drawn per game
 steps = 200000            # learner decisions
 seed = 0
+observation = "history"   # optional: the observation layout ("v0" by default)
+history_days = 3          # history layout: dated day slots
+egocentric = true         # history layout: own seat first, actions relative too
 ```
 
 Errors name the file, the key and the reason (`TrainSpecError`).
@@ -52,7 +55,7 @@ class TrainSpec:
 
 
 _SETUP_KEYS = {"variant", "players", "overrides", "side", "kinds", "co_player", "opponents"}
-_SETUP_KEYS |= {"shaping"}
+_SETUP_KEYS |= {"shaping", "observation", "history_days", "egocentric", "max_players"}
 _TRAIN_KEYS = {"steps", "seed", "envs", "net", "learning_rate", "n_steps", "batch_size"}
 _TRAIN_KEYS |= {"ent_coef", "eval_games", "eval_every", "fallback"}
 
@@ -102,7 +105,15 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         co_player=typed("co_player", str, "heuristic"),
         opponents=tuple(str(o) for o in opponents),
         shaping=float(typed("shaping", (int, float), 0.0)),
+        observation=typed("observation", str, "v0"),
+        history_days=positive("history_days", 3),
+        egocentric=_flag(path, train, "egocentric"),
+        max_players=positive("max_players", 1) if "max_players" in train else None,
     )
+    try:
+        setup.observation_spec()
+    except ValueError as exc:
+        raise TrainSpecError(f"{path}: key 'train.observation': {exc}") from None
     return TrainSpec(
         name=str(data.get("name", path.stem)),
         setup=setup,
@@ -120,3 +131,10 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         source=str(path),
         digest=hashlib.sha256(raw).hexdigest()[:16],
     )
+
+
+def _flag(path: Path, train: dict[str, Any], key: str) -> bool:
+    value = train.get(key, False)
+    if not isinstance(value, bool):
+        raise TrainSpecError(f"{path}: key 'train.{key}': {value!r} is not true or false")
+    return value

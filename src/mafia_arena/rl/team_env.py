@@ -32,6 +32,7 @@ from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.env.session import GameSession, IllegalActionError
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
+from mafia_arena.views.encode_history import ObservationSpec
 
 ALL_KINDS = "*"
 Chooser = Callable[[np.ndarray, np.ndarray], int]
@@ -45,6 +46,9 @@ class TeamSetup:
     `kinds` are request kinds (``vote``, ``final_vote``, ``night:kill``, …) or ``*`` for
     every decision; `opponents` is the pool the other side is drawn from per game;
     `shaping` is the reward per day-time death (+ for the other side's, - for one's own);
+    `observation`, `history_days`, `egocentric`, `max_players` choose the observation
+    layout (``"v0"`` or ``"history"``, `views.encode_history`; egocentric action ids
+    are relative to the deciding seat as well);
     an illegal action ends the episode with `illegal_reward` (``info["illegal"]``), as
     PettingZoo's terminate-on-illegal policy does; a masked policy never takes one.
     """
@@ -58,9 +62,19 @@ class TeamSetup:
     opponents: tuple[str, ...] = ("heuristic",)
     shaping: float = 0.0
     illegal_reward: float = -1.0
+    observation: str = "v0"
+    history_days: int = 3
+    egocentric: bool = False
+    max_players: int | None = None
 
     def learns(self, kind: str) -> bool:
         return ALL_KINDS in self.kinds or kind in self.kinds
+
+    def observation_spec(self) -> ObservationSpec:
+        """The observation layout the learner sees (`views.encode_history`)."""
+        return ObservationSpec(
+            self.observation, self.history_days, self.egocentric, self.max_players
+        )
 
 
 class TeamEnv(gym.Env[np.ndarray, np.int64]):
@@ -81,7 +95,11 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         self.setup = setup or TeamSetup()
         # no night clock: the learner is handed only its own decisions, never a step count
         self.session = GameSession(
-            self.setup.variant, self.setup.players, self.setup.overrides, fixed_nights=False
+            self.setup.variant,
+            self.setup.players,
+            self.setup.overrides,
+            observation=self.setup.observation_spec(),
+            fixed_nights=False,
         )
         self.observation_size = self.session.encoder.size
         self.actions = self.session.table.size
@@ -123,6 +141,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("reset() the environment before stepping it")
         try:
             self.session.act(self._seat, action)
+            self.session.close_turn()  # the engine's next prompt is open again
         except IllegalActionError as exc:
             self._seat = None
             obs = np.zeros(self.observation_size, dtype=np.float32)
@@ -160,6 +179,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             observed = self.session.observe(self._seat)
             action = choose(observed["observation"], observed["action_mask"].astype(bool))
             self.session.act(self._seat, action)
+            self.session.close_turn()
 
     # ------------------------------------------------------------------ internals
     def _key_for(self, seed: int | None) -> bytes:

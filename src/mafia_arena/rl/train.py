@@ -11,6 +11,9 @@ held-out seeded games, and writes into `out`:
 - ``model.zip``: the full Stable-Baselines3 checkpoint (to resume or fine-tune);
 - ``curve.csv`` and ``curve.png``: the evaluation win rates over training.
 
+``policy.npz`` and the curve are rewritten at every evaluation, so a long run that is
+stopped early leaves its latest evaluated policy behind.
+
 One MLflow run per training (experiment ``train:<name>``) holds the spec's values as
 params, the curve as metrics and the files as artifacts.
 """
@@ -75,6 +78,7 @@ def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
         "kinds": list(setup.kinds),
         "fallback": spec.fallback,
         "observation_size": env.observation_size,
+        "observation": env.session.observation.header(),
         "actions": env.actions,
         "table_hash": table_hash(list(env.session.table.keys)),
         "spec": spec.source,
@@ -136,6 +140,9 @@ def train(
         point = {"step": float(step), **{f"win_vs_{r.opponent}": r.rate for r in rates}}
         curve.append(point)
         log(f"step {step:>8}: " + "  ".join(f"{r.opponent} {r.rate:.3f}" for r in rates))
+        if step:  # the latest policy is on disk at every evaluation, not only at the end
+            policy.save(out / "policy.npz")
+            _write_curve(curve, out)
         return rates
 
     evaluate(0)
