@@ -174,7 +174,6 @@ def test_make_agent_builds_llm_players_sharing_one_client() -> None:
 
 
 def test_the_system_message_follows_a_role_change() -> None:
-    import copy
     import dataclasses
 
     from tests.llm_agent.support import first_view
@@ -184,9 +183,8 @@ def test_the_system_message_follows_a_role_change() -> None:
     agent.reset(view.seat, 1)
     before = agent._system_message(view)
     assert before == agent._system_message(view)  # stable while nothing changes
-    changed = copy.copy(view.knowledge)
     new_role = "detective" if view.knowledge.role != "detective" else "doctor"
-    changed.role, changed.faction = new_role, "town"
+    changed = dataclasses.replace(view.knowledge, role=new_role, faction="town")
     after = agent._system_message(dataclasses.replace(view, knowledge=changed))
     assert f"Your secret role: {new_role} (team town)" in after
     assert f"Your secret role: {view.knowledge.role} " in before and after != before

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from string import Template
 
-from mafia_arena.engine.events import Event
+from mafia_arena.engine.events import SeatEvent
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import render_event
 
@@ -222,8 +222,8 @@ class TranscriptLine:
     tier: int
 
 
-def _tier(event: Event) -> int:
-    if event.visibility.scope != "public" or event.kind in _SKELETON:
+def _tier(event: SeatEvent) -> int:
+    if event.private or event.kind in _SKELETON:
         return 0  # the seat's own knowledge, or the game's skeleton
     return 1 if event.kind == "speech" else 2
 
