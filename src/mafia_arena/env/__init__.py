@@ -6,6 +6,9 @@
   reset-before-step).
 - `raw_parallel_env(...)` / `parallel_env(...)`: the Parallel env, unwrapped / with the
   same terminate-on-illegal policy.
+- `MafiaVectorEnv(variant, players, num_envs)` (`mafia_arena.env.vector`): many games
+  stepped together for RL, a Gymnasium `VectorEnv` with stacked observations and masks,
+  one row per game showing the seat to act, automatic reset, seeded per game.
 - `mafia_<variant>_v0` (e.g. ``from mafia_arena.env import mafia_classic_v0``): the
   same entry points bound to one variant.
 
@@ -35,6 +38,7 @@ from mafia_arena.env.aec import raw_env
 from mafia_arena.env.parallel import raw_parallel_env
 from mafia_arena.env.registry import VariantEnvs, env_names, lookup
 from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.env.vector import MafiaVectorEnv
 from mafia_arena.env.wrappers import ILLEGAL_REWARD, TerminateIllegalParallelWrapper, wrap_aec
 from mafia_arena.rules import Variant
 
@@ -85,6 +89,7 @@ __all__ = [
     "ActionTable",
     "GameSession",
     "IllegalActionError",
+    "MafiaVectorEnv",
     "TerminateIllegalParallelWrapper",
     "UnknownChoiceError",
     "VariantEnvs",

@@ -1,0 +1,181 @@
+"""The batched env (`MafiaVectorEnv`): rows replay the AEC env, reset themselves, and
+are seeded per game (see `mafia_arena.env.vector`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from tests.env.env_cases import SMALL_CASES
+
+from mafia_arena import env as mafia_env
+from mafia_arena.env import IllegalActionError
+from mafia_arena.env.vector import MafiaVectorEnv
+
+
+def random_actions(masks: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
+    """One random legal id per row, each row from its own generator."""
+    return np.array(
+        [int(rng.choice(np.flatnonzero(m))) for m, rng in zip(masks, rngs, strict=True)]
+    )
+
+
+def test_rows_replay_the_aec_env_across_autoresets() -> None:
+    """Every row is, decision for decision, the AEC env reset to the row's game seed:
+    the first game at seed + row, each later one at the seed the row reports."""
+    n, seed = 3, 11
+    vec = MafiaVectorEnv("standard", 7, n)
+    aecs = [mafia_env.raw_env("standard", 7, max_text=0) for _ in range(n)]
+    obs, infos = vec.reset(seed=seed)
+    assert list(infos["game_seed"]) == [seed + i for i in range(n)]
+    for i, aec in enumerate(aecs):
+        aec.reset(seed=seed + i)
+    rngs = [np.random.default_rng(i) for i in range(n)]
+    finished = [0] * n
+    while min(finished) < 2:
+        for i, aec in enumerate(aecs):
+            agent = aec.agent_selection
+            assert infos["seat"][i] == aec.possible_agents.index(agent)
+            expected = aec.observe(agent)
+            np.testing.assert_array_equal(obs["observation"][i], expected["observation"])
+            np.testing.assert_array_equal(obs["action_mask"][i], expected["action_mask"])
+        actions = random_actions(obs["action_mask"], rngs)
+        acting = [aec.agent_selection for aec in aecs]
+        for aec, action in zip(aecs, actions, strict=True):
+            aec.step(int(action))
+        obs, rewards, terminations, truncations, infos = vec.step(actions)
+        assert not truncations.any()
+        for i, aec in enumerate(aecs):
+            assert terminations[i] == aec.terminations[acting[i]]
+            if not terminations[i]:
+                assert rewards[i] == 0
+                continue
+            assert rewards[i] == aec.rewards[acting[i]]
+            np.testing.assert_array_equal(
+                infos["final_rewards"][i], [aec.rewards[a] for a in aec.possible_agents]
+            )
+            assert infos["_final_obs"][i] and not infos["illegal"][i]
+            np.testing.assert_array_equal(
+                infos["final_obs"][i]["observation"], aec.observe(acting[i])["observation"]
+            )
+            assert infos["final_seed"][i] == aec.session.seed
+            assert infos["game_seed"][i] != infos["final_seed"][i]
+            aec.reset(seed=int(infos["game_seed"][i]))
+            finished[i] += 1
+
+
+@pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
+def test_random_legal_actions_play_many_games_to_completion(variant: str, players: int) -> None:
+    n = 8
+    vec = MafiaVectorEnv(variant, players, n)
+    obs, infos = vec.reset(seed=3)
+    rngs = [np.random.default_rng(100 + i) for i in range(n)]
+    games = 0
+    for _ in range(20_000):
+        assert vec.observation_space.contains(obs)
+        for i, session in enumerate(vec.sessions):
+            request = session.game.request(int(infos["seat"][i]))
+            assert request is not None, "a row shows a seat that must decide"
+            legal = np.flatnonzero(obs["action_mask"][i])
+            assert sorted(legal) == sorted(session.table.ids(request))
+        obs, _rewards, terminations, _trunc, infos = vec.step(
+            random_actions(obs["action_mask"], rngs)
+        )
+        if terminations.any():
+            assert not infos["illegal"].any()
+            assert set(np.unique(infos["final_rewards"][terminations])) <= {-1.0, 0.0, 1.0}
+            games += int(terminations.sum())
+        if games >= 3 * n:
+            break
+    assert games >= 3 * n
+
+
+def test_same_seed_same_games_and_rows_independent_of_the_batch_size() -> None:
+    def play(num_envs: int, seed: int, steps: int = 600) -> list[list[int]]:
+        vec = MafiaVectorEnv("standard", 7, num_envs)
+        obs, infos = vec.reset(seed=seed)
+        rngs = [np.random.default_rng(i) for i in range(num_envs)]
+        seeds = [[int(s)] for s in infos["game_seed"]]
+        for _ in range(steps):
+            obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
+            for i in np.flatnonzero(terminations):
+                seeds[i].append(int(infos["game_seed"][i]))
+        return seeds
+
+    two, three = play(2, seed=5), play(3, seed=5)
+    assert two == three[:2], "a row's games depend on its seed and actions only"
+    assert all(len(s) >= 3 for s in two), "several games per row were dealt"
+    assert two[0][1] != two[1][1], "rows draw their later games from their own seeds"
+    assert play(2, seed=5) == two
+    assert play(2, seed=6)[0] != two[0]
+
+
+def test_a_list_of_seeds_gives_each_row_its_first_game() -> None:
+    vec = MafiaVectorEnv("simple", 5, 3)
+    obs, infos = vec.reset(seed=[40, 7, 40])
+    assert list(infos["game_seed"]) == [40, 7, 40]
+    np.testing.assert_array_equal(obs["observation"][0], obs["observation"][2])
+    with pytest.raises(ValueError, match="2 seeds for 3 games"):
+        vec.reset(seed=[1, 2])
+
+
+def illegal_ids(masks: np.ndarray) -> np.ndarray:
+    return np.array([int(np.flatnonzero(m == 0)[0]) for m in masks])
+
+
+def test_an_illegal_action_ends_that_game_with_the_illegal_reward() -> None:
+    vec = MafiaVectorEnv("standard", 7, 2, illegal_reward=-5)
+    obs, infos = vec.reset(seed=0)
+    seat, old_seed = int(infos["seat"][1]), int(infos["game_seed"][1])
+    legal = int(np.flatnonzero(obs["action_mask"][0])[0])
+    actions = np.array([legal, illegal_ids(obs["action_mask"])[1]])
+    obs, rewards, terminations, _t, infos = vec.step(actions)
+    assert list(terminations) == [False, True]
+    assert rewards[1] == -5
+    expected = np.zeros(7, dtype=np.float32)
+    expected[seat] = -5
+    np.testing.assert_array_equal(infos["final_rewards"][1], expected)
+    assert list(infos["illegal"]) == [False, True]
+    assert infos["final_seed"][1] == old_seed != infos["game_seed"][1]
+
+
+def test_raise_policy_refuses_the_batch_before_any_row_changes() -> None:
+    vec = MafiaVectorEnv("standard", 7, 2, illegal_reward=None)
+    obs, _infos = vec.reset(seed=0)
+    before = obs["observation"].copy()
+    decisions = [len(s.game.decisions) for s in vec.sessions]
+    legal = int(np.flatnonzero(obs["action_mask"][0])[0])
+    with pytest.raises(IllegalActionError, match="row 1"):
+        vec.step(np.array([legal, illegal_ids(obs["action_mask"])[1]]))
+    assert [len(s.game.decisions) for s in vec.sessions] == decisions
+    obs, *_ = vec.step(np.array([legal, int(np.flatnonzero(obs["action_mask"][1])[0])]))
+    assert not np.array_equal(obs["observation"], before)
+
+
+def test_gymnasium_episode_statistics_count_each_games_decisions() -> None:
+    vec = RecordEpisodeStatistics(MafiaVectorEnv("simple", 5, 4))
+    obs, infos = vec.reset(seed=2)
+    rngs = [np.random.default_rng(i) for i in range(4)]
+    lengths = np.zeros(4, dtype=int)
+    episodes = 0
+    while episodes < 8:
+        obs, rewards, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
+        lengths += 1
+        if terminations.any():
+            np.testing.assert_array_equal(infos["_episode"], terminations)
+            np.testing.assert_array_equal(
+                infos["episode"]["l"][terminations], lengths[terminations]
+            )
+            np.testing.assert_array_equal(
+                infos["episode"]["r"][terminations], rewards[terminations]
+            )
+            lengths[terminations] = 0
+            episodes += int(terminations.sum())
+
+
+def test_step_before_reset_and_empty_batch_are_refused() -> None:
+    with pytest.raises(ValueError, match="num_envs"):
+        MafiaVectorEnv("simple", 5, 0)
+    vec = MafiaVectorEnv("simple", 5, 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        vec.step(np.zeros(2, dtype=int))
