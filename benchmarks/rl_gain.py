@@ -20,8 +20,8 @@ import dataclasses
 import time
 from pathlib import Path
 
+from mafia_arena.agents.policy_file import PolicyFile
 from mafia_arena.rl.evaluate import WinRate, random_chooser, win_rate
-from mafia_arena.rl.policy_file import PolicyFile
 from mafia_arena.rl.spec import load_train_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import statistics
 import sys
 from collections import Counter
@@ -182,7 +183,9 @@ def play(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
     players: Annotated[int, typer.Option(help="number of players")] = 7,
     agents: Annotated[str, typer.Option(help="agents, e.g. heuristic or a,b,c")] = "heuristic",
-    seed: Annotated[int, typer.Option(help="game seed")] = 0,
+    seed: Annotated[
+        int | None, typer.Option(help="game seed (default: random, printed after the game)")
+    ] = None,
     seat: Annotated[int | None, typer.Option(help="show this seat's view (1-based)")] = None,
     human: Annotated[int | None, typer.Option(help="play this seat yourself (1-based)")] = None,
     log: Annotated[Path | None, typer.Option(help="write the game log here")] = None,
@@ -221,7 +224,10 @@ def play(
                 line = f"  (private to {seats}) {line}"
             typer.echo(line)
 
+    if seed is None:
+        seed = secrets.randbelow(2**31)
     result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show))
+    typer.echo(f"game seed: {seed}")
     if log is not None:
         result.log.save(log)
         typer.echo(f"log written to {log}")
@@ -234,13 +240,23 @@ def run(
     agents: Annotated[str, typer.Option(help="agents: name, a,b,c or town=x,mafia=y")] = "random",
     games: Annotated[int, typer.Option(help="number of games", min=1)] = 100,
     seed: Annotated[int, typer.Option(help="base seed; game i uses seed+i")] = 0,
+    key_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="folder of the host key that derives the players' own seeds (created "
+            "if missing); default: a fresh key, so agents' own draws differ between runs"
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
     set_: SetOption = None,
 ) -> None:
     """Play many games and print win rates per faction with 95% intervals."""
+    from mafia_arena.agents.base import all_synchronous
     from mafia_arena.runner.match import play_match, play_match_sync
+    from mafia_arena.seat_seeds import load_or_create_host_key, new_host_key
     from mafia_arena.stats import wilson_interval
 
+    key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
     warn_below_recommended(rules, players)
@@ -248,10 +264,10 @@ def run(
     lengths: list[int] = []
     for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
         seated = _seat(agents, players, rules)
-        if all(hasattr(a, "decide") for a in seated):
-            result = play_match_sync(rules, seated, seed + index, overrides)  # type: ignore[arg-type]
+        if all_synchronous(seated):
+            result = play_match_sync(rules, seated, seed + index, overrides, host_key=key)
         else:
-            result = asyncio.run(play_match(rules, seated, seed + index, overrides))
+            result = asyncio.run(play_match(rules, seated, seed + index, overrides, host_key=key))
         winners[result.winner or "draw"] += 1
         lengths.append(result.game_length)
     summary = {

@@ -11,6 +11,7 @@ from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import load_variant
 from mafia_arena.runner import GameLog, play_match_sync
+from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.view import view_of
 
 COUNTS = {
@@ -19,6 +20,7 @@ COUNTS = {
     "classic": [7, 8, 9, 10, 13, 16],
 }
 CASES = [(v, n) for v, counts in COUNTS.items() for n in counts]
+KEY = bytes(range(32))  # a fixed host key: same seed and key, same seat seeds
 
 
 def strict() -> HeuristicAgent:
@@ -63,7 +65,7 @@ def test_same_seed_same_log(variant: str) -> None:
 
     def log(seed: int) -> str:
         agents = [HeuristicAgent() for _ in range(players)]
-        return play_match_sync(spec, agents, seed).log.to_jsonl()
+        return play_match_sync(spec, agents, seed, host_key=KEY).log.to_jsonl()
 
     for seed in (1, 2, 3):
         assert log(seed) == log(seed)
@@ -74,9 +76,9 @@ def test_reused_agents_replay_identically() -> None:
     """`reset` wipes everything a previous game left in the agent."""
     spec = load_variant("standard")
     agents = [HeuristicAgent() for _ in range(7)]
-    first = play_match_sync(spec, agents, 5).log.to_jsonl()
-    play_match_sync(spec, agents, 6)
-    assert play_match_sync(spec, agents, 5).log.to_jsonl() == first
+    first = play_match_sync(spec, agents, 5, host_key=KEY).log.to_jsonl()
+    play_match_sync(spec, agents, 6, host_key=KEY)
+    assert play_match_sync(spec, agents, 5, host_key=KEY).log.to_jsonl() == first
 
 
 @pytest.mark.parametrize("variant", sorted(COUNTS))
@@ -85,10 +87,11 @@ def test_decides_from_the_view_alone(variant: str) -> None:
     players = COUNTS[variant][1]
     spec = load_variant(variant)
     for seed in range(3):
-        tracked = play_match_sync(spec, [HeuristicAgent() for _ in range(players)], seed)
+        agents = [HeuristicAgent() for _ in range(players)]
+        tracked = play_match_sync(spec, agents, seed, host_key=KEY)
         agents = [HeuristicAgent() for _ in range(players)]
         for seat, agent in enumerate(agents):
-            agent.reset(seat, seed)
+            agent.reset(seat, seat_seed(KEY, seed, seat))
         game = Game(spec, players, seed)
         while not game.over:
             for seat in sorted(game.pending()):

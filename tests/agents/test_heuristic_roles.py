@@ -16,7 +16,7 @@ from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.agents.heuristic.night import NIGHT_STRATEGIES
 from mafia_arena.engine.choices import PASS, Choice, Request, Speech
 from mafia_arena.engine.game import Game
-from mafia_arena.speech.acts import render_act, speech_acts
+from mafia_arena.engine.speech_acts import render_act, speech_acts
 from mafia_arena.speech.claims import Claim, extract_claims
 
 M, DOC, DET, V, C = "mafioso", "doctor", "detective", "villager", "citizen"

@@ -2,16 +2,20 @@
 
 The small `mini-league` spec is replayed from scratch (in-process, no tracking) and its
 README and tables must equal the committed `leaderboards/mini-league/` files byte for
-byte. (The figures are checked for determinism by the publish tests; their bytes depend
-on the installed matplotlib version, so they are not compared with the committed ones.)
+byte. The league's host key is published with it (`host_key`): it derives the players'
+own seeds, so the same games are played again. (The figures are checked for
+determinism by the publish tests; their bytes depend on the installed matplotlib
+version, so they are not compared with the committed ones.)
 """
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from mafia_arena.experiments import run_tournament
 from mafia_arena.leaderboard.cli import leaderboard_command
+from mafia_arena.seat_seeds import KEY_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT_FILES = ("README.md", "leaderboard.csv", "roles.csv")
@@ -19,6 +23,9 @@ TEXT_FILES = ("README.md", "leaderboard.csv", "roles.csv")
 
 def test_mini_league_leaderboard_regenerates_byte_identically(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)  # provenance names the spec relative to the repository
+    published = ROOT / "leaderboards" / "mini-league"
+    (tmp_path / "results").mkdir()
+    shutil.copy(published / KEY_FILE, tmp_path / "results" / KEY_FILE)
     summary = run_tournament(
         ROOT / "experiments" / "mini-league.toml",
         use_ray=False,
@@ -29,7 +36,6 @@ def test_mini_league_leaderboard_regenerates_byte_identically(tmp_path, monkeypa
     out = tmp_path / "leaderboard"
     written = leaderboard_command(summary.results_dir, out)
     assert {p.name for p in written} >= {*TEXT_FILES, "ratings.png", "win_rate_by_role.png"}
-    published = ROOT / "leaderboards" / "mini-league"
     for name in TEXT_FILES:
         assert (out / name).read_bytes() == (published / name).read_bytes(), name
 

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from mafia_arena.agents.policy_file import PolicyFile
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.rl.evaluate import random_chooser, win_rate
-from mafia_arena.rl.policy_file import PolicyFile
 from mafia_arena.rl.spec import TrainSpecError, load_train_spec
 from mafia_arena.rl.train import train
 from mafia_arena.rules import load_variant

@@ -41,3 +41,16 @@ def write_spec(folder: Path, name: str, body: str) -> Path:
     path = folder / f"{name}.toml"
     path.write_text(f'name = "{name}"\n' + body, encoding="utf-8")
     return path
+
+
+TEST_HOST_KEY = bytes(range(32))
+
+
+def with_host_key(folder: Path) -> Path:
+    """`folder`, holding the fixed test host key, so runs in different results folders
+    hand the agents the same seat seeds and store identical games."""
+    from mafia_arena.seat_seeds import KEY_FILE
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / KEY_FILE).write_text(TEST_HOST_KEY.hex() + "\n", encoding="ascii")
+    return folder

@@ -6,16 +6,16 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tests.tournament.conftest import write_spec
+from tests.tournament.conftest import with_host_key, write_spec
 
 from mafia_arena.agents import registry
-from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.base import AgentBase, AgentStats
 from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.experiments import load_spec, read_records, run_tournament
 from mafia_arena.experiments.plan import batches
 
 
-class SlowThinker:
+class SlowThinker(AgentBase):
     """An async agent (not a SyncAgent) that waits like an LLM call, then plays randomly."""
 
     name = "slow-thinker"
@@ -24,8 +24,8 @@ class SlowThinker:
     most_active = 0
 
     def __init__(self) -> None:
+        super().__init__()
         self.inner = RandomAgent()
-        self.stats = AgentStats()
 
     def reset(self, seat: int, seed: int) -> None:
         self.inner.reset(seat, seed)
@@ -75,11 +75,11 @@ def test_async_tables_run_concurrently_and_deterministically(
 
     SlowThinker.most_active = 0
     first = run_tournament(
-        spec, use_ray=False, results_dir=tmp_path / "a", track=False, progress=False
+        spec, use_ray=False, results_dir=with_host_key(tmp_path / "a"), track=False, progress=False
     )
     assert first.ok and SlowThinker.most_active > 2  # seats of several games at once
     second = run_tournament(
-        spec, use_ray=False, results_dir=tmp_path / "b", track=False, progress=False
+        spec, use_ray=False, results_dir=with_host_key(tmp_path / "b"), track=False, progress=False
     )
     assert second.ok
     records = read_records(tmp_path / "a" / "games.jsonl")

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from tests.tournament.conftest import write_spec
 
+from mafia_arena.agents.policy_file import PolicyFile
 from mafia_arena.experiments import read_records, run_tournament
-from mafia_arena.rl.policy_file import PolicyFile
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT = REPO / "agents" / "rl-town-votes.toml"

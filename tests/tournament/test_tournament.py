@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.tournament.conftest import REPO, SMOKE, write_spec
+from tests.tournament.conftest import REPO, SMOKE, with_host_key, write_spec
 
 from mafia_arena.agents import registry
 from mafia_arena.agents.random_agent import RandomAgent
@@ -59,7 +59,7 @@ def raw_indices(folder: Path) -> list[int]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Snapshot:
-    folder = tmp_path_factory.mktemp("reference")
+    folder = with_host_key(tmp_path_factory.mktemp("reference"))
     summary = run_tournament(SMOKE, use_ray=False, results_dir=folder, track=False, progress=False)
     assert summary.ok
     return snapshot(folder)
@@ -71,7 +71,9 @@ def test_ray_tournament_logs_runs_metrics_and_artifacts(
     from mlflow import MlflowClient
 
     spec = load_spec(SMOKE)
-    summary = run_tournament(SMOKE, results_dir=tmp_path, tracking_uri=mlflow_uri, progress=False)
+    summary = run_tournament(
+        SMOKE, results_dir=with_host_key(tmp_path), tracking_uri=mlflow_uri, progress=False
+    )
     assert summary.ok and summary.games_played == spec.games_total
     assert snapshot(tmp_path) == reference
 
@@ -129,7 +131,9 @@ def test_a_killed_worker_loses_and_duplicates_no_game(
 ) -> None:
     marker = tmp_path / "killed-once"
     monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"kill_at": 4, "marker": str(marker)}))
-    summary = run_tournament(SMOKE, results_dir=tmp_path / "r", track=False, progress=False)
+    summary = run_tournament(
+        SMOKE, results_dir=with_host_key(tmp_path / "r"), track=False, progress=False
+    )
     assert marker.exists() and int(marker.read_text()) != os.getpid()  # a worker died
     assert summary.ok
     assert raw_indices(tmp_path / "r") == list(range(summary.games_total))
@@ -139,7 +143,7 @@ def test_a_killed_worker_loses_and_duplicates_no_game(
 def test_a_killed_driver_resumes_to_identical_results(
     ray_cluster: str, tmp_path: Path, reference: Snapshot
 ) -> None:
-    results = tmp_path / "r"
+    results = with_host_key(tmp_path / "r")
     code = (
         "from mafia_arena.experiments import run_tournament\n"
         f"run_tournament({str(SMOKE)!r}, address={ray_cluster!r}, "

@@ -14,7 +14,8 @@ from mafia_arena.web import Settings
 
 
 def settings_for(tmp_path: Path, **changes: object) -> Settings:
-    """Instant bots (no pacing, no night floor), stores under `tmp_path`."""
+    """Instant bots (no pacing, no night floor), stores under `tmp_path`; chosen seeds
+    allowed, so the tests' games are reproducible."""
     base = {
         "bot_delay": 0.0,
         "timer_scale": 1.0,
@@ -22,6 +23,7 @@ def settings_for(tmp_path: Path, **changes: object) -> Settings:
         "results_dir": tmp_path / "results",
         "logs_dir": tmp_path / "logs",
         "allowed_agents": ("random",),
+        "chosen_seeds": True,
     }
     base.update(changes)
     return Settings(**base)  # type: ignore[arg-type]
@@ -29,7 +31,10 @@ def settings_for(tmp_path: Path, **changes: object) -> Settings:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A live server whose bots get the same seat seeds every run (a fixed host key),
+    so a test's game with a chosen seed always takes the same course."""
     live = LiveServer(settings_for(tmp_path))
+    live.manager.host_key = bytes(range(32))
     try:
         yield live
     finally:

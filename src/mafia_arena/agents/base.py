@@ -3,15 +3,19 @@
 An agent receives a `View` (its seat's knowledge and the current request with its legal
 choices) and returns a decision: one of the request's `Choice`s, or a `Speech` where the
 request accepts free text. `act` is asynchronous so that LLM and human seats can wait
-without blocking other seats; purely computational agents subclass `SyncAgent`.
+without blocking other seats; purely computational agents subclass `SyncAgent`, whose
+`decide` drivers call directly. Every hook a driver uses is declared on `Agent`, so no
+driver probes an agent for optional methods.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from mafia_arena.engine.choices import Decision
+from mafia_arena.rules import Variant
 from mafia_arena.views.view import View
 
 
@@ -44,32 +48,105 @@ class AgentStats:
 
 @runtime_checkable
 class Agent(Protocol):
-    """A player. `name` identifies it in results; `kind` is scripted/llm/rl/human."""
+    """A player: every hook a driver (runner, web app, tournament worker) calls.
+
+    `name` identifies it in results; `kind` is scripted/llm/rl/human. Subclass
+    `AgentBase` (or `SyncAgent`) to get the defaults of every optional hook.
+    """
 
     name: str
     kind: str
     stats: AgentStats
 
-    async def act(self, view: View) -> Decision: ...
+    @property
+    def synchronous(self) -> bool:
+        """True when `decide` answers at once: drivers then call it instead of `act`
+        (`play_match_sync` needs every seat synchronous)."""
+        ...
+
+    @property
+    def beliefs(self) -> Sequence[Mapping[str, Any]]:
+        """Beliefs the agent stated this game (LLM players with ``state_beliefs``), each
+        with ``seq`` and ``seat``; the runner copies them to ``log.meta["beliefs"]``."""
+        ...
+
+    @property
+    def traces(self) -> Sequence[Mapping[str, Any]]:
+        """Decision traces kept this game (LLM players), each with ``seq`` and ``seat``;
+        the runner copies them to ``log.traces`` (beside the log, never shown to a seat)."""
+        ...
 
     def reset(self, seat: int, seed: int) -> None:
-        """Called once before a game with the seat it plays and a per-seat seed."""
+        """Called once before a game with the seat it plays and that seat's own seed.
+
+        The seed is derived from the game seed with a key only the host holds
+        (`mafia_arena.seat_seeds`): it seeds the agent's own randomness and tells
+        nothing about the deal."""
+        ...
+
+    def set_variant(self, variant: Variant) -> None:
+        """The exact variant of the coming game (switches applied), after `reset`."""
+        ...
+
+    def decide(self, view: View) -> Decision:
+        """The decision for `view.request`, at once; only called where `synchronous`."""
+        ...
+
+    async def act(self, view: View) -> Decision:
+        """The decision for `view.request` (one of its choices, or a `Speech`)."""
+        ...
+
+    def take_fallback(self) -> str | None:
+        """The fallback reason of the last answer, then forgotten (None: a real answer).
+
+        An agent that could not decide (a failed model call) returns a placeholder and
+        reports the reason here; the runner then records the engine's default with it."""
+        ...
 
 
-class SyncAgent:
-    """Base for agents that decide instantly; the runner calls `decide` directly."""
+class AgentBase:
+    """The defaults of every `Agent` hook: asynchronous, no stated beliefs, no reported
+    fallbacks; `reset` starts fresh stats and `set_variant` keeps the variant."""
 
-    name = "sync"
+    name = "agent"
     kind = "scripted"
+    synchronous = False
+    beliefs: Sequence[Mapping[str, Any]] = ()
+    traces: Sequence[Mapping[str, Any]] = ()
 
     def __init__(self) -> None:
         self.stats = AgentStats()
+        self.variant: Variant | None = None
 
     def reset(self, seat: int, seed: int) -> None:
         self.stats = AgentStats()
+
+    def set_variant(self, variant: Variant) -> None:
+        self.variant = variant
+
+    def decide(self, view: View) -> Decision:
+        raise TypeError(f"agent {self.name!r} decides asynchronously; await act()")
+
+    async def act(self, view: View) -> Decision:
+        raise NotImplementedError
+
+    def take_fallback(self) -> str | None:
+        return None
+
+
+class SyncAgent(AgentBase):
+    """Base for agents that decide instantly; drivers call `decide` directly."""
+
+    name = "sync"
+    synchronous = True
 
     def decide(self, view: View) -> Decision:
         raise NotImplementedError
 
     async def act(self, view: View) -> Decision:
         return self.decide(view)
+
+
+def all_synchronous(agents: Iterable[Agent]) -> bool:
+    """Whether every agent decides at once (then a game needs no event loop)."""
+    return all(agent.synchronous for agent in agents)

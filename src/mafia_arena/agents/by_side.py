@@ -8,14 +8,22 @@ by the game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from mafia_arena.agents.base import Agent, AgentStats
 from mafia_arena.engine.choices import Decision
+from mafia_arena.rules import Variant
 from mafia_arena.views.view import View
 
 
 class BySideAgent:
+    """One seat whose player is chosen by the side of its dealt role (see module doc).
+
+    It is `synchronous` only when every side's agent is, so a table of scripted sides
+    plays without an event loop and a table with an LLM side is awaited.
+    """
+
     kind = "scripted"
 
     def __init__(
@@ -24,29 +32,39 @@ class BySideAgent:
         self._factories = dict(factories)
         self._side_of = side_of
         self._delegate: Agent | None = None
+        self._variant: Variant | None = None
         self._seat = 0
         self._seed = 0
-        self.name = ",".join(f"{k}={v().name}" for k, v in self._factories.items())
+        samples = {side: factory() for side, factory in self._factories.items()}
+        self.name = ",".join(f"{side}={agent.name}" for side, agent in samples.items())
+        self._synchronous = all(agent.synchronous for agent in samples.values())
         self.stats = AgentStats()
+
+    @property
+    def synchronous(self) -> bool:
+        return self._synchronous
+
+    @property
+    def beliefs(self) -> Sequence[Mapping[str, Any]]:
+        return () if self._delegate is None else self._delegate.beliefs
+
+    @property
+    def traces(self) -> Sequence[Mapping[str, Any]]:
+        return () if self._delegate is None else self._delegate.traces
 
     def reset(self, seat: int, seed: int) -> None:
         self._seat, self._seed, self._delegate = seat, seed, None
-        self._variant: object | None = None
+        self._variant = None
         self.stats = AgentStats()
 
-    # The runner's optional hooks, forwarded to the delegate (LLM players use them).
-    def set_variant(self, variant: object) -> None:
+    def set_variant(self, variant: Variant) -> None:
         self._variant = variant
 
     def take_fallback(self) -> str | None:
-        take = getattr(self._delegate, "take_fallback", None)
-        return take() if callable(take) else None
-
-    @property
-    def beliefs(self) -> list[dict]:
-        return list(getattr(self._delegate, "beliefs", None) or [])
+        return None if self._delegate is None else self._delegate.take_fallback()
 
     def delegate(self, view: View) -> Agent:
+        """The agent for this seat's side, created on the first view of the game."""
         if self._delegate is None:
             faction = view.knowledge.faction or ""
             side = self._side_of(faction)
@@ -55,15 +73,14 @@ class BySideAgent:
                 raise ValueError(f"no agent given for side {side!r}")
             self._delegate = factory()
             self._delegate.reset(self._seat, self._seed)
-            set_variant = getattr(self._delegate, "set_variant", None)
-            if callable(set_variant) and getattr(self, "_variant", None) is not None:
-                set_variant(self._variant)
+            if self._variant is not None:
+                self._delegate.set_variant(self._variant)
             self.stats = self._delegate.stats
             self.kind = self._delegate.kind
         return self._delegate
 
     def decide(self, view: View) -> Decision:
-        return self.delegate(view).decide(view)  # type: ignore[attr-defined]
+        return self.delegate(view).decide(view)
 
     async def act(self, view: View) -> Decision:
         return await self.delegate(view).act(view)

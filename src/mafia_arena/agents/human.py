@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.base import AgentBase
 from mafia_arena.engine.choices import Decision, Request, Speech
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.views.view import View
@@ -69,7 +69,7 @@ def decision_for(request: Request, action: Action) -> Decision:
     return Speech(text)
 
 
-class HumanAgent:
+class HumanAgent(AgentBase):
     """A person's seat. `kind` is ``human`` so results and leaderboards can tell.
 
     `turn` is set by the driver before each `act`; actions of other turns are refused
@@ -79,14 +79,11 @@ class HumanAgent:
     kind = HUMAN_KIND
 
     def __init__(self, name: str = "human", *, inbox_size: int = 32) -> None:
+        super().__init__()
         self.name = name
-        self.stats = AgentStats()
         self.turn = 0
         self.on_reject: Callable[[str], None] | None = None
         self._inbox: asyncio.Queue[Action] = asyncio.Queue(maxsize=inbox_size)
-
-    def reset(self, seat: int, seed: int) -> None:
-        self.stats = AgentStats()
 
     def offer(self, action: Action) -> bool:
         """Queue an action; False (dropped) when the person floods the mailbox."""

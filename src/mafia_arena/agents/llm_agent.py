@@ -67,7 +67,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.base import AgentBase, AgentStats
 from mafia_arena.agents.files import agent_file_kind, resolve_agent_file
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
@@ -170,7 +170,7 @@ def _option_texts(
 # ---------------------------------------------------------------------- the agent
 
 
-class LLMAgent:
+class LLMAgent(AgentBase):
     """A Mafia player backed by an LLM endpoint. See the module docstring."""
 
     kind = "llm"

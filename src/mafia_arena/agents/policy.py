@@ -8,7 +8,7 @@ policy = "policies/rl-town-votes.npz"   # relative to this file
 fallback = "heuristic"                  # optional; the policy file names one too
 ```
 
-The policy file (`rl.policy_file`) says which variant, player count, side and request
+The policy file (`agents.policy_file`) says which variant, player count, side and request
 kinds it was trained for. `PolicyAgent` encodes its seat's view exactly as the env
 does (`views.encode`, the action table's mask) and takes the most likely legal action
 for those requests; every other request — another kind, another side, a game the policy
@@ -24,10 +24,10 @@ from typing import Any
 
 from mafia_arena.agents.base import Agent, SyncAgent
 from mafia_arena.agents.files import agent_file_kind, resolve_agent_file
+from mafia_arena.agents.policy_file import PolicyFile, table_hash
 from mafia_arena.agents.registry import make_agent, register_loader
 from mafia_arena.engine.choices import Decision
 from mafia_arena.env.actions import build_action_table
-from mafia_arena.rl.policy_file import PolicyFile, table_hash
 from mafia_arena.rules import load_variant
 from mafia_arena.views.encode import ObservationEncoder
 from mafia_arena.views.view import View

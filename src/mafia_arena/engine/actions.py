@@ -303,8 +303,3 @@ ACTIONS: dict[str, Action] = {
         CheckOrKill,
     )
 }
-
-
-def register(action: Action) -> None:
-    """Add a primitive (used by variants that need more than the built-in ones)."""
-    ACTIONS[action.name] = action

@@ -12,7 +12,7 @@ original's would (a copied watch is still answered at dawn).
 
 from __future__ import annotations
 
-from mafia_arena.engine.actions import ACTIONS, Action, register
+from mafia_arena.engine.actions import Action
 from mafia_arena.engine.asking import ask, ask_one, picked_seat, target_request
 from mafia_arena.engine.catalogue import Blocked, NightAction, NightResult
 from mafia_arena.engine.choices import Choice
@@ -106,7 +106,9 @@ class Copy(Action):
             ),
             channel,
         )
-        ACTIONS[use.action].apply(game, night, use, (actor,), picks)
+        game.hooks.actions[use.action].apply(game, night, use, (actor,), picks)
 
 
-register(Copy())
+COPY = Copy()
+"""The copy step, added to a game's actions where its variant has one
+(`engine.extensions`)."""

@@ -11,7 +11,6 @@ from mafia_arena.engine.asking import ask_one
 from mafia_arena.engine.deaths import reveal
 from mafia_arena.engine.discussion import say, speak_request
 from mafia_arena.engine.game import Flow, Game
-from mafia_arena.engine.hooks import DAY_END_HOOKS
 from mafia_arena.engine.win import check_win
 
 
@@ -43,6 +42,6 @@ def last_words(game: Game) -> Flow:
 
 def end_of_day(game: Game) -> None:
     """The day's own triggers (activation when accused), then the win check."""
-    for hook in DAY_END_HOOKS:
+    for hook in game.hooks.day_end:
         hook(game)
     check_win(game)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from mafia_arena.engine.catalogue import Death, Reveal
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Game
-from mafia_arena.engine.hooks import DEATH_HOOKS
 
 
 def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None) -> None:
@@ -34,7 +33,7 @@ def die(game: Game, seats: list[int], cause: str, *, reveal: bool | None = None)
         game.emit(Death(seat, cause, manner, role), PUBLIC)
     if not fallen:
         return
-    for hook in DEATH_HOOKS:
+    for hook in game.hooks.death:
         hook(game, fallen, cause)
 
 

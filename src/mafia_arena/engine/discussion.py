@@ -27,8 +27,8 @@ from mafia_arena.engine.catalogue import FloorGranted, SpeechMade, VoteIntention
 from mafia_arena.engine.choices import PASS, Choice, Request, Speech, shared_choice
 from mafia_arena.engine.events import HOST, PUBLIC, Visibility
 from mafia_arena.engine.game import Flow, Game
+from mafia_arena.engine.speech_acts import render_act, speech_acts
 from mafia_arena.rules.params import DiscussionParams
-from mafia_arena.speech.acts import render_act, speech_acts
 
 ROUND_ROBIN = DiscussionParams()
 _SEAT_NAME = re.compile(r"\bP(\d+)\b")

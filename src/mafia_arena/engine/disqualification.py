@@ -2,7 +2,7 @@
 
 The removal is immediate: a public `disqualified` announcement, then the player's death
 with cause ``disqualification`` and the card turned up at once (D23), with no last word.
-The death runs the ordinary death triggers (`DEATH_HOOKS`) with that cause, which makes
+The death runs the ordinary death triggers (`game.hooks.death`) with that cause, which makes
 it a day-type death as D34 asks: succession and conversion ignore the cause and apply;
 inheritance fires only for the causes a role lists (club's deputy: night deaths only);
 retaliation is a dawn hook and never sees this death. A win check follows.

@@ -8,7 +8,6 @@ a variant may also call a draw after `rules.stalemate_cycles` cycles without a d
 
 from __future__ import annotations
 
-from mafia_arena.engine import copying, traits  # noqa: F401  (register copy and trait hooks)
 from mafia_arena.engine.catalogue import (
     Allies,
     Narration,

@@ -73,7 +73,11 @@ class Game:
         )
         self._pending: Prompt = {}
         self._answers: Answers = {}
-        from mafia_arena.engine.flow import play  # local: flow imports this module
+        from mafia_arena.engine.extensions import hooks_for  # local: they import this module
+        from mafia_arena.engine.flow import play
+
+        self.hooks = hooks_for(variant)
+        """The night primitives and trait hooks this variant uses (`engine.hooks`)."""
 
         self._flow: Flow = play(self)
         self._advance(None)

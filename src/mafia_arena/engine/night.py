@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mafia_arena.engine.actions import ACTIONS
 from mafia_arena.engine.asking import ask
 from mafia_arena.engine.catalogue import (
     Blocked,
@@ -30,7 +29,6 @@ from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.engine.discussion import channel_chat
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Flow, Game, seat_name
-from mafia_arena.engine.hooks import DAWN_HOOKS, NIGHT_HOOKS
 from mafia_arena.engine.state import NightState
 from mafia_arena.rules.spec import NightStep
 
@@ -42,7 +40,7 @@ def night(game: Game, number: int) -> Flow:
     state.day = number
     state.night = NightState(number)
     game.emit(PhaseStart("night", number), PUBLIC)
-    for hook in NIGHT_HOOKS:
+    for hook in game.hooks.night:
         hook(game, number)
     if number == 1 and not game.variant.rules.first_night_actions:
         if game.variant.rules.narrate_steps:
@@ -240,7 +238,7 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
             private(*participants, channel=step.name),
             f"Night {night.number}: talk with your team ({step.name})",
         )
-    runner = getattr(ACTIONS[step.action], "run", None)
+    runner = getattr(game.hooks.actions[step.action], "run", None)
     if runner is not None:  # an action with its own sequence of decisions (copy)
         yield from runner(game, step, night, participants)
     elif step.group:
@@ -259,7 +257,7 @@ def _cross_observers(game: Game, step: NightStep, night: NightState, *, watching
 def step_request(
     game: Game, step: NightStep, actor: int, actors: list[int], picked: list[int], pick_no: int
 ) -> Request | None:
-    action = ACTIONS[step.action]
+    action = game.hooks.actions[step.action]
     targets = legal_targets(game, step, actor, actors, picked)
     if not targets or not _uses_left(game, step, actor):
         return None
@@ -312,7 +310,7 @@ def _individual_step(game: Game, step: NightStep, night: NightState, actors: lis
             NightAction(step.name, (actor,), tuple(c.key for c in chosen)),
             private(actor, channel=step.name),
         )
-        ACTIONS[step.action].apply(game, night, step, (actor,), chosen)
+        game.hooks.actions[step.action].apply(game, night, step, (actor,), chosen)
 
 
 def _group_step(game: Game, step: NightStep, night: NightState, participants: list[int]) -> Flow:
@@ -352,7 +350,7 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
         choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
     _record_usage(game, step, participants[0], [choice.target])
     game.emit(NightAction(step.name, tuple(participants), (choice.key,), team=True), members)
-    ACTIONS[step.action].apply(game, night, step, tuple(participants), [choice])
+    game.hooks.actions[step.action].apply(game, night, step, tuple(participants), [choice])
     describe = step.params.describe
     if describe and choice.verb in ("target", "kill"):
         yield from _describe(game, step, participants, choice, describe)
@@ -393,7 +391,7 @@ def dawn(game: Game, night: NightState) -> None:
     if game.state.disqualified:  # a target disqualified since the attack is gone already
         attacked = [t for t in attacked if t not in game.state.disqualified]
     dying = [t for t in attacked if t not in night.healed and not _immune(game, t)]
-    for hook in DAWN_HOOKS:
+    for hook in game.hooks.dawn:
         dying = hook(game, night, dying)
     for watchers, target in night.watches:
         seen = tuple(sorted({s for a in night.attempts if a.target == target for s in a.attackers}))

@@ -26,13 +26,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mafia_arena.engine.catalogue import Allies, RoleChange, Trigger
 from mafia_arena.engine.events import HOST, private
-from mafia_arena.engine.game import Game
-from mafia_arena.engine.hooks import DAWN_HOOKS, DAY_END_HOOKS, DEATH_HOOKS, NIGHT_HOOKS
+from mafia_arena.engine.hooks import DawnHook, DayEndHook, DeathHook, NightHook
 from mafia_arena.engine.state import NightState
+from mafia_arena.rules import Variant
+
+if TYPE_CHECKING:
+    from mafia_arena.engine.game import Game
 
 
 def trait(game: Game, seat: int, name: str) -> Any:
@@ -255,7 +258,33 @@ def activation(game: Game) -> None:
             change_role(game, seat, role, "activates_when_accused")
 
 
-DAWN_HOOKS.extend([immunity, retaliation])
-DEATH_HOOKS.extend([succession, inheritance, conversion])
-NIGHT_HOOKS.append(introductions)
-DAY_END_HOOKS.append(activation)
+# ----------------------------------------------------------------------------- per variant
+DAWN_TRAITS: tuple[tuple[str, DawnHook], ...] = (
+    ("night_immune", immunity),
+    ("retaliates", retaliation),
+)
+DEATH_TRAITS: tuple[tuple[str, DeathHook], ...] = (
+    ("succeeds", succession),
+    ("inherits", inheritance),
+    ("converts_to", conversion),
+)
+DAY_END_TRAITS: tuple[tuple[str, DayEndHook], ...] = (("activates_when_accused", activation),)
+ROLE_CHANGES = frozenset({"succeeds", "inherits", "converts_to", "activates_when_accused"})
+"""Traits that change a role, after which the new role may meet its team at night."""
+
+
+def trait_hooks(
+    variant: Variant,
+) -> tuple[
+    tuple[DawnHook, ...], tuple[DeathHook, ...], tuple[NightHook, ...], tuple[DayEndHook, ...]
+]:
+    """The (dawn, death, night, day-end) hooks of the traits `variant`'s roles carry,
+    in calling order; empty for a variant without traits."""
+    used = {name for spec in variant.roles.values() for name, value in spec.traits.items() if value}
+    night: tuple[NightHook, ...] = (introductions,) if used & ROLE_CHANGES else ()
+    return (
+        tuple(hook for name, hook in DAWN_TRAITS if name in used),
+        tuple(hook for name, hook in DEATH_TRAITS if name in used),
+        night,
+        tuple(hook for name, hook in DAY_END_TRAITS if name in used),
+    )

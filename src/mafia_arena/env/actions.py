@@ -34,7 +34,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from mafia_arena.engine import PASS, Choice, Game, Request
-from mafia_arena.engine.actions import ACTIONS
 from mafia_arena.rules import Variant
 from mafia_arena.speech import speech_acts
 
@@ -137,7 +136,7 @@ def mode_verbs(variant: Variant, players: int) -> list[str]:
     probe = Game(variant, players, seed=0)
     verbs: list[str] = []
     for step in variant.night:
-        action = ACTIONS.get(step.action)
+        action = probe.hooks.actions.get(step.action)
         if action is None:
             continue
         for choice in action.choices(probe, step, 0, list(range(players))):

@@ -36,7 +36,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.experiments.errors import (
     Interrupted,
@@ -60,6 +59,7 @@ from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
+from mafia_arena.seat_seeds import load_or_create_host_key
 from mafia_arena.tracking.uri import resolve_tracking_uri
 
 
@@ -127,7 +127,7 @@ def _preflight(experiment: Experiment) -> set[str]:
                     "pool",
                     f"agent {ref.label!r} (matchup {i}, entry {j}) cannot be built: {reason}",
                 ) from exc
-            if not isinstance(agent, SyncAgent):
+            if not agent.synchronous:
                 async_agents.add(ref.label)
     return async_agents
 
@@ -196,6 +196,7 @@ def _run(
     )
     conc = experiment.concurrency
     fault = FaultPlan.from_env()
+    host_key = load_or_create_host_key(experiment.results_dir)  # seat seeds; kept there
     jobs = [
         BatchJob(
             experiment.name,
@@ -206,6 +207,7 @@ def _run(
             conc.llm_in_flight,
             conc.decision_timeout_s,
             fault,
+            host_key,
         )
         for b in batches(experiment, pending, async_agents)
     ]

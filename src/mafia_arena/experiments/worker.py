@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mafia_arena.agents.base import Agent, SyncAgent
+from mafia_arena.agents.base import Agent, all_synchronous
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.experiments.errors import TransientError
 from mafia_arena.experiments.faults import FaultPlan
@@ -49,6 +49,9 @@ class BatchJob:
     llm_in_flight: int = 4
     decision_timeout_s: float | None = None
     fault: FaultPlan | None = None
+    host_key: bytes | None = None
+    """Derives every seat's own seed (`mafia_arena.seat_seeds`); kept in the results
+    folder, so a re-run batch hands the agents the same seeds."""
 
 
 RETRYABLE: tuple[type[Exception], ...] = (TransientError, ConnectionError, TimeoutError)
@@ -90,13 +93,15 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
             out[index] = failure(index, seed, exc)
     if job.fault is not None:
         job.fault.before_batch(job.indices)
-    if all(isinstance(a, SyncAgent) for _, _, agents in tables for a in agents):
+    if all(all_synchronous(agents) for _, _, agents in tables):
         results: list[MatchResult | BaseException] = []
         for index, seed, agents in tables:
             try:
                 if job.fault is not None:
                     job.fault.before_game(index)
-                results.append(play_match_sync(variant, agents, seed, matchup.overrides))
+                results.append(
+                    play_match_sync(variant, agents, seed, matchup.overrides, host_key=job.host_key)
+                )
             except RETRYABLE:
                 raise
             except Exception as exc:
@@ -140,7 +145,12 @@ async def _play_async(
         if job.fault is not None:
             job.fault.before_game(index)
         result = await play_match(
-            variant, agents, seed, job.matchup.overrides, decision_timeout=job.decision_timeout_s
+            variant,
+            agents,
+            seed,
+            job.matchup.overrides,
+            decision_timeout=job.decision_timeout_s,
+            host_key=job.host_key,
         )
         if job.fault is not None and job.fault.sleep_per_game_s:
             await asyncio.sleep(job.fault.sleep_per_game_s)

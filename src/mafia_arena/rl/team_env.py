@@ -9,8 +9,9 @@ seat reaches the policy.
 
 Each episode is one game. At `reset` the env draws a game seed and an opponent from the
 pool with its own generator (so a seeded env replays its episodes exactly), seats
-`co_player` agents on the learner's side and the opponent on the other side, and plays
-until a learner decision is due. `step(action)` submits the learner's choice and plays on
+`co_player` agents on the learner's side and the opponent on the other side (each with
+its own seat seed from the env's host key, never the game seed), and plays until a
+learner decision is due. `step(action)` submits the learner's choice and plays on
 to the next one. The reward is 0 until the end, then +1 if the learner's side won, -1 if
 it lost, 0 on a draw; `info["signals"]` lists the day-time deaths since the previous
 step (seat and side) for shaping, and `shaping` adds them to the reward when set.
@@ -30,6 +31,7 @@ from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.seat_seeds import new_host_key, seat_seeds
 
 ALL_KINDS = "*"
 Chooser = Callable[[np.ndarray, np.ndarray], int]
@@ -66,7 +68,16 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (gymnasium's own)
 
-    def __init__(self, setup: TeamSetup | None = None, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        setup: TeamSetup | None = None,
+        seed: int | None = None,
+        *,
+        host_key: bytes | None = None,
+    ) -> None:
+        """`host_key` derives the scripted seats' own seeds (`mafia_arena.seat_seeds`);
+        default: a fresh key, or for a seeded env one made from its seed (so a seeded env
+        replays its episodes exactly)."""
         self.setup = setup or TeamSetup()
         self.session = GameSession(self.setup.variant, self.setup.players, self.setup.overrides)
         self.observation_size = self.session.encoder.size
@@ -76,6 +87,8 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         )
         self.action_space = gym.spaces.Discrete(self.actions)
         self._rng = random.Random(seed)
+        self._given_key = host_key
+        self._host_key = self._key_for(seed)
         self._agents: list[SyncAgent] = []
         self._sides: list[str] = []
         self._seat: int | None = None
@@ -89,6 +102,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
+            self._host_key = self._key_for(seed)
         options = options or {}
         while True:
             self._start(
@@ -145,8 +159,14 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             self.session.act(self._seat, action)
 
     # ------------------------------------------------------------------ internals
+    def _key_for(self, seed: int | None) -> bytes:
+        """The given host key, else one made from the env's seed, else a fresh one."""
+        if self._given_key is not None:
+            return self._given_key
+        return new_host_key() if seed is None else random.Random(f"host:{seed}").randbytes(32)
+
     def _start(self, game_seed: int, opponent: str) -> None:
-        """A new game: the deal from `game_seed`, agents seated, per-seat seeds drawn."""
+        """A new game: the deal from `game_seed`, agents seated with keyed seat seeds."""
         self.opponent = opponent
         game = self.session.new_game(game_seed)
         self._sides = [self._side_of(game, s) for s in range(self.setup.players)]
@@ -154,9 +174,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             self._agent(self.setup.co_player if side == self.setup.side else opponent)
             for side in self._sides
         ]
-        agent_seeds = random.Random(f"team-env:{game_seed}")
+        agent_seeds = seat_seeds(self._host_key, game_seed, self.setup.players)
         for seat, agent in enumerate(self._agents):
-            agent.reset(seat, agent_seeds.randrange(2**31))
+            agent.reset(seat, agent_seeds[seat])  # never the game seed: it is the deal
+            agent.set_variant(self.session.variant)
         self._alive = [True] * self.setup.players
         self._seat = None
 

@@ -6,7 +6,7 @@ PyTorch's CPU build). It builds `spec.envs` seeded `TeamEnv`s, trains `MaskableP
 greedy policy against every opponent of the pool every `eval_every` decisions on
 held-out seeded games, and writes into `out`:
 
-- ``policy.npz``: the actor as a numpy policy file (`rl.policy_file`), playable without
+- ``policy.npz``: the actor as a numpy policy file (`agents.policy_file`), playable without
   torch by the ``rl`` agent kind (`agents.policy`);
 - ``model.zip``: the full Stable-Baselines3 checkpoint (to resume or fine-tune);
 - ``curve.csv`` and ``curve.png``: the evaluation win rates over training.
@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from mafia_arena.agents.policy_file import PolicyFile, table_hash
 from mafia_arena.rl.evaluate import WinRate, win_rate
-from mafia_arena.rl.policy_file import PolicyFile, table_hash
 from mafia_arena.rl.spec import TrainSpec
 from mafia_arena.rl.team_env import TeamEnv
 

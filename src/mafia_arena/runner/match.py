@@ -10,7 +10,9 @@ Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them c
 `log.meta["beliefs"]`; agents that keep decision `traces` (LLM players) have them
 copied to `log.traces` (stored beside the log, never shown to a seat). Every log's meta
 carries the fallback record and the `void` verdict of `runner.integrity`.
-`play_match_sync` is the fast path for agents that decide instantly.
+`play_match_sync` is the fast path for agents that are all `synchronous`. No agent is
+given the game seed: each seat gets its own seed derived with the host's key
+(`mafia_arena.seat_seeds`).
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mafia_arena.agents.base import Agent, SyncAgent
+from mafia_arena.agents.base import Agent, all_synchronous
 from mafia_arena.engine.catalogue import DecisionRecord
+from mafia_arena.engine.choices import Decision
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
 from mafia_arena.runner.integrity import VOID_THRESHOLD, fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog
+from mafia_arena.seat_seeds import new_host_key, seat_seeds
 from mafia_arena.views.view import SeatTracker
 
 
@@ -41,13 +45,19 @@ class MatchResult:
         return max((e.day for e in self.log.events), default=0)
 
 
-def _prepare(variant: Variant, agents: Sequence[Agent], seed: int) -> Game:
+def _prepare(variant: Variant, agents: Sequence[Agent], seed: int, host_key: bytes | None) -> Game:
+    """Start the game; hand every agent its seat, its own seed and the exact variant.
+
+    The agents never see `seed` (it rebuilds the deal): each gets the seat seed derived
+    with `host_key` (a fresh random key when None, so such games are not reproducible
+    through the agents' own randomness)."""
     game = Game(variant, len(agents), seed)
-    for seat, agent in enumerate(agents):
-        agent.reset(seat, seed)
-        set_variant = getattr(agent, "set_variant", None)
-        if callable(set_variant):  # LLM players describe the exact rules (switches too)
-            set_variant(variant)
+    key = new_host_key() if host_key is None else host_key
+    for seat, (agent, seat_seed) in enumerate(
+        zip(agents, seat_seeds(key, seed, len(agents)), strict=True)
+    ):
+        agent.reset(seat, seat_seed)
+        agent.set_variant(variant)  # LLM players describe the exact rules (switches too)
     return game
 
 
@@ -62,11 +72,7 @@ def _result(
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
     # beliefs stated by agents that keep them (LLM players with state_beliefs = true);
     # a seat dates a belief by its own stream position, the log by the host's
-    beliefs = [
-        _on_host_timeline(dict(b), trackers)
-        for a in agents
-        for b in getattr(a, "beliefs", None) or []
-    ]
+    beliefs = [_on_host_timeline(dict(b), trackers) for a in agents for b in a.beliefs]
     if beliefs:
         meta["beliefs"] = sorted(beliefs, key=lambda b: (b.get("seq", 0), b.get("seat", 0)))
     record = fallback_record(e.fact for e in game.events if isinstance(e.fact, DecisionRecord))
@@ -75,7 +81,7 @@ def _result(
     meta["void"] = reason is not None
     if reason is not None:
         meta["void_reason"] = reason
-    traces = [dict(t) for a in agents for t in getattr(a, "traces", None) or []]
+    traces = [dict(t) for a in agents for t in a.traces]
     traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
     log = GameLog.from_game(game, overrides, [a.name for a in agents], meta, traces)
     return MatchResult(log, game.state.winner, stats)
@@ -90,11 +96,17 @@ def _on_host_timeline(belief: dict[str, Any], trackers: Sequence[SeatTracker]) -
     return belief
 
 
-def _reported_fallback(agent: Agent) -> str | None:
-    """The fallback reason an agent reports for its last answer (LLM players do, through
-    ``take_fallback``); the runner then records the engine's default with that reason."""
-    take = getattr(agent, "take_fallback", None)
-    return take() if callable(take) else None
+def _submit(game: Game, seat: int, agent: Agent, decision: Decision) -> None:
+    """Record `decision`, or the engine's default where the agent reported a fallback
+    for it (counted by the agent) or the decision is illegal (counted here)."""
+    reason = agent.take_fallback()
+    try:
+        if reason:
+            game.submit_default(seat, reason)
+        else:
+            game.submit(seat, decision)
+    except IllegalDecision:
+        _fallback(game, seat, agent, "illegal")
 
 
 def _fallback(game: Game, seat: int, agent: Agent, reason: str) -> None:
@@ -104,19 +116,25 @@ def _fallback(game: Game, seat: int, agent: Agent, reason: str) -> None:
 
 def play_match_sync(
     variant: Variant,
-    agents: Sequence[SyncAgent],
+    agents: Sequence[Agent],
     seed: int,
     overrides: dict[str, Any] | None = None,
+    *,
+    host_key: bytes | None = None,
 ) -> MatchResult:
-    """Play a game whose agents all decide synchronously (scripted players)."""
-    game = _prepare(variant, agents, seed)
+    """Play a game whose agents are all `synchronous` (scripted players), no event loop.
+
+    `host_key` derives the agents' seat seeds (`mafia_arena.seat_seeds`); the same
+    variant, seed, key and agents give the same log."""
+    if not all_synchronous(agents):
+        slow = sorted({a.name for a in agents if not a.synchronous})
+        raise TypeError(f"play_match_sync needs synchronous agents; await play_match for {slow}")
+    game = _prepare(variant, agents, seed, host_key)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     while not game.over:
         for seat in list(game.pending()):
-            try:
-                game.submit(seat, agents[seat].decide(trackers[seat].view(game)))
-            except IllegalDecision:
-                _fallback(game, seat, agents[seat], "illegal")
+            agent = agents[seat]
+            _submit(game, seat, agent, agent.decide(trackers[seat].view(game)))
     return _result(game, agents, overrides, trackers)
 
 
@@ -128,11 +146,14 @@ async def play_match(
     decision_timeout: float | None = None,
     on_event: Any = None,
     void_threshold: float = VOID_THRESHOLD,
+    *,
+    host_key: bytes | None = None,
 ) -> MatchResult:
     """Play a game, asking simultaneous requests concurrently; a game in which some
     seat's decisions were made by infrastructure fallbacks more than ``void_threshold``
-    of the time is marked void (``log.meta["void"]``)."""
-    game = _prepare(variant, agents, seed)
+    of the time is marked void (``log.meta["void"]``). `host_key`: as in
+    `play_match_sync`."""
+    game = _prepare(variant, agents, seed, host_key)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     seen = 0
     while not game.over:
@@ -151,14 +172,7 @@ async def play_match(
                 reason = "timeout" if isinstance(outcome, TimeoutError) else "error"
                 _fallback(game, seat, agents[seat], reason)
                 continue
-            reason = _reported_fallback(agents[seat])
-            try:
-                if reason:  # counted by the agent; the log gets the engine's default
-                    game.submit_default(seat, reason)
-                else:
-                    game.submit(seat, outcome)
-            except IllegalDecision:
-                _fallback(game, seat, agents[seat], "illegal")
+            _submit(game, seat, agents[seat], outcome)
         if on_event is not None:
             for event in game.events[seen:]:
                 on_event(event)

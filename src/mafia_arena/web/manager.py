@@ -17,6 +17,7 @@ from typing import Any
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
+from mafia_arena.seat_seeds import new_host_key
 from mafia_arena.web.auth import Credentials, Grant
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, Settings
@@ -41,6 +42,9 @@ class GameManager:
         self.settings = settings or Settings()
         self.credentials = Credentials()
         self.games: dict[str, GameSession] = {}
+        self.host_key = new_host_key()
+        """Derives the bots' seat seeds; never leaves the server (web games replay from
+        their logs' decisions, not from the bots' randomness)."""
 
     def create(self, spec: GameSpec) -> dict[str, Any]:
         """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``."""
@@ -76,9 +80,11 @@ class GameManager:
                 make_agent(agent)
             except Exception as exc:
                 raise CreateError(f"bot {agent!r} cannot be loaded") from exc
+        if spec.seed is not None and not self.settings.chosen_seeds:
+            raise CreateError("seed: this server draws every game's seed itself")
         game_id = secrets.token_urlsafe(12)
         seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
-        session = GameSession(game_id, spec, variant, seed, self.settings)
+        session = GameSession(game_id, spec, variant, seed, self.settings, self.host_key)
         self.games[game_id] = session
         invites = []
         for slot in session.slots:

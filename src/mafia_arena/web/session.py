@@ -21,6 +21,7 @@ from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
+from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
@@ -101,12 +102,19 @@ class GameSession:
     """One game from lobby to stored result. All methods run on the server's loop."""
 
     def __init__(
-        self, game_id: str, spec: GameSpec, variant: Variant, seed: int, settings: Settings
+        self,
+        game_id: str,
+        spec: GameSpec,
+        variant: Variant,
+        seed: int,
+        settings: Settings,
+        host_key: bytes,
     ) -> None:
         self.id = game_id
         self.spec = spec
         self.variant = variant
         self.seed = seed
+        self.host_key = host_key
         self.settings = settings
         self.bot_delay = settings.bot_delay if spec.bot_delay is None else spec.bot_delay
         self.timer_scale = settings.timer_scale if spec.timer_scale is None else spec.timer_scale
@@ -166,8 +174,14 @@ class GameSession:
         self.invites.clear()
         self.game = Game(self.variant, len(self.slots), self.seed)
         for slot in self.slots:
-            slot.agent.reset(slot.seat, self.seed)
+            self._seat_agent(slot.agent, slot.seat)
         self.task = asyncio.get_running_loop().create_task(drive(self))
+
+    def _seat_agent(self, agent: Agent, seat: int) -> None:
+        """Prepare `agent` for `seat`: its own seat seed (never the game seed, which
+        rebuilds the deal) and the exact variant."""
+        agent.reset(seat, seat_seed(self.host_key, self.seed, seat))
+        agent.set_variant(self.variant)
 
     def roster(self) -> list[SeatInfo]:
         return [slot.info() for slot in self.slots]
@@ -210,7 +224,7 @@ class GameSession:
         slot.replaced = slot.was_replaced = True
         if self.spec.absent == "bot" and slot.stand_in is None:
             slot.stand_in = make_agent(self.spec.replacement)
-            slot.stand_in.reset(seat, self.seed)
+            self._seat_agent(slot.stand_in, seat)
         self.push_all()
 
     # ------------------------------------------------------------------ pushing

@@ -72,6 +72,9 @@ class Settings:
     rate_burst: float = 20.0
     max_frame: int = 16_384
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
+    chosen_seeds: bool = False
+    """Whether a creator may set `GameSpec.seed` (demos, tests). Off: the server draws
+    every seed, so nobody at the table can know the deal from it."""
 
 
 class SeatSpec(BaseModel):
@@ -86,7 +89,8 @@ class SeatSpec(BaseModel):
 class GameSpec(BaseModel):
     """The creator's request. Checked again against the variant in `GameManager.create`.
 
-    `seed` is optional and stays secret until the game ends (it determines the deal).
+    `seed` is refused unless the server allows chosen seeds (`Settings.chosen_seeds`);
+    either way it stays secret until the game ends (it determines the deal).
     `absent`: what takes over a seat whose human is gone past the grace period.
     """
 

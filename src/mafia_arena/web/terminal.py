@@ -213,7 +213,8 @@ def play_in_terminal(
     per seat (the human seat's entry is replaced). With `results_dir`, the game is stored
     like a web game (log under `logs_dir`, default ``runs/terminal``); with `log_path`
     the game log is written there. Returns the match; raises `QuitGame` when the person
-    quits (nothing is stored then).
+    quits (nothing is stored then). Without `seed`, a random one is drawn (so terminal
+    games deal different cards) and printed only after the game.
     """
     overrides = dict(overrides or {})
     rules = load_variant(variant, overrides)
@@ -231,6 +232,7 @@ def play_in_terminal(
         result.log.save(log_path)
     game = replay(result.log)
     human.show_new(SeatTracker(human_seat).update(game))
+    human.write(f"(game seed {seed}: replay this deal with --seed {seed})")
     if results_dir is not None:
         from mafia_arena.web.storage import SeatEntry, results_record, save_game
 

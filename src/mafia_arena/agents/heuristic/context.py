@@ -30,6 +30,7 @@ class Context:
     book: RuleBook
     rng: random.Random
     seed: int
+    """The seat's own seed (from `reset`); no other seat has it."""
     notes: dict[str, Any] = field(default_factory=dict)
 
     # -- who am I
@@ -117,11 +118,13 @@ class Context:
         """A permutation of all seats that every player can compute from public facts.
 
         Used to break ties the same way at every like-minded seat (a focal point), so
-        that heuristic players who agree on the facts also agree on one name.
+        that heuristic players who agree on the facts also agree on one name. Public
+        facts only: every seat has its own seed (none knows the game's), so a seed
+        would make each seat's order its own.
         """
         seats = list(range(self.k.players))
         living = ",".join(map(str, self.k.living()))
-        random.Random(f"focal:{self.seed}:{self.day}:{salt}:{living}").shuffle(seats)
+        random.Random(f"focal:{self.day}:{salt}:{living}").shuffle(seats)
         return seats
 
     def best(
@@ -148,9 +151,10 @@ class Context:
         return items[-1][0]
 
     def team_rng(self, purpose: str) -> random.Random:
-        """A generator my whole team computes alike (they know each other and the day)."""
+        """A generator my whole team computes alike: from what they share (who they are,
+        the day), since each seat's own seed is its own."""
         team = ",".join(map(str, sorted(self.team | {self.me})))
-        return random.Random(f"team:{self.seed}:{team}:{self.day}:{purpose}")
+        return random.Random(f"team:{team}:{self.day}:{purpose}")
 
     def vote_score(self, seat: int) -> float:
         """What a town-minded player holds against `seat` when voting today."""

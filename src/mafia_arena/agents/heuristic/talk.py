@@ -18,7 +18,7 @@ from mafia_arena.agents.heuristic.day import mafia_pick
 from mafia_arena.agents.heuristic.night import threat
 from mafia_arena.agents.heuristic.suspicion import HARD, evil_looks
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech
-from mafia_arena.speech.acts import render_act
+from mafia_arena.engine.speech_acts import render_act
 
 BLUFF_CHANCE = 0.3
 MANNERS = (

@@ -2,7 +2,9 @@
 
 The sentences are what every other player reads, whoever spoke (a scripted player, an
 LLM or a human), and the claim extractor reads them back exactly, so structured and
-free speech meet in one transcript.
+free speech meet in one transcript. They live in the engine because the engine offers
+them as choices of a speaking turn; `mafia_arena.speech` re-exports them next to the
+claim reader, so the dependency runs one way (speech -> engine).
 """
 
 from __future__ import annotations
