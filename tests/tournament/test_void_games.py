@@ -10,6 +10,7 @@ server on loopback); everything above the socket is the production code.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from mafia_arena.leaderboard import compute_ratings, leaderboard_table
 from mafia_arena.leaderboard.table import model_cards
 from mafia_arena.llm.breaker import reset_breakers
 from mafia_arena.runner.log import GameLog, traces_path
+from mafia_arena.seat_seeds import KEY_FILE
 
 GAMES = 4
 FIRST_VOID = 2  # the endpoint dies as game 2 starts
@@ -87,7 +89,8 @@ def test_an_outage_game_is_voided_and_replayed_on_resume_identically(
         sidecar = traces_path(reference / record["log_path"])
         traces = [json.loads(line) for line in sidecar.read_text().splitlines()]
         llm = [s for s in record["seats"] if s["agent"] == "outage-probe"]
-        assert traces and {t["seat"] for t in traces} == {s["seat"] for s in llm}
+        # (a seat killed before any choice of its own asks the model nothing)
+        assert traces and {t["seat"] for t in traces} <= {s["seat"] for s in llm}
         assert len(traces) <= sum(s["decisions"] for s in llm)
     cards = model_cards(records)
     assert list(cards["agent"]) == ["outage-probe"]
@@ -104,6 +107,8 @@ def test_an_outage_game_is_voided_and_replayed_on_resume_identically(
 
     set_answer(fake, outage)
     results = tmp_path / "results"
+    results.mkdir()  # the same host key, so the seats get the reference's seeds
+    shutil.copy2(reference / KEY_FILE, results / KEY_FILE)
     first = play(spec, results)
     stored = read_records(results / "games.jsonl")
     void = [r["game_index"] for r in stored if r["void"]]
@@ -114,7 +119,8 @@ def test_an_outage_game_is_voided_and_replayed_on_resume_identically(
     for record in stored[FIRST_VOID:]:
         assert "infrastructure" in record["void_reason"]
         llm = [s for s in record["seats"] if s["agent"] == "outage-probe"]
-        assert all(s["fallbacks_infrastructure"] > 0 and s["fallbacks_model"] == 0 for s in llm)
+        assert sum(s["fallbacks_infrastructure"] for s in llm) > 0
+        assert all(s["fallbacks_model"] == 0 for s in llm)
 
     # void games are counted apart: no rating, no win rate from them
     table = leaderboard_table(stored, n_boot=0).set_index("agent")
