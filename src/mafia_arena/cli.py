@@ -270,7 +270,7 @@ def run(
             result = asyncio.run(play_match(rules, seated, seed + index, overrides, host_key=key))
         winners[result.winner or "draw"] += 1
         lengths.append(result.game_length)
-    summary = {
+    summary: dict[str, Any] = {
         "variant": variant,
         "players": players,
         "agents": agents,
@@ -461,11 +461,16 @@ def leaderboard(
 def serve(
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port")] = 8000,
+    db: Annotated[
+        Path | None,
+        typer.Option(help="live store (SQLite): live games resume after a restart"),
+    ] = None,
 ) -> None:
     """Start the web app for mixed games of humans and bots."""
     from mafia_arena.web import serve as run_server
 
-    run_server(host=host, port=port)
+    options = {} if db is None else {"db": db}
+    run_server(host=host, port=port, **options)
 
 
 @app.command()

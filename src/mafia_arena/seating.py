@@ -28,7 +28,7 @@ def seat_agents(spec: str, players: int, variant: Variant) -> list[Agent]:
         def side_of(faction: str) -> str:
             return variant.factions[faction].side if faction in variant.factions else faction
 
-        return [BySideAgent(factories, side_of) for _ in range(players)]  # type: ignore[misc]
+        return [BySideAgent(factories, side_of) for _ in range(players)]
     if len(parts) > players:
         raise ValueError(f"{len(parts)} agents for {players} players")
     names = parts + [parts[-1]] * (players - len(parts))

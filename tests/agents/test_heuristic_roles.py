@@ -237,3 +237,36 @@ def test_a_nominee_pleads_against_the_other_nominee(role: str, faction: str) -> 
     decision = agent.decide(view)
     text = decision.text if isinstance(decision, Speech) else render_act(decision)
     assert Claim("accuse", 5) in extract_claims(text, [M, DET, C])
+
+
+def _club_night_view(role: str, action: str, seat: int = 5):
+    """Club night 2 for a town `role`: P4 claimed commissar and "found" P1 mafia."""
+    choices = tuple(Choice("target", s) for s in range(10) if s != seat)
+    request = Request(
+        seat,
+        f"night:{action}",
+        "Night 2: act (pick 1 of 1)",
+        choices,
+        tuple(c.key for c in choices),
+        info={"step": action, "action": action},
+    )
+    text = "I am the commissar. My check: P1 is mafia."
+    events = [("speech", {"seat": 3, "text": text, "kind": "discussion"}, None)]
+    composition = {"don": 1, "mafia": 2, "maniac": 1, "commissar": 1, role: 1, "civilian": 4}
+    if role == "captain":
+        composition["civilian"] = 3
+        composition["doctor"] = 1
+    return synthetic_view("club", composition, seat, role, "town", request, events, day=2)
+
+
+@pytest.mark.parametrize(("role", "action"), [("lover", "silence"), ("captain", "arrest")])
+def test_club_town_never_shields_or_blanks_the_commissars_suspect(role: str, action: str) -> None:
+    """A silenced player cannot be voted against, and an arrested one's check comes
+    back empty: neither the lover nor the captain touches the town's main suspect."""
+    picks = []
+    for seed in range(30):
+        agent = HeuristicAgent(strict=True)
+        agent.reset(5, seed)
+        picks.append(target(agent.decide(_club_night_view(role, action))))
+    assert 0 not in picks
+    assert len(set(picks)) > 2  # not one fixed seat either

@@ -13,7 +13,8 @@ def claims_by_side(agent: str, games: int = 30) -> dict[str, dict[str, int]]:
     counts = {"town": {"role": 0, "false_role": 0}, "mafia": {"role": 0, "false_role": 0}}
     counts["mafia"]["framed_town"] = 0
     for seed in range(games):
-        result = play_match_sync(variant, [make_agent(agent) for _ in range(7)], seed)
+        agents = [make_agent(agent) for _ in range(7)]
+        result = play_match_sync(variant, agents, seed, host_key=b"test_liar host key, fixed: 0123")
         game_over = next(e for e in result.log.events if e.kind == "game_over")
         roles = dict(game_over.fact.roles)
         for event in result.log.events:

@@ -21,6 +21,7 @@ from mafia_arena.engine import PASS, Choice, Game, Request
 from mafia_arena.rules import Variant, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import render_view
 from mafia_arena.views.view import SeatTracker, view_of
 
@@ -147,3 +148,38 @@ def test_own_check_results_are_encoded() -> None:
     checks = encoder.encode(tracker.view(game))[encoder.layout.blocks["checks"].offset :]
     row = checks[result.targets[0] * len(encoder.layout.results) :][: len(encoder.layout.results)]
     assert row[encoder.layout.result_index[result.result]] == 1.0
+
+
+@pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
+def test_each_fact_kind_replaces_only_the_knowledge_fields_it_declares(
+    variant: str, players: int
+) -> None:
+    """`knowledge.CHANGES` is what the encoder trusts to skip rules: a handler that
+    replaced an undeclared field would leave a stale block in every observation."""
+    from dataclasses import fields
+
+    from mafia_arena.views.knowledge import CHANGES
+
+    spec = load_variant(variant)
+    free = {"day", "phase", "events", "transcript", "seat"}
+    names = [f.name for f in fields(Knowledge) if f.name not in free]
+    rng = random.Random(3)
+    game = Game(spec, players, seed=11)
+    trackers = [SeatTracker(s) for s in range(players)]
+    seen_kinds: set[type] = set()
+    while True:
+        for tracker in trackers:
+            tracker._bind(game)
+            for entry in tracker.stream.pull():
+                before = tracker.fold.snapshot()
+                tracker.fold.apply(entry)
+                after = tracker.fold.snapshot()
+                changed = {n for n in names if getattr(before, n) is not getattr(after, n)}
+                kind = type(entry.fact)
+                seen_kinds.add(kind)
+                assert changed <= CHANGES.get(kind, frozenset()), (kind.__name__, changed)
+        if game.over:
+            break
+        for seat, request in sorted(game.pending().items()):
+            game.submit(seat, rng.choice(request.choices))
+    assert seen_kinds & set(CHANGES)

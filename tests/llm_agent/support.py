@@ -79,14 +79,17 @@ def install_auto(fake: FakeOpenAI) -> FakeOpenAI:
 
 
 SHORT = {"discussion_rounds": 1}
+TEST_HOST_KEY = b"llm-agent-tests-host-key-32bytes"
 
 
 async def play(
     agents: Sequence[Agent], seed: int = 1, overrides: dict[str, Any] | None = None, **kwargs: Any
 ) -> MatchResult:
     """A 7-player standard game (one discussion round unless told); closes the shared
-    clients' connections of this event loop afterwards."""
+    clients' connections of this event loop afterwards. The host key is fixed, so the
+    same seed gives every seat the same seat seed in every call (replays compare)."""
     overrides = SHORT if overrides is None else overrides
+    kwargs.setdefault("host_key", TEST_HOST_KEY)
     try:
         return await play_match(
             load_variant("standard", overrides), agents, seed, overrides, **kwargs

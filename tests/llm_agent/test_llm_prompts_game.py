@@ -134,6 +134,9 @@ async def test_each_request_kind_has_its_template_and_traces_stay_with_the_host(
     assert "prompt_hash" not in path.read_text(encoding="utf-8")
 
 
+KEY = b"fixed host key: the games replay"  # seat seeds alike in every play below
+
+
 async def test_option_order_can_be_shuffled_per_game_and_maps_back(
     fake: FakeOpenAI, fake_definition: AgentDefinition
 ) -> None:
@@ -151,11 +154,12 @@ async def test_option_order_can_be_shuffled_per_game_and_maps_back(
     agents: list[Agent] = [LLMAgent(shuffled) for _ in range(3)] + [
         make_agent("heuristic") for _ in range(4)
     ]
-    result = await play(agents, seed=3)
+    result = await play(agents, seed=3, host_key=KEY)
     traces = [t for t in result.log.traces if t["call"] == "choose"]
     plain = await play(
         [LLMAgent(fake_definition) for _ in range(3)] + [make_agent("heuristic") for _ in range(4)],
         seed=3,
+        host_key=KEY,
     )
     first, unshuffled = traces[0], next(t for t in plain.log.traces if t["call"] == "choose")
     assert (first["seat"], first["kind"]) == (unshuffled["seat"], unshuffled["kind"])
@@ -173,5 +177,6 @@ async def test_option_order_can_be_shuffled_per_game_and_maps_back(
     again = await play(
         [LLMAgent(shuffled) for _ in range(3)] + [make_agent("heuristic") for _ in range(4)],
         seed=3,
+        host_key=KEY,
     )
     assert [t["options"] for t in again.log.traces] == [t["options"] for t in result.log.traces]

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.tournament.conftest import REPO, write_spec
+from tests.tournament.conftest import REPO, with_host_key, write_spec
 from tests.tournament.test_tournament import raw_indices, snapshot
 
 from mafia_arena.experiments import (
@@ -48,10 +48,10 @@ def test_item5_one_crashing_game_stores_its_batch_and_is_retried_alone(
     ray_cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec = write_spec(tmp_path, "crash", TWELVE)
-    reference = tmp_path / "reference"
+    reference = with_host_key(tmp_path / "reference")
     quiet(spec, reference, use_ray=False, track=False)
 
-    results = tmp_path / "r"
+    results = with_host_key(tmp_path / "r")
     monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [4]}))
     with pytest.raises(TournamentError) as caught:
         quiet(spec, results, track=False)

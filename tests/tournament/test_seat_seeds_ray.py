@@ -23,15 +23,17 @@ import sys
 sys.path[:0] = [{repo!r}, {src!r}]
 import ray
 from tests.deal_reader import register
+from mafia_arena.experiments.executors import _loopback_node
 register()
-ray.init(
-    address={address!r},
-    logging_level="warning",
-    runtime_env={{
-        "worker_process_setup_hook": "tests.deal_reader.register",
-        "env_vars": {{"PYTHONPATH": {path!r}, "DEAL_READER_OUT": {out!r}}},
-    }},
-)
+with _loopback_node():  # the test cluster is loopback-only, as the driver starts one
+    ray.init(
+        address={address!r},
+        logging_level="warning",
+        runtime_env={{
+            "worker_process_setup_hook": "tests.deal_reader.register",
+            "env_vars": {{"PYTHONPATH": {path!r}, "DEAL_READER_OUT": {out!r}}},
+        }},
+    )
 from mafia_arena.experiments import run_tournament
 summary = run_tournament({spec!r}, address={address!r}, results_dir={results!r},
                          track=False, progress=False)

@@ -115,3 +115,20 @@ def play_pages(
         if on_step is not None:
             on_step(moves)
         pages[0].wait_for_timeout(40)
+
+
+def join_all(
+    browser: Any, base_url: str, created: dict[str, Any], viewport: dict[str, int]
+) -> tuple[list[Any], list[Any]]:
+    """Open each invite of a created game in its own browser context (its own device),
+    joining as ``Player<n>``; returns the contexts and their pages."""
+    contexts, pages = [], []
+    for number, invite in enumerate(created["invites"]):
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        page.goto(f"{base_url}/g/{created['game_id']}#invite={invite['invite']}")
+        page.fill("#join-name", f"Player{number}")
+        page.click("#join-button")
+        contexts.append(context)
+        pages.append(page)
+    return contexts, pages

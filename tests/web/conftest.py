@@ -22,6 +22,7 @@ def settings_for(tmp_path: Path, **changes: object) -> Settings:
         "grace": 30.0,
         "results_dir": tmp_path / "results",
         "logs_dir": tmp_path / "logs",
+        "db": tmp_path / "live.sqlite",
         "allowed_agents": ("random",),
         "chosen_seeds": True,
     }

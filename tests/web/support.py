@@ -12,12 +12,17 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import random
 import re
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -224,3 +229,53 @@ def check_no_leaks(
         you = msg.get("you", {})
         assert you.get("role") in (None, cards[seat], game.state.seats[seat].role)
     return checked
+
+
+class ServerProcess:
+    """``mafia-arena serve`` as a child process on a fixed port, killable with SIGKILL.
+
+    Why a process: a restart test must kill the server the hard way (no shutdown
+    hooks, nothing flushed at exit) and start a fresh one on the same live store, the
+    same port and the same working folder, as an operator's crash and restart would.
+    """
+
+    def __init__(self, folder: Any, db: Any, port: int | None = None) -> None:
+        self.folder, self.db = folder, db
+        if port is None:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+        self.port = port
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        src = str(Path(__file__).resolve().parents[2] / "src")
+        env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        command = [sys.executable, "-m", "mafia_arena.cli", "serve", "--port", str(self.port)]
+        self.proc = subprocess.Popen(
+            [*command, "--db", str(self.db)],
+            cwd=self.folder,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.proc.poll() is None, "the server exited at start"
+            try:
+                if httpx.get(self.url + "/api/variants", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL: the process gets no chance to save anything."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 import pytest
-from tests.web.browser_support import play_pages, shoot, step
+from tests.web.browser_support import join_all, play_pages, shoot, step
 from tests.web.support import LiveServer
 
 XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
@@ -69,15 +69,7 @@ def test_two_humans_in_two_browser_contexts(browser: Any, server: LiveServer) ->
         seats=[{"kind": "human"}, {"kind": "bot"}, {"kind": "human"}],
     )
     game_id = created["game_id"]
-    pages, contexts = [], []
-    for number, invite in enumerate(created["invites"]):
-        context = browser.new_context(viewport={"width": 1100, "height": 800})
-        page = context.new_page()
-        page.goto(f"{server.url}/g/{game_id}#invite={invite['invite']}")
-        page.fill("#join-name", f"Player{number}")
-        page.click("#join-button")
-        contexts.append(context)
-        pages.append(page)
+    contexts, pages = join_all(browser, server.url, created, {"width": 1100, "height": 800})
     for page, invite in zip(pages, created["invites"], strict=True):
         page.wait_for_selector("#game:not([hidden])")
         assert page.locator("#you-label").inner_text() == f"You are P{invite['seat'] + 1}"

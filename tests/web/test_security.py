@@ -50,13 +50,27 @@ async def open_seat(server: LiveServer, game_id: str, credential: str) -> Any:
     return ws
 
 
-def test_invite_is_exchanged_once_and_only_by_post(server: LiveServer) -> None:
+def test_invite_is_bound_to_its_device_and_exchanged_only_by_post(server: LiveServer) -> None:
     created = server.create(variant="simple", players=5, seats=[{"kind": "human"}] * 2)
     game_id, invite = created["game_id"], created["invites"][0]["invite"]
     assert httpx.get(f"{server.url}/api/games/{game_id}/join").status_code == 405
-    server.join(game_id, invite)
-    again = httpx.post(f"{server.url}/api/games/{game_id}/join", json={"invite": invite})
-    assert again.status_code == 403
+    join_url = f"{server.url}/api/games/{game_id}/join"
+    with httpx.Client() as device:
+        first = device.post(join_url, json={"invite": invite})
+        assert first.status_code == 200
+        cookie = first.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        back = device.post(join_url, json={"invite": invite})  # same device: same seat
+        assert back.status_code == 200 and back.json()["seat"] == first.json()["seat"]
+        assert "set-cookie" not in back.headers  # the device keeps its cookie
+    again = httpx.post(join_url, json={"invite": invite})  # another device
+    assert again.status_code == 403 and "another device" in again.json()["detail"]
+    moved = httpx.post(
+        f"{server.url}/api/games/{game_id}/resume", json={"resume": first.json()["resume"]}
+    )
+    assert moved.status_code == 200 and moved.json()["seat"] == first.json()["seat"]
+    wrong = httpx.post(f"{server.url}/api/games/{game_id}/resume", json={"resume": "y" * 43})
+    assert wrong.status_code == 403
     forged = httpx.post(f"{server.url}/api/games/{game_id}/join", json={"invite": "x" * 43})
     assert forged.status_code == 403
     lobby = httpx.get(f"{server.url}/api/games/{game_id}").text
@@ -75,7 +89,7 @@ def test_page_keeps_credentials_out_of_urls_and_sets_security_headers(server: Li
     )
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
         assert sink not in script
-    assert "sessionStorage" in script and "?credential" not in script
+    assert "localStorage" in script and "?credential" not in script
 
 
 def test_wrong_or_foreign_credentials_are_refused(server: LiveServer) -> None:

@@ -102,7 +102,14 @@ def test_end_of_input_then_no_asks_again() -> None:
 def test_quit_command_leaves_the_game() -> None:
     with pytest.raises(QuitGame):
         play_in_terminal(
-            "standard", 7, 2, "random", 5, {}, read=lambda _: "/quit", out=io.StringIO()
+            "simple",
+            5,
+            2,
+            "random",
+            5,
+            {"first_phase": "day"},
+            read=lambda _: "/quit",
+            out=io.StringIO(),
         )
 
 

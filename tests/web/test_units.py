@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
 from mafia_arena.agents.human import Action, HumanAgent, clean_text, decision_for
 from mafia_arena.engine import PASS, Choice, IllegalDecision, Request, Speech
 from mafia_arena.web.auth import Credentials, bearer
+from mafia_arena.web.db import LiveStore
 from mafia_arena.web.protocol import Act, Auth, BadMessage, RateLimiter, Say, parse
 from mafia_arena.web.settings import TIMERS, GameSpec, night_floor, timer_for
 
@@ -110,19 +112,36 @@ def test_rate_limiter_drops_floods() -> None:
     assert limiter.strikes == 7
 
 
-def test_invites_are_one_time_and_scoped_to_their_game() -> None:
-    store = Credentials()
+def test_invites_are_bound_to_the_first_device_and_scoped_to_their_game() -> None:
+    store = Credentials(LiveStore(None))
     invite = store.issue_invite("g1", 2)
-    assert store.redeem("g2", invite) is None  # another game's invite
-    seat, credential = store.redeem("g1", invite)  # type: ignore[misc]
-    assert seat == 2 and len(credential) >= 43
-    assert store.redeem("g1", invite) is None  # used up
-    grant = store.lookup("g1", credential)
+    assert store.redeem("g2", invite, "dev-a") is None  # another game's invite
+    keys = store.redeem("g1", invite, "dev-a")
+    assert keys is not None and keys.seat == 2 and len(keys.credential) >= 43
+    assert store.redeem("g1", invite, "dev-b") is None  # another device: refused
+    again = store.redeem("g1", invite, "dev-a")  # the same device: the same seat
+    assert again is not None and again.seat == 2 and again.credential != keys.credential
+    grant = store.lookup("g1", keys.credential)
     assert grant is not None and grant.seat == 2 and grant.scope == "seat"
-    assert store.lookup("g2", credential) is None
-    assert store.lookup("g1", credential[:-1] + "A") is None or credential.endswith("A")
+    assert store.lookup("g2", keys.credential) is None
+    assert store.lookup("g1", keys.resume) is None  # a resume token is not a credential
+    moved = store.resume("g1", keys.resume)
+    assert moved is not None and moved.seat == 2
+    assert store.resume("g2", keys.resume) is None
     assert store.lookup("g1", "x" * 500) is None
-    assert credential not in repr(store.__dict__)  # only digests are kept
+    assert keys.credential not in repr(store.__dict__)  # only digests are kept
+
+
+def test_credentials_survive_a_restart_through_the_store(tmp_path: Path) -> None:
+    db = LiveStore(tmp_path / "live.sqlite")
+    first = Credentials(db)
+    keys = first.redeem("g1", first.issue_invite("g1", 0), "dev")
+    assert keys is not None
+    db.close()
+    reopened = Credentials(LiveStore(tmp_path / "live.sqlite"))
+    grant = reopened.lookup("g1", keys.credential)
+    assert grant is not None and grant.seat == 0
+    assert keys.credential not in (tmp_path / "live.sqlite").read_bytes().decode("latin-1")
 
 
 def test_bearer_header_parsing() -> None:

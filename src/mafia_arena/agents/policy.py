@@ -50,16 +50,16 @@ class PolicyAgent(SyncAgent):
         header = policy.header
         self.players = int(header["players"])
         self.kinds = frozenset(header["kinds"])
-        self.variant = load_variant(header["variant"], dict(header.get("overrides", {})))
+        self.trained_variant = load_variant(header["variant"], dict(header.get("overrides", {})))
         self.variant_name = header["variant"]
         self.side = header["side"]
-        self.table = build_action_table(self.variant, self.players)
+        self.table = build_action_table(self.trained_variant, self.players)
         if table_hash(list(self.table.keys)) != header["table_hash"]:
             raise ValueError(
                 f"{name}: the policy's action table no longer matches variant "
                 f"{header['variant']!r} at {self.players} players (retrain it)"
             )
-        self.encoder = ObservationEncoder(self.variant, self.players)
+        self.encoder = ObservationEncoder(self.trained_variant, self.players)
         if self.encoder.size != int(header["observation_size"]):
             raise ValueError(
                 f"{name}: the policy expects {header['observation_size']} observation "
@@ -90,10 +90,10 @@ class PolicyAgent(SyncAgent):
 
     def _fits(self, view: View) -> bool:
         knowledge = view.knowledge
-        if view.variant != self.variant.name or knowledge.players != self.players:
+        if view.variant != self.trained_variant.name or knowledge.players != self.players:
             return False
-        factions = self.variant.factions
-        faction = knowledge.faction
+        factions = self.trained_variant.factions
+        faction = knowledge.faction or ""
         side = factions[faction].side if faction in factions else faction
         return side == self.side
 

@@ -89,10 +89,10 @@ class Copy(Action):
         picks: list[Choice] = []
         for pick_no in range(use.target.count):
             picked = [c.target for c in picks if c.target is not None]
-            request = step_request(game, use, actor, [actor], picked, pick_no)
-            if request is None:
+            next_request = step_request(game, use, actor, [actor], picked, pick_no)
+            if next_request is None:
                 return
-            answers = yield from ask(game, {actor: request})
+            answers = yield from ask(game, {actor: next_request})
             decision = answers.get(actor)  # None: the copier was disqualified meanwhile
             if not isinstance(decision, Choice) or decision.target is None:
                 return

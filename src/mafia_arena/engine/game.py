@@ -55,7 +55,7 @@ class Game:
         self.seed = seed
         self.events: list[Event] = []
         self.decisions: list[dict[str, Any]] = []
-        self.derived: dict[str, Any] = {}
+        self.derived: dict[Any, Any] = {}
         """Values the rule modules derive from the (immutable) variant and player count,
         computed on first use and kept for the game (e.g. the speech vocabulary)."""
         self.rng = random.Random(f"{seed}:play")
@@ -94,7 +94,11 @@ class Game:
         return {s: r for s, r in self._pending.items() if s not in self._answers}
 
     def request(self, seat: int) -> Request | None:
-        return self.pending().get(seat)
+        """The seat's waiting request, or None (what `pending().get(seat)` gives, without
+        building the map: the envs ask this for every seat on every step)."""
+        if seat in self._answers:
+            return None
+        return self._pending.get(seat)
 
     def submit(self, seat: int, decision: Decision | str, *, fallback: str = "") -> None:
         """Record one seat's decision; advance when all pending seats have answered."""

@@ -348,6 +348,7 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
         choice = picks[leaders[0]]
     else:
         choice = tied[0] if len(tied) == 1 else game.draw(f"{step.name} tie", tied)
+    assert choice.target is not None, "a group step picks a seat"
     _record_usage(game, step, participants[0], [choice.target])
     game.emit(NightAction(step.name, tuple(participants), (choice.key,), team=True), members)
     game.hooks.actions[step.action].apply(game, night, step, tuple(participants), [choice])
@@ -364,11 +365,13 @@ def _describe(
     Every living participant may write it (classic 3.1 N3: any living mafioso), all
     asked at once; the first text in seat order is used, none leaves the default.
     """
+    target = choice.target
+    assert target is not None, "a kill names its victim"
     requests = {
         seat: Request(
             seat,
             "describe",
-            f"{prompt} ({seat_name(choice.target)})",
+            f"{prompt} ({seat_name(target)})",
             (PASS,),
             ("use the default text",),
             default="pass",
@@ -382,7 +385,7 @@ def _describe(
     texts = (getattr(answers.get(seat), "text", "").strip() for seat in sorted(answers))
     text = next((t for t in texts if t), "")
     if text:
-        game.state.seats[choice.target].flags["manner"] = text
+        game.state.seats[target].flags["manner"] = text
 
 
 def dawn(game: Game, night: NightState) -> None:

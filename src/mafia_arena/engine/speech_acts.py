@@ -24,13 +24,13 @@ def render_act(act: Choice) -> str:
     """The canonical sentence for a speech act."""
     if act.verb == "pass":
         return "I have nothing to add."
-    if act.verb == "accuse":
+    if act.verb == "accuse" and act.target is not None:
         return f"I suspect {name(act.target)} is mafia."
-    if act.verb == "vouch":
+    if act.verb == "vouch" and act.target is not None:
         return f"I believe {name(act.target)} is innocent."
     if act.verb == "claim_role":
         return f"I claim to be the {act.value}."
-    if act.verb == "claim_result":
+    if act.verb == "claim_result" and act.target is not None:
         return f"My check: {name(act.target)} is {act.value}."
     raise ValueError(f"not a speech act: {act.key}")
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.engine.choices import shared_choice
 from mafia_arena.rules import Variant
 from mafia_arena.speech import speech_acts
 
@@ -64,6 +65,9 @@ class ActionTable:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {c: i for i, c in enumerate(self.choices)})
+        # the table holds the engine's shared choices (`shared_choice`), the very objects
+        # its requests offer: ids are found by identity, without hashing a dataclass
+        object.__setattr__(self, "_by_id", {id(c): i for i, c in enumerate(self.choices)})
         object.__setattr__(self, "_last", (None, []))
         object.__setattr__(self, "keys", tuple(c.key for c in self.choices))
 
@@ -91,9 +95,14 @@ class ActionTable:
         last, ids = self._last  # type: ignore[attr-defined]
         if last is request:
             return ids
+        by_id = self._by_id  # type: ignore[attr-defined]
+        found = [by_id.get(id(c)) for c in request.choices]
         index = self._index  # type: ignore[attr-defined]
         try:
-            ids = [index[c] for c in request.choices]
+            ids = [
+                i if i is not None else index[c]
+                for i, c in zip(found, request.choices, strict=True)
+            ]
         except KeyError:
             for c in request.choices:
                 self.id_of(c)
@@ -157,9 +166,9 @@ def build_action_table(variant: Variant, players: int) -> ActionTable:
         sections.append((name, start, len(choices)))
 
     add("pass", [PASS])
-    add("target", [Choice("target", s) for s in seats])
+    add("target", [shared_choice("target", s) for s in seats])
     for verb in mode_verbs(variant, players):
-        add(verb, [Choice(verb, s) for s in seats])
+        add(verb, [shared_choice(verb, s) for s in seats])
     acts = [
         a
         for a in speech_acts(-1, seats, list(variant.roles), claimable_results(variant))

@@ -121,7 +121,8 @@ class raw_env(SessionSpaces, AECEnv):
         self.infos[self.agent_selection] = self.session.info(seat)
 
     def _seat(self, agent: str) -> int:
-        return int(agent.rsplit("_", 1)[1])
+        seat = self._seat_of.get(agent)
+        return int(agent.rsplit("_", 1)[1]) if seat is None else seat
 
     def __str__(self) -> str:
         return self.metadata["name"]

@@ -115,16 +115,16 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
 
     # ------------------------------------------------------------------ internals
     def _observations(self) -> dict[str, Obs]:
-        return {agent_name(s): self.session.observe(s) for s in range(len(self.agents))}
+        observe = self.session.observe
+        return {agent: observe(s) for s, agent in enumerate(self.agents)}
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         """Full info (text, labelled choices) for seats that decide now or at the end."""
-        full = (
-            set(range(len(self.agents))) if self.session.over else set(self.session.pending_seats())
-        )
+        session = self.session
+        full = set(range(len(self.agents))) if session.over else set(session.pending_seats())
         return {
-            agent_name(s): self.session.info(s) if s in full else {"seat": s, "request": None}
-            for s in range(len(self.agents))
+            agent: session.info(s) if s in full else {"seat": s, "request": None}
+            for s, agent in enumerate(self.agents)
         }
 
     def __str__(self) -> str:

@@ -51,12 +51,14 @@ class GameSession:
         self.game: Game | None = None
         self.seed = 0
         self._trackers: list[SeatTracker] = []
+        self._observed: list[tuple[View, dict[str, np.ndarray]] | None] = []
 
     # ------------------------------------------------------------------ lifecycle
     def new_game(self, seed: int) -> Game:
         self.seed = seed
         self.game = Game(self.variant, self.players, seed)
         self._trackers = [SeatTracker(s) for s in range(self.players)]
+        self._observed = [None] * self.players
         self.encoder.reset()
         return self.game
 
@@ -73,11 +75,24 @@ class GameSession:
         return self._trackers[seat].view(self.game)
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
+        """The seat's observation and action mask.
+
+        Built only when the seat's view changed since its last observation (new events
+        for it, or a new request); otherwise the same arrays come back. A Parallel step
+        observes every seat, and most seats' views do not change in most steps (a night
+        step, a vote being cast). Callers must not write into them.
+        """
         view = self.view(seat)
-        return {
-            "observation": self.encoder.encode(view),
-            "action_mask": self.table.mask(view.request),
-        }
+        last = self._observed[seat]
+        if last is not None and last[0] is view:
+            return last[1]
+        if last is not None and last[0].request is view.request:
+            mask = last[1]["action_mask"]  # same request, same legal actions
+        else:
+            mask = self.table.mask(view.request)
+        obs = {"observation": self.encoder.encode(view), "action_mask": mask}
+        self._observed[seat] = (view, obs)
+        return obs
 
     def info(self, seat: int) -> dict[str, Any]:
         """The seat's text view and its legal choices with labels (for language agents)."""

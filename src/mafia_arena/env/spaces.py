@@ -69,6 +69,7 @@ class SessionSpaces:
         self.metadata = {**type(self).metadata, "name": env_name(self.session.variant)}
         self.render_mode = render_mode
         self.possible_agents = [agent_name(s) for s in range(players)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents: list[str] = []
         self.observation_spaces, self.action_spaces = build_spaces(
             self.possible_agents, self.session.encoder.size, self.session.table.size

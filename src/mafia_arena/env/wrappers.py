@@ -26,19 +26,73 @@ ILLEGAL_REWARD = -1.0
 
 def wrap_aec(env: AECEnv, illegal_reward: float = ILLEGAL_REWARD) -> AECEnv:
     """The standard PettingZoo policy stack for a board-game-like AEC env."""
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = TerminateIllegalWrapper(env, illegal_reward=illegal_reward)
+    env = AssertOutOfBoundsWrapper(env)
     return TextOrderEnforcingWrapper(env)
 
 
-class TextOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+# The attributes every step of the AEC loop reads (`last()`, the wrappers' own steps).
+# PettingZoo's wrappers find them by `__getattr__`, one failed lookup and a forwarding
+# call per wrapper level; they always live on the raw env (the wrappers assign them
+# there, through `unwrapped`), so the wrappers below read them there at once.
+_STATE = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos")
+
+
+def _read_raw(name: str, guarded: bool) -> property:
+    def get(self: Any) -> Any:
+        if guarded and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, doc=f"The raw env's `{name}` (read there directly).")
+
+
+class _RawState:
+    """Reads the loop's state attributes from the raw env (see `_STATE`)."""
+
+    _guarded = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _STATE:
+            setattr(cls, name, _read_raw(name, cls._guarded))
+        cls._cumulative_rewards = _read_raw("_cumulative_rewards", False)  # type: ignore[attr-defined]
+
+    def _bind_raw(self, env: AECEnv) -> None:
+        self._raw = env.unwrapped
+
+
+class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's `TerminateIllegalWrapper`, reading the state from the raw env."""
+
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        self._bind_raw(env)
+        super().__init__(env, illegal_reward)
+
+
+class AssertOutOfBoundsWrapper(_RawState, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's `AssertOutOfBoundsWrapper`, reading the state from the raw env."""
+
+    def __init__(self, env: AECEnv) -> None:
+        self._bind_raw(env)
+        super().__init__(env)
+
+
+class TextOrderEnforcingWrapper(_RawState, wrappers.OrderEnforcingWrapper):
     """`OrderEnforcingWrapper` that also passes `step_text` through the policy stack.
 
     Free text cannot travel through `step` (the action space is `Discrete`), so
     `step_text` goes to the raw env directly; this keeps the wrappers' bookkeeping right
     on the way: the order enforcer counts it as a step, and the illegal-move wrapper
     drops the mask it saw (the next `step` observes afresh) and refuses text once it has
-    ended the game."""
+    ended the game. The state attributes are read from the raw env, and (as PettingZoo's
+    order enforcer does) refused before the first `reset`."""
+
+    _guarded = True
+
+    def __init__(self, env: AECEnv) -> None:
+        self._bind_raw(env)
+        super().__init__(env)
 
     def step_text(self, text: str) -> None:
         if not self._has_reset:

@@ -64,7 +64,7 @@ def check_ray_address(address: str, timeout_s: float = TIMEOUT_S) -> None:
     """Raise `ServiceError` unless the Ray cluster at `address` accepts connections."""
     if address == "auto":
         try:
-            from ray._private.services import find_gcs_addresses  # type: ignore[attr-defined]
+            from ray._private.services import find_gcs_addresses
         except ImportError:  # an older or newer layout: let ray.init report it
             return
         if not find_gcs_addresses():

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import cast
 
 from mafia_arena import __version__
 from mafia_arena.leaderboard.publish import write_leaderboard
-from mafia_arena.leaderboard.records import load_records
+from mafia_arena.leaderboard.records import View, load_records
 
 
 class LeaderboardError(ValueError):
@@ -42,9 +43,15 @@ def leaderboard_command(results: Path, out: Path | None = None, view: str = "all
     else:
         provenance["command"] = f"mafia-arena leaderboard results/{experiment}"
     target = out or Path("leaderboards") / experiment
+    if view not in ("all", "human", "bot", "mixed"):
+        raise ValueError(f"unknown view {view!r}; expected all, human, bot or mixed")
     paths = write_leaderboard(
-        records, target, title=f"Leaderboard: {experiment}", provenance=provenance, view=view
-    )  # type: ignore[arg-type]
+        records,
+        target,
+        title=f"Leaderboard: {experiment}",
+        provenance=provenance,
+        view=cast(View, view),
+    )
     for path in paths:
         print(path)
     return paths

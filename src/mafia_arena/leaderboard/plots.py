@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import matplotlib.style
@@ -32,7 +33,7 @@ from .table import side_sort_key
 __all__ = ["KIND_COLORS", "plot_ratings", "plot_win_rate_by_role", "save_figure"]
 
 DPI = 120
-_RC = {
+_RC: Any = {
     "svg.hashsalt": "mafia-arena-leaderboard",
     "font.family": "DejaVu Sans",
     "font.size": 10,

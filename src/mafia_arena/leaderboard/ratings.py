@@ -336,11 +336,10 @@ def bootstrap_bradley_terry(
     samples = _bootstrap_elo(
         design, resample_indices(len(games), n_boot, seed), prior_sd, bias_sd, beta
     )
-    lo, hi = percentile_interval(samples, confidence) if n_boot else (None, None)
-    return {
-        e: (float(lo[i]), float(hi[i])) if lo is not None else (math.nan, math.nan)
-        for i, e in enumerate(design.entities)
-    }
+    if not n_boot:
+        return {e: (math.nan, math.nan) for e in design.entities}
+    lo, hi = percentile_interval(samples, confidence)
+    return {e: (float(lo[i]), float(hi[i])) for i, e in enumerate(design.entities)}
 
 
 # --------------------------------------------------------------------------- OpenSkill

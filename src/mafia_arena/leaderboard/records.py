@@ -248,7 +248,7 @@ def _cards(raw: Any) -> dict[str, dict[str, Any]]:
 
 def prepare_games(records: Iterable[Mapping[str, Any] | GameResult]) -> list[GameResult]:
     """Parse records (or pass through parsed games) and return them in canonical order."""
-    games = [parse_game(r) for r in records]
+    games = [r if isinstance(r, GameResult) else parse_game(r) for r in records]
     games.sort(key=lambda g: g.key)
     return games
 
@@ -272,7 +272,7 @@ def filter_records(
         if view == "all":
             out.append(record)
             continue
-        kinds = parse_game(record).kinds
+        kinds = (record if isinstance(record, GameResult) else parse_game(record)).kinds
         has_human = HUMAN_KIND in kinds
         has_bot = bool(kinds - {HUMAN_KIND})
         if (

@@ -73,7 +73,7 @@ def synthetic_records(
             focus_role, focus_side = roles[focus_seat]
             focus_faction = focus_role if focus_side == "solo" else focus_side
             other_side = "mafia" if focus_side == "town" else "town"
-            winner = focus_faction if rng.random() < focus_win_p else other_side
+            winner: str | None = focus_faction if rng.random() < focus_win_p else other_side
         else:
             agents = [names[int(rng.integers(len(names)))] for _ in range(n_seats)]
             town = [strengths[a] for a, (_, s) in zip(agents, roles, strict=True) if s == "town"]

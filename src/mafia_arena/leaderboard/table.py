@@ -187,10 +187,7 @@ def _ratings_or_compute(
 
 
 def _lookup(frame: pd.DataFrame, keys: Sequence[str]) -> dict[tuple[str, ...], dict[str, Any]]:
-    return {
-        tuple(str(row[k]) for k in keys): row
-        for row in frame.to_dict(orient="records")  # type: ignore[misc]
-    }
+    return {tuple(str(row[k]) for k in keys): row for row in frame.to_dict(orient="records")}
 
 
 def leaderboard_table(

@@ -93,16 +93,24 @@ class GameLog:
 
     @classmethod
     def load(cls, path: str | Path) -> GameLog:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        header = json.loads(lines[0])
-        if header.get("format") not in READABLE:
-            raise ValueError(f"{path}: not a {FORMAT} file")
-        events = [Event.from_json(json.loads(line)) for line in lines[1:] if line.strip()]
-        sidecar = traces_path(Path(path))
+        path = Path(path)
+        sidecar = traces_path(path)
         traces = []
         if sidecar.is_file():
             text = sidecar.read_text(encoding="utf-8")
             traces = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return cls.loads(path.read_text(encoding="utf-8"), str(path), traces)
+
+    @classmethod
+    def loads(
+        cls, text: str, source: str = "<log>", traces: list[dict[str, Any]] | None = None
+    ) -> GameLog:
+        """A log from its JSONL text (what `to_jsonl` wrote); `source` names it in errors."""
+        lines = text.splitlines()
+        header = json.loads(lines[0])
+        if header.get("format") not in READABLE:
+            raise ValueError(f"{source}: not a {FORMAT} file")
+        events = [Event.from_json(json.loads(line)) for line in lines[1:] if line.strip()]
         return cls(
             header["variant"],
             header["overrides"],
@@ -111,7 +119,7 @@ class GameLog:
             events,
             header.get("seating", []),
             header.get("meta", {}),
-            traces,
+            traces or [],
         )
 
     @property

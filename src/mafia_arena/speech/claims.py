@@ -72,7 +72,9 @@ def extract_claims(text: str, roles: Iterable[str] = ()) -> list[Claim]:
 def _negated(text: str, claim: Claim) -> bool:
     return bool(
         re.search(
-            rf"{_SEAT}\s+is\s+not\s+{_MAFIA_WORDS}".replace(r"(\d{1,2})", str(claim.target + 1)),
+            rf"{_SEAT}\s+is\s+not\s+{_MAFIA_WORDS}".replace(
+                r"(\d{1,2})", str((claim.target or 0) + 1)
+            ),
             text,
         )
     )

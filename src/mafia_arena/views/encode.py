@@ -47,7 +47,7 @@ Version history: v0 — first layout.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,7 +56,7 @@ from mafia_arena.engine.catalogue import NightResult
 from mafia_arena.rules import Variant
 from mafia_arena.rules.expressions import evaluate
 from mafia_arena.speech.claims import Claim
-from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.knowledge import CHANGES, Knowledge, Said
 from mafia_arena.views.view import View
 
 ENCODING_VERSION = 0
@@ -171,11 +171,15 @@ class _SeatArray:
     changes), and the append-only facts (results, claims) are walked from a cursor.
     """
 
-    def __init__(self, layout: ObservationLayout, knowledge: Knowledge) -> None:
+    def __init__(
+        self, layout: ObservationLayout, knowledge: Knowledge, cells: Cells | None = None
+    ) -> None:
         self.layout = layout
+        self.cells: Cells = {} if cells is None else cells
         self.seat = knowledge.seat
         self.source = knowledge.transcript  # identifies the fold (one per seat and game)
         self.count = 0
+        self.clock: tuple[int, str, bool] | None = None
         self.seen: dict[str, object] = {}
         self.results = 0
         self.said = 0
@@ -195,6 +199,9 @@ class _SeatArray:
 
 
 _UNSET = object()
+Cells = dict[int, tuple[Said, "int | None"]]
+"""Vector cells of claims by `Said` identity (each value keeps its claim alive)."""
+_MAX_CELLS = 1 << 16
 
 
 class ObservationEncoder:
@@ -204,10 +211,12 @@ class ObservationEncoder:
         self.layout = ObservationLayout(variant, players)
         self.size = self.layout.size
         self._seats: dict[int, _SeatArray] = {}
+        self._cells: Cells = {}
 
     def reset(self) -> None:
         """Forget every seat (call between games; a new game also resets a seat)."""
         self._seats.clear()
+        self._cells = {}
 
     def encode(self, view: View, out: np.ndarray | None = None) -> np.ndarray:
         """The vector for `view`, written into `out` (a fresh array when None)."""
@@ -228,13 +237,31 @@ class ObservationEncoder:
     # ------------------------------------------------------------------ folding
     def _fold(self, k: Knowledge) -> _SeatArray:
         state = self._seats.get(k.seat)
+        if len(self._cells) > _MAX_CELLS:  # an encoder never reset: keep the memo bounded
+            self._cells.clear()
         if state is None or not state.follows(k):
-            state = self._seats[k.seat] = _SeatArray(self.layout, k)
-        if state.count == len(k.events) and state.count:
+            state = self._seats[k.seat] = _SeatArray(self.layout, k, self._cells)
+        events = k.events
+        start, count = state.count, len(events)
+        if start == count and start:
             return state
-        state.count = len(k.events)
-        for rule in RULES.values():
-            rule(state, k)
+        due: Collection[str]
+        if start == 0:
+            due = RULES.keys()
+        elif count - start == 1:
+            due = _TRIGGERS.get(type(events[start].fact), ())
+        else:
+            due = set()
+            for entry in events[start:count]:
+                due.update(_TRIGGERS.get(type(entry.fact), ()))
+        state.count = count
+        clock = (k.day, k.phase, k.over)
+        if clock != state.clock:
+            state.clock = clock
+            due = {*due, "clock"}
+        for name, rule in RULES.items():  # in application order
+            if name in due:
+                rule(state, k)
         return state
 
 
@@ -317,8 +344,13 @@ def _nominations_rule(state: _SeatArray, k: Knowledge) -> None:
 
 
 def _claims_rule(state: _SeatArray, k: Knowledge) -> None:
+    cells, data, layout = state.cells, state.data, state.layout
     for said in k.said[state.said :]:
-        _claim(state, said.seat, said.claim)
+        known = cells.get(id(said))
+        if known is None:  # first seat to hear this speech: find its cell once
+            known = cells[id(said)] = (said, _claim_cell(layout, said.seat, said.claim))
+        if known[1] is not None:
+            data[known[1]] = 1.0
     state.said = len(k.said)
 
 
@@ -343,6 +375,29 @@ RULES: dict[str, Rule] = {
     "team_picks": _team_picks_rule,
 }
 """The encoding rules in application order (named, so tests can break one on purpose)."""
+
+READS: dict[str, frozenset[str]] = {
+    "role": frozenset({"role", "faction"}),
+    "alive": frozenset({"alive"}),
+    "revealed": frozenset({"revealed"}),
+    "allies": frozenset({"allies"}),
+    "checks": frozenset({"checks"}),
+    "results": frozenset({"results"}),
+    "clock": frozenset({"day", "phase", "over"}),
+    "silenced": frozenset({"silenced"}),
+    "votes": frozenset({"ballots"}),
+    "nominations": frozenset({"nominations_today"}),
+    "claims": frozenset({"said"}),
+    "team_picks": frozenset({"latest_picks"}),
+}
+"""The `Knowledge` fields each rule reads. With the fold's `CHANGES` this says which
+rules a new entry can concern (`_TRIGGERS`): a step runs those rules only, and the
+clock rule when day, phase or the end changed."""
+
+_TRIGGERS: dict[type, tuple[str, ...]] = {
+    kind: tuple(name for name, fields in READS.items() if fields & changes)
+    for kind, changes in CHANGES.items()
+}
 
 
 # ---------------------------------------------------------------------- helpers
@@ -390,20 +445,25 @@ def _night_result(state: _SeatArray, f: NightResult) -> None:
                 v["watch"][f.targets[0], attacker] = 1.0
 
 
-def _claim(state: _SeatArray, speaker: int, claim: Claim) -> None:
-    layout, v = state.layout, state.v
+def _claim_cell(layout: ObservationLayout, speaker: int, claim: Claim) -> int | None:
+    """The flat index a claim sets in the vector, or None (a claim the layout cannot
+    place). The same for every seat that hears it, so the encoder finds it once."""
     if not _seat_ok(layout, speaker):
-        return
-    target = claim.target
+        return None
+    n, blocks, target = layout.players, layout.blocks, claim.target
     if claim.kind == "claim_role":
         index = layout.role_lower.get((claim.value or "").lower())
-        if index is not None:
-            v["role_claims"][speaker, index] = 1.0
-    elif not _seat_ok(layout, target):
-        return
-    elif claim.kind == "accuse":
-        v["accusations"][speaker, target] = 1.0
-    elif claim.kind == "vouch":
-        v["vouches"][speaker, target] = 1.0
-    elif claim.kind == "claim_result":
-        v["result_claims"][speaker, target, 0 if claim.value == "mafia" else 1] = 1.0
+        if index is None:
+            return None
+        return blocks["role_claims"].offset + speaker * len(layout.roles) + index
+    if not _seat_ok(layout, target):
+        return None
+    assert target is not None  # _seat_ok
+    if claim.kind == "accuse":
+        return blocks["accusations"].offset + speaker * n + target
+    if claim.kind == "vouch":
+        return blocks["vouches"].offset + speaker * n + target
+    if claim.kind == "claim_result":
+        channel = 0 if claim.value == "mafia" else 1
+        return blocks["result_claims"].offset + (speaker * n + target) * 2 + channel
+    return None

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 from functools import lru_cache
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, overload
 
@@ -41,9 +43,12 @@ from mafia_arena.engine.catalogue import (
     Votes,
 )
 from mafia_arena.engine.events import SeatEvent
+from mafia_arena.engine.frozen import slot_setters
 from mafia_arena.speech.claims import Claim, extract_claims
 
 EMPTY: Mapping[Any, Any] = MappingProxyType({})
+Renders = dict[int, tuple[SeatEvent, "str | None"]]
+"""Rendered lines by entry identity (each value keeps its entry alive)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +79,9 @@ class Entries(Sequence[SeatEvent]):
     def __getitem__(self, index: slice) -> list[SeatEvent]: ...
     def __getitem__(self, index: int | slice) -> SeatEvent | list[SeatEvent]:
         if isinstance(index, slice):
+            if index.step is None or index.step == 1:  # a plain range: no copy of the rest
+                span = range(self._length)[index]
+                return self._items[span.start : span.stop]
             return self._items[: self._length][index]
         if index < 0:
             index += self._length
@@ -102,13 +110,16 @@ class Transcript:
     """The seat's rendered lines, one render per entry, appended as entries are read.
 
     Shared by the fold and its snapshots: `lines(n)` renders entries up to `n` if not
-    done yet and returns the non-empty lines of the first `n` entries.
+    done yet and returns the non-empty lines of the first `n` entries. A line depends on
+    the entry alone, so the seats of one game may share `renders` (entry identity →
+    line): an event admitted to ten seats is then rendered once, not ten times.
     """
 
-    __slots__ = ("_ends", "_entries", "_joined", "_joined_lines", "_lines", "seat")
+    __slots__ = ("_ends", "_entries", "_joined", "_joined_lines", "_lines", "_renders", "seat")
 
-    def __init__(self, entries: list[SeatEvent], seat: int) -> None:
+    def __init__(self, entries: list[SeatEvent], seat: int, renders: Renders | None = None) -> None:
         self._entries = entries
+        self._renders: Renders = {} if renders is None else renders
         self._lines: list[str] = []
         self._ends: list[int] = []  # number of lines after each entry
         self._joined = ""
@@ -118,9 +129,14 @@ class Transcript:
     def _end(self, count: int) -> int:
         from mafia_arena.views.text import render_event  # text renders facts; it imports this
 
-        ends, lines = self._ends, self._lines
+        ends, lines, renders = self._ends, self._lines, self._renders
         for entry in self._entries[len(ends) : count]:
-            line = render_event(entry, self.seat)
+            known = renders.get(id(entry))
+            if known is None:
+                line = render_event(entry, self.seat)
+                renders[id(entry)] = (entry, line)  # the entry held: its id stays unique
+            else:
+                line = known[1]
             if line:
                 lines.append(line)
             ends.append(len(lines))
@@ -208,12 +224,15 @@ class Knowledge:
 class KnowledgeFold:
     """The one incremental fold of a seat's stream (see the module docstring)."""
 
-    def __init__(self, seat: int, roles: Sequence[str] = ()) -> None:
+    def __init__(
+        self, seat: int, roles: Sequence[str] = (), renders: Renders | None = None
+    ) -> None:
+        """`renders`: a line cache shared by the folds of one game (see `Transcript`)."""
         self.seat = seat
         self._roles = tuple(roles)  # the variant's roles: claims may name any of them
         self._vocabulary: tuple[str, ...] = self._roles
         self.entries: list[SeatEvent] = []
-        self.transcript = Transcript(self.entries, seat)
+        self.transcript = Transcript(self.entries, seat, renders)
         self.players = 0
         self.role: str | None = None
         self.faction: str | None = None
@@ -260,39 +279,21 @@ class KnowledgeFold:
         """The frozen facts now (cached until the next entry)."""
         snap = self._snapshot
         if snap is None:
-            snap = self._snapshot = Knowledge(
-                self.seat,
-                self.players,
-                self.role,
-                self.faction,
-                self.roles_in_play,
-                self.composition,
-                self.allies,
-                self.alive,
-                self.revealed,
-                self.results,
-                self.known_results,
-                self.checks,
-                self.said,
-                self.team_chat,
-                self.ballots,
-                self.nominations,
-                self.nominations_today,
-                self.nominees,
-                self.deaths,
-                self.quiet_nights,
-                self.team_picks,
-                self.latest_picks,
-                self.actions,
-                self.day,
-                self.phase,
-                self.silenced,
-                self.winner,
-                self.over,
-                Entries(self.entries, len(self.entries)),
-                self.transcript,
-            )
+            # what Knowledge(...) does, field by field through the slots (engine.frozen):
+            # a snapshot is taken for every seat after every new entry it sees
+            snap = self._snapshot = object.__new__(Knowledge)
+            for setter, value in zip(_KNOWLEDGE_SLOTS, _fold_fields(self), strict=True):
+                setter(snap, value)
+            _set_events(snap, Entries(self.entries, len(self.entries)))
+            _set_transcript(snap, self.transcript)
         return snap
+
+
+_KNOWN = [f.name for f in dataclass_fields(Knowledge)]
+_KNOWLEDGE_SLOTS = slot_setters(Knowledge)[: _KNOWN.index("events")]
+_fold_fields = attrgetter(*_KNOWN[: _KNOWN.index("events")])
+_set_events, _set_transcript = slot_setters(Knowledge)[_KNOWN.index("events") :]
+assert _KNOWN[-2:] == ["events", "transcript"]
 
 
 def _put(mapping: Mapping[Any, Any], key: Any, value: Any) -> Mapping[Any, Any]:
@@ -396,6 +397,30 @@ def _game_over(k: KnowledgeFold, f: GameEnded, _: SeatEvent) -> None:
     k.over, k.winner = True, f.winner
     k.revealed = MappingProxyType({**k.revealed, **f.roles})
 
+
+CHANGES: dict[type, frozenset[str]] = {
+    Setup: frozenset({"players", "alive", "composition", "roles_in_play"}),
+    RoleDealt: frozenset({"role", "faction"}),
+    RoleChange: frozenset({"role", "faction"}),
+    Allies: frozenset({"allies"}),
+    Death: frozenset({"alive", "revealed", "deaths"}),
+    Reveal: frozenset({"revealed"}),
+    NightResult: frozenset({"results", "checks", "known_results"}),
+    SpeechMade: frozenset({"team_chat", "said"}),
+    Votes: frozenset({"ballots"}),
+    Nomination: frozenset({"nominations", "nominations_today"}),
+    Nominees: frozenset({"nominees"}),
+    NoDeath: frozenset({"quiet_nights"}),
+    GroupPicks: frozenset({"team_picks", "latest_picks"}),
+    NightAction: frozenset({"actions"}),
+    Silenced: frozenset({"silenced"}),
+    PhaseStart: frozenset({"nominations_today", "silenced", "latest_picks"}),
+    GameEnded: frozenset({"over", "winner", "revealed"}),
+}
+"""The `Knowledge` fields each kind of fact may replace (besides `day`, `phase` and
+`events`, which every entry sets). Readers that keep derived state (the numeric
+encoder) look here to update only what a new entry can have changed; a test checks
+the table against the handlers."""
 
 _HANDLERS: dict[type, Any] = {
     Setup: _setup,

@@ -9,12 +9,13 @@ tensor for RL, the web page — consumes a `View`, never the game state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from mafia_arena.engine.choices import Request
 from mafia_arena.engine.events import SeatStream
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
-from mafia_arena.views.knowledge import Knowledge, KnowledgeFold
+from mafia_arena.views.knowledge import Knowledge, KnowledgeFold, Renders
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,10 @@ class View:
         return bool(self.knowledge.alive) and self.knowledge.alive[self.seat]
 
 
+_RENDERS: WeakKeyDictionary[Game, Renders] = WeakKeyDictionary()
+"""One line cache per game, shared by the trackers of its seats (dropped with the game)."""
+
+
 class SeatTracker:
     """Follows one seat of a game: its stream, its fold, and views of both."""
 
@@ -46,12 +51,17 @@ class SeatTracker:
         self.fold = KnowledgeFold(seat)
         self.stream: SeatStream | None = None
         self._game: Game | None = None
+        self._view: View | None = None
 
     def _bind(self, game: Game) -> SeatStream:
         if self._game is not game or self.stream is None:
             self._game = game
             self.stream = game.stream(self.seat)
-            self.fold = KnowledgeFold(self.seat, tuple(game.variant.roles))
+            renders = _RENDERS.get(game)
+            if renders is None:
+                renders = _RENDERS[game] = {}
+            self.fold = KnowledgeFold(self.seat, tuple(game.variant.roles), renders)
+            self._view = None
         return self.stream
 
     @property
@@ -66,7 +76,16 @@ class SeatTracker:
         return self.fold.snapshot()
 
     def view(self, game: Game) -> View:
-        return View(self.seat, game.variant, self.update(game), game.request(self.seat))
+        """The seat's view now. Views are frozen, so the last one is handed out again
+        while neither the seat's knowledge nor its request changed (an env observes and
+        describes the same seat several times per step)."""
+        knowledge = self.update(game)
+        request = game.request(self.seat)
+        last = self._view
+        if last is not None and last.knowledge is knowledge and last.request is request:
+            return last
+        self._view = View(self.seat, game.variant, knowledge, request)
+        return self._view
 
 
 def view_of(game: Game, seat: int) -> View:

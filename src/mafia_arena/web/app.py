@@ -7,15 +7,21 @@ websocket message, never in URLs):
 - ``GET /api/variants``, ``GET /api/agents``: what a creator may choose;
 - ``POST /api/games``: create (a `GameSpec`) → admin credential and invites;
 - ``GET /api/games/{id}``: the public lobby (seats, bot/human, taken; no secrets);
-- ``POST /api/games/{id}/join``: exchange an invite once → seat credential;
+- ``POST /api/games/{id}/join``: exchange an invite → seat credential and resume token
+  (again from the same device only: the ``mafia_device`` HttpOnly cookie, `web/auth.py`);
+- ``POST /api/games/{id}/resume``: a resume token (the player's link to move to another
+  device) → a fresh seat credential;
 - ``POST /api/games/{id}/start``, ``GET /api/games/{id}/invites``: creator only;
 - ``GET /api/games/{id}/view``: the caller's seat view (same content as the socket);
-- ``GET /api/games/{id}/replay``: every seat's view, after the game only;
+- ``GET /api/games/{id}/replay``: every seat's view, after the game only (public then,
+  also after a restart: finished games are browsable);
+- ``GET /api/finished``: the latest finished games; ``GET /replay/{id}``: their page;
 - ``WS /ws/{id}``: see `web/ws.py`.
 """
 
 from __future__ import annotations
 
+import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -25,11 +31,18 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from mafia_arena.rules import available_variants, load_variant
-from mafia_arena.web.auth import Grant, bearer
-from mafia_arena.web.manager import CreateError, GameManager, agent_choices
-from mafia_arena.web.render import lines, snapshot
+from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
+from mafia_arena.web.guard import BodyGuard
+from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
+from mafia_arena.web.render import lines
 from mafia_arena.web.session import GameSession
-from mafia_arena.web.settings import MAX_PLAYERS, GameSpec, JoinRequest, Settings
+from mafia_arena.web.settings import (
+    MAX_PLAYERS,
+    GameSpec,
+    JoinRequest,
+    ResumeRequest,
+    Settings,
+)
 from mafia_arena.web.storage import replay_views
 from mafia_arena.web.ws import serve_socket
 
@@ -50,14 +63,20 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     manager = manager or GameManager(settings)
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI):  # type: ignore[no-untyped-def]
+    async def lifespan(_: FastAPI):
+        manager.restore()  # live games of the last run continue where they stopped
         yield
         await manager.shutdown()
+        if "mafia_arena.llm.local_server" in sys.modules:  # a bot started the local LLM
+            sys.modules["mafia_arena.llm.local_server"].stop_local_server()
 
     app = FastAPI(
         title="Mafia Arena", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
     app.state.manager = manager
+    app.add_middleware(
+        BodyGuard, max_body=manager.settings.max_body, max_depth=manager.settings.max_json_depth
+    )
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.middleware("http")
@@ -80,6 +99,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
 
     @app.get("/", include_in_schema=False)
     @app.get("/g/{game_id}", include_in_schema=False)
+    @app.get("/replay/{game_id}", include_in_schema=False)
     async def page(game_id: str = "") -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
@@ -105,9 +125,11 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         return agent_choices(manager.settings)
 
     @app.post("/api/games")
-    async def create(spec: GameSpec) -> dict[str, Any]:
+    async def create(spec: GameSpec, request: Request) -> dict[str, Any]:
         try:
-            created = manager.create(spec)
+            created = manager.create(spec, request.client.host if request.client else "")
+        except LimitError as exc:
+            raise HTTPException(429, str(exc)) from exc
         except CreateError as exc:
             raise HTTPException(400, str(exc)) from exc
         session = session_of(created["game_id"])
@@ -119,16 +141,38 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     async def lobby(game_id: str) -> dict[str, Any]:
         return session_of(game_id).lobby()
 
-    @app.post("/api/games/{game_id}/join")
-    async def join(game_id: str, body: JoinRequest) -> dict[str, Any]:
-        session = session_of(game_id)
-        joined = manager.join(session, body.invite, body.name)
-        if joined is None:
+    def seat_reply(game_id: str, keys: SeatKeys | None, device: str | None) -> JSONResponse:
+        if keys is None:
             raise HTTPException(
-                403, "this invite is not valid (already used, or the game has started)"
+                403,
+                "this link is not valid here (its seat is played from another device, "
+                "or the game has started without it)",
             )
-        seat, credential = joined
-        return {"seat": seat, "credential": credential, "game_id": game_id}
+        response = JSONResponse(
+            {
+                "seat": keys.seat,
+                "credential": keys.credential,
+                "resume": keys.resume,
+                "game_id": game_id,
+            }
+        )
+        if device is not None:
+            response.set_cookie(
+                DEVICE_COOKIE, device, max_age=365 * 86400, httponly=True, samesite="strict"
+            )
+        return response
+
+    @app.post("/api/games/{game_id}/join")
+    async def join(game_id: str, body: JoinRequest, request: Request) -> JSONResponse:
+        session = session_of(game_id)
+        device = request.cookies.get(DEVICE_COOKIE)
+        fresh = None if device and 20 <= len(device) <= 128 else new_token()
+        keys = manager.join(session, body.invite, body.name, fresh or device or "")
+        return seat_reply(game_id, keys, fresh)
+
+    @app.post("/api/games/{game_id}/resume")
+    async def resume(game_id: str, body: ResumeRequest) -> JSONResponse:
+        return seat_reply(game_id, manager.resume(session_of(game_id), body.resume), None)
 
     @app.post("/api/games/{game_id}/start")
     async def start(game_id: str, request: Request) -> dict[str, Any]:
@@ -154,7 +198,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         if not session.started:
             return JSONResponse({"type": "lobby", "seat": grant.seat, **session.lobby()})
         seat_view = session.view(grant.seat)
-        state = snapshot(seat_view, session.variant, session.roster(), session.turn_of(grant.seat))
+        state = session.state(grant.seat, seat_view)
         return JSONResponse(
             {
                 "type": "state",
@@ -166,12 +210,21 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         )
 
     @app.get("/api/games/{game_id}/replay")
-    async def replay(game_id: str, request: Request) -> dict[str, Any]:
-        session = session_of(game_id)
-        grant_of(request, game_id)
-        if not session.over or session.log is None:
+    async def replay(game_id: str) -> dict[str, Any]:
+        session = manager.get(game_id)
+        if session is not None and not session.over:
             raise HTTPException(409, "the replay opens when the game is over")
-        return replay_views(session.log)
+        stored = session.log if session is not None else None
+        stored = stored or manager.stored_log(game_id)
+        if stored is None:
+            if session is not None:  # over, its log being written
+                raise HTTPException(409, "the replay opens when the game is over")
+            raise HTTPException(404, "no such game")
+        return replay_views(stored)
+
+    @app.get("/api/finished")
+    async def finished() -> list[dict[str, Any]]:
+        return manager.finished()
 
     @app.websocket("/ws/{game_id}")
     async def socket(websocket: WebSocket, game_id: str) -> None:

@@ -1,14 +1,25 @@
-"""Invites and session credentials.
+"""Invites, seat credentials, resume links and device cookies.
 
-An invite is a one-time token in the fragment of an invite link (``/g/<id>#invite=…``;
-fragments never reach servers, logs or Referer headers). The page exchanges it once,
-by POST, for a session credential that it keeps in `sessionStorage` and sends only in
-request headers and the first websocket message — never in a URL. Every token comes from
-`secrets.token_urlsafe(32)`; the store keeps only SHA-256 digests, so a dump of server
-memory or a log line holds nothing that grants a seat.
+An invite is a token in the fragment of an invite link (``/g/<id>#invite=…``; fragments
+never reach servers, logs or Referer headers). The page exchanges it by POST for a seat
+credential that it keeps in `localStorage` (so it survives closing the tab) and sends
+only in request headers and the first websocket message — never in a URL.
 
-A credential grants one thing: its own seat of its own game (or, for the creator's
-admin credential, starting the game and listing the unclaimed invites).
+Seats that last:
+
+- the first exchange binds the invite to the browser that made it, through an HttpOnly
+  ``mafia_device`` cookie (a random token the page's scripts cannot read); the same
+  invite opened again on that device gives that seat again, on any other device it is
+  refused — so a forwarded invite link cannot take a seat that is already played;
+- every exchange also returns a *resume token*, shown to the player as a link
+  (``/g/<id>#resume=…``): it gives the seat to whichever device opens it, which is how
+  a player moves from a laptop to a phone; it stays valid for the whole game.
+
+Every token comes from `secrets.token_urlsafe(32)`; the server keeps only SHA-256
+digests (in memory and in the live store, `web/db.py`), so neither a dump of server
+memory nor the database grants a seat. A credential grants one thing: its own seat of
+its own game (or, for the creator's admin credential, starting the game and listing the
+unclaimed invites).
 """
 
 from __future__ import annotations
@@ -18,13 +29,17 @@ import secrets
 from dataclasses import dataclass
 from typing import Literal
 
+from mafia_arena.web.db import LiveStore, StoredToken
+
+DEVICE_COOKIE = "mafia_device"
+
 
 def new_token() -> str:
     """A fresh unguessable token (256 bits)."""
     return secrets.token_urlsafe(32)
 
 
-def _digest(token: str) -> str:
+def digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
@@ -37,52 +52,100 @@ class Grant:
     seat: int | None = None
 
 
-class Credentials:
-    """All invites and credentials of one server, by digest."""
+@dataclass(frozen=True)
+class SeatKeys:
+    """What a successful exchange returns: the seat, its credential, its resume token."""
 
-    def __init__(self) -> None:
-        self._invites: dict[str, tuple[str, int]] = {}
-        self._grants: dict[str, Grant] = {}
+    seat: int
+    credential: str
+    resume: str
+
+
+class Credentials:
+    """All invites and credentials of one server, by digest, written through to the store."""
+
+    def __init__(self, store: LiveStore) -> None:
+        self.store = store
+        self._tokens: dict[str, StoredToken] = {t.digest: t for t in store.tokens()}
+
+    def _add(self, token: str, game_id: str, kind: str, seat: int | None) -> str:
+        record = StoredToken(digest(token), game_id, kind, seat, None)
+        self._tokens[record.digest] = record
+        self.store.add_token(record)
+        return token
 
     def issue_invite(self, game_id: str, seat: int) -> str:
-        token = new_token()
-        self._invites[_digest(token)] = (game_id, seat)
-        return token
-
-    def redeem(self, game_id: str, invite: str) -> tuple[int, str] | None:
-        """Exchange an invite of `game_id` once: ``(seat, credential)`` or None."""
-        key = _digest(invite)
-        found = self._invites.get(key)
-        if found is None or found[0] != game_id:
-            return None
-        del self._invites[key]
-        seat = found[1]
-        return seat, self._issue(Grant(game_id, "seat", seat))
+        return self._add(new_token(), game_id, "invite", seat)
 
     def issue_admin(self, game_id: str) -> str:
-        return self._issue(Grant(game_id, "admin"))
+        return self._add(new_token(), game_id, "admin", None)
 
-    def _issue(self, grant: Grant) -> str:
-        token = new_token()
-        self._grants[_digest(token)] = grant
-        return token
+    def _seat_keys(self, game_id: str, seat: int) -> SeatKeys:
+        return SeatKeys(
+            seat,
+            self._add(new_token(), game_id, "seat", seat),
+            self._add(new_token(), game_id, "resume", seat),
+        )
+
+    def redeem(self, game_id: str, invite: str, device: str) -> SeatKeys | None:
+        """Exchange an invite: the first time from any device (which it is then bound
+        to), afterwards only from that same `device`. None when refused."""
+        found = self._tokens.get(digest(invite))
+        if found is None or found.game_id != game_id or found.kind != "invite":
+            return None
+        assert found.seat is not None
+        if found.device is None:
+            bound = StoredToken(found.digest, game_id, "invite", found.seat, digest(device))
+            self._tokens[found.digest] = bound
+            self.store.add_token(bound)
+        elif found.device != digest(device):
+            return None
+        return self._seat_keys(game_id, found.seat)
+
+    def invite_used(self, game_id: str, invite: str) -> bool:
+        found = self._tokens.get(digest(invite))
+        return found is not None and found.game_id == game_id and found.device is not None
+
+    def resume(self, game_id: str, token: str) -> SeatKeys | None:
+        """A resume link opened on any device: a fresh credential for the same seat."""
+        if not token or len(token) > 128:
+            return None
+        found = self._tokens.get(digest(token))
+        if found is None or found.game_id != game_id or found.kind != "resume":
+            return None
+        assert found.seat is not None
+        return SeatKeys(found.seat, self._add(new_token(), game_id, "seat", found.seat), token)
 
     def lookup(self, game_id: str, credential: str | None) -> Grant | None:
         """The grant of a credential if it belongs to `game_id`, else None."""
         if not credential or len(credential) > 128:
             return None
-        grant = self._grants.get(_digest(credential))
-        if grant is None or grant.game_id != game_id:
+        found = self._tokens.get(digest(credential))
+        if found is None or found.game_id != game_id:
             return None
-        return grant
+        if found.kind == "seat":
+            return Grant(game_id, "seat", found.seat)
+        if found.kind == "admin":
+            return Grant(game_id, "admin")
+        return None
 
     def revoke_invites(self, game_id: str) -> None:
-        """Unclaimed invites die when the game starts (their seats went to bots)."""
-        self._invites = {k: v for k, v in self._invites.items() if v[0] != game_id}
+        """Unclaimed invites die when the game starts (their seats went to bots); claimed
+        ones stay, bound to their device, so that device can come back through them."""
+        dead = [
+            d
+            for d, t in self._tokens.items()
+            if t.game_id == game_id and t.kind == "invite" and t.device is None
+        ]
+        for d in dead:
+            del self._tokens[d]
+        self.store.drop_tokens(dead)
 
     def forget(self, game_id: str) -> None:
-        self.revoke_invites(game_id)
-        self._grants = {k: g for k, g in self._grants.items() if g.game_id != game_id}
+        dead = [d for d, t in self._tokens.items() if t.game_id == game_id]
+        for d in dead:
+            del self._tokens[d]
+        self.store.drop_tokens(dead)
 
 
 def bearer(header: str | None) -> str | None:

@@ -25,12 +25,14 @@ import time
 
 from mafia_arena.agents.human import HumanAgent
 from mafia_arena.engine.catalogue import PhaseStart
+from mafia_arena.engine.choices import Speech
 from mafia_arena.engine.errors import GameOver, IllegalDecision
 from mafia_arena.web.session import GameSession, Slot
 from mafia_arena.web.settings import night_floor, timer_for
 
 log = logging.getLogger(__name__)
-_jitter = random.SystemRandom()  # pacing noise: independent of the game's seeded RNG
+_jitter = random.SystemRandom()
+NO_SPEECH = "[no speech: the time ran out]"  # pacing noise: independent of the game's seeded RNG
 
 
 async def drive(session: GameSession) -> None:
@@ -126,8 +128,21 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
 def _default(session: GameSession, slot: Slot, reason: str) -> None:
     assert session.game is not None
     slot.agent.stats.fallbacks += 1
+    request = session.game.request(slot.seat)
     with contextlib.suppress(IllegalDecision, GameOver):  # already answered
-        session.game.submit_default(slot.seat, reason)
+        if request is not None and request.free_text and reason in ("timeout", "absent"):
+            # a speech nobody gave is shown as such, not as the player's "nothing to add"
+            session.game.submit(slot.seat, Speech(NO_SPEECH), fallback=reason)
+        else:
+            session.game.submit_default(slot.seat, reason)
+    session.record("timeout" if reason in ("timeout", "absent") else _player_kind(slot))
+
+
+def _player_kind(slot: Slot) -> str:
+    """Who answers for the seat now: the person, a stand-in for them, or its bot."""
+    if slot.human:
+        return "stand-in" if slot.replaced else "player"
+    return "bot"
 
 
 async def _bot_turn(session: GameSession, slot: Slot) -> None:
@@ -155,6 +170,10 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
         game.submit(slot.seat, decision)
     except IllegalDecision:
         _default(session, slot, "illegal")
+        return
+    session.record(_player_kind(slot))
+    if slot.human:
+        slot.stood_in += 1
 
 
 async def _human_turn(session: GameSession, slot: Slot) -> bool:
@@ -174,7 +193,10 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
             float("inf") if slot.away_since is None else slot.away_since + session.settings.grace
         )
         if now >= slot.deadline:
+            request = game.request(slot.seat)
             _default(session, slot, "timeout")
+            if request is not None:
+                session.missed_turn(slot.seat, request.kind)
             return True
         if now >= grace_end:
             session.replace(slot.seat)
@@ -194,6 +216,8 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
         if acting in done and not acting.cancelled():
             try:
                 game.submit(slot.seat, acting.result())
+                session.record("player")
+                slot.missed = 0
                 return True
             except IllegalDecision as exc:
                 session.reject(slot.seat, exc.reason)

@@ -1,37 +1,68 @@
-"""`GameManager`: the server's games, invites and credentials.
+"""`GameManager`: the server's games, invites and credentials, kept in the live store.
 
 Creating a game validates the creator's `GameSpec` against the variant (players in
 range, switches valid, bot agents known and allowed), deals nothing yet, and returns
 the creator's admin credential and one invite per human seat. Joining exchanges an
 invite once for a seat credential. Finished games stay (for the reveal and replay) for
 `Settings.finished_ttl` seconds; at most `Settings.max_games` games live at once.
+
+Everything is written through to the live store (`web/db.py`); `restore` (run when the
+server starts) rebuilds every lobby and live game from it, replaying their decisions.
+Finished games stay browsable from the store (`finished`, `stored_log`).
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
+from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import new_host_key
-from mafia_arena.web.auth import Credentials, Grant
+from mafia_arena.web.auth import Credentials, Grant, SeatKeys
+from mafia_arena.web.db import LiveStore
+from mafia_arena.web.guard import ClientCounter
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, Settings
+
+log = logging.getLogger(__name__)
 
 
 class CreateError(ValueError):
     """The creator's request cannot make a game; the message is safe to show."""
 
 
+class LimitError(CreateError):
+    """The creator's address holds as many live games as the server allows (HTTP 429)."""
+
+
+def paid(path: Path) -> bool:
+    """Whether an agent file spends money: an API key to read, or a remote server."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return True  # unreadable: not offered
+    base_url = str(data.get("base_url", "local"))
+    return bool(data.get("api_key_env")) or base_url not in ("local", "")
+
+
 def agent_choices(settings: Settings) -> list[str]:
-    """Bot specs a creator may pick: scripted presets and agent files under `agents/`."""
+    """Bot specs a creator may pick: the operator's list (`Settings.allowed_agents`), or
+    else the scripted presets and the agent files under `agents/` — without those that
+    spend an API key unless `Settings.allow_paid_bots`."""
     if settings.allowed_agents is not None:
         return list(settings.allowed_agents)
-    files = sorted(f"agents/{p.name}" for p in Path("agents").glob("*.toml"))
+    files = sorted(
+        f"agents/{p.name}"
+        for p in Path("agents").glob("*.toml")
+        if settings.allow_paid_bots or not paid(p)
+    )
     return [*scripted_agent_names(), *files]
 
 
@@ -40,17 +71,58 @@ class GameManager:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.credentials = Credentials()
+        self.store = LiveStore(self.settings.db)
+        self.credentials = Credentials(self.store)
         self.games: dict[str, GameSession] = {}
+        self.sockets = ClientCounter(self.settings.max_sockets_per_client)
         self.host_key = new_host_key()
         """Derives the bots' seat seeds; never leaves the server (web games replay from
         their logs' decisions, not from the bots' randomness)."""
 
-    def create(self, spec: GameSpec) -> dict[str, Any]:
-        """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``."""
+    def restore(self) -> None:
+        """Rebuild the stored lobbies and live games (call on the server's event loop).
+
+        A game whose variant no longer loads is left in the store and skipped (logged):
+        one broken game must not keep the server from starting.
+        """
+        for row in self.store.games(over=False):
+            try:
+                spec = GameSpec.model_validate(row.spec)
+                variant = load_variant(spec.variant, spec.overrides)
+                session = GameSession(
+                    row.id, spec, variant, row.seed, self.settings, self.host_key, self.store
+                )
+                session.restore_slots(row.slots)
+                if row.started:
+                    session.resume(self.store.decisions(row.id))
+            except Exception:
+                log.exception("could not resume stored game %s", row.id)
+                continue
+            self.games[row.id] = session
+
+    def finished(self) -> list[dict[str, Any]]:
+        """The latest finished games (public facts), for the browser of past games."""
+        return self.store.finished()
+
+    def stored_log(self, game_id: str) -> GameLog | None:
+        """A finished game's log from the store (also after a restart)."""
+        text = self.store.log_of(game_id)
+        return GameLog.loads(text, game_id) if text else None
+
+    def create(self, spec: GameSpec, client: str = "") -> dict[str, Any]:
+        """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``.
+
+        `client` (the creator's address) may hold `Settings.max_games_per_client` live
+        games at once; a seed may be chosen only where `Settings.chosen_seeds`."""
         self.prune()
+        mine = [g for g in self.games.values() if g.creator == client and g.finished_at is None]
+        if len(mine) >= self.settings.max_games_per_client:
+            raise LimitError(
+                f"you already have {len(mine)} live games on this server "
+                f"(at most {self.settings.max_games_per_client}); finish one first"
+            )
         if len(self.games) >= self.settings.max_games:
-            raise CreateError("too many games on this server; try again later")
+            raise LimitError("too many games on this server; try again later")
         if spec.variant not in available_variants():
             raise CreateError(f"unknown variant {spec.variant!r}")
         try:
@@ -73,8 +145,10 @@ class GameManager:
         except ValueError as exc:
             raise CreateError(str(exc)) from exc
         allowed = agent_choices(self.settings)
+        if spec.replacement not in scripted_agent_names() and spec.replacement not in allowed:
+            raise CreateError(f"unknown or disallowed stand-in bot {spec.replacement!r}")
         for agent in {s.agent for s in seats if s.kind == "bot"} | {spec.replacement}:
-            if agent not in allowed:
+            if agent not in allowed and agent != spec.replacement:
                 raise CreateError(f"unknown or disallowed bot {agent!r}")
             try:
                 make_agent(agent)
@@ -84,7 +158,11 @@ class GameManager:
             raise CreateError("seed: this server draws every game's seed itself")
         game_id = secrets.token_urlsafe(12)
         seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
-        session = GameSession(game_id, spec, variant, seed, self.settings, self.host_key)
+        session = GameSession(
+            game_id, spec, variant, seed, self.settings, self.host_key, self.store
+        )
+        session.creator = client
+        self.store.add_game(game_id, spec.model_dump(mode="json"), seed)
         self.games[game_id] = session
         invites = []
         for slot in session.slots:
@@ -101,19 +179,30 @@ class GameManager:
     def get(self, game_id: str) -> GameSession | None:
         return self.games.get(game_id)
 
-    def join(self, session: GameSession, invite: str, name: str | None) -> tuple[int, str] | None:
-        """Exchange an invite once: ``(seat, credential)``; the lobby starts when full."""
-        if session.started:
+    def join(
+        self, session: GameSession, invite: str, name: str | None, device: str
+    ) -> SeatKeys | None:
+        """Exchange an invite for seat keys; the lobby starts when full.
+
+        The first exchange takes the seat and binds the invite to `device`; the same
+        device may exchange it again at any time (its tab was closed), any other is
+        refused. A new seat cannot be taken once the game has started."""
+        again = self.credentials.invite_used(session.id, invite)
+        if session.started and not again:
             return None
-        redeemed = self.credentials.redeem(session.id, invite)
-        if redeemed is None:
+        keys = self.credentials.redeem(session.id, invite, device)
+        if keys is None:
             return None
-        seat, credential = redeemed
-        session.invites.pop(seat, None)
-        session.claim(seat, name)
-        if session.ready():
-            self.start(session)
-        return seat, credential
+        if not again:
+            session.invites.pop(keys.seat, None)
+            session.claim(keys.seat, name)
+            if session.ready():
+                self.start(session)
+        return keys
+
+    def resume(self, session: GameSession, token: str) -> SeatKeys | None:
+        """A seat's resume link, opened on another device: fresh keys for that seat."""
+        return self.credentials.resume(session.id, token)
 
     def start(self, session: GameSession) -> None:
         self.credentials.revoke_invites(session.id)
@@ -131,6 +220,8 @@ class GameManager:
             if (done is not None and now - done > self.settings.finished_ttl) or stale_lobby:
                 session.close_all()
                 self.credentials.forget(game_id)
+                if not session.started:
+                    self.store.forget(game_id)  # a finished game stays browsable
                 del self.games[game_id]
 
     async def shutdown(self) -> None:
@@ -138,3 +229,4 @@ class GameManager:
             if session.task is not None:
                 session.task.cancel()
             session.close_all()
+        self.store.close()

@@ -2,9 +2,10 @@
 
 Messages are JSON objects with a ``type``: ``auth`` (first message: the session
 credential), ``act`` (a choice index for an open turn), ``say`` (free text for an open
-turn) and ``ping``. Models forbid extra keys — a message naming a ``seat`` is refused,
-because the seat always comes from the credential — and bound every field. The text's
-final limit is the open request's `max_chars` (checked in `agents.human.decision_for`).
+turn), ``back`` (take the seat back from the stand-in bot that plays it) and ``ping``.
+Models forbid extra keys — a message naming a ``seat`` is refused, because the seat
+always comes from the credential — and bound every field. The text's final limit is
+the open request's `max_chars` (checked in `agents.human.decision_for`).
 
 `RateLimiter` is a token bucket per connection: a flood is dropped (and a persistent
 one disconnects) without touching the game.
@@ -17,6 +18,8 @@ import time
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from mafia_arena.web.guard import too_deep
 
 MAX_TEXT = 4000  # hard cap before the request's own max_chars
 
@@ -46,8 +49,13 @@ class Ping(_Msg):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Auth | Act | Say | Ping, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Auth | Act | Say | Ping] = TypeAdapter(ClientMessage)
+class Back(_Msg):
+    type: Literal["back"]
+
+
+Message = Auth | Act | Say | Ping | Back
+ClientMessage = Annotated[Message, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[Message] = TypeAdapter(ClientMessage)
 
 
 class BadMessage(ValueError):
@@ -58,10 +66,13 @@ class BadMessage(ValueError):
         self.reason = reason
 
 
-def parse(raw: str | bytes, max_frame: int) -> Auth | Act | Say | Ping:
-    """Validate one frame; raise `BadMessage` with a short reason otherwise."""
+def parse(raw: str | bytes, max_frame: int, max_depth: int = 8) -> Message:
+    """Validate one frame; raise `BadMessage` with a short reason otherwise. Size and
+    nesting are checked on the raw text, before the JSON parser sees it."""
     if len(raw) > max_frame:
         raise BadMessage(f"message too large (at most {max_frame} bytes)")
+    if too_deep(raw, max_depth):
+        raise BadMessage(f"message nested too deeply (at most {max_depth} levels)")
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:

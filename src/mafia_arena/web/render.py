@@ -46,6 +46,7 @@ class SeatInfo:
     taken: bool = False
     away: bool = False
     replaced: bool = False
+    stand_in: str | None = None  # the bot playing for an absent person, while it does
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +58,7 @@ class SeatInfo:
             "taken": self.taken,
             "away": self.away,
             "replaced": self.replaced,
+            "stand_in": self.stand_in,
         }
 
 

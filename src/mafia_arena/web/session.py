@@ -22,7 +22,9 @@ from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
+from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
+from mafia_arena.web.db import LiveStore
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 
@@ -84,6 +86,10 @@ class Slot:
     replaced: bool = False
     was_replaced: bool = False
     stand_in: Agent | None = None
+    missed: int = 0
+    """Day turns in a row the person let run out (see `Settings.idle_turns`)."""
+    stood_in: int = 0
+    """Decisions the stand-in made for the seat since it last took over."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -95,7 +101,10 @@ class Slot:
         kind = "human" if self.human else "bot"
         agent = "human" if self.human else self.agent.name
         away = self.human and self.taken and not self.connections
-        return SeatInfo(self.seat, self.name, kind, agent, self.taken, away, self.replaced)
+        stand_in = self.stand_in.name if self.replaced and self.stand_in is not None else None
+        return SeatInfo(
+            self.seat, self.name, kind, agent, self.taken, away, self.replaced, stand_in
+        )
 
 
 class GameSession:
@@ -109,8 +118,15 @@ class GameSession:
         seed: int,
         settings: Settings,
         host_key: bytes,
+        store: LiveStore | None = None,
     ) -> None:
         self.id = game_id
+        self.store = store or LiveStore(None)
+        self.persisted = 0
+        """How many of `game.decisions` are in the store."""
+        self.marks: list[str] = []
+        """Who made each decision of `game.decisions`: ``player``, ``bot``, ``stand-in``
+        (a bot playing for an absent person) or ``timeout`` (the request's default)."""
         self.spec = spec
         self.variant = variant
         self.seed = seed
@@ -119,6 +135,7 @@ class GameSession:
         self.bot_delay = settings.bot_delay if spec.bot_delay is None else spec.bot_delay
         self.timer_scale = settings.timer_scale if spec.timer_scale is None else spec.timer_scale
         self.created = time.monotonic()
+        self.creator = ""  # the creating client's address (per-client game limit)
         self.finished_at: float | None = None
         self.game: Game | None = None
         self.task: asyncio.Task[None] | None = None
@@ -126,6 +143,8 @@ class GameSession:
         self.stored: dict[str, Any] | None = None
         self.log: GameLog | None = None
         self.failed = False
+        self.notices: list[str] = []
+        """Public table notices in order (who is played by a stand-in, who is back)."""
         self.slots = [self._slot(i, s) for i, s in enumerate(spec.seat_list())]
 
     def _slot(self, seat: int, spec: SeatSpec) -> Slot:
@@ -153,7 +172,52 @@ class GameSession:
         if name:
             slot.name = name
             slot.agent.name = f"human:{name}"
+        self.save()
         self.push_all()
+
+    # ------------------------------------------------------------------ the store
+    def save(self) -> None:
+        """Write the seats (who plays each, names, taken, replaced) to the live store."""
+        self.store.save_slots(
+            self.id,
+            [
+                {
+                    "kind": s.spec.kind,
+                    "agent": s.spec.agent,
+                    "name": s.name,
+                    "taken": s.taken,
+                    "replaced": s.replaced,
+                    "was_replaced": s.was_replaced,
+                }
+                for s in self.slots
+            ],
+            started=self.started,
+        )
+
+    def restore_slots(self, saved: list[dict[str, Any]]) -> None:
+        """Seats as `save` wrote them (a restarted server rebuilding this session)."""
+        for slot, data in zip(self.slots, saved, strict=False):
+            if data["kind"] == "bot" and slot.human:  # an empty human seat given to a bot
+                slot.spec = SeatSpec(kind="bot", agent=data["agent"])
+                slot.agent = make_agent(data["agent"])
+            slot.name = data["name"]
+            slot.taken = data["taken"]
+            if slot.human and slot.taken:
+                slot.agent.name = f"human:{slot.name}"
+            slot.was_replaced = data.get("was_replaced", False)
+            if data.get("replaced"):
+                self.replace(slot.seat)
+
+    def record(self, by: str) -> None:
+        """Store the decisions made since the last call, each marked with who made it."""
+        if self.game is None:
+            return
+        new = self.game.decisions[self.persisted :]
+        if not new:
+            return
+        self.marks.extend([by] * len(new))
+        self.store.add_decisions(self.id, self.persisted, [(rec, by) for rec in new])
+        self.persisted = len(self.game.decisions)
 
     def ready(self) -> bool:
         return all(s.taken for s in self.slots if s.human)
@@ -162,19 +226,34 @@ class GameSession:
         """Deal and begin: untaken human seats go to bots, then the driver runs."""
         if self.started:
             return
-        from mafia_arena.web.driver import drive  # local: the driver imports this module
-
         for slot in self.slots:
             if slot.human and not slot.taken:
                 slot.spec = SeatSpec(kind="bot", agent=self.spec.replacement)
                 slot.agent = make_agent(self.spec.replacement)
                 slot.name = f"{slot.agent.name} bot"
-            if slot.human and not slot.connections:
-                slot.away_since = time.monotonic()
         self.invites.clear()
+        self._begin([])
+        self.save()
+
+    def resume(self, decisions: list[tuple[dict[str, Any], str]]) -> None:
+        """Continue a game after a server restart: replay its stored decisions through
+        the engine (`Game.resubmit`, as `runner.replay` does), then drive it on. Every
+        seat then sees exactly what it saw before; the people reconnect with the
+        credentials their pages hold, within the grace period."""
+        self._begin(decisions)
+
+    def _begin(self, decisions: list[tuple[dict[str, Any], str]]) -> None:
+        from mafia_arena.web.driver import drive  # local: the driver imports this module
+
         self.game = Game(self.variant, len(self.slots), self.seed)
+        for record, _ in decisions:
+            self.game.resubmit(record)
+        self.marks = [by for _, by in decisions]
+        self.persisted = len(self.game.decisions)
         for slot in self.slots:
             self._seat_agent(slot.agent, slot.seat)
+            if slot.human and not slot.connections:
+                self._away(slot)
         self.task = asyncio.get_running_loop().create_task(drive(self))
 
     def _seat_agent(self, agent: Agent, seat: int) -> None:
@@ -204,8 +283,9 @@ class GameSession:
         slot = self.slots[conn.seat]
         slot.connections.append(conn)
         slot.away_since = None
-        slot.replaced = False  # a replaced person who is back takes their seat again
         slot.changed.set()  # wake a waiting turn: presence changes its deadlines
+        if slot.replaced:  # a replaced person who is back takes their seat again
+            self.take_back(conn.seat)
         self.push_all()
 
     def detach(self, conn: Connection) -> None:
@@ -214,18 +294,101 @@ class GameSession:
             slot.connections.remove(conn)
         conn.close()
         if not slot.connections and self.started:
-            slot.away_since = time.monotonic()
+            self._away(slot)
             slot.changed.set()
         self.push_all()
 
-    def replace(self, seat: int) -> None:
-        """The person is gone for good: a flagged bot or default actions take over."""
+    def _away(self, slot: Slot) -> None:
+        """The seat's person left: replace them when the grace period ends.
+
+        Why a timer rather than waiting for the seat's next turn: a seat is asked at
+        night only if it holds a night role, so a replacement (and its public badge)
+        that came with a turn would show who acts at night.
+        """
+        since = slot.away_since = time.monotonic()
+        asyncio.get_running_loop().call_later(
+            self.settings.grace, self._grace_over, slot.seat, since
+        )
+
+    def _grace_over(self, seat: int, since: float) -> None:
         slot = self.slots[seat]
+        if slot.away_since == since and not slot.replaced and self.started and not self.over:
+            self.replace(seat)
+            slot.changed.set()
+
+    def replace(self, seat: int, why: str = "away") -> None:
+        """The person is gone (`why`: ``away`` past the grace period, or ``idle``): a
+        labelled stand-in bot or default actions take over until they take it back.
+        Every page gets a public notice; the decisions are marked ``stand-in``."""
+        slot = self.slots[seat]
+        if slot.replaced:
+            return
         slot.replaced = slot.was_replaced = True
+        slot.stood_in = 0
         if self.spec.absent == "bot" and slot.stand_in is None:
             slot.stand_in = make_agent(self.spec.replacement)
             self._seat_agent(slot.stand_in, seat)
+        who = f"{slot.name} ({name_of(seat)})"
+        cause = "is away" if why == "away" else "has not answered for a while"
+        by = (
+            f"a stand-in bot ({self.spec.replacement}) plays the seat"
+            if self.spec.absent == "bot"
+            else "their turns get default actions"
+        )
+        self.notice(f"{who} {cause}: {by} until they take it back.")
+        if self.started:
+            self.save()
         self.push_all()
+
+    def take_back(self, seat: int) -> None:
+        """The person plays their seat again; their pages are told what happened."""
+        slot = self.slots[seat]
+        if not slot.replaced:
+            return
+        slot.replaced = False
+        slot.missed = 0
+        slot.changed.set()
+        self.notice(f"{slot.name} ({name_of(seat)}) is back and plays their own seat again.")
+        made = slot.stood_in
+        for conn in slot.connections:
+            conn.send(
+                {
+                    "type": "info",
+                    "text": f"Welcome back. While you were gone a stand-in made {made} "
+                    "decision(s) for you (marked in the log, credited to the stand-in). "
+                    "The seat is yours again.",
+                }
+            )
+        if self.started:
+            self.save()
+        self.push_all()
+
+    def missed_turn(self, seat: int, kind: str) -> None:
+        """A person's turn ran out. Day turns count towards `Settings.idle_turns`
+        (then a stand-in takes over); night turns only warn, privately: a replacement
+        that followed a night turn would show that the seat has a night role."""
+        slot = self.slots[seat]
+        if kind.startswith("night") or not slot.connections:
+            self.warn(seat, "Your time ran out; the default was recorded.")
+            return
+        slot.missed += 1
+        left = self.settings.idle_turns - slot.missed
+        if left <= 0:
+            self.replace(seat, "idle")
+            return
+        self.warn(
+            seat,
+            f"Your time ran out; the default was recorded. After {left} more missed "
+            "turn(s) in a row a stand-in bot takes your seat (you can take it back).",
+        )
+
+    def warn(self, seat: int, text: str) -> None:
+        for conn in self.slots[seat].connections:
+            conn.send({"type": "warning", "text": text})
+
+    def notice(self, text: str) -> None:
+        """A public table notice (stand-ins coming and going): every page shows it."""
+        self.notices.append(text)
 
     # ------------------------------------------------------------------ pushing
     def view(self, seat: int) -> View:
@@ -237,6 +400,31 @@ class GameSession:
         if not slot.active:
             return None
         return Turn(slot.turn, max(0.0, slot.deadline - time.monotonic()))
+
+    def state(self, seat: int, view: View) -> dict[str, Any]:
+        """The seat's snapshot plus the table's public notices and whether a stand-in
+        plays the seat now (the page then offers to take it back)."""
+        state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
+        state["notices"] = list(self.notices)
+        state["stand_in"] = self.slots[seat].replaced
+        state["waiting"] = self.waiting() if state["request"] is None else None
+        return state
+
+    def waiting(self) -> dict[str, Any] | None:
+        """Whom the table waits for, for pages with nothing to decide. By day the asked
+        seats are public (whose speech, who still votes): their names and the longest
+        countdown. By night only "the night is in progress", with no countdown: who is
+        asked at night, and for how long, would show who holds a night role."""
+        if self.game is None or self.game.over:
+            return None
+        if self.game.state.phase != "day":  # the same text all night long, asked or not
+            return {"text": "The night is in progress.", "seconds_left": None}
+        asked = sorted(s for s in self.game.pending() if self.slots[s].active)
+        if not asked:
+            return None
+        names = ", ".join(f"{self.slots[s].name} ({name_of(s)})" for s in asked)
+        left = max(self.slots[s].deadline for s in asked) - time.monotonic()
+        return {"text": f"Waiting for {names}.", "seconds_left": round(max(0.0, left))}
 
     def push(self, seat: int) -> None:
         """Send the seat's new transcript lines and current snapshot to its pages.
@@ -255,12 +443,13 @@ class GameSession:
                 conn.send_changed(lobby, json.dumps(lobby, sort_keys=True))
             return
         view = self.view(seat)
-        state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
+        state = self.state(seat, view)
         key = json.dumps(
             {
                 **state,
                 "request": state["request"]
                 and {k: v for k, v in state["request"].items() if k != "seconds_left"},
+                "waiting": state["waiting"] and state["waiting"]["text"],
             },
             sort_keys=True,
         )

@@ -55,6 +55,20 @@ class Settings:
     - `timer_scale`: multiplies every `TIMERS` entry.
     - `grace`: seconds a disconnected human keeps the seat before the creator's absence
       policy (a flagged bot, or default actions) takes it over.
+    - `idle_turns`: day turns in a row a connected person may let run out before a
+      stand-in takes the seat (each miss before that is a warning). Only day requests
+      count — every living seat gets them — so a replacement never shows who was asked
+      something at night.
+    - `db`: the live store (SQLite, `web/db.py`): every game's seats, tokens and
+      decisions as they happen, so a restarted server resumes its live games; None keeps
+      it in memory (nothing survives a restart).
+    - hardening: `max_body` bytes per request body, `max_json_depth` nesting in any
+      JSON (bodies and socket frames, checked before parsing), `max_games_per_client`
+      live games per creating address, `max_sockets_per_client` open sockets per
+      address and `max_sockets_per_seat` pages per seat (the oldest is closed);
+      `allow_paid_bots`: whether creators may seat bots that spend an API key (agent
+      files with ``api_key_env`` or a remote ``base_url``) — off unless the operator
+      turns it on, or lists them in `allowed_agents`; `chosen_seeds` (below).
     - `results_dir` / `logs_dir`: where finished games go (results record JSONL / GameLog
       JSONL, one file per game) — kept apart so a leaderboard reading every ``*.jsonl``
       under the results folder never meets a game log.
@@ -63,14 +77,22 @@ class Settings:
     bot_delay: float = 1.5
     timer_scale: float = 1.0
     grace: float = 120.0
+    idle_turns: int = 2
     results_dir: Path = field(default_factory=lambda: Path("results/web"))
     logs_dir: Path = field(default_factory=lambda: Path("runs/web"))
+    db: Path | None = field(default_factory=lambda: Path("runs/web/live.sqlite"))
     max_games: int = 50
     finished_ttl: float = 3600.0
     auth_timeout: float = 10.0
     rate_per_s: float = 5.0
     rate_burst: float = 20.0
     max_frame: int = 16_384
+    max_body: int = 65_536
+    max_json_depth: int = 32
+    max_games_per_client: int = 3
+    max_sockets_per_client: int = 16
+    max_sockets_per_seat: int = 4
+    allow_paid_bots: bool = False
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
     chosen_seeds: bool = False
     """Whether a creator may set `GameSpec.seed` (demos, tests). Off: the server draws
@@ -91,7 +113,10 @@ class GameSpec(BaseModel):
 
     `seed` is refused unless the server allows chosen seeds (`Settings.chosen_seeds`);
     either way it stays secret until the game ends (it determines the deal).
-    `absent`: what takes over a seat whose human is gone past the grace period.
+    `absent`: what takes over a seat whose human is gone past the grace period (or idle
+    for `Settings.idle_turns` day turns): ``bot`` — a stand-in bot (`replacement`, by
+    default the scripted ``heuristic`` player), labelled as a stand-in on every page and
+    in the log — or ``default`` actions.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -102,7 +127,7 @@ class GameSpec(BaseModel):
     overrides: dict[str, int | float | bool | str] = Field(default_factory=dict, max_length=32)
     seed: int | None = Field(None, ge=0, le=2**53)
     absent: Literal["bot", "default"] = "bot"
-    replacement: str = Field("random", max_length=200)
+    replacement: str = Field("heuristic", max_length=200)
     bot_delay: float | None = Field(None, ge=0, le=30)
     timer_scale: float | None = Field(None, gt=0, le=10)
 
@@ -136,3 +161,11 @@ class JoinRequest(BaseModel):
 
     invite: str = Field(min_length=10, max_length=128)
     name: str | None = Field(None, pattern=NAME_PATTERN)
+
+
+class ResumeRequest(BaseModel):
+    """A resume token (from a seat's resume link) for a fresh seat credential."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    resume: str = Field(min_length=10, max_length=128)

@@ -54,6 +54,8 @@ def game_log(session: GameSession) -> GameLog:
             "agent_stats": [s.agent.stats.to_json() for s in slots],
             "replaced": [s.was_replaced for s in slots],
             "stand_in": session.spec.replacement if session.spec.absent == "bot" else None,
+            # who made each decision (player, bot, stand-in, timeout), in log order
+            "decided_by": list(session.marks),
         },
     )
 
@@ -74,6 +76,7 @@ class SeatEntry:
     kind: str
     stats: AgentStats
     replaced: bool = False
+    stand_in: str | None = None
 
 
 def results_record(
@@ -83,13 +86,23 @@ def results_record(
     game_id: str,
     log_path: Path | None,
     source: str = "web",
+    decided_by: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The leaderboard record of a finished game (see `leaderboard.records`)."""
+    """The leaderboard record of a finished game (see `leaderboard.records`).
+
+    `decided_by` marks each decision (``player``, ``bot``, ``stand-in``, ``timeout``):
+    a stand-in's decisions are counted as the stand-in's (``stand_in_decisions``, with
+    its name in ``stand_in``), not in the person's ``decisions`` and ``fallbacks``."""
     assert game.over
     state = game.state
-    own = [d for d in game.decisions if not d.get("host")]  # a host action is no seat's
-    decisions = Counter(d["seat"] for d in own)
-    fallbacks = Counter(d["seat"] for d in own if d.get("fallback"))
+    marks = list(decided_by or [])
+    marks += ["player"] * (len(game.decisions) - len(marks))
+    own = [  # a host action is no seat's; a stand-in's decision is the stand-in's
+        (d, by) for d, by in zip(game.decisions, marks, strict=True) if not d.get("host")
+    ]
+    decisions = Counter(d["seat"] for d, by in own if by != "stand-in")
+    fallbacks = Counter(d["seat"] for d, by in own if d.get("fallback") and by != "stand-in")
+    stood_in = Counter(d["seat"] for d, by in own if by == "stand-in")
     seats = []
     for seat_no, entry in enumerate(entries):
         seat = state.seats[seat_no]
@@ -109,6 +122,8 @@ def results_record(
                 "tokens_out": entry.stats.tokens_out,
                 "cost": entry.stats.cost,
                 "replaced": entry.replaced,
+                "stand_in": entry.stand_in if stood_in[seat_no] else None,
+                "stand_in_decisions": stood_in[seat_no],
             }
         )
     return {
@@ -143,7 +158,7 @@ def save_game(
     """
     path: Path | None = logs_dir / f"{game_id}.jsonl"
     try:
-        log_.save(path)
+        log_.save(logs_dir / f"{game_id}.jsonl")
     except OSError:
         log.exception("could not write the log of game %s", game_id)
         path = None
@@ -163,16 +178,26 @@ def store(session: GameSession) -> dict[str, Any]:
     assert game is not None
     session.log = game_log(session)
     entries = [
-        SeatEntry(s.agent.name, "human" if s.human else s.agent.kind, s.agent.stats, s.was_replaced)
+        SeatEntry(
+            s.agent.name,
+            "human" if s.human else s.agent.kind,
+            s.agent.stats,
+            s.was_replaced,
+            s.stand_in.name if s.stand_in is not None else None,
+        )
         for s in session.slots
     ]
-    return save_game(
+    record = save_game(
         session.log,
-        lambda path: results_record(game, session.spec.overrides, entries, session.id, path),
+        lambda path: results_record(
+            game, session.spec.overrides, entries, session.id, path, decided_by=session.marks
+        ),
         session.settings.results_dir,
         session.settings.logs_dir,
         session.id,
     )
+    session.store.finish(session.id, session.log.to_jsonl(), game.state.winner)
+    return record
 
 
 def replay_views(stored: GameLog) -> dict[str, Any]:

@@ -5,8 +5,9 @@ within `Settings.auth_timeout`; a credential that is not a seat credential of th
 closes the socket (4401). From then on the connection is bound to that seat: it receives
 ``state`` messages (the seat's new transcript lines plus its snapshot), ``lobby``
 before the start, and ``error`` replies meant for it alone, and it may send ``act``,
-``say`` and ``ping``. Every frame is size-checked, schema-validated and rate-limited
-before it reaches the seat's `HumanAgent`; none can name another seat.
+``say``, ``back`` (take the seat back from its stand-in) and ``ping``. Every frame is
+size-checked, schema-validated and rate-limited before it reaches the seat's
+`HumanAgent`; none can name another seat.
 """
 
 from __future__ import annotations
@@ -19,12 +20,22 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from mafia_arena.agents.human import Action, HumanAgent
 from mafia_arena.web.manager import GameManager
-from mafia_arena.web.protocol import Act, Auth, BadMessage, Ping, RateLimiter, Say, parse
+from mafia_arena.web.protocol import (
+    Act,
+    Auth,
+    Back,
+    BadMessage,
+    Message,
+    Ping,
+    RateLimiter,
+    parse,
+)
 from mafia_arena.web.session import Connection, GameSession
 
 CLOSE_AUTH = 4401
 CLOSE_UNKNOWN = 4404
 CLOSE_POLICY = 1008
+CLOSE_BUSY = 4429
 MAX_STRIKES = 60
 
 
@@ -38,7 +49,7 @@ async def _receive(ws: WebSocket) -> str | bytes | None:
 async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSession) -> int | None:
     try:
         raw = await asyncio.wait_for(_receive(ws), manager.settings.auth_timeout)
-        message = parse(raw or "", manager.settings.max_frame)
+        message = parse(raw or "", manager.settings.max_frame, manager.settings.max_json_depth)
     except (TimeoutError, BadMessage):
         return None
     if not isinstance(message, Auth):
@@ -62,9 +73,12 @@ async def _writer(ws: WebSocket, conn: Connection) -> None:
         conn.closed = True
 
 
-def _handle(session: GameSession, conn: Connection, message: Auth | Act | Say | Ping) -> None:
+def _handle(session: GameSession, conn: Connection, message: Message) -> None:
     if isinstance(message, Ping):
         conn.send({"type": "pong"})
+        return
+    if isinstance(message, Back):
+        session.take_back(conn.seat)
         return
     if isinstance(message, Auth):
         conn.send({"type": "error", "reason": "already authenticated"})
@@ -89,7 +103,24 @@ def _handle(session: GameSession, conn: Connection, message: Auth | Act | Say | 
 
 
 async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> None:
-    """Run one page's websocket until it closes."""
+    """Run one page's websocket until it closes; at most `max_sockets_per_client` open
+    sockets per client address (authenticated or not)."""
+    client = ws.client.host if ws.client else ""
+    if not manager.sockets.take(client):
+        await ws.accept()
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await ws.send_text(
+                json.dumps({"type": "error", "reason": "too many connections from your address"})
+            )
+            await ws.close(CLOSE_BUSY)
+        return
+    try:
+        await _serve(ws, manager, game_id)
+    finally:
+        manager.sockets.give_back(client)
+
+
+async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
     await ws.accept()
     session = manager.get(game_id)
     if session is None:
@@ -103,6 +134,9 @@ async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> Non
         return
     conn = Connection(seat)
     writer = asyncio.ensure_future(_writer(ws, conn))
+    pages = session.slots[seat].connections
+    while len(pages) >= manager.settings.max_sockets_per_seat:  # the oldest page goes
+        session.detach(pages[0])
     session.attach(conn)
     limiter = RateLimiter(manager.settings.rate_per_s, manager.settings.rate_burst)
     try:
@@ -118,7 +152,7 @@ async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> Non
                     conn.send({"type": "error", "reason": "too many messages; slow down"})
                 continue
             try:
-                message = parse(raw, manager.settings.max_frame)
+                message = parse(raw, manager.settings.max_frame, manager.settings.max_json_depth)
             except BadMessage as exc:
                 conn.send({"type": "error", "reason": exc.reason})
                 continue

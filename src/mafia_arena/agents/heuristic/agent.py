@@ -20,6 +20,7 @@ from mafia_arena.agents.heuristic.day import last_dead, nominate, vote
 from mafia_arena.agents.heuristic.memory import Memory
 from mafia_arena.agents.heuristic.night import night_decision
 from mafia_arena.agents.heuristic.rulebook import rulebook
+from mafia_arena.agents.heuristic.style import BALANCED, Style
 from mafia_arena.agents.heuristic.talk import speak
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech
 from mafia_arena.views.view import View
@@ -39,14 +40,17 @@ class HeuristicAgent(SyncAgent):
 
     `strict` re-raises errors of its own strategies (tests); otherwise an error is
     counted in ``stats.extra["errors"]`` and a legal fallback is played, so one
-    unforeseen request (a new variant's role) never stops a tournament.
+    unforeseen request (a new variant's role) never stops a tournament. `style` is the
+    preset (`style.STYLES`); the agent's name is the style's.
     """
 
     name = "heuristic"
 
-    def __init__(self, seed: int = 0, *, strict: bool = False) -> None:
+    def __init__(self, seed: int = 0, *, strict: bool = False, style: Style = BALANCED) -> None:
         super().__init__()
         self.strict = strict
+        self.style = style
+        self.name = style.name
         self.seat = 0
         self.seed = seed
         self.rng = random.Random(f"heuristic:{seed}:0")
@@ -67,7 +71,7 @@ class HeuristicAgent(SyncAgent):
         self.stats.decisions += 1
         book = rulebook(view.rules)
         self.memory = Memory.of(view.knowledge)
-        ctx = Context(view, self.memory, book, self.rng, self.seed, self.notes)
+        ctx = Context(view, self.memory, book, self.rng, self.seed, self.notes, self.style)
         try:
             decision = dispatch(ctx)
         except Exception:

@@ -1,8 +1,8 @@
 """`Context`: everything one decision may use, with the helpers every strategy shares.
 
 Built fresh per decision from the `View` (knowledge + request), the agent's `Memory`,
-the public `RuleBook`, the seat's seeded generator and the agent's notes (what it has
-decided to pretend, for a mafia bluff). Assessments are computed lazily, once.
+the public `RuleBook`, the seat's seeded generator, the agent's notes (what it has
+decided to pretend, for a mafia bluff) and its `Style`. Assessments are computed lazily, once.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from mafia_arena.agents.heuristic.memory import Memory
 from mafia_arena.agents.heuristic.rulebook import RuleBook
+from mafia_arena.agents.heuristic.style import BALANCED, Style
 from mafia_arena.agents.heuristic.suspicion import Assessment, assess, momentum
 from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.views.knowledge import Knowledge
@@ -32,6 +33,7 @@ class Context:
     seed: int
     """The seat's own seed (from `reset`); no other seat has it."""
     notes: dict[str, Any] = field(default_factory=dict)
+    style: Style = BALANCED
 
     # -- who am I
     @property
@@ -94,7 +96,7 @@ class Context:
     @cached_property
     def targets(self) -> list[int]:
         seen = dict.fromkeys(c.target for c in self.request.choices if c.target is not None)
-        return list(seen)  # type: ignore[arg-type]
+        return list(seen)
 
     def choice_for(self, seat: int | None, verb: str | None = None) -> Choice:
         """The legal choice naming `seat` (preferring `verb`); pass/first if none."""

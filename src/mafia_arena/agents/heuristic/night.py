@@ -108,12 +108,23 @@ def protect(ctx: Context) -> int | None:
 
 
 def check(ctx: Context) -> int | None:
-    """Checker: an unchecked suspect; role claimers first (a claim is worth verifying)."""
+    """Checker: an unchecked suspect; role claimers first (a claim is worth verifying).
+
+    Never a seat whose allegiance is known (a card turned up, my own earlier result)
+    nor one a confirmed checker has already published; and, when a captain acts
+    before me, the suspect it is likeliest to arrest is left for tomorrow.
+    """
     a = ctx.mine
     if not ctx.town:
         scores = threat_scores(ctx)
         return max(ctx.targets, key=lambda s: (scores.get(s, 0.0), -s), default=None)
-    pool = unknown(ctx)
+    published = {
+        target
+        for seat, results in a.results.items()
+        if seat != ctx.me and (seat in a.confirmed or a.credibility.get(seat, 0.0) >= 2.0)
+        for target in results
+    }
+    pool = [t for t in unknown(ctx) if t not in published] or unknown(ctx)
     noise = {s: ctx.rng.random() for s in pool}
     claims = ctx.public.role_claims
     return max(pool, key=lambda s: a.sus[s] + 1.5 * (s in claims) + noise[s])
@@ -159,11 +170,49 @@ def compare(ctx: Context) -> int | None:
     return check(ctx)
 
 
+def arrest(ctx: Context) -> int | None:
+    """Captain: a known mafioso (the arrest stops its night), else a suspect — but not
+    my top one, which the checkers are likeliest to look at tonight (an arrested
+    player's check comes back empty)."""
+    if not ctx.town:
+        return threat(ctx)
+    a = ctx.mine
+    guilty = [t for t in ctx.targets if t in a.guilty]
+    if guilty:
+        return ctx.best(guilty, lambda s: ctx.pressure.get(s, 0.0), "arrest")
+    pool = unknown(ctx)
+    top = ctx.best(pool, lambda s: a.sus[s], "hostile", slack=0.3)
+    rest = [t for t in pool if t != top] or pool
+    return ctx.weighted({t: 1.0 + max(0.0, a.sus[t]) for t in rest})
+
+
+def silence(ctx: Context) -> int | None:
+    """Lover-like (the target may neither speak nor vote, nor be voted against
+    tomorrow): a suspect's vote taken away, but never the one the town means to
+    execute, nor a known mafioso the vote should remove."""
+    if not ctx.town:
+        return threat(ctx)
+    a = ctx.mine
+    pool = [t for t in unknown(ctx) if t != ctx.me and t not in a.cleared]
+    top = ctx.best(pool, ctx.vote_score, "vote:vote")
+    rest = [t for t in pool if t != top] or [t for t in ctx.targets if t not in a.guilty]
+    if not rest:
+        return None
+    return ctx.weighted({t: 1.0 + max(0.0, a.sus[t]) for t in rest})
+
+
+KILL_MODE_AT = 3.0
+"""A town killer with a choice of check or kill shoots a suspect scored at least this
+(a proven liar, a counter-claimer with a bad record): a check would spend the one
+action the rules allow on that player."""
+
+
 def check_or_kill(ctx: Context) -> Choice | None:
-    """Club detective: shoot a known (or all but proven) mafioso, otherwise check."""
+    """Club detective: each player may be targeted once, so a checked mafioso can no
+    longer be shot — shoot a seat that is all but proven mafia, otherwise check."""
     a = ctx.mine
     if ctx.town:
-        sure = [t for t in ctx.targets if a.sus[t] >= 6.0]
+        sure = [t for t in ctx.targets if a.sus[t] >= KILL_MODE_AT and t not in a.cleared]
         if sure:
             return ctx.choice_for(max(sure, key=lambda s: a.sus[s]), "kill")
         return ctx.choice_for(check(ctx), "check")
@@ -175,9 +224,9 @@ NIGHT_STRATEGIES: dict[str, Strategy] = {
     "shoot": hostile,
     "protect": protect,
     "check": check,
-    "arrest": hostile,
+    "arrest": arrest,
     "steal": hostile,
-    "silence": hostile,
+    "silence": silence,
     "frame": frame,
     "defend": defend,
     "compare": compare,

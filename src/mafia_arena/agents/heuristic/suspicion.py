@@ -30,6 +30,7 @@ from mafia_arena.views.knowledge import Knowledge
 HARD = 100.0
 CHECK_WEIGHT = 3.0
 LIAR = 4.0
+HUNCH = 0.3
 
 
 @dataclass
@@ -294,6 +295,8 @@ def momentum(mem: Memory, day: int, a: Assessment) -> dict[int, float]:
             continue
         seen.add((said.seat, claim.target, claim.kind))
         weight = 1.0 if a.sus[said.seat] < 1.0 else 0.2
+        if claim.kind == "accuse" and day <= 1:
+            weight *= HUNCH  # a first-day accusation is a hunch: no facts behind it yet
         if claim.kind in ("accuse", "claim_result"):
             sign = -1.0 if claim.kind == "claim_result" and claim.value == "innocent" else 1.0
             pressure[claim.target] += sign * weight

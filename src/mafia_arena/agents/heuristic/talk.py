@@ -1,12 +1,17 @@
-"""Speech: what the heuristic says, as structured acts rendered to canonical sentences.
+"""Speech: what the heuristic says, as structured acts spoken in varied sentences.
 
 A turn may carry several acts (claim a role, then each check result, then an
-accusation); they are joined into one `Speech` whose sentences every reader — the
-claim extractor, an LLM, a human — reads back exactly. Town accuses its top suspect and
-vouches for players it trusts; a checker reveals when it has found mafia, is
-counter-claimed or is in danger, then announces each result once; a protector claims
-only to save itself. The mafia accuse the scapegoat the table already leans to, and one
-designated mafioso per game sometimes poses as the checker with invented results.
+accusation); the seat's `Phrasebook` (`speech.phrasing`) says them in one of several
+phrasings each, after a reason drawn from the record where there is one ("P3 voted for
+P5 yesterday, and P5 was a villager."), and every reader — the claim extractor, an LLM,
+a human — reads the acts back. Town accuses its top suspect once it has a reason
+(with nothing to go on, each seat names its own hunch or keeps quiet, so the table
+does not echo one name), and vouches for players it trusts; a checker reveals when it
+has found mafia, is counter-claimed or is in danger, then announces each result once; a
+protector claims only to save itself. The mafia accuse the scapegoat the table already
+leans to, back a partner's fake results, and one designated mafioso per team (the
+style's `bluff_chance`) poses as the checker with invented results. The `Style` sets
+the thresholds.
 """
 
 from __future__ import annotations
@@ -19,29 +24,48 @@ from mafia_arena.agents.heuristic.night import threat
 from mafia_arena.agents.heuristic.suspicion import HARD, evil_looks
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech
 from mafia_arena.engine.speech_acts import render_act
+from mafia_arena.speech.phrasing import Phrasebook, Reason
 
-BLUFF_CHANCE = 0.3
 MANNERS = (
     "found at dawn in the river",
     "a quiet end in a dark alley",
     "an unlucky fall down the stairs",
     "a cup of poisoned coffee",
 )
+NIGHT_PLANS = (
+    "Let's kill P{n} tonight.",
+    "I say we kill P{n} tonight.",
+    "Tonight we kill P{n}; agreed?",
+)
+"""Team-chat proposals; each one names its victim as "kill P<n>" (`memory._plan` reads it)."""
 
 
-def utter(ctx: Context, acts: list[Choice]) -> Decision:
-    """One act as its choice, several as one speech of their sentences."""
+def phrasebook(ctx: Context) -> Phrasebook:
+    """The seat's phrasebook for this game (its own generator: wording never changes
+    what the seat decides)."""
+    book = ctx.notes.get("phrasebook")
+    if book is None:
+        rng = random.Random(f"phrasing:{ctx.seed}:{ctx.me}")
+        book = ctx.notes["phrasebook"] = Phrasebook(rng)
+    return book
+
+
+def utter(
+    ctx: Context, acts: list[Choice], reasons: dict[Choice, Reason] | None = None
+) -> Decision:
+    """The acts as one speech in varied words (a choice where no free text is allowed)."""
     acts = list(dict.fromkeys(acts))
     request = ctx.request
-    if not acts:
-        return PASS if PASS in request.choices or request.free_text else ctx.fallback()
-    if len(acts) == 1 and acts[0] in request.choices:
-        return acts[0]
     if not request.free_text:
         legal = [a for a in acts if a in request.choices]
-        return legal[0] if legal else ctx.fallback()
-    text = " ".join(render_act(a) for a in acts)
-    return Speech(text[: request.max_chars], acts[0])
+        return legal[0] if legal else (PASS if PASS in request.choices else ctx.fallback())
+    words = phrasebook(ctx)
+    if not acts:
+        return Speech(words.say(PASS), PASS)
+    text = words.speech(acts, reasons or {}, ctx.day)
+    if len(text) > request.max_chars:
+        text = " ".join(render_act(a) for a in acts)[: request.max_chars]
+    return Speech(text, acts[0])
 
 
 def speak(ctx: Context) -> Decision:
@@ -51,24 +75,94 @@ def speak(ctx: Context) -> Decision:
         return Speech(ctx.rng.choice(MANNERS))
     if kind == "night_chat":
         victim = None if ctx.town or not ctx.targets else threat(ctx)
-        return PASS if victim is None else Speech(f"Let's kill P{victim + 1} tonight.")
-    return utter(ctx, town_acts(ctx) if ctx.town else mafia_acts(ctx))
+        if victim is None:
+            return PASS
+        return Speech(phrasebook(ctx).pick("plan", NIGHT_PLANS).format(n=victim + 1))
+    reasons: dict[Choice, Reason] = {}
+    acts = town_acts(ctx, reasons) if ctx.town else mafia_acts(ctx, reasons)
+    return utter(ctx, acts, reasons)
 
 
-def suspect(ctx: Context, salt: str) -> int | None:
-    """My top suspect among the living, never a seat I know is town.
-
-    In a final plea the choice narrows to the other nominee(s): that is the vote.
-    """
+def candidates(ctx: Context) -> list[int]:
+    """Whom I may accuse now: the living I do not know to be town (in a final plea,
+    only the other nominee(s): that is the vote)."""
     sus = ctx.town_view().sus
     pool = [s for s in ctx.living() if sus[s] > -HARD / 2 and s in ctx.targets]
     rivals = [s for s in ctx.memory.nominees.get(ctx.day, []) if s in pool]
     if ctx.request.kind == "plea" and rivals:
         pool = rivals
-    return ctx.best(pool, ctx.vote_score, salt)
+    return pool
 
 
-def town_acts(ctx: Context) -> list[Choice]:
+def suspect(ctx: Context, salt: str) -> int | None:
+    """My top suspect among `candidates` (near-ties broken by the public focal order)."""
+    return ctx.best(candidates(ctx), ctx.vote_score, salt)
+
+
+def hunch(ctx: Context, pool: list[int]) -> int | None:
+    """With nothing clear to go on, a seat of my own choosing among the likelier
+    suspects (my generator, not the focal order: every seat would otherwise name the
+    same player) — or silence. Hunches come less often once days have passed."""
+    chance = ctx.style.day_one_talk * (1.0 if ctx.day <= 1 else 0.5)
+    if not pool or ctx.rng.random() >= chance:
+        return None
+    top = max(ctx.vote_score(s) for s in pool)
+    return ctx.rng.choice([s for s in pool if ctx.vote_score(s) >= top - 1.0])
+
+
+def evidence(ctx: Context, seat: int) -> Reason | None:
+    """The most telling earlier fact against `seat` in my record, if any."""
+    k, book = ctx.k, ctx.book
+    a = ctx.town_view()
+    if seat in a.liars or seat in a.conflicted:
+        return Reason("counter_claim", seat)
+    for said in reversed(ctx.memory.said):
+        other = said.claim.target
+        if other is None or said.seat != seat or said.claim.kind != "vouch":
+            continue
+        if other in k.revealed and book.is_evil(k.revealed[other]):
+            return Reason("vouched_mafia", seat, other, said.day)
+    for ballot in reversed(ctx.memory.ballots):
+        other = ballot.votes.get(seat)
+        if other is not None and other in k.revealed and not book.is_evil(k.revealed[other]):
+            return Reason("voted_town", seat, other, ballot.day, k.revealed[other])
+    victims = set(ctx.memory.killed_at_night())
+    for said in reversed(ctx.memory.said):
+        if said.seat in victims and said.claim.kind == "accuse" and said.claim.target == seat:
+            return Reason("named_by_victim", seat, said.seat, said.day)
+    if ctx.pressure.get(seat, 0.0) >= 2.0:
+        return Reason("pressure", seat)
+    latest = [b for b in ctx.memory.ballots if b.day == ctx.day - 1 and b.votes.get(seat)]
+    if latest:
+        return Reason("vote", seat, None, ctx.day - 1)
+    return None
+
+
+def accusations(ctx: Context, reasons: dict[Choice, Reason]) -> list[Choice]:
+    """Town: my top suspect when it clears the style's bar (else a hunch on a day
+    without information), and for an aggressive style a second suspect."""
+    style = ctx.style
+    pool = candidates(ctx)
+    top = suspect(ctx, "speak")
+    if top is None:
+        return []
+    if ctx.vote_score(top) <= style.accuse_above and ctx.request.kind not in ("plea", "defence"):
+        top = hunch(ctx, pool)
+        if top is None:
+            return []
+    acts = [Choice("accuse", top)]
+    reason = evidence(ctx, top)
+    if reason is not None:
+        reasons[acts[0]] = reason
+    if style.second_accusation:
+        rest = [s for s in pool if s != top and ctx.vote_score(s) > style.accuse_above]
+        second = ctx.best(rest, ctx.vote_score, "speak:2")
+        if second is not None:
+            acts.append(Choice("accuse", second))
+    return acts
+
+
+def town_acts(ctx: Context, reasons: dict[Choice, Reason]) -> list[Choice]:
     acts: list[Choice] = []
     role = ctx.k.role or ""
     if role in ctx.book.checker_roles:
@@ -76,10 +170,10 @@ def town_acts(ctx: Context) -> list[Choice]:
     elif role in ctx.book.protector_roles and not ctx.notes.get("claimed") and in_danger(ctx):
         ctx.notes["claimed"] = True
         acts.append(Choice("claim_role", None, role))
+    acts += accusations(ctx, reasons)
+    if not ctx.style.vouch:
+        return acts
     sus = ctx.mine.sus
-    top = suspect(ctx, "speak")
-    if top is not None and sus[top] > -1.0:
-        acts.append(Choice("accuse", top))
     vouched = ctx.notes.setdefault("vouched", set())
     trusted = [
         s
@@ -114,7 +208,7 @@ def checker_acts(ctx: Context, role: str) -> list[Choice]:
         for s, r in ctx.public.role_claims.items()
         if r == role and s != ctx.me and s not in ctx.team and alive[s]
     ]
-    late = ctx.day >= 3 or len(ctx.k.living()) <= 5
+    late = ctx.day >= ctx.style.checker_reveal_day or len(ctx.k.living()) <= 5
     claimed = bool(ctx.notes.get("claimed"))
     if not (claimed or found or rivals or (results and (late or in_danger(ctx)))):
         return []
@@ -134,39 +228,70 @@ def checker_acts(ctx: Context, role: str) -> list[Choice]:
     return acts
 
 
-def mafia_acts(ctx: Context) -> list[Choice]:
+def mafia_acts(ctx: Context, reasons: dict[Choice, Reason]) -> list[Choice]:
     acts = bluff_acts(ctx) if bluffing(ctx) else []
     pool = [s for s in ctx.living() if s in ctx.targets]
     rivals = [s for s in ctx.memory.nominees.get(ctx.day, []) if s in pool]
     if ctx.request.kind == "plea" and rivals:
         pool = rivals
-    goat = mafia_pick(ctx, pool, "speak")
+    outsiders = [s for s in pool if s not in ctx.team]
+    backed = partner_frames(ctx, outsiders) if ctx.style.back_bluffer else []
+    if backed:
+        goat: int | None = backed[0]
+    else:
+        goat = mafia_pick(ctx, pool, "speak")
+        quiet_table = ctx.day == 1 and not ctx.memory.said and not ctx.memory.ballots
+        if quiet_table and ctx.request.kind not in ("plea", "defence"):
+            goat = hunch(ctx, outsiders)  # blend in: town names hunches on day 1 too
     if goat is not None and goat not in ctx.team:
-        acts.append(Choice("accuse", goat))
+        act = Choice("accuse", goat)
+        acts.append(act)
+        reason = evidence(ctx, goat)
+        if reason is not None:
+            reasons[act] = reason
     return acts
 
 
+def partner_frames(ctx: Context, outsiders: list[int]) -> list[int]:
+    """Living outsiders a partner has "checked" as mafia (a fake result to back up)."""
+    looks = evil_looks(ctx.book) | {"mafia"}
+    return list(
+        dict.fromkeys(
+            said.claim.target
+            for said in reversed(ctx.memory.said)
+            if said.seat in ctx.team
+            and said.claim.kind == "claim_result"
+            and said.claim.value in looks
+            and said.claim.target in outsiders
+        )
+    )
+
+
 def bluffing(ctx: Context) -> bool:
-    """One designated mafioso per game (team coin) poses as the checker from day 2,
-    at once against a rival claim, or as a last resort when nominated."""
+    """One designated mafioso per team (a team coin against the style's
+    `bluff_chance`) poses as the checker from the style's `bluff_day`, at once against
+    a rival claim, or as a last resort when nominated."""
     checkers = [r for r in sorted(ctx.book.checker_roles) if ctx.k.composition.get(r, 0)]
     if not checkers:
         return False
+    style = ctx.style
     if "bluff" not in ctx.notes:
         team = sorted(ctx.team | {ctx.me})
         coin = random.Random(f"bluff:{ctx.seed}:{team}").random()
-        ctx.notes["bluff"] = ctx.me == team[0] and coin < BLUFF_CHANCE
+        ctx.notes["bluff"] = ctx.me == team[0] and coin < style.bluff_chance
     if ctx.notes["bluff"] and not ctx.notes.get("bluff_role"):
         rival = bool(ctx.public.claimers(frozenset(checkers), ctx.k.alive))
         desperate = ctx.request.kind == "plea" and ctx.rng.random() < 0.5
-        if ctx.day >= 2 or rival or desperate:
+        if ctx.day >= style.bluff_day or rival or desperate:
             ctx.notes["bluff_role"] = checkers[0]
     return bool(ctx.notes.get("bluff_role"))
 
 
 def bluff_acts(ctx: Context) -> list[Choice]:
-    """Claim the checker role, then one invented result a day (a rival first)."""
+    """Claim the checker role, then at most one invented result a day (a rival
+    first; mostly framing a town player, sometimes clearing a partner or anyone)."""
     role = ctx.notes["bluff_role"]
+    style = ctx.style
     acts: list[Choice] = []
     if not ctx.notes.get("claimed"):
         ctx.notes["claimed"] = True
@@ -183,14 +308,18 @@ def bluff_acts(ctx: Context) -> list[Choice]:
         ]
         fresh = [s for s in ctx.living() if s not in fake and s in ctx.targets]
         outsiders = [s for s in fresh if s not in ctx.team]
+        partners = [s for s in fresh if s in ctx.team]
+        draw = ctx.rng.random()
         if rivals and rivals[0] not in fake:
             fake[rivals[0]] = "mafia"
-        elif ctx.rng.random() < 0.3 and fresh:
-            fake[ctx.rng.choice(fresh)] = "innocent"
-        elif outsiders:
+        elif partners and draw < style.cover_rate:
+            fake[ctx.rng.choice(partners)] = "innocent"
+        elif outsiders and draw < style.cover_rate + style.frame_rate:
             goat = mafia_pick(ctx, outsiders, "bluff")
             if goat is not None:
                 fake[goat] = "mafia"
+        elif outsiders:
+            fake[ctx.rng.choice(outsiders)] = "innocent"
     announced: set[int] = ctx.notes.setdefault("announced", set())
     for target, value in fake.items():
         if target not in announced and alive[target]:

@@ -1,7 +1,8 @@
 // Mafia Arena page: create a game, join with an invite, play one seat live.
 // Security: every server or player string is rendered with textContent (never parsed
-// as markup); the seat credential lives in sessionStorage and travels only in the
-// Authorization header and the first websocket message, never in a URL.
+// as markup); the seat credential lives in localStorage (it survives a closed tab) and
+// travels only in the Authorization header and the first websocket message, never in a
+// URL. The resume link (to move the seat to another device) is shown to its player only.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -46,15 +47,17 @@ async function api(method, path, body, token) {
 const store = {
   key: (kind) => `mafia:${kind}:${app.gameId}`,
   get(kind) {
-    try { return JSON.parse(sessionStorage.getItem(this.key(kind)) || "null"); }
+    try { return JSON.parse(localStorage.getItem(this.key(kind)) || "null"); }
     catch { return null; }
   },
-  set(kind, value) { sessionStorage.setItem(this.key(kind), JSON.stringify(value)); },
+  set(kind, value) { localStorage.setItem(this.key(kind), JSON.stringify(value)); },
+  drop(kind) { localStorage.removeItem(this.key(kind)); },
 };
 
 // ---------------------------------------------------------------- home: create
 async function showHome() {
   show("home");
+  listFinished().catch(() => {});
   const [variants, agents] = await Promise.all([api("GET", "/api/variants"), api("GET", "/api/agents")]);
   const select = $("variant");
   select.replaceChildren();
@@ -116,11 +119,21 @@ async function showHome() {
 // ---------------------------------------------------------------- join & lobby
 function inviteLink(invite) { return `${location.origin}/g/${app.gameId}#invite=${invite}`; }
 
-async function join(invite, name) {
-  const joined = await api("POST", `/api/games/${app.gameId}/join`, { invite, name: name || null });
-  store.set("seat", { credential: joined.credential, seat: joined.seat });
-  history.replaceState(null, "", `/g/${app.gameId}`);  // the used invite leaves the address bar
+function resumeLink(token) { return `${location.origin}/g/${app.gameId}#resume=${token}`; }
+
+function keep(joined, invite) {
+  store.set("seat", { credential: joined.credential, seat: joined.seat, resume: joined.resume, invite: invite || null });
+  history.replaceState(null, "", `/g/${app.gameId}`);  // the token leaves the address bar
   connect();
+}
+
+async function join(invite, name) {
+  keep(await api("POST", `/api/games/${app.gameId}/join`, { invite, name: name || null }), invite);
+}
+
+async function resume(token) {
+  try { keep(await api("POST", `/api/games/${app.gameId}/resume`, { resume: token })); }
+  catch (err) { message(err.message); }
 }
 
 async function showJoin(invite) {
@@ -179,14 +192,53 @@ async function adminLobby(admin) {
   poll();
 }
 
+// ---------------------------------------------------------------- finished games
+async function listFinished() {
+  const games = await api("GET", "/api/finished");
+  const list = $("finished-list");
+  if (!games.length) return;
+  list.replaceChildren();
+  for (const g of games) {
+    const row = el("li");
+    const link = el("a", `${g.variant}, ${g.players} players — ${g.winner ? g.winner + " won" : "a draw"}`);
+    link.href = `/replay/${g.id}`;
+    row.append(link);
+    list.append(row);
+  }
+}
+
+async function showReplayOnly() {
+  show("past");
+  let replay;
+  try { replay = await api("GET", `/api/games/${app.gameId}/replay`); }
+  catch (err) { message(err.message); return; }
+  $("past-title").textContent = `Replay: ${replay.variant}, ${replay.players} players — ${replay.winner || "a draw"}`;
+  const select = $("past-seat");
+  select.replaceChildren();
+  for (const seat of replay.seats) {
+    const option = el("option", `${seat.label} ${seat.agent} (${seat.role})`);
+    option.value = String(seat.seat);
+    select.append(option);
+  }
+  select.onchange = () => appendLines($("past-lines"), replay.seats[Number(select.value)].lines, true);
+  select.onchange();
+}
+
 // ---------------------------------------------------------------- routing
 function route() {
   const match = location.pathname.match(/^\/g\/([A-Za-z0-9_-]{4,64})$/);
+  const replayMatch = location.pathname.match(/^\/replay\/([A-Za-z0-9_-]{4,64})$/);
+  if (replayMatch) { app.gameId = replayMatch[1]; showReplayOnly(); return; }
   if (!match) { showHome().catch((e) => message(e.message)); return; }
   app.gameId = match[1];
-  const invite = new URLSearchParams(location.hash.slice(1)).get("invite");
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const invite = fragment.get("invite");
+  const seat = store.get("seat");
+  // the same invite on the same device: this device already holds the seat
+  if (invite && seat && seat.invite === invite) { history.replaceState(null, "", `/g/${app.gameId}`); connect(); return; }
   if (invite) { showJoin(invite); return; }
-  if (store.get("seat")) { connect(); return; }
+  if (fragment.get("resume")) { resume(fragment.get("resume")); return; }
+  if (seat) { connect(); return; }
   const admin = store.get("admin");
   if (admin) { adminLobby(admin); return; }
   message("To play in this game you need an invite link from its creator.");

@@ -6,6 +6,7 @@ function connect() {
   const saved = store.get("seat");
   if (!saved) return;
   app.credential = saved.credential; app.seat = saved.seat;
+  if (saved.resume) { $("resume-link").textContent = resumeLink(saved.resume); $("move").hidden = false; }
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws/${app.gameId}`);
   app.ws = ws;
@@ -20,10 +21,16 @@ function connect() {
     if (msg.type === "state") renderState(msg);
     else if (msg.type === "lobby") renderLobby(msg, false);
     else if (msg.type === "error") showError(msg.reason);
+    else if (msg.type === "warning" || msg.type === "info") $("warning").textContent = msg.text;
   };
   ws.onclose = (event) => {
     clearInterval(app.pinger);
-    if (event.code === 4401 || event.code === 4404) { message("This seat's session is not valid any more."); return; }
+    if (event.code === 4401 || event.code === 4404) {
+      app.deadline = null; app.over = true;  // stop the countdown under the message
+      store.drop("seat");
+      message("This seat's session is not valid any more (the game may have ended and been archived).");
+      return;
+    }
     if (app.over) return;
     $("conn").classList.add("off");
     app.retry = Math.min(app.retry + 1, 6);
@@ -32,6 +39,7 @@ function connect() {
 }
 
 function send(obj) {
+  if (obj.type !== "ping") $("warning").textContent = "";  // the player is here: warnings are read
   if (app.ws && app.ws.readyState === WebSocket.OPEN) { app.ws.send(JSON.stringify(obj)); return true; }
   return false;
 }
@@ -74,8 +82,17 @@ function renderState(s) {
   renderCard(s.you);
   renderPlayers(s.players);
   renderVotes(s.votes);
+  app.waiting = s.waiting || null;
   renderRequest(s.request);
+  renderNotices(s.notices || [], s.stand_in);
   if (s.over) renderEnd(s);
+}
+
+function renderNotices(notices, standIn) {
+  const list = $("notices");
+  list.replaceChildren(...notices.map((text) => el("li", text)));
+  $("stand-in").hidden = !standIn || app.over;
+  $("take-back").onclick = () => send({ type: "back" });
 }
 
 function renderCard(you) {
@@ -99,7 +116,7 @@ function renderPlayers(players) {
     if (p.you) li.append(el("span", "you", "badge"));
     if (p.role) li.append(el("span", p.role, "badge role"));
     if (p.away) li.append(el("span", "away", "badge away"));
-    if (p.replaced) li.append(el("span", "bot playing for them", "badge replaced"));
+    if (p.replaced) li.append(el("span", p.stand_in ? `stand-in: ${p.stand_in} bot` : "stand-in: default actions", "badge replaced"));
     list.append(li);
   }
 }
@@ -146,7 +163,9 @@ function renderRequest(req) {
   if (!req) {
     app.turn = null; app.deadline = null;
     panel.classList.add("idle");
-    $("prompt").textContent = app.over ? "" : "Waiting for the other players…";
+    const waiting = app.waiting;
+    $("prompt").textContent = app.over ? "" : waiting ? waiting.text : "Waiting for the other players…";
+    if (waiting && waiting.seconds_left !== null) app.deadline = Date.now() + waiting.seconds_left * 1000;
     $("speech").hidden = true; $("phrases").hidden = true;
     document.body.classList.remove("your-turn");
     document.title = TITLE;
@@ -226,7 +245,7 @@ function renderEnd(s) {
 
 async function loadReplay(attempt = 0) {
   try {
-    app.replay = await api("GET", `/api/games/${app.gameId}/replay`, undefined, app.credential);
+    app.replay = await api("GET", `/api/games/${app.gameId}/replay`);
   } catch (err) {
     if (attempt < 5) setTimeout(() => loadReplay(attempt + 1), 500);
     return;
