@@ -8,25 +8,34 @@ their LLM requests overlap up to the agent's ``max_concurrency`` (``--max-concur
 overrides it; the bundled llama.cpp server computes one request at a time, so more
 requests in flight mostly queue). Reported per setting: wall time, LLM decisions per
 second (every model call that produced a decision or a speech), prompt and completion
-tokens per decision, LLM tokens per game, re-asks, retries and fallbacks, and the
-decision rate relative to one game in flight.
+tokens per decision, LLM tokens per game, re-asks, retries and fallbacks, the decision
+rate relative to one game in flight, and **prefix-cache reuse**: the share of prompt
+tokens the server did not have to evaluate because the start of the prompt was still in
+its KV cache from the request before (the seat's stable prompt prefix is what makes
+this possible; interleaved games evict each other's prefixes).
 
     python benchmarks/llm_throughput.py [--agent agents/local-smollm2.toml]
-        [--base-url URL --model NAME] [--games 8] [--in-flight 1,2,4,8]
+        [--base-url URL --model NAME] [--games 8] [--in-flight 1,4,8]
         [--variant standard] [--players 7] [--llm-seats 3] [--others heuristic]
+        [--set discussion_rounds=1]
 
-With the default agent the bundled model is served by a local llama.cpp server started
-before the first measurement (its start-up is not timed); ``--base-url``/``--model``
-point the same agent file at any other OpenAI-compatible endpoint.
+With the default agent the bundled model is served by a llama-cpp-python server started
+(verbose, so it logs each prefix-cache hit) before the first measurement, its start-up
+not timed; cache reuse is read from that server's log (``Llama.generate: N prefix-match
+hit``). ``--base-url``/``--model`` point the same agent file at any other
+OpenAI-compatible endpoint (cache reuse is then shown as ``-``).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
@@ -35,6 +44,9 @@ from mafia_arena.llm import load_agent_definition
 from mafia_arena.llm.definition import AgentDefinition
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.runner import play_match
+
+#: A fixed host key (seat seeds), so every setting plays exactly the same games.
+HOST_KEY = b"llm-throughput".ljust(32, b"\0")
 
 
 @dataclass
@@ -46,6 +58,9 @@ class Setting:
     games: int = 0
     seconds: float = 0.0
     totals: Counter[str] = field(default_factory=Counter)
+    #: prompt tokens the server reused from its KV cache / prompt tokens of the LLM
+    #: seats' calls (None: not measurable at this endpoint)
+    cache_reuse: float | None = None
 
     def total(self, name: str) -> int:
         """One summed counter: decisions, tokens_in, tokens_out, reasks, retries, ..."""
@@ -95,7 +110,7 @@ async def measure(
         async with gate:
             agents = seat_agents(definition, players, llm_seats, others)
             seated.append(agents)
-            await play_match(variant, agents, seed)
+            await play_match(variant, agents, seed, host_key=HOST_KEY)
 
     start = time.perf_counter()
     await asyncio.gather(*(one(seed) for seed in range(games)))
@@ -105,6 +120,31 @@ async def measure(
         for agent in agents[:llm_seats]:
             setting.totals.update(agent.stats.to_json())
     return setting
+
+
+_HIT = re.compile(r"Llama\.generate: (\d+) prefix-match hit")
+
+
+class CacheLog:
+    """Prefix-cache hits of a llama-cpp-python server, read from its verbose log."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.offset = self._size()
+
+    def _size(self) -> int:
+        return self.path.stat().st_size if self.path is not None and self.path.exists() else 0
+
+    def reused_since_last(self) -> int | None:
+        """Prompt tokens the server took from its KV cache in the requests logged since
+        the last call (None without a log)."""
+        if self.path is None:
+            return None
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read()
+        self.offset += len(data)
+        return sum(int(m.group(1)) for m in _HIT.finditer(data.decode("utf-8", "replace")))
 
 
 async def warm_up(definition: AgentDefinition, variant: Variant, players: int, others: str) -> None:
@@ -131,15 +171,17 @@ def table(settings: list[Setting]) -> str:
     lines = [
         f"{'in flight':>9} {'games':>5} {'wall s':>8} {'decisions':>9} {'dec/s':>7} "
         f"{'vs 1':>6} {'prompt tok/dec':>14} {'compl tok/dec':>13} {'tok/game':>9} "
-        f"{'reasks':>6} {'retries':>7} {'fallbacks':>9}"
+        f"{'reasks':>6} {'retries':>7} {'fallbacks':>9} {'cache reuse':>11}"
     ]
     for s in settings:
         ratio = s.decisions_per_s / base if base else 0.0
+        reuse = "-" if s.cache_reuse is None else f"{s.cache_reuse:.0%}"
         lines.append(
             f"{s.in_flight:>9} {s.games:>5} {s.seconds:>8.1f} {s.decisions:>9} "
             f"{s.decisions_per_s:>7.2f} {ratio:>5.2f}x {s.per_decision('tokens_in'):>14.0f} "
             f"{s.per_decision('tokens_out'):>13.1f} {s.tokens_per_game:>9.0f} "
-            f"{s.total('reasks'):>6} {s.total('retries'):>7} {s.total('fallbacks'):>9}"
+            f"{s.total('reasks'):>6} {s.total('retries'):>7} {s.total('fallbacks'):>9} "
+            f"{reuse:>11}"
         )
     return "\n".join(lines)
 
@@ -156,19 +198,49 @@ async def main_async(args: argparse.Namespace) -> list[Setting]:
         changes["model"] = args.model
     if args.max_concurrency:
         changes["max_concurrency"] = args.max_concurrency
+    server = None
+    if definition.is_local and not args.base_url:
+        # our own verbose server, addressed like any endpoint, so its log shows cache hits
+        from mafia_arena.llm.local_server import LocalServer
+
+        server = await asyncio.to_thread(LocalServer(verbose=True).start)
+        changes.update(base_url=server.base_url, structured_output_format="json_object")
     if changes:
         definition = definition.model_copy(update=changes)
-    variant = load_variant(args.variant)
-    await warm_up(definition, variant, args.players, args.others)
-    settings = []
-    for in_flight in [int(n) for n in args.in_flight.split(",")]:
-        setting = await measure(
-            definition, variant, args.players, args.llm_seats, args.others, args.games, in_flight
-        )
-        settings.append(setting)
-        print(table(settings).splitlines()[-1], flush=True)
-    await aclose_shared_clients()
+    overrides = dict(_switch(item) for item in args.set)
+    variant = load_variant(args.variant, overrides)
+    try:
+        await warm_up(definition, variant, args.players, args.others)
+        cache = CacheLog(server.log_path if server is not None else None)
+        settings = []
+        for in_flight in [int(n) for n in args.in_flight.split(",")]:
+            setting = await measure(
+                definition,
+                variant,
+                args.players,
+                args.llm_seats,
+                args.others,
+                args.games,
+                in_flight,
+            )
+            reused = cache.reused_since_last()
+            prompt = setting.total("tokens_in")
+            setting.cache_reuse = reused / prompt if reused is not None and prompt else None
+            settings.append(setting)
+            print(table(settings).splitlines()[-1], flush=True)
+        await aclose_shared_clients()
+    finally:
+        if server is not None:
+            server.stop()
     return settings
+
+
+def _switch(item: str) -> tuple[str, object]:
+    key, _, raw = item.partition("=")
+    try:
+        return key, json.loads(raw)
+    except json.JSONDecodeError:
+        return key, raw
 
 
 def main() -> None:
@@ -178,11 +250,12 @@ def main() -> None:
     parser.add_argument("--model", help="model name at that endpoint")
     parser.add_argument("--max-concurrency", type=int, help="override the agent's limit")
     parser.add_argument("--games", type=int, default=8, help="games per setting")
-    parser.add_argument("--in-flight", default="1,2,4,8")
+    parser.add_argument("--in-flight", default="1,4,8")
     parser.add_argument("--variant", default="standard")
     parser.add_argument("--players", type=int, default=7)
     parser.add_argument("--llm-seats", type=int, default=3)
     parser.add_argument("--others", default="heuristic")
+    parser.add_argument("--set", action="append", default=[], help="switch KEY=VALUE")
     args = parser.parse_args()
     settings = asyncio.run(main_async(args))
     print()

@@ -7,7 +7,9 @@ so the readers need not import the writer's package (dependencies point one way)
 * A crash can leave a truncated last line (a record without its ``\\n``); it is ignored.
 * Records come back sorted by ``game_index``, one per ``(spec_hash, game_index)`` (the
   first wins; web games are told apart by their ``game_id``), so an interrupted-and-resumed
-  run reads exactly like an uninterrupted one.
+  run reads exactly like an uninterrupted one. The exception is a void game (``"void":
+  true``: decided by infrastructure failures, see `runner.integrity`): a resumed run
+  plays it again, and the later record of the same game takes its place.
 * A malformed line other than the last is an error naming file and line: silently
   dropping games would bias every number built on them.
 """
@@ -35,8 +37,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
         return []
     lines = data.split(b"\n")
     complete = lines[:-1]  # the last piece is b"" or an unterminated (truncated) line
-    seen: set[tuple[str, int, str]] = set()
-    records = []
+    seen: dict[tuple[str, int, str], dict[str, Any]] = {}
     for number, line in enumerate(complete, start=1):
         if not line.strip():
             continue
@@ -46,9 +47,11 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
             raise StoreFormatError(f"{path}:{number}: not a JSON record ({exc.msg})") from exc
         key = _identity(record)
         if key in seen:
+            if seen[key].get("void"):
+                seen[key] = record
             continue
-        seen.add(key)
-        records.append(record)
+        seen[key] = record
+    records = list(seen.values())
     records.sort(key=lambda r: (_index(r), str(r.get("spec_hash")), str(r.get("game_id", ""))))
     return records
 

@@ -28,6 +28,14 @@ GAME = {
     "investigator_hit_rate": 1.0,
     "brier": (0.01 + 0.16 + 0.01 + 0.04 + 0.09 + 0.49 + 0.25 + 0.25) / 8,
     "auc": (4 + 4 + 2.5 + 3.5) / 16,
+    # bins 0.9 |0.9-1|, 0.6 0.4, 0.1 0.1, 0.2 0.2, 0.3 (two, half mafia) 2 x 0.2, 0.5 0
+    "calibration_error": (0.1 + 0.4 + 0.1 + 0.2 + 0.4) / 8,
+    # mean confidence 5.6/8 - right 6/8 (0.3 on a mafioso wrong, the two 0.5s half)
+    "overconfidence": 5.6 / 8 - 6 / 8,
+    # no intention polls in this game: every swing is undefined
+    "vote_swing_per_message": None,
+    "swing_onto_mafia_by_town": None,
+    "swing_onto_mafia_by_mafia": None,
     # deception: town votes per exposure, mafia (2+2)/(2+2), town (2+0)/(4+2)
     "votes_per_mafia": 1.0,
     "votes_per_town": 2 / 6,
@@ -82,6 +90,9 @@ PER_SEAT = {
         "check_hit_rate": 1.0,
         "brier": 0.31 / 5,
         "auc": 1.0,
+        "calibration_error": (0.1 + 0.4 + 0.1 + 0.2 + 0.3) / 5,
+        "overconfidence": 3.9 / 5 - 1.0,
+        "vote_swing": None,
         "votes_received": 2.0,
         "false_result_claims": 0,
     },
@@ -92,6 +103,8 @@ PER_SEAT = {
         "nomination_irp": 1.0,
         "brier": 0.99 / 3,
         "auc": 0.25,
+        "calibration_error": 0.7 / 3,
+        "overconfidence": (1.7 - 1.0) / 3,
         "intent_change_rate": 1.0,
         "intent_off_mafia_rate": 1.0,
         "false_result_claims": 1,
@@ -118,7 +131,9 @@ PER_SEAT = {
 
 @pytest.mark.parametrize("name", sorted(GAME))
 def test_game_metric(known_game: GameLog, name: str) -> None:
-    assert compute_metrics(known_game)["game"][name] == pytest.approx(GAME[name])
+    expected = GAME[name]
+    value = compute_metrics(known_game)["game"][name]
+    assert value == (None if expected is None else pytest.approx(expected))
 
 
 @pytest.mark.parametrize(

@@ -62,7 +62,7 @@ CASES = [
         "procedure parameter misspelt",
         "standard",
         "day.2.params.abstian",
-        "unknown key 'abstian'; known: abstain, min_votes, tie",
+        "unknown key 'abstian'; known: abstain, ballot, min_votes, tie",
         edit=_set("day", 2, "params", "abstian", value=True),
     ),
     Case(

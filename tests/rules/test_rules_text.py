@@ -17,7 +17,12 @@ import pytest
 
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.rules.loader import variant_path
-from mafia_arena.rules.params import VOTE_PARAMS, IntroductionsParams, KillParams
+from mafia_arena.rules.params import (
+    VOTE_PARAMS,
+    DiscussionParams,
+    IntroductionsParams,
+    KillParams,
+)
 from mafia_arena.views.rules_text import rules_text
 
 
@@ -32,6 +37,8 @@ class Flip:
     """What the flipped text says and the default one does not (None: nothing comes)."""
     players: int | None = 8
     marker: str = ""
+    setup: tuple[tuple[str, Any], ...] = ()
+    """Switches set in both texts (a parameter that only shows under another one)."""
 
 
 FLIPS = [
@@ -69,6 +76,29 @@ FLIPS = [
         "Dead players' cards stay hidden",
     ),
     Flip("standard", "discussion_rounds", 3, "2 rounds of discussion", "3 rounds of discussion"),
+    Flip(
+        "standard",
+        "discussion_order",
+        "random",
+        None,
+        "The speaking order is drawn at random each round.",
+    ),
+    Flip("standard", "discussion_order", "bidding", None, "every player bids 0 to 4 for the floor"),
+    Flip("standard", "discussion_order", "parallel", None, "Everyone speaks at once each round"),
+    Flip(
+        "standard",
+        "vote_intentions",
+        True,
+        None,
+        "whom they would vote for now: a poll that is never counted or shown",
+    ),
+    Flip(
+        "standard",
+        "ballot",
+        "sequential",
+        "votes at once",
+        "votes in turn, in seat order from the day's first speaker, each vote public",
+    ),
     Flip(
         "standard",
         "doctor_repeat",
@@ -172,6 +202,17 @@ FLIPS = [
         "a tie for the most votes means nobody is executed",
     ),
     Flip("simple", "day.1.params.abstain", True, "nobody may abstain", "abstaining is allowed"),
+    Flip("simple", "day.1.params.ballot", "sequential", "votes at once", "votes in turn"),
+    Flip("standard", "day.1.params.order", "parallel", None, "Everyone speaks at once"),
+    Flip("standard", "day.1.params.intentions", True, None, "a poll that is never counted"),
+    Flip(
+        "standard",
+        "day.1.params.max_bid",
+        9,
+        "bids 0 to 4 for the floor",
+        "bids 0 to 9 for the floor",
+        setup=(("discussion_order", "bidding"),),
+    ),
     Flip(
         "classic",
         "day.2.params.nominees",
@@ -445,8 +486,11 @@ def _section(text: str, marker: str) -> str:
 @pytest.mark.parametrize("flip", FLIPS, ids=[f"{f.variant}:{f.switch}={f.value}" for f in FLIPS])
 def test_each_switch_changes_its_sentence(flip: Flip) -> None:
     assert flip.before is not None or flip.after is not None
-    base = rules_text(load_variant(flip.variant), flip.players)
-    flipped = rules_text(load_variant(flip.variant, {flip.switch: flip.value}), flip.players)
+    setup = dict(flip.setup)
+    base = rules_text(load_variant(flip.variant, setup), flip.players)
+    flipped = rules_text(
+        load_variant(flip.variant, {**setup, flip.switch: flip.value}), flip.players
+    )
     before, after = _section(base, flip.marker), _section(flipped, flip.marker)
     if flip.before is not None:
         assert flip.before in before, before
@@ -467,6 +511,7 @@ def test_every_typed_parameter_is_flipped() -> None:
     switched = {f.switch.rsplit(".", 1)[-1] for f in FLIPS if ".params." in f.switch}
     fields = {field for model in VOTE_PARAMS.values() for field in model.model_fields}
     fields |= set(IntroductionsParams.model_fields)
+    fields |= set(DiscussionParams.model_fields)
     fields |= set(KillParams.model_fields)
     assert fields <= switched
 

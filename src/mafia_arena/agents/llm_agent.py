@@ -58,6 +58,7 @@ game made for it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 import threading
@@ -209,6 +210,10 @@ class LLMAgent(AgentBase):
         return f"LLMAgent(name={self.name!r}, model={self.definition.model!r})"
 
     # ------------------------------------------------------------------ protocol
+
+    def card(self) -> dict[str, Any]:
+        """The model card a results record keeps for this agent (see :func:`model_card`)."""
+        return model_card(self.definition, self.templates.versions)
 
     def reset(self, seat: int, seed: int) -> None:
         """Start a new game at ``seat``: fresh stats, beliefs, traces, prompt, fallback
@@ -534,6 +539,32 @@ class LLMAgent(AgentBase):
 
 def _schema_name(kind: str) -> str:
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in kind)[:64] or "choice"
+
+
+def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict[str, Any]:
+    """``{"model", "endpoint", "sampling", "prompt_hash"}`` of an agent definition.
+
+    ``endpoint`` is the backend and the endpoint's kind: ``local`` for the bundled
+    server, else the host name (never the port or path, which vary per machine);
+    ``sampling`` the exact sampling and length fields sent
+    (:meth:`AgentDefinition.request_parameters`, plus ``extra_body`` when set);
+    ``prompt_hash`` a 12-hex-digit hash of every template's version. Why: a leaderboard
+    row must say which model, settings and prompts produced the play, and none of it may
+    depend on where the games were run.
+    """
+    from urllib.parse import urlsplit
+
+    host = "local" if definition.is_local else (urlsplit(definition.base_url).hostname or "")
+    sampling = dict(definition.request_parameters())
+    if definition.extra_body:
+        sampling["extra_body"] = dict(definition.extra_body)
+    joined = "\n".join(f"{name}={version}" for name, version in sorted(versions.items()))
+    return {
+        "model": definition.model,
+        "endpoint": f"{definition.backend}:{host}",
+        "sampling": sampling,
+        "prompt_hash": hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12],
+    }
 
 
 @lru_cache(maxsize=32)

@@ -291,6 +291,34 @@ class SpeechMade(Fact):
     act: str | None = None
 
 
+@_fact("floor")
+@dataclass(frozen=True, slots=True)
+class FloorGranted(Fact):
+    """public — the ``bidding`` discussion protocol gives `seat` the next statement with
+    the highest bid `bid`; `tied` lists every seat that bid as much (more than one: the
+    tie went to a seat the previous statement named, else by draw). The other bids stay
+    secret (they are in the host's decision records)."""
+
+    seat: int
+    bid: int
+    tied: tuple[int, ...]
+
+
+@_fact("vote_intentions")
+@dataclass(frozen=True, slots=True)
+class VoteIntentions(Fact):
+    """host — synthetic votes: whom each living player would vote for now (None:
+    undecided), asked by the discussion's ``intentions`` switch before the day's first
+    statement (`after` empty) and after each statement (`after`: its speaker; every
+    speaker of a ``parallel`` round). `statement` counts the day's statements so far.
+    They never count as votes and no seat is shown them, so asking cannot sway the
+    table; metrics read them to attribute vote swings to messages."""
+
+    statement: int
+    after: tuple[int, ...]
+    intents: Mapping[int, int | None]
+
+
 @_fact("nomination")
 @dataclass(frozen=True, slots=True)
 class Nomination(Fact):
@@ -497,7 +525,7 @@ class GameEnded(Fact):
     factions: Mapping[int, str]
 
 
-HOST_KINDS = frozenset({"trigger", "rng", "decision"})
+HOST_KINDS = frozenset({"trigger", "rng", "decision", "vote_intentions"})
 """Kinds that only the host ever sees."""
 
 

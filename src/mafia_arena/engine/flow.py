@@ -19,14 +19,14 @@ from mafia_arena.engine.catalogue import (
 )
 from mafia_arena.engine.day_close import end_of_day, last_words
 from mafia_arena.engine.deaths import die
-from mafia_arena.engine.discussion import discussion, first_speaker_today
+from mafia_arena.engine.discussion import ROUND_ROBIN, discussion, first_speaker_today
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Flow, Game, seat_name
 from mafia_arena.engine.night import night
 from mafia_arena.engine.voting import PROCEDURES
 from mafia_arena.engine.win import check_win, end_game
 from mafia_arena.rules.composition import deck_counts
-from mafia_arena.rules.params import IntroductionsParams
+from mafia_arena.rules.params import DiscussionParams, IntroductionsParams
 from mafia_arena.rules.spec import DayStep, Variant
 
 
@@ -140,7 +140,8 @@ def day_step(game: Game, step: DayStep) -> Flow:
     if step.type == "announce":
         return
     if step.type == "discussion":
-        yield from discussion(game, step.rounds)
+        protocol = step.params if isinstance(step.params, DiscussionParams) else ROUND_ROBIN
+        yield from discussion(game, step.rounds, protocol=protocol)
     elif step.type == "introductions":
         if game.state.day == 1:
             theme = step.params.theme if isinstance(step.params, IntroductionsParams) else ""

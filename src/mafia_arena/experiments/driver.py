@@ -8,7 +8,9 @@ The driver is the only process that writes results and talks to MLflow. It
    store answers, a given Ray address accepts connections — each with a short timeout
    (`experiments.services`), before anything is written;
 3. opens the results store (lock, cut a truncated tail) and reads what is stored: with
-   ``resume`` only the missing ``(spec_hash, game_index)`` games are played. A store
+   ``resume`` only the missing ``(spec_hash, game_index)`` games are played, and the
+   void ones (``"void": true``: decided by infrastructure failures) again, with the same
+   seed, so a tournament resumed after an outage ends as one that never had it. A store
    holding another version of the spec (a changed spec, variant file, agent file or
    prompt template) is refused (`ResultsConflict`, naming what changed) unless
    ``resume=False``, which archives the old store and starts over; a store whose games
@@ -161,7 +163,7 @@ def _stored(
                 "to archive them and start over, or use another results folder (--results)."
             )
     write_manifest(store.folder, current)
-    return {int(r["game_index"]) for r in records}, str(current["store_id"])
+    return {int(r["game_index"]) for r in records if not r.get("void")}, str(current["store_id"])
 
 
 def _run(
@@ -235,6 +237,7 @@ def _run(
     summary.games_per_s = summary.games_played / summary.wall_s if summary.wall_s else 0.0
     records = [r for r in store.read() if r.get("spec_hash") == experiment.spec_hash]
     summary.games_stored = len(records)
+    summary.games_void = sum(bool(r.get("void")) for r in records)
     for matchup in experiment.matchups:
         summary.add_matchup(
             matchup.label, [r for r in records if r["game_index"] in matchup.indices]

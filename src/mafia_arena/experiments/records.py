@@ -6,13 +6,23 @@ The schema is a contract with the leaderboard package (docs/tournaments.md)::
      "winner" (faction or null), "length_days",
      "seats": [{"seat", "agent", "agent_kind", "role", "faction", "side", "won",
                 "survived", "decisions", "reasks", "retries", "fallbacks",
+                "fallbacks_infrastructure", "fallbacks_model",
                 "tokens_in", "tokens_out", "cost"}],
      "metrics": {"per_seat": {"0": {...}}, "game": {...}},
+     "void", "void_reason" (only when void), "fallback_record",
+     "cards" (only with LLM seats: {agent: model card}),
      "log_path"}
 
 Nothing in a record depends on time or on the machine, so the same game always gives
 the same record byte for byte. `decisions` and `fallbacks` are the engine's counts (from
 the log's decision events); re-asks, retries, tokens and cost are the agent's own.
+
+``void``, ``void_reason`` and ``fallback_record`` are the log's verdict
+(`runner.integrity`, ``log.meta``): a void game was decided by infrastructure failures,
+so ratings and win rates leave it out and a resumed tournament plays it again.
+``fallbacks_infrastructure``/``fallbacks_model`` split a seat's fallbacks by who is to
+blame. ``cards`` holds each LLM agent's model card (`model_card`): what a reader needs
+to know which model, endpoint kind, sampling and prompt version produced the play.
 """
 
 from __future__ import annotations
@@ -38,6 +48,8 @@ SEAT_KEYS = (
     "reasks",
     "retries",
     "fallbacks",
+    "fallbacks_infrastructure",
+    "fallbacks_model",
     "tokens_in",
     "tokens_out",
     "cost",
@@ -53,6 +65,8 @@ RECORD_KEYS = (
     "length_days",
     "seats",
     "metrics",
+    "void",
+    "fallback_record",
     "log_path",
 )
 
@@ -74,9 +88,16 @@ def build_record(
 ) -> dict[str, Any]:
     """The record of a played game (metrics computed here, from its log)."""
     facts = extract_facts(result.log, variant)
+    meta = result.log.meta
+    fallbacks = meta.get("fallbacks") or {"by_seat": {}}
     seats = []
+    cards: dict[str, dict[str, Any]] = {}
     for seat, agent in enumerate(agents):
         stats = result.stats[seat] if seat < len(result.stats) else {}
+        blame = fallbacks["by_seat"].get(str(seat), {})
+        card = model_card(agent)
+        if card is not None:
+            cards[agent.name] = card
         seats.append(
             {
                 "seat": seat,
@@ -91,12 +112,14 @@ def build_record(
                 "reasks": int(stats.get("reasks", 0)),
                 "retries": int(stats.get("retries", 0)),
                 "fallbacks": facts.fallbacks.get(seat, 0),
+                "fallbacks_infrastructure": int(blame.get("infrastructure", 0)),
+                "fallbacks_model": int(blame.get("model", 0)),
                 "tokens_in": int(stats.get("tokens_in", 0)),
                 "tokens_out": int(stats.get("tokens_out", 0)),
                 "cost": float(stats.get("cost", 0.0)),
             }
         )
-    return {
+    record: dict[str, Any] = {
         "experiment": experiment,
         "spec_hash": spec_hash,
         "game_index": game_index,
@@ -107,5 +130,19 @@ def build_record(
         "length_days": facts.length_days,
         "seats": seats,
         "metrics": metrics_of_facts(facts),
+        "void": bool(meta.get("void", False)),
+        "fallback_record": fallbacks,
         "log_path": log_path(game_index),
     }
+    if meta.get("void_reason"):
+        record["void_reason"] = str(meta["void_reason"])
+    if cards:
+        record["cards"] = cards
+    return record
+
+
+def model_card(agent: Agent) -> dict[str, Any] | None:
+    """The model card of an agent that has one (LLM players: ``agent.card()``), else
+    None. Scripted, RL and human players have no card."""
+    card = getattr(agent, "card", None)
+    return dict(card()) if callable(card) else None

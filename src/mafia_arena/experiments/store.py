@@ -2,6 +2,13 @@
 
 Contract
 --------
+* A game's decision traces (LLM seats) go to the log's sidecar
+  ``logs/game-NNNNNN.traces.jsonl`` (`runner.log.traces_path`), written like the log and
+  before it; a game without traces has no sidecar (a stale one of an earlier, void play
+  of the same game is removed).
+* A void game (``"void": true``, decided by infrastructure failures) is stored like any
+  other; the next run plays it again and appends the new record, which the reader takes
+  in its place (`results_file`), and rewrites its log.
 * ``manifest.json`` says what the games were played with (`experiments.provenance`);
   ``failed.jsonl`` lists games that raised, with their seed and error.
 * One writer at a time: `ResultsStore.open` takes an exclusive `flock` on
@@ -35,6 +42,7 @@ from typing import IO, Any
 
 from mafia_arena.experiments.errors import ResultsConflict
 from mafia_arena.results_file import LOGS_NAME, STORE_NAME, read_records
+from mafia_arena.runner.log import traces_path
 
 __all__ = ["LOGS_NAME", "STORE_NAME", "ResultsStore", "read_records"]
 
@@ -100,9 +108,10 @@ class ResultsStore:
         return read_records(self.path)
 
     def append(self, games: list[dict[str, Any]]) -> None:
-        """Store finished games (``{"record", "log"}`` items), durably, logs first."""
+        """Store finished games (``{"record", "log", "traces"}`` items; ``traces``
+        optional), durably, logs first."""
         assert self._out is not None and self._writers is not None, "open the store first"
-        list(self._writers.map(lambda g: self._write_log(g["record"]["log_path"], g["log"]), games))
+        list(self._writers.map(self._write_game, games))
         if games:
             _fsync_dir(self.logs)
         for game in games:
@@ -122,8 +131,17 @@ class ResultsStore:
             out.flush()
             os.fsync(out.fileno())
 
-    def _write_log(self, relative: str, text: str) -> None:
-        target = self.folder / relative
+    def _write_game(self, game: dict[str, Any]) -> None:
+        """The game's trace sidecar (or no stale one), then its log."""
+        relative = game["record"]["log_path"]
+        sidecar = traces_path(self.folder / relative)
+        if game.get("traces"):
+            self._write_file(sidecar, game["traces"])
+        elif sidecar.exists():
+            sidecar.unlink()
+        self._write_file(self.folder / relative, game["log"])
+
+    def _write_file(self, target: Path, text: str) -> None:
         temporary = target.with_name(target.name + ".tmp")
         with temporary.open("wb") as handle:
             handle.write(text.encode("utf-8"))

@@ -13,6 +13,8 @@ from mafia_arena.tracking.summaries import win_table
 class Summary:
     """The outcome of one call of `run_tournament`.
 
+    `games_void` counts the stored games that are void (decided by infrastructure
+    failures; left out of the win rates; the next call plays them again);
     `games_played` counts the games this call played; `games_skipped` those already in
     the store when it started (resume); `games_stored` the store's games of this spec
     at the end. `games_per_s` is over the playing phase only (not Ray start-up, not
@@ -28,6 +30,7 @@ class Summary:
     games_stored: int = 0
     games_played: int = 0
     games_skipped: int = 0
+    games_void: int = 0
     failed: dict[int, str] = field(default_factory=dict)
     wall_s: float = 0.0
     games_per_s: float = 0.0
@@ -39,12 +42,14 @@ class Summary:
 
     @property
     def ok(self) -> bool:
-        return not self.failed and self.games_stored == self.games_total
+        return not self.failed and not self.games_void and self.games_stored == self.games_total
 
     def add_matchup(self, label: str, records: list[dict[str, Any]]) -> None:
-        table = win_table(records)
+        played = [r for r in records if not r.get("void")]
+        table = win_table(played)
         self.matchups[label] = {
             "games": len(records),
+            "void": len(records) - len(played),
             "win_rates": {
                 k: (round(e.value, 4), round(e.low, 4), round(e.high, 4)) for k, e in table.items()
             },
@@ -54,7 +59,7 @@ class Summary:
         lines = [
             f"{self.experiment} [{self.spec_hash}]: {self.games_stored}/{self.games_total} "
             f"games stored ({self.games_played} played now, {self.games_skipped} resumed, "
-            f"{len(self.failed)} failed) in {self.wall_s:.1f} s, "
+            f"{len(self.failed)} failed, {self.games_void} void) in {self.wall_s:.1f} s, "
             f"{self.games_per_s:.3g} games/s ({self.executor})",
             f"results: {self.store_path}",
         ]
@@ -66,7 +71,8 @@ class Summary:
                 for k, v in info["win_rates"].items()
                 if v[0] or k != "draw"
             )
-            lines.append(f"  {label}: {info['games']} games; {rates}")
+            void = f" ({info['void']} void, not counted)" if info.get("void") else ""
+            lines.append(f"  {label}: {info['games']} games{void}; {rates}")
         for index, error in sorted(self.failed.items())[:5]:
             lines.append(f"  game {index} failed: {error.strip().splitlines()[-1]}")
         return "\n".join(lines)

@@ -74,8 +74,9 @@ def _variant(source: str, overrides: str) -> Variant:
 
 
 def play_batch(job: BatchJob) -> list[dict[str, Any]]:
-    """Play `job.indices`; return, in index order, ``{"record": {...}, "log": "<jsonl>"}``
-    per finished game and ``{"failed": {...}}`` per game that raised (module docstring)."""
+    """Play `job.indices`; return, in index order, ``{"record": {...}, "log": "<jsonl>",
+    "traces": "<jsonl>"}`` (traces: the decision-trace sidecar's text, "" without LLM
+    seats) per finished game and ``{"failed": {...}}`` per game that raised (module docstring)."""
     matchup = job.matchup
     variant = _variant(matchup.variant_source, json.dumps(matchup.overrides, sort_keys=True))
     targets = {a.label: a.target for a in matchup.pool}
@@ -125,7 +126,11 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
                 agents=agents,
                 result=result,
             )
-            out[index] = {"record": record, "log": result.log.to_jsonl()}
+            out[index] = {
+                "record": record,
+                "log": result.log.to_jsonl(),
+                "traces": result.log.traces_jsonl(),
+            }
         except Exception as exc:
             out[index] = failure(index, seed, exc)
     return [out[index] for index in sorted(out)]

@@ -19,7 +19,9 @@ from .records import GameResult, View, filter_records, load_records, prepare_gam
 from .table import (
     leaderboard_table,
     markdown_leaderboard,
+    markdown_model_cards,
     markdown_roles,
+    model_cards,
     roles_table,
     table_to_csv,
 )
@@ -81,8 +83,14 @@ def render_readme(
     seed: int,
     confidence: float,
     view: str,
+    cards_md: str = "",
 ) -> str:
-    """README text for a leaderboard directory (see :func:`write_leaderboard`)."""
+    """README text for a leaderboard directory (see :func:`write_leaderboard`).
+
+    Void games (decided by infrastructure failures) are named in the count line and left
+    out of every result; ``cards_md`` (the model cards) gets its own section when set."""
+    n_void = sum(1 for g in games if g.void)
+    games = [g for g in games if not g.void]
     n_games = len(games)
     n_draws = sum(1 for g in games if g.is_draw)
     experiments = sorted({g.experiment for g in games if g.experiment})
@@ -94,7 +102,12 @@ def render_readme(
         f"{n_games} games ({n_games - n_draws} decisive, {n_draws} drawn)"
         + (f" from {', '.join(f'`{e}`' for e in experiments)}" if experiments else "")
         + (f"; setups: {', '.join(f'`{s}`' for s in setups)}" if setups else "")
-        + f"; view: `{view}`.",
+        + f"; view: `{view}`."
+        + (
+            f" {n_void} void games (decided by infrastructure failures) not counted."
+            if n_void
+            else ""
+        ),
         "",
         "![Ratings](ratings.png)",
         "",
@@ -121,6 +134,8 @@ def render_readme(
                 *adv_lines,
                 "",
             ]
+    if cards_md:
+        parts += ["## Model cards", "", cards_md.rstrip("\n"), ""]
     parts += [
         "## By role",
         "",
@@ -186,6 +201,7 @@ def write_leaderboard(
         seed=seed,
         confidence=confidence,
         view=view,
+        cards_md=markdown_model_cards(model_cards(games)),
     )
     paths = [out / name for name in OUTPUT_FILES]
     readme_p, agents_p, roles_p, ratings_p, heat_p = paths

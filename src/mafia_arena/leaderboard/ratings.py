@@ -103,6 +103,13 @@ OPENSKILL_Z = 3.0
 Entity = tuple[str, ...]
 
 
+def ratable_games(records: Iterable[Mapping[str, Any] | GameResult]) -> list[GameResult]:
+    """The games ratings are fitted on, in canonical order: every game but the void ones
+    (decided by infrastructure failures). They are dropped before the bootstrap draws its
+    resamples, so a store holding void games rates exactly like one without them."""
+    return [g for g in prepare_games(records) if not g.void]
+
+
 def entity_key(seat: SeatResult, level: Level) -> Entity:
     """The rated entity a seat belongs to at ``level``."""
     if level == "agent":
@@ -289,7 +296,7 @@ def fit_bradley_terry(
     bias_sd: float = DEFAULT_BIAS_SD,
 ) -> BradleyTerryFit:
     """Batch penalised-ML Bradley–Terry fit over all decisive games (see module doc)."""
-    games = prepare_games(records)
+    games = ratable_games(records)
     design = _build_design(games, level)
     elo, bias, _ = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
     ratings = {e: float(v) for e, v in zip(design.entities, elo, strict=True) if np.isfinite(v)}
@@ -323,7 +330,7 @@ def bootstrap_bradley_terry(
     bias_sd: float = DEFAULT_BIAS_SD,
 ) -> dict[Entity, tuple[float, float]]:
     """Percentile-bootstrap interval of each entity's Elo rating (games resampled, refit)."""
-    games = prepare_games(records)
+    games = ratable_games(records)
     design = _build_design(games, level)
     _, _, beta = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
     samples = _bootstrap_elo(
@@ -362,7 +369,7 @@ def fit_openskill(
     model = PlackettLuce(mu=0.0, tau=0.0)
     prior = model.rating()
     state: dict[Entity, tuple[float, float]] = {}
-    for game in prepare_games(records):
+    for game in ratable_games(records):
         if not game.decisive:
             continue
         teams = [
@@ -416,7 +423,7 @@ def compute_ratings(
     ``os_mu``, ``os_sigma``, ``os_ordinal``. Rows sorted by ``bt_rating`` desc, then key.
     The same resamples (same ``seed``) are used at every level.
     """
-    games = prepare_games(records)
+    games = ratable_games(records)
     resamples = resample_indices(len(games), n_boot, seed)
     out: dict[str, pd.DataFrame] = {}
     for level in levels:

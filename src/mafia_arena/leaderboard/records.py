@@ -59,6 +59,8 @@ class SeatResult:
     tokens_out: int
     cost: float
     metrics: Mapping[str, Any] = field(default_factory=dict)
+    fallbacks_infrastructure: int = 0
+    fallbacks_model: int = 0
 
     def metric(self, name: str) -> float | None:
         """The per-seat metric ``name`` as a finite float, or None when absent/null/NaN."""
@@ -86,6 +88,12 @@ class GameResult:
     winner: str | None
     length_days: int | None
     seats: tuple[SeatResult, ...]
+    #: Decided by infrastructure failures (``"void": true``): never rated or counted as
+    #: a win or loss; only the reliability columns see it.
+    void: bool = False
+    #: Model card per LLM agent of the game (``cards`` of the record; see
+    #: ``experiments.records.model_card``).
+    cards: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def setup(self) -> str:
@@ -121,8 +129,9 @@ class GameResult:
 
     @property
     def decisive(self) -> bool:
-        """True when the game separates winners from losers, i.e. it can inform a rating."""
-        return not self.is_draw and bool(self.losers)
+        """True when the game separates winners from losers, i.e. it can inform a rating
+        (a void game never does: its result says nothing about the agents)."""
+        return not self.void and not self.is_draw and bool(self.losers)
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -185,6 +194,8 @@ def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any])
         tokens_out=_int(raw.get("tokens_out")),
         cost=_float(raw.get("cost")),
         metrics=dict(metrics),
+        fallbacks_infrastructure=_int(raw.get("fallbacks_infrastructure")),
+        fallbacks_model=_int(raw.get("fallbacks_model")),
     )
 
 
@@ -224,7 +235,15 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
         winner=None if winner is None else str(winner),
         length_days=None if record.get("length_days") is None else _int(record["length_days"]),
         seats=seats,
+        void=bool(record.get("void", False)),
+        cards=_cards(record.get("cards")),
     )
+
+
+def _cards(raw: Any) -> dict[str, dict[str, Any]]:
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(k): dict(v) for k, v in raw.items() if isinstance(v, Mapping)}
 
 
 def prepare_games(records: Iterable[Mapping[str, Any] | GameResult]) -> list[GameResult]:

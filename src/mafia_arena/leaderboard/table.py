@@ -32,7 +32,9 @@ __all__ = [
     "format_table",
     "leaderboard_table",
     "markdown_leaderboard",
+    "markdown_model_cards",
     "markdown_roles",
+    "model_cards",
     "roles_table",
     "side_sort_key",
     "table_to_csv",
@@ -63,6 +65,8 @@ COLUMN_DECIMALS: dict[str, int] = {
     "false_claim_survival": 3,
     "brier": 4,
     "fallback_rate": 4,
+    "infra_fallback_rate": 4,
+    "model_fallback_rate": 4,
     "tokens_per_game": 1,
     "cost_per_game": 6,
 }
@@ -78,7 +82,11 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "bus_rate",
     "false_claim_survival",
     "brier",
+    "void_games",
 )
+#: Columns dropped from the agent table when no agent has a nonzero value: the split of
+#: fallbacks by blame says nothing where nobody fell back (scripted tables).
+ZERO_OPTIONAL_COLUMNS: tuple[str, ...] = ("infra_fallback_rate", "model_fallback_rate")
 
 _PER_SEAT_MEANS = ("irp", "vss", "bus_rate", "brier")
 #: Per-seat metrics (``docs/metrics.md``) the false-claim column is built from: the number
@@ -112,12 +120,28 @@ class _Acc:
     false_claim_days: float = 0.0
     decisions: int = 0
     fallbacks: int = 0
+    infra_fallbacks: int = 0
+    model_fallbacks: int = 0
     tokens: int = 0
     cost: float = 0.0
+    void_games: set[int] = field(default_factory=set)
+    all_games: set[int] = field(default_factory=set)
 
     def add(self, game_no: int, game: GameResult, seat: SeatResult) -> None:
-        self.games.add(game_no)
+        """Count a seat: reliability and cost over every game; results only over games
+        that are not void (a void game was decided by infrastructure failures)."""
+        self.all_games.add(game_no)
         self.kinds.add(seat.kind)
+        self.decisions += seat.decisions
+        self.fallbacks += seat.fallbacks
+        self.infra_fallbacks += seat.fallbacks_infrastructure
+        self.model_fallbacks += seat.fallbacks_model
+        self.tokens += seat.tokens_in + seat.tokens_out
+        self.cost += seat.cost
+        if game.void:
+            self.void_games.add(game_no)
+            return
+        self.games.add(game_no)
         self.sides.add(seat.side)
         self.seats += 1
         self.wins += int(seat.won)
@@ -136,10 +160,6 @@ class _Acc:
         if claims is not None and claims > 0:  # false_claim_days is the mean per claim
             self.false_claims += int(claims)
             self.false_claim_days += claims * (seat.metric(FALSE_CLAIM_DAYS) or 0.0)
-        self.decisions += seat.decisions
-        self.fallbacks += seat.fallbacks
-        self.tokens += seat.tokens_in + seat.tokens_out
-        self.cost += seat.cost
 
     def mean(self, name: str) -> float:
         values = self.metric_sums.get(name)
@@ -230,13 +250,17 @@ def leaderboard_table(
                 "false_claim_survival": _ratio(a.false_claim_days, a.false_claims),
                 "brier": a.mean("brier"),
                 "fallback_rate": _ratio(a.fallbacks, a.decisions),
-                "tokens_per_game": _ratio(a.tokens, len(a.games)),
-                "cost_per_game": _ratio(a.cost, len(a.games)),
+                "infra_fallback_rate": _ratio(a.infra_fallbacks, a.decisions),
+                "model_fallback_rate": _ratio(a.model_fallbacks, a.decisions),
+                "void_games": len(a.void_games) or math.nan,
+                "tokens_per_game": _ratio(a.tokens, len(a.all_games)),
+                "cost_per_game": _ratio(a.cost, len(a.all_games)),
             }
         )
     frame = pd.DataFrame(rows, columns=_AGENT_COLUMNS)
     frame = _sort_and_rank(frame, ["agent"])
     drop = [c for c in OPTIONAL_COLUMNS if c in frame and frame[c].isna().all()]
+    drop += [c for c in ZERO_OPTIONAL_COLUMNS if c in frame and not (frame[c] > 0).any()]
     return frame.drop(columns=drop)
 
 
@@ -272,6 +296,9 @@ _AGENT_COLUMNS = [
     "false_claim_survival",
     "brier",
     "fallback_rate",
+    "infra_fallback_rate",
+    "model_fallback_rate",
+    "void_games",
     "tokens_per_game",
     "cost_per_game",
 ]
@@ -364,6 +391,58 @@ def roles_table(
     return frame
 
 
+#: Columns of :func:`model_cards`.
+CARD_COLUMNS = ("agent", "model", "endpoint", "sampling", "prompt_hash", "games")
+
+
+def model_cards(records: Iterable[Mapping[str, Any] | GameResult]) -> pd.DataFrame:
+    """One row per LLM agent: its model, endpoint kind, sampling parameters (JSON) and
+    prompt-template hash, and the games it played (void ones included), sorted by agent.
+
+    An agent whose card changed between games (a results folder mixing versions) gets
+    each distinct value, joined with `` | ``, so the mix is visible rather than hidden.
+    """
+    import json
+
+    seen: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    games: dict[str, int] = defaultdict(int)
+    for game in prepare_games(records):
+        for agent, card in game.cards.items():
+            games[agent] += 1
+            for key in CARD_COLUMNS[1:5]:
+                value = card.get(key, "")
+                text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+                seen[agent][key].add(text)
+    rows = [
+        {
+            "agent": agent,
+            **{key: " | ".join(sorted(seen[agent][key])) for key in CARD_COLUMNS[1:5]},
+            "games": games[agent],
+        }
+        for agent in sorted(seen)
+    ]
+    return pd.DataFrame(rows, columns=list(CARD_COLUMNS))
+
+
+def markdown_model_cards(frame: pd.DataFrame) -> str:
+    """Markdown rendering of :func:`model_cards` ("" when no agent has a card)."""
+    if frame.empty:
+        return ""
+    header = ["Agent", "Model", "Endpoint", "Sampling", "Prompt hash", "Games"]
+    rows = [
+        [
+            str(r["agent"]),
+            str(r["model"]),
+            str(r["endpoint"]),
+            f"`{r['sampling']}`",
+            f"`{r['prompt_hash']}`",
+            format_number(r["games"], 0),
+        ]
+        for r in frame.to_dict(orient="records")
+    ]
+    return table_to_markdown(rows, header)
+
+
 # --------------------------------------------------------------------------- rendering
 
 
@@ -447,6 +526,9 @@ _MD_METRICS: tuple[tuple[str, str, int], ...] = (
     ("false_claim_survival", "FC surv. (days)", 2),
     ("brier", "Brier", 3),
     ("fallback_rate", "Fallback rate", 3),
+    ("infra_fallback_rate", "Infra. fallbacks", 3),
+    ("model_fallback_rate", "Model fallbacks", 3),
+    ("void_games", "Void games", 0),
     ("tokens_per_game", "Tokens/game", 0),
     ("cost_per_game", "Cost/game", 4),
 )

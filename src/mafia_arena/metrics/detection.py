@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mafia_arena.metrics.calibration import Pair, auc, brier
+from mafia_arena.metrics.calibration import Pair, auc, brier, calibration_error, overconfidence
 from mafia_arena.metrics.facts import MAFIA, TOWN, GameFacts
 from mafia_arena.metrics.ratios import Counts, ratio
 
@@ -59,6 +59,8 @@ def detection(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
             "check_hit_rate": checks.of(seat),
             "brier": brier(pairs),
             "auc": auc(pairs),
+            "calibration_error": calibration_error(pairs),
+            "overconfidence": overconfidence(pairs),
         }
     game = {
         "irp": irp.total(),
@@ -69,5 +71,7 @@ def detection(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         "investigator_hit_rate": ratio(sum(check_hits), len(check_hits)),
         "brier": brier(all_pairs),
         "auc": auc(all_pairs),
+        "calibration_error": calibration_error(all_pairs),
+        "overconfidence": overconfidence(all_pairs),
     }
     return per_seat, game

@@ -30,6 +30,7 @@ from mafia_arena.engine.catalogue import (
     RoleDealt,
     Setup,
     SpeechMade,
+    VoteIntentions,
     Votes,
 )
 from mafia_arena.rules import Variant, load_variant
@@ -49,6 +50,17 @@ class Ballot:
     votes: dict[int, int | None]
     sides: dict[int, str]
     alive: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Poll:
+    """One vote-intention poll (`vote_intentions` event): the synthetic votes after the
+    statement(s) of `after` (none: before the day's first), with everyone's side then."""
+
+    day: int
+    after: tuple[int, ...]
+    intents: dict[int, int | None]
+    sides: dict[int, str]
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,9 @@ class GameFacts:
     speeches: list[Said] = field(default_factory=list)
     beliefs: list[tuple[int, int, dict[int, float], dict[int, str]]] = field(default_factory=list)
     intents: list[tuple[int, int, int | None, int]] = field(default_factory=list)
+    #: vote-intention polls (`VoteIntentions`) in log order: (day, after, intents, the
+    #: side of every seat then)
+    polls: list[Poll] = field(default_factory=list)
     decisions: dict[int, int] = field(default_factory=dict)
     fallbacks: dict[int, int] = field(default_factory=dict)
     agent_stats: list[dict[str, Any]] = field(default_factory=list)
@@ -200,6 +215,9 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
             facts.speeches.append(
                 Said(event.seq, event.day, f.seat, side(f.seat), role.get(f.seat, ""), claims)
             )
+        elif isinstance(f, VoteIntentions):
+            sides_now = {s: side(s) for s in range(log.players)}
+            facts.polls.append(Poll(event.day, tuple(f.after), dict(f.intents), sides_now))
         elif isinstance(f, DecisionRecord) and not f.host:  # a host action is no seat's
             facts.decisions[f.seat] = facts.decisions.get(f.seat, 0) + 1
             if f.fallback:

@@ -36,6 +36,11 @@ class PluralityParams(_Params):
     game's RNG, ``none`` executes nobody."""
     min_votes: int = Field(default=1, ge=1)
     """An execution needs at least this many votes for the top player."""
+    ballot: Literal["simultaneous", "sequential"] = "simultaneous"
+    """``simultaneous``: every voter decides at once and the ballots are published
+    together (a secret ballot until then); ``sequential``: one voter after the other,
+    from the day's first speaker, each ballot public as it is cast, so later voters see
+    the earlier ones."""
 
 
 class NominateFinalParams(_Params):
@@ -61,6 +66,24 @@ class AccuseDefendParams(_Params):
     public speech of kind ``explain``."""
 
 
+class DiscussionParams(_Params):
+    """``discussion``: the day's talk, as one of the named discussion protocols."""
+
+    order: Literal["round_robin", "random", "bidding", "parallel"] = "round_robin"
+    """Who speaks when, each round: ``round_robin`` in seat order from the day's first
+    speaker; ``random`` in an order drawn each round; ``bidding``: before each statement
+    every speaker bids 0 to ``max_bid`` for the floor, the highest bid speaks (a tie goes
+    to those the previous statement named, then by draw), as many statements as
+    speakers; ``parallel``: everyone writes at once, all statements are published
+    together."""
+    max_bid: int = Field(default=4, ge=1)
+    """The highest bid of the ``bidding`` order (bids are 0 … max_bid)."""
+    intentions: bool = False
+    """After each statement (and once before the first), ask every living player whom
+    they would vote for now: synthetic votes, host-only, that never count, so metrics can
+    attribute vote swings to single messages."""
+
+
 class IntroductionsParams(_Params):
     """``introductions`` (club 3.2): Day 1's round of introductions."""
 
@@ -76,15 +99,22 @@ VOTE_PARAMS: dict[str, type[_Params]] = {
 """The parameter model of each voting procedure, by the name a variant file uses."""
 
 VoteParams = (
-    PluralityParams | NominateFinalParams | AccuseDefendParams | IntroductionsParams | NoParams
+    PluralityParams
+    | NominateFinalParams
+    | AccuseDefendParams
+    | IntroductionsParams
+    | DiscussionParams
+    | NoParams
 )
 
 
 def day_params_model(step_type: str, procedure: str) -> type[_Params]:
     """The parameter model of a day step: its procedure's for a vote, the introductions'
-    own, none for the others."""
+    and the discussion's own, none for the others."""
     if step_type == "introductions":
         return IntroductionsParams
+    if step_type == "discussion":
+        return DiscussionParams
     return VOTE_PARAMS.get(procedure, NoParams)
 
 

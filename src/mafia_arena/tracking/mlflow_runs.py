@@ -278,7 +278,9 @@ class TournamentTracker:
         """Log every matchup's child run and the parent's aggregates and artifacts.
 
         `ratings` (name -> estimate, computed by the caller over all `records`) are
-        logged on the parent. If any of this fails, every run is ended ``FAILED``.
+        logged on the parent. Void games (``"void": true``, decided by infrastructure
+        failures) are counted (``games_void``) but left out of every aggregate. If any
+        of this fails, every run is ended ``FAILED``.
         """
         try:
             self._finish(records, results_dir, run_metrics, status, ratings or {})
@@ -303,21 +305,28 @@ class TournamentTracker:
 
         for matchup in matchups:
             mine = [r for r in records if r["game_index"] in matchup.indices]
+            played = [r for r in mine if not r.get("void")]
             run_id = self._child(matchup)
             estimates = {
-                **game_aggregates(mine),
-                **agent_aggregates(mine),
-                **role_aggregates(mine),
+                **game_aggregates(played),
+                **agent_aggregates(played),
+                **role_aggregates(played),
             }
-            counts = {"games": float(len(mine)), "games_expected": float(matchup.games)}
+            counts = {
+                "games": float(len(mine)),
+                "games_void": float(len(mine) - len(played)),
+                "games_expected": float(matchup.games),
+            }
             self._log(run_id, {**point_values(estimates), **counts})
             self._artifacts(run_id, mine, estimates, results_dir, matchup_of, matchup.label, True)
             complete = len(mine) == matchup.games
             self.client.set_terminated(run_id, status="FINISHED" if complete else status)
-        estimates = {**agent_aggregates(records), **role_aggregates(records), **ratings}
+        played = [r for r in records if not r.get("void")]
+        estimates = {**agent_aggregates(played), **role_aggregates(played), **ratings}
         overall = {
             **run_metrics,
             "games_stored": float(len(records)),
+            "games_void": float(len(records) - len(played)),
             "games_done": float(len(records)),
             "games_total": float(exp.games_total),
             **point_values(estimates),

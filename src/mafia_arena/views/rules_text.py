@@ -19,6 +19,7 @@ from mafia_arena.rules.composition import deck_counts
 from mafia_arena.rules.expressions import evaluate
 from mafia_arena.rules.params import (
     AccuseDefendParams,
+    DiscussionParams,
     IntroductionsParams,
     KillParams,
     NominateFinalParams,
@@ -370,7 +371,8 @@ def _day_step(variant: Variant, step: DayStep) -> str:
     if step.type == "discussion":
         if step.rounds == 0:
             return "No discussion."
-        return f"{_many(step.rounds, 'round')} of discussion, one speech each per round."
+        protocol = step.params if isinstance(step.params, DiscussionParams) else None
+        return _discussion(step.rounds, protocol)
     if step.type == "last_words":
         return (
             "Each player who died since the morning and whose card is still hidden shows it "
@@ -379,6 +381,37 @@ def _day_step(variant: Variant, step: DayStep) -> str:
     if step.type == "end_day":
         return "The day ends: role changes of the day take effect, then the win is checked."
     return _vote(variant, step)
+
+
+_ORDER = {
+    "round_robin": "",
+    "random": " The speaking order is drawn at random each round.",
+    "parallel": (
+        " Everyone speaks at once each round: the statements are written without seeing"
+        " each other and published together."
+    ),
+}
+
+
+def _discussion(rounds: int, protocol: DiscussionParams | None) -> str:
+    text = f"{_many(rounds, 'round')} of discussion, one speech each per round."
+    if protocol is None:
+        return text
+    if protocol.order == "bidding":
+        text += (
+            f" Before each speech every player bids 0 to {protocol.max_bid} for the floor;"
+            " the highest bid speaks (a tie goes to a tied player the previous speech named,"
+            " else by lot); a round has as many speeches as speakers, and a player may win"
+            " the floor more than once."
+        )
+    else:
+        text += _ORDER[protocol.order]
+    if protocol.intentions:
+        text += (
+            " Before the first speech and after each speech, everyone is privately asked"
+            " whom they would vote for now: a poll that is never counted or shown."
+        )
+    return text
 
 
 def _vote(variant: Variant, step: DayStep) -> str:
@@ -401,10 +434,14 @@ def _plurality(params: PluralityParams) -> str:
         if params.tie == "random"
         else "a tie for the most votes means nobody is executed"
     )
-    return (
-        "Vote: every living player who is not silenced votes at once for another such "
-        f"player ({abstain}); the most-voted player is executed{least}; {tie}."
-    )
+    if params.ballot == "sequential":
+        how = (
+            "Vote: every living player who is not silenced votes in turn, in seat order from"
+            " the day's first speaker, each vote public as it is cast, for another such"
+        )
+    else:
+        how = "Vote: every living player who is not silenced votes at once for another such"
+    return f"{how} player ({abstain}); the most-voted player is executed{least}; {tie}."
 
 
 def _nominate_final(params: NominateFinalParams) -> str:

@@ -22,6 +22,7 @@ from mafia_arena.engine.catalogue import (
     Blocked,
     Death,
     Disqualified,
+    FloorGranted,
     GameEnded,
     GroupPicks,
     LastDeadDecision,
@@ -145,6 +146,15 @@ def _ballot(f: Ballot, prefix: str) -> str:
     return f"{prefix}{name(f.seat)} votes against {name(f.target)}{again}."
 
 
+def _floor(f: FloorGranted, prefix: str) -> str:
+    tie = (
+        f" (tied with {', '.join(name(s) for s in f.tied if s != f.seat)})"
+        if len(f.tied) > 1
+        else ""
+    )
+    return f"{prefix}{name(f.seat)} has the floor with a bid of {f.bid}{tie}."
+
+
 def _nominees(f: Nominees, prefix: str) -> str:
     return f"{prefix}Nominated for the final vote: " + " and ".join(name(s) for s in f.seats) + "."
 
@@ -207,6 +217,7 @@ _RENDER: dict[type, Callable[[Any, str], str]] = {
     Nomination: _nomination,
     NominationTally: _nomination_tally,
     Ballot: _ballot,
+    FloorGranted: _floor,
     Runoff: _text,
     LastDeadDecision: _text,
     Narration: _text,

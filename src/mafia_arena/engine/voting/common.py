@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from mafia_arena.engine.asking import ask, ask_one, picked_seat, target_request
-from mafia_arena.engine.catalogue import LastDeadDecision, Votes
+from mafia_arena.engine.catalogue import Ballot, LastDeadDecision, Votes
+from mafia_arena.engine.discussion import speaking_order
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 
@@ -49,6 +50,55 @@ def simultaneous_vote(
     }
     tally = Counter(t for t in votes.values() if t is not None)
     game.emit(Votes(kind, dict(votes), dict(sorted(tally.items()))), PUBLIC)
+    return votes
+
+
+def sequential_vote(
+    game: Game,
+    voters: Sequence[int],
+    candidates: Sequence[int],
+    kind: str,
+    prompt: str,
+    **how: bool,
+) -> Flow:
+    """Public voting one voter at a time, from the day's first speaker in seat order:
+    each cast ballot is published at once (`Ballot`, with the running tally), so every
+    voter sees the earlier ones; an abstention shows only in the closing `Votes`, which
+    publishes the whole vote as `simultaneous_vote` does (so every reader of votes reads
+    both procedures alike). `how`: ``abstain`` and ``self_vote``, as for
+    `simultaneous_vote`. Returns ``{voter: target or None}``."""
+    abstain, self_vote = how.get("abstain", False), how.get("self_vote", False)
+    state = game.state
+    order = speaking_order(game, state.first_speaker or 0, voters)
+    votes: dict[int, int | None] = {}
+    tally: Counter[int] = Counter()
+    for voter in order:
+        if voter in state.disqualified:
+            continue
+        targets = [c for c in candidates if self_vote or c != voter]
+        if not targets:
+            continue
+        request = target_request(
+            game,
+            voter,
+            kind,
+            f"{prompt} Public vote, one voter at a time.",
+            targets,
+            allow_pass=abstain,
+            pass_label="abstain",
+            default="pass",
+        )
+        target = picked_seat((yield from ask_one(game, request)))
+        if voter in state.disqualified:
+            continue
+        votes[voter] = target
+        if target is not None:
+            tally[target] += 1
+            game.emit(Ballot(voter, target, False, dict(sorted(tally.items()))), PUBLIC)
+    removed = state.disqualified
+    votes = {v: t for v, t in sorted(votes.items()) if v not in removed}
+    final = Counter(t for t in votes.values() if t is not None)
+    game.emit(Votes(kind, dict(votes), dict(sorted(final.items()))), PUBLIC)
     return votes
 
 

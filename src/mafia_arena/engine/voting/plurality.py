@@ -2,7 +2,9 @@
 
 Parameters: ``abstain`` (may a voter abstain, default false), ``tie`` (``random``:
 uniform draw among the tied, the default; ``none``: nobody is executed), ``min_votes``
-(executions need at least this many votes, default 1).
+(executions need at least this many votes, default 1), ``ballot`` (``simultaneous``:
+a secret ballot published together, the default; ``sequential``: public, one voter at a
+time, each seeing the earlier ballots).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from mafia_arena.engine.catalogue import NoExecution
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game
-from mafia_arena.engine.voting.common import simultaneous_vote, top_of
+from mafia_arena.engine.voting.common import sequential_vote, simultaneous_vote, top_of
 from mafia_arena.rules.params import PluralityParams
 
 
@@ -21,7 +23,8 @@ def plurality(game: Game, params: PluralityParams) -> Flow:
     state = game.state
     voters = [s for s in state.living() if s not in state.silenced_today]
     candidates = [s for s in state.living() if s not in state.silenced_today]
-    votes = yield from simultaneous_vote(
+    cast = sequential_vote if params.ballot == "sequential" else simultaneous_vote
+    votes = yield from cast(
         game,
         voters,
         candidates,
