@@ -43,14 +43,12 @@ def leaderboard_command(results: Path, out: Path | None = None, view: str = "all
     else:
         provenance["command"] = f"mafia-arena leaderboard results/{experiment}"
     target = out or Path("leaderboards") / experiment
-    if view not in ("all", "human", "bot", "mixed"):
-        raise ValueError(f"unknown view {view!r}; expected all, human, bot or mixed")
     paths = write_leaderboard(
         records,
         target,
         title=f"Leaderboard: {experiment}",
         provenance=provenance,
-        view=cast(View, view),
+        view=cast(View, view),  # checked by the command line and by `filter_records`
     )
     for path in paths:
         print(path)
