@@ -1,0 +1,97 @@
+"""A timed phase as rounds of moves (3.2 in the discrete model).
+
+In each timed phase every seat that can do something is asked at once for one move:
+a ballot, a card play, a night action, a public post (free text), or ``pass`` (done
+for this phase). Moves are applied in seat order, each checked again against the state
+the earlier moves left (a move that no longer applies is refused privately and
+changes nothing; a card is then kept); a state check follows every card. Seats that
+moved are asked again, up to the variant's `moves` rounds; the phase ends when
+everyone passed.
+"""
+
+from __future__ import annotations
+
+from mafia_arena.engine.catalogue import Narration, SpeechMade
+from mafia_arena.engine.choices import PASS, Choice, Request, Speech
+from mafia_arena.engine.events import PUBLIC, private
+from mafia_arena.engine.game import Flow, Game
+from mafia_arena.engine.palermo import cards, night, vote
+from mafia_arena.engine.palermo.state import of
+from mafia_arena.engine.player_states import Capability
+
+DISCUSSION = frozenset({"night_early", "night_late", "dead_time", "morning", "afternoon"})
+TITLES = {
+    "night_early": "Night, before midnight",
+    "night_late": "Night, midnight to 02:00",
+    "dead_time": "Dead time",
+    "morning": "Morning",
+    "afternoon": "Afternoon",
+}
+
+
+def moves_for(game: Game, seat: int, phase: str) -> list[tuple[Choice, str]]:
+    """Every move `seat` may make now in `phase`, besides a post and ``pass``."""
+    return [
+        *vote.options(game, seat),
+        *cards.options(game, seat, phase),
+        *night.options(game, seat, phase),
+    ]
+
+
+def request_for(game: Game, seat: int, phase: str) -> Request | None:
+    ps = of(game)
+    picks = moves_for(game, seat, phase)
+    speak = phase in DISCUSSION and ps.states.can(seat, Capability.POST)
+    if not picks and not speak:
+        return None
+    choices = (PASS, *(c for c, _ in picks))
+    labels = ("done for this phase", *(label for _, label in picks))
+    prompt = f"{TITLES[phase]} of round {ps.round}: one move, or done."
+    return Request(seat, "turn", prompt, choices, labels, "pass", speak, info={"phase": phase})
+
+
+def timed_phase(game: Game, phase: str) -> Flow:
+    """Run one timed phase (see the module docstring)."""
+    ps = of(game)
+    spec = game.variant.palermo
+    assert spec is not None
+    ps.phase = game.state.phase = phase
+    asked = list(range(game.players))
+    for _ in range(spec.moves):
+        prompt = {}
+        for seat in asked:
+            request = request_for(game, seat, phase)
+            if request is not None:
+                prompt[seat] = request
+        if not prompt:
+            return
+        answers = yield prompt
+        asked = []
+        for seat in sorted(answers):
+            decision = answers[seat]
+            if decision == PASS:
+                continue
+            asked.append(seat)
+            apply(game, seat, decision, phase)
+            if game.over:
+                return
+
+
+def apply(game: Game, seat: int, decision: Choice | Speech, phase: str) -> None:
+    """Apply one move if it is still legal; otherwise tell the seat it was refused."""
+    ps = of(game)
+    if isinstance(decision, Speech):
+        if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
+            game.emit(SpeechMade(seat, decision.text, "discussion"), PUBLIC)
+        return
+    if decision not in [c for c, _ in moves_for(game, seat, phase)]:
+        game.emit(
+            Narration("refused", f"Your move {decision.key} no longer applies."), private(seat)
+        )
+        return
+    if decision.verb == "vote" and decision.target is not None:
+        vote.cast(game, seat, decision.target)
+    elif decision.verb in night.VERBS:
+        night.submit(game, seat, decision)
+    else:
+        cards.play(game, seat, decision)
