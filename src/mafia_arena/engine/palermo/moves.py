@@ -5,8 +5,8 @@ a ballot, a card play, a night action, a public post (free text), or ``pass`` (d
 for this phase). Moves are applied in seat order, each checked again against the state
 the earlier moves left (a move that no longer applies is refused privately and
 changes nothing; a card is then kept); a state check follows every card. Seats that
-moved are asked again, up to the variant's `moves` rounds; the phase ends when
-everyone passed.
+are asked again (a seat may answer another's move), up to the variant's `moves`
+rounds; the phase ends early when everyone passed in one round.
 """
 
 from __future__ import annotations
@@ -56,25 +56,26 @@ def timed_phase(game: Game, phase: str) -> Flow:
     spec = game.variant.palermo
     assert spec is not None
     ps.phase = game.state.phase = phase
-    asked = list(range(game.players))
     for _ in range(spec.moves):
         prompt = {}
-        for seat in asked:
+        for seat in range(game.players):
             request = request_for(game, seat, phase)
             if request is not None:
                 prompt[seat] = request
         if not prompt:
             return
         answers = yield prompt
-        asked = []
+        moved = False
         for seat in sorted(answers):
             decision = answers[seat]
             if decision == PASS:
                 continue
-            asked.append(seat)
+            moved = True
             apply(game, seat, decision, phase)
             if game.over:
                 return
+        if not moved:
+            return
 
 
 def apply(game: Game, seat: int, decision: Choice | Speech, phase: str) -> None:
