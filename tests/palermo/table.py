@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mafia_arena.engine import PASS, Choice, Game
+from mafia_arena.engine import PASS, Choice, Game, Speech
 from mafia_arena.engine.palermo.state import PalermoState, of
 from mafia_arena.engine.player_states import PlayerState
 from mafia_arena.rules import load_variant
@@ -82,12 +82,14 @@ class Table:
                     return Choice("vote", target)
         return PASS
 
-    def step(self, moves: Mapping[int, str | Choice] | None = None) -> None:
-        """Answer the waiting prompt: the given moves (P-number → key), neutral otherwise."""
+    def step(self, moves: Mapping[int, str | Choice | Speech] | None = None) -> None:
+        """Answer the waiting prompt: the given moves (P-number → choice key, or a
+        `Speech`), neutral otherwise."""
         moves = {P(k): v for k, v in (moves or {}).items()}
         for seat in sorted(self.game.pending()):
             if seat in moves:
-                self.game.submit(seat, moves[seat])
+                move = moves[seat]
+                self.game.submit(seat, Choice.parse(move) if isinstance(move, str) else move)
             else:
                 self.game.submit(seat, self.neutral(seat))
 
@@ -109,6 +111,11 @@ class Table:
     def offers(self, number: int, key: str) -> bool:
         request = self.game.request(P(number))
         return request is not None and Choice.parse(key) in request.choices
+
+    def facts_absence(self) -> list:
+        from mafia_arena.engine.catalogue import Absence
+
+        return self.facts(Absence)
 
     def facts(self, kind: type) -> list:
         return [e.fact for e in self.game.events if isinstance(e.fact, kind)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from tests.palermo.table import S16, P
 
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Allies, CardDealt
@@ -21,7 +22,6 @@ from mafia_arena.engine.player_states import (
 )
 from mafia_arena.rules import load_variant
 from mafia_arena.rules.composition import deck_counts
-from tests.palermo.table import S16, P
 
 VARIANT = load_variant("palermo")
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from tests.palermo.table import P, Table
 
 from mafia_arena.engine import IllegalDecision
 from mafia_arena.engine.catalogue import Absence, Narration, Runoff, StateChanged, Votes
 from mafia_arena.engine.player_states import PlayerState
-from tests.palermo.table import P, Table
 
 GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
 
