@@ -185,8 +185,10 @@ def test_T14_an_ordinary_tie_goes_to_a_runoff() -> None:
     plan(t, {3: [1, 2, 4, 5], 14: [6, 7, 8, 9], 15: [10]})
     t.until(1, "runoff")
     assert t.facts(Runoff)[-1].candidates == (P(3), P(14))
-    t.step({10: "vote:13", 1: "vote:13", 2: "vote:13", 4: "vote:13", 5: "vote:13", 11: "vote:13",
-            6: "vote:2", 7: "vote:2", 8: "vote:2", 9: "vote:2", 12: "vote:2", 13: "vote:2"})  # fmt: skip
+    runoff = {v: "vote:13" for v in (10, 1, 2, 4, 5, 11)} | {
+        v: "vote:2" for v in (6, 7, 8, 9, 12, 13)
+    }
+    t.step(runoff)
     t.finish_round(1)
     assert t.state(14) is GHOST and t.state(3) is ACTIVE
 
