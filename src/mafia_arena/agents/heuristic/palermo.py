@@ -19,6 +19,8 @@ cast so far, its private investigation and Pythia results. The rules of thumb:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from mafia_arena.agents.heuristic.context import Context
 from mafia_arena.engine.catalogue import Ballot, NightResult, OracleAnswer, StateChanged
 from mafia_arena.engine.choices import PASS, Choice, Decision
@@ -39,27 +41,52 @@ def palermo_decision(ctx: Context) -> Decision:
     return PASS  # change_vote (keep the ballot), last_words
 
 
+@dataclass
+class _Seen:
+    """What the seat has read from its stream so far, read once per entry."""
+
+    position: int = 0
+    enemies: set[int] = field(default_factory=set)
+    cleared: set[int] = field(default_factory=set)
+    ballots: dict[int, int] = field(default_factory=dict)
+    day: int = -1
+
+
+def _seen(ctx: Context) -> _Seen:
+    """Fold the new entries of the seat's stream (investigations, Pythia, ballots).
+
+    Kept in the agent's notes and extended, never rebuilt: a Palermo game asks a seat
+    hundreds of times, and rescanning the stream each time would make a game quadratic.
+    """
+    seen: _Seen = ctx.notes.setdefault("palermo_seen", _Seen())
+    events = ctx.view.knowledge.events
+    for index in range(seen.position, len(events)):
+        entry = events[index]
+        f = entry.fact
+        if entry.day != seen.day:
+            seen.day, seen.ballots = entry.day, {}
+        if isinstance(f, NightResult) and f.targets:
+            if f.result == "mafia":
+                seen.enemies.add(f.targets[0])
+            elif f.result == "innocent":
+                seen.cleared.add(f.targets[0])
+        elif isinstance(f, OracleAnswer) and f.question == "mafia":
+            (seen.enemies if f.answer else seen.cleared).add(f.target)
+        elif isinstance(f, Ballot):
+            seen.ballots[f.seat] = f.target
+        elif isinstance(f, StateChanged) and f.state != "active":
+            seen.ballots.pop(f.seat, None)
+    seen.position = len(events)
+    return seen
+
+
 def _enemies_known(ctx: Context) -> set[int]:
     """Seats this seat knows to be formally mafia (investigations, Pythia)."""
-    found: set[int] = set()
-    for entry in ctx.view.knowledge.events:
-        f = entry.fact
-        if isinstance(f, NightResult) and f.result == "mafia" and f.targets:
-            found.add(f.targets[0])
-        elif isinstance(f, OracleAnswer) and f.question == "mafia" and f.answer:
-            found.add(f.target)
-    return found
+    return _seen(ctx).enemies
 
 
 def _cleared(ctx: Context) -> set[int]:
-    found: set[int] = set()
-    for entry in ctx.view.knowledge.events:
-        f = entry.fact
-        if isinstance(f, NightResult) and f.result == "innocent" and f.targets:
-            found.add(f.targets[0])
-        elif isinstance(f, OracleAnswer) and f.question == "mafia" and not f.answer:
-            found.add(f.target)
-    return found
+    return _seen(ctx).cleared
 
 
 def _mafia_side(ctx: Context) -> bool:
@@ -77,15 +104,8 @@ def _friends(ctx: Context) -> set[int]:
 
 def _ballots_now(ctx: Context) -> dict[int, int]:
     """The ballots cast this round, as the public ballot events show them."""
-    day = ctx.view.knowledge.day
-    out: dict[int, int] = {}
-    for entry in ctx.view.knowledge.events:
-        f = entry.fact
-        if isinstance(f, Ballot) and entry.day == day:
-            out[f.seat] = f.target
-        elif isinstance(f, StateChanged) and entry.day == day and f.state != "active":
-            out.pop(f.seat, None)
-    return out
+    seen = _seen(ctx)
+    return seen.ballots if seen.day == ctx.view.knowledge.day else {}
 
 
 def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:

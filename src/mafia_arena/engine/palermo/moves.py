@@ -65,27 +65,34 @@ def timed_phase(game: Game, phase: str) -> Flow:
         if not prompt:
             return
         answers = yield prompt
-        moved = False
+        moved = changed = False
         for seat in sorted(answers):
             decision = answers[seat]
             if decision == PASS:
                 continue
             moved = True
-            apply(game, seat, decision, phase)
+            # only a move other than a ballot can make a later seat's offer stale
+            apply(game, seat, decision, phase, recheck=changed)
             if game.over:
                 return
+            changed = changed or (isinstance(decision, Choice) and decision.verb != "vote")
         if not moved:
             return
 
 
-def apply(game: Game, seat: int, decision: Choice | Speech, phase: str) -> None:
-    """Apply one move if it is still legal; otherwise tell the seat it was refused."""
+def apply(
+    game: Game, seat: int, decision: Choice | Speech, phase: str, *, recheck: bool = True
+) -> None:
+    """Apply one move if it is still legal; otherwise tell the seat it was refused.
+
+    `recheck` False: nothing but ballots changed since the seat was offered the move
+    (ballots change no other seat's offer), so the offer still holds as submitted."""
     ps = of(game)
     if isinstance(decision, Speech):
         if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
             game.emit(SpeechMade(seat, decision.text, "discussion"), PUBLIC)
         return
-    if decision not in [c for c, _ in moves_for(game, seat, phase)]:
+    if recheck and decision not in [c for c, _ in moves_for(game, seat, phase)]:
         game.emit(
             Narration("refused", f"Your move {decision.key} no longer applies."), private(seat)
         )

@@ -59,11 +59,17 @@ def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
     if ps.states.is_echo_voter(seat) and seat in ps.ballots and ps.phase != "change_window":
         return []  # an echo voter casts one ballot
     current = ps.ballots.get(seat)
-    return [
-        (shared_choice("vote", t), f"vote {seat_name(t)}")
-        for t in legal_targets(game, seat)
-        if t != current
-    ]
+    offers = _vote_offers(game)
+    return [offers[t] for t in legal_targets(game, seat) if t != current]
+
+
+def _vote_offers(game: Game) -> list[tuple[Choice, str]]:
+    """The ballot choice and label for each seat, built once per game (asked constantly)."""
+    found: list[tuple[Choice, str]] | None = game.derived.get("palermo_votes")
+    if found is None:
+        found = [(shared_choice("vote", t), f"vote {seat_name(t)}") for t in range(game.players)]
+        game.derived["palermo_votes"] = found
+    return found
 
 
 def cast(game: Game, seat: int, target: int) -> None:
