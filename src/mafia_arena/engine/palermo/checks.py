@@ -76,5 +76,5 @@ def finish(game: Game, camp: str, reason: str, winners: tuple[int, ...] | None =
     ps = of(game)
     if winners is None:
         winners = tuple(s.seat for s in game.state.seats if s.faction == camp)
-    game.emit(CardsShown(dict(sorted(ps.cards.items()))), PUBLIC)
     end_game(game, camp, reason, winners)
+    game.emit(CardsShown(dict(sorted(ps.cards.items()))), PUBLIC)

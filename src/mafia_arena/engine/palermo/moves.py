@@ -42,8 +42,9 @@ def request_for(game: Game, seat: int, phase: str) -> Request | None:
     ps = of(game)
     picks = moves_for(game, seat, phase)
     speak = phase in DISCUSSION and ps.states.can(seat, Capability.POST)
-    if not picks and not speak:
-        return None
+    victim = phase == "afternoon" and seat == ps.todays_victim
+    if not picks and not speak and not victim:
+        return None  # today's victim is always asked: being asked shows no card
     choices = (PASS, *(c for c, _ in picks))
     labels = ("done for this phase", *(label for _, label in picks))
     prompt = f"{TITLES[phase]} of round {ps.round}: one move, or done."

@@ -117,13 +117,18 @@ def apply_single(game: Game, seat: int, decision: Decision) -> None:
 
 
 def vote_end_actions(game: Game) -> Flow:
-    """VOTE-END ACTIONS: the Lawyer and the Corrupt Cop, blind to each other (5.13, 5.7)."""
+    """VOTE-END ACTIONS: the Lawyer and the Corrupt Cop, blind to each other (5.13, 5.7).
+
+    Every Active player is asked (those without a power may only pass), so who is asked
+    tells nobody who holds the powers."""
     ps = of(game)
     ps.phase = game.state.phase = "vote_end"
     seats = game.state.seats
     prompt: dict[int, Request] = {}
     for seat in ps.states.active():
         role = seats[seat].role
+        picks: list[tuple[Choice, str]] = []
+        text = "Vote-end actions: nothing for you to do."
         if role == LAWYER and not ps.lawyer_used:
             picks = [
                 (shared_choice("defend", t), f"defend {seat_name(t)}") for t in ps.states.active()
@@ -141,12 +146,9 @@ def vote_end_actions(game: Game) -> Flow:
                 if d != s
             ]
             text = "Corrupt Cop: move every vote on one player to another (once per game), or pass."
-        else:
-            continue
-        if picks:
-            choices = (PASS, *(c for c, _ in picks))
-            labels = ("pass", *(label for _, label in picks))
-            prompt[seat] = Request(seat, "vote_end", text, choices, labels, "pass")
+        choices = (PASS, *(c for c, _ in picks))
+        labels = ("pass", *(label for _, label in picks))
+        prompt[seat] = Request(seat, "vote_end", text, choices, labels, "pass")
     if not prompt:
         return {}
     answers = yield prompt
