@@ -548,7 +548,9 @@ class StateChanged(Fact):
 @_fact("card")
 @dataclass(frozen=True, slots=True)
 class CardDealt(Fact):
-    """seats (the holder) — the intrigue card the player holds; nobody else learns it."""
+    """seats (the holder) — the intrigue card the player holds now; nobody else learns
+    it. An empty `card` tells the holder the card is gone (played, or lost on leaving
+    the game permanently)."""
 
     seat: int
     card: str

@@ -11,7 +11,7 @@ privately, a Vote Cancellation at RESOLUTION. A state check follows every play.
 
 from __future__ import annotations
 
-from mafia_arena.engine.catalogue import CardPlayed, OracleAnswer
+from mafia_arena.engine.catalogue import CardDealt, CardPlayed, OracleAnswer
 from mafia_arena.engine.choices import Choice, shared_choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Game, seat_name
@@ -85,6 +85,7 @@ def play(game: Game, seat: int, choice: Choice) -> None:
     ps = of(game)
     card = ps.cards.pop(seat)
     ps.count(f"card_{card}")
+    game.emit(CardDealt(seat, ""), private(seat))
     target = choice.target
     if card == "resurrection" and target is not None:
         game.emit(CardPlayed(card, f"Resurrection is played on {seat_name(target)}.", None, target))

@@ -10,7 +10,7 @@ returning mafioso after the Rival Mafioso's activation (5.1).
 
 from __future__ import annotations
 
-from mafia_arena.engine.catalogue import RoleChange, StateChanged, Trigger
+from mafia_arena.engine.catalogue import CardDealt, RoleChange, StateChanged, Trigger
 from mafia_arena.engine.events import HOST, PUBLIC, private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.palermo.roles import CITIZEN, GOOD_CAMP, MAFIA_TEAM, RIVAL, title
@@ -57,8 +57,7 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
         card = ps.cards.get(seat)
         if role == RIVAL:
             activated = ps.activated
-    if to is PlayerState.OUT:
-        ps.cards.pop(seat, None)
+    lost = ps.cards.pop(seat, None) if to is PlayerState.OUT else None
     template = _TEXT["out" if cause == "snitch" and to is PlayerState.OUT else announced]
     shown = title(role) if role else ""
     if card:
@@ -69,6 +68,8 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
     game.emit(StateChanged(seat, to.value, announced, text, role, card, activated), PUBLIC)
     if announced != cause:
         game.emit(Trigger(cause, seat), HOST)
+    if lost is not None:
+        game.emit(CardDealt(seat, ""), private(seat))
     if to is PlayerState.ACTIVE and ps.activated and seat_state.role in MAFIA_TEAM:
         seat_state.role, seat_state.faction = CITIZEN, GOOD_CAMP
         game.emit(RoleChange(seat, CITIZEN, GOOD_CAMP), private(seat))
