@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 from mafia_arena.agents.heuristic.context import Context
 from mafia_arena.engine.catalogue import Ballot, NightResult, OracleAnswer, StateChanged
-from mafia_arena.engine.choices import PASS, Choice, Decision
+from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
+from mafia_arena.engine.speech_acts import render_act
 
 _MAFIA_CAMP_ROLES = frozenset(
     {"known_a", "known_b", "hidden", "archmafioso", "corrupt_cop", "prostitute"}
@@ -38,6 +39,9 @@ def palermo_decision(ctx: Context) -> Decision:
         return _pick_vote(ctx, [c for c in ctx.request.choices if c.verb == "vote"]) or PASS
     if kind == "vote_end":
         return _vote_end(ctx)
+    if kind == "speak":
+        act = ctx.notes.pop("palermo_post", None)
+        return Speech(render_act(act), act) if act is not None else PASS
     return PASS  # change_vote (keep the ballot), last_words
 
 
@@ -118,6 +122,15 @@ def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
     enemies = [t for t in targets if t in _enemies_known(ctx)]
     if enemies and not _mafia_side(ctx):
         return targets[enemies[0]]
+    if not _mafia_side(ctx):  # a public check result naming a mafioso is followed
+        named = [
+            s.claim.target
+            for s in ctx.view.knowledge.said
+            if s.claim.kind == "claim_result" and s.claim.value == "mafia"
+        ]
+        for target in reversed(named):
+            if target in targets and target not in _cleared(ctx):
+                return targets[target]
     counts: dict[int, int] = {}
     for target in _ballots_now(ctx).values():
         counts[target] = counts.get(target, 0) + 1
@@ -159,7 +172,27 @@ def _turn(ctx: Context) -> Decision:
         pick = _pick_vote(ctx, by_verb["vote"])
         if pick is not None:
             return pick
+    if "post" in by_verb and phase == "afternoon":
+        posted = ctx.notes.setdefault("palermo_posted", set())
+        act = None if ctx.view.knowledge.day in posted else _post(ctx)
+        if act is not None:
+            posted.add(ctx.view.knowledge.day)
+            ctx.notes["palermo_post"] = act
+            return by_verb["post"][0]
     return PASS
+
+
+def _post(ctx: Context) -> Choice | None:
+    """One statement a day at most: the town names a mafioso it found (a check or
+    Pythia); the mafia camp now and then accuses a non-ally."""
+    alive = set(ctx.view.knowledge.living())
+    if not _mafia_side(ctx):
+        found = sorted(t for t in _enemies_known(ctx) if t in alive)
+        return shared_choice("claim_result", found[0], "mafia") if found else None
+    if ctx.rng.random() < 0.2:
+        others = sorted(t for t in alive if t not in _friends(ctx))
+        return shared_choice("accuse", ctx.rng.choice(others)) if others else None
+    return None
 
 
 def _night_pick(ctx: Context, verb: str, options: list[Choice]) -> Choice:

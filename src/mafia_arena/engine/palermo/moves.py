@@ -1,24 +1,26 @@
 """A timed phase as rounds of moves (3.2 in the discrete model).
 
 In each timed phase every seat that can do something is asked at once for one move:
-a ballot, a card play, a night action, a public post (free text), or ``pass`` (done
-for this phase). Moves are applied in seat order, each checked again against the state
-the earlier moves left (a move that no longer applies is refused privately and
-changes nothing; a card is then kept); a state check follows every card. Seats that
-are asked again (a seat may answer another's move), up to the variant's `moves`
-rounds; the phase ends early when everyone passed in one round.
+a ballot, a card play, a night action, ``post`` (then a speaking turn, free text),
+or ``pass`` (done for this phase). Moves are applied in seat order, each checked
+again against the state the earlier moves left (a move that no longer applies is
+refused privately and changes nothing; a card is then kept); a state check follows
+every card. Every seat is asked again (a seat may answer another's move), up to the
+variant's `moves` rounds; the phase ends early when everyone passed in one round.
 """
 
 from __future__ import annotations
 
 from mafia_arena.engine.catalogue import Narration, SpeechMade
-from mafia_arena.engine.choices import PASS, Choice, Request, Speech
+from mafia_arena.engine.choices import PASS, Choice, Request, Speech, shared_choice
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Flow, Game
 from mafia_arena.engine.palermo import cards, night, vote
 from mafia_arena.engine.palermo.state import of
 from mafia_arena.engine.player_states import Capability
 
+POST = shared_choice("post")
+"""The move "I want to post": the seat then gets a speaking turn (`posts`)."""
 DISCUSSION = frozenset({"night_early", "night_late", "dead_time", "morning", "afternoon"})
 TITLES = {
     "night_early": "Night, before midnight",
@@ -41,14 +43,15 @@ def moves_for(game: Game, seat: int, phase: str) -> list[tuple[Choice, str]]:
 def request_for(game: Game, seat: int, phase: str) -> Request | None:
     ps = of(game)
     picks = moves_for(game, seat, phase)
-    speak = phase in DISCUSSION and ps.states.can(seat, Capability.POST)
+    if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
+        picks.append((POST, "post in the public discussion"))
     victim = phase == "afternoon" and seat == ps.todays_victim
-    if not picks and not speak and not victim:
+    if not picks and not victim:
         return None  # today's victim is always asked: being asked shows no card
     choices = (PASS, *(c for c, _ in picks))
     labels = ("done for this phase", *(label for _, label in picks))
     prompt = f"{TITLES[phase]} of round {ps.round}: one move, or done."
-    return Request(seat, "turn", prompt, choices, labels, "pass", speak, info={"phase": phase})
+    return Request(seat, "turn", prompt, choices, labels, "pass", info={"phase": phase})
 
 
 def timed_phase(game: Game, phase: str) -> Flow:
@@ -67,18 +70,43 @@ def timed_phase(game: Game, phase: str) -> Flow:
             return
         answers = yield prompt
         moved = changed = False
+        posters = []
         for seat in sorted(answers):
             decision = answers[seat]
             if decision == PASS:
                 continue
             moved = True
+            if decision == POST:
+                posters.append(seat)
+                continue
             # only a move other than a ballot can make a later seat's offer stale
             apply(game, seat, decision, phase, recheck=changed)
             if game.over:
                 return
             changed = changed or (isinstance(decision, Choice) and decision.verb != "vote")
+        if posters:
+            yield from posts(game, posters, phase)
         if not moved:
             return
+
+
+def posts(game: Game, seats: list[int], phase: str) -> Flow:
+    """The seats that chose to post write their message (a speaking turn each, at once)."""
+    ps = of(game)
+    prompt = {
+        seat: Request(
+            seat, "speak", f"{TITLES[phase]}: your post.", (PASS,), ("say nothing",), "pass", True
+        )
+        for seat in seats
+        if ps.states.can(seat, Capability.POST)
+    }
+    if not prompt:
+        return
+    answers = yield prompt
+    for seat in sorted(answers):
+        said = answers[seat]
+        if isinstance(said, Speech):
+            game.emit(SpeechMade(seat, said.text, "discussion"), PUBLIC)
 
 
 def apply(
@@ -88,11 +116,8 @@ def apply(
 
     `recheck` False: nothing but ballots changed since the seat was offered the move
     (ballots change no other seat's offer), so the offer still holds as submitted."""
-    ps = of(game)
     if isinstance(decision, Speech):
-        if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
-            game.emit(SpeechMade(seat, decision.text, "discussion"), PUBLIC)
-        return
+        return  # posts are speaking turns of their own (`posts`)
     if recheck and decision not in [c for c, _ in moves_for(game, seat, phase)]:
         game.emit(
             Narration("refused", f"Your move {decision.key} no longer applies."), private(seat)
