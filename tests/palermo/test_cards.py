@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from tests.palermo.table import S20, P, Table
 
 from mafia_arena.engine.catalogue import CardPlayed, NoExecution, OracleAnswer, StateChanged, Votes
@@ -173,3 +174,26 @@ def test_T24_pythia_answers_by_formal_team_and_role() -> None:
     t2.until(2, "morning")
     t2.step({16: "pythia:6:prostitute"})
     assert t2.facts(OracleAnswer)[-1].answer is True
+
+
+WINDOWS = ("night_early", "night_late", "dead_time", "morning", "afternoon", "change_window")
+TIMED_CARDS = [
+    "resurrection", "grave_robbing", "extra_vote", "vote_cancellation",
+    "immediate_imprisonment", "echo", "pythia", "vote_exemption",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("card", TIMED_CARDS)
+def test_card_is_offered_only_in_its_timing_window(card: str) -> None:
+    """3.4: each card in exactly the phases its entry lists (the vote block: the change
+    window); Failed Assassination and Cancel Imprisonment have scenario tests (T17, T20)."""
+    t = Table(hands={14: card}, keep={14})
+    spec = t.game.variant.palermo
+    assert spec is not None
+    allowed = {"vote" if p == "vote" else p for p in spec.cards[card].phases}
+    for phase in WINDOWS:
+        t.until(2, phase)
+        request = t.game.request(P(14))
+        offered = request is not None and any(c.verb == card for c in request.choices)
+        expected = (phase if phase != "change_window" else "vote") in allowed
+        assert offered is expected, phase
