@@ -159,12 +159,17 @@ def _turn(ctx: Context) -> Decision:
         if verb in by_verb and (night_key, verb) not in night_done:
             night_done.add((night_key, verb))
             return _night_pick(ctx, verb, by_verb[verb])
-    if "snitch" in by_verb and (night_key, "snitch") not in night_done:
-        night_done.add((night_key, "snitch"))
-        if ctx.rng.random() < 0.15:
-            simple = [c for c in by_verb["snitch"] if c.value in ("simple", "vendetta")]
-            if simple:
-                return ctx.rng.choice(simple)
+    if "snitch" in by_verb:
+        partner = [c for c in by_verb["snitch"] if c.value == "massacre_detective"]
+        if partner and not any(c.value == "massacre_informant" for c in by_verb["snitch"]):
+            return ctx.rng.choice(partner)  # a fellow mafioso opened a massacre: complete it
+        if (night_key, "snitch") not in night_done:
+            night_done.add((night_key, "snitch"))
+            if ctx.rng.random() < 0.15:
+                kind = ctx.rng.choice(("simple", "vendetta", "massacre_informant"))
+                picks = [c for c in by_verb["snitch"] if c.value == kind]
+                if picks:
+                    return ctx.rng.choice(picks)
     card = _card_move(ctx, by_verb, phase, ballots)
     if card is not None:
         return card
