@@ -45,16 +45,35 @@ async def poll_views(server: LiveServer, game_id: str, credential: str, into: Pl
             await asyncio.sleep(0.01)
 
 
+SETTINGS: dict[str, dict[str, Any]] = {"palermo": {"moves": 1}}
+"""Switches per variant for these games (Palermo: one move per phase keeps the many
+turns of its forum clock within the test's time)."""
+TIMEOUT: dict[str, float] = {"palermo": 500.0}
+
+
 async def play_observed(
     server: LiveServer, variant: str, players: int, humans: list[int], seed: int
 ) -> tuple[dict[str, Any], list[dict], list[Played]]:
     seats = [{"kind": "human" if i in humans else "bot"} for i in range(players)]
-    created = server.create(variant=variant, players=players, seats=seats, seed=seed)
+    created = server.create(
+        variant=variant,
+        players=players,
+        seats=seats,
+        seed=seed,
+        overrides=SETTINGS.get(variant, {}),
+    )
     game_id = created["game_id"]
     joined = [server.join(game_id, inv["invite"]) for inv in created["invites"]]
     http_seen = [Played(j["seat"]) for j in joined]
     runs = [
-        autopilot(server.ws_url, game_id, j["credential"], j["seat"], seed * 31 + k)
+        autopilot(
+            server.ws_url,
+            game_id,
+            j["credential"],
+            j["seat"],
+            seed * 31 + k,
+            timeout=TIMEOUT.get(variant, 120.0),
+        )
         for k, j in enumerate(joined)
     ]
     polls = [
@@ -74,7 +93,7 @@ def test_no_hidden_information_reaches_a_seat(server: LiveServer, variant: str, 
     players = max(rules.min_players, 7)
     humans = [(seed * 2) % players, (seed * 2 + 3) % players]
     created, joined, played = asyncio.run(play_observed(server, variant, players, humans, seed))
-    game = server.wait_over(created["game_id"])
+    game = server.wait_over(created["game_id"], TIMEOUT.get(variant, 60.0))
     secrets_ = [
         created["admin"],
         *(i["invite"] for i in created["invites"]),

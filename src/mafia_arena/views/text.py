@@ -210,7 +210,13 @@ def _game_over(f: GameEnded, prefix: str) -> str:
     return f"Game over: {f.winner or 'draw'} wins. Roles: {roles}."
 
 
-def _state(f: StateChanged | CardPlayed, prefix: str) -> str:
+def _state(f: StateChanged, prefix: str) -> str:
+    if f.role is None:
+        return f"{prefix}{f.text}"
+    return f"{prefix}{f.text} {name(f.seat)}'s card: {f.role}."
+
+
+def _card_played(f: CardPlayed, prefix: str) -> str:
     return f"{prefix}{f.text}"
 
 
@@ -238,7 +244,7 @@ def _cards_shown(f: CardsShown, prefix: str) -> str:
 
 _RENDER: dict[type, Callable[[Any, str], str]] = {
     StateChanged: _state,
-    CardPlayed: _state,
+    CardPlayed: _card_played,
     CardDealt: _card,
     OracleAnswer: _oracle,
     Absence: _absence,
