@@ -133,14 +133,16 @@ class StoredRecords:
         return set(self._series) | {spec for spec, _, _ in self._others}
 
     def played_indices(self) -> set[int]:
-        """The game indices of the records that are not void."""
+        """The game indices of the records that are not void (web games have none)."""
         out = {
             index
             for series in self._series.values()
             for index, offset in enumerate(series.offsets)
             if offset >= 0 and not series.void[index]
         }
-        out.update(index for (_, index, _), (_, void) in self._others.items() if not void)
+        out.update(
+            index for (_, index, _), (_, void) in self._others.items() if index >= 0 and not void
+        )
         return out
 
     def void_count(self) -> int:
