@@ -49,7 +49,7 @@ def vector_rate(variant: str, players: int, games: int) -> Callable[[float], flo
 
 
 def aec_rate(variant: str, players: int, **kwargs: object) -> Callable[[float], float]:
-    play = aec_game(variant, players, **kwargs)
+    play = aec_game(variant, players, count_steps=True, **kwargs)
     seed = 0
 
     def run(seconds: float) -> float:
