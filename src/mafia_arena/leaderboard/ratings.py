@@ -61,7 +61,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .intervals import percentile_interval, resample_indices
+from .intervals import percentile_interval, resample_rows
 from .records import GameResult, SeatResult, prepare_games
 
 __all__ = [
@@ -306,13 +306,16 @@ def fit_bradley_terry(
 
 def _bootstrap_elo(
     design: _Design,
-    resamples: np.ndarray,
+    resamples: Iterable[np.ndarray],
+    n_boot: int,
     prior_sd: float,
     bias_sd: float,
     beta0: np.ndarray,
 ) -> np.ndarray:
+    """Elo of every entity refitted on each of the `n_boot` resamples (rows of game
+    indices, an array or drawn one at a time: `intervals.resample_rows`)."""
     n_games = design.row_of_game.shape[0]
-    out = np.full((resamples.shape[0], design.n_entities), np.nan)
+    out = np.full((n_boot, design.n_entities), np.nan)
     for b, idx in enumerate(resamples):
         counts = np.bincount(idx, minlength=n_games).astype(float)
         out[b], _, _ = _fit_weighted(design, counts, prior_sd, bias_sd, beta0)
@@ -333,9 +336,8 @@ def bootstrap_bradley_terry(
     games = ratable_games(records)
     design = _build_design(games, level)
     _, _, beta = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
-    samples = _bootstrap_elo(
-        design, resample_indices(len(games), n_boot, seed), prior_sd, bias_sd, beta
-    )
+    rows = resample_rows(len(games), n_boot, seed)
+    samples = _bootstrap_elo(design, rows, n_boot, prior_sd, bias_sd, beta)
     if not n_boot:
         return {e: (math.nan, math.nan) for e in design.entities}
     lo, hi = percentile_interval(samples, confidence)
@@ -421,17 +423,25 @@ def compute_ratings(
     (decisive games the entity took part in), ``bt_rating``, ``bt_low``, ``bt_high``
     (Elo scale, percentile bootstrap CI at ``confidence``; NaN when ``n_boot == 0``),
     ``os_mu``, ``os_sigma``, ``os_ordinal``. Rows sorted by ``bt_rating`` desc, then key.
-    The same resamples (same ``seed``) are used at every level.
+    The same resamples (same ``seed``) are used at every level: each level draws them
+    again from a generator of that seed, one at a time.
     """
     games = ratable_games(records)
-    resamples = resample_indices(len(games), n_boot, seed)
     out: dict[str, pd.DataFrame] = {}
     for level in levels:
         design = _build_design(games, level)
         elo, _, beta = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
         if n_boot > 0 and design.n_entities:
             lo, hi = percentile_interval(
-                _bootstrap_elo(design, resamples, prior_sd, bias_sd, beta), confidence
+                _bootstrap_elo(
+                    design,
+                    resample_rows(len(games), n_boot, seed),
+                    n_boot,
+                    prior_sd,
+                    bias_sd,
+                    beta,
+                ),
+                confidence,
             )
         else:
             lo = hi = np.full(design.n_entities, np.nan)
