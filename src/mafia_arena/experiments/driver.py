@@ -183,7 +183,6 @@ def _run(
     tracking_uri: str | None,
 ) -> Summary:
     done, store_id = _stored(experiment, store, resume, force_resume)
-    pending = [i for m in experiment.matchups for i in m.indices if i not in done]
     summary = Summary(
         experiment.name,
         experiment.spec_hash,
@@ -213,7 +212,7 @@ def _run(
             fault,
             host_key,
         )
-        for b in batches(experiment, pending, async_agents)
+        for b in batches(experiment, None, async_agents, skip=done)
     ]
     executor: Any = None
     started = time.perf_counter()
