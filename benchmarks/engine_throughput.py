@@ -117,18 +117,22 @@ def aec_game(variant: str, players: int, *, count_steps: bool = False, **kwargs:
 
 
 def parallel_game(variant: str, players: int, **kwargs: object) -> Play:
-    """The Parallel loop over `parallel_env()`: one action per pending seat per step."""
+    """The Parallel loop over `parallel_env()`: an action for every seat at every step, a
+    random legal one for each seat with a request, the wait (0) for the others."""
     env = mafia_env.parallel_env(variant, players, **kwargs)
     rng = np.random.default_rng(0)
 
     def play(seed: int) -> int:
-        observations, _infos = env.reset(seed=seed)
+        observations, infos = env.reset(seed=seed)
         while env.agents:
             actions = {}
             for agent, obs in observations.items():
+                if infos[agent]["request"] is None:  # waiting: its mask offers action 0 only
+                    actions[agent] = 0
+                    continue
                 legal = np.flatnonzero(obs["action_mask"])
                 actions[agent] = int(legal[rng.integers(len(legal))])
-            observations, _r, _t, _u, _infos = env.step(actions)
+            observations, _r, _t, _u, infos = env.step(actions)
         return engine_decisions(env)
 
     return play
