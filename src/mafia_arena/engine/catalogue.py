@@ -597,7 +597,7 @@ class PseudonymTransfer(Fact):
 
 @_fact("testament")
 @dataclass(frozen=True, slots=True)
-class TestamentDelivered(Fact):
+class DeliveredTestament(Fact):
     """public (a public testament) or seats (its chosen recipients) — an eliminated
     player's testament. A private one's existence is told to nobody else."""
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 
 from mafia_arena.engine.catalogue import (
+    DeliveredTestament,
     FormNoted,
     Newspaper,
     PrivateMessage,
     PseudonymTransfer,
     SpeechMade,
-    TestamentDelivered,
 )
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.forum.state import Ad, Testament, forum, round_of
@@ -72,9 +72,7 @@ def pseudonym_refusal(game: Game, seat: int, name: str) -> str:
     return ""
 
 
-def refusal(
-    game: Game, seat: int, verb: str, target: int | None, value: str | None
-) -> str | None:
+def refusal(game: Game, seat: int, verb: str, target: int | None, value: str | None) -> str | None:
     """Why a channel form is refused now ("" if accepted; None: not a channel verb)."""
     if verb not in CHANNEL_VERBS:
         return None
@@ -123,13 +121,17 @@ def refusal(
 def coin(game: Game) -> str:
     """A fresh pseudonym for an ad asked without one (a logged draw, so it replays)."""
     state = forum(game)
-    free = [n for n in COINED if n.casefold() not in state.owners and n.casefold() not in state.retired]
+    free = [
+        n for n in COINED if n.casefold() not in state.owners and n.casefold() not in state.retired
+    ]
     if not free:
         free = [f"Reader {i}" for i in range(1, 200) if f"reader {i}" not in state.owners]
     return str(game.draw("pseudonym", free))
 
 
-def apply(game: Game, seat: int, verb: str, target: int | None, value: str | None, text: str) -> None:
+def apply(
+    game: Game, seat: int, verb: str, target: int | None, value: str | None, text: str
+) -> None:
     """Carry out an accepted channel form (`refusal` said "")."""
     state = forum(game)
     if verb == "post":
@@ -148,7 +150,10 @@ def apply(game: Game, seat: int, verb: str, target: int | None, value: str | Non
             state.owners[key] = seat
             state.spelled[key] = name
         state.ads.append(Ad(seat, state.spelled[key], text or DEFAULT_AD))
-        game.emit(FormNoted("ad", f"Your ad under {state.spelled[key]!r} is in the next edition."), private(seat))
+        game.emit(
+            FormNoted("ad", f"Your ad under {state.spelled[key]!r} is in the next edition."),
+            private(seat),
+        )
     elif verb == "give":
         key = str(value).casefold()
         assert target is not None
@@ -159,7 +164,9 @@ def apply(game: Game, seat: int, verb: str, target: int | None, value: str | Non
     else:
         recipients = None if value in (None, "", "public") else seats_of(value)
         state.testaments[seat] = Testament(text or DEFAULT_TESTAMENT, recipients, round_of(game))
-        whom = "public" if recipients is None else "to " + ", ".join(seat_name(r) for r in recipients)
+        whom = (
+            "public" if recipients is None else "to " + ", ".join(seat_name(r) for r in recipients)
+        )
         game.emit(FormNoted("testament", f"Your testament ({whom}) is recorded."), private(seat))
 
 
@@ -195,8 +202,8 @@ def deliver_testament(game: Game, seat: int) -> None:
     if held is None:
         return
     if held.recipients is None:
-        game.emit(TestamentDelivered(seat, held.text, True), PUBLIC)
+        game.emit(DeliveredTestament(seat, held.text, True), PUBLIC)
     else:
         game.emit(
-            TestamentDelivered(seat, held.text, False), private(*held.recipients, channel="gm")
+            DeliveredTestament(seat, held.text, False), private(*held.recipients, channel="gm")
         )

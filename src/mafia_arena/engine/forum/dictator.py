@@ -203,7 +203,9 @@ def immediate(game: Game, seat: int, form: Form) -> None:
         state.authority = form.target
         if state.successor == form.target:
             state.successor = None
-        notify(game, seat, "authority", f"You handed the kill authority to {seat_name(form.target)}.")
+        notify(
+            game, seat, "authority", f"You handed the kill authority to {seat_name(form.target)}."
+        )
         notify(game, form.target, "authority", f"{seat_name(seat)} handed you the kill authority.")
     else:
         attack(game, seat, form.target)
@@ -213,7 +215,9 @@ def attack(game: Game, attacker: int, victim: int) -> None:
     """The terrorist's suicide attack, resolved at once (3.7)."""
     state = forum(game)
     was_dictator = state.dictator == victim
-    text = f"{seat_name(attacker)} carried out a suicide attack and took {seat_name(victim)} with him."
+    text = (
+        f"{seat_name(attacker)} carried out a suicide attack and took {seat_name(victim)} with him."
+    )
     game.emit(SuicideAttack(attacker, victim, text), PUBLIC)
     leave(game, attacker)
     leave(game, victim)
@@ -245,9 +249,7 @@ def named(game: Game, verb: str, voters: list[int] | None = None) -> list[int]:
     """The targets of this phase's `verb` forms, by the voters (default: all)."""
     forms = forum(game).forms
     seats = sorted(forms) if voters is None else voters
-    return [
-        f.target for s in seats if (f := forms.get(s, {}).get(verb)) and f.target is not None
-    ]
+    return [f.target for s in seats if (f := forms.get(s, {}).get(verb)) and f.target is not None]
 
 
 def take_office(game: Game, seat: int | None, *, later: bool) -> None:
@@ -365,7 +367,9 @@ def end_of_night(game: Game, number: int) -> None:
         tips.append(f"Matchmaker compared: {seat_name(a)} and {seat_name(b)}")
         if seat in jailed:
             continue
-        same = apparent_mafia(game, a, number, murdered) == apparent_mafia(game, b, number, murdered)
+        same = apparent_mafia(game, a, number, murdered) == apparent_mafia(
+            game, b, number, murdered
+        )
         if a in marked or b in marked:
             same = not same
         verdict = "gehören zur gleichen Partei" if same else "gehören zu verschiedenen Parteien"
@@ -402,9 +406,9 @@ def end_of_night(game: Game, number: int) -> None:
     out: list[int] = []
     if game.variant.rules.forum.inactivity_warnings is not None:
         for seat in list(gs.living_seats()):
-            if seat in state.inactive_day and seat not in state.posted:
-                if warn(game, seat, later=True):
-                    out.append(seat)
+            silent = seat in state.inactive_day and seat not in state.posted
+            if silent and warn(game, seat, later=True):
+                out.append(seat)
         state.inactive_day = set()
     # R10 the morning report of Day n+1
     gs.day, gs.phase = number + 1, "day"
@@ -424,7 +428,11 @@ def end_of_night(game: Game, number: int) -> None:
         game.emit(Office(state.dictator, office_text, deposed), PUBLIC)
     for seat in out:
         disqualify(game, seat)
-    for seat in [*jailed, *([murdered] if murdered is not None else []), *([deposed] if deposed is not None else [])]:
+    for seat in [
+        *jailed,
+        *([murdered] if murdered is not None else []),
+        *([deposed] if deposed is not None else []),
+    ]:
         channels.deliver_testament(game, seat)
     channels.publish_edition(game, f"Night {number}")
     if state.dictator is None:
@@ -434,14 +442,20 @@ def end_of_night(game: Game, number: int) -> None:
         if gs.alive(seat):
             notify(game, seat, "result", text)
     for seat in gs.living_seats():
-        if trait(game, seat, "sees_investigations") and tips and gs.day >= gs.seats[seat].flags.get("learns_on_day", 0):
+        if (
+            trait(game, seat, "sees_investigations")
+            and tips
+            and gs.day >= gs.seats[seat].flags.get("learns_on_day", 0)
+        ):
             notify(game, seat, "investigations", "; ".join(tips))
     if gs.day == 2:
         for seat, _ in state.copied.items():
             if gs.alive(seat):
                 s = gs.seats[seat]
                 game.emit(RoleChange(seat, s.role, s.faction), private(seat))
-                game.emit(StatusMessage(seat, status_lines(game, seat, s.role, s.faction)), private(seat))
+                game.emit(
+                    StatusMessage(seat, status_lines(game, seat, s.role, s.faction)), private(seat)
+                )
                 tell_comrades(game, seat)
     for seat, topic, text in state.notices:
         if gs.alive(seat):
@@ -500,7 +514,11 @@ def outcome(game: Game) -> str | None:
     if not town:
         return faction_of_side(game, "mafia")
     dictator = forum(game).dictator
-    if dictator is not None and variant.side(gs.faction(dictator)) == "mafia" and len(town) <= len(mafia):
+    if (
+        dictator is not None
+        and variant.side(gs.faction(dictator)) == "mafia"
+        and len(town) <= len(mafia)
+    ):
         return faction_of_side(game, "mafia")
     return None
 

@@ -115,7 +115,11 @@ def offered(game: Game, seat: int) -> list[Choice]:
     else:
         if seat == state.dictator:
             out += [shared_choice("execute", t) for t in living if t != seat]
-        if trait(game, seat, "suicide_attack") and seat != state.dictator and knows_status(game, seat):
+        if (
+            trait(game, seat, "suicide_attack")
+            and seat != state.dictator
+            and knows_status(game, seat)
+        ):
             out += [shared_choice("attack", t) for t in living if t != seat]
     if seat == state.authority:
         heirs = [t for t in living if t != seat and t != state.dictator and informed(game, t)]
@@ -127,4 +131,6 @@ def offered(game: Game, seat: int) -> list[Choice]:
 def runs_now(game: Game, step: NightStep) -> bool:
     """Does night step `step` take forms in the current night?"""
     gs = game.state
-    return gs.phase == "night" and runs_tonight(step, gs.day) and (gs.day > 0 or step.from_night == 0)
+    return (
+        gs.phase == "night" and runs_tonight(step, gs.day) and (gs.day > 0 or step.from_night == 0)
+    )

@@ -71,10 +71,13 @@ def status_lines(game: Game, seat: int, role: str, faction: str) -> tuple[str, .
     if told.party_line:
         lines.append(game.variant.factions[faction].status_line)
     if told.status_line:
+        known = set(spec.knows_roles)
+        if is_question_mark(game, seat):  # a copy also knows the one he copied (SD-17)
+            known.add(role)
         comrades = ", ".join(
             seat_name(s.seat)
             for s in game.state.seats
-            if s.seat != seat and s.alive and s.role in spec.knows_roles and informed(game, s.seat)
+            if s.seat != seat and s.alive and s.role in known and informed(game, s.seat)
         )
         lines.append(told.status_line.format(comrades=comrades))
     return tuple(line for line in lines if line)
