@@ -121,9 +121,9 @@ def test_SD_4_the_dictator_cannot_be_murdered_but_the_terrorist_can_kill_him() -
     assert not t.alive(C1) and not t.alive(T) and t.alive(C6)
     assert status(t, T) == "Mafia – Terrorist" and status(t, C1) == "Bürger"
     assert texts(t.last_phase_facts(NoExecution), "reason") == ["Nobody was executed today."]
-    for seat in range(4):
+    for seat in (B, R, F, DP1):
         t.act(seat, c("revolution", C2))
-    for seat in range(4, 7):
+    for seat in (DET, MM, A):
         t.act(seat, c("revolution", C3))
     t.phase()
     assert t.game.derived["forum"].dictator == C2

@@ -22,7 +22,7 @@ from mafia_arena.engine.catalogue import (
     SpeechMade,
 )
 from mafia_arena.engine.events import PUBLIC, private
-from mafia_arena.engine.forum.state import Ad, Testament, forum, round_of
+from mafia_arena.engine.forum.state import Ad, Testament, draw, forum, round_of, shuffled
 from mafia_arena.engine.game import Game, seat_name
 
 CHANNEL_VERBS = frozenset({"post", "pm", "ad", "give", "testament"})
@@ -126,7 +126,7 @@ def coin(game: Game) -> str:
     ]
     if not free:
         free = [f"Reader {i}" for i in range(1, 200) if f"reader {i}" not in state.owners]
-    return str(game.draw("pseudonym", free))
+    return str(draw(game, "pseudonym", free))
 
 
 def apply(
@@ -178,7 +178,7 @@ def publish_edition(game: Game, edition: str) -> None:
     ads = [ad for ad in state.ads if game.state.alive(ad.author)]
     state.ads = []
     if len(ads) > 1:
-        order = game.sample(f"newspaper:{edition}", range(len(ads)), len(ads))
+        order = shuffled(game, "newspaper", len(ads))
         ads = [ads[i] for i in order]
     game.emit(
         Newspaper(edition, tuple(a.pseudonym for a in ads), tuple(a.text for a in ads)), PUBLIC

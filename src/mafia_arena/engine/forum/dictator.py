@@ -32,7 +32,7 @@ from mafia_arena.engine.catalogue import (
 )
 from mafia_arena.engine.events import HOST, PUBLIC, private
 from mafia_arena.engine.forum import channels
-from mafia_arena.engine.forum.state import Form, forum
+from mafia_arena.engine.forum.state import Form, draw, forum
 from mafia_arena.engine.forum.status import (
     apparent_mafia,
     has_dark_past,
@@ -166,7 +166,7 @@ def pass_authority(game: Game, *, later: bool = False) -> None:
     if not heirs:
         state.authority = None
         return
-    heir = state.successor if state.successor in heirs else game.draw("authority", heirs)
+    heir = state.successor if state.successor in heirs else draw(game, "authority", heirs)
     state.authority = heir
     state.successor = None
     notify(game, heir, "authority", "You now hold the kill authority.", later=later)
@@ -240,9 +240,10 @@ def plurality(game: Game, purpose: str, names: list[int], pool: list[int]) -> in
     """The most-named seat still in the game; ties by lot; None if no name counts."""
     counts = Counter(t for t in names if game.state.alive(t))
     if not counts:
-        return game.draw(purpose, pool) if pool else None
+        return draw(game, purpose, pool) if pool else None
     top = max(counts.values())
-    return game.draw(purpose, sorted(t for t, c in counts.items() if c == top))
+    tied = sorted(t for t, c in counts.items() if c == top)
+    return tied[0] if len(tied) == 1 else draw(game, purpose, tied)
 
 
 def named(game: Game, verb: str, voters: list[int] | None = None) -> list[int]:
@@ -267,7 +268,7 @@ def end_of_night_zero(game: Game) -> None:
             continue
         form = state.forms.get(seat, {}).get("copy_status")
         others = [s for s in gs.living_seats() if s != seat]
-        target = form.target if form and form.target is not None else game.draw("copy", others)
+        target = form.target if form and form.target is not None else draw(game, "copy", others)
         copy_status(game, seat, target)
     winner = plurality(game, "election", named(game, "ballot"), list(gs.living_seats()))
     record_pointing(game)
@@ -345,7 +346,7 @@ def end_of_night(game: Game, number: int) -> None:
                 and game.variant.side(gs.faction(s)) == "town"
             ]
             if heirs:
-                heir = game.draw("dark_past", heirs)
+                heir = draw(game, "dark_past", heirs)
                 gs.seats[heir].flags["dark_past"] = True
                 game.emit(Trigger("dark_past", heir), HOST)
     # R5 results, R6 what the terrorist learns

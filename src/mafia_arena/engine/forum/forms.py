@@ -17,7 +17,7 @@ from mafia_arena.engine.forum.state import forum
 from mafia_arena.engine.forum.status import informed, knows_status, trait
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.night import runs_tonight
-from mafia_arena.rules.spec import NightStep
+from mafia_arena.rules.spec import NightStep, Variant
 
 ROLE_VERBS = frozenset(
     {
@@ -134,3 +134,25 @@ def runs_now(game: Game, step: NightStep) -> bool:
     return (
         gs.phase == "night" and runs_tonight(step, gs.day) and (gs.day > 0 or step.from_night == 0)
     )
+
+
+def every_form(variant: Variant, players: int) -> list[tuple[str, list[Choice]]]:
+    """Every form and channel choice a forum game of `variant` can offer at `players`
+    seats, by verb, in a fixed order (the PettingZoo action table's forum sections)."""
+    seats = range(players)
+    forum_rules = variant.rules.forum
+    out: list[tuple[str, list[Choice]]] = [("post", [shared_choice("post")])]
+    if forum_rules.private_messages:
+        out.append(("pm", [shared_choice("pm", t) for t in seats]))
+    if forum_rules.newspaper:
+        out.append(("ad", [shared_choice("ad", None, "new")]))
+    if forum_rules.testaments:
+        out.append(("testament", [shared_choice("testament", None, "public")]))
+    verbs = ["ballot", "revolution", "execute", "attack", "successor", "transfer"]
+    verbs += [step.action for step in variant.night if step.action != "compare"]
+    for verb in dict.fromkeys(verbs):
+        out.append((verb, [shared_choice(verb, t) for t in seats]))
+    if any(step.action == "compare" for step in variant.night):
+        pairs = [shared_choice("compare", a, str(b)) for a in seats for b in seats if a < b]
+        out.append(("compare", pairs))
+    return out

@@ -6,8 +6,13 @@ it. Only the forum modules read or change it; seats learn of it only through eve
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from mafia_arena.engine.catalogue import RandomDraw
+from mafia_arena.engine.events import HOST
 from mafia_arena.engine.game import Game
 
 KEY = "forum"
@@ -76,6 +81,8 @@ class ForumState:
     """Question mark seat → the seat whose status he copied (told on Day 2)."""
     notices: list[tuple[int, str, str]] = field(default_factory=list)
     """Private game-master messages waiting for the next morning: (seat, topic, text)."""
+    draws: dict[str, int] = field(default_factory=dict)
+    """How many draws each purpose has made (`draw`)."""
 
 
 def forum(game: Game) -> ForumState:
@@ -93,3 +100,32 @@ def forms_of(game: Game, seat: int) -> dict[str, Form]:
 def round_of(game: Game) -> int:
     """The testament round (OP-D27): Night 0 is round 0, Day n plus Night n round n."""
     return game.state.day
+
+
+def draw(game: Game, purpose: str, options: Sequence[Any]) -> Any:
+    """A uniform draw for `purpose` from a generator of its own, logged as a host event.
+
+    Why not the game's one generator: some draws follow hidden facts (whether a dark
+    past moved on, who inherits the kill authority), and a shared generator would then
+    shift every later public draw (the newspaper's order, a lot between tied
+    candidates), telling the table that something hidden happened. Each purpose's k-th
+    draw comes from ``Random("<seed>:forum:<purpose>:<k>")`` instead, so it is fixed
+    by the seed and the public course of the game alone, and a log still replays.
+    """
+    options = list(options)
+    state = forum(game)
+    k = state.draws[purpose] = state.draws.get(purpose, 0) + 1
+    rng = random.Random(f"{game.seed}:forum:{purpose}:{k}")
+    result = options[rng.randrange(len(options))]
+    game.emit(RandomDraw(purpose, options, result), HOST)
+    return result
+
+
+def shuffled(game: Game, purpose: str, count: int) -> list[int]:
+    """A drawn order of ``range(count)`` (the newspaper's ads), as `draw` does it."""
+    state = forum(game)
+    k = state.draws[purpose] = state.draws.get(purpose, 0) + 1
+    order = list(range(count))
+    random.Random(f"{game.seed}:forum:{purpose}:{k}").shuffle(order)
+    game.emit(RandomDraw(purpose, list(range(count)), order), HOST)
+    return order

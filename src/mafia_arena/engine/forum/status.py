@@ -47,7 +47,8 @@ def standard_status(game: Game, role: str, faction: str) -> str:
 def true_status(game: Game, seat: int) -> str:
     """The seat's status in standard form; a question mark's ends in its own title."""
     s = game.state.seats[seat]
-    status = standard_status(game, s.role, s.faction)
+    role = game.variant.roles[s.role].told_as or s.role  # a dark past stays unnamed
+    status = standard_status(game, role, s.faction)
     if is_question_mark(game, seat):
         status += f" ({game.variant.roles[s.card].title or s.card})"
     return status
