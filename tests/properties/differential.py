@@ -45,6 +45,8 @@ LEGIT = {
     "blocked",
     "disqualified",
     "no_execution",
+    "status_shown",
+    "gm_notice",
 }
 """Event kinds by which the rules themselves tell the observer something that depends on
 hidden roles (who survives, a check result, a role change): the worlds may part there."""
@@ -70,6 +72,7 @@ SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("classic", {"mafia_rounds": 1, "detective_rounds": 1}),
     ("club", {}),
     ("club", {"clan_rounds": 2, "retaliation": "leader"}),
+    ("dictator", {}),
 ]
 """Every variant, with the switches that change what is hidden and how nights run."""
 
