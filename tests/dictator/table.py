@@ -55,6 +55,8 @@ class Table:
         self.silent: set[int] = set()
         self.night0_defaults = True
         self.marks: list[int] = []
+        self.refusals: list[tuple[int, str]] = []
+        """(seat, reason) of queued decisions the engine refused when they were asked."""
 
     # ----------------------------------------------------------------- driving
     @property
@@ -90,14 +92,19 @@ class Table:
         while not game.over and self.where == start:
             for seat in sorted(game.pending()):
                 queue = self.queued.get(seat)
-                if queue:
-                    decision = queue.pop(0)
-                elif seat not in posted and seat not in self.silent:
-                    decision = Speech(f"{name(seat)} here.", c("post"))
-                    posted.add(seat)
+                while queue:
+                    try:
+                        game.submit(seat, queue.pop(0))
+                        break
+                    except IllegalDecision as refused:
+                        self.refusals.append((seat, refused.reason))
                 else:
-                    decision = PASS
-                game.submit(seat, decision)
+                    if seat not in posted and seat not in self.silent:
+                        decision: Decision = Speech(f"{name(seat)} here.", c("post"))
+                        posted.add(seat)
+                    else:
+                        decision = PASS
+                    game.submit(seat, decision)
         leftover = {s: q for s, q in self.queued.items() if q and game.state.alive(s)}
         self.queued = {}
         assert not leftover or game.over, f"decisions never asked: {leftover}"

@@ -136,7 +136,7 @@ def apply(
     state = forum(game)
     if verb == "post":
         state.posted.add(seat)
-        game.emit(SpeechMade(seat, text or DEFAULT_POST, "post"), PUBLIC)
+        state.thread.append((seat, text or DEFAULT_POST))
     elif verb == "pm":
         recipients = (target,) if target is not None else seats_of(value) or ()
         game.emit(
@@ -168,6 +168,18 @@ def apply(
             "public" if recipients is None else "to " + ", ".join(seat_name(r) for r in recipients)
         )
         game.emit(FormNoted("testament", f"Your testament ({whom}) is recorded."), private(seat))
+
+
+def publish_thread(game: Game) -> None:
+    """The window's thread posts, by seat, each seat's in the order it wrote them.
+
+    Why at the window's close and not as they come: the moment of a public post would
+    tell everyone how many private forms its author handed in before it.
+    """
+    state = forum(game)
+    for seat, text in sorted(state.thread, key=lambda post: post[0]):
+        game.emit(SpeechMade(seat, text, "post"), PUBLIC)
+    state.thread = []
 
 
 def publish_edition(game: Game, edition: str) -> None:

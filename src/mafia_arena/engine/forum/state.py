@@ -60,6 +60,8 @@ class ForumState:
     testaments: dict[int, Testament] = field(default_factory=dict)
     posted: set[int] = field(default_factory=set)
     """Seats that posted in the thread this phase (inactivity, 8.5)."""
+    thread: list[tuple[int, str]] = field(default_factory=list)
+    """This window's thread posts, published when it closes (`window.window`)."""
     warnings: dict[int, int] = field(default_factory=dict)
     inactive_day: set[int] = field(default_factory=set)
     # the phase's forms (revisable until the deadline: the last one of a verb counts)

@@ -1,6 +1,8 @@
 """The communication window: the forum's turn structure for one phase.
 
-A forum has no speaking order: players write when they like. The engine models a
+A forum has no speaking order: players write when they like. Thread posts are
+published when the window closes, by seat, so the moment of a public post tells
+nobody how many private forms its author handed in first. The engine models a
 phase as up to `rules.forum.ticks` rounds in which every living seat that has not yet
 declared itself done is asked at once for one decision (request kind ``forum``): a
 thread post, a private message, an ad, a pseudonym transfer, a testament, or one of
@@ -136,7 +138,7 @@ def window(game: Game, prompt: str, immediate: Immediate) -> Flow:
     for _ in range(game.variant.rules.forum.ticks):
         active = [s for s in game.state.living_seats() if s not in done]
         if not active:
-            return
+            break
         answers = yield from ask(game, {s: request(game, s, prompt) for s in active})
         for seat in sorted(answers):
             if not game.state.alive(seat):
@@ -144,4 +146,7 @@ def window(game: Game, prompt: str, immediate: Immediate) -> Flow:
             if apply(game, seat, answers[seat], immediate):
                 done.add(seat)
             if game.over:
-                return
+                break
+        if game.over:
+            return  # the game ended mid-window (an attack): the log closes with its end
+    channels.publish_thread(game)
