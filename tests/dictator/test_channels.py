@@ -6,7 +6,7 @@ the transcript lines rendered from them (what prompts and pages read).
 
 from __future__ import annotations
 
-from tests.dictator.table import B, C1, C2, C3, C4, C5, C6, C7, C8, Table, c, name, w
+from tests.dictator.table import C1, C2, C3, C4, C5, C6, C7, C8, B, Table, c, name, w
 
 from mafia_arena.engine import IllegalDecision, Speech
 from mafia_arena.engine.catalogue import (
