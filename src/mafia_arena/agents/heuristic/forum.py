@@ -177,8 +177,8 @@ def make_plan(ctx: Context) -> list[Decision]:
     # the testament: results go privately to a dictator who is not a suspect
     if (
         not ctx.notes.get("testament")
-        or read.results
-        and ctx.notes.get("testament") != read.results
+        or (read.results
+        and ctx.notes.get("testament") != read.results)
     ):
         ctx.notes["testament"] = list(read.results) or True
         words = " ".join(read.results) or "I played for my side to the end."
