@@ -175,10 +175,8 @@ def make_plan(ctx: Context) -> list[Decision]:
     if owned and comrades and rng.random() < 0.1:
         plan.append(Speech("", Choice("give", rng.choice(comrades), str(owned[0]))))  # type: ignore[index]
     # the testament: results go privately to a dictator who is not a suspect
-    if (
-        not ctx.notes.get("testament")
-        or (read.results
-        and ctx.notes.get("testament") != read.results)
+    if not ctx.notes.get("testament") or (
+        read.results and ctx.notes.get("testament") != read.results
     ):
         ctx.notes["testament"] = list(read.results) or True
         words = " ".join(read.results) or "I played for my side to the end."
