@@ -561,6 +561,8 @@ class FormNoted(Fact):
 
     form: str
     text: str
+    pseudonym: str | None = None
+    """An ad's pseudonym (the author's own notice)."""
 
 
 @_fact("form_refused")

@@ -150,10 +150,9 @@ def apply(
             state.owners[key] = seat
             state.spelled[key] = name
         state.ads.append(Ad(seat, state.spelled[key], text or DEFAULT_AD))
-        game.emit(
-            FormNoted("ad", f"Your ad under {state.spelled[key]!r} is in the next edition."),
-            private(seat),
-        )
+        spelled = state.spelled[key]
+        notice = f"Your ad under {spelled!r} is in the next edition."
+        game.emit(FormNoted("ad", notice, spelled), private(seat))
     elif verb == "give":
         key = str(value).casefold()
         assert target is not None
