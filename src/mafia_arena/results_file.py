@@ -39,7 +39,7 @@ class StoreFormatError(ValueError):
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """Records of a ``games.jsonl`` (see the module contract); [] if it does not exist."""
-    return list(StoredRecords(path))
+    return list(StoredRecords(path, keep=True))
 
 
 class _Series:
@@ -74,12 +74,14 @@ class StoredRecords:
     Iterating yields the records `read_records` returns, in its order, parsing each line
     again (nothing is cached), so it can be iterated any number of times while holding
     only the index. `spec_hash` keeps only the records of that spec. ``len()`` is the
-    number of records an iteration yields.
+    number of records an iteration yields. `keep` holds the records parsed while
+    indexing instead (one parse per line: `read_records`, for stores read whole anyway).
     """
 
-    def __init__(self, path: str | Path, spec_hash: str | None = None) -> None:
+    def __init__(self, path: str | Path, spec_hash: str | None = None, keep: bool = False) -> None:
         self.path = Path(path)
         self.spec_hash = spec_hash
+        self._kept: dict[int, dict[str, Any]] | None = {} if keep else None
         self._series: dict[str, _Series] = {}
         self._others: dict[tuple[str, int, str], tuple[int, bool]] = {}
         self._count = 0
@@ -104,6 +106,8 @@ class StoredRecords:
                 spec = str(record.get("spec_hash"))
                 if self.spec_hash is not None and spec != self.spec_hash:
                     continue
+                if self._kept is not None:
+                    self._kept[here] = record
                 index = _index(record)
                 void = bool(record.get("void"))
                 game_id = str(record.get("game_id", ""))
@@ -160,8 +164,13 @@ class StoredRecords:
             return
         others = sorted((i, s, g, o) for (s, i, g), (o, _) in self._others.items())
         streams = [series.entries(spec) for spec, series in self._series.items()]
+        entries = heapq.merge(iter(others), *streams)
+        if self._kept is not None:
+            for _, _, _, offset in entries:
+                yield self._kept[offset]
+            return
         with self.path.open("rb") as handle:
-            for _, _, _, offset in heapq.merge(iter(others), *streams):
+            for _, _, _, offset in entries:
                 yield self._line_at(handle, offset)
 
     def _line_at(self, handle: IO[bytes], offset: int) -> dict[str, Any]:
