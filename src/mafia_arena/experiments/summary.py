@@ -46,14 +46,15 @@ class Summary:
         return not self.failed and not self.games_void and self.games_stored == self.games_total
 
     def add_matchups(
-        self, matchups: Mapping[str, range | None], records: Iterable[dict[str, Any]]
+        self, matchups: Mapping[str, range], records: Iterable[dict[str, Any]]
     ) -> None:
-        """Tally each matchup's games (by its label's range of game indices; None: every
-        record) in one pass over `records` (a list or a streamed store)."""
+        """Tally each matchup's games (by its label's range of game indices) in one pass
+        over `records` (a list or a streamed store): games, void games, and each
+        faction's win rate over the others."""
         tallies = {label: (indices, WinTally(), [0, 0]) for label, indices in matchups.items()}
         for record in records:
             for indices, wins, counts in tallies.values():
-                if indices is None or record["game_index"] in indices:
+                if record["game_index"] in indices:
                     counts[0] += 1
                     if record.get("void"):
                         counts[1] += 1
