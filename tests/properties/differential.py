@@ -45,6 +45,8 @@ LEGIT = {
     "blocked",
     "disqualified",
     "no_execution",
+    "status_shown",
+    "gm_notice",
     "state",
     "oracle",
     "runoff",
@@ -75,6 +77,7 @@ SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("classic", {"mafia_rounds": 1, "detective_rounds": 1}),
     ("club", {}),
     ("club", {"clan_rounds": 2, "retaliation": "leader"}),
+    ("dictator", {}),
     ("palermo", {}),
     ("palermo", {"moves": 1}),
 ]

@@ -35,6 +35,7 @@ import numpy as np
 
 from mafia_arena.engine import PASS, Choice, Game, Request
 from mafia_arena.engine.choices import shared_choice
+from mafia_arena.engine.forum.forms import every_form
 from mafia_arena.rules import Variant
 from mafia_arena.speech import speech_acts
 
@@ -213,6 +214,11 @@ def build_action_table(variant: Variant, players: int) -> ActionTable:
         sections.append((name, start, len(choices)))
 
     add("pass", [PASS])
+    if variant.rules.flow == "dictator":
+        # a forum game: every request is a forum window's (engine.forum.window)
+        for verb, items in every_form(variant, players):
+            add(verb, items)
+        return ActionTable(players, tuple(choices), tuple(sections))
     add("target", [shared_choice("target", s) for s in seats])
     for verb in mode_verbs(variant, players):
         add(verb, [shared_choice(verb, s) for s in seats])

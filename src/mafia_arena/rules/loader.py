@@ -205,7 +205,12 @@ def check_references(variant: Variant, source: str) -> None:
                         f"unknown faction {other!r}",
                     )
     for i, step in enumerate(variant.night):
-        if step.action not in vocabulary.NIGHT_ACTIONS:
+        known_actions = (
+            vocabulary.FORUM_NIGHT_ACTIONS
+            if variant.rules.flow == "dictator"
+            else vocabulary.NIGHT_ACTIONS
+        )
+        if step.action not in known_actions:
             raise VariantError(source, f"night.{i}.action", f"unknown action {step.action!r}")
         for where, names in (
             ("actors", step.actors),

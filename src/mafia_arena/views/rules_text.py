@@ -59,6 +59,10 @@ def rules_text(variant: Variant, players: int | None = None) -> str:
     worked out for that table size (raises VariantError if the count is not playable)."""
     lines = [f"Game: {variant.title}."]  # the file's description is free text: left out
     lines += _players(variant, players)
+    if variant.rules.flow == "dictator":
+        from mafia_arena.views.forum_rules_text import forum_rules_text
+
+        return forum_rules_text(variant, players, lines)
     lines += _teams(variant)
     lines += _roles(variant, players)
     if variant.palermo is not None:

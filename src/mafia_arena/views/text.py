@@ -53,6 +53,7 @@ from mafia_arena.engine.catalogue import (
     Votes,
 )
 from mafia_arena.engine.events import Event, SeatEvent
+from mafia_arena.views.forum_text import FORUM_RENDER
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
 
@@ -108,6 +109,11 @@ _DEATH_HOW = {
     "night": "was killed in the night",
     "execution": "was executed",
     "disqualification": "leaves the game",
+    "murder": "was murdered",
+    "jail": "was thrown into jail and leaves the game",
+    "deposed": "was overthrown and leaves the game",
+    "attack": "died in the attack",
+    "attacker": "blew himself up",
 }
 
 
@@ -276,6 +282,7 @@ _RENDER: dict[type, Callable[[Any, str], str]] = {
     RoleChange: _role_change,
     Protected: _text,
     GameEnded: _game_over,
+    **FORUM_RENDER,
 }
 
 
