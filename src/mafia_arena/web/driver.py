@@ -50,6 +50,8 @@ async def drive(session: GameSession) -> None:
             for seat in seats:
                 session.asked(seat)
                 slot = session.slots[seat]
+                if slot.opened is None or slot.opened.request is not game.request(seat):
+                    slot.opened = session.view(seat)  # what a bot decides on: see catch_up
                 request = game.pending()[seat]
                 slot.turn += 1
                 slot.active = True
@@ -127,6 +129,7 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
                 return
     finally:
         slot.active = False
+        slot.opened = None
         if any(session.slots[s].active for s in prompt):
             session.push(seat)
 
@@ -162,8 +165,9 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
             min(session.bot_delay * _jitter.uniform(0.5, 1.5), max(0.0, remaining - 0.1))
         )
     try:
+        view = slot.opened or session.view(slot.seat)  # the prompt's view, not a later one
         decision = await asyncio.wait_for(
-            agent.act(session.view(slot.seat)), max(0.01, slot.deadline - time.monotonic())
+            agent.act(view), max(0.01, slot.deadline - time.monotonic())
         )
     except TimeoutError:
         _default(session, slot, "timeout")

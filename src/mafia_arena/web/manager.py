@@ -24,7 +24,6 @@ from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.runner.log import GameLog
-from mafia_arena.seat_seeds import new_host_key
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.guard import ClientCounter
@@ -75,9 +74,9 @@ class GameManager:
         self.credentials = Credentials(self.store)
         self.games: dict[str, GameSession] = {}
         self.sockets = ClientCounter(self.settings.max_sockets_per_client)
-        self.host_key = new_host_key()
-        """Derives the bots' seat seeds; never leaves the server (web games replay from
-        their logs' decisions, not from the bots' randomness)."""
+        self.host_key = self.store.host_key()
+        """Derives the bots' seat seeds; never leaves the server. Kept in the live store,
+        so a restarted server seats its bots with the same seeds (`web/catch_up.py`)."""
 
     def restore(self) -> None:
         """Rebuild the stored lobbies and live games (call on the server's event loop).

@@ -24,6 +24,7 @@ from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
+from mafia_arena.web.catch_up import catch_up
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
@@ -91,6 +92,8 @@ class Slot:
     stood_in: int = 0
     """Decisions the stand-in made for the seat since it last took over."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    opened: View | None = None
+    """The seat's view when its open prompt began: what a bot decides on (`catch_up`)."""
     hold: int = 0
     """While a night is open: how many log events this seat's pages may see (what
     stood when the night's first step began, or when this seat was last asked)."""
@@ -146,6 +149,8 @@ class GameSession:
         self.stored: dict[str, Any] | None = None
         self.log: GameLog | None = None
         self.failed = False
+        self.resume_differences = 0
+        """Bot decisions that came out differently when a restart caught the bots up."""
         self.night_open = False
         """Set by the driver from a night's start until its dawn is shown (see `hold`)."""
         self.notices: list[str] = []
@@ -251,12 +256,13 @@ class GameSession:
         from mafia_arena.web.driver import drive  # local: the driver imports this module
 
         self.game = Game(self.variant, len(self.slots), self.seed)
-        for record, _ in decisions:
-            self.game.resubmit(record)
+        for slot in self.slots:
+            self._seat_agent(slot.agent, slot.seat)
+        for seat, view in catch_up(self, decisions).items():
+            self.slots[seat].opened = view
         self.marks = [by for _, by in decisions]
         self.persisted = len(self.game.decisions)
         for slot in self.slots:
-            self._seat_agent(slot.agent, slot.seat)
             if slot.human and not slot.connections:
                 self._away(slot)
         self.task = asyncio.get_running_loop().create_task(drive(self))
@@ -330,9 +336,8 @@ class GameSession:
             return
         slot.replaced = slot.was_replaced = True
         slot.stood_in = 0
-        if self.spec.absent == "bot" and slot.stand_in is None:
-            slot.stand_in = make_agent(self.spec.replacement)
-            self._seat_agent(slot.stand_in, seat)
+        if self.spec.absent == "bot":
+            self.stand_in_for(slot)
         who = f"{slot.name} ({name_of(seat)})"
         cause = "is away" if why == "away" else "has not answered for a while"
         by = (
@@ -344,6 +349,14 @@ class GameSession:
         if self.started:
             self.save()
         self.push_all()
+
+    def stand_in_for(self, slot: Slot) -> Agent:
+        """The seat's stand-in bot, made (and seated with the seat's seed) on first use;
+        the same one plays every later absence of the seat."""
+        if slot.stand_in is None:
+            slot.stand_in = make_agent(self.spec.replacement)
+            self._seat_agent(slot.stand_in, slot.seat)
+        return slot.stand_in
 
     def take_back(self, seat: int) -> None:
         """The person plays their seat again; their pages are told what happened."""
