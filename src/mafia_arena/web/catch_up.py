@@ -56,9 +56,9 @@ def catch_up(session: GameSession, decisions: list[tuple[dict[str, Any], str]]) 
             opened = {s: trackers[s].view(game) for s in sorted(game.pending())}
         view = opened.pop(seat, None)
         agent = _agent_for(session, seat, by)
-        asked = agent is not None and agent.synchronous and view is not None
-        if asked and not _matches(agent.decide(view), record) and not record.get("fallback"):  # type: ignore[union-attr, arg-type]
-            differ += 1
+        if agent is not None and agent.synchronous and view is not None:
+            same = _matches(agent.decide(view), record)
+            differ += 0 if same or record.get("fallback") else 1
         if record.get("fallback"):
             session.slots[seat].agent.stats.fallbacks += 1
         elif by == "player":
