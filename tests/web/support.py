@@ -119,11 +119,16 @@ async def autopilot(
     speak_ratio: float = 0.3,
     timeout: float = 120,
     text: str = "seat {seat} thinks <b>out loud</b> #{n}",
+    chat: bool = False,
 ) -> Played:
-    """Play a human seat over the websocket until the game is over; record everything."""
+    """Play a human seat over the websocket until the game is over; record everything.
+
+    With `chat`, the seat also tries the dead chat once while alive (refused) and
+    writes there once dead."""
     rng = random.Random(seed)
     played = Played(seat)
     answered: int | None = None
+    tried = wrote = False
     async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         async with asyncio.timeout(timeout):
@@ -133,6 +138,8 @@ async def autopilot(
                 played.messages.append(msg)
                 if msg["type"] == "error":
                     played.errors.append(msg["reason"])
+                    if msg.get("about") == "chat":
+                        continue
                     if "server error" in msg["reason"]:
                         raise RuntimeError(msg["reason"])
                     answered = None  # try again with a choice
@@ -143,6 +150,11 @@ async def autopilot(
                     continue
                 if last["over"]:
                     break
+                alive = last["you"]["alive"]
+                if chat and (not tried if alive else not wrote):
+                    tried, wrote = True, wrote or not alive
+                    words = f"P{seat + 1} {'alive' if alive else 'dead'} #{rng.randrange(99)}"
+                    await ws.send(json.dumps({"type": "chat", "channel": "dead", "text": words}))
                 request = last["request"]
                 if request is None or request["turn"] == answered:
                     continue
@@ -154,6 +166,45 @@ async def autopilot(
                     choice = rng.randrange(len(request["options"]))
                     await ws.send(json.dumps({"type": "act", "turn": answered, "choice": choice}))
     return played
+
+
+async def spectate(ws_url: str, game_id: str, watch: str, timeout: float = 120) -> Played:
+    """Watch a game through its watch token until it is over; write in the spectators'
+    chat once and try the dead chat once (refused). Records everything received."""
+    played = Played(-1)
+    async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
+        await ws.send(json.dumps({"type": "auth", "credential": watch}))
+        await ws.send(json.dumps({"type": "chat", "channel": "spectators", "text": "hi all"}))
+        await ws.send(json.dumps({"type": "chat", "channel": "dead", "text": "let me in"}))
+        async with asyncio.timeout(timeout):
+            async for raw in ws:
+                played.raw.append(str(raw))
+                msg = json.loads(raw)
+                played.messages.append(msg)
+                if msg["type"] == "error":
+                    played.errors.append(msg["reason"])
+                if msg.get("type") == "state" and msg["over"]:
+                    break
+    return played
+
+
+def check_chat(messages: list[dict[str, Any]], spectator: bool) -> int:
+    """Assert that a page got table chat only where it belongs; return lines checked.
+
+    Before the end a living seat gets no chat message at all, a dead seat only the dead
+    chat (after the state that told it of its death), a spectator only theirs."""
+    alive, over, checked = True, False, 0
+    for msg in messages:
+        if msg.get("type") == "state":
+            over = bool(msg["over"])
+            alive = not spectator and bool(msg["you"]["alive"])
+        if msg.get("type") != "chat" or over:
+            continue
+        assert not alive, "a living seat was sent table chat"
+        for line in msg["lines"]:
+            assert line["channel"] == ("spectators" if spectator else "dead"), line
+            checked += 1
+    return checked
 
 
 def assert_no_empty_pushes(messages: list[dict[str, Any]]) -> None:
@@ -188,6 +239,8 @@ def check_no_leaks(
       other seats' night results, host decisions and draws);
     - a role shown for another seat is true, and allowed: an ally (the seat's card
       knows that role) or already revealed by a public line the seat has received.
+
+    `seat` -1 checks a spectator: public lines only, no ally, no card of its own.
     """
     admitted = {render_event(e, seat) for e in game.events if e.visibility.admits(seat)}
     hidden = (
@@ -195,7 +248,7 @@ def check_no_leaks(
         - admitted
         - {None}
     )
-    allies = _true_allies(game, seat)
+    allies = _true_allies(game, seat) if seat >= 0 else set()  # -1: a spectator
     cards = {s.seat: s.card for s in game.state.seats}
     seen: list[str] = []
     checked = 0
@@ -226,7 +279,10 @@ def check_no_leaks(
             assert over or other in allies or revealed, (
                 f"seat {seat} was shown the hidden role of P{other + 1}"
             )
-        you = msg.get("you", {})
+        you = msg.get("you") or {}
+        if seat < 0:
+            assert not you, "a spectator was sent a card"
+            continue
         assert you.get("role") in (None, cards[seat], game.state.seats[seat].role)
     return checked
 

@@ -11,7 +11,8 @@ websocket message, never in URLs):
   (again from the same device only: the ``mafia_device`` HttpOnly cookie, `web/auth.py`);
 - ``POST /api/games/{id}/resume``: a resume token (the player's link to move to another
   device) → a fresh seat credential;
-- ``POST /api/games/{id}/start``, ``GET /api/games/{id}/invites``: creator only;
+- ``POST /api/games/{id}/start``, ``GET /api/games/{id}/invites``: creator only (the
+  unused invites and the watch link for spectators);
 - ``GET /api/games/{id}/view``: the caller's seat view (same content as the socket);
 - ``GET /api/games/{id}/replay``: every seat's view, after the game only (public then,
   also after a restart: finished games are browsable);
@@ -187,7 +188,12 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         session = session_of(game_id)
         if grant_of(request, game_id).scope != "admin":
             raise HTTPException(403, "only the creator can list invites")
-        return {"invites": [{"seat": s, "invite": t} for s, t in sorted(session.invites.items())]}
+        if session.watch is None:  # the one made at creation did not survive a restart
+            session.watch = manager.credentials.issue_watch(game_id)
+        return {
+            "invites": [{"seat": s, "invite": t} for s, t in sorted(session.invites.items())],
+            "watch": session.watch,
+        }
 
     @app.get("/api/games/{game_id}/view")
     async def view(game_id: str, request: Request) -> JSONResponse:

@@ -19,7 +19,8 @@ Every token comes from `secrets.token_urlsafe(32)`; the server keeps only SHA-25
 digests (in memory and in the live store, `web/db.py`), so neither a dump of server
 memory nor the database grants a seat. A credential grants one thing: its own seat of
 its own game (or, for the creator's admin credential, starting the game and listing the
-unclaimed invites).
+unclaimed invites and the watch link; a watch token only opens a spectator's page,
+`web/gallery.py`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class Grant:
     """What a credential may do: act and see as `seat` of `game_id`, or administer it."""
 
     game_id: str
-    scope: Literal["seat", "admin"]
+    scope: Literal["seat", "admin", "watch"]
     seat: int | None = None
 
 
@@ -79,6 +80,10 @@ class Credentials:
 
     def issue_admin(self, game_id: str) -> str:
         return self._add(new_token(), game_id, "admin", None)
+
+    def issue_watch(self, game_id: str) -> str:
+        """The game's watch link token: any number of spectators, public events only."""
+        return self._add(new_token(), game_id, "watch", None)
 
     def _seat_keys(self, game_id: str, seat: int) -> SeatKeys:
         return SeatKeys(
@@ -127,6 +132,8 @@ class Credentials:
             return Grant(game_id, "seat", found.seat)
         if found.kind == "admin":
             return Grant(game_id, "admin")
+        if found.kind == "watch":
+            return Grant(game_id, "watch")
         return None
 
     def revoke_invites(self, game_id: str) -> None:

@@ -92,6 +92,7 @@ class GameManager:
                     row.id, spec, variant, row.seed, self.settings, self.host_key, self.store
                 )
                 session.restore_slots(row.slots)
+                session.chat.restore(self.store.chat(row.id))
                 if row.started:
                     session.resume(self.store.decisions(row.id))
             except Exception:
@@ -169,10 +170,12 @@ class GameManager:
                 token = self.credentials.issue_invite(game_id, slot.seat)
                 session.invites[slot.seat] = token
                 invites.append({"seat": slot.seat, "invite": token})
+        session.watch = self.credentials.issue_watch(game_id)
         return {
             "game_id": game_id,
             "admin": self.credentials.issue_admin(game_id),
             "invites": invites,
+            "watch": session.watch,
         }
 
     def get(self, game_id: str) -> GameSession | None:

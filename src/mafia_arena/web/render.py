@@ -198,3 +198,34 @@ def snapshot(
         "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],
         "reveal": _reveal(k) if k.over else None,
     }
+
+
+def public_snapshot(
+    knowledge: Knowledge, variant: Variant, roster: list[SeatInfo]
+) -> dict[str, Any]:
+    """What a spectator sees: the public events only (`knowledge` is the fold of a seat
+    that no private event admits), so no card but the publicly revealed ones, no
+    channel, no request; the same fields as `snapshot` where they exist."""
+    k = knowledge
+    players = []
+    for info in roster:
+        entry = info.to_json()
+        entry["alive"] = k.alive[info.seat] if k.alive else True
+        entry["role"] = k.revealed.get(info.seat)
+        entry["you"] = False
+        players.append(entry)
+    return {
+        "you": None,
+        "spectator": True,
+        "variant": {"name": variant.name, "title": variant.title},
+        "composition": dict(k.composition),
+        "players": players,
+        "phase": k.phase,
+        "day": k.day,
+        "over": k.over,
+        "winner": k.winner,
+        "request": None,
+        "votes": _vote_panel(k),
+        "results": [],
+        "reveal": _reveal(k) if k.over else None,
+    }

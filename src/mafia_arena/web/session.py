@@ -25,7 +25,9 @@ from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.web.catch_up import catch_up
+from mafia_arena.web.chat import ChatBook, ChatRefused, Member
 from mafia_arena.web.db import LiveStore
+from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 
@@ -37,9 +39,16 @@ class Connection:
     new transcript lines; a fresh connection starts at 0 and gets the whole view.
     """
 
-    def __init__(self, seat: int, limit: int = 256) -> None:
+    def __init__(self, seat: int | None, limit: int = 256) -> None:
         self.seat = seat
+        """The seat this page plays; None for a spectator's page (`web/gallery.py`)."""
+        self.author = ""
+        """How chat lines from this page are signed (a spectator's number)."""
         self.cursor = 0
+        self.chat_cursor = 0
+        """Table-chat lines already considered for this page (`web/chat.py`)."""
+        self.chat_open: tuple[str, ...] = ()
+        """The chat channels this page read at its last delivery."""
         self.key: str | None = None
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=limit)
         self.closed = False
@@ -146,6 +155,9 @@ class GameSession:
         self.game: Game | None = None
         self.task: asyncio.Task[None] | None = None
         self.invites: dict[int, str] = {}
+        self.watch: str | None = None
+        """The watch link's token, for the creator's page (in memory only: after a
+        restart the creator's page is given a new one)."""
         self.stored: dict[str, Any] | None = None
         self.log: GameLog | None = None
         self.failed = False
@@ -156,6 +168,8 @@ class GameSession:
         self.notices: list[str] = []
         """Public table notices in order (who is played by a stand-in, who is back)."""
         self.slots = [self._slot(i, s) for i, s in enumerate(spec.seat_list())]
+        self.chat = ChatBook()
+        self.gallery = Gallery(self)
 
     def _slot(self, seat: int, spec: SeatSpec) -> Slot:
         if spec.kind == "human":
@@ -291,6 +305,9 @@ class GameSession:
 
     # ------------------------------------------------------------------ presence
     def attach(self, conn: Connection) -> None:
+        if conn.seat is None:
+            self.gallery.attach(conn)
+            return
         slot = self.slots[conn.seat]
         slot.connections.append(conn)
         slot.away_since = None
@@ -300,6 +317,9 @@ class GameSession:
         self.push_all()
 
     def detach(self, conn: Connection) -> None:
+        if conn.seat is None:
+            self.gallery.detach(conn)
+            return
         slot = self.slots[conn.seat]
         if conn in slot.connections:
             slot.connections.remove(conn)
@@ -426,6 +446,7 @@ class GameSession:
         marks = [m[1] for m in self.game.step_marks if m[0] == number]
         start = marks[0] if marks else len(self.game.events)
         self.night_open = True
+        self.gallery.hold = start
         for slot in self.slots:
             slot.hold = start
 
@@ -447,7 +468,41 @@ class GameSession:
         state["notices"] = list(self.notices)
         state["stand_in"] = self.slots[seat].replaced
         state["waiting"] = self.waiting() if state["request"] is None else None
+        state["spectator"] = False
+        state["chats"] = self.chat.open_to(self.member(seat, view))
         return state
+
+    # ------------------------------------------------------------------ table chat
+    def member(self, seat: int, view: View) -> Member:
+        """A seat as a chat reader: dead or alive as its own view says (a night's
+        victim learns it at dawn, and joins the dead then)."""
+        return Member(seat, alive=view.alive, over=view.knowledge.over)
+
+    def deliver_chat(self, conn: Connection, member: Member) -> None:
+        """Send the page the chat lines it may read and has not had. A page whose
+        channels changed (its seat died, the game ended) gets them all again. A page
+        with no channel gets nothing at all, so the living never see that chat exists."""
+        channels = tuple(c["name"] for c in self.chat.open_to(member))
+        reset = channels != conn.chat_open
+        new = self.chat.readable(member, 0 if reset else conn.chat_cursor)
+        conn.chat_open = channels
+        conn.chat_cursor = len(self.chat.lines)
+        if new or reset:
+            conn.send({"type": "chat", "reset": reset, "lines": new})
+
+    def post_chat(self, conn: Connection, channel: str, text: str) -> None:
+        """A chat line from a page (`ChatRefused` if it may not write there), stored and
+        delivered to every page that reads its channel (`push` ends with the chat)."""
+        if conn.seat is None:
+            member, author = self.gallery.member(), conn.author
+        else:
+            if self.game is None:
+                raise ChatRefused("the chat opens when the game starts")
+            member = self.member(conn.seat, self.view(conn.seat))
+            author = f"{self.slots[conn.seat].name} ({name_of(conn.seat)})"
+        line = self.chat.post(channel, member, author, text)
+        self.store.add_chat(self.id, len(self.chat.lines) - 1, line.to_json())
+        self.push_all()  # a page's state comes before chat it may read (its death first)
 
     def waiting(self) -> dict[str, Any] | None:
         """Whom the table waits for, for pages with nothing to decide. By day the asked
@@ -492,6 +547,7 @@ class GameSession:
             },
             sort_keys=True,
         )
+        member = self.member(seat, view)
         for conn in list(slot.connections):
             new = lines(view.knowledge, conn.cursor)
             reset = conn.cursor == 0
@@ -499,10 +555,12 @@ class GameSession:
             if new or reset:
                 conn.key = None
             conn.send_changed({"type": "state", "reset": reset, "lines": new, **state}, key)
+            self.deliver_chat(conn, member)
 
     def push_all(self) -> None:
         for slot in self.slots:
             self.push(slot.seat)
+        self.gallery.push()
 
     def reject(self, seat: int, reason: str) -> None:
         """An action of this seat was refused: tell that seat's pages only."""
@@ -513,3 +571,4 @@ class GameSession:
         for slot in self.slots:
             for conn in slot.connections:
                 conn.close()
+        self.gallery.close_all()
