@@ -33,6 +33,7 @@ from mafia_arena.web.settings import night_floor, timer_for
 log = logging.getLogger(__name__)
 _jitter = random.SystemRandom()
 NO_SPEECH = "[no speech: the time ran out]"  # pacing noise: independent of the game's seeded RNG
+LAST_CALL = 15.0  # seconds left to the last seat of a prompt once all others have answered
 
 
 async def drive(session: GameSession) -> None:
@@ -55,6 +56,7 @@ async def drive(session: GameSession) -> None:
                 request = game.pending()[seat]
                 slot.turn += 1
                 slot.active = True
+                slot.hurry = False
                 slot.deadline = now + timer_for(request.kind, session.timer_scale)
             session.push_all()
             await asyncio.gather(*(_decide(session, seat, seats) for seat in seats))
@@ -132,6 +134,26 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
         slot.opened = None
         if any(session.slots[s].active for s in prompt):
             session.push(seat)
+            _last_call(session, prompt)
+
+
+def _last_call(session: GameSession, prompt: list[int]) -> None:
+    """Every other seat of a prompt has answered: the one left gets at most
+    `LAST_CALL` seconds more (scaled like every timer) and is told so.
+
+    Why: a vote or a clan's pick waits for its slowest member; once everyone else is
+    done, a full timer left to run is only the table waiting. By night only the asked
+    seats (a clan) see their own countdowns, so nobody learns anything from it."""
+    left = [s for s in prompt if session.slots[s].active]
+    if len(prompt) < 2 or len(left) != 1:
+        return
+    slot = session.slots[left[0]]
+    deadline = time.monotonic() + LAST_CALL * session.timer_scale
+    if slot.hurry or deadline >= slot.deadline:
+        return
+    slot.deadline, slot.hurry = deadline, True
+    slot.changed.set()  # a waiting human turn takes the new deadline
+    session.push(slot.seat)
 
 
 def _default(session: GameSession, slot: Slot, reason: str) -> None:

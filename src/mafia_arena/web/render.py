@@ -68,6 +68,8 @@ class Turn:
 
     turn: int
     seconds_left: float
+    last_call: bool = False
+    """Everyone else of the prompt has answered; the timer was cut short."""
 
 
 def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
@@ -193,6 +195,7 @@ def snapshot(
             "free_text": request.free_text,
             "max_chars": request.max_chars,
             "seconds_left": round(turn.seconds_left, 1),
+            "last_call": turn.last_call,
         },
         "votes": _vote_panel(k),
         "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],

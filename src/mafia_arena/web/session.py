@@ -101,6 +101,8 @@ class Slot:
     stood_in: int = 0
     """Decisions the stand-in made for the seat since it last took over."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    hurry: bool = False
+    """Every other seat of the open prompt has answered: its deadline was shortened."""
     opened: View | None = None
     """The seat's view when its open prompt began: what a bot decides on (`catch_up`)."""
     hold: int = 0
@@ -459,7 +461,7 @@ class GameSession:
         slot = self.slots[seat]
         if not slot.active:
             return None
-        return Turn(slot.turn, max(0.0, slot.deadline - time.monotonic()))
+        return Turn(slot.turn, max(0.0, slot.deadline - time.monotonic()), slot.hurry)
 
     def state(self, seat: int, view: View) -> dict[str, Any]:
         """The seat's snapshot plus the table's public notices and whether a stand-in
