@@ -107,6 +107,13 @@ class Credentials:
             return None
         return self._seat_keys(game_id, found.seat)
 
+    def invite_seat(self, game_id: str, invite: str) -> int | None:
+        """The seat an invite of `game_id` is for (it stays valid), else None."""
+        found = self._tokens.get(digest(invite))
+        if found is None or found.game_id != game_id or found.kind != "invite":
+            return None
+        return found.seat
+
     def invite_used(self, game_id: str, invite: str) -> bool:
         found = self._tokens.get(digest(invite))
         return found is not None and found.game_id == game_id and found.device is not None

@@ -142,12 +142,19 @@ def _last_call(session: GameSession, prompt: list[int]) -> None:
     `LAST_CALL` seconds more (scaled like every timer) and is told so.
 
     Why: a vote or a clan's pick waits for its slowest member; once everyone else is
-    done, a full timer left to run is only the table waiting. By night only the asked
-    seats (a clan) see their own countdowns, so nobody learns anything from it."""
+    done, a full timer left to run is only the table waiting. Only when another person
+    sits at the table (connected, alive or dead): bots do not mind waiting, and a person
+    alone with bots keeps their whole time. By night only the asked seats (a clan) see
+    their own countdowns, so nobody learns anything from it."""
     left = [s for s in prompt if session.slots[s].active]
     if len(prompt) < 2 or len(left) != 1:
         return
     slot = session.slots[left[0]]
+    waiting = [
+        s for s in session.slots if s.human and s.connections and not s.replaced and s is not slot
+    ]
+    if not waiting:
+        return
     deadline = time.monotonic() + LAST_CALL * session.timer_scale
     if slot.hurry or deadline >= slot.deadline:
         return

@@ -65,6 +65,8 @@ class Gallery:
         state["stand_in"] = False
         state["waiting"] = session.waiting()
         state["chats"] = session.chat.open_to(self.member())
+        state["table"] = session.table()
+        state["rematch"] = None
         return state
 
     def push(self) -> None:

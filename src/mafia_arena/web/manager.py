@@ -206,6 +206,29 @@ class GameManager:
         """A seat's resume link, opened on another device: fresh keys for that seat."""
         return self.credentials.resume(session.id, token)
 
+    def rematch(
+        self, session: GameSession, seat: int, device: str
+    ) -> tuple[GameSession, SeatKeys | None]:
+        """The same group again, in a new game with the same settings and seating (the
+        seats bots took stay bots) and a new seed: the first player to ask makes it,
+        every player who asks takes their own seat there under the same name, and it
+        starts once every person is back (or the creator starts it)."""
+        if not session.over:
+            raise CreateError("a rematch can be asked for once the game is over")
+        new = self.games.get(session.rematch) if session.rematch else None
+        if new is None:
+            spec = session.spec.model_copy(
+                update={"seed": None, "seats": [slot.spec for slot in session.slots]}
+            )
+            created = self.create(spec, session.creator)
+            new = self.games[created["game_id"]]
+            session.rematch = new.id
+            session.rematch_invites = {i["seat"]: i["invite"] for i in created["invites"]}
+            session.push_all()  # every page offers to join it
+        invite = session.rematch_invites.get(seat)
+        keys = self.join(new, invite, session.slots[seat].name, device) if invite else None
+        return new, keys
+
     def start(self, session: GameSession) -> None:
         self.credentials.revoke_invites(session.id)
         session.start()

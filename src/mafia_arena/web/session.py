@@ -157,6 +157,10 @@ class GameSession:
         self.game: Game | None = None
         self.task: asyncio.Task[None] | None = None
         self.invites: dict[int, str] = {}
+        self.rematch: str | None = None
+        """The game the same group plays next (`GameManager.rematch`), once asked for."""
+        self.rematch_invites: dict[int, str] = {}
+        """That game's invites by seat, handed to this game's players (in memory only)."""
         self.watch: str | None = None
         """The watch link's token, for the creator's page (in memory only: after a
         restart the creator's page is given a new one)."""
@@ -293,7 +297,8 @@ class GameSession:
         return [slot.info() for slot in self.slots]
 
     def lobby(self) -> dict[str, Any]:
-        """Public lobby facts (no tokens, no seed)."""
+        """Public lobby facts (no tokens, no seed): the seats, who is a bot of which
+        kind, the variant's switches and the timers the creator chose."""
         return {
             "id": self.id,
             "variant": self.variant.name,
@@ -303,7 +308,25 @@ class GameSession:
             "over": self.over,
             "failed": self.failed,
             "seats": [i.to_json() for i in self.roster()],
+            "table": self.table(),
+            "settings": {
+                "overrides": dict(self.spec.overrides),
+                "timer_scale": self.timer_scale,
+                "bot_delay": self.bot_delay,
+                "absent": self.spec.absent,
+                "replacement": self.spec.replacement,
+            },
+            "rematch": self.rematch,
         }
+
+    def table(self) -> dict[str, Any]:
+        """Who sits at the table: the number of people and of bots, by kind."""
+        bots: dict[str, int] = {}
+        for slot in self.slots:
+            if not slot.human:
+                bots[slot.agent.name] = bots.get(slot.agent.name, 0) + 1
+        humans = sum(1 for s in self.slots if s.human)
+        return {"humans": humans, "bots": sum(bots.values()), "bot_kinds": bots}
 
     # ------------------------------------------------------------------ presence
     def attach(self, conn: Connection) -> None:
@@ -471,6 +494,8 @@ class GameSession:
         state["stand_in"] = self.slots[seat].replaced
         state["waiting"] = self.waiting() if state["request"] is None else None
         state["spectator"] = False
+        state["table"] = self.table()
+        state["rematch"] = self.rematch
         state["chats"] = self.chat.open_to(self.member(seat, view))
         return state
 

@@ -163,6 +163,14 @@ class JoinRequest(BaseModel):
     name: str | None = Field(None, pattern=NAME_PATTERN)
 
 
+class InviteRequest(BaseModel):
+    """An invite token, to learn its seat before taking it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    invite: str = Field(min_length=10, max_length=128)
+
+
 class ResumeRequest(BaseModel):
     """A resume token (from a seat's resume link) for a fresh seat credential."""
 
