@@ -16,7 +16,7 @@ import random
 from typing import Any
 
 import pytest
-from tests.web.browser_support import step
+from tests.web.browser_support import shoot, step
 from tests.web.support import LiveServer
 
 from mafia_arena.engine.game import Game
@@ -75,12 +75,14 @@ def test_two_mafiosi_chat_at_night_while_the_town_sees_nothing(
     second.click("#speech button")
     first.wait_for_selector(f"#private li:has-text('{REPLY}')")
     assert "mafia kill" in first.locator("#private li", has_text=REPLY).inner_text()
+    shoot(first, "desktop-night-chat")
 
     # the villager's page: the night, and nothing of the talk
     villager.wait_for_selector("#prompt:has-text('The night is in progress.')")
     assert villager.locator("#you-role").inner_text() == "villager"
     assert "owl-7431" not in villager.locator("body").inner_text()
     assert villager.locator("#chat-panel").is_hidden()
+    shoot(villager, "desktop-night-town")
     for page in pages.values():
         page.context.close()
 
@@ -99,6 +101,7 @@ def test_a_spectator_sees_no_hidden_card(browser: Any, server: LiveServer) -> No
     page.fill("#chat-text", "owl-7431 hello from the gallery")
     page.click("#chat-form button")
     page.wait_for_selector("#chat-lines li:has-text('owl-7431 hello from the gallery')")
+    shoot(page, "desktop-spectator")
     assert "owl-7431" not in player.locator("body").inner_text()  # no seat reads it
     rng = random.Random(5)
     checked = 0
