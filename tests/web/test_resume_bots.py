@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from tests.web.conftest import settings_for
 
+from mafia_arena.web.db import LiveStore
 from mafia_arena.web.manager import GameManager
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec
@@ -28,6 +29,17 @@ SPEC = GameSpec(
     seed=11,
     overrides={"mafia_chat_rounds": 1},
 )
+
+
+KEY = bytes(range(32))
+
+
+def keep_key(path: Path) -> None:
+    """Give a new live store the fixed host key (a server makes its own otherwise)."""
+    store = LiveStore(path)
+    store.db.execute("INSERT INTO server (key, value) VALUES ('host_key', ?)", (KEY.hex(),))
+    store.db.commit()
+    store.close()
 
 
 def per_seat(session: GameSession) -> dict[int, list[dict]]:
@@ -67,19 +79,28 @@ async def resumed(manager: GameManager, game_id: str) -> GameSession:
     return session
 
 
-@pytest.mark.parametrize("stop_after", [9, 23, 40])
+def test_the_host_key_survives_a_restart(tmp_path: Path) -> None:
+    first = LiveStore(tmp_path / "live.sqlite").host_key()
+    assert LiveStore(tmp_path / "live.sqlite").host_key() == first
+    assert LiveStore(tmp_path / "other.sqlite").host_key() != first
+
+
+@pytest.mark.parametrize("stop_after", [7, 16, 26])  # the game has 30 decisions
 def test_bots_decide_the_same_after_a_restart(tmp_path: Path, stop_after: int) -> None:
+    for name in ("a", "b"):  # the same key in both stores: the same seat seeds
+        keep_key(tmp_path / f"{name}.sqlite")
+    straight = GameManager(
+        settings_for(
+            tmp_path / "a", db=tmp_path / "a.sqlite", allowed_agents=("random", "heuristic")
+        )
+    )
     interrupted_settings = settings_for(
         tmp_path / "b", db=tmp_path / "b.sqlite", allowed_agents=("random", "heuristic")
     )
-    straight = GameManager(
-        settings_for(tmp_path / "a", db=tmp_path / "a.sqlite", allowed_agents=("random",))
-    )
     first = GameManager(interrupted_settings)
-    straight.host_key = first.host_key  # the same key, so the same seat seeds
-    straight.settings.allowed_agents = ("random", "heuristic")
 
     reference = asyncio.run(play(straight))
+    assert len(reference.game.decisions) > stop_after  # type: ignore[union-attr]
     stopped = asyncio.run(play(first, stop_after))
     assert stopped.game is not None and not stopped.game.over
     before = len(stopped.game.decisions)
