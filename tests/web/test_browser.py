@@ -62,6 +62,12 @@ def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServ
     said = page.locator("#transcript li", has_text="onerror")
     assert said.count() >= 0  # present only if P1 lived to speak; never executed
     shoot(page, "desktop-end")
+    old = page.url  # a rematch: the same seat in a new game, which starts as all are back
+    page.click("#rematch")
+    page.wait_for_url(lambda url: url != old)
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.locator("#you-label").inner_text() == "You are P1"
+    assert page.locator("#players-list li").first.inner_text().split("\n")[:2] == ["P1", "Creator"]
     context.close()
 
 

@@ -112,7 +112,7 @@ def test_a_spectator_sees_no_hidden_card(browser: Any, server: LiveServer) -> No
         assert page.locator("#transcript li.private").count() == 0
         assert page.locator("#action").is_hidden()
         checked += 1
-        step(player, rng, "owl-7431 just a villager here")
+        step(player, rng, "heron-5120 just a villager here")
         page.wait_for_timeout(40)
     assert checked > 0
     server.wait_over(game_id)
