@@ -2,7 +2,8 @@
 
 Two people among instant bots; one answers everything at once. At the first day vote
 every other seat has voted, so the other person's 45-second vote timer is cut to the
-last call (15 s), and the page is told so (``last_call``). A person alone with bots
+last call (15 s), its page is told so (``last_call``), and the other person's waiting
+line says "Last call." with the new countdown. A person alone with bots
 keeps the whole timer: nobody is waiting for them.
 """
 
@@ -53,8 +54,11 @@ async def until_last_call(url: str, game_id: str, credential: str) -> list[dict[
     raise AssertionError("no last call came")
 
 
-async def answer_at_once(url: str, game_id: str, credential: str, stop: asyncio.Event) -> None:
-    """Answer every request with its first choice until `stop` is set."""
+async def answer_at_once(
+    url: str, game_id: str, credential: str, stop: asyncio.Event, waited: list[dict[str, Any]]
+) -> None:
+    """Answer every request with its first choice until `stop` is set; keep the
+    waiting lines the page was shown."""
     async with websockets.connect(f"{url}/ws/{game_id}") as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         while not stop.is_set():
@@ -62,16 +66,24 @@ async def answer_at_once(url: str, game_id: str, credential: str, stop: asyncio.
                 msg = json.loads(await asyncio.wait_for(ws.recv(), 0.2))
             except TimeoutError:
                 continue
+            if msg.get("type") == "state" and msg.get("waiting"):
+                waited.append(msg["waiting"])
             request = msg.get("request") if msg.get("type") == "state" else None
             if request is not None:
                 await ws.send(json.dumps({"type": "act", "turn": request["turn"], "choice": 0}))
 
 
-async def two_people(url: str, game_id: str, credentials: list[str]) -> list[dict[str, Any]]:
+async def two_people(
+    url: str, game_id: str, credentials: list[str], waited: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     stop = asyncio.Event()
-    quick = asyncio.ensure_future(answer_at_once(url, game_id, credentials[1], stop))
+    quick = asyncio.ensure_future(answer_at_once(url, game_id, credentials[1], stop, waited))
     try:
-        return await until_last_call(url, game_id, credentials[0])
+        seen = await until_last_call(url, game_id, credentials[0])
+        async with asyncio.timeout(30):  # the other page's copy of that push
+            while not any(w["text"].endswith("Last call.") for w in waited):
+                await asyncio.sleep(0.01)
+        return seen
     finally:
         stop.set()
         await quick
@@ -90,12 +102,16 @@ def test_the_last_voter_gets_a_short_timer(tmp_path: Path) -> None:
         )
         game_id = created["game_id"]
         joined = [server.join(game_id, i["invite"])["credential"] for i in created["invites"]]
-        seen = asyncio.run(two_people(server.ws_url, game_id, joined))
+        waited: list[dict[str, Any]] = []
+        seen = asyncio.run(two_people(server.ws_url, game_id, joined, waited))
     finally:
         server.close()
     first, last = seen[0], seen[-1]
     assert not first["last_call"] and first["seconds_left"] > LAST_CALL + 5
     assert last["last_call"] and last["seconds_left"] <= LAST_CALL
+    hurried = [w for w in waited if w["text"].endswith("Last call.")]
+    assert hurried and hurried[-1]["seconds_left"] <= LAST_CALL  # the other page is told
+    assert hurried[-1]["text"].startswith("Waiting for guest 1 (P1).")
     assert timer_for("vote") > LAST_CALL + 5  # the cut is real
 
 

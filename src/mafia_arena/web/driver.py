@@ -160,7 +160,7 @@ def _last_call(session: GameSession, prompt: list[int]) -> None:
         return
     slot.deadline, slot.hurry = deadline, True
     slot.changed.set()  # a waiting human turn takes the new deadline
-    session.push(slot.seat)
+    session.push_all()  # the seat's countdown, and by day the others' waiting line
 
 
 def _default(session: GameSession, slot: Slot, reason: str) -> None:

@@ -545,7 +545,8 @@ class GameSession:
             return None
         names = ", ".join(f"{self.slots[s].name} ({name_of(s)})" for s in asked)
         left = max(self.slots[s].deadline for s in asked) - time.monotonic()
-        return {"text": f"Waiting for {names}.", "seconds_left": round(max(0.0, left))}
+        hurry = " Last call." if all(self.slots[s].hurry for s in asked) else ""
+        return {"text": f"Waiting for {names}.{hurry}", "seconds_left": round(max(0.0, left))}
 
     def push(self, seat: int) -> None:
         """Send the seat's new transcript lines and current snapshot to its pages.
