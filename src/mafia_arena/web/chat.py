@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mafia_arena.agents.human import clean_text
 
@@ -57,6 +57,15 @@ CHANNELS = (
     Channel("dead", "Dead chat", lambda m: m.seat is not None and not m.alive),
     Channel("spectators", "Spectator chat", lambda m: m.seat is None),
 )
+
+
+class Page(Protocol):
+    """An open page as chat delivery sees it (`session.Connection`)."""
+
+    chat_cursor: int
+    chat_open: tuple[str, ...]
+
+    def send(self, message: dict[str, Any]) -> None: ...
 
 
 class ChatRefused(ValueError):
@@ -102,6 +111,18 @@ class ChatBook:
         line = ChatLine(channel, author, words)
         self.lines.append(line)
         return line
+
+    def deliver(self, page: Page, member: Member) -> None:
+        """Send a page the lines it may read and has not had. A page whose channels
+        changed (its seat died, the game ended) gets them all again. A page with no
+        channel gets nothing at all, so the living never see that chat exists."""
+        channels = tuple(c["name"] for c in self.open_to(member))
+        reset = channels != page.chat_open
+        new = self.readable(member, 0 if reset else page.chat_cursor)
+        page.chat_open = channels
+        page.chat_cursor = len(self.lines)
+        if new or reset:
+            page.send({"type": "chat", "reset": reset, "lines": new})
 
     def readable(self, member: Member, start: int = 0) -> list[dict[str, Any]]:
         """The lines from `start` on that `member` may read, as JSON."""

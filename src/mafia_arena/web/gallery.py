@@ -88,7 +88,7 @@ class Gallery:
             if new or reset:
                 conn.key = None
             conn.send_changed({"type": "state", "reset": reset, "lines": new, **state}, key)
-            session.deliver_chat(conn, self.member())
+            session.chat.deliver(conn, self.member())
 
     def close_all(self) -> None:
         for conn in self.pages:

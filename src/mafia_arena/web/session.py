@@ -505,18 +505,6 @@ class GameSession:
         victim learns it at dawn, and joins the dead then)."""
         return Member(seat, alive=view.alive, over=view.knowledge.over)
 
-    def deliver_chat(self, conn: Connection, member: Member) -> None:
-        """Send the page the chat lines it may read and has not had. A page whose
-        channels changed (its seat died, the game ended) gets them all again. A page
-        with no channel gets nothing at all, so the living never see that chat exists."""
-        channels = tuple(c["name"] for c in self.chat.open_to(member))
-        reset = channels != conn.chat_open
-        new = self.chat.readable(member, 0 if reset else conn.chat_cursor)
-        conn.chat_open = channels
-        conn.chat_cursor = len(self.chat.lines)
-        if new or reset:
-            conn.send({"type": "chat", "reset": reset, "lines": new})
-
     def post_chat(self, conn: Connection, channel: str, text: str) -> None:
         """A chat line from a page (`ChatRefused` if it may not write there), stored and
         delivered to every page that reads its channel (`push` ends with the chat)."""
@@ -583,7 +571,7 @@ class GameSession:
             if new or reset:
                 conn.key = None
             conn.send_changed({"type": "state", "reset": reset, "lines": new, **state}, key)
-            self.deliver_chat(conn, member)
+            self.chat.deliver(conn, member)
 
     def push_all(self) -> None:
         for slot in self.slots:
