@@ -246,7 +246,7 @@ def test_flood_is_rate_limited_without_harm(server: LiveServer) -> None:
 def test_the_watch_token_only_watches(server: LiveServer) -> None:
     """A spectator's token opens no seat route, and its socket cannot act or talk to
     the seats; its refused messages change nothing and go to it alone."""
-    game_id, created, joined = two_humans(server)
+    game_id, created, _joined = two_humans(server)
     watch = {"Authorization": f"Bearer {created['watch']}"}
     for method, path in (
         ("GET", "view"),
