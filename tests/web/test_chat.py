@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mafia_arena.web.chat import ChatBook, ChatRefused, Member
+from mafia_arena.web.chat import MAX_LINES, ChatBook, ChatRefused, Member
 
 LIVING = Member(2, alive=True)
 DEAD = Member(4, alive=False)
@@ -52,3 +52,11 @@ def test_chat_text_is_cleaned_and_bounded() -> None:
         book.post("dead", DEAD, "Ada (P5)", " \n ")
     with pytest.raises(ChatRefused):
         book.post("nowhere", DEAD, "Ada (P5)", "hello")
+
+
+def test_a_game_chat_is_bounded() -> None:
+    book = ChatBook()
+    for n in range(MAX_LINES):
+        book.post("spectators", SPECTATOR, "spectator 1", f"line {n}")
+    with pytest.raises(ChatRefused, match="full"):
+        book.post("dead", DEAD, "Ada (P5)", "one more")

@@ -7,12 +7,15 @@ and leave the game intact (it still finishes normally afterwards).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import websockets
+from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, autopilot
 
 pytestmark = pytest.mark.timeout(120)
@@ -288,3 +291,28 @@ def test_the_watch_token_only_watches(server: LiveServer) -> None:
     assert session is not None
     made = zip(server.game(game_id).decisions, session.marks, strict=False)
     assert not [d for d, by in made if by == "player"]  # nobody acted for the people
+
+
+def test_spectators_per_game_are_bounded(tmp_path: Path) -> None:
+    live = LiveServer(settings_for(tmp_path, max_spectators=2))
+    try:
+        created = live.create(variant="simple", players=5, seats=[{"kind": "human"}])
+        game_id, watch = created["game_id"], created["watch"]
+
+        async def run() -> tuple[list[str], Any]:
+            pages = [await open_seat(live, game_id, watch) for _ in range(2)]
+            got = [json.loads(await page.recv())["type"] for page in pages]  # the lobby
+            third = await open_seat(live, game_id, watch)
+            refused = json.loads(await third.recv())
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await third.recv()
+            code = third.close_code
+            for page in pages:
+                await page.close()
+            return [*got, refused["reason"]], code
+
+        seen, code = asyncio.run(run())
+    finally:
+        live.close()
+    assert seen == ["lobby", "lobby", "too many spectators"]
+    assert code == 4429

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from mafia_arena.agents.human import clean_text
 
 MAX_CHAT = 300  # characters per chat line
+MAX_LINES = 2000  # chat lines per game: the store and every page stay bounded
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,8 @@ class ChatBook:
         found = self.channels.get(channel)
         if found is None or not found.writes(member):
             raise ChatRefused("you cannot write in that chat")
+        if len(self.lines) >= MAX_LINES:
+            raise ChatRefused("this game's chat is full")
         words = clean_text(text)[:MAX_CHAT]
         if not words:
             raise ChatRefused("empty message")

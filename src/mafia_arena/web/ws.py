@@ -152,6 +152,11 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
             await ws.send_text(json.dumps({"type": "error", "reason": "not authorised"}))
             await ws.close(CLOSE_AUTH)
         return
+    if grant.seat is None and len(session.gallery.pages) >= manager.settings.max_spectators:
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await ws.send_text(json.dumps({"type": "error", "reason": "too many spectators"}))
+            await ws.close(CLOSE_BUSY)
+        return
     conn = Connection(grant.seat)
     writer = asyncio.ensure_future(_writer(ws, conn))
     if grant.seat is not None:
