@@ -29,6 +29,7 @@ import httpx
 import uvicorn
 import websockets
 
+from mafia_arena.engine.catalogue import RoleChange, RoleDealt
 from mafia_arena.engine.game import Game
 from mafia_arena.views.text import render_event
 from mafia_arena.web import Settings, create_app
@@ -249,6 +250,13 @@ def check_no_leaks(
         - {None}
     )
     allies = _true_allies(game, seat) if seat >= 0 else set()  # -1: a spectator
+    told = {  # the roles the seat's own stream gave it (a dark past is told "citizen")
+        e.fact.role
+        for e in game.events
+        if isinstance(e.fact, RoleDealt | RoleChange)
+        and e.fact.seat == seat
+        and e.visibility.admits(seat)
+    }
     cards = {s.seat: s.card for s in game.state.seats}
     seen: list[str] = []
     checked = 0
@@ -283,7 +291,7 @@ def check_no_leaks(
         if seat < 0:
             assert not you, "a spectator was sent a card"
             continue
-        assert you.get("role") in (None, cards[seat], game.state.seats[seat].role)
+        assert you.get("role") in (None, *told), "the card shown is not one the seat was told"
     return checked
 
 

@@ -184,12 +184,9 @@ def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
     return None
 
 
-def snapshot(
-    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
-) -> dict[str, Any]:
-    """Everything but the transcript: role card, players, phase, request, votes."""
-    k = view.knowledge
-    request = view.request if turn is not None else None
+def _players(k: Knowledge, roster: list[SeatInfo], me: int | None) -> list[dict[str, Any]]:
+    """The player list as this knowledge shows it: alive, player states, the cards it
+    knows (`known_role`; a spectator's fold, seat -1, knows only revealed ones)."""
     players = []
     for info in roster:
         entry = info.to_json()
@@ -197,8 +194,18 @@ def snapshot(
         if k.states:
             entry["state"] = k.states[info.seat]
         entry["role"] = known_role(k, info.seat)
-        entry["you"] = info.seat == view.seat
+        entry["you"] = info.seat == me
         players.append(entry)
+    return players
+
+
+def snapshot(
+    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
+) -> dict[str, Any]:
+    """Everything but the transcript: role card, players, phase, request, votes."""
+    k = view.knowledge
+    request = view.request if turn is not None else None
+    players = _players(k, roster, view.seat)
     return {
         "you": _card(view, variant),
         "variant": {"name": variant.name, "title": variant.title},
@@ -233,13 +240,7 @@ def public_snapshot(
     that no private event admits), so no card but the publicly revealed ones, no
     channel, no request; the same fields as `snapshot` where they exist."""
     k = knowledge
-    players = []
-    for info in roster:
-        entry = info.to_json()
-        entry["alive"] = k.alive[info.seat] if k.alive else True
-        entry["role"] = k.revealed.get(info.seat)
-        entry["you"] = False
-        players.append(entry)
+    players = _players(k, roster, None)
     return {
         "you": None,
         "spectator": True,
