@@ -230,6 +230,22 @@ def _true_allies(game: Game, seat: int) -> set[int]:
     return {s.seat for s in game.state.seats if s.card in known and s.seat != seat}
 
 
+_DEATH_CARD = re.compile(r"(?:^|\] )P(\d+) (?:was|died).*Role: (.+)\.$")
+_CARD_SHOWN = re.compile(r"P(\d+)'s card: ([^.]+)\.")
+
+
+def _cards_shown(
+    line: str, public_reveals: dict[str, set[tuple[int, str]]]
+) -> set[tuple[int, str]]:
+    """The (seat, card) pairs a received line makes public: a death with its card, a
+    shown card, or a public event that carries the card (a Palermo state change)."""
+    pairs = set(public_reveals.get(line, ()))
+    if match := _DEATH_CARD.search(line):
+        pairs.add((int(match.group(1)) - 1, match.group(2)))
+    pairs.update((int(n) - 1, card) for n, card in _CARD_SHOWN.findall(line))
+    return pairs
+
+
 def check_no_leaks(
     game: Game, seat: int, messages: list[dict[str, Any]], secrets_: list[str]
 ) -> int:
@@ -250,6 +266,17 @@ def check_no_leaks(
         - {None}
     )
     allies = _true_allies(game, seat) if seat >= 0 else set()  # -1: a spectator
+    public_reveals: dict[str, set[tuple[int, str]]] = {}  # a public line naming a card
+    for e in game.events:  # (a Palermo state change that shows it, say) -> (seat, card)
+        shown = getattr(e.fact, "role", None)
+        if (
+            e.visibility.scope == "public"
+            and shown
+            and isinstance(getattr(e.fact, "seat", None), int)
+        ):
+            text = render_event(e, seat)
+            if text:
+                public_reveals.setdefault(text, set()).add((e.fact.seat, shown))  # type: ignore[attr-defined]
     told = {  # the roles the seat's own stream gave it (a dark past is told "citizen")
         e.fact.role
         for e in game.events
@@ -258,7 +285,8 @@ def check_no_leaks(
         and e.visibility.admits(seat)
     }
     cards = {s.seat: s.card for s in game.state.seats}
-    seen: list[str] = []
+    seen: set[str] = set()
+    shown_so_far: set[tuple[int, str]] = set()  # (seat, card) pairs public lines showed
     checked = 0
     for msg in messages:
         blob = json.dumps(msg)
@@ -273,17 +301,16 @@ def check_no_leaks(
         for line in msg.get("lines", []):
             assert line["text"] not in hidden, f"hidden line to seat {seat}: {line['text']}"
             assert line["text"] in admitted, f"unknown line to seat {seat}: {line['text']}"
-            seen.append(line["text"])
+            if line["text"] not in seen:
+                seen.add(line["text"])
+                shown_so_far.update(_cards_shown(line["text"], public_reveals))
             checked += 1
         for player in msg.get("players", []):
             other, role = player["seat"], player.get("role")
             if role is None or other == seat:
                 continue
             assert role == cards[other], f"wrong role shown for P{other + 1}"
-            death = re.compile(rf"(^|\] )P{other + 1} (was|died).*Role: {re.escape(role)}\.$")
-            revealed = any(
-                death.search(line) or f"P{other + 1}'s card: {role}." in line for line in seen
-            )
+            revealed = (other, role) in shown_so_far
             assert over or other in allies or revealed, (
                 f"seat {seat} was shown the hidden role of P{other + 1}"
             )
