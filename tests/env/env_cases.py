@@ -14,6 +14,7 @@ COUNTS: dict[str, tuple[int | str, ...]] = {
     "classic": (7, 10, 15),
     "club": (8, 12, 16, 20, "full"),
     "dictator": (12, 18, 24),
+    "palermo": (12, 16, 20, 24),
 }
 FULL_CLUB = 26
 

@@ -651,6 +651,81 @@ class GameMasterNotice(Fact):
     text: str
 
 
+# ------------------------------------------------------------------ player states and cards
+@_fact("state")
+@dataclass(frozen=True, slots=True)
+class StateChanged(Fact):
+    """public — a player's state changed (`engine.player_states`): `state` is the new
+    one (``active``, ``ghost``, ``imprisoned``, ``out``), `cause` the cause *as
+    announced* (a snitch's exit is announced as an assassination; the true cause is a
+    host-only `trigger`), `text` the announcement. `role` and `card` are set only when
+    the move reveals them (a permanent exit other than a snitch's), `activated` only for
+    a revealed Rival Mafioso."""
+
+    seat: int
+    state: str
+    cause: str
+    text: str
+    role: str | None = None
+    card: str | None = None
+    activated: bool | None = None
+
+
+@_fact("card")
+@dataclass(frozen=True, slots=True)
+class CardDealt(Fact):
+    """seats (the holder) — the intrigue card the player holds now; nobody else learns
+    it. An empty `card` tells the holder the card is gone (played, or lost on leaving
+    the game permanently)."""
+
+    seat: int
+    card: str
+
+
+@_fact("card_played")
+@dataclass(frozen=True, slots=True)
+class CardPlayed(Fact):
+    """public, or seats (the player) for a secret card — a card took effect: `text` is
+    the announcement. `seat` names the player only where the effect names them anyway
+    (self-effect cards) or the audience is the player alone; `target` is the seat the
+    effect is about, if any."""
+
+    card: str
+    text: str
+    seat: int | None = None
+    target: int | None = None
+
+
+@_fact("oracle")
+@dataclass(frozen=True, slots=True)
+class OracleAnswer(Fact):
+    """seats (the asker) — Pythia's yes/no answer about `target`: `question` is
+    ``mafia`` (formally a member of the mafia?) or a role name (is the role this?)."""
+
+    seat: int
+    target: int
+    question: str
+    answer: bool
+
+
+@_fact("absence")
+@dataclass(frozen=True, slots=True)
+class Absence(Fact):
+    """public — an obliged voter did not take part: the counters after this vote."""
+
+    seat: int
+    total: int
+    consecutive: int
+
+
+@_fact("cards_shown")
+@dataclass(frozen=True, slots=True)
+class CardsShown(Fact):
+    """public — at the end of the game, every card still held, by seat."""
+
+    cards: Mapping[int, str]
+
+
 HOST_KINDS = frozenset({"trigger", "rng", "decision", "vote_intentions"})
 """Kinds that only the host ever sees."""
 

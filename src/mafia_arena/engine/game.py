@@ -10,7 +10,7 @@ decisions)` therefore determines the log byte for byte, and a log replays.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
 from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
@@ -49,7 +49,10 @@ class Game:
         seed: int,
         *,
         deal: Sequence[str] | None = None,
+        hands: Mapping[int, str] | None = None,
     ) -> None:
+        if hands is not None and variant.palermo is None:
+            raise ValueError("only a variant with intrigue cards takes a forced card deal")
         self.variant = variant
         self.players = players
         self.seed = seed
@@ -80,6 +83,8 @@ class Game:
                 for i, card in enumerate(cards)
             ]
         )
+        if hands is not None:  # a forced card deal (Palermo tests), read by its setup
+            self.derived["palermo_cards"] = dict(hands)
         self._pending: Prompt = {}
         self._answers: Answers = {}
         from mafia_arena.engine.extensions import hooks_for  # local: they import this module

@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mafia_arena.rules import vocabulary
+from mafia_arena.rules.palermo import PalermoSpec
 from mafia_arena.rules.params import (
     NightParams,
     NoParams,
@@ -281,6 +282,10 @@ class Variant(_Spec):
     composition: Composition
     night: tuple[NightStep, ...] = ()
     day: tuple[DayStep, ...]
+    palermo: PalermoSpec | None = None
+    """The forum-clock rules (cards, timed phases, windows) of the Palermo engine
+    (`engine.palermo`); a variant with this table plays them instead of its night and
+    day steps."""
     _file: str = PrivateAttr("")
 
     @field_validator("max_players")

@@ -20,6 +20,7 @@ from mafia_arena.agents.heuristic.day import last_dead, nominate, vote
 from mafia_arena.agents.heuristic.forum import forum_decision
 from mafia_arena.agents.heuristic.memory import Memory
 from mafia_arena.agents.heuristic.night import night_decision
+from mafia_arena.agents.heuristic.palermo import palermo_decision
 from mafia_arena.agents.heuristic.rulebook import rulebook
 from mafia_arena.agents.heuristic.style import BALANCED, Style
 from mafia_arena.agents.heuristic.talk import speak
@@ -87,6 +88,8 @@ class HeuristicAgent(SyncAgent):
 def dispatch(ctx: Context) -> Decision:
     """Route a request by kind; unknown kinds are handled by their shape."""
     request = ctx.request
+    if ctx.view.rules.palermo is not None:
+        return palermo_decision(ctx)
     if request.kind.startswith("night:"):
         return night_decision(ctx)
     handler = HANDLERS.get(request.kind)
