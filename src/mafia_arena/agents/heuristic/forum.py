@@ -51,6 +51,8 @@ class Reading:
         self.dictator: int | None = None
         self.investigated_me = False
         self.results: list[str] = []
+        self.unanswered: list[int] = []
+        """Who wrote to the seat privately since it last wrote back to them."""
         for entry in ctx.k.events:
             fact = entry.fact
             if isinstance(fact, GameMasterNotice) and fact.topic == "result":
@@ -60,6 +62,10 @@ class Reading:
                 self.investigated_me |= f"queried: {name(ctx.me)}" in fact.text
             elif isinstance(fact, PrivateMessage) and fact.sender != ctx.me:
                 self._read(fact.text, weight=1)
+                if fact.sender not in self.unanswered:
+                    self.unanswered.append(fact.sender)
+            elif isinstance(fact, PrivateMessage):
+                self.unanswered = [s for s in self.unanswered if s not in fact.recipients]
             elif isinstance(fact, DeliveredTestament):
                 self._read(fact.text, weight=2)
             elif isinstance(fact, Office):
@@ -148,7 +154,12 @@ def make_plan(ctx: Context) -> list[Decision]:
     if heirs and ctx.notes.get("successor") not in heirs:
         ctx.notes["successor"] = heirs[0]
         plan.append(shared_choice("successor", heirs[0]))
-    # private messages
+    # private messages: first an answer to whoever wrote
+    for sender in [s for s in read.unanswered if s in living][:2]:
+        answer = f"Thanks for writing, {name(sender)}."
+        if suspect is not None and suspect != sender:
+            answer += f" I suspect {name(suspect)}."
+        plan.append(Speech(answer, shared_choice("pm", sender)))
     if suspect is not None and read.dictator is not None and read.dictator != me:
         plan.append(
             Speech(
