@@ -88,6 +88,8 @@ def forum_decision(ctx: Context) -> Decision:
     plan = ctx.notes.get(key)
     if plan is None:
         plan = ctx.notes[key] = make_plan(ctx)
+    else:  # a message that came in during the window is answered at once
+        plan[:0] = answers(ctx, Reading(ctx))
     while plan:
         decision = plan.pop(0)
         if allowed(ctx, decision):
@@ -155,11 +157,7 @@ def make_plan(ctx: Context) -> list[Decision]:
         ctx.notes["successor"] = heirs[0]
         plan.append(shared_choice("successor", heirs[0]))
     # private messages: first an answer to whoever wrote
-    for sender in [s for s in read.unanswered if s in living][:2]:
-        answer = f"Thanks for writing, {name(sender)}."
-        if suspect is not None and suspect != sender:
-            answer += f" I suspect {name(suspect)}."
-        plan.append(Speech(answer, shared_choice("pm", sender)))
+    plan += answers(ctx, read)
     if suspect is not None and read.dictator is not None and read.dictator != me:
         plan.append(
             Speech(
@@ -197,6 +195,25 @@ def make_plan(ctx: Context) -> list[Decision]:
         else:
             plan.append(Speech(words, shared_choice("testament", None, "public")))
     return plan
+
+
+def answers(ctx: Context, read: Reading) -> list[Decision]:
+    """A private answer to each player who wrote since the seat last wrote to him (two
+    at most, each once per phase)."""
+    answered = ctx.notes.setdefault(f"answered:{ctx.k.phase}:{ctx.day}", set())
+    living = set(ctx.k.living())
+    out: list[Decision] = []
+    town_suspect = (
+        [s for s in sorted(read.guilty, key=lambda s: -read.guilty[s])] if ctx.town else []
+    )
+    for sender in [s for s in read.unanswered if s in living and s not in answered][:2]:
+        answered.add(sender)
+        words = f"Thanks for writing, {name(sender)}."
+        named = [s for s in town_suspect if s != sender and s in living]
+        if named:
+            words += f" I suspect {name(named[0])}."
+        out.append(Speech(words, shared_choice("pm", sender)))
+    return out
 
 
 def ballot(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int | None:
