@@ -227,7 +227,8 @@ def check_no_leaks(
                 f"seat {seat} was shown the hidden role of P{other + 1}"
             )
         you = msg.get("you", {})
-        assert you.get("role") in (None, cards[seat], game.state.seats[seat].role)
+        told = game.variant.roles[cards[seat]].told_as  # a dark past is told "citizen"
+        assert you.get("role") in (None, cards[seat], game.state.seats[seat].role, told)
     return checked
 
 
