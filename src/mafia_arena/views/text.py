@@ -12,7 +12,6 @@ caching works. The same rendering serves humans in the terminal.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -56,15 +55,8 @@ from mafia_arena.engine.events import Event, SeatEvent
 from mafia_arena.views.forum_text import FORUM_RENDER
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
-
-
-def name(seat: int | None) -> str:
-    return "nobody" if seat is None else f"P{seat + 1}"
-
-
-def quote_speech(text: str) -> str:
-    """A player's words as one quoted, escaped string (see the module docstring)."""
-    return json.dumps(text, ensure_ascii=False)
+from mafia_arena.views.words import name as name
+from mafia_arena.views.words import quote_speech as quote_speech
 
 
 def choice_text(key: str) -> str:

@@ -15,14 +15,17 @@ from typing import Any
 
 from mafia_arena.engine.catalogue import (
     Blocked,
+    DeliveredTestament,
     GameEnded,
     LastDeadDecision,
+    Newspaper,
     NightResult,
     NoExecution,
     Nomination,
     NominationTally,
     Nominees,
     OracleAnswer,
+    PrivateMessage,
     Runoff,
     SpeechMade,
     Votes,
@@ -69,6 +72,8 @@ class Turn:
 
     turn: int
     seconds_left: float
+    last_call: bool = False
+    """Everyone else of the prompt has answered; the timer was cut short."""
 
 
 def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
@@ -182,12 +187,36 @@ def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
     return None
 
 
-def snapshot(
-    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
-) -> dict[str, Any]:
-    """Everything but the transcript: role card, players, phase, request, votes."""
-    k = view.knowledge
-    request = view.request if turn is not None else None
+def _forum_panel(knowledge: Knowledge) -> dict[str, Any] | None:
+    """The forum's channels as the seat has them: its private conversations, the latest
+    newspaper edition, the testaments delivered to it (all from its own stream)."""
+    messages, testaments = [], []
+    edition: dict[str, Any] | None = None
+    for event in knowledge.events:
+        f = event.fact
+        if isinstance(f, PrivateMessage):
+            messages.append(
+                {
+                    "from": name(f.sender),
+                    "to": [name(r) for r in f.recipients],
+                    "text": f.text,
+                    "day": event.day,
+                    "phase": event.phase,
+                }
+            )
+        elif isinstance(f, Newspaper):
+            ads = [{"pseudonym": p, "text": t} for p, t in zip(f.pseudonyms, f.texts, strict=True)]
+            edition = {"edition": f.edition, "ads": ads}
+        elif isinstance(f, DeliveredTestament):
+            testaments.append({"author": name(f.author), "text": f.text, "public": f.public})
+    if not messages and edition is None and not testaments:
+        return None
+    return {"messages": messages[-40:], "newspaper": edition, "testaments": testaments}
+
+
+def _players(k: Knowledge, roster: list[SeatInfo], me: int | None) -> list[dict[str, Any]]:
+    """The player list as this knowledge shows it: alive, player states, the cards it
+    knows (`known_role`; a spectator's fold, seat -1, knows only revealed ones)."""
     players = []
     for info in roster:
         entry = info.to_json()
@@ -195,8 +224,18 @@ def snapshot(
         if k.states:
             entry["state"] = k.states[info.seat]
         entry["role"] = known_role(k, info.seat)
-        entry["you"] = info.seat == view.seat
+        entry["you"] = info.seat == me
         players.append(entry)
+    return players
+
+
+def snapshot(
+    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
+) -> dict[str, Any]:
+    """Everything but the transcript: role card, players, phase, request, votes."""
+    k = view.knowledge
+    request = view.request if turn is not None else None
+    players = _players(k, roster, view.seat)
     return {
         "you": _card(view, variant),
         "variant": {"name": variant.name, "title": variant.title},
@@ -213,11 +252,40 @@ def snapshot(
             "kind": request.kind,
             "prompt": request.prompt,
             "options": list(request.labels),
+            "keys": [c.key for c in request.choices],
             "free_text": request.free_text,
             "max_chars": request.max_chars,
             "seconds_left": round(turn.seconds_left, 1),
+            "last_call": turn.last_call,
         },
         "votes": _vote_panel(k),
+        "forum": _forum_panel(k),
         "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],
+        "reveal": _reveal(k) if k.over else None,
+    }
+
+
+def public_snapshot(
+    knowledge: Knowledge, variant: Variant, roster: list[SeatInfo]
+) -> dict[str, Any]:
+    """What a spectator sees: the public events only (`knowledge` is the fold of a seat
+    that no private event admits), so no card but the publicly revealed ones, no
+    channel, no request; the same fields as `snapshot` where they exist."""
+    k = knowledge
+    players = _players(k, roster, None)
+    return {
+        "you": None,
+        "spectator": True,
+        "variant": {"name": variant.name, "title": variant.title},
+        "composition": dict(k.composition),
+        "players": players,
+        "phase": k.phase,
+        "day": k.day,
+        "over": k.over,
+        "winner": k.winner,
+        "request": None,
+        "votes": _vote_panel(k),
+        "forum": _forum_panel(k),
+        "results": [],
         "reveal": _reveal(k) if k.over else None,
     }
