@@ -10,7 +10,8 @@ own view, so the demonstrations carry no hidden information.
 - `demonstrations(setup, games, seed)`: observation, mask, the co-player's action id and
   the game's final reward for the learner's side, for every learner decision of `games`
   seeded games (the rewards train the value head, so the critic starts calibrated too).
-- `pretrain(policy, demos, ...)`: cross-entropy on the masked actions plus squared error
+- `pretrain(policy, demos, ...)`: cross-entropy on the masked actions (optionally
+  label-smoothed) plus squared error
   of the value on the final reward, on a `MaskablePPO` policy in place (needs the
   ``[rl]`` extra); returns how often the policy's greedy action matches the teacher's.
 """
@@ -78,11 +79,15 @@ def pretrain(
     batch_size: int = 256,
     learning_rate: float = 1e-3,
     value_coef: float = 0.5,
+    smoothing: float = 0.0,
     seed: int = 0,
 ) -> float:
     """Fit `policy` (a `MaskableActorCriticPolicy`) to `demos`; the greedy match rate.
 
-    Minibatches are shuffled by a generator seeded with `seed`, so a seeded run is
+    `smoothing` moves that share of the target from the teacher's action to all legal
+    actions alike (label smoothing): the copy keeps the teacher's greedy choices but
+    leaves PPO room to explore, where an exact copy would sample nothing else and learn
+    nothing more. Minibatches are shuffled by a generator seeded with `seed`, so a seeded run is
     repeatable. The optimiser is a fresh Adam, not the policy's own, so PPO starts
     with clean moment estimates.
     """
@@ -100,12 +105,13 @@ def pretrain(
         order = torch.as_tensor(rng.permutation(len(demos)), device=device)
         for start in range(0, len(demos), batch_size):
             index = order[start : start + batch_size]
-            values, log_prob, _ = policy.evaluate_actions(
-                obs[index], actions[index], action_masks=masks[index]
-            )
-            loss = -log_prob.mean() + value_coef * torch.mean(
-                (values.flatten() - returns[index]) ** 2
-            )
+            legal = masks[index]
+            log_probs = policy.get_distribution(obs[index], action_masks=legal).distribution.logits
+            chosen = log_probs.gather(1, actions[index, None]).squeeze(1)
+            spread = (log_probs * legal).sum(1) / legal.sum(1)  # mean over the legal actions
+            imitation = -((1.0 - smoothing) * chosen + smoothing * spread).mean()
+            values = policy.predict_values(obs[index]).flatten()
+            loss = imitation + value_coef * torch.mean((values - returns[index]) ** 2)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

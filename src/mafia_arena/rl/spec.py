@@ -17,6 +17,7 @@ egocentric = true         # history layout: own seat first, actions relative too
 advice = true             # optional: the co-player's own choice is part of the observation
 imitate_games = 3000      # optional: first imitate the co-player on this many games
 imitate_epochs = 10       # passes over those demonstrations
+imitate_smoothing = 0.2   # share of the imitation target spread over all legal actions
 rollout_workers = 2       # optional: step the envs in this many Ray actors (0: in-process)
 ray_address = ""          # optional: a Ray cluster to join; "" starts a private local one
 ```
@@ -56,6 +57,7 @@ class TrainSpec:
     fallback: str = "heuristic"
     imitate_games: int = 0
     imitate_epochs: int = 10
+    imitate_smoothing: float = 0.0
     rollout_workers: int = 0
     ray_address: str = ""
     source: str = ""
@@ -68,7 +70,8 @@ _SETUP_KEYS |= {"shaping", "observation", "history_days", "egocentric", "max_pla
 _SETUP_KEYS |= {"advice"}
 _TRAIN_KEYS = {"steps", "seed", "envs", "net", "learning_rate", "n_steps", "batch_size"}
 _TRAIN_KEYS |= {"ent_coef", "eval_games", "eval_every", "fallback"}
-_TRAIN_KEYS |= {"imitate_games", "imitate_epochs", "rollout_workers", "ray_address"}
+_TRAIN_KEYS |= {"imitate_games", "imitate_epochs", "imitate_smoothing"}
+_TRAIN_KEYS |= {"rollout_workers", "ray_address"}
 
 
 def load_train_spec(path: str | Path) -> TrainSpec:
@@ -148,6 +151,7 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         fallback=typed("fallback", str, "heuristic"),
         imitate_games=nonnegative("imitate_games", 0),
         imitate_epochs=positive("imitate_epochs", 10),
+        imitate_smoothing=float(typed("imitate_smoothing", (int, float), 0.0)),
         rollout_workers=nonnegative("rollout_workers", 0),
         ray_address=typed("ray_address", str, ""),
         source=str(path),

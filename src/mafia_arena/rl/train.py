@@ -158,7 +158,13 @@ def _train(
         from mafia_arena.rl.imitate import demonstrations, pretrain
 
         demos = demonstrations(spec.setup, spec.imitate_games, IMITATION_SEED + spec.seed)
-        match = pretrain(model.policy, demos, epochs=spec.imitate_epochs, seed=spec.seed)
+        match = pretrain(
+            model.policy,
+            demos,
+            epochs=spec.imitate_epochs,
+            smoothing=spec.imitate_smoothing,
+            seed=spec.seed,
+        )
         log(f"imitated {len(demos)} co-player decisions: greedy match {match:.3f}")
     probe = TeamEnv(spec.setup)
     curve: list[dict[str, float]] = []
