@@ -88,12 +88,22 @@ def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
         "advice": setup.co_player if setup.advice else None,
         "actions": env.actions,
         "table_hash": table_hash(list(env.session.table.keys)),
-        "spec": spec.source,
+        "spec": _shown_path(spec.source),
         "spec_hash": spec.digest,
         "steps": spec.steps,
         "seed": spec.seed,
     }
     return PolicyFile(layers, header)
+
+
+def _shown_path(source: str) -> str:
+    """The spec's path relative to the working folder when inside it (no local prefix
+    in a shipped file), else as given."""
+    path = Path(source)
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return source
 
 
 def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
