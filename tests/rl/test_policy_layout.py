@@ -33,7 +33,7 @@ def history_policy(tmp_path: Path) -> Path:
         (rng.normal(size=(16, size)).astype(np.float32), np.zeros(16, np.float32)),
         (rng.normal(size=(actions, 16)).astype(np.float32), np.zeros(actions, np.float32)),
     ]
-    kept = {k: v for k, v in shipped.header.items() if k not in ("format", "layers")}
+    kept = {k: v for k, v in shipped.header.items() if k not in ("format", "layers", "advice")}
     header = {
         **kept,
         "observation": HISTORY.header(),
