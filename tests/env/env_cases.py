@@ -13,6 +13,8 @@ COUNTS: dict[str, tuple[int | str, ...]] = {
     "standard": (5, 7, 10),
     "classic": (7, 10, 15),
     "club": (8, 12, 16, 20, "full"),
+    "dictator": (12, 18, 24),
+    "palermo": (12, 16, 20, 24),
 }
 FULL_CLUB = 26
 

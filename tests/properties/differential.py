@@ -29,7 +29,7 @@ from mafia_arena.engine.events import SeatEvent
 from mafia_arena.env.session import GameSession
 from mafia_arena.rules import load_variant
 
-PRIVATE_KINDS = ("night:", "night_chat", "describe")
+PRIVATE_KINDS = ("night:", "night_chat", "describe", "vote_end")
 """Requests made to a seat because of its card: in world B the card's new holder gets them."""
 
 LEGIT = {
@@ -45,9 +45,16 @@ LEGIT = {
     "blocked",
     "disqualified",
     "no_execution",
+    "status_shown",
+    "gm_notice",
+    "state",
+    "oracle",
+    "runoff",
 }
 """Event kinds by which the rules themselves tell the observer something that depends on
-hidden roles (who survives, a check result, a role change): the worlds may part there."""
+hidden roles (who survives, a check result, a role change): the worlds may part there.
+Palermo: a player's state (a snitch's or the Rival Mafioso's effect), a Pythia answer,
+and a runoff (whether the Mayor's mark broke the tie depends on who the Mayor is)."""
 
 SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("simple", {}),
@@ -70,6 +77,9 @@ SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("classic", {"mafia_rounds": 1, "detective_rounds": 1}),
     ("club", {}),
     ("club", {"clan_rounds": 2, "retaliation": "leader"}),
+    ("dictator", {}),
+    ("palermo", {}),
+    ("palermo", {"moves": 1}),
 ]
 """Every variant, with the switches that change what is hidden and how nights run."""
 
@@ -134,6 +144,17 @@ class Worlds:
     deal_b: list[str]
     sigma: dict[int, int]
     """Seat of a card in A -> seat of the same card's holder in B (the permuted seats)."""
+    hands: dict[int, str] | None = None
+    """Palermo: the intrigue cards of world A, held by the same seats in world B (a
+    player's card is their own; only the roles are permuted)."""
+
+    @property
+    def options_a(self) -> dict[str, Any]:
+        return {"deal": self.deal_a, "hands": self.hands}
+
+    @property
+    def options_b(self) -> dict[str, Any]:
+        return {"deal": self.deal_b, "hands": self.hands}
 
 
 def draw_worlds(
@@ -165,7 +186,12 @@ def draw_worlds(
     for src, dst in zip(unknown, order, strict=True):
         deal_b[dst] = deal[src]
         sigma[src] = dst
-    return Worlds(variant, overrides, n, seed, observer, deal, deal_b, sigma)
+    hands = None
+    if rules.palermo is not None:
+        from mafia_arena.engine.palermo.state import of
+
+        hands = dict(of(game).cards)
+    return Worlds(variant, overrides, n, seed, observer, deal, deal_b, sigma, hands)
 
 
 def partner(worlds: Worlds, seat: int, request: Request) -> int:
@@ -208,8 +234,8 @@ def run_parallel(worlds: Worlds, policy_seed: int) -> int:
     """Both worlds through the Parallel env in lockstep; returns the steps compared."""
     envs = [mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides)]
     envs.append(mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides))
-    envs[0].reset(seed=worlds.seed, options={"deal": worlds.deal_a})
-    envs[1].reset(seed=worlds.seed, options={"deal": worlds.deal_b})
+    envs[0].reset(seed=worlds.seed, options=worlds.options_a)
+    envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
     seat, agent = worlds.observer, f"player_{worlds.observer}"
     steps = 0
@@ -252,8 +278,8 @@ def run_aec(worlds: Worlds, policy_seed: int) -> int:
     """
     envs = [mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides)]
     envs.append(mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides))
-    envs[0].reset(seed=worlds.seed, options={"deal": worlds.deal_a})
-    envs[1].reset(seed=worlds.seed, options={"deal": worlds.deal_b})
+    envs[0].reset(seed=worlds.seed, options=worlds.options_a)
+    envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
     seat = worlds.observer
     planned: list[dict[int, Choice]] = [{}, {}]

@@ -19,7 +19,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from mafia_arena.engine import Game
-from mafia_arena.engine.catalogue import Allies, Death, GameEnded, NightResult, Reveal, RoleChange
+from mafia_arena.engine.catalogue import (
+    Allies,
+    Death,
+    GameEnded,
+    GameMasterNotice,
+    NightResult,
+    Reveal,
+    RoleChange,
+    StatusShown,
+)
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.runner import GameLog, replay
 from mafia_arena.views import SeatTracker
@@ -95,7 +104,9 @@ def _mentions(event, seats: set[int]) -> bool:
         return bool(seats & set(f.targets)) or f.attackers is not None
     if isinstance(f, Allies):
         return bool(seats & set(f.allies))
-    return isinstance(f, GameEnded | RoleChange)
+    # the forum game: an announced status (a disguise, a question mark's copy) and a
+    # game master's result follow hidden roles
+    return isinstance(f, GameEnded | RoleChange | StatusShown | GameMasterNotice)
 
 
 @settings(

@@ -42,6 +42,8 @@ class Flip:
 
 
 FLIPS = [
+    # ---------------------------------------------------------------- palermo [params]
+    Flip("palermo", "moves", 3, "up to 2 moves", "up to 3 moves", players=16),
     # ---------------------------------------------------------------- simple [params]
     Flip("simple", "mafia", 3, "6 villager, 2 mafioso", "5 villager, 3 mafioso"),
     Flip("simple", "first_phase", "day", "starts with the night", "starts with the day"),

@@ -81,7 +81,7 @@ from mafia_arena.agents.llm_prompts import (
 )
 from mafia_arena.agents.llm_trace import decision_trace
 from mafia_arena.agents.registry import register_loader
-from mafia_arena.engine.choices import PASS, Decision, Request, Speech
+from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
 from mafia_arena.llm.accounting import attribution
 from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
 from mafia_arena.views.view import View
@@ -257,6 +257,8 @@ class LLMAgent(AgentBase):
                 and view.knowledge.day != self._belief_day
             ):
                 await self._state_beliefs(view)
+            if request.kind == "forum":
+                return await self._forum(view, request)
             if request.free_text:
                 return await self._speak(view, request)
             return await self._decide(view, request)
@@ -311,9 +313,30 @@ class LLMAgent(AgentBase):
             return self._fallback(request, kind or "invalid_answer")
         return request.choices[order[result.index]]
 
-    async def _speak(self, view: View, request: Request) -> Decision:
-        template = self.templates.for_request("speak", request.kind)
-        question = self._render(template, view, prompt=request.prompt, max_chars=request.max_chars)
+    async def _forum(self, view: View, request: Request) -> Decision:
+        """A forum window's turn: the form as a structured decision among the offered
+        ones, then its content (a post, a message, an ad, a testament, a death message)
+        as free text, asked with the form's own question (`FORUM_CONTENT`)."""
+        form = await self._decide(view, request)
+        if not isinstance(form, Choice) or form.verb not in FORUM_CONTENT:
+            return form
+        if self._fallback_reason is not None:
+            return PASS
+        who = seat_label(form.target) if form.target is not None else ""
+        prompt = FORUM_CONTENT[form.verb].format(who=who)
+        speech = await self._speak(view, request, prompt=prompt, kind=f"forum_{form.verb}")
+        if not isinstance(speech, Speech) or self._fallback_reason is not None:
+            self._fallback_reason = None
+            return form  # the form with its standard text
+        return Speech(speech.text, form)
+
+    async def _speak(
+        self, view: View, request: Request, *, prompt: str | None = None, kind: str | None = None
+    ) -> Decision:
+        template = self.templates.for_request("speak", kind or request.kind)
+        question = self._render(
+            template, view, prompt=prompt or request.prompt, max_chars=request.max_chars
+        )
         messages = self._messages(view, question)
         completion = await self.client.complete(messages)
         self._account(completion.stats)
@@ -535,6 +558,16 @@ class LLMAgent(AgentBase):
         else:
             s.extra["belief_reasks"] = s.extra.get("belief_reasks", 0) + stats.reasks
             s.extra["belief_retries"] = s.extra.get("belief_retries", 0) + stats.retries
+
+
+FORUM_CONTENT = {
+    "post": "Write your post for the public thread.",
+    "pm": "Write your private message to {who}; only {who} will read it.",
+    "ad": "Write your anonymous newspaper ad; it is published under a pseudonym only.",
+    "testament": "Write your testament; it is published when you leave the game.",
+    "murder": "Write the death message for {who}: who was murdered and how.",
+}
+"""The content question of each forum form that carries text (`LLMAgent._forum`)."""
 
 
 def _schema_name(kind: str) -> str:

@@ -525,6 +525,207 @@ class GameEnded(Fact):
     factions: Mapping[int, str]
 
 
+# ------------------------------------------------------------------ forum channels
+# The facts of the forum game (`engine.forum`, docs/rules/dictator.md 7). The author of
+# an ad and the parties of a private message between others appear in no fact another
+# seat is shown: an ad is published under its pseudonym alone, a message and a
+# testament reach exactly their sender and recipients.
+
+
+@_fact("status_message")
+@dataclass(frozen=True, slots=True)
+class StatusMessage(Fact):
+    """seats (the player) — the game master's status message, in the source's exact
+    wording (dictator.md 2.3), e.g. ("Du gehörst zu den Bürgern.",)."""
+
+    seat: int
+    lines: tuple[str, ...]
+
+
+@_fact("private_message")
+@dataclass(frozen=True, slots=True)
+class PrivateMessage(Fact):
+    """seats (the sender and the recipients) — a private message between players."""
+
+    sender: int
+    recipients: tuple[int, ...]
+    text: str
+
+
+@_fact("form_noted")
+@dataclass(frozen=True, slots=True)
+class FormNoted(Fact):
+    """seats (the player) — the game master accepted one of the player's forms (an
+    order, a ballot, an ad, a testament, a night action): `form` names it, `text` says
+    what was recorded. A later form of the same kind replaces it until the deadline."""
+
+    form: str
+    text: str
+    pseudonym: str | None = None
+    """An ad's pseudonym (the author's own notice)."""
+
+
+@_fact("form_refused")
+@dataclass(frozen=True, slots=True)
+class FormRefused(Fact):
+    """seats (the player) — a form the game master could not accept when the phase
+    applied it (another seat's form of the same moment took the pseudonym, say)."""
+
+    form: str
+    reason: str
+
+
+@_fact("newspaper")
+@dataclass(frozen=True, slots=True)
+class Newspaper(Fact):
+    """public — an edition of the newspaper: each ad's pseudonym and text, in a drawn
+    order; authors are never named."""
+
+    edition: str
+    pseudonyms: tuple[str, ...]
+    texts: tuple[str, ...]
+
+
+@_fact("pseudonym_transfer")
+@dataclass(frozen=True, slots=True)
+class PseudonymTransfer(Fact):
+    """seats (the old and the new owner) — a pseudonym changed hands, at once and for
+    good."""
+
+    pseudonym: str
+    giver: int
+    receiver: int
+
+
+@_fact("testament")
+@dataclass(frozen=True, slots=True)
+class DeliveredTestament(Fact):
+    """public (a public testament) or seats (its chosen recipients) — an eliminated
+    player's testament. A private one's existence is told to nobody else."""
+
+    author: int
+    text: str
+    public: bool
+
+
+@_fact("status_shown")
+@dataclass(frozen=True, slots=True)
+class StatusShown(Fact):
+    """public — the status announced for a player who left the game, as the reveal rules
+    give it (a disguise, "Status unbekannt", "hatte eine dunkle Vergangenheit")."""
+
+    seat: int
+    status: str
+
+
+@_fact("office")
+@dataclass(frozen=True, slots=True)
+class Office(Fact):
+    """public — the dictatorship changed: `dictator` took office (None: vacant),
+    `deposed` was overthrown (status hidden); never a count or a ballot."""
+
+    dictator: int | None
+    text: str
+    deposed: int | None = None
+
+
+@_fact("attack")
+@dataclass(frozen=True, slots=True)
+class SuicideAttack(Fact):
+    """public — a terrorist blew himself up and took `victim` with him (dictator.md 3.7)."""
+
+    attacker: int
+    victim: int
+    text: str
+
+
+@_fact("gm_notice")
+@dataclass(frozen=True, slots=True)
+class GameMasterNotice(Fact):
+    """seats (the player) — a private message of the game master: an investigation
+    result, the terrorist's list of investigated names, a change of the kill
+    authority, an inactivity warning; `topic` names which."""
+
+    seat: int
+    topic: str
+    text: str
+
+
+# ------------------------------------------------------------------ player states and cards
+@_fact("state")
+@dataclass(frozen=True, slots=True)
+class StateChanged(Fact):
+    """public — a player's state changed (`engine.player_states`): `state` is the new
+    one (``active``, ``ghost``, ``imprisoned``, ``out``), `cause` the cause *as
+    announced* (a snitch's exit is announced as an assassination; the true cause is a
+    host-only `trigger`), `text` the announcement. `role` and `card` are set only when
+    the move reveals them (a permanent exit other than a snitch's), `activated` only for
+    a revealed Rival Mafioso."""
+
+    seat: int
+    state: str
+    cause: str
+    text: str
+    role: str | None = None
+    card: str | None = None
+    activated: bool | None = None
+
+
+@_fact("card")
+@dataclass(frozen=True, slots=True)
+class CardDealt(Fact):
+    """seats (the holder) — the intrigue card the player holds now; nobody else learns
+    it. An empty `card` tells the holder the card is gone (played, or lost on leaving
+    the game permanently)."""
+
+    seat: int
+    card: str
+
+
+@_fact("card_played")
+@dataclass(frozen=True, slots=True)
+class CardPlayed(Fact):
+    """public, or seats (the player) for a secret card — a card took effect: `text` is
+    the announcement. `seat` names the player only where the effect names them anyway
+    (self-effect cards) or the audience is the player alone; `target` is the seat the
+    effect is about, if any."""
+
+    card: str
+    text: str
+    seat: int | None = None
+    target: int | None = None
+
+
+@_fact("oracle")
+@dataclass(frozen=True, slots=True)
+class OracleAnswer(Fact):
+    """seats (the asker) — Pythia's yes/no answer about `target`: `question` is
+    ``mafia`` (formally a member of the mafia?) or a role name (is the role this?)."""
+
+    seat: int
+    target: int
+    question: str
+    answer: bool
+
+
+@_fact("absence")
+@dataclass(frozen=True, slots=True)
+class Absence(Fact):
+    """public — an obliged voter did not take part: the counters after this vote."""
+
+    seat: int
+    total: int
+    consecutive: int
+
+
+@_fact("cards_shown")
+@dataclass(frozen=True, slots=True)
+class CardsShown(Fact):
+    """public — at the end of the game, every card still held, by seat."""
+
+    cards: Mapping[int, str]
+
+
 HOST_KINDS = frozenset({"trigger", "rng", "decision", "vote_intentions"})
 """Kinds that only the host ever sees."""
 

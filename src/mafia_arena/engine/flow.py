@@ -31,6 +31,11 @@ from mafia_arena.rules.spec import DayStep, Variant
 
 
 def play(game: Game) -> Flow:
+    if game.variant.palermo is not None:  # the forum-clock rules (engine.palermo)
+        from mafia_arena.engine.palermo.flow import play as play_palermo  # it imports this
+
+        yield from play_palermo(game)
+        return
     setup(game)
     first_day = game.variant.rules.first_phase == "day"
     number = 1

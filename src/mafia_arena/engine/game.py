@@ -10,7 +10,7 @@ decisions)` therefore determines the log byte for byte, and a log replays.
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
 from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
@@ -49,7 +49,10 @@ class Game:
         seed: int,
         *,
         deal: Sequence[str] | None = None,
+        hands: Mapping[int, str] | None = None,
     ) -> None:
+        if hands is not None and variant.palermo is None:
+            raise ValueError("only a variant with intrigue cards takes a forced card deal")
         self.variant = variant
         self.players = players
         self.seed = seed
@@ -63,6 +66,10 @@ class Game:
         starts in `events` (whether or not its role is alive), then ``"dawn"``. Host-side
         bookkeeping, not an event: drivers that must give every night the same visible
         structure (`env.night_clock`) cut a seat's view at these points."""
+        self.form_checks: dict[str, Callable[[Request, Speech], str]] = {}
+        """Checks of a free-text decision by request kind, installed by the rules that
+        ask it (the forum's written forms, `engine.forum.window`): a non-empty reason
+        refuses the decision as illegal, before anything changes."""
         self.rng = random.Random(f"{seed}:play")
         self.max_rounds = int(evaluate(str(variant.rules.max_rounds), {"n": players}))
         cards = list(deck(variant, players)) if deal is None else list(deal)
@@ -76,15 +83,18 @@ class Game:
                 for i, card in enumerate(cards)
             ]
         )
+        if hands is not None:  # a forced card deal (Palermo tests), read by its setup
+            self.derived["palermo_cards"] = dict(hands)
         self._pending: Prompt = {}
         self._answers: Answers = {}
         from mafia_arena.engine.extensions import hooks_for  # local: they import this module
         from mafia_arena.engine.flow import play
+        from mafia_arena.engine.forum import play_forum
 
         self.hooks = hooks_for(variant)
         """The night primitives and trait hooks this variant uses (`engine.hooks`)."""
 
-        self._flow: Flow = play(self)
+        self._flow: Flow = play_forum(self) if variant.rules.flow == "dictator" else play(self)
         self._advance(None)
 
     # ------------------------------------------------------------------ driving
@@ -261,6 +271,10 @@ class Game:
                 raise IllegalDecision(
                     request.seat, f"speech longer than {request.max_chars} characters"
                 )
+            check = self.form_checks.get(request.kind)
+            reason = check(request, decision) if check is not None else ""
+            if reason:
+                raise IllegalDecision(request.seat, reason)
             return decision
         if request.offers(decision):
             return decision

@@ -35,6 +35,7 @@ import numpy as np
 
 from mafia_arena.engine import PASS, Choice, Game, Request
 from mafia_arena.engine.choices import shared_choice
+from mafia_arena.engine.forum.forms import every_form
 from mafia_arena.rules import Variant
 from mafia_arena.speech import speech_acts
 
@@ -171,6 +172,36 @@ def mode_verbs(variant: Variant, players: int) -> list[str]:
     return verbs
 
 
+def palermo_sections(variant: Variant, players: int) -> list[tuple[str, list[Choice]]]:
+    """The Palermo moves (`engine.palermo`), after the common sections: ballots, the
+    night actions, the vote-end powers, the snitch declarations and every card play."""
+    from mafia_arena.engine.palermo.snitch import KINDS
+
+    spec = variant.palermo
+    assert spec is not None
+    seats = range(players)
+    pairs = [(a, b) for a in seats for b in seats if a != b]
+    out: list[tuple[str, list[Choice]]] = [
+        ("post", [shared_choice("post")]),
+        ("vote", [shared_choice("vote", s) for s in seats]),
+        ("block", [shared_choice("block", s) for s in seats]),
+        ("investigate", [shared_choice("investigate", s) for s in seats]),
+        ("assassinate", [shared_choice("assassinate", t, str(a)) for t in seats for a in seats]),
+        ("snitch", [shared_choice("snitch", t, k) for k in KINDS for t in seats]),
+        ("defend", [shared_choice("defend", s) for s in seats]),
+        ("transfer", [shared_choice("transfer", a, str(b)) for a, b in pairs]),
+    ]
+    questions = ["mafia", *variant.roles]
+    for card in spec.cards:
+        if card in ("echo", "failed_assassination", "vote_exemption"):
+            out.append((card, [shared_choice(card)]))
+        elif card == "pythia":
+            out.append((card, [shared_choice(card, t, q) for t in seats for q in questions]))
+        else:
+            out.append((card, [shared_choice(card, s) for s in seats]))
+    return out
+
+
 def build_action_table(variant: Variant, players: int) -> ActionTable:
     """The action table of `variant` with `players` seats (see the module docstring)."""
     seats = list(range(players))
@@ -183,6 +214,11 @@ def build_action_table(variant: Variant, players: int) -> ActionTable:
         sections.append((name, start, len(choices)))
 
     add("pass", [PASS])
+    if variant.rules.flow == "dictator":
+        # a forum game: every request is a forum window's (engine.forum.window)
+        for verb, items in every_form(variant, players):
+            add(verb, items)
+        return ActionTable(players, tuple(choices), tuple(sections))
     add("target", [shared_choice("target", s) for s in seats])
     for verb in mode_verbs(variant, players):
         add(verb, [shared_choice(verb, s) for s in seats])
@@ -193,6 +229,9 @@ def build_action_table(variant: Variant, players: int) -> ActionTable:
     ]
     for verb in ("accuse", "vouch", "claim_role", "claim_result"):
         add(verb, [a for a in acts if a.verb == verb])
+    if variant.palermo is not None:
+        for name, items in palermo_sections(variant, players):
+            add(name, items)
     if len(set(choices)) != len(choices):
         raise ValueError("duplicate choices in the action table")
     return ActionTable(players, tuple(choices), tuple(sections))

@@ -68,6 +68,7 @@ class GameSession:
         self.game: Game | None = None
         self.seed = 0
         self.deal: list[str] | None = None
+        self.hands: dict[int, str] | None = None
         self.fixed_nights = fixed_nights
         self.clock = NightClock(self.variant, players, enabled=fixed_nights)
         self._completed = False
@@ -75,11 +76,15 @@ class GameSession:
         self._observed: list[tuple[View, dict[str, np.ndarray]] | None] = []
 
     # ------------------------------------------------------------------ lifecycle
-    def new_game(self, seed: int, deal: list[str] | None = None) -> Game:
-        """Start a game; `deal` forces the cards (seat order), as `Game` takes it."""
+    def new_game(
+        self, seed: int, deal: list[str] | None = None, hands: dict[int, str] | None = None
+    ) -> Game:
+        """Start a game; `deal` forces the cards (seat order) and `hands` the intrigue
+        cards (seat → card, Palermo), as `Game` takes them."""
         self.seed = seed
         self.deal = None if deal is None else list(deal)
-        self.game = Game(self.variant, self.players, seed, deal=self.deal)
+        self.hands = None if hands is None else dict(hands)
+        self.game = Game(self.variant, self.players, seed, deal=self.deal, hands=self.hands)
         self._trackers = [SeatTracker(s) for s in range(self.players)]
         self._observed = [None] * self.players
         self.encoder.reset()
@@ -297,6 +302,7 @@ class GameSession:
             "observation": self.observation,
             "seed": self.seed,
             "deal": self.deal,
+            "hands": self.hands,
             "decisions": None if self.game is None else list(self.game.decisions),
             "clock": (self.clock.plan, self.clock.last_night, self._completed),
         }
@@ -313,7 +319,7 @@ class GameSession:
         )
         self.seed = state["seed"]
         if state["decisions"] is not None:
-            self.new_game(self.seed, state["deal"])
+            self.new_game(self.seed, state["deal"], state.get("hands"))
             for record in state["decisions"]:
                 self.current.resubmit(record)
             self.clock.plan, self.clock.last_night, self._completed = state["clock"]

@@ -98,13 +98,15 @@ class SessionSpaces:
     def _deal(self, seed: int | None, options: Mapping[str, Any] | None = None) -> None:
         """Start a new game: `seed` is the engine seed; without one, the next seed comes
         from a generator seeded by the last explicit seed (so `seed_test` holds).
-        ``options["deal"]`` forces the cards, seat by seat (tests, scenario studies)."""
+        ``options["deal"]`` forces the cards, seat by seat (tests, scenario studies);
+        ``options["hands"]`` the intrigue cards (seat → card, Palermo)."""
         if seed is not None:
             self._seeds, _ = seeding.np_random(seed)
             game_seed = int(seed)
         else:
             game_seed = int(self._seeds.integers(2**31))
-        self.session.new_game(game_seed, (options or {}).get("deal"))
+        options = options or {}
+        self.session.new_game(game_seed, options.get("deal"), options.get("hands"))
         self.agents = self.possible_agents[:]
 
     @property

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mafia_arena.metrics.channels import channels
 from mafia_arena.metrics.deception import deception
 from mafia_arena.metrics.detection import detection
 from mafia_arena.metrics.facts import GameFacts, extract_facts
@@ -19,7 +20,7 @@ from mafia_arena.metrics.reliability import reliability
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 
-FAMILIES = (outcome, detection, deception, persuasion, reliability)
+FAMILIES = (outcome, detection, deception, persuasion, reliability, channels)
 
 __all__ = ["FAMILIES", "GameFacts", "compute_metrics", "extract_facts", "metrics_of_facts"]
 

@@ -33,11 +33,15 @@ from mafia_arena.engine.catalogue import (
     VoteIntentions,
     Votes,
 )
+from mafia_arena.engine.events import Event
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.speech.claims import Claim, extract_claims
 
 MAFIA, TOWN = "mafia", "town"
+FORUM_KINDS = frozenset(
+    {"private_message", "form_noted", "newspaper", "testament", "speech", "death"}
+)
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,9 @@ class GameFacts:
     decisions: dict[int, int] = field(default_factory=dict)
     fallbacks: dict[int, int] = field(default_factory=dict)
     agent_stats: list[dict[str, Any]] = field(default_factory=list)
+    #: the forum game's channel events in log order (private messages, ads noted to
+    #: their author, editions, testaments, thread posts, deaths): `metrics.channels`
+    forum: list[Event] = field(default_factory=list)
 
     def side_of(self, seat: int) -> str:
         return self.final_side.get(seat, TOWN)
@@ -177,6 +184,8 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
 
     for event in log.events:
         f = event.fact
+        if event.kind in FORUM_KINDS:
+            facts.forum.append(event)
         if isinstance(f, Setup):
             if not roles:
                 roles = list(f.composition)

@@ -205,7 +205,12 @@ def check_references(variant: Variant, source: str) -> None:
                         f"unknown faction {other!r}",
                     )
     for i, step in enumerate(variant.night):
-        if step.action not in vocabulary.NIGHT_ACTIONS:
+        known_actions = (
+            vocabulary.FORUM_NIGHT_ACTIONS
+            if variant.rules.flow == "dictator"
+            else vocabulary.NIGHT_ACTIONS
+        )
+        if step.action not in known_actions:
             raise VariantError(source, f"night.{i}.action", f"unknown action {step.action!r}")
         for where, names in (
             ("actors", step.actors),
@@ -219,6 +224,17 @@ def check_references(variant: Variant, source: str) -> None:
             raise VariantError(
                 source, f"night.{i}.params.describe", "only a group step (group = true) describes"
             )
+    if variant.palermo is not None:
+        cards = variant.palermo.cards
+        for key, card in (
+            ("deal_first", variant.palermo.deal_first),
+            ("deal_unique", variant.palermo.deal_unique),
+        ):
+            if card not in cards:
+                raise VariantError(source, f"palermo.{key}", f"unknown card {card!r}")
+        for i, card in enumerate(variant.palermo.deal_order):
+            if card not in cards:
+                raise VariantError(source, f"palermo.deal_order.{i}", f"unknown card {card!r}")
     comp = variant.composition
     for table_name, table in (
         ("table", comp.table),

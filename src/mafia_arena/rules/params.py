@@ -196,6 +196,15 @@ class RoleTraits(_Params):
     no_last_word: bool = False
     leader: bool = False
     killer: bool | None = None
+    dark_past: bool = False
+    """Dictator flow: looks mafia to investigations in Nights 1 and 2; passed on when
+    murdered; shown as "had a dark past" on any other elimination (dictator.md 4.5)."""
+    suicide_attack: bool = False
+    """Dictator flow: may blow himself up with one other player by day (3.7)."""
+    sees_investigations: bool = False
+    """Dictator flow: learns each morning whom the investigators named (4.9)."""
+    kill_authority: bool = False
+    """Dictator flow: holds the single kill authority at the start (4.6)."""
 
 
 def trait_roles(traits: RoleTraits) -> list[tuple[str, str]]:

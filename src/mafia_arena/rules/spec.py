@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mafia_arena.rules import vocabulary
+from mafia_arena.rules.palermo import PalermoSpec
 from mafia_arena.rules.params import (
     NightParams,
     NoParams,
@@ -60,6 +61,10 @@ class FactionSpec(_Spec):
     appears: str = "innocent"
     solo: bool = False
     description: str = ""
+    title: str = ""
+    """The party's name in announcements (dictator: "Bürger", "Mafia"); empty: the key."""
+    status_line: str = ""
+    """The party line of the status message (dictator 2.3: "Du gehörst zur Mafia.")."""
 
 
 class RoleSpec(_Spec):
@@ -70,6 +75,16 @@ class RoleSpec(_Spec):
     appears: str | None = None
     knows_roles: tuple[str, ...] = ()
     unique: bool = False
+    title: str = ""
+    """The role's name in announced statuses ("Detektiv"); empty for a plain role, whose
+    status is its party alone ("Bürger")."""
+    status_line: str = ""
+    """The role's own line of the status message; ``{comrades}`` lists the known allies
+    (dictator 2.3: "Du bist der Rufmörder. Deine Mitstreiter sind {comrades}.")."""
+    party_line: bool = True
+    """Does the status message open with the party line (the question mark's does not)?"""
+    told_as: str | None = None
+    """The role the holder is told he has (a citizen with a dark past is told "citizen")."""
     traits: dict[str, Any] = Field(default_factory=dict)
     """Passive traits as the file wrote them, validated against `RoleTraits`."""
 
@@ -128,7 +143,9 @@ class NightStep(_Spec):
     observers: tuple[str, ...] = ()
     optional: bool = False
     default: Literal["pass", "random"] = "pass"
-    from_night: int = Field(default=1, ge=1)
+    from_night: int = Field(default=1, ge=0)
+    """The first night the step runs; 0 only in a forum game, whose Night 0 is the
+    setup night (dictator.md 3.2: the boss's pointing, the question mark's copy)."""
     target: TargetRule = TargetRule()
     limits: Limits = Limits()
     params: NightParams = Field(default_factory=dict, validate_default=True)
@@ -146,7 +163,11 @@ class NightStep(_Spec):
 class DayStep(_Spec):
     """One step of the day: announce, introductions, discussion, vote, last_words."""
 
-    type: Literal["announce", "introductions", "discussion", "vote", "last_words", "end_day"]
+    type: Literal[
+        "announce", "introductions", "discussion", "vote", "last_words", "end_day", "forum"
+    ]
+    """``forum``: a communication window (`engine.forum.window`): private messages,
+    newspaper ads, testaments and thread posts, as `rules.forum` switches them on."""
     rounds: int = Field(default=1, ge=0)
     procedure: str = ""
     params: VoteParams = Field(default_factory=dict, validate_default=True)
@@ -198,8 +219,34 @@ class Composition(_Spec):
     fill_role: str | None = None
 
 
+class ForumRules(_Spec):
+    """The forum channels a variant switches on (`engine.forum`, dictator.md 7).
+
+    A communication window gives every living seat up to `ticks` decisions per phase
+    (messages, ads, a testament, posts, its role's forms) before it declares itself done.
+    """
+
+    ticks: int = Field(default=4, ge=1)
+    private_messages: bool = False
+    """Private messages between players in the game, one-to-one and group (7.1)."""
+    newspaper: bool = False
+    """Anonymous ads under pseudonyms, one edition per phase end (7.4)."""
+    pseudonyms_per_edition: int = Field(default=5, ge=1)
+    testaments: bool = False
+    """A testament, public or to chosen recipients, delivered on elimination (7.5)."""
+    testament_changes_per_round: int = Field(default=1, ge=1)
+    inactivity_warnings: int | None = Field(default=None, ge=1)
+    """Warnings for phases without a thread post before a hidden disqualification (8.5);
+    None: no inactivity rule."""
+
+
 class Rules(_Spec):
     """Global switches the engine reads directly."""
+
+    flow: Literal["phases", "dictator"] = "phases"
+    """``phases``: the variant's night and day steps (`engine.flow`); ``dictator``: the
+    forum game with an elected dictator (`engine.forum.dictator`, docs/rules/dictator.md)."""
+    forum: ForumRules = ForumRules()
 
     first_phase: Literal["night", "day"] = "night"
     reveal_on_death: bool = True
@@ -235,6 +282,10 @@ class Variant(_Spec):
     composition: Composition
     night: tuple[NightStep, ...] = ()
     day: tuple[DayStep, ...]
+    palermo: PalermoSpec | None = None
+    """The forum-clock rules (cards, timed phases, windows) of the Palermo engine
+    (`engine.palermo`); a variant with this table plays them instead of its night and
+    day steps."""
     _file: str = PrivateAttr("")
 
     @field_validator("max_players")

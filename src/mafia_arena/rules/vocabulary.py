@@ -23,6 +23,11 @@ NIGHT_ACTIONS = frozenset(
         "shoot",
     }
 )
+FORUM_NIGHT_ACTIONS = frozenset(
+    {"murder", "point", "mark", "passport", "protect", "query", "compare", "copy_status"}
+)
+"""The night forms of the ``dictator`` flow (`engine.forum.forms`), read by that flow
+rather than by the night steps of `engine.night`."""
 VOTING_PROCEDURES = frozenset(VOTE_PARAMS)
 ROLE_TRAITS = frozenset(RoleTraits.model_fields)
 """Exactly the traits `engine.traits` and the night code implement (`rules.params`)."""

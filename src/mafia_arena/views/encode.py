@@ -37,10 +37,13 @@ Blocks in this order; `ObservationLayout.describe()` prints the offsets for a va
 | `role_claims` | n×R | [speaker, role]: the speaker claimed the role |
 | `result_claims` | n×n×2 | [speaker, target, 0 mafia / 1 innocent]: a claimed check result |
 | `team_picks` | n | share of the latest group picks (your team's night choice) per target |
+| `states` | n×4 | Palermo (**): each seat's state, one-hot: active, ghost, imprisoned, out |
+| `card` | C | Palermo (**): own intrigue card, one-hot over the variant's cards (0 once gone) |
 | `request` | K | the pending request kind, one-hot (`none` when nothing to decide) |
 | `free_text` | 1 | the pending request also accepts free text |
 
 (*) only in variants with a ``compare`` (resp. ``watch``) or ``copy`` night step.
+(**) only in variants with a ``[palermo]`` table.
 
 Version history: v0 — first layout.
 """
@@ -74,6 +77,8 @@ DAY_KINDS = (
     "introductions",
 )
 PHASES = ("setup", "night", "day", "over")
+STATES = ("active", "ghost", "imprisoned", "out")
+"""Player states (`engine.player_states`) in the order of the ``states`` block."""
 NO_RESULT = "no result"
 
 
@@ -124,6 +129,12 @@ class ObservationLayout:
             ("role_claims", (n, R)),
             ("result_claims", (n, n, 2)),
             ("team_picks", (n,)),
+        ]
+        self.states = STATES
+        self.cards: tuple[str, ...] = tuple(variant.palermo.cards) if variant.palermo else ()
+        if variant.palermo is not None:
+            shapes += [("states", (n, len(STATES))), ("card", (len(self.cards),))]
+        shapes += [
             ("request", (K,)),
             ("free_text", (1,)),
         ]
@@ -139,6 +150,8 @@ class ObservationLayout:
         self.faction_index = {f: i for i, f in enumerate(self.factions)}
         self.result_index = {r: i for i, r in enumerate(self.results)}
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
+        self.state_index = {st: i for i, st in enumerate(STATES)}
+        self.card_index = {c: i for i, c in enumerate(self.cards)}
 
     def decode(self, vector: np.ndarray) -> dict[str, np.ndarray]:
         """The vector's named blocks, each reshaped to its logical shape (views, no copy).
@@ -359,6 +372,24 @@ def _team_picks_rule(state: _SeatArray, k: Knowledge) -> None:
         _team_picks(state, k.latest_picks)
 
 
+def _states_rule(state: _SeatArray, k: Knowledge) -> None:
+    """Palermo: every seat's state, one-hot per seat (all Active until a change), and
+    the seat's own card, one-hot (zero once it is gone)."""
+    blocks = state.v
+    if "states" not in blocks:
+        return
+    layout = state.layout
+    if state.changed("states", k.states) or state.changed("states_players", k.players):
+        grid = blocks["states"]
+        grid[:] = 0.0
+        states = k.states or ("active",) * layout.players
+        for seat, name in enumerate(states[: layout.players]):
+            grid[seat, layout.state_index.get(name, 0)] = 1.0
+    if state.changed("card", k.card):
+        blocks["card"][:] = 0.0
+        _one_hot(blocks["card"], layout.card_index.get(k.card or ""))
+
+
 Rule = Callable[[_SeatArray, Knowledge], None]
 RULES: dict[str, Rule] = {
     "role": _role_rule,
@@ -373,6 +404,7 @@ RULES: dict[str, Rule] = {
     "nominations": _nominations_rule,
     "claims": _claims_rule,
     "team_picks": _team_picks_rule,
+    "states": _states_rule,
 }
 """The encoding rules in application order (named, so tests can break one on purpose)."""
 
@@ -389,6 +421,7 @@ READS: dict[str, frozenset[str]] = {
     "nominations": frozenset({"nominations_today"}),
     "claims": frozenset({"said"}),
     "team_picks": frozenset({"latest_picks"}),
+    "states": frozenset({"states", "card", "players"}),
 }
 """The `Knowledge` fields each rule reads. With the fold's `CHANGES` this says which
 rules a new entry can concern (`_TRIGGERS`): a step runs those rules only, and the

@@ -25,6 +25,7 @@ from typing import Any, overload
 
 from mafia_arena.engine.catalogue import (
     Allies,
+    CardDealt,
     Death,
     GameEnded,
     GroupPicks,
@@ -33,6 +34,7 @@ from mafia_arena.engine.catalogue import (
     NoDeath,
     Nomination,
     Nominees,
+    OracleAnswer,
     PhaseStart,
     Reveal,
     RoleChange,
@@ -40,6 +42,7 @@ from mafia_arena.engine.catalogue import (
     Setup,
     Silenced,
     SpeechMade,
+    StateChanged,
     Votes,
 )
 from mafia_arena.engine.events import SeatEvent
@@ -194,6 +197,11 @@ class Knowledge:
     silenced: frozenset[int]
     winner: str | None
     over: bool
+    states: tuple[str, ...]
+    """Palermo: each seat's player state (`engine.player_states`) as announced; empty
+    in variants without player states (there every seat is alive or dead)."""
+    card: str | None
+    """Palermo: the intrigue card this seat holds now (None: none, or used)."""
     events: Entries
     transcript: Transcript
 
@@ -260,6 +268,8 @@ class KnowledgeFold:
         self.silenced: frozenset[int] = frozenset()
         self.winner: str | None = None
         self.over = False
+        self.states: tuple[str, ...] = ()
+        self.card: str | None = None
         self._snapshot: Knowledge | None = None
 
     def apply(self, entry: SeatEvent) -> None:
@@ -393,6 +403,31 @@ def _phase(k: KnowledgeFold, f: PhaseStart, _: SeatEvent) -> None:
             k.latest_picks = EMPTY
 
 
+def _state(k: KnowledgeFold, f: StateChanged, e: SeatEvent) -> None:
+    states = list(k.states or ("active",) * k.players)
+    states[f.seat] = f.state
+    k.states = tuple(states)
+    alive = list(k.alive)
+    alive[f.seat] = f.state == "active"
+    k.alive = tuple(alive)
+    if f.role is not None:
+        k.revealed = _put(k.revealed, f.seat, f.role)
+    if f.state != "active":
+        k.deaths = (*k.deaths, (e.day, f.seat, f.cause))
+
+
+def _card(k: KnowledgeFold, f: CardDealt, _: SeatEvent) -> None:
+    if f.seat == k.seat:
+        k.card = f.card or None
+
+
+def _oracle(k: KnowledgeFold, f: OracleAnswer, _: SeatEvent) -> None:
+    if f.question == "mafia":  # a yes/no on the formal team reads like a check
+        result = "mafia" if f.answer else "innocent"
+        k.checks = _put(k.checks, f.target, result)
+        k.known_results = _put(k.known_results, f.target, result)
+
+
 def _game_over(k: KnowledgeFold, f: GameEnded, _: SeatEvent) -> None:
     k.over, k.winner = True, f.winner
     k.revealed = MappingProxyType({**k.revealed, **f.roles})
@@ -416,6 +451,9 @@ CHANGES: dict[type, frozenset[str]] = {
     Silenced: frozenset({"silenced"}),
     PhaseStart: frozenset({"nominations_today", "silenced", "latest_picks"}),
     GameEnded: frozenset({"over", "winner", "revealed"}),
+    StateChanged: frozenset({"states", "alive", "revealed", "deaths"}),
+    CardDealt: frozenset({"card"}),
+    OracleAnswer: frozenset({"checks", "known_results"}),
 }
 """The `Knowledge` fields each kind of fact may replace (besides `day`, `phase` and
 `events`, which every entry sets). Readers that keep derived state (the numeric
@@ -440,6 +478,9 @@ _HANDLERS: dict[type, Any] = {
     Silenced: _silenced,
     PhaseStart: _phase,
     GameEnded: _game_over,
+    StateChanged: _state,
+    CardDealt: _card,
+    OracleAnswer: _oracle,
 }
 
 

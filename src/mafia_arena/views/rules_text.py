@@ -59,8 +59,16 @@ def rules_text(variant: Variant, players: int | None = None) -> str:
     worked out for that table size (raises VariantError if the count is not playable)."""
     lines = [f"Game: {variant.title}."]  # the file's description is free text: left out
     lines += _players(variant, players)
+    if variant.rules.flow == "dictator":
+        from mafia_arena.views.forum_rules_text import forum_rules_text
+
+        return forum_rules_text(variant, players, lines)
     lines += _teams(variant)
     lines += _roles(variant, players)
+    if variant.palermo is not None:
+        from mafia_arena.views.palermo_rules import palermo_lines
+
+        return "\n".join([*lines, *palermo_lines(variant, players)])
     lines += _cards(variant)
     lines += _night(variant)
     lines += _day(variant)
@@ -110,6 +118,8 @@ def _dealt(variant: Variant) -> list[str]:
 
 def _teams(variant: Variant) -> list[str]:
     lines = ["Teams and how they win:"]
+    if variant.palermo is not None:  # camps win by the Palermo end conditions (section 9)
+        return [*lines, *(f"- {n}: {f.description}" for n, f in variant.factions.items())]
     for name, faction in variant.factions.items():
         wins = " or ".join(
             _WIN[w.type].format(factions=", ".join(w.factions) or "any other team", others=w.others)

@@ -17,9 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from mafia_arena.engine.catalogue import (
+    Absence,
     Allies,
     Ballot,
     Blocked,
+    CardDealt,
+    CardPlayed,
+    CardsShown,
     Death,
     Disqualified,
     FloorGranted,
@@ -34,6 +38,7 @@ from mafia_arena.engine.catalogue import (
     Nomination,
     NominationTally,
     Nominees,
+    OracleAnswer,
     PhaseStart,
     Protected,
     Reveal,
@@ -43,10 +48,12 @@ from mafia_arena.engine.catalogue import (
     Setup,
     Silenced,
     SpeechMade,
+    StateChanged,
     UsageRecord,
     Votes,
 )
 from mafia_arena.engine.events import Event, SeatEvent
+from mafia_arena.views.forum_text import FORUM_RENDER
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
 
@@ -102,6 +109,11 @@ _DEATH_HOW = {
     "night": "was killed in the night",
     "execution": "was executed",
     "disqualification": "leaves the game",
+    "murder": "was murdered",
+    "jail": "was thrown into jail and leaves the game",
+    "deposed": "was overthrown and leaves the game",
+    "attack": "died in the attack",
+    "attacker": "blew himself up",
 }
 
 
@@ -204,7 +216,39 @@ def _game_over(f: GameEnded, prefix: str) -> str:
     return f"Game over: {f.winner or 'draw'} wins. Roles: {roles}."
 
 
+def _state(f: StateChanged | CardPlayed, prefix: str) -> str:
+    return f"{prefix}{f.text}"
+
+
+def _card(f: CardDealt, prefix: str) -> str:
+    if not f.card:
+        return f"{prefix}You no longer hold an intrigue card."
+    return f"{prefix}Your intrigue card: {f.card}."
+
+
+def _oracle(f: OracleAnswer, prefix: str) -> str:
+    about = "formally a mafioso" if f.question == "mafia" else f"the {f.question}"
+    return f"{prefix}Pythia: is {name(f.target)} {about}? {'Yes' if f.answer else 'No'}."
+
+
+def _absence(f: Absence, prefix: str) -> str:
+    return (
+        f"{prefix}{name(f.seat)} did not vote: absences {f.total} in all, {f.consecutive} in a row."
+    )
+
+
+def _cards_shown(f: CardsShown, prefix: str) -> str:
+    held = ", ".join(f"{name(s)} {c}" for s, c in f.cards.items())
+    return f"{prefix}Cards still held: {held or 'none'}."
+
+
 _RENDER: dict[type, Callable[[Any, str], str]] = {
+    StateChanged: _state,
+    CardPlayed: _state,
+    CardDealt: _card,
+    OracleAnswer: _oracle,
+    Absence: _absence,
+    CardsShown: _cards_shown,
     Setup: _setup,
     RoleDealt: _role,
     Allies: _allies,
@@ -232,6 +276,7 @@ _RENDER: dict[type, Callable[[Any, str], str]] = {
     RoleChange: _role_change,
     Protected: _text,
     GameEnded: _game_over,
+    **FORUM_RENDER,
 }
 
 

@@ -22,6 +22,7 @@ from mafia_arena.engine.catalogue import (
     Nomination,
     NominationTally,
     Nominees,
+    OracleAnswer,
     Runoff,
     SpeechMade,
     Votes,
@@ -32,7 +33,7 @@ from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
 
 _VOTE_FACTS = (Votes, Nomination, NominationTally, Nominees, Runoff, NoExecution, LastDeadDecision)
-_RESULT_FACTS = (NightResult, Blocked)
+_RESULT_FACTS = (NightResult, Blocked, OracleAnswer)
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,26 @@ def _card(view: View, variant: Variant) -> dict[str, Any]:
         "goal": faction.description if faction else "",
         "allies": [{"seat": s, "label": name(s), "role": r} for s, r in sorted(k.allies.items())],
         "alive": view.alive,
+        **_palermo_card(k, variant),
+    }
+
+
+def _palermo_card(k: Knowledge, variant: Variant) -> dict[str, Any]:
+    """Palermo: the seat's player state and intrigue card (title, text, when playable)."""
+    if variant.palermo is None:
+        return {}
+    state = k.states[k.seat] if k.states else "active"
+    card = variant.palermo.cards.get(k.card) if k.card else None
+    return {
+        "state": state,
+        "intrigue_card": None
+        if card is None
+        else {
+            "name": k.card,
+            "title": card.title,
+            "text": card.description,
+            "phases": list(card.phases),
+        },
     }
 
 
@@ -123,7 +144,7 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
     moment it is complete until the next day's vote: the panel keeps the last day that
     voted (``day``) and says whether that is today (``today``).
     """
-    voting = [e for e in knowledge.events if isinstance(e.fact, _VOTE_FACTS) and e.phase == "day"]
+    voting = [e for e in knowledge.events if isinstance(e.fact, _VOTE_FACTS) and e.phase != "night"]
     if not voting:
         return {"day": None, "today": False, "entries": []}
     latest = max(e.day for e in voting)
@@ -171,6 +192,8 @@ def snapshot(
     for info in roster:
         entry = info.to_json()
         entry["alive"] = k.alive[info.seat] if k.alive else True
+        if k.states:
+            entry["state"] = k.states[info.seat]
         entry["role"] = known_role(k, info.seat)
         entry["you"] = info.seat == view.seat
         players.append(entry)

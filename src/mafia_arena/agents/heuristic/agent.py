@@ -17,8 +17,10 @@ from typing import Any
 from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.heuristic.context import Context
 from mafia_arena.agents.heuristic.day import last_dead, nominate, vote
+from mafia_arena.agents.heuristic.forum import forum_decision
 from mafia_arena.agents.heuristic.memory import Memory
 from mafia_arena.agents.heuristic.night import night_decision
+from mafia_arena.agents.heuristic.palermo import palermo_decision
 from mafia_arena.agents.heuristic.rulebook import rulebook
 from mafia_arena.agents.heuristic.style import BALANCED, Style
 from mafia_arena.agents.heuristic.talk import speak
@@ -32,6 +34,7 @@ HANDLERS: dict[str, Handler] = {
     "final_vote": vote,
     "nominate": nominate,
     "last_dead": last_dead,
+    "forum": forum_decision,
 }
 
 
@@ -78,13 +81,15 @@ class HeuristicAgent(SyncAgent):
             if self.strict:
                 raise
             self.stats.extra["errors"] = self.stats.extra.get("errors", 0.0) + 1.0
-            decision = ctx.fallback()
+            decision = PASS if request.kind == "forum" else ctx.fallback()
         return _legal(ctx, decision)
 
 
 def dispatch(ctx: Context) -> Decision:
     """Route a request by kind; unknown kinds are handled by their shape."""
     request = ctx.request
+    if ctx.view.rules.palermo is not None:
+        return palermo_decision(ctx)
     if request.kind.startswith("night:"):
         return night_decision(ctx)
     handler = HANDLERS.get(request.kind)
@@ -103,7 +108,7 @@ def _legal(ctx: Context, decision: Decision) -> Decision:
     if isinstance(decision, Speech):
         if request.free_text and len(decision.text) <= request.max_chars:
             return decision
-        return ctx.fallback()
+        return PASS if request.kind == "forum" else ctx.fallback()
     if isinstance(decision, Choice) and (
         decision in request.choices
         or (decision == PASS and request.default == "pass" and not ctx.targets)

@@ -1,0 +1,261 @@
+"""The heuristic player in a forum game (dictator): channels and every dictator role.
+
+At a phase's first ``forum`` request the player plans the phase from what it knows
+(its status, its comrades, game-master results, private messages and testaments it
+received, public reveals) and then hands in one planned item per request, ending with
+``pass``. Plans use only offered forms or written forms the request allows, so every
+decision is legal. What it does:
+
+- every phase: one thread post (naming its prime suspect, or quiet for a mafioso);
+- town: the detective and matchmaker investigate away from the dictator (no jail) and
+  tell the dictator their guilty results in a private message; a town dictator
+  executes the best-founded suspect (a result, a received message, a testament), else
+  a drawn unconfirmed player; citizens call a revolution when the dictator's
+  executions revealed two citizens; the angel protects a drawn non-dictator;
+- mafia: the informed vote and revolt for a comrade, write to each other in a group
+  message, murder a drawn non-comrade with a death message, mark and forge on their
+  own side's behalf, point at a plain citizen; the terrorist attacks the dictator once
+  he learns he was investigated;
+- now and then an ad under its own pseudonym, and a testament with its results.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mafia_arena.agents.heuristic.context import Context
+from mafia_arena.engine.catalogue import (
+    DeliveredTestament,
+    GameMasterNotice,
+    Office,
+    PrivateMessage,
+    StatusShown,
+)
+from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
+
+GUILTY = re.compile(r"\bP(\d+) ist Mafioso\.")
+INNOCENT = re.compile(r"\bP(\d+) ist kein Mafioso\.")
+
+
+def name(seat: int) -> str:
+    return f"P{seat + 1}"
+
+
+class Reading:
+    """What the seat has read in its stream that a forum plan needs."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.guilty: dict[int, int] = {}
+        self.cleared: set[int] = set()
+        self.citizen_executions = 0
+        self.dictator: int | None = None
+        self.investigated_me = False
+        self.results: list[str] = []
+        for entry in ctx.k.events:
+            fact = entry.fact
+            if isinstance(fact, GameMasterNotice) and fact.topic == "result":
+                self.results.append(fact.text)
+                self._read(fact.text, weight=3)
+            elif isinstance(fact, GameMasterNotice) and fact.topic == "investigations":
+                self.investigated_me |= f"queried: {name(ctx.me)}" in fact.text
+            elif isinstance(fact, PrivateMessage) and fact.sender != ctx.me:
+                self._read(fact.text, weight=1)
+            elif isinstance(fact, DeliveredTestament):
+                self._read(fact.text, weight=2)
+            elif isinstance(fact, Office):
+                self.dictator = fact.dictator
+                self.citizen_executions = 0
+            elif isinstance(fact, StatusShown) and fact.status.startswith("Bürger"):
+                self.citizen_executions += 1
+
+    def _read(self, text: str, weight: int) -> None:
+        for match in GUILTY.finditer(text):
+            seat = int(match.group(1)) - 1
+            self.guilty[seat] = self.guilty.get(seat, 0) + weight
+        for match in INNOCENT.finditer(text):
+            self.cleared.add(int(match.group(1)) - 1)
+
+
+def forum_decision(ctx: Context) -> Decision:
+    """The next planned item of this phase (see the module doc)."""
+    key = f"forum:{ctx.k.phase}:{ctx.day}"
+    plan = ctx.notes.get(key)
+    if plan is None:
+        plan = ctx.notes[key] = make_plan(ctx)
+    while plan:
+        decision = plan.pop(0)
+        if allowed(ctx, decision):
+            return decision
+    return PASS
+
+
+def allowed(ctx: Context, decision: Decision) -> bool:
+    request = ctx.request
+    act = decision.act if isinstance(decision, Speech) else decision
+    if act is None:
+        return True
+    if act in request.choices:
+        return True
+    if act.verb == "ad":
+        owned = request.info.get("pseudonyms") or []
+        return act.value in owned  # type: ignore[operator]
+    if act.verb == "testament":
+        return shared_choice("testament", None, "public") in request.choices
+    if act.verb == "give":
+        owned = request.info.get("pseudonyms") or []
+        return act.value in owned and act.target in ctx.k.living() and act.target != ctx.me  # type: ignore[operator]
+    if act.verb == "pm" and act.value:
+        living = set(ctx.k.living())
+        return all(int(s) in living and int(s) != ctx.me for s in act.value.split("."))
+    return False
+
+
+def offered(ctx: Context, verb: str) -> list[int]:
+    return [c.target for c in ctx.request.choices if c.verb == verb and c.target is not None]
+
+
+def make_plan(ctx: Context) -> list[Decision]:
+    """This phase's items, in order (see the module doc)."""
+    read = Reading(ctx)
+    rng, me, town = ctx.rng, ctx.me, ctx.town
+    comrades = sorted(s for s in ctx.k.allies if ctx.k.alive[s])
+    living = [s for s in ctx.k.living() if s != me]
+    suspects = [s for s in sorted(read.guilty, key=lambda s: -read.guilty[s]) if s in living]
+    suspect = suspects[0] if suspects and town else None
+    plan: list[Decision] = []
+    night = ctx.k.phase == "night"
+    # the thread
+    if suspect is not None:
+        plan.append(Speech(f"I am suspicious of {name(suspect)}.", shared_choice("post")))
+    else:
+        plan.append(Speech(rng.choice(LINES), shared_choice("post")))
+    # the office
+    ballots = offered(ctx, "ballot") or offered(ctx, "revolution")
+    if ballots and night:
+        pick = ballot(ctx, read, comrades, ballots)
+        if pick is not None:
+            plan.append(shared_choice("ballot" if offered(ctx, "ballot") else "revolution", pick))
+    executable = offered(ctx, "execute")
+    if executable:
+        plan.append(shared_choice("execute", execution(ctx, read, comrades, executable)))
+    attackable = offered(ctx, "attack")
+    if attackable and read.investigated_me and read.dictator in attackable:
+        plan.append(shared_choice("attack", read.dictator))
+    # role forms at night
+    plan += role_forms(ctx, read, comrades)
+    # the kill authority's successor
+    heirs = offered(ctx, "successor")
+    if heirs and ctx.notes.get("successor") not in heirs:
+        ctx.notes["successor"] = heirs[0]
+        plan.append(shared_choice("successor", heirs[0]))
+    # private messages
+    if suspect is not None and read.dictator is not None and read.dictator != me:
+        plan.append(
+            Speech(
+                f"{name(suspect)} ist Mafioso. Please execute.", shared_choice("pm", read.dictator)
+            )
+        )
+    elif comrades and night and len(comrades) > 1:
+        group = ".".join(str(s) for s in comrades)
+        plan.append(Speech("Keep quiet; vote with us.", Choice("pm", None, group)))
+    elif comrades:
+        plan.append(Speech("Keep quiet; vote with us.", shared_choice("pm", comrades[0])))
+    elif living and rng.random() < 0.5:
+        plan.append(Speech("Whom do you trust?", shared_choice("pm", rng.choice(living))))
+    # the newspaper
+    if rng.random() < 0.3:
+        owned = ctx.request.info.get("pseudonyms") or []
+        text = f"Watch {name(suspect)}." if suspect is not None else rng.choice(ADS)
+        if owned:
+            plan.append(Speech(text, Choice("ad", None, str(owned[0]))))  # type: ignore[index]
+        else:
+            plan.append(Speech(text, shared_choice("ad", None, "new")))
+    # a comrade takes over a pseudonym now and then (an ad voice the mafia share)
+    owned = ctx.request.info.get("pseudonyms") or []
+    if owned and comrades and rng.random() < 0.1:
+        plan.append(Speech("", Choice("give", rng.choice(comrades), str(owned[0]))))  # type: ignore[index]
+    # the testament: results go privately to a dictator who is not a suspect
+    if not ctx.notes.get("testament") or (
+        read.results and ctx.notes.get("testament") != read.results
+    ):
+        ctx.notes["testament"] = list(read.results) or True
+        words = " ".join(read.results) or "I played for my side to the end."
+        dictator = read.dictator
+        if read.results and dictator is not None and dictator != me and dictator not in read.guilty:
+            plan.append(Speech(words, Choice("testament", None, str(dictator))))
+        else:
+            plan.append(Speech(words, shared_choice("testament", None, "public")))
+    return plan
+
+
+def ballot(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int | None:
+    """Whom to elect, or to revolt for (None: no revolution tonight)."""
+    me, rng = ctx.me, ctx.rng
+    electing = read.dictator is None or ctx.day == 0
+    if not ctx.town:
+        if read.dictator in comrades or read.dictator == me:
+            return None
+        picks = [s for s in comrades if s in targets] or ([me] if me in targets else [])
+        return picks[0] if picks else None
+    if not electing and read.citizen_executions < 2:
+        return None
+    trusted = [s for s in targets if s in read.cleared] or ([me] if me in targets else [])
+    return rng.choice(trusted or targets)
+
+
+def execution(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int:
+    if not ctx.town:
+        return ctx.rng.choice([t for t in targets if t not in comrades] or targets)
+    ranked = [t for t in sorted(read.guilty, key=lambda s: -read.guilty[s]) if t in targets]
+    if ranked:
+        return ranked[0]
+    unknown = [t for t in targets if t not in read.cleared]
+    return ctx.rng.choice(unknown or targets)
+
+
+def role_forms(ctx: Context, read: Reading, comrades: list[int]) -> list[Decision]:
+    rng = ctx.rng
+    out: list[Decision] = []
+    enemies = lambda seats: [s for s in seats if s not in comrades]  # noqa: E731
+    murder = enemies(offered(ctx, "murder"))
+    if murder:
+        victim = rng.choice(murder)
+        out.append(
+            Speech(
+                f"{name(victim)} was found at dawn with a single black rose.",
+                shared_choice("murder", victim),
+            )
+        )
+    for verb in ("mark", "point", "copy_status", "protect"):
+        targets = offered(ctx, verb)
+        if verb in ("mark", "point"):
+            targets = enemies(targets)
+        if targets:
+            out.append(shared_choice(verb, rng.choice(targets)))
+    passport = [s for s in offered(ctx, "passport") if s in comrades] or offered(ctx, "passport")
+    if passport:
+        out.append(shared_choice("passport", rng.choice(passport)))
+    queries = [s for s in offered(ctx, "query") if s != read.dictator and s not in read.cleared]
+    if queries:
+        out.append(shared_choice("query", rng.choice(queries)))
+    pairs = [
+        c
+        for c in ctx.request.choices
+        if c.verb == "compare" and read.dictator not in (c.target, int(c.value or -1))
+    ]
+    if pairs:
+        out.append(rng.choice(pairs))
+    return out
+
+
+LINES = (
+    "I am a citizen and I am watching the votes.",
+    "Who has been quiet so far?",
+    "Let us not rush the next execution.",
+    "The dictator should explain his choice.",
+)
+ADS = (
+    "Someone here is not who they claim to be.",
+    "Follow the votes, not the words.",
+    "The night was too quiet.",
+)

@@ -1,0 +1,284 @@
+"""The heuristic's Palermo play: every role, every card and the snitch, used sensibly.
+
+Palermo's requests (`engine.palermo`): ``turn`` (one move of a timed phase),
+``change_vote``, ``vote_end`` (Lawyer, Corrupt Cop), ``runoff`` and ``last_words``.
+The strategy reads the seat's own knowledge only: its role and allies, the ballots
+cast so far, its private investigation and Pythia results. The rules of thumb:
+
+- vote first, always (absences remove a player): the town votes a known mafioso, else
+  joins the leading ballot on a player it does not trust, else a random other; the
+  mafia camp votes the leading non-ally, else a random non-ally;
+- night roles act once a night: the Detective checks the unknown, the Medium the
+  unknown ghosts, the Prostitute blocks a non-ally, the mafia set one assassination on
+  a non-ally, and a Hidden Mafioso (or the Archmafioso) sometimes snitches;
+- cards are played when they help the holder's camp (a resurrection of an ally or any
+  ghost for the town, a Pythia question about the unknown, the imprisonment of a known
+  enemy, a cancel for an ally, Echo when the ghosts are many, an exemption under
+  threat, Failed Assassination at once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mafia_arena.agents.heuristic.context import Context
+from mafia_arena.engine.catalogue import Ballot, NightResult, OracleAnswer, StateChanged
+from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
+from mafia_arena.engine.speech_acts import render_act
+
+_MAFIA_CAMP_ROLES = frozenset(
+    {"known_a", "known_b", "hidden", "archmafioso", "corrupt_cop", "prostitute"}
+)
+
+
+def palermo_decision(ctx: Context) -> Decision:
+    kind = ctx.request.kind
+    if kind == "turn":
+        return _turn(ctx)
+    if kind == "runoff":
+        return _pick_vote(ctx, [c for c in ctx.request.choices if c.verb == "vote"]) or PASS
+    if kind == "vote_end":
+        return _vote_end(ctx)
+    if kind == "speak":
+        act = ctx.notes.pop("palermo_post", None)
+        return Speech(render_act(act), act) if act is not None else PASS
+    return PASS  # change_vote (keep the ballot), last_words
+
+
+@dataclass
+class _Seen:
+    """What the seat has read from its stream so far, read once per entry."""
+
+    position: int = 0
+    enemies: set[int] = field(default_factory=set)
+    cleared: set[int] = field(default_factory=set)
+    ballots: dict[int, int] = field(default_factory=dict)
+    day: int = -1
+
+
+def _seen(ctx: Context) -> _Seen:
+    """Fold the new entries of the seat's stream (investigations, Pythia, ballots).
+
+    Kept in the agent's notes and extended, never rebuilt: a Palermo game asks a seat
+    hundreds of times, and rescanning the stream each time would make a game quadratic.
+    """
+    seen: _Seen = ctx.notes.setdefault("palermo_seen", _Seen())
+    events = ctx.view.knowledge.events
+    for index in range(seen.position, len(events)):
+        entry = events[index]
+        f = entry.fact
+        if entry.day != seen.day:
+            seen.day, seen.ballots = entry.day, {}
+        if isinstance(f, NightResult) and f.targets:
+            if f.result == "mafia":
+                seen.enemies.add(f.targets[0])
+            elif f.result == "innocent":
+                seen.cleared.add(f.targets[0])
+        elif isinstance(f, OracleAnswer) and f.question == "mafia":
+            (seen.enemies if f.answer else seen.cleared).add(f.target)
+        elif isinstance(f, Ballot):
+            seen.ballots[f.seat] = f.target
+        elif isinstance(f, StateChanged) and f.state != "active":
+            seen.ballots.pop(f.seat, None)
+    seen.position = len(events)
+    return seen
+
+
+def _enemies_known(ctx: Context) -> set[int]:
+    """Seats this seat knows to be formally mafia (investigations, Pythia)."""
+    return _seen(ctx).enemies
+
+
+def _cleared(ctx: Context) -> set[int]:
+    return _seen(ctx).cleared
+
+
+def _mafia_side(ctx: Context) -> bool:
+    return ctx.view.knowledge.role in _MAFIA_CAMP_ROLES and ctx.view.knowledge.faction == "mafia"
+
+
+def _friends(ctx: Context) -> set[int]:
+    k = ctx.view.knowledge
+    if _mafia_side(ctx):
+        return set(k.allies) | {ctx.view.seat}
+    if k.role == "roommate":
+        return set(k.allies) | {ctx.view.seat}
+    return {ctx.view.seat}
+
+
+def _ballots_now(ctx: Context) -> dict[int, int]:
+    """The ballots cast this round, as the public ballot events show them."""
+    seen = _seen(ctx)
+    return seen.ballots if seen.day == ctx.view.knowledge.day else {}
+
+
+def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
+    if not options:
+        return None
+    friends = _friends(ctx)
+    targets = {c.target: c for c in options if c.target not in friends} or {
+        c.target: c for c in options
+    }
+    enemies = [t for t in targets if t in _enemies_known(ctx)]
+    if enemies and not _mafia_side(ctx):
+        return targets[enemies[0]]
+    if not _mafia_side(ctx):  # a public check result naming a mafioso is followed
+        named = [
+            s.claim.target
+            for s in ctx.view.knowledge.said
+            if s.claim.kind == "claim_result" and s.claim.value == "mafia"
+        ]
+        for target in reversed(named):
+            if target in targets and target not in _cleared(ctx):
+                return targets[target]
+    counts: dict[int, int] = {}
+    for target in _ballots_now(ctx).values():
+        counts[target] = counts.get(target, 0) + 1
+    cleared = _cleared(ctx)
+    ranked = sorted(
+        (t for t in targets if t not in cleared or _mafia_side(ctx)),
+        key=lambda t: (-counts.get(t, 0), t),
+    )
+    if ranked and counts.get(ranked[0], 0) > 0:
+        return targets[ranked[0]]
+    return targets[ctx.rng.choice(sorted(targets, key=lambda t: -1 if t is None else t))]
+
+
+def _turn(ctx: Context) -> Decision:
+    request = ctx.request
+    seat = ctx.view.seat
+    phase = str(request.info.get("phase", ""))
+    by_verb: dict[str, list[Choice]] = {}
+    for choice in request.choices:
+        by_verb.setdefault(choice.verb, []).append(choice)
+    ballots = _ballots_now(ctx)
+    night_done = ctx.notes.setdefault("night_done", set())
+    night_key = (ctx.view.knowledge.day, phase if phase == "night_early" else "night")
+    # the night ability, once a night
+    for verb in ("block", "investigate", "assassinate"):
+        if verb in by_verb and (night_key, verb) not in night_done:
+            night_done.add((night_key, verb))
+            return _night_pick(ctx, verb, by_verb[verb])
+    if "snitch" in by_verb:
+        partner = [c for c in by_verb["snitch"] if c.value == "massacre_detective"]
+        if partner and not any(c.value == "massacre_informant" for c in by_verb["snitch"]):
+            return ctx.rng.choice(partner)  # a fellow mafioso opened a massacre: complete it
+        if (night_key, "snitch") not in night_done:
+            night_done.add((night_key, "snitch"))
+            if ctx.rng.random() < 0.15:
+                kind = ctx.rng.choice(("simple", "vendetta", "massacre_informant"))
+                picks = [c for c in by_verb["snitch"] if c.value == kind]
+                if picks:
+                    return ctx.rng.choice(picks)
+    card = _card_move(ctx, by_verb, phase, ballots)
+    if card is not None:
+        return card
+    if "vote" in by_verb and seat not in ballots:
+        pick = _pick_vote(ctx, by_verb["vote"])
+        if pick is not None:
+            return pick
+    if "post" in by_verb and phase == "afternoon":
+        posted = ctx.notes.setdefault("palermo_posted", set())
+        act = None if ctx.view.knowledge.day in posted else _post(ctx)
+        if act is not None:
+            posted.add(ctx.view.knowledge.day)
+            ctx.notes["palermo_post"] = act
+            return by_verb["post"][0]
+    return PASS
+
+
+def _post(ctx: Context) -> Choice | None:
+    """One statement a day at most: the town names a mafioso it found (a check or
+    Pythia); the mafia camp now and then accuses a non-ally."""
+    alive = set(ctx.view.knowledge.living())
+    if not _mafia_side(ctx):
+        found = sorted(t for t in _enemies_known(ctx) if t in alive)
+        return shared_choice("claim_result", found[0], "mafia") if found else None
+    if ctx.rng.random() < 0.2:
+        others = sorted(t for t in alive if t not in _friends(ctx))
+        return shared_choice("accuse", ctx.rng.choice(others)) if others else None
+    return None
+
+
+def _night_pick(ctx: Context, verb: str, options: list[Choice]) -> Choice:
+    friends = _friends(ctx)
+    known = _enemies_known(ctx) | _cleared(ctx)
+    if verb == "assassinate":
+        me = ctx.view.seat
+        mine = [c for c in options if c.value == str(me)] or options
+        fresh = [c for c in mine if c.target not in friends]
+        return ctx.rng.choice(fresh or mine)
+    fresh = [c for c in options if c.target not in friends and c.target not in known]
+    return ctx.rng.choice(fresh or options)
+
+
+def _card_move(
+    ctx: Context, by_verb: dict[str, list[Choice]], phase: str, ballots: dict[int, int]
+) -> Choice | None:
+    rng = ctx.rng
+    friends = _friends(ctx)
+    enemies = _enemies_known(ctx)
+    mafia = _mafia_side(ctx)
+    seat = ctx.view.seat
+    if "failed_assassination" in by_verb:
+        return by_verb["failed_assassination"][0]
+    if "cancel_imprisonment" in by_verb:
+        mine = [c for c in by_verb["cancel_imprisonment"] if c.target in friends]
+        if mine or (not mafia and rng.random() < 0.5):
+            return (mine or by_verb["cancel_imprisonment"])[0]
+    if "resurrection" in by_verb:
+        mine = [c for c in by_verb["resurrection"] if c.target in friends]
+        others = [c for c in by_verb["resurrection"] if c.target not in enemies]
+        if mine:
+            return mine[0]
+        if not mafia and others and rng.random() < 0.5:
+            return rng.choice(others)
+    if "pythia" in by_verb and phase == "morning":
+        asks = [c for c in by_verb["pythia"] if c.value == "mafia" and c.target not in friends]
+        known = enemies | _cleared(ctx)
+        fresh = [c for c in asks if c.target not in known]
+        if fresh:
+            return rng.choice(fresh)
+    if "immediate_imprisonment" in by_verb and phase == "afternoon":
+        foes = [c for c in by_verb["immediate_imprisonment"] if c.target in enemies]
+        if not mafia and foes:
+            return foes[0]
+        if mafia and rng.random() < 0.2:
+            others = [c for c in by_verb["immediate_imprisonment"] if c.target not in friends]
+            if others:
+                return rng.choice(others)
+    if "grave_robbing" in by_verb and rng.random() < 0.3:
+        return rng.choice(by_verb["grave_robbing"])
+    if "echo" in by_verb and phase == "afternoon" and rng.random() < 0.4:
+        return by_verb["echo"][0]
+    on_me = sum(1 for t in ballots.values() if t == seat)
+    if "vote_exemption" in by_verb and (on_me >= 2 or (phase == "morning" and rng.random() < 0.2)):
+        return by_verb["vote_exemption"][0]
+    if "extra_vote" in by_verb and phase == "afternoon":
+        return _pick_vote(ctx, by_verb["extra_vote"])
+    if "vote_cancellation" in by_verb and phase == "afternoon":
+        hostile = {v for v, t in ballots.items() if t in friends and v not in friends}
+        picks = [c for c in by_verb["vote_cancellation"] if c.target in hostile]
+        if picks:
+            return picks[0]
+    return None
+
+
+def _vote_end(ctx: Context) -> Decision:
+    friends = _friends(ctx)
+    counts: dict[int, int] = {}
+    for target in _ballots_now(ctx).values():
+        counts[target] = counts.get(target, 0) + 1
+    if not counts:
+        return PASS
+    leader = max(sorted(counts), key=lambda t: counts[t])
+    choices = ctx.request.choices
+    defend = [c for c in choices if c.verb == "defend" and c.target == leader]
+    if defend and (leader in friends or leader in _cleared(ctx)):
+        return defend[0]
+    if _mafia_side(ctx) and leader in friends:
+        moves = [c for c in choices if c.verb == "transfer" and c.target == leader]
+        away = [c for c in moves if int(c.value or -1) not in friends]
+        if away:
+            return ctx.rng.choice(away)
+    return PASS

@@ -1,0 +1,75 @@
+"""Every player-state change of a Palermo game, with its announcement and its reveal.
+
+One function, `change`, moves a seat (checked against `engine.player_states`), keeps
+the generic `GameState` in step (``alive`` means Active, so every generic reader sees
+the Active players), clears what a player loses on leaving the Active state (their
+ballot, 4.3), announces the move publicly as the rules say (3.5: a snitch's exit is
+announced as an assassination, and only a permanent exit reveals), and converts a
+returning mafioso after the Rival Mafioso's activation (5.1).
+"""
+
+from __future__ import annotations
+
+from mafia_arena.engine.catalogue import CardDealt, RoleChange, StateChanged, Trigger
+from mafia_arena.engine.events import HOST, PUBLIC, private
+from mafia_arena.engine.game import Game, seat_name
+from mafia_arena.engine.palermo.roles import CITIZEN, GOOD_CAMP, MAFIA_TEAM, RIVAL, title
+from mafia_arena.engine.palermo.state import of
+from mafia_arena.engine.player_states import PlayerState, reveals
+
+ANNOUNCED = {"rival_killer": "assassination", "snitch": "assassination"}
+"""Causes announced as another (3.5, 8.1): the table only learns of assassinations."""
+
+_TEXT = {
+    "assassination": "{p} was assassinated.",
+    "vote": "{p} leaves by the vote.",
+    "imprisonment": "{p} is imprisoned.",
+    "sanction": "{p} is imprisoned by the moderator.",
+    "imprisonment_final": "{p}'s imprisonment is final: {p} is a ghost.",
+    "cancel_imprisonment": "{p} is released and back in the game.",
+    "resurrection": "{p} has returned to the game.",
+    "failed_assassination": "{p} survived the assassination.",
+    "grave_robbing": "Grave Robbing: {p} was {role}. {p} leaves the game permanently.",
+    "absences": "{p} is removed for absences: {role}.",
+    "penalty": "{p} is removed by the moderator: {role}.",
+    "out": "{p} was assassinated and leaves the game permanently.",
+}
+
+
+def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
+    """Move `seat` to `to` for `cause`, with everything that goes with it."""
+    ps = of(game)
+    before = ps.states.move(seat, to, cause)
+    seat_state = game.state.seats[seat]
+    seat_state.alive = to is PlayerState.ACTIVE
+    game.state._living = None
+    if before is PlayerState.ACTIVE:
+        ps.ballots.pop(seat, None)
+        ps.extra_vote.pop(seat, None)
+        for voter, target in ps.extra_vote.items():
+            if target == seat:
+                ps.extra_unlocked.add(voter)
+    announced = ANNOUNCED.get(cause, cause)
+    role = card = None
+    activated = None
+    if reveals(to, cause):
+        role = seat_state.role
+        card = ps.cards.get(seat)
+        if role == RIVAL:
+            activated = ps.activated
+    lost = ps.cards.pop(seat, None) if to is PlayerState.OUT else None
+    template = _TEXT["out" if cause == "snitch" and to is PlayerState.OUT else announced]
+    shown = title(role) if role else ""
+    if card:
+        shown += f"; held {game.variant.palermo.cards[card].title}"  # type: ignore[union-attr]
+    if activated:
+        shown += "; had activated"
+    text = template.format(p=seat_name(seat), role=shown)
+    game.emit(StateChanged(seat, to.value, announced, text, role, card, activated), PUBLIC)
+    if announced != cause:
+        game.emit(Trigger(cause, seat), HOST)
+    if lost is not None:
+        game.emit(CardDealt(seat, ""), private(seat))
+    if to is PlayerState.ACTIVE and ps.activated and seat_state.role in MAFIA_TEAM:
+        seat_state.role, seat_state.faction = CITIZEN, GOOD_CAMP
+        game.emit(RoleChange(seat, CITIZEN, GOOD_CAMP), private(seat))

@@ -1,0 +1,131 @@
+"""A timed phase as rounds of moves (3.2 in the discrete model).
+
+In each timed phase every seat that can do something is asked at once for one move:
+a ballot, a card play, a night action, ``post`` (then a speaking turn, free text),
+or ``pass`` (done for this phase). Moves are applied in seat order, each checked
+again against the state the earlier moves left (a move that no longer applies is
+refused privately and changes nothing; a card is then kept); a state check follows
+every card. Every seat is asked again (a seat may answer another's move), up to the
+variant's `moves` rounds; the phase ends early when everyone passed in one round.
+"""
+
+from __future__ import annotations
+
+from mafia_arena.engine.catalogue import Narration, SpeechMade
+from mafia_arena.engine.choices import PASS, Choice, Request, Speech, shared_choice
+from mafia_arena.engine.events import PUBLIC, private
+from mafia_arena.engine.game import Flow, Game
+from mafia_arena.engine.palermo import cards, night, vote
+from mafia_arena.engine.palermo.state import of
+from mafia_arena.engine.player_states import Capability
+
+POST = shared_choice("post")
+"""The move "I want to post": the seat then gets a speaking turn (`posts`)."""
+DISCUSSION = frozenset({"night_early", "night_late", "dead_time", "morning", "afternoon"})
+TITLES = {
+    "night_early": "Night, before midnight",
+    "night_late": "Night, midnight to 02:00",
+    "dead_time": "Dead time",
+    "morning": "Morning",
+    "afternoon": "Afternoon",
+}
+
+
+def moves_for(game: Game, seat: int, phase: str) -> list[tuple[Choice, str]]:
+    """Every move `seat` may make now in `phase`, besides a post and ``pass``."""
+    return [
+        *vote.options(game, seat),
+        *cards.options(game, seat, phase),
+        *night.options(game, seat, phase),
+    ]
+
+
+def request_for(game: Game, seat: int, phase: str) -> Request | None:
+    ps = of(game)
+    picks = moves_for(game, seat, phase)
+    if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
+        picks.append((POST, "post in the public discussion"))
+    victim = phase == "afternoon" and seat == ps.todays_victim
+    if not picks and not victim:
+        return None  # today's victim is always asked: being asked shows no card
+    choices = (PASS, *(c for c, _ in picks))
+    labels = ("done for this phase", *(label for _, label in picks))
+    prompt = f"{TITLES[phase]} of round {ps.round}: one move, or done."
+    return Request(seat, "turn", prompt, choices, labels, "pass", info={"phase": phase})
+
+
+def timed_phase(game: Game, phase: str) -> Flow:
+    """Run one timed phase (see the module docstring)."""
+    ps = of(game)
+    spec = game.variant.palermo
+    assert spec is not None
+    ps.phase = game.state.phase = phase
+    for _ in range(spec.moves):
+        prompt = {}
+        for seat in range(game.players):
+            request = request_for(game, seat, phase)
+            if request is not None:
+                prompt[seat] = request
+        if not prompt:
+            return
+        answers = yield prompt
+        moved = changed = False
+        posters = []
+        for seat in sorted(answers):
+            decision = answers[seat]
+            if decision == PASS:
+                continue
+            moved = True
+            if decision == POST:
+                posters.append(seat)
+                continue
+            # only a move other than a ballot can make a later seat's offer stale
+            apply(game, seat, decision, phase, recheck=changed)
+            if game.over:
+                return
+            changed = changed or (isinstance(decision, Choice) and decision.verb != "vote")
+        if posters:
+            yield from posts(game, posters, phase)
+        if not moved:
+            return
+
+
+def posts(game: Game, seats: list[int], phase: str) -> Flow:
+    """The seats that chose to post write their message (a speaking turn each, at once)."""
+    ps = of(game)
+    prompt = {
+        seat: Request(
+            seat, "speak", f"{TITLES[phase]}: your post.", (PASS,), ("say nothing",), "pass", True
+        )
+        for seat in seats
+        if ps.states.can(seat, Capability.POST)
+    }
+    if not prompt:
+        return
+    answers = yield prompt
+    for seat in sorted(answers):
+        said = answers[seat]
+        if isinstance(said, Speech):
+            game.emit(SpeechMade(seat, said.text, "discussion"), PUBLIC)
+
+
+def apply(
+    game: Game, seat: int, decision: Choice | Speech, phase: str, *, recheck: bool = True
+) -> None:
+    """Apply one move if it is still legal; otherwise tell the seat it was refused.
+
+    `recheck` False: nothing but ballots changed since the seat was offered the move
+    (ballots change no other seat's offer), so the offer still holds as submitted."""
+    if isinstance(decision, Speech):
+        return  # posts are speaking turns of their own (`posts`)
+    if recheck and decision not in [c for c, _ in moves_for(game, seat, phase)]:
+        game.emit(
+            Narration("refused", f"Your move {decision.key} no longer applies."), private(seat)
+        )
+        return
+    if decision.verb == "vote" and decision.target is not None:
+        vote.cast(game, seat, decision.target)
+    elif decision.verb in night.VERBS:
+        night.submit(game, seat, decision)
+    else:
+        cards.play(game, seat, decision)

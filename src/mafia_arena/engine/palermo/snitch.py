@@ -1,0 +1,189 @@
+"""The snitches (8): simple, double (massacre) and vendetta, one snitch per game.
+
+A snitcher declares at night through the mafia channel; a massacre is two halves by two
+snitchers (one names the Informant, the other the Detective). Who may snitch (8.1):
+the Archmafioso and Hidden Mafiosi always; a Known Mafioso only where the Active Hidden
+Mafiosi not already snitching cannot fill the open slots. The snitch resolves at NOON
+before the assassination; its exits are announced as assassinations and reveal nothing.
+"""
+
+from __future__ import annotations
+
+from mafia_arena.engine.catalogue import Narration
+from mafia_arena.engine.choices import Choice, shared_choice
+from mafia_arena.engine.events import private
+from mafia_arena.engine.game import Game, seat_name
+from mafia_arena.engine.palermo.changes import change
+from mafia_arena.engine.palermo.roles import (
+    DETECTIVE,
+    HIDDEN,
+    INFORMANT,
+    KNOWN,
+    MAFIA_TEAM,
+    MEDIUM,
+    RIVAL,
+    formal_team,
+)
+from mafia_arena.engine.palermo.state import Declaration, of
+from mafia_arena.engine.player_states import PlayerState
+
+KINDS = ("simple", "massacre_informant", "massacre_detective", "vendetta")
+NAMES = {
+    "simple": "simple snitch (names the Informant)",
+    "massacre_informant": "massacre, first half (names the Informant)",
+    "massacre_detective": "massacre, second half (names the Detective)",
+    "vendetta": "vendetta (names the Rival Mafioso)",
+}
+
+
+def night_number(game: Game) -> int:
+    """Night n follows Vote n, so round r's night is Night r-1 (3.1)."""
+    return of(game).round - 1
+
+
+def vendetta_open(game: Game) -> bool:
+    """Is the vendetta accepted tonight (8.4)?"""
+    ps = of(game)
+    spec = game.variant.palermo
+    assert spec is not None
+    if ps.activated or ps.snitch_used is not None:
+        return False
+    nights = spec.vendetta_nights(game.players)
+    if nights is None:
+        return len(ps.states.active()) >= spec.vendetta_above_share * ps.starting_players
+    return 1 <= night_number(game) <= nights
+
+
+def _kinds_open(game: Game, seat: int) -> list[str]:
+    """The declaration kinds `seat` may make now (type, exclusivity, priority)."""
+    ps = of(game)
+    seats = game.state.seats
+    if ps.snitch_used is not None or ps.activated or seat in ps.declarations:
+        return []
+    if ps.assassination is not None and ps.assassination.assassin == seat:
+        return []
+    others = {d.kind for s, d in ps.declarations.items() if s != seat}
+    if others & {"simple", "vendetta"}:
+        return []
+    hidden_free = [
+        s
+        for s in ps.states.active()
+        if seats[s].role == HIDDEN and s not in ps.declarations and s != seat
+    ]
+    role = seats[seat].role
+    out = []
+    for kind in KINDS:
+        if kind.startswith("massacre"):
+            if kind in others or (
+                others and not others <= {"massacre_informant", "massacre_detective"}
+            ):
+                continue
+            slots = 2 - len(others)
+        else:
+            if others:
+                continue
+            if kind == "vendetta" and not vendetta_open(game):
+                continue
+            slots = 1
+        if role in KNOWN and len(hidden_free) >= slots:
+            continue
+        out.append(kind)
+    return out
+
+
+def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
+    ps = of(game)
+    kinds = _kinds_open(game, seat)
+    if not kinds:
+        return []
+    named = {d.target for d in ps.declarations.values()}
+    targets = [
+        t
+        for t in ps.states.active()
+        if t != seat and t not in ps.declarations and game.state.seats[t].role not in MAFIA_TEAM
+    ]
+    return [
+        (shared_choice("snitch", t, kind), f"{NAMES[kind]}: {seat_name(t)}")
+        for kind in kinds
+        for t in targets
+        if not (kind.startswith("massacre") and t in named)
+    ]
+
+
+def declare(game: Game, seat: int, choice: Choice) -> None:
+    ps = of(game)
+    assert choice.target is not None and choice.value is not None
+    ps.declarations[seat] = Declaration(choice.value, choice.target)
+    team = [s for s in ps.states.active() if game.state.seats[s].role in MAFIA_TEAM]
+    text = f"{seat_name(seat)} declares a {NAMES[choice.value]}: {seat_name(choice.target)}."
+    game.emit(Narration("snitch", text), private(*team, channel="mafia"))
+
+
+def resolve(game: Game) -> set[int]:
+    """Resolve last night's snitch at NOON; returns the snitchers (not assassins)."""
+    ps = of(game)
+    decls = ps.declarations
+    ps.declarations = {}
+    if not decls:
+        return set()
+    kinds = {d.kind for d in decls.values()}
+    if kinds & {"massacre_informant", "massacre_detective"} and len(decls) < 2:
+        return set()  # half a massacre is no snitch
+    snitchers = set(decls)
+    kind = "massacre" if len(decls) == 2 else next(iter(kinds))
+    ps.snitch_used = kind
+    ps.count(f"snitch_{kind}")
+    states = ps.states
+    if not all(states.is_active(s) for s in snitchers):
+        return snitchers  # void, but it was the game's one snitch (8.1)
+    seats = game.state.seats
+
+    def hit(decl: Declaration, role: str) -> bool:
+        return seats[decl.target].role == role and states.is_active(decl.target)
+
+    def leave(seat: int, to: PlayerState) -> None:
+        if states.is_active(seat):
+            change(game, seat, to, "snitch")
+
+    if kind == "simple":
+        seat, decl = next(iter(decls.items()))
+        if hit(decl, INFORMANT):
+            leave(decl.target, PlayerState.GHOST)
+        else:
+            leave(seat, PlayerState.OUT)
+    elif kind == "vendetta":
+        seat, decl = next(iter(decls.items()))
+        if hit(decl, RIVAL):
+            leave(decl.target, PlayerState.OUT)
+            leave(seat, PlayerState.OUT)
+            pool = [
+                s for s in states.active() if formal_team(game.variant, seats[s].role) != "mafia"
+            ]
+            if pool:
+                leave(game.draw("vendetta", pool), PlayerState.OUT)
+        else:
+            leave(seat, PlayerState.OUT)
+    else:
+        by_kind = {d.kind: (s, d) for s, d in decls.items()}
+        s1, d1 = by_kind["massacre_informant"]
+        s2, d2 = by_kind["massacre_detective"]
+        hit1, hit2 = hit(d1, INFORMANT), hit(d2, DETECTIVE)
+        if hit1 and hit2:
+            medium = next((s.seat for s in seats if s.role == MEDIUM), None)
+            if medium is not None and states.is_active(medium):
+                for seat in (d1.target, d2.target, medium):
+                    leave(seat, PlayerState.OUT)
+            else:
+                leave(d1.target, PlayerState.GHOST)
+                leave(d2.target, PlayerState.GHOST)
+        else:
+            for seat, decl, ok in ((s1, d1, hit1), (s2, d2, hit2)):
+                if ok:
+                    leave(decl.target, PlayerState.GHOST)
+                else:
+                    leave(seat, PlayerState.OUT)
+    game.emit(
+        Narration("snitch_result", f"The {kind} snitch is resolved."),
+        private(*[s for s in snitchers], channel="mafia"),
+    )
+    return snitchers

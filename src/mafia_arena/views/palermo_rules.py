@@ -1,0 +1,81 @@
+"""The Palermo part of the rules text: player states, the forum clock, the cards.
+
+Generated from the variant's ``[palermo]`` table and the engine's capability table
+(`engine.player_states`), so what LLM and human players read follows the switches
+and the data the engine runs on: how many moves a phase allows, each card's deal rule,
+timing windows and effect, the vendetta window at this table size, the absence limits.
+"""
+
+from __future__ import annotations
+
+from mafia_arena.engine.player_states import CAPABILITIES, Capability, PlayerState
+from mafia_arena.rules import Variant
+
+_PHASES = {
+    "night_early": "night before midnight",
+    "night_late": "night after midnight",
+    "dead_time": "dead time",
+    "morning": "morning",
+    "afternoon": "afternoon",
+    "vote": "the vote block (change window)",
+}
+_CAN = {
+    Capability.POST: "post publicly",
+    Capability.VOTE: "vote",
+    Capability.VOTED_FOR: "be voted for",
+    Capability.PLAY_CARDS: "play cards",
+    Capability.ABILITIES: "use role abilities",
+    Capability.RESURRECTABLE: "be resurrected",
+    Capability.COUNTED: "count for the win",
+}
+_STATES = {
+    (PlayerState.ACTIVE, False): "Active",
+    (PlayerState.GHOST, False): "Ghost (role hidden; may return)",
+    (PlayerState.GHOST, True): "Ghost while Echo from Beyond is in effect",
+    (PlayerState.IMPRISONED, False): "Imprisoned (until the cancel window closes, then a ghost)",
+    (PlayerState.OUT, False): "Permanently out (role revealed, unless a snitch took them)",
+}
+
+
+def palermo_lines(variant: Variant, players: int | None) -> list[str]:
+    spec = variant.palermo
+    assert spec is not None
+    lines = [
+        "The clock: the game opens with day 1; each later round is a night (before and "
+        "after midnight, then dead time) and a day (morning, the noon assassination, "
+        "afternoon, the 20:00 vote, the change window, the vote-end powers, the "
+        "resolution, any runoff, last words).",
+        f"In each timed phase you may make up to {spec.moves} moves (a vote, a card, a "
+        "night action or a post), one at a time, or say you are done.",
+        "Voting is mandatory for every Active player: a ballot may be cast from the start "
+        "of the round and changed until 20:00; in the change window each voter gets one "
+        "more action. Not taking part is an absence: "
+        f"{spec.absences_consecutive} in a row or {spec.absences_total} in all remove you "
+        "permanently, with your role shown.",
+        "Resolution: cancelled votes are void, then the Mayor's mark (his pick wins a tie), "
+        "the Lawyer's defence (votes on his client are annulled), the Corrupt Cop's "
+        "transfer (votes on one player move to another). A tie without the mark goes to a "
+        "runoff; a tied runoff is decided by the Mayor's runoff vote, else by lot.",
+        "Player states:",
+    ]
+    for key, name in _STATES.items():
+        caps = CAPABILITIES[key]
+        can = [word for cap, word in _CAN.items() if cap in caps]
+        lines.append(f"- {name}: " + (", ".join(can) if can else "nothing") + ".")
+    nights = spec.vendetta_nights(players) if players is not None else None
+    if players is None:
+        lines.append("The vendetta snitch is accepted only on the first nights (by table size).")
+    elif nights is None:
+        share = round(spec.vendetta_above_share * 100)
+        lines.append(f"The vendetta snitch is accepted on nights with {share}% of players Active.")
+    else:
+        lines.append(f"The vendetta snitch is accepted on nights 1 to {nights}.")
+    lines.append(
+        "Intrigue cards (at most one each, private, used once; illegal plays are refused "
+        "and the card kept):"
+    )
+    for name, card in spec.cards.items():
+        deal = f"one per {card.ratio} players" if card.ratio else f"{card.copies} in the game"
+        when = ", ".join(_PHASES[p] for p in card.phases)
+        lines.append(f"- {card.title} ({name}; {deal}; playable in: {when}): {card.description}")
+    return lines

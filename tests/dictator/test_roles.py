@@ -1,0 +1,102 @@
+"""One test per dictator role (rules/dictator.md 4): which forms it is offered when."""
+
+from __future__ import annotations
+
+from tests.dictator.table import C1, C2, C3, DET, DP1, MM, A, B, F, Q, R, T, Table, c
+
+from mafia_arena.engine.catalogue import RoleDealt, StatusShown
+
+
+def verbs(t: Table, seat: int) -> set[str]:
+    request = t.game.pending().get(seat)
+    assert request is not None
+    return {choice.verb for choice in request.choices}
+
+
+ROLE_FORMS = {"murder", "point", "mark", "passport", "protect", "query", "compare", "attack"}
+
+
+def test_role_plain_citizen_has_no_special_form() -> None:
+    t = Table().to("night", 2)
+    assert verbs(t, C2) & ROLE_FORMS == set()
+    assert "revolution" in verbs(t, C2)
+    t.phase()
+    assert verbs(t, C2) & (ROLE_FORMS | {"execute"}) == set()
+
+
+def test_role_detective_queries_on_even_nights_only() -> None:
+    t = Table().to("night", 1)
+    assert "query" not in verbs(t, DET)
+    t.phase().phase()
+    assert "query" in verbs(t, DET)
+    request = t.game.pending()[DET]
+    assert c("query", DET) not in request.choices  # never himself
+
+
+def test_role_matchmaker_compares_two_others_on_odd_nights() -> None:
+    t = Table().to("night", 1)
+    pairs = [x for x in t.game.pending()[MM].choices if x.verb == "compare"]
+    assert pairs and all(MM not in (x.target, int(x.value or -1)) for x in pairs)
+    t.phase().phase()
+    assert "compare" not in verbs(t, MM)
+
+
+def test_role_guardian_angel_may_protect_himself() -> None:
+    t = Table().to("night", 1)
+    assert c("protect", A) in t.game.pending()[A].choices
+
+
+def test_role_dark_past_is_told_he_is_a_plain_citizen() -> None:
+    t = Table()
+    dealt = [f for f in t.seen(DP1) if isinstance(f, RoleDealt)]
+    assert [(f.role, f.faction) for f in dealt] == [("citizen", "citizens")]
+    assert t.game.state.seats[DP1].flags["dark_past"]
+
+
+def test_role_question_mark_points_only_in_night_0() -> None:
+    t = Table()
+    assert "copy_status" in verbs(t, Q)
+    t.phase().phase()
+    assert "copy_status" not in verbs(t, Q)
+
+
+def test_role_mafia_boss_holds_the_kill_authority_and_points_from_night_0() -> None:
+    t = Table()
+    assert {"point", "successor", "transfer"} <= verbs(t, B) and "murder" not in verbs(t, B)
+    t.to("night", 1)
+    assert {"murder", "point"} <= verbs(t, B)
+    assert "murder" not in verbs(t, R) and "murder" not in verbs(t, F)
+
+
+def test_role_character_assassin_marks_anyone_but_himself() -> None:
+    t = Table().to("night", 1)
+    request = t.game.pending()[R]
+    assert c("mark", B) in request.choices and c("mark", R) not in request.choices
+
+
+def test_role_forger_plants_passports_from_night_1() -> None:
+    t = Table()
+    assert "passport" not in verbs(t, F)
+    t.to("night", 1)
+    assert c("passport", B) in t.game.pending()[F].choices
+
+
+def test_role_terrorist_attacks_by_day_and_has_no_night_form() -> None:
+    t = Table().to("night", 1)
+    assert verbs(t, T) & ROLE_FORMS == set()
+    t.phase()
+    assert "attack" in verbs(t, T)
+    t.act(T, c("attack", C3)).phase()
+    assert [f.status for f in t.facts(StatusShown) if f.seat == T] == ["Mafia – Terrorist"]
+
+
+def test_role_dictator_orders_executions_and_loses_his_role() -> None:
+    t = Table()
+    t.night0_defaults = False
+    for seat in range(18):
+        t.act(seat, c("ballot", MM))
+    t.act(Q, c("copy_status", C1)).phase()
+    assert "execute" in verbs(t, MM)
+    t.phase()
+    assert "compare" not in verbs(t, MM) and "revolution" not in verbs(t, MM)
+    assert "revolution" in verbs(t, C2)

@@ -1,0 +1,181 @@
+"""Palermo's night, snitches (8), the Rival Mafioso and the end conditions (9)."""
+
+from __future__ import annotations
+
+from tests.palermo.table import S20, P, Table
+
+from mafia_arena.engine.catalogue import GameEnded, NightResult, RoleChange, StateChanged
+from mafia_arena.engine.palermo.changes import change
+from mafia_arena.engine.palermo.checks import state_check
+from mafia_arena.engine.player_states import PlayerState
+
+GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
+NO_ABSENCE_LIMIT = {"palermo.absences_total": 99, "palermo.absences_consecutive": 99}
+
+
+def results(t: Table, number: int) -> list[str]:
+    return [
+        e.fact.result
+        for e in t.game.events
+        if isinstance(e.fact, NightResult) and e.visibility.seats == {P(number)}
+    ]
+
+
+def test_T23_the_rival_mafioso_assassinated_by_the_mafia() -> None:
+    t = Table(keep={1, 6, 8})
+    t.until(3, "night_early")
+    t.step({1: "assassinate:5:0"})
+    t.until(3, "afternoon")
+    assert t.state(6) is GHOST and t.state(1) is GHOST
+    texts = [f.text for f in t.facts(StateChanged)[-2:]]
+    assert texts == ["P6 was assassinated.", "P1 was assassinated."]
+    t.until(4, "night_early")
+    t.step({8: "investigate:0"})
+    t.until(4, "dead_time")
+    assert results(t, 8) == ["mafia"]
+
+
+def test_T24_appearances_and_the_prostitutes_block() -> None:
+    t = Table(S20, keep={1, 6, 7, 8, 9})
+    t.until(2, "night_early")
+    t.step({9: "investigate:7"})
+    t.until(3, "night_early")
+    t.step({9: "investigate:5"})
+    t.until(4, "night_early")
+    t.step({7: "block:8", 9: "investigate:0"})
+    t.until(4, "dead_time")
+    assert results(t, 9) == ["mafia", "innocent", "no result"]
+
+
+def _ghost(t: Table, *numbers: int) -> None:
+    for n in numbers:
+        change(t.game, P(n), GHOST, "vote")
+
+
+def test_T25_rival_activation_and_solo_win() -> None:
+    t = Table(keep={1, 5, 6, 11, 14})
+    t.until(5, "afternoon")
+    _ghost(t, 2, 3, 4)
+    t.votes = {s + 1: 1 for s in t.ps.states.active() if s != P(1)}
+    t.finish_round(5)
+    assert not t.game.over and t.ps.activated
+    private = [
+        (e.fact, e.visibility.seats) for e in t.game.events if isinstance(e.fact, RoleChange)
+    ]
+    assert (RoleChange(P(6), "rival", "rival"), {P(6)}) in private
+    assert (RoleChange(P(5), "corrupt_cop", "town"), {P(5)}) in private
+    t.until(6, "night_early")
+    t.step({6: "assassinate:13:5"})
+    t.until(6, "afternoon")
+    assert t.state(14) is GHOST
+    for s in t.ps.states.active():
+        if s not in (P(6), P(11)):
+            change(t.game, s, GHOST, "vote")
+    state_check(t.game)
+    end = t.facts(GameEnded)[-1]
+    assert end.winner == "rival" and end.winners == (P(6),) and len(end.roles) == 16
+
+
+def test_T26_a_returning_mafioso_after_activation_is_a_simple_citizen() -> None:
+    t = Table(hands={15: "resurrection"}, keep={1, 3, 5, 6, 7, 15})
+    t.until(5, "afternoon")
+    _ghost(t, 2, 3, 4)
+    t.votes = {s + 1: 1 for s in t.ps.states.active() if s != P(1)}
+    t.finish_round(5)
+    t.until(6, "morning")
+    t.step({15: "resurrection:2"})
+    assert t.game.state.seats[P(3)].role == "citizen"
+    t.until(7, "night_early")
+    t.step({7: "investigate:2"})
+    t.until(7, "dead_time")
+    assert results(t, 7)[-1] == "innocent"
+    t.until(7, "afternoon")
+    t.votes = {s + 1: 6 for s in t.ps.states.active() if s != P(6)}
+    t.finish_round(7)
+    end = t.facts(GameEnded)[-1]
+    assert end.winner == "town" and P(3) in end.winners and P(5) in end.winners
+    assert P(6) not in end.winners
+
+
+def test_T27_town_win_with_a_ghost_rival_and_strict_mafia_majority() -> None:
+    t = Table(keep={1, 6})
+    t.until(2, "afternoon")
+    _ghost(t, 2, 3, 4, 6)
+    t.votes = {s + 1: 1 for s in t.ps.states.active() if s != P(1)}
+    t.finish_round(2)
+    end = t.facts(GameEnded)[-1]
+    assert end.winner == "town" and P(6) in end.winners
+    b = Table()
+    b.until(1, "afternoon")
+    for s in b.ps.states.active():
+        if s + 1 not in (1, 2, 3, 5, 14, 15):
+            change(b.game, s, GHOST, "vote")
+    state_check(b.game)
+    assert not b.game.over  # 3 killers, 3 others: the game goes on
+    change(b.game, P(15), GHOST, "vote")
+    state_check(b.game)
+    end = b.facts(GameEnded)[-1]
+    assert end.winner == "mafia" and P(5) in end.winners
+
+
+def test_T28_vendetta_snitch_succeeds() -> None:
+    t = Table(S20, keep=set(range(1, 21)), absent=set(range(1, 21)), **NO_ABSENCE_LIMIT)
+    t.until(5, "night_early")
+    assert not t.offers(1, "snitch:7:vendetta")
+    t.step({3: "snitch:7:vendetta", 2: "assassinate:15:1"})
+    t.until(5, "afternoon")
+    assert t.state(8) is OUT and t.state(3) is OUT
+    outs = t.ps.states.in_state(OUT)
+    assert len(outs) == 3
+    third = next(s for s in outs if s not in (P(3), P(8)))
+    assert third in [P(6), P(7), *range(P(9), P(20) + 1)]
+    assert t.state(16) is (OUT if third == P(16) else GHOST)
+    assert all(f.role is None for f in t.facts(StateChanged))
+    t.until(6, "night_early")
+    assert not any(c.verb == "snitch" for c in t.game.request(P(4)).choices)
+
+
+def test_T29_vendetta_fails_and_its_window() -> None:
+    t = Table(S20, keep={4, 9})
+    t.until(3, "night_early")
+    t.step({4: "snitch:8:vendetta"})
+    t.until(3, "afternoon")
+    assert t.state(4) is OUT
+    gone = [f for f in t.facts(StateChanged) if f.seat == P(4)][-1]
+    assert gone.cause == "assassination" and gone.role is None
+    late = Table(S20, keep={3, 4, 8, 1, 2, 5}, **NO_ABSENCE_LIMIT)
+    late.until(6, "night_early")
+    assert not late.offers(3, "snitch:7:vendetta")
+
+
+def test_T30_massacre_snitch_outcomes() -> None:
+    cases = {
+        "a": ((9, 7), {9: OUT, 7: OUT, 8: OUT, 3: ACTIVE, 4: ACTIVE}),
+        "b": ((9, 14), {4: OUT, 9: GHOST, 3: ACTIVE}),
+        "c": ((13, 14), {3: OUT, 4: OUT}),
+    }
+    for (informant, detective), expected in cases.values():
+        t = Table(keep={1, 3, 4, 7, 8, 9, 13, 14, 15})
+        t.until(3, "night_early")
+        t.step({3: f"snitch:{P(informant)}:massacre_informant", 1: "assassinate:14:0"})
+        t.step({4: f"snitch:{P(detective)}:massacre_detective"})
+        t.until(3, "afternoon")
+        for number, state in expected.items():
+            assert t.state(number) is state, (informant, detective, number)
+        assert t.state(15) is GHOST
+    d = Table(keep={1, 3, 4, 7, 9, 15})
+    d.until(3, "night_early")
+    change(d.game, P(8), GHOST, "vote")
+    d.step({3: "snitch:8:massacre_informant", 1: "assassinate:14:0"})
+    d.step({4: "snitch:6:massacre_detective"})
+    d.until(3, "afternoon")
+    assert d.state(9) is GHOST and d.state(7) is GHOST and not d.ps.states.in_state(OUT)
+    e = Table(keep={1, 3, 4})
+    e.until(2, "night_early")
+    e.step({3: "snitch:8:massacre_informant"})
+    assert e.offers(1, "snitch:6:massacre_detective")  # one Hidden only: Known A may fill
+    assert not e.offers(1, "assassinate:14:2")  # a snitcher is no assassin
+    f = Table(S20, keep={1, 3, 4})
+    f.until(2, "night_early")
+    f.step({3: "snitch:10:massacre_informant"})
+    assert not f.offers(1, "snitch:8:massacre_detective")

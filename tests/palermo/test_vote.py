@@ -1,0 +1,212 @@
+"""Palermo's vote (7): obligation, absences, change window, tally pipeline, exits."""
+
+from __future__ import annotations
+
+import pytest
+from tests.palermo.table import P, Table
+
+from mafia_arena.engine import PASS, IllegalDecision
+from mafia_arena.engine.catalogue import Absence, Narration, Runoff, StateChanged, Votes
+from mafia_arena.engine.player_states import PlayerState
+
+GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
+
+
+def absences(t: Table, number: int) -> list[tuple[int, int]]:
+    return [(f.total, f.consecutive) for f in t.facts(Absence) if f.seat == P(number)]
+
+
+def last_words_of(t: Table) -> set[int]:
+    return {d["seat"] + 1 for d in t.game.decisions if d["kind"] == "last_words"}
+
+
+def plan(t: Table, targets: dict[int, list[int]], absent: set[int] = frozenset()) -> None:
+    """Planned ballots (target → voters); every other Active player stays away."""
+    t.votes = {v: target for target, voters in targets.items() for v in voters}
+    t.absent = {s for s in t.ps.states.active() if s + 1 not in t.votes} | {P(a) for a in absent}
+
+
+def test_T03_a_resurrected_ghost_can_vote_again_and_must_vote() -> None:
+    t = Table(hands={15: "resurrection"}, keep={14, 15})
+    t.until(2, "night_early")
+    t.step({1: "assassinate:13:0"})
+    t.until(3, "morning")
+    assert t.state(14) is GHOST
+    t.absent = {P(14)}
+    t.step({15: "resurrection:13"})
+    assert t.state(14) is ACTIVE
+    back = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
+    assert back.text == "P14 has returned to the game." and back.role is None
+    assert t.offers(14, "vote:2")
+    t.finish_round(3)
+    assert absences(t, 14) == [(1, 1)]
+    assert all(f.role is None for f in t.facts(StateChanged) if f.seat == P(14))
+
+
+def test_T05_three_total_absences_remove_and_reveal() -> None:
+    t = Table(hands={14: "vote_exemption"}, keep={14, 3})
+    for r in range(1, 5):
+        t.absent = {P(14)} if r in (1, 3) else set()
+        t.until(r, "afternoon")
+        t.finish_round(r)
+        if r == 1:
+            assert absences(t, 14) == [(1, 1)]
+        if r == 3:
+            assert absences(t, 14) == [(1, 1), (2, 1)]
+    t.until(5, "afternoon")
+    voters = [s + 1 for s in t.ps.states.active() if s + 1 not in (3, 14)]
+    plan(t, {3: voters[:6]} | {voters[-1]: voters[6:-1]} | {voters[-2]: [voters[-1]]}, {14})
+    t.finish_round(5)
+    out = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
+    assert t.state(14) is OUT and out.text.endswith("Simple Citizen; held Vote Exemption.")
+    assert t.state(3) is GHOST and 3 in last_words_of(t) and 14 not in last_words_of(t)
+
+
+def test_T06_consecutive_absences_skip_rounds_as_a_ghost() -> None:
+    t = Table(hands={16: "resurrection"}, keep={15, 16})
+    t.until(2, "afternoon")
+    t.absent = {P(15)}
+    t.finish_round(2)
+    t.absent = set()
+    t.until(3, "night_early")
+    t.step({1: "assassinate:14:0"})
+    t.until(4, "morning")
+    t.step({16: "resurrection:14"})
+    t.absent = {P(15)}
+    t.finish_round(4)
+    assert absences(t, 15) == [(1, 1), (2, 2)]
+    assert t.state(15) is OUT and 15 not in last_words_of(t)
+
+
+def test_T07_an_absentee_who_prevails_alone() -> None:
+    t = Table(keep={16})
+    t.until(3, "afternoon")
+    t.absent = {P(16)}
+    t.finish_round(3)
+    t.keep = set()
+    t.until(4, "afternoon")
+    ghosts = set(t.ps.states.in_state(GHOST))
+    t.finish_round(4)
+    assert t.state(16) is OUT and 16 in last_words_of(t)
+    assert set(t.ps.states.in_state(GHOST)) == ghosts
+
+
+def test_T08_an_absentee_tied_with_another_player() -> None:
+    t = Table(keep={16, 3, 10})
+    for r in (1, 3):
+        t.until(r, "afternoon")
+        t.absent = {P(16)}
+        t.finish_round(r)
+        t.absent = set()
+    t.until(5, "afternoon")
+    voters = [s + 1 for s in t.ps.states.active() if s + 1 not in (3, 16, 10)]
+    plan(t, {3: [10, *voters[:4]], 16: [3, *voters[4:8]], voters[-1]: voters[8:-1]})
+    t.votes[voters[-1]] = 3 if len(voters) < 9 else t.votes.get(voters[-1], 3)
+    t.absent.add(P(16))
+    t.finish_round(5)
+    tally = t.facts(Votes)[-1].tally
+    assert tally[P(16)] == tally[P(3)] == max(tally.values())
+    assert t.state(16) is OUT and 16 in last_words_of(t)
+    assert t.state(3) is ACTIVE and not t.facts(Runoff)
+
+
+def test_T09_several_absentees_tied() -> None:
+    t = Table(keep={15, 16})
+    t.until(2, "afternoon")
+    t.absent = {P(15), P(16)}
+    t.finish_round(2)
+    t.until(3, "afternoon")
+    voters = [s + 1 for s in t.ps.states.active() if s + 1 not in (15, 16)]
+    plan(t, {15: voters[:4], 16: voters[4:8]}, {15, 16})
+    t.finish_round(3)
+    assert t.state(15) is OUT and t.state(16) is OUT
+    assert {15, 16} <= last_words_of(t) and not t.facts(Runoff)
+
+
+def test_T10_voting_for_a_player_who_is_then_assassinated() -> None:
+    t = Table(keep={13, 14})
+    t.until(2, "night_early")
+    t.step({1: "assassinate:13:0"})
+    t.until(2, "morning")
+    t.step({13: "vote:13", 14: "vote:2"})
+    t.finish_round(2)
+    assert not [a for a in t.facts(Absence) if a.seat == P(13)]
+    final = t.facts(Votes)[-1]
+    assert final.votes[P(13)] == P(14) and P(14) not in final.tally and P(14) not in final.votes
+
+
+def test_T11_mayor_tie_break() -> None:
+    t = Table()
+    t.until(1, "afternoon")
+    plan(t, {3: [1, 2, 10, 11, 12], 14: [4, 5, 6, 7, 8], 15: [9, 13, 16], 16: [3, 14, 15]})
+    t.absent = set()
+    t.finish_round(1)
+    assert t.state(3) is GHOST and t.state(14) is ACTIVE and 3 in last_words_of(t)
+    assert not t.facts(Runoff)
+    mayor = [f for f in t.facts(Narration) if f.step == "mayor"]
+    assert mayor and "P10" not in mayor[0].text
+
+
+def test_T12_the_corrupt_cop_moves_the_mayors_vote() -> None:
+    t = Table()
+    t.until(1, "afternoon")
+    plan(t, {3: [1, 2, 4, 6, 7], 14: [10, 8, 9, 11], 12: [13]})
+    t.until(1, "vote_end")
+    t.step({5: "transfer:13:11"})
+    t.finish_round(1)
+    assert t.facts(Votes)[-1].tally == {P(3): 5, P(12): 5}
+    assert t.state(12) is GHOST and t.state(3) is ACTIVE and not t.facts(Runoff)
+    assert t.ps.cop_used
+    t.until(2, "vote_end")
+    request = t.game.request(P(5))
+    assert request is not None and request.choices == (PASS,)  # a second use is not offered
+
+
+@pytest.mark.parametrize("source", [14, 3])
+def test_T13_lawyer_then_corrupt_cop(source: int) -> None:
+    t = Table()
+    t.until(1, "afternoon")
+    plan(t, {3: [1, 2, 4, 5, 6, 7], 14: [8, 9, 11, 12], 15: [10, 13]})
+    t.until(1, "vote_end")
+    dest = 2 if source == 14 else 15
+    t.step({11: "defend:2", 5: f"transfer:{P(source)}:{dest}"})
+    t.finish_round(1)
+    if source == 14:
+        assert t.facts(Votes)[-1].tally == {P(3): 4, P(15): 2}
+        assert t.state(3) is GHOST
+    else:
+        assert t.facts(Votes)[-1].tally == {P(14): 4, P(15): 2}
+        assert t.state(14) is GHOST and t.ps.cop_used
+
+
+def test_T14_an_ordinary_tie_goes_to_a_runoff() -> None:
+    t = Table()
+    t.until(1, "afternoon")
+    plan(t, {3: [1, 2, 4, 5], 14: [6, 7, 8, 9], 15: [10]})
+    t.until(1, "runoff")
+    assert t.facts(Runoff)[-1].candidates == (P(3), P(14))
+    runoff = {v: "vote:13" for v in (10, 1, 2, 4, 5, 11)} | {
+        v: "vote:2" for v in (6, 7, 8, 9, 12, 13)
+    }
+    t.step(runoff)
+    t.finish_round(1)
+    assert t.state(14) is GHOST and t.state(3) is ACTIVE
+
+
+def test_T15_change_window() -> None:
+    t = Table(hands={15: "extra_vote", 14: "pythia"}, keep={2, 3, 14})
+    t.until(1, "afternoon")
+    t.votes = {13: 3}
+    t.absent = {P(16)}
+    t.step({15: "extra_vote:2"})
+    t.until(1, "change_window")
+    assert t.game.request(P(15)) is None
+    assert not t.offers(14, "pythia:2:mafia")
+    with pytest.raises(IllegalDecision):
+        t.game.submit(P(12), "I object!")
+    t.game.submit(P(13), "vote:13")
+    with pytest.raises(IllegalDecision):
+        t.game.submit(P(13), "vote:1")
+    t.game.submit(P(16), "vote:1")
+    t.step()
+    assert t.ps.ballots[P(13)] == P(14) and t.ps.ballots[P(16)] == P(2)
