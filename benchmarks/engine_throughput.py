@@ -41,6 +41,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -85,8 +86,17 @@ def engine_game(variant: str, players: int) -> Play:
     return play
 
 
-def aec_game(variant: str, players: int, **kwargs: object) -> Play:
-    """The standard PettingZoo AEC loop over `env()`, `last()` at every step."""
+def engine_decisions(env: Any) -> int:
+    """The decisions the engine recorded in the env's last game: the same count as the
+    engine row's, so every row's time per decision divides by the same thing (the AEC
+    loop's steps also count the night slots' waits, the Parallel loop's one per seat)."""
+    return len(env.unwrapped.session.current.decisions)
+
+
+def aec_game(variant: str, players: int, *, count_steps: bool = False, **kwargs: object) -> Play:
+    """The standard PettingZoo AEC loop over `env()`, `last()` at every step. A game
+    counts its engine decisions, or with `count_steps` its agent-steps (every `step` of
+    a live agent, the night slots' waits included: what the batched env is compared to)."""
     env = mafia_env.env(variant, players, **kwargs)
     rng = np.random.default_rng(0)
 
@@ -101,27 +111,29 @@ def aec_game(variant: str, players: int, **kwargs: object) -> Play:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
-        return steps
+        return steps if count_steps else engine_decisions(env)
 
     return play
 
 
 def parallel_game(variant: str, players: int, **kwargs: object) -> Play:
-    """The Parallel loop over `parallel_env()`: one action per pending seat per step."""
+    """The Parallel loop over `parallel_env()`: an action for every seat at every step, a
+    random legal one for each seat with a request, the wait (0) for the others."""
     env = mafia_env.parallel_env(variant, players, **kwargs)
     rng = np.random.default_rng(0)
 
     def play(seed: int) -> int:
         observations, infos = env.reset(seed=seed)
-        steps = 0
         while env.agents:
             actions = {}
             for agent, obs in observations.items():
+                if infos[agent]["request"] is None:  # waiting: its mask offers action 0 only
+                    actions[agent] = 0
+                    continue
                 legal = np.flatnonzero(obs["action_mask"])
                 actions[agent] = int(legal[rng.integers(len(legal))])
-                steps += infos[agent]["request"] is not None
             observations, _r, _t, _u, infos = env.step(actions)
-        return steps
+        return engine_decisions(env)
 
     return play
 

@@ -11,7 +11,10 @@ observation or a text per seat that grows with the table).
 
 A count outside a variant's bounds is replaced by the nearest bound (club starts at 8);
 the table shows the count played. Rows report the median of ``--repeats`` repetitions; the
-repetitions cycle over all settings, so load on a shared machine spreads over them.
+repetitions cycle over all settings, so load on a shared machine spreads over them. Every
+row divides by the engine's decisions per game (for the envs, those of their games), so
+the time per decision compares the engine and the envs like for like, and the ratio of
+the Parallel env to the AEC env is printed per table size.
 """
 
 from __future__ import annotations
@@ -60,13 +63,20 @@ def main() -> None:
         f"{'variant':9} {'players':>7} {'setting':22} {'games/s':>9} "
         f"{'decisions/game':>15} {'µs/decision':>12}"
     )
+    per_decision: dict[tuple[str, int, str], float] = {}
     for (variant, n, setting), samples in rates.items():
         rate = statistics.median(r for r, _ in samples)
         per_game = statistics.median(d for _, d in samples)
+        per_decision[(variant, n, setting)] = 1e6 / (rate * per_game)
         print(
             f"{variant:9} {n:7d} {setting:22} {rate:9.1f} {per_game:15.1f} "
-            f"{1e6 / (rate * per_game):12.1f}"
+            f"{per_decision[(variant, n, setting)]:12.1f}"
         )
+    print("\nParallel env / AEC env() per decision (target <= 1.5 at 26-player club):")
+    for variant, n, setting in per_decision:
+        if setting == "Parallel env":
+            ratio = per_decision[(variant, n, setting)] / per_decision[(variant, n, "AEC env()")]
+            print(f"  {variant} {n}p: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,18 @@ import tempfile
 from pathlib import Path
 
 from mafia_arena.experiments import read_records, run_tournament
+from mafia_arena.seat_seeds import KEY_FILE
+
+HOST_KEY = bytes(range(32))  # one host key for every results folder: the same seat seeds
+
+
+def keyed(folder: Path) -> Path:
+    """`folder` holding `HOST_KEY`, so every run hands the agents the same seat seeds and
+    the stores can be compared (a fresh folder would get a random key)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / KEY_FILE).write_text(HOST_KEY.hex() + "\n", encoding="ascii")
+    return folder
+
 
 SPEC = """
 name = "scaling"
@@ -55,7 +67,7 @@ def measure(
     if not use_ray:
         return [
             run_tournament(
-                spec, use_ray=False, results_dir=folder / str(i), track=False, progress=False
+                spec, use_ray=False, results_dir=keyed(folder / str(i)), track=False, progress=False
             ).games_per_s
             for i in range(repeat)
         ]
@@ -75,7 +87,7 @@ def measure(
         )
         return [
             run_tournament(
-                spec, results_dir=folder / str(i), track=False, progress=False
+                spec, results_dir=keyed(folder / str(i)), track=False, progress=False
             ).games_per_s
             for i in range(repeat)
         ]

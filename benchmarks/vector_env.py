@@ -13,6 +13,9 @@ Every row is measured right next to a fresh AEC ``env()`` measurement (A then B,
 on the next repetition), ``--repeats`` times; rows report the median rate and the ratio
 the median of the adjacent pairs, so load on a shared machine hits both sides alike.
 Target (issue "speed"): the batched env at 64 games >= 3x the AEC env's agent-steps/s.
+An AEC agent-step includes the waits of the night slots (every living seat steps each
+slot), a batched row steps decisions only, so the script also prints the ratio against
+the AEC env's decisions per second (the row "decisions only").
 """
 
 from __future__ import annotations
@@ -48,8 +51,11 @@ def vector_rate(variant: str, players: int, games: int) -> Callable[[float], flo
     return run
 
 
-def aec_rate(variant: str, players: int, **kwargs: object) -> Callable[[float], float]:
-    play = aec_game(variant, players, **kwargs)
+def aec_rate(
+    variant: str, players: int, *, steps: bool = True, **kwargs: object
+) -> Callable[[float], float]:
+    """AEC agent-steps per second (night waits included), or decisions per second."""
+    play = aec_game(variant, players, count_steps=steps, **kwargs)
     seed = 0
 
     def run(seconds: float) -> float:
@@ -73,7 +79,10 @@ def main() -> None:
     args = parser.parse_args()
     v, n = args.variant, args.players
     base = aec_rate(v, n)
-    settings = {"AEC env(max_text=0)": aec_rate(v, n, max_text=0)}
+    settings = {
+        "AEC env(), decisions only": aec_rate(v, n, steps=False),
+        "AEC env(max_text=0)": aec_rate(v, n, max_text=0),
+    }
     for games in args.games:
         settings[f"MafiaVectorEnv, {games} games"] = vector_rate(v, n, games)
     base_rates: list[float] = []
@@ -99,6 +108,15 @@ def main() -> None:
             f"{label:28} {statistics.median(rates[label]):14.0f} "
             f"{statistics.median(ratios[label]):12.2f}x"
         )
+    decisions = statistics.median(ratios["AEC env(), decisions only"])
+    print(
+        "\nAn AEC agent-step includes the night slots' waits; a batched row steps decisions"
+        f" only ({decisions:.2f} of the AEC steps are decisions). Against AEC env()"
+        " decisions/s:"
+    )
+    for games in args.games:
+        label = f"MafiaVectorEnv, {games} games"
+        print(f"  {label:28} {statistics.median(ratios[label]) / decisions:6.2f}x")
 
 
 if __name__ == "__main__":

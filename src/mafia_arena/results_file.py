@@ -12,13 +12,22 @@ so the readers need not import the writer's package (dependencies point one way)
   plays it again, and the later record of the same game takes its place.
 * A malformed line other than the last is an error naming file and line: silently
   dropping games would bias every number built on them.
+
+Two ways to read, with the same records in the same order: `read_records` returns them
+as a list; `StoredRecords` streams them, so a store of any size is read in bounded
+memory. It indexes the file once (the offset of each kept line: 9 bytes per tournament
+game, in arrays rather than Python objects) and then parses one line at a time, each
+time it is iterated. It reads a snapshot: lines appended after it was built are not seen.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
+from array import array
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 STORE_NAME = "games.jsonl"
 LOGS_NAME = "logs"
@@ -30,37 +39,146 @@ class StoreFormatError(ValueError):
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """Records of a ``games.jsonl`` (see the module contract); [] if it does not exist."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    lines = data.split(b"\n")
-    complete = lines[:-1]  # the last piece is b"" or an unterminated (truncated) line
-    seen: dict[tuple[str, int, str], dict[str, Any]] = {}
-    for number, line in enumerate(complete, start=1):
-        if not line.strip():
-            continue
+    return list(StoredRecords(path, keep=True))
+
+
+class _Series:
+    """The kept line of each game index of one spec hash (tournament games).
+
+    ``offsets[i]`` is the byte offset of game ``i``'s line, -1 when none; ``void[i]`` is
+    1 when that line is a void record (a later line of the same game replaces it).
+    """
+
+    def __init__(self) -> None:
+        self.offsets = array("q")
+        self.void = bytearray()
+
+    def keep(self, index: int, offset: int, void: bool) -> None:
+        if index >= len(self.offsets):
+            grow = index + 1 - len(self.offsets)
+            self.offsets.extend([-1] * grow)
+            self.void.extend(bytes(grow))
+        if self.offsets[index] < 0 or self.void[index]:
+            self.offsets[index] = offset
+            self.void[index] = void
+
+    def entries(self, spec_hash: str) -> Iterator[tuple[int, str, str, int]]:
+        for index, offset in enumerate(self.offsets):
+            if offset >= 0:
+                yield index, spec_hash, "", offset
+
+
+class StoredRecords:
+    """The records of a ``games.jsonl``, re-readable, one parsed line at a time.
+
+    Iterating yields the records `read_records` returns, in its order, parsing each line
+    again (nothing is cached), so it can be iterated any number of times while holding
+    only the index. `spec_hash` keeps only the records of that spec. ``len()`` is the
+    number of records an iteration yields. `keep` holds the records parsed while
+    indexing instead (one parse per line: `read_records`, for stores read whole anyway).
+    """
+
+    def __init__(self, path: str | Path, spec_hash: str | None = None, keep: bool = False) -> None:
+        self.path = Path(path)
+        self.spec_hash = spec_hash
+        self._kept: dict[int, dict[str, Any]] | None = {} if keep else None
+        self._series: dict[str, _Series] = {}
+        self._others: dict[tuple[str, int, str], tuple[int, bool]] = {}
+        self._count = 0
+        self._index()
+
+    def _index(self) -> None:
         try:
-            record = json.loads(line)
+            handle = self.path.open("rb")
+        except FileNotFoundError:
+            return
+        with handle:
+            offset = 0
+            number = 0
+            for line in handle:
+                number += 1
+                here, offset = offset, offset + len(line)
+                if not line.endswith(b"\n"):
+                    break  # the truncated last line of a crash
+                if not line.strip():
+                    continue
+                record = self._parse(line, number)
+                spec = str(record.get("spec_hash"))
+                if self.spec_hash is not None and spec != self.spec_hash:
+                    continue
+                if self._kept is not None:
+                    self._kept[here] = record
+                index = _index(record)
+                void = bool(record.get("void"))
+                game_id = str(record.get("game_id", ""))
+                if index >= 0 and not game_id:
+                    self._series.setdefault(spec, _Series()).keep(index, here, void)
+                else:
+                    key = (spec, index, game_id)
+                    seen = self._others.get(key)
+                    if seen is None or seen[1]:
+                        self._others[key] = (here, void)
+        self._count = sum(sum(o >= 0 for o in s.offsets) for s in self._series.values()) + len(
+            self._others
+        )
+
+    def _parse(self, line: bytes, number: int) -> dict[str, Any]:
+        try:
+            record: dict[str, Any] = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise StoreFormatError(f"{path}:{number}: not a JSON record ({exc.msg})") from exc
-        key = _identity(record)
-        if key in seen:
-            if seen[key].get("void"):
-                seen[key] = record
-            continue
-        seen[key] = record
-    records = list(seen.values())
-    records.sort(key=lambda r: (_index(r), str(r.get("spec_hash")), str(r.get("game_id", ""))))
-    return records
+            raise StoreFormatError(f"{self.path}:{number}: not a JSON record ({exc.msg})") from exc
+        return record
+
+    def __len__(self) -> int:
+        return self._count
+
+    def spec_hashes(self) -> set[str]:
+        """The spec hashes of the records (``"None"`` for a record without one)."""
+        return set(self._series) | {spec for spec, _, _ in self._others}
+
+    def played_indices(self) -> set[int]:
+        """The game indices of the records that are not void (web games have none)."""
+        out = {
+            index
+            for series in self._series.values()
+            for index, offset in enumerate(series.offsets)
+            if offset >= 0 and not series.void[index]
+        }
+        out.update(
+            index for (_, index, _), (_, void) in self._others.items() if index >= 0 and not void
+        )
+        return out
+
+    def void_count(self) -> int:
+        """How many of the records are void."""
+        kept = sum(
+            bool(series.void[i])
+            for series in self._series.values()
+            for i, offset in enumerate(series.offsets)
+            if offset >= 0
+        )
+        return kept + sum(void for _, void in self._others.values())
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if not self._count:
+            return
+        others = sorted((i, s, g, o) for (s, i, g), (o, _) in self._others.items())
+        streams = [series.entries(spec) for spec, series in self._series.items()]
+        entries = heapq.merge(iter(others), *streams)
+        if self._kept is not None:
+            for _, _, _, offset in entries:
+                yield self._kept[offset]
+            return
+        with self.path.open("rb") as handle:
+            for _, _, _, offset in entries:
+                yield self._line_at(handle, offset)
+
+    def _line_at(self, handle: IO[bytes], offset: int) -> dict[str, Any]:
+        handle.seek(offset)
+        record: dict[str, Any] = json.loads(handle.readline())
+        return record
 
 
 def _index(record: dict[str, Any]) -> int:
     index = record.get("game_index")
     return -1 if index is None else int(index)
-
-
-def _identity(record: dict[str, Any]) -> tuple[str, int, str]:
-    """A tournament game is (spec_hash, game_index); a web game has its own game_id."""
-    return (str(record.get("spec_hash")), _index(record), str(record.get("game_id", "")))

@@ -201,3 +201,20 @@ def test_reset_seed_reproduces_the_engine_game() -> None:
     env = mafia_env.raw_env("simple", 7)
     env.reset(seed=11)
     assert env.session.game.events == Game(env.session.variant, 7, 11).events
+
+
+def test_an_unchanged_view_gives_back_the_same_observation() -> None:
+    """A seat whose knowledge and request did not change since its last observation
+    gets the same arrays (a Parallel step observes every seat); a changed one new ones."""
+    env = mafia_env.raw_parallel_env("standard", 7)
+    env.reset(seed=3)
+    session = env.session
+    first = session.observe(0)
+    assert session.observe(0) is first
+    seen = len(session.view(0).knowledge.events)
+    while len(session.view(0).knowledge.events) == seen:
+        actions = dict.fromkeys(env.agents, 0)
+        for seat in session.pending_seats():
+            actions[f"player_{seat}"] = session.table.ids(session.view(seat).request)[0]
+        env.step(actions)
+    assert session.observe(0) is not first

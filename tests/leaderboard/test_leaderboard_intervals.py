@@ -13,6 +13,7 @@ from mafia_arena.leaderboard.intervals import (
     bootstrap_distribution,
     percentile_interval,
     resample_indices,
+    resample_rows,
     wilson_interval,
     z_value,
 )
@@ -59,6 +60,13 @@ def test_resample_indices_seeded() -> None:
     assert np.array_equal(a, b)
     assert not np.array_equal(a, resample_indices(50, 20, seed=4))
     assert a.min() >= 0 and a.max() < 50
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 1001, 100_000])
+def test_resample_rows_are_the_rows_of_resample_indices(n: int) -> None:
+    rows = list(resample_rows(n, 5, seed=11))
+    assert len(rows) == 5
+    assert np.array_equal(np.stack(rows), resample_indices(n, 5, seed=11))
 
 
 def test_bootstrap_mean_interval_covers_and_is_reproducible() -> None:

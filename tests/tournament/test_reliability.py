@@ -179,14 +179,14 @@ def test_item7_runs_end_failed_when_the_final_logging_fails(
 ) -> None:
     from mlflow import MlflowClient
 
-    from mafia_arena.tracking import mlflow_runs
+    from mafia_arena.tracking.plots import PlotTally
 
     spec = write_spec(tmp_path, "finalfail", TWELVE.replace("games = 12", "games = 2"))
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(mlflow_runs, "plot_records", broken)
+    monkeypatch.setattr(PlotTally, "draw", broken)
     with pytest.raises(OSError, match="disk full"):
         quiet(spec, tmp_path / "r", use_ray=False, tracking_uri=mlflow_uri)
     client = MlflowClient(tracking_uri=mlflow_uri)

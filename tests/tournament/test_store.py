@@ -75,3 +75,59 @@ def test_archive_moves_old_results_aside(tmp_path: Path) -> None:
     assert moved is not None and moved.name.endswith(".old")
     assert [r["game_index"] for r in read_records(tmp_path / "games.jsonl")] == [5]
     assert [p.name for p in (tmp_path / "logs").iterdir()] == ["game-000005.jsonl"]
+
+
+def _reference(path: Path) -> list[dict]:
+    """The reader's contract written out plainly: every complete line parsed, the first
+    record of a game kept unless it is void, then sorted by index, spec hash, game id."""
+    kept: dict[tuple, dict] = {}
+    for line in path.read_bytes().split(b"\n")[:-1]:
+        if line.strip():
+            record = json.loads(line)
+            index = record.get("game_index")
+            key = (str(record.get("spec_hash")), -1 if index is None else index)
+            key += (str(record.get("game_id", "")),)
+            if key not in kept or kept[key].get("void"):
+                kept[key] = record
+    return sorted(
+        kept.values(),
+        key=lambda r: (
+            r["game_index"] if r.get("game_index") is not None else -1,
+            str(r.get("spec_hash")),
+            str(r.get("game_id", "")),
+        ),
+    )
+
+
+def test_streamed_records_are_the_listed_ones_in_their_order(tmp_path: Path) -> None:
+    import random
+
+    from mafia_arena.results_file import StoredRecords
+
+    rng = random.Random(3)
+    path = tmp_path / "games.jsonl"
+    lines = []
+    for n in range(400):  # replays of void games, other specs, web games, blank lines
+        record: dict = {"spec_hash": rng.choice(["h", "h", "k"]), "n": n}
+        record["game_index"] = rng.choice([rng.randrange(60), None] if n % 7 else [None])
+        if record["game_index"] is None or rng.random() < 0.1:
+            record["game_id"] = f"web-{rng.randrange(20)}"
+        if rng.random() < 0.3:
+            record["void"] = True
+        lines.append(json.dumps(record))
+        if rng.random() < 0.05:
+            lines.append("  ")
+    path.write_text("\n".join(lines) + "\n" + '{"spec_hash": "h", "game_index": 99')
+    expected = _reference(path)
+    stored = StoredRecords(path)
+    assert list(stored) == expected and list(stored) == expected  # re-iterable
+    assert len(stored) == len(expected) > 50
+    assert read_records(path) == expected
+    only_h = StoredRecords(path, "h")
+    assert list(only_h) == [r for r in expected if r["spec_hash"] == "h"]
+    assert stored.spec_hashes() == {"h", "k"}
+    assert stored.void_count() == sum(bool(r.get("void")) for r in expected)
+    assert stored.played_indices() == {
+        r["game_index"] for r in expected if not r.get("void") and r["game_index"] is not None
+    }
+    assert list(StoredRecords(tmp_path / "missing.jsonl")) == []

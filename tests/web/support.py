@@ -29,6 +29,7 @@ import httpx
 import uvicorn
 import websockets
 
+from mafia_arena.engine.catalogue import RoleChange, RoleDealt
 from mafia_arena.engine.game import Game
 from mafia_arena.views.text import render_event
 from mafia_arena.web import Settings, create_app
@@ -119,11 +120,16 @@ async def autopilot(
     speak_ratio: float = 0.3,
     timeout: float = 120,
     text: str = "seat {seat} thinks <b>out loud</b> #{n}",
+    chat: bool = False,
 ) -> Played:
-    """Play a human seat over the websocket until the game is over; record everything."""
+    """Play a human seat over the websocket until the game is over; record everything.
+
+    With `chat`, the seat also tries the dead chat once while alive (refused) and
+    writes there once dead."""
     rng = random.Random(seed)
     played = Played(seat)
     answered: int | None = None
+    tried = wrote = False
     async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         async with asyncio.timeout(timeout):
@@ -133,6 +139,8 @@ async def autopilot(
                 played.messages.append(msg)
                 if msg["type"] == "error":
                     played.errors.append(msg["reason"])
+                    if msg.get("about") == "chat":
+                        continue
                     if "server error" in msg["reason"]:
                         raise RuntimeError(msg["reason"])
                     answered = None  # try again with a choice
@@ -143,6 +151,11 @@ async def autopilot(
                     continue
                 if last["over"]:
                     break
+                alive = last["you"]["alive"]
+                if chat and (not tried if alive else not wrote):
+                    tried, wrote = True, wrote or not alive
+                    words = f"P{seat + 1} {'alive' if alive else 'dead'} #{rng.randrange(99)}"
+                    await ws.send(json.dumps({"type": "chat", "channel": "dead", "text": words}))
                 request = last["request"]
                 if request is None or request["turn"] == answered:
                     continue
@@ -154,6 +167,45 @@ async def autopilot(
                     choice = rng.randrange(len(request["options"]))
                     await ws.send(json.dumps({"type": "act", "turn": answered, "choice": choice}))
     return played
+
+
+async def spectate(ws_url: str, game_id: str, watch: str, timeout: float = 120) -> Played:
+    """Watch a game through its watch token until it is over; write in the spectators'
+    chat once and try the dead chat once (refused). Records everything received."""
+    played = Played(-1)
+    async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
+        await ws.send(json.dumps({"type": "auth", "credential": watch}))
+        await ws.send(json.dumps({"type": "chat", "channel": "spectators", "text": "hi all"}))
+        await ws.send(json.dumps({"type": "chat", "channel": "dead", "text": "let me in"}))
+        async with asyncio.timeout(timeout):
+            async for raw in ws:
+                played.raw.append(str(raw))
+                msg = json.loads(raw)
+                played.messages.append(msg)
+                if msg["type"] == "error":
+                    played.errors.append(msg["reason"])
+                if msg.get("type") == "state" and msg["over"]:
+                    break
+    return played
+
+
+def check_chat(messages: list[dict[str, Any]], spectator: bool) -> int:
+    """Assert that a page got table chat only where it belongs; return lines checked.
+
+    Before the end a living seat gets no chat message at all, a dead seat only the dead
+    chat (after the state that told it of its death), a spectator only theirs."""
+    alive, over, checked = True, False, 0
+    for msg in messages:
+        if msg.get("type") == "state":
+            over = bool(msg["over"])
+            alive = not spectator and bool(msg["you"]["alive"])
+        if msg.get("type") != "chat" or over:
+            continue
+        assert not alive, "a living seat was sent table chat"
+        for line in msg["lines"]:
+            assert line["channel"] == ("spectators" if spectator else "dead"), line
+            checked += 1
+    return checked
 
 
 def assert_no_empty_pushes(messages: list[dict[str, Any]]) -> None:
@@ -178,6 +230,22 @@ def _true_allies(game: Game, seat: int) -> set[int]:
     return {s.seat for s in game.state.seats if s.card in known and s.seat != seat}
 
 
+_DEATH_CARD = re.compile(r"(?:^|\] )P(\d+) (?:was|died).*Role: (.+)\.$")
+_CARD_SHOWN = re.compile(r"P(\d+)'s card: ([^.]+)\.")
+
+
+def _cards_shown(
+    line: str, public_reveals: dict[str, set[tuple[int, str]]]
+) -> set[tuple[int, str]]:
+    """The (seat, card) pairs a received line makes public: a death with its card, a
+    shown card, or a public event that carries the card (a Palermo state change)."""
+    pairs = set(public_reveals.get(line, ()))
+    if match := _DEATH_CARD.search(line):
+        pairs.add((int(match.group(1)) - 1, match.group(2)))
+    pairs.update((int(n) - 1, card) for n, card in _CARD_SHOWN.findall(line))
+    return pairs
+
+
 def check_no_leaks(
     game: Game, seat: int, messages: list[dict[str, Any]], secrets_: list[str]
 ) -> int:
@@ -188,6 +256,8 @@ def check_no_leaks(
       other seats' night results, host decisions and draws);
     - a role shown for another seat is true, and allowed: an ally (the seat's card
       knows that role) or already revealed by a public line the seat has received.
+
+    `seat` -1 checks a spectator: public lines only, no ally, no card of its own.
     """
     admitted = {render_event(e, seat) for e in game.events if e.visibility.admits(seat)}
     hidden = (
@@ -195,9 +265,28 @@ def check_no_leaks(
         - admitted
         - {None}
     )
-    allies = _true_allies(game, seat)
+    allies = _true_allies(game, seat) if seat >= 0 else set()  # -1: a spectator
+    public_reveals: dict[str, set[tuple[int, str]]] = {}  # a public line naming a card
+    for e in game.events:  # (a Palermo state change that shows it, say) -> (seat, card)
+        shown = getattr(e.fact, "role", None)
+        if (
+            e.visibility.scope == "public"
+            and shown
+            and isinstance(getattr(e.fact, "seat", None), int)
+        ):
+            text = render_event(e, seat)
+            if text:
+                public_reveals.setdefault(text, set()).add((e.fact.seat, shown))  # type: ignore[attr-defined]
+    told = {  # the roles the seat's own stream gave it (a dark past is told "citizen")
+        e.fact.role
+        for e in game.events
+        if isinstance(e.fact, RoleDealt | RoleChange)
+        and e.fact.seat == seat
+        and e.visibility.admits(seat)
+    }
     cards = {s.seat: s.card for s in game.state.seats}
-    seen: list[str] = []
+    seen: set[str] = set()
+    shown_so_far: set[tuple[int, str]] = set()  # (seat, card) pairs public lines showed
     checked = 0
     for msg in messages:
         blob = json.dumps(msg)
@@ -212,22 +301,24 @@ def check_no_leaks(
         for line in msg.get("lines", []):
             assert line["text"] not in hidden, f"hidden line to seat {seat}: {line['text']}"
             assert line["text"] in admitted, f"unknown line to seat {seat}: {line['text']}"
-            seen.append(line["text"])
+            if line["text"] not in seen:
+                seen.add(line["text"])
+                shown_so_far.update(_cards_shown(line["text"], public_reveals))
             checked += 1
         for player in msg.get("players", []):
             other, role = player["seat"], player.get("role")
             if role is None or other == seat:
                 continue
             assert role == cards[other], f"wrong role shown for P{other + 1}"
-            death = re.compile(rf"(^|\] )P{other + 1} (was|died).*Role: {re.escape(role)}\.$")
-            revealed = any(
-                death.search(line) or f"P{other + 1}'s card: {role}." in line for line in seen
-            )
+            revealed = (other, role) in shown_so_far
             assert over or other in allies or revealed, (
                 f"seat {seat} was shown the hidden role of P{other + 1}"
             )
-        you = msg.get("you", {})
-        assert you.get("role") in (None, cards[seat], game.state.seats[seat].role)
+        you = msg.get("you") or {}
+        if seat < 0:
+            assert not you, "a spectator was sent a card"
+            continue
+        assert you.get("role") in (None, *told), "the card shown is not one the seat was told"
     return checked
 
 

@@ -33,8 +33,12 @@ def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServ
     page.click("#create button[type=submit]")
     page.wait_for_selector("#invites li")
     assert page.locator("#invites li").count() == 1
+    table = "7 players: 1 person, 6 bots (6 random) · mafia chat rounds 1"  # the form's night talk
+    assert page.locator("#lobby-table").inner_text() == table
+    page.fill("#creator-name", "Creator")  # the creator is named like every player
     page.click("#invites li button:has-text('Take P1 myself')")
     page.wait_for_selector("#game:not([hidden])")
+    assert page.locator("#players-list li").first.inner_text().split("\n")[:2] == ["P1", "Creator"]
     assert "/g/" in page.url and "#" not in page.url
     players = page.locator("#players-list li")
     assert players.count() == 7
@@ -58,6 +62,12 @@ def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServ
     said = page.locator("#transcript li", has_text="onerror")
     assert said.count() >= 0  # present only if P1 lived to speak; never executed
     shoot(page, "desktop-end")
+    old = page.url  # a rematch: the same seat in a new game, which starts as all are back
+    page.click("#rematch")
+    page.wait_for_url(lambda url: url != old)
+    page.wait_for_selector("#game:not([hidden])")
+    assert page.locator("#you-label").inner_text() == "You are P1"
+    assert page.locator("#players-list li").first.inner_text().split("\n")[:2] == ["P1", "Creator"]
     context.close()
 
 

@@ -5,7 +5,11 @@ real websockets by the autopilot, which also polls the HTTP view API. Everything
 human connection received is checked against the game's true log (`check_no_leaks`):
 no line rendered from an event hidden from that seat (other channels' picks, other
 seats' night actions and results, host decisions and draws), no role of another seat
-unless it is an ally or was publicly revealed before, no credential, no seed.
+unless it is an ally or was publicly revealed before, no credential, no seed. A
+spectator watches every game through the watch link and is checked as a seat that only
+public events admit; the human seats try the dead chat while alive (refused) and write
+there once dead, the spectator writes in theirs: no living seat is sent any table chat,
+the dead get only the dead chat, the spectator only the spectators' (`check_chat`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from tests.web.support import (
     Played,
     assert_no_empty_pushes,
     autopilot,
+    check_chat,
     check_no_leaks,
+    spectate,
 )
 
 from mafia_arena.rules import available_variants, load_variant
@@ -54,14 +60,15 @@ async def play_observed(
     joined = [server.join(game_id, inv["invite"]) for inv in created["invites"]]
     http_seen = [Played(j["seat"]) for j in joined]
     runs = [
-        autopilot(server.ws_url, game_id, j["credential"], j["seat"], seed * 31 + k)
+        autopilot(server.ws_url, game_id, j["credential"], j["seat"], seed * 31 + k, chat=True)
         for k, j in enumerate(joined)
     ]
     polls = [
         poll_views(server, game_id, j["credential"], seen)
         for j, seen in zip(joined, http_seen, strict=True)
     ]
-    results = await asyncio.gather(*runs, *polls)
+    watching = spectate(server.ws_url, game_id, created["watch"])
+    results = await asyncio.gather(*runs, watching, *polls)
     return created, joined, [r for r in results if r is not None] + http_seen
 
 
@@ -77,16 +84,23 @@ def test_no_hidden_information_reaches_a_seat(server: LiveServer, variant: str, 
     game = server.wait_over(created["game_id"])
     secrets_ = [
         created["admin"],
+        created["watch"],
         *(i["invite"] for i in created["invites"]),
         *(j["credential"] for j in joined),
     ]
-    checked = 0
+    checked = chatted = 0
     for record in played:
         assert record.messages, "a human connection received nothing"
         checked += check_no_leaks(game, record.seat, record.messages, secrets_)
-    for record in played[: len(joined)]:  # the websocket ones (the rest were polled)
+    sockets = played[: len(joined) + 1]  # the seats' and the spectator's (the rest polled)
+    for record in sockets:
         assert_no_empty_pushes(record.messages)
-    assert checked > 0
+        chatted += check_chat(record.messages, spectator=record.seat < 0)
+    spectator = sockets[-1]
+    assert "you cannot write in that chat" in spectator.errors  # the dead chat is not theirs
+    said = [line for m in spectator.messages if m.get("type") == "chat" for line in m["lines"]]
+    assert {"channel": "spectators", "author": "spectator 1", "text": "hi all"} in said
+    assert checked > 0 and chatted > 0
     roles_seen = {
         p["role"] for r in played for m in r.messages if m.get("over") for p in m.get("players", [])
     }

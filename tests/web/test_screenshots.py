@@ -60,6 +60,15 @@ def assert_fits(page: Any, moment: str) -> None:
     assert wide <= window, f"{moment}: the page is {wide}px wide in a {window}px window"
 
 
+def in_view(page: Any, locator: Any) -> bool:
+    """Whether an element is shown and lies inside the window (not scrolled away)."""
+    box = locator.bounding_box()
+    if box is None or not locator.is_visible():
+        return False
+    width, height = page.evaluate("[window.innerWidth, window.innerHeight]")
+    return box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] + box["width"] <= width
+
+
 def move(page: Any) -> bool:
     """One `step` whose pick depends only on the request's prompt, not on timing.
 
@@ -148,6 +157,19 @@ def test_lobby_night_vote_and_end_screen(
     assert votes.locator(".tally .bar").count() >= 1  # yesterday's tally, with bars
     assert_fits(page, "vote")
     shoot(page, f"{window}-vote")
+    if window == "phone":  # the living and the dead one tap away, over the ballot
+        toggle = page.locator("#players-toggle")
+        assert toggle.is_visible() and re.fullmatch(r"Players \d/7", toggle.inner_text())
+        toggle.click()
+        listed = page.locator("#players-list li")
+        assert listed.count() == 7
+        assert page.locator("#players-list li.dead").count() >= 1  # the night's victim
+        assert all(in_view(page, row) for row in listed.all())
+        assert all(in_view(page, b) for b in page.locator("#choices button").all()[:2])
+        assert (page.locator("#players-count").text_content() or "").endswith("dead")
+        shoot(page, "phone-vote-players")
+        toggle.click()
+        assert not in_view(page, listed.first) or page.locator("body.players-open").count() == 0
     move(page)
 
     # The end screen: every seat's card, who won, the replay.

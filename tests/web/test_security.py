@@ -7,12 +7,15 @@ and leave the game intact (it still finishes normally afterwards).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import websockets
+from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, autopilot
 
 pytestmark = pytest.mark.timeout(120)
@@ -241,3 +244,75 @@ def test_flood_is_rate_limited_without_harm(server: LiveServer) -> None:
     slow, closed = asyncio.run(flood())
     assert slow >= 1 and closed
     assert not server.manager.get(game_id).failed  # type: ignore[union-attr]
+
+
+def test_the_watch_token_only_watches(server: LiveServer) -> None:
+    """A spectator's token opens no seat route, and its socket cannot act or talk to
+    the seats; its refused messages change nothing and go to it alone."""
+    game_id, created, _joined = two_humans(server)
+    watch = {"Authorization": f"Bearer {created['watch']}"}
+    for method, path in (
+        ("GET", "view"),
+        ("GET", "invites"),
+        ("POST", "start"),
+        ("POST", "rematch"),
+    ):
+        response = httpx.request(method, f"{server.url}/api/games/{game_id}/{path}", headers=watch)
+        assert response.status_code == 403, path
+    other = server.create(variant="simple", players=5, seats=[{"kind": "human"}])
+
+    async def run() -> list[dict[str, Any]]:
+        async with websockets.connect(f"{server.ws_url}/ws/{other['game_id']}") as ws:
+            await ws.send(json.dumps({"type": "auth", "credential": created["watch"]}))
+            foreign = json.loads(await ws.recv())  # another game's watch token
+        ws = await open_seat(server, game_id, created["watch"])
+        got = [foreign, await recv_until(ws, lambda m: m.get("type") == "state")]
+        for message in (
+            {"type": "act", "turn": 1, "choice": 0},
+            {"type": "say", "turn": 1, "text": "hello"},
+            {"type": "back"},
+            {"type": "chat", "channel": "dead", "text": "let me in"},
+        ):
+            await ws.send(json.dumps(message))
+            got.append(await recv_until(ws, lambda m: m.get("type") == "error"))
+        await ws.close()
+        return got
+
+    foreign, state, *errors = asyncio.run(run())
+    assert foreign == {"type": "error", "reason": "not authorised"}
+    assert state["spectator"] and state["you"] is None and state["request"] is None
+    assert [e["reason"] for e in errors] == [
+        "spectators only watch and chat",
+        "spectators only watch and chat",
+        "spectators only watch and chat",
+        "you cannot write in that chat",
+    ]
+    session = server.manager.get(game_id)
+    assert session is not None
+    made = zip(server.game(game_id).decisions, session.marks, strict=False)
+    assert not [d for d, by in made if by == "player"]  # nobody acted for the people
+
+
+def test_spectators_per_game_are_bounded(tmp_path: Path) -> None:
+    live = LiveServer(settings_for(tmp_path, max_spectators=2))
+    try:
+        created = live.create(variant="simple", players=5, seats=[{"kind": "human"}])
+        game_id, watch = created["game_id"], created["watch"]
+
+        async def run() -> tuple[list[str], Any]:
+            pages = [await open_seat(live, game_id, watch) for _ in range(2)]
+            got = [json.loads(await page.recv())["type"] for page in pages]  # the lobby
+            third = await open_seat(live, game_id, watch)
+            refused = json.loads(await third.recv())
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await third.recv()
+            code = third.close_code
+            for page in pages:
+                await page.close()
+            return [*got, refused["reason"]], code
+
+        seen, code = asyncio.run(run())
+    finally:
+        live.close()
+    assert seen == ["lobby", "lobby", "too many spectators"]
+    assert code == 4429

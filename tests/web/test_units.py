@@ -12,7 +12,7 @@ from mafia_arena.agents.human import Action, HumanAgent, clean_text, decision_fo
 from mafia_arena.engine import PASS, Choice, IllegalDecision, Request, Speech
 from mafia_arena.web.auth import Credentials, bearer
 from mafia_arena.web.db import LiveStore
-from mafia_arena.web.protocol import Act, Auth, BadMessage, RateLimiter, Say, parse
+from mafia_arena.web.protocol import Act, Auth, BadMessage, Chat, RateLimiter, Say, parse
 from mafia_arena.web.settings import TIMERS, GameSpec, night_floor, timer_for
 
 SPEAK = Request(
@@ -75,10 +75,11 @@ def test_human_agent_mailbox_is_bounded() -> None:
     assert not agent.offer(Action(1, choice=0))
 
 
-def test_protocol_accepts_the_four_types() -> None:
+def test_protocol_accepts_its_types() -> None:
     assert isinstance(parse(json.dumps({"type": "auth", "credential": "x" * 43}), 999), Auth)
     assert isinstance(parse('{"type":"act","turn":3,"choice":1}', 999), Act)
     assert isinstance(parse('{"type":"say","turn":3,"text":"hi"}', 999), Say)
+    assert isinstance(parse('{"type":"chat","channel":"dead","text":"hi"}', 999), Chat)
 
 
 @pytest.mark.parametrize(
@@ -93,6 +94,10 @@ def test_protocol_accepts_the_four_types() -> None:
         "[1, 2]",
         "not json",
         '{"type":"say","turn":1,"text":"' + "a" * 5000 + '"}',
+        '{"type":"chat","channel":"dead","text":"hi","seat":2}',  # a chat names no seat
+        '{"type":"chat","channel":"Dead!","text":"hi"}',
+        '{"type":"chat","channel":"dead","text":""}',
+        '{"type":"chat","channel":"dead","text":"' + "a" * 700 + '"}',
     ],
 )
 def test_protocol_refuses(raw: str) -> None:

@@ -163,8 +163,12 @@ class GameSession:
         """
         view = self.view(seat)
         last = self._observed[seat]
-        if last is not None and last[0] is view:
-            return last[1]
+        if (
+            last is not None
+            and last[0].knowledge is view.knowledge
+            and last[0].request is view.request
+        ):
+            return last[1]  # (`view` builds a new View each call: compare what it holds)
         if last is not None and last[0].request is view.request:
             mask = last[1]["action_mask"]  # same request, same legal actions
         else:

@@ -21,7 +21,10 @@ The driver is the only process that writes results and talks to MLflow. It
    game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
    the rest of its batch is stored, and the next call plays only the games not stored;
 5. logs the MLflow runs from the store's records, so a resumed tournament reports
-   exactly what an uninterrupted one does.
+   exactly what an uninterrupted one does. The store is streamed (`StoredRecords`), at
+   the start and at the end, and the summary, ratings and MLflow aggregates are tallied
+   record by record, so the driver's memory does not grow with the number of games
+   (beyond an index of 9 bytes and a compact rating entry per game).
 
 Ctrl-C cancels the outstanding tasks, ends the MLflow runs ``KILLED`` and raises
 `Interrupted` (a `KeyboardInterrupt`) saying how many games are stored; the next call
@@ -59,6 +62,7 @@ from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
+from mafia_arena.results_file import StoredRecords
 from mafia_arena.seat_seeds import load_or_create_host_key
 from mafia_arena.tracking.uri import resolve_tracking_uri
 
@@ -136,13 +140,13 @@ def _stored(
     experiment: Experiment, store: ResultsStore, resume: bool, force_resume: bool
 ) -> tuple[set[int], str]:
     """The stored game indices to skip and the store's id (see the module docstring)."""
-    records = store.read()
+    stored = StoredRecords(store.path)
     old = read_manifest(store.folder)
-    others = {r.get("spec_hash") for r in records} - {experiment.spec_hash}
-    if records and not resume:
+    others = stored.spec_hashes() - {experiment.spec_hash}
+    if stored and not resume:
         store.archive()
-        records, old, others = [], None, set()
-    store_id = str(old.get("store_id")) if old and records and old.get("store_id") else ""
+        stored, old, others = StoredRecords(store.path), None, set()
+    store_id = str(old.get("store_id")) if old and stored and old.get("store_id") else ""
     current = manifest(experiment.spec_hash, experiment.inputs, store_id or uuid.uuid4().hex[:12])
     if others:
         changed = input_differences(old, current) if old else []
@@ -153,17 +157,17 @@ def _stored(
             "Pass --no-resume (resume=False) to archive them and start over, or use "
             "another results folder (--results)."
         )
-    if records and old:
+    if stored and old:
         changed = code_differences(old, current)
         if changed and not force_resume:
             raise ResultsConflict(
-                f"{store.path}: its {len(records)} games were played by other code "
+                f"{store.path}: its {len(stored)} games were played by other code "
                 f"({'; '.join(changed)}); resuming would mix games of two code versions. "
                 "Pass --force-resume (force_resume=True) to resume anyway, --no-resume "
                 "to archive them and start over, or use another results folder (--results)."
             )
     write_manifest(store.folder, current)
-    return {int(r["game_index"]) for r in records if not r.get("void")}, str(current["store_id"])
+    return stored.played_indices(), str(current["store_id"])
 
 
 def _run(
@@ -179,7 +183,6 @@ def _run(
     tracking_uri: str | None,
 ) -> Summary:
     done, store_id = _stored(experiment, store, resume, force_resume)
-    pending = [i for m in experiment.matchups for i in m.indices if i not in done]
     summary = Summary(
         experiment.name,
         experiment.spec_hash,
@@ -209,7 +212,7 @@ def _run(
             fault,
             host_key,
         )
-        for b in batches(experiment, pending, async_agents)
+        for b in batches(experiment, None, async_agents, skip=done)
     ]
     executor: Any = None
     started = time.perf_counter()
@@ -227,7 +230,7 @@ def _run(
         if tracker is not None:
             tracker.interrupted("KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
         if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
-            stored = sum(r.get("spec_hash") == experiment.spec_hash for r in store.read())
+            stored = len(StoredRecords(store.path, experiment.spec_hash))
             raise Interrupted(stored, experiment.games_total) from None
         raise
     finally:
@@ -235,13 +238,10 @@ def _run(
         if executor is not None:
             executor.close()
     summary.games_per_s = summary.games_played / summary.wall_s if summary.wall_s else 0.0
-    records = [r for r in store.read() if r.get("spec_hash") == experiment.spec_hash]
+    records = StoredRecords(store.path, experiment.spec_hash)  # streamed, never held
     summary.games_stored = len(records)
-    summary.games_void = sum(bool(r.get("void")) for r in records)
-    for matchup in experiment.matchups:
-        summary.add_matchup(
-            matchup.label, [r for r in records if r["game_index"] in matchup.indices]
-        )
+    summary.games_void = records.void_count()
+    summary.add_matchups({m.label: m.indices for m in experiment.matchups}, records)
     if tracker is not None:
         _finish_tracking(tracker, experiment, summary, records)
     if summary.failed:
@@ -254,7 +254,7 @@ def _run(
 
 
 def _finish_tracking(
-    tracker: Any, experiment: Experiment, summary: Summary, records: list[dict[str, Any]]
+    tracker: Any, experiment: Experiment, summary: Summary, records: StoredRecords
 ) -> None:
     from mafia_arena.leaderboard.tracked import rating_estimates
 

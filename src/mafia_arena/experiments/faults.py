@@ -22,6 +22,7 @@ import json
 import os
 import signal
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 ENV = "MAFIA_ARENA_FAULT"
@@ -51,7 +52,7 @@ class FaultPlan:
             tuple(int(i) for i in data.get("crash_games", ())),
         )
 
-    def before_batch(self, indices: tuple[int, ...]) -> None:
+    def before_batch(self, indices: Sequence[int]) -> None:
         """SIGKILL this process if the batch holds `kill_at` and it has not happened yet."""
         if self.kill_at is None or self.kill_at not in indices or not self.marker:
             return

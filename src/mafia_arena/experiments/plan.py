@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -287,28 +287,52 @@ def _with_hash(experiment: Experiment) -> Experiment:
 
 @dataclass(frozen=True)
 class Batch:
-    """The unit of work of one task: some games of one matchup."""
+    """The unit of work of one task: some games of one matchup (a `range` when they are
+    consecutive, as in a fresh tournament: no integer per game is held)."""
 
     matchup: Matchup
-    indices: tuple[int, ...]
+    indices: Sequence[int]
 
 
 def batches(
-    experiment: Experiment, pending: Iterable[int], async_agents: Set[str] = frozenset()
+    experiment: Experiment,
+    pending: Iterable[int] | None = None,
+    async_agents: Set[str] = frozenset(),
+    *,
+    skip: Set[int] = frozenset(),
 ) -> list[Batch]:
     """Pending games cut into batches per matchup; batches with async agents first.
 
+    The pending games are `pending` (None: every game) less `skip` (the stored ones).
     Async (LLM) games are the slowest, so they are submitted first: the longest tasks
     start earliest and the scripted batches fill the other workers around them.
     """
-    wanted = set(pending)
+    wanted = None if pending is None else pending if isinstance(pending, range) else set(pending)
     out: list[tuple[bool, int, Batch]] = []
     conc = experiment.concurrency
     for order, matchup in enumerate(experiment.matchups):
         slow = any(a.label in async_agents for a in matchup.pool)
         size = conc.llm_batch_size if slow else conc.batch_size
-        todo = [i for i in matchup.indices if i in wanted]
-        for start in range(0, len(todo), size):
-            out.append((not slow, order, Batch(matchup, tuple(todo[start : start + size]))))
+        todo = (i for i in matchup.indices if (wanted is None or i in wanted) and i not in skip)
+        for chunk in _chunks(todo, size):
+            out.append((not slow, order, Batch(matchup, chunk)))
     out.sort(key=lambda item: (item[0], item[1], item[2].indices[0]))
     return [batch for _, _, batch in out]
+
+
+def _chunks(indices: Iterable[int], size: int) -> Iterator[Sequence[int]]:
+    """`indices` (ascending) in chunks of `size`: a `range` where a chunk is consecutive."""
+    chunk: list[int] = []
+    for index in indices:
+        chunk.append(index)
+        if len(chunk) == size:
+            yield _compact(chunk)
+            chunk = []
+    if chunk:
+        yield _compact(chunk)
+
+
+def _compact(chunk: list[int]) -> Sequence[int]:
+    if chunk[-1] - chunk[0] == len(chunk) - 1:
+        return range(chunk[0], chunk[-1] + 1)
+    return tuple(chunk)

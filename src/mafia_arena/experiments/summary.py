@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.tracking.summaries import win_table
+from mafia_arena.tracking.summaries import WinTally
 
 
 @dataclass
@@ -44,16 +45,30 @@ class Summary:
     def ok(self) -> bool:
         return not self.failed and not self.games_void and self.games_stored == self.games_total
 
-    def add_matchup(self, label: str, records: list[dict[str, Any]]) -> None:
-        played = [r for r in records if not r.get("void")]
-        table = win_table(played)
-        self.matchups[label] = {
-            "games": len(records),
-            "void": len(records) - len(played),
-            "win_rates": {
-                k: (round(e.value, 4), round(e.low, 4), round(e.high, 4)) for k, e in table.items()
-            },
-        }
+    def add_matchups(
+        self, matchups: Mapping[str, range], records: Iterable[dict[str, Any]]
+    ) -> None:
+        """Tally each matchup's games (by its label's range of game indices) in one pass
+        over `records` (a list or a streamed store): games, void games, and each
+        faction's win rate over the others."""
+        tallies = {label: (indices, WinTally(), [0, 0]) for label, indices in matchups.items()}
+        for record in records:
+            for indices, wins, counts in tallies.values():
+                if record["game_index"] in indices:
+                    counts[0] += 1
+                    if record.get("void"):
+                        counts[1] += 1
+                    else:
+                        wins.add(record)
+        for label, (_, wins, (games, void)) in tallies.items():
+            self.matchups[label] = {
+                "games": games,
+                "void": void,
+                "win_rates": {
+                    k: (round(e.value, 4), round(e.low, 4), round(e.high, 4))
+                    for k, e in wins.table().items()
+                },
+            }
 
     def __str__(self) -> str:
         lines = [

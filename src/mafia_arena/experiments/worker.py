@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -45,7 +46,7 @@ class BatchJob:
     spec_hash: str
     base_seed: int
     matchup: Matchup
-    indices: tuple[int, ...]
+    indices: Sequence[int]
     llm_in_flight: int = 4
     decision_timeout_s: float | None = None
     fault: FaultPlan | None = None

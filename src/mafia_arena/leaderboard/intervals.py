@@ -11,7 +11,7 @@ strongly dependent, so resampling seats would understate the uncertainty.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,6 +23,7 @@ __all__ = [
     "bootstrap_distribution",
     "percentile_interval",
     "resample_indices",
+    "resample_rows",
     "wilson_interval",
     "z_value",
 ]
@@ -40,6 +41,15 @@ def resample_indices(n: int, n_boot: int, seed: int | np.random.Generator) -> np
     if n == 0:
         return np.zeros((n_boot, 0), dtype=np.int64)
     return rng.integers(0, n, size=(n_boot, n))
+
+
+def resample_rows(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """The rows of ``resample_indices(n, n_boot, seed)``, drawn one at a time (the
+    generator fills an array in row order, so the rows are the same), so a bootstrap over
+    a large tournament holds one resample rather than ``n_boot``."""
+    rng = np.random.default_rng(seed)
+    for _ in range(n_boot):
+        yield rng.integers(0, n, size=n) if n else np.zeros(0, dtype=np.int64)
 
 
 def bootstrap_distribution(

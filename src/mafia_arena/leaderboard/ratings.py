@@ -61,7 +61,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .intervals import percentile_interval, resample_indices
+from .intervals import percentile_interval, resample_rows
 from .records import GameResult, SeatResult, prepare_games
 
 __all__ = [
@@ -154,35 +154,36 @@ def _build_design(games: Sequence[GameResult], level: Level) -> _Design:
     n_games = len(games)
     width = len(entities) + len(bias_keys)
     k_max = max((1 + len(g.losing_teams) for g in decisive), default=2)
-    full = np.zeros((n_games, k_max, width))
-    present = np.zeros((n_games, k_max), dtype=bool)
     incidence = np.zeros((n_games, len(entities)), dtype=bool)
-    decisive_mask = np.zeros(n_games, dtype=bool)
+    # Each decisive game's row (team shares, then which teams exist) is built on its own
+    # and only the distinct rows are kept: the patterns of a large tournament are few,
+    # so its design stays small. They are then sorted as `np.unique(axis=0)` sorts rows.
+    pattern_of: dict[tuple[float, ...], int] = {}
+    found = np.full(n_games, -1, dtype=np.int64)
     for g_i, game in enumerate(games):
         if not game.decisive:
             continue
-        decisive_mask[g_i] = True
+        full = np.zeros((k_max, width))
+        present = np.zeros(k_max, dtype=bool)
         for k, team in enumerate((game.winners, *game.losing_teams)):
-            present[g_i, k] = True
+            present[k] = True
             share = 1.0 / len(team)
             for seat in team:
                 e = e_index[entity_key(seat, level)]
-                full[g_i, k, e] += share
-                full[g_i, k, b_index[(game.setup, seat.side)]] += share
+                full[k, e] += share
+                full[k, b_index[(game.setup, seat.side)]] += share
                 incidence[g_i, e] = True
+        key = tuple(np.concatenate([full.reshape(-1), present]).tolist())
+        found[g_i] = pattern_of.setdefault(key, len(pattern_of))
+    ordered = sorted(pattern_of)
+    rank = np.empty(len(ordered), dtype=np.int64)
+    for position, key in enumerate(ordered):
+        rank[pattern_of[key]] = position
     row_of_game = np.full(n_games, -1, dtype=np.int64)
-    if decisive_mask.any():
-        flat = np.concatenate(
-            [full[decisive_mask].reshape(int(decisive_mask.sum()), -1), present[decisive_mask]],
-            axis=1,
-        )
-        patterns, inverse = np.unique(flat, axis=0, return_inverse=True)
-        row_of_game[decisive_mask] = np.asarray(inverse).reshape(-1)
-        teams = patterns[:, : k_max * width].reshape(-1, k_max, width)
-        present_u = patterns[:, k_max * width :].astype(bool)
-    else:
-        teams = np.zeros((0, k_max, width))
-        present_u = np.zeros((0, k_max), dtype=bool)
+    row_of_game[found >= 0] = rank[found[found >= 0]]
+    patterns = np.array(ordered, dtype=float).reshape(len(ordered), k_max * width + k_max)
+    teams = patterns[:, : k_max * width].reshape(len(ordered), k_max, width)
+    present_u = patterns[:, k_max * width :].astype(bool)
     return _Design(tuple(entities), tuple(bias_keys), teams, present_u, row_of_game, incidence)
 
 
@@ -306,13 +307,16 @@ def fit_bradley_terry(
 
 def _bootstrap_elo(
     design: _Design,
-    resamples: np.ndarray,
+    resamples: Iterable[np.ndarray],
+    n_boot: int,
     prior_sd: float,
     bias_sd: float,
     beta0: np.ndarray,
 ) -> np.ndarray:
+    """Elo of every entity refitted on each of the `n_boot` resamples (rows of game
+    indices, an array or drawn one at a time: `intervals.resample_rows`)."""
     n_games = design.row_of_game.shape[0]
-    out = np.full((resamples.shape[0], design.n_entities), np.nan)
+    out = np.full((n_boot, design.n_entities), np.nan)
     for b, idx in enumerate(resamples):
         counts = np.bincount(idx, minlength=n_games).astype(float)
         out[b], _, _ = _fit_weighted(design, counts, prior_sd, bias_sd, beta0)
@@ -333,9 +337,8 @@ def bootstrap_bradley_terry(
     games = ratable_games(records)
     design = _build_design(games, level)
     _, _, beta = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
-    samples = _bootstrap_elo(
-        design, resample_indices(len(games), n_boot, seed), prior_sd, bias_sd, beta
-    )
+    rows = resample_rows(len(games), n_boot, seed)
+    samples = _bootstrap_elo(design, rows, n_boot, prior_sd, bias_sd, beta)
     if not n_boot:
         return {e: (math.nan, math.nan) for e in design.entities}
     lo, hi = percentile_interval(samples, confidence)
@@ -421,17 +424,25 @@ def compute_ratings(
     (decisive games the entity took part in), ``bt_rating``, ``bt_low``, ``bt_high``
     (Elo scale, percentile bootstrap CI at ``confidence``; NaN when ``n_boot == 0``),
     ``os_mu``, ``os_sigma``, ``os_ordinal``. Rows sorted by ``bt_rating`` desc, then key.
-    The same resamples (same ``seed``) are used at every level.
+    The same resamples (same ``seed``) are used at every level: each level draws them
+    again from a generator of that seed, one at a time.
     """
     games = ratable_games(records)
-    resamples = resample_indices(len(games), n_boot, seed)
     out: dict[str, pd.DataFrame] = {}
     for level in levels:
         design = _build_design(games, level)
         elo, _, beta = _fit_weighted(design, np.ones(len(games)), prior_sd, bias_sd)
         if n_boot > 0 and design.n_entities:
             lo, hi = percentile_interval(
-                _bootstrap_elo(design, resamples, prior_sd, bias_sd, beta), confidence
+                _bootstrap_elo(
+                    design,
+                    resample_rows(len(games), n_boot, seed),
+                    n_boot,
+                    prior_sd,
+                    bias_sd,
+                    beta,
+                ),
+                confidence,
             )
         else:
             lo = hi = np.full(design.n_entities, np.nan)

@@ -17,9 +17,11 @@ Contract
   invocations (concurrency, Ray address, code version) are tags.
 * Aggregates are computed from the results store at the end, over every stored game of
   the spec (not only the ones this invocation played), so the numbers of a resumed run
-  equal those of an uninterrupted one. Each estimate is one metric (its value); its 95%
-  interval and count go, one row per estimate, into the ``tables/estimates.csv``
-  artifact, next to the per-game and per-seat tables. Never one run per game.
+  equal those of an uninterrupted one. The store is streamed through them twice
+  (`run_tally`), never held, so memory stays bounded however many games it has. Each
+  estimate is one metric (its value); its 95% interval and count go, one row per
+  estimate, into the ``tables/estimates.csv`` artifact, next to the per-game and
+  per-seat tables. Never one run per game.
 * Runs never stay ``RUNNING``: if the final logging fails, every run this tracker
   opened is ended ``FAILED`` before the error propagates; `interrupted` ends them
   ``KILLED`` (Ctrl-C) or ``FAILED``.
@@ -32,23 +34,16 @@ from __future__ import annotations
 
 import json
 import math
-import tarfile
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from mafia_arena.metrics.aggregate import Estimate
-from mafia_arena.tracking.plots import plot_records
-from mafia_arena.tracking.summaries import (
-    agent_aggregates,
-    game_aggregates,
-    point_values,
-    role_aggregates,
-    safe_key,
-)
-from mafia_arena.tracking.tables import estimate_rows, game_rows, seat_rows, write_table
+from mafia_arena.tracking.run_tally import RunTally
+from mafia_arena.tracking.summaries import point_values, safe_key
+from mafia_arena.tracking.tables import estimate_rows, write_table
 from mafia_arena.tracking.uri import artifact_location, resolve_tracking_uri, sqlite_path
 
 TAG_HASH = "mafia_arena.spec_hash"
@@ -269,7 +264,7 @@ class TournamentTracker:
 
     def finish(
         self,
-        records: Sequence[dict[str, Any]],
+        records: Iterable[dict[str, Any]],
         results_dir: Path,
         run_metrics: dict[str, float],
         status: str = "FINISHED",
@@ -277,10 +272,12 @@ class TournamentTracker:
     ) -> None:
         """Log every matchup's child run and the parent's aggregates and artifacts.
 
-        `ratings` (name -> estimate, computed by the caller over all `records`) are
-        logged on the parent. Void games (``"void": true``, decided by infrastructure
-        failures) are counted (``games_void``) but left out of every aggregate. If any
-        of this fails, every run is ended ``FAILED``.
+        `records` is re-iterable (a list, or a streamed results store,
+        `results_file.StoredRecords`) and is read twice (`run_tally`). `ratings` (name ->
+        estimate, computed by the caller over all `records`) are logged on the parent.
+        Void games (``"void": true``, decided by infrastructure failures) are counted
+        (``games_void``) but left out of every aggregate. If any of this fails, every run
+        is ended ``FAILED``.
         """
         try:
             self._finish(records, results_dir, run_metrics, status, ratings or {})
@@ -290,7 +287,7 @@ class TournamentTracker:
 
     def _finish(
         self,
-        records: Sequence[dict[str, Any]],
+        records: Iterable[dict[str, Any]],
         results_dir: Path,
         run_metrics: dict[str, float],
         status: str,
@@ -298,72 +295,75 @@ class TournamentTracker:
     ) -> None:
         exp = self.experiment
         matchups = exp.tracked_matchups
-        label_of = {i: m.label for m in matchups for i in m.indices}
 
         def matchup_of(index: int) -> str:
-            return label_of.get(index, "?")
+            label = "?"
+            for matchup in matchups:  # the last, as a table of every index would say
+                if index in matchup.indices:
+                    label = matchup.label
+            return label
 
-        for matchup in matchups:
-            mine = [r for r in records if r["game_index"] in matchup.indices]
-            played = [r for r in mine if not r.get("void")]
-            run_id = self._child(matchup)
-            estimates = {
-                **game_aggregates(played),
-                **agent_aggregates(played),
-                **role_aggregates(played),
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            tallies = {
+                m.label: RunTally(
+                    root / f"matchup-{i}", matchup_of, games=True, logs_from=results_dir
+                )
+                for i, m in enumerate(matchups)
             }
-            counts = {
-                "games": float(len(mine)),
-                "games_void": float(len(mine) - len(played)),
-                "games_expected": float(matchup.games),
+            overall = RunTally(root / "tournament", matchup_of, games=False)
+            for record in records:
+                tally = tallies.get(matchup_of(record["game_index"]))
+                if tally is not None:
+                    tally.add(record)
+                overall.add(record)
+            for record in records:
+                tally = tallies.get(matchup_of(record["game_index"]))
+                if tally is not None:
+                    tally.add_second(record)
+                overall.add_second(record)
+            for matchup in matchups:
+                tally = tallies[matchup.label]
+                run_id = self._child(matchup)
+                estimates = tally.estimates()
+                counts = {
+                    "games": float(tally.records),
+                    "games_void": float(tally.void),
+                    "games_expected": float(matchup.games),
+                }
+                self._log(run_id, {**point_values(estimates), **counts})
+                self._artifacts(run_id, tally, estimates, matchup.label)
+                complete = tally.records == matchup.games
+                self.client.set_terminated(run_id, status="FINISHED" if complete else status)
+            estimates = {**overall.estimates(), **ratings}
+            stored = float(overall.records)
+            totals = {
+                **run_metrics,
+                "games_stored": stored,
+                "games_void": float(overall.void),
+                "games_done": stored,
+                "games_total": float(exp.games_total),
+                **point_values(estimates),
             }
-            self._log(run_id, {**point_values(estimates), **counts})
-            self._artifacts(run_id, mine, estimates, results_dir, matchup_of, matchup.label, True)
-            complete = len(mine) == matchup.games
-            self.client.set_terminated(run_id, status="FINISHED" if complete else status)
-        played = [r for r in records if not r.get("void")]
-        estimates = {**agent_aggregates(played), **role_aggregates(played), **ratings}
-        overall = {
-            **run_metrics,
-            "games_stored": float(len(records)),
-            "games_void": float(len(records) - len(played)),
-            "games_done": float(len(records)),
-            "games_total": float(exp.games_total),
-            **point_values(estimates),
-        }
-        self._log(self.parent_id, overall, step=len(records))
-        summary = {"spec_hash": exp.spec_hash, **run_metrics, "child_runs": self.child_ids}
-        self._artifacts(
-            self.parent_id, records, estimates, results_dir, matchup_of, exp.name, False, summary
-        )
+            self._log(self.parent_id, totals, step=overall.records)
+            summary = {"spec_hash": exp.spec_hash, **run_metrics, "child_runs": self.child_ids}
+            self._artifacts(self.parent_id, overall, estimates, exp.name, summary)
         self.client.set_terminated(self.parent_id, status=status)
 
     def _artifacts(
         self,
         run_id: str,
-        records: Sequence[dict[str, Any]],
+        tally: RunTally,
         estimates: Mapping[str, Estimate],
-        results_dir: Path,
-        matchup_of: Any,
         title: str,
-        logs: bool,
         summary: dict[str, Any] | None = None,
     ) -> None:
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp)
-            write_table(game_rows(records, matchup_of), folder / "tables", "games")
-            write_table(seat_rows(records, matchup_of), folder / "tables", "seats")
-            write_table(estimate_rows(estimates), folder / "tables", "estimates")
-            plot_records(records, folder / "plots", title)
-            if logs and records:
-                with tarfile.open(folder / "logs.tar.gz", "w:gz", compresslevel=1) as archive:
-                    for record in records:
-                        path = results_dir / record["log_path"]
-                        if path.exists():
-                            archive.add(path, arcname=record["log_path"])
-            if summary is not None:
-                (folder / "summary.json").write_text(json.dumps(summary, indent=2))
-            self._log_artifacts(run_id, folder)
+        folder = tally.folder
+        tally.finish(title)
+        write_table(estimate_rows(estimates), folder / "tables", "estimates")
+        if summary is not None:
+            (folder / "summary.json").write_text(json.dumps(summary, indent=2))
+        self._log_artifacts(run_id, folder)
 
     def _log_artifacts(self, run_id: str, folder: Path) -> None:
         """Upload the contents of `folder` into the run's artifact root (see the contract)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.metrics.aggregate import wilson
-from mafia_arena.tracking.summaries import win_table
+from mafia_arena.tracking.summaries import WinTally, two_passes
 
 
 def _pyplot() -> Any:
@@ -38,37 +38,65 @@ def _bars(plt: Any, ax: Any, table: dict[str, Any], title: str) -> None:
     ax.tick_params(axis="x", rotation=30)
 
 
+class PlotTally:
+    """What the plots need of a set of records (faction wins, agent-by-side wins, game
+    lengths), fed record by record so a store is streamed rather than held."""
+
+    def __init__(self) -> None:
+        self.wins = WinTally()
+        self.by_side: dict[str, list[int]] = {}  # "agent (side)" -> [seats, won]
+        self.lengths: dict[int, int] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.wins.add(record)
+        for seat in record["seats"]:
+            tally = self.by_side.setdefault(f"{seat['agent']} ({seat['side']})", [0, 0])
+            tally[0] += 1
+            tally[1] += bool(seat["won"])
+        days = record["length_days"]
+        self.lengths[days] = self.lengths.get(days, 0) + 1
+
+    def add_second(self, record: dict[str, Any]) -> None:
+        """Nothing: counts need one pass."""
+
+    def draw(self, folder: Path, title: str) -> list[Path]:
+        """win_rates.png (factions), agent_win_rates.png (agent x side), length.png."""
+        plt = _pyplot()
+        if plt is None or not self.wins.n:
+            return []
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = []
+        fig, ax = plt.subplots(figsize=(6, 4))
+        _bars(plt, ax, self.wins.table(), f"{title}: win rate by faction (95% CI)")
+        paths.append(folder / "win_rates.png")
+        fig.tight_layout()
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
+        table = {k: wilson(v[1], v[0]) for k, v in sorted(self.by_side.items())}
+        fig, ax = plt.subplots(figsize=(max(6, len(table)), 4))
+        _bars(plt, ax, table, f"{title}: agent win rate by side (95% CI)")
+        paths.append(folder / "agent_win_rates.png")
+        fig.tight_layout()
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
+        fig, ax = plt.subplots(figsize=(6, 4))
+        days = sorted(self.lengths)
+        ax.hist(
+            days,
+            bins=range(0, max(days) + 2),
+            weights=[self.lengths[d] for d in days],
+            color="#55a868",
+            align="left",
+        )
+        ax.set_xlabel("days")
+        ax.set_title(f"{title}: game length")
+        paths.append(folder / "length.png")
+        fig.tight_layout()
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
+        return paths
+
+
 def plot_records(records: Sequence[dict[str, Any]], folder: Path, title: str) -> list[Path]:
     """win_rates.png (factions), agent_win_rates.png (agent x side), length.png."""
-    plt = _pyplot()
-    if plt is None or not records:
-        return []
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    fig, ax = plt.subplots(figsize=(6, 4))
-    _bars(plt, ax, win_table(records), f"{title}: win rate by faction (95% CI)")
-    paths.append(folder / "win_rates.png")
-    fig.tight_layout()
-    fig.savefig(paths[-1], dpi=100)
-    plt.close(fig)
-    by: dict[str, list[bool]] = {}
-    for record in records:
-        for seat in record["seats"]:
-            by.setdefault(f"{seat['agent']} ({seat['side']})", []).append(bool(seat["won"]))
-    table = {k: wilson(sum(v), len(v)) for k, v in sorted(by.items())}
-    fig, ax = plt.subplots(figsize=(max(6, len(table)), 4))
-    _bars(plt, ax, table, f"{title}: agent win rate by side (95% CI)")
-    paths.append(folder / "agent_win_rates.png")
-    fig.tight_layout()
-    fig.savefig(paths[-1], dpi=100)
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(6, 4))
-    lengths = [r["length_days"] for r in records]
-    ax.hist(lengths, bins=range(0, max(lengths) + 2), color="#55a868", align="left")
-    ax.set_xlabel("days")
-    ax.set_title(f"{title}: game length")
-    paths.append(folder / "length.png")
-    fig.tight_layout()
-    fig.savefig(paths[-1], dpi=100)
-    plt.close(fig)
-    return paths
+    return two_passes(PlotTally(), records).draw(folder, title)

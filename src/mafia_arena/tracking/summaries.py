@@ -13,15 +13,20 @@ run's metric list holds one entry per quantity rather than three.
   seats where it is defined, and tokens and cost per seat; seat counts are counts
   (their interval is the point);
 * per agent and role (`role_aggregates`, ``agent.<name>.role.<role>.win_rate``).
+
+Each aggregate is a tally (`GameTally`, `SeatTally`, `WinTally`) fed one record at a
+time, in two passes where a mean needs its interval (`add`, then `add_second`): a
+tournament's store is streamed through them in bounded memory, and the functions of a
+list of records run the same tallies, so both give the same numbers bit for bit.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from mafia_arena.metrics.aggregate import Estimate, mean_ci, wilson
+from mafia_arena.metrics.aggregate import Estimate, MeanAccumulator, wilson
 
 INDICATORS = {"town_win", "mafia_win", "draw"}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_\-. :/]")
@@ -48,84 +53,211 @@ def _put(out: Estimates, name: str, estimate: Estimate | None) -> None:
         out[name] = estimate
 
 
-def _keys(rows: Iterable[dict[str, Any]]) -> list[str]:
-    return list(dict.fromkeys(k for row in rows for k in row))
-
-
 def _number(value: Any) -> float | None:
     if value is None:
         return None
     return float(value)
 
 
-def game_aggregates(records: Sequence[dict[str, Any]]) -> Estimates:
-    out: Estimates = {}
-    games = [r["metrics"]["game"] for r in records]
-    for key in _keys(games):
-        values = [_number(g.get(key)) for g in games]
-        if key in INDICATORS or key.startswith("win."):
-            defined = [v for v in values if v is not None]
-            _put(out, key, wilson(sum(defined), len(defined)))
-        else:
-            _put(out, key, mean_ci(values))
-    return out
+class Means:
+    """A `MeanAccumulator` per key, keys in first-seen order (the order estimates get)."""
+
+    __slots__ = ("by_key",)
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, MeanAccumulator] = {}
+
+    def add(self, key: str, value: float | int | bool | None) -> None:
+        acc = self.by_key.get(key)
+        if acc is None:
+            acc = self.by_key[key] = MeanAccumulator()
+        acc.add(value)
+
+    def add_second(self, key: str, value: float | int | bool | None) -> None:
+        acc = self.by_key[key]
+        if acc.n > 1:
+            acc.add_second(value, acc.mean)
 
 
-def _seats_by_agent(
-    records: Sequence[dict[str, Any]],
-) -> dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]:
-    seats: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
-    for record in records:
+class GameTally:
+    """`game_aggregates`, fed record by record: indicators as counts, other game
+    metrics as means (two passes)."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, None] = {}
+        self.indicators: dict[str, list[float]] = {}  # key -> [successes, defined]
+        self.means = Means()
+
+    def add(self, record: dict[str, Any]) -> None:
+        for key, raw in record["metrics"]["game"].items():
+            self.keys.setdefault(key)
+            value = _number(raw)
+            if key in INDICATORS or key.startswith("win."):
+                tally = self.indicators.setdefault(key, [0, 0])
+                if value is not None:
+                    tally[0] += value
+                    tally[1] += 1
+            else:
+                self.means.add(key, value)
+
+    def add_second(self, record: dict[str, Any]) -> None:
+        for key, raw in record["metrics"]["game"].items():
+            if key in self.means.by_key:
+                self.means.add_second(key, _number(raw))
+
+    def estimates(self) -> Estimates:
+        out: Estimates = {}
+        for key in self.keys:
+            if key in self.indicators:
+                successes, defined = self.indicators[key]
+                _put(out, key, wilson(successes, int(defined)))
+            else:
+                _put(out, key, self.means.by_key[key].estimate())
+        return out
+
+
+class _AgentSeats:
+    """What `SeatTally` keeps of one agent's seats."""
+
+    __slots__ = ("means", "n", "roles", "sides", "survived", "tokens", "won")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.won = 0
+        self.survived = 0
+        self.sides: dict[str, list[int]] = {}  # side -> [seats, won]
+        self.roles: dict[str, list[int]] = {}  # role -> [seats, won]
+        self.means = Means()
+        self.tokens = Means()
+
+
+class SeatTally:
+    """`agent_aggregates` and `role_aggregates`, fed record by record."""
+
+    TOKEN_KEYS = ("tokens_in", "tokens_out", "cost")
+
+    def __init__(self) -> None:
+        self.agents: dict[str, _AgentSeats] = {}
+
+    @staticmethod
+    def _seats(record: dict[str, Any]) -> Iterable[tuple[dict[str, Any], dict[str, Any]]]:
         per_seat = record["metrics"]["per_seat"]
         for seat in record["seats"]:
-            seats.setdefault(seat["agent"], []).append((seat, per_seat.get(str(seat["seat"]), {})))
-    return seats
+            yield seat, per_seat.get(str(seat["seat"]), {})
+
+    def add(self, record: dict[str, Any]) -> None:
+        for seat, metrics in self._seats(record):
+            agent = self.agents.get(seat["agent"])
+            if agent is None:
+                agent = self.agents[seat["agent"]] = _AgentSeats()
+            agent.n += 1
+            agent.won = agent.won + seat["won"]
+            agent.survived = agent.survived + seat["survived"]
+            side = agent.sides.setdefault(seat["side"], [0, 0])
+            side[0] += 1
+            side[1] = side[1] + seat["won"]
+            role = agent.roles.setdefault(str(seat["role"]), [0, 0])
+            role[0] += 1
+            role[1] += bool(seat["won"])
+            for key, value in metrics.items():
+                agent.means.add(key, _number(value))
+            for key in self.TOKEN_KEYS:
+                agent.tokens.add(key, seat.get(key, 0))
+
+    def add_second(self, record: dict[str, Any]) -> None:
+        for seat, metrics in self._seats(record):
+            agent = self.agents[seat["agent"]]
+            for key, value in metrics.items():
+                agent.means.add_second(key, _number(value))
+            for key in self.TOKEN_KEYS:
+                agent.tokens.add_second(key, seat.get(key, 0))
+
+    def agent_estimates(self) -> Estimates:
+        out: Estimates = {}
+        for name in sorted(self.agents):
+            agent = self.agents[name]
+            prefix = f"agent.{safe_key(name)}"
+            out[f"{prefix}.seats"] = count(agent.n)
+            _put(out, f"{prefix}.win_rate", wilson(agent.won, agent.n))
+            _put(out, f"{prefix}.survival", wilson(agent.survived, agent.n))
+            for side in sorted(agent.sides):
+                seats, won = agent.sides[side]
+                out[f"{prefix}.{side}.seats"] = count(seats)
+                _put(out, f"{prefix}.{side}.win_rate", wilson(won, seats))
+            for key, acc in agent.means.by_key.items():
+                _put(out, f"{prefix}.{key}", acc.estimate())
+            for key, acc in agent.tokens.by_key.items():
+                _put(out, f"{prefix}.{key}_per_seat", acc.estimate())
+        return out
+
+    def role_estimates(self) -> Estimates:
+        """Win rate (Wilson) of every agent in every role it held."""
+        out: Estimates = {}
+        for name in sorted(self.agents):
+            roles = self.agents[name].roles
+            for role in sorted(roles):
+                seats, won = roles[role]
+                name_role = f"agent.{safe_key(name)}.role.{safe_key(role)}.win_rate"
+                _put(out, name_role, wilson(won, seats))
+        return out
+
+
+class WinTally:
+    """`win_table`, fed record by record."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.factions: set[str] = set()
+        self.winners: dict[str | None, int] = {}
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.n += 1
+        self.factions.update(s["faction"] for s in record["seats"])
+        winner = record["winner"]
+        self.winners[winner] = self.winners.get(winner, 0) + 1
+
+    def add_second(self, record: dict[str, Any]) -> None:
+        """Nothing: counts need one pass."""
+
+    def table(self) -> Estimates:
+        table = {f: wilson(self.winners.get(f, 0), self.n) for f in sorted(self.factions)}
+        table["draw"] = wilson(self.winners.get(None, 0), self.n)
+        return {k: v for k, v in table.items() if v is not None}
+
+
+class Tally(Protocol):
+    """A record aggregate fed in two passes over the same records in the same order."""
+
+    def add(self, record: dict[str, Any]) -> None: ...
+    def add_second(self, record: dict[str, Any]) -> None: ...
+
+
+T = TypeVar("T", bound=Tally)
+
+
+def two_passes(tally: T, records: Iterable[dict[str, Any]]) -> T:
+    """Feed `records` (a list, or a re-iterable store) through `tally`: `add`, then
+    `add_second`."""
+    for record in records:
+        tally.add(record)
+    for record in records:
+        tally.add_second(record)
+    return tally
+
+
+def game_aggregates(records: Sequence[dict[str, Any]]) -> Estimates:
+    return two_passes(GameTally(), records).estimates()
 
 
 def agent_aggregates(records: Sequence[dict[str, Any]]) -> Estimates:
-    seats = _seats_by_agent(records)
-    out: Estimates = {}
-    for agent in sorted(seats):
-        rows = seats[agent]
-        prefix = f"agent.{safe_key(agent)}"
-        n = len(rows)
-        out[f"{prefix}.seats"] = count(n)
-        _put(out, f"{prefix}.win_rate", wilson(sum(s["won"] for s, _ in rows), n))
-        _put(out, f"{prefix}.survival", wilson(sum(s["survived"] for s, _ in rows), n))
-        for side in sorted({s["side"] for s, _ in rows}):
-            on_side = [s for s, _ in rows if s["side"] == side]
-            out[f"{prefix}.{side}.seats"] = count(len(on_side))
-            _put(
-                out,
-                f"{prefix}.{side}.win_rate",
-                wilson(sum(s["won"] for s in on_side), len(on_side)),
-            )
-        for key in _keys(m for _, m in rows):
-            _put(out, f"{prefix}.{key}", mean_ci(_number(m.get(key)) for _, m in rows))
-        for key in ("tokens_in", "tokens_out", "cost"):
-            _put(out, f"{prefix}.{key}_per_seat", mean_ci(s.get(key, 0) for s, _ in rows))
-    return out
+    return two_passes(SeatTally(), records).agent_estimates()
 
 
 def role_aggregates(records: Sequence[dict[str, Any]]) -> Estimates:
     """Win rate (Wilson) of every agent in every role it held."""
-    out: Estimates = {}
-    seats = _seats_by_agent(records)
-    for agent in sorted(seats):
-        by_role: dict[str, list[bool]] = {}
-        for seat, _ in seats[agent]:
-            by_role.setdefault(str(seat["role"]), []).append(bool(seat["won"]))
-        for role in sorted(by_role):
-            won = by_role[role]
-            name = f"agent.{safe_key(agent)}.role.{safe_key(role)}.win_rate"
-            _put(out, name, wilson(sum(won), len(won)))
-    return out
+    return two_passes(SeatTally(), records).role_estimates()
 
 
 def win_table(records: Sequence[dict[str, Any]]) -> Estimates:
     """Win rate of each faction (and draws) over the records, for plots and summaries."""
-    n = len(records)
-    factions = sorted({s["faction"] for r in records for s in r["seats"]})
-    table = {f: wilson(sum(r["winner"] == f for r in records), n) for f in factions}
-    table["draw"] = wilson(sum(r["winner"] is None for r in records), n)
-    return {k: v for k, v in table.items() if v is not None}
+    return two_passes(WinTally(), records).table()

@@ -9,9 +9,13 @@ websocket message, never in URLs):
 - ``GET /api/games/{id}``: the public lobby (seats, bot/human, taken; no secrets);
 - ``POST /api/games/{id}/join``: exchange an invite → seat credential and resume token
   (again from the same device only: the ``mafia_device`` HttpOnly cookie, `web/auth.py`);
+- ``POST /api/games/{id}/seat``: which seat an invite is for (the join page shows it);
+- ``POST /api/games/{id}/rematch``: a player of a finished game → their seat in the
+  same group's next game (made by the first to ask);
 - ``POST /api/games/{id}/resume``: a resume token (the player's link to move to another
   device) → a fresh seat credential;
-- ``POST /api/games/{id}/start``, ``GET /api/games/{id}/invites``: creator only;
+- ``POST /api/games/{id}/start``, ``GET /api/games/{id}/invites``: creator only (the
+  unused invites and the watch link for spectators);
 - ``GET /api/games/{id}/view``: the caller's seat view (same content as the socket);
 - ``GET /api/games/{id}/replay``: every seat's view, after the game only (public then,
   also after a restart: finished games are browsable);
@@ -39,6 +43,7 @@ from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import (
     MAX_PLAYERS,
     GameSpec,
+    InviteRequest,
     JoinRequest,
     ResumeRequest,
     Settings,
@@ -116,6 +121,13 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                     "min_players": v.min_players,
                     # this server seats at most MAX_PLAYERS, whatever the rules allow
                     "max_players": min(v.max_players or MAX_PLAYERS, MAX_PLAYERS),
+                    # the switches a creator may set from the page: numbers and yes/no
+                    # (the others are formulas or named options: `--set` on the CLI)
+                    "params": {
+                        key: value
+                        for key, value in v.params.items()
+                        if isinstance(value, bool | int) and not isinstance(value, float)
+                    },
                 }
             )
         return out
@@ -162,13 +174,43 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
             )
         return response
 
+    def device_of(request: Request) -> tuple[str, str | None]:
+        """The caller's device token, and a fresh one to set when it has none."""
+        device = request.cookies.get(DEVICE_COOKIE)
+        fresh = None if device and 20 <= len(device) <= 128 else new_token()
+        return fresh or device or "", fresh
+
     @app.post("/api/games/{game_id}/join")
     async def join(game_id: str, body: JoinRequest, request: Request) -> JSONResponse:
         session = session_of(game_id)
-        device = request.cookies.get(DEVICE_COOKIE)
-        fresh = None if device and 20 <= len(device) <= 128 else new_token()
-        keys = manager.join(session, body.invite, body.name, fresh or device or "")
+        device, fresh = device_of(request)
+        keys = manager.join(session, body.invite, body.name, device)
         return seat_reply(game_id, keys, fresh)
+
+    @app.post("/api/games/{game_id}/seat")
+    async def seat_of_invite(game_id: str, body: InviteRequest) -> dict[str, Any]:
+        """Which seat an invite is for, before taking it (the join page names it)."""
+        seat = manager.credentials.invite_seat(session_of(game_id).id, body.invite)
+        if seat is None:
+            raise HTTPException(403, "this invite is not valid for this game")
+        return {"seat": seat, "label": f"P{seat + 1}"}
+
+    @app.post("/api/games/{game_id}/rematch")
+    async def rematch(game_id: str, request: Request) -> JSONResponse:
+        session = session_of(game_id)
+        grant = grant_of(request, game_id)
+        if grant.scope != "seat" or grant.seat is None:
+            raise HTTPException(403, "only the game's players can ask for a rematch")
+        if not session.slots[grant.seat].human:
+            raise HTTPException(403, "that seat is played by a bot")
+        device, fresh = device_of(request)
+        try:
+            new, keys = manager.rematch(session, grant.seat, device)
+        except LimitError as exc:
+            raise HTTPException(429, str(exc)) from exc
+        except CreateError as exc:
+            raise HTTPException(400, str(exc)) from exc
+        return seat_reply(new.id, keys, fresh)
 
     @app.post("/api/games/{game_id}/resume")
     async def resume(game_id: str, body: ResumeRequest) -> JSONResponse:
@@ -187,7 +229,12 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         session = session_of(game_id)
         if grant_of(request, game_id).scope != "admin":
             raise HTTPException(403, "only the creator can list invites")
-        return {"invites": [{"seat": s, "invite": t} for s, t in sorted(session.invites.items())]}
+        if session.watch is None:  # the one made at creation did not survive a restart
+            session.watch = manager.credentials.issue_watch(game_id)
+        return {
+            "invites": [{"seat": s, "invite": t} for s, t in sorted(session.invites.items())],
+            "watch": session.watch,
+        }
 
     @app.get("/api/games/{game_id}/view")
     async def view(game_id: str, request: Request) -> JSONResponse:

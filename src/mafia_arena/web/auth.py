@@ -19,7 +19,8 @@ Every token comes from `secrets.token_urlsafe(32)`; the server keeps only SHA-25
 digests (in memory and in the live store, `web/db.py`), so neither a dump of server
 memory nor the database grants a seat. A credential grants one thing: its own seat of
 its own game (or, for the creator's admin credential, starting the game and listing the
-unclaimed invites).
+unclaimed invites and the watch link; a watch token only opens a spectator's page,
+`web/gallery.py`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class Grant:
     """What a credential may do: act and see as `seat` of `game_id`, or administer it."""
 
     game_id: str
-    scope: Literal["seat", "admin"]
+    scope: Literal["seat", "admin", "watch"]
     seat: int | None = None
 
 
@@ -80,6 +81,10 @@ class Credentials:
     def issue_admin(self, game_id: str) -> str:
         return self._add(new_token(), game_id, "admin", None)
 
+    def issue_watch(self, game_id: str) -> str:
+        """The game's watch link token: any number of spectators, public events only."""
+        return self._add(new_token(), game_id, "watch", None)
+
     def _seat_keys(self, game_id: str, seat: int) -> SeatKeys:
         return SeatKeys(
             seat,
@@ -101,6 +106,13 @@ class Credentials:
         elif found.device != digest(device):
             return None
         return self._seat_keys(game_id, found.seat)
+
+    def invite_seat(self, game_id: str, invite: str) -> int | None:
+        """The seat an invite of `game_id` is for (it stays valid), else None."""
+        found = self._tokens.get(digest(invite))
+        if found is None or found.game_id != game_id or found.kind != "invite":
+            return None
+        return found.seat
 
     def invite_used(self, game_id: str, invite: str) -> bool:
         found = self._tokens.get(digest(invite))
@@ -127,6 +139,8 @@ class Credentials:
             return Grant(game_id, "seat", found.seat)
         if found.kind == "admin":
             return Grant(game_id, "admin")
+        if found.kind == "watch":
+            return Grant(game_id, "watch")
         return None
 
     def revoke_invites(self, game_id: str) -> None:

@@ -15,12 +15,16 @@ the store in memory (tests, throwaway servers): nothing survives a restart then.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mafia_arena.seat_seeds import new_host_key
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -50,6 +54,16 @@ CREATE TABLE IF NOT EXISTS tokens (
     device TEXT
 );
 CREATE INDEX IF NOT EXISTS tokens_game ON tokens (game_id);
+CREATE TABLE IF NOT EXISTS chat (
+    game_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (game_id, idx)
+);
+CREATE TABLE IF NOT EXISTS server (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 
@@ -98,6 +112,24 @@ class LiveStore:
     def close(self) -> None:
         self.db.close()
 
+    def host_key(self) -> bytes:
+        """The server's host key (derives the bots' seat seeds), made once and kept.
+
+        Why kept: a restarted server must hand every bot the same seat seed as before,
+        so its decisions after the restart are the ones it would have made anyway
+        (`web/catch_up.py`). The key never leaves the server; the file is made
+        readable by its owner only."""
+        row = self.db.execute("SELECT value FROM server WHERE key = 'host_key'").fetchone()
+        if row is not None:
+            return bytes.fromhex(row[0])
+        key = new_host_key()
+        self.db.execute("INSERT INTO server (key, value) VALUES ('host_key', ?)", (key.hex(),))
+        self.db.commit()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
+        return key
+
     # ------------------------------------------------------------------ games
     def add_game(self, game_id: str, spec: dict[str, Any], seed: int) -> None:
         self.db.execute(
@@ -139,7 +171,8 @@ class LiveStore:
 
     def forget(self, game_id: str) -> None:
         """Drop a game that never started (a stale lobby) with its tokens."""
-        for table, key in (("games", "id"), ("decisions", "game_id"), ("tokens", "game_id")):
+        tables = (("games", "id"), ("decisions", "game_id"), ("tokens", "game_id"))
+        for table, key in (*tables, ("chat", "game_id")):
             self.db.execute(f"DELETE FROM {table} WHERE {key} = ?", (game_id,))
         self.db.commit()
 
@@ -181,6 +214,19 @@ class LiveStore:
     def log_of(self, game_id: str) -> str | None:
         row = self.db.execute("SELECT log FROM games WHERE id = ?", (game_id,)).fetchone()
         return row[0] if row else None
+
+    # ------------------------------------------------------------------ chat
+    def add_chat(self, game_id: str, index: int, line: dict[str, Any]) -> None:
+        """One table-chat line (`web/chat.py`), kept so a restart loses no chat."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO chat (game_id, idx, line) VALUES (?, ?, ?)",
+            (game_id, index, json.dumps(line, sort_keys=True)),
+        )
+        self.db.commit()
+
+    def chat(self, game_id: str) -> list[dict[str, Any]]:
+        rows = self.db.execute("SELECT line FROM chat WHERE game_id = ? ORDER BY idx", (game_id,))
+        return [json.loads(line) for (line,) in rows]
 
     # ------------------------------------------------------------------ tokens
     def add_token(self, token: StoredToken) -> None:

@@ -33,6 +33,7 @@ from mafia_arena.web.settings import night_floor, timer_for
 log = logging.getLogger(__name__)
 _jitter = random.SystemRandom()
 NO_SPEECH = "[no speech: the time ran out]"  # pacing noise: independent of the game's seeded RNG
+LAST_CALL = 15.0  # seconds left to the last seat of a prompt once all others have answered
 
 
 async def drive(session: GameSession) -> None:
@@ -50,9 +51,12 @@ async def drive(session: GameSession) -> None:
             for seat in seats:
                 session.asked(seat)
                 slot = session.slots[seat]
+                if slot.opened is None or slot.opened.request is not game.request(seat):
+                    slot.opened = session.view(seat)  # what a bot decides on: see catch_up
                 request = game.pending()[seat]
                 slot.turn += 1
                 slot.active = True
+                slot.hurry = False
                 slot.deadline = now + timer_for(request.kind, session.timer_scale)
             session.push_all()
             await asyncio.gather(*(_decide(session, seat, seats) for seat in seats))
@@ -127,8 +131,36 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
                 return
     finally:
         slot.active = False
+        slot.opened = None
         if any(session.slots[s].active for s in prompt):
             session.push(seat)
+            _last_call(session, prompt)
+
+
+def _last_call(session: GameSession, prompt: list[int]) -> None:
+    """Every other seat of a prompt has answered: the one left gets at most
+    `LAST_CALL` seconds more (scaled like every timer) and is told so.
+
+    Why: a vote or a clan's pick waits for its slowest member; once everyone else is
+    done, a full timer left to run is only the table waiting. Only when another person
+    sits at the table (connected, alive or dead): bots do not mind waiting, and a person
+    alone with bots keeps their whole time. By night only the asked seats (a clan) see
+    their own countdowns, so nobody learns anything from it."""
+    left = [s for s in prompt if session.slots[s].active]
+    if len(prompt) < 2 or len(left) != 1:
+        return
+    slot = session.slots[left[0]]
+    waiting = [
+        s for s in session.slots if s.human and s.connections and not s.replaced and s is not slot
+    ]
+    if not waiting:
+        return
+    deadline = time.monotonic() + LAST_CALL * session.timer_scale
+    if slot.hurry or deadline >= slot.deadline:
+        return
+    slot.deadline, slot.hurry = deadline, True
+    slot.changed.set()  # a waiting human turn takes the new deadline
+    session.push_all()  # the seat's countdown, and by day the others' waiting line
 
 
 def _default(session: GameSession, slot: Slot, reason: str) -> None:
@@ -162,8 +194,9 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
             min(session.bot_delay * _jitter.uniform(0.5, 1.5), max(0.0, remaining - 0.1))
         )
     try:
+        view = slot.opened or session.view(slot.seat)  # the prompt's view, not a later one
         decision = await asyncio.wait_for(
-            agent.act(session.view(slot.seat)), max(0.01, slot.deadline - time.monotonic())
+            agent.act(view), max(0.01, slot.deadline - time.monotonic())
         )
     except TimeoutError:
         _default(session, slot, "timeout")

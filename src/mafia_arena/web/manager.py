@@ -24,7 +24,6 @@ from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.runner.log import GameLog
-from mafia_arena.seat_seeds import new_host_key
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.guard import ClientCounter
@@ -75,9 +74,9 @@ class GameManager:
         self.credentials = Credentials(self.store)
         self.games: dict[str, GameSession] = {}
         self.sockets = ClientCounter(self.settings.max_sockets_per_client)
-        self.host_key = new_host_key()
-        """Derives the bots' seat seeds; never leaves the server (web games replay from
-        their logs' decisions, not from the bots' randomness)."""
+        self.host_key = self.store.host_key()
+        """Derives the bots' seat seeds; never leaves the server. Kept in the live store,
+        so a restarted server seats its bots with the same seeds (`web/catch_up.py`)."""
 
     def restore(self) -> None:
         """Rebuild the stored lobbies and live games (call on the server's event loop).
@@ -93,6 +92,7 @@ class GameManager:
                     row.id, spec, variant, row.seed, self.settings, self.host_key, self.store
                 )
                 session.restore_slots(row.slots)
+                session.chat.restore(self.store.chat(row.id))
                 if row.started:
                     session.resume(self.store.decisions(row.id))
             except Exception:
@@ -170,10 +170,12 @@ class GameManager:
                 token = self.credentials.issue_invite(game_id, slot.seat)
                 session.invites[slot.seat] = token
                 invites.append({"seat": slot.seat, "invite": token})
+        session.watch = self.credentials.issue_watch(game_id)
         return {
             "game_id": game_id,
             "admin": self.credentials.issue_admin(game_id),
             "invites": invites,
+            "watch": session.watch,
         }
 
     def get(self, game_id: str) -> GameSession | None:
@@ -203,6 +205,29 @@ class GameManager:
     def resume(self, session: GameSession, token: str) -> SeatKeys | None:
         """A seat's resume link, opened on another device: fresh keys for that seat."""
         return self.credentials.resume(session.id, token)
+
+    def rematch(
+        self, session: GameSession, seat: int, device: str
+    ) -> tuple[GameSession, SeatKeys | None]:
+        """The same group again, in a new game with the same settings and seating (the
+        seats bots took stay bots) and a new seed: the first player to ask makes it,
+        every player who asks takes their own seat there under the same name, and it
+        starts once every person is back (or the creator starts it)."""
+        if not session.over:
+            raise CreateError("a rematch can be asked for once the game is over")
+        new = self.games.get(session.rematch) if session.rematch else None
+        if new is None:
+            spec = session.spec.model_copy(
+                update={"seed": None, "seats": [slot.spec for slot in session.slots]}
+            )
+            created = self.create(spec, session.creator)
+            new = self.games[created["game_id"]]
+            session.rematch = new.id
+            session.rematch_invites = {i["seat"]: i["invite"] for i in created["invites"]}
+            session.push_all()  # every page offers to join it
+        invite = session.rematch_invites.get(seat)
+        keys = self.join(new, invite, session.slots[seat].name, device) if invite else None
+        return new, keys
 
     def start(self, session: GameSession) -> None:
         self.credentials.revoke_invites(session.id)

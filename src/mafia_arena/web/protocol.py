@@ -2,7 +2,8 @@
 
 Messages are JSON objects with a ``type``: ``auth`` (first message: the session
 credential), ``act`` (a choice index for an open turn), ``say`` (free text for an open
-turn), ``back`` (take the seat back from the stand-in bot that plays it) and ``ping``.
+turn), ``back`` (take the seat back from the stand-in bot that plays it), ``chat`` (a
+line of table chat, `web/chat.py`) and ``ping``.
 Models forbid extra keys — a message naming a ``seat`` is refused, because the seat
 always comes from the credential — and bound every field. The text's final limit is
 the open request's `max_chars` (checked in `agents.human.decision_for`).
@@ -22,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from mafia_arena.web.guard import too_deep
 
 MAX_TEXT = 4000  # hard cap before the request's own max_chars
+MAX_CHAT = 600  # hard cap on a chat frame's text (a stored line keeps `chat.MAX_CHAT`)
 
 
 class _Msg(BaseModel):
@@ -53,7 +55,15 @@ class Back(_Msg):
     type: Literal["back"]
 
 
-Message = Auth | Act | Say | Ping | Back
+class Chat(_Msg):
+    """A line of table chat (`web/chat.py`) in a channel the sender may write."""
+
+    type: Literal["chat"]
+    channel: str = Field(min_length=1, max_length=32, pattern=r"^[a-z_]+$")
+    text: str = Field(min_length=1, max_length=MAX_CHAT)
+
+
+Message = Auth | Act | Say | Ping | Back | Chat
 ClientMessage = Annotated[Message, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[Message] = TypeAdapter(ClientMessage)
 

@@ -69,6 +69,8 @@ class Turn:
 
     turn: int
     seconds_left: float
+    last_call: bool = False
+    """Everyone else of the prompt has answered; the timer was cut short."""
 
 
 def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
@@ -182,12 +184,9 @@ def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
     return None
 
 
-def snapshot(
-    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
-) -> dict[str, Any]:
-    """Everything but the transcript: role card, players, phase, request, votes."""
-    k = view.knowledge
-    request = view.request if turn is not None else None
+def _players(k: Knowledge, roster: list[SeatInfo], me: int | None) -> list[dict[str, Any]]:
+    """The player list as this knowledge shows it: alive, player states, the cards it
+    knows (`known_role`; a spectator's fold, seat -1, knows only revealed ones)."""
     players = []
     for info in roster:
         entry = info.to_json()
@@ -195,8 +194,18 @@ def snapshot(
         if k.states:
             entry["state"] = k.states[info.seat]
         entry["role"] = known_role(k, info.seat)
-        entry["you"] = info.seat == view.seat
+        entry["you"] = info.seat == me
         players.append(entry)
+    return players
+
+
+def snapshot(
+    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
+) -> dict[str, Any]:
+    """Everything but the transcript: role card, players, phase, request, votes."""
+    k = view.knowledge
+    request = view.request if turn is not None else None
+    players = _players(k, roster, view.seat)
     return {
         "you": _card(view, variant),
         "variant": {"name": variant.name, "title": variant.title},
@@ -216,8 +225,34 @@ def snapshot(
             "free_text": request.free_text,
             "max_chars": request.max_chars,
             "seconds_left": round(turn.seconds_left, 1),
+            "last_call": turn.last_call,
         },
         "votes": _vote_panel(k),
         "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],
+        "reveal": _reveal(k) if k.over else None,
+    }
+
+
+def public_snapshot(
+    knowledge: Knowledge, variant: Variant, roster: list[SeatInfo]
+) -> dict[str, Any]:
+    """What a spectator sees: the public events only (`knowledge` is the fold of a seat
+    that no private event admits), so no card but the publicly revealed ones, no
+    channel, no request; the same fields as `snapshot` where they exist."""
+    k = knowledge
+    players = _players(k, roster, None)
+    return {
+        "you": None,
+        "spectator": True,
+        "variant": {"name": variant.name, "title": variant.title},
+        "composition": dict(k.composition),
+        "players": players,
+        "phase": k.phase,
+        "day": k.day,
+        "over": k.over,
+        "winner": k.winner,
+        "request": None,
+        "votes": _vote_panel(k),
+        "results": [],
         "reveal": _reveal(k) if k.over else None,
     }

@@ -24,7 +24,10 @@ from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
+from mafia_arena.web.catch_up import catch_up
+from mafia_arena.web.chat import ChatBook, ChatRefused, Member
 from mafia_arena.web.db import LiveStore
+from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 
@@ -36,9 +39,16 @@ class Connection:
     new transcript lines; a fresh connection starts at 0 and gets the whole view.
     """
 
-    def __init__(self, seat: int, limit: int = 256) -> None:
+    def __init__(self, seat: int | None, limit: int = 256) -> None:
         self.seat = seat
+        """The seat this page plays; None for a spectator's page (`web/gallery.py`)."""
+        self.author = ""
+        """How chat lines from this page are signed (a spectator's number)."""
         self.cursor = 0
+        self.chat_cursor = 0
+        """Table-chat lines already considered for this page (`web/chat.py`)."""
+        self.chat_open: tuple[str, ...] = ()
+        """The chat channels this page read at its last delivery."""
         self.key: str | None = None
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=limit)
         self.closed = False
@@ -91,6 +101,10 @@ class Slot:
     stood_in: int = 0
     """Decisions the stand-in made for the seat since it last took over."""
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    hurry: bool = False
+    """Every other seat of the open prompt has answered: its deadline was shortened."""
+    opened: View | None = None
+    """The seat's view when its open prompt began: what a bot decides on (`catch_up`)."""
     hold: int = 0
     """While a night is open: how many log events this seat's pages may see (what
     stood when the night's first step began, or when this seat was last asked)."""
@@ -143,14 +157,25 @@ class GameSession:
         self.game: Game | None = None
         self.task: asyncio.Task[None] | None = None
         self.invites: dict[int, str] = {}
+        self.rematch: str | None = None
+        """The game the same group plays next (`GameManager.rematch`), once asked for."""
+        self.rematch_invites: dict[int, str] = {}
+        """That game's invites by seat, handed to this game's players (in memory only)."""
+        self.watch: str | None = None
+        """The watch link's token, for the creator's page (in memory only: after a
+        restart the creator's page is given a new one)."""
         self.stored: dict[str, Any] | None = None
         self.log: GameLog | None = None
         self.failed = False
+        self.resume_differences = 0
+        """Bot decisions that came out differently when a restart caught the bots up."""
         self.night_open = False
         """Set by the driver from a night's start until its dawn is shown (see `hold`)."""
         self.notices: list[str] = []
         """Public table notices in order (who is played by a stand-in, who is back)."""
         self.slots = [self._slot(i, s) for i, s in enumerate(spec.seat_list())]
+        self.chat = ChatBook()
+        self.gallery = Gallery(self)
 
     def _slot(self, seat: int, spec: SeatSpec) -> Slot:
         if spec.kind == "human":
@@ -251,12 +276,13 @@ class GameSession:
         from mafia_arena.web.driver import drive  # local: the driver imports this module
 
         self.game = Game(self.variant, len(self.slots), self.seed)
-        for record, _ in decisions:
-            self.game.resubmit(record)
+        for slot in self.slots:
+            self._seat_agent(slot.agent, slot.seat)
+        for seat, view in catch_up(self, decisions).items():
+            self.slots[seat].opened = view
         self.marks = [by for _, by in decisions]
         self.persisted = len(self.game.decisions)
         for slot in self.slots:
-            self._seat_agent(slot.agent, slot.seat)
             if slot.human and not slot.connections:
                 self._away(slot)
         self.task = asyncio.get_running_loop().create_task(drive(self))
@@ -271,7 +297,8 @@ class GameSession:
         return [slot.info() for slot in self.slots]
 
     def lobby(self) -> dict[str, Any]:
-        """Public lobby facts (no tokens, no seed)."""
+        """Public lobby facts (no tokens, no seed): the seats, who is a bot of which
+        kind, the variant's switches and the timers the creator chose."""
         return {
             "id": self.id,
             "variant": self.variant.name,
@@ -281,10 +308,31 @@ class GameSession:
             "over": self.over,
             "failed": self.failed,
             "seats": [i.to_json() for i in self.roster()],
+            "table": self.table(),
+            "settings": {
+                "overrides": dict(self.spec.overrides),
+                "timer_scale": self.timer_scale,
+                "bot_delay": self.bot_delay,
+                "absent": self.spec.absent,
+                "replacement": self.spec.replacement,
+            },
+            "rematch": self.rematch,
         }
+
+    def table(self) -> dict[str, Any]:
+        """Who sits at the table: the number of people and of bots, by kind."""
+        bots: dict[str, int] = {}
+        for slot in self.slots:
+            if not slot.human:
+                bots[slot.agent.name] = bots.get(slot.agent.name, 0) + 1
+        humans = sum(1 for s in self.slots if s.human)
+        return {"humans": humans, "bots": sum(bots.values()), "bot_kinds": bots}
 
     # ------------------------------------------------------------------ presence
     def attach(self, conn: Connection) -> None:
+        if conn.seat is None:
+            self.gallery.attach(conn)
+            return
         slot = self.slots[conn.seat]
         slot.connections.append(conn)
         slot.away_since = None
@@ -294,6 +342,9 @@ class GameSession:
         self.push_all()
 
     def detach(self, conn: Connection) -> None:
+        if conn.seat is None:
+            self.gallery.detach(conn)
+            return
         slot = self.slots[conn.seat]
         if conn in slot.connections:
             slot.connections.remove(conn)
@@ -330,9 +381,8 @@ class GameSession:
             return
         slot.replaced = slot.was_replaced = True
         slot.stood_in = 0
-        if self.spec.absent == "bot" and slot.stand_in is None:
-            slot.stand_in = make_agent(self.spec.replacement)
-            self._seat_agent(slot.stand_in, seat)
+        if self.spec.absent == "bot":
+            self.stand_in_for(slot)
         who = f"{slot.name} ({name_of(seat)})"
         cause = "is away" if why == "away" else "has not answered for a while"
         by = (
@@ -344,6 +394,14 @@ class GameSession:
         if self.started:
             self.save()
         self.push_all()
+
+    def stand_in_for(self, slot: Slot) -> Agent:
+        """The seat's stand-in bot, made (and seated with the seat's seed) on first use;
+        the same one plays every later absence of the seat."""
+        if slot.stand_in is None:
+            slot.stand_in = make_agent(self.spec.replacement)
+            self._seat_agent(slot.stand_in, slot.seat)
+        return slot.stand_in
 
     def take_back(self, seat: int) -> None:
         """The person plays their seat again; their pages are told what happened."""
@@ -413,6 +471,7 @@ class GameSession:
         marks = [m[1] for m in self.game.step_marks if m[0] == number]
         start = marks[0] if marks else len(self.game.events)
         self.night_open = True
+        self.gallery.hold = start
         for slot in self.slots:
             slot.hold = start
 
@@ -425,7 +484,7 @@ class GameSession:
         slot = self.slots[seat]
         if not slot.active:
             return None
-        return Turn(slot.turn, max(0.0, slot.deadline - time.monotonic()))
+        return Turn(slot.turn, max(0.0, slot.deadline - time.monotonic()), slot.hurry)
 
     def state(self, seat: int, view: View) -> dict[str, Any]:
         """The seat's snapshot plus the table's public notices and whether a stand-in
@@ -434,7 +493,31 @@ class GameSession:
         state["notices"] = list(self.notices)
         state["stand_in"] = self.slots[seat].replaced
         state["waiting"] = self.waiting() if state["request"] is None else None
+        state["spectator"] = False
+        state["table"] = self.table()
+        state["rematch"] = self.rematch
+        state["chats"] = self.chat.open_to(self.member(seat, view))
         return state
+
+    # ------------------------------------------------------------------ table chat
+    def member(self, seat: int, view: View) -> Member:
+        """A seat as a chat reader: dead or alive as its own view says (a night's
+        victim learns it at dawn, and joins the dead then)."""
+        return Member(seat, alive=view.alive, over=view.knowledge.over)
+
+    def post_chat(self, conn: Connection, channel: str, text: str) -> None:
+        """A chat line from a page (`ChatRefused` if it may not write there), stored and
+        delivered to every page that reads its channel (`push` ends with the chat)."""
+        if conn.seat is None:
+            member, author = self.gallery.member(), conn.author
+        else:
+            if self.game is None:
+                raise ChatRefused("the chat opens when the game starts")
+            member = self.member(conn.seat, self.view(conn.seat))
+            author = f"{self.slots[conn.seat].name} ({name_of(conn.seat)})"
+        line = self.chat.post(channel, member, author, text)
+        self.store.add_chat(self.id, len(self.chat.lines) - 1, line.to_json())
+        self.push_all()  # a page's state comes before chat it may read (its death first)
 
     def waiting(self) -> dict[str, Any] | None:
         """Whom the table waits for, for pages with nothing to decide. By day the asked
@@ -450,7 +533,8 @@ class GameSession:
             return None
         names = ", ".join(f"{self.slots[s].name} ({name_of(s)})" for s in asked)
         left = max(self.slots[s].deadline for s in asked) - time.monotonic()
-        return {"text": f"Waiting for {names}.", "seconds_left": round(max(0.0, left))}
+        hurry = " Last call." if all(self.slots[s].hurry for s in asked) else ""
+        return {"text": f"Waiting for {names}.{hurry}", "seconds_left": round(max(0.0, left))}
 
     def push(self, seat: int) -> None:
         """Send the seat's new transcript lines and current snapshot to its pages.
@@ -479,6 +563,7 @@ class GameSession:
             },
             sort_keys=True,
         )
+        member = self.member(seat, view)
         for conn in list(slot.connections):
             new = lines(view.knowledge, conn.cursor)
             reset = conn.cursor == 0
@@ -486,10 +571,12 @@ class GameSession:
             if new or reset:
                 conn.key = None
             conn.send_changed({"type": "state", "reset": reset, "lines": new, **state}, key)
+            self.chat.deliver(conn, member)
 
     def push_all(self) -> None:
         for slot in self.slots:
             self.push(slot.seat)
+        self.gallery.push()
 
     def reject(self, seat: int, reason: str) -> None:
         """An action of this seat was refused: tell that seat's pages only."""
@@ -500,3 +587,4 @@ class GameSession:
         for slot in self.slots:
             for conn in slot.connections:
                 conn.close()
+        self.gallery.close_all()

@@ -65,7 +65,8 @@ class Settings:
     - hardening: `max_body` bytes per request body, `max_json_depth` nesting in any
       JSON (bodies and socket frames, checked before parsing), `max_games_per_client`
       live games per creating address, `max_sockets_per_client` open sockets per
-      address and `max_sockets_per_seat` pages per seat (the oldest is closed);
+      address and `max_sockets_per_seat` pages per seat (the oldest is closed),
+      `max_spectators` watching pages per game;
       `allow_paid_bots`: whether creators may seat bots that spend an API key (agent
       files with ``api_key_env`` or a remote ``base_url``) — off unless the operator
       turns it on, or lists them in `allowed_agents`; `chosen_seeds` (below).
@@ -92,6 +93,8 @@ class Settings:
     max_games_per_client: int = 3
     max_sockets_per_client: int = 16
     max_sockets_per_seat: int = 4
+    max_spectators: int = 50
+    """Spectators' pages per game (the watch link can be passed around)."""
     allow_paid_bots: bool = False
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
     chosen_seeds: bool = False
@@ -161,6 +164,14 @@ class JoinRequest(BaseModel):
 
     invite: str = Field(min_length=10, max_length=128)
     name: str | None = Field(None, pattern=NAME_PATTERN)
+
+
+class InviteRequest(BaseModel):
+    """An invite token, to learn its seat before taking it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    invite: str = Field(min_length=10, max_length=128)
 
 
 class ResumeRequest(BaseModel):

@@ -29,7 +29,7 @@ from mafia_arena.agents.base import AgentStats
 from mafia_arena.engine.game import Game
 from mafia_arena.results_file import STORE_NAME
 from mafia_arena.runner.log import GameLog, replay
-from mafia_arena.views.text import name
+from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines
 
@@ -227,4 +227,31 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
         "seed": stored.seed,
         "winner": game.state.winner,
         "seats": seats,
+        "moderator": moderator_lines(game),
     }
+
+
+def moderator_lines(game: Game) -> list[dict[str, Any]]:
+    """The moderator's view of a finished game: every line any seat saw, each private
+    one marked with who saw it (the host's own draws and decision records left out).
+    Served only with the replay, after the game."""
+    out = []
+    for event in game.events:
+        if event.visibility.scope == "host":
+            continue
+        text = render_event(event)
+        if not text:
+            continue
+        seen_by = ", ".join(name(s) for s in sorted(event.visibility.seats))
+        channel = event.visibility.channel
+        out.append(
+            {
+                "text": text,
+                "kind": event.kind,
+                "phase": event.phase,
+                "day": event.day,
+                "private": event.visibility.scope == "seats",
+                "channel": f"{channel}: {seen_by}" if channel else seen_by or None,
+            }
+        )
+    return out

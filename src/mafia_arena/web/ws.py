@@ -5,7 +5,9 @@ within `Settings.auth_timeout`; a credential that is not a seat credential of th
 closes the socket (4401). From then on the connection is bound to that seat: it receives
 ``state`` messages (the seat's new transcript lines plus its snapshot), ``lobby``
 before the start, and ``error`` replies meant for it alone, and it may send ``act``,
-``say``, ``back`` (take the seat back from its stand-in) and ``ping``. Every frame is
+``say``, ``back`` (take the seat back from its stand-in), ``chat`` and ``ping``. The
+game's watch token opens a spectator's page instead (`web/gallery.py`): public
+``state`` messages, and only ``chat`` and ``ping`` from it. Every frame is
 size-checked, schema-validated and rate-limited before it reaches the seat's
 `HumanAgent`; none can name another seat.
 """
@@ -19,12 +21,15 @@ import json
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from mafia_arena.agents.human import Action, HumanAgent
+from mafia_arena.web.auth import Grant
+from mafia_arena.web.chat import ChatRefused
 from mafia_arena.web.manager import GameManager
 from mafia_arena.web.protocol import (
     Act,
     Auth,
     Back,
     BadMessage,
+    Chat,
     Message,
     Ping,
     RateLimiter,
@@ -37,6 +42,7 @@ CLOSE_UNKNOWN = 4404
 CLOSE_POLICY = 1008
 CLOSE_BUSY = 4429
 MAX_STRIKES = 60
+CHAT_RATE, CHAT_BURST = 1.0, 5.0  # chat lines per second per page, and a burst
 
 
 async def _receive(ws: WebSocket) -> str | bytes | None:
@@ -46,7 +52,8 @@ async def _receive(ws: WebSocket) -> str | bytes | None:
     return message.get("text") if message.get("text") is not None else message.get("bytes", b"")
 
 
-async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSession) -> int | None:
+async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSession) -> Grant | None:
+    """The grant of the socket's first message: a seat credential or the watch token."""
     try:
         raw = await asyncio.wait_for(_receive(ws), manager.settings.auth_timeout)
         message = parse(raw or "", manager.settings.max_frame, manager.settings.max_json_depth)
@@ -55,9 +62,9 @@ async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSessio
     if not isinstance(message, Auth):
         return None
     grant = manager.grant(session.id, message.credential)
-    if grant is None or grant.scope != "seat" or grant.seat is None:
+    if grant is None or grant.scope == "admin" or (grant.scope == "seat" and grant.seat is None):
         return None
-    return grant.seat
+    return grant
 
 
 async def _writer(ws: WebSocket, conn: Connection) -> None:
@@ -73,9 +80,22 @@ async def _writer(ws: WebSocket, conn: Connection) -> None:
         conn.closed = True
 
 
-def _handle(session: GameSession, conn: Connection, message: Message) -> None:
+def _handle(session: GameSession, conn: Connection, message: Message, chat: RateLimiter) -> None:
     if isinstance(message, Ping):
         conn.send({"type": "pong"})
+        return
+    if isinstance(message, Chat):
+        if not chat.allow():
+            reason = "too many chat lines; slow down"
+            conn.send({"type": "error", "about": "chat", "reason": reason})
+            return
+        try:
+            session.post_chat(conn, message.channel, message.text)
+        except ChatRefused as exc:
+            conn.send({"type": "error", "about": "chat", "reason": str(exc)})
+        return
+    if conn.seat is None:
+        conn.send({"type": "error", "reason": "spectators only watch and chat"})
         return
     if isinstance(message, Back):
         session.take_back(conn.seat)
@@ -126,19 +146,26 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
     if session is None:
         await ws.close(CLOSE_UNKNOWN)
         return
-    seat = await _authenticate(ws, manager, session)
-    if seat is None:
+    grant = await _authenticate(ws, manager, session)
+    if grant is None:
         with contextlib.suppress(RuntimeError, WebSocketDisconnect):
             await ws.send_text(json.dumps({"type": "error", "reason": "not authorised"}))
             await ws.close(CLOSE_AUTH)
         return
-    conn = Connection(seat)
+    if grant.seat is None and len(session.gallery.pages) >= manager.settings.max_spectators:
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await ws.send_text(json.dumps({"type": "error", "reason": "too many spectators"}))
+            await ws.close(CLOSE_BUSY)
+        return
+    conn = Connection(grant.seat)
     writer = asyncio.ensure_future(_writer(ws, conn))
-    pages = session.slots[seat].connections
-    while len(pages) >= manager.settings.max_sockets_per_seat:  # the oldest page goes
-        session.detach(pages[0])
+    if grant.seat is not None:
+        pages = session.slots[grant.seat].connections
+        while len(pages) >= manager.settings.max_sockets_per_seat:  # the oldest page goes
+            session.detach(pages[0])
     session.attach(conn)
     limiter = RateLimiter(manager.settings.rate_per_s, manager.settings.rate_burst)
+    chat = RateLimiter(CHAT_RATE, CHAT_BURST)
     try:
         while not conn.closed:
             raw = await _receive(ws)
@@ -156,7 +183,7 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
             except BadMessage as exc:
                 conn.send({"type": "error", "reason": exc.reason})
                 continue
-            _handle(session, conn, message)
+            _handle(session, conn, message, chat)
     except WebSocketDisconnect:
         pass
     finally:

@@ -66,9 +66,37 @@ async function showHome() {
     option.value = v.name;
     option.dataset.min = v.min_players; option.dataset.max = v.max_players;
     option.dataset.text = v.description;
+    option.dataset.params = JSON.stringify(v.params || {});
     if (v.name === "standard") option.selected = true;
     select.append(option);
   }
+  // the variant's numeric and yes/no switches; night talk rounds start at 1 here, so a
+  // table of people has its faction's night chat unless the creator turns it off
+  const paramRows = (params) => {
+    const box = $("params");
+    box.replaceChildren();
+    for (const [key, value] of Object.entries(params)) {
+      const input = el("input");
+      input.dataset.key = key; input.dataset.default = JSON.stringify(value);
+      if (typeof value === "boolean") { input.type = "checkbox"; input.checked = value; }
+      else {
+        input.type = "number"; input.min = "0"; input.max = "20";
+        input.value = String(/_chat_rounds$/.test(key) ? Math.max(1, value) : value);
+      }
+      const label = el("label", `${key.replace(/_/g, " ")}${/_chat_rounds$/.test(key) ? " (night talk in the team's channel)" : ""} `);
+      label.append(input);
+      box.append(label);
+    }
+    $("params-box").hidden = !Object.keys(params).length;
+  };
+  const overrides = () => {
+    const out = {};
+    for (const input of $("params").querySelectorAll("input")) {
+      const value = input.type === "checkbox" ? input.checked : Number(input.value);
+      if (JSON.stringify(value) !== input.dataset.default) out[input.dataset.key] = value;
+    }
+    return out;
+  };
   const seatRows = () => {
     const n = Math.max(3, Math.min(40, Number($("players").value) || 7));
     const list = $("seat-specs");
@@ -91,6 +119,7 @@ async function showHome() {
     const option = select.selectedOptions[0];
     $("players").min = option.dataset.min; $("players").max = option.dataset.max;
     $("variant-text").textContent = option.dataset.text;
+    paramRows(JSON.parse(option.dataset.params || "{}"));
   };
   select.onchange = variantChanged;
   $("players").oninput = seatRows;
@@ -104,7 +133,8 @@ async function showHome() {
     });
     const spec = {
       variant: select.value, players: seats.length, seats, absent: $("absent").value,
-      bot_delay: Number($("bot-delay").value),
+      bot_delay: Number($("bot-delay").value), timer_scale: Number($("timer-scale").value),
+      overrides: overrides(),
     };
     try {
       const created = await api("POST", "/api/games", spec);
@@ -120,6 +150,8 @@ async function showHome() {
 function inviteLink(invite) { return `${location.origin}/g/${app.gameId}#invite=${invite}`; }
 
 function resumeLink(token) { return `${location.origin}/g/${app.gameId}#resume=${token}`; }
+
+function watchLink(token) { return `${location.origin}/g/${app.gameId}#watch=${token}`; }
 
 function keep(joined, invite) {
   store.set("seat", { credential: joined.credential, seat: joined.seat, resume: joined.resume, invite: invite || null });
@@ -141,6 +173,9 @@ async function showJoin(invite) {
   try {
     const lobby = await api("GET", `/api/games/${app.gameId}`);
     $("join-title").textContent = lobby.title;
+    $("join-table").textContent = tableText(lobby);
+    const seat = await api("POST", `/api/games/${app.gameId}/seat`, { invite }).catch(() => null);
+    $("join-seat").textContent = seat ? `Your seat: ${seat.label}` : "";
   } catch (err) { message("This game does not exist (or has ended long ago)."); return; }
   $("join-form").onsubmit = async (event) => {
     event.preventDefault();
@@ -150,14 +185,30 @@ async function showJoin(invite) {
   };
 }
 
+// "7 players: 2 people, 5 bots (4 heuristic, 1 random) · timers ×1 · mafia chat rounds 1"
+function tableText(lobby) {
+  const t = lobby.table;
+  if (!t) return "";
+  const kinds = Object.entries(t.bot_kinds).map(([k, n]) => `${n} ${k}`).join(", ");
+  const people = `${t.humans} ${t.humans === 1 ? "person" : "people"}`;
+  const bots = t.bots ? `, ${t.bots} bot${t.bots === 1 ? "" : "s"} (${kinds})` : ", no bots";
+  const settings = lobby.settings || {};
+  const switches = Object.entries(settings.overrides || {}).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`);
+  const timers = settings.timer_scale && settings.timer_scale !== 1 ? [`timers ×${settings.timer_scale}`] : [];
+  return [`${lobby.players} players: ${people}${bots}`, ...timers, ...switches].join(" · ");
+}
+
 function renderLobby(lobby, admin) {
   show("lobby");
   $("lobby-title").textContent = `${lobby.title}, ${lobby.players} players`;
+  $("lobby-table").textContent = tableText(lobby);
+  $("lobby-you").textContent = lobby.seat !== undefined && lobby.seat !== null
+    ? `You are ${lobby.seats[lobby.seat].label} (${lobby.seats[lobby.seat].name}).` : "";
   const list = $("lobby-seats");
   list.replaceChildren();
   for (const s of lobby.seats) {
     const status = s.kind === "bot" ? `bot (${s.agent})` : s.taken ? `${s.name} — ready` : "waiting for a player";
-    list.append(el("li", `${s.label}: ${status}`));
+    list.append(el("li", `${s.label}: ${status}`, s.seat === lobby.seat ? "me" : ""));
   }
   $("admin").hidden = !admin;
   if (lobby.started) $("lobby-note").textContent = "The game has started.";
@@ -170,14 +221,17 @@ async function adminLobby(admin) {
       const lobby = await api("GET", `/api/games/${app.gameId}`);
       if (lobby.started) { message("The game has started without you taking a seat. Open an invite link to play."); return; }
       renderLobby(lobby, true);
-      const { invites } = await api("GET", `/api/games/${app.gameId}/invites`, undefined, admin);
+      const { invites, watch } = await api("GET", `/api/games/${app.gameId}/invites`, undefined, admin);
+      $("watch-link").textContent = watchLink(watch);
+      $("copy-watch").onclick = () => navigator.clipboard?.writeText(watchLink(watch));
       const list = $("invites");
       list.replaceChildren();
       for (const inv of invites) {
         const row = el("li");
         const take = el("button", `Take P${inv.seat + 1} myself`);
         take.type = "button";
-        take.onclick = () => join(inv.invite, "").catch((e) => { $("lobby-note").textContent = e.message; });
+        take.onclick = () => join(inv.invite, $("creator-name").value.trim())
+          .catch((e) => { $("lobby-note").textContent = e.message; });
         const copy = el("button", "Copy link");
         copy.type = "button";
         copy.onclick = () => navigator.clipboard?.writeText(inviteLink(inv.invite));
@@ -214,13 +268,21 @@ async function showReplayOnly() {
   catch (err) { message(err.message); return; }
   $("past-title").textContent = `Replay: ${replay.variant}, ${replay.players} players — ${replay.winner || "a draw"}`;
   const select = $("past-seat");
+  fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seat.agent} (${seat.role})`);
+}
+
+// A replay's point of view: any seat's, or the moderator's (every line but the host's
+// own draws and decisions), which opens only after the game.
+function fillReplay(select, list, replay, label) {
   select.replaceChildren();
   for (const seat of replay.seats) {
-    const option = el("option", `${seat.label} ${seat.agent} (${seat.role})`);
+    const option = el("option", label(seat));
     option.value = String(seat.seat);
     select.append(option);
   }
-  select.onchange = () => appendLines($("past-lines"), replay.seats[Number(select.value)].lines, true);
+  if (replay.moderator) { const o = el("option", "Moderator: every line"); o.value = "moderator"; select.append(o); }
+  select.onchange = () => appendLines(list, select.value === "moderator"
+    ? replay.moderator : replay.seats[Number(select.value)].lines, true);
   select.onchange();
 }
 
@@ -238,7 +300,12 @@ function route() {
   if (invite && seat && seat.invite === invite) { history.replaceState(null, "", `/g/${app.gameId}`); connect(); return; }
   if (invite) { showJoin(invite); return; }
   if (fragment.get("resume")) { resume(fragment.get("resume")); return; }
-  if (seat) { connect(); return; }
+  if (fragment.get("watch") && !seat) {  // a spectator: public events only
+    store.set("watch", fragment.get("watch"));
+    history.replaceState(null, "", `/g/${app.gameId}`);
+    connect(); return;
+  }
+  if (seat || store.get("watch")) { connect(); return; }
   const admin = store.get("admin");
   if (admin) { adminLobby(admin); return; }
   message("To play in this game you need an invite link from its creator.");
@@ -246,6 +313,20 @@ function route() {
 
 $("sound").checked = localStorage.getItem("mafia:sound") === "1";
 $("sound").onchange = () => localStorage.setItem("mafia:sound", $("sound").checked ? "1" : "0");
+// turn alerts through the Notification API (only while the tab is in the background)
+$("alerts").checked = localStorage.getItem("mafia:alerts") === "1" && window.Notification?.permission === "granted";
+$("alerts").onchange = async () => {
+  if ($("alerts").checked && window.Notification && Notification.permission !== "granted") {
+    $("alerts").checked = (await Notification.requestPermission()) === "granted";
+  }
+  localStorage.setItem("mafia:alerts", $("alerts").checked ? "1" : "0");
+};
+// phones: the players list is one tap away, over whatever the page shows (a vote too)
+$("players-toggle").onclick = () => {
+  $("players-panel").style.top = `${Math.ceil($("top").getBoundingClientRect().bottom) + 4}px`;
+  const open = document.body.classList.toggle("players-open");
+  $("players-toggle").setAttribute("aria-expanded", String(open));
+};
 setInterval(tick, 250);
 window.addEventListener("popstate", route);
 route();

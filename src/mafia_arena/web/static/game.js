@@ -3,7 +3,8 @@
 // called at run time). Every string is rendered with textContent, never parsed as markup.
 "use strict";
 function connect() {
-  const saved = store.get("seat");
+  // a seat credential, or else the game's watch token (a spectator's page)
+  const saved = store.get("seat") || (store.get("watch") && { credential: store.get("watch"), seat: null });
   if (!saved) return;
   app.credential = saved.credential; app.seat = saved.seat;
   if (saved.resume) { $("resume-link").textContent = resumeLink(saved.resume); $("move").hidden = false; }
@@ -20,6 +21,8 @@ function connect() {
     let msg; try { msg = JSON.parse(event.data); } catch { return; }
     if (msg.type === "state") renderState(msg);
     else if (msg.type === "lobby") renderLobby(msg, false);
+    else if (msg.type === "chat") renderChat(msg);
+    else if (msg.type === "error" && msg.about === "chat") $("chat-error").textContent = msg.reason;
     else if (msg.type === "error") showError(msg.reason);
     else if (msg.type === "warning" || msg.type === "info") $("warning").textContent = msg.text;
   };
@@ -27,7 +30,7 @@ function connect() {
     clearInterval(app.pinger);
     if (event.code === 4401 || event.code === 4404) {
       app.deadline = null; app.over = true;  // stop the countdown under the message
-      store.drop("seat");
+      store.drop("seat"); store.drop("watch");
       message("This seat's session is not valid any more (the game may have ended and been archived).");
       return;
     }
@@ -76,11 +79,16 @@ function appendLines(list, lines, reset) {
 
 function renderState(s) {
   show("game");
+  document.body.classList.toggle("spectator", !!s.spectator);
   appendLines($("transcript"), s.lines, s.reset);
   appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
   $("phase").textContent = s.over ? "game over" : `${s.phase} ${s.day || ""}`;
-  renderCard(s.you);
+  $("watching").hidden = !s.spectator; $("card").hidden = !!s.spectator;
+  $("private-panel").hidden = !!s.spectator;
+  if (s.spectator) $("action").hidden = true; else renderCard(s.you);
   renderPlayers(s.players);
+  renderChats(s.chats || []);
+  app.rematch = s.rematch || null;
   renderVotes(s.votes);
   app.waiting = s.waiting || null;
   renderRequest(s.request);
@@ -108,6 +116,9 @@ function renderCard(you) {
 
 function renderPlayers(players) {
   const list = $("players-list");
+  const alive = players.filter((p) => p.alive).length;
+  $("players-count").textContent = `${alive} alive, ${players.length - alive} dead`;
+  $("players-toggle").textContent = `Players ${alive}/${players.length}`;
   list.replaceChildren();
   for (const p of players) {
     const li = el("li", null, (p.alive ? "" : "dead ") + (p.you ? "me" : ""));
@@ -176,7 +187,7 @@ function renderRequest(req) {
   const fresh = app.turn !== req.turn;
   app.turn = req.turn;
   app.deadline = Date.now() + req.seconds_left * 1000;
-  $("prompt").textContent = req.prompt;
+  $("prompt").textContent = req.last_call ? `${req.prompt} — everyone else has answered: last call` : req.prompt;
   if (fresh) $("action-error").textContent = "";
   const target = req.free_text ? $("phrase-choices") : $("choices");
   req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn)));
@@ -197,12 +208,16 @@ function renderRequest(req) {
   }
   document.body.classList.add("your-turn");
   document.title = "▶ Your turn · " + TITLE;
-  if (fresh && app.notified !== req.turn) { app.notified = req.turn; notify(); }
+  if (fresh && app.notified !== req.turn) { app.notified = req.turn; notify(req.prompt); }
   tick();  // show the new countdown now, not at the next quarter-second
 }
 
-function notify() {
+function notify(prompt) {
   if (navigator.vibrate) navigator.vibrate(150);
+  if ($("alerts").checked && document.hidden && window.Notification && Notification.permission === "granted") {
+    try { new Notification("Mafia Arena: your turn", { body: prompt, tag: "mafia-turn" }); }
+    catch { /* notifications are optional */ }
+  }
   if (!$("sound").checked) return;
   try {
     const ctx = new (window.AudioContext || window.webkitAudioContext)();
@@ -240,7 +255,61 @@ function renderEnd(s) {
     body.append(tr);
   }
   document.title = TITLE + " · game over";
+  renderRematch(s.spectator);
   if (!app.replay) loadReplay();
+}
+
+// ---------------------------------------------------------------- rematch
+function renderRematch(spectator) {
+  $("rematch-box").hidden = !!spectator;
+  $("rematch").textContent = app.rematch ? "Join the rematch" : "Rematch with the same group";
+  $("rematch").onclick = async () => {
+    $("rematch").disabled = true;
+    try {
+      const joined = await api("POST", `/api/games/${app.gameId}/rematch`, {}, app.credential);
+      const old = app.gameId;
+      app.gameId = joined.game_id;
+      store.set("seat", { credential: joined.credential, seat: joined.seat, resume: joined.resume, invite: null });
+      app.gameId = old;
+      location.assign(`/g/${joined.game_id}`);
+    } catch (err) { $("rematch-note").textContent = err.message; $("rematch").disabled = false; }
+  };
+}
+
+// ---------------------------------------------------------------- table chat
+const CHAT_TAGS = { dead: "dead chat", spectators: "spectators" };
+
+function renderChats(chats) {
+  $("chat-panel").hidden = !chats.length;
+  const writable = chats.filter((c) => c.writable);
+  $("chat-title").textContent = chats.map((c) => c.title).join(" · ") || "Chat";
+  $("chat-form").hidden = !writable.length;
+  const select = $("chat-channel");
+  const names = writable.map((c) => c.name).join(",");
+  if (select.dataset.names !== names) {
+    select.dataset.names = names;
+    select.replaceChildren(...writable.map((c) => { const o = el("option", c.title); o.value = c.name; return o; }));
+  }
+  select.hidden = writable.length < 2;
+  $("chat-form").onsubmit = (event) => {
+    event.preventDefault();
+    const text = $("chat-text").value.trim();
+    if (!text || !select.value) return;
+    $("chat-error").textContent = "";
+    if (send({ type: "chat", channel: select.value, text })) $("chat-text").value = "";
+  };
+}
+
+function renderChat(msg) {
+  const list = $("chat-lines");
+  if (msg.reset) list.replaceChildren();
+  for (const line of msg.lines) {
+    const li = el("li", null, "chat");
+    li.append(el("span", `[${CHAT_TAGS[line.channel] || line.channel}]`, "tag"));
+    li.append(el("span", line.author, "speaker"), document.createTextNode(": "), el("q", line.text, "said"));
+    list.append(li);
+  }
+  list.scrollTop = list.scrollHeight;
 }
 
 async function loadReplay(attempt = 0) {
@@ -250,18 +319,7 @@ async function loadReplay(attempt = 0) {
     if (attempt < 5) setTimeout(() => loadReplay(attempt + 1), 500);
     return;
   }
-  const select = $("replay-seat");
-  select.replaceChildren();
-  for (const seat of app.replay.seats) {
-    const option = el("option", `${seat.label} (${seat.role})`);
-    option.value = String(seat.seat);
-    select.append(option);
-  }
-  select.value = String(app.seat);
-  select.onchange = () => {
-    const seat = app.replay.seats[Number(select.value)];
-    appendLines($("replay"), seat.lines, true);
-  };
-  select.onchange();
+  fillReplay($("replay-seat"), $("replay"), app.replay, (seat) => `${seat.label} (${seat.role})`);
+  if (app.seat !== null) { $("replay-seat").value = String(app.seat); $("replay-seat").onchange(); }
 }
 

@@ -1,0 +1,62 @@
+"""Table chat channels: who reads and who writes each (`web/chat.py`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mafia_arena.web.chat import MAX_LINES, ChatBook, ChatRefused, Member
+
+LIVING = Member(2, alive=True)
+DEAD = Member(4, alive=False)
+SPECTATOR = Member(None)
+AFTER = Member(2, alive=True, over=True)
+
+
+def test_the_dead_chat_is_read_and_written_by_the_dead_only() -> None:
+    book = ChatBook()
+    book.post("dead", DEAD, "Ada (P5)", "I was the doctor")
+    assert book.readable(DEAD) == [
+        {"channel": "dead", "author": "Ada (P5)", "text": "I was the doctor"}
+    ]
+    assert book.readable(LIVING) == [] and book.readable(SPECTATOR) == []
+    for member in (LIVING, SPECTATOR):
+        with pytest.raises(ChatRefused):
+            book.post("dead", member, "x", "let me in")
+    assert [c["name"] for c in book.open_to(LIVING)] == []
+    assert [c["name"] for c in book.open_to(DEAD)] == ["dead"]
+
+
+def test_spectators_have_their_own_chat_that_no_seat_reads() -> None:
+    book = ChatBook()
+    book.post("spectators", SPECTATOR, "spectator 1", "P3 looks shifty")
+    assert book.readable(LIVING) == [] and book.readable(DEAD) == []
+    assert len(book.readable(SPECTATOR)) == 1
+    with pytest.raises(ChatRefused):
+        book.post("spectators", DEAD, "Ada (P5)", "P3 is the mafioso")
+
+
+def test_after_the_game_everyone_reads_every_channel_and_nobody_writes() -> None:
+    book = ChatBook()
+    book.post("dead", DEAD, "Ada (P5)", "gg")
+    book.post("spectators", SPECTATOR, "spectator 1", "gg")
+    assert len(book.readable(AFTER)) == 2
+    with pytest.raises(ChatRefused):
+        book.post("dead", Member(4, alive=False, over=True), "Ada (P5)", "late")
+
+
+def test_chat_text_is_cleaned_and_bounded() -> None:
+    book = ChatBook()
+    line = book.post("dead", DEAD, "Ada (P5)", "a\u202eb\nc" + "x" * 1000)
+    assert line.text.startswith("a b c") and len(line.text) == 300
+    with pytest.raises(ChatRefused):
+        book.post("dead", DEAD, "Ada (P5)", " \n ")
+    with pytest.raises(ChatRefused):
+        book.post("nowhere", DEAD, "Ada (P5)", "hello")
+
+
+def test_a_game_chat_is_bounded() -> None:
+    book = ChatBook()
+    for n in range(MAX_LINES):
+        book.post("spectators", SPECTATOR, "spectator 1", f"line {n}")
+    with pytest.raises(ChatRefused, match="full"):
+        book.post("dead", DEAD, "Ada (P5)", "one more")

@@ -1,0 +1,90 @@
+"""The lobby for a group of people: names, seats, the table, settings, rematch.
+
+Over a live server: the public lobby tells who sits where (people and bots by kind)
+and the switches and timers the creator chose; an invited player learns their seat
+before taking it; a finished game's players ask for a rematch and each gets their own
+seat in one new game with the same seating and settings (and a new seed), which starts
+once all are back; the replay carries the moderator's view, which names who saw each
+private line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+from tests.web.support import LiveServer, autopilot
+
+
+def test_the_lobby_tells_the_table_and_the_settings(server: LiveServer) -> None:
+    created = server.create(
+        variant="standard",
+        players=7,
+        seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "agent": "random"}],
+        overrides={"mafia_chat_rounds": 1},
+        timer_scale=2.0,
+    )
+    game_id = created["game_id"]
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    assert lobby["table"] == {"humans": 2, "bots": 5, "bot_kinds": {"random": 5}}
+    assert lobby["settings"]["overrides"] == {"mafia_chat_rounds": 1}
+    assert lobby["settings"]["timer_scale"] == 2.0
+    second = created["invites"][1]["invite"]
+    seat = httpx.post(f"{server.url}/api/games/{game_id}/seat", json={"invite": second})
+    assert seat.json() == {"seat": 1, "label": "P2"}
+    forged = httpx.post(f"{server.url}/api/games/{game_id}/seat", json={"invite": "x" * 43})
+    assert forged.status_code == 403
+    server.join(game_id, created["invites"][0]["invite"], "Creator")
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    assert lobby["seats"][0]["name"] == "Creator" and lobby["seats"][0]["taken"]
+    assert not lobby["seats"][1]["taken"]  # looking up a seat does not take it
+
+
+def test_a_rematch_seats_the_same_group_again(server: LiveServer) -> None:
+    created = server.create(
+        variant="simple", players=5, seed=3, seats=[{"kind": "human"}, {"kind": "human"}]
+    )
+    game_id = created["game_id"]
+    first, second = (
+        server.join(game_id, i["invite"], name)
+        for i, name in zip(created["invites"], ["Ada", "Bo"], strict=True)
+    )
+
+    async def play() -> None:
+        await asyncio.gather(
+            autopilot(server.ws_url, game_id, first["credential"], 0, 1),
+            autopilot(server.ws_url, game_id, second["credential"], 1, 2),
+        )
+
+    asyncio.run(play())
+    server.wait_over(game_id)
+    url = f"{server.url}/api/games/{game_id}/rematch"
+    early = httpx.post(url, headers={"Authorization": f"Bearer {created['admin']}"})
+    assert early.status_code == 403  # the creator's admin key is not a player
+    again = httpx.post(url, headers={"Authorization": f"Bearer {first['credential']}"})
+    assert again.status_code == 200, again.text
+    new_id = again.json()["game_id"]
+    assert new_id != game_id and again.json()["seat"] == 0
+    lobby = httpx.get(f"{server.url}/api/games/{new_id}").json()
+    assert not lobby["started"]  # Bo is not back yet
+    assert lobby["seats"][0]["name"] == "Ada" and not lobby["seats"][1]["taken"]
+    assert [s["kind"] for s in lobby["seats"]] == ["human", "human", "bot", "bot", "bot"]
+    back = httpx.post(url, headers={"Authorization": f"Bearer {second['credential']}"})
+    assert back.json()["game_id"] == new_id and back.json()["seat"] == 1
+    lobby = httpx.get(f"{server.url}/api/games/{new_id}").json()
+    assert lobby["started"]
+    assert lobby["seats"][1]["name"] == "Bo" and lobby["seats"][1]["taken"]
+    old = server.manager.get(game_id)
+    new = server.manager.get(new_id)
+    assert old is not None and new is not None and new.variant.name == old.variant.name
+    view = httpx.get(
+        f"{server.url}/api/games/{game_id}/view",
+        headers={"Authorization": f"Bearer {second['credential']}"},
+    ).json()
+    assert view["rematch"] == new_id  # the old game's pages offer to join it
+
+    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay").json()
+    private = [line for line in replay["moderator"] if line["private"]]
+    assert private and all(line["channel"] for line in private)
+    everyone = {line["text"] for seat in replay["seats"] for line in seat["lines"]}
+    assert {line["text"] for line in replay["moderator"]} == everyone
