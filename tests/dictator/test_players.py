@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from tests.dictator.table import C2, C3, Table, w
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.heuristic import HeuristicAgent
-from mafia_arena.engine import Game
+from mafia_arena.engine import PASS, Game
 from mafia_arena.engine.catalogue import (
     DecisionRecord,
     DeliveredTestament,
@@ -71,3 +72,24 @@ def test_random_players_finish_through_the_runner() -> None:
     variant = load_variant("dictator")
     result = play_match_sync(variant, [make_agent("random") for _ in range(12)], seed=5)
     assert result.log.events[-1].kind == "game_over"
+
+
+def test_the_heuristic_player_answers_a_private_message() -> None:
+    t = Table().to("day", 1)
+    t.act(C2, w("Hello P13, whom do you trust?", "pm", C3)).phase()
+    variant = t.game.variant
+    agent = HeuristicAgent(strict=True)
+    agent.reset(C3, 5)
+    agent.set_variant(variant)
+    tracker = SeatTracker(C3)
+    replies = []
+    while t.where == ("night", 1):
+        for seat in sorted(t.game.pending()):
+            if seat == C3:
+                decision = agent.decide(tracker.view(t.game))
+                replies.append(decision)
+            else:
+                decision = PASS
+            t.game.submit(seat, decision)
+    sent = [d for d in replies if getattr(d, "act", None) is not None and d.act.verb == "pm"]
+    assert sent and sent[0].act.target == C2 and "Thanks for writing, P12." in sent[0].text

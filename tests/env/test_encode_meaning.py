@@ -13,10 +13,17 @@ from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, Nomination, Votes
 from mafia_arena.rules import load_variant
 from mafia_arena.views import encode
-from mafia_arena.views.encode import PHASES, ObservationEncoder, ObservationLayout
+from mafia_arena.views.encode import PHASES, ObservationEncoder, ObservationLayout, phase_word
 from mafia_arena.views.view import SeatTracker, View
 
-CASES = [("simple", 7, 3), ("standard", 8, 4), ("classic", 9, 5), ("club", 12, 6), ("club", 16, 1)]
+CASES = [
+    ("simple", 7, 3),
+    ("standard", 8, 4),
+    ("classic", 9, 5),
+    ("club", 12, 6),
+    ("club", 16, 1),
+    ("palermo", 12, 2),
+]
 
 
 def _ones(block: np.ndarray) -> set[tuple[int, ...]]:
@@ -48,7 +55,7 @@ def check_meaning(layout: ObservationLayout, vector: np.ndarray, view: View, new
             (r.targets[0], s) for r in k.results if r.action == "watch" for s in r.attackers or ()
         }
         assert _ones(d["watch"]) == seen
-    phase = 3 if k.over else PHASES.index(k.phase)
+    phase = 3 if k.over else PHASES.index(phase_word(k.phase))
     assert _ones(d["phase"]) == {(phase,)}
     assert d["day"][0] == pytest.approx(min(1.0, k.day / layout.max_rounds))
     assert _ones(d["silenced"]) == {(s,) for s in k.silenced}
@@ -75,6 +82,11 @@ def check_meaning(layout: ObservationLayout, vector: np.ndarray, view: View, new
     assert _ones(d["result_claims"]) == results_claimed
     picked = [int(c.split(":")[1]) for c in k.latest_picks.values() if c.split(":")[-1].isdigit()]
     assert {i for i, x in enumerate(d["team_picks"]) if x > 0} == set(picked)
+    if "states" in d:  # Palermo: every seat's state, and the seat's own card only
+        states = k.states or ("active",) * layout.players
+        assert _ones(d["states"]) == {(s, layout.state_index[st]) for s, st in enumerate(states)}
+        card = {(layout.card_index[k.card],)} if k.card else set()
+        assert _ones(d["card"]) == card
     kind = "none" if view.request is None else view.request.kind
     assert _ones(d["request"]) == {(layout.kind_index.get(kind, len(layout.kinds) - 1),)}
     # the named consequences of this step's events

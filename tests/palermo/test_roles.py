@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tests.palermo.table import S16, S20, P, Table
 
-from mafia_arena.engine import Choice
-from mafia_arena.engine.catalogue import Allies, NightResult
+from mafia_arena.engine import Choice, Speech
+from mafia_arena.engine.catalogue import Allies, NightResult, SpeechMade
 from mafia_arena.engine.player_states import PlayerState
 from mafia_arena.rules import load_variant
 
@@ -158,3 +158,14 @@ def test_role_citizen_has_nothing_but_votes_posts_and_cards() -> None:
     t.until(2, "night_early")
     verbs = {c.verb for c in t.game.request(P(14)).choices}
     assert verbs <= {"pass", "vote", "post"}
+
+
+@pytest.mark.parametrize(("poster", "members"), [(3, {1, 2, 3, 4}), (12, {12, 13})])
+def test_private_channels_reach_their_members_only(poster: int, members: set[int]) -> None:
+    t = Table(keep=members)
+    t.until(1, "morning")
+    assert not t.offers(14, "post_channel")
+    t.step({poster: "post_channel"})
+    t.step({poster: Speech("meet me tonight")})
+    said = next(e for e in t.game.events if isinstance(e.fact, SpeechMade))
+    assert said.visibility.seats == {P(m) for m in members}

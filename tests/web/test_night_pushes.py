@@ -27,7 +27,11 @@ from mafia_arena.web.settings import GameSpec, SeatSpec
 
 pytestmark = pytest.mark.timeout(300)
 
-NIGHT_PRIVATE = {"night_action", "night_result", "blocked"}
+NIGHT_PRIVATE = {"night_action", "night_result", "blocked", "form_noted", "gm_notice", "card"}
+"""A seat's own night lines: its action, results and crossed arms; a forum game's noted
+forms and game-master notices; a Palermo card changing hands."""
+NIGHT_PHASES = {"night", "night_early", "night_late"}
+"""The night's phases: `night`, and Palermo's two halves around midnight."""
 HOST_KEY = bytes(range(32))
 """The host-side key the seats' seeds derive from (fixed: the games replay)."""
 
@@ -71,10 +75,10 @@ async def test_private_night_lines_come_with_an_own_request_or_at_dawn(
                 continue
             new = message["lines"]
             for line in new:
-                if line["kind"] == "phase" and line["phase"] == "day":
+                if line["kind"] == "phase" and line["phase"] not in NIGHT_PHASES | {"setup"}:
                     dawn_seen.add(line["day"])
             for line in new:
-                if line["kind"] not in NIGHT_PRIVATE or line["phase"] != "night":
+                if line["kind"] not in NIGHT_PRIVATE or line["phase"] not in NIGHT_PHASES:
                     continue
                 checked += 1
                 at_dawn = line["day"] in dawn_seen or message.get("over")

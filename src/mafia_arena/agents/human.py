@@ -30,7 +30,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 
 @dataclass(frozen=True)
 class Action:
-    """What a person did: exactly one of `choice` (index into labels) or `text`."""
+    """What a person did: `choice` (index into labels) or `text`, or both in a forum
+    turn (the text is the content of the chosen form)."""
 
     turn: int
     choice: int | None = None
@@ -53,8 +54,10 @@ def decision_for(request: Request, action: Action) -> Decision:
     request takes free text, is cleaned with `clean_text`, must be non-empty and at most
     `request.max_chars` long. The engine validates again on submit.
     """
-    if (action.choice is None) == (action.text is None):
+    if action.choice is None and action.text is None:
         raise IllegalDecision(request.seat, "send either a choice or a text")
+    if action.choice is not None and action.text is not None:
+        return _written_form(request, action.choice, action.text)
     if action.choice is not None:
         if not 0 <= action.choice < len(request.choices):
             raise IllegalDecision(request.seat, "that choice is not one of the options")
@@ -67,6 +70,18 @@ def decision_for(request: Request, action: Action) -> Decision:
     if len(text) > request.max_chars:
         raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
     return Speech(text)
+
+
+def _written_form(request: Request, choice: int, text: str) -> Decision:
+    """A forum form with its content: the option `choice` filled with `text`."""
+    if not request.free_text or request.kind != "forum":
+        raise IllegalDecision(request.seat, "send either a choice or a text")
+    if not 0 <= choice < len(request.choices):
+        raise IllegalDecision(request.seat, "that choice is not one of the options")
+    words = clean_text(text)
+    if len(words) > request.max_chars:
+        raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
+    return Speech(words, request.choices[choice])
 
 
 class HumanAgent(AgentBase):

@@ -182,7 +182,7 @@ def palermo_sections(variant: Variant, players: int) -> list[tuple[str, list[Cho
     seats = range(players)
     pairs = [(a, b) for a in seats for b in seats if a != b]
     out: list[tuple[str, list[Choice]]] = [
-        ("post", [shared_choice("post")]),
+        ("post", [shared_choice("post"), shared_choice("post_channel")]),
         ("vote", [shared_choice("vote", s) for s in seats]),
         ("block", [shared_choice("block", s) for s in seats]),
         ("investigate", [shared_choice("investigate", s) for s in seats]),

@@ -77,10 +77,10 @@ def channels(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         elif isinstance(fact, Newspaper):
             for pseudonym in fact.pseudonyms:
                 published.add(pseudonym)
-                author = owner.get(pseudonym)
-                if author is not None:
-                    ads[f.side_of(author)] += 1
-                    per_seat[author]["ads_placed"] += 1
+                writer = owner.get(pseudonym)
+                if writer is not None:
+                    ads[f.side_of(writer)] += 1
+                    per_seat[writer]["ads_placed"] += 1
         elif isinstance(fact, SpeechMade) and fact.kind == "post":
             _guess(fact.text, fact.seat, owner, published, guesses)
         elif isinstance(fact, DeliveredTestament):

@@ -13,7 +13,8 @@ another game (another fold) starts that seat afresh.
 
 Layout (n = players, R = roles of the variant, F = factions, A = check results: the
 variant's appearances plus ``mafia``, ``innocent``, ``no result``; K = request kinds:
-``none``, one ``night:<step>`` per night step, the day kinds in `DAY_KINDS`, ``other``).
+``none``, one ``night:<step>`` per night step, the day kinds in `DAY_KINDS`, Palermo's
+`FORUM_KINDS` where the variant has a ``[palermo]`` table, ``other``).
 Blocks in this order; `ObservationLayout.describe()` prints the offsets for a variant.
 
 | block | shape | meaning |
@@ -77,6 +78,25 @@ DAY_KINDS = (
     "introductions",
 )
 PHASES = ("setup", "night", "day", "over")
+FORUM_PHASES = {
+    **dict.fromkeys(("night_early", "night_late", "dead_time"), "night"),
+    **dict.fromkeys(
+        ("morning", "noon", "afternoon", "vote_close", "change_window", "vote_end"), "day"
+    ),
+    **dict.fromkeys(("resolution", "runoff", "last_words"), "day"),
+}
+"""Palermo's clock phases as the `phase` block's night or day."""
+
+
+FORUM_KINDS = ("turn", "change_vote", "vote_end", "runoff", "last_words")
+"""Palermo's request kinds (after the day kinds, in variants with a ``[palermo]`` table)."""
+
+
+def phase_word(phase: str) -> str:
+    """The `phase` block's word for a phase name (Palermo's clock read as night / day)."""
+    return FORUM_PHASES.get(phase, phase)
+
+
 STATES = ("active", "ghost", "imprisoned", "out")
 """Player states (`engine.player_states`) in the order of the ``states`` block."""
 NO_RESULT = "no result"
@@ -101,7 +121,14 @@ class ObservationLayout:
         self.factions = tuple(variant.factions)
         appearances = {variant.appearance(r) for r in variant.roles}
         self.results = tuple(sorted(appearances | {"mafia", "innocent", NO_RESULT}))
-        self.kinds = ("none", *(f"night:{s.name}" for s in variant.night), *DAY_KINDS, "other")
+        forum = FORUM_KINDS if variant.palermo is not None else ()
+        self.kinds = (
+            "none",
+            *(f"night:{s.name}" for s in variant.night),
+            *DAY_KINDS,
+            *forum,
+            "other",
+        )
         self.max_rounds = max(1, int(evaluate(str(variant.rules.max_rounds), {"n": n})))
         actions = {s.action for s in variant.night}
         R, F, A, K = len(self.roles), len(self.factions), len(self.results), len(self.kinds)
@@ -324,7 +351,8 @@ def _results_rule(state: _SeatArray, k: Knowledge) -> None:
 def _clock_rule(state: _SeatArray, k: Knowledge) -> None:
     phase = state.v["phase"]
     phase[:] = 0.0
-    phase[3 if k.over else PHASES.index(k.phase) if k.phase in PHASES else 0] = 1.0
+    word = phase_word(k.phase)
+    phase[3 if k.over else PHASES.index(word) if word in PHASES else 0] = 1.0
     state.v["day"][0] = min(1.0, k.day / state.layout.max_rounds)
 
 

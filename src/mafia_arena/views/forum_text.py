@@ -23,14 +23,8 @@ from mafia_arena.engine.catalogue import (
     StatusShown,
     SuicideAttack,
 )
-
-
-def name(seat: int | None) -> str:
-    return "nobody" if seat is None else f"P{seat + 1}"
-
-
-def quote(text: str) -> str:
-    return '"' + text.replace('"', "'") + '"'
+from mafia_arena.views.words import name
+from mafia_arena.views.words import quote_speech as quote
 
 
 def _status_message(f: StatusMessage, prefix: str) -> str:

@@ -12,7 +12,6 @@ caching works. The same rendering serves humans in the terminal.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -56,15 +55,8 @@ from mafia_arena.engine.events import Event, SeatEvent
 from mafia_arena.views.forum_text import FORUM_RENDER
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
-
-
-def name(seat: int | None) -> str:
-    return "nobody" if seat is None else f"P{seat + 1}"
-
-
-def quote_speech(text: str) -> str:
-    """A player's words as one quoted, escaped string (see the module docstring)."""
-    return json.dumps(text, ensure_ascii=False)
+from mafia_arena.views.words import name as name
+from mafia_arena.views.words import quote_speech as quote_speech
 
 
 def choice_text(key: str) -> str:
@@ -216,7 +208,13 @@ def _game_over(f: GameEnded, prefix: str) -> str:
     return f"Game over: {f.winner or 'draw'} wins. Roles: {roles}."
 
 
-def _state(f: StateChanged | CardPlayed, prefix: str) -> str:
+def _state(f: StateChanged, prefix: str) -> str:
+    if f.role is None:
+        return f"{prefix}{f.text}"
+    return f"{prefix}{f.text} {name(f.seat)}'s card: {f.role}."
+
+
+def _card_played(f: CardPlayed, prefix: str) -> str:
     return f"{prefix}{f.text}"
 
 
@@ -244,7 +242,7 @@ def _cards_shown(f: CardsShown, prefix: str) -> str:
 
 _RENDER: dict[type, Callable[[Any, str], str]] = {
     StateChanged: _state,
-    CardPlayed: _state,
+    CardPlayed: _card_played,
     CardDealt: _card,
     OracleAnswer: _oracle,
     Absence: _absence,

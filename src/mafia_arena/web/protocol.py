@@ -45,6 +45,9 @@ class Say(_Msg):
     type: Literal["say"]
     turn: int = Field(ge=0, le=10**9)
     text: str = Field(min_length=1, max_length=MAX_TEXT)
+    choice: int | None = Field(default=None, ge=0, le=10_000)
+    """A forum turn: the option whose form the text fills (a private message to P3,
+    an ad, a testament); absent: plain speech (a thread post)."""
 
 
 class Ping(_Msg):

@@ -15,14 +15,17 @@ from typing import Any
 
 from mafia_arena.engine.catalogue import (
     Blocked,
+    DeliveredTestament,
     GameEnded,
     LastDeadDecision,
+    Newspaper,
     NightResult,
     NoExecution,
     Nomination,
     NominationTally,
     Nominees,
     OracleAnswer,
+    PrivateMessage,
     Runoff,
     SpeechMade,
     Votes,
@@ -184,6 +187,33 @@ def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
     return None
 
 
+def _forum_panel(knowledge: Knowledge) -> dict[str, Any] | None:
+    """The forum's channels as the seat has them: its private conversations, the latest
+    newspaper edition, the testaments delivered to it (all from its own stream)."""
+    messages, testaments = [], []
+    edition: dict[str, Any] | None = None
+    for event in knowledge.events:
+        f = event.fact
+        if isinstance(f, PrivateMessage):
+            messages.append(
+                {
+                    "from": name(f.sender),
+                    "to": [name(r) for r in f.recipients],
+                    "text": f.text,
+                    "day": event.day,
+                    "phase": event.phase,
+                }
+            )
+        elif isinstance(f, Newspaper):
+            ads = [{"pseudonym": p, "text": t} for p, t in zip(f.pseudonyms, f.texts, strict=True)]
+            edition = {"edition": f.edition, "ads": ads}
+        elif isinstance(f, DeliveredTestament):
+            testaments.append({"author": name(f.author), "text": f.text, "public": f.public})
+    if not messages and edition is None and not testaments:
+        return None
+    return {"messages": messages[-40:], "newspaper": edition, "testaments": testaments}
+
+
 def _players(k: Knowledge, roster: list[SeatInfo], me: int | None) -> list[dict[str, Any]]:
     """The player list as this knowledge shows it: alive, player states, the cards it
     knows (`known_role`; a spectator's fold, seat -1, knows only revealed ones)."""
@@ -222,12 +252,14 @@ def snapshot(
             "kind": request.kind,
             "prompt": request.prompt,
             "options": list(request.labels),
+            "keys": [c.key for c in request.choices],
             "free_text": request.free_text,
             "max_chars": request.max_chars,
             "seconds_left": round(turn.seconds_left, 1),
             "last_call": turn.last_call,
         },
         "votes": _vote_panel(k),
+        "forum": _forum_panel(k),
         "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],
         "reveal": _reveal(k) if k.over else None,
     }
@@ -253,6 +285,7 @@ def public_snapshot(
         "winner": k.winner,
         "request": None,
         "votes": _vote_panel(k),
+        "forum": _forum_panel(k),
         "results": [],
         "reveal": _reveal(k) if k.over else None,
     }

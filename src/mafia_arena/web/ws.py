@@ -116,7 +116,7 @@ def _handle(session: GameSession, conn: Connection, message: Message, chat: Rate
     action = (
         Action(message.turn, choice=message.choice)
         if isinstance(message, Act)
-        else Action(message.turn, text=message.text)
+        else Action(message.turn, choice=message.choice, text=message.text)
     )
     if not agent.offer(action):
         conn.send({"type": "error", "reason": "too many actions; slow down"})

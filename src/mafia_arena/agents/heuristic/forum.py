@@ -51,6 +51,8 @@ class Reading:
         self.dictator: int | None = None
         self.investigated_me = False
         self.results: list[str] = []
+        self.unanswered: list[int] = []
+        """Who wrote to the seat privately since it last wrote back to them."""
         for entry in ctx.k.events:
             fact = entry.fact
             if isinstance(fact, GameMasterNotice) and fact.topic == "result":
@@ -60,6 +62,10 @@ class Reading:
                 self.investigated_me |= f"queried: {name(ctx.me)}" in fact.text
             elif isinstance(fact, PrivateMessage) and fact.sender != ctx.me:
                 self._read(fact.text, weight=1)
+                if fact.sender not in self.unanswered:
+                    self.unanswered.append(fact.sender)
+            elif isinstance(fact, PrivateMessage):
+                self.unanswered = [s for s in self.unanswered if s not in fact.recipients]
             elif isinstance(fact, DeliveredTestament):
                 self._read(fact.text, weight=2)
             elif isinstance(fact, Office):
@@ -82,6 +88,8 @@ def forum_decision(ctx: Context) -> Decision:
     plan = ctx.notes.get(key)
     if plan is None:
         plan = ctx.notes[key] = make_plan(ctx)
+    else:  # a message that came in during the window is answered at once
+        plan[:0] = answers(ctx, Reading(ctx))
     while plan:
         decision = plan.pop(0)
         if allowed(ctx, decision):
@@ -148,7 +156,8 @@ def make_plan(ctx: Context) -> list[Decision]:
     if heirs and ctx.notes.get("successor") not in heirs:
         ctx.notes["successor"] = heirs[0]
         plan.append(shared_choice("successor", heirs[0]))
-    # private messages
+    # private messages: first an answer to whoever wrote
+    plan += answers(ctx, read)
     if suspect is not None and read.dictator is not None and read.dictator != me:
         plan.append(
             Speech(
@@ -186,6 +195,25 @@ def make_plan(ctx: Context) -> list[Decision]:
         else:
             plan.append(Speech(words, shared_choice("testament", None, "public")))
     return plan
+
+
+def answers(ctx: Context, read: Reading) -> list[Decision]:
+    """A private answer to each player who wrote since the seat last wrote to him (two
+    at most, each once per phase)."""
+    answered = ctx.notes.setdefault(f"answered:{ctx.k.phase}:{ctx.day}", set())
+    living = set(ctx.k.living())
+    out: list[Decision] = []
+    town_suspect = (
+        [s for s in sorted(read.guilty, key=lambda s: -read.guilty[s])] if ctx.town else []
+    )
+    for sender in [s for s in read.unanswered if s in living and s not in answered][:2]:
+        answered.add(sender)
+        words = f"Thanks for writing, {name(sender)}."
+        named = [s for s in town_suspect if s != sender and s in living]
+        if named:
+            words += f" I suspect {name(named[0])}."
+        out.append(Speech(words, shared_choice("pm", sender)))
+    return out
 
 
 def ballot(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int | None:

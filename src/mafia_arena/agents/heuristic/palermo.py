@@ -116,9 +116,10 @@ def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
     if not options:
         return None
     friends = _friends(ctx)
-    targets = {c.target: c for c in options if c.target not in friends} or {
-        c.target: c for c in options
-    }
+    aimed = {c.target: c for c in options if c.target is not None}
+    targets = {t: c for t, c in aimed.items() if t not in friends} or aimed
+    if not targets:
+        return None
     enemies = [t for t in targets if t in _enemies_known(ctx)]
     if enemies and not _mafia_side(ctx):
         return targets[enemies[0]]
@@ -141,7 +142,7 @@ def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
     )
     if ranked and counts.get(ranked[0], 0) > 0:
         return targets[ranked[0]]
-    return targets[ctx.rng.choice(sorted(targets, key=lambda t: -1 if t is None else t))]
+    return targets[ctx.rng.choice(sorted(targets))]
 
 
 def _turn(ctx: Context) -> Decision:

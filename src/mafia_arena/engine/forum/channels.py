@@ -161,11 +161,9 @@ def apply(
             PseudonymTransfer(state.spelled[key], seat, target), private(seat, target, channel="gm")
         )
     else:
-        recipients = None if value in (None, "", "public") else seats_of(value)
-        state.testaments[seat] = Testament(text or DEFAULT_TESTAMENT, recipients, round_of(game))
-        whom = (
-            "public" if recipients is None else "to " + ", ".join(seat_name(r) for r in recipients)
-        )
+        chosen = None if value in (None, "", "public") else seats_of(value)
+        state.testaments[seat] = Testament(text or DEFAULT_TESTAMENT, chosen, round_of(game))
+        whom = "public" if chosen is None else "to " + ", ".join(seat_name(r) for r in chosen)
         game.emit(FormNoted("testament", f"Your testament ({whom}) is recorded."), private(seat))
 
 

@@ -92,7 +92,7 @@ def forum(game: Game) -> ForumState:
     found = game.derived.get(KEY)
     if found is None:
         found = game.derived[KEY] = ForumState()
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def forms_of(game: Game, seat: int) -> dict[str, Form]:

@@ -56,7 +56,7 @@ def channel_choices(game: Game, seat: int) -> list[Choice]:
 def channel_label(choice: Choice) -> str:
     if choice.verb == "post":
         return "post in the thread"
-    if choice.verb == "pm":
+    if choice.verb == "pm" and choice.target is not None:
         return f"private message to {seat_name(choice.target)}"
     if choice.verb == "ad":
         return "place an ad under a new pseudonym"

@@ -1,8 +1,9 @@
 """A timed phase as rounds of moves (3.2 in the discrete model).
 
 In each timed phase every seat that can do something is asked at once for one move:
-a ballot, a card play, a night action, ``post`` (then a speaking turn, free text),
-or ``pass`` (done for this phase). Moves are applied in seat order, each checked
+a ballot, a card play, a night action, ``post`` or ``post_channel`` (then a speaking
+turn, free text; a channel post reaches the mafia team or the Roommates only), or
+``pass`` (done for this phase). Moves are applied in seat order, each checked
 again against the state the earlier moves left (a move that no longer applies is
 refused privately and changes nothing; a card is then kept); a state check follows
 every card. Every seat is asked again (a seat may answer another's move), up to the
@@ -16,11 +17,14 @@ from mafia_arena.engine.choices import PASS, Choice, Request, Speech, shared_cho
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Flow, Game
 from mafia_arena.engine.palermo import cards, night, vote
+from mafia_arena.engine.palermo.roles import MAFIA_TEAM, ROOMMATE
 from mafia_arena.engine.palermo.state import of
-from mafia_arena.engine.player_states import Capability
+from mafia_arena.engine.player_states import Capability, PlayerState
 
 POST = shared_choice("post")
 """The move "I want to post": the seat then gets a speaking turn (`posts`)."""
+POST_CHANNEL = shared_choice("post_channel")
+"""The same in the seat's private channel (the mafia team's, the Roommates')."""
 DISCUSSION = frozenset({"night_early", "night_late", "dead_time", "morning", "afternoon"})
 TITLES = {
     "night_early": "Night, before midnight",
@@ -45,6 +49,12 @@ def request_for(game: Game, seat: int, phase: str) -> Request | None:
     picks = moves_for(game, seat, phase)
     if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
         picks.append((POST, "post in the public discussion"))
+    if (
+        phase in DISCUSSION
+        and channel_of(game, seat)
+        and ps.states.can(seat, Capability.POST_CHANNEL)
+    ):
+        picks.append((POST_CHANNEL, f"post in the {channel_of(game, seat)} channel"))
     victim = phase == "afternoon" and seat == ps.todays_victim
     if not picks and not victim:
         return None  # today's victim is always asked: being asked shows no card
@@ -70,14 +80,14 @@ def timed_phase(game: Game, phase: str) -> Flow:
             return
         answers = yield prompt
         moved = changed = False
-        posters = []
+        posters: list[tuple[int, bool]] = []
         for seat in sorted(answers):
             decision = answers[seat]
             if decision == PASS:
                 continue
             moved = True
-            if decision == POST:
-                posters.append(seat)
+            if decision in (POST, POST_CHANNEL):
+                posters.append((seat, decision == POST_CHANNEL))
                 continue
             # only a move other than a ballot can make a later seat's offer stale
             apply(game, seat, decision, phase, recheck=changed)
@@ -90,23 +100,52 @@ def timed_phase(game: Game, phase: str) -> Flow:
             return
 
 
-def posts(game: Game, seats: list[int], phase: str) -> Flow:
-    """The seats that chose to post write their message (a speaking turn each, at once)."""
+def channel_of(game: Game, seat: int) -> str | None:
+    """The private channel the seat belongs to (2.4), or None."""
+    role = game.state.seats[seat].role
+    if role in MAFIA_TEAM:
+        return "mafia"
+    if role == ROOMMATE:
+        return "roommates"
+    return None
+
+
+def channel_members(game: Game, channel: str) -> list[int]:
+    """Who reads the channel now: its Active members and its ghosts (read only, 4.2)."""
     ps = of(game)
-    prompt = {
-        seat: Request(
-            seat, "speak", f"{TITLES[phase]}: your post.", (PASS,), ("say nothing",), "pass", True
-        )
-        for seat in seats
-        if ps.states.can(seat, Capability.POST)
-    }
+    return [
+        s
+        for s in range(game.players)
+        if channel_of(game, s) == channel
+        and ps.states.of(s) in (PlayerState.ACTIVE, PlayerState.GHOST)
+    ]
+
+
+def posts(game: Game, seats: list[tuple[int, bool]], phase: str) -> Flow:
+    """The seats that chose to post write their message (a speaking turn each, at once);
+    a channel post is read by the channel's members only."""
+    ps = of(game)
+    prompt = {}
+    for seat, in_channel in seats:
+        where = f"the {channel_of(game, seat)} channel" if in_channel else "the discussion"
+        allowed = Capability.POST_CHANNEL if in_channel else Capability.POST
+        if ps.states.can(seat, allowed):
+            text = f"{TITLES[phase]}: your post in {where}."
+            prompt[seat] = Request(seat, "speak", text, (PASS,), ("say nothing",), "pass", True)
     if not prompt:
         return
     answers = yield prompt
+    channels = dict(seats)
     for seat in sorted(answers):
         said = answers[seat]
-        if isinstance(said, Speech):
+        if not isinstance(said, Speech):
+            continue
+        channel = channel_of(game, seat) if channels.get(seat) else None
+        if channel is None:
             game.emit(SpeechMade(seat, said.text, "discussion"), PUBLIC)
+        else:
+            audience = private(*channel_members(game, channel), channel=channel)
+            game.emit(SpeechMade(seat, said.text, "night_chat"), audience)
 
 
 def apply(

@@ -90,6 +90,7 @@ function renderState(s) {
   renderChats(s.chats || []);
   app.rematch = s.rematch || null;
   renderVotes(s.votes);
+  renderForum(s.forum);
   app.waiting = s.waiting || null;
   renderRequest(s.request);
   renderNotices(s.notices || [], s.stand_in);
@@ -132,6 +133,27 @@ function renderPlayers(players) {
   }
 }
 
+// Forum games: private conversations, the latest newspaper, testaments received.
+function renderForum(forum) {
+  $("forum").hidden = !forum;
+  if (!forum) return;
+  $("forum-messages").replaceChildren(...forum.messages.map((m) =>
+    el("li", `${m.phase[0].toUpperCase()}${m.day} ${m.from} → ${m.to.join(", ")}: ${m.text}`)));
+  const paper = $("newspaper");
+  paper.replaceChildren();
+  if (!forum.newspaper) {
+    paper.append(el("p", "No edition yet.", "hint"));
+  } else {
+    paper.append(el("p", forum.newspaper.edition, "hint"));
+    const list = el("ul");
+    for (const ad of forum.newspaper.ads) list.append(el("li", `${ad.pseudonym}: ${ad.text}`));
+    if (!forum.newspaper.ads.length) list.append(el("li", "no ads"));
+    paper.append(list);
+  }
+  $("testaments").replaceChildren(...forum.testaments.map((t) =>
+    el("li", `${t.author}${t.public ? "" : " (to you)"}: ${t.text}`)));
+}
+
 function renderVotes(votes) {
   const box = $("votes");
   box.replaceChildren();
@@ -155,12 +177,22 @@ function renderVotes(votes) {
   }
 }
 
-function choiceButton(label, index, turn) {
+// Forum forms that carry text: with words in the box, the button sends them as the
+// form's content (a private message, an ad, a testament, a death message).
+const WRITTEN = new Set(["post", "pm", "ad", "testament", "murder"]);
+
+function choiceButton(label, index, turn, key) {
   const b = el("button", label);
   b.type = "button";
   b.dataset.choice = String(index);
   b.onclick = () => {
-    if (send({ type: "act", turn, choice: index })) {
+    const words = $("speech-text").value.trim();
+    const verb = (key || "").split(":")[0];
+    const message = app.forum && words && WRITTEN.has(verb)
+      ? { type: "say", turn, text: words, choice: index }
+      : { type: "act", turn, choice: index };
+    if (send(message)) {
+      if (message.type === "say") $("speech-text").value = "";
       for (const x of document.querySelectorAll("#action button")) x.disabled = true;
       $("action-error").textContent = "";
     }
@@ -189,9 +221,14 @@ function renderRequest(req) {
   app.deadline = Date.now() + req.seconds_left * 1000;
   $("prompt").textContent = req.last_call ? `${req.prompt} — everyone else has answered: last call` : req.prompt;
   if (fresh) $("action-error").textContent = "";
-  const target = req.free_text ? $("phrase-choices") : $("choices");
-  req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn)));
-  $("speech").hidden = !req.free_text; $("phrases").hidden = !req.free_text;
+  app.forum = req.kind === "forum";
+  const target = req.free_text && !app.forum ? $("phrase-choices") : $("choices");
+  const keys = req.keys || [];
+  req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn, keys[i])));
+  $("speech").hidden = !req.free_text; $("phrases").hidden = !req.free_text || app.forum;
+  $("speech-text").placeholder = app.forum
+    ? "Write a post (Say), or the words of a message, ad or testament, then pick it below…"
+    : "Say something…";
   if (req.free_text) {
     const input = $("speech-text");
     input.maxLength = req.max_chars;
