@@ -1,17 +1,21 @@
-"""What training buys: a trained town policy against random and heuristic votes.
+"""What training buys: trained town policies against random and heuristic votes.
 
-Trains from a committed spec (default `experiments/rl-town-votes.toml`) for each
+Trains from a committed spec (default `experiments/rl-town-votes.toml`) once per
 training seed, then evaluates every contender on the same held-out seeded games per
-opponent of the spec's pool: the trained policy, uniformly random votes, and the
+opponent of the spec's pool: each seed's policy, uniformly random votes, and the
 heuristic's own votes (the co-player deciding). Prints win rates with 95% Wilson
-intervals and the policy's margin over the heuristic per opponent and seed.
+intervals, each policy's margin over the heuristic per opponent, whether it meets the
+target (+0.10 over the heuristic's votes against every opponent), and how many seeds
+do; `--markdown FILE` writes the same as tables.
 
     python benchmarks/rl_gain.py                       # 1 seed, 5,000 games each
-    python benchmarks/rl_gain.py --seeds 0 1 2 3 4     # the multi-seed check
+    python benchmarks/rl_gain.py --seeds 0 1 2 3 4 --jobs 2   # the multi-seed check
     python benchmarks/rl_gain.py --policy agents/policies/rl-town-votes.npz  # no training
     python benchmarks/rl_gain.py --policy A.npz B.npz --games 2000   # side by side
 
-Not a test: it takes tens of minutes on two cores.
+`--jobs N` trains (and then evaluates) in N worker processes; every result is the same
+as with one, since each training and each evaluation is seeded on its own. Not a test:
+it takes tens of minutes on two cores.
 """
 
 from __future__ import annotations
@@ -19,14 +23,90 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from mafia_arena.agents.policy_file import PolicyFile
 from mafia_arena.rl.evaluate import WinRate, random_chooser, win_rate
-from mafia_arena.rl.spec import load_train_spec
+from mafia_arena.rl.spec import TrainSpec, load_train_spec
+from mafia_arena.rl.team_env import TeamSetup
 from mafia_arena.views.encode_history import ObservationSpec
 
 REPO = Path(__file__).resolve().parents[1]
+TARGET = 0.10
+HEURISTIC, RANDOM = "heuristic votes", "random votes"
+
+
+def train_seed(spec: TrainSpec, seed: int, out: Path) -> tuple[int, Path, float]:
+    """Train `spec` with `seed` into `out`/seed<seed>; (seed, policy file, minutes)."""
+    from mafia_arena.rl.train import train
+
+    started = time.perf_counter()
+    seeded = dataclasses.replace(spec, seed=seed)
+    result = train(seeded, out / f"seed{seed}", track=False, log=lambda _: None)
+    return seed, result.policy_path, (time.perf_counter() - started) / 60
+
+
+def played_setup(setup: TeamSetup, policy: PolicyFile) -> TeamSetup:
+    """`setup` on the observation layout (and advice) the policy's header names."""
+    layout = ObservationSpec.from_header(policy.header.get("observation"))
+    return dataclasses.replace(
+        setup,
+        observation=layout.layout,
+        history_days=layout.history_days,
+        egocentric=layout.egocentric,
+        max_players=layout.max_players,
+        advice=policy.header.get("advice") is not None,
+    )
+
+
+def evaluate(
+    setup: TeamSetup, label: str, policy: Path | None, opponent: str, games: int
+) -> WinRate:
+    """One contender against one opponent: a policy file, or a baseline by its label."""
+    if policy is not None:
+        loaded = PolicyFile.load(policy)
+        return win_rate(played_setup(setup, loaded), label, loaded.act, opponent, games)
+    choose = random_chooser(0) if label == RANDOM else None
+    return win_rate(setup, label, choose, opponent, games)
+
+
+def run_all(jobs: int, calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Any]:
+    """The calls' results in order, in `jobs` worker processes (in this one for 1)."""
+    if jobs <= 1:
+        return [call(*args) for call, args in calls]
+    with ProcessPoolExecutor(jobs) as pool:
+        futures = [pool.submit(call, *args) for call, args in calls]
+        return [future.result() for future in futures]
+
+
+def markdown(
+    opponents: Sequence[str],
+    baselines: dict[str, list[WinRate]],
+    policies: dict[str, list[WinRate]],
+    games: int,
+) -> str:
+    """The win rates and margins as Markdown tables (for docs/rl.md)."""
+
+    def cell(rate: WinRate) -> str:
+        lo, hi = rate.interval
+        return f"{rate.rate:.3f} [{lo:.3f}, {hi:.3f}]"
+
+    head = "| town votes by | " + " | ".join(f"vs {o}" for o in opponents) + " |"
+    rule = "| --- |" + " --- |" * len(opponents)
+    lines = [f"Town win rate on {games:,} held-out seeded games per opponent [95% CI]:", ""]
+    lines += [head, rule]
+    for label, rates in {**policies, **baselines}.items():
+        lines.append(f"| {label} | " + " | ".join(cell(r) for r in rates) + " |")
+    if baselines.get(HEURISTIC):
+        lines += ["", "Margin over the heuristic's votes (target: +0.10 against every opponent):"]
+        lines += ["", head.replace("town votes by", "policy"), rule]
+        for label, rates in policies.items():
+            margins = [r.rate - h.rate for r, h in zip(rates, baselines[HEURISTIC], strict=True)]
+            lines.append(f"| {label} | " + " | ".join(f"{m:+.3f}" for m in margins) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -35,6 +115,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
     parser.add_argument("--games", type=int, default=5000)
     parser.add_argument("--steps", type=int, default=None, help="override the spec's steps")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(
         "--policy", type=Path, nargs="+", default=None, help="evaluate these files, no training"
     )
@@ -43,6 +124,7 @@ def main() -> None:
         action="store_true",
         help="skip random and heuristic votes (they replay the same seeded games every run)",
     )
+    parser.add_argument("--markdown", type=Path, default=None, help="write the tables here")
     parser.add_argument("--out", type=Path, default=REPO / "runs" / "rl_gain")
     args = parser.parse_args()
 
@@ -50,66 +132,62 @@ def main() -> None:
     if args.steps is not None:
         spec = dataclasses.replace(spec, steps=args.steps)
     setup = spec.setup
+    opponents = list(setup.opponents)
     print(
         f"spec {args.spec.name}: {setup.variant} {setup.players}p, learner = {setup.side} "
-        f"{'/'.join(setup.kinds)}, pool = {', '.join(setup.opponents)}, {args.games} games"
+        f"{'/'.join(setup.kinds)}, pool = {', '.join(opponents)}, {args.games} games"
     )
 
-    baselines: dict[str, list[WinRate]] = {"random": [], "heuristic": []}
-    for opponent in setup.opponents if not args.no_baselines else ():
-        baselines["random"].append(
-            win_rate(setup, "random votes", random_chooser(0), opponent, args.games)
-        )
-        baselines["heuristic"].append(
-            win_rate(setup, "heuristic votes", None, opponent, args.games)
-        )
-
-    policies: list[tuple[str, PolicyFile]] = []
+    files: list[tuple[str, Path]] = []
     if args.policy is not None:
         for path in args.policy:
-            loaded = PolicyFile.load(path)
-            layout = loaded.header.get("observation", {}).get("layout", "v0")
-            policies.append((f"{path.stem} ({layout})", loaded))
+            header = PolicyFile.load(path).header
+            layout = header.get("observation", {}).get("layout", "v0")
+            advice = " + advice" if header.get("advice") else ""
+            label = f"{path.stem} ({layout}{advice})"
+            if label in dict(files):  # same file name in another folder
+                label = f"{path.parent.name}/{label}"
+            files.append((label, path))
     else:
-        from mafia_arena.rl.train import train
-
-        for seed in args.seeds:
-            started = time.perf_counter()
-            seeded = dataclasses.replace(spec, seed=seed)
-            result = train(seeded, args.out / f"seed{seed}", track=False, log=lambda _: None)
-            minutes = (time.perf_counter() - started) / 60
+        trained = run_all(args.jobs, [(train_seed, (spec, s, args.out)) for s in args.seeds])
+        for seed, path, minutes in trained:
             print(f"trained seed {seed}: {spec.steps} decisions in {minutes:.1f} min")
-            policies.append((f"policy seed {seed}", PolicyFile.load(result.policy_path)))
+            files.append((f"policy seed {seed}", path))
+
+    contenders: list[tuple[str, Path | None]] = list(files)
+    if not args.no_baselines:
+        contenders += [(HEURISTIC, None), (RANDOM, None)]
+    calls = [
+        (evaluate, (setup, label, path, opponent, args.games))
+        for label, path in contenders
+        for opponent in opponents
+    ]
+    rates = iter(run_all(args.jobs, calls))
+    table = {label: [next(rates) for _ in opponents] for label, _ in contenders}
+    baselines = {k: table.pop(k) for k in (HEURISTIC, RANDOM) if k in table}
 
     beats = 0
-    for label, policy in policies:
-        # each policy plays on the observation layout its header names (v0 when none)
-        layout = ObservationSpec.from_header(policy.header.get("observation"))
-        played = dataclasses.replace(
-            setup,
-            observation=layout.layout,
-            history_days=layout.history_days,
-            egocentric=layout.egocentric,
-            max_players=layout.max_players,
-        )
-        margins = []
-        for index, opponent in enumerate(setup.opponents):
-            learned = win_rate(played, label, policy.act, opponent, args.games)
-            print("  " + learned.row())
-            if args.no_baselines:
+    for label, learned in table.items():
+        for index, rate in enumerate(learned):
+            print("  " + rate.row())
+            if not baselines:
                 continue
-            for row in (baselines["heuristic"][index], baselines["random"][index]):
+            for row in (baselines[HEURISTIC][index], baselines[RANDOM][index]):
                 print("  " + row.row())
-            margin = learned.rate - baselines["heuristic"][index].rate
-            margins.append(margin)
-            print(f"  margin over heuristic votes vs {opponent}: {margin:+.3f}")
-        if args.no_baselines:
-            continue
-        ok = all(m >= 0.10 for m in margins)
-        beats += ok
-        print(f"{label}: {'meets' if ok else 'misses'} the +0.10 target against every opponent")
-    if not args.no_baselines:
-        print(f"{beats} of {len(policies)} policies meet the target")
+            margin = rate.rate - baselines[HEURISTIC][index].rate
+            print(f"  margin over heuristic votes vs {rate.opponent}: {margin:+.3f}")
+        if baselines:
+            ok = all(
+                r.rate - h.rate >= TARGET
+                for r, h in zip(learned, baselines[HEURISTIC], strict=True)
+            )
+            beats += ok
+            print(f"{label}: {'meets' if ok else 'misses'} the +0.10 target against every opponent")
+    if baselines:
+        print(f"{beats} of {len(table)} policies meet the target")
+    if args.markdown is not None:
+        args.markdown.write_text(markdown(opponents, baselines, table, args.games))
+        print(f"tables written to {args.markdown}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def history_policy(tmp_path: Path) -> Path:
         (rng.normal(size=(16, size)).astype(np.float32), np.zeros(16, np.float32)),
         (rng.normal(size=(actions, 16)).astype(np.float32), np.zeros(actions, np.float32)),
     ]
-    kept = {k: v for k, v in shipped.header.items() if k not in ("format", "layers")}
+    kept = {k: v for k, v in shipped.header.items() if k not in ("format", "layers", "advice")}
     header = {
         **kept,
         "observation": HISTORY.header(),
@@ -46,10 +46,21 @@ def history_policy(tmp_path: Path) -> Path:
     return agent_file
 
 
-def test_a_file_without_a_layout_is_v0() -> None:
-    assert "observation" not in PolicyFile.load(SHIPPED).header
-    agent = make_agent(str(REPO / "agents" / "rl-town-votes.toml"))
-    assert isinstance(agent, PolicyAgent)
+def test_a_file_without_a_layout_is_v0(tmp_path: Path) -> None:
+    """Files written before the header named a layout (or advice) are plain v0."""
+    shipped = PolicyFile.load(SHIPPED)
+    old = ("format", "layers", "observation", "advice")
+    header = {k: v for k, v in shipped.header.items() if k not in old}
+    session = GameSession("standard", 7)
+    header["observation_size"] = session.encoder.size
+    weight = np.zeros((session.table.size, session.encoder.size), np.float32)
+    PolicyFile([(weight, np.zeros(session.table.size, np.float32))], header).save(
+        tmp_path / "v0.npz"
+    )
+    agent_file = tmp_path / "v0.toml"
+    agent_file.write_text('name = "v0"\nkind = "rl"\npolicy = "v0.npz"\n')
+    agent = make_agent(str(agent_file))
+    assert isinstance(agent, PolicyAgent) and agent.advice is None
     assert agent.observation == ObservationSpec()
     assert isinstance(agent.encoder, ObservationEncoder)
 

@@ -13,10 +13,11 @@ kinds it was trained for, and the observation layout (``observation`` in the hea
 `views.encode_history.ObservationSpec`; files without it are v0). `PolicyAgent`
 encodes its seat's view exactly as the env did in training (that layout, the action
 table's mask, egocentric action ids turned back into seats) and takes the most likely
-legal action for those requests; every other request — another kind, another side, a game the policy
-does not fit (variant or player count) — goes to the fallback player, which also sees
-every view so its memory stays complete. Only numpy is needed, so any worker (Ray, the
-web app, the CLI) can seat it by its file name.
+legal action for those requests (a policy trained with ``advice`` in its header also
+sees the fallback's own choice, `agents.advice`); every other request — another kind,
+another side, a game the policy does not fit (variant or player count) — goes to the
+fallback player, which also sees every view so its memory stays complete. Only numpy
+is needed, so any worker (Ray, the web app, the CLI) can seat it by its file name.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
+from mafia_arena.agents.advice import advice_id, with_advice
 from mafia_arena.agents.base import Agent, SyncAgent
 from mafia_arena.agents.files import agent_file_kind, resolve_agent_file
 from mafia_arena.agents.policy_file import PolicyFile, table_hash
@@ -66,10 +68,18 @@ class PolicyAgent(SyncAgent):
         except ValueError as exc:
             raise ValueError(f"{name}: {exc} (retrain it or update mafia-arena)") from None
         self.encoder = make_encoder(self.trained_variant, self.players, self.observation)
-        if self.encoder.size != int(header["observation_size"]):
+        # a policy trained with advice sees its co-player's choice; the fallback gives it
+        self.advice = header.get("advice")
+        if self.advice is not None and self.advice != fallback.name:
+            raise ValueError(
+                f"{name}: the policy was trained on {self.advice!r}'s advice, "
+                f"so its fallback must be {self.advice!r}, not {fallback.name!r}"
+            )
+        size = self.encoder.size + (self.table.size if self.advice is not None else 0)
+        if size != int(header["observation_size"]):
             raise ValueError(
                 f"{name}: the policy expects {header['observation_size']} observation "
-                f"values, the encoder now gives {self.encoder.size} (retrain it)"
+                f"values, the encoder now gives {size} (retrain it)"
             )
         self.seat = 0
 
@@ -91,8 +101,12 @@ class PolicyAgent(SyncAgent):
             return decision
         self.stats.decisions += 1
         observation = self.encoder.encode(view)
+        egocentric = self.observation.egocentric
+        if self.advice is not None:  # as in training: the fallback's own choice, one-hot
+            advised = advice_id(self.table, view.seat, self.fallback.decide(view), egocentric)
+            observation = with_advice(observation, advised, self.table.size)
         mask = self.table.mask(request).astype(bool)
-        if self.observation.egocentric:
+        if egocentric:
             rotation = self.table.rotation(view.seat)
             return self.table.choice_of(int(rotation[self.policy.act(observation, mask[rotation])]))
         return self.table.choice_of(self.policy.act(observation, mask))

@@ -104,6 +104,21 @@ def join_ray(address: str) -> None:
         ray.init(address=address, logging_level=logging.WARNING)
 
 
+def ensure_ray(address: str | None, num_cpus: int) -> bool:
+    """Connect this process to Ray: join `address`, else start a private local cluster of
+    `num_cpus` CPUs; a Ray already initialised here is reused. True if this call started
+    or joined one (so the caller shuts it down when done), False if it was reused."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    if address:
+        join_ray(address)
+    else:
+        start_local_ray(num_cpus)
+    return True
+
+
 class RayExecutor:
     """Runs the batches as Ray tasks; starts a local cluster unless one is connected.
 
@@ -117,13 +132,7 @@ class RayExecutor:
         import ray
 
         self.ray = ray
-        self.started = False
-        if not ray.is_initialized():
-            if address:
-                join_ray(address)
-            else:
-                start_local_ray(num_cpus)
-            self.started = True
+        self.started = ensure_ray(address, num_cpus)
         self.remote = ray.remote(play_batch).options(
             num_cpus=1, max_retries=max_retries, retry_exceptions=list(RETRYABLE)
         )

@@ -1,8 +1,9 @@
 """Win rates of one side over held-out seeded games, per opponent, with 95% intervals.
 
 Every contender (a trained policy, random choices, the scripted co-player) plays the
-same games: game i of an evaluation uses seed `seed + i` for the deal and the scripted
-players, so the comparison is paired and only the learner's decisions differ.
+same games: game i of an evaluation uses seed `seed + i` for the deal, and the scripted
+players' seat seeds come from a host key made from `seed`, so the comparison is paired
+(only the learner's decisions differ) and an evaluation repeats exactly on every run.
 """
 
 from __future__ import annotations
@@ -55,6 +56,6 @@ def win_rate(
     seed: int = HELD_OUT_SEED,
 ) -> WinRate:
     """Play `games` seeded games against `opponent`; `choose=None` is the co-player."""
-    env = TeamEnv(setup)
+    env = TeamEnv(setup, seed=seed)  # a host key from `seed`: the same seat seeds every run
     wins = sum(env.play(seed + i, opponent, choose) for i in range(games))
     return WinRate(contender, opponent, games, wins)

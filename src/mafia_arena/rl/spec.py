@@ -14,6 +14,12 @@ seed = 0
 observation = "history"   # optional: the observation layout ("v0" by default)
 history_days = 3          # history layout: dated day slots
 egocentric = true         # history layout: own seat first, actions relative too
+advice = true             # optional: the co-player's own choice is part of the observation
+imitate_games = 3000      # optional: first imitate the co-player on this many games
+imitate_epochs = 10       # passes over those demonstrations
+imitate_smoothing = 0.2   # share of the imitation target spread over all legal actions
+rollout_workers = 2       # optional: step the envs in this many Ray actors (0: in-process)
+ray_address = ""          # optional: a Ray cluster to join; "" starts a private local one
 ```
 
 Errors name the file, the key and the reason (`TrainSpecError`).
@@ -49,6 +55,11 @@ class TrainSpec:
     eval_games: int = 500
     eval_every: int = 20_000
     fallback: str = "heuristic"
+    imitate_games: int = 0
+    imitate_epochs: int = 10
+    imitate_smoothing: float = 0.0
+    rollout_workers: int = 0
+    ray_address: str = ""
     source: str = ""
     digest: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -56,8 +67,11 @@ class TrainSpec:
 
 _SETUP_KEYS = {"variant", "players", "overrides", "side", "kinds", "co_player", "opponents"}
 _SETUP_KEYS |= {"shaping", "observation", "history_days", "egocentric", "max_players"}
+_SETUP_KEYS |= {"advice"}
 _TRAIN_KEYS = {"steps", "seed", "envs", "net", "learning_rate", "n_steps", "batch_size"}
 _TRAIN_KEYS |= {"ent_coef", "eval_games", "eval_every", "fallback"}
+_TRAIN_KEYS |= {"imitate_games", "imitate_epochs", "imitate_smoothing"}
+_TRAIN_KEYS |= {"rollout_workers", "ray_address"}
 
 
 def load_train_spec(path: str | Path) -> TrainSpec:
@@ -92,6 +106,12 @@ def load_train_spec(path: str | Path) -> TrainSpec:
             raise TrainSpecError(f"{path}: key 'train.{key}': must be positive, not {value}")
         return int(value)
 
+    def nonnegative(key: str, default: int) -> int:
+        value = typed(key, int, default)
+        if value < 0:
+            raise TrainSpecError(f"{path}: key 'train.{key}': must not be negative, not {value}")
+        return int(value)
+
     kinds = typed("kinds", list, ["vote"])
     opponents = typed("opponents", list, ["heuristic"])
     if not opponents:
@@ -108,6 +128,7 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         observation=typed("observation", str, "v0"),
         history_days=positive("history_days", 3),
         egocentric=_flag(path, train, "egocentric"),
+        advice=_flag(path, train, "advice"),
         max_players=positive("max_players", 1) if "max_players" in train else None,
     )
     try:
@@ -128,6 +149,11 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         eval_games=positive("eval_games", 500),
         eval_every=positive("eval_every", 20_000),
         fallback=typed("fallback", str, "heuristic"),
+        imitate_games=nonnegative("imitate_games", 0),
+        imitate_epochs=positive("imitate_epochs", 10),
+        imitate_smoothing=float(typed("imitate_smoothing", (int, float), 0.0)),
+        rollout_workers=nonnegative("rollout_workers", 0),
+        ray_address=typed("ray_address", str, ""),
         source=str(path),
         digest=hashlib.sha256(raw).hexdigest()[:16],
     )

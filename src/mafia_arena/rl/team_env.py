@@ -27,6 +27,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from mafia_arena.agents.advice import advice_id, with_advice
 from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
@@ -49,6 +50,8 @@ class TeamSetup:
     `observation`, `history_days`, `egocentric`, `max_players` choose the observation
     layout (``"v0"`` or ``"history"``, `views.encode_history`; egocentric action ids
     are relative to the deciding seat as well);
+    `advice` appends the co-player's own choice for the decision (one-hot over the
+    action ids, `agents.advice`) to the observation;
     an illegal action ends the episode with `illegal_reward` (``info["illegal"]``), as
     PettingZoo's terminate-on-illegal policy does; a masked policy never takes one.
     """
@@ -66,6 +69,7 @@ class TeamSetup:
     history_days: int = 3
     egocentric: bool = False
     max_players: int | None = None
+    advice: bool = False
 
     def learns(self, kind: str) -> bool:
         return ALL_KINDS in self.kinds or kind in self.kinds
@@ -101,8 +105,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             observation=self.setup.observation_spec(),
             fixed_nights=False,
         )
-        self.observation_size = self.session.encoder.size
         self.actions = self.session.table.size
+        self.observation_size = self.session.encoder.size + (
+            self.actions if self.setup.advice else 0
+        )
         self.observation_space = gym.spaces.Box(
             0.0, 1.0, (self.observation_size,), dtype=np.float32
         )
@@ -113,6 +119,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         self._agents: list[SyncAgent] = []
         self._sides: list[str] = []
         self._seat: int | None = None
+        self._teacher: int | None = None  # the co-player's answer to the open decision
         self._alive: list[bool] = []
         self.opponent = ""
 
@@ -161,6 +168,27 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             return np.ones(self.actions, dtype=bool)
         return self.session.observe(self._seat)["action_mask"].astype(bool)
 
+    def teacher_action(self) -> int:
+        """The co-player's choice for the seat deciding now, as this env's action id.
+
+        The co-player decides from that seat's own view, exactly as it would if it held
+        the seat, so no hidden information enters: demonstrations for imitation
+        (`rl.imitate`) pair this id with the seat's observation, and the ``advice``
+        option shows it to the learner. Stepping the env with it plays the co-player's
+        game. Asked once per decision (the answer is kept), so the co-player's own
+        generator advances as it does at play time.
+        """
+        if self._seat is None:
+            raise RuntimeError("reset() the environment before asking for a decision")
+        if self._teacher is None:
+            seat = self._seat
+            decision = self._agents[seat].decide(self.session.view(seat))
+            action = advice_id(self.session.table, seat, decision, self.setup.egocentric)
+            if action is None:
+                raise ValueError(f"the co-player's {decision!r} is not an action id")
+            self._teacher = action
+        return self._teacher
+
     def play(self, game_seed: int, opponent: str, choose: Chooser | None = None) -> bool:
         """Play one whole game outside the RL loop; True if the learner's side won.
 
@@ -176,8 +204,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             if self._seat is None:
                 return self.session.team_rewards()[self._sides.index(self.setup.side)] > 0
             assert choose is not None
-            observed = self.session.observe(self._seat)
-            action = choose(observed["observation"], observed["action_mask"].astype(bool))
+            action = choose(self._observation(), self.action_masks())
             self.session.act(self._seat, action)
             self.session.close_turn()
 
@@ -209,6 +236,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         game = self.session.game
         assert game is not None
         self._seat = None
+        self._teacher = None
         while not game.over:
             pending = game.pending()
             learner = [
@@ -240,7 +268,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
 
     def _observation(self) -> np.ndarray:
         assert self._seat is not None
-        return self.session.observe(self._seat)["observation"]
+        observation = self.session.observe(self._seat)["observation"]
+        if not self.setup.advice:
+            return observation
+        return with_advice(observation, self.teacher_action(), self.actions)
 
     def _info(self, signals: list[dict[str, Any]], final: bool = False) -> dict[str, Any]:
         info: dict[str, Any] = {"side": self.setup.side, "signals": signals}

@@ -4,7 +4,11 @@
 PyTorch's CPU build). It builds `spec.envs` seeded `TeamEnv`s, trains `MaskablePPO`
 (it reads `TeamEnv.action_masks()`, so no illegal move is ever sampled), evaluates the
 greedy policy against every opponent of the pool every `eval_every` decisions on
-held-out seeded games, and writes into `out`:
+held-out seeded games. With ``rollout_workers`` set the envs step in that many Ray
+actors (`rl.ray_rollouts`; same seeds, same games, same policy). With
+``imitate_games`` set, the policy (actor and critic) first imitates the co-player on
+that many games (`rl.imitate`), so PPO starts at the co-player's level instead of at
+random votes. It writes:
 
 - ``policy.npz``: the actor as a numpy policy file (`agents.policy_file`), playable without
   torch by the ``rl`` agent kind (`agents.policy`);
@@ -32,6 +36,8 @@ from mafia_arena.agents.policy_file import PolicyFile, table_hash
 from mafia_arena.rl.evaluate import WinRate, win_rate
 from mafia_arena.rl.spec import TrainSpec
 from mafia_arena.rl.team_env import TeamEnv
+
+IMITATION_SEED = 700_000_000  # the demonstrations' env seed, + the spec's seed
 
 
 class MissingRLExtra(RuntimeError):
@@ -79,14 +85,25 @@ def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
         "fallback": spec.fallback,
         "observation_size": env.observation_size,
         "observation": env.session.observation.header(),
+        "advice": setup.co_player if setup.advice else None,
         "actions": env.actions,
         "table_hash": table_hash(list(env.session.table.keys)),
-        "spec": spec.source,
+        "spec": _shown_path(spec.source),
         "spec_hash": spec.digest,
         "steps": spec.steps,
         "seed": spec.seed,
     }
     return PolicyFile(layers, header)
+
+
+def _shown_path(source: str) -> str:
+    """The spec's path relative to the working folder when inside it (no local prefix
+    in a shipped file), else as given."""
+    path = Path(source)
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return source
 
 
 def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -112,9 +129,28 @@ def train(
     torch.set_num_threads(1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    envs = DummyVecEnv(
-        [(lambda i=i: TeamEnv(spec.setup, seed=spec.seed * 1000 + i)) for i in range(spec.envs)]
-    )
+    seeds = [spec.seed * 1000 + i for i in range(spec.envs)]
+    if spec.rollout_workers:
+        from mafia_arena.rl.ray_rollouts import RayVecEnv
+
+        envs = RayVecEnv(spec.setup, seeds, spec.rollout_workers, address=spec.ray_address or None)
+    else:
+        envs = DummyVecEnv([(lambda s=s: TeamEnv(spec.setup, seed=s)) for s in seeds])
+    try:
+        return _train(spec, out, envs, MaskablePPO, tracking_uri, track, log)
+    finally:
+        envs.close()
+
+
+def _train(
+    spec: TrainSpec,
+    out: Path,
+    envs: Any,
+    MaskablePPO: Any,
+    tracking_uri: str | None,
+    track: bool,
+    log: Callable[[str], None],
+) -> TrainResult:
     model = MaskablePPO(
         "MlpPolicy",
         envs,
@@ -128,6 +164,18 @@ def train(
         device="cpu",
         verbose=0,
     )
+    if spec.imitate_games:
+        from mafia_arena.rl.imitate import demonstrations, pretrain
+
+        demos = demonstrations(spec.setup, spec.imitate_games, IMITATION_SEED + spec.seed)
+        match = pretrain(
+            model.policy,
+            demos,
+            epochs=spec.imitate_epochs,
+            smoothing=spec.imitate_smoothing,
+            seed=spec.seed,
+        )
+        log(f"imitated {len(demos)} co-player decisions: greedy match {match:.3f}")
     probe = TeamEnv(spec.setup)
     curve: list[dict[str, float]] = []
 
