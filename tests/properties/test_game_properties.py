@@ -25,10 +25,15 @@ from mafia_arena.engine.catalogue import (
     GameEnded,
     GameMasterNotice,
     NightResult,
+    OracleAnswer,
     Reveal,
     RoleChange,
+    Runoff,
+    StateChanged,
     StatusShown,
 )
+from mafia_arena.engine.palermo.state import of as palermo_state
+from mafia_arena.engine.player_states import PlayerState
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.runner import GameLog, replay
 from mafia_arena.views import SeatTracker
@@ -38,6 +43,9 @@ from mafia_arena.views.text import render_transcript, render_view
 VARIANTS = available_variants()
 PRIVATE_KINDS = ("night:", "night_chat", "describe")
 DEAD_MAY = {"last_dead", "last_word"}
+GHOST_MAY = {"turn", "change_vote", "runoff", "last_words"}
+"""Palermo: a ghost (not a permanently out player) acts by rule — echo voters vote,
+today's victim may play Failed Assassination, a voted-out player speaks last words."""
 OUTCOME = {"death", "no_death", "protected", "silenced", "game_over", "no_execution", "phase"}
 SETTINGS = settings(
     max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
@@ -74,12 +82,18 @@ def test_the_dead_never_act_and_games_end_within_the_maximum_length(setup, polic
 
     def check(game, seat, request):
         # the rules ask the dead only for the classic tie-break and club's last word
-        assert game.state.alive(seat) or request.kind in DEAD_MAY, request.kind
+        if game.state.alive(seat) or request.kind in DEAD_MAY:
+            return
+        assert game.variant.palermo is not None, request.kind
+        assert palermo_state(game).states.of(seat) is not PlayerState.OUT, request.kind
+        assert request.kind in GHOST_MAY, request.kind
 
     game = play_random(Game(variant, players, seed), policy_seed, check)
     assert game.over
     assert game.state.day <= game.max_rounds + 1
-    assert game.events[-1].kind == "game_over"
+    closing = [e.kind for e in game.events[-2:]]
+    # Palermo shows the cards still held right after the result
+    assert closing[-1] == "game_over" or closing == ["game_over", "cards_shown"]
 
 
 @SETTINGS
@@ -105,8 +119,12 @@ def _mentions(event, seats: set[int]) -> bool:
     if isinstance(f, Allies):
         return bool(seats & set(f.allies))
     # the forum game: an announced status (a disguise, a question mark's copy) and a
-    # game master's result follow hidden roles
-    return isinstance(f, GameEnded | RoleChange | StatusShown | GameMasterNotice)
+    # game master's result follow hidden roles; Palermo: a state change (a snitch, the
+    # Rival Mafioso's killer, a card), Pythia's answer and a runoff (or the Mayor's
+    # tie-break instead) follow hidden roles too
+    return isinstance(
+        f, GameEnded | RoleChange | StatusShown | GameMasterNotice | StateChanged | OracleAnswer
+    ) or isinstance(f, Runoff)
 
 
 @settings(
@@ -127,7 +145,12 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
     a, b = data.draw(st.sampled_from(pairs), label="swap")
     swapped = list(cards)
     swapped[a], swapped[b] = swapped[b], swapped[a]
-    game_b = Game(variant, players, seed, deal=swapped)
+    # Palermo deals the intrigue cards by team (2.3), so a seat's own card follows the
+    # hidden deal: both worlds hold the first world's hands, as the differential test does
+    hands = dict(palermo_state(game_a).cards) if variant.palermo is not None else None
+    if hands is not None:
+        game_a = Game(variant, players, seed, hands=hands)
+    game_b = Game(variant, players, seed, deal=swapped, hands=hands)
     tracker_b = SeatTracker(observer)
     # the history observation, plain and egocentric: one encoder per game, so nothing
     # cached is shared between the two
