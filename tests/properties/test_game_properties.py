@@ -122,9 +122,12 @@ def _mentions(event, seats: set[int]) -> bool:
     # game master's result follow hidden roles; Palermo: a state change (a snitch, the
     # Rival Mafioso's killer, a card), Pythia's answer and a runoff (or the Mayor's
     # tie-break instead) follow hidden roles too
-    return isinstance(
-        f, GameEnded | RoleChange | StatusShown | GameMasterNotice | StateChanged | OracleAnswer
-    ) or isinstance(f, Runoff)
+    return isinstance(f, RULE_GIVEN)
+
+
+RULE_GIVEN = (
+    GameEnded | RoleChange | StatusShown | GameMasterNotice | StateChanged | OracleAnswer | Runoff
+)
 
 
 @settings(
