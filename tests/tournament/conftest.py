@@ -17,7 +17,7 @@ def ray_cluster() -> Iterator[str]:
     """A private local Ray of 2 CPUs (loopback only, as the driver starts it); yields its
     GCS address (for drivers that join it)."""
     ray = pytest.importorskip("ray")
-    from mafia_arena.experiments.executors import start_local_ray
+    from mafia_arena.local_ray import start_local_ray
 
     start_local_ray(2)
     try:

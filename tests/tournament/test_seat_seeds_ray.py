@@ -23,7 +23,7 @@ import sys
 sys.path[:0] = [{repo!r}, {src!r}]
 import ray
 from tests.deal_reader import register
-from mafia_arena.experiments.executors import _loopback_node
+from mafia_arena.local_ray import _loopback_node
 register()
 with _loopback_node():  # the test cluster is loopback-only, as the driver starts one
     ray.init(

@@ -12,21 +12,19 @@ that game's failure (`worker.play_batch`), the rest of the batch stored. Because
 batch is idempotent, a retried task plays exactly the games the lost attempt would have.
 A task that fails for good (retries spent) fails each of its games.
 
-The local cluster is private: bound to 127.0.0.1 (`start_local_ray`).
+The local cluster is private: bound to 127.0.0.1 (`local_ray.start_local_ray`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from mafia_arena.experiments.worker import RETRYABLE, BatchJob, play_batch
-
-LOOPBACK = "127.0.0.1"
+from mafia_arena.local_ray import ensure_ray
 
 
 @dataclass
@@ -52,71 +50,6 @@ class InProcessExecutor:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-@contextlib.contextmanager
-def _loopback_node() -> Iterator[None]:
-    """While inside, Ray takes this machine's node address to be 127.0.0.1.
-
-    Ray 2.x swaps a loopback node address for the machine's network address (so that
-    other machines could join) unless its multi-node mode is off; this turns it off for
-    one `ray.init`, then restores it.
-    """
-    from ray._private import ray_constants
-
-    multi_node = ray_constants.ENABLE_RAY_CLUSTER
-    ray_constants.ENABLE_RAY_CLUSTER = False
-    try:
-        yield
-    finally:
-        ray_constants.ENABLE_RAY_CLUSTER = multi_node
-
-
-def start_local_ray(num_cpus: int) -> None:
-    """Start a private Ray cluster of `num_cpus` CPUs on this machine, reachable from it only.
-
-    Ray's guidance is never to expose a cluster's ports on an untrusted network. Started
-    with ``_node_ip_address="127.0.0.1"`` inside `_loopback_node`, the GCS, raylet,
-    object manager and workers listen on 127.0.0.1 only. The dashboard is not started.
-    """
-    import ray
-
-    with _loopback_node():
-        ray.init(
-            num_cpus=num_cpus,
-            include_dashboard=False,
-            logging_level=logging.WARNING,
-            _node_ip_address=LOOPBACK,
-        )
-
-
-def join_ray(address: str) -> None:
-    """Connect to the cluster at `address`; a loopback address (a private cluster of this
-    machine, e.g. another driver's) is joined as a loopback node, or Ray would look for
-    this machine's raylet at its network address and wait for ever."""
-    import ray
-
-    host = address.removeprefix("ray://").rpartition(":")[0].strip("[]")
-    if host in ("127.0.0.1", "localhost", "::1"):
-        with _loopback_node():
-            ray.init(address=address, logging_level=logging.WARNING)
-    else:
-        ray.init(address=address, logging_level=logging.WARNING)
-
-
-def ensure_ray(address: str | None, num_cpus: int) -> bool:
-    """Connect this process to Ray: join `address`, else start a private local cluster of
-    `num_cpus` CPUs; a Ray already initialised here is reused. True if this call started
-    or joined one (so the caller shuts it down when done), False if it was reused."""
-    import ray
-
-    if ray.is_initialized():
-        return False
-    if address:
-        join_ray(address)
-    else:
-        start_local_ray(num_cpus)
-    return True
 
 
 class RayExecutor:

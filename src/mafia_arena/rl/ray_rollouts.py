@@ -11,7 +11,7 @@ forwarded, one call per actor and step, the actors working in parallel.
 Seeds travel with `reset` exactly as `DummyVecEnv` uses them, so a run with rollout
 workers collects the same games as one without and trains the same policy: only where
 the envs step differs. A private local cluster is started on 127.0.0.1 unless Ray is
-already initialised or an address is given (`experiments.executors.ensure_ray`).
+already initialised or an address is given (`local_ray.ensure_ray`).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class RayVecEnv(VecEnv):
     ) -> None:
         import ray
 
-        from mafia_arena.experiments.executors import ensure_ray
+        from mafia_arena.local_ray import ensure_ray
 
         self.ray = ray
         self.started = ensure_ray(address, workers)
