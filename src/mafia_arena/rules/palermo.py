@@ -69,7 +69,6 @@ class PalermoSpec(_Spec):
 
     moves: int = Field(default=2, ge=1)
     """Moves (a vote, a card, an action, a post) a seat may make in one timed phase."""
-    runoff_rounds: int = Field(default=1, ge=1)
     absences_consecutive: int = Field(default=2, ge=1)
     absences_total: int = Field(default=3, ge=1)
     max_rounds: int = Field(default=40, ge=1)
