@@ -235,16 +235,9 @@ def snapshot(
     """Everything but the transcript: role card, players, phase, request, votes."""
     k = view.knowledge
     request = view.request if turn is not None else None
-    players = _players(k, roster, view.seat)
     return {
         "you": _card(view, variant),
-        "variant": {"name": variant.name, "title": variant.title},
-        "composition": dict(k.composition),
-        "players": players,
-        "phase": k.phase,
-        "day": k.day,
-        "over": k.over,
-        "winner": k.winner,
+        **_table(k, variant, roster, view.seat),
         "request": None
         if request is None or turn is None
         else {
@@ -258,10 +251,8 @@ def snapshot(
             "seconds_left": round(turn.seconds_left, 1),
             "last_call": turn.last_call,
         },
-        "votes": _vote_panel(k),
-        "forum": _forum_panel(k),
+        **_panels(k),
         "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],
-        "reveal": _reveal(k) if k.over else None,
     }
 
 
@@ -271,21 +262,35 @@ def public_snapshot(
     """What a spectator sees: the public events only (`knowledge` is the fold of a seat
     that no private event admits), so no card but the publicly revealed ones, no
     channel, no request; the same fields as `snapshot` where they exist."""
-    k = knowledge
-    players = _players(k, roster, None)
     return {
         "you": None,
         "spectator": True,
+        **_table(knowledge, variant, roster, None),
+        "request": None,
+        **_panels(knowledge),
+        "results": [],
+    }
+
+
+def _table(
+    k: Knowledge, variant: Variant, roster: list[SeatInfo], me: int | None
+) -> dict[str, Any]:
+    """The fields a seat's page and a spectator's share: variant, players, phase."""
+    return {
         "variant": {"name": variant.name, "title": variant.title},
         "composition": dict(k.composition),
-        "players": players,
+        "players": _players(k, roster, me),
         "phase": k.phase,
         "day": k.day,
         "over": k.over,
         "winner": k.winner,
-        "request": None,
+    }
+
+
+def _panels(k: Knowledge) -> dict[str, Any]:
+    """The vote, forum and reveal panels, from the knowledge alone."""
+    return {
         "votes": _vote_panel(k),
         "forum": _forum_panel(k),
-        "results": [],
         "reveal": _reveal(k) if k.over else None,
     }
