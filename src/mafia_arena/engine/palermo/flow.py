@@ -67,18 +67,10 @@ def round_(game: Game, number: int) -> Flow:
         end_of_timed_phase(game)
         if game.over:
             return
-        yield from timed_phase(game, "dead_time")
-        if game.over:
-            return
-        end_of_timed_phase(game)
-        if game.over:
+        if (yield from _closed_phase(game, "dead_time")):
             return
     game.emit(PhaseStart("day", number), PUBLIC)
-    yield from timed_phase(game, "morning")
-    if game.over:
-        return
-    end_of_timed_phase(game)
-    if game.over:
+    if (yield from _closed_phase(game, "morning")):
         return
     ps.phase = game.state.phase = "noon"
     if number > 1:
@@ -86,11 +78,7 @@ def round_(game: Game, number: int) -> Flow:
         state_check(game)
         if game.over:
             return
-    yield from timed_phase(game, "afternoon")
-    if game.over:
-        return
-    end_of_timed_phase(game)
-    if game.over:
+    if (yield from _closed_phase(game, "afternoon")):
         return
     # VOTE CLOSE
     ps.phase = game.state.phase = "vote_close"
@@ -121,3 +109,12 @@ def end_round(game: Game) -> None:
     ps.imprisonment_standing = False
     ps.echo = ps.states.echo = False
     ps.todays_victim = None
+
+
+def _closed_phase(game: Game, phase: str) -> Flow:
+    """Run a timed phase and then its end-of-phase checks; the value says whether the
+    game ended in either (so the round stops there)."""
+    yield from timed_phase(game, phase)
+    if not game.over:
+        end_of_timed_phase(game)
+    return game.over
