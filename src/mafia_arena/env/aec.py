@@ -86,7 +86,7 @@ class raw_env(SessionSpaces, AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat(agent)
-        if self.session.at_night and seat not in self.session.pending_seats():
+        if self.session.at_night and not self.session.asks(seat):
             self.session.check_wait(seat, action)
         else:
             self.session.act(seat, action)

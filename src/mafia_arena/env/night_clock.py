@@ -120,10 +120,12 @@ class NightClock:
         self.budgets = step_budgets(variant, players)
         self.plan: NightPlan | None = None
         self.last_night = 0
+        self._cut: tuple[NightPlan, int, int, int | None] | None = None
 
     def reset(self) -> None:
         self.plan = None
         self.last_night = 0
+        self._cut = None
 
     def sync(self, game: Game, new_prompt: bool) -> None:
         """Follow the game after a completed prompt (or at the start): open a night
@@ -169,10 +171,22 @@ class NightClock:
         return plan is None or plan.prompt_slot == plan.slot
 
     def cut(self, game: Game) -> int | None:
-        """How many events of the log a seat may see now (None: all of them)."""
+        """How many events of the log a seat may see now (None: all of them).
+
+        Asked for every seat's view at every step; the answer depends only on the plan,
+        its slot and the step marks (which only grow), so it is kept until one moves."""
         plan = self.plan
         if plan is None:
             return None
+        known = self._cut
+        marks = len(game.step_marks)
+        if known is not None and known[0] is plan and known[1] == plan.slot and known[2] == marks:
+            return known[3]
+        upto = self._cut_now(game, plan)
+        self._cut = (plan, plan.slot, marks, upto)
+        return upto
+
+    def _cut_now(self, game: Game, plan: NightPlan) -> int | None:
         current = plan.step_at(plan.slot)
         tonight = [m for m in game.step_marks if m[0] == plan.number]
         names = [m[2] for m in tonight]

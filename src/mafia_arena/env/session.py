@@ -73,7 +73,9 @@ class GameSession:
         self.clock = NightClock(self.variant, players, enabled=fixed_nights)
         self._completed = False
         self._trackers: list[SeatTracker] = []
+        self._views: list[View | None] = []
         self._observed: list[tuple[View, dict[str, np.ndarray]] | None] = []
+        self._infos: list[tuple[View, bool, dict[str, Any]] | None] = []
 
     # ------------------------------------------------------------------ lifecycle
     def new_game(
@@ -86,7 +88,9 @@ class GameSession:
         self.hands = None if hands is None else dict(hands)
         self.game = Game(self.variant, self.players, seed, deal=self.deal, hands=self.hands)
         self._trackers = [SeatTracker(s) for s in range(self.players)]
+        self._views = [None] * self.players
         self._observed = [None] * self.players
+        self._infos = [None] * self.players
         self.encoder.reset()
         self.clock.reset()
         self.clock.sync(self.game, new_prompt=True)
@@ -108,6 +112,12 @@ class GameSession:
         if self.game is None or not self._asking():
             return []
         return sorted(self.game.pending())
+
+    def asks(self, seat: int) -> bool:
+        """Whether `seat` must decide now (`seat in pending_seats()`, without the list:
+        the AEC env asks it at every step)."""
+        game = self.game
+        return game is not None and self._asking() and game.request(seat) is not None
 
     def _asking(self) -> bool:
         """Whether the engine's prompt is open now: in its night slot, and not answered
@@ -148,10 +158,18 @@ class GameSession:
 
     # ------------------------------------------------------------------ views
     def view(self, seat: int) -> View:
+        """The seat's view now (in slots at night). The last one comes back while
+        neither the seat's knowledge nor its request changed: an env step reads a seat's
+        view for its observation and again for its info, and at night most slots change
+        nothing for most seats; the identity tells `observe` and `info` to reuse theirs."""
         game = self.current
         knowledge = self._trackers[seat].update(game, self.clock.cut(game))
         request = game.request(seat) if self._asking() else None
-        return View(seat, game.variant, knowledge, request)
+        last = self._views[seat]
+        if last is not None and last.knowledge is knowledge and last.request is request:
+            return last
+        view = self._views[seat] = View(seat, game.variant, knowledge, request)
+        return view
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         """The seat's observation and action mask.
@@ -163,12 +181,8 @@ class GameSession:
         """
         view = self.view(seat)
         last = self._observed[seat]
-        if (
-            last is not None
-            and last[0].knowledge is view.knowledge
-            and last[0].request is view.request
-        ):
-            return last[1]  # (`view` builds a new View each call: compare what it holds)
+        if last is not None and last[0] is view:
+            return last[1]
         if last is not None and last[0].request is view.request:
             mask = last[1]["action_mask"]  # same request, same legal actions
         else:
@@ -199,8 +213,16 @@ class GameSession:
         return action
 
     def info(self, seat: int) -> dict[str, Any]:
-        """The seat's text view and its legal choices with labels (for language agents)."""
+        """The seat's text view and its legal choices with labels (for language agents).
+
+        Built once per change of the seat's view (or the game's end): the same dict
+        comes back until then, as `observe` does with its arrays. Callers must not
+        write into it."""
         view = self.view(seat)
+        over = self.over
+        last = self._infos[seat]
+        if last is not None and last[0] is view and last[1] == over:
+            return last[2]
         relative = self.table.rotation(seat) if self.egocentric else None
         info: dict[str, Any] = {
             "seat": seat,
@@ -211,9 +233,10 @@ class GameSession:
             if self.max_text is not None and len(text) > self.max_text:
                 text = text[-self.max_text :]
             info["text"] = text
-        if self.over:
+        if over:
             state = self.current.state
             info["result"] = {"winner": state.winner, "winners": list(state.winners)}
+        self._infos[seat] = (view, over, info)
         return info
 
     def text(self, seat: int) -> str:
