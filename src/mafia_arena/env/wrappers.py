@@ -11,6 +11,7 @@ has none).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
 from pettingzoo import AECEnv, ParallelEnv
@@ -34,17 +35,21 @@ def wrap_aec(env: AECEnv, illegal_reward: float = ILLEGAL_REWARD) -> AECEnv:
 # The attributes every step of the AEC loop reads (`last()`, the wrappers' own steps).
 # PettingZoo's wrappers find them by `__getattr__`, one failed lookup and a forwarding
 # call per wrapper level; they always live on the raw env (the wrappers assign them
-# there, through `unwrapped`), so the wrappers below read them there at once.
+# there, through `unwrapped`), so the wrappers below read them there at once, each
+# through one C-level `attrgetter` (about twenty reads a step).
 _STATE = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos")
 
 
-def _read_raw(name: str, guarded: bool) -> property:
-    def get(self: Any) -> Any:
-        if guarded and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
+class _BeforeReset:
+    """What the order enforcer reads the state from until its first `reset`: every
+    attribute is refused, as PettingZoo's `OrderEnforcingWrapper` refuses them."""
 
-    return property(get, doc=f"The raw env's `{name}` (read there directly).")
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"{name} cannot be accessed before reset")
+
+
+def _read_raw(name: str, source: str) -> property:
+    return property(attrgetter(f"{source}.{name}"), doc=f"The raw env's `{name}`.")
 
 
 class _RawState:
@@ -55,11 +60,12 @@ class _RawState:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for name in _STATE:
-            setattr(cls, name, _read_raw(name, cls._guarded))
-        cls._cumulative_rewards = _read_raw("_cumulative_rewards", False)  # type: ignore[attr-defined]
+            setattr(cls, name, _read_raw(name, "_state" if cls._guarded else "_raw"))
+        cls._cumulative_rewards = _read_raw("_cumulative_rewards", "_raw")  # type: ignore[attr-defined]
 
     def _bind_raw(self, env: AECEnv) -> None:
         self._raw = env.unwrapped
+        self._state: Any = self._raw if not self._guarded else _BeforeReset()
 
 
 class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
@@ -71,11 +77,23 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
 
 
 class AssertOutOfBoundsWrapper(_RawState, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's `AssertOutOfBoundsWrapper`, reading the state from the raw env."""
+    """PettingZoo's `AssertOutOfBoundsWrapper`, reading the state from the raw env.
+
+    A plain `int` inside the action range passes without asking the space: every
+    agent's space is the same `Discrete(n)` from 0, and its `contains` (numpy checks
+    for any integer type) cost more than the rest of a waiting step. Anything else
+    goes through PettingZoo's check as before."""
 
     def __init__(self, env: AECEnv) -> None:
         self._bind_raw(env)
         super().__init__(env)
+        self._actions = self._raw.session.table.size
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._actions:
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class TextOrderEnforcingWrapper(_RawState, wrappers.OrderEnforcingWrapper):
@@ -93,6 +111,10 @@ class TextOrderEnforcingWrapper(_RawState, wrappers.OrderEnforcingWrapper):
     def __init__(self, env: AECEnv) -> None:
         self._bind_raw(env)
         super().__init__(env)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._state = self._raw
+        super().reset(seed=seed, options=options)
 
     def step_text(self, text: str) -> None:
         if not self._has_reset:
