@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +70,9 @@ class ActionTable:
         # the table holds the engine's shared choices (`shared_choice`), the very objects
         # its requests offer: ids are found by identity, without hashing a dataclass
         object.__setattr__(self, "_by_id", {id(c): i for i, c in enumerate(self.choices)})
-        object.__setattr__(self, "_last", (None, []))
+        object.__setattr__(self, "_ids", {})
+        object.__setattr__(self, "_masks", {})
+        object.__setattr__(self, "_rows", {})
         object.__setattr__(self, "keys", tuple(c.key for c in self.choices))
 
     @property
@@ -91,25 +94,43 @@ class ActionTable:
     def ids(self, request: Request) -> list[int]:
         """Action ids of the request's choices, in the request's order.
 
-        The last request's ids are kept: an env asks for the mask and the info of the
-        same request object, and requests are immutable."""
-        last, ids = self._last  # type: ignore[attr-defined]
-        if last is request:
-            return ids
+        Kept per choices tuple: the engine offers the same few tuples over and over
+        (the targets of a vote, a speaking turn's acts: `engine.asking.target_options`,
+        `engine.discussion`), and tuples are immutable. Callers must not change the
+        list."""
+        choices = request.choices
+        known = self._ids.get(id(choices))  # type: ignore[attr-defined]
+        if known is not None and known[0] is choices:
+            return known[1]
         by_id = self._by_id  # type: ignore[attr-defined]
-        found = [by_id.get(id(c)) for c in request.choices]
+        found = [by_id.get(id(c)) for c in choices]
         index = self._index  # type: ignore[attr-defined]
         try:
-            ids = [
-                i if i is not None else index[c]
-                for i, c in zip(found, request.choices, strict=True)
-            ]
+            ids = [i if i is not None else index[c] for i, c in zip(found, choices, strict=True)]
         except KeyError:
-            for c in request.choices:
+            for c in choices:
                 self.id_of(c)
             raise
-        object.__setattr__(self, "_last", (request, ids))
+        _remember(self._ids, choices, ids)  # type: ignore[attr-defined]
         return ids
+
+    def rows(self, request: Request) -> list[dict[str, Any]]:
+        """The request's choices as the envs' info rows: ``{"action", "key", "label"}``.
+
+        Kept per choices and labels tuples (the engine shares both between requests; a
+        speaking turn offers some forty acts, and the same lists come back all game).
+        Shared, like the info that holds them: callers must not change them."""
+        choices, labels = request.choices, request.labels
+        known = self._rows.get(id(choices))  # type: ignore[attr-defined]
+        if known is not None and known[0] is choices and known[1][0] is labels:
+            return known[1][1]  # type: ignore[no-any-return]
+        keys = self.keys
+        rows = [
+            {"action": i, "key": keys[i], "label": label}
+            for i, label in zip(self.ids(request), labels, strict=True)
+        ]
+        _remember(self._rows, choices, (labels, rows))  # type: ignore[attr-defined]
+        return rows
 
     def mask(self, request: Request | None, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of the legal actions; only ``pass`` (0) when there is no request."""
@@ -122,6 +143,20 @@ class ActionTable:
         else:
             out[self.ids(request)] = 1
         return out
+
+    def shared_mask(self, request: Request | None) -> np.ndarray:
+        """`mask(request)` as one read-only array per choices tuple (and one for no
+        request), for the envs' observations: most steps observe a seat that waits or
+        a request whose choices an earlier one offered. Read-only, since every
+        observation with those choices holds the same array."""
+        choices = _WAITING if request is None else request.choices
+        known = self._masks.get(id(choices))  # type: ignore[attr-defined]
+        if known is not None and known[0] is choices:
+            return known[1]
+        mask = self.mask(request)
+        mask.flags.writeable = False
+        _remember(self._masks, choices, mask)  # type: ignore[attr-defined]
+        return mask
 
     def rotation(self, seat: int) -> np.ndarray:
         """Egocentric ids → absolute ids for `seat`: an id whose choice names seat
@@ -146,6 +181,19 @@ class ActionTable:
         for name, start, stop in self.sections:
             rows.append(f"| {start}–{stop - 1} | {name} | `{self.choices[start].key}` |")
         return "\n".join(rows) + f"\n\nK = {self.size}"
+
+
+_REMEMBERED = 4096
+_WAITING: tuple[Any, ...] = (None,)
+"""The key of the mask without a request (no request offers these choices)."""
+
+
+def _remember(memo: dict[int, tuple[Any, Any]], key: tuple[Any, ...], value: Any) -> None:
+    """Keep `value` for the tuple `key` by identity (the entry holds the tuple, so its
+    id stays unique); a memo that outgrows the engine's own caches starts afresh."""
+    if len(memo) >= _REMEMBERED:
+        memo.clear()
+    memo[id(key)] = (key, value)
 
 
 def claimable_results(variant: Variant) -> list[str]:

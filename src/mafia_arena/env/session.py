@@ -186,7 +186,7 @@ class GameSession:
         if last is not None and last[0].request is view.request:
             mask = last[1]["action_mask"]  # same request, same legal actions
         else:
-            mask = self.table.mask(view.request)
+            mask = self.table.shared_mask(view.request)
             if self.egocentric:  # ids relative to the seat (`ActionTable.rotation`)
                 mask = mask[self.table.rotation(seat)]
         obs = {"observation": self.encoder.encode(view), "action_mask": mask}
@@ -359,19 +359,26 @@ def _request_info(
     choices' action ids into the seat's egocentric ids."""
     if request is None:
         return None
-    ids = table.ids(request)
-    shown = ids
-    if relative is not None:
-        inverse = np.argsort(relative)
-        shown = [int(inverse[i]) for i in ids]
     return {
         "kind": request.kind,
         "prompt": request.prompt,
         "free_text": request.free_text,
         "max_chars": request.max_chars,
         "default": request.default,
-        "choices": [
-            {"action": action, "key": table.keys[i], "label": label}
-            for action, i, label in zip(shown, ids, request.labels, strict=True)
-        ],
+        "choices": _choice_rows(request, table, relative),
     }
+
+
+def _choice_rows(
+    request: Request, table: ActionTable, relative: np.ndarray | None
+) -> list[dict[str, Any]]:
+    """The request's choices as info rows (action id, key, label), egocentric ids
+    renumbered through `relative`."""
+    if relative is None:
+        return table.rows(request)
+    ids = table.ids(request)
+    inverse = np.argsort(relative)
+    return [
+        {"action": int(inverse[i]), "key": table.keys[i], "label": label}
+        for i, label in zip(ids, request.labels, strict=True)
+    ]
