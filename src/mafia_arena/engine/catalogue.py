@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
+from mafia_arena.engine.frozen import fast_init
+
 LOG_VERSION = 2
 
 
@@ -120,7 +122,7 @@ def _fact(kind: str) -> Callable[[type[F]], type[F]]:
         cls.KIND = kind
         cls._CODEC = tuple(codec)
         KINDS[kind] = cls
-        return cls
+        return fast_init(cls)  # type: ignore[return-value]
 
     return register
 

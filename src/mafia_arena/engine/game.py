@@ -124,17 +124,22 @@ class Game:
             raise IllegalDecision(seat, self._why_not_pending(seat))
         decision = self._validate(request, decision)
         self._answers[seat] = decision
-        record: dict[str, Any] = {"seat": seat, "kind": request.kind}
+        kind = request.kind
+        record: dict[str, Any]
         if isinstance(decision, Speech):
-            record["text"] = decision.text
-            if decision.act is not None:
-                record["act"] = decision.act.key
+            text, act = decision.text, decision.act
+            record = {"seat": seat, "kind": kind, "text": text}
+            if act is not None:
+                record["act"] = act.key
+            fact = DecisionRecord(seat, kind, None, text, record.get("act"), fallback or None)
         else:
-            record["choice"] = decision.key
+            key = decision.key
+            record = {"seat": seat, "kind": kind, "choice": key}
+            fact = DecisionRecord(seat, kind, key, None, None, fallback or None)
         if fallback:
             record["fallback"] = fallback
         self.decisions.append(record)
-        self.emit(DecisionRecord(**record), HOST)
+        self.emit(fact, HOST)
         if len(self._answers) == len(self._pending):
             answers, self._answers = self._answers, {}
             self._advance(answers)
