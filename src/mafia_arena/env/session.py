@@ -74,6 +74,7 @@ class GameSession:
         self._completed = False
         self._trackers: list[SeatTracker] = []
         self._views: list[View | None] = []
+        self._stamps: list[tuple[Any, ...] | None] = []
         self._observed: list[tuple[View, dict[str, np.ndarray]] | None] = []
         self._infos: list[tuple[View, bool, dict[str, Any]] | None] = []
 
@@ -89,6 +90,7 @@ class GameSession:
         self.game = Game(self.variant, self.players, seed, deal=self.deal, hands=self.hands)
         self._trackers = [SeatTracker(s) for s in range(self.players)]
         self._views = [None] * self.players
+        self._stamps = [None] * self.players
         self._observed = [None] * self.players
         self._infos = [None] * self.players
         self.encoder.reset()
@@ -163,13 +165,27 @@ class GameSession:
         view for its observation and again for its info, and at night most slots change
         nothing for most seats; the identity tells `observe` and `info` to reuse theirs."""
         game = self.current
+        stamp = self._stamp(game)
+        last = self._views[seat]
+        if last is not None and self._stamps[seat] == stamp:
+            return last
+        self._stamps[seat] = stamp
         knowledge = self._trackers[seat].update(game, self.clock.cut(game))
         request = game.request(seat) if self._asking() else None
-        last = self._views[seat]
         if last is not None and last.knowledge is knowledge and last.request is request:
             return last
         view = self._views[seat] = View(seat, game.variant, knowledge, request)
         return view
+
+    def _stamp(self, game: Game) -> tuple[Any, ...]:
+        """What a view depends on, in a few numbers: the log's length (the engine
+        changes nothing without logging it, a decision first of all), the step marks,
+        and where the night clock stands. Equal stamps, equal views."""
+        plan = self.clock.plan
+        if plan is None:
+            return (len(game.events), len(game.step_marks), self._completed)
+        marks = len(game.step_marks)
+        return (len(game.events), marks, self._completed, plan, plan.slot, plan.prompt_slot)
 
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         """The seat's observation and action mask.
