@@ -46,7 +46,7 @@ from mafia_arena.engine.catalogue import (
     Votes,
 )
 from mafia_arena.engine.events import SeatEvent
-from mafia_arena.engine.frozen import slot_setters
+from mafia_arena.engine.frozen import fast_init
 from mafia_arena.speech.claims import Claim, extract_claims
 
 EMPTY: Mapping[Any, Any] = MappingProxyType({})
@@ -289,21 +289,18 @@ class KnowledgeFold:
         """The frozen facts now (cached until the next entry)."""
         snap = self._snapshot
         if snap is None:
-            # what Knowledge(...) does, field by field through the slots (engine.frozen):
-            # a snapshot is taken for every seat after every new entry it sees
-            snap = self._snapshot = object.__new__(Knowledge)
-            for setter, value in zip(_KNOWLEDGE_SLOTS, _fold_fields(self), strict=True):
-                setter(snap, value)
-            _set_events(snap, Entries(self.entries, len(self.entries)))
-            _set_transcript(snap, self.transcript)
+            # a snapshot is taken for every seat after every new entry it sees: the
+            # fields are read at C level and stored through the slots (`fast_init`)
+            snap = self._snapshot = Knowledge(
+                *_fold_fields(self), Entries(self.entries, len(self.entries)), self.transcript
+            )
         return snap
 
 
 _KNOWN = [f.name for f in dataclass_fields(Knowledge)]
-_KNOWLEDGE_SLOTS = slot_setters(Knowledge)[: _KNOWN.index("events")]
 _fold_fields = attrgetter(*_KNOWN[: _KNOWN.index("events")])
-_set_events, _set_transcript = slot_setters(Knowledge)[_KNOWN.index("events") :]
 assert _KNOWN[-2:] == ["events", "transcript"]
+fast_init(Knowledge)
 
 
 def _put(mapping: Mapping[Any, Any], key: Any, value: Any) -> Mapping[Any, Any]:
