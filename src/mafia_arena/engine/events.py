@@ -117,7 +117,7 @@ class Event:
     phase: str
     fact: Fact
     visibility: Visibility = PUBLIC
-    seen: SeatEvent | None = field(default=None, compare=False, repr=False)
+    _seen: SeatEvent | None = field(default=None, compare=False, repr=False)
 
     def __init__(
         self, seq: int, day: int, phase: str, fact: Fact, visibility: Visibility = PUBLIC
@@ -129,13 +129,22 @@ class Event:
         set_phase(self, phase)
         set_fact(self, fact)
         set_visibility(self, visibility)
-        scope = visibility.scope
-        set_seen(
-            self,
-            None
-            if scope == "host"
-            else SeatEvent(day, phase, fact, scope == "seats", visibility.channel),
-        )
+        set_seen(self, None)
+
+    @property
+    def seen(self) -> SeatEvent | None:
+        """The event as the seats it admits receive it (None for a host event).
+
+        Built on first use and then shared by every seat: a game played without
+        seat streams (the engine alone, a replay) never builds one."""
+        seen = self._seen
+        if seen is None and self.visibility.scope != "host":
+            visibility = self.visibility
+            seen = SeatEvent(
+                self.day, self.phase, self.fact, visibility.scope == "seats", visibility.channel
+            )
+            _EVENT_SLOTS[5](self, seen)
+        return seen
 
     @property
     def kind(self) -> str:
@@ -207,7 +216,8 @@ class SeatStream:
             visibility = event.visibility
             scope = visibility.scope
             if scope == "public" or (scope == "seats" and seat in visibility.seats):
-                entries.append(event.seen)  # type: ignore[arg-type]  # not host: has one
+                seen = event._seen
+                entries.append(event.seen if seen is None else seen)  # type: ignore[arg-type]
                 seqs.append(event.seq)
         self._cursor = end
         return entries[start:]
