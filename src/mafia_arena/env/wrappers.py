@@ -69,11 +69,23 @@ class _RawState:
 
 
 class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's `TerminateIllegalWrapper`, reading the state from the raw env."""
+    """PettingZoo's `TerminateIllegalWrapper`, reading the state from the raw env.
+
+    `observe` keeps the selected agent's observation and info for the next `step`'s
+    legality check, as PettingZoo's does, without the extra hop through the base
+    wrapper (`last()` observes at every step)."""
 
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
         self._bind_raw(env)
         super().__init__(env, illegal_reward)
+
+    def observe(self, agent: str) -> Any:
+        observation = self.env.observe(agent)
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = observation
+            self._prev_info = raw.infos.get(agent, {})
+        return observation
 
 
 class AssertOutOfBoundsWrapper(_RawState, wrappers.AssertOutOfBoundsWrapper):
@@ -115,6 +127,36 @@ class TextOrderEnforcingWrapper(_RawState, wrappers.OrderEnforcingWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._state = self._raw
         super().reset(seed=seed, options=options)
+
+    # `step`, `observe` and `last` do what PettingZoo's order enforcer and `AECEnv.last`
+    # do (refuse before the first reset, warn on a step after the end), calling the
+    # wrapped env at once instead of through the base wrapper's forwarding methods, and
+    # reading the state from the raw env: the standard loop calls them at every step.
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if self._raw.agents:
+            self.env.step(action)
+        else:
+            EnvLogger.warn_step_after_terminated_truncated()
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection  # refused before the first reset
+        observation = self.observe(agent) if observe else None
+        raw = self._raw
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
 
     def step_text(self, text: str) -> None:
         if not self._has_reset:
