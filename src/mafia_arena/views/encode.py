@@ -376,12 +376,21 @@ def _votes_rule(state: _SeatArray, k: Knowledge) -> None:
 
 
 def _nominations_rule(state: _SeatArray, k: Knowledge) -> None:
-    if state.changed("nominations", k.nominations_today):
-        layout, nominations = state.layout, state.v["nominations"]
+    """Today's nominations. The fold only appends to them during a day (and starts
+    afresh at a phase), so a list that extends the one encoded adds its new pairs; any
+    other list is encoded from scratch."""
+    before = state.seen.get("nominations", ())
+    if not state.changed("nominations", k.nominations_today):
+        return
+    layout, nominations, today = state.layout, state.v["nominations"], k.nominations_today
+    done = len(before)  # type: ignore[arg-type]
+    if done and len(today) >= done and today[:done] == before:
+        today = today[done:]
+    else:
         nominations[:] = 0.0
-        for seat, target in k.nominations_today:
-            if _seat_ok(layout, seat) and _seat_ok(layout, target):
-                nominations[seat, target] = 1.0
+    for seat, target in today:
+        if _seat_ok(layout, seat) and _seat_ok(layout, target):
+            nominations[seat, target] = 1.0
 
 
 def _claims_rule(state: _SeatArray, k: Knowledge) -> None:
