@@ -13,6 +13,7 @@ caching works. The same rendering serves humans in the terminal.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from mafia_arena.engine.catalogue import (
@@ -300,6 +301,13 @@ def render_view(view: View) -> str:
     request = view.request
     if request is None:
         return text
-    options = "\n".join(f"  [{i}] {label}" for i, label in enumerate(request.labels))
-    extra = "\n  (or say anything in your own words)" if request.free_text else ""
-    return f"{text}\n\nNOW ({name(view.seat)}): {request.prompt}\n{options}{extra}"
+    options = _options(request.labels, request.free_text)
+    return f"{text}\n\nNOW ({name(view.seat)}): {request.prompt}\n{options}"
+
+
+@lru_cache(maxsize=4096)
+def _options(labels: tuple[str, ...], free_text: bool) -> str:
+    """A request's numbered choices (and the free-text note), memoised: the engine
+    offers the same label tuples all game (a speaking turn has some forty)."""
+    options = "\n".join(f"  [{i}] {label}" for i, label in enumerate(labels))
+    return options + ("\n  (or say anything in your own words)" if free_text else "")
