@@ -121,8 +121,10 @@ class raw_env(SessionSpaces, AECEnv):
     # ------------------------------------------------------------------ internals
     def _after_decision(self, agent: str) -> None:
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        rewards = self.rewards
+        if any(rewards.values()):  # only the end (or a wrapper's penalty) sets any
+            for a in self.agents:
+                rewards[a] = 0.0
         if self.session.over:
             for seat, reward in self.session.team_rewards().items():
                 a = self.possible_agents[seat]
