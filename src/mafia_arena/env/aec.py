@@ -73,7 +73,7 @@ class raw_env(SessionSpaces, AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"seat": s, "request": None} for s, a in enumerate(self.agents)}
+        self.infos = {a: self.session.waiting_info(s) for s, a in enumerate(self.agents)}
         self._turns = []
         self._select_next()
 

@@ -131,7 +131,7 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         session = self.session
         full = set(range(len(self.agents))) if session.over else set(session.pending_seats())
         return {
-            agent: session.info(s) if s in full else {"seat": s, "request": None}
+            agent: session.info(s) if s in full else session.waiting_info(s)
             for s, agent in enumerate(self.agents)
         }
 

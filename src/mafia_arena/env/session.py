@@ -77,6 +77,7 @@ class GameSession:
         self._stamps: list[tuple[Any, ...] | None] = []
         self._observed: list[tuple[View, dict[str, np.ndarray]] | None] = []
         self._infos: list[tuple[View, bool, dict[str, Any]] | None] = []
+        self._waiting: list[dict[str, Any] | None] = []
 
     # ------------------------------------------------------------------ lifecycle
     def new_game(
@@ -93,6 +94,7 @@ class GameSession:
         self._stamps = [None] * self.players
         self._observed = [None] * self.players
         self._infos = [None] * self.players
+        self._waiting = [None] * self.players
         self.encoder.reset()
         self.clock.reset()
         self.clock.sync(self.game, new_prompt=True)
@@ -254,6 +256,15 @@ class GameSession:
             info["result"] = {"winner": state.winner, "winners": list(state.winners)}
         self._infos[seat] = (view, over, info)
         return info
+
+    def waiting_info(self, seat: int) -> dict[str, Any]:
+        """The short info of a seat with nothing to decide (``seat``, no ``request``):
+        one dict per seat and game, handed out again at every step (as `info` does;
+        callers must not write into it)."""
+        found = self._waiting[seat]
+        if found is None:
+            found = self._waiting[seat] = {"seat": seat, "request": None}
+        return found
 
     def text(self, seat: int) -> str:
         """The seat's whole text view (equal to `views.text.render_view`)."""
