@@ -65,7 +65,7 @@ class Game:
         """``(night, event index, step name)`` where each night step that runs tonight
         starts in `events` (whether or not its role is alive), then ``"dawn"``. Host-side
         bookkeeping, not an event: drivers that must give every night the same visible
-        structure (`env.night_clock`) cut a seat's view at these points."""
+        structure (`engine.night_clock`) cut a seat's view at these points."""
         self.form_checks: dict[str, Callable[[Request, Speech], str]] = {}
         """Checks of a free-text decision by request kind, installed by the rules that
         ask it (the forum's written forms, `engine.forum.window`): a non-empty reason
