@@ -147,8 +147,11 @@ def _last_call(session: GameSession, prompt: list[int]) -> None:
     Why: a vote or a clan's pick waits for its slowest member; once everyone else is
     done, a full timer left to run is only the table waiting. Only when another person
     sits at the table (connected, alive or dead): bots do not mind waiting, and a person
-    alone with bots keeps their whole time. By night only the asked seats (a clan) see
-    their own countdowns, so nobody learns anything from it."""
+    alone with bots keeps their whole time. Not in a night slot (`web/night_pace.py`),
+    which lasts its public time whoever answers when; a night off the clock (a forum
+    window) shows the countdowns only to the asked seats."""
+    if session.pace is not None:  # a night slot runs to its end anyway: nothing to gain
+        return
     left = [s for s in prompt if session.slots[s].active]
     if len(prompt) < 2 or len(left) != 1:
         return
