@@ -116,9 +116,11 @@ async def _end_slot(session: GameSession) -> None:
 async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
     """Get one seat's decision for its open turn and submit it; never raises IllegalDecision.
 
-    Afterwards the seat's page loses its buttons at once — unless this was the prompt's
-    last answer: then the game has moved on and the main loop pushes everyone together
-    (when the night's slot ends), so no page learns early that a night is over.
+    Afterwards the seat's page loses its buttons at once — unless this was the last
+    answer of a prompt off the night clock: then the game has moved on and the main
+    loop pushes everyone together. In a night slot the page is pushed at once either
+    way: while the night is open it sees the log only as it stood when it was asked
+    (`GameSession.view`), so nothing of what came after shows before the dawn.
     """
     slot = session.slots[seat]
     try:
@@ -135,8 +137,9 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
     finally:
         slot.active = False
         slot.opened = None
-        if any(session.slots[s].active for s in prompt):
+        if session.pace is not None or any(session.slots[s].active for s in prompt):
             session.push(seat)
+        if any(session.slots[s].active for s in prompt):
             _last_call(session, prompt)
 
 
