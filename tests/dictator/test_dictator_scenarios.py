@@ -39,6 +39,7 @@ from mafia_arena.engine.catalogue import (
     Office,
     StatusMessage,
     StatusShown,
+    Trigger,
 )
 
 
@@ -233,6 +234,14 @@ def test_SD_9_investigation_parity_and_the_dictators_suspension() -> None:
     d.refused(DET, c("query", B))
 
 
+def test_SD_9_the_detective_murdered_while_querying_gets_nothing_but_the_terrorist_learns() -> None:
+    t = Table().to("night", 4)
+    t.act(B, murder(DET)).act(DET, c("query", R)).phase()
+    assert not t.alive(DET) and status(t, DET) == "Bürger – Detektiv"
+    assert not t.notices(DET, "result")
+    assert t.notices(T, "investigations") == [f"Detective queried: {name(R)}"]
+
+
 # ----------------------------------------------------------------- SD-10
 def test_SD_10_the_character_assassin_inverts_results() -> None:
     t = Table().to("night", 2)
@@ -305,6 +314,55 @@ def test_SD_12g_no_conversion_without_a_plain_citizen() -> None:
     t.act(B, murder(DP2)).phase()
     assert not t.alive(DP2)
     assert [s.seat for s in t.game.state.seats if s.flags.get("dark_past") and s.alive] == [DP1]
+
+
+HEIR_SEED = 22
+"""A seed at which the dark past of DP2, murdered in Night 1 or 3, moves on to C4."""
+
+
+def dp2_murdered(night: int) -> Table:
+    """The SD-12 starting point: B is to murder DP2 (unprotected) in `night`."""
+    t = Table(seed=HEIR_SEED).to("night", night)
+    return t.act(B, murder(DP2))
+
+
+def dark_pasts(t: Table) -> list[int]:
+    return [s.seat for s in t.game.state.seats if s.alive and s.flags.get("dark_past")]
+
+
+def test_SD_12_the_conversion_is_told_to_nobody() -> None:
+    t = dp2_murdered(1).phase()
+    assert dark_pasts(t) == [DP1, C4], "the seeded draw is to pick C4"
+    night = t.marks[-1]
+
+    def tonight(seat: int) -> list:
+        stream = t.game.stream(seat)
+        stream.pull(upto=night)
+        return [e.fact for e in stream.pull()]
+
+    assert tonight(C4) == tonight(C5)  # the new holder is told exactly what a citizen is
+    for seat in range(18):
+        assert not any(isinstance(f, Trigger) for f in t.seen(seat)), name(seat)
+
+
+def test_SD_12b_the_new_holder_looks_guilty_in_night_1() -> None:
+    t = dp2_murdered(1).act(MM, c("compare", C4, B)).phase()
+    assert dark_pasts(t) == [DP1, C4]
+    assert t.notices(MM, "result") == [f"{name(B)} und {name(C4)} gehören zur gleichen Partei."]
+
+
+def test_SD_12e_the_new_holder_executed_on_day_7_had_a_dark_past() -> None:
+    t = dp2_murdered(1).phase().to("day", 7)
+    t.act(C1, c("execute", C4)).phase()
+    assert status(t, C4) == "hatte eine dunkle Vergangenheit"
+
+
+def test_SD_12h_a_holder_converted_in_night_3_never_looks_guilty() -> None:
+    t = dp2_murdered(3).act(MM, c("compare", C4, B)).phase()
+    assert dark_pasts(t) == [DP1, C4]
+    assert t.notices(MM, "result") == [
+        f"{name(B)} und {name(C4)} gehören zu verschiedenen Parteien."
+    ]
 
 
 # ----------------------------------------------------------------- SD-13
@@ -395,6 +453,22 @@ def test_SD_16_boss_succession_and_transfer() -> None:
     d.phase()
     d.refused(B, murder(C5))
     d.refused(B, c("point", C5))
+
+
+def test_SD_16_no_murders_once_only_the_terrorist_is_left_of_the_mafia() -> None:
+    t = Table().to("day", 1)
+    for day, boss_side in enumerate((B, R, F), start=1):
+        t.to("day", day)
+        t.act(C1, c("execute", boss_side)).phase()
+    assert t.game.derived["forum"].authority is None
+    assert t.where == ("night", 3) and t.alive(T)
+    for seat, request in t.game.pending().items():
+        assert all(choice.verb != "murder" for choice in request.choices), name(seat)
+    t.refused(T, murder(C5))
+    t.phase()
+    assert texts(t.last_phase_facts(NoDeath)) == ["Nobody was murdered tonight."]
+    t.phase().phase()
+    assert texts(t.last_phase_facts(NoDeath)) == ["Nobody was murdered tonight."]
 
 
 # ----------------------------------------------------------------- SD-17
