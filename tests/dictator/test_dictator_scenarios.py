@@ -28,17 +28,22 @@ from tests.dictator.table import (
     w,
 )
 
+from mafia_arena.engine import PUBLIC
 from mafia_arena.engine.catalogue import (
     Allies,
     Death,
     DeliveredTestament,
     Disqualified,
+    FormNoted,
     GameEnded,
     Narration,
     Newspaper,
     NoDeath,
     NoExecution,
     Office,
+    PhaseStart,
+    Setup,
+    SpeechMade,
     StatusMessage,
     StatusShown,
     Trigger,
@@ -106,6 +111,11 @@ def test_SD_2_the_election_names_only_the_winner_and_ties_go_by_lot() -> None:
         assert len(office) == 1 and office[0].dictator in (C1, C2)
         assert office[0].text == f"{name(office[0].dictator)} is the dictator."
         winners.add(office[0].dictator)
+        public = {type(e.fact) for e in t.game.events if e.visibility == PUBLIC}
+        assert public == {Setup, PhaseStart, Office, Newspaper, SpeechMade}  # no counts
+        for seat in range(18):  # a seat is told of its own ballot alone
+            noted = [f for f in t.seen(seat) if isinstance(f, FormNoted) and f.form == "ballot"]
+            assert len(noted) == 1, name(seat)
     assert winners == {C1, C2}
 
 
@@ -476,6 +486,7 @@ def test_SD_16_boss_succession_and_transfer() -> None:
     v.act(C1, c("execute", B)).phase()
     holder = v.game.derived["forum"].authority
     assert holder in (R, F) and v.notices(holder, "authority")
+    assert not v.notices(R + F - holder, "authority")  # the other one is told nothing
     x = Table().to("day", 3)
     x.act(B, c("transfer", F)).phase()
     x.refused(B, murder(C5))
