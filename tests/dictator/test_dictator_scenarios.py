@@ -541,7 +541,9 @@ def test_SD_17_the_question_mark() -> None:
     t.act(C1, c("execute", Q)).phase()
     assert status(t, Q) == "Mafia – Rufmörder (Fragezeichen)"
     v = Table().to("night", 0)
-    v.act(Q, c("copy_status", T)).phase().phase().phase()
+    v.act(Q, c("copy_status", T)).phase()
+    v.refused(Q, c("attack", C3))  # Day 1: he does not know his copy yet
+    v.phase().phase()
     assert status_message(v, Q) == ("Du gehörst zur Mafia.", "Du bist der Terrorist.")
     v.act(Q, c("attack", C3)).phase()
     assert not v.alive(C3)
