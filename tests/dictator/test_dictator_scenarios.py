@@ -620,17 +620,9 @@ def test_SD_19_win_conditions() -> None:
     assert len(town) <= len(mafia)
 
 
-def leave_only(t: Table, *seats: int, dictator: int | None) -> None:
-    """A hand-made table for the win checks: everybody but `seats` is out of the game."""
-    for seat in range(18):
-        if seat not in seats:
-            t.game.state.mark_dead(seat)
-    t.game.derived["forum"].dictator = dictator
-
-
 def test_SD_19a_a_mafia_dictator_with_no_fewer_mafiosi_than_citizens_wins() -> None:
     t = Table().to("day", 1)
-    leave_only(t, R, B, T, C2, C3, A, dictator=R)
+    t.leave_only(R, B, T, C2, C3, A, dictator=R)
     t.phase()
     ended = t.facts(GameEnded)
     assert [f.winner for f in ended] == ["mafia"]
@@ -639,14 +631,14 @@ def test_SD_19a_a_mafia_dictator_with_no_fewer_mafiosi_than_citizens_wins() -> N
 
 def test_SD_19b_with_a_citizen_dictator_the_game_goes_on() -> None:
     t = Table().to("day", 1)
-    leave_only(t, R, B, T, C2, C3, A, dictator=C2)
+    t.leave_only(R, B, T, C2, C3, A, dictator=C2)
     t.phase()
     assert not t.game.over and t.where == ("night", 1)
 
 
 def test_SD_19e_the_mafia_murdering_the_last_citizen_wins_at_the_night_end() -> None:
     t = Table().to("night", 1)
-    leave_only(t, B, R, C2, dictator=None)
+    t.leave_only(B, R, C2, dictator=None)
     t.act(B, murder(C2)).phase()
     report = [e.fact for e in t.game.events[t.marks[-1] :]]
     assert [type(f) for f in report if isinstance(f, (Death, GameEnded))] == [Death, GameEnded]

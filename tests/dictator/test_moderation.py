@@ -13,6 +13,7 @@ from mafia_arena.engine import PASS, Game, GameOver, IllegalModeration, Speech
 from mafia_arena.engine.catalogue import GameEnded, GameMasterNotice, Narration, SpeechMade
 from mafia_arena.engine.forum.moderation import IRRELEVANT_NOTICE
 from mafia_arena.rules import load_variant
+from mafia_arena.runner.log import GameLog, replay
 
 
 def answer_round(t: Table, posts: dict[int, str], *, others: bool = True) -> None:
@@ -137,3 +138,27 @@ def test_rulings_replay_at_the_same_point() -> None:
         again.resubmit(record)
     assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
     assert len([d for d in again.decisions if d.get("host")]) == 3
+
+
+def test_a_stored_log_with_rulings_replays_byte_for_byte() -> None:
+    game = Game(load_variant("dictator"), 18, 5)  # a seeded deal: the log replays from it
+
+    def round_of(decision: Speech | None) -> None:
+        for seat in sorted(game.pending()):
+            game.submit(seat, decision or PASS)
+
+    round_of(None)  # Night 0: everyone done
+    round_of(Speech("Morning.", c("post")))
+    game.moderate("irrelevant", 3)
+    game.moderate("warning", 4, "a screenshot of his status message")
+    while not game.over and game.state.day < 2:
+        round_of(None)
+    game.moderate("forfeit", 2, "posted after his death")
+    log = GameLog.from_game(game)
+    assert [d["kind"] for d in log.decisions if d.get("host")] == [
+        "irrelevant",
+        "warning",
+        "forfeit",
+    ]
+    stored = GameLog.loads(log.to_jsonl())
+    assert GameLog.from_game(replay(stored)).to_jsonl() == log.to_jsonl()

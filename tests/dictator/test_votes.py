@@ -5,7 +5,7 @@ V4, V5 and V8 are SD-6 and SD-7 (`test_dictator_scenarios.py`); V2 is SD-2.
 
 from __future__ import annotations
 
-from tests.dictator.table import C1, C2, C3, C4, DET, MM, A, Q, T, Table, c, name
+from tests.dictator.table import C1, C2, C3, C4, C5, DET, MM, A, B, Q, T, Table, c, name, texts
 
 from mafia_arena.engine.catalogue import NoExecution, Office
 
@@ -76,6 +76,21 @@ def test_V7_a_tie_between_the_most_named_goes_by_lot() -> None:
         assert not t.alive(10) and dictator(t) in (DET, MM)
         chosen.add(dictator(t))
     assert chosen == {DET, MM}
+
+
+def test_V9_all_named_candidates_gone_leaves_the_office_vacant() -> None:
+    t = Table().to("night", 1)
+    t.leave_only(C1, B, C2, C3, C4, C5, dictator=C1)  # L = 6
+    revolt(t, {C5: [B, C2, C3, C4]}).act(B, c("murder", C5, None)).phase()
+    assert not t.alive(C1) and not t.alive(C5) and dictator(t) is None
+    assert texts(t.last_phase_facts(Office)) == [
+        f"Dictator {name(C1)} has been overthrown. The office is vacant.",
+        "The office of dictator is vacant.",
+    ]
+    t.phase()
+    assert texts(t.last_phase_facts(NoExecution), "reason") == ["Nobody was executed today."]
+    revolt(t, {C3: [C2, C3]}).phase()
+    assert dictator(t) == C3
 
 
 def test_V10_a_vacancy_election_needs_no_majority() -> None:
