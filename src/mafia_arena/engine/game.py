@@ -15,7 +15,12 @@ from typing import Any
 
 from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech, names_any
-from mafia_arena.engine.errors import GameOver, IllegalDecision, IllegalDisqualification
+from mafia_arena.engine.errors import (
+    GameOver,
+    IllegalDecision,
+    IllegalDisqualification,
+    IllegalModeration,
+)
 from mafia_arena.engine.events import HOST, PUBLIC, Event, SeatStream, Visibility
 from mafia_arena.engine.state import GameState, SeatState
 from mafia_arena.rules import Variant
@@ -208,10 +213,43 @@ class Game:
         remove(self, seat, reason)
         self._fit_prompt()
 
+    def moderate(self, kind: str, seat: int, value: str = "") -> None:
+        """A game master's ruling in a forum game, between two decisions (dictator.md
+        8.4, 8.5.3): ``irrelevant`` (a post of this phase stops counting against
+        inactivity; `value` its number among the seat's posts, empty for all),
+        ``warning`` or ``forfeit`` (a sanction; `value` the reason). The judgement is
+        the host's; the effects are rules (`engine.forum.moderation`).
+
+        Raises `GameOver` after the end and `IllegalModeration` (the state untouched)
+        for a ruling that is not possible now. Recorded like a decision (a host
+        ``decision`` event with ``host: true``), so `resubmit` applies it again at the
+        same point; a forfeit ends the game and closes the waiting prompt.
+        """
+        if self.state.over:
+            raise GameOver("the game is over")
+        from mafia_arena.engine.forum import moderation  # local: it imports this module
+
+        why = moderation.refusal(self, kind, seat, value)
+        if why:
+            raise IllegalModeration(seat, why)
+        record: dict[str, Any] = {"seat": seat, "kind": kind, "host": True}
+        if value:
+            record["reason"] = value
+        self.decisions.append(record)
+        self.emit(DecisionRecord(**record), HOST)
+        moderation.apply(self, kind, seat, value)
+        self._fit_prompt()
+
     def _host_action(self, record: dict[str, Any]) -> None:
-        if record.get("kind") != "disqualify":
-            raise ValueError(f"unknown host action {record.get('kind')!r}")
-        self.disqualify(record["seat"], record.get("reason", ""))
+        kind = record.get("kind")
+        if kind == "disqualify":
+            self.disqualify(record["seat"], record.get("reason", ""))
+            return
+        from mafia_arena.engine.forum.moderation import KINDS
+
+        if kind not in KINDS:
+            raise ValueError(f"unknown host action {kind!r}")
+        self.moderate(kind, record["seat"], record.get("reason", ""))
 
     def _why_not_removable(self, seat: int) -> str:
         if not self.variant.rules.disqualification:
