@@ -28,7 +28,7 @@ import pytest
 from tests.web.conftest import settings_for
 from tests.web.virtual_clock import run_on_virtual_clock
 
-from mafia_arena.agents.base import SyncAgent
+from mafia_arena.agents.base import AgentBase, SyncAgent
 from mafia_arena.agents.human import Action, HumanAgent
 from mafia_arena.engine.choices import PASS, Choice, Speech
 from mafia_arena.engine.night_clock import step_budgets
@@ -71,6 +71,15 @@ class PublicRuleBot(SyncAgent):
     name = "public-rule"
 
     def decide(self, view: View) -> Choice | Speech:
+        return public_rule(view)
+
+
+class ThinkingBot(AgentBase):
+    """A bot that decides asynchronously (as an LLM bot does), by `public_rule`."""
+
+    name = "thinking"
+
+    async def act(self, view: View) -> Choice | Speech:
         return public_rule(view)
 
 
@@ -202,3 +211,17 @@ def test_paced_bots_do_not_shorten_the_night(tmp_path: Path) -> None:
         # times are sums of floats from different starts: equal up to rounding
         assert told_a == told_b == round(2.0 * slots)
         assert lasted_a == pytest.approx(lasted_b) == pytest.approx(2.0 * slots)
+
+
+def test_a_night_is_patient_while_a_living_seat_may_take_its_time(tmp_path: Path) -> None:
+    """Patient or not is read from public facts: a person plays a living seat (not a
+    stand-in for them), or a bot that decides asynchronously does."""
+    spec = GameSpec(variant="standard", players=7, seats=[SeatSpec(kind="human")])
+    variant = load_variant("standard")
+    session = GameSession("g", spec, variant, 1, settings_for(tmp_path), HOST_KEY)
+    assert session.patient([0, 1, 2])  # the person at P1
+    assert not session.patient([1, 2, 3])  # scripted bots only
+    session.replace(0)  # away: a scripted stand-in plays P1
+    assert not session.patient([0, 1, 2])
+    session.slots[1].agent = ThinkingBot()  # like an LLM bot: it decides asynchronously
+    assert session.patient([1, 2])
