@@ -58,8 +58,9 @@ def request_for(game: Game, seat: int, phase: str) -> Request | None:
     victim = phase == "afternoon" and seat == ps.todays_victim
     if not picks and not victim:
         return None  # today's victim is always asked: being asked shows no card
-    choices = (PASS, *(c for c, _ in picks))
-    labels = ("done for this phase", *(label for _, label in picks))
+    moves, labels = zip(*picks, strict=True) if picks else ((), ())
+    choices = (PASS, *moves)
+    labels = ("done for this phase", *labels)
     prompt = f"{TITLES[phase]} of round {ps.round}: one move, or done."
     return Request(seat, "turn", prompt, choices, labels, "pass", info={"phase": phase})
 
@@ -83,7 +84,7 @@ def timed_phase(game: Game, phase: str) -> Flow:
         posters: list[tuple[int, bool]] = []
         for seat in sorted(answers):
             decision = answers[seat]
-            if decision == PASS:
+            if decision is PASS or decision == PASS:
                 continue
             moved = True
             if decision in (POST, POST_CHANNEL):
@@ -157,7 +158,7 @@ def apply(
     (ballots change no other seat's offer), so the offer still holds as submitted."""
     if isinstance(decision, Speech):
         return  # posts are speaking turns of their own (`posts`)
-    if recheck and decision not in [c for c, _ in moves_for(game, seat, phase)]:
+    if recheck and not offered(decision, moves_for(game, seat, phase)):
         game.emit(
             Narration("refused", f"Your move {decision.key} no longer applies."), private(seat)
         )
@@ -168,3 +169,9 @@ def apply(
         night.submit(game, seat, decision)
     else:
         cards.play(game, seat, decision)
+
+
+def offered(decision: Choice, picks: list[tuple[Choice, str]]) -> bool:
+    """Is `decision` among the offered `picks`? By identity first (the engine's shared
+    choices come back as the same objects), then by equality."""
+    return any(c is decision for c, _ in picks) or any(c == decision for c, _ in picks)

@@ -97,16 +97,34 @@ def _assassination_options(game: Game, seat: int) -> list[tuple[Choice, str]]:
     ):
         return []  # the Archmafioso's choice stands (5.5)
     assassins = [a for a in mafia_active(game) if a not in ps.declarations]
-    out = []
-    for t in ps.states.seats_that(Capability.ASSASSINABLE):
-        if seats[t].role in MAFIA_TEAM:
-            continue
-        for a in assassins:
-            if current is not None and (current.target, current.assassin) == (t, a):
-                continue
-            label = f"assassinate {seat_name(t)} (assassin {seat_name(a)})"
-            out.append((shared_choice("assassinate", t, str(a)), label))
-    return out
+    offers = _assassination_offers(game)
+    standing = (current.target, current.assassin) if current is not None else None
+    return [
+        offers[t][a]
+        for t in ps.states.seats_that(Capability.ASSASSINABLE)
+        if seats[t].role not in MAFIA_TEAM
+        for a in assassins
+        if (t, a) != standing
+    ]
+
+
+def _assassination_offers(game: Game) -> list[list[tuple[Choice, str]]]:
+    """Target → assassin → the mafia's choice and its label, built once per game (every
+    mafioso is offered targets x assassins at every night move)."""
+    found: list[list[tuple[Choice, str]]] | None = game.derived.get("palermo_kills")
+    if found is None:
+        found = [
+            [
+                (
+                    shared_choice("assassinate", t, str(a)),
+                    f"assassinate {seat_name(t)} (assassin {seat_name(a)})",
+                )
+                for a in range(game.players)
+            ]
+            for t in range(game.players)
+        ]
+        game.derived["palermo_kills"] = found
+    return found
 
 
 def submit(game: Game, seat: int, choice: Choice) -> None:

@@ -60,7 +60,8 @@ def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
         return []  # an echo voter casts one ballot
     current = ps.ballots.get(seat)
     offers = _vote_offers(game)
-    return [offers[t] for t in legal_targets(game, seat) if t != current]
+    exempt = ps.exempt  # legal_targets, inlined: every seat is asked at every move
+    return [offers[t] for t in ps.states.active() if t != seat and t != current and t not in exempt]
 
 
 def _vote_offers(game: Game) -> list[tuple[Choice, str]]:
