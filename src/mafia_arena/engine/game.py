@@ -182,7 +182,9 @@ class Game:
     def disqualify(self, seat: int, reason: str = "") -> None:
         """Remove `seat` from the game now, between two decisions (club 3.6, D34).
 
-        Allowed only where the variant's ``rules.disqualification`` switch is on; raises
+        Allowed where the variant's ``rules.disqualification`` switch is on, and in every
+        Palermo game, whose moderator may always remove a player (the penalty exit of
+        Palermo 4.4: permanently out, revealed, `engine.palermo.moderator`); raises
         `GameOver` after the end and `IllegalDisqualification` (the state untouched) for
         a missing or dead seat or a variant without the switch. The removal is recorded
         like a decision (a host ``decision`` event with ``host: true``), so `resubmit`
@@ -203,9 +205,14 @@ class Game:
             record["reason"] = reason
         self.decisions.append(record)
         self.emit(DecisionRecord(**record), HOST)
-        from mafia_arena.engine.disqualification import remove  # local: it imports this
+        if self.variant.palermo is not None:  # the moderator's penalty exit (Palermo 4.4)
+            from mafia_arena.engine.palermo.moderator import penalty  # local: imports this
 
-        remove(self, seat, reason)
+            penalty(self, seat, reason)
+        else:
+            from mafia_arena.engine.disqualification import remove  # local: it imports this
+
+            remove(self, seat, reason)
         self._fit_prompt()
 
     def _host_action(self, record: dict[str, Any]) -> None:
@@ -214,7 +221,7 @@ class Game:
         self.disqualify(record["seat"], record.get("reason", ""))
 
     def _why_not_removable(self, seat: int) -> str:
-        if not self.variant.rules.disqualification:
+        if not self.variant.rules.disqualification and self.variant.palermo is None:
             return (
                 f"the {self.variant.name} variant has no disqualification "
                 "(rules.disqualification is off)"

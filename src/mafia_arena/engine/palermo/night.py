@@ -4,7 +4,7 @@ Night actions are submitted as moves of NIGHT-EARLY and NIGHT-LATE (the last val
 submission stands): the Prostitute's block (NIGHT-EARLY only), the Detective's and the
 Medium's investigations, the mafia's assassination (target plus designated assassin;
 the Archmafioso's choice overrides), the activated Rival Mafioso's kill, and snitch
-declarations (`snitch`). At the end of NIGHT-LATE the block applies and the
+declarations and their withdrawal (`snitch`). At the end of NIGHT-LATE the block applies and the
 investigations are answered privately; NOON resolves the snitch, then the kill.
 """
 
@@ -29,7 +29,7 @@ from mafia_arena.engine.palermo.state import Assassination, of
 from mafia_arena.engine.player_states import Capability, PlayerState
 
 NIGHT_PHASES = ("night_early", "night_late")
-VERBS = frozenset({"block", "investigate", "assassinate", "snitch"})
+VERBS = frozenset({"block", "investigate", "assassinate", "snitch", "withdraw_snitch"})
 
 
 def start_night(game: Game) -> None:
@@ -130,6 +130,9 @@ def _assassination_offers(game: Game) -> list[list[tuple[Choice, str]]]:
 def submit(game: Game, seat: int, choice: Choice) -> None:
     """Record one night submission (already checked against `options`)."""
     ps = of(game)
+    if choice.verb == "withdraw_snitch":
+        snitch.withdraw(game, seat)
+        return
     assert choice.target is not None
     if choice.verb == "block":
         ps.block = choice.target

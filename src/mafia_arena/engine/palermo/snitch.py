@@ -91,8 +91,16 @@ def _kinds_open(game: Game, seat: int) -> list[str]:
     return out
 
 
+WITHDRAW = shared_choice("withdraw_snitch")
+"""The move that takes back the seat's own declaration (8.1: until the end of NIGHT-LATE)."""
+
+
 def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
+    """The snitch moves `seat` may make tonight: a declaration, or withdrawing its own."""
     ps = of(game)
+    own = ps.declarations.get(seat)
+    if own is not None:
+        return [(WITHDRAW, f"withdraw your {NAMES[own.kind]} on {seat_name(own.target)}")]
     kinds = _kinds_open(game, seat)
     if not kinds:
         return []
@@ -117,6 +125,21 @@ def declare(game: Game, seat: int, choice: Choice) -> None:
     team = [s for s in ps.states.active() if game.state.seats[s].role in MAFIA_TEAM]
     text = f"{seat_name(seat)} declares a {NAMES[choice.value]}: {seat_name(choice.target)}."
     game.emit(Narration("snitch", text), private(*team, channel="mafia"))
+
+
+def withdraw(game: Game, seat: int) -> None:
+    """Take back `seat`'s declaration (8.1), told to the mafia channel like the declaration.
+
+    Only this half goes: the partner of a massacre half keeps theirs (another mafioso may
+    still complete it; alone by the end of the night it is no snitch). The seat may
+    declare again the same night; nothing counts as the game's one snitch until NOON.
+    """
+    ps = of(game)
+    decl = ps.declarations.pop(seat)
+    ps.count("snitch_withdrawal")
+    team = [s for s in ps.states.active() if game.state.seats[s].role in MAFIA_TEAM]
+    text = f"{seat_name(seat)} withdraws the {NAMES[decl.kind]}: {seat_name(decl.target)}."
+    game.emit(Narration("snitch_withdrawn", text), private(*team, channel="mafia"))
 
 
 def resolve(game: Game) -> set[int]:

@@ -203,6 +203,8 @@ def resolution(game: Game, powers: dict[int, Choice], obliged: set[int]) -> Flow
             ps.cop_used = True
             ps.count("corrupt_cop_transfer")
             source, dest = choice.target, int(choice.value or 0)
+            if dest not in legal_targets(game, -1):
+                continue  # the destination left while the powers were asked: no transfer
             for ballot in counted:
                 if ballot[1] == source:
                     ballot[1] = dest
