@@ -1,0 +1,59 @@
+"""The LLM player's Palermo turn: its state, its own card and the card's timing windows,
+in words generated from the variant data, and no other seat's card."""
+
+from __future__ import annotations
+
+from tests.llm.fake_openai import FakeOpenAI
+from tests.palermo.table import P, Table
+
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.llm import AgentDefinition
+from mafia_arena.views import view_of
+
+HANDS = {15: "pythia", 14: "resurrection", 16: "grave_robbing"}
+
+
+async def _question(agent: LLMAgent, t: Table, number: int) -> tuple[str, str]:
+    view = view_of(t.game, P(number))
+    assert view.request is not None and view.request.kind == "turn"
+    await agent.act(view)
+    trace = agent.traces[-1]
+    assert trace["template"] == "decide_turn"
+    return trace["messages"][-1]["content"], trace["messages"][0]["content"]
+
+
+async def test_the_turn_prompt_explains_the_seats_state_card_and_windows(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    definition = fake_definition.model_copy(update={"trace_prompts": "full"})
+    agent = LLMAgent(definition)
+    agent.reset(P(15), 5)
+    t = Table(hands=HANDS, keep={14, 15, 16})
+    agent.set_variant(t.game.variant)
+    t.until(2, "morning")
+    user, system = await _question(agent, t, 15)
+    assert "Your state: Active; you may post publicly, vote, be voted for, play cards" in user
+    assert "Now: morning. Open to you: cast or change your ballot, post." in user
+    assert (
+        "Your card: Pythia's Oracle (used once, then gone; playable in: night before "
+        "midnight, night after midnight, morning, afternoon); its window is open now." in user
+    )
+    assert "Resurrection" not in user and "Grave Robbing" not in user  # others' cards
+    assert "Resurrection" in system  # the rules list every card: the deal is public
+    t.until(3, "dead_time")
+    user, _ = await _question(agent, t, 15)
+    assert "Now: dead time." in user and "its window is not open now" in user
+
+
+async def test_a_seat_without_a_card_is_told_so_and_sees_no_card(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    definition = fake_definition.model_copy(update={"trace_prompts": "full"})
+    agent = LLMAgent(definition)
+    agent.reset(P(13), 5)
+    t = Table(hands=HANDS, keep={13, 14, 15, 16})
+    agent.set_variant(t.game.variant)
+    t.until(2, "afternoon")
+    user, _ = await _question(agent, t, 13)
+    assert "You hold no intrigue card." in user
+    assert not any(t.game.variant.palermo.cards[c].title in user for c in HANDS.values())  # type: ignore[union-attr]
