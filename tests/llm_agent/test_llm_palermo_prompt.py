@@ -13,6 +13,14 @@ from mafia_arena.views import view_of
 HANDS = {15: "pythia", 14: "resurrection", 16: "grave_robbing"}
 
 
+def _seated(definition: AgentDefinition, number: int, t: Table) -> LLMAgent:
+    """An LLM player at P<number> of the table, its prompts kept whole in its traces."""
+    agent = LLMAgent(definition.model_copy(update={"trace_prompts": "full"}))
+    agent.reset(P(number), 5)
+    agent.set_variant(t.game.variant)
+    return agent
+
+
 async def _question(agent: LLMAgent, t: Table, number: int) -> tuple[str, str]:
     view = view_of(t.game, P(number))
     assert view.request is not None and view.request.kind == "turn"
@@ -25,11 +33,8 @@ async def _question(agent: LLMAgent, t: Table, number: int) -> tuple[str, str]:
 async def test_the_turn_prompt_explains_the_seats_state_card_and_windows(
     fake: FakeOpenAI, fake_definition: AgentDefinition
 ) -> None:
-    definition = fake_definition.model_copy(update={"trace_prompts": "full"})
-    agent = LLMAgent(definition)
-    agent.reset(P(15), 5)
     t = Table(hands=HANDS, keep={14, 15, 16})
-    agent.set_variant(t.game.variant)
+    agent = _seated(fake_definition, 15, t)
     t.until(2, "morning")
     user, system = await _question(agent, t, 15)
     assert "Your state: Active; you may post publicly, vote, be voted for, play cards" in user
@@ -48,11 +53,8 @@ async def test_the_turn_prompt_explains_the_seats_state_card_and_windows(
 async def test_a_seat_without_a_card_is_told_so_and_sees_no_card(
     fake: FakeOpenAI, fake_definition: AgentDefinition
 ) -> None:
-    definition = fake_definition.model_copy(update={"trace_prompts": "full"})
-    agent = LLMAgent(definition)
-    agent.reset(P(13), 5)
     t = Table(hands=HANDS, keep={13, 14, 15, 16})
-    agent.set_variant(t.game.variant)
+    agent = _seated(fake_definition, 13, t)
     t.until(2, "afternoon")
     user, _ = await _question(agent, t, 13)
     assert "You hold no intrigue card." in user
