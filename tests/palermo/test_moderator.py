@@ -1,12 +1,13 @@
-"""The moderator's penalty exit (4.4): permanently out, revealed, no last words."""
+"""What the moderator may do (4.4): the penalty exit (permanently out, revealed, no last
+words) and the sanction imprisonment (no card, the vote stands, only the moderator frees)."""
 
 from __future__ import annotations
 
 import pytest
 from tests.palermo.table import S16, P, Table
 
-from mafia_arena.engine import Game, IllegalDisqualification
-from mafia_arena.engine.catalogue import Disqualified, RoleChange, StateChanged
+from mafia_arena.engine import Game, IllegalDecision, IllegalDisqualification
+from mafia_arena.engine.catalogue import Disqualified, RoleChange, StateChanged, Votes
 from mafia_arena.engine.player_states import PlayerState
 
 
@@ -68,3 +69,40 @@ def test_removing_the_last_mafioso_runs_the_state_check() -> None:
     t.game.disqualify(P(4))  # no mafioso is Active: the Rival Mafioso takes over (5.1)
     assert t.ps.activated
     assert any(isinstance(f, RoleChange) and f.seat == P(6) for f in t.facts(RoleChange))
+
+
+def test_a_sanction_imprisons_without_a_card_or_calling_off_the_vote() -> None:
+    t = Table(hands={13: "cancel_imprisonment"}, keep={13, 14})
+    t.until(2, "morning")
+    t.game.sanction(P(14), "insulted a player")
+    assert t.state(14) is PlayerState.IMPRISONED
+    told = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
+    assert (told.cause, told.role) == ("sanction", None)  # an imprisonment reveals nothing
+    assert not t.ps.imprisonment_standing and P(14) not in t.ps.windows
+    assert P(14) not in t.game.pending()
+    t.until(2, "afternoon")
+    assert not t.offers(13, f"cancel_imprisonment:{P(14)}")  # only the moderator frees
+    t.finish_round(2)
+    assert any(f.kind == "vote" for f in t.facts(Votes))  # the vote was held
+    t.until(4, "morning")
+    assert t.state(14) is PlayerState.IMPRISONED  # no window ends it
+    with pytest.raises(IllegalDecision):
+        t.game.lift_sanction(P(13))
+    t.game.lift_sanction(P(14))
+    assert t.state(14) is PlayerState.ACTIVE
+    freed = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
+    assert freed.text == "The moderator releases P14: P14 is back in the game."
+    t.step()
+    assert P(14) in t.game.pending()  # asked again, its vote obligation back
+    again = Game(t.game.variant, 16, 1, deal=S16, hands={P(13): "cancel_imprisonment"})
+    for record in t.game.decisions:
+        again.resubmit(record)
+    assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
+
+
+def test_no_other_variant_has_a_moderator() -> None:
+    from mafia_arena.rules import load_variant
+
+    game = Game(load_variant("classic"), 9, 1)
+    with pytest.raises(IllegalDecision):
+        game.sanction(0)

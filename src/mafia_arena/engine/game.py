@@ -10,7 +10,7 @@ decisions)` therefore determines the log byte for byte, and a log replays.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
 from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
@@ -215,10 +215,54 @@ class Game:
             remove(self, seat, reason)
         self._fit_prompt()
 
+    def sanction(self, seat: int, reason: str = "") -> None:
+        """Palermo's sanction imprisonment (4.4): the moderator imprisons an Active seat
+        without a card and without calling off the vote; only `lift_sanction` frees it.
+
+        Raises `GameOver` after the end and `IllegalDecision` (the state untouched) in
+        another variant or for a seat that is not Active. Recorded and replayed like
+        `disqualify`; the waiting prompt loses the seat's request and every choice
+        naming it (an imprisoned player acts on nothing and nothing acts on them)."""
+        self._moderate(seat, "sanction", reason)
+
+    def lift_sanction(self, seat: int) -> None:
+        """Free a seat imprisoned by `sanction` (Palermo 4.4); it is asked again from the
+        next prompt on. Raises `IllegalDecision` for a seat the moderator did not imprison."""
+        self._moderate(seat, "lift_sanction", "")
+
+    def _moderate(self, seat: int, kind: str, reason: str) -> None:
+        if self.state.over:
+            raise GameOver("the game is over")
+        if self.variant.palermo is None:
+            raise IllegalDecision(seat, f"the {self.variant.name} variant has no moderator")
+        from mafia_arena.engine.palermo import moderator  # local: it imports this
+
+        check = moderator.why_not_sanction if kind == "sanction" else moderator.why_not_lift
+        why = check(self, seat)
+        if why:
+            raise IllegalDecision(seat, why)
+        record: dict[str, Any] = {"seat": seat, "kind": kind, "host": True}
+        if reason:
+            record["reason"] = reason
+        self.decisions.append(record)
+        self.emit(DecisionRecord(**record), HOST)
+        if kind == "sanction":
+            moderator.sanction(self, seat, reason)
+            self._fit_prompt({seat})
+        else:
+            moderator.lift(self, seat)
+            self._fit_prompt(set())
+
     def _host_action(self, record: dict[str, Any]) -> None:
-        if record.get("kind") != "disqualify":
-            raise ValueError(f"unknown host action {record.get('kind')!r}")
-        self.disqualify(record["seat"], record.get("reason", ""))
+        kind = record.get("kind")
+        if kind == "sanction":
+            self.sanction(record["seat"], record.get("reason", ""))
+        elif kind == "lift_sanction":
+            self.lift_sanction(record["seat"])
+        elif kind == "disqualify":
+            self.disqualify(record["seat"], record.get("reason", ""))
+        else:
+            raise ValueError(f"unknown host action {kind!r}")
 
     def _why_not_removable(self, seat: int) -> str:
         if not self.variant.rules.disqualification and self.variant.palermo is None:
@@ -232,13 +276,14 @@ class Game:
             return f"{seat_name(seat)} is already out of the game"
         return ""
 
-    def _fit_prompt(self) -> None:
-        """Bring the waiting prompt in line with the removals (see `disqualify`)."""
+    def _fit_prompt(self, out_of_play: Collection[int] = ()) -> None:
+        """Bring the waiting prompt in line with the removals (see `disqualify`), and
+        with `out_of_play`: seats taken out of play for now (a sanction)."""
         if self.state.over:
             self._pending, self._answers = {}, {}
             self._flow.close()
             return
-        removed = self.state.disqualified
+        removed = self.state.disqualified | set(out_of_play)
         prompt: Prompt = {}
         for seat, request in self._pending.items():
             screened = request.screened(removed)

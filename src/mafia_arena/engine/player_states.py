@@ -92,7 +92,9 @@ TRANSITIONS: dict[tuple[PlayerState, PlayerState], frozenset[str]] = {
         {"assassination", "vote", "rival_killer", "snitch"}
     ),
     (PlayerState.ACTIVE, PlayerState.IMPRISONED): frozenset({"imprisonment", "sanction"}),
-    (PlayerState.IMPRISONED, PlayerState.ACTIVE): frozenset({"cancel_imprisonment", "sanction"}),
+    (PlayerState.IMPRISONED, PlayerState.ACTIVE): frozenset(
+        {"cancel_imprisonment", "sanction_lifted"}
+    ),
     (PlayerState.IMPRISONED, PlayerState.GHOST): frozenset({"imprisonment_final"}),
     (PlayerState.GHOST, PlayerState.ACTIVE): frozenset({"resurrection", "failed_assassination"}),
     (PlayerState.GHOST, PlayerState.OUT): frozenset({"grave_robbing"}),

@@ -1,17 +1,23 @@
-"""The moderator's penalty exit (4.4): the one host command of a Palermo game.
+"""What the moderator may do to a misbehaving player (4.4): the penalty exit and the
+sanction imprisonment.
 
-The seed lets the moderator remove a player who discloses a role (directly or not) or
-who misbehaves; an expulsion is treated the same way. The player leaves permanently and
-the role is revealed, with any card still held (3.5), and gets no last words (7.8). The
-host gives it through `Game.disqualify`, which records it in the log like a decision
-(so a replay applies it again at the same point) and fits the waiting prompt to the
-smaller table; this module is the rule's side: the announcement, the exit and the state
-check that follows (the exit can activate the Rival Mafioso or end the game).
+- **Penalty exit** (`penalty`): for disclosing a role, directly or not, or any other
+  misbehaviour; an expulsion is the same. The player leaves permanently and the role is
+  revealed, with any card still held (3.5), without last words (7.8).
+- **Sanction imprisonment** (`sanction`, `lift`): the player is Imprisoned without a
+  card being used and without calling off the vote; no Cancel Imprisonment applies and
+  no window ends it: only the moderator frees them (the Decision of 4.4).
+
+The host gives them through `Game.disqualify`, `Game.sanction` and `Game.lift_sanction`,
+which record them in the log like decisions (a replay applies them again at the same
+point) and fit the waiting prompt; this module is the rules' side: the announcement,
+the state change and the state check that follows (a mafioso taken out of play can
+activate the Rival Mafioso or end the game).
 """
 
 from __future__ import annotations
 
-from mafia_arena.engine.catalogue import Disqualified
+from mafia_arena.engine.catalogue import Disqualified, Narration
 from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.palermo.changes import change
@@ -30,10 +36,50 @@ def penalty(game: Game, seat: int, reason: str) -> None:
     Active; the game may be over when this returns.
     """
     game.state.disqualified.add(seat)  # never asked again, even while a prompt waits
-    of(game).count("moderator_penalty")
+    ps = of(game)
+    ps.moderated += 1
+    ps.count("moderator_penalty")
     text = f"The moderator removes {seat_name(seat)} from the game" + (
         f": {reason}." if reason else "."
     )
     game.emit(Disqualified(seat, reason, text), PUBLIC)
     change(game, seat, PlayerState.OUT, CAUSE)
+    state_check(game)
+
+
+def why_not_sanction(game: Game, seat: int) -> str:
+    """Why `seat` cannot be imprisoned by the moderator now ("" if it can)."""
+    ps = of(game)
+    if not 0 <= seat < game.players:
+        return f"there is no seat {seat}"
+    if not ps.states.is_active(seat):
+        return f"{seat_name(seat)} is not Active"
+    return ""
+
+
+def why_not_lift(game: Game, seat: int) -> str:
+    """Why the moderator cannot free `seat` now ("" if it can)."""
+    if seat not in of(game).sanctioned:
+        return f"{seat_name(seat)} is not imprisoned by the moderator"
+    return ""
+
+
+def sanction(game: Game, seat: int, reason: str) -> None:
+    """Imprison the Active `seat` by the moderator's sanction; then a state check."""
+    ps = of(game)
+    ps.moderated += 1
+    ps.sanctioned.add(seat)
+    ps.count("moderator_sanction")
+    text = f"The moderator imprisons {seat_name(seat)}" + (f": {reason}." if reason else ".")
+    game.emit(Narration("sanction", text), PUBLIC)
+    change(game, seat, PlayerState.IMPRISONED, "sanction")
+    state_check(game)
+
+
+def lift(game: Game, seat: int) -> None:
+    """Free a seat the moderator imprisoned: Active again, its vote obligation back (4.3)."""
+    ps = of(game)
+    ps.moderated += 1
+    ps.sanctioned.discard(seat)
+    change(game, seat, PlayerState.ACTIVE, "sanction_lifted")
     state_check(game)

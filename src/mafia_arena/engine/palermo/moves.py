@@ -79,10 +79,10 @@ def timed_phase(game: Game, phase: str) -> Flow:
                 prompt[seat] = request
         if not prompt:
             return
-        removed = len(game.state.disqualified)
+        moderated = ps.moderated
         answers = yield prompt
-        # a moderator's penalty while the prompt waited may have made any offer stale
-        moved, changed = False, len(game.state.disqualified) != removed
+        # a moderator's action while the prompt waited may have made any offer stale
+        moved, changed = False, ps.moderated != moderated
         posters: list[tuple[int, bool]] = []
         for seat in sorted(answers):
             decision = answers[seat]
