@@ -27,6 +27,7 @@ cast so far, its private investigation and Pythia results. The rules of thumb:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import groupby
 from operator import attrgetter
@@ -40,6 +41,7 @@ from mafia_arena.engine.catalogue import (
     StateChanged,
 )
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
+from mafia_arena.engine.events import SeatEvent
 from mafia_arena.engine.speech_acts import render_act
 
 _VERB = attrgetter("verb")
@@ -97,28 +99,57 @@ def _fold(ctx: Context) -> None:
     """
     seen: _Seen = ctx.notes.setdefault("palermo_seen", _Seen())
     events = ctx.view.knowledge.events
-    for index in range(seen.position, len(events)):
-        entry = events[index]
-        f = entry.fact
+    for entry in events[seen.position :]:
         if entry.day != seen.day:
             seen.day, seen.ballots = entry.day, {}
-        if isinstance(f, NightResult) and f.targets:
-            if f.result == "mafia":
-                seen.enemies.add(f.targets[0])
-            elif f.result == "innocent":
-                seen.cleared.add(f.targets[0])
-        elif isinstance(f, OracleAnswer) and f.question == "mafia":
-            (seen.enemies if f.answer else seen.cleared).add(f.target)
-        elif isinstance(f, Ballot):
-            seen.ballots[f.seat] = f.target
-        elif isinstance(f, StateChanged) and f.state != "active":
-            seen.ballots.pop(f.seat, None)
-        elif isinstance(f, SpeechMade) and entry.channel is not None:
-            match = _PROPOSAL.search(f.text)
-            if match is not None:
-                aims = seen.proposals.setdefault((entry.day, match.group(1)), {})
-                aims[f.seat] = int(match.group(2)) - 1
+        reader = _READERS.get(type(entry.fact))
+        if reader is not None:
+            reader(seen, entry)
     seen.position = len(events)
+
+
+def _read_result(seen: _Seen, entry: SeatEvent) -> None:
+    f: NightResult = entry.fact  # type: ignore[assignment]
+    if f.targets and f.result == "mafia":
+        seen.enemies.add(f.targets[0])
+    elif f.targets and f.result == "innocent":
+        seen.cleared.add(f.targets[0])
+
+
+def _read_oracle(seen: _Seen, entry: SeatEvent) -> None:
+    f: OracleAnswer = entry.fact  # type: ignore[assignment]
+    if f.question == "mafia":
+        (seen.enemies if f.answer else seen.cleared).add(f.target)
+
+
+def _read_ballot(seen: _Seen, entry: SeatEvent) -> None:
+    f: Ballot = entry.fact  # type: ignore[assignment]
+    seen.ballots[f.seat] = f.target
+
+
+def _read_state(seen: _Seen, entry: SeatEvent) -> None:
+    f: StateChanged = entry.fact  # type: ignore[assignment]
+    if f.state != "active":
+        seen.ballots.pop(f.seat, None)
+
+
+def _read_speech(seen: _Seen, entry: SeatEvent) -> None:
+    f: SpeechMade = entry.fact  # type: ignore[assignment]
+    match = _PROPOSAL.search(f.text) if entry.channel is not None else None
+    if match is not None:
+        aims = seen.proposals.setdefault((entry.day, match.group(1)), {})
+        aims[f.seat] = int(match.group(2)) - 1
+
+
+_READERS: dict[type, Callable[[_Seen, SeatEvent], None]] = {
+    NightResult: _read_result,
+    OracleAnswer: _read_oracle,
+    Ballot: _read_ballot,
+    StateChanged: _read_state,
+    SpeechMade: _read_speech,
+}
+"""The entries the fold reads, by fact type (one dictionary look-up per entry: a seat's
+stream carries every public ballot, and the fold sees each entry once)."""
 
 
 def _enemies_known(ctx: Context) -> set[int]:

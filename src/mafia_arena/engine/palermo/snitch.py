@@ -110,12 +110,29 @@ def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
         for t in ps.states.active()
         if t != seat and t not in ps.declarations and game.state.seats[t].role not in MAFIA_TEAM
     ]
+    offers = _offers(game)
     return [
-        (shared_choice("snitch", t, kind), f"{NAMES[kind]}: {seat_name(t)}")
+        offers[kind][t]
         for kind in kinds
         for t in targets
         if not (kind.startswith("massacre") and t in named)
     ]
+
+
+def _offers(game: Game) -> dict[str, list[tuple[Choice, str]]]:
+    """Kind → seat → the declaration and its label, built once per game (every eligible
+    mafioso is offered kinds x targets at every night move)."""
+    found: dict[str, list[tuple[Choice, str]]] | None = game.derived.get("palermo_snitches")
+    if found is None:
+        found = {
+            kind: [
+                (shared_choice("snitch", t, kind), f"{NAMES[kind]}: {seat_name(t)}")
+                for t in range(game.players)
+            ]
+            for kind in KINDS
+        }
+        game.derived["palermo_snitches"] = found
+    return found
 
 
 def declare(game: Game, seat: int, choice: Choice) -> None:
