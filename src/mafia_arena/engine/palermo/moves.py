@@ -25,6 +25,7 @@ POST = shared_choice("post")
 """The move "I want to post": the seat then gets a speaking turn (`posts`)."""
 POST_CHANNEL = shared_choice("post_channel")
 """The same in the seat's private channel (the mafia team's, the Roommates')."""
+_POST_OFFER = (POST, "post in the public discussion")
 DISCUSSION = frozenset({"night_early", "night_late", "dead_time", "morning", "afternoon"})
 TITLES = {
     "night_early": "Night, before midnight",
@@ -47,14 +48,13 @@ def moves_for(game: Game, seat: int, phase: str) -> list[tuple[Choice, str]]:
 def request_for(game: Game, seat: int, phase: str) -> Request | None:
     ps = of(game)
     picks = moves_for(game, seat, phase)
-    if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
-        picks.append((POST, "post in the public discussion"))
-    if (
-        phase in DISCUSSION
-        and channel_of(game, seat)
-        and ps.states.can(seat, Capability.POST_CHANNEL)
-    ):
-        picks.append((POST_CHANNEL, f"post in the {channel_of(game, seat)} channel"))
+    if phase in DISCUSSION:
+        allowed = ps.states.capabilities(seat)
+        if Capability.POST in allowed:
+            picks.append(_POST_OFFER)
+        channel = channel_of(game, seat)
+        if channel is not None and Capability.POST_CHANNEL in allowed:
+            picks.append((POST_CHANNEL, f"post in the {channel} channel"))
     victim = phase == "afternoon" and seat == ps.todays_victim
     if not picks and not victim:
         return None  # today's victim is always asked: being asked shows no card
