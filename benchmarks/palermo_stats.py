@@ -17,11 +17,12 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import cache
 
 from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.engine import Game
 from mafia_arena.engine.palermo.state import of
-from mafia_arena.rules import load_variant
+from mafia_arena.rules import Variant, load_variant
 from mafia_arena.stats import wilson_interval
 from mafia_arena.views import SeatTracker
 
@@ -44,8 +45,15 @@ class PresetStats:
         self.rounds += other.rounds
 
 
+@cache
+def palermo() -> Variant:
+    """The variant, read once per process (parsing the file took a tenth of a 12-player
+    game); a `Variant` is frozen, so every game may share it."""
+    return load_variant("palermo")
+
+
 def play_one(players: int, seed: int) -> tuple[str, dict[str, int], int]:
-    variant = load_variant("palermo")
+    variant = palermo()
     game = Game(variant, players, seed)
     agents = []
     for seat in range(players):
