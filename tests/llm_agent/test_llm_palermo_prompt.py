@@ -59,3 +59,19 @@ async def test_a_seat_without_a_card_is_told_so_and_sees_no_card(
     user, _ = await _question(agent, t, 13)
     assert "You hold no intrigue card." in user
     assert not any(t.game.variant.palermo.cards[c].title in user for c in HANDS.values())  # type: ignore[union-attr]
+
+
+async def test_the_change_window_prompt_says_which_window_is_open(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    t = Table(hands={15: "cancel_imprisonment"}, keep={14, 15})
+    agent = _seated(fake_definition, 15, t)
+    t.until(1, "change_window")
+    view = view_of(t.game, P(15))
+    assert view.request is not None and view.request.kind == "change_vote"
+    await agent.act(view)
+    trace = agent.traces[-1]
+    user = trace["messages"][-1]["content"]
+    assert trace["template"] == "decide_change_vote"
+    assert "Now: the vote block (change window)." in user
+    assert "Your card: Cancel Imprisonment" in user and "its window is open now" in user

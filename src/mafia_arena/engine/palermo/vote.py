@@ -97,7 +97,9 @@ def change_window(game: Game) -> Flow:
         choices = (PASS, *(c for c, _ in picks))
         labels = ("keep my ballot", *(label for _, label in picks))
         text = "Change window: one action (change or cast your vote), or keep your ballot."
-        prompt[seat] = Request(seat, "change_vote", text, choices, labels, "pass")
+        prompt[seat] = Request(
+            seat, "change_vote", text, choices, labels, "pass", info={"phase": "change_window"}
+        )
     if not prompt:
         return
     answers = yield prompt
@@ -149,7 +151,9 @@ def vote_end_actions(game: Game) -> Flow:
             text = "Corrupt Cop: move every vote on one player to another (once per game), or pass."
         choices = (PASS, *(c for c, _ in picks))
         labels = ("pass", *(label for _, label in picks))
-        prompt[seat] = Request(seat, "vote_end", text, choices, labels, "pass")
+        prompt[seat] = Request(
+            seat, "vote_end", text, choices, labels, "pass", info={"phase": "vote_end"}
+        )
     if not prompt:
         return {}
     answers = yield prompt
@@ -287,7 +291,9 @@ def runoff(game: Game, candidates: list[int], mayor: int | None) -> Flow:
             continue
         choices = (PASS, *(shared_choice("vote", c) for c in picks))
         labels = ("abstain", *(f"vote {seat_name(c)}" for c in picks))
-        prompt[seat] = Request(seat, "runoff", f"Runoff: {names}.", choices, labels, "pass")
+        prompt[seat] = Request(
+            seat, "runoff", f"Runoff: {names}.", choices, labels, "pass", info={"phase": "runoff"}
+        )
     answers = yield prompt
     ballots = {
         s: d.target
