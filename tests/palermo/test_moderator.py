@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from tests.palermo.table import S16, P, Table
 
-from mafia_arena.engine import Game, IllegalDecision, IllegalDisqualification
+from mafia_arena.engine import Game, IllegalDisqualification, IllegalModeration
 from mafia_arena.engine.catalogue import Disqualified, RoleChange, StateChanged, Votes
 from mafia_arena.engine.player_states import PlayerState
 
@@ -74,7 +74,7 @@ def test_removing_the_last_mafioso_runs_the_state_check() -> None:
 def test_a_sanction_imprisons_without_a_card_or_calling_off_the_vote() -> None:
     t = Table(hands={13: "cancel_imprisonment"}, keep={13, 14})
     t.until(2, "morning")
-    t.game.sanction(P(14), "insulted a player")
+    t.game.moderate("sanction", P(14), "insulted a player")
     assert t.state(14) is PlayerState.IMPRISONED
     told = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
     assert (told.cause, told.role) == ("sanction", None)  # an imprisonment reveals nothing
@@ -86,9 +86,11 @@ def test_a_sanction_imprisons_without_a_card_or_calling_off_the_vote() -> None:
     assert any(f.kind == "vote" for f in t.facts(Votes))  # the vote was held
     t.until(4, "morning")
     assert t.state(14) is PlayerState.IMPRISONED  # no window ends it
-    with pytest.raises(IllegalDecision):
-        t.game.lift_sanction(P(13))
-    t.game.lift_sanction(P(14))
+    with pytest.raises(IllegalModeration):
+        t.game.moderate("release", P(13))
+    with pytest.raises(IllegalModeration):
+        t.game.moderate("forfeit", P(14), "a forum ruling")  # not one of Palermo's
+    t.game.moderate("release", P(14))
     assert t.state(14) is PlayerState.ACTIVE
     freed = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
     assert freed.text == "The moderator releases P14: P14 is back in the game."
@@ -100,9 +102,9 @@ def test_a_sanction_imprisons_without_a_card_or_calling_off_the_vote() -> None:
     assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
 
 
-def test_no_other_variant_has_a_moderator() -> None:
+def test_no_other_variant_has_these_rulings() -> None:
     from mafia_arena.rules import load_variant
 
     game = Game(load_variant("classic"), 9, 1)
-    with pytest.raises(IllegalDecision):
-        game.sanction(0)
+    with pytest.raises(IllegalModeration):
+        game.moderate("sanction", 0, "no moderator here")

@@ -15,7 +15,12 @@ from typing import Any
 
 from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech, names_any
-from mafia_arena.engine.errors import GameOver, IllegalDecision, IllegalDisqualification
+from mafia_arena.engine.errors import (
+    GameOver,
+    IllegalDecision,
+    IllegalDisqualification,
+    IllegalModeration,
+)
 from mafia_arena.engine.events import HOST, PUBLIC, Event, SeatStream, Visibility
 from mafia_arena.engine.state import GameState, SeatState
 from mafia_arena.rules import Variant
@@ -215,54 +220,60 @@ class Game:
             remove(self, seat, reason)
         self._fit_prompt()
 
-    def sanction(self, seat: int, reason: str = "") -> None:
-        """Palermo's sanction imprisonment (4.4): the moderator imprisons an Active seat
-        without a card and without calling off the vote; only `lift_sanction` frees it.
+    def moderate(self, kind: str, seat: int, value: str = "") -> None:
+        """A ruling of the game's moderator between two decisions. The judgement is the
+        host's; the effects are rules.
 
-        Raises `GameOver` after the end and `IllegalDecision` (the state untouched) in
-        another variant or for a seat that is not Active. Recorded and replayed like
-        `disqualify`; the waiting prompt loses the seat's request and every choice
-        naming it (an imprisoned player acts on nothing and nothing acts on them)."""
-        self._moderate(seat, "sanction", reason)
+        - A forum game (dictator.md 8.4, 8.5.3, `engine.forum.moderation`):
+          ``irrelevant`` (a post of this phase stops counting against inactivity;
+          `value` its number among the seat's posts, empty for all), ``warning`` or
+          ``forfeit`` (a sanction; `value` the reason).
+        - Palermo (4.4, `engine.palermo.moderator`): ``sanction`` (the Active seat is
+          imprisoned without a card, the vote kept; `value` the reason) and ``release``
+          (only the moderator frees it). Its penalty exit is `disqualify`.
 
-    def lift_sanction(self, seat: int) -> None:
-        """Free a seat imprisoned by `sanction` (Palermo 4.4); it is asked again from the
-        next prompt on. Raises `IllegalDecision` for a seat the moderator did not imprison."""
-        self._moderate(seat, "lift_sanction", "")
-
-    def _moderate(self, seat: int, kind: str, reason: str) -> None:
+        Raises `GameOver` after the end and `IllegalModeration` (the state untouched)
+        for a ruling that is not possible now. Recorded like a decision (a host
+        ``decision`` event with ``host: true``), so `resubmit` applies it again at the
+        same point; a forfeit ends the game and closes the waiting prompt, a sanction
+        takes the seat out of the waiting prompt.
+        """
         if self.state.over:
             raise GameOver("the game is over")
-        if self.variant.palermo is None:
-            raise IllegalDecision(seat, f"the {self.variant.name} variant has no moderator")
-        from mafia_arena.engine.palermo import moderator  # local: it imports this
+        palermo = self.variant.palermo is not None
+        if palermo:
+            from mafia_arena.engine.palermo import moderator  # local: it imports this
 
-        check = moderator.why_not_sanction if kind == "sanction" else moderator.why_not_lift
-        why = check(self, seat)
+            why = moderator.refusal(self, kind, seat, value)
+        else:
+            from mafia_arena.engine.forum import moderation  # local: it imports this
+
+            why = moderation.refusal(self, kind, seat, value)
         if why:
-            raise IllegalDecision(seat, why)
+            raise IllegalModeration(seat, why)
         record: dict[str, Any] = {"seat": seat, "kind": kind, "host": True}
-        if reason:
-            record["reason"] = reason
+        if value:
+            record["reason"] = value
         self.decisions.append(record)
         self.emit(DecisionRecord(**record), HOST)
-        if kind == "sanction":
-            moderator.sanction(self, seat, reason)
-            self._fit_prompt({seat})
+        if palermo:
+            moderator.apply(self, kind, seat, value)
+            self._fit_prompt({seat} if kind == "sanction" else ())
         else:
-            moderator.lift(self, seat)
-            self._fit_prompt(set())
+            moderation.apply(self, kind, seat, value)
+            self._fit_prompt()
 
     def _host_action(self, record: dict[str, Any]) -> None:
         kind = record.get("kind")
-        if kind == "sanction":
-            self.sanction(record["seat"], record.get("reason", ""))
-        elif kind == "lift_sanction":
-            self.lift_sanction(record["seat"])
-        elif kind == "disqualify":
+        if kind == "disqualify":
             self.disqualify(record["seat"], record.get("reason", ""))
-        else:
+            return
+        from mafia_arena.engine.forum.moderation import KINDS
+        from mafia_arena.engine.palermo.moderator import KINDS as PALERMO_KINDS
+
+        if kind not in KINDS and kind not in PALERMO_KINDS:
             raise ValueError(f"unknown host action {kind!r}")
+        self.moderate(kind, record["seat"], record.get("reason", ""))
 
     def _why_not_removable(self, seat: int) -> str:
         if not self.variant.rules.disqualification and self.variant.palermo is None:

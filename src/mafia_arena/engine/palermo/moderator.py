@@ -4,15 +4,16 @@ sanction imprisonment.
 - **Penalty exit** (`penalty`): for disclosing a role, directly or not, or any other
   misbehaviour; an expulsion is the same. The player leaves permanently and the role is
   revealed, with any card still held (3.5), without last words (7.8).
-- **Sanction imprisonment** (`sanction`, `lift`): the player is Imprisoned without a
-  card being used and without calling off the vote; no Cancel Imprisonment applies and
-  no window ends it: only the moderator frees them (the Decision of 4.4).
+- **Sanction imprisonment** (the rulings ``sanction`` and ``release``): the player is
+  Imprisoned without a card being used and without calling off the vote; no Cancel
+  Imprisonment applies and no window ends it: only the moderator frees them (the
+  Decision of 4.4).
 
-The host gives them through `Game.disqualify`, `Game.sanction` and `Game.lift_sanction`,
-which record them in the log like decisions (a replay applies them again at the same
-point) and fit the waiting prompt; this module is the rules' side: the announcement,
-the state change and the state check that follows (a mafioso taken out of play can
-activate the Rival Mafioso or end the game).
+The host gives them through `Game.disqualify` and `Game.moderate`, which record them in
+the log like decisions (a replay applies them again at the same point) and fit the
+waiting prompt; this module is the rules' side: the announcement, the state change and
+the state check that follows (a mafioso taken out of play can activate the Rival
+Mafioso or end the game).
 """
 
 from __future__ import annotations
@@ -47,39 +48,36 @@ def penalty(game: Game, seat: int, reason: str) -> None:
     state_check(game)
 
 
-def why_not_sanction(game: Game, seat: int) -> str:
-    """Why `seat` cannot be imprisoned by the moderator now ("" if it can)."""
-    ps = of(game)
+KINDS = ("sanction", "release")
+"""The moderator's rulings through `Game.moderate` (the penalty exit is `disqualify`)."""
+
+
+def refusal(game: Game, kind: str, seat: int, value: str) -> str:
+    """Why the ruling `kind` on `seat` is not possible now ("" if it is)."""
+    if kind not in KINDS:
+        return f"unknown ruling {kind!r}; rulings: {', '.join(KINDS)}"
     if not 0 <= seat < game.players:
         return f"there is no seat {seat}"
-    if not ps.states.is_active(seat):
+    ps = of(game)
+    if kind == "sanction" and not ps.states.is_active(seat):
         return f"{seat_name(seat)} is not Active"
-    return ""
-
-
-def why_not_lift(game: Game, seat: int) -> str:
-    """Why the moderator cannot free `seat` now ("" if it can)."""
-    if seat not in of(game).sanctioned:
+    if kind == "release" and seat not in ps.sanctioned:
         return f"{seat_name(seat)} is not imprisoned by the moderator"
     return ""
 
 
-def sanction(game: Game, seat: int, reason: str) -> None:
-    """Imprison the Active `seat` by the moderator's sanction; then a state check."""
+def apply(game: Game, kind: str, seat: int, value: str) -> None:
+    """Carry out a ruling that `refusal` allowed; then a state check."""
     ps = of(game)
     ps.moderated += 1
-    ps.sanctioned.add(seat)
-    ps.count("moderator_sanction")
-    text = f"The moderator imprisons {seat_name(seat)}" + (f": {reason}." if reason else ".")
-    game.emit(Narration("sanction", text), PUBLIC)
-    change(game, seat, PlayerState.IMPRISONED, "sanction")
-    state_check(game)
-
-
-def lift(game: Game, seat: int) -> None:
-    """Free a seat the moderator imprisoned: Active again, its vote obligation back (4.3)."""
-    ps = of(game)
-    ps.moderated += 1
-    ps.sanctioned.discard(seat)
-    change(game, seat, PlayerState.ACTIVE, "sanction_lifted")
+    if kind == "sanction":
+        ps.sanctioned.add(seat)
+        ps.count("moderator_sanction")
+        reason = value.strip()
+        text = f"The moderator imprisons {seat_name(seat)}" + (f": {reason}." if reason else ".")
+        game.emit(Narration("sanction", text), PUBLIC)
+        change(game, seat, PlayerState.IMPRISONED, "sanction")
+    else:
+        ps.sanctioned.discard(seat)
+        change(game, seat, PlayerState.ACTIVE, "sanction_lifted")
     state_check(game)
