@@ -465,11 +465,20 @@ def serve(
         Path | None,
         typer.Option(help="live store (SQLite): live games resume after a restart"),
     ] = None,
+    fixed_nights: Annotated[
+        bool,
+        typer.Option(
+            help="run every night on public slots of public lengths; off, a night ends "
+            "once its actors have answered, which shows who acts at night (for tests)"
+        ),
+    ] = True,
 ) -> None:
     """Start the web app for mixed games of humans and bots."""
     from mafia_arena.web import serve as run_server
 
-    options: dict[str, Any] = {} if db is None else {"db": db}
+    options: dict[str, Any] = {"fixed_nights": fixed_nights}
+    if db is not None:
+        options["db"] = db
     run_server(host=host, port=port, **options)
 
 

@@ -115,6 +115,14 @@ class Table:
             self.phase()
         return self
 
+    def leave_only(self, *seats: int, dictator: int | None) -> None:
+        """A hand-made table (win checks, small electorates): everybody but `seats` is
+        out of the game, and `dictator` holds the office."""
+        for seat in range(self.game.players):
+            if seat not in seats:
+                self.game.state.mark_dead(seat)
+        self.game.derived["forum"].dictator = dictator
+
     # ----------------------------------------------------------------- reading
     def facts(self, kind: type[Fact], since: int = 0) -> list:
         return [e.fact for e in self.game.events[since:] if isinstance(e.fact, kind)]

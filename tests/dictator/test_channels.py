@@ -6,7 +6,7 @@ the transcript lines rendered from them (what prompts and pages read).
 
 from __future__ import annotations
 
-from tests.dictator.table import C1, C2, C3, C4, C5, C6, C7, C8, B, Table, c, name, w
+from tests.dictator.table import C1, C2, C3, C4, C5, C6, C7, C8, B, F, R, Table, c, name, w
 
 from mafia_arena.engine import IllegalDecision, Speech
 from mafia_arena.engine.catalogue import (
@@ -167,6 +167,21 @@ def test_no_testament_on_disqualification() -> None:
     while t.alive(C8):
         t.phase()
     assert not t.facts(DeliveredTestament)
+
+
+def test_the_kill_authority_of_a_player_disqualified_at_night_passes_that_morning() -> None:
+    """8.5.7: B is silent on Day 1, posts in Night 1, is silent on Day 2 and Night 2."""
+    t = Table().to("day", 1)
+    t.silent.add(B)
+    t.phase()
+    t.silent.discard(B)
+    t.phase()
+    t.silent.add(B)
+    t.phase().phase()
+    assert t.where == ("day", 3) and not t.alive(B)
+    heir = t.game.derived["forum"].authority
+    assert heir in (R, F)
+    assert t.notices(heir, "authority") == ["You now hold the kill authority."]
 
 
 def test_a_deposed_dictators_testament_is_delivered() -> None:

@@ -179,3 +179,39 @@ def test_T30_massacre_snitch_outcomes() -> None:
     f.until(2, "night_early")
     f.step({3: "snitch:10:massacre_informant"})
     assert not f.offers(1, "snitch:8:massacre_detective")
+
+
+def test_a_snitch_declaration_can_be_withdrawn_until_the_end_of_the_night() -> None:
+    """8.1: a declaration "can be withdrawn until the end of NIGHT-LATE"."""
+    from mafia_arena.engine.catalogue import Narration
+
+    t = Table(keep={3, 14})
+    t.until(3, "night_early")
+    t.step({3: "snitch:13:simple"})  # P14 is no Informant: a miss would take P3 out
+    assert not t.offers(1, "withdraw_snitch")  # only the declarer withdraws
+    t.until(3, "night_late")
+    assert t.offers(3, "withdraw_snitch") and not t.offers(3, "snitch:13:vendetta")
+    t.step({3: "withdraw_snitch"})
+    told = [e for e in t.game.events if isinstance(e.fact, Narration)]
+    withdrawn = [e for e in told if e.fact.step == "snitch_withdrawn"][-1]
+    assert withdrawn.fact.text == "P3 withdraws the simple snitch (names the Informant): P14."
+    assert withdrawn.visibility.seats == {P(1), P(2), P(3), P(4)}  # the mafia channel
+    assert t.offers(3, "snitch:13:simple")  # the seat may declare again tonight
+    t.until(3, "afternoon")
+    assert t.state(3) is ACTIVE and t.state(14) is ACTIVE
+    assert t.ps.snitch_used is None and t.ps.used["snitch_withdrawal"] == 1
+    t.until(4, "night_early")
+    assert t.offers(3, "snitch:13:simple")  # the game's one snitch is still to come
+
+
+def test_withdrawing_a_massacre_half_leaves_its_partner_alone() -> None:
+    t = Table(keep={3, 4, 7, 9})
+    t.until(3, "night_early")
+    t.step({3: "snitch:8:massacre_informant"})
+    t.step({4: "snitch:6:massacre_detective"})
+    t.step({3: "withdraw_snitch"})
+    assert set(t.ps.declarations) == {P(4)}
+    assert t.offers(1, "snitch:8:massacre_informant") is False  # a Hidden is free: no Known
+    t.until(3, "afternoon")
+    assert t.state(9) is ACTIVE and t.state(7) is ACTIVE and t.state(4) is ACTIVE
+    assert t.ps.snitch_used is None  # half a massacre is no snitch

@@ -80,3 +80,12 @@ def test_the_web_snapshot_shows_the_seats_card_and_state() -> None:
         other["you"]["intrigue_card"] is None
         or other["you"]["intrigue_card"]["name"] != "resurrection"
     )
+
+
+def test_the_statistics_do_not_depend_on_the_worker_count() -> None:
+    from benchmarks.palermo_stats import markdown, run
+
+    alone = run(6, (12,), 1, 3)
+    shared = run(6, (12,), 2, 3)
+    assert alone[12].games == 6 and sum(alone[12].wins.values()) == 6
+    assert markdown(shared) == markdown(alone)

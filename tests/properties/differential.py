@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,12 +205,40 @@ def fallback(request: Request) -> Choice:
     return PASS if PASS in request.choices else request.choices[0]
 
 
+def steered(worlds: Worlds) -> frozenset[int]:
+    """Palermo: the seats whose ballots the policy prefers, world A's mafia team.
+
+    Random ballots seldom vote out every mafioso before the worlds part, so the Rival
+    Mafioso's activation and the camp changes it brings would go untested. The policy
+    may read world A's deal: whatever it picks is played in both worlds alike, and the
+    observer must not tell the worlds apart whatever the decisions are."""
+    if worlds.variant != "palermo":
+        return frozenset()
+    from mafia_arena.engine.palermo.roles import MAFIA_TEAM
+
+    return frozenset(s for s, role in enumerate(worlds.deal_a) if role in MAFIA_TEAM)
+
+
+def _policy(common: list[Choice], prefer: frozenset[int], rng: random.Random) -> Choice:
+    """A uniform pick among the common choices, or, where `steered` gives seats, mostly
+    a ballot on one of them, and mostly no Grave Robbing (its public reveal parts the
+    worlds at once, before the later rules are reached)."""
+    if not prefer:
+        return rng.choice(common)
+    aimed = [c for c in common if c.verb == "vote" and c.target in prefer]
+    if aimed and rng.random() < 0.8:
+        return rng.choice(aimed)
+    kept = [c for c in common if c.verb != "grave_robbing"]
+    return rng.choice(kept if kept and rng.random() < 0.8 else common)
+
+
 def pair(
     worlds: Worlds, pending_a: dict[int, Request], pending_b: dict[int, Request], rng: random.Random
 ) -> tuple[dict[int, Choice], dict[int, Choice]]:
     """The same decisions in both worlds, legal in both (`Parted` where none is)."""
     chosen_a: dict[int, Choice] = {}
     chosen_b: dict[int, Choice] = {}
+    prefer = steered(worlds)
     for seat, request in sorted(pending_a.items()):
         other = partner(worlds, seat, request)
         twin = pending_b.get(other)
@@ -219,7 +248,7 @@ def pair(
         common = [c for c in request.choices if c in set(twin.choices)]
         if not common:
             raise Parted("no decision is legal in both worlds")
-        chosen_a[seat] = chosen_b[other] = rng.choice(common)
+        chosen_a[seat] = chosen_b[other] = _policy(common, prefer, rng)
     for seat, request in pending_b.items():
         chosen_b.setdefault(seat, fallback(request))
     return chosen_a, chosen_b
@@ -229,9 +258,59 @@ def _engine_pending(session: GameSession) -> dict[int, Request]:
     return {s: session.game.request(s) for s in session.pending_seats()}
 
 
+# --------------------------------------------------------------------------- coverage
+PALERMO_REACHED = (
+    "night_ability",
+    "card_in_hand",
+    "card_play",
+    "imprisonment",
+    "imprisonment_final",
+    "camp_change",
+)
+"""What a Palermo case should reach while its worlds are compared: a night ability, the
+observer holding a card, a card played, an imprisonment and one becoming final (the
+imprisonment causes a seat is told), and a camp change (the Rival Mafioso's
+activation)."""
+_NIGHT_ABILITIES = frozenset(
+    {
+        "assassination",
+        "rival_assassination",
+        "detective_investigation",
+        "medium_investigation",
+        "prostitute_block",
+    }
+)
+
+
+def reached(worlds: Worlds, session: GameSession) -> set[str]:
+    """Which of `PALERMO_REACHED` world A reached (its whole log is compared play: the
+    worlds stop being played where they part)."""
+    if worlds.variant != "palermo":
+        return set()
+    from mafia_arena.engine.catalogue import RoleChange, StateChanged
+    from mafia_arena.engine.palermo.state import of
+
+    used = of(session.game).used
+    out = set()
+    if _NIGHT_ABILITIES & set(used):
+        out.add("night_ability")
+    if worlds.hands and worlds.observer in worlds.hands:
+        out.add("card_in_hand")
+    if any(k.startswith("card_") for k in used):
+        out.add("card_play")
+    for event in session.game.events:
+        fact = event.fact
+        if isinstance(fact, StateChanged) and fact.cause in ("imprisonment", "imprisonment_final"):
+            out.add(fact.cause)
+        elif isinstance(fact, RoleChange):
+            out.add("camp_change")
+    return out
+
+
 # --------------------------------------------------------------------------- drivers
-def run_parallel(worlds: Worlds, policy_seed: int) -> int:
-    """Both worlds through the Parallel env in lockstep; returns the steps compared."""
+def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) -> int:
+    """Both worlds through the Parallel env in lockstep; returns the steps compared.
+    `seen` counts what the compared play reached (`reached`)."""
     envs = [mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides)]
     envs.append(mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides))
     envs[0].reset(seed=worlds.seed, options=worlds.options_a)
@@ -267,14 +346,17 @@ def run_parallel(worlds: Worlds, policy_seed: int) -> int:
     except Parted:
         pass
     _compare_engine_streams(worlds, [e.session for e in envs])
+    if seen is not None:
+        seen.update(reached(worlds, envs[0].session))
     return steps
 
 
-def run_aec(worlds: Worlds, policy_seed: int) -> int:
+def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) -> int:
     """Both worlds through the AEC env in lockstep; returns the steps compared.
 
     The agent selected at every step must be the same in both worlds (who is asked is
     visible to every seat), and so must the observer's observation at every step.
+    `seen` counts what the compared play reached (`reached`).
     """
     envs = [mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides)]
     envs.append(mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides))
@@ -314,6 +396,8 @@ def run_aec(worlds: Worlds, policy_seed: int) -> int:
     except Parted:
         pass
     _compare_engine_streams(worlds, [e.session for e in envs])
+    if seen is not None:
+        seen.update(reached(worlds, envs[0].session))
     return steps
 
 

@@ -9,9 +9,11 @@ settings) through both environments. Thousands: ``MAFIA_SLOW=1`` runs the `slow`
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 import pytest
 from tests.properties.differential import (
+    PALERMO_REACHED,
     SETTINGS,
     Leak,
     Worlds,
@@ -29,13 +31,13 @@ SLOW_CASES = 3000
 RUN_SLOW = os.environ.get("MAFIA_SLOW") == "1"
 
 
-def _play(cases: range) -> dict[str, int]:
+def _play(cases: range, seen: Counter[str] | None = None) -> dict[str, int]:
     compared = {"parallel": 0, "aec": 0}
     for index in cases:
         worlds, policy_seed = random_case(index)
         try:
-            compared["parallel"] += run_parallel(worlds, policy_seed)
-            compared["aec"] += run_aec(worlds, policy_seed)
+            compared["parallel"] += run_parallel(worlds, policy_seed, seen)
+            compared["aec"] += run_aec(worlds, policy_seed, seen)
         except Leak as leak:
             raise AssertionError(f"case {index} ({_describe(worlds)}): {leak}") from None
     return compared
@@ -52,8 +54,12 @@ def _describe(worlds: Worlds) -> str:
 def test_a_seat_observes_the_same_in_worlds_it_cannot_tell_apart(setting: int) -> None:
     per_setting = max(1, DEFAULT_CASES // len(SETTINGS))
     cases = range(setting, per_setting * len(SETTINGS), len(SETTINGS))
-    compared = _play(cases)
+    seen: Counter[str] = Counter()
+    compared = _play(cases, seen)
     assert compared["parallel"] > 0 and compared["aec"] > 0
+    if SETTINGS[setting][0] == "palermo":  # the compared play reached every Palermo rule
+        missing = [what for what in PALERMO_REACHED if not seen[what]]
+        assert not missing, f"no case reached {missing}: {dict(seen)}"
 
 
 @pytest.mark.slow

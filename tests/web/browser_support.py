@@ -72,6 +72,28 @@ def launch_chromium() -> Iterator[Any]:
         chromium.close()
 
 
+WINDOWS: dict[str, dict[str, Any]] = {
+    "desktop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
+"""Browser context options for the two window sizes the screenshots are taken at."""
+
+
+def assert_fits(page: Any, moment: str) -> None:
+    """Nothing on the page is wider than the window (no sideways scrolling)."""
+    wide, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert wide <= window, f"{moment}: the page is {wide}px wide in a {window}px window"
+
+
+def in_view(page: Any, locator: Any) -> bool:
+    """Whether an element is shown and lies inside the window (not scrolled away)."""
+    box = locator.bounding_box()
+    if box is None or not locator.is_visible():
+        return False
+    width, height = page.evaluate("[window.innerWidth, window.innerHeight]")
+    return box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] + box["width"] <= width
+
+
 def shoot(page: Any, name: str) -> None:
     """Save a viewport screenshot as `<MAFIA_WEB_SHOTS>/<name>.png` when the folder is set."""
     folder = os.environ.get("MAFIA_WEB_SHOTS")

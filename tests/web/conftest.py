@@ -14,10 +14,13 @@ from mafia_arena.web import Settings
 
 
 def settings_for(tmp_path: Path, **changes: object) -> Settings:
-    """Instant bots (no pacing, no night floor), stores under `tmp_path`; chosen seeds
-    allowed, so the tests' games are reproducible."""
+    """Instant bots (no pacing), nights that end once their actors have answered (the
+    fixed night, `web/night_pace.py`, would make every night with a person last its
+    whole timers: `tests/web/test_night_pace.py` plays it on a clock of its own), stores
+    under `tmp_path`; chosen seeds allowed, so the tests' games are reproducible."""
     base = {
         "bot_delay": 0.0,
+        "fixed_nights": False,
         "timer_scale": 1.0,
         "grace": 30.0,
         "results_dir": tmp_path / "results",

@@ -347,6 +347,7 @@ class ServerProcess:
         src = str(Path(__file__).resolve().parents[2] / "src")
         env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
         command = [sys.executable, "-m", "mafia_arena.cli", "serve", "--port", str(self.port)]
+        command.append("--no-fixed-nights")  # as `settings_for`: nights end once answered
         self.proc = subprocess.Popen(
             [*command, "--db", str(self.db)],
             cwd=self.folder,

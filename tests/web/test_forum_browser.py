@@ -4,7 +4,8 @@ an ad and writes a testament from the page, and the bot answers privately.
     MAFIA_WEB_SHOTS=docs/screenshots .venv/bin/python -m pytest -p no:cacheprovider \
         tests/web/test_forum_browser.py
 
-saves `desktop-forum.png` there.
+saves `desktop-forum.png` and `phone-forum.png` (390×844, the forum panels scrolled
+into view) there; at both sizes nothing may be wider than the window.
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.web.browser_support import shoot
+from playwright.sync_api import expect
+from tests.web.browser_support import WINDOWS, assert_fits, in_view, shoot
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
 from mafia_arena.engine.catalogue import DeliveredTestament, Newspaper, PrivateMessage
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+FORUM_WINDOWS = {**WINDOWS, "desktop": {"viewport": {"width": 1280, "height": 900}}}
+"""The screenshot sizes; the desktop forum is a little taller than the other shots."""
 
 
 @pytest.fixture
@@ -36,15 +40,19 @@ def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def click_form(page: Any, words: str, label: str) -> None:
-    """Type `words`, then press the form button `label` (its content is the words)."""
-    page.wait_for_selector(f"#choices button:enabled:text-is('{label}')", timeout=30_000)
+    """Type `words`, then press the form button named `label` (its content is the
+    words). A per-player form ("private message to P2") is a short button in its form's
+    row, named by its full label."""
+    button = page.locator("#choices").get_by_role("button", name=label, exact=True).first
+    expect(button).to_be_enabled(timeout=30_000)
     page.fill("#speech-text", words)
-    page.locator("#choices button", has_text=label).first.click()
+    button.click()
     page.wait_for_timeout(200)
 
 
+@pytest.mark.parametrize("window", list(FORUM_WINDOWS))
 def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers(
-    browser: Any, heuristic_server: LiveServer
+    browser: Any, heuristic_server: LiveServer, window: str
 ) -> None:
     server = heuristic_server
     created = server.create(
@@ -54,7 +62,7 @@ def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers
         seats=[{"kind": "human"}, {"kind": "bot", "agent": "heuristic"}],
     )
     game_id = created["game_id"]
-    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page = browser.new_context(**FORUM_WINDOWS[window]).new_page()
     page.goto(server.url + "/")
     page.evaluate(
         f"localStorage.setItem('mafia:admin:{game_id}', {json.dumps(json.dumps(created['admin']))})"
@@ -87,7 +95,14 @@ def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers
             done.first.click()
         page.wait_for_timeout(200)
     assert "The quiet ones are hiding something." in page.locator("#newspaper").inner_text()
-    shoot(page, "desktop-forum")
+    assert_fits(page, f"{window} forum")
+    row = page.locator("#choices .form-row", has_text="private message to")
+    assert row.locator("button").count() == 11  # one short button per other player
+    if window == "phone":  # one column: the forum's panels at the top of the window
+        page.locator("#forum").evaluate("e => e.scrollIntoView({block: 'start'})")
+        assert in_view(page, page.locator("#forum-messages"))
+        assert in_view(page, page.get_by_role("button", name="write a public testament"))
+    shoot(page, f"{window}-forum")
 
     game = server.game(game_id)
     sent = [e.fact for e in game.events if isinstance(e.fact, PrivateMessage)]

@@ -176,7 +176,7 @@ def test_the_waiting_screen_names_whom_the_table_waits_for(
         players=7,
         seed=12,
         seats=[{"kind": "human"}, {"kind": "human"}],
-        bot_delay=0.5,  # nights last a few seconds (the night floor): time to look
+        bot_delay=0.5,  # each night step takes the bots about 0.5 s: time to look
     )
     contexts, pages = join_all(browser, server.url, created, {"width": 1100, "height": 800})
     for page in pages:

@@ -47,7 +47,8 @@ def _drain(conn: Connection) -> list[dict[str, Any]]:
 
 async def _play(tmp_path: Path, variant: str, players: int, seed: int) -> dict[int, list[dict]]:
     spec = GameSpec(variant=variant, players=players, seats=[SeatSpec(kind="bot")] * players)
-    session = GameSession("g", spec, load_variant(variant), seed, settings_for(tmp_path), HOST_KEY)
+    settings = settings_for(tmp_path, fixed_nights=True)  # instant bots: every slot lasts 0 s
+    session = GameSession("g", spec, load_variant(variant), seed, settings, HOST_KEY)
     conns = [Connection(seat, limit=100_000) for seat in range(players)]
     for conn in conns:
         session.attach(conn)

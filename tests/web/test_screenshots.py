@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.web.browser_support import play_pages, shoot, step
+from tests.web.browser_support import WINDOWS, assert_fits, in_view, play_pages, shoot, step
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
@@ -33,10 +33,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 SEED = 23  # deals P1 the detective, who is still alive at the second vote
 DECK = Counter({"villager": 3, "doctor": 1, "detective": 1, "mafioso": 2})
-WINDOWS = {
-    "desktop": {"viewport": {"width": 1280, "height": 800}},
-    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-}
 SPEECH = "Quiet night on my side. Let us hear everyone before we vote."
 
 
@@ -52,21 +48,6 @@ def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
 
 def phase(page: Any) -> str:
     return (page.locator("#phase").text_content() or "").strip().lower()
-
-
-def assert_fits(page: Any, moment: str) -> None:
-    """Nothing on the page is wider than the window (no sideways scrolling)."""
-    wide, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-    assert wide <= window, f"{moment}: the page is {wide}px wide in a {window}px window"
-
-
-def in_view(page: Any, locator: Any) -> bool:
-    """Whether an element is shown and lies inside the window (not scrolled away)."""
-    box = locator.bounding_box()
-    if box is None or not locator.is_visible():
-        return False
-    width, height = page.evaluate("[window.innerWidth, window.innerHeight]")
-    return box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] + box["width"] <= width
 
 
 def move(page: Any) -> bool:

@@ -12,8 +12,9 @@ from mafia_arena.agents.human import Action, HumanAgent, clean_text, decision_fo
 from mafia_arena.engine import PASS, Choice, IllegalDecision, Request, Speech
 from mafia_arena.web.auth import Credentials, bearer
 from mafia_arena.web.db import LiveStore
+from mafia_arena.web.night_pace import slot_seconds
 from mafia_arena.web.protocol import Act, Auth, BadMessage, Chat, RateLimiter, Say, parse
-from mafia_arena.web.settings import TIMERS, GameSpec, night_floor, timer_for
+from mafia_arena.web.settings import TIMERS, GameSpec, timer_for
 
 SPEAK = Request(
     0,
@@ -160,8 +161,22 @@ def test_timers_depend_on_the_request_kind_only() -> None:
     assert timer_for("night:doctor_protect") == timer_for("night:mafia_kill")
     assert timer_for("speak", 0.5) == TIMERS["speak"] * 0.5
     assert timer_for("something_new") > 0
-    assert night_floor(1.0, 3) == night_floor(1.0, 3) > 0
-    assert night_floor(0.0, 3) == 0
+
+
+def test_night_slots_last_a_function_of_public_facts() -> None:
+    """A patient night's slot lasts its request's whole timer; a bots' night's slot
+    twice the bot pace (a paced bot answers within 1.5 times it)."""
+    assert slot_seconds("picks", patient=True, bot_delay=1.0, timer_scale=0.5) == timer_for(
+        "night:any", 0.5
+    )
+    assert (
+        slot_seconds("chat", patient=True, bot_delay=1.0, timer_scale=1.0) == TIMERS["night_chat"]
+    )
+    assert (
+        slot_seconds("describe", patient=True, bot_delay=0.0, timer_scale=1.0) == TIMERS["describe"]
+    )
+    assert slot_seconds("picks", patient=False, bot_delay=1.5, timer_scale=1.0) == 3.0
+    assert slot_seconds("chat", patient=False, bot_delay=0.0, timer_scale=1.0) == 0.0
 
 
 def test_game_spec_fills_seats_with_bots() -> None:

@@ -84,6 +84,7 @@ from mafia_arena.agents.registry import register_loader
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
 from mafia_arena.llm.accounting import attribution
 from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
+from mafia_arena.views.palermo_rules import palermo_situation
 from mafia_arena.views.view import View
 
 if TYPE_CHECKING:
@@ -530,12 +531,23 @@ class LLMAgent(AgentBase):
 
     def _values(self, view: View) -> dict[str, object]:
         knowledge = view.knowledge
-        return {
+        values: dict[str, object] = {
             "seat": seat_label(view.seat),
             "role": knowledge.role or "unknown",
             "faction": knowledge.faction or "unknown",
             "day": knowledge.day,
         }
+        if view.rules.palermo is not None:  # the seat's state, card and windows now
+            request = view.request
+            phase = request.info.get("phase") if request is not None else None
+            values["situation"] = palermo_situation(
+                view.rules,
+                view.seat,
+                knowledge.states,
+                knowledge.card,
+                str(phase or knowledge.phase),
+            )
+        return values
 
     def _render(self, name: str, view: View, **values: object) -> str:
         return self.templates.render(name, {**self._values(view), **values})

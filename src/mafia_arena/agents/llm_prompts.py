@@ -85,6 +85,7 @@ PLACEHOLDERS = (
     "day",
     "example",
     "target",
+    "situation",
 )
 
 

@@ -646,7 +646,8 @@ class SuicideAttack(Fact):
 class GameMasterNotice(Fact):
     """seats (the player) — a private message of the game master: an investigation
     result, the terrorist's list of investigated names, a change of the kill
-    authority, an inactivity warning; `topic` names which."""
+    authority, an inactivity warning, a post ruled irrelevant (``moderation``), a
+    sanction's warning (``sanction``); `topic` names which."""
 
     seat: int
     topic: str

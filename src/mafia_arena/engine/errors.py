@@ -24,3 +24,11 @@ class IllegalDisqualification(IllegalDecision):
     A subclass of `IllegalDecision` because a disqualification is recorded and replayed
     as a host decision; code that guards decisions guards this too.
     """
+
+
+class IllegalModeration(IllegalDecision):
+    """The game master's ruling is not possible now (a variant without rulings, an
+    unknown ruling, no such post, a sanction without a reason). The state is unchanged.
+
+    A subclass of `IllegalDecision` for the reason `IllegalDisqualification` is.
+    """

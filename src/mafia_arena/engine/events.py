@@ -203,7 +203,7 @@ class SeatStream:
         """The seat's entries added since the last pull.
 
         `upto` (host side: a position in the host log) stops the pull before that
-        position: a driver that shows the log in fixed steps (`env.night_clock`) holds
+        position: a driver that shows the log in fixed steps (`engine.night_clock`) holds
         the rest back for a later pull. The cursor never moves backwards.
         """
         log = self._log

@@ -10,12 +10,17 @@ decisions)` therefore determines the log byte for byte, and a log replays.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Mapping, Sequence
 from typing import Any
 
 from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech, names_any
-from mafia_arena.engine.errors import GameOver, IllegalDecision, IllegalDisqualification
+from mafia_arena.engine.errors import (
+    GameOver,
+    IllegalDecision,
+    IllegalDisqualification,
+    IllegalModeration,
+)
 from mafia_arena.engine.events import HOST, PUBLIC, Event, SeatStream, Visibility
 from mafia_arena.engine.state import GameState, SeatState
 from mafia_arena.rules import Variant
@@ -65,7 +70,7 @@ class Game:
         """``(night, event index, step name)`` where each night step that runs tonight
         starts in `events` (whether or not its role is alive), then ``"dawn"``. Host-side
         bookkeeping, not an event: drivers that must give every night the same visible
-        structure (`env.night_clock`) cut a seat's view at these points."""
+        structure (`engine.night_clock`) cut a seat's view at these points."""
         self.form_checks: dict[str, Callable[[Request, Speech], str]] = {}
         """Checks of a free-text decision by request kind, installed by the rules that
         ask it (the forum's written forms, `engine.forum.window`): a non-empty reason
@@ -187,7 +192,9 @@ class Game:
     def disqualify(self, seat: int, reason: str = "") -> None:
         """Remove `seat` from the game now, between two decisions (club 3.6, D34).
 
-        Allowed only where the variant's ``rules.disqualification`` switch is on; raises
+        Allowed where the variant's ``rules.disqualification`` switch is on, and in every
+        Palermo game, whose moderator may always remove a player (the penalty exit of
+        Palermo 4.4: permanently out, revealed, `engine.palermo.moderator`); raises
         `GameOver` after the end and `IllegalDisqualification` (the state untouched) for
         a missing or dead seat or a variant without the switch. The removal is recorded
         like a decision (a host ``decision`` event with ``host: true``), so `resubmit`
@@ -208,18 +215,73 @@ class Game:
             record["reason"] = reason
         self.decisions.append(record)
         self.emit(DecisionRecord(**record), HOST)
-        from mafia_arena.engine.disqualification import remove  # local: it imports this
+        if self.variant.palermo is not None:  # the moderator's penalty exit (Palermo 4.4)
+            from mafia_arena.engine.palermo.moderator import penalty  # local: imports this
 
-        remove(self, seat, reason)
+            penalty(self, seat, reason)
+        else:
+            from mafia_arena.engine.disqualification import remove  # local: it imports this
+
+            remove(self, seat, reason)
         self._fit_prompt()
 
+    def moderate(self, kind: str, seat: int, value: str = "") -> None:
+        """A ruling of the game's moderator between two decisions. The judgement is the
+        host's; the effects are rules.
+
+        - A forum game (dictator.md 8.4, 8.5.3, `engine.forum.moderation`):
+          ``irrelevant`` (a post of this phase stops counting against inactivity;
+          `value` its number among the seat's posts, empty for all), ``warning`` or
+          ``forfeit`` (a sanction; `value` the reason).
+        - Palermo (4.4, `engine.palermo.moderator`): ``sanction`` (the Active seat is
+          imprisoned without a card, the vote kept; `value` the reason) and ``release``
+          (only the moderator frees it). Its penalty exit is `disqualify`.
+
+        Raises `GameOver` after the end and `IllegalModeration` (the state untouched)
+        for a ruling that is not possible now. Recorded like a decision (a host
+        ``decision`` event with ``host: true``), so `resubmit` applies it again at the
+        same point; a forfeit ends the game and closes the waiting prompt, a sanction
+        takes the seat out of the waiting prompt.
+        """
+        if self.state.over:
+            raise GameOver("the game is over")
+        palermo = self.variant.palermo is not None
+        if palermo:
+            from mafia_arena.engine.palermo import moderator  # local: it imports this
+
+            why = moderator.refusal(self, kind, seat, value)
+        else:
+            from mafia_arena.engine.forum import moderation  # local: it imports this
+
+            why = moderation.refusal(self, kind, seat, value)
+        if why:
+            raise IllegalModeration(seat, why)
+        record: dict[str, Any] = {"seat": seat, "kind": kind, "host": True}
+        if value:
+            record["reason"] = value
+        self.decisions.append(record)
+        self.emit(DecisionRecord(**record), HOST)
+        if palermo:
+            moderator.apply(self, kind, seat, value)
+            self._fit_prompt({seat} if kind == "sanction" else ())
+        else:
+            moderation.apply(self, kind, seat, value)
+            self._fit_prompt()
+
     def _host_action(self, record: dict[str, Any]) -> None:
-        if record.get("kind") != "disqualify":
-            raise ValueError(f"unknown host action {record.get('kind')!r}")
-        self.disqualify(record["seat"], record.get("reason", ""))
+        kind = record.get("kind")
+        if kind == "disqualify":
+            self.disqualify(record["seat"], record.get("reason", ""))
+            return
+        from mafia_arena.engine.forum.moderation import KINDS
+        from mafia_arena.engine.palermo.moderator import KINDS as PALERMO_KINDS
+
+        if kind not in KINDS and kind not in PALERMO_KINDS:
+            raise ValueError(f"unknown host action {kind!r}")
+        self.moderate(kind, record["seat"], record.get("reason", ""))
 
     def _why_not_removable(self, seat: int) -> str:
-        if not self.variant.rules.disqualification:
+        if not self.variant.rules.disqualification and self.variant.palermo is None:
             return (
                 f"the {self.variant.name} variant has no disqualification "
                 "(rules.disqualification is off)"
@@ -230,13 +292,14 @@ class Game:
             return f"{seat_name(seat)} is already out of the game"
         return ""
 
-    def _fit_prompt(self) -> None:
-        """Bring the waiting prompt in line with the removals (see `disqualify`)."""
+    def _fit_prompt(self, out_of_play: Collection[int] = ()) -> None:
+        """Bring the waiting prompt in line with the removals (see `disqualify`), and
+        with `out_of_play`: seats taken out of play for now (a sanction)."""
         if self.state.over:
             self._pending, self._answers = {}, {}
             self._flow.close()
             return
-        removed = self.state.disqualified
+        removed = self.state.disqualified | set(out_of_play)
         prompt: Prompt = {}
         for seat, request in self._pending.items():
             screened = request.screened(removed)

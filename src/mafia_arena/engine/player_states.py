@@ -92,7 +92,9 @@ TRANSITIONS: dict[tuple[PlayerState, PlayerState], frozenset[str]] = {
         {"assassination", "vote", "rival_killer", "snitch"}
     ),
     (PlayerState.ACTIVE, PlayerState.IMPRISONED): frozenset({"imprisonment", "sanction"}),
-    (PlayerState.IMPRISONED, PlayerState.ACTIVE): frozenset({"cancel_imprisonment", "sanction"}),
+    (PlayerState.IMPRISONED, PlayerState.ACTIVE): frozenset(
+        {"cancel_imprisonment", "sanction_lifted"}
+    ),
     (PlayerState.IMPRISONED, PlayerState.GHOST): frozenset({"imprisonment_final"}),
     (PlayerState.GHOST, PlayerState.ACTIVE): frozenset({"resurrection", "failed_assassination"}),
     (PlayerState.GHOST, PlayerState.OUT): frozenset({"grave_robbing"}),
@@ -124,12 +126,20 @@ class StateBook:
     `move` is the one place a state changes; it checks the transition table, so a rule
     that tries an impossible move (resurrecting the imprisoned, grave-robbing the
     living) fails loudly instead of corrupting the game.
+
+    The seat lists (`active`, `seats_that`) are tuples kept until the next `move` (or a
+    change of `echo`): a timed phase asks every seat what it may do, and every offer
+    starts from these lists, while states change only a few times a round.
     """
 
     states: list[PlayerState]
     echo: bool = False
     """Echo from Beyond is in effect: every ghost is an echo voter."""
     history: list[tuple[int, PlayerState, PlayerState, str]] = field(default_factory=list)
+    _lists: dict[object, tuple[int, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """(capability or None for Active, echo) → the seats, since the last move."""
 
     @classmethod
     def all_active(cls, players: int) -> StateBook:
@@ -151,12 +161,24 @@ class StateBook:
     def can(self, seat: int, capability: Capability) -> bool:
         return capability in self.capabilities(seat)
 
-    def seats_that(self, capability: Capability) -> list[int]:
+    def seats_that(self, capability: Capability) -> tuple[int, ...]:
         """Seats with `capability` now, in seat order."""
-        return [s for s in range(len(self.states)) if self.can(s, capability)]
+        key = (capability, self.echo)
+        found = self._lists.get(key)
+        if found is None:
+            found = self._lists[key] = tuple(
+                s for s in range(len(self.states)) if self.can(s, capability)
+            )
+        return found
 
-    def active(self) -> list[int]:
-        return [s for s, st in enumerate(self.states) if st is PlayerState.ACTIVE]
+    def active(self) -> tuple[int, ...]:
+        """Active seats now, in seat order."""
+        found = self._lists.get(None)
+        if found is None:
+            found = self._lists[None] = tuple(
+                s for s, st in enumerate(self.states) if st is PlayerState.ACTIVE
+            )
+        return found
 
     def in_state(self, state: PlayerState) -> list[int]:
         return [s for s, st in enumerate(self.states) if st is state]
@@ -173,5 +195,6 @@ class StateBook:
         if not self.may_move(seat, to, cause):
             raise IllegalTransition(f"seat {seat}: {before.value} -> {to.value} by {cause!r}")
         self.states[seat] = to
+        self._lists.clear()
         self.history.append((seat, before, to, cause))
         return before

@@ -222,8 +222,9 @@ def mode_verbs(variant: Variant, players: int) -> list[str]:
 
 def palermo_sections(variant: Variant, players: int) -> list[tuple[str, list[Choice]]]:
     """The Palermo moves (`engine.palermo`), after the common sections: ballots, the
-    night actions, the vote-end powers, the snitch declarations and every card play."""
-    from mafia_arena.engine.palermo.snitch import KINDS
+    night actions, the vote-end powers, the snitch declarations (and their withdrawal)
+    and every card play."""
+    from mafia_arena.engine.palermo.snitch import KINDS, WITHDRAW
 
     spec = variant.palermo
     assert spec is not None
@@ -236,6 +237,7 @@ def palermo_sections(variant: Variant, players: int) -> list[tuple[str, list[Cho
         ("investigate", [shared_choice("investigate", s) for s in seats]),
         ("assassinate", [shared_choice("assassinate", t, str(a)) for t in seats for a in seats]),
         ("snitch", [shared_choice("snitch", t, k) for k in KINDS for t in seats]),
+        ("withdraw_snitch", [WITHDRAW]),
         ("defend", [shared_choice("defend", s) for s in seats]),
         ("transfer", [shared_choice("transfer", a, str(b)) for a, b in pairs]),
     ]

@@ -7,7 +7,7 @@ Contract (see `docs/env.md` and `mafia_arena.env`):
 - by day `agent_selection` is the lowest seat of `game.pending()`: a decision the engine
   makes simultaneous (a vote) is asked one seat at a time in seat order, and nobody sees
   another's answer before the engine publishes the batch;
-- a night is a fixed number of slots (`env/night_clock.py`), and in every slot each
+- a night is a fixed number of slots (`engine/night_clock.py`), and in every slot each
   living seat is selected once, in seat order: the seats of the slot's prompt decide, the
   others have only action 0 (wait). So the turns a seat gets, and their order, are the
   same in every deal it cannot tell apart, whoever holds a night role;

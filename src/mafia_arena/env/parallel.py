@@ -6,7 +6,7 @@ Contract:
   seats of `game.pending()` at once (a whole simultaneous vote, or the one speaker of a
   speaking turn), so one step is one engine decision batch;
 - a night is a fixed number of steps, one per slot of the `NightClock`
-  (`env/night_clock.py`): the same in every deal, whoever is alive, so the count of
+  (`engine/night_clock.py`): the same in every deal, whoever is alive, so the count of
   steps tells no seat which roles still act; in a slot only the seats of its prompt
   decide (a clan's round of picks, the doctor's pick), in a waiting slot nobody does;
 - a seat with nothing to decide now (waiting, or dead) gets a mask with only action 0

@@ -4,7 +4,7 @@ It owns one `Game` and, per seat, a `SeatTracker` (the seat's `View`), the numer
 encoder and an incremental text transcript; it maps action ids to choices and back.
 The PettingZoo classes only add the agent bookkeeping of their API.
 
-Nights run on the `NightClock` (`env/night_clock.py`): every night takes the same
+Nights run on the `NightClock` (`engine/night_clock.py`): every night takes the same
 number of env *slots* whoever is alive, a seat is asked only in its prompt's slot and
 sees the log cut at the current night step. `pending_seats`, `view`, `observe`, `info`
 and `over` all speak in slots; `submit` answers the engine and `close_turn` ends an env
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from mafia_arena.engine import Choice, Game, IllegalDecision, Request, Speech
+from mafia_arena.engine.night_clock import NightClock
 from mafia_arena.env.actions import ActionTable, build_action_table
-from mafia_arena.env.night_clock import NightClock
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode_history import ObservationSpec, StateEncoder, make_encoder
 from mafia_arena.views.text import render_view
@@ -108,7 +108,7 @@ class GameSession:
 
     @property
     def at_night(self) -> bool:
-        """Whether the env is inside a night's slots (see `env.night_clock`)."""
+        """Whether the env is inside a night's slots (see `engine.night_clock`)."""
         return self.clock.plan is not None
 
     def pending_seats(self) -> list[int]:

@@ -7,7 +7,7 @@ takes one action id per row, for that seat; `infos["seat"]` says whose observati
 row holds, so a learner that keeps one trajectory per seat (or per team) files each
 transition under its seat.
 
-Nights run without the night clock (`env/night_clock.py`): a row shows a seat only when
+Nights run without the night clock (`engine/night_clock.py`): a row shows a seat only when
 it decides, so its turns are the engine's prompts and no seat observes the others'
 steps. A row therefore equals the AEC env with the AEC env's waiting turns (a seat whose
 only legal action is 0, wait) left out.

@@ -79,3 +79,66 @@ def palermo_lines(variant: Variant, players: int | None) -> list[str]:
         when = ", ".join(_PHASES[p] for p in card.phases)
         lines.append(f"- {card.title} ({name}; {deal}; playable in: {when}): {card.description}")
     return lines
+
+
+_STATE_NAMES = {state.value: (state, False) for state in PlayerState}
+
+
+def palermo_situation(
+    variant: Variant, seat: int, states: tuple[str, ...], card: str | None, phase: str
+) -> str:
+    """This seat's turn in words: its state and what that state allows, the phase and
+    what is open in it, and its own card with the windows it may be played in.
+
+    Only the seat's own card is named (nobody learns another's card, 2.3), and every
+    word comes from the variant's ``[palermo]`` table and the capability table, so a
+    switch that moves a card's window changes what the player reads. Empty outside
+    Palermo. The LLM player's turn template shows it (``$situation``).
+    """
+    spec = variant.palermo
+    if spec is None:
+        return ""
+    state = states[seat] if seat < len(states) else PlayerState.ACTIVE.value
+    key = _STATE_NAMES.get(state, (PlayerState.ACTIVE, False))
+    caps = CAPABILITIES[key]
+    can = [word for cap, word in _CAN.items() if cap in caps]
+    lines = [
+        f"Your state: {_STATES[key]}; you may " + (", ".join(can) if can else "do nothing") + "."
+    ]
+    window = "vote" if phase in ("change_window", "vote_end", "runoff") else phase
+    if window in _PHASES:
+        open_ = []
+        if window != "vote" and Capability.VOTE in caps:
+            open_.append("cast or change your ballot")
+        if window in ("night_early", "night_late") and Capability.ABILITIES in caps:
+            open_.append("submit your night action")
+        if window != "vote" and Capability.POST in caps:
+            open_.append("post")
+        lines.append(
+            f"Now: {_PHASES[window]}."
+            + (" Open to you: " + ", ".join(open_) + "." if open_ else "")
+        )
+    if card is None or card not in spec.cards:
+        lines.append("You hold no intrigue card.")
+        return "\n".join(lines)
+    held = spec.cards[card]
+    when = ", ".join(_PHASES[p] for p in held.phases)
+    # 6.9: Failed Assassination is the one card a ghost plays (today's victim), no other
+    playable = (
+        key[0] is PlayerState.GHOST
+        if card == "failed_assassination"
+        else Capability.PLAY_CARDS in caps
+    )
+    now = (
+        "its window is open now"
+        if window in held.phases and playable
+        else "its window is not open now"
+        if window in _PHASES
+        else ""
+    )
+    lines.append(
+        f"Your card: {held.title} (used once, then gone; playable in: {when})"
+        + (f"; {now}" if now else "")
+        + f". {held.description}"
+    )
+    return "\n".join(lines)

@@ -72,7 +72,7 @@ class SeatTracker:
     def update(self, game: Game, upto: int | None = None) -> Knowledge:
         """Fold the seat's new events; the snapshot after them. With `upto` (a host log
         position), only the events before it: a driver that shows the log in fixed
-        steps (`env.night_clock`) holds the rest back; the cursor never moves backwards."""
+        steps (`engine.night_clock`) holds the rest back; the cursor never moves backwards."""
         new = self._bind(game).pull(upto)
         self.fold.extend(new)
         return self.fold.snapshot()

@@ -24,11 +24,10 @@ import random
 import time
 
 from mafia_arena.agents.human import HumanAgent
-from mafia_arena.engine.catalogue import PhaseStart
 from mafia_arena.engine.choices import Speech
 from mafia_arena.engine.errors import GameOver, IllegalDecision
 from mafia_arena.web.session import GameSession, Slot
-from mafia_arena.web.settings import night_floor, timer_for
+from mafia_arena.web.settings import timer_for
 
 log = logging.getLogger(__name__)
 _jitter = random.SystemRandom()
@@ -37,15 +36,29 @@ LAST_CALL = 15.0  # seconds left to the last seat of a prompt once all others ha
 
 
 async def drive(session: GameSession) -> None:
-    """Play the session's game to the end, then store it and push the reveal."""
+    """Play the session's game to the end, then store it and push the reveal.
+
+    By night the loop follows the night clock (`web/night_pace.py`): a prompt waits for
+    its slot, is answered by the slot's end, and every slot (asked or not) runs to its
+    end before the next; the dawn is shown after the last. By day a prompt ends when
+    its seats have answered.
+    """
     game = session.game
     assert game is not None
-    night_started = time.monotonic() if game.state.phase == "night" else None
-    cursor = len(game.events)
+    clock = session.clock
+    clock.sync(game, new_prompt=True)
+    dusk = None
     try:
-        while not game.over:
+        while not game.over or clock.plan is not None:
+            pace = session.follow_night()
+            if pace is not None and pace is not dusk:
+                dusk = pace
+                session.push_all()  # the night begins now for every page, asked or not
+            if pace is not None and not clock.in_slot():
+                await _end_slot(session)  # a slot in which nobody is asked
+                continue
             seats = sorted(game.pending())
-            now = time.monotonic()
+            now = session.now()
             if game.state.phase == "night" and not session.night_open:
                 session.open_night()
             for seat in seats:
@@ -58,11 +71,14 @@ async def drive(session: GameSession) -> None:
                 slot.active = True
                 slot.hurry = False
                 slot.deadline = now + timer_for(request.kind, session.timer_scale)
+                if pace is not None:  # never past the slot (by design it fits in it)
+                    slot.deadline = min(slot.deadline, pace.slot_end)
             session.push_all()
             await asyncio.gather(*(_decide(session, seat, seats) for seat in seats))
-            night_started, cursor = await _night_floor(session, night_started, cursor)
-            if night_started is None:
-                session.night_open = False  # dawn: every seat gets its night's lines
+            at_night = clock.plan is not None
+            clock.sync(game, new_prompt=True)
+            if at_night:
+                await _end_slot(session)
     except asyncio.CancelledError:
         raise
     except Exception:  # a bug must not leave pages waiting silently
@@ -75,6 +91,7 @@ async def drive(session: GameSession) -> None:
         return
     finally:
         session.night_open = False
+        session.pace = None
         for slot in session.slots:
             slot.active = False
     from mafia_arena.web.storage import store  # local: storage imports the session module
@@ -84,38 +101,26 @@ async def drive(session: GameSession) -> None:
     session.push_all()
 
 
-async def _night_floor(
-    session: GameSession, started: float | None, cursor: int
-) -> tuple[float | None, int]:
-    """Hold the dawn until the night has lasted the variant's floor (see settings).
+async def _end_slot(session: GameSession) -> None:
+    """Wait for the end of the night's current slot, then move the clock to the next.
 
-    Returns the night's start (None by day) and the log cursor. A night is noticed by
-    its public ``phase`` event, so a night that asked nobody anything is held too.
-    """
-    game = session.game
-    assert game is not None
-    now = time.monotonic()
-    began = any(
-        isinstance(e.fact, PhaseStart) and e.fact.phase == "night" for e in game.events[cursor:]
-    )
-    cursor = len(game.events)
-    if began and started is None:
-        started = now
-    if game.state.phase == "night" and not game.over:
-        return started, cursor
-    if started is not None and session.bot_delay > 0:
-        wait = started + night_floor(session.bot_delay, len(session.variant.night)) - now
-        if wait > 0:
-            await asyncio.sleep(wait)
-    return None, cursor
+    Why wait even when the slot's prompt was answered at once (or nobody was asked in
+    it): the slot's length is public, the speed of its hidden actor is not."""
+    assert session.game is not None and session.pace is not None
+    wait = session.pace.slot_end - session.now()
+    if wait > 0:
+        await asyncio.sleep(wait)
+    session.clock.tick(session.game)
 
 
 async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
     """Get one seat's decision for its open turn and submit it; never raises IllegalDecision.
 
-    Afterwards the seat's page loses its buttons at once — unless this was the prompt's
-    last answer: then the game has moved on and the main loop pushes everyone together
-    (after the night floor), so no page learns early that a night is over.
+    Afterwards the seat's page loses its buttons at once — unless this was the last
+    answer of a prompt off the night clock: then the game has moved on and the main
+    loop pushes everyone together. In a night slot the page is pushed at once either
+    way: while the night is open it sees the log only as it stood when it was asked
+    (`GameSession.view`), so nothing of what came after shows before the dawn.
     """
     slot = session.slots[seat]
     try:
@@ -132,8 +137,9 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
     finally:
         slot.active = False
         slot.opened = None
-        if any(session.slots[s].active for s in prompt):
+        if session.pace is not None or any(session.slots[s].active for s in prompt):
             session.push(seat)
+        if any(session.slots[s].active for s in prompt):
             _last_call(session, prompt)
 
 
@@ -144,8 +150,11 @@ def _last_call(session: GameSession, prompt: list[int]) -> None:
     Why: a vote or a clan's pick waits for its slowest member; once everyone else is
     done, a full timer left to run is only the table waiting. Only when another person
     sits at the table (connected, alive or dead): bots do not mind waiting, and a person
-    alone with bots keeps their whole time. By night only the asked seats (a clan) see
-    their own countdowns, so nobody learns anything from it."""
+    alone with bots keeps their whole time. Not in a night slot (`web/night_pace.py`),
+    which lasts its public time whoever answers when; a night off the clock (a forum
+    window) shows the countdowns only to the asked seats."""
+    if session.pace is not None:  # a night slot runs to its end anyway: nothing to gain
+        return
     left = [s for s in prompt if session.slots[s].active]
     if len(prompt) < 2 or len(left) != 1:
         return
@@ -155,7 +164,7 @@ def _last_call(session: GameSession, prompt: list[int]) -> None:
     ]
     if not waiting:
         return
-    deadline = time.monotonic() + LAST_CALL * session.timer_scale
+    deadline = session.now() + LAST_CALL * session.timer_scale
     if slot.hurry or deadline >= slot.deadline:
         return
     slot.deadline, slot.hurry = deadline, True
@@ -188,16 +197,14 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
     game = session.game
     assert game is not None
     agent = slot.stand_in if slot.human and slot.stand_in is not None else slot.agent
-    remaining = slot.deadline - time.monotonic()
+    remaining = slot.deadline - session.now()
     if session.bot_delay > 0:
         await asyncio.sleep(
             min(session.bot_delay * _jitter.uniform(0.5, 1.5), max(0.0, remaining - 0.1))
         )
     try:
         view = slot.opened or session.view(slot.seat)  # the prompt's view, not a later one
-        decision = await asyncio.wait_for(
-            agent.act(view), max(0.01, slot.deadline - time.monotonic())
-        )
+        decision = await asyncio.wait_for(agent.act(view), max(0.01, slot.deadline - session.now()))
     except TimeoutError:
         _default(session, slot, "timeout")
         return
@@ -227,7 +234,7 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
     agent.turn = slot.turn
     view = session.view(slot.seat)
     while True:
-        now = time.monotonic()
+        now = session.now()
         grace_end = (
             float("inf") if slot.away_since is None else slot.away_since + session.settings.grace
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,7 @@ from mafia_arena.agents.base import Agent
 from mafia_arena.agents.human import HumanAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.game import Game
+from mafia_arena.engine.night_clock import NightClock
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
@@ -28,6 +30,7 @@ from mafia_arena.web.catch_up import catch_up
 from mafia_arena.web.chat import ChatBook, ChatRefused, Member
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.gallery import Gallery
+from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 
@@ -136,8 +139,13 @@ class GameSession:
         settings: Settings,
         host_key: bytes,
         store: LiveStore | None = None,
+        *,
+        deal: Sequence[str] | None = None,
     ) -> None:
         self.id = game_id
+        self.deal = None if deal is None else list(deal)
+        """A forced deal (one card per seat) instead of the seed's: for tests that play
+        two deals side by side. Not stored: a restarted server deals from the seed."""
         self.store = store or LiveStore(None)
         self.persisted = 0
         """How many of `game.decisions` are in the store."""
@@ -171,6 +179,10 @@ class GameSession:
         """Bot decisions that came out differently when a restart caught the bots up."""
         self.night_open = False
         """Set by the driver from a night's start until its dawn is shown (see `hold`)."""
+        self.clock = NightClock(variant, len(spec.seat_list()), enabled=settings.fixed_nights)
+        """The night's public slots (`engine/night_clock.py`), run in time by `pace`."""
+        self.pace: NightPace | None = None
+        """The open night's slots on the server's clock (`web/night_pace.py`)."""
         self.notices: list[str] = []
         """Public table notices in order (who is played by a stand-in, who is back)."""
         self.slots = [self._slot(i, s) for i, s in enumerate(spec.seat_list())]
@@ -275,7 +287,7 @@ class GameSession:
     def _begin(self, decisions: list[tuple[dict[str, Any], str]]) -> None:
         from mafia_arena.web.driver import drive  # local: the driver imports this module
 
-        self.game = Game(self.variant, len(self.slots), self.seed)
+        self.game = Game(self.variant, len(self.slots), self.seed, deal=self.deal)
         for slot in self.slots:
             self._seat_agent(slot.agent, slot.seat)
         for seat, view in catch_up(self, decisions).items():
@@ -361,7 +373,7 @@ class GameSession:
         night only if it holds a night role, so a replacement (and its public badge)
         that came with a turn would show who acts at night.
         """
-        since = slot.away_since = time.monotonic()
+        since = slot.away_since = self.now()
         asyncio.get_running_loop().call_later(
             self.settings.grace, self._grace_over, slot.seat, since
         )
@@ -464,10 +476,61 @@ class GameSession:
         knowledge = slot.tracker.update(self.game, upto)
         return View(seat, self.variant, knowledge, self.game.request(seat))
 
-    def open_night(self) -> None:
+    def now(self) -> float:
+        """The server's clock: the event loop's (monotonic) time, which every deadline,
+        slot and countdown of the game is measured on — so a test can run a game on a
+        loop whose clock it controls."""
+        try:
+            return asyncio.get_running_loop().time()
+        except RuntimeError:  # outside the loop (a synchronous caller): the same clock
+            return time.monotonic()
+
+    def follow_night(self) -> NightPace | None:
+        """The open night's pace: begun when the clock opens a plan (the engine entered a
+        night's first step), dropped with the plan. A new night's slots are measured
+        from now, and their lengths fixed from public facts (`web/night_pace.py`). Once
+        the night is over (no plan, and the engine is past the night), the dawn is open:
+        every seat gets its night's lines."""
+        plan = self.clock.plan
+        if plan is None:
+            self.pace = None
+            if self.game is not None and self.game.state.phase != "night":
+                self.night_open = False
+            return None
+        if self.pace is None or self.pace.plan is not plan:
+            patient = self.patient(plan.living)
+            self.pace = NightPace(
+                plan,
+                self.now(),
+                lambda part: slot_seconds(
+                    part,
+                    patient=patient,
+                    bot_delay=self.bot_delay,
+                    timer_scale=self.timer_scale,
+                ),
+            )
+            if not self.night_open:
+                self.open_night(plan.number)
+        return self.pace
+
+    def patient(self, living: list[int]) -> bool:
+        """Whether one of the `living` seats is played by someone who may take their
+        time: a person, or a bot that decides asynchronously (an LLM bot). Public: who
+        is a person, which bot plays which seat and who is alive are known to all."""
+        for seat in living:
+            slot = self.slots[seat]
+            if slot.human and slot.replaced:
+                agent = slot.stand_in if self.spec.absent == "bot" else None
+            else:
+                agent = slot.agent
+            if agent is not None and not agent.synchronous:
+                return True
+        return False
+
+    def open_night(self, number: int | None = None) -> None:
         """A night began: every seat sees the log as it stood at its first step."""
         assert self.game is not None
-        number = self.game.state.day
+        number = self.game.state.day if number is None else number
         marks = [m[1] for m in self.game.step_marks if m[0] == number]
         start = marks[0] if marks else len(self.game.events)
         self.night_open = True
@@ -484,7 +547,7 @@ class GameSession:
         slot = self.slots[seat]
         if not slot.active:
             return None
-        return Turn(slot.turn, max(0.0, slot.deadline - time.monotonic()), slot.hurry)
+        return Turn(slot.turn, max(0.0, slot.deadline - self.now()), slot.hurry)
 
     def state(self, seat: int, view: View) -> dict[str, Any]:
         """The seat's snapshot plus the table's public notices and whether a stand-in
@@ -522,17 +585,23 @@ class GameSession:
     def waiting(self) -> dict[str, Any] | None:
         """Whom the table waits for, for pages with nothing to decide. By day the asked
         seats are public (whose speech, who still votes): their names and the longest
-        countdown. By night only "the night is in progress", with no countdown: who is
-        asked at night, and for how long, would show who holds a night role."""
-        if self.game is None or self.game.over:
+        countdown. By night only "the night is in progress", with the time to the dawn
+        when the night runs on the clock (the same for every deal, `web/night_pace.py`)
+        and none otherwise: who is asked at night, and for how long, would show who
+        holds a night role."""
+        if self.game is None:
             return None
-        if self.game.state.phase != "day":  # the same text all night long, asked or not
-            return {"text": "The night is in progress.", "seconds_left": None}
+        if self.night_open or (self.game.state.phase != "day" and not self.game.over):
+            # the same text all night long, asked or not
+            dawn = None if self.pace is None else round(max(0.0, self.pace.dawn - self.now()))
+            return {"text": "The night is in progress.", "seconds_left": dawn}
+        if self.game.over:
+            return None
         asked = sorted(s for s in self.game.pending() if self.slots[s].active)
         if not asked:
             return None
         names = ", ".join(f"{self.slots[s].name} ({name_of(s)})" for s in asked)
-        left = max(self.slots[s].deadline for s in asked) - time.monotonic()
+        left = max(self.slots[s].deadline for s in asked) - self.now()
         hurry = " Last call." if all(self.slots[s].hurry for s in asked) else ""
         return {"text": f"Waiting for {names}.{hurry}", "seconds_left": round(max(0.0, left))}
 

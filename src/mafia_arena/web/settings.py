@@ -4,9 +4,9 @@ Timers depend only on the request kind (``speak``, ``vote``, ``night:<step>``, �
 on the roles in play, the roles alive or who is asked. Why: a timer that is longer for a
 doctor's pick than for a villager's nothing, or that shrinks once the detective is dead,
 would tell every player who holds which card. The same rule holds for bot pacing (a
-fixed delay per decision, with role-independent jitter) and for the night floor (every
-night lasts at least `night_floor` seconds, a function of the variant's public list of
-night steps, so a night with dead power roles does not end visibly sooner).
+fixed delay per decision, with role-independent jitter) and for the night, which runs
+on public slots of public lengths (`web/night_pace.py`), so a night with dead power
+roles or quick actors does not end sooner.
 """
 
 from __future__ import annotations
@@ -35,11 +35,6 @@ MAX_PLAYERS = 40
 NAME_PATTERN = r"^[\w .'-]{1,24}$"
 
 
-def night_floor(bot_delay: float, night_steps: int) -> float:
-    """Minimum night length: the bot pace times the variant's (public) step count."""
-    return bot_delay * 2.0 * max(1, night_steps)
-
-
 def timer_for(kind: str, scale: float = 1.0) -> float:
     """The answer time for a request kind: a pure function of `kind` (and the scale)."""
     base = NIGHT_TIMER if kind.startswith("night:") else TIMERS.get(kind, DEFAULT_TIMER)
@@ -51,7 +46,11 @@ class Settings:
     """Knobs of one server. Tests use `bot_delay=0` and short timers.
 
     - `bot_delay`: seconds a bot waits before answering (×0.5–1.5 jitter), so humans can
-      follow; 0 disables pacing and the night floor.
+      follow; 0 disables pacing (a night without patient players then takes no time).
+    - `fixed_nights`: every night runs on its public slots (`web/night_pace.py`), so
+      its length and the times its prompts open are the same whoever holds the cards.
+      Off, a night ends as soon as its actors have answered — which shows who acts at
+      night; only for tests that play many games with people.
     - `timer_scale`: multiplies every `TIMERS` entry.
     - `grace`: seconds a disconnected human keeps the seat before the creator's absence
       policy (a flagged bot, or default actions) takes it over.
@@ -76,6 +75,7 @@ class Settings:
     """
 
     bot_delay: float = 1.5
+    fixed_nights: bool = True
     timer_scale: float = 1.0
     grace: float = 120.0
     idle_turns: int = 2

@@ -73,7 +73,8 @@ class HeuristicAgent(SyncAgent):
         assert request is not None, "decide() needs a view with a request"
         self.stats.decisions += 1
         book = rulebook(view.rules)
-        self.memory = Memory.of(view.knowledge)
+        if view.rules.palermo is None:  # Palermo's strategy folds its own stream
+            self.memory = Memory.of(view.knowledge)
         ctx = Context(view, self.memory, book, self.rng, self.seed, self.notes, self.style)
         try:
             decision = dispatch(ctx)
@@ -110,7 +111,7 @@ def _legal(ctx: Context, decision: Decision) -> Decision:
             return decision
         return PASS if request.kind == "forum" else ctx.fallback()
     if isinstance(decision, Choice) and (
-        decision in request.choices
+        request.offers(decision)
         or (decision == PASS and request.default == "pass" and not ctx.targets)
     ):
         return decision

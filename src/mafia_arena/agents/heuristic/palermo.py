@@ -14,24 +14,50 @@ cast so far, its private investigation and Pythia results. The rules of thumb:
 - cards are played when they help the holder's camp (a resurrection of an ally or any
   ghost for the town, a Pythia question about the unknown, the imprisonment of a known
   enemy, a cancel for an ally, Echo when the ghosts are many, an exemption under
-  threat, Failed Assassination at once).
+  threat, Failed Assassination at once);
+- the private channels coordinate: before its night pick a mafioso proposes a victim in
+  the mafia channel, and before its ballot a mafioso or a Roommate proposes a name in
+  its channel; then everyone in the channel follows the proposal of the lowest seat
+  that made one (a focal point every member computes alike);
+- a snitcher withdraws a declaration that has become a sure miss (the named player is
+  no longer Active, or was shown not to be what the declaration names) or whose risk
+  grew (a fellow mafioso was lost since it was declared).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import attrgetter
 
 from mafia_arena.agents.heuristic.context import Context
-from mafia_arena.engine.catalogue import Ballot, NightResult, OracleAnswer, StateChanged
+from mafia_arena.engine.catalogue import (
+    Ballot,
+    NightResult,
+    OracleAnswer,
+    SpeechMade,
+    StateChanged,
+)
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
+from mafia_arena.engine.events import SeatEvent
 from mafia_arena.engine.speech_acts import render_act
 
+_VERB = attrgetter("verb")
+_PROPOSAL = re.compile(r"\b(kill|vote) P(\d{1,2})\b")
+"""A channel proposal names its aim as "kill P<n>" (tonight's victim) or "vote P<n>"."""
+CHANNEL_LINES = {
+    "kill": "Tonight we kill P{n}; set it so.",
+    "vote": "Today we vote P{n}; put your ballot there.",
+}
 _MAFIA_CAMP_ROLES = frozenset(
     {"known_a", "known_b", "hidden", "archmafioso", "corrupt_cop", "prostitute"}
 )
 
 
 def palermo_decision(ctx: Context) -> Decision:
+    _fold(ctx)
     kind = ctx.request.kind
     if kind == "turn":
         return _turn(ctx)
@@ -40,8 +66,8 @@ def palermo_decision(ctx: Context) -> Decision:
     if kind == "vote_end":
         return _vote_end(ctx)
     if kind == "speak":
-        act = ctx.notes.pop("palermo_post", None)
-        return Speech(render_act(act), act) if act is not None else PASS
+        said: Speech | None = ctx.notes.pop("palermo_post", None)
+        return said if said is not None else PASS
     return PASS  # change_vote (keep the ballot), last_words
 
 
@@ -54,34 +80,76 @@ class _Seen:
     cleared: set[int] = field(default_factory=set)
     ballots: dict[int, int] = field(default_factory=dict)
     day: int = -1
+    proposals: dict[tuple[int, str], dict[int, int]] = field(default_factory=dict)
+    """(day, ``kill`` or ``vote``) → channel member → the seat they proposed."""
 
 
 def _seen(ctx: Context) -> _Seen:
+    """What the seat has read, up to this decision (`_fold` ran when it began)."""
+    seen: _Seen = ctx.notes["palermo_seen"]
+    return seen
+
+
+def _fold(ctx: Context) -> None:
     """Fold the new entries of the seat's stream (investigations, Pythia, ballots).
 
     Kept in the agent's notes and extended, never rebuilt: a Palermo game asks a seat
     hundreds of times, and rescanning the stream each time would make a game quadratic.
+    Run once per decision; the strategy's helpers then read the result (`_seen`).
     """
     seen: _Seen = ctx.notes.setdefault("palermo_seen", _Seen())
     events = ctx.view.knowledge.events
-    for index in range(seen.position, len(events)):
-        entry = events[index]
-        f = entry.fact
+    for entry in events[seen.position :]:
         if entry.day != seen.day:
             seen.day, seen.ballots = entry.day, {}
-        if isinstance(f, NightResult) and f.targets:
-            if f.result == "mafia":
-                seen.enemies.add(f.targets[0])
-            elif f.result == "innocent":
-                seen.cleared.add(f.targets[0])
-        elif isinstance(f, OracleAnswer) and f.question == "mafia":
-            (seen.enemies if f.answer else seen.cleared).add(f.target)
-        elif isinstance(f, Ballot):
-            seen.ballots[f.seat] = f.target
-        elif isinstance(f, StateChanged) and f.state != "active":
-            seen.ballots.pop(f.seat, None)
+        reader = _READERS.get(type(entry.fact))
+        if reader is not None:
+            reader(seen, entry)
     seen.position = len(events)
-    return seen
+
+
+def _read_result(seen: _Seen, entry: SeatEvent) -> None:
+    f: NightResult = entry.fact  # type: ignore[assignment]
+    if f.targets and f.result == "mafia":
+        seen.enemies.add(f.targets[0])
+    elif f.targets and f.result == "innocent":
+        seen.cleared.add(f.targets[0])
+
+
+def _read_oracle(seen: _Seen, entry: SeatEvent) -> None:
+    f: OracleAnswer = entry.fact  # type: ignore[assignment]
+    if f.question == "mafia":
+        (seen.enemies if f.answer else seen.cleared).add(f.target)
+
+
+def _read_ballot(seen: _Seen, entry: SeatEvent) -> None:
+    f: Ballot = entry.fact  # type: ignore[assignment]
+    seen.ballots[f.seat] = f.target
+
+
+def _read_state(seen: _Seen, entry: SeatEvent) -> None:
+    f: StateChanged = entry.fact  # type: ignore[assignment]
+    if f.state != "active":
+        seen.ballots.pop(f.seat, None)
+
+
+def _read_speech(seen: _Seen, entry: SeatEvent) -> None:
+    f: SpeechMade = entry.fact  # type: ignore[assignment]
+    match = _PROPOSAL.search(f.text) if entry.channel is not None else None
+    if match is not None:
+        aims = seen.proposals.setdefault((entry.day, match.group(1)), {})
+        aims[f.seat] = int(match.group(2)) - 1
+
+
+_READERS: dict[type, Callable[[_Seen, SeatEvent], None]] = {
+    NightResult: _read_result,
+    OracleAnswer: _read_oracle,
+    Ballot: _read_ballot,
+    StateChanged: _read_state,
+    SpeechMade: _read_speech,
+}
+"""The entries the fold reads, by fact type (one dictionary look-up per entry: a seat's
+stream carries every public ballot, and the fold sees each entry once)."""
 
 
 def _enemies_known(ctx: Context) -> set[int]:
@@ -123,6 +191,9 @@ def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
     enemies = [t for t in targets if t in _enemies_known(ctx)]
     if enemies and not _mafia_side(ctx):
         return targets[enemies[0]]
+    agreed = _proposal(ctx, "vote")
+    if agreed in targets:
+        return targets[agreed]
     if not _mafia_side(ctx):  # a public check result naming a mafioso is followed
         named = [
             s.claim.target
@@ -150,42 +221,110 @@ def _turn(ctx: Context) -> Decision:
     seat = ctx.view.seat
     phase = str(request.info.get("phase", ""))
     by_verb: dict[str, list[Choice]] = {}
-    for choice in request.choices:
-        by_verb.setdefault(choice.verb, []).append(choice)
+    # the engine lists a verb's choices together (ballots, a card, a night action), so
+    # grouping runs of equal verbs reads a Pythia holder's hundreds of questions at C speed
+    for verb, group in groupby(request.choices, _VERB):
+        by_verb.setdefault(verb, []).extend(group)
     ballots = _ballots_now(ctx)
     night_done = ctx.notes.setdefault("night_done", set())
     night_key = (ctx.view.knowledge.day, phase if phase == "night_early" else "night")
-    # the night ability, once a night
-    for verb in ("block", "investigate", "assassinate"):
-        if verb in by_verb and (night_key, verb) not in night_done:
-            night_done.add((night_key, verb))
-            return _night_pick(ctx, verb, by_verb[verb])
+    if "withdraw_snitch" in by_verb and _withdraw(ctx):
+        return by_verb["withdraw_snitch"][0]
     if "snitch" in by_verb:
         partner = [c for c in by_verb["snitch"] if c.value == "massacre_detective"]
         if partner and not any(c.value == "massacre_informant" for c in by_verb["snitch"]):
-            return ctx.rng.choice(partner)  # a fellow mafioso opened a massacre: complete it
-        if (night_key, "snitch") not in night_done:
+            pick = ctx.rng.choice(partner)  # a fellow mafioso opened a massacre: complete it
+            ctx.notes["palermo_snitch"] = (pick, len(_comrades(ctx)))
+            return pick
+        if (night_key, "snitch") not in night_done:  # declared before the kill: free hands
             night_done.add((night_key, "snitch"))
             if ctx.rng.random() < 0.15:
                 kind = ctx.rng.choice(("simple", "vendetta", "massacre_informant"))
                 picks = [c for c in by_verb["snitch"] if c.value == kind]
                 if picks:
-                    return ctx.rng.choice(picks)
+                    pick = ctx.rng.choice(picks)
+                    ctx.notes["palermo_snitch"] = (pick, len(_comrades(ctx)))
+                    return pick
+    # a proposal in the channel before the pick it proposes (tonight's kill, today's vote)
+    if "post_channel" in by_verb:
+        post = _channel_post(ctx, by_verb, ballots)
+        if post is not None:
+            return post
+    # the night ability, once a night
+    for verb in ("block", "investigate", "assassinate"):
+        if verb in by_verb and (night_key, verb) not in night_done:
+            night_done.add((night_key, verb))
+            return _night_pick(ctx, verb, by_verb[verb])
     card = _card_move(ctx, by_verb, phase, ballots)
     if card is not None:
         return card
     if "vote" in by_verb and seat not in ballots:
-        pick = _pick_vote(ctx, by_verb["vote"])
-        if pick is not None:
-            return pick
+        ballot = _pick_vote(ctx, by_verb["vote"])
+        if ballot is not None:
+            return ballot
     if "post" in by_verb and phase == "afternoon":
         posted = ctx.notes.setdefault("palermo_posted", set())
         act = None if ctx.view.knowledge.day in posted else _post(ctx)
         if act is not None:
             posted.add(ctx.view.knowledge.day)
-            ctx.notes["palermo_post"] = act
+            ctx.notes["palermo_post"] = Speech(render_act(act), act)
             return by_verb["post"][0]
     return PASS
+
+
+def _comrades(ctx: Context) -> list[int]:
+    """The Active fellow members of the seat's channel (the mafia team, the Roommates)."""
+    k = ctx.view.knowledge
+    return [s for s in k.allies if k.alive[s] and s != ctx.view.seat]
+
+
+def _proposal(ctx: Context, kind: str) -> int | None:
+    """Today's (tonight's) channel proposal to follow: the lowest proposing seat's."""
+    aims = _seen(ctx).proposals.get((ctx.view.knowledge.day, kind), {})
+    if not aims or not (_mafia_side(ctx) or ctx.view.knowledge.role == "roommate"):
+        return None
+    return aims[min(aims)]
+
+
+def _channel_post(
+    ctx: Context, by_verb: dict[str, list[Choice]], ballots: dict[int, int]
+) -> Choice | None:
+    """Propose tonight's victim (a mafioso about to pick) or today's ballot (about to
+    vote) in the channel, once each, when a fellow member is there to read it."""
+    if not _comrades(ctx):
+        return None
+    k = ctx.view.knowledge
+    posted = ctx.notes.setdefault("palermo_proposed", set())
+    pick: Decision | None
+    if "assassinate" in by_verb and (k.day, "kill") not in posted and k.phase == "night_early":
+        kind, pick = "kill", _night_pick(ctx, "assassinate", by_verb["assassinate"])
+    elif "vote" in by_verb and ctx.view.seat not in ballots and (k.day, "vote") not in posted:
+        kind, pick = "vote", _pick_vote(ctx, by_verb["vote"])
+    else:
+        return None
+    posted.add((k.day, kind))
+    if not isinstance(pick, Choice) or pick.target is None:
+        return None
+    ctx.notes["palermo_post"] = Speech(CHANNEL_LINES[kind].format(n=pick.target + 1))
+    return by_verb["post_channel"][0]
+
+
+def _withdraw(ctx: Context) -> bool:
+    """Withdraw my declaration? When it is a sure miss (the named player is no longer
+    Active, or a result showed them formally a citizen where a vendetta needs the Rival
+    Mafioso), or when a fellow mafioso was lost since I declared (a miss now costs more)."""
+    declared = ctx.notes.get("palermo_snitch")
+    if declared is None:
+        return False
+    choice, comrades = declared
+    named = choice.target
+    sure_miss = not ctx.view.knowledge.alive[named] or (
+        choice.value == "vendetta" and named in _cleared(ctx)
+    )
+    if sure_miss or len(_comrades(ctx)) < comrades:
+        ctx.notes.pop("palermo_snitch")
+        return True
+    return False
 
 
 def _post(ctx: Context) -> Choice | None:
@@ -201,12 +340,19 @@ def _post(ctx: Context) -> Choice | None:
     return None
 
 
-def _night_pick(ctx: Context, verb: str, options: list[Choice]) -> Choice:
+def _night_pick(ctx: Context, verb: str, options: list[Choice]) -> Decision:
     friends = _friends(ctx)
     known = _enemies_known(ctx) | _cleared(ctx)
     if verb == "assassinate":
         me = ctx.view.seat
         mine = [c for c in options if c.value == str(me)] or options
+        agreed = _proposal(ctx, "kill")
+        if agreed is not None and agreed not in friends:
+            chosen = [c for c in mine if c.target == agreed]
+            if chosen:
+                return chosen[0]
+            if any(c.target == agreed for c in options):
+                return PASS  # the agreed kill stands already, by me (it is not offered)
         fresh = [c for c in mine if c.target not in friends]
         return ctx.rng.choice(fresh or mine)
     fresh = [c for c in options if c.target not in friends and c.target not in known]

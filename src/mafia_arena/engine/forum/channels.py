@@ -177,6 +177,7 @@ def publish_thread(game: Game) -> None:
     for seat, text in sorted(state.thread, key=lambda post: post[0]):
         game.emit(SpeechMade(seat, text, "post"), PUBLIC)
     state.thread = []
+    state.irrelevant = set()
 
 
 def publish_edition(game: Game, edition: str) -> None:

@@ -429,6 +429,8 @@ def end_of_night(game: Game, number: int) -> None:
         game.emit(Office(state.dictator, office_text, deposed), PUBLIC)
     for seat in out:
         disqualify(game, seat)
+    if out:
+        pass_authority(game, later=True)  # a disqualified holder's heir (8.5.7)
     for seat in [
         *jailed,
         *([murdered] if murdered is not None else []),

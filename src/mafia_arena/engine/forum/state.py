@@ -62,6 +62,8 @@ class ForumState:
     """Seats that posted in the thread this phase (inactivity, 8.5)."""
     thread: list[tuple[int, str]] = field(default_factory=list)
     """This window's thread posts, published when it closes (`window.window`)."""
+    irrelevant: set[int] = field(default_factory=set)
+    """Positions in `thread` of posts the game master marked irrelevant (`moderation`)."""
     warnings: dict[int, int] = field(default_factory=dict)
     inactive_day: set[int] = field(default_factory=set)
     # the phase's forms (revisable until the deadline: the last one of a verb counts)

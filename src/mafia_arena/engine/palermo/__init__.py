@@ -13,5 +13,6 @@ instead of the generic night and day steps. The modules, one job each:
 - `snitch`: the three snitches (8);
 - `vote`: ballots, absences, the tally pipeline, the exit, the runoff (7);
 - `checks`: imprisonment windows, the Rival Mafioso's activation, the win (3.6, 9);
+- `moderator`: the moderator's penalty exit and sanction imprisonment (4.4);
 - `flow`: the phases of a round, in order (3.2).
 """

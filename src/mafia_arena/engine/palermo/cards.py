@@ -11,6 +11,8 @@ privately, a Vote Cancellation at RESOLUTION. A state check follows every play.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mafia_arena.engine.catalogue import CardDealt, CardPlayed, OracleAnswer
 from mafia_arena.engine.choices import Choice, shared_choice
 from mafia_arena.engine.events import private
@@ -39,7 +41,7 @@ def options(game: Game, seat: int, phase: str) -> list[tuple[Choice, str]]:
         return []
     name = spec.cards[card].title
 
-    def on(targets: list[int], what: str = "") -> list[tuple[Choice, str]]:
+    def on(targets: Sequence[int], what: str = "") -> list[tuple[Choice, str]]:
         return [
             (shared_choice(card, t), f"{name}{what} on {seat_name(t)}")
             for t in targets
@@ -68,16 +70,38 @@ def options(game: Game, seat: int, phase: str) -> list[tuple[Choice, str]]:
             else [(shared_choice(card), f"play {name}: nobody may vote for you")]
         )
     if card == "pythia":
-        questions = ["mafia", *sorted(set(s.card for s in game.state.seats))]
-        out = []
-        for t in states.seats_that(Capability.ORACLE_TARGET):
-            if t == seat:
-                continue
-            for q in questions:
-                ask = "formally a mafioso" if q == "mafia" else f"the {title(q)}"
-                out.append((shared_choice(card, t, q), f"{name}: is {seat_name(t)} {ask}?"))
-        return out
+        offers = _pythia_offers(game, name)
+        return [
+            offer
+            for t in states.seats_that(Capability.ORACLE_TARGET)
+            if t != seat
+            for offer in offers[t]
+        ]
     return []
+
+
+def _pythia_offers(game: Game, name: str) -> list[list[tuple[Choice, str]]]:
+    """Seat → every Pythia question about it, with its label, built once per game.
+
+    The questions are the formal team and each role of this game's setup (6.8); the
+    dealt roles never change, and the holder is offered them at every move."""
+    found: list[list[tuple[Choice, str]]] | None = game.derived.get("palermo_pythia")
+    if found is None:
+        questions = ["mafia", *sorted(set(s.card for s in game.state.seats))]
+        found = [
+            [
+                (
+                    shared_choice("pythia", t, q),
+                    f"{name}: is {seat_name(t)} "
+                    + ("formally a mafioso" if q == "mafia" else f"the {title(q)}")
+                    + "?",
+                )
+                for q in questions
+            ]
+            for t in range(game.players)
+        ]
+        game.derived["palermo_pythia"] = found
+    return found
 
 
 def play(game: Game, seat: int, choice: Choice) -> None:

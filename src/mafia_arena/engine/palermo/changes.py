@@ -25,6 +25,7 @@ _TEXT = {
     "vote": "{p} leaves by the vote.",
     "imprisonment": "{p} is imprisoned.",
     "sanction": "{p} is imprisoned by the moderator.",
+    "sanction_lifted": "The moderator releases {p}: {p} is back in the game.",
     "imprisonment_final": "{p}'s imprisonment is final: {p} is a ghost.",
     "cancel_imprisonment": "{p} is released and back in the game.",
     "resurrection": "{p} has returned to the game.",

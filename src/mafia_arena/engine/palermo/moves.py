@@ -25,6 +25,7 @@ POST = shared_choice("post")
 """The move "I want to post": the seat then gets a speaking turn (`posts`)."""
 POST_CHANNEL = shared_choice("post_channel")
 """The same in the seat's private channel (the mafia team's, the Roommates')."""
+_POST_OFFER = (POST, "post in the public discussion")
 DISCUSSION = frozenset({"night_early", "night_late", "dead_time", "morning", "afternoon"})
 TITLES = {
     "night_early": "Night, before midnight",
@@ -47,19 +48,19 @@ def moves_for(game: Game, seat: int, phase: str) -> list[tuple[Choice, str]]:
 def request_for(game: Game, seat: int, phase: str) -> Request | None:
     ps = of(game)
     picks = moves_for(game, seat, phase)
-    if phase in DISCUSSION and ps.states.can(seat, Capability.POST):
-        picks.append((POST, "post in the public discussion"))
-    if (
-        phase in DISCUSSION
-        and channel_of(game, seat)
-        and ps.states.can(seat, Capability.POST_CHANNEL)
-    ):
-        picks.append((POST_CHANNEL, f"post in the {channel_of(game, seat)} channel"))
+    if phase in DISCUSSION:
+        allowed = ps.states.capabilities(seat)
+        if Capability.POST in allowed:
+            picks.append(_POST_OFFER)
+        channel = channel_of(game, seat)
+        if channel is not None and Capability.POST_CHANNEL in allowed:
+            picks.append((POST_CHANNEL, f"post in the {channel} channel"))
     victim = phase == "afternoon" and seat == ps.todays_victim
     if not picks and not victim:
         return None  # today's victim is always asked: being asked shows no card
-    choices = (PASS, *(c for c, _ in picks))
-    labels = ("done for this phase", *(label for _, label in picks))
+    moves, labels = zip(*picks, strict=True) if picks else ((), ())
+    choices = (PASS, *moves)
+    labels = ("done for this phase", *labels)
     prompt = f"{TITLES[phase]} of round {ps.round}: one move, or done."
     return Request(seat, "turn", prompt, choices, labels, "pass", info={"phase": phase})
 
@@ -78,12 +79,14 @@ def timed_phase(game: Game, phase: str) -> Flow:
                 prompt[seat] = request
         if not prompt:
             return
+        moderated = ps.moderated
         answers = yield prompt
-        moved = changed = False
+        # a moderator's action while the prompt waited may have made any offer stale
+        moved, changed = False, ps.moderated != moderated
         posters: list[tuple[int, bool]] = []
         for seat in sorted(answers):
             decision = answers[seat]
-            if decision == PASS:
+            if decision is PASS or decision == PASS:
                 continue
             moved = True
             if decision in (POST, POST_CHANNEL):
@@ -157,7 +160,7 @@ def apply(
     (ballots change no other seat's offer), so the offer still holds as submitted."""
     if isinstance(decision, Speech):
         return  # posts are speaking turns of their own (`posts`)
-    if recheck and decision not in [c for c, _ in moves_for(game, seat, phase)]:
+    if recheck and not offered(decision, moves_for(game, seat, phase)):
         game.emit(
             Narration("refused", f"Your move {decision.key} no longer applies."), private(seat)
         )
@@ -168,3 +171,9 @@ def apply(
         night.submit(game, seat, decision)
     else:
         cards.play(game, seat, decision)
+
+
+def offered(decision: Choice, picks: list[tuple[Choice, str]]) -> bool:
+    """Is `decision` among the offered `picks`? By identity first (the engine's shared
+    choices come back as the same objects), then by equality."""
+    return any(c is decision for c, _ in picks) or any(c == decision for c, _ in picks)

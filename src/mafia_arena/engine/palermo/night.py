@@ -4,7 +4,7 @@ Night actions are submitted as moves of NIGHT-EARLY and NIGHT-LATE (the last val
 submission stands): the Prostitute's block (NIGHT-EARLY only), the Detective's and the
 Medium's investigations, the mafia's assassination (target plus designated assassin;
 the Archmafioso's choice overrides), the activated Rival Mafioso's kill, and snitch
-declarations (`snitch`). At the end of NIGHT-LATE the block applies and the
+declarations and their withdrawal (`snitch`). At the end of NIGHT-LATE the block applies and the
 investigations are answered privately; NOON resolves the snitch, then the kill.
 """
 
@@ -29,7 +29,7 @@ from mafia_arena.engine.palermo.state import Assassination, of
 from mafia_arena.engine.player_states import Capability, PlayerState
 
 NIGHT_PHASES = ("night_early", "night_late")
-VERBS = frozenset({"block", "investigate", "assassinate", "snitch"})
+VERBS = frozenset({"block", "investigate", "assassinate", "snitch", "withdraw_snitch"})
 
 
 def start_night(game: Game) -> None:
@@ -97,21 +97,42 @@ def _assassination_options(game: Game, seat: int) -> list[tuple[Choice, str]]:
     ):
         return []  # the Archmafioso's choice stands (5.5)
     assassins = [a for a in mafia_active(game) if a not in ps.declarations]
-    out = []
-    for t in ps.states.seats_that(Capability.ASSASSINABLE):
-        if seats[t].role in MAFIA_TEAM:
-            continue
-        for a in assassins:
-            if current is not None and (current.target, current.assassin) == (t, a):
-                continue
-            label = f"assassinate {seat_name(t)} (assassin {seat_name(a)})"
-            out.append((shared_choice("assassinate", t, str(a)), label))
-    return out
+    offers = _assassination_offers(game)
+    standing = (current.target, current.assassin) if current is not None else None
+    return [
+        offers[t][a]
+        for t in ps.states.seats_that(Capability.ASSASSINABLE)
+        if seats[t].role not in MAFIA_TEAM
+        for a in assassins
+        if (t, a) != standing
+    ]
+
+
+def _assassination_offers(game: Game) -> list[list[tuple[Choice, str]]]:
+    """Target → assassin → the mafia's choice and its label, built once per game (every
+    mafioso is offered targets x assassins at every night move)."""
+    found: list[list[tuple[Choice, str]]] | None = game.derived.get("palermo_kills")
+    if found is None:
+        found = [
+            [
+                (
+                    shared_choice("assassinate", t, str(a)),
+                    f"assassinate {seat_name(t)} (assassin {seat_name(a)})",
+                )
+                for a in range(game.players)
+            ]
+            for t in range(game.players)
+        ]
+        game.derived["palermo_kills"] = found
+    return found
 
 
 def submit(game: Game, seat: int, choice: Choice) -> None:
     """Record one night submission (already checked against `options`)."""
     ps = of(game)
+    if choice.verb == "withdraw_snitch":
+        snitch.withdraw(game, seat)
+        return
     assert choice.target is not None
     if choice.verb == "block":
         ps.block = choice.target

@@ -91,8 +91,16 @@ def _kinds_open(game: Game, seat: int) -> list[str]:
     return out
 
 
+WITHDRAW = shared_choice("withdraw_snitch")
+"""The move that takes back the seat's own declaration (8.1: until the end of NIGHT-LATE)."""
+
+
 def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
+    """The snitch moves `seat` may make tonight: a declaration, or withdrawing its own."""
     ps = of(game)
+    own = ps.declarations.get(seat)
+    if own is not None:
+        return [(WITHDRAW, f"withdraw your {NAMES[own.kind]} on {seat_name(own.target)}")]
     kinds = _kinds_open(game, seat)
     if not kinds:
         return []
@@ -102,12 +110,29 @@ def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
         for t in ps.states.active()
         if t != seat and t not in ps.declarations and game.state.seats[t].role not in MAFIA_TEAM
     ]
+    offers = _offers(game)
     return [
-        (shared_choice("snitch", t, kind), f"{NAMES[kind]}: {seat_name(t)}")
+        offers[kind][t]
         for kind in kinds
         for t in targets
         if not (kind.startswith("massacre") and t in named)
     ]
+
+
+def _offers(game: Game) -> dict[str, list[tuple[Choice, str]]]:
+    """Kind → seat → the declaration and its label, built once per game (every eligible
+    mafioso is offered kinds x targets at every night move)."""
+    found: dict[str, list[tuple[Choice, str]]] | None = game.derived.get("palermo_snitches")
+    if found is None:
+        found = {
+            kind: [
+                (shared_choice("snitch", t, kind), f"{NAMES[kind]}: {seat_name(t)}")
+                for t in range(game.players)
+            ]
+            for kind in KINDS
+        }
+        game.derived["palermo_snitches"] = found
+    return found
 
 
 def declare(game: Game, seat: int, choice: Choice) -> None:
@@ -117,6 +142,21 @@ def declare(game: Game, seat: int, choice: Choice) -> None:
     team = [s for s in ps.states.active() if game.state.seats[s].role in MAFIA_TEAM]
     text = f"{seat_name(seat)} declares a {NAMES[choice.value]}: {seat_name(choice.target)}."
     game.emit(Narration("snitch", text), private(*team, channel="mafia"))
+
+
+def withdraw(game: Game, seat: int) -> None:
+    """Take back `seat`'s declaration (8.1), told to the mafia channel like the declaration.
+
+    Only this half goes: the partner of a massacre half keeps theirs (another mafioso may
+    still complete it; alone by the end of the night it is no snitch). The seat may
+    declare again the same night; nothing counts as the game's one snitch until NOON.
+    """
+    ps = of(game)
+    decl = ps.declarations.pop(seat)
+    ps.count("snitch_withdrawal")
+    team = [s for s in ps.states.active() if game.state.seats[s].role in MAFIA_TEAM]
+    text = f"{seat_name(seat)} withdraws the {NAMES[decl.kind]}: {seat_name(decl.target)}."
+    game.emit(Narration("snitch_withdrawn", text), private(*team, channel="mafia"))
 
 
 def resolve(game: Game) -> set[int]:

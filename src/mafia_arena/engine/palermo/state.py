@@ -78,6 +78,10 @@ class PalermoState:
     snitch_used: str | None = None
     """The type of the game's one snitch, once declared and resolved."""
     activated: bool = False
+    sanctioned: set[int] = field(default_factory=set)
+    """Imprisoned by the moderator (4.4): no card window, only the moderator frees them."""
+    moderated: int = 0
+    """Moderator actions so far (a timed phase rechecks its moves after one)."""
     starting_players: int = 0
     used: dict[str, int] = field(default_factory=dict)
     """How often each card and ability was used (host bookkeeping for the benchmarks)."""

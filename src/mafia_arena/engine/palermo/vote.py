@@ -60,7 +60,8 @@ def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
         return []  # an echo voter casts one ballot
     current = ps.ballots.get(seat)
     offers = _vote_offers(game)
-    return [offers[t] for t in legal_targets(game, seat) if t != current]
+    exempt = ps.exempt  # legal_targets, inlined: every seat is asked at every move
+    return [offers[t] for t in ps.states.active() if t != seat and t != current and t not in exempt]
 
 
 def _vote_offers(game: Game) -> list[tuple[Choice, str]]:
@@ -96,7 +97,9 @@ def change_window(game: Game) -> Flow:
         choices = (PASS, *(c for c, _ in picks))
         labels = ("keep my ballot", *(label for _, label in picks))
         text = "Change window: one action (change or cast your vote), or keep your ballot."
-        prompt[seat] = Request(seat, "change_vote", text, choices, labels, "pass")
+        prompt[seat] = Request(
+            seat, "change_vote", text, choices, labels, "pass", info={"phase": "change_window"}
+        )
     if not prompt:
         return
     answers = yield prompt
@@ -148,7 +151,9 @@ def vote_end_actions(game: Game) -> Flow:
             text = "Corrupt Cop: move every vote on one player to another (once per game), or pass."
         choices = (PASS, *(c for c, _ in picks))
         labels = ("pass", *(label for _, label in picks))
-        prompt[seat] = Request(seat, "vote_end", text, choices, labels, "pass")
+        prompt[seat] = Request(
+            seat, "vote_end", text, choices, labels, "pass", info={"phase": "vote_end"}
+        )
     if not prompt:
         return {}
     answers = yield prompt
@@ -202,6 +207,8 @@ def resolution(game: Game, powers: dict[int, Choice], obliged: set[int]) -> Flow
             ps.cop_used = True
             ps.count("corrupt_cop_transfer")
             source, dest = choice.target, int(choice.value or 0)
+            if dest not in legal_targets(game, -1):
+                continue  # the destination left while the powers were asked: no transfer
             for ballot in counted:
                 if ballot[1] == source:
                     ballot[1] = dest
@@ -284,7 +291,9 @@ def runoff(game: Game, candidates: list[int], mayor: int | None) -> Flow:
             continue
         choices = (PASS, *(shared_choice("vote", c) for c in picks))
         labels = ("abstain", *(f"vote {seat_name(c)}" for c in picks))
-        prompt[seat] = Request(seat, "runoff", f"Runoff: {names}.", choices, labels, "pass")
+        prompt[seat] = Request(
+            seat, "runoff", f"Runoff: {names}.", choices, labels, "pass", info={"phase": "runoff"}
+        )
     answers = yield prompt
     ballots = {
         s: d.target

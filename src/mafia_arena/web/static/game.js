@@ -181,6 +181,35 @@ function renderVotes(votes) {
 // form's content (a private message, an ad, a testament, a death message).
 const WRITTEN = new Set(["post", "pm", "ad", "testament", "murder"]);
 
+// A forum turn offers one form per player ("private message to P2" … "to P12"): such a
+// run of three or more becomes one row that names the form once, with a short button
+// per player (its full label is the button's accessible name), so the many forms of a
+// turn fit above the fold of a phone.
+function renderForms(target, req, keys) {
+  const rows = [];
+  req.options.forEach((label, i) => {
+    const m = /^(.*\S)\s+(P\d+)$/.exec(label);
+    const last = rows[rows.length - 1];
+    if (m && last && last.name === m[1]) last.items.push({ label, i, short: m[2] });
+    else rows.push({ name: m ? m[1] : null, items: [{ label, i, short: m ? m[2] : label }] });
+  });
+  for (const row of rows) {
+    if (!row.name || row.items.length < 3) {
+      for (const it of row.items) target.append(choiceButton(it.label, it.i, req.turn, keys[it.i]));
+      continue;
+    }
+    const group = el("div", null, "form-row");
+    group.append(el("span", row.name, "form-name"));
+    for (const it of row.items) {
+      const b = choiceButton(it.short, it.i, req.turn, keys[it.i]);
+      b.setAttribute("aria-label", it.label);
+      b.title = it.label;
+      group.append(b);
+    }
+    target.append(group);
+  }
+}
+
 function choiceButton(label, index, turn, key) {
   const b = el("button", label);
   b.type = "button";
@@ -206,6 +235,7 @@ function renderRequest(req) {
   if (!req) {
     app.turn = null; app.deadline = null;
     panel.classList.add("idle");
+    panel.classList.remove("forum");
     const waiting = app.waiting;
     $("prompt").textContent = app.over ? "" : waiting ? waiting.text : "Waiting for the other players…";
     if (waiting && waiting.seconds_left !== null) app.deadline = Date.now() + waiting.seconds_left * 1000;
@@ -224,10 +254,12 @@ function renderRequest(req) {
   app.forum = req.kind === "forum";
   const target = req.free_text && !app.forum ? $("phrase-choices") : $("choices");
   const keys = req.keys || [];
-  req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn, keys[i])));
+  panel.classList.toggle("forum", app.forum);
+  if (app.forum) renderForms(target, req, keys);
+  else req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn, keys[i])));
   $("speech").hidden = !req.free_text; $("phrases").hidden = !req.free_text || app.forum;
   $("speech-text").placeholder = app.forum
-    ? "Write a post (Say), or the words of a message, ad or testament, then pick it below…"
+    ? "Words to Say, or for a form…"
     : "Say something…";
   if (req.free_text) {
     const input = $("speech-text");

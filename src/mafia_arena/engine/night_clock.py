@@ -1,8 +1,11 @@
-"""The night clock: every night takes the same env steps, whoever is alive to act.
+"""The night clock: every night takes the same slots, whoever is alive to act.
+
+Two drivers run nights on it: the PettingZoo env (a slot is one env step) and the web
+app (a slot is a span of seconds, `web/night_pace.py`).
 
 Why: the engine asks only the living, unblocked holders of a step's roles, and a group
 step stops early once its members agree. Driven prompt by prompt, a night would take
-fewer env steps when the doctor is dead (in a variant that hides dead roles, a leak),
+fewer steps (or seconds) when the doctor is dead (in a variant that hides dead roles, a leak),
 and an actor's own turn would come earlier or later with the fate of the roles before
 it. The clock gives each night step that runs tonight a fixed number of *slots*, from
 public facts only (the variant, the player count, the deck, the night number):
@@ -96,6 +99,16 @@ class NightPlan:
             if slot < self.base[name] + self.budgets[name].size:
                 return name
         return self.steps[-1]
+
+    def part_at(self, slot: int) -> str:
+        """Which part of its step's budget `slot` is: ``chat``, ``picks`` or
+        ``describe`` (a public fact of the plan, whoever is asked in it)."""
+        name = self.step_at(slot)
+        budget = self.budgets[name]
+        offset = slot - self.base[name]
+        if offset < budget.chat:
+            return "chat"
+        return "picks" if offset < budget.chat + budget.picks else "describe"
 
     def place(self, step: str, request: Request) -> int:
         """The slot of the engine's next prompt (one of `step`'s), never before now."""

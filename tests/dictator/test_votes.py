@@ -1,0 +1,109 @@
+"""The worked examples V1 … V10 of the voting procedures (rules/dictator.md 5.5).
+
+V4, V5 and V8 are SD-6 and SD-7 (`test_dictator_scenarios.py`); V2 is SD-2.
+"""
+
+from __future__ import annotations
+
+from tests.dictator.table import C1, C2, C3, C4, C5, DET, MM, A, B, Q, T, Table, c, name, texts
+
+from mafia_arena.engine.catalogue import NoExecution, Office
+
+SMALL = [
+    "mafia_boss", "character_assassin", "forger", "terrorist", "detective", "matchmaker",
+    "guardian_angel", "dark_past", "dark_past", "question_mark", "citizen", "citizen",
+]  # fmt: skip
+"""A 12-player deal (OP-D31): the canonical seats 0–9, then two plain citizens 10, 11."""
+
+
+def dictator(t: Table) -> int | None:
+    return t.game.derived["forum"].dictator
+
+
+def small(seed: int = 0) -> Table:
+    """12 players at Day 1, seat 10 elected, the question mark a copy of seat 11."""
+    t = Table(SMALL, seed=seed)
+    t.night0_defaults = False
+    for seat in range(12):
+        t.act(seat, c("ballot", 10))
+    return t.act(Q, c("copy_status", 11)).phase()
+
+
+def revolt(t: Table, votes: dict[int, list[int]]) -> Table:
+    """Queue revolution PNs: candidate → the seats naming him."""
+    for candidate, voters in votes.items():
+        for seat in voters:
+            t.act(seat, c("revolution", candidate))
+    return t
+
+
+def test_V1_the_plurality_winner_alone_is_published() -> None:
+    t = Table()
+    t.night0_defaults = False
+    ballots = {C1: range(0, 6), C2: range(6, 11), C3: range(11, 15), C4: range(15, 17)}
+    for candidate, voters in ballots.items():
+        for seat in voters:
+            t.act(seat, c("ballot", candidate))
+    t.act(Q, c("copy_status", C3)).phase()  # seat 17 abstains
+    assert [f.text for f in t.facts(Office)] == [f"{name(C1)} is the dictator."]
+
+
+def test_V3_an_empty_ballot_box_goes_by_lot_among_all() -> None:
+    elected = set()
+    for seed in range(10):
+        t = Table(seed=seed)
+        t.night0_defaults = False
+        t.act(Q, c("copy_status", C3)).phase()
+        office = t.facts(Office)
+        assert len(office) == 1 and office[0].dictator is not None
+        elected.add(office[0].dictator)
+    assert len(elected) > 1
+
+
+def test_V6_six_of_eleven_is_a_majority_and_five_is_not() -> None:
+    for count, deposed in ((5, False), (6, True)):
+        t = small()
+        t.act(10, c("execute", 11)).phase()  # Night 1 starts with 11 players
+        revolt(t, {A: list(range(count))}).phase()
+        assert (dictator(t) == A) is deposed and t.alive(10) is not deposed
+
+
+def test_V7_a_tie_between_the_most_named_goes_by_lot() -> None:
+    chosen = set()
+    for seed in range(10):
+        t = small(seed).phase()  # Night 1 with all 12
+        revolt(t, {DET: [0, 1, 2], MM: [3, 7, 8], A: [9]}).phase()
+        assert not t.alive(10) and dictator(t) in (DET, MM)
+        chosen.add(dictator(t))
+    assert chosen == {DET, MM}
+
+
+def test_V9_all_named_candidates_gone_leaves_the_office_vacant() -> None:
+    t = Table().to("night", 1)
+    t.leave_only(C1, B, C2, C3, C4, C5, dictator=C1)  # L = 6
+    revolt(t, {C5: [B, C2, C3, C4]}).act(B, c("murder", C5, None)).phase()
+    assert not t.alive(C1) and not t.alive(C5) and dictator(t) is None
+    assert texts(t.last_phase_facts(Office)) == [
+        f"Dictator {name(C1)} has been overthrown. The office is vacant.",
+        "The office of dictator is vacant.",
+    ]
+    t.phase()
+    assert texts(t.last_phase_facts(NoExecution), "reason") == ["Nobody was executed today."]
+    revolt(t, {C3: [C2, C3]}).phase()
+    assert dictator(t) == C3
+
+
+def test_V10_a_vacancy_election_needs_no_majority() -> None:
+    chosen = set()
+    for seed in range(10):
+        t = Table(seed=seed).to("day", 4)
+        t.act(T, c("attack", C1)).phase()
+        assert dictator(t) is None
+        revolt(t, {C2: [0, 1, 2], C3: [4, 5, 6], C4: [7]}).phase()
+        winner = dictator(t)
+        assert winner in (C2, C3)
+        chosen.add(winner)
+        victim = 8
+        t.act(winner, c("execute", victim)).phase()  # he executes from Day 5
+        assert not t.alive(victim) and not t.last_phase_facts(NoExecution)
+    assert chosen == {C2, C3}

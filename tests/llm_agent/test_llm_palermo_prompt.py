@@ -1,0 +1,77 @@
+"""The LLM player's Palermo turn: its state, its own card and the card's timing windows,
+in words generated from the variant data, and no other seat's card."""
+
+from __future__ import annotations
+
+from tests.llm.fake_openai import FakeOpenAI
+from tests.palermo.table import P, Table
+
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.llm import AgentDefinition
+from mafia_arena.views import view_of
+
+HANDS = {15: "pythia", 14: "resurrection", 16: "grave_robbing"}
+
+
+def _seated(definition: AgentDefinition, number: int, t: Table) -> LLMAgent:
+    """An LLM player at P<number> of the table, its prompts kept whole in its traces."""
+    agent = LLMAgent(definition.model_copy(update={"trace_prompts": "full"}))
+    agent.reset(P(number), 5)
+    agent.set_variant(t.game.variant)
+    return agent
+
+
+async def _question(agent: LLMAgent, t: Table, number: int) -> tuple[str, str]:
+    view = view_of(t.game, P(number))
+    assert view.request is not None and view.request.kind == "turn"
+    await agent.act(view)
+    trace = agent.traces[-1]
+    assert trace["template"] == "decide_turn"
+    return trace["messages"][-1]["content"], trace["messages"][0]["content"]
+
+
+async def test_the_turn_prompt_explains_the_seats_state_card_and_windows(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    t = Table(hands=HANDS, keep={14, 15, 16})
+    agent = _seated(fake_definition, 15, t)
+    t.until(2, "morning")
+    user, system = await _question(agent, t, 15)
+    assert "Your state: Active; you may post publicly, vote, be voted for, play cards" in user
+    assert "Now: morning. Open to you: cast or change your ballot, post." in user
+    assert (
+        "Your card: Pythia's Oracle (used once, then gone; playable in: night before "
+        "midnight, night after midnight, morning, afternoon); its window is open now." in user
+    )
+    assert "Resurrection" not in user and "Grave Robbing" not in user  # others' cards
+    assert "Resurrection" in system  # the rules list every card: the deal is public
+    t.until(3, "dead_time")
+    user, _ = await _question(agent, t, 15)
+    assert "Now: dead time." in user and "its window is not open now" in user
+
+
+async def test_a_seat_without_a_card_is_told_so_and_sees_no_card(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    t = Table(hands=HANDS, keep={13, 14, 15, 16})
+    agent = _seated(fake_definition, 13, t)
+    t.until(2, "afternoon")
+    user, _ = await _question(agent, t, 13)
+    assert "You hold no intrigue card." in user
+    assert not any(t.game.variant.palermo.cards[c].title in user for c in HANDS.values())  # type: ignore[union-attr]
+
+
+async def test_the_change_window_prompt_says_which_window_is_open(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    t = Table(hands={15: "cancel_imprisonment"}, keep={14, 15})
+    agent = _seated(fake_definition, 15, t)
+    t.until(1, "change_window")
+    view = view_of(t.game, P(15))
+    assert view.request is not None and view.request.kind == "change_vote"
+    await agent.act(view)
+    trace = agent.traces[-1]
+    user = trace["messages"][-1]["content"]
+    assert trace["template"] == "decide_change_vote"
+    assert "Now: the vote block (change window)." in user
+    assert "Your card: Cancel Imprisonment" in user and "its window is open now" in user

@@ -1,0 +1,110 @@
+"""What the moderator may do (4.4): the penalty exit (permanently out, revealed, no last
+words) and the sanction imprisonment (no card, the vote stands, only the moderator frees)."""
+
+from __future__ import annotations
+
+import pytest
+from tests.palermo.table import S16, P, Table
+
+from mafia_arena.engine import Game, IllegalDisqualification, IllegalModeration
+from mafia_arena.engine.catalogue import Disqualified, RoleChange, StateChanged, Votes
+from mafia_arena.engine.player_states import PlayerState
+
+
+def test_the_moderator_removes_a_player_permanently_and_reveals_the_role() -> None:
+    t = Table(hands={14: "pythia"}, keep={14})
+    t.until(2, "afternoon")
+    waiting = t.game.pending()
+    assert P(14) in waiting
+    t.game.disqualify(P(14), "disclosed the role")
+    assert t.state(14) is PlayerState.OUT
+    told = t.facts(Disqualified)[-1]
+    assert (told.seat, told.reason) == (P(14), "disclosed the role")
+    assert told.text == "The moderator removes P14 from the game: disclosed the role."
+    out = t.facts(StateChanged)[-1]
+    assert (out.seat, out.state, out.cause) == (P(14), "out", "penalty")
+    assert (out.role, out.card) == ("citizen", "pythia")
+    assert out.text == "P14 is removed by the moderator: Simple Citizen; held Pythia's Oracle."
+    assert P(14) not in t.game.pending()  # the waiting prompt lost the seat
+    assert all(c.target != P(14) for r in t.game.pending().values() for c in r.choices)
+    assert P(14) not in t.ps.cards
+    while not t.game.over and t.ps.round <= 2:
+        assert P(14) not in t.game.pending()  # no ballot, no card, no last words
+        t.step()
+    record = next(d for d in t.game.decisions if d.get("host"))
+    assert record == {
+        "seat": P(14),
+        "kind": "disqualify",
+        "host": True,
+        "reason": "disclosed the role",
+    }
+
+
+def test_a_penalty_replays_at_the_same_point() -> None:
+    t = Table(keep={14})
+    t.until(2, "morning")
+    t.game.disqualify(P(14), "expelled")
+    t.until(3, "afternoon")
+    again = Game(t.game.variant, 16, 1, deal=S16, hands={})
+    for record in t.game.decisions:
+        again.resubmit(record)
+    assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
+
+
+def test_only_an_active_player_can_be_removed() -> None:
+    t = Table(keep={14})
+    t.until(2, "afternoon")
+    ghost = t.ps.states.in_state(PlayerState.GHOST)[0]
+    with pytest.raises(IllegalDisqualification):
+        t.game.disqualify(ghost)
+    assert t.ps.states.of(ghost) is PlayerState.GHOST
+
+
+def test_removing_the_last_mafioso_runs_the_state_check() -> None:
+    t = Table(keep={1, 2, 3, 4, 6})
+    t.until(2, "afternoon")
+    for number in (1, 2, 3):
+        t.game.disqualify(P(number))
+    assert not t.ps.activated
+    t.game.disqualify(P(4))  # no mafioso is Active: the Rival Mafioso takes over (5.1)
+    assert t.ps.activated
+    assert any(isinstance(f, RoleChange) and f.seat == P(6) for f in t.facts(RoleChange))
+
+
+def test_a_sanction_imprisons_without_a_card_or_calling_off_the_vote() -> None:
+    t = Table(hands={13: "cancel_imprisonment"}, keep={13, 14})
+    t.until(2, "morning")
+    t.game.moderate("sanction", P(14), "insulted a player")
+    assert t.state(14) is PlayerState.IMPRISONED
+    told = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
+    assert (told.cause, told.role) == ("sanction", None)  # an imprisonment reveals nothing
+    assert not t.ps.imprisonment_standing and P(14) not in t.ps.windows
+    assert P(14) not in t.game.pending()
+    t.until(2, "afternoon")
+    assert not t.offers(13, f"cancel_imprisonment:{P(14)}")  # only the moderator frees
+    t.finish_round(2)
+    assert any(f.kind == "vote" for f in t.facts(Votes))  # the vote was held
+    t.until(4, "morning")
+    assert t.state(14) is PlayerState.IMPRISONED  # no window ends it
+    with pytest.raises(IllegalModeration):
+        t.game.moderate("release", P(13))
+    with pytest.raises(IllegalModeration):
+        t.game.moderate("forfeit", P(14), "a forum ruling")  # not one of Palermo's
+    t.game.moderate("release", P(14))
+    assert t.state(14) is PlayerState.ACTIVE
+    freed = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
+    assert freed.text == "The moderator releases P14: P14 is back in the game."
+    t.step()
+    assert P(14) in t.game.pending()  # asked again, its vote obligation back
+    again = Game(t.game.variant, 16, 1, deal=S16, hands={P(13): "cancel_imprisonment"})
+    for record in t.game.decisions:
+        again.resubmit(record)
+    assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
+
+
+def test_no_other_variant_has_these_rulings() -> None:
+    from mafia_arena.rules import load_variant
+
+    game = Game(load_variant("classic"), 9, 1)
+    with pytest.raises(IllegalModeration):
+        game.moderate("sanction", 0, "no moderator here")
