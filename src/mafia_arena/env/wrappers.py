@@ -72,12 +72,33 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
     """PettingZoo's `TerminateIllegalWrapper`, reading the state from the raw env.
 
     `observe` keeps the selected agent's observation and info for the next `step`'s
-    legality check, as PettingZoo's does, without the extra hop through the base
-    wrapper (`last()` observes at every step)."""
+    legality check, as PettingZoo's does, and `step` lets a legal action through, both
+    without the extra hop through the base wrapper and with the state read once from
+    the raw env (the standard loop calls both at every step)."""
 
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
         self._bind_raw(env)
         super().__init__(env, illegal_reward)
+
+    def step(self, action: Any) -> None:
+        """A legal action of a live agent, judged on the mask of the observation it was
+        given, goes straight to the wrapped env; everything else (no observation seen
+        yet, a finished agent, an illegal action, after an illegal end) takes
+        PettingZoo's path, which ends the game on an illegal action."""
+        raw = self._raw
+        agent = raw.agent_selection
+        seen = self._prev_obs
+        if (
+            type(seen) is dict
+            and not self._terminated
+            and not raw.terminations[agent]
+            and not raw.truncations[agent]
+            and seen["action_mask"][action]
+        ):
+            self._prev_obs = self._prev_info = None
+            self.env.step(action)
+            return
+        super().step(action)
 
     def observe(self, agent: str) -> Any:
         observation = self.env.observe(agent)
