@@ -72,8 +72,8 @@ def _private(seats: tuple[int, ...], channel: str | None) -> Visibility:
 class SeatEvent:
     """One event as the seats it admits receive it: no sequence number, no audience.
 
-    Built once per event (with the `Event`) and shared by every seat the event admits.
-    A seat's events are numbered by their position in its own stream (0, 1, 2, …), so
+    Built once per event (when a stream first pulls it) and shared by every seat the
+    event admits. A seat's events are numbered by their position in its own stream (0, 1, 2, …), so
     the number tells the seat nothing about events it was not shown; `private` says the
     event had a limited audience (a private result, a team channel) and `channel` names
     that channel. The audience itself, the global sequence number and host-only facts
