@@ -8,6 +8,7 @@ package, LangChain, retries, parsing, accounting) is the production code under t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -99,6 +100,7 @@ class FakeOpenAI:
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -106,6 +108,16 @@ class FakeOpenAI:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with fake._lock:
+                    fake._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with fake._lock:
+                    fake._connections.discard(self.connection)
+                super().finish()
 
             def _send(self, status: int, payload: dict[str, Any], extra: dict[str, str]) -> None:
                 data = json.dumps(payload).encode()
@@ -170,9 +182,21 @@ class FakeOpenAI:
         return self
 
     def close(self) -> None:
+        """Stop serving and end every open connection.
+
+        A client's keep-alive connection holds a handler thread waiting for its next
+        request; shutting the socket down ends that thread now, so that no thread of a
+        closed server is still blocked in the socket when the interpreter exits.
+        """
         self._stopping.set()
         self._server.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
         self._server.server_close()
+        self._thread.join(timeout=5)
 
 
 def completion(request: dict[str, Any], action: Action) -> dict[str, Any]:
