@@ -122,7 +122,7 @@ def _fact(kind: str) -> Callable[[type[F]], type[F]]:
         cls.KIND = kind
         cls._CODEC = tuple(codec)
         KINDS[kind] = cls
-        return fast_init(cls)  # type: ignore[return-value]
+        return fast_init(cls)
 
     return register
 

@@ -54,6 +54,6 @@ def fast_init(cls: type) -> type:
     exec(source, names)  # our own field names, as dataclasses does
     init = names["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[misc]
+    init.__doc__ = vars(cls)["__init__"].__doc__
+    setattr(cls, "__init__", init)  # noqa: B010  # (mypy refuses assigning a method)
     return cls

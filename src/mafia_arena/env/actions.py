@@ -123,7 +123,7 @@ class ActionTable:
         choices, labels = request.choices, request.labels
         known = self._rows.get(id(choices))  # type: ignore[attr-defined]
         if known is not None and known[0] is choices and known[1][0] is labels:
-            return known[1][1]  # type: ignore[no-any-return]
+            return known[1][1]
         keys = self.keys
         rows = [
             {"action": i, "key": keys[i], "label": label}

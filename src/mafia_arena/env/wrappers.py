@@ -76,6 +76,9 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
     without the extra hop through the base wrapper and with the state read once from
     the raw env (the standard loop calls both at every step)."""
 
+    _prev_obs: Any
+    _prev_info: Any
+
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
         self._bind_raw(env)
         super().__init__(env, illegal_reward)

@@ -291,7 +291,7 @@ class KnowledgeFold:
         if snap is None:
             # a snapshot is taken for every seat after every new entry it sees: the
             # fields are read at C level and stored through the slots (`fast_init`)
-            snap = self._snapshot = Knowledge(
+            snap = self._snapshot = Knowledge(  # type: ignore[call-arg]  # the fields, in order
                 *_fold_fields(self), Entries(self.entries, len(self.entries)), self.transcript
             )
         return snap
