@@ -14,9 +14,11 @@ from mafia_arena.llm.local_server import (
     SMOLLM2_MODEL_NAME,
     LocalServer,
     LocalServerError,
+    aget_local_server,
     find_smollm2_gguf,
     get_local_server,
     start_local_server,
+    stop_local_server,
 )
 
 pytestmark = pytest.mark.llm
@@ -113,6 +115,23 @@ async def test_second_server_process_needs_no_code_change(local_server: LocalSer
     assert not second.running
     # the shared server was not touched
     assert local_server.running
+
+
+async def test_a_caller_during_the_start_waits_until_the_server_answers(
+    local_server: LocalServer,
+) -> None:
+    """A tournament's games ask for the server at once; one that asks while the process
+    is spawned but still loading the model must wait, not get a port that refuses it."""
+    stop_local_server()
+    first = asyncio.create_task(aget_local_server())
+    while not local_server.running:  # the process is spawned ...
+        await asyncio.sleep(0.005)
+    assert not local_server.ready  # ... and not yet answering
+    second = await aget_local_server()
+    assert second is local_server and second.ready
+    with urllib.request.urlopen(f"{second.base_url}/models", timeout=5) as response:
+        assert response.status == 200
+    assert await first is second
 
 
 def test_server_that_dies_reports_its_log(tmp_path: Path) -> None:

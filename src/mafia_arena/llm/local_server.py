@@ -146,6 +146,7 @@ class LocalServer:
         self.startup_s: float | None = None
         self.log_path: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self._answered = False  # the readiness probe succeeded for the current process
         self._owner_pid = os.getpid()
         self._lock = threading.RLock()
 
@@ -157,7 +158,18 @@ class LocalServer:
 
     @property
     def running(self) -> bool:
+        """The server process is alive (it may still be loading the model)."""
         return self._process is not None and self._process.poll() is None
+
+    @property
+    def ready(self) -> bool:
+        """The server process is alive and has answered on its port.
+
+        Between the spawn and the first answer the process runs but refuses
+        connections; a caller handed the server in that window would fail its first
+        requests, so callers wait for `ready`, not `running`.
+        """
+        return self._answered and self.running
 
     @property
     def pid(self) -> int | None:
@@ -185,7 +197,7 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         with self._lock:
-            if self.running:
+            if self.ready:
                 return self
             if self.model_path is None:
                 self.model_path = find_smollm2_gguf()
@@ -204,6 +216,7 @@ class LocalServer:
                         continue
                     break
                 self.startup_s = time.monotonic() - started
+                self._answered = True
                 atexit.register(self.stop)
                 return self
             # The error message already carries the log's tail.
@@ -303,6 +316,7 @@ class LocalServer:
             self.log_path = None
 
     def _terminate(self) -> None:
+        self._answered = False
         process, self._process = self._process, None
         if process is None or process.poll() is not None:
             return
@@ -337,7 +351,7 @@ def get_local_server() -> LocalServer:
         server = _singleton
         # Start under the module lock so concurrent first callers wait for one start;
         # a server that died is restarted on the next call.
-        if not server.running:
+        if not server.ready:
             server.start()
         return server
 
@@ -346,7 +360,7 @@ async def aget_local_server() -> LocalServer:
     """Async wrapper of :func:`get_local_server`: the blocking start runs in a thread."""
     import asyncio
 
-    if _singleton is not None and _singleton.running and _singleton._owner_pid == os.getpid():
+    if _singleton is not None and _singleton.ready and _singleton._owner_pid == os.getpid():
         return _singleton
     return await asyncio.to_thread(get_local_server)
 
