@@ -28,22 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tournament_scaling import SPEC
-
-QUICK_SPEC = """
-name = "scaling"
-base_seed = 11
-seating = "balanced"
-pool = ["random"]
-games = {games}
-
-[concurrency]
-batch_size = {batch}
-
-[[variants]]
-variant = "simple"
-players = 7
-"""
+from tournament_scaling import VARIANTS, spec_text
 
 CHILD = """
 import json, resource, sys
@@ -74,8 +59,11 @@ def measure(
     folder = root / f"{total}-{workers}"
     folder.mkdir()
     spec = folder / "spec.toml"
-    variants = 1 if quick else 3
-    spec.write_text((QUICK_SPEC if quick else SPEC).format(games=total // variants, batch=batch))
+    variants = 1 if quick else len(VARIANTS)
+    if quick:  # random players on simple only
+        spec.write_text(spec_text(total, batch, pool=("random",), variants=("simple",)))
+    else:
+        spec.write_text(spec_text(total // variants, batch))
     uri = f"sqlite:///{folder / 'mlflow.db'}" if track else ""
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(spec), str(folder / "results"), str(workers), uri],

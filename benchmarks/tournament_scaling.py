@@ -36,28 +36,22 @@ def keyed(folder: Path) -> Path:
     return folder
 
 
-SPEC = """
-name = "scaling"
-base_seed = 11
-seating = "balanced"
-pool = ["random", "heuristic"]
-games = {games}
+VARIANTS = ("simple", "standard", "classic")
 
-[concurrency]
-batch_size = {batch}
 
-[[variants]]
-variant = "simple"
-players = 7
-
-[[variants]]
-variant = "standard"
-players = 7
-
-[[variants]]
-variant = "classic"
-players = 7
-"""
+def spec_text(
+    games: int,
+    batch: int,
+    pool: tuple[str, ...] = ("random", "heuristic"),
+    variants: tuple[str, ...] = VARIANTS,
+) -> str:
+    """The benchmark's tournament spec: `games` seeded games of each 7-player variant."""
+    pool_list = ", ".join(f'"{name}"' for name in pool)
+    head = (
+        f'name = "scaling"\nbase_seed = 11\nseating = "balanced"\npool = [{pool_list}]\n'
+        f"games = {games}\n\n[concurrency]\nbatch_size = {batch}\n"
+    )
+    return head + "".join(f'\n[[variants]]\nvariant = "{v}"\nplayers = 7\n' for v in variants)
 
 
 def measure(
@@ -111,7 +105,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         spec = root / "scaling.toml"
-        spec.write_text(SPEC.format(games=args.games, batch=args.batch))
+        spec.write_text(spec_text(args.games, args.batch))
         total = 3 * args.games
         print(
             f"scripted tournament: {total} games (simple, standard, classic at 7 players; "

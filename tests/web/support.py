@@ -109,6 +109,15 @@ class Played:
     messages: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    def receive(self, raw: str | bytes) -> dict[str, Any]:
+        """Record one frame (raw, decoded, and its reason if it is an error); the message."""
+        self.raw.append(str(raw))
+        msg: dict[str, Any] = json.loads(raw)
+        self.messages.append(msg)
+        if msg["type"] == "error":
+            self.errors.append(msg["reason"])
+        return msg
+
 
 async def autopilot(
     ws_url: str,
@@ -134,11 +143,8 @@ async def autopilot(
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         async with asyncio.timeout(timeout):
             async for raw in ws:
-                played.raw.append(str(raw))
-                msg = json.loads(raw)
-                played.messages.append(msg)
+                msg = played.receive(raw)
                 if msg["type"] == "error":
-                    played.errors.append(msg["reason"])
                     if msg.get("about") == "chat":
                         continue
                     if "server error" in msg["reason"]:
@@ -179,11 +185,7 @@ async def spectate(ws_url: str, game_id: str, watch: str, timeout: float = 120) 
         await ws.send(json.dumps({"type": "chat", "channel": "dead", "text": "let me in"}))
         async with asyncio.timeout(timeout):
             async for raw in ws:
-                played.raw.append(str(raw))
-                msg = json.loads(raw)
-                played.messages.append(msg)
-                if msg["type"] == "error":
-                    played.errors.append(msg["reason"])
+                msg = played.receive(raw)
                 if msg.get("type") == "state" and msg["over"]:
                     break
     return played

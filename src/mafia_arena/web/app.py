@@ -102,6 +102,18 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
             raise HTTPException(403, "not authorised")
         return grant
 
+    def seat_of_grant(request: Request, game_id: str, refusal: str) -> int:
+        """The seat the request's credential plays; 403 with `refusal` for any other grant."""
+        grant = grant_of(request, game_id)
+        if grant.scope != "seat" or grant.seat is None:
+            raise HTTPException(403, refusal)
+        return grant.seat
+
+    def require_admin(request: Request, game_id: str, refusal: str) -> None:
+        """403 with `refusal` unless the request carries the creator's credential."""
+        if grant_of(request, game_id).scope != "admin":
+            raise HTTPException(403, refusal)
+
     @app.get("/", include_in_schema=False)
     @app.get("/g/{game_id}", include_in_schema=False)
     @app.get("/replay/{game_id}", include_in_schema=False)
@@ -198,14 +210,12 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     @app.post("/api/games/{game_id}/rematch")
     async def rematch(game_id: str, request: Request) -> JSONResponse:
         session = session_of(game_id)
-        grant = grant_of(request, game_id)
-        if grant.scope != "seat" or grant.seat is None:
-            raise HTTPException(403, "only the game's players can ask for a rematch")
-        if not session.slots[grant.seat].human:
+        seat = seat_of_grant(request, game_id, "only the game's players can ask for a rematch")
+        if not session.slots[seat].human:
             raise HTTPException(403, "that seat is played by a bot")
         device, fresh = device_of(request)
         try:
-            new, keys = manager.rematch(session, grant.seat, device)
+            new, keys = manager.rematch(session, seat, device)
         except LimitError as exc:
             raise HTTPException(429, str(exc)) from exc
         except CreateError as exc:
@@ -219,16 +229,14 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     @app.post("/api/games/{game_id}/start")
     async def start(game_id: str, request: Request) -> dict[str, Any]:
         session = session_of(game_id)
-        if grant_of(request, game_id).scope != "admin":
-            raise HTTPException(403, "only the creator can start the game")
+        require_admin(request, game_id, "only the creator can start the game")
         manager.start(session)
         return session.lobby()
 
     @app.get("/api/games/{game_id}/invites")
     async def invites(game_id: str, request: Request) -> dict[str, Any]:
         session = session_of(game_id)
-        if grant_of(request, game_id).scope != "admin":
-            raise HTTPException(403, "only the creator can list invites")
+        require_admin(request, game_id, "only the creator can list invites")
         if session.watch is None:  # the one made at creation did not survive a restart
             session.watch = manager.credentials.issue_watch(game_id)
         return {
@@ -239,18 +247,16 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     @app.get("/api/games/{game_id}/view")
     async def view(game_id: str, request: Request) -> JSONResponse:
         session = session_of(game_id)
-        grant = grant_of(request, game_id)
-        if grant.scope != "seat" or grant.seat is None:
-            raise HTTPException(403, "not a seat credential")
+        seat = seat_of_grant(request, game_id, "not a seat credential")
         if not session.started:
-            return JSONResponse({"type": "lobby", "seat": grant.seat, **session.lobby()})
-        seat_view = session.view(grant.seat)
-        state = session.state(grant.seat, seat_view)
+            return JSONResponse({"type": "lobby", "seat": seat, **session.lobby()})
+        seat_view = session.view(seat)
+        state = session.state(seat, seat_view)
         return JSONResponse(
             {
                 "type": "state",
                 "reset": True,
-                "seat": grant.seat,
+                "seat": seat,
                 "lines": lines(seat_view.knowledge),
                 **state,
             }
