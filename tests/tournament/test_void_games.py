@@ -44,13 +44,18 @@ def fake() -> Iterator[FakeOpenAI]:
 
 
 def tournament(folder: Path, base_url: str) -> Path:
-    """Four 5-player games of an LLM agent and heuristics, one game per batch."""
+    """Four 5-player games of an LLM agent and heuristics, one game per batch.
+
+    The outage is a 503 from the server, never a client timeout, so the timeout is
+    generous: a slow loaded machine must not turn a good answer into a retry, which
+    would change the stored retry counts between the reference run and the resume.
+    """
     (folder / "agents").mkdir(parents=True, exist_ok=True)
     agent = folder / "agents" / "outage.toml"
     agent.write_text(
         'name = "outage-probe"\nbackend = "openai"\n'
         f'base_url = "{base_url}"\nmodel = "fake-model"\n'
-        "max_tokens = 32\ntimeout_s = 1.0\nmax_retries = 1\nretry_backoff_s = 0.01\n"
+        "max_tokens = 32\ntimeout_s = 60.0\nmax_retries = 1\nretry_backoff_s = 0.01\n"
         "retry_backoff_max_s = 0.02\nmax_reasks = 1\nbreaker_cooldown_s = 3600.0\n"
         "temperature = 0.3\n"
     )
