@@ -42,7 +42,7 @@ def fake_definition(fake: FakeOpenAI) -> AgentDefinition:
         fake.base_url,
         name="fake-llm",
         max_tokens=48,
-        timeout_s=2.0,
+        timeout_s=30.0,  # generous: a loaded machine must not turn answers into retries
         max_retries=1,
         retry_backoff_max_s=0.02,
         max_concurrency=2,

@@ -28,7 +28,7 @@ def test_run_mixes_a_scripted_side_and_an_llm_file(fake: FakeOpenAI, tmp_path: P
     agent_file = tmp_path / "fake-llm.toml"
     agent_file.write_text(
         f'name = "fake-llm"\nbackend = "openai"\nbase_url = "{fake.base_url}"\n'
-        'model = "fake-model"\nmax_tokens = 32\ntimeout_s = 2.0\nmax_retries = 1\n'
+        'model = "fake-model"\nmax_tokens = 32\ntimeout_s = 30.0\nmax_retries = 1\n'
         "retry_backoff_s = 0.01\nretry_backoff_max_s = 0.02\nmax_concurrency = 2\n",
         encoding="utf-8",
     )
