@@ -472,11 +472,18 @@ def serve(
             "once its actors have answered, which shows who acts at night (for tests)"
         ),
     ] = True,
+    solo_nights: Annotated[
+        bool,
+        typer.Option(
+            help="a person alone with scripted bots waits at night only for their own "
+            "slots; off, such nights last their full timers"
+        ),
+    ] = True,
 ) -> None:
     """Start the web app for mixed games of humans and bots."""
     from mafia_arena.web import serve as run_server
 
-    options: dict[str, Any] = {"fixed_nights": fixed_nights}
+    options: dict[str, Any] = {"fixed_nights": fixed_nights, "solo_nights": solo_nights}
     if db is not None:
         options["db"] = db
     run_server(host=host, port=port, **options)

@@ -90,53 +90,94 @@ async def _record(conn: Connection, into: list[tuple[float, dict[str, Any]]]) ->
         into.append((loop.time(), message))
 
 
-async def _person(session: GameSession, conn: Connection) -> None:
-    """The person at P3: answers each request of theirs by the public rule, after
-    `THINKING` seconds by night and one second by day."""
-    agent = session.slots[PERSON].agent
+async def _person(
+    session: GameSession,
+    conn: Connection,
+    seat: int = PERSON,
+    night_s: float = THINKING,
+    into: list[tuple[float, dict[str, Any]]] | None = None,
+) -> None:
+    """A person at `seat`: answers each request of theirs by the public rule, after
+    `night_s` seconds by night and one second by day; `into` records their page."""
+    agent = session.slots[seat].agent
     assert isinstance(agent, HumanAgent)
     answered: set[int] = set()
+    loop = asyncio.get_running_loop()
+    answering: set[asyncio.Task[None]] = set()  # kept until done (the loop holds weak refs)
     while (message := await conn.outbox.get()) is not None:
+        if into is not None:
+            into.append((loop.time(), message))
         request = message.get("request") if message.get("type") == "state" else None
         if request is None or request["turn"] in answered:
             continue
         answered.add(request["turn"])
-        asyncio.get_running_loop().create_task(_answer(session, agent, request))
+        task = loop.create_task(_answer(session, agent, seat, night_s, request))
+        answering.add(task)
+        task.add_done_callback(answering.discard)
 
 
-async def _answer(session: GameSession, agent: HumanAgent, request: dict[str, Any]) -> None:
-    await asyncio.sleep(THINKING if request["kind"].startswith("night") else 1.0)
-    decision = public_rule(session.view(PERSON))
+async def _answer(
+    session: GameSession, agent: HumanAgent, seat: int, night_s: float, request: dict[str, Any]
+) -> None:
+    await asyncio.sleep(night_s if request["kind"].startswith("night") else 1.0)
+    decision = public_rule(session.view(seat))
     if isinstance(decision, Speech):
         agent.offer(Action(request["turn"], text=decision.text))
     else:
-        pending = session.view(PERSON).request
+        pending = session.view(seat).request
         assert pending is not None
         agent.offer(Action(request["turn"], choice=pending.choices.index(decision)))
 
 
-async def _play(
-    tmp_path: Path, deal: list[str], *, person: bool = True, bot_delay: float = 0.0
-) -> tuple[list[tuple[float, dict]], list[str]]:
-    """One world: P1's messages with their times, and the log's decisions by kind.
-    `person`: P3 is the thinking person (else a bot like the others)."""
+def _table(
+    tmp_path: Path, deal: list[str], people: set[int], bot_delay: float, **settings: Any
+) -> GameSession:
+    """A 7-player table on fixed nights: seats in `people` for persons, public-rule
+    bots in the others."""
     variant = load_variant("standard", OVERRIDES)
-    seats = [SeatSpec(kind="human" if s == PERSON and person else "bot") for s in range(7)]
+    seats = [SeatSpec(kind="human" if s in people else "bot") for s in range(7)]
     spec = GameSpec(variant="standard", players=7, seats=seats, overrides=OVERRIDES)
-    settings = settings_for(tmp_path, fixed_nights=True, bot_delay=bot_delay)
-    session = GameSession("g", spec, variant, 7, settings, HOST_KEY, deal=deal)
+    chosen = settings_for(tmp_path, fixed_nights=True, bot_delay=bot_delay, **settings)
+    session = GameSession("g", spec, variant, 7, chosen, HOST_KEY, deal=deal)
     for slot in session.slots:
         if not slot.human:
             slot.agent = PublicRuleBot()
-    observer = Connection(OBSERVER, limit=100_000)
-    session.attach(observer)
+    return session
+
+
+async def _play(
+    tmp_path: Path,
+    deal: list[str],
+    *,
+    person: bool = True,
+    observer_person: bool | None = None,
+    bot_delay: float = 0.0,
+    **settings: Any,
+) -> tuple[list[tuple[float, dict]], list[str]]:
+    """One world: P1's messages with their times, and the log's decisions by kind.
+    `person`: P3 is the thinking person (else a bot like the others); P1 is then a
+    person too (`observer_person`, who answers each night request after 2 s), so two
+    people share the table and the night runs on its public slots, not solo; else P1 is
+    a bot whose page is recorded."""
+    observer_person = person if observer_person is None else observer_person
+    people = {PERSON} if person else set()
+    if observer_person:
+        people.add(OBSERVER)
+    session = _table(tmp_path, deal, people, bot_delay, **settings)
+    loop = asyncio.get_running_loop()
     seen: list[tuple[float, dict[str, Any]]] = []
-    tasks = [asyncio.get_running_loop().create_task(_record(observer, seen))]
-    if person:
-        session.claim(PERSON, "Ada")
-        page = Connection(PERSON, limit=100_000)
+    tasks = []
+    for seat in sorted(people | {OBSERVER}):
+        page = Connection(seat, limit=100_000)
+        if seat in people:
+            session.claim(seat, "Ada" if seat == PERSON else "Bo")
         session.attach(page)
-        tasks.append(asyncio.get_running_loop().create_task(_person(session, page)))
+        if seat == OBSERVER and seat not in people:
+            task = _record(page, seen)
+        else:
+            night_s = THINKING if seat == PERSON else 2.0
+            task = _person(session, page, seat, night_s, seen if seat == OBSERVER else None)
+        tasks.append(loop.create_task(task))
     session.start()
     assert session.task is not None
     await session.task
@@ -225,3 +266,100 @@ def test_a_night_is_patient_while_a_living_seat_may_take_its_time(tmp_path: Path
     assert not session.patient([0, 1, 2])
     session.slots[1].agent = ThinkingBot()  # like an LLM bot: it decides asynchronously
     assert session.patient([1, 2])
+
+
+# ---------------------------------------------------------------------- solo nights
+DEAL_C = ["villager", "mafioso", "doctor", "villager", "villager", "mafioso", "detective"]
+"""DEAL_A with the detective's card moved from P4 to P7, whom the mafia kill on the first
+night (roles stay hidden): later nights have no detective. What P3 cannot know."""
+
+
+async def _solo(
+    tmp_path: Path, deal: list[str], bot_delay: float = 1.0, **settings: Any
+) -> list[tuple[float, dict]]:
+    """A person at P3 alone with public-rule bots: their own page's messages."""
+    session = _table(tmp_path, deal, {PERSON}, bot_delay, **settings)
+    session.claim(PERSON, "Ada")
+    page = Connection(PERSON, limit=100_000)
+    session.attach(page)
+    seen: list[tuple[float, dict[str, Any]]] = []
+    task = asyncio.get_running_loop().create_task(_person(session, page, into=seen))
+    session.start()
+    assert session.task is not None
+    await session.task
+    task.cancel()
+    return seen
+
+
+def test_a_person_alone_with_bots_waits_at_night_only_for_their_own_slot(
+    tmp_path: Path,
+) -> None:
+    """Solo: the person (the doctor, 30 s over each pick) waits for nothing but their
+    own pick; every other slot lasts the bot pace (2 s), so the first night lasts
+    30 s plus 2 s per other slot — not the five minutes of the full timers — and the
+    page is given no dawn countdown (it depends on the person's own speed)."""
+    seen = run_on_virtual_clock(_solo(tmp_path, DEAL_A))
+    slots = sum(b.size for b in step_budgets(load_variant("standard", OVERRIDES), 7).values())
+    first = _nights(seen)[0]
+    assert first == (None, pytest.approx(2.0 * (slots - 1) + THINKING))
+    full = 2 * TIMERS["night_chat"] + 4 * NIGHT_TIMER
+    assert first[1] < full / 4
+
+
+def test_a_solo_night_is_as_long_as_the_persons_own_play_whatever_the_others_hold(
+    tmp_path: Path,
+) -> None:
+    """The differential check of solo nights, from the only seat that sees their
+    length: two worlds that differ in a card the person cannot know (who is the
+    detective, alive or dead after the first night) give the person's page the same
+    messages at the same times (instant bots: a paced bot's random delay would reorder
+    the day's waiting lines), and with paced bots the same nights."""
+    seen_a = run_on_virtual_clock(_solo(tmp_path / "a", DEAL_A, bot_delay=0.0))
+    seen_c = run_on_virtual_clock(_solo(tmp_path / "c", DEAL_C, bot_delay=0.0))
+    before_a, end_a = _until_reveal(seen_a)
+    before_c, end_c = _until_reveal(seen_c)
+    assert len(before_a) == len(before_c) > 20
+    for (time_a, message_a), (time_c, message_c) in zip(before_a, before_c, strict=True):
+        assert time_a == time_c and message_a == message_c
+    assert end_a == end_c
+    assert any(
+        m.get("request", {}) and m["request"]["kind"].startswith("night") for _, m in before_a
+    )
+    paced = [
+        _nights(run_on_virtual_clock(_solo(tmp_path / w, d)))
+        for w, d in (("pa", DEAL_A), ("pc", DEAL_C))
+    ]
+    assert len(paced[0]) == len(paced[1]) >= 2
+    assert [n[1] for n in paced[0]] == pytest.approx([n[1] for n in paced[1]])
+
+
+def test_solo_nights_can_be_turned_off(tmp_path: Path) -> None:
+    """`solo_nights=False`: the person alone with bots waits out every slot's timer."""
+    seen = run_on_virtual_clock(_solo(tmp_path, DEAL_A, solo_nights=False))
+    night = 2 * TIMERS["night_chat"] + 4 * NIGHT_TIMER
+    assert _nights(seen)[0] == (night, pytest.approx(night))
+
+
+def test_a_night_runs_solo_only_for_one_person_alone_with_scripted_bots(tmp_path: Path) -> None:
+    """Solo or not is read from public facts: one person at the whole table, alive and
+    playing their own seat, only scripted bots alive besides, and no spectator."""
+    variant = load_variant("standard")
+
+    def session_of(*kinds: str) -> GameSession:
+        seats = [SeatSpec(kind=k) for k in kinds]
+        spec = GameSpec(variant="standard", players=7, seats=seats)
+        return GameSession("g", spec, variant, 1, settings_for(tmp_path), HOST_KEY)
+
+    alone = session_of("human")
+    assert alone.solo([0, 1, 2]) and alone.patient([0, 1, 2])
+    assert not alone.solo([1, 2, 3])  # the person is dead: nobody waits (bot pace anyway)
+    alone.slots[1].agent = ThinkingBot()  # an asynchronous bot's speed would show
+    assert not alone.solo([0, 1, 2]) and alone.solo([0, 2, 3])
+    two = session_of("human", "human")
+    assert not two.solo([0, 1, 2]) and not two.solo([0, 2])  # the dead person sees the clock
+    replaced = session_of("human")
+    replaced.replace(0)
+    assert not replaced.solo([0, 1, 2])
+    watched = session_of("human")
+    watched.gallery.attach(Connection(None, limit=100))
+    assert not watched.solo([0, 1, 2])

@@ -40,8 +40,9 @@ async def drive(session: GameSession) -> None:
 
     By night the loop follows the night clock (`web/night_pace.py`): a prompt waits for
     its slot, is answered by the slot's end, and every slot (asked or not) runs to its
-    end before the next; the dawn is shown after the last. By day a prompt ends when
-    its seats have answered.
+    end before the next; the dawn is shown after the last. On a solo night the slot in
+    which the table's one person is asked ends when everyone asked has answered. By
+    day a prompt ends when its seats have answered.
     """
     game = session.game
     assert game is not None
@@ -72,9 +73,13 @@ async def drive(session: GameSession) -> None:
                 slot.hurry = False
                 slot.deadline = now + timer_for(request.kind, session.timer_scale)
                 if pace is not None:  # never past the slot (by design it fits in it)
+                    if pace.solo and slot.human:  # the person's own slot waits for them
+                        pace.hold(slot.deadline)
                     slot.deadline = min(slot.deadline, pace.slot_end)
             session.push_all()
             await asyncio.gather(*(_decide(session, seat, seats) for seat in seats))
+            if pace is not None and pace.solo and any(session.slots[s].human for s in seats):
+                pace.close(session.now())  # the person's slot: over once all have answered
             at_night = clock.plan is not None
             clock.sync(game, new_prompt=True)
             if at_night:

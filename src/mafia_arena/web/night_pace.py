@@ -20,6 +20,15 @@ How long a slot lasts (fixed when the night begins, from public facts):
 - otherwise every slot lasts `BOT_SLOT` times the bot pace (a paced bot answers within
   1.5 times it).
 
+*Solo* nights — exactly one person sits at the table, alive and playing their own seat,
+every other living seat is a scripted bot, and no spectator has opened the watch link —
+run at the bot pace too, except the slot in which that person is asked: it lasts until
+they answer (at most their timer). Why this leaks nothing: the only one who sees the
+night's length is the person, and it depends on nothing but their own card and their
+own speed; bots never read the clock. Without it a person alone with bots would wait
+out every night's full timers (five minutes in 7-player `standard`) for steps they
+take no part in. `Settings.solo_nights` turns it off.
+
 Phases whose actors are public (a day's speeches and votes, a forum game's windows
 where every living seat is asked) are not run on the clock: they end when every asked
 seat has answered, and the last call may shorten the last seat's timer.
@@ -56,6 +65,9 @@ class NightPace:
     seconds: Callable[[str], float]
     """The length of a slot of a given part (`slot_seconds` with the night's facts)."""
     ends: list[float] = field(default_factory=list)
+    solo: bool = False
+    """A solo night (see the module): the person's own slot is held open by `hold` and
+    ends when they answer (`close`); the dawn is not known in advance."""
 
     def end_of(self, slot: int) -> float:
         """When slot `slot` ends (a slot past the plan's budget lasts like its part)."""
@@ -68,6 +80,28 @@ class NightPace:
     def slot_end(self) -> float:
         """When the current slot ends."""
         return self.end_of(self.plan.slot)
+
+    def hold(self, until: float) -> None:
+        """Solo nights: the current slot lasts at least until `until` (the asked
+        person's deadline); the later slots follow from its new end."""
+        slot = self.plan.slot
+        if self.end_of(slot) < until:
+            self.ends[slot] = until
+            del self.ends[slot + 1 :]
+
+    def close(self, at: float) -> None:
+        """Solo nights: everyone asked in the current slot has answered at `at`; the slot
+        ends then, or at its bot-paced end if that comes first."""
+        slot = self.plan.slot
+        if at < self.end_of(slot):
+            self.ends[slot] = max(at, self.ends[slot - 1] if slot else self.start)
+            del self.ends[slot + 1 :]
+
+    @property
+    def countdown(self) -> float | None:
+        """When the dawn comes, as pages are told it: unknown on a solo night (its
+        person's own slot lasts as long as they take)."""
+        return None if self.solo else self.dawn
 
     @property
     def dawn(self) -> float:

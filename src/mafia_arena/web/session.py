@@ -498,7 +498,8 @@ class GameSession:
                 self.night_open = False
             return None
         if self.pace is None or self.pace.plan is not plan:
-            patient = self.patient(plan.living)
+            solo = self.settings.solo_nights and self.solo(plan.living)
+            patient = self.patient(plan.living) and not solo
             self.pace = NightPace(
                 plan,
                 self.now(),
@@ -508,6 +509,7 @@ class GameSession:
                     bot_delay=self.bot_delay,
                     timer_scale=self.timer_scale,
                 ),
+                solo=solo,
             )
             if not self.night_open:
                 self.open_night(plan.number)
@@ -517,15 +519,29 @@ class GameSession:
         """Whether one of the `living` seats is played by someone who may take their
         time: a person, or a bot that decides asynchronously (an LLM bot). Public: who
         is a person, which bot plays which seat and who is alive are known to all."""
-        for seat in living:
-            slot = self.slots[seat]
-            if slot.human and slot.replaced:
-                agent = slot.stand_in if self.spec.absent == "bot" else None
-            else:
-                agent = slot.agent
-            if agent is not None and not agent.synchronous:
-                return True
-        return False
+        return any(self._takes_time(seat) for seat in living)
+
+    def solo(self, living: list[int]) -> bool:
+        """Whether a night may run solo (`web/night_pace.py`): the table's one person
+        plays a living seat themself, every other living seat is a scripted bot, and no
+        spectator has ever opened the watch link. Public facts only."""
+        people = [slot.seat for slot in self.slots if slot.human]
+        if len(people) != 1 or self.gallery.joined:
+            return False
+        person = people[0]
+        if person not in living or self.slots[person].replaced:
+            return False
+        return not any(self._takes_time(seat) for seat in living if seat != person)
+
+    def _takes_time(self, seat: int) -> bool:
+        """Whether the seat's player may take their time: a person, or a bot that
+        decides asynchronously (an LLM bot); a stand-in's kind for a replaced person."""
+        slot = self.slots[seat]
+        if slot.human and slot.replaced:
+            agent = slot.stand_in if self.spec.absent == "bot" else None
+        else:
+            agent = slot.agent
+        return agent is not None and not agent.synchronous
 
     def open_night(self, number: int | None = None) -> None:
         """A night began: every seat sees the log as it stood at its first step."""
@@ -593,7 +609,9 @@ class GameSession:
             return None
         if self.night_open or (self.game.state.phase != "day" and not self.game.over):
             # the same text all night long, asked or not
-            dawn = None if self.pace is None else round(max(0.0, self.pace.dawn - self.now()))
+            dawn = None if self.pace is None else self.pace.countdown
+            if dawn is not None:
+                dawn = round(max(0.0, dawn - self.now()))
             return {"text": "The night is in progress.", "seconds_left": dawn}
         if self.game.over:
             return None

@@ -51,6 +51,9 @@ class Settings:
       its length and the times its prompts open are the same whoever holds the cards.
       Off, a night ends as soon as its actors have answered — which shows who acts at
       night; only for tests that play many games with people.
+    - `solo_nights`: a person alone with scripted bots waits at night only for their
+      own slots (`web/night_pace.py`, solo nights); the night's length then shows
+      nothing to anyone but them. Off, every patient night lasts its full timers.
     - `timer_scale`: multiplies every `TIMERS` entry.
     - `grace`: seconds a disconnected human keeps the seat before the creator's absence
       policy (a flagged bot, or default actions) takes it over.
@@ -76,6 +79,7 @@ class Settings:
 
     bot_delay: float = 1.5
     fixed_nights: bool = True
+    solo_nights: bool = True
     timer_scale: float = 1.0
     grace: float = 120.0
     idle_turns: int = 2
