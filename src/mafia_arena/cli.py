@@ -499,7 +499,7 @@ def train(
     tracking_uri: Annotated[str | None, typer.Option(help="MLflow tracking URI")] = None,
     track: Annotated[bool, typer.Option(help="log the run to MLflow")] = True,
 ) -> None:
-    """Train a policy from a spec (needs the [rl] extra); writes policy.npz and a curve."""
+    """Train a policy from a spec (needs the rl extra); writes policy.npz and a curve."""
     import dataclasses
 
     from mafia_arena.rl.spec import TrainSpecError, load_train_spec

@@ -1,0 +1,32 @@
+"""The command line's help shows every command's summary and every option's help in
+full: the help is rendered as rich markup, where a bracketed word (``[rl]``) is a style
+tag and silently vanishes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from mafia_arena.cli import app
+
+COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z][\w.-]*", text)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_word_of_a_commands_help_is_shown(command: str) -> None:
+    click_command = get_command(app).commands[command]  # type: ignore[attr-defined]
+    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    shown = set(_words(result.output))
+    texts = [click_command.help or ""] + [p.help or "" for p in click_command.params]
+    for text in texts:
+        summary = text.split("\n\n")[0]
+        missing = [w for w in _words(summary) if w not in shown]
+        assert not missing, (command, summary, missing)
