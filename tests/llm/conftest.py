@@ -1,7 +1,8 @@
 """Fixtures for the LLM layer.
 
 * ``fake_openai``: the scripted endpoint of :mod:`tests.llm.fake_openai` on a free port.
-* ``fake_definition``: an agent pointed at it, with fast retries and a short timeout.
+* ``fake_definition``: an agent pointed at it, with fast retries and a generous timeout
+  (tests of timeouts set a short one).
 * ``local_server``: the bundled SmolLM2 server, started once per test session.
 """
 
@@ -35,5 +36,6 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture
 def fake_definition(fake_openai: FakeOpenAI) -> AgentDefinition:
-    """An agent pointed at the fake endpoint, with fast retries and a short timeout."""
+    """An agent pointed at the fake endpoint, with fast retries and a generous timeout
+    (tests of timeouts set a short one)."""
     return fake_agent_definition(fake_openai.base_url)

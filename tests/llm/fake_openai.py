@@ -68,7 +68,8 @@ def garbage_body() -> Action:
 
 
 def fake_agent_definition(base_url: str, **overrides: Any) -> Any:
-    """An agent definition pointed at a fake endpoint: fast retries, short timeouts."""
+    """An agent definition pointed at a fake endpoint: fast retries, a generous timeout
+    (tests of timeouts set a short one)."""
     from mafia_arena.llm.definition import AgentDefinition
 
     settings: dict[str, Any] = {
@@ -76,7 +77,7 @@ def fake_agent_definition(base_url: str, **overrides: Any) -> Any:
         "base_url": base_url,
         "model": "fake-model",
         "max_tokens": 32,
-        "timeout_s": 1.0,
+        "timeout_s": 10.0,  # generous: load must not turn answers into retries
         "max_retries": 2,
         "retry_backoff_s": 0.01,
         "retry_backoff_max_s": 0.05,

@@ -217,7 +217,8 @@ async def test_complete_empty_answer_reasked_then_falls_back(
 
 async def test_timeout_then_success_is_retried(fake_openai: FakeOpenAI, fake_definition) -> None:
     fake_openai.script(slow(3.0), reply(answer("Bob")))
-    result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS, "vote")
+    definition = fake_definition.model_copy(update={"timeout_s": 1.0})
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS, "vote")
     assert result.choice == "Bob"
     assert result.stats.retries == 1 and result.stats.requests == 2
     assert result.stats.latency_s >= 1.0  # waited out one timeout
@@ -225,7 +226,7 @@ async def test_timeout_then_success_is_retried(fake_openai: FakeOpenAI, fake_def
 
 async def test_timeouts_exhausted_fall_back(fake_openai: FakeOpenAI, fake_definition) -> None:
     fake_openai.script(slow(3.0), slow(3.0), slow(3.0))
-    client = ChatClient(fake_definition)
+    client = ChatClient(fake_definition.model_copy(update={"timeout_s": 1.0}))
     result = await client.choose(MESSAGES, OPTIONS, "vote")
     assert result.fallback and result.error_kind == "timeout"
     assert result.stats.retries == 2 and result.stats.requests == 3
