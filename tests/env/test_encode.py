@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 from tests.env.env_cases import SMALL_CASES
 
 from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.env.session import GameSession
 from mafia_arena.rules import Variant, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import render_view
 from mafia_arena.views.view import SeatTracker, view_of
@@ -183,3 +185,31 @@ def test_each_fact_kind_replaces_only_the_knowledge_fields_it_declares(
         for seat, request in sorted(game.pending().items()):
             game.submit(seat, rng.choice(request.choices))
     assert seen_kinds & set(CHANGES)
+
+
+@pytest.mark.parametrize("layout", ["v0", "history"])
+@pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
+def test_observing_from_the_live_fold_equals_encoding_a_view(
+    variant: str, players: int, layout: str
+) -> None:
+    """`GameSession.observe` encodes each seat from its live fold, not a snapshot: at
+    every step, for every seat (asked or waiting), it must equal a fresh encoder's
+    vector for a view built from the whole log, and its mask the request's."""
+    observation = ObservationSpec(layout=layout)
+    session = GameSession(variant, players, observation=observation, fixed_nights=False)
+    game = session.new_game(11)
+    rng = random.Random(3)
+    steps = 0
+    while not game.over:
+        for seat in range(players):
+            observed = session.observe(seat)
+            view = view_of(game, seat)
+            fresh = make_encoder(session.variant, players, observation).encode(view)
+            np.testing.assert_array_equal(observed["observation"], fresh)
+            mask = session.table.shared_mask(view.request)
+            np.testing.assert_array_equal(observed["action_mask"], mask)
+        seat, request = min(game.pending().items())
+        session.submit(seat, rng.choice(request.choices))
+        session.close_turn()
+        steps += 1
+    assert steps > 0

@@ -18,6 +18,7 @@ the game on load by replaying the decisions — the engine's determinism makes t
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,24 @@ from mafia_arena.engine.night_clock import NightClock
 from mafia_arena.env.actions import ActionTable, build_action_table
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode_history import ObservationSpec, StateEncoder, make_encoder
+from mafia_arena.views.knowledge import KnowledgeFold
 from mafia_arena.views.text import render_view
 from mafia_arena.views.view import SeatTracker, View
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal for the seat now; nothing was changed."""
+
+
+@dataclass(slots=True)
+class _Observed:
+    """A seat's last observation and what it was built from (`GameSession.observe`)."""
+
+    stamp: tuple[Any, ...]
+    fold: KnowledgeFold
+    count: int
+    request: Request | None
+    obs: dict[str, np.ndarray]
 
 
 class GameSession:
@@ -75,7 +88,7 @@ class GameSession:
         self._trackers: list[SeatTracker] = []
         self._views: list[View | None] = []
         self._stamps: list[tuple[Any, ...] | None] = []
-        self._observed: list[tuple[View, dict[str, np.ndarray]] | None] = []
+        self._observed: list[_Observed | None] = []
         self._infos: list[tuple[View, bool, dict[str, Any]] | None] = []
         self._waiting: list[dict[str, Any] | None] = []
 
@@ -192,23 +205,32 @@ class GameSession:
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         """The seat's observation and action mask.
 
-        Built only when the seat's view changed since its last observation (new events
-        for it, or a new request); otherwise the same arrays come back. A Parallel step
-        observes every seat, and most seats' views do not change in most steps (a night
-        step, a vote being cast). Callers must not write into them.
+        Built only when the seat's knowledge or request changed since its last
+        observation; otherwise the same arrays come back. A Parallel step observes
+        every seat, and most seats' views do not change in most steps (a night step, a
+        vote being cast). Encoded from the seat's live fold (`SeatTracker.advance`):
+        equal to encoding its `view`, without freezing a snapshot that only `info`
+        needs. Callers must not write into the arrays.
         """
-        view = self.view(seat)
+        game = self.current
+        stamp = self._stamp(game)
         last = self._observed[seat]
-        if last is not None and last[0] is view:
-            return last[1]
-        if last is not None and last[0].request is view.request:
-            mask = last[1]["action_mask"]  # same request, same legal actions
+        if last is not None and last.stamp == stamp:
+            return last.obs
+        fold = self._trackers[seat].advance(game, self.clock.cut(game))
+        request = game.request(seat) if self._asking() else None
+        count = len(fold.entries)
+        if last is not None and last.request is request:
+            if last.fold is fold and last.count == count:
+                last.stamp = stamp
+                return last.obs
+            mask = last.obs["action_mask"]  # same request, same legal actions
         else:
-            mask = self.table.shared_mask(view.request)
+            mask = self.table.shared_mask(request)
             if self.egocentric:  # ids relative to the seat (`ActionTable.rotation`)
                 mask = mask[self.table.rotation(seat)]
-        obs = {"observation": self.encoder.encode(view), "action_mask": mask}
-        self._observed[seat] = (view, obs)
+        obs = {"observation": self.encoder.encode_seat(fold, request), "action_mask": mask}
+        self._observed[seat] = _Observed(stamp, fold, count, request, obs)
         return obs
 
     def state(self) -> np.ndarray:

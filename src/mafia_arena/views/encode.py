@@ -57,10 +57,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from mafia_arena.engine.catalogue import NightResult
+from mafia_arena.engine.choices import Request
 from mafia_arena.rules import Variant
 from mafia_arena.rules.expressions import evaluate
 from mafia_arena.speech.claims import Claim
-from mafia_arena.views.knowledge import CHANGES, Knowledge, Said
+from mafia_arena.views.knowledge import CHANGES, Knowledge, KnowledgeFold, Said
 from mafia_arena.views.view import View
 
 ENCODING_VERSION = 0
@@ -206,13 +207,14 @@ class ObservationLayout:
 class _SeatArray:
     """The running encoding of one seat's knowledge (everything but the request).
 
-    It reads only the seat's `Knowledge` snapshots: a block is rewritten when the fact
-    it encodes is a different object than last time (the fold replaces a fact when it
-    changes), and the append-only facts (results, claims) are walked from a cursor.
+    It reads only the seat's knowledge (a snapshot or the live fold, which hold the
+    same fields): a block is rewritten when the fact it encodes is a different object
+    than last time (the fold replaces a fact when it changes, never edits it), and the
+    append-only facts (results, claims) are walked from a cursor.
     """
 
     def __init__(
-        self, layout: ObservationLayout, knowledge: Knowledge, cells: Cells | None = None
+        self, layout: ObservationLayout, knowledge: Facts, cells: Cells | None = None
     ) -> None:
         self.layout = layout
         self.cells: Cells = {} if cells is None else cells
@@ -228,7 +230,7 @@ class _SeatArray:
         if 0 <= knowledge.seat < layout.players:
             self.v["seat"][knowledge.seat] = 1.0
 
-    def follows(self, knowledge: Knowledge) -> bool:
+    def follows(self, knowledge: Facts) -> bool:
         return self.source is knowledge.transcript and self.count <= len(knowledge.events)
 
     def changed(self, block: str, fact: object) -> bool:
@@ -239,6 +241,8 @@ class _SeatArray:
 
 
 _UNSET = object()
+Facts = Knowledge | KnowledgeFold
+"""What the rules read: a seat's snapshot, or its live fold (the same fields)."""
 Cells = dict[int, tuple[Said, "int | None"]]
 """Vector cells of claims by `Said` identity (each value keeps its claim alive)."""
 _MAX_CELLS = 1 << 16
@@ -260,12 +264,19 @@ class ObservationEncoder:
 
     def encode(self, view: View, out: np.ndarray | None = None) -> np.ndarray:
         """The vector for `view`, written into `out` (a fresh array when None)."""
-        state = self._fold(view.knowledge)
+        return self._encode(view.knowledge, view.request, out)
+
+    def encode_seat(self, fold: KnowledgeFold, request: Request | None) -> np.ndarray:
+        """The vector for a seat's live fold and its request (a fresh array): what
+        `encode` gives for a view of them, without freezing a snapshot first."""
+        return self._encode(fold, request, None)
+
+    def _encode(self, k: Facts, request: Request | None, out: np.ndarray | None) -> np.ndarray:
+        state = self._fold(k)
         if out is None:
             out = state.data.copy()
         else:
             out[:] = state.data
-        request = view.request
         block = self.layout.blocks["request"]
         kind = "none" if request is None else request.kind
         index = self.layout.kind_index.get(kind, len(self.layout.kinds) - 1)
@@ -275,7 +286,7 @@ class ObservationEncoder:
         return out
 
     # ------------------------------------------------------------------ folding
-    def _fold(self, k: Knowledge) -> _SeatArray:
+    def _fold(self, k: Facts) -> _SeatArray:
         state = self._seats.get(k.seat)
         if len(self._cells) > _MAX_CELLS:  # an encoder never reset: keep the memo bounded
             self._cells.clear()
@@ -308,31 +319,31 @@ class ObservationEncoder:
 # ---------------------------------------------------------------------- rules
 # One rule per block (or group of blocks): how the block follows from the seat's
 # `Knowledge`. Each rule rewrites its block only when the fact behind it changed.
-def _role_rule(state: _SeatArray, k: Knowledge) -> None:
+def _role_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("role", k.role):
         _one_hot(state.v["role"], state.layout.role_index.get(k.role or ""))
     if state.changed("faction", k.faction):
         _one_hot(state.v["faction"], state.layout.faction_index.get(k.faction or ""))
 
 
-def _alive_rule(state: _SeatArray, k: Knowledge) -> None:
+def _alive_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("alive", k.alive):
         alive, n = state.v["alive"], state.layout.players
         alive[:] = 0.0
         alive[: min(len(k.alive), n)] = k.alive[:n]
 
 
-def _revealed_rule(state: _SeatArray, k: Knowledge) -> None:
+def _revealed_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("revealed", k.revealed):
         _seat_roles(state.layout, state.v["revealed"], k.revealed)
 
 
-def _allies_rule(state: _SeatArray, k: Knowledge) -> None:
+def _allies_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("allies", k.allies):
         _seat_roles(state.layout, state.v["allies"], k.allies)
 
 
-def _checks_rule(state: _SeatArray, k: Knowledge) -> None:
+def _checks_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("checks", k.checks):
         layout, checks = state.layout, state.v["checks"]
         checks[:] = 0.0
@@ -342,13 +353,13 @@ def _checks_rule(state: _SeatArray, k: Knowledge) -> None:
                 checks[target, layout.result_index.get(result, unknown)] = 1.0
 
 
-def _results_rule(state: _SeatArray, k: Knowledge) -> None:
+def _results_rule(state: _SeatArray, k: Facts) -> None:
     for result in k.results[state.results :]:
         _night_result(state, result)
     state.results = len(k.results)
 
 
-def _clock_rule(state: _SeatArray, k: Knowledge) -> None:
+def _clock_rule(state: _SeatArray, k: Facts) -> None:
     phase = state.v["phase"]
     phase[:] = 0.0
     word = phase_word(k.phase)
@@ -356,7 +367,7 @@ def _clock_rule(state: _SeatArray, k: Knowledge) -> None:
     state.v["day"][0] = min(1.0, k.day / state.layout.max_rounds)
 
 
-def _silenced_rule(state: _SeatArray, k: Knowledge) -> None:
+def _silenced_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("silenced", k.silenced):
         silenced = state.v["silenced"]
         silenced[:] = 0.0
@@ -365,7 +376,7 @@ def _silenced_rule(state: _SeatArray, k: Knowledge) -> None:
                 silenced[seat] = 1.0
 
 
-def _votes_rule(state: _SeatArray, k: Knowledge) -> None:
+def _votes_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("ballots", k.ballots):
         layout, votes = state.layout, state.v["votes"]
         votes[:] = 0.0
@@ -375,7 +386,7 @@ def _votes_rule(state: _SeatArray, k: Knowledge) -> None:
                     votes[voter, target] = 1.0
 
 
-def _nominations_rule(state: _SeatArray, k: Knowledge) -> None:
+def _nominations_rule(state: _SeatArray, k: Facts) -> None:
     """Today's nominations. The fold only appends to them during a day (and starts
     afresh at a phase), so a list that extends the one encoded adds its new pairs; any
     other list is encoded from scratch."""
@@ -393,7 +404,7 @@ def _nominations_rule(state: _SeatArray, k: Knowledge) -> None:
             nominations[seat, target] = 1.0
 
 
-def _claims_rule(state: _SeatArray, k: Knowledge) -> None:
+def _claims_rule(state: _SeatArray, k: Facts) -> None:
     cells, data, layout = state.cells, state.data, state.layout
     for said in k.said[state.said :]:
         known = cells.get(id(said))
@@ -404,12 +415,12 @@ def _claims_rule(state: _SeatArray, k: Knowledge) -> None:
     state.said = len(k.said)
 
 
-def _team_picks_rule(state: _SeatArray, k: Knowledge) -> None:
+def _team_picks_rule(state: _SeatArray, k: Facts) -> None:
     if state.changed("team_picks", k.latest_picks):
         _team_picks(state, k.latest_picks)
 
 
-def _states_rule(state: _SeatArray, k: Knowledge) -> None:
+def _states_rule(state: _SeatArray, k: Facts) -> None:
     """Palermo: every seat's state, one-hot per seat (all Active until a change), and
     the seat's own card, one-hot (zero once it is gone)."""
     blocks = state.v
@@ -427,7 +438,7 @@ def _states_rule(state: _SeatArray, k: Knowledge) -> None:
         _one_hot(blocks["card"], layout.card_index.get(k.card or ""))
 
 
-Rule = Callable[[_SeatArray, Knowledge], None]
+Rule = Callable[[_SeatArray, Facts], None]
 RULES: dict[str, Rule] = {
     "role": _role_rule,
     "alive": _alive_rule,

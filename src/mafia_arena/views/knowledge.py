@@ -272,6 +272,13 @@ class KnowledgeFold:
         self.card: str | None = None
         self._snapshot: Knowledge | None = None
 
+    @property
+    def events(self) -> Sequence[SeatEvent]:
+        """The seat's stream so far (the live list: read it, never write it). With it
+        the fold offers every field a `Knowledge` snapshot has, so the numeric encoder
+        reads the fold itself where no snapshot is needed (`env.session.observe`)."""
+        return self.entries
+
     def apply(self, entry: SeatEvent) -> None:
         """Fold one entry of the seat's stream (in stream order)."""
         self.entries.append(entry)

@@ -73,9 +73,14 @@ class SeatTracker:
         """Fold the seat's new events; the snapshot after them. With `upto` (a host log
         position), only the events before it: a driver that shows the log in fixed
         steps (`engine.night_clock`) holds the rest back; the cursor never moves backwards."""
-        new = self._bind(game).pull(upto)
+        return self.advance(game, upto).snapshot()
+
+    def advance(self, game: Game, upto: int | None = None) -> KnowledgeFold:
+        """`update` without the snapshot: the live fold, for readers that take what they
+        need at once (the numeric encoder) and so need no frozen copy."""
+        new = self._bind(game).pull(upto)  # binding first: a new game gets a new fold
         self.fold.extend(new)
-        return self.fold.snapshot()
+        return self.fold
 
     def view(self, game: Game) -> View:
         """The seat's view now. Views are frozen, so the last one is handed out again
