@@ -22,7 +22,12 @@ from tests.web.browser_support import WINDOWS, assert_fits, in_view, shoot
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
-from mafia_arena.engine.catalogue import DeliveredTestament, Newspaper, PrivateMessage
+from mafia_arena.engine.catalogue import (
+    DeliveredTestament,
+    GameMasterNotice,
+    Newspaper,
+    PrivateMessage,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 FORUM_WINDOWS = {**WINDOWS, "desktop": {"viewport": {"width": 1280, "height": 900}}}
@@ -112,3 +117,17 @@ def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers
     assert any("The quiet ones are hiding something." in f.texts for f in ads)
     assert not [e for e in game.events if isinstance(e.fact, DeliveredTestament)]
     assert game.derived["forum"].testaments[0].text == "I was a citizen; trust P2."
+
+    # the creator moderates from the page: a warning to P2, told to P2 alone
+    panel = page.locator("#moderator-panel")
+    expect(panel).to_be_visible()
+    page.select_option("#ruling-kind", "warning")
+    page.select_option("#ruling-seat", "1")
+    page.fill("#ruling-value", "Keep private messages civil.")
+    panel.get_by_role("button", name="Give ruling").click()
+    expect(page.locator("#ruling-note")).to_have_text("Ruling given: warning on P2.")
+    panel.evaluate("e => e.scrollIntoView({block: 'center'})")
+    shoot(page, f"{window}-moderator")
+    warned = [e for e in game.events if isinstance(e.fact, GameMasterNotice)]
+    assert any("Keep private messages civil." in e.fact.text for e in warned)
+    assert "Keep private messages civil." not in page.locator("#transcript").inner_text()

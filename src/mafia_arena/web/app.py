@@ -39,6 +39,7 @@ from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_tok
 from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
 from mafia_arena.web.render import lines
+from mafia_arena.web.rulings import Ruling, RulingRefused, give, ruling_kinds
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import (
     MAX_PLAYERS,
@@ -46,6 +47,7 @@ from mafia_arena.web.settings import (
     InviteRequest,
     JoinRequest,
     ResumeRequest,
+    RulingRequest,
     Settings,
 )
 from mafia_arena.web.storage import replay_views
@@ -232,6 +234,18 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         require_admin(request, game_id, "only the creator can start the game")
         manager.start(session)
         return session.lobby()
+
+    @app.post("/api/games/{game_id}/rulings")
+    async def ruling(game_id: str, body: RulingRequest, request: Request) -> dict[str, Any]:
+        """A moderator's ruling from the creator (`web/rulings.py`); 409 with the reason
+        when it is not possible now."""
+        session = session_of(game_id)
+        require_admin(request, game_id, "only the creator can give rulings")
+        try:
+            give(session, Ruling(body.kind, body.seat, body.value))
+        except RulingRefused as exc:
+            raise HTTPException(409, str(exc)) from None
+        return {"applied": body.model_dump(), "kinds": list(ruling_kinds(session.variant))}
 
     @app.get("/api/games/{game_id}/invites")
     async def invites(game_id: str, request: Request) -> dict[str, Any]:

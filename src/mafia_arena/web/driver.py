@@ -217,6 +217,8 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
         log.exception("bot at seat %d failed", slot.seat)
         _default(session, slot, "error")
         return
+    if not slot.active:  # a moderator's ruling ended the turn meanwhile
+        return
     try:
         game.submit(slot.seat, decision)
     except IllegalDecision:
@@ -239,6 +241,8 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
     agent.turn = slot.turn
     view = session.view(slot.seat)
     while True:
+        if not slot.active:  # a moderator's ruling ended the turn (`web/rulings.py`)
+            return True
         now = session.now()
         grace_end = (
             float("inf") if slot.away_since is None else slot.away_since + session.settings.grace

@@ -32,6 +32,7 @@ from mafia_arena.web.db import LiveStore
 from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
+from mafia_arena.web.rulings import ruling_kinds
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 
 
@@ -574,6 +575,7 @@ class GameSession:
         state["waiting"] = self.waiting() if state["request"] is None else None
         state["spectator"] = False
         state["table"] = self.table()
+        state["rulings"] = list(ruling_kinds(self.variant))  # public: what the variant allows
         state["rematch"] = self.rematch
         state["chats"] = self.chat.open_to(self.member(seat, view))
         return state

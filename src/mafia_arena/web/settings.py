@@ -178,6 +178,17 @@ class InviteRequest(BaseModel):
     invite: str = Field(min_length=10, max_length=128)
 
 
+class RulingRequest(BaseModel):
+    """A moderator's ruling from the game's creator (`Game.moderate`): its kind, the seat
+    it concerns, and the reason (a warning's words, a post's number to disregard)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(min_length=1, max_length=20, pattern=r"^[a-z_]+$")
+    seat: int = Field(ge=0, lt=MAX_PLAYERS)
+    value: str = Field("", max_length=300)
+
+
 class ResumeRequest(BaseModel):
     """A resume token (from a seat's resume link) for a fresh seat credential."""
 

@@ -91,6 +91,7 @@ function renderState(s) {
   app.rematch = s.rematch || null;
   renderVotes(s.votes);
   renderForum(s.forum);
+  renderModerator(s);
   app.waiting = s.waiting || null;
   renderRequest(s.request);
   renderNotices(s.notices || [], s.stand_in);
@@ -131,6 +132,33 @@ function renderPlayers(players) {
     if (p.replaced) li.append(el("span", p.stand_in ? `stand-in: ${p.stand_in} bot` : "stand-in: default actions", "badge replaced"));
     list.append(li);
   }
+}
+
+// The creator of a forum game is its moderator: rulings on any seat (web/rulings.py).
+function renderModerator(s) {
+  const admin = store.get("admin");
+  const kinds = s.rulings || [];
+  $("moderator-panel").hidden = !admin || !kinds.length || !!s.over || !!s.spectator;
+  if ($("moderator-panel").hidden) return;
+  const fill = (select, values) => {
+    const wanted = values.map(([value, text]) => `${value}:${text}`).join("|");
+    if (select.dataset.options === wanted) return;  // keep the moderator's selection
+    select.dataset.options = wanted;
+    select.replaceChildren(...values.map(([value, text]) => {
+      const option = el("option", text); option.value = String(value); return option;
+    }));
+  };
+  fill($("ruling-kind"), kinds.map((k) => [k, k]));
+  fill($("ruling-seat"), s.players.map((p) => [p.seat, `${p.label} ${p.name}`]));
+  $("ruling-form").onsubmit = async (event) => {
+    event.preventDefault();
+    const body = { kind: $("ruling-kind").value, seat: Number($("ruling-seat").value), value: $("ruling-value").value.trim() };
+    try {
+      await api("POST", `/api/games/${app.gameId}/rulings`, body, admin);
+      $("ruling-note").textContent = `Ruling given: ${body.kind} on P${body.seat + 1}.`;
+      $("ruling-value").value = "";
+    } catch (err) { $("ruling-note").textContent = err.message; }
+  };
 }
 
 // Forum games: private conversations, the latest newspaper, testaments received.
