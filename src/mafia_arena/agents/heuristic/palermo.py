@@ -220,9 +220,12 @@ def _town_aim(ctx: Context, targets: list[int]) -> int:
     """The good camp's ballot among `targets` (not empty), the same at every like-minded
     seat so that their votes land together rather than spread:
 
-    1. a mafioso the seat knows itself (a check, Pythia, the introduction), unless the
-       table's only Rival Mafioso claim says the check found him (he works with us);
-    2. else the latest mafioso named publicly by someone else's check, likewise;
+    1. the first mafioso named publicly (by a check, Pythia or an introduction) who is
+       still a target and not cleared by the seat's own results, unless the table's
+       only Rival Mafioso claim says the check found him (he works with us): the first
+       name, not the latest, so that a second name later in the day does not split
+       the votes that already met on the first;
+    2. else a mafioso the seat knows itself and has not yet named, likewise;
     3. else that claimed Rival Mafioso: he turns killer, alone, once the mafiosi are
        gone, so with no other named mafioso left he is the town's last sure exit (and
        out of play he can never win alone);
@@ -233,14 +236,13 @@ def _town_aim(ctx: Context, targets: list[int]) -> int:
     k = ctx.view.knowledge
     rivals = {s.seat for s in k.said if s.claim.kind == "claim_role" and s.claim.value == RIVAL}
     spared = rivals if len(rivals) == 1 else set()
+    cleared = _cleared(ctx)
+    for target in _named_mafia(ctx):
+        if target in targets and target not in cleared and target not in spared:
+            return target
     known = _enemies_known(ctx)
     for target in targets:
         if target in known and (target not in spared or target in k.allies):
-            return target
-    cleared = _cleared(ctx)
-    named = _named_mafia(ctx)
-    for target in reversed(named):
-        if target in targets and target not in cleared and target not in spared:
             return target
     for target in targets:
         if target in spared:
@@ -400,10 +402,10 @@ def _post(ctx: Context, phase: str) -> Choice | None:
     alive = set(k.living())
     if not _mafia_side(ctx):
         named = set(_named_mafia(ctx))
-        if k.role == RIVAL and k.faction != "rival" and ctx.view.seat in named:
-            if not ctx.notes.get("palermo_rival_said"):
-                ctx.notes["palermo_rival_said"] = True
-                return shared_choice("claim_role", None, RIVAL)
+        rival = k.role == RIVAL and k.faction != "rival"
+        if rival and ctx.view.seat in named and not ctx.notes.get("palermo_rival_said"):
+            ctx.notes["palermo_rival_said"] = True
+            return shared_choice("claim_role", None, RIVAL)
         found = sorted(t for t in _enemies_known(ctx) if t in alive and t not in named)
         return shared_choice("claim_result", found[0], "mafia") if found else None
     posted = ctx.notes.setdefault("palermo_posted", set())
