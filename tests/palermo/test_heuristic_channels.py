@@ -15,8 +15,9 @@ from mafia_arena.views import SeatTracker, view_of
 VARIANT = load_variant("palermo")
 
 
-def heuristic_game(players: int, seed: int) -> Game:
-    game = Game(VARIANT, players, seed)
+def heuristic_game(players: int, seed: int, deal: list[str] | None = None) -> Game:
+    """A game of heuristic seats only (strict: a strategy error fails the test)."""
+    game = Game(VARIANT, players, seed, deal=deal)
     seats = []
     for seat in range(players):
         agent = HeuristicAgent(seed, strict=True)

@@ -42,6 +42,7 @@ from mafia_arena.engine.catalogue import (
 )
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
 from mafia_arena.engine.events import SeatEvent
+from mafia_arena.engine.palermo.roles import MAFIA_TEAM, RIVAL
 from mafia_arena.engine.speech_acts import render_act
 
 _VERB = attrgetter("verb")
@@ -68,6 +69,8 @@ def palermo_decision(ctx: Context) -> Decision:
     if kind == "speak":
         said: Speech | None = ctx.notes.pop("palermo_post", None)
         return said if said is not None else PASS
+    if kind == "change_vote" and not _mafia_side(ctx):
+        return _revote(ctx, [c for c in ctx.request.choices if c.verb == "vote"]) or PASS
     return PASS  # change_vote (keep the ballot), last_words
 
 
@@ -153,8 +156,15 @@ stream carries every public ballot, and the fold sees each entry once)."""
 
 
 def _enemies_known(ctx: Context) -> set[int]:
-    """Seats this seat knows to be formally mafia (investigations, Pythia)."""
-    return _seen(ctx).enemies
+    """Seats this seat knows to be formally mafia: its investigations and Pythia answers,
+    and for a good-camp seat the mafiosi it was introduced to (the Informant knows Known
+    Mafioso A, the Rival Mafioso Known Mafioso B)."""
+    seen = _seen(ctx)
+    if _mafia_side(ctx):
+        return seen.enemies
+    k = ctx.view.knowledge
+    introduced = {s for s, role in k.allies.items() if role in MAFIA_TEAM}
+    return seen.enemies | introduced if introduced else seen.enemies
 
 
 def _cleared(ctx: Context) -> set[int]:
@@ -188,21 +198,11 @@ def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
     targets = {t: c for t, c in aimed.items() if t not in friends} or aimed
     if not targets:
         return None
-    enemies = [t for t in targets if t in _enemies_known(ctx)]
-    if enemies and not _mafia_side(ctx):
-        return targets[enemies[0]]
+    if not _mafia_side(ctx):
+        return targets[_town_aim(ctx, sorted(targets))]
     agreed = _proposal(ctx, "vote")
     if agreed in targets:
         return targets[agreed]
-    if not _mafia_side(ctx):  # a public check result naming a mafioso is followed
-        named = [
-            s.claim.target
-            for s in ctx.view.knowledge.said
-            if s.claim.kind == "claim_result" and s.claim.value == "mafia"
-        ]
-        for target in reversed(named):
-            if target in targets and target not in _cleared(ctx):
-                return targets[target]
     counts: dict[int, int] = {}
     for target in _ballots_now(ctx).values():
         counts[target] = counts.get(target, 0) + 1
@@ -214,6 +214,69 @@ def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
     if ranked and counts.get(ranked[0], 0) > 0:
         return targets[ranked[0]]
     return targets[ctx.rng.choice(sorted(targets))]
+
+
+def _town_aim(ctx: Context, targets: list[int]) -> int:
+    """The good camp's ballot among `targets` (not empty), the same at every like-minded
+    seat so that their votes land together rather than spread:
+
+    1. the first mafioso named publicly (by a check, Pythia or an introduction) who is
+       still a target and not cleared by the seat's own results, unless the table's
+       only Rival Mafioso claim says the check found him (he works with us): the first
+       name, not the latest, so that a second name later in the day does not split
+       the votes that already met on the first;
+    2. else a mafioso the seat knows itself and has not yet named, likewise;
+    3. else that claimed Rival Mafioso: he turns killer, alone, once the mafiosi are
+       gone, so with no other named mafioso left he is the town's last sure exit (and
+       out of play he can never win alone);
+    4. else the first seat of the day's public focal order that is neither cleared nor
+       one who named a mafioso publicly (a liar would not hand the town a target), so
+       the town's votes meet on one name the mafia cannot pick for it.
+    """
+    k = ctx.view.knowledge
+    rivals = {s.seat for s in k.said if s.claim.kind == "claim_role" and s.claim.value == RIVAL}
+    spared = rivals if len(rivals) == 1 else set()
+    cleared = _cleared(ctx)
+    for target in _named_mafia(ctx):
+        if target in targets and target not in cleared and target not in spared:
+            return target
+    known = _enemies_known(ctx)
+    for target in targets:
+        if target in known and (target not in spared or target in k.allies):
+            return target
+    for target in targets:
+        if target in spared:
+            return target
+    accusers = {s.seat for s in k.said if s.claim.kind == "claim_result"}
+    trusted = cleared | accusers | spared
+    pool = [t for t in targets if t not in trusted] or targets
+    return next(s for s in ctx.public_order("palermo_vote") if s in pool)
+
+
+def _named_mafia(ctx: Context) -> list[int]:
+    """The seats named formally mafia in public check claims, in the order named."""
+    return [
+        s.claim.target
+        for s in ctx.view.knowledge.said
+        if s.claim.kind == "claim_result"
+        and s.claim.value == "mafia"
+        and s.claim.target is not None
+    ]
+
+
+def _revote(ctx: Context, options: list[Choice]) -> Choice | None:
+    """A good-camp seat's new ballot when its aim moved off its current one, else None.
+
+    The ballot stays changeable until VOTE CLOSE (and once more in the change window),
+    so a seat that voted before a check was published follows it rather than keep a
+    vote cast blind."""
+    current = _ballots_now(ctx).get(ctx.view.seat)
+    aimed = {c.target: c for c in options if c.target is not None}
+    if current is None or not aimed:
+        return None
+    standing = {current} if ctx.view.knowledge.alive[current] else set()
+    aim = _town_aim(ctx, sorted(set(aimed) | standing))
+    return aimed.get(aim) if aim != current else None
 
 
 def _turn(ctx: Context) -> Decision:
@@ -262,13 +325,15 @@ def _turn(ctx: Context) -> Decision:
         ballot = _pick_vote(ctx, by_verb["vote"])
         if ballot is not None:
             return ballot
-    if "post" in by_verb and phase == "afternoon":
-        posted = ctx.notes.setdefault("palermo_posted", set())
-        act = None if ctx.view.knowledge.day in posted else _post(ctx)
+    if "post" in by_verb:
+        act = _post(ctx, phase)
         if act is not None:
-            posted.add(ctx.view.knowledge.day)
             ctx.notes["palermo_post"] = Speech(render_act(act), act)
             return by_verb["post"][0]
+    if "vote" in by_verb and not _mafia_side(ctx):
+        ballot = _revote(ctx, by_verb["vote"])
+        if ballot is not None:
+            return ballot
     return PASS
 
 
@@ -327,13 +392,26 @@ def _withdraw(ctx: Context) -> bool:
     return False
 
 
-def _post(ctx: Context) -> Choice | None:
-    """One statement a day at most: the town names a mafioso it found (a check or
-    Pythia); the mafia camp now and then accuses a non-ally."""
-    alive = set(ctx.view.knowledge.living())
+def _post(ctx: Context, phase: str) -> Choice | None:
+    """What to say now, if anything. The good camp names each mafioso it knows (a check,
+    Pythia, its introduction) as soon as it may, once each and only while nobody has
+    named him yet, so the table can vote him the same day; a Rival Mafioso named by a
+    check says what he is (once). The mafia camp, in the afternoon and once a day, now
+    and then accuses a non-ally."""
+    k = ctx.view.knowledge
+    alive = set(k.living())
     if not _mafia_side(ctx):
-        found = sorted(t for t in _enemies_known(ctx) if t in alive)
+        named = set(_named_mafia(ctx))
+        rival = k.role == RIVAL and k.faction != "rival"
+        if rival and ctx.view.seat in named and not ctx.notes.get("palermo_rival_said"):
+            ctx.notes["palermo_rival_said"] = True
+            return shared_choice("claim_role", None, RIVAL)
+        found = sorted(t for t in _enemies_known(ctx) if t in alive and t not in named)
         return shared_choice("claim_result", found[0], "mafia") if found else None
+    posted = ctx.notes.setdefault("palermo_posted", set())
+    if phase != "afternoon" or k.day in posted:
+        return None
+    posted.add(k.day)
     if ctx.rng.random() < 0.2:
         others = sorted(t for t in alive if t not in _friends(ctx))
         return shared_choice("accuse", ctx.rng.choice(others)) if others else None
