@@ -33,6 +33,15 @@ from itertools import groupby
 from operator import attrgetter
 
 from mafia_arena.agents.heuristic.context import Context
+from mafia_arena.agents.heuristic.palermo_claims import (
+    EVERYONE,
+    bluff_post,
+    claimants,
+    credibility,
+    frames,
+    is_bluffer,
+    named_mafia,
+)
 from mafia_arena.engine.catalogue import (
     Ballot,
     NightResult,
@@ -42,7 +51,7 @@ from mafia_arena.engine.catalogue import (
 )
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
 from mafia_arena.engine.events import SeatEvent
-from mafia_arena.engine.palermo.roles import MAFIA_TEAM, RIVAL
+from mafia_arena.engine.palermo.roles import DETECTIVE, MAFIA_TEAM, MEDIUM, RIVAL
 from mafia_arena.engine.speech_acts import render_act
 
 _VERB = attrgetter("verb")
@@ -203,6 +212,9 @@ def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
     agreed = _proposal(ctx, "vote")
     if agreed in targets:
         return targets[agreed]
+    backed = frames(ctx.view.knowledge, friends) if ctx.style.back_bluffer else []
+    if backed and backed[0] in targets:
+        return targets[backed[0]]
     counts: dict[int, int] = {}
     for target in _ballots_now(ctx).values():
         counts[target] = counts.get(target, 0) + 1
@@ -220,24 +232,31 @@ def _town_aim(ctx: Context, targets: list[int]) -> int:
     """The good camp's ballot among `targets` (not empty), the same at every like-minded
     seat so that their votes land together rather than spread:
 
-    1. the first mafioso named publicly (by a check, Pythia or an introduction) who is
-       still a target and not cleared by the seat's own results, unless the table's
-       only Rival Mafioso claim says the check found him (he works with us): the first
-       name, not the latest, so that a second name later in the day does not split
-       the votes that already met on the first;
-    2. else a mafioso the seat knows itself and has not yet named, likewise;
-    3. else that claimed Rival Mafioso: he turns killer, alone, once the mafiosi are
+    1. the first claimant the reveals showed lying (`palermo_claims.credibility`) who is
+       still a target: only the mafia camp ever fakes a check claim;
+    2. the first mafioso named publicly (by a believed check, Pythia or an
+       introduction) who is still a target and not cleared by the seat's own results,
+       unless the table's only Rival Mafioso claim says the check found him (he works
+       with us): the first name, not the latest, so that a second name later in the day
+       does not split the votes that already met on the first; a liar's claims, and
+       those of two claimants of one unique role (one of them lies), are not believed;
+    3. else a mafioso the seat knows itself and has not yet named, likewise;
+    4. else that claimed Rival Mafioso: he turns killer, alone, once the mafiosi are
        gone, so with no other named mafioso left he is the town's last sure exit (and
        out of play he can never win alone);
-    4. else the first seat of the day's public focal order that is neither cleared nor
-       one who named a mafioso publicly (a liar would not hand the town a target), so
-       the town's votes meet on one name the mafia cannot pick for it.
+    5. else the first seat of the day's public focal order that is neither cleared nor
+       one who named a mafioso in a believed claim (a liar would not hand the town a
+       target), so the town's votes meet on one name the mafia cannot pick for it.
     """
     k = ctx.view.knowledge
     rivals = {s.seat for s in k.said if s.claim.kind == "claim_role" and s.claim.value == RIVAL}
     spared = rivals if len(rivals) == 1 else set()
     cleared = _cleared(ctx)
-    for target in _named_mafia(ctx):
+    cred = credibility(k)
+    for target in cred.liars:
+        if target in targets:
+            return target
+    for target in named_mafia(k, cred):
         if target in targets and target not in cleared and target not in spared:
             return target
     known = _enemies_known(ctx)
@@ -247,21 +266,10 @@ def _town_aim(ctx: Context, targets: list[int]) -> int:
     for target in targets:
         if target in spared:
             return target
-    accusers = {s.seat for s in k.said if s.claim.kind == "claim_result"}
+    accusers = {s.seat for s in k.said if s.claim.kind == "claim_result" and cred.believed(s.seat)}
     trusted = cleared | accusers | spared
     pool = [t for t in targets if t not in trusted] or targets
     return next(s for s in ctx.public_order("palermo_vote") if s in pool)
-
-
-def _named_mafia(ctx: Context) -> list[int]:
-    """The seats named formally mafia in public check claims, in the order named."""
-    return [
-        s.claim.target
-        for s in ctx.view.knowledge.said
-        if s.claim.kind == "claim_result"
-        and s.claim.value == "mafia"
-        and s.claim.target is not None
-    ]
 
 
 def _revote(ctx: Context, options: list[Choice]) -> Choice | None:
@@ -326,9 +334,10 @@ def _turn(ctx: Context) -> Decision:
         if ballot is not None:
             return ballot
     if "post" in by_verb:
-        act = _post(ctx, phase)
-        if act is not None:
-            ctx.notes["palermo_post"] = Speech(render_act(act), act)
+        acts = _post(ctx, phase)
+        if acts:
+            text = " ".join(render_act(act) for act in acts)
+            ctx.notes["palermo_post"] = Speech(text, acts[-1])
             return by_verb["post"][0]
     if "vote" in by_verb and not _mafia_side(ctx):
         ballot = _revote(ctx, by_verb["vote"])
@@ -392,30 +401,63 @@ def _withdraw(ctx: Context) -> bool:
     return False
 
 
-def _post(ctx: Context, phase: str) -> Choice | None:
-    """What to say now, if anything. The good camp names each mafioso it knows (a check,
-    Pythia, its introduction) as soon as it may, once each and only while nobody has
-    named him yet, so the table can vote him the same day; a Rival Mafioso named by a
-    check says what he is (once). The mafia camp, in the afternoon and once a day, now
-    and then accuses a non-ally."""
+def _post(ctx: Context, phase: str) -> list[Choice]:
+    """What to say now, if anything (the acts of one post). The good camp names each
+    mafioso it knows (a check, Pythia, its introduction) as soon as it may, once each
+    and only while no believed claim has named him yet, so the table can vote him the
+    same day; a Detective or Medium says its role with its first result, and at once
+    when someone else claims it (a counter-claim: the table must not believe the
+    impostor alone); a Rival Mafioso named by a check says what he is (once). The mafia
+    camp's designated fake checker (`palermo_claims.bluff_post`) posts its fake claim
+    once a day; the others, in the afternoon and once a day, back a partner's fake
+    result or now and then accuse a non-ally."""
     k = ctx.view.knowledge
+    seat = ctx.view.seat
     alive = set(k.living())
     if not _mafia_side(ctx):
-        named = set(_named_mafia(ctx))
+        acts: list[Choice] = []
         rival = k.role == RIVAL and k.faction != "rival"
-        if rival and ctx.view.seat in named and not ctx.notes.get("palermo_rival_said"):
+        if rival and seat in named_mafia(k, EVERYONE) and not ctx.notes.get("palermo_rival_said"):
             ctx.notes["palermo_rival_said"] = True
-            return shared_choice("claim_role", None, RIVAL)
+            return [shared_choice("claim_role", None, RIVAL)]
+        named = set(named_mafia(k, credibility(k)))
         found = sorted(t for t in _enemies_known(ctx) if t in alive and t not in named)
-        return shared_choice("claim_result", found[0], "mafia") if found else None
+        checker = k.role in (DETECTIVE, MEDIUM) and not ctx.notes.get("palermo_role_said")
+        impostor = any(s != seat for s in claimants(k, k.role or ""))
+        if checker and (found or impostor):
+            ctx.notes["palermo_role_said"] = True
+            acts.append(shared_choice("claim_role", None, k.role))
+        if found:
+            acts.append(shared_choice("claim_result", found[0], "mafia"))
+        return acts
+    if phase in ("morning", "afternoon") and _bluffer(ctx):
+        bluffed = ctx.notes.setdefault("palermo_bluff_days", set())
+        if k.day not in bluffed and k.day >= ctx.style.bluff_day:
+            bluffed.add(k.day)
+            style = ctx.style
+            return bluff_post(
+                k, seat, _friends(ctx), ctx.rng, ctx.notes, style.frame_rate, style.cover_rate
+            )
     posted = ctx.notes.setdefault("palermo_posted", set())
     if phase != "afternoon" or k.day in posted:
-        return None
+        return []
     posted.add(k.day)
+    backed = frames(k, _friends(ctx)) if ctx.style.back_bluffer else []
+    if backed:
+        return [shared_choice("accuse", backed[0])]
     if ctx.rng.random() < 0.2:
         others = sorted(t for t in alive if t not in _friends(ctx))
-        return shared_choice("accuse", ctx.rng.choice(others)) if others else None
-    return None
+        return [shared_choice("accuse", ctx.rng.choice(others))] if others else []
+    return []
+
+
+def _bluffer(ctx: Context) -> bool:
+    """Am I my team's fake checker this game? (Decided once, by `is_bluffer`.)"""
+    if "palermo_bluffer" not in ctx.notes:
+        k = ctx.view.knowledge
+        chance = ctx.style.bluff_chance
+        ctx.notes["palermo_bluffer"] = is_bluffer(k, ctx.view.seat, ctx.seed, chance)
+    return bool(ctx.notes["palermo_bluffer"])
 
 
 def _night_pick(ctx: Context, verb: str, options: list[Choice]) -> Decision:
