@@ -12,7 +12,9 @@ Presets (agent names):
 - ``heuristic:liar`` — as mafia, one mafioso of the team claims the checker's role at
   its first speaking turn, then "checks" a town player as mafia on most days (framing)
   and now and then clears a partner; the partners back the fake results. As town it
-  plays like ``heuristic`` (a town player never claims falsely in any preset).
+  plays like ``heuristic`` (a town player never claims falsely in any preset). In
+  Palermo the designated mafioso claims the Detective and posts one invented check a
+  day in the same proportions (`palermo_claims.bluff_post`).
 - ``heuristic:quiet`` — says little: no vouches, accuses only with a clear reason, an
   investigator comes out only when it has found mafia or is in danger; mafia never bluff.
 - ``heuristic:aggressive`` — accuses from the first day and names a second suspect,
