@@ -8,6 +8,7 @@ from mafia_arena.agents import RandomAgent, SyncAgent
 from mafia_arena.agents.by_side import BySideAgent
 from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.agents.heuristic.rulebook import rulebook
+from mafia_arena.agents.heuristic.style import BALANCED, Style
 from mafia_arena.engine.catalogue import fact_from_payload
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request
 from mafia_arena.engine.events import SeatEvent
@@ -31,6 +32,21 @@ def play_strict(game: Game, agents: Sequence[SyncAgent]) -> Game:
     while not game.over:
         for seat in sorted(game.pending()):
             game.submit(seat, agents[seat].decide(trackers[seat].view(game)))
+    return game
+
+
+def play_heuristic(game: Game, style: Style = BALANCED) -> Game:
+    """Play to the end with a strict heuristic player of one style in every seat (seat
+    seeds ``seed * 1000 + seat``): a strategy error fails the test where it happened."""
+    seats = []
+    for seat in range(game.players):
+        agent = HeuristicAgent(game.seed, strict=True, style=style)
+        agent.reset(seat, game.seed * 1000 + seat)
+        seats.append((agent, SeatTracker(seat)))
+    while not game.over and game.pending():
+        for seat in sorted(game.pending()):
+            agent, tracker = seats[seat]
+            game.submit(seat, agent.decide(tracker.view(game)))
     return game
 
 

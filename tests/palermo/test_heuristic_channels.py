@@ -4,30 +4,21 @@ from __future__ import annotations
 
 import re
 
+from tests.agents.support import play_heuristic
 from tests.palermo.table import P, Table
 
 from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.engine import Choice, Game
 from mafia_arena.engine.catalogue import Narration, SpeechMade
 from mafia_arena.rules import load_variant
-from mafia_arena.views import SeatTracker, view_of
+from mafia_arena.views import view_of
 
 VARIANT = load_variant("palermo")
 
 
 def heuristic_game(players: int, seed: int, deal: list[str] | None = None) -> Game:
     """A game of heuristic seats only (strict: a strategy error fails the test)."""
-    game = Game(VARIANT, players, seed, deal=deal)
-    seats = []
-    for seat in range(players):
-        agent = HeuristicAgent(seed, strict=True)
-        agent.reset(seat, seed * 1000 + seat)
-        seats.append((agent, SeatTracker(seat)))
-    while not game.over and game.pending():
-        for seat in sorted(game.pending()):
-            agent, tracker = seats[seat]
-            game.submit(seat, agent.decide(tracker.view(game)))
-    return game
+    return play_heuristic(Game(VARIANT, players, seed, deal=deal))
 
 
 def test_the_mafia_propose_a_victim_in_their_channel_and_kill_the_first_proposal() -> None:

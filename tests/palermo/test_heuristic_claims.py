@@ -7,6 +7,7 @@ same role disputes, and votes a claimant whose "mafia" result a reveal refuted.
 
 from __future__ import annotations
 
+from tests.agents.support import play_heuristic
 from tests.palermo.table import S16, P, Table
 
 from mafia_arena.agents.heuristic import HeuristicAgent
@@ -25,17 +26,7 @@ MAFIA_CAMP = MAFIA_TEAM | {"corrupt_cop", "prostitute"}
 
 def styled_game(players: int, seed: int, style: Style) -> Game:
     """A game of heuristic seats of one style (strict: a strategy error fails the test)."""
-    game = Game(VARIANT, players, seed)
-    seats = []
-    for seat in range(players):
-        agent = HeuristicAgent(seed, strict=True, style=style)
-        agent.reset(seat, seed * 1000 + seat)
-        seats.append((agent, SeatTracker(seat)))
-    while not game.over and game.pending():
-        for seat in sorted(game.pending()):
-            agent, tracker = seats[seat]
-            game.submit(seat, agent.decide(tracker.view(game)))
-    return game
+    return play_heuristic(Game(VARIANT, players, seed), style)
 
 
 def public_claims(game: Game) -> list[tuple[int, str, int | None, str | None]]:

@@ -10,17 +10,20 @@ decision is legal. What it does:
 - town: the detective and matchmaker investigate away from the dictator (no jail) and
   tell the dictator their guilty results in a private message; a town dictator
   executes the best-founded suspect (a result, a received message, a testament), else
-  a drawn unconfirmed player; citizens call a revolution when the dictator's
-  executions revealed two citizens; the angel protects a drawn non-dictator;
+  a drawn unconfirmed player, and no longer counts the private word of a sender who
+  named a player whose exit then showed a citizen; citizens call a revolution when the
+  dictator's executions revealed two citizens; the angel protects a drawn non-dictator;
 - mafia: the informed vote and revolt for a comrade, write to each other in a group
   message, murder a drawn non-comrade with a death message, mark and forge on their
   own side's behalf, point at a plain citizen; the terrorist attacks the dictator once
-  he learns he was investigated;
+  he learns he was investigated; a lying team (the style's `bluff_chance`) frames a
+  non-comrade in private messages to the dictator (`framing`);
 - now and then an ad under its own pseudonym, and a testament with its results.
 """
 
 from __future__ import annotations
 
+import random
 import re
 
 from mafia_arena.agents.heuristic.context import Context
@@ -53,6 +56,9 @@ class Reading:
         self.results: list[str] = []
         self.unanswered: list[int] = []
         """Who wrote to the seat privately since it last wrote back to them."""
+        self.discredited: set[int] = set()
+        """Who named in a private message a player whose exit then showed a citizen."""
+        told: list[tuple[int, int]] = []  # (sender, named) of each private "ist Mafioso"
         for entry in ctx.k.events:
             fact = entry.fact
             if isinstance(fact, GameMasterNotice) and fact.topic == "result":
@@ -61,6 +67,7 @@ class Reading:
             elif isinstance(fact, GameMasterNotice) and fact.topic == "investigations":
                 self.investigated_me |= f"queried: {name(ctx.me)}" in fact.text
             elif isinstance(fact, PrivateMessage) and fact.sender != ctx.me:
+                told += [(fact.sender, int(m.group(1)) - 1) for m in GUILTY.finditer(fact.text)]
                 self._read(fact.text, weight=1)
                 if fact.sender not in self.unanswered:
                     self.unanswered.append(fact.sender)
@@ -73,6 +80,12 @@ class Reading:
                 self.citizen_executions = 0
             elif isinstance(fact, StatusShown) and fact.status.startswith("Bürger"):
                 self.citizen_executions += 1
+                self.discredited |= {sender for sender, named in told if named == fact.seat}
+        for sender, named in told:  # a word from a discredited sender weighs nothing
+            if sender in self.discredited and named in self.guilty:
+                self.guilty[named] -= 1
+                if self.guilty[named] <= 0:
+                    del self.guilty[named]
 
     def _read(self, text: str, weight: int) -> None:
         for match in GUILTY.finditer(text):
@@ -171,6 +184,9 @@ def make_plan(ctx: Context) -> list[Decision]:
         plan.append(Speech("Keep quiet; vote with us.", shared_choice("pm", comrades[0])))
     elif living and rng.random() < 0.5:
         plan.append(Speech("Whom do you trust?", shared_choice("pm", rng.choice(living))))
+    frame = framing(ctx, read, comrades)
+    if frame is not None:
+        plan.append(frame)
     # the newspaper
     if rng.random() < 0.3:
         owned = ctx.request.info.get("pseudonyms") or []
@@ -195,6 +211,38 @@ def make_plan(ctx: Context) -> list[Decision]:
         else:
             plan.append(Speech(words, shared_choice("testament", None, "public")))
     return plan
+
+
+def framing(ctx: Context, read: Reading, comrades: list[int]) -> Speech | None:
+    """A lying mafioso's private word to the dictator, once a day: "P<n> ist Mafioso.",
+    the form a town dictator reads as a result passed on to him.
+
+    Whether a team lies is one coin per team against the style's `bluff_chance`, and
+    whom it frames is one seeded order of the seats per team, so every member computes
+    both alike from its own allies: the lowest living member writes from the style's
+    `bluff_day` on (on `frame_rate` of the days), and with `back_bluffer` the others
+    write the same name. Never to a comrade dictator, never naming a comrade, and only
+    by a mafioso who knows his comrades."""
+    k, me, style = ctx.k, ctx.me, ctx.style
+    dictator = read.dictator
+    if ctx.town or not k.allies or dictator is None or dictator == me or dictator in comrades:
+        return None  # a mafioso who was told no comrades might frame one: he keeps quiet
+    days: set[int] = ctx.notes.setdefault("forum_framed", set())
+    if ctx.day < style.bluff_day or ctx.day in days:
+        return None
+    days.add(ctx.day)
+    team = sorted(set(k.allies) | {me})
+    if random.Random(f"forum-bluff:{team}").random() >= style.bluff_chance:
+        return None
+    if me != min([*comrades, me]) and not style.back_bluffer:
+        return None
+    if ctx.rng.random() >= style.frame_rate:
+        return None
+    order = sorted(range(k.players), key=lambda s: random.Random(f"forum-goat:{team}:{s}").random())
+    goats = [s for s in order if k.alive[s] and s not in team and s != dictator]
+    if not goats:
+        return None
+    return Speech(f"{name(goats[0])} ist Mafioso. Please execute.", shared_choice("pm", dictator))
 
 
 def answers(ctx: Context, read: Reading) -> list[Decision]:
