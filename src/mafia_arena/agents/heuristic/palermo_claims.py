@@ -59,7 +59,9 @@ def credibility(k: Knowledge) -> Credibility:
         claim = said.claim
         if claim.kind == "claim_role" and claim.value is not None:
             claimed.setdefault(said.seat, claim.value)
-        elif claim.kind == "claim_result" and claim.target in revealed:
+        elif claim.kind == "claim_result" and claim.target is not None:
+            if claim.target not in revealed:
+                continue
             formally = revealed[claim.target] in FORMAL_MAFIA
             if (claim.value == "mafia") != formally:
                 liars[said.seat] = None
