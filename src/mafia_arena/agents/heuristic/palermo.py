@@ -434,10 +434,7 @@ def _post(ctx: Context, phase: str) -> list[Choice]:
         bluffed = ctx.notes.setdefault("palermo_bluff_days", set())
         if k.day not in bluffed and k.day >= ctx.style.bluff_day:
             bluffed.add(k.day)
-            style = ctx.style
-            return bluff_post(
-                k, seat, _friends(ctx), ctx.rng, ctx.notes, style.frame_rate, style.cover_rate
-            )
+            return bluff_post(k, seat, _friends(ctx), ctx.rng, ctx.notes, ctx.style)
     posted = ctx.notes.setdefault("palermo_posted", set())
     if phase != "afternoon" or k.day in posted:
         return []

@@ -22,6 +22,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from mafia_arena.agents.heuristic.bluff import designated, invent_result
+from mafia_arena.agents.heuristic.style import Style
 from mafia_arena.engine.choices import Choice, shared_choice
 from mafia_arena.engine.palermo.roles import DETECTIVE, MAFIA_TEAM, RIVAL
 from mafia_arena.views.knowledge import Knowledge
@@ -111,9 +113,8 @@ def is_bluffer(k: Knowledge, seat: int, seed: int, chance: float) -> bool:
     the style's `bluff_chance`, so at most one member of a team ever lies this way."""
     if k.role not in MAFIA_TEAM or not k.composition.get(FAKE_ROLE, 0):
         return False
-    team = sorted({s for s, r in k.allies.items() if r in MAFIA_TEAM} | {seat})
-    coin = random.Random(f"palermo-bluff:{seed}").random()
-    return seat == team[0] and coin < chance
+    team = {s for s, r in k.allies.items() if r in MAFIA_TEAM}
+    return designated(seat, team, f"palermo-bluff:{seed}", chance)
 
 
 def bluff_post(
@@ -122,8 +123,7 @@ def bluff_post(
     friends: set[int],
     rng: random.Random,
     notes: dict[str, object],
-    frame_rate: float,
-    cover_rate: float,
+    style: Style,
 ) -> list[Choice]:
     """Today's fake claim, once a day: the role claim the first time, then one invented
     result. A real checker (a rival claimant of the role, or a claimant who named a
@@ -151,16 +151,9 @@ def bluff_post(
             )
         )
     ]
-    draw = rng.random()
-    pick: tuple[int, str] | None = None
-    if threats:
-        pick = (threats[0], "mafia")
-    elif partners and draw < cover_rate:
-        pick = (rng.choice(partners), "innocent")
-    elif outsiders and draw < cover_rate + frame_rate:
-        pick = (rng.choice(outsiders), "mafia")
-    elif outsiders:
-        pick = (rng.choice(outsiders), "innocent")
+    pick = invent_result(
+        rng, style, threats[0] if threats else None, partners, outsiders, rng.choice
+    )
     if pick is not None:
         faked.add(pick[0])
         acts.append(shared_choice("claim_result", *pick))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 
+from mafia_arena.agents.heuristic.bluff import designated, invent_result
 from mafia_arena.agents.heuristic.context import Context
 from mafia_arena.agents.heuristic.day import mafia_pick
 from mafia_arena.agents.heuristic.night import threat
@@ -277,8 +278,9 @@ def bluffing(ctx: Context) -> bool:
     style = ctx.style
     if "bluff" not in ctx.notes:
         team = sorted(ctx.team | {ctx.me})
-        coin = random.Random(f"bluff:{ctx.seed}:{team}").random()
-        ctx.notes["bluff"] = ctx.me == team[0] and coin < style.bluff_chance
+        ctx.notes["bluff"] = designated(
+            ctx.me, team, f"bluff:{ctx.seed}:{team}", style.bluff_chance
+        )
     if ctx.notes["bluff"] and not ctx.notes.get("bluff_role"):
         rival = bool(ctx.public.claimers(frozenset(checkers), ctx.k.alive))
         desperate = ctx.request.kind == "plea" and ctx.rng.random() < 0.5
@@ -309,17 +311,17 @@ def bluff_acts(ctx: Context) -> list[Choice]:
         fresh = [s for s in ctx.living() if s not in fake and s in ctx.targets]
         outsiders = [s for s in fresh if s not in ctx.team]
         partners = [s for s in fresh if s in ctx.team]
-        draw = ctx.rng.random()
-        if rivals and rivals[0] not in fake:
-            fake[rivals[0]] = "mafia"
-        elif partners and draw < style.cover_rate:
-            fake[ctx.rng.choice(partners)] = "innocent"
-        elif outsiders and draw < style.cover_rate + style.frame_rate:
-            goat = mafia_pick(ctx, outsiders, "bluff")
-            if goat is not None:
-                fake[goat] = "mafia"
-        elif outsiders:
-            fake[ctx.rng.choice(outsiders)] = "innocent"
+        rival = rivals[0] if rivals and rivals[0] not in fake else None
+        invented = invent_result(
+            ctx.rng,
+            style,
+            rival,
+            partners,
+            outsiders,
+            lambda pool: mafia_pick(ctx, list(pool), "bluff"),
+        )
+        if invented is not None:
+            fake[invented[0]] = invented[1]
     announced: set[int] = ctx.notes.setdefault("announced", set())
     for target, value in fake.items():
         if target not in announced and alive[target]:
