@@ -134,11 +134,13 @@ def play_match_sync(
     overrides: dict[str, Any] | None = None,
     *,
     host_key: bytes | None = None,
+    void_threshold: float = VOID_THRESHOLD,
 ) -> MatchResult:
     """Play a game whose agents are all `synchronous` (scripted players), no event loop.
 
     `host_key` derives the agents' seat seeds (`mafia_arena.seat_seeds`); the same
-    variant, seed, key and agents give the same log."""
+    variant, seed, key and agents give the same log. `void_threshold`: as in
+    `play_match`."""
     if not all_synchronous(agents):
         slow = sorted({a.name for a in agents if not a.synchronous})
         raise TypeError(f"play_match_sync needs synchronous agents; await play_match for {slow}")
@@ -148,7 +150,7 @@ def play_match_sync(
         for seat in list(game.pending()):
             agent = agents[seat]
             _submit(game, seat, agent, agent.decide(trackers[seat].view(game)))
-    return _result(game, agents, overrides, trackers)
+    return _result(game, agents, overrides, trackers, void_threshold)
 
 
 async def play_match(
