@@ -12,7 +12,8 @@ Contract
 * `spec_hash` covers everything that decides the games (name, seeds, variants with the
   bytes of their files, switches, player counts, game counts, pools with the bytes of
   agent files — model parameters included — and of the prompt templates they can use,
-  seating, a ``void_threshold`` other than the default) and nothing that does not (concurrency, results folder, tracking URI), so
+  seating, a ``void_threshold`` other than the default) and nothing that does not
+  (concurrency, results folder, tracking URI), so
   moving a run to a cluster or another folder keeps its identity. `Experiment.inputs`
   keeps the digest of each of those files by name, so a refused resume can say which
   one changed (`experiments.provenance`).

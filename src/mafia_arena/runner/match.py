@@ -86,9 +86,7 @@ def _result(
     return MatchResult(log, game.state.winner, stats)
 
 
-def host_traces(
-    agents: Sequence[Agent], trackers: Sequence[SeatTracker]
-) -> list[dict[str, Any]]:
+def host_traces(agents: Sequence[Agent], trackers: Sequence[SeatTracker]) -> list[dict[str, Any]]:
     """The agents' decision traces for `log.traces`, dated on the host's timeline.
 
     A seat dates a trace by its own stream position (the last entry it had seen); the
