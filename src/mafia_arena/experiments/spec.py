@@ -17,6 +17,7 @@ Layout (all keys but ``name`` and ``variants`` optional)::
     pool = ["random", "heuristic"]  # scripted presets and agent files (agents/*.toml)
     results = "results/smoke"       # default results/<name>, relative to the working folder
     tracking_uri = "sqlite:///mlflow.db"   # default: $MLFLOW_TRACKING_URI, then this
+    void_threshold = 0.2            # a seat's share of infrastructure fallbacks that voids
 
     [concurrency]
     workers = 2           # CPUs of the local Ray cluster (ray.init(num_cpus=...))
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from mafia_arena.experiments.errors import SpecError
+from mafia_arena.runner.integrity import VOID_THRESHOLD
 
 if TYPE_CHECKING:
     from mafia_arena.experiments.plan import Experiment
@@ -129,7 +131,23 @@ class ExperimentSpec(_Model):
     variants: list[VariantEntry] = Field(min_length=1)
     results: str | None = None
     tracking_uri: str | None = None
+    void_threshold: float = Field(
+        default=VOID_THRESHOLD,
+        ge=0.0,
+        le=1.0,
+        strict=True,
+        description="A game is void when some seat had more than this share of its "
+        "decisions made by infrastructure fallbacks (runner.integrity); hashed.",
+    )
     concurrency: Concurrency = Concurrency()
+
+    @field_validator("void_threshold", mode="before")
+    @classmethod
+    def _share(cls, value: Any) -> Any:
+        """A share written as an integer (``0``, ``1``) is fine; ``true`` is not a share."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        return value
 
 
 def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:

@@ -81,19 +81,30 @@ def _result(
     meta["void"] = reason is not None
     if reason is not None:
         meta["void_reason"] = reason
-    traces = [dict(t) for a in agents for t in a.traces]
-    traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
+    traces = host_traces(agents, trackers)
     log = GameLog.from_game(game, overrides, [a.name for a in agents], meta, traces)
     return MatchResult(log, game.state.winner, stats)
 
 
-def _on_host_timeline(belief: dict[str, Any], trackers: Sequence[SeatTracker]) -> dict[str, Any]:
-    seat = belief.get("seat")
+def host_traces(agents: Sequence[Agent], trackers: Sequence[SeatTracker]) -> list[dict[str, Any]]:
+    """The agents' decision traces for `log.traces`, dated on the host's timeline.
+
+    A seat dates a trace by its own stream position (the last entry it had seen); the
+    log's ``seq`` is the host log position of that entry, so traces of different seats
+    sort into one order (stable: a seat's traces at one position keep their order)."""
+    traces = [_on_host_timeline(dict(t), trackers) for a in agents for t in a.traces]
+    traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
+    return traces
+
+
+def _on_host_timeline(record: dict[str, Any], trackers: Sequence[SeatTracker]) -> dict[str, Any]:
+    """`record` (a belief or a trace) with its seat-local ``seq`` made a host position."""
+    seat = record.get("seat")
     if isinstance(seat, int) and 0 <= seat < len(trackers):
         stream = trackers[seat].stream
         if stream is not None:
-            belief["seq"] = stream.host_seq(int(belief.get("seq", -1)))
-    return belief
+            record["seq"] = stream.host_seq(int(record.get("seq", -1)))
+    return record
 
 
 def _submit(game: Game, seat: int, agent: Agent, decision: Decision) -> None:
@@ -121,11 +132,13 @@ def play_match_sync(
     overrides: dict[str, Any] | None = None,
     *,
     host_key: bytes | None = None,
+    void_threshold: float = VOID_THRESHOLD,
 ) -> MatchResult:
     """Play a game whose agents are all `synchronous` (scripted players), no event loop.
 
     `host_key` derives the agents' seat seeds (`mafia_arena.seat_seeds`); the same
-    variant, seed, key and agents give the same log."""
+    variant, seed, key and agents give the same log. `void_threshold`: as in
+    `play_match`."""
     if not all_synchronous(agents):
         slow = sorted({a.name for a in agents if not a.synchronous})
         raise TypeError(f"play_match_sync needs synchronous agents; await play_match for {slow}")
@@ -135,7 +148,7 @@ def play_match_sync(
         for seat in list(game.pending()):
             agent = agents[seat]
             _submit(game, seat, agent, agent.decide(trackers[seat].view(game)))
-    return _result(game, agents, overrides, trackers)
+    return _result(game, agents, overrides, trackers, void_threshold)
 
 
 async def play_match(
