@@ -590,7 +590,9 @@ def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict
     """``{"model", "endpoint", "sampling", "prompt_hash"}`` of an agent definition.
 
     ``endpoint`` is the backend and the endpoint's kind: ``local`` for the bundled
-    server, else the host name (never the port or path, which vary per machine);
+    server, else the host name (never the port or path, which vary per machine), or the
+    ``chat_model`` class an agent file names (its ``chat_model_kwargs`` then join
+    ``sampling``);
     ``sampling`` the exact sampling and length fields sent
     (:meth:`AgentDefinition.request_parameters`, plus ``extra_body`` when set);
     ``prompt_hash`` a 12-hex-digit hash of every template's version. Why: a leaderboard
@@ -603,6 +605,10 @@ def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict
     sampling = dict(definition.request_parameters())
     if definition.extra_body:
         sampling["extra_body"] = dict(definition.extra_body)
+    if definition.chat_model is not None:  # a named LangChain class: it is the endpoint
+        host = definition.chat_model
+        if definition.chat_model_kwargs:
+            sampling["chat_model_kwargs"] = dict(definition.chat_model_kwargs)
     joined = "\n".join(f"{name}={version}" for name, version in sorted(versions.items()))
     return {
         "model": definition.model,
