@@ -101,7 +101,15 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
                 if job.fault is not None:
                     job.fault.before_game(index)
                 results.append(
-                    play_match_sync(variant, agents, seed, matchup.overrides, host_key=job.host_key)
+                    play_match_sync(
+                        variant,
+                        agents,
+                        seed,
+                        matchup.overrides,
+                        host_key=job.host_key,
+                        shuffle_names=matchup.shuffle_names,
+                        shuffle_options=matchup.shuffle_options,
+                    )
                 )
             except RETRYABLE:
                 raise
@@ -152,6 +160,8 @@ async def _play_async(
             job.matchup.overrides,
             decision_timeout=job.decision_timeout_s,
             host_key=job.host_key,
+            shuffle_names=job.matchup.shuffle_names,
+            shuffle_options=job.matchup.shuffle_options,
         )
         if job.fault is not None and job.fault.sleep_per_game_s:
             await asyncio.sleep(job.fault.sleep_per_game_s)
