@@ -202,6 +202,7 @@ function renderLobby(lobby, admin) {
   show("lobby");
   $("lobby-title").textContent = `${lobby.title}, ${lobby.players} players`;
   $("lobby-table").textContent = tableText(lobby);
+  $("lobby-rules-text").textContent = lobby.rules || "";
   $("lobby-you").textContent = lobby.seat !== undefined && lobby.seat !== null
     ? `You are ${lobby.seats[lobby.seat].label} (${lobby.seats[lobby.seat].name}).` : "";
   const list = $("lobby-seats");
