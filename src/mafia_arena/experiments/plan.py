@@ -81,6 +81,8 @@ class Matchup:
     pool: tuple[AgentRef, ...]
     quotas: dict[str, int]
     seating: str
+    shuffle_names: bool = False
+    shuffle_options: bool = False
 
     @property
     def indices(self) -> range:
@@ -102,6 +104,9 @@ class Matchup:
             "pool": [[a.label, a.digest] for a in self.pool],
             "quotas": self.quotas,
             "seating": self.seating,
+            # only when on, so that the hash of every spec without them stays as it was
+            **({"shuffle_names": True} if self.shuffle_names else {}),
+            **({"shuffle_options": True} if self.shuffle_options else {}),
         }
 
 
@@ -260,6 +265,8 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
                     pool,
                     dict(entry.seats),
                     entry.seating or spec.seating,
+                    _switch(entry.shuffle_names, spec.shuffle_names),
+                    _switch(entry.shuffle_options, spec.shuffle_options),
                 )
             )
             index += games
@@ -278,6 +285,11 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         void_threshold=spec.void_threshold,
     )
     return _with_hash(experiment)
+
+
+def _switch(entry: bool | None, top: bool) -> bool:
+    """A variant entry's own presentation switch, else the spec's."""
+    return top if entry is None else entry
 
 
 def _with_hash(experiment: Experiment) -> Experiment:

@@ -111,6 +111,8 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
                         matchup.overrides,
                         host_key=job.host_key,
                         void_threshold=job.void_threshold,
+                        shuffle_names=matchup.shuffle_names,
+                        shuffle_options=matchup.shuffle_options,
                     )
                 )
             except RETRYABLE:
@@ -163,6 +165,8 @@ async def _play_async(
             decision_timeout=job.decision_timeout_s,
             void_threshold=job.void_threshold,
             host_key=job.host_key,
+            shuffle_names=job.matchup.shuffle_names,
+            shuffle_options=job.matchup.shuffle_options,
         )
         if job.fault is not None and job.fault.sleep_per_game_s:
             await asyncio.sleep(job.fault.sleep_per_game_s)
