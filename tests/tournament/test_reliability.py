@@ -242,6 +242,109 @@ def test_item10_unreachable_services_fail_fast_before_anything_is_written(
     assert not results.exists()
 
 
+@pytest.fixture
+def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mafia_arena.experiments import services
+
+    monkeypatch.setattr(services, "TIMEOUT_S", 2.0)
+
+
+def test_item10_a_web_server_that_is_not_mlflow_fails_the_check_before_anything_is_written(
+    tmp_path: Path, short_timeouts: None
+) -> None:
+    spec = write_spec(tmp_path, "services", TWELVE)
+    results = tmp_path / "r"
+    with plain_http_server(tmp_path) as port:
+        with pytest.raises(ServiceError, match="is not an MLflow tracking server"):
+            quiet(spec, results, use_ray=False, tracking_uri=f"http://127.0.0.1:{port}")
+        assert not results.exists()
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "mafia_arena.cli", "tournament", str(spec), "--no-ray"),
+                *("--results", str(results), "--tracking-uri", f"http://127.0.0.1:{port}"),
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=cli_env(),
+        )
+    assert done.returncode == 2, done.stderr
+    message = done.stderr.strip()
+    assert "is not an MLflow tracking server" in message and "HTTP 404" in message
+    assert "Traceback" not in message and len(message.splitlines()) == 1
+    assert not results.exists() and not (tmp_path / "mlflow.db").exists()
+
+
+def test_item10_a_tcp_listener_that_is_not_ray_fails_the_check_within_the_timeout(
+    tmp_path: Path, short_timeouts: None
+) -> None:
+    import socket
+    import time
+
+    spec = write_spec(tmp_path, "services", TWELVE)
+    results = tmp_path / "r"
+    with socket.socket() as listener:  # accepts connections, never speaks gRPC
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+            started = time.monotonic()
+            with pytest.raises(ServiceError, match="accepts connections but is not a Ray"):
+                quiet(spec, results, address=address, track=False)
+            assert time.monotonic() - started < 15
+            assert not results.exists()
+
+
+def test_item10_a_real_ray_gcs_passes_the_check(ray_cluster: str) -> None:
+    from mafia_arena.experiments.services import check_ray_address
+
+    check_ray_address(ray_cluster, timeout_s=5)  # raises if the probe misreads a real GCS
+
+
+class plain_http_server:
+    """``python -m http.server`` on a free loopback port, serving an empty folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder / "www"
+
+    def __enter__(self) -> int:
+        import socket
+        import time
+
+        self.folder.mkdir()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+            cwd=self.folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return port
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("http.server did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def cli_env() -> dict[str, str]:
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("MLFLOW_TRACKING_URI", None)
+    return env
+
+
 class socket_closed_port:
     """A loopback port nobody listens on (bound, then closed)."""
 
