@@ -222,6 +222,63 @@ def test_item7_games_done_is_fresh_and_a_copied_folder_writes_into_itself(
     assert (copied / "tables" / "estimates.csv").stat().st_mtime_ns > max(before.values())
 
 
+def test_item7_a_copied_folder_reads_its_artifacts_through_mlflow_after_the_original_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlflow import MlflowClient
+
+    original = tmp_path / "original"
+    original.mkdir()
+    spec = write_spec(original, "moved", TWELVE.replace("games = 12", "games = 3"))
+    monkeypatch.chdir(original)
+    first = quiet(spec, Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db")
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    shutil.rmtree(original)
+    monkeypatch.chdir(copy)
+    quiet(copy / "moved.toml", Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db")
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{copy / 'mlflow.db'}")
+    run = client.get_run(first.parent_run_id)
+    assert run.info.artifact_uri.startswith(str(copy / "mlruns"))
+    experiment = client.get_experiment(run.info.experiment_id)
+    assert experiment.artifact_location.startswith(str(copy / "mlruns"))
+    names = {a.path for a in client.list_artifacts(first.parent_run_id, "tables")}
+    assert "tables/estimates.csv" in names
+    local = client.download_artifacts(first.parent_run_id, "tables/estimates.csv", str(tmp_path))
+    assert Path(local).read_text(encoding="utf-8").startswith("name,")
+
+
+def test_item7_rerooting_rewrites_only_locations_of_the_folder_the_store_moved_from(
+    tmp_path: Path,
+) -> None:
+    from mlflow import MlflowClient
+
+    from mafia_arena.tracking.artifact_roots import reroot_local_store
+
+    original = tmp_path / "original"
+    original.mkdir()
+    client = MlflowClient(tracking_uri=f"sqlite:///{original / 'mlflow.db'}")
+    ours = client.create_experiment("ours", artifact_location=str(original / "mlruns"))
+    custom = client.create_experiment("custom", artifact_location=str(tmp_path / "shared"))
+    run = client.create_run(ours).info.run_id
+    other = client.create_run(custom).info.run_id
+    client.log_text(run, "a,b\n", "tables/estimates.csv")
+    assert reroot_local_store(original / "mlflow.db") == 0  # not moved: nothing to do
+
+    moved = tmp_path / "moved"
+    shutil.move(original, moved)
+    db = moved / "mlflow.db"
+    assert reroot_local_store(db) > 0
+    assert reroot_local_store(db) == 0  # idempotent
+    client = MlflowClient(tracking_uri=f"sqlite:///{db}")
+    assert client.get_experiment(ours).artifact_location == str(moved / "mlruns")
+    assert client.get_run(run).info.artifact_uri == str(moved / "mlruns" / run / "artifacts")
+    assert client.get_experiment(custom).artifact_location == str(tmp_path / "shared")
+    assert client.get_run(other).info.artifact_uri.startswith(str(tmp_path / "shared"))
+    assert [a.path for a in client.list_artifacts(run, "tables")] == ["tables/estimates.csv"]
+
+
 # ----------------------------------------------------------------- item 10: services
 
 
