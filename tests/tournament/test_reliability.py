@@ -159,6 +159,35 @@ def test_item6_resume_is_refused_across_a_code_change_unless_forced(tmp_path: Pa
     assert json.loads(manifest_path.read_text())["code"] == code_provenance()
 
 
+def test_item6_game_logs_carry_the_code_identity_of_the_records_and_manifest(
+    tmp_path: Path,
+) -> None:
+    spec = write_spec(tmp_path, "logcode", TWELVE.replace("games = 12", "games = 2"))
+    results = tmp_path / "r"
+    quiet(spec, results, use_ray=False, track=False)
+    manifest = json.loads((results / MANIFEST_NAME).read_text())
+    records, _logs = snapshot(results)
+    for record in records:
+        header = json.loads((results / record["log_path"]).read_text().splitlines()[0])
+        assert header["meta"]["code"] == record["code"] == manifest["code"]
+
+
+def test_item6_resuming_a_store_without_a_manifest_warns_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(tmp_path, "nomanifest", TWELVE.replace("games = 12", "games = 3"))
+    results = tmp_path / "r"
+    quiet(spec, results, use_ray=False, track=False)
+    capsys.readouterr()
+    (results / MANIFEST_NAME).unlink()  # as a store from before manifests
+    summary = quiet(spec, results, use_ray=False, track=False)
+    assert summary.ok and summary.games_skipped == 3
+    lines = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(lines) == 1 and MANIFEST_NAME in lines[0] and "3 stored games" in lines[0]
+    quiet(spec, results, use_ray=False, track=False)  # the manifest is back: no warning
+    assert "warning" not in capsys.readouterr().err
+
+
 # ----------------------------------------------------------------- item 7: MLflow
 
 

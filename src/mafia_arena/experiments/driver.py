@@ -15,7 +15,8 @@ The driver is the only process that writes results and talks to MLflow. It
    prompt template) is refused (`ResultsConflict`, naming what changed) unless
    ``resume=False``, which archives the old store and starts over; a store whose games
    were played by other code (package version or source, `experiments.provenance`) is
-   refused unless ``force_resume=True``;
+   refused unless ``force_resume=True``; a store with games but no manifest (written
+   before manifests existed) is resumed with a one-line warning on stderr;
 4. cuts the missing games into idempotent batches, runs them (`executors`), and stores
    every finished game the moment its batch arrives, with a progress bar (rate, ETA). A
    game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
@@ -34,6 +35,7 @@ everything else is stored and tracked.
 
 from __future__ import annotations
 
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -50,6 +52,7 @@ from mafia_arena.experiments.executors import InProcessExecutor, RayExecutor
 from mafia_arena.experiments.faults import FaultPlan
 from mafia_arena.experiments.plan import Experiment, batches, game_seed
 from mafia_arena.experiments.provenance import (
+    MANIFEST_NAME,
     code_differences,
     code_provenance,
     input_differences,
@@ -156,6 +159,13 @@ def _stored(
             f"{', '.join(sorted(map(str, others)))}, now {experiment.spec_hash}): {what}. "
             "Pass --no-resume (resume=False) to archive them and start over, or use "
             "another results folder (--results)."
+        )
+    if stored and old is None:
+        print(
+            f"warning: {store.folder}: its {len(stored)} stored games have no {MANIFEST_NAME} "
+            "(written before code versions were recorded), so whether the same code played "
+            "them cannot be checked; resuming, and recording the present code from now on",
+            file=sys.stderr,
         )
     if stored and old:
         changed = code_differences(old, current)
