@@ -69,6 +69,33 @@ def test_item5_one_crashing_game_stores_its_batch_and_is_retried_alone(
     assert snapshot(results) == snapshot(reference)
 
 
+def test_item5_failed_jsonl_lists_only_games_still_not_stored_after_a_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = write_spec(tmp_path, "retry", TWELVE)
+    results = tmp_path / "r"
+    failed_path = results / "failed.jsonl"
+
+    def listed() -> list[int]:
+        return [json.loads(line)["game_index"] for line in failed_path.read_text().splitlines()]
+
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [4, 7]}))
+    with pytest.raises(TournamentError):
+        quiet(spec, results, use_ray=False, track=False)
+    assert listed() == [4, 7]
+
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [7]}))
+    with pytest.raises(TournamentError) as caught:
+        quiet(spec, results, use_ray=False, track=False)
+    assert list(caught.value.failed) == [7] and listed() == [7]  # 4 was stored by the retry
+
+    monkeypatch.delenv("MAFIA_ARENA_FAULT")
+    summary = quiet(spec, results, use_ray=False, track=False)
+    assert summary.ok and "0 failed" in str(summary)
+    assert not failed_path.exists()  # agrees with the summary
+    assert not list(results.glob("failed.jsonl*"))  # no temporary left behind
+
+
 # ----------------------------------------------------------------- item 6: provenance
 
 

@@ -20,7 +20,9 @@ The driver is the only process that writes results and talks to MLflow. It
 4. cuts the missing games into idempotent batches, runs them (`executors`), and stores
    every finished game the moment its batch arrives, with a progress bar (rate, ETA). A
    game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
-   the rest of its batch is stored, and the next call plays only the games not stored;
+   the rest of its batch is stored, and the next call plays only the games not stored.
+   At the end of the run ``failed.jsonl`` is rewritten to list only the games still not
+   stored, so it agrees with the summary;
 5. logs the MLflow runs from the store's records, so a resumed tournament reports
    exactly what an uninterrupted one does. The store is streamed (`StoredRecords`), at
    the start and at the end, and the summary, ratings and MLflow aggregates are tallied
@@ -252,6 +254,8 @@ def _run(
     summary.games_stored = len(records)
     summary.games_void = records.void_count()
     summary.add_matchups({m.label: m.indices for m in experiment.matchups}, records)
+    if store.failures_path().exists():  # only games still not stored stay listed
+        store.keep_failures(experiment.spec_hash, {int(r["game_index"]) for r in records})
     if tracker is not None:
         _finish_tracking(tracker, experiment, summary, records)
     if summary.failed:
