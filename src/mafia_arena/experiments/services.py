@@ -28,6 +28,7 @@ import json
 import os
 import socket
 import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +72,11 @@ def _check_mlflow_server(uri: str, timeout_s: float) -> None:
 
     advice = "pass another --tracking-uri, or --no-tracking to play without MLflow"
     url = urllib.parse.urlsplit(uri)
-    try:
+    try:  # a refused connection says more than the HTTP client's wrapped error
         port = url.port or (443 if url.scheme == "https" else 80)
-        with socket.create_connection((url.hostname or "", port), timeout=timeout_s):
-            pass
+        if not _through_proxy(url):
+            with socket.create_connection((url.hostname or "", port), timeout=timeout_s):
+                pass
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise ServiceError(
@@ -113,6 +115,13 @@ def _check_mlflow_server(uri: str, timeout_s: float) -> None:
             f"HTTP {status}, {kind}, not MLflow's JSON); check the address, or {advice}. "
             "Nothing was written."
         )
+
+
+def _through_proxy(url: urllib.parse.SplitResult) -> bool:
+    """Whether requests to `url` go through an HTTP proxy (then only the proxy is
+    reachable directly, and the HTTP request alone decides)."""
+    proxies = urllib.request.getproxies()
+    return url.scheme in proxies and not urllib.request.proxy_bypass(url.hostname or "")
 
 
 def _json(text: str) -> Any:
