@@ -59,9 +59,7 @@ def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
         raise VariantError(source, "composition", f"no row for {n} players")
     counts: dict[str, int] = {}
     rest_role = None
-    for role, raw in row.items():
-        if role not in variant.roles:
-            raise VariantError(source, f"{key}.{role}", "unknown role")
+    for role, raw in row.items():  # every role of a row exists: `check_references`
         if raw == "rest":
             rest_role = role
             continue

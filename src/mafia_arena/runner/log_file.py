@@ -48,7 +48,9 @@ def read_log(path: Path) -> GameLog:
         try:
             Event.from_json(data)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise LogFileError(source, f"line {number}", f"not a game event ({_why(exc)})") from None
+            raise LogFileError(
+                source, f"line {number}", f"not a game event ({_why(exc)})"
+            ) from None
     sidecar = traces_path(path)
     if sidecar.is_file():
         _json_lines(sidecar, what="a decision-trace file")
