@@ -84,3 +84,14 @@ def test_the_comparison_catches_a_leaked_role() -> None:
     b["text"] += f"\nP{moved + 1} is the {worlds.deal_b[moved]}"
     with pytest.raises(Leak):
         compare(a, b, "forged")
+
+
+def test_a_forger_is_not_offered_a_question_mark_copy_he_was_never_told_of() -> None:
+    """Regression (case 478: dictator, 17 players, the observer the forger): on Day 2
+    the holder's successor and transfer forms named the question mark that had copied
+    a mafioso in one world and not in the other; they name only comrades the holder's
+    own stream named (OP-D14)."""
+    worlds, policy_seed = random_case(478)
+    assert worlds.variant == "dictator" and worlds.deal_a[worlds.observer] == "forger"
+    assert run_parallel(worlds, policy_seed) > 18  # past the step where the mask differed
+    assert run_aec(worlds, policy_seed) > 0
