@@ -95,3 +95,13 @@ def test_a_forger_is_not_offered_a_question_mark_copy_he_was_never_told_of() -> 
     assert worlds.variant == "dictator" and worlds.deal_a[worlds.observer] == "forger"
     assert run_parallel(worlds, policy_seed) > 18  # past the step where the mask differed
     assert run_aec(worlds, policy_seed) > 0
+
+
+def test_the_vendetta_announcement_is_the_same_whether_the_rival_activated_or_not() -> None:
+    """Regression (case 687: Palermo, 19 players, the observer the Lawyer): a vote left
+    no mafioso Active in one world only, and that night's public vendetta announcement
+    said "not accepted" there; it states the public window alone (8.4)."""
+    worlds, policy_seed = random_case(687)
+    assert worlds.variant == "palermo" and worlds.deal_a[worlds.observer] == "lawyer"
+    assert run_parallel(worlds, policy_seed) > 52  # past the night it differed
+    assert run_aec(worlds, policy_seed) > 0
