@@ -78,12 +78,12 @@ def test_the_comparison_catches_a_leaked_role() -> None:
         env.reset(seed=worlds.seed, options={"deal": deal})
         sessions.append(env.session)
     a, b = (observed(s, worlds.observer) for s in sessions)
-    compare(a, b, "start")
+    compare(a, b, "start", worlds)
     moved = next(s for s in worlds.sigma if worlds.deal_a[s] != worlds.deal_b[s])
     a["text"] += f"\nP{moved + 1} is the {worlds.deal_a[moved]}"
     b["text"] += f"\nP{moved + 1} is the {worlds.deal_b[moved]}"
     with pytest.raises(Leak):
-        compare(a, b, "forged")
+        compare(a, b, "forged", worlds)
 
 
 def test_a_forger_is_not_offered_a_question_mark_copy_he_was_never_told_of() -> None:
