@@ -4,11 +4,15 @@ World A is a seeded game; world B deals the same cards except that the seats who
 roles the observer does not know (not itself, not an ally it was told) hold those
 roles in another order. Both worlds get the same decisions: a day decision by the
 same seat, a night decision (or night chat, a describe) by the holder of the same card,
-picked among the choices legal in both. Where the worlds stop being comparable for
-reasons the rules give the observer (a death, a revealed card, a result of its own
-night action, the end), the comparison stops; a difference anywhere else — in the
-observer's event stream and its numbering, text, numeric observation, action mask,
-`info`, reward, or in the number and order of env steps — is a leak.
+picked among the choices legal in both. The comparison stops at the first stream
+entry that differs for a reason `legit` names precisely: the same kind at the same
+position with only fields that follow from the swapped cards (a death's or reveal's
+role, a check result, the deal at the end), a kind whose presence the variant's hidden
+state decides (`PRESENCE`), a tie drawn at random, or a difference after the
+decisions themselves parted; a mis-timed death, a spurious runoff or any other
+difference — in the observer's event stream and its numbering, text, numeric
+observation, action mask, `info`, reward, or in the number and order of env steps — is
+a leak.
 
 `observed` is the one place that says what a seat observes: the seat's own stream of
 `SeatEvent`s (compared whole and by position: nothing is stripped), and what the env

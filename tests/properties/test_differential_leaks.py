@@ -19,6 +19,7 @@ from tests.properties.differential import (
     Leak,
     Worlds,
     compare,
+    legit,
     observed,
     random_case,
     run_aec,
@@ -26,6 +27,8 @@ from tests.properties.differential import (
 )
 
 from mafia_arena import env as mafia_env
+from mafia_arena.engine.catalogue import Death, Fact, Runoff
+from mafia_arena.engine.events import SeatEvent
 
 WEIGHTS = {"dictator": 6, "palermo": 4}
 """Cases per setting relative to the others: the dictator and Palermo keep the most
@@ -115,3 +118,23 @@ def test_the_vendetta_announcement_is_the_same_whether_the_rival_activated_or_no
     assert worlds.variant == "palermo" and worlds.deal_a[worlds.observer] == "lawyer"
     assert run_parallel(worlds, policy_seed) > 52  # past the night it differed
     assert run_aec(worlds, policy_seed) > 0
+
+
+def test_the_comparison_catches_a_mistimed_death_and_a_spurious_runoff() -> None:
+    """Mutation check of `legit`: a death's role may differ between the worlds, but not
+    its seat without a tie drawn at random, nor a runoff where the other world goes on
+    (outside Palermo, where the Mayor's hidden vote may break the tie)."""
+    worlds, _ = random_case(0)  # simple, cards shown at death
+    assert worlds.variant == "simple" and not worlds.diverged
+
+    def at_dawn(fact: Fact) -> list[SeatEvent]:
+        return [SeatEvent(1, "day", fact, False, None)]
+
+    dead = Death(2, "night", None, "villager")
+    assert legit(worlds, at_dawn(dead), at_dawn(Death(2, "night", None, "mafioso")), 0)
+    assert legit(worlds, at_dawn(dead), at_dawn(Death(3, "night", None, "villager")), 0) is None
+    runoff = Runoff((1, 2), 1, "Runoff between P2, P3.")
+    assert legit(worlds, at_dawn(dead), at_dawn(runoff), 0) is None
+    assert legit(worlds, at_dawn(dead), [], 0) is None  # a death in one world only
+    late = [SeatEvent(2, "day", dead, False, None)]
+    assert legit(worlds, at_dawn(dead), late, 0) is None  # the same death a day later
