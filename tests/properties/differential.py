@@ -30,7 +30,15 @@ from typing import Any
 
 from mafia_arena import env as mafia_env
 from mafia_arena.engine import PASS, Choice, Game, Request
-from mafia_arena.engine.catalogue import Allies, Ballot, Death, Narration, Votes
+from mafia_arena.engine.catalogue import (
+    Allies,
+    Ballot,
+    Death,
+    Narration,
+    Reveal,
+    SpeechMade,
+    Votes,
+)
 from mafia_arena.engine.events import SeatEvent
 from mafia_arena.env.session import GameSession
 from mafia_arena.rules import load_variant
@@ -136,6 +144,11 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
             if diff <= {"seat", "role"} and {fa.seat, fb.seat} <= tied:
                 return "an execution drawn among tied seats"
         return None
+    if _silent_successor(worlds, sa, sb, at):
+        return (
+            "the executed sergeant had inherited the commissar's place, whose role keeps "
+            "no last word (club D22); the dead commissar's card shows in the same day close"
+        )
     kinds = {e.kind for e in (ea, eb) if e is not None}
     present = PRESENCE.get(worlds.variant, {})
     if kinds & set(present):
@@ -147,6 +160,31 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
         if mayor and kinds == {"narration", "runoff"}:
             return "the Mayor's hidden vote broke the tie in one world (7.5)"
     return None
+
+
+def _silent_successor(
+    worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: int
+) -> bool:
+    """Club: right after the same execution, one world goes on to the day close's
+    reveals while the other asks (or heard) the executed player's last word. The role
+    held at death decides (a sergeant who took over from a commissar killed in the
+    night keeps silent, D22), and that commissar's card is turned up in the same close,
+    so the silence tells nothing the table is not shown at once. Only an executed
+    sergeant, and only a reveal against a last word or its pending request."""
+    if worlds.variant != "club" or at == 0 or at > min(len(sa), len(sb)):
+        return False
+    da, db = sa[at - 1].fact, sb[at - 1].fact
+    if not (isinstance(da, Death) and da == db and da.cause == "execution"):
+        return False
+    if da.role != "sergeant":
+        return False
+    sides = [s[at].fact if at < len(s) else None for s in (sa, sb)]
+    reveal = [isinstance(f, Reveal) for f in sides]
+    spoken = [
+        f is None or (isinstance(f, SpeechMade) and f.kind == "last_word" and f.seat == da.seat)
+        for f in sides
+    ]
+    return (reveal[0] and spoken[1]) or (reveal[1] and spoken[0])
 
 
 def _last_tie(prefix: Sequence[SeatEvent]) -> set[int]:
