@@ -2,30 +2,45 @@
 
 Game seeds are small integers and `Game(variant, players, seed)` rebuilds every card,
 so a player handed the game seed, or anything computed from the seed and the seat
-without a secret, can read the whole deal: it tries every candidate seed 0..100000,
-keeps those its given numbers betray (equal to one, or to a keyless derivation from the
-seed and its seat), and accepts a candidate whose deal matches what it knows (its own
-card, its allies). `DealReader` plays randomly and makes that attack once per game,
-on its first decision; it keeps its verdict in `reports` and, where the environment
-variable ``DEAL_READER_OUT`` names a folder, also writes it there (for games played in
-other processes, e.g. Ray workers).
+without a secret, can read the whole deal. The reader gathers every integer it can
+see: the seed `reset` hands it, every field of every event in its view's knowledge
+(day, phase, each fact's fields, digits in their text, each event's number in its own
+stream), and the numbers in its request (choices, labels, prompt, `info`). It tries
+every candidate seed 0..100000 that one of those numbers betrays (equal to it, or to a
+keyless derivation from the seed and its seat), and each number below 2**32 as a seed
+itself, and keeps the candidates whose deal agrees with everything it knows (its own
+card, its allies, the cards shown so far).
+
+Small public numbers (seats, days, counts) are candidates too, so a candidate can agree
+with what a seat knows by chance; only the game's own seed rebuilds the game, so the
+verdict is whether the game seed is among the reader's `matches` (`reproduces`): tests
+play games whose seed no public count reaches.
+
+`DealReader` plays randomly and attacks on its first decision, then again whenever a
+new day or phase has shown it new numbers; its verdict (`seat`, `given`: the seed of
+`reset`, `seen`: the numbers mined, `matches`: candidate seed → deal) is kept in
+`reports` and, where the environment variable ``DEAL_READER_OUT`` names a folder, also
+written there (for games played in other processes, e.g. Ray workers).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import random
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from mafia_arena.agents import registry
 from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.engine import Game
-from mafia_arena.engine.choices import Decision
+from mafia_arena.engine.choices import Decision, Request
 from mafia_arena.rules import Variant
+from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
 
 CANDIDATES = range(100_001)
@@ -65,6 +80,11 @@ def betrayed_seeds(given: set[int], seat: int) -> list[int]:
     return hits + sorted(g for g in given if g not in hits and 0 <= g < GAME_SEEDS)
 
 
+def agrees(cards: list[str], seat: int, card: str, known: Mapping[int, str]) -> bool:
+    """Whether a deal gives `seat` its `card` and every seat in `known` its card."""
+    return cards[seat] == card and all(cards[s] == role for s, role in known.items())
+
+
 def read_deal(
     variant: Variant,
     players: int,
@@ -73,16 +93,67 @@ def read_deal(
     card: str,
     allies: Mapping[int, str],
 ) -> list[str] | None:
-    """The deal of a betrayed candidate seed that matches what the seat knows, if any."""
+    """The deal of the first betrayed candidate seed that matches what the seat knows."""
     for seed in betrayed_seeds(given, seat):
         cards = deal(variant, players, seed)
-        if cards[seat] == card and all(cards[s] == role for s, role in allies.items()):
+        if agrees(cards, seat, card, allies):
             return cards
     return None
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def integers(value: object) -> Iterator[int]:
+    """Every integer in `value`: ints (not bools), the digit runs of strings, and those
+    inside dataclasses (every field), mappings (keys and values) and collections."""
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int):
+        yield value
+    elif isinstance(value, float):
+        if value.is_integer():
+            yield int(value)
+    elif isinstance(value, str):
+        yield from (int(d) for d in _DIGITS.findall(value))
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from integers(getattr(value, f.name))
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from integers(key)
+            yield from integers(item)
+    elif isinstance(value, Iterable):
+        for item in value:
+            yield from integers(item)
+
+
+def seen_in(knowledge: Knowledge, start: int = 0) -> set[int]:
+    """The integers of the seat's events from its `start`-th on (each event's number in
+    the seat's stream included) and the knowledge's counts (players, day, events)."""
+    found = {knowledge.players, knowledge.day, len(knowledge.events)}
+    for number in range(start, len(knowledge.events)):
+        found.add(number)
+        found.update(integers(knowledge.events[number]))
+    return found
+
+
+def seen_in_request(request: Request | None) -> set[int]:
+    """The integers of a request: its choices, labels, prompt, limits and `info`."""
+    if request is None:
+        return set()
+    parts = (request.choices, request.labels, request.prompt, request.max_chars, request.info)
+    return set(integers(parts))
+
+
+def reproduces(report: Mapping[str, Any], seed: int) -> bool:
+    """Whether a reader's report rebuilt the game of `seed`: that seed is among the
+    candidates whose deal agreed with what the seat knew."""
+    return str(seed) in report["matches"]
+
+
 class DealReader(RandomAgent):
-    """Plays uniformly at random; on its first decision, tries to read the deal."""
+    """Plays uniformly at random and tries to read the deal from every number it sees."""
 
     name = NAME
     reports: ClassVar[list[dict[str, Any]]] = []
@@ -91,32 +162,66 @@ class DealReader(RandomAgent):
         super().reset(seat, seed)
         self.seat = seat
         self.given = {seed}
-        self.attacked = False
+        self.seen: set[int] = set()
+        self.mined = 0
+        """How many of the seat's events are mined already."""
+        self.attacked_with = 0
+        """How many numbers the last attack tried (it attacks again when more are seen)."""
+        self.attacked_at: tuple[int, str] | None = None
+        self.deals: dict[int, list[str]] = {}
+        self.report: dict[str, Any] | None = None
+        self.path: Path | None = None
+
+    @property
+    def attacked(self) -> bool:
+        return self.report is not None
 
     def decide(self, view: View) -> Decision:
-        if not self.attacked and view.knowledge.role is not None:
-            self.attacked = True
-            self._attack(view)
+        knowledge = view.knowledge
+        self.seen |= seen_in(knowledge, self.mined) | seen_in_request(view.request)
+        self.mined = len(knowledge.events)
+        if knowledge.role is not None:
+            numbers = len(self.given | self.seen)
+            moment = (knowledge.day, knowledge.phase)
+            fresh = numbers > self.attacked_with and moment != self.attacked_at
+            if self.report is None or fresh:
+                self.attacked_with, self.attacked_at = numbers, moment
+                self._attack(view)
         return super().decide(view)
+
+    def _deal(self, variant: Variant, players: int, seed: int) -> list[str]:
+        if seed not in self.deals:
+            self.deals[seed] = deal(variant, players, seed)
+        return self.deals[seed]
 
     def _attack(self, view: View) -> None:
         variant = self.variant
         assert variant is not None, "the driver did not call set_variant"
         knowledge = view.knowledge
-        found = read_deal(
-            variant,
-            knowledge.players,
-            self.seat,
-            self.given,
-            str(knowledge.role),
-            dict(knowledge.allies),
-        )
-        report = {"seat": self.seat, "given": sorted(self.given), "found": found}
-        type(self).reports.append(report)
+        known = {**knowledge.revealed, **knowledge.allies}
+        card = str(knowledge.role)
+        matches = {}
+        for seed in betrayed_seeds(self.given | self.seen, self.seat):
+            cards = self._deal(variant, knowledge.players, seed)
+            if agrees(cards, self.seat, card, known):
+                matches[str(seed)] = cards
+        report = {
+            "seat": self.seat,
+            "given": sorted(self.given),
+            "seen": sorted(self.seen),
+            "matches": matches,
+        }
+        if self.report is None:
+            self.report = report
+            type(self).reports.append(report)
+        else:
+            self.report.update(report)
         folder = os.environ.get(OUT)
         if folder:
-            path = Path(folder) / f"{os.getpid()}-{random.SystemRandom().getrandbits(64):x}.json"
-            path.write_text(json.dumps(report), encoding="utf-8")
+            if self.path is None:
+                name = f"{os.getpid()}-{random.SystemRandom().getrandbits(64):x}.json"
+                self.path = Path(folder) / name
+            self.path.write_text(json.dumps(self.report), encoding="utf-8")
 
 
 def register() -> None:

@@ -63,9 +63,11 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from mafia_arena.leaderboard.cli import LeaderboardError
     from mafia_arena.results_file import StoreFormatError
     from mafia_arena.rules import VariantError
+    from mafia_arena.runner.log_file import LogFileError
 
     errors: list[type[BaseException]] = [
         CliError,
+        LogFileError,
         SpecError,
         VariantError,
         ResultsConflict,
@@ -156,6 +158,13 @@ def warn_below_recommended(rules: Any, players: int) -> None:
         typer.echo(f"warning: {notice}", err=True)
 
 
+def check_seat(option: str, seat: int | None, players: int, where: str = "") -> None:
+    """A 1-based seat option must name a seat of the table (`CliError` otherwise)."""
+    if seat is not None and not 1 <= seat <= players:
+        table = where or f"the table has {players} players"
+        raise CliError(option, f"seat {seat} is out of range 1..{players} ({table})")
+
+
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items or []:
@@ -181,7 +190,7 @@ def variants() -> None:
 @app.command()
 def play(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
-    players: Annotated[int, typer.Option(help="number of players")] = 7,
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
     agents: Annotated[str, typer.Option(help="agents, e.g. heuristic or a,b,c")] = "heuristic",
     seed: Annotated[
         int | None, typer.Option(help="game seed (default: random, printed after the game)")
@@ -195,6 +204,8 @@ def play(
     from mafia_arena.runner.match import play_match
     from mafia_arena.views.text import render_event
 
+    check_seat("--seat", seat, players)
+    check_seat("--human", human, players)
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
     warn_below_recommended(rules, players)
@@ -236,7 +247,7 @@ def play(
 @app.command()
 def run(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
-    players: Annotated[int, typer.Option(help="number of players")] = 7,
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
     agents: Annotated[str, typer.Option(help="agents: name, a,b,c or town=x,mafia=y")] = "random",
     games: Annotated[int, typer.Option(help="number of games", min=1)] = 100,
     seed: Annotated[int, typer.Option(help="base seed; game i uses seed+i")] = 0,
@@ -260,6 +271,7 @@ def run(
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
     warn_below_recommended(rules, players)
+    _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
     winners: Counter[str] = Counter()
     lengths: list[int] = []
     for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
@@ -303,24 +315,54 @@ def run(
 def replay(
     log: Annotated[Path, typer.Argument(help="a game log (JSONL)")],
     seat: Annotated[int | None, typer.Option(help="replay from this seat's view (1-based)")] = None,
+    traces: Annotated[
+        bool,
+        typer.Option(
+            "--traces",
+            help="after each LLM decision print its trace (question, raw answers, "
+            "reasoning, reason, choice, tokens, latency, retries; the log's "
+            ".traces.jsonl); with --seat only that seat's",
+        ),
+    ] = False,
 ) -> None:
     """Replay a stored log, omniscient or from one seat's view."""
-    from mafia_arena.runner.log import GameLog
     from mafia_arena.runner.log import replay as rebuild
+    from mafia_arena.runner.log import traces_path
+    from mafia_arena.runner.log_file import read_log
+    from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.text import render_event
 
-    stored = GameLog.load(log)
+    stored = read_log(log)
+    check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
     game = rebuild(stored)
     same = [e.to_json() for e in game.events] == [e.to_json() for e in stored.events]
     viewer = None if seat is None else seat - 1
+    placed, orphans = traces_by_decision(stored) if traces else ({}, [])
+
+    def show(found: list[dict[str, Any]]) -> None:
+        for trace in found:
+            if viewer is None or trace.get("seat") == viewer:
+                at = trace.get("seat")
+                agent = ""
+                if isinstance(at, int) and 0 <= at < len(stored.seating):
+                    agent = stored.seating[at]
+                for text in trace_lines(trace, agent):
+                    typer.echo(text)
+
     for event in game.events:
         if event.visibility.scope == "host":
+            show(placed.get(event.seq, []))
             continue
         if viewer is not None and not event.visibility.admits(viewer):
             continue
         line = render_event(event, viewer)
         if line:
             typer.echo(line)
+    if orphans:
+        typer.echo("traces of turns with no recorded decision:")
+        show(orphans)
+    if traces and not stored.traces:
+        typer.echo(f"no decision traces beside this log ({traces_path(log)})")
     typer.echo(f"replay {'matches' if same else 'DIFFERS FROM'} the stored log")
     if not same:
         raise typer.Exit(1)
@@ -460,7 +502,7 @@ def leaderboard(
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port")] = 8000,
+    port: Annotated[int, typer.Option(help="port", min=1, max=65535)] = 8000,
     db: Annotated[
         Path | None,
         typer.Option(help="live store (SQLite): live games resume after a restart"),

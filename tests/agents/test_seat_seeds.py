@@ -1,7 +1,9 @@
 """No player is given the game seed: seat seeds come from a key only the host holds.
 
 The deal reader (tests/deal_reader.py) really reads the deal when handed the game seed
-or a keyless hash of it; with the runner's seat seeds it finds nothing.
+or a keyless hash of it, whether `reset` hands it over or it shows in what the seat
+sees (an event's field, a speech, the request); with the runner's seat seeds nothing a
+seat sees rebuilds the game.
 """
 
 from __future__ import annotations
@@ -10,12 +12,16 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tests.deal_reader import DealReader, deal, plain_seat_seed, read_deal
+from tests.agents.support import synthetic_view
+from tests.deal_reader import DealReader, deal, plain_seat_seed, read_deal, reproduces
 
 from mafia_arena.agents.random_agent import RandomAgent
+from mafia_arena.engine import Game
+from mafia_arena.engine.choices import PASS, Request
 from mafia_arena.rules import load_variant
 from mafia_arena.runner import play_match, play_match_sync
 from mafia_arena.seat_seeds import KEY_FILE, load_or_create_host_key, seat_seed, seat_seeds
+from mafia_arena.views.view import SeatTracker
 
 KEY = bytes(range(32))
 STANDARD = load_variant("standard")
@@ -38,8 +44,69 @@ def test_the_deal_reader_finds_nothing_from_a_keyed_seed() -> None:
     assert read_deal(STANDARD, 7, seat, given, cards[seat], {}) is None
 
 
-@pytest.mark.parametrize(("variant", "players", "seed"), [("standard", 7, 12), ("simple", 5, 99)])
+def test_the_deal_reader_reads_the_deal_when_a_keyless_host_hands_it_the_game_seed() -> None:
+    """The agent's whole attack works: seated with the game seed itself, every reader
+    rebuilds the game from it (the same loop as the runner's, without the key)."""
+    seed = 54_321
+    rules = load_variant("standard")
+    game = Game(rules, 7, seed)
+    readers = [DealReader() for _ in range(7)]
+    DealReader.reports.clear()
+    for seat, reader in enumerate(readers):
+        reader.reset(seat, seed)
+        reader.set_variant(rules)
+    trackers = [SeatTracker(s) for s in range(7)]
+    while not game.over:
+        for seat in sorted(game.pending()):
+            game.submit(seat, readers[seat].decide(trackers[seat].view(game)))
+    assert len(DealReader.reports) == 7  # every seat decides on the first night or day
+    for report in DealReader.reports:
+        assert reproduces(report, seed)
+        assert report["matches"][str(seed)] == deal(rules, 7, seed)
+
+
+PLANTED = 54_321
+
+
+@pytest.mark.parametrize("where", ["event field", "speech", "request info", "prompt"])
+def test_the_deal_reader_mines_the_numbers_it_sees(where: str) -> None:
+    """A game seed shown anywhere in a view is found: in any field of an event, in the
+    digits of a speech, in the request's `info` or its words."""
+    rules = load_variant("standard")
+    cards = deal(rules, 7, PLANTED)
+    seat = 2
+    role = cards[seat]
+    faction = "mafia" if role == "mafioso" else "town"
+    events: list[tuple[str, dict, frozenset[int] | None]] = []
+    prompt = "Your vote."
+    info: dict[str, object] = {}
+    if where == "event field":
+        events.append(("floor", {"seat": 1, "bid": PLANTED, "tied": [1]}, None))
+    elif where == "speech":
+        events.append(("speech", {"seat": 4, "text": f"I counted {PLANTED}.", "kind": "x"}, None))
+    elif where == "request info":
+        info = {"table": PLANTED}
+    else:
+        prompt = f"Your vote (table {PLANTED})."
+    request = Request(seat, "vote", prompt, (PASS,), ("pass",), info=info)
+    composition = {r: cards.count(r) for r in sorted(set(cards))}
+    view = synthetic_view("standard", composition, seat, role, faction, request, events)
+    reader = DealReader()
+    reader.reset(seat, seat_seed(KEY, PLANTED, seat))
+    reader.set_variant(rules)
+    DealReader.reports.clear()
+    reader.decide(view)
+    assert PLANTED in reader.seen
+    assert reproduces(DealReader.reports[0], PLANTED)
+    assert DealReader.reports[0]["matches"][str(PLANTED)] == cards
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "seed"), [("standard", 7, 54_321), ("simple", 5, 98_765)]
+)
 def test_play_match_gives_no_seat_the_deal(variant: str, players: int, seed: int) -> None:
+    """Seeds in the candidate range, beyond any count a game shows: were anything a seat
+    sees to betray them, the reader would rebuild the game."""
     rules = load_variant(variant)
     DealReader.reports.clear()
     agents = [DealReader(), *(RandomAgent() for _ in range(players - 2)), DealReader()]
@@ -47,8 +114,9 @@ def test_play_match_gives_no_seat_the_deal(variant: str, players: int, seed: int
     assert result.winner is not None or result.log.events
     assert len(DealReader.reports) >= 1  # a reader killed before deciding never attacks
     for report in DealReader.reports:
-        assert report["found"] is None
-        assert seed not in report["given"]
+        assert report["seen"]  # it did mine its view
+        assert not reproduces(report, seed)
+        assert seed not in report["given"] and seed not in report["seen"]
 
 
 def test_seat_seeds_follow_the_key() -> None:

@@ -1,8 +1,9 @@
 """The ``history`` observation layout decoded piece by piece and checked against what
 the seat knows: a death sets its day and cause, day d's ballots land in day d's slot,
 the egocentric rotation moves every row and column (and action id) for every seat, and
-seat rows mean the same at every player count. Also: the layout is versioned in the
-env metadata and the omniscient `state()` holds the true roles."""
+seat rows mean the same at every player count; mis-encoding any one piece (left blank,
+or every value of the seats' rows flipped) fails the check. Also: the layout is
+versioned in the env metadata and the omniscient `state()` holds the true roles."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from mafia_arena import env as mafia_env
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, NoDeath, Votes
 from mafia_arena.rules import load_variant
+from mafia_arena.views.encode import PHASES
 from mafia_arena.views.encode_history import (
     CAUSES,
     HistoryEncoder,
@@ -44,6 +46,24 @@ def check_history(layout: HistoryLayout, vector: np.ndarray, view: View) -> None
         return min(today - day, days)
 
     assert d["players"][0] == pytest.approx(n / layout.seats)
+    phase = 3 if k.over else PHASES.index(k.phase) if k.phase in PHASES else 0
+    assert _ones(d["phase"]) == {(phase,)}
+    assert d["day"][0] == pytest.approx(min(1.0, today / layout.max_rounds))
+    free = view.request is not None and view.request.free_text
+    assert d["free_text"].tolist() == [float(free)]
+    assert _ones(d["role"]) == (
+        {(layout.role_index[k.role],)} if k.role in layout.role_index else set()
+    )
+    assert _ones(d["faction"]) == (
+        {(layout.faction_index[k.faction],)} if k.faction in layout.faction_index else set()
+    )
+    assert d["living"][0] == pytest.approx(sum(k.alive[:n]) / n)
+    picked = [int(c.split(":")[1]) for c in k.latest_picks.values() if c.split(":")[-1].isdigit()]
+    shares = {(row(t), 0): picked.count(t) / len(picked) for t in set(picked)}
+    team = d["rows.team_pick"]
+    assert {(int(r), int(c)): float(team[r, c]) for r, c in np.argwhere(team > 0)} == (
+        pytest.approx(shares)
+    )
     assert _ones(d["rows.present"]) == {(r, 0) for r in range(n)}
     assert _ones(d["rows.me"]) == {(row(me), 0)}
     if layout.spec.egocentric:
@@ -282,3 +302,47 @@ def test_state_is_the_omniscient_encoding_and_no_observation_holds_it() -> None:
     host = layout.decode(state[: layout.size])
     assert {r for r, _ in _ones(host["rows.ally"])} >= set(mafia)
     assert not host["rows.me"].any()
+
+
+BREAKAGES = ("blank", "flipped")
+
+
+def _piece_names() -> list[str]:
+    layout = HistoryLayout(load_variant("standard"), 7, ObservationSpec("history"))
+    return [*layout.globals, *(f"rows.{name}" for name in layout.pieces)]
+
+
+@pytest.mark.parametrize("breakage", BREAKAGES)
+@pytest.mark.parametrize("piece", _piece_names())
+def test_mis_encoding_any_history_piece_fails_the_meaning_check(piece, breakage, monkeypatch):
+    """Each piece of the layout, in turn, is encoded wrongly after the encoder wrote it:
+    left all zero (a rule that writes nothing) or with every value of the seats' rows
+    replaced by 1 - value (one-hots pointing everywhere else, fractions mirrored). The
+    meaning check must catch each, over the same games as the meaning test."""
+    original = HistoryEncoder.encode_knowledge
+
+    def broken(self, k, request, observer, out=None):
+        vector = original(self, k, request, observer, out)
+        block = self.layout.decode(vector)[piece]
+        if not np.shares_memory(block, vector):  # not an AssertionError: never "caught"
+            raise TypeError(f"{piece} decodes to a copy: breaking it would change nothing")
+        if piece.startswith("rows."):
+            block = block[: self.layout.players]  # padding rows stay as they are
+        if breakage == "blank":
+            block[...] = 0.0
+        else:
+            block[...] = 1.0 - block
+        return vector
+
+    monkeypatch.setattr(HistoryEncoder, "encode_knowledge", broken)
+    spec = ObservationSpec("history", history_days=2, egocentric=True, max_players=26)
+    with pytest.raises(AssertionError):
+        for variant, players, seed in CASES:
+            for offset in range(3):
+                play(
+                    variant,
+                    players,
+                    seed + offset,
+                    spec,
+                    lambda lay, vec, view, new: check_history(lay, vec, view),
+                )

@@ -1,6 +1,7 @@
 """What the numeric observation means, decoded block by block and checked against the
 seat's knowledge: a death clears the alive flag, ballots fill the vote record, a claim
-lights its speaker's row, and so on. Breaking any one encoding rule fails the check."""
+lights its speaker's row, and so on. Breaking any one encoding rule fails the check.
+(The ``history`` layout's pieces are broken the same way in test_encode_history.py.)"""
 
 from __future__ import annotations
 

@@ -103,10 +103,16 @@ class Agent(Protocol):
         reports the reason here; the runner then records the engine's default with it."""
         ...
 
+    def card(self) -> Mapping[str, Any] | None:
+        """The model card a results record keeps for this agent (LLM players: model,
+        endpoint kind, sampling, prompt versions; `experiments.records.model_card`);
+        None for agents without one (scripted, RL and human players)."""
+        ...
+
 
 class AgentBase:
     """The defaults of every `Agent` hook: asynchronous, no stated beliefs, no reported
-    fallbacks; `reset` starts fresh stats and `set_variant` keeps the variant."""
+    fallbacks, no model card; `reset` starts fresh stats and `set_variant` keeps the variant."""
 
     name = "agent"
     kind = "scripted"
@@ -131,6 +137,9 @@ class AgentBase:
         raise NotImplementedError
 
     def take_fallback(self) -> str | None:
+        return None
+
+    def card(self) -> Mapping[str, Any] | None:
         return None
 
 

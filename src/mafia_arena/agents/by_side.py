@@ -63,6 +63,11 @@ class BySideAgent:
     def take_fallback(self) -> str | None:
         return None if self._delegate is None else self._delegate.take_fallback()
 
+    def card(self) -> Mapping[str, Any] | None:
+        """The model card of the side's agent playing the seat (None before its first
+        view, or when that agent has none)."""
+        return None if self._delegate is None else self._delegate.card()
+
     def delegate(self, view: View) -> Agent:
         """The agent for this seat's side, created on the first view of the game."""
         if self._delegate is None:

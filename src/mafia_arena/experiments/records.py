@@ -142,7 +142,7 @@ def build_record(
 
 
 def model_card(agent: Agent) -> dict[str, Any] | None:
-    """The model card of an agent that has one (LLM players: ``agent.card()``), else
-    None. Scripted, RL and human players have no card."""
-    card = getattr(agent, "card", None)
-    return dict(card()) if callable(card) else None
+    """The model card of an agent that has one (LLM players: ``agent.card()``), as a
+    plain dict for the record, else None. Scripted, RL and human players have none."""
+    card = agent.card()
+    return None if card is None else dict(card)

@@ -24,6 +24,7 @@ from mafia_arena.engine.night_clock import NightClock
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
+from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.web.catch_up import catch_up
@@ -187,6 +188,11 @@ class GameSession:
         self.notices: list[str] = []
         """Public table notices in order (who is played by a stand-in, who is back)."""
         self.slots = [self._slot(i, s) for i, s in enumerate(spec.seat_list())]
+        self.rules = rules_text(variant, len(self.slots))
+        """The rules of this table as every seat reads them: generated from the variant
+        with the creator's switches applied, for this player count (the same text the
+        LLM prompts and the terminal game show). Public: the same for every seat and
+        every deal, so it can go to every page and spectator."""
         self.chat = ChatBook()
         self.gallery = Gallery(self)
 
@@ -311,12 +317,14 @@ class GameSession:
 
     def lobby(self) -> dict[str, Any]:
         """Public lobby facts (no tokens, no seed): the seats, who is a bot of which
-        kind, the variant's switches and the timers the creator chose."""
+        kind, the variant's switches, the rules they make and the timers the creator
+        chose."""
         return {
             "id": self.id,
             "variant": self.variant.name,
             "title": self.variant.title,
             "players": len(self.slots),
+            "rules": self.rules,
             "started": self.started,
             "over": self.over,
             "failed": self.failed,
@@ -568,8 +576,10 @@ class GameSession:
 
     def state(self, seat: int, view: View) -> dict[str, Any]:
         """The seat's snapshot plus the table's public notices and whether a stand-in
-        plays the seat now (the page then offers to take it back)."""
+        plays the seat now (the page then offers to take it back), and the table's
+        rules (`rules`, public)."""
         state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
+        state["rules"] = self.rules
         state["notices"] = list(self.notices)
         state["stand_in"] = self.slots[seat].replaced
         state["waiting"] = self.waiting() if state["request"] is None else None

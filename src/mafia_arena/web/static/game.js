@@ -85,6 +85,9 @@ function renderState(s) {
   $("phase").textContent = s.over ? "game over" : `${s.phase} ${s.day || ""}`;
   $("watching").hidden = !s.spectator; $("card").hidden = !!s.spectator;
   $("private-panel").hidden = !!s.spectator;
+  // the rules with the creator's switches applied; set only when they differ, so an
+  // open or closed section stays as the player left it
+  if ($("rules-text").textContent !== (s.rules || "")) $("rules-text").textContent = s.rules || "";
   if (s.spectator) $("action").hidden = true; else renderCard(s.you);
   renderPlayers(s.players);
   renderChats(s.chats || []);
