@@ -5,9 +5,22 @@ from __future__ import annotations
 import pytest
 from tests.palermo.table import P, Table
 
+from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.engine import PASS, IllegalDecision
-from mafia_arena.engine.catalogue import Absence, Narration, Runoff, StateChanged, Votes
+from mafia_arena.engine.catalogue import (
+    Absence,
+    Narration,
+    Runoff,
+    StateChanged,
+    Votes,
+    fact_from_payload,
+)
 from mafia_arena.engine.player_states import PlayerState
+from mafia_arena.engine.win import end_game
+from mafia_arena.experiments.records import build_record
+from mafia_arena.runner.log import GameLog
+from mafia_arena.runner.match import MatchResult
+from mafia_arena.views.text import render_event
 
 GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
 
@@ -60,6 +73,35 @@ def test_T05_three_total_absences_remove_and_reveal() -> None:
     out = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
     assert t.state(14) is OUT and out.text.endswith("Simple Citizen; held Vote Exemption.")
     assert t.state(3) is GHOST and 3 in last_words_of(t) and 14 not in last_words_of(t)
+    # the platform's next-game ban: on the public removal, and nobody else carries it
+    assert out.banned is True and t.game.state.banned == [P(14)]
+    assert all(not f.banned for f in t.facts(StateChanged) if f.seat != P(14))
+    removal = next(e for e in t.game.events if e.fact is out)
+    assert removal.visibility.scope == "public"
+    assert "P14 is barred from the next game." in (render_event(removal) or "")
+    end_game(t.game, "town")  # the result and the tournament record carry the flag
+    assert t.game.events[-1].fact.banned == (P(14),)
+    log = GameLog.from_game(t.game)
+    record = build_record(
+        experiment="ban",
+        spec_hash="0",
+        game_index=0,
+        seed=1,
+        variant=t.game.variant,
+        agents=[RandomAgent() for _ in range(16)],
+        result=MatchResult(log, "town"),
+    )
+    assert record["banned"] == [P(14)]
+
+
+def test_logs_without_the_ban_flag_still_read() -> None:
+    """Logs written before the next-game-ban flag existed read back with no ban."""
+    old = {"seat": 13, "state": "out", "cause": "absences", "text": "P14 is removed."}
+    assert fact_from_payload("state", old).banned is None  # type: ignore[attr-defined]
+    ended = {"winner": "good", "winners": [0], "reason": "", "roles": {}, "factions": {}}
+    assert fact_from_payload("game_over", ended).banned is None  # type: ignore[attr-defined]
+    flagged = StateChanged(13, "out", "absences", "P14 is removed.", banned=True)
+    assert fact_from_payload("state", flagged.to_payload()) == flagged
 
 
 def test_T06_consecutive_absences_skip_rounds_as_a_ghost() -> None:

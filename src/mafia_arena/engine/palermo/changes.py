@@ -4,7 +4,8 @@ One function, `change`, moves a seat (checked against `engine.player_states`), k
 the generic `GameState` in step (``alive`` means Active, so every generic reader sees
 the Active players), clears what a player loses on leaving the Active state (their
 ballot, 4.3), announces the move publicly as the rules say (3.5: a snitch's exit is
-announced as an assassination, and only a permanent exit reveals), and converts a
+announced as an assassination, and only a permanent exit reveals), flags a removal for
+absences with the next-game ban (7.2), and converts a
 returning mafioso after the Rival Mafioso's activation (5.1).
 """
 
@@ -66,7 +67,12 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
     if activated:
         shown += "; had activated"
     text = template.format(p=seat_name(seat), role=shown)
-    game.emit(StateChanged(seat, to.value, announced, text, role, card, activated), PUBLIC)
+    banned = None
+    if cause == "absences" and to is PlayerState.OUT:
+        banned = True  # barred from the next game (7.2): a platform flag, public
+        game.state.banned.append(seat)
+    fact = StateChanged(seat, to.value, announced, text, role, card, activated, banned)
+    game.emit(fact, PUBLIC)
     if announced != cause:
         game.emit(Trigger(cause, seat), HOST)
     if lost is not None:
