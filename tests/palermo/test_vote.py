@@ -10,6 +10,7 @@ from mafia_arena.engine import PASS, IllegalDecision
 from mafia_arena.engine.catalogue import (
     Absence,
     Narration,
+    RandomDraw,
     Runoff,
     StateChanged,
     Votes,
@@ -222,17 +223,49 @@ def test_T13_lawyer_then_corrupt_cop(source: int) -> None:
 
 
 def test_T14_an_ordinary_tie_goes_to_a_runoff() -> None:
-    t = Table()
+    t = Table(hands={16: "pythia", 12: "cancel_imprisonment"})
     t.until(1, "afternoon")
     plan(t, {3: [1, 2, 4, 5], 14: [6, 7, 8, 9], 15: [10]})
     t.until(1, "runoff")
     assert t.facts(Runoff)[-1].candidates == (P(3), P(14))
+    # no cards and no role steps in a runoff: every prompt is a bare runoff ballot
+    for seat, request in t.game.pending().items():
+        assert request.kind == "runoff", seat
+        assert {c.verb for c in request.choices} <= {"pass", "vote"}, seat
+    charged = len(t.facts(Absence))
     runoff = {v: "vote:13" for v in (10, 1, 2, 4, 5, 11)} | {
         v: "vote:2" for v in (6, 7, 8, 9, 12, 13)
     }
-    t.step(runoff)
-    t.finish_round(1)
+    t.step(runoff)  # P3, P14, P15 and P16 abstain
+    phases = set()
+    while not t.game.over and t.ps.round <= 1:
+        phases.add(t.ps.phase)
+        t.step()
+    assert not phases & {"vote_end", "change_window", "runoff"}
+    assert len(t.facts(Absence)) == charged  # no absences in a runoff
     assert t.state(14) is GHOST and t.state(3) is ACTIVE
+
+
+def test_T14_a_runoff_tie_is_drawn_by_lot_when_the_mayor_is_a_ghost() -> None:
+    t = Table(keep={3, 10, 14})
+    t.until(2, "night_early")
+    t.step({1: "assassinate:9:0"})
+    t.until(2, "afternoon")
+    assert t.state(10) is GHOST
+    plan(t, {3: [1, 2, 4, 5], 14: [6, 7, 8, 9], 15: [11]})
+    t.until(2, "runoff")
+    assert t.game.request(P(10)) is None  # a ghost Mayor has no runoff ballot
+    t.step(
+        {v: "vote:13" for v in (1, 2, 4, 5, 11, 12)} | {v: "vote:2" for v in (6, 7, 8, 9, 13, 15)}
+    )
+    t.finish_round(2)
+    poll = [f for f in t.facts(Votes) if f.kind == "runoff"][-1]
+    assert poll.tally == {P(3): 6, P(14): 6}
+    draw = [f for f in t.facts(RandomDraw) if f.purpose == "runoff"]
+    assert len(draw) == 1 and draw[0].options == [P(3), P(14)]
+    chosen, spared = draw[0].result, ({P(3), P(14)} - {draw[0].result}).pop()
+    assert t.ps.states.of(chosen) is GHOST and t.ps.states.of(spared) is ACTIVE
+    assert not [f for f in t.facts(Narration) if f.step == "mayor"]
 
 
 def test_T15_change_window() -> None:

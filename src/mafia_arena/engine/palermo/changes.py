@@ -11,7 +11,13 @@ returning mafioso after the Rival Mafioso's activation (5.1).
 
 from __future__ import annotations
 
-from mafia_arena.engine.catalogue import CardDealt, RoleChange, StateChanged, Trigger
+from mafia_arena.engine.catalogue import (
+    CardDealt,
+    GameMasterNotice,
+    RoleChange,
+    StateChanged,
+    Trigger,
+)
 from mafia_arena.engine.events import HOST, PUBLIC, private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.palermo.roles import CITIZEN, GOOD_CAMP, MAFIA_TEAM, RIVAL, title
@@ -36,6 +42,12 @@ _TEXT = {
     "penalty": "{p} is removed by the moderator: {role}.",
     "out": "{p} was assassinated and leaves the game permanently.",
 }
+
+CONVERTED = (
+    "You are now a Simple Citizen: the Rival Mafioso has taken over the assassinations, "
+    "so a mafioso who returns plays on with the good camp."
+)
+"""The private message of a mafioso who returns after the activation (5.1, T26)."""
 
 
 def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
@@ -80,3 +92,4 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
     if to is PlayerState.ACTIVE and ps.activated and seat_state.role in MAFIA_TEAM:
         seat_state.role, seat_state.faction = CITIZEN, GOOD_CAMP
         game.emit(RoleChange(seat, CITIZEN, GOOD_CAMP), private(seat))
+        game.emit(GameMasterNotice(seat, "role_change", CONVERTED), private(seat))
