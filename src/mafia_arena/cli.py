@@ -303,24 +303,52 @@ def run(
 def replay(
     log: Annotated[Path, typer.Argument(help="a game log (JSONL)")],
     seat: Annotated[int | None, typer.Option(help="replay from this seat's view (1-based)")] = None,
+    traces: Annotated[
+        bool,
+        typer.Option(
+            "--traces",
+            help="after each LLM decision print its trace (question, raw answers, "
+            "reasoning, reason, choice, tokens, latency, retries; the log's "
+            ".traces.jsonl); with --seat only that seat's",
+        ),
+    ] = False,
 ) -> None:
     """Replay a stored log, omniscient or from one seat's view."""
-    from mafia_arena.runner.log import GameLog
+    from mafia_arena.runner.log import GameLog, traces_path
     from mafia_arena.runner.log import replay as rebuild
+    from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.text import render_event
 
     stored = GameLog.load(log)
     game = rebuild(stored)
     same = [e.to_json() for e in game.events] == [e.to_json() for e in stored.events]
     viewer = None if seat is None else seat - 1
+    placed, orphans = traces_by_decision(stored) if traces else ({}, [])
+
+    def show(found: list[dict[str, Any]]) -> None:
+        for trace in found:
+            if viewer is None or trace.get("seat") == viewer:
+                at = trace.get("seat")
+                agent = ""
+                if isinstance(at, int) and 0 <= at < len(stored.seating):
+                    agent = stored.seating[at]
+                for text in trace_lines(trace, agent):
+                    typer.echo(text)
+
     for event in game.events:
         if event.visibility.scope == "host":
+            show(placed.get(event.seq, []))
             continue
         if viewer is not None and not event.visibility.admits(viewer):
             continue
         line = render_event(event, viewer)
         if line:
             typer.echo(line)
+    if orphans:
+        typer.echo("traces of turns with no recorded decision:")
+        show(orphans)
+    if traces and not stored.traces:
+        typer.echo(f"no decision traces beside this log ({traces_path(log)})")
     typer.echo(f"replay {'matches' if same else 'DIFFERS FROM'} the stored log")
     if not same:
         raise typer.Exit(1)

@@ -87,6 +87,33 @@ def test_metric_columns_dropped_when_absent(game: GameFactory) -> None:
     assert "fallback_rate" in table
 
 
+def test_fallback_split_and_void_games_hidden_on_a_scripted_board(game: GameFactory) -> None:
+    table = leaderboard_table([game(SEATS, "town")], n_boot=0)
+    assert not {"infra_fallback_rate", "model_fallback_rate", "void_games"} & set(table)
+    text = markdown_leaderboard(table)
+    assert "Infra. fallbacks" not in text and "Void games" not in text
+
+
+def test_an_llm_board_always_shows_both_fallback_rates_and_void_games(
+    game: GameFactory,
+) -> None:
+    """Nobody fell back and no game was void: on a board with an LLM agent that is a
+    measurement, shown as 0 in the table, the CSV and the README."""
+    table = leaderboard_table([game(SEATS, "town", kinds={"hero": "llm"})], n_boot=0)
+    for column in ("infra_fallback_rate", "model_fallback_rate", "void_games"):
+        assert column in table and (table[column] == 0).all(), column
+    header = table_to_csv(table).splitlines()[0].split(",")
+    assert {"infra_fallback_rate", "model_fallback_rate", "void_games"} <= set(header)
+    text = markdown_leaderboard(table)
+    lines = text.splitlines()
+    columns = [c.strip() for c in lines[0].strip("|").split("|")]
+    hero = next(line for line in lines if "| hero |" in line)
+    cells = [c.strip() for c in hero.strip("|").split("|")]
+    for name in ("Infra. fallbacks", "Model fallbacks", "Void games"):
+        assert name in columns, name
+        assert cells[columns.index(name)] in {"0", "0.000"}, name
+
+
 def test_solo_side_columns(game: GameFactory) -> None:
     seats = [*SEATS, ("jester", "jester", "solo")]
     rec = game(seats, "solo")

@@ -13,6 +13,7 @@ from tests.llm_agent.support import assert_replays, auto_answer, enum_of, play, 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent, SyncAgent
 from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.choices import Decision, Speech
 from mafia_arena.engine.events import Event
 from mafia_arena.llm import AgentDefinition
@@ -50,8 +51,21 @@ async def test_the_detective_sees_every_own_check_at_every_vote_of_a_long_game(
     for trace in votes:
         prompt = trace["messages"][-1]["content"]
         cut += "older public lines omitted" in prompt
+        # the trace is dated on the host's timeline: the last event the detective saw
+        seen = log.events[trace["seq"]]
+        assert seen.seq == trace["seq"] and _sees(seen, detective)
         known = [render_event(e, detective) for e in checks if e.seq <= trace["seq"]]
         assert known, "a vote before any check proves nothing"
+        # ... so `known` is every check result the detective had when it cast this vote
+        cast = next(
+            e
+            for e in log.events
+            if e.seq > trace["seq"]
+            and isinstance(e.fact, DecisionRecord)
+            and e.fact.seat == detective
+            and e.fact.kind == "vote"
+        )
+        assert len(known) == sum(e.seq < cast.seq for e in checks)
         for line in known:
             assert line is not None and line in prompt
         assert len(prompt) < definition.max_prompt_chars + 2_000  # the budget held

@@ -69,7 +69,7 @@ CASES = [
         "parameter of another procedure",
         "classic",
         "day.2.params.tie",
-        "unknown key 'tie'; known: nominees, rotate_first",
+        "unknown key 'tie'; known: ballot, nominees, rotate_first",
         edit=_set("day", 2, "params", "tie", value="none"),
     ),
     Case(

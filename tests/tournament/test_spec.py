@@ -41,6 +41,10 @@ players = 5
         (BASE.replace("players = 5", "players = []"), "variants.0.players", "at least one"),
         (BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
         (BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
+        ("void_threshold = 1.5\n" + BASE, "void_threshold", "less than or equal to 1"),
+        ("void_threshold = -0.1\n" + BASE, "void_threshold", "greater than or equal to 0"),
+        ("void_threshold = true\n" + BASE, "void_threshold", "got true"),
+        ('void_threshold = "20%"\n' + BASE, "void_threshold", 'got "20%"'),
     ],
 )
 def test_errors_name_file_key_and_reason(tmp_path: Path, body: str, key: str, reason: str) -> None:
@@ -94,6 +98,17 @@ def test_hash_ignores_how_and_where_but_not_what(tmp_path: Path) -> None:
     assert load_spec(write_spec(tmp_path, "h", BASE + "games = 3\n")).spec_hash != base
     assert load_spec(write_spec(tmp_path, "h", BASE.replace("= 1", "= 2"))).spec_hash != base
     assert load_spec(write_spec(tmp_path, "h", BASE + "set = {mafia = 2}\n")).spec_hash != base
+
+
+def test_void_threshold_is_hashed_unless_it_is_the_default(tmp_path: Path) -> None:
+    base = load_spec(write_spec(tmp_path, "h", BASE))
+    assert base.void_threshold == 0.2
+    same = load_spec(write_spec(tmp_path, "h", "void_threshold = 0.2\n" + BASE))
+    assert same.spec_hash == base.spec_hash
+    strict = load_spec(write_spec(tmp_path, "h", "void_threshold = 0\n" + BASE))
+    assert strict.void_threshold == 0.0 and strict.spec_hash != base.spec_hash
+    lax = load_spec(write_spec(tmp_path, "h", "void_threshold = 0.5\n" + BASE))
+    assert lax.spec_hash not in {base.spec_hash, strict.spec_hash}
 
 
 def test_seeds_depend_on_base_seed_and_index_only() -> None:

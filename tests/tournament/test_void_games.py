@@ -163,3 +163,19 @@ def _drop_latency(value: Any) -> Any:
     if isinstance(value, list):
         return [_drop_latency(v) for v in value]
     return value
+
+
+@pytest.mark.parametrize(("threshold", "void"), [("", True), ("void_threshold = 1.0\n", False)])
+def test_the_specs_void_threshold_decides_which_games_are_void(
+    fake: FakeOpenAI, tmp_path: Path, threshold: str, void: bool
+) -> None:
+    """An endpoint down for a whole game: void under the default 20%, counted as
+    played when the spec sets ``void_threshold = 1.0`` (no share is above 100%)."""
+    spec = tournament(tmp_path, fake.base_url)
+    text = spec.read_text().replace(f"games = {GAMES}", "games = 1")
+    spec.write_text(threshold + text)
+    set_answer(fake, lambda body: error(503, "upstream gone"))
+    play(spec, tmp_path / "results")
+    (record,) = read_records(tmp_path / "results" / "games.jsonl")
+    assert record["fallback_record"]["infrastructure"] > 0
+    assert record["void"] is void

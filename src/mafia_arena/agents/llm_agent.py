@@ -28,8 +28,15 @@ Contract
   therefore grows but rarely changes, which keeps the server's prompt cache useful. The rules
   text is generated from ``view.rules``, the variant being played (switches included);
   nothing is loaded from files.
-* With ``shuffle_options`` the options of a choice are shown in an order drawn from
+* With ``shuffle_options`` (the agent file's key or the experiment's switch) the options
+  of a choice are shown in an order drawn from
   ``Random(f"llm-order:{seed}:{seat}:{decision}")`` and mapped back by position.
+* :meth:`set_presentation` (the experiment's ``shuffle_names``): every message is shown
+  under the game's permuted seat names (:class:`~mafia_arena.views.shown_names.Presentation`,
+  the same for every seat of the game, drawn from the game seed alone), options
+  included; what the model writes (speech, beliefs) is turned back into the table's own
+  names before it is cleaned, parsed or published, and a chosen option maps back to
+  its choice by position. Traces keep the messages as shown.
 * :attr:`traces` (reset per game) holds one record per decision a model was asked for
   (:mod:`mafia_arena.agents.llm_trace`); the runner stores them beside the game log.
 * Failure budget: the seconds of calls that ended in an infrastructure failure add up
@@ -85,6 +92,7 @@ from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
 from mafia_arena.llm.accounting import attribution
 from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
 from mafia_arena.views.palermo_rules import palermo_situation
+from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import View
 
 if TYPE_CHECKING:
@@ -206,6 +214,7 @@ class LLMAgent(AgentBase):
         self._belief_day: int | None = None
         self._fallback_reason: str | None = None
         self._infra_failure_s = 0.0
+        self._presentation = Presentation()
 
     def __repr__(self) -> str:
         return f"LLMAgent(name={self.name!r}, model={self.definition.model!r})"
@@ -229,6 +238,12 @@ class LLMAgent(AgentBase):
         self._belief_day = None
         self._fallback_reason = None
         self._infra_failure_s = 0.0
+        self._presentation = Presentation()
+
+    def set_presentation(self, presentation: Presentation) -> None:
+        """How the coming game is shown to the model (after `reset`): shuffled names
+        and option order, the experiment's switches (module doc)."""
+        self._presentation = presentation
 
     def set_variant(self, variant: Variant) -> None:
         """The exact variant of the coming game (with its switches) for the rules text."""
@@ -280,16 +295,18 @@ class LLMAgent(AgentBase):
             return self._fallback(request, "no_choices")
         texts = _option_texts(request, view.seat, view.knowledge.allies)
         order = list(range(len(texts)))
-        if self.definition.shuffle_options:  # against position bias; the trace shows it
+        if self.definition.shuffle_options or self._presentation.shuffle_options:
+            # against position bias; the trace shows the order
             random.Random(f"llm-order:{self.seed}:{self.seat}:{self.stats.decisions}").shuffle(
                 order
             )
-        options = [texts[i] for i in order]
+        listed = [texts[i] for i in order]
         template = self.templates.for_request("decide", request.kind)
         question = self._render(
-            template, view, prompt=request.prompt, options="\n".join(f"- {o}" for o in options)
+            template, view, prompt=request.prompt, options="\n".join(f"- {o}" for o in listed)
         )
-        messages = self._messages(view, question)
+        messages = self._messages(view, question)  # shown under the game's names
+        options = [self._presentation.shown(o) for o in listed]  # as the model reads them
         result = await self.client.choose(messages, options, schema_name=_schema_name(request.kind))
         self._account(result.stats)
         failed = result.fallback or result.index is None
@@ -341,11 +358,8 @@ class LLMAgent(AgentBase):
         messages = self._messages(view, question)
         completion = await self.client.complete(messages)
         self._account(completion.stats)
-        text = (
-            ""
-            if completion.fallback
-            else clean_speech(completion.text, view.seat, request.max_chars)
-        )
+        written = self._presentation.real(completion.text)  # back to the table's names
+        text = "" if completion.fallback else clean_speech(written, view.seat, request.max_chars)
         kind = (completion.error_kind or "error") if completion.fallback else None
         if kind is None and not text:
             kind = "empty_answer"
@@ -400,7 +414,7 @@ class LLMAgent(AgentBase):
             template=template,
             versions=self.templates.versions,
             messages=messages,
-            question=question,
+            question=self._presentation.shown(question),  # as the model read it
             full_prompt=self.definition.trace_prompts == "full",
             stats=stats,
             fallback=fallback,
@@ -435,7 +449,8 @@ class LLMAgent(AgentBase):
                 )
             )
             self._account(said.stats, decision=False)
-            probs = parse_beliefs(said.text, others) if not said.fallback else {}
+            written = self._presentation.real(said.text)
+            probs = parse_beliefs(written, others) if not said.fallback else {}
             for seat in (s for s in others if s not in probs):
                 source = "scale" if not probs or source == "scale" else "mixed"
                 graded = await self.client.choose(
@@ -462,7 +477,7 @@ class LLMAgent(AgentBase):
                         options="\n".join(f"- {label}" for label in labels),
                     ),
                 ),
-                labels,
+                [self._presentation.shown(label) for label in labels],
                 schema_name="intent",
             )
             self._account(chosen.stats, decision=False)
@@ -491,9 +506,10 @@ class LLMAgent(AgentBase):
         far + question)]."""
         transcript = fit_transcript(transcript_lines(view.knowledge), self.max_transcript_chars)
         record = self._render("transcript", view, transcript=transcript)
+        shown = self._presentation.shown  # the game's shown names (identity by default)
         return [
-            {"role": "system", "content": self._system_message(view)},
-            {"role": "user", "content": f"{record}\n\n{question}"},
+            {"role": "system", "content": shown(self._system_message(view))},
+            {"role": "user", "content": shown(f"{record}\n\n{question}")},
         ]
 
     def _system_message(self, view: View) -> str:
@@ -590,7 +606,9 @@ def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict
     """``{"model", "endpoint", "sampling", "prompt_hash"}`` of an agent definition.
 
     ``endpoint`` is the backend and the endpoint's kind: ``local`` for the bundled
-    server, else the host name (never the port or path, which vary per machine);
+    server, else the host name (never the port or path, which vary per machine), or the
+    ``chat_model`` class an agent file names (its ``chat_model_kwargs`` then join
+    ``sampling``);
     ``sampling`` the exact sampling and length fields sent
     (:meth:`AgentDefinition.request_parameters`, plus ``extra_body`` when set);
     ``prompt_hash`` a 12-hex-digit hash of every template's version. Why: a leaderboard
@@ -603,6 +621,10 @@ def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict
     sampling = dict(definition.request_parameters())
     if definition.extra_body:
         sampling["extra_body"] = dict(definition.extra_body)
+    if definition.chat_model is not None:  # a named LangChain class: it is the endpoint
+        host = definition.chat_model
+        if definition.chat_model_kwargs:
+            sampling["chat_model_kwargs"] = dict(definition.chat_model_kwargs)
     joined = "\n".join(f"{name}={version}" for name, version in sorted(versions.items()))
     return {
         "model": definition.model,

@@ -5,7 +5,8 @@ Contract
 * :func:`decision_trace` builds one JSON-ready record per LLM decision (never for a
   forced single-choice request, which asks no model). Keys:
 
-  ``seat``, ``seq`` (the last event the seat had seen), ``day``, ``kind`` (the request
+  ``seat``, ``seq`` (the last event the seat had seen: its own stream index here; the
+  runner stores the host log position of that event, as for beliefs), ``day``, ``kind`` (the request
   kind), ``call`` (``"choose"``, ``"complete"`` or ``null`` when no request was sent),
   ``template`` and ``template_version`` (the question template's name and the hash of
   its text), ``system_version``, ``prompt_hash`` (sha256 of the exact messages sent,

@@ -211,6 +211,7 @@ def _run(
             conc.decision_timeout_s,
             fault,
             host_key,
+            experiment.void_threshold,
         )
         for b in batches(experiment, None, async_agents, skip=done)
     ]

@@ -12,7 +12,8 @@ Contract
 * `spec_hash` covers everything that decides the games (name, seeds, variants with the
   bytes of their files, switches, player counts, game counts, pools with the bytes of
   agent files — model parameters included — and of the prompt templates they can use,
-  seating) and nothing that does not (concurrency, results folder, tracking URI), so
+  seating, a ``void_threshold`` other than the default) and nothing that does not
+  (concurrency, results folder, tracking URI), so
   moving a run to a cluster or another folder keeps its identity. `Experiment.inputs`
   keeps the digest of each of those files by name, so a refused resume can say which
   one changed (`experiments.provenance`).
@@ -38,6 +39,7 @@ from mafia_arena.experiments.provenance import (
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
 from mafia_arena.rules import VariantError, load_variant, variant_path
 from mafia_arena.rules.composition import deck_counts
+from mafia_arena.runner.integrity import VOID_THRESHOLD
 
 FORMAT = 1
 
@@ -79,6 +81,8 @@ class Matchup:
     pool: tuple[AgentRef, ...]
     quotas: dict[str, int]
     seating: str
+    shuffle_names: bool = False
+    shuffle_options: bool = False
 
     @property
     def indices(self) -> range:
@@ -100,6 +104,9 @@ class Matchup:
             "pool": [[a.label, a.digest] for a in self.pool],
             "quotas": self.quotas,
             "seating": self.seating,
+            # only when on, so that the hash of every spec without them stays as it was
+            **({"shuffle_names": True} if self.shuffle_names else {}),
+            **({"shuffle_options": True} if self.shuffle_options else {}),
         }
 
 
@@ -118,6 +125,10 @@ class Experiment:
     tracking_uri: str | None
     spec_hash: str = field(default="")
     inputs: dict[str, str] = field(default_factory=dict)
+    void_threshold: float = VOID_THRESHOLD
+    """The share of a seat's decisions made by infrastructure fallbacks above which a
+    game is void (`runner.integrity`): it decides which games are rated and replayed,
+    so it is hashed (only when not the default, so older specs keep their hash)."""
 
     @property
     def games_total(self) -> int:
@@ -254,6 +265,8 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
                     pool,
                     dict(entry.seats),
                     entry.seating or spec.seating,
+                    _switch(entry.shuffle_names, spec.shuffle_names),
+                    _switch(entry.shuffle_options, spec.shuffle_options),
                 )
             )
             index += games
@@ -269,8 +282,14 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         results,
         spec.tracking_uri,
         inputs=inputs,
+        void_threshold=spec.void_threshold,
     )
     return _with_hash(experiment)
+
+
+def _switch(entry: bool | None, top: bool) -> bool:
+    """A variant entry's own presentation switch, else the spec's."""
+    return top if entry is None else entry
 
 
 def _with_hash(experiment: Experiment) -> Experiment:
@@ -280,6 +299,8 @@ def _with_hash(experiment: Experiment) -> Experiment:
         "base_seed": experiment.base_seed,
         "matchups": [m.identity() for m in experiment.matchups],
     }
+    if experiment.void_threshold != VOID_THRESHOLD:
+        identity["void_threshold"] = experiment.void_threshold
     blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), default=str)
     spec_hash = hashlib.sha256(blob.encode()).hexdigest()[:12]
     return Experiment(**{**experiment.__dict__, "spec_hash": spec_hash})

@@ -17,6 +17,9 @@ Layout (all keys but ``name`` and ``variants`` optional)::
     pool = ["random", "heuristic"]  # scripted presets and agent files (agents/*.toml)
     results = "results/smoke"       # default results/<name>, relative to the working folder
     tracking_uri = "sqlite:///mlflow.db"   # default: $MLFLOW_TRACKING_URI, then this
+    void_threshold = 0.2            # a seat's share of infrastructure fallbacks that voids
+    shuffle_names = false           # LLM players see the seats under names permuted per game
+    shuffle_options = false         # LLM players see a choice's options in shuffled order
 
     [concurrency]
     workers = 2           # CPUs of the local Ray cluster (ray.init(num_cpus=...))
@@ -33,6 +36,12 @@ Layout (all keys but ``name`` and ``variants`` optional)::
     seats = { "agents/local-smollm2.toml" = 2 }         # fixed seats per game for some
     games = 4                         # overrides the top-level games
     label = "standard-llm"            # the matchup's name; default "<variant>-<n>p"
+    shuffle_names = true              # overrides the top-level switch (and shuffle_options)
+
+`shuffle_names` and `shuffle_options` are a presentation layer for LLM prompts against
+position bias (`mafia_arena.views.shown_names`): the permutation is drawn from each
+game's seed, recorded in its log's ``meta["presentation"]``, and hashed into the spec
+hash when on; the engine and its logs keep the table's own names.
 """
 
 from __future__ import annotations
@@ -41,9 +50,18 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from mafia_arena.experiments.errors import SpecError
+from mafia_arena.runner.integrity import VOID_THRESHOLD
 
 if TYPE_CHECKING:
     from mafia_arena.experiments.plan import Experiment
@@ -94,6 +112,8 @@ class VariantEntry(_Model):
     seats: dict[str, Count] = Field(default_factory=dict)
     seating: Seating | None = None
     label: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_.:/ -]+$")
+    shuffle_names: StrictBool | None = None
+    shuffle_options: StrictBool | None = None
 
     @field_validator("players")
     @classmethod
@@ -129,7 +149,32 @@ class ExperimentSpec(_Model):
     variants: list[VariantEntry] = Field(min_length=1)
     results: str | None = None
     tracking_uri: str | None = None
+    void_threshold: float = Field(
+        default=VOID_THRESHOLD,
+        ge=0.0,
+        le=1.0,
+        strict=True,
+        description="A game is void when some seat had more than this share of its "
+        "decisions made by infrastructure fallbacks (runner.integrity); hashed.",
+    )
     concurrency: Concurrency = Concurrency()
+    shuffle_names: StrictBool = Field(
+        default=False,
+        description="LLM players see the seats under names permuted per game (from "
+        "the game seed), against position bias; logged in the game's meta.",
+    )
+    shuffle_options: StrictBool = Field(
+        default=False,
+        description="LLM players see every choice's options in a shuffled order.",
+    )
+
+    @field_validator("void_threshold", mode="before")
+    @classmethod
+    def _share(cls, value: Any) -> Any:
+        """A share written as an integer (``0``, ``1``) is fine; ``true`` is not a share."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        return value
 
 
 def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:

@@ -37,6 +37,7 @@ from mafia_arena.experiments.plan import Matchup, game_seed
 from mafia_arena.experiments.records import build_record
 from mafia_arena.experiments.seating import seat_agents
 from mafia_arena.rules import Variant, load_variant
+from mafia_arena.runner.integrity import VOID_THRESHOLD
 from mafia_arena.runner.match import MatchResult, play_match, play_match_sync
 
 
@@ -53,6 +54,8 @@ class BatchJob:
     host_key: bytes | None = None
     """Derives every seat's own seed (`mafia_arena.seat_seeds`); kept in the results
     folder, so a re-run batch hands the agents the same seeds."""
+    void_threshold: float = VOID_THRESHOLD
+    """The experiment's `void_threshold` (`runner.integrity`)."""
 
 
 RETRYABLE: tuple[type[Exception], ...] = (TransientError, ConnectionError, TimeoutError)
@@ -101,7 +104,16 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
                 if job.fault is not None:
                     job.fault.before_game(index)
                 results.append(
-                    play_match_sync(variant, agents, seed, matchup.overrides, host_key=job.host_key)
+                    play_match_sync(
+                        variant,
+                        agents,
+                        seed,
+                        matchup.overrides,
+                        host_key=job.host_key,
+                        void_threshold=job.void_threshold,
+                        shuffle_names=matchup.shuffle_names,
+                        shuffle_options=matchup.shuffle_options,
+                    )
                 )
             except RETRYABLE:
                 raise
@@ -151,7 +163,10 @@ async def _play_async(
             seed,
             job.matchup.overrides,
             decision_timeout=job.decision_timeout_s,
+            void_threshold=job.void_threshold,
             host_key=job.host_key,
+            shuffle_names=job.matchup.shuffle_names,
+            shuffle_options=job.matchup.shuffle_options,
         )
         if job.fault is not None and job.fault.sleep_per_game_s:
             await asyncio.sleep(job.fault.sleep_per_game_s)

@@ -87,6 +87,18 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 #: Columns dropped from the agent table when no agent has a nonzero value: the split of
 #: fallbacks by blame says nothing where nobody fell back (scripted tables).
 ZERO_OPTIONAL_COLUMNS: tuple[str, ...] = ("infra_fallback_rate", "model_fallback_rate")
+#: Columns always kept (zeros included) on a board with an LLM agent: there a 0 is a
+#: measurement (the endpoint and the model never failed), and a missing column would
+#: read as "not measured".
+LLM_COLUMNS: tuple[str, ...] = ("infra_fallback_rate", "model_fallback_rate", "void_games")
+
+
+def has_llm_agent(frame: pd.DataFrame) -> bool:
+    """Whether some agent of the table is of kind ``llm`` (alone or among its kinds)."""
+    if "kind" not in frame:
+        return False
+    return any("llm" in str(kind).split("+") for kind in frame["kind"])
+
 
 _PER_SEAT_MEANS = ("irp", "vss", "bus_rate", "brier")
 #: Per-seat metrics (``docs/metrics.md``) the false-claim column is built from: the number
@@ -252,16 +264,19 @@ def leaderboard_table(
                 "fallback_rate": _ratio(a.fallbacks, a.decisions),
                 "infra_fallback_rate": _ratio(a.infra_fallbacks, a.decisions),
                 "model_fallback_rate": _ratio(a.model_fallbacks, a.decisions),
-                "void_games": len(a.void_games) or math.nan,
+                "void_games": len(a.void_games),
                 "tokens_per_game": _ratio(a.tokens, len(a.all_games)),
                 "cost_per_game": _ratio(a.cost, len(a.all_games)),
             }
         )
     frame = pd.DataFrame(rows, columns=_AGENT_COLUMNS)
     frame = _sort_and_rank(frame, ["agent"])
+    if not has_llm_agent(frame):  # no void game and no split to report: not measured
+        frame["void_games"] = frame["void_games"].where(frame["void_games"] > 0)
+    keep = LLM_COLUMNS if has_llm_agent(frame) else ()
     drop = [c for c in OPTIONAL_COLUMNS if c in frame and frame[c].isna().all()]
     drop += [c for c in ZERO_OPTIONAL_COLUMNS if c in frame and not (frame[c] > 0).any()]
-    return frame.drop(columns=drop)
+    return frame.drop(columns=[c for c in drop if c not in keep])
 
 
 _AGENT_COLUMNS = [
@@ -548,10 +563,12 @@ def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
         f"BT Elo [{pct}]",
         "OpenSkill ordinal",
     ]
+    keep = LLM_COLUMNS if has_llm_agent(frame) else ()
     metrics = [
         m
         for m in _MD_METRICS
-        if m[0] in frame and not frame[m[0]].isna().all() and not (frame[m[0]] == 0).all()
+        if m[0] in frame
+        and (m[0] in keep or (not frame[m[0]].isna().all() and not (frame[m[0]] == 0).all()))
     ]
     header += [m[1] for m in metrics]
     rows = []

@@ -339,7 +339,9 @@ class ChatClient:
             return self._chat_model_transport
         d = self.definition
         try:
-            base_url = (await aget_local_server()).base_url if d.is_local else d.base_url
+            # a named chat model reaches its own service: no embedded server for it
+            local = d.is_local and d.chat_model is None
+            base_url = (await aget_local_server()).base_url if local else d.base_url
         except LocalServerError as exc:
             _log.error("agent %s: embedded model unavailable: %s", d.name, exc)
             raise TransportError("connection", "embedded server failed", retryable=False) from exc

@@ -17,6 +17,11 @@ Contract
   :mod:`mafia_arena.llm.local_server`); anything else is the base URL of an
   OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server, ...).
 
+* ``backend = "langchain"`` with ``chat_model = "package.module:ClassName"`` names any
+  LangChain chat model; the class is imported when the file is read and built once with
+  ``chat_model_kwargs`` (see :mod:`mafia_arena.llm.chat_models`), so a class that cannot
+  be imported, is not a ``BaseChatModel`` or rejects its arguments is a load error.
+
 * Reasoning models: ``reasoning_model`` (default: recognised by name, OpenAI's o-series
   and GPT-5) switches the request to those models' parameter rules: no ``temperature``
   or ``top_p`` and ``max_completion_tokens`` instead of ``max_tokens``.
@@ -35,7 +40,15 @@ import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 __all__ = [
     "LOCAL_BASE_URL",
@@ -67,7 +80,18 @@ class AgentDefinition(BaseModel):
     backend: Literal["openai", "langchain"] = Field(
         default="openai",
         description='"openai": any OpenAI-compatible endpoint via the openai package; '
-        '"langchain": a LangChain chat model (ChatOpenAI built from these settings).',
+        '"langchain": a LangChain chat model (ChatOpenAI built from these settings, or '
+        "the class chat_model names).",
+    )
+    chat_model: str | None = Field(
+        default=None,
+        description='With backend "langchain": the chat model class, as '
+        '"package.module:ClassName" (a BaseChatModel subclass, imported at load).',
+    )
+    chat_model_kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Constructor arguments of the chat_model class, beside the settings "
+        "of this file it declares (model, temperature, ...), which these replace.",
     )
     base_url: str = Field(
         default=LOCAL_BASE_URL,
@@ -173,6 +197,27 @@ class AgentDefinition(BaseModel):
         if not re.match(r"^https?://[^\s/]+", value):
             raise ValueError(f'must be "{LOCAL_BASE_URL}" or an http(s):// URL, got {value!r}')
         return value.rstrip("/")
+
+    @field_validator("chat_model")
+    @classmethod
+    def _check_chat_model(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None or value == "":
+            return None
+        if info.data.get("backend") != "langchain":
+            raise ValueError('needs backend = "langchain"')
+        from .chat_models import import_chat_model
+
+        import_chat_model(value)  # ValueError with the reason
+        return value
+
+    @field_validator("chat_model_kwargs")
+    @classmethod
+    def _check_chat_model_kwargs(
+        cls, value: dict[str, Any], info: ValidationInfo
+    ) -> dict[str, Any]:
+        if value and info.data.get("chat_model") is None:
+            raise ValueError("needs chat_model (the class these arguments build)")
+        return value
 
     @field_validator("api_key_env")
     @classmethod
@@ -305,9 +350,17 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
         raise AgentDefinitionError(f"{path}: invalid TOML: {exc}") from exc
     data.setdefault("name", path.stem)
     try:
-        return AgentDefinition.model_validate(data)
+        definition = AgentDefinition.model_validate(data)
     except ValidationError as exc:
         raise AgentDefinitionError(_format_validation_error(path, exc)) from None
+    if definition.chat_model is not None:
+        from .chat_models import check_chat_model
+
+        try:
+            check_chat_model(definition)
+        except ValueError as exc:
+            raise AgentDefinitionError(f"{path}: key 'chat_model_kwargs': {exc}") from None
+    return definition
 
 
 def declared_kind(path: Path) -> object:

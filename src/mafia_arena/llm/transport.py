@@ -23,7 +23,8 @@ Contract
 
 Why two backends behind one interface: the OpenAI-compatible HTTP API reaches OpenAI,
 vLLM, Ollama and llama.cpp with one code path; LangChain lets people plug in any
-``BaseChatModel`` (Anthropic, Bedrock, a custom chain) without this package knowing it.
+``BaseChatModel`` (Anthropic, Bedrock, a custom chain) without this package knowing it,
+from Python or by naming its class in the agent file (``chat_model``).
 """
 
 from __future__ import annotations
@@ -247,7 +248,13 @@ class LangChainTransport:
     def from_definition(
         cls, definition: AgentDefinition, base_url: str, api_key: str | None
     ) -> LangChainTransport:
-        """A ``langchain_openai.ChatOpenAI`` configured from the agent definition."""
+        """The agent file's ``chat_model`` class built from the definition
+        (:mod:`mafia_arena.llm.chat_models`), or else a ``langchain_openai.ChatOpenAI``
+        configured from it."""
+        if definition.chat_model is not None:
+            from .chat_models import build_chat_model
+
+            return cls(build_chat_model(definition, api_key=api_key))
         from langchain_openai import ChatOpenAI
         from pydantic import SecretStr
 

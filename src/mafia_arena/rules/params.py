@@ -54,6 +54,10 @@ class NominateFinalParams(_Params):
     self_vote: bool = True
     """May a nominee vote for himself in the final vote (classic 5.2.2: every voter picks
     either nominee)?"""
+    ballot: Literal["simultaneous", "sequential"] = "simultaneous"
+    """The final vote: ``simultaneous`` (classic 5.2, a secret ballot published together)
+    or ``sequential`` (public, one voter at a time from the day's first speaker, each
+    seeing the earlier ballots), as for ``plurality``."""
 
 
 class AccuseDefendParams(_Params):
@@ -64,6 +68,10 @@ class AccuseDefendParams(_Params):
     explain: bool = False
     """After each round-1 accusation, may the accuser say why (club 6.2)? An optional
     public speech of kind ``explain``."""
+    ballot: Literal["simultaneous", "sequential"] = "sequential"
+    """Round 2 and its re-vote: ``sequential`` (club 6.3, each ballot public as cast, in
+    order from the day's first speaker) or ``simultaneous`` (everyone at once, the
+    ballots published together: a secret ballot until then)."""
 
 
 class DiscussionParams(_Params):

@@ -12,7 +12,11 @@ copied to `log.traces` (stored beside the log, never shown to a seat). Every log
 carries the fallback record and the `void` verdict of `runner.integrity`.
 `play_match_sync` is the fast path for agents that are all `synchronous`. No agent is
 given the game seed: each seat gets its own seed derived with the host's key
-(`mafia_arena.seat_seeds`).
+(`mafia_arena.seat_seeds`). `shuffle_names` / `shuffle_options` (an experiment's
+switches) give every agent that presents the game to a model (`set_presentation`: LLM
+players) the game's `Presentation`, drawn from the game seed (names permuted per game,
+never from the deal); it is recorded in `log.meta["presentation"]`, so a replay rebuilds
+the prompts. The engine and its log keep the table's own names.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from mafia_arena.rules import Variant
 from mafia_arena.runner.integrity import VOID_THRESHOLD, fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
+from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import SeatTracker
 
 
@@ -45,8 +50,15 @@ class MatchResult:
         return max((e.day for e in self.log.events), default=0)
 
 
-def _prepare(variant: Variant, agents: Sequence[Agent], seed: int, host_key: bytes | None) -> Game:
-    """Start the game; hand every agent its seat, its own seed and the exact variant.
+def _prepare(
+    variant: Variant,
+    agents: Sequence[Agent],
+    seed: int,
+    host_key: bytes | None,
+    presentation: Presentation,
+) -> Game:
+    """Start the game; hand every agent its seat, its own seed, the exact variant and
+    (to agents that show the game to a model) the game's presentation.
 
     The agents never see `seed` (it rebuilds the deal): each gets the seat seed derived
     with `host_key` (a fresh random key when None, so such games are not reproducible
@@ -58,6 +70,9 @@ def _prepare(variant: Variant, agents: Sequence[Agent], seed: int, host_key: byt
     ):
         agent.reset(seat, seat_seed)
         agent.set_variant(variant)  # LLM players describe the exact rules (switches too)
+        present = getattr(agent, "set_presentation", None)
+        if present is not None:
+            present(presentation)
     return game
 
 
@@ -66,10 +81,13 @@ def _result(
     agents: Sequence[Agent],
     overrides: dict[str, Any] | None,
     trackers: Sequence[SeatTracker],
+    presentation: Presentation,
     void_threshold: float = VOID_THRESHOLD,
 ) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
+    if presentation.active:
+        meta["presentation"] = presentation.to_json()
     # beliefs stated by agents that keep them (LLM players with state_beliefs = true);
     # a seat dates a belief by its own stream position, the log by the host's
     beliefs = [_on_host_timeline(dict(b), trackers) for a in agents for b in a.beliefs]
@@ -81,19 +99,30 @@ def _result(
     meta["void"] = reason is not None
     if reason is not None:
         meta["void_reason"] = reason
-    traces = [dict(t) for a in agents for t in a.traces]
-    traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
+    traces = host_traces(agents, trackers)
     log = GameLog.from_game(game, overrides, [a.name for a in agents], meta, traces)
     return MatchResult(log, game.state.winner, stats)
 
 
-def _on_host_timeline(belief: dict[str, Any], trackers: Sequence[SeatTracker]) -> dict[str, Any]:
-    seat = belief.get("seat")
+def host_traces(agents: Sequence[Agent], trackers: Sequence[SeatTracker]) -> list[dict[str, Any]]:
+    """The agents' decision traces for `log.traces`, dated on the host's timeline.
+
+    A seat dates a trace by its own stream position (the last entry it had seen); the
+    log's ``seq`` is the host log position of that entry, so traces of different seats
+    sort into one order (stable: a seat's traces at one position keep their order)."""
+    traces = [_on_host_timeline(dict(t), trackers) for a in agents for t in a.traces]
+    traces.sort(key=lambda t: (t.get("seq", 0), t.get("seat", 0)))
+    return traces
+
+
+def _on_host_timeline(record: dict[str, Any], trackers: Sequence[SeatTracker]) -> dict[str, Any]:
+    """`record` (a belief or a trace) with its seat-local ``seq`` made a host position."""
+    seat = record.get("seat")
     if isinstance(seat, int) and 0 <= seat < len(trackers):
         stream = trackers[seat].stream
         if stream is not None:
-            belief["seq"] = stream.host_seq(int(belief.get("seq", -1)))
-    return belief
+            record["seq"] = stream.host_seq(int(record.get("seq", -1)))
+    return record
 
 
 def _submit(game: Game, seat: int, agent: Agent, decision: Decision) -> None:
@@ -121,21 +150,29 @@ def play_match_sync(
     overrides: dict[str, Any] | None = None,
     *,
     host_key: bytes | None = None,
+    void_threshold: float = VOID_THRESHOLD,
+    shuffle_names: bool = False,
+    shuffle_options: bool = False,
 ) -> MatchResult:
     """Play a game whose agents are all `synchronous` (scripted players), no event loop.
 
     `host_key` derives the agents' seat seeds (`mafia_arena.seat_seeds`); the same
-    variant, seed, key and agents give the same log."""
+    variant, seed, key and agents give the same log. `void_threshold`: as in
+    `play_match`; `shuffle_names`, `shuffle_options`: the presentation switches
+    (module doc)."""
     if not all_synchronous(agents):
         slow = sorted({a.name for a in agents if not a.synchronous})
         raise TypeError(f"play_match_sync needs synchronous agents; await play_match for {slow}")
-    game = _prepare(variant, agents, seed, host_key)
+    presentation = Presentation.for_game(
+        seed, len(agents), shuffle_names=shuffle_names, shuffle_options=shuffle_options
+    )
+    game = _prepare(variant, agents, seed, host_key, presentation)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     while not game.over:
         for seat in list(game.pending()):
             agent = agents[seat]
             _submit(game, seat, agent, agent.decide(trackers[seat].view(game)))
-    return _result(game, agents, overrides, trackers)
+    return _result(game, agents, overrides, trackers, presentation, void_threshold)
 
 
 async def play_match(
@@ -148,12 +185,17 @@ async def play_match(
     void_threshold: float = VOID_THRESHOLD,
     *,
     host_key: bytes | None = None,
+    shuffle_names: bool = False,
+    shuffle_options: bool = False,
 ) -> MatchResult:
     """Play a game, asking simultaneous requests concurrently; a game in which some
     seat's decisions were made by infrastructure fallbacks more than ``void_threshold``
-    of the time is marked void (``log.meta["void"]``). `host_key`: as in
-    `play_match_sync`."""
-    game = _prepare(variant, agents, seed, host_key)
+    of the time is marked void (``log.meta["void"]``). `host_key`, `shuffle_names`,
+    `shuffle_options`: as in `play_match_sync`."""
+    presentation = Presentation.for_game(
+        seed, len(agents), shuffle_names=shuffle_names, shuffle_options=shuffle_options
+    )
+    game = _prepare(variant, agents, seed, host_key, presentation)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     seen = 0
     while not game.over:
@@ -177,4 +219,4 @@ async def play_match(
             for event in game.events[seen:]:
                 on_event(event)
             seen = len(game.events)
-    return _result(game, agents, overrides, trackers, void_threshold)
+    return _result(game, agents, overrides, trackers, presentation, void_threshold)

@@ -462,12 +462,17 @@ def _nominate_final(params: NominateFinalParams) -> str:
         else "always starting from the lowest living seat"
     )
     own = "a nominee may vote for himself" if params.self_vote else "a nominee not for himself"
+    how = (
+        "everyone votes in turn, from the day's first speaker, each vote public as it is cast,"
+        if params.ballot == "sequential"
+        else "everyone votes at once"
+    )
     return (
         f"Nominations: in turn ({first}), each player names up to {k} other players, "
         f"or passes. The {k} most named go to the final vote; a tie for the last places "
         "goes to a runoff nomination among the tied, and a runoff that repeats the same "
         "tie is decided by the most recently dead player. The nominees give final pleas; "
-        f"then everyone votes at once for one of the {k} nominees ({own}), and the nominee "
+        f"then {how} for one of the {k} nominees ({own}), and the nominee "
         "with the most votes is executed. A tied final vote is decided by the most recently dead "
         "player (drawn at random while nobody has died)."
     )
@@ -486,12 +491,17 @@ def _accuse_defend(variant: Variant, params: AccuseDefendParams) -> str:
         else ""
     )
     why = " and may then say why" if params.explain else ""
+    ballots = (
+        "in the same order and in public"
+        if params.ballot == "sequential"
+        else "all at once, the votes published together"
+    )
     return (
         "Accusations: in turn from the day's first speaker, each player who is not "
         f"silenced names one other player{why}. The most accused (with the second-most too when "
         "one player leads alone) give a defence speech; a lone accused is the vote winner. "
-        "Then each votes against one accused other than themselves, in the same order and "
-        "in public; a tie gets one re-vote among the tied, and a second tie means nobody "
+        f"Then each votes against one accused other than themselves, {ballots}; "
+        "a tie gets one re-vote among the tied, and a second tie means nobody "
         f"is executed.{protected} {card}"
     )
 

@@ -3,7 +3,9 @@
 Loop: take the seats `game.pending()` asks, issue each a turn (a number and a deadline
 from `timer_for(kind)`), push every seat its view, then let each pending seat decide
 concurrently — bots through `agent.act(view)` after a paced delay, humans through
-their `HumanAgent` mailbox — and submit with `game.submit`. An illegal human decision
+their `HumanAgent` mailbox — and submit with `game.submit` (a fallback a bot reports,
+`take_fallback()`, is submitted as the engine's default with its reason, as in
+tournaments). An illegal human decision
 is refused to that person only and they may try again until the deadline; a timeout
 records the request's default (`game.submit_default(seat, "timeout")`). A human away
 past the grace period is replaced (a flagged stand-in bot or default actions, as the
@@ -219,8 +221,15 @@ async def _bot_turn(session: GameSession, slot: Slot) -> None:
         return
     if not slot.active:  # a moderator's ruling ended the turn meanwhile
         return
+    # as the tournament runner does (`runner.match._submit`): a fallback the agent
+    # reports (an LLM call that failed, counted by the agent) is recorded as the
+    # engine's default with its reason, so the log says who decided
+    reason = agent.take_fallback()
     try:
-        game.submit(slot.seat, decision)
+        if reason:
+            game.submit_default(slot.seat, reason)
+        else:
+            game.submit(slot.seat, decision)
     except IllegalDecision:
         _default(session, slot, "illegal")
         return

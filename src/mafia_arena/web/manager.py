@@ -13,7 +13,9 @@ Finished games stay browsable from the store (`finished`, `stored_log`).
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import secrets
 import time
 import tomllib
@@ -23,7 +25,7 @@ from typing import Any
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
-from mafia_arena.runner.log import GameLog
+from mafia_arena.runner.log import GameLog, traces_path
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.guard import ClientCounter
@@ -105,9 +107,22 @@ class GameManager:
         return self.store.finished()
 
     def stored_log(self, game_id: str) -> GameLog | None:
-        """A finished game's log from the store (also after a restart)."""
+        """A finished game's log from the store (also after a restart), with its
+        decision traces when the trace file beside the stored log is there."""
         text = self.store.log_of(game_id)
-        return GameLog.loads(text, game_id) if text else None
+        if not text:
+            return None
+        return GameLog.loads(text, game_id, self._traces_of(game_id))
+
+    def _traces_of(self, game_id: str) -> list[dict[str, Any]]:
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", game_id):
+            return []
+        sidecar = traces_path(self.settings.logs_dir / f"{game_id}.jsonl")
+        try:
+            text = sidecar.read_text(encoding="utf-8")
+        except OSError:
+            return []
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
 
     def create(self, spec: GameSpec, client: str = "") -> dict[str, Any]:
         """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``.

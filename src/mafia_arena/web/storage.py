@@ -9,8 +9,14 @@ human seats, also when a stand-in finished for them — flagged ``replaced``), r
 faction, side, won, survived, decisions and fallbacks. Human seats can therefore enter
 the ``human`` and ``mixed`` leaderboard views.
 
+The log's meta also holds the bot seats' fallback record and void verdict, and the
+bots' decision traces are written beside the log (``<game id>.traces.jsonl``), as a
+tournament stores them (`game_log`); the record carries ``void``, ``fallback_record``
+and the per-seat split of fallbacks by blame.
+
 `replay_views` rebuilds the game with `runner.replay` and renders every seat's view
-from it, which is the after-game replay of the page.
+from it, which is the after-game replay of the page, with the moderator's lines and the
+LLM decisions' traces (host views, served only with the replay, after the game).
 """
 
 from __future__ import annotations
@@ -26,9 +32,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentStats
+from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.game import Game
 from mafia_arena.results_file import STORE_NAME
+from mafia_arena.runner.integrity import fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog, replay
+from mafia_arena.runner.match import host_traces
+from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines
@@ -40,23 +50,40 @@ log = logging.getLogger(__name__)
 
 
 def game_log(session: GameSession) -> GameLog:
+    """The finished session's log: the game, who sat where, and what a tournament log
+    also holds (`runner.match`): the fallback record and void verdict of the bot seats
+    (``meta["fallbacks"]``, ``meta["void"]``, ``meta["void_reason"]``) and the bots'
+    decision traces (``log.traces``, dated on the host's timeline).
+
+    Why bot seats only in the verdict: a person who lets the timer run out is no
+    endpoint failure, so a human seat never makes a game void."""
     game = session.game
     assert game is not None
     slots = session.slots
+    fallbacks = fallback_record(
+        e.fact
+        for e in game.events
+        if isinstance(e.fact, DecisionRecord) and not slots[e.fact.seat].human
+    )
+    meta: dict[str, Any] = {
+        "source": "web",
+        "game_id": session.id,
+        "agent_kinds": ["human" if s.human else s.agent.kind for s in slots],
+        "agent_stats": [s.agent.stats.to_json() for s in slots],
+        "replaced": [s.was_replaced for s in slots],
+        "stand_in": session.spec.replacement if session.spec.absent == "bot" else None,
+        # who made each decision (player, bot, stand-in, timeout), in log order
+        "decided_by": list(session.marks),
+        "fallbacks": fallbacks,
+    }
+    reason = void_verdict(fallbacks)
+    meta["void"] = reason is not None
+    if reason is not None:
+        meta["void_reason"] = reason
+    bots = [a for s in slots for a in (s.agent, s.stand_in) if a is not None]
+    traces = host_traces(bots, [s.tracker for s in slots])
     return GameLog.from_game(
-        game,
-        session.spec.overrides,
-        [s.agent.name for s in slots],
-        {
-            "source": "web",
-            "game_id": session.id,
-            "agent_kinds": ["human" if s.human else s.agent.kind for s in slots],
-            "agent_stats": [s.agent.stats.to_json() for s in slots],
-            "replaced": [s.was_replaced for s in slots],
-            "stand_in": session.spec.replacement if session.spec.absent == "bot" else None,
-            # who made each decision (player, bot, stand-in, timeout), in log order
-            "decided_by": list(session.marks),
-        },
+        game, session.spec.overrides, [s.agent.name for s in slots], meta, traces
     )
 
 
@@ -87,12 +114,18 @@ def results_record(
     log_path: Path | None,
     source: str = "web",
     decided_by: list[str] | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The leaderboard record of a finished game (see `leaderboard.records`).
 
     `decided_by` marks each decision (``player``, ``bot``, ``stand-in``, ``timeout``):
     a stand-in's decisions are counted as the stand-in's (``stand_in_decisions``, with
-    its name in ``stand_in``), not in the person's ``decisions`` and ``fallbacks``."""
+    its name in ``stand_in``), not in the person's ``decisions`` and ``fallbacks``.
+    `meta` (the log's, `game_log`) adds what a tournament record has: ``void``,
+    ``void_reason`` (only when void), ``fallback_record`` and per seat
+    ``fallbacks_infrastructure`` / ``fallbacks_model`` (bot seats; 0 for people)."""
+    meta = meta or {}
+    blame = (meta.get("fallbacks") or {}).get("by_seat", {})
     assert game.over
     state = game.state
     marks = list(decided_by or [])
@@ -118,6 +151,10 @@ def results_record(
                 "survived": seat.alive,
                 "decisions": decisions[seat_no],
                 "fallbacks": fallbacks[seat_no],
+                "fallbacks_infrastructure": int(
+                    blame.get(str(seat_no), {}).get("infrastructure", 0)
+                ),
+                "fallbacks_model": int(blame.get(str(seat_no), {}).get("model", 0)),
                 "tokens_in": entry.stats.tokens_in,
                 "tokens_out": entry.stats.tokens_out,
                 "cost": entry.stats.cost,
@@ -126,7 +163,7 @@ def results_record(
                 "stand_in_decisions": stood_in[seat_no],
             }
         )
-    return {
+    record = {
         "experiment": source,
         "source": source,
         "game_id": game_id,
@@ -141,7 +178,13 @@ def results_record(
         "seats": seats,
         "log": str(log_path) if log_path else None,
         "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "void": bool(meta.get("void", False)),
     }
+    if "fallbacks" in meta:
+        record["fallback_record"] = meta["fallbacks"]
+    if meta.get("void_reason"):
+        record["void_reason"] = str(meta["void_reason"])
+    return record
 
 
 def save_game(
@@ -176,7 +219,7 @@ def store(session: GameSession) -> dict[str, Any]:
     """Store a finished web session (log + record); keeps the log on the session."""
     game = session.game
     assert game is not None
-    session.log = game_log(session)
+    session.log = stored = game_log(session)
     entries = [
         SeatEntry(
             s.agent.name,
@@ -188,15 +231,21 @@ def store(session: GameSession) -> dict[str, Any]:
         for s in session.slots
     ]
     record = save_game(
-        session.log,
+        stored,
         lambda path: results_record(
-            game, session.spec.overrides, entries, session.id, path, decided_by=session.marks
+            game,
+            session.spec.overrides,
+            entries,
+            session.id,
+            path,
+            decided_by=session.marks,
+            meta=stored.meta,
         ),
         session.settings.results_dir,
         session.settings.logs_dir,
         session.id,
     )
-    session.store.finish(session.id, session.log.to_jsonl(), game.state.winner)
+    session.store.finish(session.id, stored.to_jsonl(), game.state.winner)
     return record
 
 
@@ -228,7 +277,16 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
         "winner": game.state.winner,
         "seats": seats,
         "moderator": moderator_lines(game),
+        # the host view of the LLM decisions (`runner.traces`): served with the replay
+        # only, which opens after the game
+        "traces": [trace_summary(t, stored.seating) for t in ordered_traces(stored)],
     }
+
+
+def ordered_traces(stored: GameLog) -> list[dict[str, Any]]:
+    """The log's traces in the order of the decisions they led to (then the rest)."""
+    placed, orphans = traces_by_decision(stored)
+    return [t for seq in sorted(placed) for t in placed[seq]] + orphans
 
 
 def moderator_lines(game: Game) -> list[dict[str, Any]]:

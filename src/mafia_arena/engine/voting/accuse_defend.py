@@ -16,7 +16,9 @@ by the removal of the others is the vote winner, as a lone accused is (D25).
 
 Parameters: ``reveal`` (show the executed player's card at once, default true);
 ``explain`` (after each round-1 nomination the voter may say why, club 6.2: an optional
-public speech of kind ``explain``; default false).
+public speech of kind ``explain``; default false); ``ballot`` (round 2 and its
+re-vote: ``sequential``, the club's public ballots in turn, the default, or
+``simultaneous``, a secret ballot published together).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from mafia_arena.engine.asking import ask_one, picked_seat, target_request
+from mafia_arena.engine.asking import ask, ask_one, picked_seat, target_request
 from mafia_arena.engine.catalogue import (
     Ballot,
     NoExecution,
@@ -35,7 +37,7 @@ from mafia_arena.engine.catalogue import (
     Runoff,
     Votes,
 )
-from mafia_arena.engine.choices import PASS
+from mafia_arena.engine.choices import PASS, Request
 from mafia_arena.engine.day_close import last_word
 from mafia_arena.engine.deaths import die
 from mafia_arena.engine.discussion import say, speak_request, speaking_order
@@ -82,7 +84,7 @@ def accuse_defend(game: Game, params: AccuseDefendParams) -> Flow:
         pool = standing(game, pool)
         if len(pool) < 2:
             break
-        votes = yield from _ballots(game, order, pool, revote)
+        votes = yield from _ballots(game, order, pool, revote, params.ballot == "sequential")
         pool = standing(game, pool)
         if len(pool) < 2:
             break
@@ -144,30 +146,56 @@ def _nominations(
     return tally
 
 
-def _ballots(game: Game, order: Sequence[int], pool: Sequence[int], revote: bool) -> Flow:
-    """Round 2 (or its re-vote): each voter votes against one of `pool`, in order.
+def _ballots(
+    game: Game, order: Sequence[int], pool: Sequence[int], revote: bool, sequential: bool
+) -> Flow:
+    """Round 2 (or its re-vote): each voter votes against one of `pool`.
 
-    Every ballot is public as cast, with the running tally; returns the final tally of
-    the ballots that still stand (`standing_votes`).
+    `sequential` (club 6.3): in order, every ballot public as cast, with the running
+    tally. Otherwise everyone is asked at once and only the closing `votes` publishes
+    the ballots. Returns the final tally of the ballots that still stand
+    (`standing_votes`).
     """
     tally: Counter[int] = Counter()
     votes: dict[int, int] = {}
     what = "re-vote" if revote else "final vote"
-    for voter in order:
+    prompt = (
+        f"Day {game.state.day}, {what}: vote against one of "
+        + ", ".join(seat_name(s) for s in pool)
+        + "."
+        + ("" if sequential else " Secret ballot, published together.")
+    )
+
+    def request_of(voter: int) -> Request | None:
         options = [c for c in pool if c != voter]
         if not options:
-            continue
-        request = target_request(
-            game,
-            voter,
-            "final_vote",
-            f"Day {game.state.day}, {what}: vote against one of "
-            + ", ".join(seat_name(s) for s in pool)
-            + ".",
-            options,
-            default="random",
-            info={"revote": revote},
+            return None
+        return target_request(
+            game, voter, "final_vote", prompt, options, default="random", info={"revote": revote}
         )
+
+    if not sequential:
+        requests = {v: r for v in order if (r := request_of(v)) is not None}
+        answers = yield from ask(game, requests)
+        for voter in order:
+            target = picked_seat(answers[voter]) if voter in answers else None
+            if target is not None:
+                votes[voter] = target
+        votes = standing_votes(game, votes)
+        tally = Counter(votes.values())
+        game.emit(
+            Votes(
+                "revote" if revote else "final_vote",
+                dict(sorted(votes.items())),
+                dict(sorted(tally.items())),
+            ),
+            PUBLIC,
+        )
+        return tally
+    for voter in order:
+        request = request_of(voter)
+        if request is None:
+            continue
         target = picked_seat((yield from ask_one(game, request)))
         if target is None:
             continue

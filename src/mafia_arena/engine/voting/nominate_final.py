@@ -9,7 +9,9 @@ the same tie set for the same places is a deadlock that the last dead resolves. 
 nominees give final pleas, then everyone votes at once for one of them, a nominee for
 himself too (5.2, OP-C13; ``self_vote = false`` forbids that). The nominee with the
 most votes is executed, whatever the number of nominees (``nominees``, default 2); a
-tie at the top is decided by the last dead among the tied.
+tie at the top is decided by the last dead among the tied. ``ballot = "sequential"``
+makes the final vote public, one voter at a time (`sequential_vote`), instead of the
+secret ballot published together.
 
 Where a variant allows disqualification, a removed player leaves the procedure at once:
 nominations of him no longer count, a nominee removed before the final vote is not
@@ -32,6 +34,7 @@ from mafia_arena.engine.events import PUBLIC
 from mafia_arena.engine.game import Flow, Game, seat_name
 from mafia_arena.engine.voting.common import (
     last_dead_chooses,
+    sequential_vote,
     simultaneous_vote,
     standing,
 )
@@ -99,7 +102,8 @@ def nominate_final(game: Game, params: NominateFinalParams) -> Flow:
     if not nominees:
         game.emit(NoExecution("no candidates"), PUBLIC)
         return
-    votes = yield from simultaneous_vote(
+    cast = sequential_vote if params.ballot == "sequential" else simultaneous_vote
+    votes = yield from cast(
         game,
         state.living(),
         nominees,

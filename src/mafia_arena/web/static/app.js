@@ -272,8 +272,9 @@ async function showReplayOnly() {
   fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seat.agent} (${seat.role})`);
 }
 
-// A replay's point of view: any seat's, or the moderator's (every line but the host's
-// own draws and decisions), which opens only after the game.
+// A replay's point of view: any seat's, the moderator's (every line but the host's
+// own draws and decisions), or the host's view of the LLM decisions (their traces);
+// the replay opens only after the game, so the last two never show in a live game.
 function fillReplay(select, list, replay, label) {
   select.replaceChildren();
   for (const seat of replay.seats) {
@@ -282,9 +283,43 @@ function fillReplay(select, list, replay, label) {
     select.append(option);
   }
   if (replay.moderator) { const o = el("option", "Moderator: every line"); o.value = "moderator"; select.append(o); }
-  select.onchange = () => appendLines(list, select.value === "moderator"
-    ? replay.moderator : replay.seats[Number(select.value)].lines, true);
+  if (replay.traces && replay.traces.length) {
+    const o = el("option", `Host: LLM decision traces (${replay.traces.length})`);
+    o.value = "traces";
+    select.append(o);
+  }
+  select.onchange = () => {
+    if (select.value === "traces") { showTraces(list, replay.traces); return; }
+    appendLines(list, select.value === "moderator"
+      ? replay.moderator : replay.seats[Number(select.value)].lines, true);
+  };
   select.onchange();
+}
+
+// One item per LLM decision: who decided what, then the question, raw answers,
+// reasoning and reason (text only, never markup), and what the decision cost.
+function showTraces(list, traces) {
+  list.replaceChildren();
+  for (const t of traces) {
+    const li = el("li", null, "trace");
+    li.dataset.testid = "trace";
+    const who = t.agent ? `${t.label} (${t.agent})` : t.label;
+    li.append(el("strong", `[D${t.day}] ${who} ${t.kind}: ${t.decided}`));
+    const details = el("dl");
+    const row = (name, value) => {
+      if (value === null || value === undefined || value === "") return;
+      details.append(el("dt", name), el("dd", value));
+    };
+    row("question", t.question);
+    (t.answers || []).forEach((answer, i) => row(`answer ${i + 1}`, answer));
+    row("reasoning", t.reasoning);
+    row("reason", t.reason);
+    row("speech", t.speech);
+    row("cost", `tokens ${t.tokens_in} in / ${t.tokens_out} out, latency ${Number(t.latency_s).toFixed(3)} s, `
+      + `requests ${t.requests}, re-asks ${t.reasks}, retries ${t.retries}`);
+    li.append(details);
+    list.append(li);
+  }
 }
 
 // ---------------------------------------------------------------- routing
