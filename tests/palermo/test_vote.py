@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.palermo.table import P, Table
 
+from mafia_arena.agents.base import AgentStats
 from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.engine import PASS, IllegalDecision
 from mafia_arena.engine.catalogue import (
@@ -22,6 +23,7 @@ from mafia_arena.experiments.records import build_record
 from mafia_arena.runner.log import GameLog
 from mafia_arena.runner.match import MatchResult
 from mafia_arena.views.text import render_event
+from mafia_arena.web.storage import SeatEntry, results_record
 
 GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
 
@@ -93,6 +95,8 @@ def test_T05_three_total_absences_remove_and_reveal() -> None:
         result=MatchResult(log, "town"),
     )
     assert record["banned"] == [P(14)]
+    entries = [SeatEntry(f"p{n}", "human", AgentStats()) for n in range(1, 17)]
+    assert results_record(t.game, {}, entries, "g1", None)["banned"] == [P(14)]
 
 
 def test_logs_without_the_ban_flag_still_read() -> None:
