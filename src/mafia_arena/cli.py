@@ -63,9 +63,11 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from mafia_arena.leaderboard.cli import LeaderboardError
     from mafia_arena.results_file import StoreFormatError
     from mafia_arena.rules import VariantError
+    from mafia_arena.runner.log_file import LogFileError
 
     errors: list[type[BaseException]] = [
         CliError,
+        LogFileError,
         SpecError,
         VariantError,
         ResultsConflict,
@@ -156,6 +158,13 @@ def warn_below_recommended(rules: Any, players: int) -> None:
         typer.echo(f"warning: {notice}", err=True)
 
 
+def check_seat(option: str, seat: int | None, players: int, where: str = "") -> None:
+    """A 1-based seat option must name a seat of the table (`CliError` otherwise)."""
+    if seat is not None and not 1 <= seat <= players:
+        table = where or f"the table has {players} players"
+        raise CliError(option, f"seat {seat} is out of range 1..{players} ({table})")
+
+
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     overrides: dict[str, Any] = {}
     for item in items or []:
@@ -181,7 +190,7 @@ def variants() -> None:
 @app.command()
 def play(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
-    players: Annotated[int, typer.Option(help="number of players")] = 7,
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
     agents: Annotated[str, typer.Option(help="agents, e.g. heuristic or a,b,c")] = "heuristic",
     seed: Annotated[
         int | None, typer.Option(help="game seed (default: random, printed after the game)")
@@ -195,6 +204,8 @@ def play(
     from mafia_arena.runner.match import play_match
     from mafia_arena.views.text import render_event
 
+    check_seat("--seat", seat, players)
+    check_seat("--human", human, players)
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
     warn_below_recommended(rules, players)
@@ -236,7 +247,7 @@ def play(
 @app.command()
 def run(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
-    players: Annotated[int, typer.Option(help="number of players")] = 7,
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
     agents: Annotated[str, typer.Option(help="agents: name, a,b,c or town=x,mafia=y")] = "random",
     games: Annotated[int, typer.Option(help="number of games", min=1)] = 100,
     seed: Annotated[int, typer.Option(help="base seed; game i uses seed+i")] = 0,
@@ -260,6 +271,7 @@ def run(
     overrides = parse_overrides(set_)
     rules = load_variant(variant, overrides)
     warn_below_recommended(rules, players)
+    _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
     winners: Counter[str] = Counter()
     lengths: list[int] = []
     for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
@@ -314,12 +326,14 @@ def replay(
     ] = False,
 ) -> None:
     """Replay a stored log, omniscient or from one seat's view."""
-    from mafia_arena.runner.log import GameLog, traces_path
     from mafia_arena.runner.log import replay as rebuild
+    from mafia_arena.runner.log import traces_path
+    from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.text import render_event
 
-    stored = GameLog.load(log)
+    stored = read_log(log)
+    check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
     game = rebuild(stored)
     same = [e.to_json() for e in game.events] == [e.to_json() for e in stored.events]
     viewer = None if seat is None else seat - 1
@@ -488,7 +502,7 @@ def leaderboard(
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port")] = 8000,
+    port: Annotated[int, typer.Option(help="port", min=1, max=65535)] = 8000,
     db: Annotated[
         Path | None,
         typer.Option(help="live store (SQLite): live games resume after a restart"),

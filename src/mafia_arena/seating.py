@@ -12,9 +12,12 @@ from mafia_arena.agents.base import Agent
 from mafia_arena.agents.by_side import BySideAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.rules import Variant
+from mafia_arena.rules.composition import deck_counts
 
 
 def seat_agents(spec: str, players: int, variant: Variant) -> list[Agent]:
+    """One agent per seat; a `ValueError` (unknown agent, a side without an agent, too
+    many agents) says what is wrong before any game starts."""
     parts = [p.strip() for p in spec.split(",") if p.strip()]
     if not parts:
         raise ValueError("no agents given")
@@ -25,6 +28,8 @@ def seat_agents(spec: str, players: int, variant: Variant) -> list[Agent]:
             make_agent(name)  # fail early on unknown names
             factories[side] = _factory(name)
 
+        _check_sides(set(factories), players, variant)
+
         def side_of(faction: str) -> str:
             return variant.factions[faction].side if faction in variant.factions else faction
 
@@ -33,6 +38,26 @@ def seat_agents(spec: str, players: int, variant: Variant) -> list[Agent]:
         raise ValueError(f"{len(parts)} agents for {players} players")
     names = parts + [parts[-1]] * (players - len(parts))
     return [make_agent(name) for name in names]
+
+
+def _check_sides(given: set[str], players: int, variant: Variant) -> None:
+    """Every side dealt at this table has an agent (or ``*`` covers it), and every side
+    named exists: otherwise a game would fail at its first view, or a typo be ignored."""
+    known = {faction.side for faction in variant.factions.values()}
+    unknown = sorted(given - known - {"*"})
+    if unknown:
+        raise ValueError(
+            f"unknown side {unknown[0]!r}; the sides are {', '.join(sorted(known))} (or *)"
+        )
+    if "*" in given:
+        return
+    dealt = {variant.side(variant.roles[role].faction) for role in deck_counts(variant, players)}
+    missing = sorted(dealt - given)
+    if missing:
+        raise ValueError(
+            f"no agent for side {missing[0]!r}, which is dealt at {players} players; "
+            f"give one with {missing[0]}=NAME (or *=NAME for every side not named)"
+        )
 
 
 def _factory(name: str) -> Callable[[], Agent]:

@@ -81,7 +81,15 @@ SPEC_ERRORS = [
     ("label-twice", BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
     ("workers-zero", BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
     ("not-toml", "name = \n", "-", "not valid TOML"),
+    (
+        "agent-cannot-be-built",
+        BASE.replace('["random"]', '["random", "agents/broken.toml"]'),
+        "pool",
+        "agent 'agents/broken.toml' (matchup 0, entry 1) cannot be built",
+    ),
 ]
+BROKEN_AGENT = "foo = 1\n"
+"""An agent file that exists (so the spec reader accepts it) but cannot be built."""
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -108,6 +116,8 @@ def test_spec_errors_name_file_key_and_reason(
 ) -> None:
     spec = tmp_path / "bad.toml"
     spec.write_text(body)
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "broken.toml").write_text(BROKEN_AGENT)
     code, err = run_cli(
         ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(tmp_path / "r")],
         capsys,
@@ -126,11 +136,34 @@ def test_a_missing_spec_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 GOOD = BASE.replace('name = "bad"', 'name = "good"') + "games = 2\n"
 
 
+GOLDEN_TRANSCRIPT = REPO / "tests" / "golden" / "files" / "simple-7p-seed1.txt"
+
+
+def write_bad_logs(tmp: Path) -> None:
+    """A real 5-player log (game.jsonl) and files that are not logs, for `replay`."""
+    from mafia_arena.agents.random_agent import RandomAgent
+    from mafia_arena.rules import load_variant
+    from mafia_arena.runner.match import play_match_sync
+
+    result = play_match_sync(load_variant("simple"), [RandomAgent() for _ in range(5)], 1)
+    result.log.save(tmp / "game.jsonl")
+    header, first, *_ = (tmp / "game.jsonl").read_text().splitlines()
+    (tmp / "bad.jsonl").write_text(header + "\nnot json\n")
+    (tmp / "other.json").write_text('{"name": "not a log"}\n')
+    headless = json.loads(header)
+    del headless["seed"]
+    (tmp / "headless.jsonl").write_text(json.dumps(headless) + "\n" + first + "\n")
+    (tmp / "bad-event.jsonl").write_text(header + '\n{"fact": 3}\n')
+    (tmp / "binary.jsonl").write_bytes(b"\xff\xfe\x00 not text")
+    (tmp / "train.toml").write_text('name = "t"\n[train]\nside = "twon"\n')
+
+
 def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
     """(id, arguments, parts of the message) of command-line errors."""
     spec = tmp / "good.toml"
     if tmp.is_dir():
         spec.write_text(GOOD)
+        write_bad_logs(tmp)
     results = ["--results", str(tmp / "r")]
     return [
         ("run-games-zero", ["run", "--games", "0"], ("--games", "greater than or equal to 1")),
@@ -160,6 +193,71 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
             "replay-missing-log",
             ["replay", str(tmp / "none.jsonl")],
             (str(tmp / "none.jsonl"), "cannot read"),
+        ),
+        (
+            "run-side-without-agent",
+            ["run", "--agents", "town=heuristic", "--games", "1"],
+            ("--agents", "no agent for side 'mafia'", "mafia=NAME"),
+        ),
+        (
+            "run-unknown-side",
+            ["run", "--agents", "twon=heuristic,mafia=random", "--games", "1"],
+            ("--agents", "unknown side 'twon'", "mafia, town"),
+        ),
+        ("run-players-zero", ["run", "--players", "0", "--games", "1"], ("--players",)),
+        ("play-seat-outside", ["play", "--players", "5", "--seat", "6"], ("--seat", "1..5")),
+        ("play-human-outside", ["play", "--players", "5", "--human", "0"], ("--human", "1..5")),
+        (
+            "run-set-count-true",
+            ["run", "--variant", "simple", "--set", "mafia=true", "--games", "1"],
+            ("simple.toml", "composition.formula.mafioso", "not true"),
+        ),
+        (
+            "replay-not-json",
+            ["replay", str(tmp / "bad.jsonl")],
+            (str(tmp / "bad.jsonl"), ": line 2: ", "not JSON"),
+        ),
+        (
+            "replay-json-not-a-log",
+            ["replay", str(tmp / "other.json")],
+            (str(tmp / "other.json"), ": line 1: ", "not a mafia-arena-log/2 file"),
+        ),
+        (
+            "replay-header-key-missing",
+            ["replay", str(tmp / "headless.jsonl")],
+            (str(tmp / "headless.jsonl"), ": line 1: seed: ", "required header key is missing"),
+        ),
+        (
+            "replay-bad-event",
+            ["replay", str(tmp / "bad-event.jsonl")],
+            (str(tmp / "bad-event.jsonl"), ": line 2: ", "not a game event"),
+        ),
+        (
+            "replay-transcript",
+            ["replay", str(GOLDEN_TRANSCRIPT)],
+            (str(GOLDEN_TRANSCRIPT), ": line 1: ", "not JSON"),
+        ),
+        (
+            "replay-binary",
+            ["replay", str(tmp / "binary.jsonl")],
+            (str(tmp / "binary.jsonl"), "not a text file"),
+        ),
+        (
+            "replay-seat-too-high",
+            ["replay", str(tmp / "game.jsonl"), "--seat", "99"],
+            ("--seat", "seat 99 is out of range 1..5", "has 5 players"),
+        ),
+        (
+            "replay-seat-negative",
+            ["replay", str(tmp / "game.jsonl"), "--seat", "-1"],
+            ("--seat", "seat -1 is out of range 1..5"),
+        ),
+        ("serve-port-too-high", ["serve", "--port", "99999999"], ("--port", "65535")),
+        ("serve-port-zero", ["serve", "--port", "0"], ("--port",)),
+        (
+            "train-side-unknown",
+            ["train", str(tmp / "train.toml"), "--no-track", "--out", str(tmp / "r")],
+            (str(tmp / "train.toml"), "'train.side'", "'twon' is not a side of standard"),
         ),
         (
             "leaderboard-no-records",
@@ -286,3 +384,55 @@ def test_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Path) -> 
     assert 2 <= stored < 40
     assert f"{stored} games stored; run the same command to resume" in err
     assert "Traceback" not in err
+
+
+#: (id, training spec text, key, reason): each is written to train.toml and run by `train`.
+TRAIN_ERRORS = [
+    ("no-train-table", 'name = "t"\n', "train", "a [train] table is required"),
+    ("unknown-key", "[train]\nstepz = 10\n", "train.stepz", "unknown; known keys"),
+    ("wrong-type", "[train]\nplayers = 'seven'\n", "train.players", "has the wrong type"),
+    ("steps-zero", "[train]\nsteps = 0\n", "train.steps", "must be positive"),
+    ("negative", "[train]\nimitate_games = -1\n", "train.imitate_games", "must not be negative"),
+    ("no-opponents", "[train]\nopponents = []\n", "train.opponents", "at least one opponent"),
+    ("flag-not-bool", "[train]\nadvice = 1\n", "train.advice", "is not true or false"),
+    ("bad-observation", "[train]\nobservation = 'v9'\n", "train.observation", "v9"),
+    ("not-toml", "[train\n", "-", "not valid TOML"),
+    ("unknown-variant", "[train]\nvariant = 'nope'\n", "train.variant", "no such variant"),
+    (
+        "unknown-switch",
+        "[train]\noverrides = { mafai = 2 }\n",
+        "train.overrides",
+        "unknown switch",
+    ),
+    ("too-few-players", "[train]\nplayers = 2\n", "train.players", "too few"),
+    ("unknown-side", "[train]\nside = 'twon'\n", "train.side", "not a side of standard"),
+    ("unknown-co-player", "[train]\nco_player = 'nobody'\n", "train.co_player", "unknown agent"),
+    (
+        "unknown-opponent",
+        "[train]\nopponents = ['random', 'nobody']\n",
+        "train.opponents.1",
+        "unknown agent 'nobody'",
+    ),
+    ("unknown-fallback", "[train]\nfallback = 'nobody'\n", "train.fallback", "unknown agent"),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "key", "reason"), [c[1:] for c in TRAIN_ERRORS], ids=[c[0] for c in TRAIN_ERRORS]
+)
+def test_training_spec_errors_name_file_key_and_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, key: str, reason: str
+) -> None:
+    spec = tmp_path / "train.toml"
+    spec.write_text(body)
+    code, err = run_cli(["train", str(spec), "--no-track", "--out", str(tmp_path / "r")], capsys)
+    assert code == 2, err
+    where = f"{spec}: not valid TOML" if key == "-" else f"{spec}: key '{key}': "
+    assert_one_paragraph(err, where, reason)
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_missing_training_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_cli(["train", str(tmp_path / "none.toml"), "--no-track"], capsys)
+    assert code == 2
+    assert_one_paragraph(err, str(tmp_path / "none.toml"), "no such training spec")

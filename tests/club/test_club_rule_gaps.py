@@ -84,3 +84,15 @@ def test_3_2_the_host_sets_a_theme_for_the_day_1_introductions():
     t.night({"D": "C1", "M": "C1"}).day()
     assert [p for p in t.events("speech", 2) if p["kind"] == "discussion"]
     assert not [p for p in t.events("narration", 2) if p["step"] == "introduction_theme"]
+
+
+def test_6_2_the_docs_do_not_list_the_explanation_as_missing():
+    """docs/rules/club.md describes the explain turn (6.2); its list of what is not
+    implemented must not still say round 1 has no explanation."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules" / "club.md").read_text()
+    missing = text.split("## Not implemented or different from the specification", 1)[1]
+    missing = missing.split("\n## ", 1)[0]
+    assert "explain" not in missing.lower(), missing
+    assert "request kind\n     `explain`" in text or "`explain`" in text

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.dictator.table import C1, C2, C3, DET, DP1, MM, A, B, F, Q, R, T, Table, c
+from tests.dictator.table import C1, C2, C3, DET, DP1, MM, A, B, F, Q, R, T, Table, c, name
 
 from mafia_arena.engine.catalogue import RoleDealt, StatusShown
 
@@ -100,3 +100,33 @@ def test_role_dictator_orders_executions_and_loses_his_role() -> None:
     t.phase()
     assert "compare" not in verbs(t, MM) and "revolution" not in verbs(t, MM)
     assert "revolution" in verbs(t, C2)
+
+
+def heirs(t: Table, seat: int) -> dict[str, set[int]]:
+    """The seats `seat` is offered as successor and as recipient of the authority."""
+    request = t.game.pending()[seat]
+    return {
+        verb: {x.target for x in request.choices if x.verb == verb and x.target is not None}
+        for verb in ("successor", "transfer")
+    }
+
+
+def test_role_authority_holder_is_offered_only_comrades_his_own_stream_named() -> None:
+    """OP-D14: the mafia is never told of a question mark that copied one of them, so
+    the holder's successor and transfer forms name only the comrades he was told; a
+    copy who receives the authority names those his own list gave, and the comrade he
+    hands it to learns him from the hand-over notice."""
+    t = Table(seed=0).to("night", 0)
+    t.act(Q, c("copy_status", R)).to("day", 1)
+    assert heirs(t, B) == {"successor": {R, F}, "transfer": {R, F}}
+    t.act(C1, c("execute", F)).to("day", 2)
+    assert t.game.derived["forum"].comrades[Q] == {B, R}  # Day 2: his list names them
+    assert heirs(t, B) == {"successor": {R}, "transfer": {R}}  # Q is informed, not named
+    t.act(C1, c("execute", B)).phase()
+    assert t.game.derived["forum"].authority == Q  # a random informed heir (4.6)
+    t.phase()  # Night 2
+    assert heirs(t, Q) == {"successor": {R}, "transfer": {R}}
+    assert heirs(t, R) == {"successor": set(), "transfer": set()}  # not the holder
+    t.act(Q, c("transfer", R)).phase()
+    assert t.notices(R, "authority")[-1] == f"{name(Q)} handed you the kill authority."
+    assert heirs(t, R) == {"successor": {Q}, "transfer": {Q}}

@@ -135,3 +135,26 @@ def test_inherited_usage_records_are_stored_and_old_role_changes_still_load():
     del stored["payload"]["inherited"]  # a log written before the field existed
     assert Event.from_json(stored).fact == RoleChange(2, "doctor", "town")
     assert Event.from_json(stored).fact.inherited is None
+
+
+def test_item6_a_log_names_the_code_that_played_it_and_older_logs_still_replay(tmp_path):
+    from mafia_arena.code_identity import code_identity
+    from mafia_arena.runner import replay
+
+    game = _played("classic", 10, 2)
+    log = GameLog.from_game(game, meta={"void": False})
+    header = json.loads(log.to_jsonl().splitlines()[0])
+    assert header["meta"]["code"] == code_identity() and header["meta"]["void"] is False
+    assert set(code_identity()) == {"version", "commit", "digest"}
+
+    del header["meta"]["code"]  # a log written before the field existed
+    older = "\n".join([json.dumps(header), *log.to_jsonl().splitlines()[1:]]) + "\n"
+    path = tmp_path / "older.jsonl"
+    path.write_text(older)
+    loaded = GameLog.load(path)
+    assert "code" not in loaded.meta and loaded.events == game.events
+    assert replay(loaded).events == game.events
+    assert loaded.to_jsonl() == older  # saving again does not claim the present code
+
+    stamped = GameLog.from_game(game, meta={"code": {"version": "0.0.1"}})
+    assert stamped.meta["code"] == {"version": "0.0.1"}  # the caller's identity wins

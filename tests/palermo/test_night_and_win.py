@@ -7,12 +7,14 @@ from tests.palermo.table import S20, P, Table
 from mafia_arena.engine.catalogue import (
     GameEnded,
     GameMasterNotice,
+    Narration,
     NightResult,
     RoleChange,
     StateChanged,
 )
 from mafia_arena.engine.palermo.changes import change
 from mafia_arena.engine.palermo.checks import state_check
+from mafia_arena.engine.palermo.snitch import vendetta_open
 from mafia_arena.engine.player_states import PlayerState
 from mafia_arena.views.text import render_event
 
@@ -264,3 +266,19 @@ def test_withdrawing_a_massacre_half_leaves_its_partner_alone() -> None:
     t.until(3, "afternoon")
     assert t.state(9) is ACTIVE and t.state(7) is ACTIVE and t.state(4) is ACTIVE
     assert t.ps.snitch_used is None  # half a massacre is no snitch
+
+
+def test_the_vendetta_announcement_does_not_show_the_rival_mafiosos_activation() -> None:
+    """8.4: the nightly announcement states the window (public); the activation is told
+    to the Rival Mafioso alone (5.1), so after it the window still reads as open, while
+    no declaration can be made (no mafioso is left to make one)."""
+    t = Table(keep={1, 5, 6, 11, 14})
+    t.until(2, "afternoon")
+    _ghost(t, 2, 3, 4)
+    t.votes = {s + 1: 1 for s in t.ps.states.active() if s != P(1)}
+    t.finish_round(2)
+    assert t.ps.activated
+    t.until(3, "night_early")
+    said = [f.text for f in t.facts(Narration) if f.step == "vendetta"]
+    assert said[-1] == "The vendetta snitch is accepted tonight."  # Night 2 of 1-3
+    assert not vendetta_open(t.game)

@@ -4,11 +4,15 @@ World A is a seeded game; world B deals the same cards except that the seats who
 roles the observer does not know (not itself, not an ally it was told) hold those
 roles in another order. Both worlds get the same decisions: a day decision by the
 same seat, a night decision (or night chat, a describe) by the holder of the same card,
-picked among the choices legal in both. Where the worlds stop being comparable for
-reasons the rules give the observer (a death, a revealed card, a result of its own
-night action, the end), the comparison stops; a difference anywhere else — in the
-observer's event stream and its numbering, text, numeric observation, action mask,
-`info`, reward, or in the number and order of env steps — is a leak.
+picked among the choices legal in both. The comparison stops at the first stream
+entry that differs for a reason `legit` names precisely: the same kind at the same
+position with only fields that follow from the swapped cards (a death's or reveal's
+role, a check result, the deal at the end), a kind whose presence the variant's hidden
+state decides (`PRESENCE`), a tie drawn at random, or a difference after the
+decisions themselves parted; a mis-timed death, a spurious runoff or any other
+difference — in the observer's event stream and its numbering, text, numeric
+observation, action mask, `info`, reward, or in the number and order of env steps — is
+a leak.
 
 `observed` is the one place that says what a seat observes: the seat's own stream of
 `SeatEvent`s (compared whole and by position: nothing is stripped), and what the env
@@ -20,12 +24,21 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from mafia_arena import env as mafia_env
 from mafia_arena.engine import PASS, Choice, Game, Request
-from mafia_arena.engine.catalogue import Allies
+from mafia_arena.engine.catalogue import (
+    Allies,
+    Ballot,
+    Death,
+    Narration,
+    Reveal,
+    SpeechMade,
+    Votes,
+)
 from mafia_arena.engine.events import SeatEvent
 from mafia_arena.env.session import GameSession
 from mafia_arena.rules import load_variant
@@ -33,29 +46,156 @@ from mafia_arena.rules import load_variant
 PRIVATE_KINDS = ("night:", "night_chat", "describe", "vote_end")
 """Requests made to a seat because of its card: in world B the card's new holder gets them."""
 
-LEGIT = {
-    "death",
-    "no_death",
-    "reveal",
-    "protected",
-    "silenced",
-    "game_over",
-    "role_change",
-    "allies",
-    "night_result",
-    "blocked",
-    "disqualified",
-    "no_execution",
-    "status_shown",
-    "gm_notice",
-    "state",
-    "oracle",
-    "runoff",
+CARD_FIELDS: dict[str, frozenset[str]] = {
+    "death": frozenset({"role"}),
+    "reveal": frozenset({"role"}),
+    "status_shown": frozenset({"status"}),
+    "night_result": frozenset({"result"}),
+    "oracle": frozenset({"answer"}),
+    "game_over": frozenset({"winners", "roles", "factions"}),
 }
-"""Event kinds by which the rules themselves tell the observer something that depends on
-hidden roles (who survives, a check result, a role change): the worlds may part there.
-Palermo: a player's state (a snitch's or the Rival Mafioso's effect), a Pythia answer,
-and a runoff (whether the Mayor's mark broke the tie depends on who the Mayor is)."""
+"""Every variant: kind -> the fields that name or follow from a swapped card, the only
+ones in which the two worlds' entries at one stream position may differ: the card a
+death or a reveal shows, the status the dictator's game shows (4.13), the result of the
+observer's own check or Pythia question on a seat whose card moved, and at the end the
+deal itself and the winning seats (the same camp's seats differ between the deals)."""
+
+VARIANT_FIELDS: dict[str, dict[str, frozenset[str]]] = {
+    "dictator": {
+        # the question mark learns his copy on Day 2 (4.11): the copied seat's card moved
+        "role_change": frozenset({"role", "faction"}),
+    },
+    "palermo": {
+        # a state change's seat, state and text follow from hidden cards: an assassin
+        # taken by the latent Rival Mafioso, a snitch's hit or miss, an imprisonment's
+        # causes (the seat told the card's holder), an exit's role shown at the end
+        "state": frozenset({"seat", "state", "text", "role", "card", "activated"}),
+        "role_change": frozenset({"role", "faction"}),
+    },
+}
+"""Per variant: more kinds whose fields the rules make depend on hidden cards."""
+
+PRESENCE: dict[str, dict[str, str]] = {
+    "dictator": {
+        "role_change": "the question mark is told his copy on Day 2 only if he copied",
+        "gm_notice": (
+            "a random succession (4.6) draws among every informed member, a question "
+            "mark's copy too, so the observer may be handed the authority in one world"
+        ),
+    },
+    "palermo": {
+        "state": "a snitch's, an assassination's or an imprisonment's effect (8, 5.1)",
+        "role_change": "the activation's camp changes are told to those they move (5.1)",
+        "oracle": "a Pythia answer (the card's holder asks)",
+    },
+}
+"""Per variant: kinds whose very presence at a position follows from hidden cards (the
+other world may hold another kind there, or no entry yet)."""
+
+
+def _hides_exits(worlds: Worlds) -> bool:
+    """Can an exit keep its card hidden in this setting (no reveal at death, a dictator
+    deposed or disqualified, a Palermo ghost)? Only then may the end itself, its winner
+    and reason, differ: with every card shown the table can count the sides."""
+    rules = load_variant(worlds.variant, worlds.overrides).rules
+    return not rules.reveal_on_death or worlds.variant in ("dictator", "palermo")
+
+
+def _top(tally: Mapping[int, int]) -> set[int]:
+    best = max(tally.values(), default=0)
+    return {seat for seat, votes in tally.items() if votes == best}
+
+
+def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: int) -> str | None:
+    """Why the worlds' streams may differ first at position `at` (None: a leak).
+
+    Same kind at the same position (the same day, phase, privacy and channel): only the
+    fields `CARD_FIELDS` and `VARIANT_FIELDS` name may differ, with two exceptions
+    given by the rules' randomness and the decisions: an execution drawn between the
+    seats tied at the top of the last tally (the draws come from one generator whose
+    position earlier hidden draws moved), and anything after the decisions themselves
+    parted (`Worlds.diverged`: a card's holder was asked in one world only, say a
+    mafioso dead unrevealed in the other). Different kinds (or no entry in one world):
+    only a kind `PRESENCE` names for the variant, the end where exits hide cards, a
+    Palermo runoff against the Mayor's tie-break, or any kind once decisions parted."""
+    ea = sa[at] if at < len(sa) else None
+    eb = sb[at] if at < len(sb) else None
+    if worlds.diverged:
+        return "the decisions parted: " + worlds.diverged
+    if ea is not None and eb is not None and ea.kind == eb.kind:
+        meta = [
+            k for k in ("day", "phase", "private", "channel") if getattr(ea, k) != getattr(eb, k)
+        ]
+        if meta:
+            return None
+        fa, fb = ea.fact, eb.fact
+        diff = {f.name for f in fields(fa) if getattr(fa, f.name) != getattr(fb, f.name)}
+        allowed = set(CARD_FIELDS.get(ea.kind, ()))
+        allowed |= VARIANT_FIELDS.get(worlds.variant, {}).get(ea.kind, frozenset())
+        if ea.kind == "game_over" and _hides_exits(worlds):
+            allowed |= {"winner", "reason"}
+        if diff <= allowed:
+            return f"{ea.kind}: {sorted(diff)} follow from the swapped cards"
+        deaths = isinstance(fa, Death) and isinstance(fb, Death) and diff <= {"seat", "role"}
+        if deaths and worlds.variant == "club" and fa.cause == fb.cause == "night":
+            return "a night's shots: who survives follows from the immortal's card"
+        if isinstance(fa, Death) and isinstance(fb, Death) and fa.cause == "execution":
+            tied = _last_tie(sa[:at])
+            if diff <= {"seat", "role"} and {fa.seat, fb.seat} <= tied:
+                return "an execution drawn among tied seats"
+        return None
+    if _silent_successor(worlds, sa, sb, at):
+        return (
+            "the executed sergeant had inherited the commissar's place, whose role keeps "
+            "no last word (club D22); the dead commissar's card shows in the same day close"
+        )
+    kinds = {e.kind for e in (ea, eb) if e is not None}
+    present = PRESENCE.get(worlds.variant, {})
+    if kinds & set(present):
+        return "; ".join(present[k] for k in sorted(kinds & set(present)))
+    if "game_over" in kinds and _hides_exits(worlds):
+        return "the end, with cards hidden by exits"
+    if worlds.variant == "palermo" and ea is not None and eb is not None:
+        mayor = any(isinstance(e.fact, Narration) and e.fact.step == "mayor" for e in (ea, eb))
+        if mayor and kinds == {"narration", "runoff"}:
+            return "the Mayor's hidden vote broke the tie in one world (7.5)"
+    return None
+
+
+def _silent_successor(
+    worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: int
+) -> bool:
+    """Club: right after the same execution, one world goes on to the day close's
+    reveals while the other asks (or heard) the executed player's last word. The role
+    held at death decides (a sergeant who took over from a commissar killed in the
+    night keeps silent, D22), and that commissar's card is turned up in the same close,
+    so the silence tells nothing the table is not shown at once. Only an executed
+    sergeant, and only a reveal against a last word or its pending request."""
+    if worlds.variant != "club" or at == 0 or at > min(len(sa), len(sb)):
+        return False
+    da, db = sa[at - 1].fact, sb[at - 1].fact
+    if not (isinstance(da, Death) and da == db and da.cause == "execution"):
+        return False
+    if da.role != "sergeant":
+        return False
+    sides = [s[at].fact if at < len(s) else None for s in (sa, sb)]
+    reveal = [isinstance(f, Reveal) for f in sides]
+    spoken = [
+        f is None or (isinstance(f, SpeechMade) and f.kind == "last_word" and f.seat == da.seat)
+        for f in sides
+    ]
+    return (reveal[0] and spoken[1]) or (reveal[1] and spoken[0])
+
+
+def _last_tie(prefix: Sequence[SeatEvent]) -> set[int]:
+    """The seats tied at the top of the last tally the observer saw (empty: none)."""
+    for entry in reversed(prefix):
+        fact = entry.fact
+        if isinstance(fact, (Votes, Ballot)):
+            top = _top(fact.tally)
+            return top if len(top) > 1 else set()
+    return set()
+
 
 SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("simple", {}),
@@ -115,18 +255,18 @@ def observed(session: GameSession, seat: int) -> dict[str, Any]:
     }
 
 
-def compare(a: dict[str, Any], b: dict[str, Any], where: str) -> None:
-    """Raise `Parted` at a legit difference, `Leak` at any other."""
+def compare(a: dict[str, Any], b: dict[str, Any], where: str, worlds: Worlds) -> None:
+    """Raise `Parted` at a legit difference (`legit`), `Leak` at any other."""
     if a == b:
         return
     sa, sb = a["stream"], b["stream"]
     if sa != sb:
         common = min(len(sa), len(sb))
         at = next((i for i in range(common) if sa[i] != sb[i]), common)
-        kinds = {s[at].kind for s in (sa, sb) if at < len(s)}
-        if kinds & LEGIT:
+        if legit(worlds, sa, sb, at) is not None:
             raise Parted(where)
-        raise Leak(f"{where}: event stream differs at position {at}: {kinds}")
+        shown = [s[at] if at < len(s) else None for s in (sa, sb)]
+        raise Leak(f"{where}: event stream differs at position {at}: {shown}")
     keys = [k for k in a if a[k] != b[k]]
     raise Leak(f"{where}: same events but {keys} differ")
 
@@ -148,6 +288,9 @@ class Worlds:
     hands: dict[int, str] | None = None
     """Palermo: the intrigue cards of world A, held by the same seats in world B (a
     player's card is their own; only the roles are permuted)."""
+    diverged: str = ""
+    """Set by `pair` when the decisions part: a request made in one world only (a card's
+    holder dead unrevealed in the other), so the worlds are no longer played alike."""
 
     @property
     def options_a(self) -> dict[str, Any]:
@@ -232,25 +375,57 @@ def _policy(common: list[Choice], prefer: frozenset[int], rng: random.Random) ->
     return rng.choice(kept if kept and rng.random() < 0.8 else common)
 
 
+def _part(worlds: Worlds, seat: int, request: Request, world: str) -> None:
+    """Note that the decisions parted: `request` was made in one world only and could
+    do something there (a request that can only pass changes nothing)."""
+    if not worlds.diverged and request.choices != (PASS,):
+        worlds.diverged = f"P{seat + 1} asked {request.kind} in {world} only"
+
+
 def pair(
     worlds: Worlds, pending_a: dict[int, Request], pending_b: dict[int, Request], rng: random.Random
 ) -> tuple[dict[int, Choice], dict[int, Choice]]:
-    """The same decisions in both worlds, legal in both (`Parted` where none is)."""
+    """The same decisions in both worlds, legal in both (`Parted` where none is).
+
+    A card's request in world A is paired with its holder's in B (`partner`), or, where
+    that seat is not asked the same now, with another holder of the same card asked the
+    same (cards held twice are interchangeable: a team chat asks its members in seat
+    order, so the first mafioso asked in A may be the second one's image in B)."""
     chosen_a: dict[int, Choice] = {}
     chosen_b: dict[int, Choice] = {}
     prefer = steered(worlds)
+    twins: dict[int, int] = {}
     for seat, request in sorted(pending_a.items()):
         other = partner(worlds, seat, request)
         twin = pending_b.get(other)
-        if twin is None or twin.kind != request.kind:
-            chosen_a[seat] = fallback(request)
+        if twin is not None and twin.kind == request.kind:
+            twins[seat] = other
+    for seat, request in sorted(pending_a.items()):
+        if seat in twins or not request.kind.startswith(PRIVATE_KINDS):
             continue
+        taken = set(twins.values())
+        same = [
+            s
+            for s, r in sorted(pending_b.items())
+            if s not in taken and r.kind == request.kind and worlds.deal_b[s] == worlds.deal_a[seat]
+        ]
+        if same:
+            twins[seat] = same[0]
+    for seat, request in sorted(pending_a.items()):
+        other = twins.get(seat)
+        if other is None:
+            chosen_a[seat] = fallback(request)
+            _part(worlds, seat, request, "A")
+            continue
+        twin = pending_b[other]
         common = [c for c in request.choices if c in set(twin.choices)]
         if not common:
             raise Parted("no decision is legal in both worlds")
         chosen_a[seat] = chosen_b[other] = _policy(common, prefer, rng)
     for seat, request in pending_b.items():
-        chosen_b.setdefault(seat, fallback(request))
+        if seat not in chosen_b:
+            chosen_b[seat] = fallback(request)
+            _part(worlds, seat, request, "B")
     return chosen_a, chosen_b
 
 
@@ -316,12 +491,13 @@ def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = N
     envs[0].reset(seed=worlds.seed, options=worlds.options_a)
     envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
+    worlds.diverged = ""
     seat, agent = worlds.observer, f"player_{worlds.observer}"
     steps = 0
     try:
         while True:
             a, b = (observed(e.session, seat) for e in envs)
-            compare(a, b, f"parallel step {steps}")
+            compare(a, b, f"parallel step {steps}", worlds)
             if not envs[0].agents or not envs[1].agents:
                 if envs[0].agents or envs[1].agents:
                     raise Leak(f"parallel step {steps}: one world ended, the other did not")
@@ -341,7 +517,7 @@ def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = N
                 if x.get(agent) != y.get(agent):
                     # legit only where the observer's events show why (the end)
                     a, b = (observed(e.session, seat) for e in envs)
-                    compare(a, b, f"parallel step {steps}")
+                    compare(a, b, f"parallel step {steps}", worlds)
                     raise Leak(f"parallel step {steps}: {name} differs, events do not")
     except Parted:
         pass
@@ -363,13 +539,14 @@ def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) 
     envs[0].reset(seed=worlds.seed, options=worlds.options_a)
     envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
+    worlds.diverged = ""
     seat = worlds.observer
     planned: list[dict[int, Choice]] = [{}, {}]
     steps = 0
     try:
         while True:
             a, b = (observed(e.session, seat) for e in envs)
-            compare(a, b, f"aec step {steps}")
+            compare(a, b, f"aec step {steps}", worlds)
             over = [e.session.over for e in envs]
             if any(over):
                 if not all(over):
@@ -409,9 +586,8 @@ def _compare_engine_streams(worlds: Worlds, sessions: list[GameSession]) -> None
     at = next((i for i in range(common) if sa[i] != sb[i]), None)
     if at is None:
         return
-    kinds = {sa[at].kind, sb[at].kind}
-    if not kinds & LEGIT:
-        raise Leak(f"engine stream differs at position {at}: {kinds}")
+    if legit(worlds, sa, sb, at) is None:
+        raise Leak(f"engine stream differs at position {at}: {sa[at]} vs {sb[at]}")
 
 
 def random_case(index: int) -> tuple[Worlds, int]:

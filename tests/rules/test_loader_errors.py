@@ -6,13 +6,17 @@ switches (``--set KEY=VALUE``), and states the key and the reason the user must 
 
 from __future__ import annotations
 
+import re
 import tomllib
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import mafia_arena.rules
 from mafia_arena.engine.voting import PROCEDURES
 from mafia_arena.rules import VariantError, load_variant
 from mafia_arena.rules.composition import deck_counts
@@ -30,6 +34,8 @@ class Case:
     reason: str
     edit: Edit | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
+    players: int | None = None  # the error comes from dealing this many players
+    text: str | None = None  # the variant file's own text (written to a file named `variant`)
 
 
 def _set(*path: Any, value: Any) -> Edit:
@@ -48,6 +54,16 @@ def _step(doc: dict[str, Any], table: str, name: str) -> dict[str, Any]:
 
 def _night(name: str, key: str, value: Any) -> Edit:
     return lambda doc: _step(doc, "night", name).__setitem__(key, value)
+
+
+def _drop(*path: Any) -> Edit:
+    def edit(doc: dict[str, Any]) -> None:
+        node = doc
+        for part in path[:-1]:
+            node = node[part]
+        del node[path[-1]]
+
+    return edit
 
 
 CASES = [
@@ -282,53 +298,262 @@ CASES = [
         "role counts add up to 9, not 8 players",
         edit=_set("composition", "table", "8", "citizen", value=6),
     ),
+    Case(
+        "no such variant",
+        "nope",
+        "-",
+        "no such variant file",
+    ),
+    Case(
+        "variant file that is not TOML",
+        "broken.toml",
+        "-",
+        "not valid TOML",
+        text="name = \n",
+    ),
+    Case(
+        "role of an unknown faction",
+        "simple",
+        "roles.mafioso.faction",
+        "unknown faction 'mafai'",
+        edit=_set("roles", "mafioso", "faction", value="mafai"),
+    ),
+    Case(
+        "knows an unknown role",
+        "club",
+        "roles.don.knows_roles",
+        "unknown role 'lawyr'",
+        edit=_set("roles", "don", "knows_roles", value=["don", "lawyr"]),
+    ),
+    Case(
+        "win rule naming an unknown faction",
+        "simple",
+        "factions.town.win.0.factions",
+        "unknown faction 'mafai'",
+        edit=_set("factions", "town", "win", 0, "factions", value=["mafai"]),
+    ),
+    Case(
+        "unknown night action",
+        "standard",
+        "night.0.action",
+        "unknown action 'poison'",
+        edit=lambda doc: doc["night"][0].__setitem__("action", "poison"),
+    ),
+    Case(
+        "Palermo card dealt first that does not exist",
+        "palermo",
+        "palermo.deal_first",
+        "unknown card 'resurection'",
+        edit=_set("palermo", "deal_first", value="resurection"),
+    ),
+    Case(
+        "Palermo deal order naming an unknown card",
+        "palermo",
+        "palermo.deal_order.1",
+        "unknown card 'ekho'",
+        edit=_set("palermo", "deal_order", 1, value="ekho"),
+    ),
+    Case(
+        "composition row dealing an unknown role",
+        "simple",
+        "composition.formula.mafia",
+        "unknown role",
+        edit=_set("composition", "formula", "mafia", value=1),
+    ),
+    Case(
+        "unknown parameter",
+        "simple",
+        "rules.first_phase",
+        "unknown parameter ${first}",
+        edit=_set("rules", "first_phase", value="${first}"),
+    ),
+    Case(
+        "negation of a switch that is not true/false",
+        "simple",
+        "rules.reveal_on_death",
+        "!${mafia} needs a true/false switch",
+        edit=_set("rules", "reveal_on_death", value="!${mafia}"),
+    ),
+    Case(
+        "override below a number",
+        "simple",
+        "min_players.x",
+        "no such key to override",
+        overrides={"min_players.x.y": 1},
+    ),
+    Case(
+        "override inside a text",
+        "simple",
+        "title.x",
+        "no such key to override",
+        overrides={"title.x": 1},
+    ),
+    Case(
+        "count that is true",
+        "simple",
+        "composition.formula.mafioso",
+        "a count is a number or a formula, not true",
+        overrides={"mafia": True},
+    ),
+    Case(
+        "count with a fraction",
+        "simple",
+        "composition.formula.mafioso",
+        "a count must be a whole number or a formula, got 2.5",
+        overrides={"mafia": 2.5},
+    ),
+    Case(
+        "count that is a quoted number",
+        "simple",
+        "composition.formula.mafioso",
+        'a count must be a number or a formula, got the string "2"',
+        overrides={"mafia": '"2"'},
+    ),
+    Case(
+        "negative count",
+        "simple",
+        "composition.formula.mafioso",
+        "a count cannot be negative, got -1",
+        overrides={"mafia": -1},
+    ),
+    Case(
+        "nominees that is true",
+        "classic",
+        "day.2.params.nominees",
+        "not an integer: got true",
+        overrides={"day.2.params.nominees": True},
+    ),
+    Case(
+        "max_rounds that is true",
+        "simple",
+        "rules.max_rounds",
+        "not an integer: got true",
+        overrides={"rules.max_rounds": True},
+    ),
+    # the deal: the variant loads, but `players` cannot be dealt
+    Case("too few players", "standard", "players", "4 players is too few: at least 5", players=4),
+    Case("too many players", "standard", "players", "31 players is outside 5..30", players=31),
+    Case(
+        "no row for the table",
+        "club",
+        "composition",
+        "no row for 9 players",
+        edit=_drop("composition", "formula"),
+        players=9,
+    ),
+    Case(
+        "formula that turns negative",
+        "simple",
+        "composition.formula.mafioso",
+        "a count cannot be negative: '1 - n' is -4 at n = 5",
+        overrides={"mafia": "1 - n"},
+        players=5,
+    ),
+    Case(
+        "rest that turns negative",
+        "standard",
+        "composition.formula.villager",
+        "-1 villager for 7 players: the other roles already take 8 seats",
+        overrides={"mafia": 6},
+        players=7,
+    ),
+    Case(
+        "formula without rest that does not add up",
+        "simple",
+        "composition.formula",
+        "add up to 2, not 5 players",
+        edit=_set("composition", "formula", "villager", value=1),
+        players=5,
+    ),
+    Case(
+        "count that is not whole",
+        "simple",
+        "composition.formula.mafioso",
+        "is not a whole number",
+        overrides={"mafia": "n / 2"},
+        players=5,
+    ),
+    Case(
+        "count outside its bounds",
+        "simple",
+        "composition.formula.mafioso",
+        "outside the bounds 1..(n - 1) / 2",
+        overrides={"mafia": 4},
+        players=7,
+    ),
+    Case(
+        "count that divides by zero at one size",
+        "simple",
+        "composition.formula.mafioso",
+        "division by zero",
+        overrides={"mafia": "1 / (n - 7)"},
+        players=7,
+    ),
+    Case(
+        "unique role dealt twice",
+        "club",
+        "composition.formula.don",
+        "unique role dealt twice",
+        edit=_set("composition", "formula", "don", value=2),
+        players=9,
+    ),
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_loader_error_names_file_key_and_reason(case: Case) -> None:
+def trigger(case: Case, folder: Path) -> tuple[str, VariantError]:
+    """Load (and deal) the case's variant; the file it names and the error it raised."""
     path = variant_path(case.variant)
+    if case.text is not None:
+        path = folder / case.variant
+        path.write_text(case.text)
     with pytest.raises(VariantError) as caught:
         if case.edit is None:
-            load_variant(case.variant, case.overrides)
+            variant = load_variant(path if case.text else case.variant, case.overrides)
         else:
             document = tomllib.loads(path.read_text())
             case.edit(document)
-            build_variant(document, str(path), case.overrides)
-    error = caught.value
+            variant = build_variant(document, str(path), case.overrides)
+        if case.players is not None:
+            deck_counts(variant, case.players)
+    return str(path), caught.value
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_loader_error_names_file_key_and_reason(case: Case, tmp_path: Path) -> None:
+    path, error = trigger(case, tmp_path)
     message = str(error)
-    assert error.source == str(path)
+    assert error.source == path
     assert error.key == case.key
     assert case.reason in error.reason, error.reason
     assert message == f"{path}: {case.key}: {error.reason}"
     assert "\n" not in message and "Traceback" not in message and "pydantic" not in message
-    assert error.__cause__ is None  # nothing internal chained to what the user reads
+    if case.key != "-":  # a file that cannot be read keeps its cause for --debug
+        assert error.__cause__ is None  # nothing internal chained to what the user reads
 
 
-DECK_CASES = [
-    (
-        "standard",
-        {"mafia": 6},
-        7,
-        "composition.formula.villager",
-        "-1 villager for 7 players: the other roles already take 8 seats",
-    ),
-    ("standard", {}, 31, "players", "31 players is outside 5..30"),
-    ("simple", {"mafia": "n / 2"}, 5, "composition.formula.mafioso", "is not a whole number"),
-    ("simple", {"mafia": 4}, 7, "composition.formula.mafioso", "outside the bounds 1..(n - 1) / 2"),
-    ("simple", {"mafia": "1 / (n - 7)"}, 7, "composition.formula.mafioso", "division by zero"),
-]
+RULES = Path(mafia_arena.rules.__file__).parent
 
 
-@pytest.mark.parametrize(("name", "overrides", "players", "key", "reason"), DECK_CASES)
-def test_deck_errors_name_the_file(name, overrides, players, key, reason) -> None:
-    variant = load_variant(name, overrides)
-    with pytest.raises(VariantError) as caught:
-        deck_counts(variant, players)
-    assert caught.value.source == str(variant_path(name))
-    assert caught.value.key == key
-    assert reason in caught.value.reason
-    assert "\n" not in str(caught.value)
+def raise_sites() -> set[tuple[str, int]]:
+    """(file, line) of every ``raise VariantError(`` in the rules package."""
+    sites = set()
+    for source in sorted(RULES.glob("*.py")):
+        for number, line in enumerate(source.read_text().splitlines(), 1):
+            if re.search(r"\braise VariantError\(", line):
+                sites.add((source.name, number))
+    return sites
+
+
+def test_every_raise_site_of_the_loader_has_a_case(tmp_path: Path) -> None:
+    """A new ``raise VariantError`` without a row in CASES fails here."""
+    reached = set()
+    for case in CASES:
+        _, error = trigger(case, tmp_path)
+        frame = traceback.extract_tb(error.__traceback__)[-1]
+        reached.add((Path(frame.filename).name, frame.lineno))
+    sites = raise_sites()
+    assert len(sites) > 30  # the search itself still finds the raise statements
+    assert sites - reached == set(), "raise sites without a case in CASES"
 
 
 def test_every_procedure_has_a_parameter_model_and_an_implementation() -> None:

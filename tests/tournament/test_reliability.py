@@ -69,6 +69,33 @@ def test_item5_one_crashing_game_stores_its_batch_and_is_retried_alone(
     assert snapshot(results) == snapshot(reference)
 
 
+def test_item5_failed_jsonl_lists_only_games_still_not_stored_after_a_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = write_spec(tmp_path, "retry", TWELVE)
+    results = tmp_path / "r"
+    failed_path = results / "failed.jsonl"
+
+    def listed() -> list[int]:
+        return [json.loads(line)["game_index"] for line in failed_path.read_text().splitlines()]
+
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [4, 7]}))
+    with pytest.raises(TournamentError):
+        quiet(spec, results, use_ray=False, track=False)
+    assert listed() == [4, 7]
+
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [7]}))
+    with pytest.raises(TournamentError) as caught:
+        quiet(spec, results, use_ray=False, track=False)
+    assert list(caught.value.failed) == [7] and listed() == [7]  # 4 was stored by the retry
+
+    monkeypatch.delenv("MAFIA_ARENA_FAULT")
+    summary = quiet(spec, results, use_ray=False, track=False)
+    assert summary.ok and "0 failed" in str(summary)
+    assert not failed_path.exists()  # agrees with the summary
+    assert not list(results.glob("failed.jsonl*"))  # no temporary left behind
+
+
 # ----------------------------------------------------------------- item 6: provenance
 
 
@@ -159,6 +186,35 @@ def test_item6_resume_is_refused_across_a_code_change_unless_forced(tmp_path: Pa
     assert json.loads(manifest_path.read_text())["code"] == code_provenance()
 
 
+def test_item6_game_logs_carry_the_code_identity_of_the_records_and_manifest(
+    tmp_path: Path,
+) -> None:
+    spec = write_spec(tmp_path, "logcode", TWELVE.replace("games = 12", "games = 2"))
+    results = tmp_path / "r"
+    quiet(spec, results, use_ray=False, track=False)
+    manifest = json.loads((results / MANIFEST_NAME).read_text())
+    records, _logs = snapshot(results)
+    for record in records:
+        header = json.loads((results / record["log_path"]).read_text().splitlines()[0])
+        assert header["meta"]["code"] == record["code"] == manifest["code"]
+
+
+def test_item6_resuming_a_store_without_a_manifest_warns_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(tmp_path, "nomanifest", TWELVE.replace("games = 12", "games = 3"))
+    results = tmp_path / "r"
+    quiet(spec, results, use_ray=False, track=False)
+    capsys.readouterr()
+    (results / MANIFEST_NAME).unlink()  # as a store from before manifests
+    summary = quiet(spec, results, use_ray=False, track=False)
+    assert summary.ok and summary.games_skipped == 3
+    lines = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(lines) == 1 and MANIFEST_NAME in lines[0] and "3 stored games" in lines[0]
+    quiet(spec, results, use_ray=False, track=False)  # the manifest is back: no warning
+    assert "warning" not in capsys.readouterr().err
+
+
 # ----------------------------------------------------------------- item 7: MLflow
 
 
@@ -222,6 +278,63 @@ def test_item7_games_done_is_fresh_and_a_copied_folder_writes_into_itself(
     assert (copied / "tables" / "estimates.csv").stat().st_mtime_ns > max(before.values())
 
 
+def test_item7_a_copied_folder_reads_its_artifacts_through_mlflow_after_the_original_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mlflow import MlflowClient
+
+    original = tmp_path / "original"
+    original.mkdir()
+    spec = write_spec(original, "moved", TWELVE.replace("games = 12", "games = 3"))
+    monkeypatch.chdir(original)
+    first = quiet(spec, Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db")
+    copy = tmp_path / "copy"
+    shutil.copytree(original, copy)
+    shutil.rmtree(original)
+    monkeypatch.chdir(copy)
+    quiet(copy / "moved.toml", Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db")
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{copy / 'mlflow.db'}")
+    run = client.get_run(first.parent_run_id)
+    assert run.info.artifact_uri.startswith(str(copy / "mlruns"))
+    experiment = client.get_experiment(run.info.experiment_id)
+    assert experiment.artifact_location.startswith(str(copy / "mlruns"))
+    names = {a.path for a in client.list_artifacts(first.parent_run_id, "tables")}
+    assert "tables/estimates.csv" in names
+    local = client.download_artifacts(first.parent_run_id, "tables/estimates.csv", str(tmp_path))
+    assert Path(local).read_text(encoding="utf-8").startswith("name,")
+
+
+def test_item7_rerooting_rewrites_only_locations_of_the_folder_the_store_moved_from(
+    tmp_path: Path,
+) -> None:
+    from mlflow import MlflowClient
+
+    from mafia_arena.tracking.artifact_roots import reroot_local_store
+
+    original = tmp_path / "original"
+    original.mkdir()
+    client = MlflowClient(tracking_uri=f"sqlite:///{original / 'mlflow.db'}")
+    ours = client.create_experiment("ours", artifact_location=str(original / "mlruns"))
+    custom = client.create_experiment("custom", artifact_location=str(tmp_path / "shared"))
+    run = client.create_run(ours).info.run_id
+    other = client.create_run(custom).info.run_id
+    client.log_text(run, "a,b\n", "tables/estimates.csv")
+    assert reroot_local_store(original / "mlflow.db") == 0  # not moved: nothing to do
+
+    moved = tmp_path / "moved"
+    shutil.move(original, moved)
+    db = moved / "mlflow.db"
+    assert reroot_local_store(db) > 0
+    assert reroot_local_store(db) == 0  # idempotent
+    client = MlflowClient(tracking_uri=f"sqlite:///{db}")
+    assert client.get_experiment(ours).artifact_location == str(moved / "mlruns")
+    assert client.get_run(run).info.artifact_uri == str(moved / "mlruns" / run / "artifacts")
+    assert client.get_experiment(custom).artifact_location == str(tmp_path / "shared")
+    assert client.get_run(other).info.artifact_uri.startswith(str(tmp_path / "shared"))
+    assert [a.path for a in client.list_artifacts(run, "tables")] == ["tables/estimates.csv"]
+
+
 # ----------------------------------------------------------------- item 10: services
 
 
@@ -240,6 +353,109 @@ def test_item10_unreachable_services_fail_fast_before_anything_is_written(
     with pytest.raises(ServiceError, match="expected host:port"):
         quiet(spec, results, address="nowhere", track=False)
     assert not results.exists()
+
+
+@pytest.fixture
+def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mafia_arena.experiments import services
+
+    monkeypatch.setattr(services, "TIMEOUT_S", 2.0)
+
+
+def test_item10_a_web_server_that_is_not_mlflow_fails_the_check_before_anything_is_written(
+    tmp_path: Path, short_timeouts: None
+) -> None:
+    spec = write_spec(tmp_path, "services", TWELVE)
+    results = tmp_path / "r"
+    with plain_http_server(tmp_path) as port:
+        with pytest.raises(ServiceError, match="is not an MLflow tracking server"):
+            quiet(spec, results, use_ray=False, tracking_uri=f"http://127.0.0.1:{port}")
+        assert not results.exists()
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "mafia_arena.cli", "tournament", str(spec), "--no-ray"),
+                *("--results", str(results), "--tracking-uri", f"http://127.0.0.1:{port}"),
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=cli_env(),
+        )
+    assert done.returncode == 2, done.stderr
+    message = done.stderr.strip()
+    assert "is not an MLflow tracking server" in message and "HTTP 404" in message
+    assert "Traceback" not in message and len(message.splitlines()) == 1
+    assert not results.exists() and not (tmp_path / "mlflow.db").exists()
+
+
+def test_item10_a_tcp_listener_that_is_not_ray_fails_the_check_within_the_timeout(
+    tmp_path: Path, short_timeouts: None
+) -> None:
+    import socket
+    import time
+
+    spec = write_spec(tmp_path, "services", TWELVE)
+    results = tmp_path / "r"
+    with socket.socket() as listener:  # accepts connections, never speaks gRPC
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+            started = time.monotonic()
+            with pytest.raises(ServiceError, match="accepts connections but is not a Ray"):
+                quiet(spec, results, address=address, track=False)
+            assert time.monotonic() - started < 15
+            assert not results.exists()
+
+
+def test_item10_a_real_ray_gcs_passes_the_check(ray_cluster: str) -> None:
+    from mafia_arena.experiments.services import check_ray_address
+
+    check_ray_address(ray_cluster, timeout_s=5)  # raises if the probe misreads a real GCS
+
+
+class plain_http_server:
+    """``python -m http.server`` on a free loopback port, serving an empty folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder / "www"
+
+    def __enter__(self) -> int:
+        import socket
+        import time
+
+        self.folder.mkdir()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+            cwd=self.folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return port
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("http.server did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def cli_env() -> dict[str, str]:
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("MLFLOW_TRACKING_URI", None)
+    return env
 
 
 class socket_closed_port:

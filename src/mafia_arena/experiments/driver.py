@@ -15,11 +15,14 @@ The driver is the only process that writes results and talks to MLflow. It
    prompt template) is refused (`ResultsConflict`, naming what changed) unless
    ``resume=False``, which archives the old store and starts over; a store whose games
    were played by other code (package version or source, `experiments.provenance`) is
-   refused unless ``force_resume=True``;
+   refused unless ``force_resume=True``; a store with games but no manifest (written
+   before manifests existed) is resumed with a one-line warning on stderr;
 4. cuts the missing games into idempotent batches, runs them (`executors`), and stores
    every finished game the moment its batch arrives, with a progress bar (rate, ETA). A
    game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
-   the rest of its batch is stored, and the next call plays only the games not stored;
+   the rest of its batch is stored, and the next call plays only the games not stored.
+   At the end of the run ``failed.jsonl`` is rewritten to list only the games still not
+   stored, so it agrees with the summary;
 5. logs the MLflow runs from the store's records, so a resumed tournament reports
    exactly what an uninterrupted one does. The store is streamed (`StoredRecords`), at
    the start and at the end, and the summary, ratings and MLflow aggregates are tallied
@@ -34,6 +37,7 @@ everything else is stored and tracked.
 
 from __future__ import annotations
 
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -50,6 +54,7 @@ from mafia_arena.experiments.executors import InProcessExecutor, RayExecutor
 from mafia_arena.experiments.faults import FaultPlan
 from mafia_arena.experiments.plan import Experiment, batches, game_seed
 from mafia_arena.experiments.provenance import (
+    MANIFEST_NAME,
     code_differences,
     code_provenance,
     input_differences,
@@ -157,6 +162,13 @@ def _stored(
             "Pass --no-resume (resume=False) to archive them and start over, or use "
             "another results folder (--results)."
         )
+    if stored and old is None:
+        print(
+            f"warning: {store.folder}: its {len(stored)} stored games have no {MANIFEST_NAME} "
+            "(written before code versions were recorded), so whether the same code played "
+            "them cannot be checked; resuming, and recording the present code from now on",
+            file=sys.stderr,
+        )
     if stored and old:
         changed = code_differences(old, current)
         if changed and not force_resume:
@@ -243,6 +255,8 @@ def _run(
     summary.games_stored = len(records)
     summary.games_void = records.void_count()
     summary.add_matchups({m.label: m.indices for m in experiment.matchups}, records)
+    if store.failures_path().exists():  # only games still not stored stay listed
+        store.keep_failures(experiment.spec_hash, {int(r["game_index"]) for r in records})
     if tracker is not None:
         _finish_tracking(tracker, experiment, summary, records)
     if summary.failed:

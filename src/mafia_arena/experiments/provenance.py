@@ -5,9 +5,10 @@ only holds if nothing that decides a game changed in between, so the results fol
 keeps a manifest (``manifest.json``) of what its games were played with, and the driver
 compares it with the present before playing more:
 
-* `code_provenance`: the package version, the git commit when the package runs from a
-  checkout (None otherwise), and a digest of the package's own source files, which also
-  catches an uncommitted one-line edit of a scripted agent;
+* `code_provenance` (`mafia_arena.code_identity`): the package version, the git commit
+  when the package runs from a checkout (None otherwise), and a digest of the package's
+  own source files, which also catches an uncommitted one-line edit of a scripted agent;
+  every game log carries the same in ``meta["code"]``;
 * `Experiment.inputs` (built by `plan.resolve`): a digest per variant file, agent file,
   prompt template and file an agent file names (an RL policy) the spec uses (the agent
   file holds the model parameters). These are
@@ -23,15 +24,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import mafia_arena
+from mafia_arena.code_identity import code_identity
 
 MANIFEST_NAME = "manifest.json"
-PACKAGE_DIR = Path(mafia_arena.__file__).resolve().parent
 
 
 def file_digest(path: Path) -> str:
@@ -39,33 +37,9 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-@lru_cache(maxsize=1)
 def code_provenance() -> dict[str, str | None]:
-    """``{"version", "commit", "digest"}`` of the running package (see the module doc)."""
-    blob = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        blob.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
-        blob.update(path.read_bytes() + b"\0")
-    return {
-        "version": mafia_arena.__version__,
-        "commit": _git_commit(PACKAGE_DIR),
-        "digest": blob.hexdigest()[:16],
-    }
-
-
-def _git_commit(folder: Path) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and commit else None
+    """``{"version", "commit", "digest"}`` of the running package (`code_identity`)."""
+    return code_identity()
 
 
 def display_name(path: Path, spec_path: Path) -> str:

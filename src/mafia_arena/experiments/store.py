@@ -10,7 +10,9 @@ Contract
   other; the next run plays it again and appends the new record, which the reader takes
   in its place (`results_file`), and rewrites its log.
 * ``manifest.json`` says what the games were played with (`experiments.provenance`);
-  ``failed.jsonl`` lists games that raised, with their seed and error.
+  ``failed.jsonl`` lists games that raised, with their seed and error: appended as they
+  fail, then rewritten at the end of each run to list only the games still not stored
+  (`keep_failures`), so after a successful retry it no longer names them.
 * One writer at a time: `ResultsStore.open` takes an exclusive `flock` on
   ``<folder>/.lock`` (released by the OS if the driver dies), so two drivers can never
   interleave records.
@@ -36,6 +38,7 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
@@ -122,14 +125,46 @@ class ResultsStore:
 
     def record_failures(self, spec_hash: str, failures: list[dict[str, Any]]) -> None:
         """Append games that raised (``{"game_index", "seed", "error"}``) to
-        ``failed.jsonl``: a history for debugging, never read as games (a re-run plays
-        every game not in ``games.jsonl``, so a fixed game is simply stored then)."""
-        with (self.folder / FAILED_NAME).open("ab") as out:
+        ``failed.jsonl``, never read as games (a re-run plays every game not in
+        ``games.jsonl``, so a fixed game is simply stored then); `keep_failures` trims it
+        at the end of the run."""
+        with self.failures_path().open("ab") as out:
             for item in failures:
                 line = json.dumps({"spec_hash": spec_hash, **item}, ensure_ascii=False)
                 out.write(line.encode("utf-8") + b"\n")
             out.flush()
             os.fsync(out.fileno())
+
+    def failures_path(self) -> Path:
+        return self.folder / FAILED_NAME
+
+    def keep_failures(self, spec_hash: str, stored: Collection[int]) -> int:
+        """Rewrite ``failed.jsonl`` to list only games of `spec_hash` still not in the
+        store (not in `stored`), the latest entry of each; return how many it lists.
+
+        Called at the end of a run: a game that failed once and was stored by a retry
+        leaves the list, so the file agrees with the summary's "N failed". Written
+        atomically (temporary file, fsync, rename); removed when nothing is left.
+        """
+        path = self.failures_path()
+        if not path.exists():
+            return 0
+        latest: dict[int, dict[str, Any]] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                item = json.loads(line)
+                index = int(item["game_index"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a torn or foreign line: history only
+            if item.get("spec_hash") == spec_hash and index not in stored:
+                latest[index] = item
+        if not latest:
+            path.unlink()
+            _fsync_dir(self.folder)
+            return 0
+        lines = [json.dumps(latest[i], ensure_ascii=False) for i in sorted(latest)]
+        self._write_file(path, "\n".join(lines) + "\n")
+        return len(latest)
 
     def _write_game(self, game: dict[str, Any]) -> None:
         """The game's trace sidecar (or no stale one), then its log."""

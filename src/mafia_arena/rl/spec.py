@@ -135,6 +135,8 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         setup.observation_spec()
     except ValueError as exc:
         raise TrainSpecError(f"{path}: key 'train.observation': {exc}") from None
+    fallback = typed("fallback", str, "heuristic")
+    _check_setup(path, setup, fallback)
     return TrainSpec(
         name=str(data.get("name", path.stem)),
         setup=setup,
@@ -148,7 +150,7 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         ent_coef=float(typed("ent_coef", (int, float), 0.01)),
         eval_games=positive("eval_games", 500),
         eval_every=positive("eval_every", 20_000),
-        fallback=typed("fallback", str, "heuristic"),
+        fallback=fallback,
         imitate_games=nonnegative("imitate_games", 0),
         imitate_epochs=positive("imitate_epochs", 10),
         imitate_smoothing=float(typed("imitate_smoothing", (int, float), 0.0)),
@@ -157,6 +159,38 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         source=str(path),
         digest=hashlib.sha256(raw).hexdigest()[:16],
     )
+
+
+def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
+    """The variant loads and deals at `players`, `side` is one of its sides, and every
+    agent named exists: otherwise training fails minutes in with a bare `ValueError`."""
+    from mafia_arena.agents.registry import make_agent
+    from mafia_arena.rules import VariantError, load_variant
+    from mafia_arena.rules.composition import deck_counts
+
+    try:
+        variant = load_variant(setup.variant, setup.overrides)
+    except VariantError as exc:
+        key = "variant" if exc.key == "-" else "overrides"
+        raise TrainSpecError(f"{path}: key 'train.{key}': {exc}") from None
+    try:
+        deck_counts(variant, setup.players)
+    except VariantError as exc:
+        raise TrainSpecError(f"{path}: key 'train.players': {exc.reason}") from None
+    sides = sorted({faction.side for faction in variant.factions.values()})
+    if setup.side not in sides:
+        raise TrainSpecError(
+            f"{path}: key 'train.side': {setup.side!r} is not a side of {setup.variant} "
+            f"({', '.join(sides)})"
+        )
+    named = [("co_player", setup.co_player), ("fallback", fallback)]
+    named += [(f"opponents.{i}", name) for i, name in enumerate(setup.opponents)]
+    for key, name in named:
+        try:
+            make_agent(name)
+        except ValueError as exc:
+            reason = " ".join(str(exc).split())
+            raise TrainSpecError(f"{path}: key 'train.{key}': {reason}") from None
 
 
 def _flag(path: Path, train: dict[str, Any], key: str) -> bool:

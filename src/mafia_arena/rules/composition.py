@@ -59,13 +59,17 @@ def _deck_counts(variant: Variant, n: int) -> dict[str, int]:
         raise VariantError(source, "composition", f"no row for {n} players")
     counts: dict[str, int] = {}
     rest_role = None
-    for role, raw in row.items():
-        if role not in variant.roles:
-            raise VariantError(source, f"{key}.{role}", "unknown role")
+    for role, raw in row.items():  # every role of a row exists: `check_references`
         if raw == "rest":
             rest_role = role
             continue
         counts[role] = _count(raw, names, source, f"{key}.{role}")
+        if counts[role] < 0:
+            raise VariantError(
+                source,
+                f"{key}.{role}",
+                f"a count cannot be negative: {raw!r} is {counts[role]} at n = {n}",
+            )
     if comp.fill_role and rest_role is None and comp.fill_role not in counts:
         rest_role = comp.fill_role
     used = sum(counts.values())

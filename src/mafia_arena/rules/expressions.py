@@ -60,6 +60,10 @@ def _parse(expression: str) -> ast.expr:
 def _eval(node: ast.AST, names: Mapping[str, float]) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
         return node.value
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        raise ExpressionError(
+            f'a count must be a number or a formula, got the string "{node.value}"'
+        )
     if isinstance(node, ast.Name):
         if node.id not in names:
             raise ExpressionError(f"unknown name {node.id!r}")

@@ -107,7 +107,8 @@ def build_variant(document: dict[str, Any], source: str, overrides: Mapping[str,
 
 def _path_in(document: Any, error: Any) -> tuple[Any, ...]:
     """The error's location as a path in the file: without the names pydantic adds for
-    the branches of a choice of types (``retaliates = true`` or a table)."""
+    the branches of a choice of types (``retaliates = true`` or a table; ``2.5`` for an
+    ``int | str`` count), which are not keys the user could find in the file."""
     path: list[Any] = []
     node = document
     parts = tuple(error["loc"])
@@ -120,10 +121,8 @@ def _path_in(document: Any, error: Any) -> tuple[Any, ...]:
             node = node[part]
         elif last and error["type"] in ("missing", "extra_forbidden"):
             pass
-        elif isinstance(node, dict | list):
-            continue  # a branch name, not a key of the file
         else:
-            node = None
+            continue  # a branch name (``int``, ``str``, a model's), not a key of the file
         path.append(part)
     return tuple(path)
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mafia_arena.rules.numbers import refuse_bool_numbers
 
 TimedPhase = Literal[
     "night_early",
@@ -36,6 +38,7 @@ CARD_PHASES: tuple[str, ...] = (
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+    no_bool_numbers = field_validator("*", mode="before")(classmethod(refuse_bool_numbers))
 
 
 class CardSpec(_Spec):

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mafia_arena.rules.numbers import refuse_bool_numbers
 
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    no_bool_numbers = field_validator("*", mode="before")(classmethod(refuse_bool_numbers))
 
 
 # ------------------------------------------------------------------ voting procedures

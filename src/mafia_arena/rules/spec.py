@@ -21,6 +21,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mafia_arena.rules import vocabulary
+from mafia_arena.rules.numbers import Count, refuse_bool_numbers
 from mafia_arena.rules.palermo import PalermoSpec
 from mafia_arena.rules.params import (
     NightParams,
@@ -34,6 +35,7 @@ from mafia_arena.rules.params import (
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+    no_bool_numbers = field_validator("*", mode="before")(classmethod(refuse_bool_numbers))
 
 
 class WinRule(_Spec):
@@ -212,9 +214,9 @@ class Composition(_Spec):
     the ``alternative_row`` switch selects; `formula` applies when no row matches.
     """
 
-    table: dict[int, dict[str, int | str]] = Field(default_factory=dict)
-    alternatives: dict[int, dict[str, int | str]] = Field(default_factory=dict)
-    formula: dict[str, int | str] = Field(default_factory=dict)
+    table: dict[int, dict[str, Count]] = Field(default_factory=dict)
+    alternatives: dict[int, dict[str, Count]] = Field(default_factory=dict)
+    formula: dict[str, Count] = Field(default_factory=dict)
     bounds: dict[str, tuple[str, str]] = Field(default_factory=dict)
     fill_role: str | None = None
 

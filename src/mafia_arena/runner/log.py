@@ -2,7 +2,12 @@
 
 The header holds what determines the game (variant name and switches, players, seed);
 the events include the host-only decision records, so the log alone replays to the same
-final state and the same events.
+final state and the same events. Its ``meta["code"]`` names the code that played the game
+(`mafia_arena.code_identity`: version, commit, source digest, as the results store's
+records and manifest carry), stamped when the log is made from a game (`from_game`; a
+caller's own ``meta["code"]`` wins) and kept as read when a log is loaded and saved again,
+so a log never claims the code that merely re-saved it. Logs written before the field
+existed load and replay as before (their meta simply has no ``code``).
 
 Decision traces (`traces`: one record per LLM decision, see
 `mafia_arena.agents.llm_trace`) are host-side research data, not part of the game: `save`
@@ -18,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mafia_arena.code_identity import code_identity
 from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
@@ -50,6 +56,7 @@ class GameLog:
     ) -> GameLog:
         # the switch values in force, plus any dotted overrides, so the log replays alone
         switches = {**game.variant.params, **(overrides or {})}
+        meta = {"code": dict(code_identity()), **(meta or {})}
         return cls(
             game.variant.name,
             switches,
@@ -57,7 +64,7 @@ class GameLog:
             game.seed,
             list(game.events),
             list(seating or []),
-            dict(meta or {}),
+            meta,
             list(traces or []),
         )
 

@@ -27,7 +27,10 @@ Contract
   ``KILLED`` (Ctrl-C) or ``FAILED``.
 * Artifacts of a local SQLite store are written under ``<db folder>/mlruns`` of the
   database *in use*: a working folder that was copied elsewhere writes into its own
-  copy, never back into the folder its runs were first created in.
+  copy, never back into the folder its runs were first created in. Opening such a store
+  first re-roots the artifact locations its database records
+  (`tracking.artifact_roots`), so the copy's MLflow client and ``mlflow ui`` read the
+  copy's artifacts, also after the original folder is gone.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mafia_arena.metrics.aggregate import Estimate
+from mafia_arena.tracking.artifact_roots import reroot_local_store
 from mafia_arena.tracking.run_tally import RunTally
 from mafia_arena.tracking.summaries import point_values, safe_key
 from mafia_arena.tracking.tables import estimate_rows, write_table
@@ -117,6 +121,9 @@ class TournamentTracker:
         from mlflow import MlflowClient
 
         self.uri = resolve_tracking_uri(tracking_uri or experiment.tracking_uri)
+        db = sqlite_path(self.uri)
+        if db is not None:
+            reroot_local_store(db)  # a moved folder's runs name their own artifacts
         self.client = MlflowClient(tracking_uri=self.uri)
         self.experiment = experiment
         self.store_id = store_id

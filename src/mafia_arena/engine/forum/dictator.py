@@ -121,6 +121,7 @@ def tell_comrades(game: Game, seat: int) -> None:
     }
     if allies:
         game.emit(Allies(seat, allies), private(seat))
+        forum(game).comrades.setdefault(seat, set()).update(allies)
 
 
 # ------------------------------------------------------------------ leaving the game
@@ -207,6 +208,7 @@ def immediate(game: Game, seat: int, form: Form) -> None:
             game, seat, "authority", f"You handed the kill authority to {seat_name(form.target)}."
         )
         notify(game, form.target, "authority", f"{seat_name(seat)} handed you the kill authority.")
+        state.comrades.setdefault(form.target, set()).add(seat)
     else:
         attack(game, seat, form.target)
 

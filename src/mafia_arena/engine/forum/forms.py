@@ -122,7 +122,12 @@ def offered(game: Game, seat: int) -> list[Choice]:
         ):
             out += [shared_choice("attack", t) for t in living if t != seat]
     if seat == state.authority:
-        heirs = [t for t in living if t != seat and t != state.dictator and informed(game, t)]
+        named = state.comrades.get(seat, set())
+        heirs = [
+            t
+            for t in living
+            if t != seat and t != state.dictator and t in named and informed(game, t)
+        ]
         out += [shared_choice("successor", t) for t in heirs]
         out += [shared_choice("transfer", t) for t in heirs]
     return out

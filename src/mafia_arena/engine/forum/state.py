@@ -72,6 +72,11 @@ class ForumState:
     dictator: int | None = None
     authority: int | None = None
     successor: int | None = None
+    comrades: dict[int, set[int]] = field(default_factory=dict)
+    """Seat → the informed mafia members its own stream has named (its comrade list, the
+    sender of an authority it was handed): the only seats it may name as successor or
+    hand the authority to, since the mafia is never told of a question mark that copied
+    one of them (OP-D14)."""
     attacked: bool = False
     """A terrorist attack voided the dictator's order today."""
     # records of night forms

@@ -39,7 +39,7 @@ def start_night(game: Game) -> None:
     ps.investigations = {}
     ps.assassination = None
     ps.declarations = {}
-    open_ = snitch.vendetta_open(game)
+    open_ = snitch.vendetta_window(game)  # public facts only (`snitch.vendetta_window`)
     text = (
         "The vendetta snitch is accepted tonight."
         if open_

@@ -41,17 +41,26 @@ def night_number(game: Game) -> int:
     return of(game).round - 1
 
 
-def vendetta_open(game: Game) -> bool:
-    """Is the vendetta accepted tonight (8.4)?"""
+def vendetta_window(game: Game) -> bool:
+    """Is tonight inside the vendetta window (8.4): Nights 1 to k by table size, or,
+    above 24 players, a night starting with at least the share Active? This is what the
+    public announcement says, so it reads only public facts: whether a snitch was
+    already used (a void one is seen by nobody) or the Rival Mafioso activated (told to
+    him alone) must not show in it; they bar a declaration (`vendetta_open`)."""
     ps = of(game)
     spec = game.variant.palermo
     assert spec is not None
-    if ps.activated or ps.snitch_used is not None:
-        return False
     nights = spec.vendetta_nights(game.players)
     if nights is None:
         return len(ps.states.active()) >= spec.vendetta_above_share * ps.starting_players
     return 1 <= night_number(game) <= nights
+
+
+def vendetta_open(game: Game) -> bool:
+    """May a vendetta be declared tonight (8.4): the window is open, the game's one
+    snitch is unused and the Rival Mafioso has not activated (no mafioso is left)?"""
+    ps = of(game)
+    return not ps.activated and ps.snitch_used is None and vendetta_window(game)
 
 
 def _kinds_open(game: Game, seat: int) -> list[str]:

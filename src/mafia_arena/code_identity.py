@@ -1,0 +1,54 @@
+"""The identity of the running code: package version, git commit, source digest.
+
+One definition shared by everything that says which code produced something: the
+results store's manifest and records (`experiments.provenance`), the MLflow tags, and
+each game log's ``meta["code"]`` (`runner.log.GameLog.from_game`). It sits in the lowest
+layer so the runner can stamp logs without importing the experiments package.
+
+* ``version``: ``mafia_arena.__version__``;
+* ``commit``: the git commit when the package runs from a checkout, else None;
+* ``digest``: sha256 (16 hex digits) over the package's own ``*.py`` files, names and
+  bytes, so an uncommitted one-line edit of a scripted agent is a different identity.
+
+Computed once per process (`lru_cache`): a worker reads the source once, not per game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import mafia_arena
+
+PACKAGE_DIR = Path(mafia_arena.__file__).resolve().parent
+
+
+@lru_cache(maxsize=1)
+def code_identity() -> dict[str, str | None]:
+    """``{"version", "commit", "digest"}`` of the running package (module docstring)."""
+    blob = hashlib.sha256()
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        blob.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
+        blob.update(path.read_bytes() + b"\0")
+    return {
+        "version": mafia_arena.__version__,
+        "commit": _git_commit(PACKAGE_DIR),
+        "digest": blob.hexdigest()[:16],
+    }
+
+
+def _git_commit(folder: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else None
