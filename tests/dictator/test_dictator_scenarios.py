@@ -49,6 +49,7 @@ from mafia_arena.engine.catalogue import (
     Trigger,
 )
 from mafia_arena.views import SeatTracker
+from mafia_arena.views.text import render_event
 
 
 def status(t: Table, seat: int) -> str | None:
@@ -325,6 +326,15 @@ def test_SD_12_the_dark_past_moves_on_after_a_murder() -> None:
     t = Table().to("night", 1)
     t.act(B, murder(DP2)).act(MM, c("compare", B, DP2)).phase()
     assert status(t, DP2) == "Bürger"
+    # the Day 2 report: the death message and the status, with no mention of a dark past
+    report = [e for e in t.game.events[t.marks[-1] :] if isinstance(e.fact, (Death, StatusShown))]
+    lines = [render_event(e) or "" for e in report]
+    assert [e.fact for e in report] == [
+        Death(DP2, "murder", "Found in the river."),
+        StatusShown(DP2, "Bürger"),
+    ]
+    assert lines[1].endswith(f"{name(DP2)}: Bürger.")
+    assert not any(word in line.lower() for line in lines for word in ("dunkle", "dark"))
     assert t.notices(MM, "result") == [
         f"{name(B)} und {name(DP2)} gehören zu verschiedenen Parteien."
     ]
@@ -656,7 +666,6 @@ def test_SD_19d_the_citizens_win_when_the_last_mafioso_is_executed() -> None:
 
 
 def test_SD_19c_the_terrorist_taking_the_last_citizen_is_a_draw() -> None:
-    deal = ["terrorist", "citizen", *["citizen"] * 10]
     # a hand-made table: one mafioso left against one citizen
     t = Table()
     t.to("day", 1)
@@ -666,7 +675,6 @@ def test_SD_19c_the_terrorist_taking_the_last_citizen_is_a_draw() -> None:
             gs.mark_dead(seat)
     t.act(T, c("attack", C1)).phase()
     assert t.facts(GameEnded)[0].winner is None
-    assert deal
 
 
 # ----------------------------------------------------------------- SD-20

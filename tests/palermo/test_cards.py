@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.palermo.table import S20, P, Table
 
+from mafia_arena.engine import IllegalDecision
 from mafia_arena.engine.catalogue import CardPlayed, NoExecution, OracleAnswer, StateChanged, Votes
 from mafia_arena.engine.player_states import PlayerState
 
@@ -70,6 +71,28 @@ def test_T17_cancel_imprisonment_in_dead_time() -> None:
     assert not t.offers(14, f"resurrection:{ghost}")
     t.step({13: "cancel_imprisonment:8"})
     assert t.state(9) is ACTIVE and not t.ps.imprisonment_standing
+    assert t.ps.cards[P(14)] == "resurrection"
+    # with no further imprisonment, Vote 4 goes ahead normally
+    called_off, votes = len(t.facts(NoExecution)), len(t.facts(Votes))
+    exits = len([f for f in t.facts(StateChanged) if f.cause == "vote"])
+    t.finish_round(4)
+    assert len(t.facts(NoExecution)) == called_off and len(t.facts(Votes)) > votes
+    vote4 = [f for f in t.facts(Votes) if f.kind == "vote"][-1]
+    leaving = [f for f in t.facts(StateChanged) if f.cause == "vote"][exits:]
+    assert len(leaving) == 1 and leaving[0].seat in vote4.tally
+    assert t.state(12) is ACTIVE and t.ps.cards[P(12)] == "immediate_imprisonment"
+
+
+def test_T17_a_second_imprisonment_after_the_cancel_calls_vote_4_off() -> None:
+    """The alternative run: the first imprisonment was cancelled, so a second one in
+    MORNING of Day 4 is accepted and, still standing at VOTE CLOSE 4, calls Vote 4 off."""
+    hands = {16: "immediate_imprisonment", 13: "cancel_imprisonment",
+             12: "immediate_imprisonment"}  # fmt: skip
+    t = Table(hands=hands, keep={9, 10, 12, 13, 16})
+    t.until(4, "night_early")
+    t.step({16: "immediate_imprisonment:8"})
+    t.until(4, "dead_time")
+    t.step({13: "cancel_imprisonment:8"})
     t.until(4, "morning")
     t.step({12: "immediate_imprisonment:9"})
     assert t.state(10) is JAIL
@@ -120,6 +143,35 @@ def test_T20_failed_assassination() -> None:
     assert t.offers(12, "vote:0")
 
 
+def test_T20_failed_assassination_is_refused_after_a_vote_exit_and_for_another() -> None:
+    """Runs 3 and 4: voted out, the holder may not play it; nor may it save another."""
+    voted = Table(hands={12: "failed_assassination"}, keep={12})
+    voted.until(2, "afternoon")
+    voted.votes = {s + 1: 12 for s in voted.ps.states.active() if s != P(12)}
+    voted.finish_round(2)
+    assert voted.state(12) is GHOST and voted.ps.cards[P(12)] == "failed_assassination"
+    for _ in range(400):  # every prompt until the next vote closes
+        if voted.ps.round == 3 and voted.ps.phase == "change_window":
+            break
+        request = voted.game.request(P(12))
+        assert request is None or not any(c.verb == "failed_assassination" for c in request.choices)
+        voted.step()
+    else:
+        raise AssertionError("never reached the change window of round 3")
+    other = Table(hands={12: "failed_assassination"}, keep={12, 14})
+    other.until(3, "night_early")
+    other.step({1: "assassinate:13:0"})
+    other.until(3, "afternoon")
+    assert other.state(14) is GHOST and other.state(12) is ACTIVE
+    request = other.game.request(P(12))
+    assert request is not None and not any(
+        c.verb == "failed_assassination" for c in request.choices
+    )
+    with pytest.raises(IllegalDecision):
+        other.game.submit(P(12), "failed_assassination")
+    assert other.ps.cards[P(12)] == "failed_assassination" and other.state(14) is GHOST
+
+
 def test_T20_failed_assassination_is_not_offered_after_vote_close() -> None:
     t = Table(hands={12: "failed_assassination"}, keep={12, 14})
     t.until(3, "night_early")
@@ -157,9 +209,20 @@ def test_T22_extra_vote_and_vote_cancellation() -> None:
     t.finish_round(1)
     final = [f for f in t.facts(Votes) if f.kind == "vote"][-1]
     assert final.tally.get(P(3), 0) == 0
+    told = [e for e in t.game.events if getattr(e.fact, "step", "") == "vote_cancellation"]
+    assert [e.fact.text for e in told] == ["The votes of P15 are cancelled."]
+    assert told[0].visibility.scope == "public" and "P16" not in told[0].fact.text
     cancel = [f for f in t.facts(CardPlayed) if f.card == "vote_cancellation"]
     assert cancel and all(e.visibility.seats == {P(16)} for e in t.game.events if e.fact in cancel)
     assert not any(f.seat == P(15) for f in t.facts_absence())
+    # without the cancellation P3 would receive 2 votes from P15
+    u = Table(hands={15: "extra_vote"}, keep={3, 15})
+    u.until(1, "morning")
+    u.step({15: "extra_vote:2"})
+    u.votes = {v: 16 for v in range(1, 17) if v not in (15, 16)}
+    u.finish_round(1)
+    plain = [f for f in u.facts(Votes) if f.kind == "vote"][-1]
+    assert plain.votes[P(15)] == P(3) and plain.tally[P(3)] == 2
 
 
 def test_T24_pythia_answers_by_formal_team_and_role() -> None:

@@ -6,6 +6,7 @@ from tests.palermo.table import S20, P, Table
 
 from mafia_arena.engine.catalogue import (
     GameEnded,
+    GameMasterNotice,
     Narration,
     NightResult,
     RoleChange,
@@ -15,6 +16,7 @@ from mafia_arena.engine.palermo.changes import change
 from mafia_arena.engine.palermo.checks import state_check
 from mafia_arena.engine.palermo.snitch import vendetta_open
 from mafia_arena.engine.player_states import PlayerState
+from mafia_arena.views.text import render_event
 
 GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
 NO_ABSENCE_LIMIT = {"palermo.absences_total": 99, "palermo.absences_consecutive": 99}
@@ -40,6 +42,14 @@ def test_T23_the_rival_mafioso_assassinated_by_the_mafia() -> None:
     t.step({8: "investigate:0"})
     t.until(4, "dead_time")
     assert results(t, 8) == ["mafia"]
+    # had the Medium investigated P6 instead, the answer would also be "Mafioso"
+    m = Table(keep={1, 6, 8})
+    m.until(3, "night_early")
+    m.step({1: "assassinate:5:0"})
+    m.until(4, "night_early")
+    m.step({8: "investigate:5"})
+    m.until(4, "dead_time")
+    assert results(m, 8) == ["mafia"]
 
 
 def test_T24_appearances_and_the_prostitutes_block() -> None:
@@ -92,6 +102,10 @@ def test_T26_a_returning_mafioso_after_activation_is_a_simple_citizen() -> None:
     t.until(6, "morning")
     t.step({15: "resurrection:2"})
     assert t.game.state.seats[P(3)].role == "citizen"
+    told = [e for e in t.game.events if isinstance(e.fact, GameMasterNotice)]
+    assert [(e.fact.seat, e.visibility.seats) for e in told] == [(P(3), {P(3)})]
+    assert told[0].fact.text.startswith("You are now a Simple Citizen")
+    assert "You are now a Simple Citizen" in (render_event(told[0]) or "")
     t.until(7, "night_early")
     t.step({7: "investigate:2"})
     t.until(7, "dead_time")
@@ -143,6 +157,7 @@ def test_T28_vendetta_snitch_succeeds() -> None:
 
 
 def test_T29_vendetta_fails_and_its_window() -> None:
+    """Runs (a) and (b); run (c), the exclusivity, has its own test."""
     t = Table(S20, keep={4, 9})
     t.until(3, "night_early")
     t.step({4: "snitch:8:vendetta"})
@@ -153,6 +168,35 @@ def test_T29_vendetta_fails_and_its_window() -> None:
     late = Table(S20, keep={3, 4, 8, 1, 2, 5}, **NO_ABSENCE_LIMIT)
     late.until(6, "night_early")
     assert not late.offers(3, "snitch:7:vendetta")
+
+
+def test_T29_vendetta_and_massacre_exclude_each_other() -> None:
+    """Run (c): after a massacre no vendetta, and after a vendetta no massacre (8.3)."""
+    # a massacre that hits both (P11 the Informant, P9 the Detective) in NIGHT 1
+    m = Table(S20, keep={3, 4, 8, 9, 10, 11})
+    m.until(2, "night_early")
+    assert m.offers(3, "snitch:7:vendetta")  # open before any snitch
+    m.step({3: "snitch:10:massacre_informant"})
+    m.step({4: "snitch:8:massacre_detective"})
+    m.until(2, "afternoon")
+    assert m.state(11) is OUT and m.state(9) is OUT and m.ps.snitch_used is not None
+    m.until(3, "night_early")  # NIGHT 2, inside the vendetta window of 20 players
+    assert m.state(3) is ACTIVE and m.state(4) is ACTIVE and m.state(8) is ACTIVE
+    for number in (1, 2, 3, 4, 5):
+        request = m.game.request(P(number))
+        assert request is None or not any(c.verb == "snitch" for c in request.choices)
+    assert not m.offers(3, "snitch:7:vendetta")
+    # a vendetta (failed: P9 is no Rival Mafioso) in NIGHT 1, then no massacre
+    v = Table(S20, keep={1, 3, 4, 9, 10, 11})
+    v.until(2, "night_early")
+    v.step({4: "snitch:8:vendetta"})
+    v.until(2, "afternoon")
+    assert v.state(4) is OUT and v.ps.snitch_used is not None
+    v.until(3, "night_early")
+    assert v.state(3) is ACTIVE and v.state(1) is ACTIVE
+    assert not v.offers(3, "snitch:10:massacre_informant")
+    assert not v.offers(1, "snitch:8:massacre_detective")
+    assert not v.offers(3, "snitch:7:vendetta")
 
 
 def test_T30_massacre_snitch_outcomes() -> None:

@@ -5,9 +5,25 @@ from __future__ import annotations
 import pytest
 from tests.palermo.table import P, Table
 
+from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.engine import PASS, IllegalDecision
-from mafia_arena.engine.catalogue import Absence, Narration, Runoff, StateChanged, Votes
+from mafia_arena.engine.catalogue import (
+    Absence,
+    Narration,
+    RandomDraw,
+    Runoff,
+    StateChanged,
+    Votes,
+    fact_from_payload,
+)
 from mafia_arena.engine.player_states import PlayerState
+from mafia_arena.engine.win import end_game
+from mafia_arena.experiments.records import build_record
+from mafia_arena.runner.log import GameLog
+from mafia_arena.runner.match import MatchResult
+from mafia_arena.views.text import render_event
+from mafia_arena.web.storage import SeatEntry, results_record
 
 GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
 
@@ -60,6 +76,37 @@ def test_T05_three_total_absences_remove_and_reveal() -> None:
     out = [f for f in t.facts(StateChanged) if f.seat == P(14)][-1]
     assert t.state(14) is OUT and out.text.endswith("Simple Citizen; held Vote Exemption.")
     assert t.state(3) is GHOST and 3 in last_words_of(t) and 14 not in last_words_of(t)
+    # the platform's next-game ban: on the public removal, and nobody else carries it
+    assert out.banned is True and t.game.state.banned == [P(14)]
+    assert all(not f.banned for f in t.facts(StateChanged) if f.seat != P(14))
+    removal = next(e for e in t.game.events if e.fact is out)
+    assert removal.visibility.scope == "public"
+    assert "P14 is barred from the next game." in (render_event(removal) or "")
+    end_game(t.game, "town")  # the result and the tournament record carry the flag
+    assert t.game.events[-1].fact.banned == (P(14),)
+    log = GameLog.from_game(t.game)
+    record = build_record(
+        experiment="ban",
+        spec_hash="0",
+        game_index=0,
+        seed=1,
+        variant=t.game.variant,
+        agents=[RandomAgent() for _ in range(16)],
+        result=MatchResult(log, "town"),
+    )
+    assert record["banned"] == [P(14)]
+    entries = [SeatEntry(f"p{n}", "human", AgentStats()) for n in range(1, 17)]
+    assert results_record(t.game, {}, entries, "g1", None)["banned"] == [P(14)]
+
+
+def test_logs_without_the_ban_flag_still_read() -> None:
+    """Logs written before the next-game-ban flag existed read back with no ban."""
+    old = {"seat": 13, "state": "out", "cause": "absences", "text": "P14 is removed."}
+    assert fact_from_payload("state", old).banned is None  # type: ignore[attr-defined]
+    ended = {"winner": "good", "winners": [0], "reason": "", "roles": {}, "factions": {}}
+    assert fact_from_payload("game_over", ended).banned is None  # type: ignore[attr-defined]
+    flagged = StateChanged(13, "out", "absences", "P14 is removed.", banned=True)
+    assert fact_from_payload("state", flagged.to_payload()) == flagged
 
 
 def test_T06_consecutive_absences_skip_rounds_as_a_ghost() -> None:
@@ -180,17 +227,49 @@ def test_T13_lawyer_then_corrupt_cop(source: int) -> None:
 
 
 def test_T14_an_ordinary_tie_goes_to_a_runoff() -> None:
-    t = Table()
+    t = Table(hands={16: "pythia", 12: "cancel_imprisonment"})
     t.until(1, "afternoon")
     plan(t, {3: [1, 2, 4, 5], 14: [6, 7, 8, 9], 15: [10]})
     t.until(1, "runoff")
     assert t.facts(Runoff)[-1].candidates == (P(3), P(14))
+    # no cards and no role steps in a runoff: every prompt is a bare runoff ballot
+    for seat, request in t.game.pending().items():
+        assert request.kind == "runoff", seat
+        assert {c.verb for c in request.choices} <= {"pass", "vote"}, seat
+    charged = len(t.facts(Absence))
     runoff = {v: "vote:13" for v in (10, 1, 2, 4, 5, 11)} | {
         v: "vote:2" for v in (6, 7, 8, 9, 12, 13)
     }
-    t.step(runoff)
-    t.finish_round(1)
+    t.step(runoff)  # P3, P14, P15 and P16 abstain
+    phases = set()
+    while not t.game.over and t.ps.round <= 1:
+        phases.add(t.ps.phase)
+        t.step()
+    assert not phases & {"vote_end", "change_window", "runoff"}
+    assert len(t.facts(Absence)) == charged  # no absences in a runoff
     assert t.state(14) is GHOST and t.state(3) is ACTIVE
+
+
+def test_T14_a_runoff_tie_is_drawn_by_lot_when_the_mayor_is_a_ghost() -> None:
+    t = Table(keep={3, 10, 14})
+    t.until(2, "night_early")
+    t.step({1: "assassinate:9:0"})
+    t.until(2, "afternoon")
+    assert t.state(10) is GHOST
+    plan(t, {3: [1, 2, 4, 5], 14: [6, 7, 8, 9], 15: [11]})
+    t.until(2, "runoff")
+    assert t.game.request(P(10)) is None  # a ghost Mayor has no runoff ballot
+    t.step(
+        {v: "vote:13" for v in (1, 2, 4, 5, 11, 12)} | {v: "vote:2" for v in (6, 7, 8, 9, 13, 15)}
+    )
+    t.finish_round(2)
+    poll = [f for f in t.facts(Votes) if f.kind == "runoff"][-1]
+    assert poll.tally == {P(3): 6, P(14): 6}
+    draw = [f for f in t.facts(RandomDraw) if f.purpose == "runoff"]
+    assert len(draw) == 1 and draw[0].options == [P(3), P(14)]
+    chosen, spared = draw[0].result, ({P(3), P(14)} - {draw[0].result}).pop()
+    assert t.ps.states.of(chosen) is GHOST and t.ps.states.of(spared) is ACTIVE
+    assert not [f for f in t.facts(Narration) if f.step == "mayor"]
 
 
 def test_T15_change_window() -> None:

@@ -144,6 +144,8 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
             if diff <= {"seat", "role"} and {fa.seat, fb.seat} <= tied:
                 return "an execution drawn among tied seats"
         return None
+    if _immortal_survived(worlds, ea, eb):
+        return "a night's shot: the seat that survives it in one world holds the immortal"
     if _silent_successor(worlds, sa, sb, at):
         return (
             "the executed sergeant had inherited the commissar's place, whose role keeps "
@@ -160,6 +162,22 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
         if mayor and kinds == {"narration", "runoff"}:
             return "the Mayor's hidden vote broke the tie in one world (7.5)"
     return None
+
+
+def _immortal_survived(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None) -> bool:
+    """Club: one world reports a night death of seat s where the other reports something
+    else, and in the other world s holds the immortal, whom a night's shot does not kill:
+    the survival is the card's public effect, not a leak."""
+    if worlds.variant != "club":
+        return False
+    for entry, other, deal in ((ea, eb, worlds.deal_b), (eb, ea, worlds.deal_a)):
+        fact = entry.fact if entry is not None else None
+        if not (isinstance(fact, Death) and fact.cause == "night"):
+            continue
+        unlike = other is None or not isinstance(other.fact, Death) or other.fact.seat != fact.seat
+        if unlike and deal[fact.seat] == "immortal":
+            return True
+    return False
 
 
 def _silent_successor(

@@ -518,13 +518,16 @@ class DecisionRecord(Fact):
 @dataclass(frozen=True, slots=True)
 class GameEnded(Fact):
     """public — the game ended: the winning faction (None for a draw), every winner,
-    why, and every seat's card and faction."""
+    why, and every seat's card and faction. `banned`: the seats barred from the next
+    game by the rules (`GameState.banned`, e.g. Palermo's removal for absences), for the
+    platform to act on; None when there are none (and in older logs)."""
 
     winner: str | None
     winners: tuple[int, ...]
     reason: str
     roles: Mapping[int, str]
     factions: Mapping[int, str]
+    banned: tuple[int, ...] | None = None
 
 
 # ------------------------------------------------------------------ forum channels
@@ -663,7 +666,9 @@ class StateChanged(Fact):
     announced* (a snitch's exit is announced as an assassination; the true cause is a
     host-only `trigger`), `text` the announcement. `role` and `card` are set only when
     the move reveals them (a permanent exit other than a snitch's), `activated` only for
-    a revealed Rival Mafioso."""
+    a revealed Rival Mafioso. `banned` is True on a removal for absences: the player is
+    barred from the next game (palermo.md 7.2, OP-46), a platform-level flag, public as
+    the removal is; None otherwise (and in logs written before the flag existed)."""
 
     seat: int
     state: str
@@ -672,6 +677,7 @@ class StateChanged(Fact):
     role: str | None = None
     card: str | None = None
     activated: bool | None = None
+    banned: bool | None = None
 
 
 @_fact("card")

@@ -79,6 +79,9 @@ class GameState:
     accused_today: set[int] = field(default_factory=set)
     disqualified: set[int] = field(default_factory=set)
     """Seats the host removed (`Game.disqualify`): dead, and never asked or offered again."""
+    banned: list[int] = field(default_factory=list)
+    """Seats the rules bar from the next game (Palermo: removed for absences), in the
+    order they were barred; `end_game` publishes them in `GameEnded.banned`."""
     _living: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def living_seats(self) -> tuple[int, ...]:

@@ -141,6 +141,7 @@ def end_game(
             reason,
             {s.seat: s.card for s in state.seats},
             {s.seat: s.faction for s in state.seats},
+            tuple(sorted(state.banned)) or None,
         ),
         PUBLIC,
     )

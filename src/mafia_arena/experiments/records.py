@@ -11,6 +11,7 @@ The schema is a contract with the leaderboard package (docs/tournaments.md)::
      "metrics": {"per_seat": {"0": {...}}, "game": {...}},
      "void", "void_reason" (only when void), "fallback_record",
      "cards" (only with LLM seats: {agent: model card}),
+     "banned" (only when the rules barred seats from the next game: [seat, ...]),
      "log_path"}
 
 Nothing in a record depends on time or on the machine, so the same game always gives
@@ -20,6 +21,8 @@ the log's decision events); re-asks, retries, tokens and cost are the agent's ow
 ``void``, ``void_reason`` and ``fallback_record`` are the log's verdict
 (`runner.integrity`, ``log.meta``): a void game was decided by infrastructure failures,
 so ratings and win rates leave it out and a resumed tournament plays it again.
+``banned`` lists the seats the rules bar from the next game (Palermo's removal for
+absences, `GameEnded.banned`), so a platform can act on it.
 ``fallbacks_infrastructure``/``fallbacks_model`` split a seat's fallbacks by who is to
 blame. ``cards`` holds each LLM agent's model card (`model_card`): what a reader needs
 to know which model, endpoint kind, sampling and prompt version produced the play.
@@ -138,6 +141,9 @@ def build_record(
         record["void_reason"] = str(meta["void_reason"])
     if cards:
         record["cards"] = cards
+    ended = result.log.result
+    if ended is not None and ended.banned:
+        record["banned"] = list(ended.banned)
     return record
 
 

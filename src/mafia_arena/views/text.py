@@ -210,9 +210,10 @@ def _game_over(f: GameEnded, prefix: str) -> str:
 
 
 def _state(f: StateChanged, prefix: str) -> str:
+    ban = f" {name(f.seat)} is barred from the next game." if f.banned else ""
     if f.role is None:
-        return f"{prefix}{f.text}"
-    return f"{prefix}{f.text} {name(f.seat)}'s card: {f.role}."
+        return f"{prefix}{f.text}{ban}"
+    return f"{prefix}{f.text} {name(f.seat)}'s card: {f.role}.{ban}"
 
 
 def _card_played(f: CardPlayed, prefix: str) -> str:

@@ -125,7 +125,9 @@ def results_record(
     its name in ``stand_in``), not in the person's ``decisions`` and ``fallbacks``.
     `meta` (the log's, `game_log`) adds what a tournament record has: ``void``,
     ``void_reason`` (only when void), ``fallback_record`` and per seat
-    ``fallbacks_infrastructure`` / ``fallbacks_model`` (bot seats; 0 for people)."""
+    ``fallbacks_infrastructure`` / ``fallbacks_model`` (bot seats; 0 for people).
+    ``banned`` (only when there are any) lists the seats the rules bar from the next
+    game (Palermo's removal for absences), for the platform to act on."""
     meta = meta or {}
     blame = (meta.get("fallbacks") or {}).get("by_seat", {})
     assert game.over
@@ -165,7 +167,7 @@ def results_record(
                 "stand_in_decisions": stood_in[seat_no],
             }
         )
-    record = {
+    record: dict[str, Any] = {
         "experiment": source,
         "source": source,
         "game_id": game_id,
@@ -186,6 +188,8 @@ def results_record(
         record["fallback_record"] = meta["fallbacks"]
     if meta.get("void_reason"):
         record["void_reason"] = str(meta["void_reason"])
+    if state.banned:
+        record["banned"] = sorted(state.banned)
     return record
 
 

@@ -4,13 +4,20 @@ One function, `change`, moves a seat (checked against `engine.player_states`), k
 the generic `GameState` in step (``alive`` means Active, so every generic reader sees
 the Active players), clears what a player loses on leaving the Active state (their
 ballot, 4.3), announces the move publicly as the rules say (3.5: a snitch's exit is
-announced as an assassination, and only a permanent exit reveals), and converts a
+announced as an assassination, and only a permanent exit reveals), flags a removal for
+absences with the next-game ban (7.2), and converts a
 returning mafioso after the Rival Mafioso's activation (5.1).
 """
 
 from __future__ import annotations
 
-from mafia_arena.engine.catalogue import CardDealt, RoleChange, StateChanged, Trigger
+from mafia_arena.engine.catalogue import (
+    CardDealt,
+    GameMasterNotice,
+    RoleChange,
+    StateChanged,
+    Trigger,
+)
 from mafia_arena.engine.events import HOST, PUBLIC, private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.palermo.roles import CITIZEN, GOOD_CAMP, MAFIA_TEAM, RIVAL, title
@@ -35,6 +42,12 @@ _TEXT = {
     "penalty": "{p} is removed by the moderator: {role}.",
     "out": "{p} was assassinated and leaves the game permanently.",
 }
+
+CONVERTED = (
+    "You are now a Simple Citizen: the Rival Mafioso has taken over the assassinations, "
+    "so a mafioso who returns plays on with the good camp."
+)
+"""The private message of a mafioso who returns after the activation (5.1, T26)."""
 
 
 def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
@@ -66,7 +79,12 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
     if activated:
         shown += "; had activated"
     text = template.format(p=seat_name(seat), role=shown)
-    game.emit(StateChanged(seat, to.value, announced, text, role, card, activated), PUBLIC)
+    banned = None
+    if cause == "absences" and to is PlayerState.OUT:
+        banned = True  # barred from the next game (7.2): a platform flag, public
+        game.state.banned.append(seat)
+    fact = StateChanged(seat, to.value, announced, text, role, card, activated, banned)
+    game.emit(fact, PUBLIC)
     if announced != cause:
         game.emit(Trigger(cause, seat), HOST)
     if lost is not None:
@@ -74,3 +92,4 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
     if to is PlayerState.ACTIVE and ps.activated and seat_state.role in MAFIA_TEAM:
         seat_state.role, seat_state.faction = CITIZEN, GOOD_CAMP
         game.emit(RoleChange(seat, CITIZEN, GOOD_CAMP), private(seat))
+        game.emit(GameMasterNotice(seat, "role_change", CONVERTED), private(seat))
