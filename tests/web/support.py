@@ -301,8 +301,9 @@ def check_no_leaks(
         if not over:
             assert not re.search(r'"seed"', blob), "seed leaked before the end"
         for line in msg.get("lines", []):
-            assert line["text"] not in hidden, f"hidden line to seat {seat}: {line['text']}"
-            assert line["text"] in admitted, f"unknown line to seat {seat}: {line['text']}"
+            text = line["text"].replace(" (stand-in)", "")  # a stand-in's move, tagged
+            assert text not in hidden, f"hidden line to seat {seat}: {line['text']}"
+            assert text in admitted, f"unknown line to seat {seat}: {line['text']}"
             if line["text"] not in seen:
                 seen.add(line["text"])
                 shown_so_far.update(_cards_shown(line["text"], public_reveals))
@@ -330,46 +331,116 @@ class ServerProcess:
     Why a process: a restart test must kill the server the hard way (no shutdown
     hooks, nothing flushed at exit) and start a fresh one on the same live store, the
     same port and the same working folder, as an operator's crash and restart would.
+
+    Why the port lies below the kernel's ephemeral range (`free_fixed_port`): while the
+    server is down, an outgoing connection of any process on the machine may be given
+    an ephemeral port as its own source port; a server port from that range could then
+    be taken when the server comes back (the bind fails, "address already in use").
+    `start` also waits until the port can be bound, and retries a start that lost the
+    race anyway. The server's output goes to ``server.log`` in the folder, and a
+    failed start quotes its end.
     """
 
     def __init__(self, folder: Any, db: Any, port: int | None = None) -> None:
-        self.folder, self.db = folder, db
-        if port is None:
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = probe.getsockname()[1]
-        self.port = port
+        self.folder, self.db = Path(folder), db
+        self.port = free_fixed_port() if port is None else port
         self.proc: subprocess.Popen[bytes] | None = None
+        self.output = self.folder / "server.log"
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> None:
+    def start(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            wait_until_bindable(self.port, deadline)
+            self._spawn()
+            if self._ready(deadline):
+                return
+            # it exited at start: only the lost race for the port is tried again
+            assert "address already in use" in self.tail().lower(), (
+                f"the server exited at start:\n{self.tail()}"
+            )
+            assert time.monotonic() < deadline, f"the port stayed taken:\n{self.tail()}"
+
+    def _spawn(self) -> None:
         src = str(Path(__file__).resolve().parents[2] / "src")
         env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
         command = [sys.executable, "-m", "mafia_arena.cli", "serve", "--port", str(self.port)]
         command.append("--no-fixed-nights")  # as `settings_for`: nights end once answered
-        self.proc = subprocess.Popen(
-            [*command, "--db", str(self.db)],
-            cwd=self.folder,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 60
+        with self.output.open("ab") as log:
+            log.write(f"--- start {time.strftime('%H:%M:%S')} port {self.port}\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(
+                [*command, "--db", str(self.db)],
+                cwd=self.folder,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    def _ready(self, deadline: float) -> bool:
+        """True once the server answers; False if it exited first."""
+        assert self.proc is not None
         while True:
-            assert self.proc.poll() is None, "the server exited at start"
+            if self.proc.poll() is not None:
+                return False
             try:
                 if httpx.get(self.url + "/api/variants", timeout=2).status_code == 200:
-                    return
+                    return True
             except httpx.HTTPError:
                 pass
-            assert time.monotonic() < deadline, "the server did not start"
+            assert time.monotonic() < deadline, f"the server did not start:\n{self.tail()}"
             time.sleep(0.1)
+
+    def tail(self, chars: int = 4000) -> str:
+        """The end of the server's output (all starts, in order)."""
+        try:
+            return self.output.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no server output)"
 
     def kill(self) -> None:
         """SIGKILL: the process gets no chance to save anything."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(10)
+
+
+def _ephemeral_low() -> int:
+    """The lowest port the kernel hands out as a connection's own port (Linux)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def free_fixed_port() -> int:
+    """A port free now that no outgoing connection will be given meanwhile: below the
+    ephemeral range, where only an explicit bind takes a port."""
+    low = min(_ephemeral_low(), 32768)
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randrange(max(1024, low - 12000), low)
+        if bindable(port):
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
+
+
+def bindable(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:`port` now (as uvicorn binds)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def wait_until_bindable(port: int, deadline: float) -> None:
+    """Wait until `port` is free (a killed server's socket can outlive it briefly)."""
+    while not bindable(port):
+        assert time.monotonic() < deadline, f"port {port} stayed in use"
+        time.sleep(0.1)

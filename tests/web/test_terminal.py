@@ -132,6 +132,21 @@ def test_speaking_turn_offers_a_short_menu_and_reads_acts() -> None:
     assert parse_line(request, "accuse P3 now", short=True).text == "accuse P3 now"
 
 
+def test_the_short_menu_lists_targets_by_seat_number_and_promises_no_hidden_list() -> None:
+    variant = load_variant("standard")
+    game = Game(variant, 12, 4)
+    while not any(r.kind == "speak" for r in game.pending().values()):
+        seat, request = next(iter(game.pending().items()))
+        game.submit(seat, request.choices[0])
+    request = next(r for r in game.pending().values() if r.kind == "speak")
+    menu = short_menu(request)
+    accuse = next(line for line in menu if line.strip().startswith("accuse"))
+    numbers = [int(n) for n in accuse.split(None, 1)[1].split(", ")]
+    assert 10 in numbers and 11 in numbers and min(numbers) < 10
+    assert numbers == sorted(numbers), accuse  # 2, 3, …, 10, 11, not "10, 11, 2, 3"
+    assert not any("full list" in line for line in menu)
+
+
 def test_log_option_writes_the_game_log(tmp_path: Path) -> None:
     path = tmp_path / "terminal.jsonl"
     result = play_in_terminal(

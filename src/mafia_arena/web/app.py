@@ -271,7 +271,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                 "type": "state",
                 "reset": True,
                 "seat": seat,
-                "lines": lines(seat_view.knowledge),
+                "lines": lines(seat_view.knowledge, moves=session.moves()),
                 **state,
             }
         )

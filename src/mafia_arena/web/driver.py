@@ -135,7 +135,7 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
             if slot.human and not slot.replaced:
                 if await _human_turn(session, slot):
                     return
-            elif slot.human and session.spec.absent == "default":
+            elif slot.human and (session.spec.absent == "default" or _rules_absence(session, slot)):
                 _default(session, slot, "absent")
                 return
             else:
@@ -184,12 +184,24 @@ def _default(session: GameSession, slot: Slot, reason: str) -> None:
     slot.agent.stats.fallbacks += 1
     request = session.game.request(slot.seat)
     with contextlib.suppress(IllegalDecision, GameOver):  # already answered
-        if request is not None and request.free_text and reason in ("timeout", "absent"):
-            # a speech nobody gave is shown as such, not as the player's "nothing to add"
+        silent = reason in ("timeout", "absent") and not (
+            request is not None and session.rules_absence(request.kind)
+        )
+        if request is not None and request.free_text and silent:
+            # a speech nobody gave is shown as such, not as the player's "nothing to add";
+            # but a forum window under the variant's inactivity rule gets the engine's
+            # default (no post), or the timeout line would count as the person posting
             session.game.submit(slot.seat, Speech(NO_SPEECH), fallback=reason)
         else:
             session.game.submit_default(slot.seat, reason)
     session.record("timeout" if reason in ("timeout", "absent") else _player_kind(slot))
+
+
+def _rules_absence(session: GameSession, slot: Slot) -> bool:
+    """A replaced person's forum window under the variant's inactivity rule: the
+    default is recorded, no stand-in posts (`GameSession.rules_absence`)."""
+    request = session.game.request(slot.seat) if session.game is not None else None
+    return request is not None and session.rules_absence(request.kind)
 
 
 def _player_kind(slot: Slot) -> str:

@@ -34,6 +34,7 @@ from mafia_arena.rules import Variant
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
+from mafia_arena.web.stand_ins import Moves, tag
 
 _VOTE_FACTS = (Votes, Nomination, NominationTally, Nominees, Runoff, NoExecution, LastDeadDecision)
 _RESULT_FACTS = (NightResult, Blocked, OracleAnswer)
@@ -76,13 +77,17 @@ class Turn:
     """Everyone else of the prompt has answered; the timer was cut short."""
 
 
-def lines(knowledge: Knowledge, start: int = 0) -> list[dict[str, Any]]:
-    """Rendered transcript entries for `knowledge.events[start:]` (empty ones skipped)."""
+def lines(knowledge: Knowledge, start: int = 0, moves: Moves | None = None) -> list[dict[str, Any]]:
+    """Rendered transcript entries for `knowledge.events[start:]` (empty ones skipped).
+
+    `moves` (`web/stand_ins.py`) names the speech and votes a stand-in made for an
+    absent person: those lines say "(stand-in)" after the seat."""
     out = []
     for event in knowledge.events[start:]:
         text = render_event(event, knowledge.seat)
         if not text:
             continue
+        text = tag(text, event.fact, moves)
         entry: dict[str, Any] = {
             "text": text,
             "kind": event.kind,

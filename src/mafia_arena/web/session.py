@@ -35,6 +35,7 @@ from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.rulings import ruling_kinds
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
+from mafia_arena.web.stand_ins import Moves, StandInMoves
 
 
 class Connection:
@@ -154,6 +155,8 @@ class GameSession:
         self.marks: list[str] = []
         """Who made each decision of `game.decisions`: ``player``, ``bot``, ``stand-in``
         (a bot playing for an absent person) or ``timeout`` (the request's default)."""
+        self.stand_ins = StandInMoves()
+        """The stand-in's speech and votes so far: their lines are tagged on every page."""
         self.spec = spec
         self.variant = variant
         self.seed = seed
@@ -300,6 +303,7 @@ class GameSession:
         for seat, view in catch_up(self, decisions).items():
             self.slots[seat].opened = view
         self.marks = [by for _, by in decisions]
+        self.stand_ins = StandInMoves()
         self.persisted = len(self.game.decisions)
         for slot in self.slots:
             if slot.human and not slot.connections:
@@ -447,11 +451,29 @@ class GameSession:
             self.save()
         self.push_all()
 
+    def rules_absence(self, kind: str) -> bool:
+        """Whether the variant's own inactivity rule handles a missed turn of `kind`: a
+        forum window of a variant with ``rules.forum.inactivity_warnings`` (dictator
+        8.5.6: warnings, then disqualification, counted by the engine from the posts).
+        There the default is recorded and no stand-in plays: a stand-in posting for the
+        person would void the rule."""
+        return kind == "forum" and self.variant.rules.forum.inactivity_warnings is not None
+
     def missed_turn(self, seat: int, kind: str) -> None:
         """A person's turn ran out. Day turns count towards `Settings.idle_turns`
         (then a stand-in takes over); night turns only warn, privately: a replacement
-        that followed a night turn would show that the seat has a night role."""
+        that followed a night turn would show that the seat has a night role. A forum
+        window under the variant's inactivity rule (`rules_absence`) only warns: the
+        engine's warnings and disqualification apply."""
         slot = self.slots[seat]
+        if self.rules_absence(kind):
+            self.warn(
+                seat,
+                "Your time ran out; nothing was posted. The variant's inactivity rule "
+                "applies: a day without posts earns a warning, and enough warnings "
+                "disqualify.",
+            )
+            return
         if kind.startswith("night") or not slot.connections:
             self.warn(seat, "Your time ran out; the default was recorded.")
             return
@@ -663,14 +685,21 @@ class GameSession:
             sort_keys=True,
         )
         member = self.member(seat, view)
+        moves = self.moves()
         for conn in list(slot.connections):
-            new = lines(view.knowledge, conn.cursor)
+            new = lines(view.knowledge, conn.cursor, moves)
             reset = conn.cursor == 0
             conn.cursor = len(view.knowledge.events)
             if new or reset:
                 conn.key = None
             conn.send_changed({"type": "state", "reset": reset, "lines": new, **state}, key)
             self.chat.deliver(conn, member)
+
+    def moves(self) -> Moves:
+        """The stand-in's speech and vote facts up to now (`web/stand_ins.py`)."""
+        if self.game is None:
+            return {}
+        return self.stand_ins.update(self.game.events, self.marks)
 
     def push_all(self) -> None:
         for slot in self.slots:

@@ -60,7 +60,8 @@ class Settings:
     - `idle_turns`: day turns in a row a connected person may let run out before a
       stand-in takes the seat (each miss before that is a warning). Only day requests
       count — every living seat gets them — so a replacement never shows who was asked
-      something at night.
+      something at night; nor do forum windows of a variant with its own inactivity
+      rule (dictator), where the engine's warnings apply instead.
     - `db`: the live store (SQLite, `web/db.py`): every game's seats, tokens and
       decisions as they happen, so a restarted server resumes its live games; None keeps
       it in memory (nothing survives a restart).

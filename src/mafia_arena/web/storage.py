@@ -15,7 +15,8 @@ tournament stores them (`game_log`); the record carries ``void``, ``fallback_rec
 and the per-seat split of fallbacks by blame.
 
 `replay_views` rebuilds the game with `runner.replay` and renders every seat's view
-from it, which is the after-game replay of the page, with the moderator's lines and the
+from it, which is the after-game replay of the page (a stand-in's speech and votes
+tagged "(stand-in)" from the log's ``decided_by``), with the moderator's lines and the
 LLM decisions' traces (host views, served only with the replay, after the game).
 """
 
@@ -42,6 +43,7 @@ from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines
+from mafia_arena.web.stand_ins import Moves, stand_in_moves, tag
 
 if TYPE_CHECKING:
     from mafia_arena.web.session import GameSession
@@ -262,6 +264,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
     game = replay(stored)
     if [e.to_json() for e in game.events] != [e.to_json() for e in stored.events]:
         raise ValueError("the log does not replay to the same game")
+    moves = stand_in_moves(game.events, stored.meta.get("decided_by") or [])
     seats = []
     for seat in range(game.players):
         knowledge = SeatTracker(seat).update(game)
@@ -271,7 +274,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
                 "label": name(seat),
                 "agent": stored.seating[seat] if seat < len(stored.seating) else "",
                 "role": game.state.seats[seat].card,
-                "lines": lines(knowledge),
+                "lines": lines(knowledge, moves=moves),
             }
         )
     return {
@@ -280,7 +283,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
         "seed": stored.seed,
         "winner": game.state.winner,
         "seats": seats,
-        "moderator": moderator_lines(game),
+        "moderator": moderator_lines(game, moves),
         # the host view of the LLM decisions (`runner.traces`): served with the replay
         # only, which opens after the game
         "traces": [trace_summary(t, stored.seating) for t in ordered_traces(stored)],
@@ -293,9 +296,10 @@ def ordered_traces(stored: GameLog) -> list[dict[str, Any]]:
     return [t for seq in sorted(placed) for t in placed[seq]] + orphans
 
 
-def moderator_lines(game: Game) -> list[dict[str, Any]]:
+def moderator_lines(game: Game, moves: Moves | None = None) -> list[dict[str, Any]]:
     """The moderator's view of a finished game: every line any seat saw, each private
-    one marked with who saw it (the host's own draws and decision records left out).
+    one marked with who saw it (the host's own draws and decision records left out),
+    a stand-in's speech and votes tagged (`web/stand_ins.py`, from `moves`).
     Served only with the replay, after the game."""
     out = []
     for event in game.events:
@@ -304,6 +308,7 @@ def moderator_lines(game: Game) -> list[dict[str, Any]]:
         text = render_event(event)
         if not text:
             continue
+        text = tag(text, event.fact, moves)
         seen_by = ", ".join(name(s) for s in sorted(event.visibility.seats))
         channel = event.visibility.channel
         out.append(

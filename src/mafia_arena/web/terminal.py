@@ -156,10 +156,16 @@ def short_menu(request: Request) -> list[str]:
         if len(options) == 1 and options[0].target is None and options[0].value is None:
             lines.append(f"  {verb:<14}{request.labels[request.choices.index(options[0])]}")
             continue
-        forms = sorted({_form(c) for c in options})
+        ordered = sorted(options, key=_seat_order)
+        forms = list(dict.fromkeys(_form(c) for c in ordered))
         lines.append(f"  {verb:<14}" + ", ".join(forms))
-    lines.append("  e.g. 'accuse 3'; a number from the full list also works; or type speech")
+    lines.append("  e.g. 'accuse 3', or type what you want to say")
     return lines
+
+
+def _seat_order(choice: Choice) -> tuple[int, str]:
+    """By seat number (P2 before P10), then by value: the order the table sits in."""
+    return (-1 if choice.target is None else choice.target, choice.value or "")
 
 
 def _form(choice: Choice) -> str:

@@ -1,0 +1,54 @@
+"""`mafia-arena serve`'s switches for the operator's settings: which bots creators may
+seat, paid bots, the grace period and idle turns — checked before any server starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.cli.test_cli_errors import assert_one_paragraph, run_cli
+
+from mafia_arena.cli import serve_settings
+from mafia_arena.web import Settings
+from mafia_arena.web.manager import agent_choices
+
+
+def test_the_switches_set_the_servers_settings(tmp_path: Path) -> None:
+    agent_file = tmp_path / "mine.toml"
+    agent_file.write_text('name = "mine"\n')
+    options = serve_settings(
+        allow_agent=["random", str(agent_file), "random"],
+        allow_paid_bots=True,
+        grace=30.5,
+        idle_turns=4,
+    )
+    settings = Settings(**options)
+    assert settings.allowed_agents == ("random", str(agent_file))
+    assert agent_choices(settings) == ["random", str(agent_file)]
+    assert settings.allow_paid_bots is True
+    assert settings.grace == 30.5 and settings.idle_turns == 4
+
+
+def test_without_the_switches_the_defaults_stay() -> None:
+    settings = Settings(**serve_settings())
+    defaults = Settings()
+    assert settings.allowed_agents is None and not settings.allow_paid_bots
+    assert (settings.grace, settings.idle_turns) == (defaults.grace, defaults.idle_turns)
+
+
+@pytest.mark.parametrize(
+    ("args", "parts"),
+    [
+        (["--allow-agent", "nobody"], ("--allow-agent", "unknown agent 'nobody'")),
+        (["--grace", "-1"], ("--grace", "at least 0")),
+        (["--grace", "nan"], ("--grace", "at least 0")),
+        (["--idle-turns", "0"], ("--idle-turns", "at least 1")),
+    ],
+    ids=["unknown-agent", "negative-grace", "nan-grace", "zero-idle-turns"],
+)
+def test_a_bad_switch_is_a_user_error_and_no_server_starts(
+    args: list[str], parts: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = run_cli(["serve", "--port", "1", *args], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, *parts)
