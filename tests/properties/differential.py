@@ -144,8 +144,8 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
             if diff <= {"seat", "role"} and {fa.seat, fb.seat} <= tied:
                 return "an execution drawn among tied seats"
         return None
-    if _immortal_survived(worlds, ea, eb):
-        return "a night's shot: the seat that survives it in one world holds the immortal"
+    if _immune_survived(worlds, ea, eb):
+        return "a kill that the seat's card survives in the other world (IMMUNE)"
     if _silent_successor(worlds, sa, sb, at):
         return (
             "the executed sergeant had inherited the commissar's place, whose role keeps "
@@ -164,18 +164,28 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
     return None
 
 
-def _immortal_survived(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None) -> bool:
-    """Club: one world reports a night death of seat s where the other reports something
-    else, and in the other world s holds the immortal, whom a night's shot does not kill:
-    the survival is the card's public effect, not a leak."""
-    if worlds.variant != "club":
+IMMUNE: dict[str, tuple[str, str]] = {
+    "club": ("night", "immortal"),  # a night's shot does not kill the immortal
+    "dictator": ("murder", "terrorist"),  # the mafia's murder does not kill the terrorist
+}
+"""Per variant: the cause of death a card survives, and that card."""
+
+
+def _immune_survived(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None) -> bool:
+    """One world reports seat s killed (by the cause `IMMUNE` names) where the other
+    reports something else, and in the other world s holds the card that survives that
+    kill (club's immortal, dictator's terrorist): the survival is the card's public
+    effect under the rules, not a leak."""
+    immune = IMMUNE.get(worlds.variant)
+    if immune is None:
         return False
+    cause, card = immune
     for entry, other, deal in ((ea, eb, worlds.deal_b), (eb, ea, worlds.deal_a)):
         fact = entry.fact if entry is not None else None
-        if not (isinstance(fact, Death) and fact.cause == "night"):
+        if not (isinstance(fact, Death) and fact.cause == cause):
             continue
         unlike = other is None or not isinstance(other.fact, Death) or other.fact.seat != fact.seat
-        if unlike and deal[fact.seat] == "immortal":
+        if unlike and deal[fact.seat] == card:
             return True
     return False
 
