@@ -34,6 +34,7 @@ from mafia_arena.engine.catalogue import (
     Allies,
     Ballot,
     Death,
+    GameMasterNotice,
     Narration,
     Reveal,
     SpeechMade,
@@ -136,6 +137,11 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
             allowed |= {"winner", "reason"}
         if diff <= allowed:
             return f"{ea.kind}: {sorted(diff)} follow from the swapped cards"
+        results = isinstance(fa, GameMasterNotice) and isinstance(fb, GameMasterNotice)
+        if results and fa.topic == fb.topic == "result" and diff == {"text"}:
+            # the forum's investigations answer in words (the detective's status, the
+            # matchmaker's same or different party): the answer is the swapped cards'
+            return "a forum investigation's answer follows from the swapped cards"
         deaths = isinstance(fa, Death) and isinstance(fb, Death) and diff <= {"seat", "role"}
         if deaths and worlds.variant == "club" and fa.cause == fb.cause == "night":
             return "a night's shots: who survives follows from the immortal's card"
