@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ from tests.llm.fake_openai import Action, FakeOpenAI, reply
 from mafia_arena.agents.base import Agent
 from mafia_arena.agents.llm_agent import aclose_shared_clients
 from mafia_arena.engine.game import Game
+from mafia_arena.llm.breaker import reset_breakers
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import GameLog, replay
 from mafia_arena.runner.match import MatchResult, play_match
@@ -76,6 +77,19 @@ def set_answer(fake: FakeOpenAI, answer: Answer) -> None:
 def install_auto(fake: FakeOpenAI) -> FakeOpenAI:
     fake.actions = _AutoActions(fake)
     return fake
+
+
+def auto_fake_with_fresh_breakers() -> Iterator[FakeOpenAI]:
+    """A fixture body for tests outside `tests/llm_agent` (whose conftest resets the
+    process-wide endpoint breakers itself): an automatically answering fake server,
+    every breaker closed before and after, the server closed at the end."""
+    server = install_auto(FakeOpenAI())
+    reset_breakers()
+    try:
+        yield server
+    finally:
+        server.close()
+        reset_breakers()
 
 
 SHORT = {"discussion_rounds": 1}

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from tests.llm.fake_openai import Action, FakeOpenAI, error
-from tests.llm_agent.support import install_auto, set_answer
+from tests.llm_agent.support import auto_fake_with_fresh_breakers, set_answer
 from tests.tournament.conftest import write_spec
 from tests.tournament.test_tournament import snapshot
 
@@ -34,13 +34,7 @@ FIRST_VOID = 2  # the endpoint dies as game 2 starts
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    server = install_auto(FakeOpenAI())
-    reset_breakers()
-    try:
-        yield server
-    finally:
-        server.close()
-        reset_breakers()
+    yield from auto_fake_with_fresh_breakers()
 
 
 def tournament(folder: Path, base_url: str) -> Path:

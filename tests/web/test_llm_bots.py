@@ -18,12 +18,11 @@ from typing import Any
 import httpx
 import pytest
 from tests.llm.fake_openai import Action, FakeOpenAI, error, reply
-from tests.llm_agent.support import enum_of, install_auto, set_answer
+from tests.llm_agent.support import auto_fake_with_fresh_breakers, enum_of, set_answer
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, autopilot
 
 from mafia_arena.llm.accounting import attribution
-from mafia_arena.llm.breaker import reset_breakers
 from mafia_arena.results_file import read_records
 from mafia_arena.runner.log import GameLog, traces_path
 
@@ -35,13 +34,7 @@ MARK = "a reason only the host may read"
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    server = install_auto(FakeOpenAI())
-    reset_breakers()
-    try:
-        yield server
-    finally:
-        server.close()
-        reset_breakers()
+    yield from auto_fake_with_fresh_breakers()
 
 
 def agent_file(folder: Path, base_url: str) -> Path:
