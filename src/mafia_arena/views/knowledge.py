@@ -6,11 +6,19 @@ seat may not know) and keeps every fact as an immutable value that is *replaced*
 it changes. `snapshot()` therefore hands out a frozen `Knowledge` in O(fields) — no
 copying of the game so far — and a snapshot never changes when later events arrive.
 
-Readers of the fold: the text view (`transcript()`, rendered once per event and
-shared), the numeric encoder (re-encodes a block only when its fact object changed,
-and walks the append-only tuples from a cursor), the heuristic player (dated records:
-`said`, `ballots`, `nominations`, `deaths`, `team_picks`, `actions`, …), the LLM
-prompt builder and the web page.
+Readers of the fold, none of which rescans the seat's whole stream: the text view
+(`transcript`, rendered once per event and shared), the numeric encoder (re-encodes a
+block only when its fact object changed, and walks the append-only tuples from a
+cursor), the heuristic player (dated records: `said`, `ballots`, `nominations`,
+`deaths`, `team_picks`, `actions`, and for Palermo and the forum `outcomes`,
+`ballots_cast`, `channel_said`, `messages`, `notices`, `offices`, `statuses`, … read
+from a cursor per tuple), the LLM prompt builder (`Knowledge.tagged_lines`: the
+transcript's lines with their tiers) and the web page (`vote_record`, `ended`,
+`outcomes`, `messages`, `newspaper`, `testaments`).
+
+Generic facts live here; what a strategy makes of them (its reading of message text,
+its weights) stays with the strategy. A `Noted` record carries its entry's seat-local
+index, so a reader can merge records of several kinds back into stream order.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """JSON for one seat's page, built only from that seat's `View` and public seating.
 
-Contract: every field comes from `view.knowledge` (events admitted to the seat), the
+Contract: every field comes from `view.knowledge` (the fold of the events admitted to
+the seat: the panels read its dated records, never a rescan of its stream), the
 view's request, the variant's public rule text, or the public roster (names, bot/human,
 presence). Nothing here reads `Game` state, so the page can show nothing its seat may
 not know. Event sequence numbers are deliberately not sent: gaps between the numbers

@@ -2,7 +2,8 @@
 
 At a phase's first ``forum`` request the player plans the phase from what it knows
 (its status, its comrades, game-master results, private messages and testaments it
-received, public reveals) and then hands in one planned item per request, ending with
+received, public reveals: the fold's forum records, each read once from a cursor
+and interpreted here) and then hands in one planned item per request, ending with
 ``pass``. Plans use only offered forms or written forms the request allows, so every
 decision is legal. What it does:
 

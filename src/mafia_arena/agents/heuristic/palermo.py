@@ -3,7 +3,8 @@
 Palermo's requests (`engine.palermo`): ``turn`` (one move of a timed phase),
 ``change_vote``, ``vote_end`` (Lawyer, Corrupt Cop), ``runoff`` and ``last_words``.
 The strategy reads the seat's own knowledge only: its role and allies, the ballots
-cast so far, its private investigation and Pythia results. The rules of thumb:
+cast so far, its private investigation and Pythia results (the fold's `ballots_cast`,
+`outcomes` and `channel_said`, each record read once from a cursor). The rules of thumb:
 
 - vote first, always (absences remove a player): the town votes a known mafioso, else
   joins the leading ballot on a player it does not trust, else a random other; the
