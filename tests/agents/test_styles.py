@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -12,7 +14,7 @@ from mafia_arena.agents.heuristic import STYLES, HeuristicAgent
 from mafia_arena.agents.heuristic.rulebook import rulebook
 from mafia_arena.agents.heuristic.suspicion import evil_looks
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
-from mafia_arena.engine.catalogue import GameEnded, SpeechMade
+from mafia_arena.engine.catalogue import GameEnded, PrivateMessage, SpeechMade
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.match import play_match_sync
 from mafia_arena.seating import seat_agents
@@ -143,3 +145,63 @@ def test_the_first_day_accusations_do_not_echo_one_name() -> None:
 def test_speech_varies(preset: str) -> None:
     said = talk(preset)
     assert len(said.texts) >= said.speeches // 5
+
+
+SEAT_NAME = re.compile(r"\bP\d+\b")
+
+
+@dataclass
+class Said:
+    """What the balanced heuristic wrote over a few all-heuristic forum or Palermo
+    games, by channel ("public", a team channel, "private"), each text with its
+    seat names replaced by ``P#`` (the sentence, whoever it names)."""
+
+    sentences: dict[str, list[str]] = field(default_factory=dict)
+    by_seat: dict[tuple[str, int, int], list[str]] = field(default_factory=dict)
+    """(channel, game, seat) → that seat's sentences in that game, in order."""
+
+    def add(self, channel: str, game: int, seat: int, text: str) -> None:
+        sentence = SEAT_NAME.sub("P#", text)
+        self.sentences.setdefault(channel, []).append(sentence)
+        self.by_seat.setdefault((channel, game, seat), []).append(sentence)
+
+
+@cache
+def said_in(variant_name: str, players: int = 12, games: int = 8) -> Said:
+    variant = load_variant(variant_name)
+    out = Said()
+    for seed in range(games):
+        agents = [make_agent("heuristic") for _ in range(players)]
+        result = play_match_sync(variant, agents, seed, host_key=KEY)
+        for event in result.log.events:
+            fact = event.fact
+            if isinstance(fact, SpeechMade):
+                channel = event.visibility.channel if event.visibility.scope != "public" else None
+                out.add(channel or "public", seed, fact.seat, fact.text)
+            elif isinstance(fact, PrivateMessage):
+                out.add("private", seed, fact.sender, fact.text)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("variant_name", "channel", "at_least"),
+    [
+        ("palermo", "public", 12),
+        ("palermo", "mafia", 6),
+        ("dictator", "public", 12),
+        ("dictator", "private", 15),
+    ],
+)
+def test_palermo_and_forum_speech_varies(variant_name: str, channel: str, at_least: int) -> None:
+    """Many sentences per channel (the canned speech had 1 to 5), and no seat says the
+    same sentence in two posts running."""
+    said = said_in(variant_name)
+    sentences = said.sentences[channel]
+    assert len(sentences) >= 5 * at_least  # enough speech for the count to mean something
+    assert len(set(sentences)) >= at_least, sorted(set(sentences))
+    if channel == "private":
+        return  # replies to several writers in one phase may share a sentence
+    for (where, _, seat), posts in said.by_seat.items():
+        if where == channel:
+            repeats = [a for a, b in itertools.pairwise(posts) if a == b]
+            assert not repeats, (seat, repeats)

@@ -30,6 +30,23 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from mafia_arena.agents.heuristic.context import Context
+from mafia_arena.agents.heuristic.forum_words import (
+    ADS,
+    DEATH_NOTES,
+    EXIT_POSTS,
+    GUILTY_NOTES,
+    INNOCENT_NOTES,
+    LAST_WORDS,
+    POSTS,
+    QUESTIONS,
+    REPLIES,
+    REPLY_SUSPECTS,
+    SUSPECT_POSTS,
+    TEAM_NOTES,
+    WATCH_ADS,
+    say,
+)
+from mafia_arena.agents.heuristic.talk import phrasebook
 from mafia_arena.engine.catalogue import (
     DeliveredTestament,
     Fact,
@@ -41,6 +58,8 @@ from mafia_arena.engine.catalogue import (
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
 from mafia_arena.views.knowledge import Knowledge, Noted
 
+INVESTIGATORS = frozenset({"detective", "matchmaker"})
+"""The roles that cannot act while in office, and so never vote for themselves."""
 GUILTY = re.compile(r"\bP(\d+) ist Mafioso\.")
 INNOCENT = re.compile(r"\bP(\d+) ist kein Mafioso\.")
 
@@ -64,6 +83,9 @@ class _Seen:
         self.unanswered: list[int] = []
         self.discredited: set[int] = set()
         self.told: list[tuple[int, int]] = []  # (sender, named) of each private "ist Mafioso"
+        self.last_exit: tuple[int, str] | None = None  # (seat, status shown) of the latest
+        self.own_guilty: list[int] = []  # named "ist Mafioso" in the seat's own results
+        self.own_cleared: list[int] = []  # named "ist kein Mafioso" in them
 
     def advance(self, k: Knowledge, me: int) -> None:
         """Read the records the fold gained since the last call, in stream order (a
@@ -90,13 +112,18 @@ class _Seen:
         if isinstance(fact, GameMasterNotice) and fact.topic == "result":
             self.results.append(fact.text)
             self._read(fact.text, weight=3)
+            self.own_guilty += [int(m.group(1)) - 1 for m in GUILTY.finditer(fact.text)]
+            self.own_cleared += [int(m.group(1)) - 1 for m in INNOCENT.finditer(fact.text)]
         elif isinstance(fact, GameMasterNotice):  # the investigations list
             self.investigated_me |= f"queried: {name(me)}" in fact.text
         elif isinstance(fact, PrivateMessage) and fact.sender != me:
             self.told += [(fact.sender, int(m.group(1)) - 1) for m in GUILTY.finditer(fact.text)]
             self._read(fact.text, weight=1)
-            if fact.sender not in self.unanswered:
-                self.unanswered.append(fact.sender)
+            notice = len(fact.recipients) > 1 and (
+                GUILTY.search(fact.text) or INNOCENT.search(fact.text)
+            )
+            if not notice and fact.sender not in self.unanswered:  # a passed-on result
+                self.unanswered.append(fact.sender)  # to the table needs no answer
         elif isinstance(fact, PrivateMessage):
             self.unanswered = [s for s in self.unanswered if s not in fact.recipients]
         elif isinstance(fact, DeliveredTestament):
@@ -104,9 +131,11 @@ class _Seen:
         elif isinstance(fact, Office):
             self.dictator = fact.dictator
             self.citizen_executions = 0
-        elif isinstance(fact, StatusShown) and fact.status.startswith("Bürger"):
-            self.citizen_executions += 1
-            self.discredited |= {sender for sender, named in self.told if named == fact.seat}
+        elif isinstance(fact, StatusShown):
+            self.last_exit = (fact.seat, fact.status)
+            if fact.status.startswith("Bürger"):
+                self.citizen_executions += 1
+                self.discredited |= {sender for sender, named in self.told if named == fact.seat}
 
     def _read(self, text: str, weight: int) -> None:
         for match in GUILTY.finditer(text):
@@ -136,6 +165,12 @@ class Reading:
         """Who wrote to the seat privately since it last wrote back to them."""
         self.discredited = set(seen.discredited)
         """Who named in a private message a player whose exit then showed a citizen."""
+        self.last_exit = seen.last_exit
+        """The latest exit's seat and the status shown for it, if any."""
+        self.own_guilty = [s for s in seen.own_guilty if s not in seen.cleared]
+        """The seats the game master's results named mafiosi, in the order found."""
+        self.own_cleared = list(seen.own_cleared)
+        """The seats the game master's results named no mafiosi, in the order found."""
         self.guilty = dict(seen.guilty)
         for sender, named in seen.told:  # a word from a discredited sender weighs nothing
             if sender in self.discredited and named in self.guilty:
@@ -188,17 +223,17 @@ def make_plan(ctx: Context) -> list[Decision]:
     """This phase's items, in order (see the module doc)."""
     read = Reading(ctx)
     rng, me, town = ctx.rng, ctx.me, ctx.town
+    words = phrasebook(ctx)
     comrades = sorted(s for s in ctx.k.allies if ctx.k.alive[s])
     living = [s for s in ctx.k.living() if s != me]
     suspects = [s for s in sorted(read.guilty, key=lambda s: -read.guilty[s]) if s in living]
     suspect = suspects[0] if suspects and town else None
     plan: list[Decision] = []
     night = ctx.k.phase == "night"
+    # an investigator's new results first: a phase's window may close on a long plan
+    plan += passed_on(ctx, read)
     # the thread
-    if suspect is not None:
-        plan.append(Speech(f"I am suspicious of {name(suspect)}.", shared_choice("post")))
-    else:
-        plan.append(Speech(rng.choice(LINES), shared_choice("post")))
+    plan.append(Speech(thread_post(ctx, read, suspect), shared_choice("post")))
     # the office
     ballots = offered(ctx, "ballot") or offered(ctx, "revolution")
     if ballots and night:
@@ -218,28 +253,29 @@ def make_plan(ctx: Context) -> list[Decision]:
     if heirs and ctx.notes.get("successor") not in heirs:
         ctx.notes["successor"] = heirs[0]
         plan.append(shared_choice("successor", heirs[0]))
-    # private messages: first an answer to whoever wrote
+    # private messages: first an answer to whoever wrote, then the seat's own results
     plan += answers(ctx, read)
     if suspect is not None and read.dictator is not None and read.dictator != me:
-        plan.append(
-            Speech(
-                f"{name(suspect)} ist Mafioso. Please execute.", shared_choice("pm", read.dictator)
-            )
-        )
+        text = say(words, "guilty", GUILTY_NOTES, t=name(suspect))
+        plan.append(Speech(text, shared_choice("pm", read.dictator)))
     elif comrades and night and len(comrades) > 1:
         group = ".".join(str(s) for s in comrades)
-        plan.append(Speech("Keep quiet; vote with us.", Choice("pm", None, group)))
+        plan.append(Speech(say(words, "team", TEAM_NOTES), Choice("pm", None, group)))
     elif comrades:
-        plan.append(Speech("Keep quiet; vote with us.", shared_choice("pm", comrades[0])))
+        plan.append(Speech(say(words, "team", TEAM_NOTES), shared_choice("pm", comrades[0])))
     elif living and rng.random() < 0.5:
-        plan.append(Speech("Whom do you trust?", shared_choice("pm", rng.choice(living))))
+        question = say(words, "question", QUESTIONS)
+        plan.append(Speech(question, shared_choice("pm", rng.choice(living))))
     frame = framing(ctx, read, comrades)
     if frame is not None:
         plan.append(frame)
     # the newspaper
     if rng.random() < 0.3:
         owned = ctx.request.info.get("pseudonyms") or []
-        text = f"Watch {name(suspect)}." if suspect is not None else rng.choice(ADS)
+        if suspect is not None:
+            text = say(words, "watch", WATCH_ADS, t=name(suspect))
+        else:
+            text = say(words, "ad", ADS)
         if owned:
             plan.append(Speech(text, Choice("ad", None, str(owned[0]))))  # type: ignore[index]
         else:
@@ -248,18 +284,65 @@ def make_plan(ctx: Context) -> list[Decision]:
     owned = ctx.request.info.get("pseudonyms") or []
     if owned and comrades and rng.random() < 0.1:
         plan.append(Speech("", Choice("give", rng.choice(comrades), str(owned[0]))))  # type: ignore[index]
-    # the testament: results go privately to a dictator who is not a suspect
+    # the testament: an investigator's results go to the whole table (a dictator alone
+    # may be a mafioso, and every citizen's ballot reads them)
     if not ctx.notes.get("testament") or (
         read.results and ctx.notes.get("testament") != read.results
     ):
         ctx.notes["testament"] = list(read.results) or True
-        words = " ".join(read.results) or "I played for my side to the end."
+        words_left = " ".join(read.results) or say(words, "last", LAST_WORDS)
         dictator = read.dictator
         if read.results and dictator is not None and dictator != me and dictator not in read.guilty:
-            plan.append(Speech(words, Choice("testament", None, str(dictator))))
+            plan.append(Speech(words_left, Choice("testament", None, str(dictator))))
         else:
-            plan.append(Speech(words, shared_choice("testament", None, "public")))
+            plan.append(Speech(words_left, shared_choice("testament", None, "public")))
     return plan
+
+
+def thread_post(ctx: Context, read: Reading, suspect: int | None) -> str:
+    """This phase's thread post: the prime suspect (a citizen with a lead), now and
+    then a look back at the latest exit, else a remark with nothing in it."""
+    words = phrasebook(ctx)
+    if suspect is not None:
+        return say(words, "suspect", SUSPECT_POSTS, t=name(suspect))
+    exit_ = read.last_exit
+    if exit_ is not None and words.rng.random() < 0.4:
+        seat, status = exit_
+        kind = (
+            "citizen"
+            if status.startswith("Bürger")
+            else "mafia"
+            if status.startswith("Mafia")
+            else "hidden"
+        )
+        return say(words, f"exit:{kind}", EXIT_POSTS[kind], s=name(seat))
+    return say(words, "post", POSTS)
+
+
+def passed_on(ctx: Context, read: Reading) -> list[Decision]:
+    """An investigator's new results, told at once to every other living player in one
+    group message, in the game master's own words ("P<n> ist Mafioso.", "P<n> ist kein
+    Mafioso."): each citizen's reading then counts them, so a citizen dictator (this
+    one or the next) executes the mafioso, and the citizens neither elect him nor keep
+    him in office but gather their election and revolution ballots on the cleared
+    player (scattered ballots hand the office to the mafia's united ones). Each result
+    once, and only about a player still in the game; never to the named mafioso."""
+    if not ctx.town:
+        return []
+    told: set[int] = ctx.notes.setdefault("forum_passed_on", set())
+    living = [s for s in ctx.k.living() if s != ctx.me]
+    guilty = [s for s in read.own_guilty if s not in told and s in living]
+    cleared = [s for s in read.own_cleared if s not in told and s in living and s not in guilty]
+    others = [s for s in living if s not in read.own_guilty]
+    if not (guilty or cleared) or not others:
+        return []
+    told.update(guilty + cleared)
+    words = phrasebook(ctx)
+    text = " ".join(
+        [say(words, "guilty", GUILTY_NOTES, t=name(s)) for s in guilty]
+        + [say(words, "innocent", INNOCENT_NOTES, t=name(s)) for s in cleared]
+    )
+    return [Speech(text, Choice("pm", None, ".".join(str(s) for s in others)))]
 
 
 def framing(ctx: Context, read: Reading, comrades: list[int]) -> Speech | None:
@@ -291,7 +374,8 @@ def framing(ctx: Context, read: Reading, comrades: list[int]) -> Speech | None:
     goats = [s for s in order if k.alive[s] and s not in team and s != dictator]
     if not goats:
         return None
-    return Speech(f"{name(goats[0])} ist Mafioso. Please execute.", shared_choice("pm", dictator))
+    text = say(phrasebook(ctx), "guilty", GUILTY_NOTES, t=name(goats[0]))
+    return Speech(text, shared_choice("pm", dictator))
 
 
 def answers(ctx: Context, read: Reading) -> list[Decision]:
@@ -300,16 +384,17 @@ def answers(ctx: Context, read: Reading) -> list[Decision]:
     answered = ctx.notes.setdefault(f"answered:{ctx.k.phase}:{ctx.day}", set())
     living = set(ctx.k.living())
     out: list[Decision] = []
+    words = phrasebook(ctx)
     town_suspect = (
         [s for s in sorted(read.guilty, key=lambda s: -read.guilty[s])] if ctx.town else []
     )
     for sender in [s for s in read.unanswered if s in living and s not in answered][:2]:
         answered.add(sender)
-        words = f"Thanks for writing, {name(sender)}."
+        text = say(words, "reply", REPLIES, s=name(sender))
         named = [s for s in town_suspect if s != sender and s in living]
         if named:
-            words += f" I suspect {name(named[0])}."
-        out.append(Speech(words, shared_choice("pm", sender)))
+            text += say(words, "reply_suspect", REPLY_SUSPECTS, t=name(named[0]))
+        out.append(Speech(text, shared_choice("pm", sender)))
     return out
 
 
@@ -322,10 +407,15 @@ def ballot(ctx: Context, read: Reading, comrades: list[int], targets: list[int])
             return None
         picks = [s for s in comrades if s in targets] or ([me] if me in targets else [])
         return picks[0] if picks else None
-    if not electing and read.citizen_executions < 2:
+    unnamed = [s for s in targets if s not in read.guilty]
+    cleared = [s for s in unnamed if s in read.cleared]
+    named = read.dictator is not None and read.dictator in read.guilty
+    if not electing and read.citizen_executions < 2 and not (named and cleared):
         return None
-    trusted = [s for s in targets if s in read.cleared] or ([me] if me in targets else [])
-    return rng.choice(trusted or targets)
+    if ctx.k.role in INVESTIGATORS:  # in office an investigator could no longer investigate
+        unnamed = [s for s in unnamed if s != me]
+    trusted = cleared or ([me] if me in unnamed else [])
+    return rng.choice(trusted or unnamed or targets)
 
 
 def execution(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int:
@@ -347,7 +437,7 @@ def role_forms(ctx: Context, read: Reading, comrades: list[int]) -> list[Decisio
         victim = rng.choice(murder)
         out.append(
             Speech(
-                f"{name(victim)} was found at dawn with a single black rose.",
+                say(phrasebook(ctx), "death", DEATH_NOTES, t=name(victim)),
                 shared_choice("murder", victim),
             )
         )
@@ -360,7 +450,8 @@ def role_forms(ctx: Context, read: Reading, comrades: list[int]) -> list[Decisio
     passport = [s for s in offered(ctx, "passport") if s in comrades] or offered(ctx, "passport")
     if passport:
         out.append(shared_choice("passport", rng.choice(passport)))
-    queries = [s for s in offered(ctx, "query") if s != read.dictator and s not in read.cleared]
+    known = read.cleared | set(read.own_guilty)
+    queries = [s for s in offered(ctx, "query") if s != read.dictator and s not in known]
     if queries:
         out.append(shared_choice("query", rng.choice(queries)))
     pairs = [
@@ -371,16 +462,3 @@ def role_forms(ctx: Context, read: Reading, comrades: list[int]) -> list[Decisio
     if pairs:
         out.append(rng.choice(pairs))
     return out
-
-
-LINES = (
-    "I am a citizen and I am watching the votes.",
-    "Who has been quiet so far?",
-    "Let us not rush the next execution.",
-    "The dictator should explain his choice.",
-)
-ADS = (
-    "Someone here is not who they claim to be.",
-    "Follow the votes, not the words.",
-    "The night was too quiet.",
-)

@@ -43,18 +43,30 @@ from mafia_arena.agents.heuristic.palermo_claims import (
     is_bluffer,
     named_mafia,
 )
+from mafia_arena.agents.heuristic.talk import phrasebook
 from mafia_arena.engine.catalogue import NightResult, OracleAnswer
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
 from mafia_arena.engine.palermo.roles import DETECTIVE, MAFIA_TEAM, MEDIUM, RIVAL
-from mafia_arena.engine.speech_acts import render_act
+from mafia_arena.speech.phrasing import Reason
 
 _VERB = attrgetter("verb")
 _PROPOSAL = re.compile(r"\b(kill|vote) P(\d{1,2})\b")
 """A channel proposal names its aim as "kill P<n>" (tonight's victim) or "vote P<n>"."""
 CHANNEL_LINES = {
-    "kill": "Tonight we kill P{n}; set it so.",
-    "vote": "Today we vote P{n}; put your ballot there.",
+    "kill": (
+        "Tonight we kill P{n}; set it so.",
+        "Let's kill P{n} tonight.",
+        "I say we kill P{n}; everyone set it.",
+        "Our target: kill P{n} before dawn.",
+    ),
+    "vote": (
+        "Today we vote P{n}; put your ballot there.",
+        "Let's all vote P{n} today.",
+        "I say we vote P{n}; stay together.",
+        "Everyone vote P{n}, no stragglers.",
+    ),
 }
+"""A channel proposal's phrasings per aim; each names it as ``_PROPOSAL`` reads it."""
 _MAFIA_CAMP_ROLES = frozenset(
     {"known_a", "known_b", "hidden", "archmafioso", "corrupt_cop", "prostitute"}
 )
@@ -297,9 +309,10 @@ def _turn(ctx: Context) -> Decision:
         if ballot is not None:
             return ballot
     if "post" in by_verb:
-        acts = _post(ctx, phase)
+        reasons: dict[Choice, Reason] = {}
+        acts = _post(ctx, phase, reasons)
         if acts:
-            text = " ".join(render_act(act) for act in acts)
+            text = phrasebook(ctx).speech(acts, reasons, ctx.view.knowledge.day)
             ctx.notes["palermo_post"] = Speech(text, acts[-1])
             return by_verb["post"][0]
     if "vote" in by_verb and not _mafia_side(ctx):
@@ -342,7 +355,8 @@ def _channel_post(
     posted.add((k.day, kind))
     if not isinstance(pick, Choice) or pick.target is None:
         return None
-    ctx.notes["palermo_post"] = Speech(CHANNEL_LINES[kind].format(n=pick.target + 1))
+    line = phrasebook(ctx).pick(f"channel:{kind}", CHANNEL_LINES[kind])
+    ctx.notes["palermo_post"] = Speech(line.format(n=pick.target + 1))
     return by_verb["post_channel"][0]
 
 
@@ -364,7 +378,7 @@ def _withdraw(ctx: Context) -> bool:
     return False
 
 
-def _post(ctx: Context, phase: str) -> list[Choice]:
+def _post(ctx: Context, phase: str, reasons: dict[Choice, Reason]) -> list[Choice]:
     """What to say now, if anything (the acts of one post). The good camp names each
     mafioso it knows (a check, Pythia, its introduction) as soon as it may, once each
     and only while no believed claim has named him yet, so the table can vote him the
@@ -373,7 +387,9 @@ def _post(ctx: Context, phase: str) -> list[Choice]:
     impostor alone); a Rival Mafioso named by a check says what he is (once). The mafia
     camp's designated fake checker (`palermo_claims.bluff_post`) posts its fake claim
     once a day; the others, in the afternoon and once a day, back a partner's fake
-    result or now and then accuse a non-ally."""
+    result or now and then accuse a non-ally. Where an act rests on an earlier event
+    (the impostor's claim, the table's doubts, the target's ballot today), `reasons`
+    gets it, for the phrasebook to say first."""
     k = ctx.view.knowledge
     seat = ctx.view.seat
     alive = set(k.living())
@@ -386,10 +402,13 @@ def _post(ctx: Context, phase: str) -> list[Choice]:
         named = set(named_mafia(k, credibility(k)))
         found = sorted(t for t in _enemies_known(ctx) if t in alive and t not in named)
         checker = k.role in (DETECTIVE, MEDIUM) and not ctx.notes.get("palermo_role_said")
-        impostor = any(s != seat for s in claimants(k, k.role or ""))
-        if checker and (found or impostor):
+        impostors = [s for s in claimants(k, k.role or "") if s != seat]
+        if checker and (found or impostors):
             ctx.notes["palermo_role_said"] = True
-            acts.append(shared_choice("claim_role", None, k.role))
+            claim = shared_choice("claim_role", None, k.role)
+            acts.append(claim)
+            if impostors:
+                reasons[claim] = Reason("counter_claim", impostors[0])
         if found:
             acts.append(shared_choice("claim_result", found[0], "mafia"))
         return acts
@@ -404,10 +423,18 @@ def _post(ctx: Context, phase: str) -> list[Choice]:
     posted.add(k.day)
     backed = frames(k, _friends(ctx)) if ctx.style.back_bluffer else []
     if backed:
-        return [shared_choice("accuse", backed[0])]
+        accuse = shared_choice("accuse", backed[0])
+        reasons[accuse] = Reason("pressure", backed[0])
+        return [accuse]
     if ctx.rng.random() < 0.2:
         others = sorted(t for t in alive if t not in _friends(ctx))
-        return [shared_choice("accuse", ctx.rng.choice(others))] if others else []
+        if not others:
+            return []
+        target = ctx.rng.choice(others)
+        accuse = shared_choice("accuse", target)
+        if target in _ballots_now(ctx):
+            reasons[accuse] = Reason("vote", target, None, k.day)
+        return [accuse]
     return []
 
 
