@@ -300,9 +300,7 @@ def grounded(mem: Memory, k: Knowledge) -> bool:
     return any(said.claim.kind in ("claim_role", "claim_result") for said in mem.said)
 
 
-def momentum(
-    mem: Memory, day: int, a: Assessment, *, evidence: bool = True
-) -> dict[int, float]:
+def momentum(mem: Memory, day: int, a: Assessment, *, evidence: bool = True) -> dict[int, float]:
     """Today's pressure on each seat: accusations and nominations by trusted seats.
 
     Without `evidence` (see `grounded`) the accusations on one seat count for at most
