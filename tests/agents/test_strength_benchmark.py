@@ -4,7 +4,6 @@ its verdicts and the rows it prints, on a few real games and on constructed tall
 from __future__ import annotations
 
 import pytest
-
 from benchmarks.heuristic_strength import (
     BASELINE,
     CONFIGS,

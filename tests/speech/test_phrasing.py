@@ -7,10 +7,9 @@ import random
 
 import pytest
 
-from mafia_arena.rules import load_variant
-
 from mafia_arena.engine.choices import PASS, Choice
 from mafia_arena.engine.speech_acts import render_act
+from mafia_arena.rules import load_variant
 from mafia_arena.speech.claims import Claim, extract_claims
 from mafia_arena.speech.phrasing import (
     CONNECTORS,
@@ -19,10 +18,10 @@ from mafia_arena.speech.phrasing import (
     Phrasebook,
     Reason,
     _lower_first,
-    role_name,
-    with_article,
     phrasings,
     reason_sentences,
+    role_name,
+    with_article,
 )
 
 ROLES = ["detective", "doctor", "commissar", "villager", "mafioso", "citizen", "civilian"]

@@ -4,15 +4,16 @@ A turn may carry several acts (claim a role, then each check result, then an
 accusation); the seat's `Phrasebook` (`speech.phrasing`) says them in one of several
 phrasings each, after a reason drawn from the record where there is one ("P3 voted for
 P5 yesterday, and P5 was a villager."), and every reader — the claim extractor, an LLM,
-a human — reads the acts back. Town accuses its top suspect once it has a reason
-of its own (with nothing to go on — before any ballot, card, night death or claim —
-each seat names its own hunch or keeps quiet, so the table does not echo one name;
-the table's pressure alone counts little), and vouches for players it trusts; a checker reveals when it
-has found mafia, is counter-claimed or is in danger, then announces each result once; a
-protector claims only to save itself. The mafia accuse the scapegoat the table already
-leans to once there is evidence (hunches before, like town), back a partner's fake results, and one designated mafioso per team (the
-style's `bluff_chance`) poses as the checker with invented results. The `Style` sets
-the thresholds.
+a human — reads the acts back. Town accuses its top suspect once it has a reason of
+its own (with nothing to go on — before any ballot, card, night death or claim — each
+seat names its own hunch or keeps quiet, so the table does not echo one name; the
+table's pressure alone counts little), and vouches for players it trusts; a checker
+reveals when it has found mafia, is counter-claimed or is in danger, then announces
+each result once; a protector claims only to save itself. The mafia accuse the
+scapegoat the table already leans to once there is evidence (hunches before, as town
+does), back a partner's fake results, and one designated mafioso per team (the style's
+`bluff_chance`) poses as the checker with invented results. The `Style` sets the
+thresholds.
 """
 
 from __future__ import annotations
