@@ -120,6 +120,11 @@ class Game:
             return None
         return self._pending.get(seat)
 
+    def unanswered(self) -> int:
+        """How many pending requests still wait for an answer (`len(pending())`,
+        without building the map)."""
+        return len(self._pending) - len(self._answers)
+
     def submit(self, seat: int, decision: Decision | str, *, fallback: str = "") -> None:
         """Record one seat's decision; advance when all pending seats have answered."""
         if self.state.over:

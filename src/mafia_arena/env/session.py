@@ -160,7 +160,7 @@ class GameSession:
     def submit(self, seat: int, decision: Choice | Speech) -> None:
         """Answer the engine for a pending seat; remembers a completed prompt."""
         game = self.current
-        last = set(game.pending()) <= {seat}
+        last = game.unanswered() <= 1  # only this seat's answer is missing (or none)
         game.submit(seat, decision)
         self._completed = self._completed or last
 
@@ -318,7 +318,7 @@ class GameSession:
                 f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
             )
         choice = self.table.choice_of(self.absolute(seat, index))
-        if choice not in request.choices:
+        if not request.offers(choice):  # by identity first: the table's choices are shared
             raise IllegalActionError(
                 f"player_{seat}: action {index} ({choice.key}) is not legal for "
                 f"{request.kind!r}; legal ids: {self.table.ids(request)}"
