@@ -19,7 +19,8 @@ Contract
 * A definition's ``prompt_template`` (relative to ``agents/prompts/``) may name a folder,
   whose files override the defaults by name, or a single file, which replaces the
   ``system`` template only.
-* :func:`transcript_lines` turns a seat's knowledge into tagged lines and
+* :func:`transcript_lines` reads a seat's transcript as tagged lines from its fold
+  (rendered and tiered once per entry, `views.knowledge.Transcript`) and
   :func:`fit_transcript` keeps them under a character budget (the agent file's
   ``max_prompt_chars``). What the seat alone knows (its role, allies, night results,
   role changes, team channels) and the skeleton of the game (phases, deaths, cards) are
@@ -47,9 +48,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from string import Template
 
-from mafia_arena.engine.events import SeatEvent
-from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.text import render_event
+from mafia_arena.views.knowledge import Knowledge, TranscriptLine
 
 __all__ = [
     "PLACEHOLDERS",
@@ -210,33 +209,12 @@ def _per_kind_files(folder: Path) -> dict[str, Path]:
 
 # ---------------------------------------------------------------------- transcript window
 
-#: Public event kinds that are the skeleton of the game: never dropped.
-_SKELETON = frozenset({"setup", "phase", "death", "reveal", "game_over", "role", "allies"})
-
-
-@dataclass(frozen=True, slots=True)
-class TranscriptLine:
-    """One rendered line of a seat's transcript and how readily it may be dropped:
-    ``tier`` 0 never, 1 first (old public speech), 2 next (other old public lines)."""
-
-    text: str
-    tier: int
-
-
-def _tier(event: SeatEvent) -> int:
-    if event.private or event.kind in _SKELETON:
-        return 0  # the seat's own knowledge, or the game's skeleton
-    return 1 if event.kind == "speech" else 2
-
 
 def transcript_lines(knowledge: Knowledge) -> list[TranscriptLine]:
-    """The seat's transcript as tagged lines (events that render to nothing skipped)."""
-    lines = []
-    for event in knowledge.events:
-        text = render_event(event, knowledge.seat)
-        if text:
-            lines.append(TranscriptLine(text, _tier(event)))
-    return lines
+    """The seat's transcript as tagged lines (events that render to nothing skipped):
+    the fold's shared transcript, each entry rendered and tiered once
+    (`views.knowledge.TranscriptLine`)."""
+    return knowledge.tagged_lines()
 
 
 def _omitted(count: int) -> str:

@@ -6,11 +6,19 @@ seat may not know) and keeps every fact as an immutable value that is *replaced*
 it changes. `snapshot()` therefore hands out a frozen `Knowledge` in O(fields) — no
 copying of the game so far — and a snapshot never changes when later events arrive.
 
-Readers of the fold: the text view (`transcript()`, rendered once per event and
-shared), the numeric encoder (re-encodes a block only when its fact object changed,
-and walks the append-only tuples from a cursor), the heuristic player (dated records:
-`said`, `ballots`, `nominations`, `deaths`, `team_picks`, `actions`, …), the LLM
-prompt builder and the web page.
+Readers of the fold, none of which rescans the seat's whole stream: the text view
+(`transcript`, rendered once per event and shared), the numeric encoder (re-encodes a
+block only when its fact object changed, and walks the append-only tuples from a
+cursor), the heuristic player (dated records: `said`, `ballots`, `nominations`,
+`deaths`, `team_picks`, `actions`, and for Palermo and the forum `outcomes`,
+`ballots_cast`, `channel_said`, `messages`, `notices`, `offices`, `statuses`, … read
+from a cursor per tuple), the LLM prompt builder (`Knowledge.tagged_lines`: the
+transcript's lines with their tiers) and the web page (`vote_record`, `ended`,
+`outcomes`, `messages`, `newspaper`, `testaments`).
+
+Generic facts live here; what a strategy makes of them (its reading of message text,
+its weights) stays with the strategy. A `Noted` record carries its entry's seat-local
+index, so a reader can merge records of several kinds back into stream order.
 """
 
 from __future__ import annotations
@@ -21,28 +29,41 @@ from dataclasses import fields as dataclass_fields
 from functools import lru_cache
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any, overload
+from typing import Any, Generic, TypeVar, overload
 
 from mafia_arena.engine.catalogue import (
     Allies,
+    Ballot,
+    Blocked,
     CardDealt,
     Death,
+    DeliveredTestament,
+    Fact,
     GameEnded,
+    GameMasterNotice,
     GroupPicks,
+    LastDeadDecision,
+    Newspaper,
     NightAction,
     NightResult,
     NoDeath,
+    NoExecution,
     Nomination,
+    NominationTally,
     Nominees,
+    Office,
     OracleAnswer,
     PhaseStart,
+    PrivateMessage,
     Reveal,
     RoleChange,
     RoleDealt,
+    Runoff,
     Setup,
     Silenced,
     SpeechMade,
     StateChanged,
+    StatusShown,
     Votes,
 )
 from mafia_arena.engine.events import SeatEvent
@@ -52,6 +73,43 @@ from mafia_arena.speech.claims import Claim, extract_claims
 EMPTY: Mapping[Any, Any] = MappingProxyType({})
 Renders = dict[int, tuple[SeatEvent, "str | None"]]
 """Rendered lines by entry identity (each value keeps its entry alive)."""
+F = TypeVar("F", bound=Fact, covariant=True)  # a record of a result is a record of a fact
+_F = TypeVar("_F", bound=Fact)
+
+
+@dataclass(frozen=True, slots=True)
+class Noted(Generic[F]):
+    """One dated record: where the entry stands in the seat's stream (`at`, the
+    seat-local index, so records of different kinds can be put back in stream order),
+    the entry itself (day, phase, channel) and its fact, typed."""
+
+    at: int
+    entry: SeatEvent
+    fact: F
+
+    @property
+    def day(self) -> int:
+        return self.entry.day
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptLine:
+    """One rendered line of a seat's transcript and how readily a shortened transcript
+    may drop it: ``tier`` 0 never, 1 first (public speech), 2 next (other public lines)."""
+
+    text: str
+    tier: int
+
+
+SKELETON = frozenset({"setup", "phase", "death", "reveal", "game_over", "role", "allies"})
+"""Public event kinds that are the skeleton of the game: their lines are never dropped."""
+
+
+def line_tier(entry: SeatEvent) -> int:
+    """The `TranscriptLine.tier` of an entry's line (it depends on the entry alone)."""
+    if entry.private or entry.kind in SKELETON:
+        return 0  # the seat's own knowledge, or the game's skeleton
+    return 1 if entry.kind == "speech" else 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +174,26 @@ class Transcript:
     done yet and returns the non-empty lines of the first `n` entries. A line depends on
     the entry alone, so the seats of one game may share `renders` (entry identity →
     line): an event admitted to ten seats is then rendered once, not ten times.
+    `tagged(n)` gives the same lines with their tier (`TranscriptLine`), for the LLM
+    prompt builder's shortened transcript.
     """
 
-    __slots__ = ("_ends", "_entries", "_joined", "_joined_lines", "_lines", "_renders", "seat")
+    __slots__ = (
+        "_ends",
+        "_entries",
+        "_joined",
+        "_joined_lines",
+        "_lines",
+        "_renders",
+        "_tagged",
+        "seat",
+    )
 
     def __init__(self, entries: list[SeatEvent], seat: int, renders: Renders | None = None) -> None:
         self._entries = entries
         self._renders: Renders = {} if renders is None else renders
         self._lines: list[str] = []
+        self._tagged: list[TranscriptLine] = []
         self._ends: list[int] = []  # number of lines after each entry
         self._joined = ""
         self._joined_lines = 0
@@ -132,7 +202,7 @@ class Transcript:
     def _end(self, count: int) -> int:
         from mafia_arena.views.text import render_event  # text renders facts; it imports this
 
-        ends, lines, renders = self._ends, self._lines, self._renders
+        ends, lines, tagged, renders = self._ends, self._lines, self._tagged, self._renders
         for entry in self._entries[len(ends) : count]:
             known = renders.get(id(entry))
             if known is None:
@@ -142,11 +212,16 @@ class Transcript:
                 line = known[1]
             if line:
                 lines.append(line)
+                tagged.append(TranscriptLine(line, line_tier(entry)))
             ends.append(len(lines))
         return ends[count - 1] if count else 0
 
     def lines(self, count: int) -> list[str]:
         return self._lines[: self._end(count)]
+
+    def tagged(self, count: int) -> list[TranscriptLine]:
+        """The first `count` entries' lines with their tiers (rendered once, kept)."""
+        return self._tagged[: self._end(count)]
 
     def text(self, count: int) -> str:
         """The first `count` entries' lines joined by newlines (extended, not rebuilt)."""
@@ -202,6 +277,31 @@ class Knowledge:
     in variants without player states (there every seat is alive or dead)."""
     card: str | None
     """Palermo: the intrigue card this seat holds now (None: none, or used)."""
+    vote_record: tuple[Noted[Fact], ...]
+    """The public voting record (ballots, nominations, tallies, runoffs, no-execution,
+    the last dead's decision; not at night) of the latest day that had one."""
+    ballots_cast: Mapping[int, int]
+    """Palermo: voter → target of the `Ballot`s cast on day `ballots_cast_day`, as
+    cast (a later ballot replaces one); a voter who leaves Active loses his."""
+    ballots_cast_day: int
+    ended: GameEnded | None
+    """The game's end as announced (every card, the winners), once it is over."""
+    outcomes: tuple[Noted[NightResult | Blocked | OracleAnswer], ...]
+    """The seat's own results, in order: night results, blocks, Pythia answers."""
+    channel_said: tuple[tuple[int, int, str], ...]
+    """(day, speaker, text) of each speech in a channel the seat is in."""
+    messages: tuple[Noted[PrivateMessage], ...]
+    """Forum: the private messages the seat sent or received."""
+    newspaper: Newspaper | None
+    """Forum: the latest newspaper edition."""
+    testaments: tuple[Noted[DeliveredTestament], ...]
+    """Forum: the testaments delivered to the seat (public ones and its own)."""
+    notices: Mapping[str, tuple[Noted[GameMasterNotice], ...]]
+    """Forum: the game master's private notices to the seat, by topic."""
+    offices: tuple[Noted[Office], ...]
+    """Forum: each change of the dictatorship (the holder is the latest's `dictator`)."""
+    statuses: tuple[Noted[StatusShown], ...]
+    """Forum: the status announced for each player who left the game."""
     events: Entries
     transcript: Transcript
 
@@ -223,6 +323,10 @@ class Knowledge:
     def lines(self) -> list[str]:
         """The seat's transcript lines so far (rendered once, shared with the fold)."""
         return self.transcript.lines(len(self.events))
+
+    def tagged_lines(self) -> list[TranscriptLine]:
+        """`lines()` with each line's tier (see `TranscriptLine`)."""
+        return self.transcript.tagged(len(self.events))
 
     def text(self) -> str:
         """The seat's transcript so far as one string (see `views.text`)."""
@@ -270,6 +374,18 @@ class KnowledgeFold:
         self.over = False
         self.states: tuple[str, ...] = ()
         self.card: str | None = None
+        self.vote_record: tuple[Noted[Fact], ...] = ()
+        self.ballots_cast: Mapping[int, int] = EMPTY
+        self.ballots_cast_day = -1
+        self.ended: GameEnded | None = None
+        self.outcomes: tuple[Noted[NightResult | Blocked | OracleAnswer], ...] = ()
+        self.channel_said: tuple[tuple[int, int, str], ...] = ()
+        self.messages: tuple[Noted[PrivateMessage], ...] = ()
+        self.newspaper: Newspaper | None = None
+        self.testaments: tuple[Noted[DeliveredTestament], ...] = ()
+        self.notices: Mapping[str, tuple[Noted[GameMasterNotice], ...]] = EMPTY
+        self.offices: tuple[Noted[Office], ...] = ()
+        self.statuses: tuple[Noted[StatusShown], ...] = ()
         self._snapshot: Knowledge | None = None
 
     @property
@@ -314,6 +430,22 @@ def _put(mapping: Mapping[Any, Any], key: Any, value: Any) -> Mapping[Any, Any]:
     return MappingProxyType({**mapping, key: value})
 
 
+def _noted(k: KnowledgeFold, f: _F, e: SeatEvent) -> Noted[_F]:
+    """`f` dated by its entry, the latest of the seat's stream (`apply` appended it)."""
+    return Noted(len(k.entries) - 1, e, f)
+
+
+def _vote_fact(k: KnowledgeFold, f: Fact, e: SeatEvent) -> None:
+    """Keep the latest voting day's record: a later day's first fact starts it anew."""
+    if e.phase == "night":
+        return
+    record = k.vote_record
+    if not record or e.day > record[0].day:
+        k.vote_record = (_noted(k, f, e),)
+    elif e.day == record[0].day:
+        k.vote_record = (*record, _noted(k, f, e))
+
+
 # ---------------------------------------------------------------------- handlers
 def _setup(k: KnowledgeFold, f: Setup, _: SeatEvent) -> None:
     k.players = f.players
@@ -351,8 +483,9 @@ def _reveal(k: KnowledgeFold, f: Reveal, _: SeatEvent) -> None:
     k.revealed = _put(k.revealed, f.seat, f.role)
 
 
-def _night_result(k: KnowledgeFold, f: NightResult, _: SeatEvent) -> None:
+def _night_result(k: KnowledgeFold, f: NightResult, e: SeatEvent) -> None:
     k.results = (*k.results, f)
+    k.outcomes = (*k.outcomes, _noted(k, f, e))
     if f.action == "check" and f.targets:
         k.checks = _put(k.checks, f.targets[0], f.result)
         if f.result in ("mafia", "innocent"):
@@ -360,6 +493,8 @@ def _night_result(k: KnowledgeFold, f: NightResult, _: SeatEvent) -> None:
 
 
 def _speech(k: KnowledgeFold, f: SpeechMade, e: SeatEvent) -> None:
+    if e.channel is not None:
+        k.channel_said = (*k.channel_said, (e.day, f.seat, f.text))
     if f.kind == "night_chat":  # team talk is not a public claim
         k.team_chat = (*k.team_chat, (e.day, f.seat, f.text))
         return
@@ -370,15 +505,25 @@ def _speech(k: KnowledgeFold, f: SpeechMade, e: SeatEvent) -> None:
 
 def _votes(k: KnowledgeFold, f: Votes, e: SeatEvent) -> None:
     k.ballots = (*k.ballots, (e.day, f))
+    _vote_fact(k, f, e)
 
 
 def _nomination(k: KnowledgeFold, f: Nomination, e: SeatEvent) -> None:
     k.nominations = (*k.nominations, (e.day, f.round, f.seat, f.target))
     k.nominations_today = (*k.nominations_today, (f.seat, f.target))
+    _vote_fact(k, f, e)
 
 
 def _nominees(k: KnowledgeFold, f: Nominees, e: SeatEvent) -> None:
     k.nominees = _put(k.nominees, e.day, f.seats)
+    _vote_fact(k, f, e)
+
+
+def _ballot(k: KnowledgeFold, f: Ballot, e: SeatEvent) -> None:
+    if e.day != k.ballots_cast_day:
+        k.ballots_cast, k.ballots_cast_day = MappingProxyType({f.seat: f.target}), e.day
+    else:
+        k.ballots_cast = _put(k.ballots_cast, f.seat, f.target)
 
 
 def _no_death(k: KnowledgeFold, f: NoDeath, e: SeatEvent) -> None:
@@ -418,6 +563,10 @@ def _state(k: KnowledgeFold, f: StateChanged, e: SeatEvent) -> None:
         k.revealed = _put(k.revealed, f.seat, f.role)
     if f.state != "active":
         k.deaths = (*k.deaths, (e.day, f.seat, f.cause))
+        if e.day == k.ballots_cast_day and f.seat in k.ballots_cast:
+            k.ballots_cast = MappingProxyType(
+                {s: t for s, t in k.ballots_cast.items() if s != f.seat}
+            )
 
 
 def _card(k: KnowledgeFold, f: CardDealt, _: SeatEvent) -> None:
@@ -425,7 +574,8 @@ def _card(k: KnowledgeFold, f: CardDealt, _: SeatEvent) -> None:
         k.card = f.card or None
 
 
-def _oracle(k: KnowledgeFold, f: OracleAnswer, _: SeatEvent) -> None:
+def _oracle(k: KnowledgeFold, f: OracleAnswer, e: SeatEvent) -> None:
+    k.outcomes = (*k.outcomes, _noted(k, f, e))
     if f.question == "mafia":  # a yes/no on the formal team reads like a check
         result = "mafia" if f.answer else "innocent"
         k.checks = _put(k.checks, f.target, result)
@@ -433,8 +583,36 @@ def _oracle(k: KnowledgeFold, f: OracleAnswer, _: SeatEvent) -> None:
 
 
 def _game_over(k: KnowledgeFold, f: GameEnded, _: SeatEvent) -> None:
-    k.over, k.winner = True, f.winner
+    k.over, k.winner, k.ended = True, f.winner, f
     k.revealed = MappingProxyType({**k.revealed, **f.roles})
+
+
+def _blocked(k: KnowledgeFold, f: Blocked, e: SeatEvent) -> None:
+    k.outcomes = (*k.outcomes, _noted(k, f, e))
+
+
+def _message(k: KnowledgeFold, f: PrivateMessage, e: SeatEvent) -> None:
+    k.messages = (*k.messages, _noted(k, f, e))
+
+
+def _newspaper(k: KnowledgeFold, f: Newspaper, _: SeatEvent) -> None:
+    k.newspaper = f
+
+
+def _testament(k: KnowledgeFold, f: DeliveredTestament, e: SeatEvent) -> None:
+    k.testaments = (*k.testaments, _noted(k, f, e))
+
+
+def _notice(k: KnowledgeFold, f: GameMasterNotice, e: SeatEvent) -> None:
+    k.notices = _put(k.notices, f.topic, (*k.notices.get(f.topic, ()), _noted(k, f, e)))
+
+
+def _office(k: KnowledgeFold, f: Office, e: SeatEvent) -> None:
+    k.offices = (*k.offices, _noted(k, f, e))
+
+
+def _status(k: KnowledgeFold, f: StatusShown, e: SeatEvent) -> None:
+    k.statuses = (*k.statuses, _noted(k, f, e))
 
 
 CHANGES: dict[type, frozenset[str]] = {
@@ -444,20 +622,32 @@ CHANGES: dict[type, frozenset[str]] = {
     Allies: frozenset({"allies"}),
     Death: frozenset({"alive", "revealed", "deaths"}),
     Reveal: frozenset({"revealed"}),
-    NightResult: frozenset({"results", "checks", "known_results"}),
-    SpeechMade: frozenset({"team_chat", "said"}),
-    Votes: frozenset({"ballots"}),
-    Nomination: frozenset({"nominations", "nominations_today"}),
-    Nominees: frozenset({"nominees"}),
+    NightResult: frozenset({"results", "checks", "known_results", "outcomes"}),
+    SpeechMade: frozenset({"team_chat", "said", "channel_said"}),
+    Votes: frozenset({"ballots", "vote_record"}),
+    Nomination: frozenset({"nominations", "nominations_today", "vote_record"}),
+    Nominees: frozenset({"nominees", "vote_record"}),
+    NominationTally: frozenset({"vote_record"}),
+    Runoff: frozenset({"vote_record"}),
+    NoExecution: frozenset({"vote_record"}),
+    LastDeadDecision: frozenset({"vote_record"}),
+    Ballot: frozenset({"ballots_cast", "ballots_cast_day"}),
     NoDeath: frozenset({"quiet_nights"}),
     GroupPicks: frozenset({"team_picks", "latest_picks"}),
     NightAction: frozenset({"actions"}),
     Silenced: frozenset({"silenced"}),
     PhaseStart: frozenset({"nominations_today", "silenced", "latest_picks"}),
-    GameEnded: frozenset({"over", "winner", "revealed"}),
-    StateChanged: frozenset({"states", "alive", "revealed", "deaths"}),
+    GameEnded: frozenset({"over", "winner", "revealed", "ended"}),
+    StateChanged: frozenset({"states", "alive", "revealed", "deaths", "ballots_cast"}),
     CardDealt: frozenset({"card"}),
-    OracleAnswer: frozenset({"checks", "known_results"}),
+    OracleAnswer: frozenset({"checks", "known_results", "outcomes"}),
+    Blocked: frozenset({"outcomes"}),
+    PrivateMessage: frozenset({"messages"}),
+    Newspaper: frozenset({"newspaper"}),
+    DeliveredTestament: frozenset({"testaments"}),
+    GameMasterNotice: frozenset({"notices"}),
+    Office: frozenset({"offices"}),
+    StatusShown: frozenset({"statuses"}),
 }
 """The `Knowledge` fields each kind of fact may replace (besides `day`, `phase` and
 `events`, which every entry sets). Readers that keep derived state (the numeric
@@ -476,6 +666,11 @@ _HANDLERS: dict[type, Any] = {
     Votes: _votes,
     Nomination: _nomination,
     Nominees: _nominees,
+    NominationTally: _vote_fact,
+    Runoff: _vote_fact,
+    NoExecution: _vote_fact,
+    LastDeadDecision: _vote_fact,
+    Ballot: _ballot,
     NoDeath: _no_death,
     GroupPicks: _group_picks,
     NightAction: _night_action,
@@ -485,6 +680,13 @@ _HANDLERS: dict[type, Any] = {
     StateChanged: _state,
     CardDealt: _card,
     OracleAnswer: _oracle,
+    Blocked: _blocked,
+    PrivateMessage: _message,
+    Newspaper: _newspaper,
+    DeliveredTestament: _testament,
+    GameMasterNotice: _notice,
+    Office: _office,
+    StatusShown: _status,
 }
 
 

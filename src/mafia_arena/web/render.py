@@ -1,6 +1,7 @@
 """JSON for one seat's page, built only from that seat's `View` and public seating.
 
-Contract: every field comes from `view.knowledge` (events admitted to the seat), the
+Contract: every field comes from `view.knowledge` (the fold of the events admitted to
+the seat: the panels read its dated records, never a rescan of its stream), the
 view's request, the variant's public rule text, or the public roster (names, bot/human,
 presence). Nothing here reads `Game` state, so the page can show nothing its seat may
 not know. Event sequence numbers are deliberately not sent: gaps between the numbers
@@ -13,31 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mafia_arena.engine.catalogue import (
-    Blocked,
-    DeliveredTestament,
-    GameEnded,
-    LastDeadDecision,
-    Newspaper,
-    NightResult,
-    NoExecution,
-    Nomination,
-    NominationTally,
-    Nominees,
-    OracleAnswer,
-    PrivateMessage,
-    Runoff,
-    SpeechMade,
-    Votes,
-)
+from mafia_arena.engine.catalogue import NominationTally, SpeechMade, Votes
 from mafia_arena.rules import Variant
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
 from mafia_arena.web.stand_ins import Moves, tag
-
-_VOTE_FACTS = (Votes, Nomination, NominationTally, Nominees, Runoff, NoExecution, LastDeadDecision)
-_RESULT_FACTS = (NightResult, Blocked, OracleAnswer)
 
 
 @dataclass(frozen=True)
@@ -154,17 +136,16 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
     moment it is complete until the next day's vote: the panel keeps the last day that
     voted (``day``) and says whether that is today (``today``).
     """
-    voting = [e for e in knowledge.events if isinstance(e.fact, _VOTE_FACTS) and e.phase != "night"]
+    voting = knowledge.vote_record  # the fold keeps the latest voting day's record
     if not voting:
         return {"day": None, "today": False, "entries": []}
-    latest = max(e.day for e in voting)
+    latest = voting[0].day
     entries = []
-    for event in voting:
-        if event.day != latest:
-            continue
+    for noted in voting:
+        event, fact = noted.entry, noted.fact
         entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event)}
-        if isinstance(event.fact, Votes | NominationTally):
-            entry["tally"] = [{"label": name(s), "count": c} for s, c in event.fact.tally.items()]
+        if isinstance(fact, Votes | NominationTally):
+            entry["tally"] = [{"label": name(s), "count": c} for s, c in fact.tally.items()]
         entries.append(entry)
     today = latest == knowledge.day and knowledge.phase == "day"
     return {"day": latest, "today": today, "entries": entries}
@@ -172,51 +153,51 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
 
 def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
     """After the game: every card and who won, from the public game_over event."""
-    for event in reversed(knowledge.events):
-        f = event.fact
-        if isinstance(f, GameEnded):
-            return {
-                "winner": f.winner,
-                "reason": f.reason,
-                "seats": [
-                    {
-                        "seat": s,
-                        "label": name(s),
-                        "role": r,
-                        "faction": f.factions.get(s),
-                        "won": s in f.winners,
-                    }
-                    for s, r in sorted(f.roles.items())
-                ],
+    f = knowledge.ended
+    if f is None:
+        return None
+    return {
+        "winner": f.winner,
+        "reason": f.reason,
+        "seats": [
+            {
+                "seat": s,
+                "label": name(s),
+                "role": r,
+                "faction": f.factions.get(s),
+                "won": s in f.winners,
             }
-    return None
+            for s, r in sorted(f.roles.items())
+        ],
+    }
 
 
 def _forum_panel(knowledge: Knowledge) -> dict[str, Any] | None:
     """The forum's channels as the seat has them: its private conversations, the latest
-    newspaper edition, the testaments delivered to it (all from its own stream)."""
-    messages, testaments = [], []
-    edition: dict[str, Any] | None = None
-    for event in knowledge.events:
-        f = event.fact
-        if isinstance(f, PrivateMessage):
-            messages.append(
-                {
-                    "from": name(f.sender),
-                    "to": [name(r) for r in f.recipients],
-                    "text": f.text,
-                    "day": event.day,
-                    "phase": event.phase,
-                }
-            )
-        elif isinstance(f, Newspaper):
-            ads = [{"pseudonym": p, "text": t} for p, t in zip(f.pseudonyms, f.texts, strict=True)]
-            edition = {"edition": f.edition, "ads": ads}
-        elif isinstance(f, DeliveredTestament):
-            testaments.append({"author": name(f.author), "text": f.text, "public": f.public})
-    if not messages and edition is None and not testaments:
+    newspaper edition, the testaments delivered to it (the fold's records of its own
+    stream; the latest 40 messages)."""
+    k = knowledge
+    if not k.messages and k.newspaper is None and not k.testaments:
         return None
-    return {"messages": messages[-40:], "newspaper": edition, "testaments": testaments}
+    messages = [
+        {
+            "from": name(m.fact.sender),
+            "to": [name(r) for r in m.fact.recipients],
+            "text": m.fact.text,
+            "day": m.entry.day,
+            "phase": m.entry.phase,
+        }
+        for m in k.messages[-40:]
+    ]
+    edition: dict[str, Any] | None = None
+    if (f := k.newspaper) is not None:
+        ads = [{"pseudonym": p, "text": t} for p, t in zip(f.pseudonyms, f.texts, strict=True)]
+        edition = {"edition": f.edition, "ads": ads}
+    testaments = [
+        {"author": name(t.fact.author), "text": t.fact.text, "public": t.fact.public}
+        for t in k.testaments
+    ]
+    return {"messages": messages, "newspaper": edition, "testaments": testaments}
 
 
 def _players(k: Knowledge, roster: list[SeatInfo], me: int | None) -> list[dict[str, Any]]:
@@ -257,7 +238,7 @@ def snapshot(
             "last_call": turn.last_call,
         },
         **_panels(k),
-        "results": [render_event(e, k.seat) for e in k.events if isinstance(e.fact, _RESULT_FACTS)],
+        "results": [render_event(o.entry, k.seat) for o in k.outcomes],
     }
 
 

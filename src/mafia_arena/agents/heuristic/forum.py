@@ -2,7 +2,8 @@
 
 At a phase's first ``forum`` request the player plans the phase from what it knows
 (its status, its comrades, game-master results, private messages and testaments it
-received, public reveals) and then hands in one planned item per request, ending with
+received, public reveals: the fold's forum records, each read once from a cursor
+and interpreted here) and then hands in one planned item per request, ending with
 ``pass``. Plans use only offered forms or written forms the request allows, so every
 decision is legal. What it does:
 
@@ -25,16 +26,20 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
+from operator import attrgetter
 
 from mafia_arena.agents.heuristic.context import Context
 from mafia_arena.engine.catalogue import (
     DeliveredTestament,
+    Fact,
     GameMasterNotice,
     Office,
     PrivateMessage,
     StatusShown,
 )
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
+from mafia_arena.views.knowledge import Knowledge, Noted
 
 GUILTY = re.compile(r"\bP(\d+) ist Mafioso\.")
 INNOCENT = re.compile(r"\bP(\d+) ist kein Mafioso\.")
@@ -44,10 +49,12 @@ def name(seat: int) -> str:
     return f"P{seat + 1}"
 
 
-class Reading:
-    """What the seat has read in its stream that a forum plan needs."""
+class _Seen:
+    """The forum records the seat has read so far, each once (kept in the agent's
+    notes): a cursor per append-only record tuple of the fold, and what was read."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self) -> None:
+        self.read: dict[str, int] = {}  # record tuple → how many of it are read
         self.guilty: dict[int, int] = {}
         self.cleared: set[int] = set()
         self.citizen_executions = 0
@@ -55,37 +62,51 @@ class Reading:
         self.investigated_me = False
         self.results: list[str] = []
         self.unanswered: list[int] = []
-        """Who wrote to the seat privately since it last wrote back to them."""
         self.discredited: set[int] = set()
-        """Who named in a private message a player whose exit then showed a citizen."""
-        told: list[tuple[int, int]] = []  # (sender, named) of each private "ist Mafioso"
-        for entry in ctx.k.events:
-            fact = entry.fact
-            if isinstance(fact, GameMasterNotice) and fact.topic == "result":
-                self.results.append(fact.text)
-                self._read(fact.text, weight=3)
-            elif isinstance(fact, GameMasterNotice) and fact.topic == "investigations":
-                self.investigated_me |= f"queried: {name(ctx.me)}" in fact.text
-            elif isinstance(fact, PrivateMessage) and fact.sender != ctx.me:
-                told += [(fact.sender, int(m.group(1)) - 1) for m in GUILTY.finditer(fact.text)]
-                self._read(fact.text, weight=1)
-                if fact.sender not in self.unanswered:
-                    self.unanswered.append(fact.sender)
-            elif isinstance(fact, PrivateMessage):
-                self.unanswered = [s for s in self.unanswered if s not in fact.recipients]
-            elif isinstance(fact, DeliveredTestament):
-                self._read(fact.text, weight=2)
-            elif isinstance(fact, Office):
-                self.dictator = fact.dictator
-                self.citizen_executions = 0
-            elif isinstance(fact, StatusShown) and fact.status.startswith("Bürger"):
-                self.citizen_executions += 1
-                self.discredited |= {sender for sender, named in told if named == fact.seat}
-        for sender, named in told:  # a word from a discredited sender weighs nothing
-            if sender in self.discredited and named in self.guilty:
-                self.guilty[named] -= 1
-                if self.guilty[named] <= 0:
-                    del self.guilty[named]
+        self.told: list[tuple[int, int]] = []  # (sender, named) of each private "ist Mafioso"
+
+    def advance(self, k: Knowledge, me: int) -> None:
+        """Read the records the fold gained since the last call, in stream order (a
+        status shown discredits only the senders who wrote before it)."""
+        tuples: dict[str, Sequence[Noted[Fact]]] = {
+            "result": k.notices.get("result", ()),
+            "investigations": k.notices.get("investigations", ()),
+            "messages": k.messages,
+            "testaments": k.testaments,
+            "offices": k.offices,
+            "statuses": k.statuses,
+        }
+        new: list[Noted[Fact]] = []
+        for key, records in tuples.items():
+            start = self.read.get(key, 0)
+            if len(records) > start:
+                new += records[start:]
+                self.read[key] = len(records)
+        new.sort(key=_AT)
+        for noted in new:
+            self._apply(noted.fact, me)
+
+    def _apply(self, fact: Fact, me: int) -> None:
+        if isinstance(fact, GameMasterNotice) and fact.topic == "result":
+            self.results.append(fact.text)
+            self._read(fact.text, weight=3)
+        elif isinstance(fact, GameMasterNotice):  # the investigations list
+            self.investigated_me |= f"queried: {name(me)}" in fact.text
+        elif isinstance(fact, PrivateMessage) and fact.sender != me:
+            self.told += [(fact.sender, int(m.group(1)) - 1) for m in GUILTY.finditer(fact.text)]
+            self._read(fact.text, weight=1)
+            if fact.sender not in self.unanswered:
+                self.unanswered.append(fact.sender)
+        elif isinstance(fact, PrivateMessage):
+            self.unanswered = [s for s in self.unanswered if s not in fact.recipients]
+        elif isinstance(fact, DeliveredTestament):
+            self._read(fact.text, weight=2)
+        elif isinstance(fact, Office):
+            self.dictator = fact.dictator
+            self.citizen_executions = 0
+        elif isinstance(fact, StatusShown) and fact.status.startswith("Bürger"):
+            self.citizen_executions += 1
+            self.discredited |= {sender for sender, named in self.told if named == fact.seat}
 
     def _read(self, text: str, weight: int) -> None:
         for match in GUILTY.finditer(text):
@@ -93,6 +114,34 @@ class Reading:
             self.guilty[seat] = self.guilty.get(seat, 0) + weight
         for match in INNOCENT.finditer(text):
             self.cleared.add(int(match.group(1)) - 1)
+
+
+_AT = attrgetter("at")
+
+
+class Reading:
+    """What the seat has read from the fold's forum records that a forum plan needs
+    (game-master results and investigations, private messages, testaments, the office,
+    statuses shown), up to this decision."""
+
+    def __init__(self, ctx: Context) -> None:
+        seen: _Seen = ctx.notes.setdefault("forum_seen", _Seen())
+        seen.advance(ctx.k, ctx.me)
+        self.cleared = set(seen.cleared)
+        self.citizen_executions = seen.citizen_executions
+        self.dictator = seen.dictator
+        self.investigated_me = seen.investigated_me
+        self.results = list(seen.results)
+        self.unanswered = list(seen.unanswered)
+        """Who wrote to the seat privately since it last wrote back to them."""
+        self.discredited = set(seen.discredited)
+        """Who named in a private message a player whose exit then showed a citizen."""
+        self.guilty = dict(seen.guilty)
+        for sender, named in seen.told:  # a word from a discredited sender weighs nothing
+            if sender in self.discredited and named in self.guilty:
+                self.guilty[named] -= 1
+                if self.guilty[named] <= 0:
+                    del self.guilty[named]
 
 
 def forum_decision(ctx: Context) -> Decision:

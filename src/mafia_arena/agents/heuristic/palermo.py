@@ -3,7 +3,8 @@
 Palermo's requests (`engine.palermo`): ``turn`` (one move of a timed phase),
 ``change_vote``, ``vote_end`` (Lawyer, Corrupt Cop), ``runoff`` and ``last_words``.
 The strategy reads the seat's own knowledge only: its role and allies, the ballots
-cast so far, its private investigation and Pythia results. The rules of thumb:
+cast so far, its private investigation and Pythia results (the fold's `ballots_cast`,
+`outcomes` and `channel_said`, each record read once from a cursor). The rules of thumb:
 
 - vote first, always (absences remove a player): the town votes a known mafioso, else
   joins the leading ballot on a player it does not trust, else a random other; the
@@ -27,7 +28,7 @@ cast so far, its private investigation and Pythia results. The rules of thumb:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
 from operator import attrgetter
@@ -42,15 +43,8 @@ from mafia_arena.agents.heuristic.palermo_claims import (
     is_bluffer,
     named_mafia,
 )
-from mafia_arena.engine.catalogue import (
-    Ballot,
-    NightResult,
-    OracleAnswer,
-    SpeechMade,
-    StateChanged,
-)
+from mafia_arena.engine.catalogue import NightResult, OracleAnswer
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
-from mafia_arena.engine.events import SeatEvent
 from mafia_arena.engine.palermo.roles import DETECTIVE, MAFIA_TEAM, MEDIUM, RIVAL
 from mafia_arena.engine.speech_acts import render_act
 
@@ -85,13 +79,14 @@ def palermo_decision(ctx: Context) -> Decision:
 
 @dataclass
 class _Seen:
-    """What the seat has read from its stream so far, read once per entry."""
+    """What the strategy has read from the fold's records so far, each record once."""
 
-    position: int = 0
+    outcomes: int = 0
+    """How many of the fold's `outcomes` (results, Pythia answers) are read."""
+    channel: int = 0
+    """How many of the fold's `channel_said` are read."""
     enemies: set[int] = field(default_factory=set)
     cleared: set[int] = field(default_factory=set)
-    ballots: dict[int, int] = field(default_factory=dict)
-    day: int = -1
     proposals: dict[tuple[int, str], dict[int, int]] = field(default_factory=dict)
     """(day, ``kill`` or ``vote``) → channel member → the seat they proposed."""
 
@@ -103,65 +98,32 @@ def _seen(ctx: Context) -> _Seen:
 
 
 def _fold(ctx: Context) -> None:
-    """Fold the new entries of the seat's stream (investigations, Pythia, ballots).
+    """Read the fold's new records: investigation results, Pythia answers (who is
+    formally mafia) and channel proposals (the strategy's own "kill P<n>" convention).
 
-    Kept in the agent's notes and extended, never rebuilt: a Palermo game asks a seat
-    hundreds of times, and rescanning the stream each time would make a game quadratic.
-    Run once per decision; the strategy's helpers then read the result (`_seen`).
+    Kept in the agent's notes with a cursor per append-only record tuple, never rebuilt:
+    a Palermo game asks a seat hundreds of times. Run once per decision; the strategy's
+    helpers then read the result (`_seen`). Today's ballots are the fold's own record
+    (`_ballots_now`).
     """
     seen: _Seen = ctx.notes.setdefault("palermo_seen", _Seen())
-    events = ctx.view.knowledge.events
-    for entry in events[seen.position :]:
-        if entry.day != seen.day:
-            seen.day, seen.ballots = entry.day, {}
-        reader = _READERS.get(type(entry.fact))
-        if reader is not None:
-            reader(seen, entry)
-    seen.position = len(events)
-
-
-def _read_result(seen: _Seen, entry: SeatEvent) -> None:
-    f: NightResult = entry.fact  # type: ignore[assignment]
-    if f.targets and f.result == "mafia":
-        seen.enemies.add(f.targets[0])
-    elif f.targets and f.result == "innocent":
-        seen.cleared.add(f.targets[0])
-
-
-def _read_oracle(seen: _Seen, entry: SeatEvent) -> None:
-    f: OracleAnswer = entry.fact  # type: ignore[assignment]
-    if f.question == "mafia":
-        (seen.enemies if f.answer else seen.cleared).add(f.target)
-
-
-def _read_ballot(seen: _Seen, entry: SeatEvent) -> None:
-    f: Ballot = entry.fact  # type: ignore[assignment]
-    seen.ballots[f.seat] = f.target
-
-
-def _read_state(seen: _Seen, entry: SeatEvent) -> None:
-    f: StateChanged = entry.fact  # type: ignore[assignment]
-    if f.state != "active":
-        seen.ballots.pop(f.seat, None)
-
-
-def _read_speech(seen: _Seen, entry: SeatEvent) -> None:
-    f: SpeechMade = entry.fact  # type: ignore[assignment]
-    match = _PROPOSAL.search(f.text) if entry.channel is not None else None
-    if match is not None:
-        aims = seen.proposals.setdefault((entry.day, match.group(1)), {})
-        aims[f.seat] = int(match.group(2)) - 1
-
-
-_READERS: dict[type, Callable[[_Seen, SeatEvent], None]] = {
-    NightResult: _read_result,
-    OracleAnswer: _read_oracle,
-    Ballot: _read_ballot,
-    StateChanged: _read_state,
-    SpeechMade: _read_speech,
-}
-"""The entries the fold reads, by fact type (one dictionary look-up per entry: a seat's
-stream carries every public ballot, and the fold sees each entry once)."""
+    k = ctx.view.knowledge
+    for noted in k.outcomes[seen.outcomes :]:
+        f = noted.fact
+        if isinstance(f, NightResult):
+            if f.targets and f.result == "mafia":
+                seen.enemies.add(f.targets[0])
+            elif f.targets and f.result == "innocent":
+                seen.cleared.add(f.targets[0])
+        elif isinstance(f, OracleAnswer) and f.question == "mafia":
+            (seen.enemies if f.answer else seen.cleared).add(f.target)
+    seen.outcomes = len(k.outcomes)
+    for day, speaker, text in k.channel_said[seen.channel :]:
+        match = _PROPOSAL.search(text)
+        if match is not None:
+            aims = seen.proposals.setdefault((day, match.group(1)), {})
+            aims[speaker] = int(match.group(2)) - 1
+    seen.channel = len(k.channel_said)
 
 
 def _enemies_known(ctx: Context) -> set[int]:
@@ -193,10 +155,11 @@ def _friends(ctx: Context) -> set[int]:
     return {ctx.view.seat}
 
 
-def _ballots_now(ctx: Context) -> dict[int, int]:
-    """The ballots cast this round, as the public ballot events show them."""
-    seen = _seen(ctx)
-    return seen.ballots if seen.day == ctx.view.knowledge.day else {}
+def _ballots_now(ctx: Context) -> Mapping[int, int]:
+    """The ballots cast this round, as the public ballot events show them (the fold's
+    record of the current day's ballots)."""
+    k = ctx.view.knowledge
+    return k.ballots_cast if k.ballots_cast_day == k.day else {}
 
 
 def _pick_vote(ctx: Context, options: list[Choice]) -> Choice | None:
@@ -361,7 +324,7 @@ def _proposal(ctx: Context, kind: str) -> int | None:
 
 
 def _channel_post(
-    ctx: Context, by_verb: dict[str, list[Choice]], ballots: dict[int, int]
+    ctx: Context, by_verb: dict[str, list[Choice]], ballots: Mapping[int, int]
 ) -> Choice | None:
     """Propose tonight's victim (a mafioso about to pick) or today's ballot (about to
     vote) in the channel, once each, when a fellow member is there to read it."""
@@ -477,7 +440,7 @@ def _night_pick(ctx: Context, verb: str, options: list[Choice]) -> Decision:
 
 
 def _card_move(
-    ctx: Context, by_verb: dict[str, list[Choice]], phase: str, ballots: dict[int, int]
+    ctx: Context, by_verb: dict[str, list[Choice]], phase: str, ballots: Mapping[int, int]
 ) -> Choice | None:
     rng = ctx.rng
     friends = _friends(ctx)
