@@ -191,14 +191,20 @@ def test_last_dead_town_condemns_the_suspect_and_mafia_spare_their_own() -> None
     assert target(mafia.decide(view)) == 4
 
 
-@pytest.mark.parametrize("action", [*sorted(NIGHT_STRATEGIES), "unheard_of"])
-@pytest.mark.parametrize(("role", "faction"), [(V, "town"), (M, "mafia")])
-def test_every_night_action_picks_a_target_rather_than_pass(
-    action: str, role: str, faction: str
-) -> None:
-    choices = (PASS, *(Choice("target", s) for s in (1, 2, 3, 4)))
+def night_decides(
+    action: str,
+    role: str,
+    faction: str,
+    *,
+    optional: bool = True,
+    events: tuple[tuple[str, dict, frozenset[int] | None], ...] = (),
+) -> tuple[Choice, tuple[Choice, ...]]:
+    """Seat 0's decision on a night request of `action` (targets 1-4; with a pass if
+    `optional`), and the request's choices."""
+    targets = tuple(Choice("target", s) for s in (1, 2, 3, 4))
     if action == "check_or_kill":
-        choices = (PASS, *(Choice(v, s) for v in ("check", "kill") for s in (1, 2, 3, 4)))
+        targets = tuple(Choice(v, s) for v in ("check", "kill") for s in (1, 2, 3, 4))
+    choices = (PASS, *targets) if optional else targets
     request = Request(
         0,
         f"night:{action}",
@@ -208,12 +214,42 @@ def test_every_night_action_picks_a_target_rather_than_pass(
         info={"step": action, "action": action},
     )
     view = synthetic_view(
-        "standard", {M: 1, DOC: 1, DET: 1, V: 2}, 0, role, faction, request, phase="night"
+        "standard", {M: 1, DOC: 1, DET: 1, V: 2}, 0, role, faction, request, events, phase="night"
     )
     agent = HeuristicAgent(strict=True)
     agent.reset(0, 0)
     decision = agent.decide(view)
-    assert decision in choices and target(decision) is not None
+    assert isinstance(decision, Choice)
+    return decision, choices
+
+
+@pytest.mark.parametrize("action", [*sorted(NIGHT_STRATEGIES), "unheard_of"])
+@pytest.mark.parametrize(("role", "faction"), [(V, "town"), (M, "mafia")])
+def test_every_night_action_picks_a_target_rather_than_pass(
+    action: str, role: str, faction: str
+) -> None:
+    """(Except a town shot on nothing: see the next test.)"""
+    decision, choices = night_decides(action, role, faction)
+    assert decision in choices
+    if action == "shoot" and faction == "town":
+        assert decision == PASS
+    else:
+        assert target(decision) is not None
+
+
+def test_a_town_shooter_fires_only_on_a_strong_read_and_holds_otherwise() -> None:
+    found = (
+        (
+            "night_result",
+            {"step": "detective_check", "action": "check", "target": 3, "result": "mafia"},
+            frozenset({0}),
+        ),
+    )
+    assert night_decides("shoot", V, "town")[0] == PASS  # nothing to go on: hold
+    assert target(night_decides("shoot", DET, "town", events=found)[0]) == 3
+    forced, _ = night_decides("shoot", V, "town", optional=False)  # no pass offered
+    assert target(forced) in (1, 2, 3, 4)
+    assert target(night_decides("shoot", M, "mafia")[0]) in (1, 2, 3, 4)
 
 
 @pytest.mark.parametrize(("role", "faction"), [(C, "citizens"), (M, "mafia")])

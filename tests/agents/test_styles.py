@@ -14,7 +14,8 @@ from mafia_arena.agents.heuristic import STYLES, HeuristicAgent
 from mafia_arena.agents.heuristic.rulebook import rulebook
 from mafia_arena.agents.heuristic.suspicion import evil_looks
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
-from mafia_arena.engine.catalogue import GameEnded, PrivateMessage, SpeechMade
+from mafia_arena.engine.catalogue import GameEnded, NightAction, PrivateMessage, SpeechMade
+from mafia_arena.engine.choices import Choice
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.match import play_match_sync
 from mafia_arena.seating import seat_agents
@@ -37,6 +38,10 @@ class Talk:
     framed_town: int = 0
     first_claim_days: list[int] = field(default_factory=list)
     day_one_accused: list[int] = field(default_factory=list)  # distinct names per game
+    day_one_echo: list[float] = field(default_factory=list)
+    """Per game: the share of the seats accusing in the day-1 discussion (each seat's
+    first accusation there) that named the most-named seat."""
+    shots: Counter[str] = field(default_factory=Counter)  # sheriff shots by target's side
 
 
 @cache
@@ -52,9 +57,15 @@ def talk(preset: str, variant_name: str = "standard", players: int = 7) -> Talk:
         roles = dict(over.roles)
         side = {s: book.side_of_role(r) for s, r in roles.items()}
         accused_day_one: dict[int, int] = {}
+        discussed: dict[int, int] = {}
         claimed: set[int] = set()
         for event in result.log.events:
             fact = event.fact
+            if isinstance(fact, NightAction) and fact.step == "sheriff_shoot":
+                for key in fact.choices:
+                    target = Choice.parse(key).target
+                    if target is not None:
+                        out.shots[side[target]] += 1
             if not isinstance(fact, SpeechMade) or event.visibility.scope != "public":
                 continue
             out.speeches += 1
@@ -74,7 +85,12 @@ def talk(preset: str, variant_name: str = "standard", players: int = 7) -> Talk:
                     out.framed_town += me != "town" and said_evil and side[claim.target] == "town"
                 if claim.kind == "accuse" and event.day == 1:
                     accused_day_one.setdefault(fact.seat, claim.target)  # first accusation
+                    if fact.kind == "discussion" and claim.target is not None:
+                        discussed.setdefault(fact.seat, claim.target)
         out.day_one_accused.append(len(set(accused_day_one.values())))
+        if discussed:
+            top = Counter(discussed.values()).most_common(1)[0][1]
+            out.day_one_echo.append(top / len(discussed))
     return out
 
 
@@ -139,6 +155,22 @@ def test_the_aggressive_style_accuses_more_and_comes_out_sooner() -> None:
 def test_the_first_day_accusations_do_not_echo_one_name() -> None:
     said = talk("heuristic")
     assert sum(n >= 2 for n in said.day_one_accused) >= GAMES * 2 // 3
+    # a big club table: before any evidence, hunches stay each seat's own (no pile-on
+    # on the first name spoken; once more than nine in ten of the accusers named one seat)
+    club = talk("heuristic", "club", 26)
+    echo = club.day_one_echo
+    assert len(echo) == GAMES
+    assert sum(echo) / len(echo) < 0.4, echo
+    assert sum(share >= 0.9 for share in echo) <= GAMES // 10, echo
+
+
+def test_the_club_sheriff_shoots_on_a_strong_read_and_rarely_hits_town() -> None:
+    """An optional shot on a hunch was a town player in four shots of ten at 26 seats;
+    with evidence behind every shot it is one in three at most."""
+    shots = talk("heuristic", "club", 26).shots
+    fired = sum(shots.values())
+    assert fired >= 10, shots
+    assert shots["town"] / fired <= 0.3, shots
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -9,6 +9,7 @@ import pytest
 
 from mafia_arena.engine.choices import PASS, Choice
 from mafia_arena.engine.speech_acts import render_act
+from mafia_arena.rules import load_variant
 from mafia_arena.speech.claims import Claim, extract_claims
 from mafia_arena.speech.phrasing import (
     CONNECTORS,
@@ -19,6 +20,8 @@ from mafia_arena.speech.phrasing import (
     _lower_first,
     phrasings,
     reason_sentences,
+    role_name,
+    with_article,
 )
 
 ROLES = ["detective", "doctor", "commissar", "villager", "mafioso", "citizen", "civilian"]
@@ -107,3 +110,46 @@ def test_a_speaker_never_repeats_a_phrasing_twice_running() -> None:
 )
 def test_negated_phrasings_are_not_accusations(text: str) -> None:
     assert Claim("accuse", 2) not in extract_claims(text, ROLES)
+
+
+@pytest.mark.parametrize(
+    ("word", "said"),
+    [
+        ("immortal", "an immortal"),
+        ("active psychopath", "an active psychopath"),
+        ("elder", "an elder"),
+        ("doctor", "a doctor"),
+        ("unique card", "a unique card"),
+        ("one-off", "a one-off"),
+        ("Inspector", "an Inspector"),
+    ],
+)
+def test_the_article_follows_how_the_word_begins(word: str, said: str) -> None:
+    assert with_article(word) == said
+
+
+def test_revealed_roles_are_said_by_name_with_the_right_article() -> None:
+    for variant in ("standard", "classic", "club", "palermo", "dictator"):
+        roles = load_variant(variant).roles
+        for role in roles:
+            for sentence in reason_sentences(Reason("voted_town", 2, 4, 1, role), 2):
+                assert "_" not in sentence, sentence
+                for vowel in "aeio":
+                    assert f" a {vowel}" not in sentence, sentence
+                assert extract_claims(sentence, roles) == [], sentence
+    said = reason_sentences(Reason("voted_town", 8, 3, 1, "immortal"), 2)
+    assert said[0] == "P9 voted for P4 yesterday, and P4 was an immortal."
+    assert said[1].endswith("P4 turned out to be an immortal.")
+
+
+def test_a_role_claim_says_the_roles_words_and_reads_back_as_its_id() -> None:
+    roles = [*ROLES, "active_psychopath"]
+    act = Choice("claim_role", None, "active_psychopath")
+    for sentence in said_as(act):
+        assert "active_psychopath" not in sentence and role_name("active_psychopath") in sentence
+        assert extract_claims(sentence, roles) == [act_claim(act)], sentence
+    assert extract_claims("I am the active_psychopath.", roles) == [act_claim(act)]
+
+
+def act_claim(act: Choice) -> Claim:
+    return Claim(act.verb, act.target, act.value)

@@ -37,10 +37,18 @@ _SEAT_NAME = re.compile(r"\bP(\d+)\b")
 def speak_request(game: Game, seat: int, kind: str, prompt: str, max_chars: int = 1000) -> Request:
     """A speaking turn: free text, or one of the structured acts about living players."""
     living = game.state.living_seats()
-    if seat in living:  # a dead speaker (a last word) speaks about all the living
-        at = living.index(seat)
-        living = living[:at] + living[at + 1 :]
-    acts, labels = _acts_for(_vocabulary(game), living)
+    known = game.derived.get("speech_acts")
+    if known is None:
+        known = game.derived["speech_acts"] = {}
+    key = (living, seat)
+    found = known.get(key)
+    if found is None:  # the first turn of this speaker with these living players
+        others = living
+        if seat in others:  # a dead speaker (a last word) speaks about all the living
+            at = others.index(seat)
+            others = others[:at] + others[at + 1 :]
+        found = known[key] = _acts_for(_vocabulary(game), others)
+    acts, labels = found
     return Request(
         seat, kind, prompt, acts, labels, default="pass", free_text=True, max_chars=max_chars
     )
@@ -83,10 +91,27 @@ def say(
         text = decision.text.strip() or "I have nothing to add."
         act = decision.act.key if decision.act else None
     else:
-        text, act = render_act(decision), decision.key
+        text, act = _sentence(decision)
     fact = SpeechMade(seat, text, kind, act or None)
     game.emit(fact, visibility)
     return fact
+
+
+_SENTENCES: dict[int, tuple[Choice, tuple[str, str]]] = {}
+
+
+def _sentence(act: Choice) -> tuple[str, str]:
+    """(sentence, key) of a speech act, kept by identity: the engine offers shared
+    choices (`shared_choice`), and an identity lookup skips the dataclass hash that
+    `render_act`'s cache computes. The entry holds its choice, so its id stays unique;
+    a choice built elsewhere (parsed from a log) is rendered without being kept."""
+    known = _SENTENCES.get(id(act))
+    if known is not None and known[0] is act:
+        return known[1]
+    found = render_act(act), act.key
+    if shared_choice(act.verb, act.target, act.value) is act:
+        _SENTENCES[id(act)] = (act, found)
+    return found
 
 
 def speaking_order(game: Game, first: int, seats: Sequence[int]) -> list[int]:

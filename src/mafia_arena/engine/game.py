@@ -120,15 +120,23 @@ class Game:
             return None
         return self._pending.get(seat)
 
+    def unanswered(self) -> int:
+        """How many pending requests still wait for an answer (`len(pending())`,
+        without building the map)."""
+        return len(self._pending) - len(self._answers)
+
     def submit(self, seat: int, decision: Decision | str, *, fallback: str = "") -> None:
         """Record one seat's decision; advance when all pending seats have answered."""
-        if self.state.over:
+        state = self.state
+        if state.over:
             raise GameOver("the game is over")
         request = self._pending.get(seat)
-        if request is None or seat in self._answers:
+        answers = self._answers
+        if request is None or seat in answers:
             raise IllegalDecision(seat, self._why_not_pending(seat))
-        decision = self._validate(request, decision)
-        self._answers[seat] = decision
+        if decision.__class__ is not Choice or not request.offers(decision):
+            decision = self._validate(request, decision)  # (an offered choice is valid)
+        answers[seat] = decision
         kind = request.kind
         record: dict[str, Any]
         if isinstance(decision, Speech):
@@ -144,9 +152,10 @@ class Game:
         if fallback:
             record["fallback"] = fallback
         self.decisions.append(record)
-        self.emit(fact, HOST)
-        if len(self._answers) == len(self._pending):
-            answers, self._answers = self._answers, {}
+        events = self.events  # `emit`, inlined: every decision logs one
+        events.append(Event(len(events), state.day, state.phase, fact, HOST))
+        if len(answers) == len(self._pending):
+            self._answers = {}
             self._advance(answers)
 
     def resubmit(self, record: dict[str, Any]) -> None:

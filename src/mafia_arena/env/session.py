@@ -30,7 +30,7 @@ from mafia_arena.env.actions import ActionTable, build_action_table
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode_history import ObservationSpec, StateEncoder, make_encoder
 from mafia_arena.views.knowledge import KnowledgeFold
-from mafia_arena.views.text import render_view
+from mafia_arena.views.text import render_view, render_with_request
 from mafia_arena.views.view import SeatTracker, View
 
 
@@ -47,6 +47,18 @@ class _Observed:
     count: int
     request: Request | None
     obs: dict[str, np.ndarray]
+
+
+@dataclass(slots=True)
+class _Informed:
+    """A seat's last info and what it was built from (`GameSession.info`)."""
+
+    stamp: tuple[Any, ...]
+    over: bool
+    fold: KnowledgeFold
+    count: int
+    request: Request | None
+    info: dict[str, Any]
 
 
 class GameSession:
@@ -89,7 +101,7 @@ class GameSession:
         self._views: list[View | None] = []
         self._stamps: list[tuple[Any, ...] | None] = []
         self._observed: list[_Observed | None] = []
-        self._infos: list[tuple[View, bool, dict[str, Any]] | None] = []
+        self._infos: list[_Informed | None] = []
         self._waiting: list[dict[str, Any] | None] = []
 
     # ------------------------------------------------------------------ lifecycle
@@ -160,7 +172,7 @@ class GameSession:
     def submit(self, seat: int, decision: Choice | Speech) -> None:
         """Answer the engine for a pending seat; remembers a completed prompt."""
         game = self.current
-        last = set(game.pending()) <= {seat}
+        last = game.unanswered() <= 1  # only this seat's answer is missing (or none)
         game.submit(seat, decision)
         self._completed = self._completed or last
 
@@ -255,28 +267,43 @@ class GameSession:
     def info(self, seat: int) -> dict[str, Any]:
         """The seat's text view and its legal choices with labels (for language agents).
 
-        Built once per change of the seat's view (or the game's end): the same dict
-        comes back until then, as `observe` does with its arrays. Callers must not
-        write into it."""
-        view = self.view(seat)
+        Built once per change of the seat's knowledge or request (or the game's end):
+        the same dict comes back until then, as `observe` does with its arrays. Read
+        from the seat's live fold (its transcript and entry count), as `observe` is: the
+        text equals `views.text.render_view` of the seat's `view`, without freezing a
+        snapshot the info does not keep. Callers must not write into it."""
+        game = self.current
+        stamp = self._stamp(game)
         over = self.over
         last = self._infos[seat]
-        if last is not None and last[0] is view and last[1] == over:
-            return last[2]
+        if last is not None and last.stamp == stamp and last.over == over:
+            return last.info
+        fold = self._trackers[seat].advance(game, self.clock.cut(game))
+        request = game.request(seat) if self._asking() else None
+        count = len(fold.entries)
+        if (
+            last is not None
+            and last.fold is fold
+            and last.count == count
+            and last.request is request
+            and last.over == over
+        ):
+            last.stamp = stamp
+            return last.info
         relative = self.table.rotation(seat) if self.egocentric else None
         info: dict[str, Any] = {
             "seat": seat,
-            "request": _request_info(view.request, self.table, relative),
+            "request": _request_info(request, self.table, relative),
         }
         if self.max_text != 0:
-            text = render_view(view)
+            text = render_with_request(fold.transcript.text(count), seat, request)
             if self.max_text is not None and len(text) > self.max_text:
                 text = text[-self.max_text :]
             info["text"] = text
         if over:
-            state = self.current.state
+            state = game.state
             info["result"] = {"winner": state.winner, "winners": list(state.winners)}
-        self._infos[seat] = (view, over, info)
+        self._infos[seat] = _Informed(stamp, over, fold, count, request, info)
         return info
 
     def waiting_info(self, seat: int) -> dict[str, Any]:
@@ -318,7 +345,7 @@ class GameSession:
                 f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
             )
         choice = self.table.choice_of(self.absolute(seat, index))
-        if choice not in request.choices:
+        if not request.offers(choice):  # by identity first: the table's choices are shared
             raise IllegalActionError(
                 f"player_{seat}: action {index} ({choice.key}) is not legal for "
                 f"{request.kind!r}; legal ids: {self.table.ids(request)}"

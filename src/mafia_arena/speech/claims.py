@@ -29,7 +29,9 @@ def extract_claims(text: str, roles: Iterable[str] = ()) -> list[Claim]:
     """All claims found in `text`, in order of appearance, without duplicates."""
     found: list[tuple[int, Claim]] = []
     lowered = text.lower()
-    role_names = sorted({r.lower() for r in roles}, key=len, reverse=True)
+    spoken = {r.lower(): r for r in roles}  # a role by its id or its words
+    spoken.update({r.lower().replace("_", " "): r for r in roles})
+    role_names = sorted(spoken, key=len, reverse=True)
     for match in re.finditer(
         rf"(?:my check|i checked|checked|investigated|i investigated)[:,]?\s*{_SEAT}"
         rf"(?:\s+is|\s*[,:-]|\s+was|\s+came back)?\s*(?:as\s+)?(?:a\s+|an\s+)?"
@@ -56,7 +58,7 @@ def extract_claims(text: str, roles: Iterable[str] = ()) -> list[Claim]:
         for match in re.finditer(
             rf"\bi\s*(?:am|'m|claim to be)\s+(?:the\s+|a\s+|an\s+)?({pattern})\b", lowered
         ):
-            found.append((match.start(), Claim("claim_role", None, match.group(1))))
+            found.append((match.start(), Claim("claim_role", None, spoken[match.group(1)])))
     seen: set[Claim] = set()
     claims = []
     for start, claim in sorted(found, key=lambda item: item[0]):

@@ -61,8 +61,8 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
 
 REASONS: dict[str, tuple[str, ...]] = {
     "voted_town": (
-        "{s} voted for {o} {when}, and {o} was a {role}.",
-        "Remember that {s} voted for {o} {when}; {o} turned out to be a {role}.",
+        "{s} voted for {o} {when}, and {o} was {a_role}.",
+        "Remember that {s} voted for {o} {when}; {o} turned out to be {a_role}.",
     ),
     "vouched_mafia": (
         "{s} spoke up for {o} {when}, and {o} was one of the mafia.",
@@ -90,7 +90,8 @@ REASONS: dict[str, tuple[str, ...]] = {
     ),
 }
 """Templates per reason kind: ``{s}`` the seat discussed, ``{o}`` another seat, ``{when}``
-the day ("yesterday", "today", "on day 2"), ``{role}`` a revealed role."""
+the day ("yesterday", "today", "on day 2"), ``{role}`` a revealed role's name and
+``{a_role}`` the same after its article ("an immortal")."""
 
 CONNECTORS = ("Also,", "And", "Besides,", "On top of that,")
 
@@ -106,6 +107,24 @@ class Reason:
     role: str | None = None
 
 
+def role_name(role: str) -> str:
+    """A role as speech says it: its words, not its identifier (``active_psychopath``
+    is "active psychopath"); `extract_claims` reads either back as the role."""
+    return role.replace("_", " ")
+
+
+_AN_EXCEPTIONS = ("one", "once", "uni", "use", "usu", "eu")
+"""Vowel-letter openings said with a consonant sound ("a unique", "a one-off")."""
+
+
+def with_article(word: str) -> str:
+    """`word` after "a" or "an", chosen by how the word begins ("an immortal",
+    "a mafioso", "a unique card")."""
+    lowered = word.lower()
+    vowel = lowered[:1] in ("a", "e", "i", "o", "u") and not lowered.startswith(_AN_EXCEPTIONS)
+    return f"{'an' if vowel else 'a'} {word}"
+
+
 def when(day: int | None, today: int) -> str:
     """``today``, ``yesterday`` or ``on day N`` for an event of `day` seen on `today`."""
     if day is None or day == today:
@@ -117,7 +136,8 @@ def when(day: int | None, today: int) -> str:
 
 def _fill(template: str, act: Choice) -> str:
     target = name(act.target) if act.target is not None else ""
-    return template.format(t=target, v=act.value or "")
+    value = act.value or ""
+    return template.format(t=target, v=role_name(value) if act.verb == "claim_role" else value)
 
 
 def phrasings(act: Choice) -> list[str]:
@@ -131,8 +151,9 @@ def reason_sentences(reason: Reason, today: int) -> list[str]:
         "s": name(reason.seat),
         "o": name(reason.other) if reason.other is not None else "someone",
         "when": when(reason.day, today),
-        "role": reason.role or "townsperson",
+        "role": role_name(reason.role or "townsperson"),
     }
+    values["a_role"] = with_article(values["role"])
     return [t.format(**values) for t in REASONS[reason.kind]]
 
 

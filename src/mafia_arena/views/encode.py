@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -296,23 +297,22 @@ class ObservationEncoder:
         start, count = state.count, len(events)
         if start == count and start:
             return state
-        due: Collection[str]
-        if start == 0:
-            due = RULES.keys()
-        elif count - start == 1:
-            due = _TRIGGERS.get(type(events[start].fact), ())
-        else:
-            due = set()
-            for entry in events[start:count]:
-                due.update(_TRIGGERS.get(type(entry.fact), ()))
         state.count = count
         clock = (k.day, k.phase, k.over)
-        if clock != state.clock:
+        ticked = clock != state.clock
+        if ticked:
             state.clock = clock
-            due = {*due, "clock"}
-        for name, rule in RULES.items():  # in application order
-            if name in due:
-                rule(state, k)
+        due: tuple[str, ...]
+        if start == 0:
+            due = tuple(RULES)
+        elif count - start == 1:  # the common step: one new entry, its rules in order
+            fact = type(events[start].fact)
+            due = (_TRIGGERS_TICKED if ticked else _TRIGGERS).get(fact) or _due((fact,), ticked)
+        else:
+            due = _due(frozenset(type(entry.fact) for entry in events[start:count]), ticked)
+        rules = RULES  # read per call: tests replace a rule in it
+        for name in due:  # in application order
+            rules[name](state, k)
         return state
 
 
@@ -476,9 +476,25 @@ rules a new entry can concern (`_TRIGGERS`): a step runs those rules only, and t
 clock rule when day, phase or the end changed."""
 
 _TRIGGERS: dict[type, tuple[str, ...]] = {
-    kind: tuple(name for name, fields in READS.items() if fields & changes)
+    kind: tuple(name for name in RULES if READS[name] & changes)  # application order
     for kind, changes in CHANGES.items()
 }
+_TRIGGERS_TICKED: dict[type, tuple[str, ...]] = {
+    kind: tuple(name for name in RULES if name in due or name == "clock")
+    for kind, due in _TRIGGERS.items()
+}
+"""`_TRIGGERS` with the clock rule added, in application order: a new entry that
+moved day, phase or the end."""
+
+
+@lru_cache(maxsize=1024)
+def _due(kinds: Collection[type], ticked: bool) -> tuple[str, ...]:
+    """The rules new entries of `kinds` concern (and the clock rule if `ticked`), in
+    application order: what `_fold` runs, found once per combination."""
+    names = {name for kind in kinds for name in _TRIGGERS.get(kind, ())}
+    if ticked:
+        names.add("clock")
+    return tuple(name for name in RULES if name in names)
 
 
 # ---------------------------------------------------------------------- helpers

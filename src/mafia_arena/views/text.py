@@ -52,6 +52,7 @@ from mafia_arena.engine.catalogue import (
     UsageRecord,
     Votes,
 )
+from mafia_arena.engine.choices import Request
 from mafia_arena.engine.events import Event, SeatEvent
 from mafia_arena.views.forum_text import FORUM_RENDER
 from mafia_arena.views.knowledge import Knowledge
@@ -298,12 +299,16 @@ def render_transcript(knowledge: Knowledge) -> str:
 
 def render_view(view: View) -> str:
     """The transcript followed by the current decision and its labelled choices."""
-    text = render_transcript(view.knowledge)
-    request = view.request
+    return render_with_request(render_transcript(view.knowledge), view.seat, view.request)
+
+
+def render_with_request(transcript: str, seat: int, request: Request | None) -> str:
+    """`render_view` from its parts: the seat's `transcript` (its fold's text, which a
+    driver holding the live fold reads without a snapshot) and its `request`."""
     if request is None:
-        return text
+        return transcript
     options = _options(request.labels, request.free_text)
-    return f"{text}\n\nNOW ({name(view.seat)}): {request.prompt}\n{options}"
+    return f"{transcript}\n\nNOW ({name(seat)}): {request.prompt}\n{options}"
 
 
 @lru_cache(maxsize=4096)

@@ -16,7 +16,7 @@ from typing import Any
 from mafia_arena.agents.heuristic.memory import Memory
 from mafia_arena.agents.heuristic.rulebook import RuleBook
 from mafia_arena.agents.heuristic.style import BALANCED, Style
-from mafia_arena.agents.heuristic.suspicion import Assessment, assess, momentum
+from mafia_arena.agents.heuristic.suspicion import Assessment, assess, grounded, momentum
 from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
@@ -85,8 +85,13 @@ class Context:
         return assess(self.k, self.memory, self.book, private=False)
 
     @cached_property
+    def grounded(self) -> bool:
+        """Is there any public evidence yet (see `suspicion.grounded`)?"""
+        return grounded(self.memory, self.k)
+
+    @cached_property
     def pressure(self) -> dict[int, float]:
-        return momentum(self.memory, self.day, self.town_view())
+        return momentum(self.memory, self.day, self.town_view(), evidence=self.grounded)
 
     def town_view(self) -> Assessment:
         """The assessment to act on as a town player would: mine if town, else public."""

@@ -5,7 +5,8 @@ returns a seat among the request's targets (or a full `Choice` where the action 
 modes, as `check_or_kill`). Unknown actions get `hostile` for town (aim at the most
 suspicious) and `threat` for the other sides, so a new role is playable at once; add a
 better strategy with `register_night_strategy`. A strategy never passes while a legal
-target exists. Group steps (a clan's kill, joint checks) converge on the previous
+target exists, except an optional shot (`shoot`), which a town shooter holds without a
+strong read. Group steps (a clan's kill, joint checks) converge on the previous
 round's plurality, ties to the lowest seat's pick, which every member computes alike.
 """
 
@@ -15,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from mafia_arena.agents.heuristic.context import Context
-from mafia_arena.engine.choices import Choice
+from mafia_arena.engine.choices import PASS, Choice
 
 Strategy = Callable[[Context], "int | Choice | None"]
 
@@ -201,6 +202,31 @@ def silence(ctx: Context) -> int | None:
     return ctx.weighted({t: 1.0 + max(0.0, a.sus[t]) for t in rest})
 
 
+SHOOT_AT = 3.5
+"""A town shooter with the right to decline fires only at a seat scored at least this
+(more than one unconfirmed claimed check, which a lying mafioso can make up):
+a check result of mine or of a credible checker, a contradicted or impossible claim,
+or a record that adds up to as much. A shot on a hunch hits town more often than not
+at a big table, and every town player shot is a night kill handed to the mafia."""
+
+
+def shoot(ctx: Context) -> int | Choice | None:
+    """Sheriff-like (may decline): shoot the strongest read if it is strong, else hold.
+
+    Where the request cannot be declined, the most suspicious target as `hostile`.
+    """
+    if not ctx.town:
+        return threat(ctx)
+    a = ctx.mine
+    pool = [t for t in ctx.targets if t not in a.cleared]
+    top = ctx.best(pool, lambda s: a.sus[s], "shoot", slack=0.3)
+    if top is not None and a.sus[top] >= SHOOT_AT:
+        return top
+    if PASS in ctx.request.choices:
+        return PASS
+    return hostile(ctx)
+
+
 KILL_MODE_AT = 3.0
 """A town killer with a choice of check or kill shoots a suspect scored at least this
 (a proven liar, a counter-claimer with a bad record): a check would spend the one
@@ -221,7 +247,7 @@ def check_or_kill(ctx: Context) -> Choice | None:
 
 NIGHT_STRATEGIES: dict[str, Strategy] = {
     "kill": kill,
-    "shoot": hostile,
+    "shoot": shoot,
     "protect": protect,
     "check": check,
     "arrest": arrest,

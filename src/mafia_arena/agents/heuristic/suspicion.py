@@ -13,6 +13,11 @@ adds evidence in roughly log-odds units:
   a vote for a town player counts little when most of the table made it;
 - the night victims' accusations point at their likely killers.
 
+Today's pressure (`momentum`) is a separate, weaker signal: who the table is pressing.
+Before there is any evidence at all (`grounded`), accusations are hunches and add at
+most `HUNCH_CAP` to one seat, however many seats repeat them — otherwise the first
+name spoken snowballs into a bandwagon that no fact supports.
+
 `private=False` gives the public reading a town player without secrets would have; the
 mafia use it to blend in and pick scapegoats.
 """
@@ -31,6 +36,8 @@ HARD = 100.0
 CHECK_WEIGHT = 3.0
 LIAR = 4.0
 HUNCH = 0.3
+HUNCH_CAP = 0.6
+"""The most pressure accusations put on one seat before there is any evidence."""
 
 
 @dataclass
@@ -285,9 +292,21 @@ def _night_victims(mem: Memory, a: Assessment) -> None:
         a.sus[target] += 0.3
 
 
-def momentum(mem: Memory, day: int, a: Assessment) -> dict[int, float]:
-    """Today's pressure on each seat: accusations and nominations by trusted seats."""
+def grounded(mem: Memory, k: Knowledge) -> bool:
+    """Is there any public evidence yet: a ballot cast, a card turned up, a death at
+    night, a role or check claimed? (Before that, every accusation is a hunch.)"""
+    if mem.ballots or k.revealed or mem.killed_at_night():
+        return True
+    return any(said.claim.kind in ("claim_role", "claim_result") for said in mem.said)
+
+
+def momentum(mem: Memory, day: int, a: Assessment, *, evidence: bool = True) -> dict[int, float]:
+    """Today's pressure on each seat: accusations and nominations by trusted seats.
+
+    Without `evidence` (see `grounded`) the accusations on one seat count for at most
+    `HUNCH_CAP` together."""
     pressure: dict[int, float] = defaultdict(float)
+    hunches: dict[int, float] = defaultdict(float)
     seen: set[tuple[int, int, str]] = set()
     for said in mem.today(day):
         claim = said.claim
@@ -297,7 +316,9 @@ def momentum(mem: Memory, day: int, a: Assessment) -> dict[int, float]:
         weight = 1.0 if a.sus[said.seat] < 1.0 else 0.2
         if claim.kind == "accuse" and day <= 1:
             weight *= HUNCH  # a first-day accusation is a hunch: no facts behind it yet
-        if claim.kind in ("accuse", "claim_result"):
+        if claim.kind == "accuse" and not evidence:
+            hunches[claim.target] += weight
+        elif claim.kind in ("accuse", "claim_result"):
             sign = -1.0 if claim.kind == "claim_result" and claim.value == "innocent" else 1.0
             pressure[claim.target] += sign * weight
         elif claim.kind == "vouch":
@@ -306,4 +327,6 @@ def momentum(mem: Memory, day: int, a: Assessment) -> dict[int, float]:
         if nom_day == day and (seat, target, "nominate") not in seen:
             seen.add((seat, target, "nominate"))
             pressure[target] += 1.0 if a.sus[seat] < 1.0 else 0.2
+    for target, weight in hunches.items():
+        pressure[target] += min(HUNCH_CAP, weight)
     return pressure

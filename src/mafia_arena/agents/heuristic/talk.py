@@ -4,14 +4,16 @@ A turn may carry several acts (claim a role, then each check result, then an
 accusation); the seat's `Phrasebook` (`speech.phrasing`) says them in one of several
 phrasings each, after a reason drawn from the record where there is one ("P3 voted for
 P5 yesterday, and P5 was a villager."), and every reader — the claim extractor, an LLM,
-a human — reads the acts back. Town accuses its top suspect once it has a reason
-(with nothing to go on, each seat names its own hunch or keeps quiet, so the table
-does not echo one name), and vouches for players it trusts; a checker reveals when it
-has found mafia, is counter-claimed or is in danger, then announces each result once; a
-protector claims only to save itself. The mafia accuse the scapegoat the table already
-leans to, back a partner's fake results, and one designated mafioso per team (the
-style's `bluff_chance`) poses as the checker with invented results. The `Style` sets
-the thresholds.
+a human — reads the acts back. Town accuses its top suspect once it has a reason of
+its own (with nothing to go on — before any ballot, card, night death or claim — each
+seat names its own hunch or keeps quiet, so the table does not echo one name; the
+table's pressure alone counts little), and vouches for players it trusts; a checker
+reveals when it has found mafia, is counter-claimed or is in danger, then announces
+each result once; a protector claims only to save itself. The mafia accuse the
+scapegoat the table already leans to once there is evidence (hunches before, as town
+does), back a partner's fake results, and one designated mafioso per team (the style's
+`bluff_chance`) poses as the checker with invented results. The `Style` sets the
+thresholds.
 """
 
 from __future__ import annotations
@@ -131,23 +133,36 @@ def evidence(ctx: Context, seat: int) -> Reason | None:
     for said in reversed(ctx.memory.said):
         if said.seat in victims and said.claim.kind == "accuse" and said.claim.target == seat:
             return Reason("named_by_victim", seat, said.seat, said.day)
-    if ctx.pressure.get(seat, 0.0) >= 2.0:
-        return Reason("pressure", seat)
+    if ctx.grounded and ctx.pressure.get(seat, 0.0) >= 2.0 and ctx.town_view().sus[seat] > 0.0:
+        return Reason("pressure", seat)  # the table's doubts, backed by something of mine
     latest = [b for b in ctx.memory.ballots if b.day == ctx.day - 1 and b.votes.get(seat)]
     if latest:
         return Reason("vote", seat, None, ctx.day - 1)
     return None
 
 
+TALK_PRESSURE = 0.1
+"""How much today's pressure counts towards accusing a seat aloud (votes count it at
+0.25): the table's doubts alone are a weak reason to add one more voice to them."""
+
+
+def talk_score(ctx: Context, seat: int) -> float:
+    """What I hold against `seat` when deciding to accuse it aloud."""
+    return ctx.town_view().sus[seat] + TALK_PRESSURE * ctx.pressure.get(seat, 0.0)
+
+
 def accusations(ctx: Context, reasons: dict[Choice, Reason]) -> list[Choice]:
-    """Town: my top suspect when it clears the style's bar (else a hunch on a day
-    without information), and for an aggressive style a second suspect."""
+    """Town: my top suspect when it clears the style's bar on my own evidence (else a
+    hunch: always before the table has any evidence, so the first name spoken does not
+    become everyone's), and for an aggressive style a second suspect."""
     style = ctx.style
     pool = candidates(ctx)
     top = suspect(ctx, "speak")
     if top is None:
         return []
-    if ctx.vote_score(top) <= style.accuse_above and ctx.request.kind not in ("plea", "defence"):
+    baseless = not ctx.grounded and ctx.town_view().sus[top] <= 0.0
+    weak = baseless or talk_score(ctx, top) <= style.accuse_above
+    if weak and ctx.request.kind not in ("plea", "defence"):
         top = hunch(ctx, pool)
         if top is None:
             return []
@@ -241,9 +256,10 @@ def mafia_acts(ctx: Context, reasons: dict[Choice, Reason]) -> list[Choice]:
         goat: int | None = backed[0]
     else:
         goat = mafia_pick(ctx, pool, "speak")
-        quiet_table = ctx.day == 1 and not ctx.memory.said and not ctx.memory.ballots
-        if quiet_table and ctx.request.kind not in ("plea", "defence"):
-            goat = hunch(ctx, outsiders)  # blend in: town names hunches on day 1 too
+        if not ctx.grounded and ctx.request.kind not in ("plea", "defence"):
+            # blend in: before any evidence town names its own hunches, and a team that
+            # all named the table's first name would stand out as a bloc
+            goat = hunch(ctx, outsiders)
     if goat is not None and goat not in ctx.team:
         act = Choice("accuse", goat)
         acts.append(act)
