@@ -7,12 +7,16 @@ and interpreted here) and then hands in one planned item per request, ending wit
 ``pass``. Plans use only offered forms or written forms the request allows, so every
 decision is legal. What it does:
 
-- every phase: one thread post (naming its prime suspect, or quiet for a mafioso);
+- every phase: one thread post (naming its prime suspect, or quiet for a mafioso),
+  in German like everything it writes here, in varied words (`forum_words`);
 - town: the detective and matchmaker investigate away from the dictator (no jail) and
-  tell the dictator their guilty results in a private message; a town dictator
-  executes the best-founded suspect (a result, a received message, a testament), else
-  a drawn unconfirmed player, and no longer counts the private word of a sender who
-  named a player whose exit then showed a citizen; citizens call a revolution when the
+  from what they already know, tell every other living player each new result in one
+  group message (`passed_on`: a citizen dictator executes the mafioso, the citizens
+  gather their ballots on the cleared); whoever has a prime suspect names him to the
+  dictator; a town dictator executes the best-founded suspect (a result, a received
+  message, a testament), else a drawn unconfirmed player, and no longer counts the
+  private word of a sender who named a player whose exit then showed a citizen;
+  citizens call a revolution when the
   dictator's executions revealed two citizens; the angel protects a drawn non-dictator;
 - mafia: the informed vote and revolt for a comrade, write to each other in a group
   message, murder a drawn non-comrade with a death message, mark and forge on their
@@ -58,8 +62,6 @@ from mafia_arena.engine.catalogue import (
 from mafia_arena.engine.choices import PASS, Choice, Decision, Speech, shared_choice
 from mafia_arena.views.knowledge import Knowledge, Noted
 
-INVESTIGATORS = frozenset({"detective", "matchmaker"})
-"""The roles that cannot act while in office, and so never vote for themselves."""
 GUILTY = re.compile(r"\bP(\d+) ist Mafioso\.")
 INNOCENT = re.compile(r"\bP(\d+) ist kein Mafioso\.")
 
@@ -323,9 +325,9 @@ def passed_on(ctx: Context, read: Reading) -> list[Decision]:
     """An investigator's new results, told at once to every other living player in one
     group message, in the game master's own words ("P<n> ist Mafioso.", "P<n> ist kein
     Mafioso."): each citizen's reading then counts them, so a citizen dictator (this
-    one or the next) executes the mafioso, and the citizens neither elect him nor keep
-    him in office but gather their election and revolution ballots on the cleared
-    player (scattered ballots hand the office to the mafia's united ones). Each result
+    one or the next) executes the mafioso, and the citizens' election and revolution
+    ballots gather on the cleared player (`ballot` trusts the cleared; scattered
+    ballots hand the office to the mafia's united ones). Each result
     once, and only about a player still in the game; never to the named mafioso."""
     if not ctx.town:
         return []
@@ -407,15 +409,10 @@ def ballot(ctx: Context, read: Reading, comrades: list[int], targets: list[int])
             return None
         picks = [s for s in comrades if s in targets] or ([me] if me in targets else [])
         return picks[0] if picks else None
-    unnamed = [s for s in targets if s not in read.guilty]
-    cleared = [s for s in unnamed if s in read.cleared]
-    named = read.dictator is not None and read.dictator in read.guilty
-    if not electing and read.citizen_executions < 2 and not (named and cleared):
+    if not electing and read.citizen_executions < 2:
         return None
-    if ctx.k.role in INVESTIGATORS:  # in office an investigator could no longer investigate
-        unnamed = [s for s in unnamed if s != me]
-    trusted = cleared or ([me] if me in unnamed else [])
-    return rng.choice(trusted or unnamed or targets)
+    trusted = [s for s in targets if s in read.cleared] or ([me] if me in targets else [])
+    return rng.choice(trusted or targets)
 
 
 def execution(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int:
