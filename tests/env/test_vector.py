@@ -220,3 +220,23 @@ def test_a_rows_observation_is_the_seats_own_view_encoded_afresh() -> None:
         obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
         games += int(terminations.sum())
     assert games >= n, "rows moved on to later games"
+
+
+def test_text_views_are_opt_in_and_match_the_aec_env() -> None:
+    """Without ``text=True`` no text crosses the API; with it, every row's text is the
+    AEC env's text view of the seat it shows (the AEC env's night waits skipped)."""
+    assert "text" not in MafiaVectorEnv("standard", 7, 2).reset(seed=4)[1]
+    vec = MafiaVectorEnv("standard", 7, 1, text=True)
+    aec = mafia_env.raw_env("standard", 7)
+    _obs, infos = vec.reset(seed=4)
+    aec.reset(seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        skip_waiting_turns(aec)
+        assert infos["text"][0] == aec.infos[aec.agent_selection]["text"]
+        mask = aec.observe(aec.agent_selection)["action_mask"]
+        action = int(rng.choice(np.flatnonzero(mask)))
+        aec.step(action)
+        _obs, _r, terminations, _t, infos = vec.step([action])
+        if terminations[0]:
+            break

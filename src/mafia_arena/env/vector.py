@@ -35,8 +35,10 @@ only legal action is 0, wait) left out.
   else (``infos["illegal"][i]`` true), and the row is dealt a new game; with
   ``illegal_reward=None`` the step raises `IllegalActionError` before any row changes.
 
-Only numbers cross the API (no text view), which is what makes a batch cheap; for the
-text and labelled choices use the AEC env with language agents.
+Only numbers cross the API unless ``text=True`` (then ``infos["text"][i]`` is row i's
+text view of its seat, as the AEC env's ``infos``): a learner reads the stacked arrays,
+and rendering the text costs more than the numbers. For the labelled choices and free
+text use the AEC env with language agents.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from mafia_arena.env.spaces import build_spaces, env_name
 from mafia_arena.env.wrappers import ILLEGAL_REWARD
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.text import render_with_request
 from mafia_arena.views.view import SeatTracker
 
 Obs = dict[str, np.ndarray]
@@ -75,11 +78,14 @@ class MafiaVectorEnv(VectorEnv):
         overrides: Mapping[str, Any] | None = None,
         illegal_reward: float | None = ILLEGAL_REWARD,
         copy: bool = True,
+        text: bool = False,
     ) -> None:
         """`variant`, `players`, `overrides` as for `env()` (overrides apply to a variant
         name or path); `illegal_reward` as in the module docstring; `copy`: return fresh
         arrays from `reset`/`step` (False: the env's own buffers, overwritten by the next
-        call — faster, for loops that consume them at once)."""
+        call — faster, for loops that consume them at once); `text`: also return each
+        row's text view in ``infos["text"]`` (off by default: rendering it costs more
+        than the numbers, and a learner reads the arrays)."""
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
         spec = variant if isinstance(variant, Variant) else load_variant(variant, overrides)
@@ -88,6 +94,7 @@ class MafiaVectorEnv(VectorEnv):
         self.players = players
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         self.copy = copy
+        self.text = text
         self.metadata = {**type(self).metadata, "name": f"{env_name(spec)}_vector"}
         # one action table for every row: its masks are kept per choices tuple, and the
         # engine shares those tuples between games, so the rows share the masks too
@@ -141,7 +148,10 @@ class MafiaVectorEnv(VectorEnv):
         self.games = [self._new_game(row, s) for row, s in enumerate(first)]
         for row, game in enumerate(self.games):
             self._show(row, game)
-        return self._out(), {"seat": self.seats, "game_seed": self.game_seeds.copy()}
+        infos = {"seat": self.seats, "game_seed": self.game_seeds.copy()}
+        if self.text:
+            infos["text"] = self._texts()
+        return self._out(), infos
 
     def step(self, actions: Any) -> tuple[Obs, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision per row, for the seat that row showed; see the module docstring."""
@@ -180,6 +190,8 @@ class MafiaVectorEnv(VectorEnv):
             self._show(row, game)
         infos["seat"] = self.seats
         infos["game_seed"] = self.game_seeds.copy()
+        if self.text:
+            infos["text"] = self._texts()
         return self._out(), rewards, terminations, np.zeros(n, dtype=bool), infos
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -231,20 +243,36 @@ class MafiaVectorEnv(VectorEnv):
         }
 
     def _new_game(self, row: int, seed: int) -> Game:
-        """A new game for `row` (its trackers rebind to it when they next advance)."""
+        """A new game for `row`, its trackers bound to it (and folded up to its start):
+        from here on a seat's new entries are pulled from its stream straight away."""
         self.game_seeds[row] = seed
         self._encoders[row].reset()
-        return Game(self.variant, self.players, seed)
+        game = Game(self.variant, self.players, seed)
+        for tracker in self._trackers[row]:
+            tracker.advance(game)
+        return game
 
     def _show(self, row: int, game: Game) -> None:
         """Write the observation and mask of the row's next seat into the buffers."""
         pending = game.pending()
         seat = min(pending)
         request = pending[seat]
-        fold = self._trackers[row][seat].advance(game)
+        tracker = self._trackers[row][seat]
+        fold = tracker.fold
+        fold.extend(tracker.stream.pull())  # type: ignore[union-attr]  # bound by `_new_game`
         self._obs[row] = self._encoders[row].encode_seat(fold, request)
         self._masks[row] = self._shown[row] = self.table.shared_mask(request)
         self._seats[row] = seat
+
+    def _texts(self) -> np.ndarray:
+        """Every row's text view of the seat it shows (the AEC env's ``infos`` text),
+        as an object array."""
+        texts = np.empty(self.num_envs, dtype=object)
+        for row, (game, seat) in enumerate(zip(self.games, self._seats, strict=True)):
+            fold = self._trackers[row][seat].fold  # advanced by `_show`
+            transcript = fold.transcript.text(len(fold.entries))
+            texts[row] = render_with_request(transcript, seat, game.request(seat))
+        return texts
 
     def _observe(self, row: int, game: Game, seat: int) -> Obs:
         """The seat's observation now, as fresh arrays (a finished game's last one)."""
