@@ -11,6 +11,8 @@ from tests.env.env_cases import SMALL_CASES
 from mafia_arena import env as mafia_env
 from mafia_arena.env import IllegalActionError
 from mafia_arena.env.vector import MafiaVectorEnv
+from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.view import view_of
 
 
 def random_actions(masks: np.ndarray, rngs: list[np.random.Generator]) -> np.ndarray:
@@ -90,11 +92,11 @@ def test_random_legal_actions_play_many_games_to_completion(variant: str, player
     games = 0
     for _ in range(20_000):
         assert vec.observation_space.contains(obs)
-        for i, session in enumerate(vec.sessions):
-            request = session.game.request(int(infos["seat"][i]))
+        for i, game in enumerate(vec.games):
+            request = game.request(int(infos["seat"][i]))
             assert request is not None, "a row shows a seat that must decide"
             legal = np.flatnonzero(obs["action_mask"][i])
-            assert sorted(legal) == sorted(session.table.ids(request))
+            assert sorted(legal) == sorted(vec.table.ids(request))
         obs, _rewards, terminations, _trunc, infos = vec.step(
             random_actions(obs["action_mask"], rngs)
         )
@@ -160,11 +162,11 @@ def test_raise_policy_refuses_the_batch_before_any_row_changes() -> None:
     vec = MafiaVectorEnv("standard", 7, 2, illegal_reward=None)
     obs, _infos = vec.reset(seed=0)
     before = obs["observation"].copy()
-    decisions = [len(s.game.decisions) for s in vec.sessions]
+    decisions = [len(g.decisions) for g in vec.games]
     legal = int(np.flatnonzero(obs["action_mask"][0])[0])
     with pytest.raises(IllegalActionError, match="row 1"):
         vec.step(np.array([legal, illegal_ids(obs["action_mask"])[1]]))
-    assert [len(s.game.decisions) for s in vec.sessions] == decisions
+    assert [len(g.decisions) for g in vec.games] == decisions
     obs, *_ = vec.step(np.array([legal, int(np.flatnonzero(obs["action_mask"][1])[0])]))
     assert not np.array_equal(obs["observation"], before)
 
@@ -196,3 +198,45 @@ def test_step_before_reset_and_empty_batch_are_refused() -> None:
     vec = MafiaVectorEnv("simple", 5, 2)
     with pytest.raises(RuntimeError, match="reset"):
         vec.step(np.zeros(2, dtype=int))
+
+
+def test_a_rows_observation_is_the_seats_own_view_encoded_afresh() -> None:
+    """No channel between rows or seats: every row's observation and mask equal a fresh
+    encoder's vector of that seat's view (its own stream only) and the action table's
+    mask of its request, although the rows share one action table and each row's
+    encoder and trackers follow many seats and games."""
+    n = 4
+    vec = MafiaVectorEnv("standard", 7, n)
+    obs, infos = vec.reset(seed=21)
+    rngs = [np.random.default_rng(50 + i) for i in range(n)]
+    games = 0
+    for _ in range(400):
+        for i, game in enumerate(vec.games):
+            seat = int(infos["seat"][i])
+            view = view_of(game, seat)
+            expected = ObservationEncoder(game.variant, 7).encode(view)
+            np.testing.assert_array_equal(obs["observation"][i], expected)
+            np.testing.assert_array_equal(obs["action_mask"][i], vec.table.mask(view.request))
+        obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
+        games += int(terminations.sum())
+    assert games >= n, "rows moved on to later games"
+
+
+def test_text_views_are_opt_in_and_match_the_aec_env() -> None:
+    """Without ``text=True`` no text crosses the API; with it, every row's text is the
+    AEC env's text view of the seat it shows (the AEC env's night waits skipped)."""
+    assert "text" not in MafiaVectorEnv("standard", 7, 2).reset(seed=4)[1]
+    vec = MafiaVectorEnv("standard", 7, 1, text=True)
+    aec = mafia_env.raw_env("standard", 7)
+    _obs, infos = vec.reset(seed=4)
+    aec.reset(seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        skip_waiting_turns(aec)
+        assert infos["text"][0] == aec.infos[aec.agent_selection]["text"]
+        mask = aec.observe(aec.agent_selection)["action_mask"]
+        action = int(rng.choice(np.flatnonzero(mask)))
+        aec.step(action)
+        _obs, _r, terminations, _t, infos = vec.step([action])
+        if terminations[0]:
+            break

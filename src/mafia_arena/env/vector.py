@@ -35,8 +35,10 @@ only legal action is 0, wait) left out.
   else (``infos["illegal"][i]`` true), and the row is dealt a new game; with
   ``illegal_reward=None`` the step raises `IllegalActionError` before any row changes.
 
-Only numbers cross the API (no text view), which is what makes a batch cheap; for the
-text and labelled choices use the AEC env with language agents.
+Only numbers cross the API unless ``text=True`` (then ``infos["text"][i]`` is row i's
+text view of its seat, as the AEC env's ``infos``): a learner reads the stacked arrays,
+and rendering the text costs more than the numbers. For the labelled choices and free
+text use the AEC env with language agents.
 """
 
 from __future__ import annotations
@@ -50,11 +52,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from mafia_arena.engine import Choice
-from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.engine import Game
+from mafia_arena.env.actions import ActionTable, build_action_table
+from mafia_arena.env.session import IllegalActionError
 from mafia_arena.env.spaces import build_spaces, env_name
 from mafia_arena.env.wrappers import ILLEGAL_REWARD
 from mafia_arena.rules import Variant, load_variant
+from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.text import render_with_request
+from mafia_arena.views.view import SeatTracker
 
 Obs = dict[str, np.ndarray]
 
@@ -72,36 +78,52 @@ class MafiaVectorEnv(VectorEnv):
         overrides: Mapping[str, Any] | None = None,
         illegal_reward: float | None = ILLEGAL_REWARD,
         copy: bool = True,
+        text: bool = False,
     ) -> None:
         """`variant`, `players`, `overrides` as for `env()` (overrides apply to a variant
         name or path); `illegal_reward` as in the module docstring; `copy`: return fresh
         arrays from `reset`/`step` (False: the env's own buffers, overwritten by the next
-        call — faster, for loops that consume them at once)."""
+        call — faster, for loops that consume them at once); `text`: also return each
+        row's text view in ``infos["text"]`` (off by default: rendering it costs more
+        than the numbers, and a learner reads the arrays)."""
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
         spec = variant if isinstance(variant, Variant) else load_variant(variant, overrides)
-        # no night clock: a row hands each seat only its own decisions, so no seat sees
-        # the steps of the others (as `rl.TeamEnv`); the AEC env's waiting turns would
-        # only be rows with a single legal action
-        self.sessions = [
-            GameSession(spec, players, max_text=0, fixed_nights=False) for _ in range(num_envs)
-        ]
+        self.variant = spec
         self.num_envs = num_envs
         self.players = players
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         self.copy = copy
+        self.text = text
         self.metadata = {**type(self).metadata, "name": f"{env_name(spec)}_vector"}
-        session = self.sessions[0]
-        observation, action = build_spaces(["row"], session.encoder.size, session.table.size)
+        # one action table for every row: its masks are kept per choices tuple, and the
+        # engine shares those tuples between games, so the rows share the masks too
+        self.table: ActionTable = build_action_table(spec, players)
+        # per row: one encoder, and one tracker per seat (each follows only its seat's
+        # stream, and rebinds itself to the row's next game)
+        self._encoders = [ObservationEncoder(spec, players) for _ in range(num_envs)]
+        self._trackers = [[SeatTracker(s) for s in range(players)] for _ in range(num_envs)]
+        self.games: list[Game] = []
+        """The game of each row (after `reset`)."""
+        size, actions = self._encoders[0].size, self.table.size
+        observation, action = build_spaces(["row"], size, actions)
         self.single_observation_space: spaces.Dict = observation["row"]
         self.single_action_space: spaces.Discrete = action["row"]
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = spaces.MultiDiscrete(np.full(num_envs, session.table.size))
-        self._obs = np.zeros((num_envs, session.encoder.size), dtype=np.float32)
-        self._masks = np.zeros((num_envs, session.table.size), dtype=np.int8)
-        self.seats = np.zeros(num_envs, dtype=np.int64)
+        self.action_space = spaces.MultiDiscrete(np.full(num_envs, actions))
+        self._obs = np.zeros((num_envs, size), dtype=np.float32)
+        self._masks = np.zeros((num_envs, actions), dtype=np.int8)
+        self._shown: list[np.ndarray] = [self.table.shared_mask(None)] * num_envs
+        """The mask each row shows, the table's own read-only array: legality is judged
+        on it, not on the buffers a caller may hold (`copy=False`)."""
+        self._seats = [0] * num_envs
         self.game_seeds = np.zeros(num_envs, dtype=np.int64)
         self._row_seeds: list[np.random.Generator] = []
+
+    @property
+    def seats(self) -> np.ndarray:
+        """The seat each row shows (as ``infos["seat"]``)."""
+        return np.array(self._seats, dtype=np.int64)
 
     # ------------------------------------------------------------------ API
     def reset(
@@ -123,63 +145,80 @@ class MafiaVectorEnv(VectorEnv):
         # row i's later games: a generator keyed by (its seed key, i), independent of
         # how many games the other rows have played
         self._row_seeds = [np.random.default_rng([k, i]) for i, k in enumerate(keys)]
-        for row, game_seed in enumerate(first):
-            self._deal(row, game_seed)
-        return self._out(), {"seat": self.seats.copy(), "game_seed": self.game_seeds.copy()}
+        self.games = [self._new_game(row, s) for row, s in enumerate(first)]
+        for row, game in enumerate(self.games):
+            self._show(row, game)
+        infos = {"seat": self.seats, "game_seed": self.game_seeds.copy()}
+        if self.text:
+            infos["text"] = self._texts()
+        return self._out(), infos
 
     def step(self, actions: Any) -> tuple[Obs, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision per row, for the seat that row showed; see the module docstring."""
-        if not self._row_seeds:
+        if not self.games:
             raise RuntimeError("reset() the vector env before stepping it")
-        actions = np.asarray(actions).reshape(self.num_envs)
-        decisions = self._check(actions)
+        ids = self._ids(actions)
+        size = self.table.size
+        legal = [0 <= a < size and mask[a] == 1 for a, mask in zip(ids, self._shown, strict=True)]
+        if self.illegal_reward is None and not all(legal):
+            row = legal.index(False)
+            raise IllegalActionError(f"row {row}: {self._refusal(row, actions)}")
         n = self.num_envs
         rewards = np.zeros(n, dtype=np.float32)
         terminations = np.zeros(n, dtype=bool)
         ended: dict[int, tuple[Obs, np.ndarray, bool]] = {}
-        for row, session in enumerate(self.sessions):
-            seat = int(self.seats[row])
-            choice = decisions[row]
-            if choice is None:  # illegal, under the terminate policy
+        choices, seats = self.table.choices, self._seats
+        for row, game in enumerate(self.games):
+            seat = seats[row]
+            if legal[row]:
+                game.submit(seat, choices[ids[row]])
+                if not game.state.over:
+                    self._show(row, game)
+                    continue
+                final = _team_rewards(game, self.players)
+                ended[row] = (self._observe(row, game, seat), final, False)
+            else:  # illegal, under the terminate policy
                 final = np.zeros(self.players, dtype=np.float32)
                 final[seat] = self.illegal_reward or 0.0
-                ended[row] = (session.observe(seat), final, True)
-            else:
-                game = session.game
-                assert game is not None  # every row was dealt a game by reset()
-                game.submit(seat, choice)
-                if session.over:
-                    team = session.team_rewards()
-                    final = np.array([team[s] for s in range(self.players)], dtype=np.float32)
-                    ended[row] = (session.observe(seat), final, False)
-                else:
-                    self._show(row, session.pending_seats()[0])
-                    continue
+                shown = {"observation": self._obs[row].copy(), "action_mask": self._shown[row]}
+                ended[row] = (shown, final, True)
             rewards[row] = final[seat]
             terminations[row] = True
         infos = self._final_infos(ended)
         for row in ended:
-            self._deal(row, int(self._row_seeds[row].integers(2**31)))
-        infos["seat"] = self.seats.copy()
+            game = self.games[row] = self._new_game(row, int(self._row_seeds[row].integers(2**31)))
+            self._show(row, game)
+        infos["seat"] = self.seats
         infos["game_seed"] = self.game_seeds.copy()
+        if self.text:
+            infos["text"] = self._texts()
         return self._out(), rewards, terminations, np.zeros(n, dtype=bool), infos
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.sessions = []
+        self.games = []
 
     # ------------------------------------------------------------------ internals
-    def _check(self, actions: np.ndarray) -> list[Choice | None]:
-        """The choice of every row, None for an illegal one (terminate policy); under
-        the raise policy the first illegal row raises before anything is submitted."""
-        decisions: list[Choice | None] = []
-        for row, session in enumerate(self.sessions):
+    def _ids(self, actions: Any) -> list[int]:
+        """Every row's action as an int (-1 where it is not an integer id)."""
+        actions = np.asarray(actions).reshape(self.num_envs)
+        if actions.dtype.kind in "iu":
+            return actions.tolist()
+        ids = []
+        for action in actions.tolist():
             try:
-                decisions.append(session.check_action(int(self.seats[row]), actions[row]))
-            except IllegalActionError as exc:
-                if self.illegal_reward is None:
-                    raise IllegalActionError(f"row {row}: {exc}") from None
-                decisions.append(None)
-        return decisions
+                ids.append(int(action) if int(action) == action else -1)
+            except (TypeError, ValueError):
+                ids.append(-1)
+        return ids
+
+    def _refusal(self, row: int, actions: Any) -> str:
+        """Why row `row`'s action is not legal for its seat (the engine's prompt)."""
+        seat = self._seats[row]
+        action = np.asarray(actions).reshape(self.num_envs)[row]
+        request = self.games[row].request(seat)
+        kind = None if request is None else request.kind
+        legal = np.flatnonzero(self._shown[row]).tolist()
+        return f"player_{seat}: action {action!r} is not legal for {kind!r}; legal ids: {legal}"
 
     def _final_infos(self, ended: dict[int, tuple[Obs, np.ndarray, bool]]) -> dict[str, Any]:
         if not ended:
@@ -203,17 +242,44 @@ class MafiaVectorEnv(VectorEnv):
             "illegal": illegal,
         }
 
-    def _deal(self, row: int, game_seed: int) -> None:
-        session = self.sessions[row]
-        session.new_game(game_seed)
-        self.game_seeds[row] = game_seed
-        self._show(row, session.pending_seats()[0])
+    def _new_game(self, row: int, seed: int) -> Game:
+        """A new game for `row`, its trackers bound to it (and folded up to its start):
+        from here on a seat's new entries are pulled from its stream straight away."""
+        self.game_seeds[row] = seed
+        self._encoders[row].reset()
+        game = Game(self.variant, self.players, seed)
+        for tracker in self._trackers[row]:
+            tracker.advance(game)
+        return game
 
-    def _show(self, row: int, seat: int) -> None:
-        self.seats[row] = seat
-        obs = self.sessions[row].observe(seat)
-        self._obs[row] = obs["observation"]
-        self._masks[row] = obs["action_mask"]
+    def _show(self, row: int, game: Game) -> None:
+        """Write the observation and mask of the row's next seat into the buffers."""
+        pending = game.pending()
+        seat = min(pending)
+        request = pending[seat]
+        tracker = self._trackers[row][seat]
+        fold = tracker.fold
+        fold.extend(tracker.stream.pull())  # type: ignore[union-attr]  # bound by `_new_game`
+        self._obs[row] = self._encoders[row].encode_seat(fold, request)
+        self._masks[row] = self._shown[row] = self.table.shared_mask(request)
+        self._seats[row] = seat
+
+    def _texts(self) -> np.ndarray:
+        """Every row's text view of the seat it shows (the AEC env's ``infos`` text),
+        as an object array."""
+        texts = np.empty(self.num_envs, dtype=object)
+        for row, (game, seat) in enumerate(zip(self.games, self._seats, strict=True)):
+            fold = self._trackers[row][seat].fold  # advanced by `_show`
+            transcript = fold.transcript.text(len(fold.entries))
+            texts[row] = render_with_request(transcript, seat, game.request(seat))
+        return texts
+
+    def _observe(self, row: int, game: Game, seat: int) -> Obs:
+        """The seat's observation now, as fresh arrays (a finished game's last one)."""
+        request = game.request(seat)
+        fold = self._trackers[row][seat].advance(game)
+        observation = self._encoders[row].encode_seat(fold, request)
+        return {"observation": observation, "action_mask": self.table.shared_mask(request)}
 
     def _out(self) -> Obs:
         if self.copy:
@@ -222,3 +288,14 @@ class MafiaVectorEnv(VectorEnv):
 
     def __repr__(self) -> str:
         return f"MafiaVectorEnv({self.metadata['name']}, num_envs={self.num_envs})"
+
+
+def _team_rewards(game: Game, players: int) -> np.ndarray:
+    """+1 for the winning faction's seats, -1 for the others, 0 for all on a draw (as
+    `GameSession.team_rewards`)."""
+    state = game.state
+    if state.winner is None:
+        return np.zeros(players, dtype=np.float32)
+    final = np.full(players, -1.0, dtype=np.float32)
+    final[list(state.winners)] = 1.0
+    return final
