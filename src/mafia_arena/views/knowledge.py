@@ -405,8 +405,21 @@ class KnowledgeFold:
             handler(self, entry.fact, entry)
 
     def extend(self, entries: Sequence[SeatEvent]) -> None:
+        """`apply` each entry in turn, in one loop: a seat's fold is advanced by a
+        batch of new entries at every step, so the per-entry method call is saved (no
+        handler reads `day` or `phase`, which are set once, from the last entry)."""
+        if not entries:
+            return
+        own, handlers = self.entries, _HANDLERS
+        self._snapshot = None
         for entry in entries:
-            self.apply(entry)
+            own.append(entry)
+            fact = entry.fact
+            handler = handlers.get(type(fact))
+            if handler is not None:
+                handler(self, fact, entry)
+        last = entries[-1]
+        self.day, self.phase = last.day, last.phase
 
     def snapshot(self) -> Knowledge:
         """The frozen facts now (cached until the next entry)."""
