@@ -42,7 +42,7 @@ from mafia_arena.engine.game import Game
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.views.knowledge import Knowledge, Noted, line_tier
 from mafia_arena.views.text import render_event
-from mafia_arena.views.view import SeatTracker
+from mafia_arena.views.view import SeatTracker, view_of
 
 _VOTE_FACTS = (Votes, Nomination, NominationTally, Nominees, Runoff, NoExecution, LastDeadDecision)
 _PLAYERS = {"dictator": 12, "palermo": 12}
@@ -144,3 +144,34 @@ def test_a_snapshots_records_do_not_change_when_later_events_arrive() -> None:
     for k, (messages, offices, statuses, lines) in kept:
         assert (k.messages, k.offices, k.statuses) == (messages, offices, statuses)
         assert len(k.tagged_lines()) == lines
+
+
+@pytest.mark.parametrize("variant", ["standard", "classic"])
+def test_tiers_read_after_the_text_match_each_lines_entry(variant: str) -> None:
+    """The text is read at every step and the tiers only later (the LLM prompt builder):
+    tiers built then, for lines rendered long before, and for a shorter prefix after a
+    longer one, are those of each line's own entry."""
+    spec = load_variant(variant)
+    game = Game(spec, 10, seed=11)
+    agents = [HeuristicAgent(game.seed, strict=True) for _ in range(10)]
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, 1100 + seat)
+    tracker = SeatTracker(3)
+    halfway: Knowledge | None = None
+    while not game.over and game.pending():
+        for seat in sorted(game.pending()):
+            if seat == 3:
+                knowledge = tracker.update(game)
+                knowledge.text()  # the text view, as the envs read it: no tiers asked
+                if halfway is None and knowledge.day >= 2:
+                    halfway = knowledge
+            game.submit(seat, agents[seat].decide(view_of(game, seat)))
+    final = tracker.update(game)
+    expected = [(render_event(e, 3), line_tier(e)) for e in final.events]
+    tagged = [(t.text, t.tier) for t in final.tagged_lines()]
+    assert tagged == [(t, n) for t, n in expected if t]
+    assert {n for _t, n in tagged} == {0, 1, 2}  # every tier occurs: the check can fail
+    assert halfway is not None
+    short = [(t.text, t.tier) for t in halfway.tagged_lines()]
+    assert short == tagged[: len(short)] and 0 < len(short) < len(tagged)
+    assert [t for t, _n in short] == halfway.lines()

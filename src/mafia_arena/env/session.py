@@ -101,6 +101,7 @@ class GameSession:
         self._views: list[View | None] = []
         self._stamps: list[tuple[Any, ...] | None] = []
         self._observed: list[_Observed | None] = []
+        self._advanced: list[tuple[Any, ...] | None] = []
         self._infos: list[_Informed | None] = []
         self._waiting: list[dict[str, Any] | None] = []
 
@@ -118,6 +119,7 @@ class GameSession:
         self._views = [None] * self.players
         self._stamps = [None] * self.players
         self._observed = [None] * self.players
+        self._advanced = [None] * self.players
         self._infos = [None] * self.players
         self._waiting = [None] * self.players
         self.encoder.reset()
@@ -214,6 +216,17 @@ class GameSession:
         marks = len(game.step_marks)
         return (len(game.events), marks, self._completed, plan, plan.slot, plan.prompt_slot)
 
+    def _advance(self, seat: int, game: Game, stamp: tuple[Any, ...]) -> KnowledgeFold:
+        """The seat's live fold with what it may see at `stamp`, pulled once per stamp:
+        an AEC step reads the selected seat's info and then its observation, a Parallel
+        step the same for every seat, and the second read would only find the stream
+        empty. (Pulling again is harmless, so a view that pulled meanwhile is no harm.)"""
+        tracker = self._trackers[seat]
+        if self._advanced[seat] != stamp:
+            tracker.advance(game, self.clock.cut(game))
+            self._advanced[seat] = stamp
+        return tracker.fold
+
     def observe(self, seat: int) -> dict[str, np.ndarray]:
         """The seat's observation and action mask.
 
@@ -229,7 +242,7 @@ class GameSession:
         last = self._observed[seat]
         if last is not None and last.stamp == stamp:
             return last.obs
-        fold = self._trackers[seat].advance(game, self.clock.cut(game))
+        fold = self._advance(seat, game, stamp)
         request = game.request(seat) if self._asking() else None
         count = len(fold.entries)
         if last is not None and last.request is request:
@@ -278,7 +291,7 @@ class GameSession:
         last = self._infos[seat]
         if last is not None and last.stamp == stamp and last.over == over:
             return last.info
-        fold = self._trackers[seat].advance(game, self.clock.cut(game))
+        fold = self._advance(seat, game, stamp)
         request = game.request(seat) if self._asking() else None
         count = len(fold.entries)
         if (

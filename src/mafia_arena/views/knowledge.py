@@ -175,7 +175,9 @@ class Transcript:
     the entry alone, so the seats of one game may share `renders` (entry identity →
     line): an event admitted to ten seats is then rendered once, not ten times.
     `tagged(n)` gives the same lines with their tier (`TranscriptLine`), for the LLM
-    prompt builder's shortened transcript.
+    prompt builder's shortened transcript. Only that builder reads tiers, so they are
+    built on its first call (from the entry kept with each line), never for the envs'
+    text views, which read `text(n)` at nearly every step.
     """
 
     __slots__ = (
@@ -185,6 +187,7 @@ class Transcript:
         "_joined_lines",
         "_lines",
         "_renders",
+        "_sources",
         "_tagged",
         "seat",
     )
@@ -193,35 +196,47 @@ class Transcript:
         self._entries = entries
         self._renders: Renders = {} if renders is None else renders
         self._lines: list[str] = []
-        self._tagged: list[TranscriptLine] = []
+        self._sources: list[SeatEvent] = []  # the entry behind each line (for its tier)
+        self._tagged: list[TranscriptLine] = []  # tagged lines built so far (a prefix)
         self._ends: list[int] = []  # number of lines after each entry
         self._joined = ""
         self._joined_lines = 0
         self.seat = seat
 
     def _end(self, count: int) -> int:
+        ends = self._ends
+        done = len(ends)
+        if count <= done:
+            return ends[count - 1] if count else 0
         from mafia_arena.views.text import render_event  # text renders facts; it imports this
 
-        ends, lines, tagged, renders = self._ends, self._lines, self._tagged, self._renders
-        for entry in self._entries[len(ends) : count]:
-            known = renders.get(id(entry))
+        lines, sources, renders, seat = self._lines, self._sources, self._renders, self.seat
+        get, end = renders.get, len(lines)
+        for entry in self._entries[done:count]:
+            key = id(entry)
+            known = get(key)
             if known is None:
-                line = render_event(entry, self.seat)
-                renders[id(entry)] = (entry, line)  # the entry held: its id stays unique
+                line = render_event(entry, seat)
+                renders[key] = (entry, line)  # the entry held: its id stays unique
             else:
                 line = known[1]
             if line:
                 lines.append(line)
-                tagged.append(TranscriptLine(line, line_tier(entry)))
-            ends.append(len(lines))
-        return ends[count - 1] if count else 0
+                sources.append(entry)
+                end += 1
+            ends.append(end)
+        return ends[count - 1]
 
     def lines(self, count: int) -> list[str]:
         return self._lines[: self._end(count)]
 
     def tagged(self, count: int) -> list[TranscriptLine]:
-        """The first `count` entries' lines with their tiers (rendered once, kept)."""
-        return self._tagged[: self._end(count)]
+        """The first `count` entries' lines with their tiers (built once, kept)."""
+        end = self._end(count)
+        tagged, lines, sources = self._tagged, self._lines, self._sources
+        for i in range(len(tagged), end):
+            tagged.append(TranscriptLine(lines[i], line_tier(sources[i])))
+        return tagged[:end]
 
     def text(self, count: int) -> str:
         """The first `count` entries' lines joined by newlines (extended, not rebuilt)."""
