@@ -430,6 +430,13 @@ CASES = [
         "not an integer: got true",
         overrides={"rules.max_rounds": True},
     ),
+    Case(
+        "max_rounds that is not whole",
+        "simple",
+        "rules.max_rounds",
+        "a count must be a whole number or a formula, got 2.5",
+        overrides={"rules.max_rounds": 2.5},
+    ),
     # the deal: the variant loads, but `players` cannot be dealt
     Case("too few players", "standard", "players", "4 players is too few: at least 5", players=4),
     Case("too many players", "standard", "players", "31 players is outside 5..30", players=31),

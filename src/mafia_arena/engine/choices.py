@@ -32,6 +32,9 @@ class Choice:
 
     @property
     def key(self) -> str:
+        known = SHARED_KEYS.get(id(self))
+        if known is not None:
+            return known
         if self.value is not None:
             target = "" if self.target is None else str(self.target)
             return f"{self.verb}:{target}:{self.value}"
@@ -48,6 +51,10 @@ class Choice:
 
 
 _SHARED: dict[tuple[str, int | None, str | None], Choice] = {}
+SHARED_KEYS: dict[int, str] = {}
+"""The key of each shared choice, by identity. Every decision logs its choice's key;
+a shared choice is never freed (`_SHARED` holds it), so its id names it alone for the
+life of the process, and the key is rendered once instead of at every decision."""
 
 
 def shared_choice(verb: str, target: int | None = None, value: str | None = None) -> Choice:
@@ -64,6 +71,7 @@ def shared_choice(verb: str, target: int | None = None, value: str | None = None
     found = _SHARED.get(key)
     if found is None:
         found = _SHARED[key] = Choice(verb, target, value)
+        SHARED_KEYS[id(found)] = found.key
     return found
 
 

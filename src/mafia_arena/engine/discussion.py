@@ -37,17 +37,20 @@ _SEAT_NAME = re.compile(r"\bP(\d+)\b")
 def speak_request(game: Game, seat: int, kind: str, prompt: str, max_chars: int = 1000) -> Request:
     """A speaking turn: free text, or one of the structured acts about living players."""
     living = game.state.living_seats()
-    known = game.derived.get("speech_acts")
-    if known is None:
-        known = game.derived["speech_acts"] = {}
-    key = (living, seat)
-    found = known.get(key)
+    # The acts by speaker for the current living seats. `living_seats` hands out one
+    # tuple until someone dies, so an identity test replaces hashing the tuple.
+    cached = game.derived.get("speech_acts")
+    if cached is None or cached[0] is not living:
+        fresh: dict[int, tuple[tuple[Choice, ...], tuple[str, ...]]] = {}
+        cached = game.derived["speech_acts"] = (living, fresh)
+    known = cached[1]
+    found = known.get(seat)
     if found is None:  # the first turn of this speaker with these living players
         others = living
         if seat in others:  # a dead speaker (a last word) speaks about all the living
             at = others.index(seat)
             others = others[:at] + others[at + 1 :]
-        found = known[key] = _acts_for(_vocabulary(game), others)
+        found = known[seat] = _acts_for(_vocabulary(game), others)
     acts, labels = found
     return Request(
         seat, kind, prompt, acts, labels, default="pass", free_text=True, max_chars=max_chars
@@ -175,12 +178,18 @@ class _Talk:
         self.rounds, self.protocol = rounds, protocol
         self.statements = 0
         self.last_text = ""
+        self._prompts: dict[int, str] = {}
 
     def _prompt(self, round_no: int) -> str:
-        day = self.game.state.day
-        prompt = f"Day {day}, {self.kind} round {round_no + 1} of {self.rounds}: your turn."
-        if self.topic:
-            prompt += f" Theme: {self.topic}."
+        """The turn prompt of round `round_no`, built once per round: a discussion step
+        runs within one day, so every speaker of a round reads the same words."""
+        prompt = self._prompts.get(round_no)
+        if prompt is None:
+            day = self.game.state.day
+            prompt = f"Day {day}, {self.kind} round {round_no + 1} of {self.rounds}: your turn."
+            if self.topic:
+                prompt += f" Theme: {self.topic}."
+            self._prompts[round_no] = prompt
         return prompt
 
     def _can_speak(self, seat: int) -> bool:
@@ -189,15 +198,18 @@ class _Talk:
 
     def turn(self, round_no: int, seat: int) -> Flow:
         """One statement by `seat` (then the intentions poll, if on)."""
-        if not self._can_speak(seat):
+        game = self.game
+        state = game.state
+        if not state.seats[seat].alive or seat in state.silenced_today:  # `_can_speak`
             return
         # `ask_one` inlined: the most frequent decision of a game, and the helper costs
         # a generator per turn. The speaker is alive, so never disqualified before his
         # turn; one disqualified during it has no answer and says nothing.
-        request = speak_request(self.game, seat, "speak", self._prompt(round_no))
+        prompt = self._prompts.get(round_no) or self._prompt(round_no)
+        request = speak_request(game, seat, "speak", prompt)
         decision = (yield {seat: request}).get(seat)
         if decision is not None:
-            self.last_text = say(self.game, seat, decision, self.kind).text
+            self.last_text = say(game, seat, decision, self.kind).text
             self.statements += 1
             if self.protocol.intentions:
                 yield from self.poll((seat,))

@@ -14,7 +14,15 @@ from collections.abc import Callable, Collection, Generator, Iterable, Mapping, 
 from typing import Any
 
 from mafia_arena.engine.catalogue import DecisionRecord, Fact, RandomDraw
-from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech, names_any
+from mafia_arena.engine.choices import (
+    PASS,
+    SHARED_KEYS,
+    Choice,
+    Decision,
+    Request,
+    Speech,
+    names_any,
+)
 from mafia_arena.engine.errors import (
     GameOver,
     IllegalDecision,
@@ -22,6 +30,7 @@ from mafia_arena.engine.errors import (
     IllegalModeration,
 )
 from mafia_arena.engine.events import HOST, PUBLIC, Event, SeatStream, Visibility
+from mafia_arena.engine.per_variant import per_variant
 from mafia_arena.engine.state import GameState, SeatState
 from mafia_arena.rules import Variant
 from mafia_arena.rules.composition import deck
@@ -76,7 +85,11 @@ class Game:
         ask it (the forum's written forms, `engine.forum.window`): a non-empty reason
         refuses the decision as illegal, before anything changes."""
         self.rng = random.Random(f"{seed}:play")
-        self.max_rounds = int(evaluate(str(variant.rules.max_rounds), {"n": players}))
+        self.max_rounds: int = per_variant(
+            variant,
+            ("max_rounds", players),
+            lambda: int(evaluate(str(variant.rules.max_rounds), {"n": players})),
+        )
         cards = list(deck(variant, players)) if deal is None else list(deal)
         if deal is None:
             random.Random(f"{seed}:deal").shuffle(cards)
@@ -139,18 +152,22 @@ class Game:
         answers[seat] = decision
         kind = request.kind
         record: dict[str, Any]
-        if isinstance(decision, Speech):
-            text, act = decision.text, decision.act
+        if decision.__class__ is Choice:
+            key = SHARED_KEYS.get(id(decision)) or decision.key
+            record = {"seat": seat, "kind": kind, "choice": key}
+            if fallback:
+                record["fallback"] = fallback
+                fact = DecisionRecord(seat, kind, key, None, None, fallback)
+            else:
+                fact = DecisionRecord(seat, kind, key)
+        else:
+            text, act = decision.text, decision.act  # type: ignore[union-attr]
             record = {"seat": seat, "kind": kind, "text": text}
             if act is not None:
                 record["act"] = act.key
             fact = DecisionRecord(seat, kind, None, text, record.get("act"), fallback or None)
-        else:
-            key = decision.key
-            record = {"seat": seat, "kind": kind, "choice": key}
-            fact = DecisionRecord(seat, kind, key, None, None, fallback or None)
-        if fallback:
-            record["fallback"] = fallback
+            if fallback:
+                record["fallback"] = fallback
         self.decisions.append(record)
         events = self.events  # `emit`, inlined: every decision logs one
         events.append(Event(len(events), state.day, state.phase, fact, HOST))

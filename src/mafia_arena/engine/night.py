@@ -14,8 +14,6 @@ only those participants see. A lone participant has nobody to talk to and is not
 
 from __future__ import annotations
 
-from collections import Counter
-
 from mafia_arena.engine.asking import ask
 from mafia_arena.engine.catalogue import (
     Blocked,
@@ -269,10 +267,7 @@ def step_request(
         return None
     optional = step.optional
     choices, labels = action.options(game, step, actor, tuple(targets), optional)
-    what = step.label or step.action
-    prompt = f"Night {night_no(game)}: {what}" + (
-        f" (pick {pick_no + 1} of {step.target.count})" if step.target.count > 1 else ""
-    )
+    prompt = _step_prompt(game, step, pick_no)
     return Request(
         actor,
         f"night:{step.name}",
@@ -286,6 +281,25 @@ def step_request(
 
 def night_no(game: Game) -> int:
     return game.state.day
+
+
+def _step_prompt(game: Game, step: NightStep, pick_no: int) -> str:
+    """The prompt of a night step's `pick_no`-th pick tonight, built once per night and
+    shared by every actor of the step (kept in `game.derived`, keyed by the night; a
+    step by identity, as the game's variant holds it for the whole game)."""
+    night = night_no(game)
+    cached: tuple[int, dict[tuple[int, int], str]] | None = game.derived.get("night_prompts")
+    if cached is None or cached[0] != night:
+        cached = game.derived["night_prompts"] = (night, {})
+    prompts = cached[1]
+    key = (id(step), pick_no)
+    prompt = prompts.get(key)
+    if prompt is None:
+        what = step.label or step.action
+        prompt = prompts[key] = f"Night {night}: {what}" + (
+            f" (pick {pick_no + 1} of {step.target.count})" if step.target.count > 1 else ""
+        )
+    return prompt
 
 
 def _individual_step(game: Game, step: NightStep, night: NightState, actors: list[int]) -> Flow:
@@ -322,7 +336,7 @@ def _individual_step(game: Game, step: NightStep, night: NightState, actors: lis
 def _group_step(game: Game, step: NightStep, night: NightState, participants: list[int]) -> Flow:
     channel = step.name
     members = private(*participants, channel=channel)
-    final: Counter[Choice] = Counter()
+    final: dict[Choice, int] = {}
     for round_no in range(max(1, step.rounds)):
         if game.state.disqualified:  # a disqualified member leaves the group at once
             participants = [a for a in participants if a not in game.state.disqualified]
@@ -342,7 +356,9 @@ def _group_step(game: Game, step: NightStep, night: NightState, participants: li
         game.emit(
             GroupPicks(step.name, round_no + 1, {s: c.key for s, c in picks.items()}), members
         )
-        final = Counter(picks.values())
+        final = {}  # the picks' tally (a `Counter`'s work without its two calls)
+        for pick in picks.values():
+            final[pick] = final.get(pick, 0) + 1
         if len(final) == 1 and len(picks) == len(participants):
             break
     if not final:

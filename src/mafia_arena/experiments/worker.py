@@ -89,7 +89,7 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
     for index in job.indices:
         seed = game_seed(job.base_seed, index)
         try:
-            labels = seat_agents(matchup, index, seed, variant)
+            labels = seat_agents(matchup, index, job.base_seed, variant)
             tables.append((index, seed, [make_agent(targets[label]) for label in labels]))
         except RETRYABLE:
             raise

@@ -252,7 +252,9 @@ class Rules(_Spec):
 
     first_phase: Literal["night", "day"] = "night"
     reveal_on_death: bool = True
-    max_rounds: str | int = "n + 2"
+    max_rounds: Count = "n + 2"
+    """The last round played (a whole number or a formula of n); a float or true is
+    refused with the reason, not read as a string."""
     first_night_actions: bool = True
     stalemate_cycles: int | None = Field(default=None, ge=1)
     narrate_steps: bool = False

@@ -401,8 +401,13 @@ def answers(ctx: Context, read: Reading) -> list[Decision]:
 
 
 def ballot(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int | None:
-    """Whom to elect, or to revolt for (None: no revolution tonight)."""
-    me, rng = ctx.me, ctx.rng
+    """Whom to elect, or to revolt for (None: no revolution tonight).
+
+    The informed mafia vote as a bloc for their lowest comrade. A citizen names `focal`
+    (the election and a vacancy are plurality votes with ties by lot, and a
+    revolution's successor is the most-named, so the citizens who hold the same clears
+    name one seat); he revolts once the dictator's executions revealed two citizens."""
+    me = ctx.me
     electing = read.dictator is None or ctx.day == 0
     if not ctx.town:
         if read.dictator in comrades or read.dictator == me:
@@ -411,8 +416,27 @@ def ballot(ctx: Context, read: Reading, comrades: list[int], targets: list[int])
         return picks[0] if picks else None
     if not electing and read.citizen_executions < 2:
         return None
-    trusted = [s for s in targets if s in read.cleared] or ([me] if me in targets else [])
-    return rng.choice(trusted or targets)
+    return focal(read, me, targets)
+
+
+def focal(read: Reading, me: int, targets: list[int]) -> int | None:
+    """The town's candidate for the office: the lowest seat cleared by a result the
+    reader holds (its own or one passed on to it: every investigator tells every living
+    player, so the citizens who read the same results name the same seat), else the
+    reader himself, the one seat he knows to be a citizen. Never a seat the reader
+    suspects (a result, a private word or a testament naming him a mafioso).
+
+    A focal seat from public information alone (the lowest unsuspected living seat)
+    measured weaker in the strength benchmark: the mafia outlive the citizens, so that
+    seat is ever more often a mafioso, while scattered self-votes each name a citizen."""
+    suspected = set(read.guilty) | set(read.own_guilty)
+    cleared = [s for s in targets if s in read.cleared and s not in suspected]
+    if cleared:
+        return min(cleared)
+    if me in targets:
+        return me
+    unsuspected = [s for s in targets if s not in suspected]
+    return min(unsuspected or targets) if targets else None
 
 
 def execution(ctx: Context, read: Reading, comrades: list[int], targets: list[int]) -> int:

@@ -135,6 +135,13 @@ def _nomination_round(
 ) -> Flow:
     """Each living voter in `order` names up to `places` distinct members of `pool`."""
     tally = dict.fromkeys(pool, 0)
+    # The prompt of the n-th nomination, the same words for every voter of the round.
+    prompts = [
+        f"Day {game.state.day}: nomination {n + 1} of {places}"
+        + (f" (runoff {round_no - 1})" if round_no > 1 else "")
+        + "; pass to stop."
+        for n in range(places)
+    ]
     for voter in order:
         named: list[int] = []
         while len(named) < places:
@@ -145,9 +152,7 @@ def _nomination_round(
                 game,
                 voter,
                 "nominate",
-                f"Day {game.state.day}: nomination {len(named) + 1} of {places}"
-                + (f" (runoff {round_no - 1})" if round_no > 1 else "")
-                + "; pass to stop.",
+                prompts[len(named)],
                 options,
                 allow_pass=True,
                 pass_label="no (more) nominations",
