@@ -99,3 +99,45 @@ def test_losing_teams_group_by_faction_and_split_solos(game: GameFactory) -> Non
     parsed = parse_game(rec)
     assert [s.agent for s in parsed.winners] == ["a", "b"]
     assert [[s.agent for s in team] for team in parsed.losing_teams] == [["c"], ["d"], ["e"]]
+
+
+def _web_seat(rec: dict[str, Any], seat: int, name: str, stand_in_decisions: int) -> None:
+    """Mark `seat` the way the web app writes a person's seat (`web.storage`)."""
+    entry = rec["seats"][seat]
+    entry.update(
+        agent=f"human:{name}",
+        agent_kind="human",
+        replaced=True,
+        stand_in="heuristic" if stand_in_decisions else None,
+        stand_in_decisions=stand_in_decisions,
+    )
+
+
+def test_a_seat_a_stand_in_played_is_credited_to_the_stand_in_not_the_person(
+    tmp_path: Path, game: GameFactory
+) -> None:
+    from mafia_arena.leaderboard.table import leaderboard_table
+
+    people = {"b": "human"}
+    won_by_stand_in = game(PAIR, "town", game_index=0, kinds=people)
+    _web_seat(won_by_stand_in, 0, "Ann", stand_in_decisions=4)
+    back_in_time = game(PAIR, "town", game_index=1, kinds=people)  # replaced, took it back unplayed
+    _web_seat(back_in_time, 0, "Ann", stand_in_decisions=0)
+    store = tmp_path / "games.jsonl"
+    store.write_text(
+        "".join(json.dumps(r) + "\n" for r in (won_by_stand_in, back_in_time)), encoding="utf-8"
+    )
+    games = prepare_games(load_records(tmp_path))
+    first = games[0].seats[0]
+    assert (first.agent, first.kind, first.won, first.decisions) == (
+        "stand-in:heuristic",
+        "stand-in",
+        True,
+        4,
+    )
+    assert games[1].seats[0].agent == "human:Ann"
+    rows = leaderboard_table(load_records(tmp_path), n_boot=0).set_index("agent")
+    assert rows.loc["human:Ann", "seats"] == 1 and rows.loc["human:Ann", "wins"] == 1
+    assert rows.loc["stand-in:heuristic", "seats"] == 1
+    # a game a stand-in played in is no longer a people-only game
+    assert filter_records(games, "human") == [games[1]]

@@ -1,6 +1,6 @@
 """The absence policy in real Chromium: an idle player is warned, a labelled stand-in
 takes the seat, the player takes it back; the stand-in's decisions are marked in the
-log and credited to the stand-in; a speech nobody gave is shown as a timeout."""
+log and credited to the stand-in (in the record and on the leaderboard); a speech nobody gave is shown as a timeout."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tests.web.browser_support import play_pages
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
+from mafia_arena.leaderboard import leaderboard_table, load_records
 from mafia_arena.web.driver import NO_SPEECH
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
@@ -84,5 +85,10 @@ def test_an_idle_player_is_warned_replaced_by_a_stand_in_and_takes_the_seat_back
         assert seat["stand_in"] == "heuristic" and seat["replaced"]
         assert seat["stand_in_decisions"] == mine.count("stand-in")
         assert seat["decisions"] == len(mine) - mine.count("stand-in")
+        # the leaderboard credits the seat's result to the stand-in, never to the person
+        board = leaderboard_table(load_records(tmp_path / "results"), n_boot=0)
+        assert "human:Idle" not in set(board["agent"])
+        stand_in_row = board.set_index("agent").loc["stand-in:heuristic"]
+        assert stand_in_row["seats"] == 1 and stand_in_row["wins"] == int(seat["won"])
     finally:
         server.close()

@@ -12,6 +12,8 @@ makes floating-point sums run in the same order, so shuffled input gives *bit-id
 output, not merely output equal up to rounding.
 
 Only the keys documented in ``docs/leaderboard.md`` are read; extra keys are ignored.
+A seat a stand-in played for a person who left is credited to the stand-in, never to
+the person (:func:`stood_in`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "filter_records",
     "load_records",
     "prepare_games",
+    "stood_in",
 ]
 
 View = Literal["all", "human", "bot", "mixed"]
@@ -39,6 +42,10 @@ View = Literal["all", "human", "bot", "mixed"]
 SIDE_ORDER: tuple[str, ...] = ("town", "mafia", "solo")
 
 HUMAN_KIND = "human"
+
+#: ``agent_kind`` of a seat a stand-in played for a person who left (see
+#: :func:`stood_in`): a bot, for the views, and never the person.
+STAND_IN_KIND = "stand-in"
 
 
 @dataclass(frozen=True)
@@ -168,6 +175,21 @@ def _sortable(value: Any) -> tuple[int, Any]:
     return (2, str(value))
 
 
+def stood_in(raw: Mapping[str, Any]) -> str | None:
+    """The label a replaced seat is credited to, or None when the seat is its player's.
+
+    A web game's record flags a seat whose person left and was replaced (``replaced``)
+    and counts the decisions the stand-in bot made there (``stand_in_decisions``, its
+    name in ``stand_in``; `web.storage.results_record`). When the stand-in made any of
+    them, the seat's result is not the person's: a researcher rating people must not
+    see a bot's win or loss in their rows. The seat keeps its place in the game (the
+    teams the ratings compare stay whole) but is credited to ``stand-in:<agent>``, one
+    row pooling every stand-in seat, of kind :data:`STAND_IN_KIND`."""
+    if not raw.get("replaced") or _int(raw.get("stand_in_decisions")) <= 0:
+        return None
+    return f"stand-in:{raw.get('stand_in') or 'unknown'}"
+
+
 def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any]) -> SeatResult:
     if not isinstance(raw, Mapping):
         raise ValueError(f"seat #{index} is not an object: {raw!r}")
@@ -179,6 +201,24 @@ def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any])
     if not isinstance(metrics, Mapping):
         metrics = {}
     survived = raw.get("survived")
+    stand_in = stood_in(raw)
+    if stand_in is not None:  # the stand-in's decisions; the person's own count nowhere
+        return SeatResult(
+            seat=seat_no,
+            agent=stand_in,
+            kind=STAND_IN_KIND,
+            role=str(raw.get("role") or "unknown"),
+            faction=str(raw.get("faction") or raw["side"]),
+            side=str(raw["side"]),
+            won=bool(raw["won"]),
+            survived=None if survived is None else bool(survived),
+            decisions=_int(raw.get("stand_in_decisions")),
+            fallbacks=0,
+            tokens_in=0,
+            tokens_out=0,
+            cost=0.0,
+            metrics=dict(metrics),
+        )
     return SeatResult(
         seat=seat_no,
         agent=str(raw["agent"]),
