@@ -30,10 +30,13 @@ OTHER = "127.0.0.2"  # a second loopback address: another client than the floode
 
 @pytest.fixture
 def guarded(tmp_path: Path) -> Iterator[LiveServer]:
-    """The server's own hardening defaults (no seeds from creators, no paid bots)."""
+    """The server's own hardening defaults (no seeds from creators, no paid bots), with
+    a fixed host key: the normal player's bots then take the same course every run, so
+    the latency measurement always gets its turns."""
     live = LiveServer(
         settings_for(tmp_path, allowed_agents=None, chosen_seeds=False, timer_scale=10.0)
     )
+    live.manager.host_key = bytes(range(32))
     try:
         yield live
     finally:
@@ -94,7 +97,7 @@ def during(flood: Callable[[], Any], server: LiveServer, label: str) -> Any:
     thread.start()
     latencies = asyncio.run(action_latencies(server, game_id, credential, 5, OTHER))
     thread.join(120)
-    assert latencies, "the normal player got no answer during the flood"
+    assert len(latencies) >= 3, f"the normal player got {len(latencies)} answers during the flood"
     print(
         f"\n{label}: normal player's action latency over {len(latencies)} actions: "
         f"median {statistics.median(latencies) * 1000:.1f} ms, "
@@ -160,7 +163,7 @@ def test_socket_flooding_is_refused_per_client(guarded: LiveServer) -> None:
     assert len(refusals) == 20
     assert all(r["code"] == 4429 for r in refusals)
     assert all("too many connections" in r["reason"] for r in refusals)
-    assert latencies
+    assert len(latencies) >= 3, latencies
     print(
         f"\nsocket flood ({limit} held, 20 refused): normal player's action latency "
         f"median {statistics.median(latencies) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms"

@@ -202,3 +202,46 @@ def test_the_waiting_screen_names_whom_the_table_waits_for(
         pages[0].wait_for_timeout(100)
     for context in contexts:
         context.close()
+
+
+def test_a_restarted_lobby_shows_fresh_invites_and_the_old_links_still_work(
+    tmp_path: Path,
+) -> None:
+    process = ServerProcess(tmp_path, tmp_path / "live.sqlite")
+    process.start()
+    try:
+        spec = {"variant": "standard", "players": 7, "seats": [{"kind": "human"}] * 3}
+        created = httpx.post(process.url + "/api/games", json=spec, timeout=10).json()
+        game_id, old = created["game_id"], {i["seat"]: i["invite"] for i in created["invites"]}
+        admin = {"Authorization": f"Bearer {created['admin']}"}
+        first = httpx.post(
+            f"{process.url}/api/games/{game_id}/join",
+            json={"invite": old[0], "name": "Early"},
+            timeout=10,
+        )
+        assert first.status_code == 200, first.text
+
+        process.kill()
+        process.start()
+        listed = httpx.get(f"{process.url}/api/games/{game_id}/invites", headers=admin, timeout=10)
+        assert listed.status_code == 200, listed.text
+        fresh = {i["seat"]: i["invite"] for i in listed.json()["invites"]}
+        assert sorted(fresh) == [1, 2]  # one link per free seat, none for the taken one
+        assert fresh[1] != old[1]
+
+        def join(invite: str, name: str) -> httpx.Response:
+            return httpx.post(
+                f"{process.url}/api/games/{game_id}/join",
+                json={"invite": invite, "name": name},
+                timeout=10,
+            )
+
+        assert join(fresh[1], "Fresh").status_code == 200
+        assert join(old[1], "Late").status_code == 403  # that seat is taken now
+        assert join(old[2], "Sent").status_code == 200  # a link sent before the restart
+        assert join(fresh[2], "Twice").status_code == 403
+        seats = httpx.get(f"{process.url}/api/games/{game_id}", timeout=10).json()
+        names = [s["name"] for s in seats["seats"][:3]]
+        assert names == ["Early", "Fresh", "Sent"]
+    finally:
+        process.kill()

@@ -97,10 +97,24 @@ class GameManager:
                 session.chat.restore(self.store.chat(row.id))
                 if row.started:
                     session.resume(self.store.decisions(row.id))
+                else:
+                    self._reissue_invites(session)
             except Exception:
                 log.exception("could not resume stored game %s", row.id)
                 continue
             self.games[row.id] = session
+
+    def _reissue_invites(self, session: GameSession) -> None:
+        """A fresh invite for each free human seat of a restored lobby, for the
+        creator's page.
+
+        Why: the store keeps only token digests, so the links made at creation cannot be
+        shown again. Those links keep working (the creator may have sent them already);
+        whichever invite of a seat is exchanged first takes it, and `join` refuses the
+        others, since a taken seat is never taken again through another invite."""
+        for slot in session.slots:
+            if slot.human and not slot.taken and slot.seat not in session.invites:
+                session.invites[slot.seat] = self.credentials.issue_invite(session.id, slot.seat)
 
     def finished(self) -> list[dict[str, Any]]:
         """The latest finished games (public facts), for the browser of past games."""
@@ -203,10 +217,14 @@ class GameManager:
 
         The first exchange takes the seat and binds the invite to `device`; the same
         device may exchange it again at any time (its tab was closed), any other is
-        refused. A new seat cannot be taken once the game has started."""
+        refused. A new seat cannot be taken once the game has started, nor a taken seat
+        through another of its invites (`_reissue_invites`)."""
         again = self.credentials.invite_used(session.id, invite)
         if session.started and not again:
             return None
+        seat = self.credentials.invite_seat(session.id, invite)
+        if not again and seat is not None and session.slots[seat].taken:
+            return None  # another invite of that seat took it (a restored lobby's)
         keys = self.credentials.redeem(session.id, invite, device)
         if keys is None:
             return None
