@@ -1,6 +1,7 @@
 """The absence policy in real Chromium: an idle player is warned, a labelled stand-in
 takes the seat, the player takes it back; the stand-in's decisions are marked in the
-log and credited to the stand-in (in the record and on the leaderboard); a speech nobody gave is shown as a timeout."""
+log and credited to the stand-in (in the record and on the leaderboard); a speech
+nobody gave is shown as a timeout."""
 
 from __future__ import annotations
 
