@@ -25,7 +25,7 @@ from typing import Annotated, Any
 import typer
 from tqdm import tqdm
 
-from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.loader import coerce
 
 app = typer.Typer(
@@ -175,6 +175,25 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
     return overrides
 
 
+def load_for_table(variant: str, set_: list[str] | None, players: int) -> Any:
+    """The variant with the ``--set`` switches, checked to deal `players` seats.
+
+    Why: a deck that cannot be dealt at this size must fail before a progress bar or a
+    game starts. An error that comes from a ``--set`` says so, in the user's spelling.
+    """
+    from mafia_arena.rules import load_table
+
+    overrides = parse_overrides(set_)
+    try:
+        return load_table(variant, overrides, [players])
+    except VariantError as exc:
+        if not exc.overrides:
+            raise
+        spelled = {item.split("=", 1)[0].strip(): item for item in set_ or []}
+        named = ", ".join(f"--set {spelled[key]}" for key in exc.overrides)
+        raise VariantError(exc.source, exc.key, f"{exc.reason} (from {named})") from exc
+
+
 @app.command()
 def variants() -> None:
     """List the bundled variants."""
@@ -206,8 +225,10 @@ def play(
 
     check_seat("--seat", seat, players)
     check_seat("--human", human, players)
+    if log is not None and not log.parent.is_dir():
+        raise CliError("--log", f"{log}: cannot write: no such folder {str(log.parent)!r}")
     overrides = parse_overrides(set_)
-    rules = load_variant(variant, overrides)
+    rules = load_for_table(variant, set_, players)
     warn_below_recommended(rules, players)
     if human is not None:
         from mafia_arena.web.terminal import QuitGame, play_in_terminal
@@ -217,6 +238,10 @@ def play(
         except (QuitGame, KeyboardInterrupt):
             typer.echo("\nGame abandoned: nothing was recorded.", err=True)
             raise typer.Exit(130) from None
+        except OSError as exc:
+            if log is None or exc.filename != str(log):
+                raise
+            raise _unwritable(log, exc) from exc
         if log is not None:
             typer.echo(f"log written to {log}")
         return
@@ -240,8 +265,16 @@ def play(
     result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show))
     typer.echo(f"game seed: {seed}")
     if log is not None:
-        result.log.save(log)
+        try:
+            result.log.save(log)
+        except OSError as exc:
+            raise _unwritable(log, exc) from exc
         typer.echo(f"log written to {log}")
+
+
+def _unwritable(log: Path, error: OSError) -> CliError:
+    """``--log`` names a file that cannot be written (not "cannot read": it is an output)."""
+    return CliError("--log", f"{log}: cannot write: {error.strerror or error}")
 
 
 @app.command()
@@ -269,7 +302,7 @@ def run(
 
     key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
     overrides = parse_overrides(set_)
-    rules = load_variant(variant, overrides)
+    rules = load_for_table(variant, set_, players)
     warn_below_recommended(rules, players)
     _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
     winners: Counter[str] = Counter()

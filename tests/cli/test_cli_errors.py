@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -58,7 +59,51 @@ SPEC_ERRORS = [
         "no-such-variant",
         BASE.replace('"simple"', '"nope"'),
         "variants.0.variant",
-        "no such variant",
+        "unknown variant 'nope' (bundled: classic, club,",
+    ),
+    (
+        "players-not-distinct",
+        BASE.replace("players = 5", "players = [5, 5]"),
+        "variants.0.players",
+        "player counts must be positive and distinct",
+    ),
+    ("seats-zero", BASE + "seats = { random = 0 }\n", "variants.0.seats", "at least 1"),
+    ("void-threshold-true", "void_threshold = true\n" + BASE, "void_threshold", "got true"),
+    (
+        "void-threshold-above-one",
+        "void_threshold = 1.5\n" + BASE,
+        "void_threshold",
+        "less than or equal to 1",
+    ),
+    (
+        "variants-empty",
+        'name = "bad"\npool = ["random"]\nvariants = []\n',
+        "variants",
+        "at least 1 item",
+    ),
+    (
+        "set-not-dealable",
+        BASE.replace("players = 5", 'players = 7\nset = { mafia = "n/3" }'),
+        "variants.0.set.mafia",
+        "'n/3' is not a whole number",
+    ),
+    (
+        "variant-file-not-dealable",
+        BASE.replace('"simple"', '"variants/thirds.toml"'),
+        "variants.0.players",
+        "at 5 players: ",
+    ),
+    (
+        "variant-file-broken",
+        BASE.replace('"simple"', '"variants/broken.toml"'),
+        "variants.0.variant",
+        "not valid TOML",
+    ),
+    (
+        "variant-file-missing",
+        BASE.replace('"simple"', '"variants/none.toml"'),
+        "variants.0.variant",
+        "unknown variant 'variants/none.toml'",
     ),
     ("unknown-switch", BASE + "set = { mafai = 2 }\n", "variants.0.set.mafai", "unknown switch"),
     ("unknown-agent", BASE.replace('["random"]', '["randon"]'), "pool.0", "unknown agent"),
@@ -92,6 +137,18 @@ BROKEN_AGENT = "foo = 1\n"
 """An agent file that exists (so the spec reader accepts it) but cannot be built."""
 
 
+def write_inputs(tmp: Path) -> None:
+    """The agent and variant files next to bad.toml that the SPEC_ERRORS cases name."""
+    (tmp / "agents").mkdir()
+    (tmp / "agents" / "broken.toml").write_text(BROKEN_AGENT)
+    (tmp / "variants").mkdir()
+    simple = (REPO / "envs" / "simple.toml").read_text()
+    thirds = simple.replace('mafia = "max(1, round(n/4))"', 'mafia = "n/3"')
+    assert thirds != simple  # loads (n/3 is computable) but deals at multiples of 3 only
+    (tmp / "variants" / "thirds.toml").write_text(thirds)
+    (tmp / "variants" / "broken.toml").write_text("name = \n")
+
+
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     try:
         main(args)
@@ -116,15 +173,71 @@ def test_spec_errors_name_file_key_and_reason(
 ) -> None:
     spec = tmp_path / "bad.toml"
     spec.write_text(body)
-    (tmp_path / "agents").mkdir()
-    (tmp_path / "agents" / "broken.toml").write_text(BROKEN_AGENT)
+    write_inputs(tmp_path)
     code, err = run_cli(
         ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(tmp_path / "r")],
         capsys,
     )
     assert code == 2
     assert_one_paragraph(err, str(spec), f": {key}: ", reason)
+    assert "Value error" not in err and ": -: " not in err.replace(f"{spec}: -: ", "")
     assert not (tmp_path / "r").exists()
+
+
+SPEC_READER = [REPO / "src" / "mafia_arena" / "experiments" / n for n in ("spec.py", "plan.py")]
+
+
+def spec_error_sites() -> set[tuple[str, int]]:
+    """(file, line) of every ``SpecError(`` the spec reader and planner build."""
+    sites = set()
+    for source in SPEC_READER:
+        for number, line in enumerate(source.read_text().splitlines(), 1):
+            if re.search(r"\b(raise|return) SpecError\(", line):
+                sites.add((source.name, number))
+    return sites
+
+
+def validator_messages() -> set[str]:
+    """The reasons the spec's own field validators give (``raise ValueError("...")``)."""
+    text = (REPO / "src" / "mafia_arena" / "experiments" / "spec.py").read_text()
+    return set(re.findall(r'raise ValueError\("([^"]+)"\)', text))
+
+
+def test_every_error_site_of_the_spec_reader_has_a_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new ``SpecError`` or validator message in spec.py / plan.py without a row in
+    SPEC_ERRORS fails here (the missing-file case stands for the unreadable spec)."""
+    from mafia_arena.experiments.errors import SpecError
+    from mafia_arena.experiments.spec import load_spec
+
+    built: set[tuple[str, int]] = set()
+    original = SpecError.__init__
+
+    def recording(self: SpecError, source: str, key: str, reason: str) -> None:
+        caller = sys._getframe(1)
+        built.add((Path(caller.f_code.co_filename).name, caller.f_lineno))
+        original(self, source, key, reason)
+
+    monkeypatch.setattr(SpecError, "__init__", recording)
+    write_inputs(tmp_path)
+    reasons = []
+    for case, body, _key, _reason in SPEC_ERRORS:
+        spec = tmp_path / f"{case}.toml"
+        spec.write_text(body)
+        try:
+            load_spec(spec)
+        except SpecError as error:
+            reasons.append(str(error))
+    with pytest.raises(SpecError):
+        load_spec(tmp_path / "none.toml")
+    sites = spec_error_sites()
+    assert len(sites) > 10  # the search itself still finds the construction sites
+    assert sites - built == set(), "SpecError sites without a case in SPEC_ERRORS"
+    messages = validator_messages()
+    assert len(messages) >= 3
+    unreached = {m for m in messages if not any(m in reason for reason in reasons)}
+    assert unreached == set(), "validator messages without a case in SPEC_ERRORS"
 
 
 def test_a_missing_spec_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -189,6 +302,41 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
             ("nope", "no such variant"),
         ),
         ("play-unknown-agent", ["play", "--agents", "nobody"], ("--agents", "unknown agent")),
+        (
+            "run-players-below-variant",
+            ["run", "--players", "2", "--games", "1"],
+            ("standard.toml", ": players: ", "2 players is too few: at least 5"),
+        ),
+        (
+            "run-players-below-club",
+            ["run", "--variant", "club", "--players", "7", "--games", "1"],
+            ("club.toml", ": players: ", "7 players is too few: at least 8"),
+        ),
+        (
+            "run-set-not-dealable",
+            ["run", "--variant", "simple", "--set", "mafia=n/3", "--games", "1"],
+            (
+                "simple.toml",
+                ": composition.formula.mafioso: ",
+                "'n/3' is not a whole number",
+                "(from --set mafia=n/3)",
+            ),
+        ),
+        (
+            "run-set-division-by-zero",
+            ["run", "--set", "mafia=n/0", "--games", "1"],
+            ("standard.toml", "division by zero", "(from --set mafia=n/0)"),
+        ),
+        (
+            "play-set-not-dealable",
+            ["play", "--variant", "simple", "--set", "mafia=n/3"],
+            ("simple.toml", "not a whole number", "(from --set mafia=n/3)"),
+        ),
+        (
+            "play-log-unwritable",
+            ["play", "--players", "5", "--log", "/proc/nope/x.jsonl"],
+            ("--log", "/proc/nope/x.jsonl", "cannot write"),
+        ),
         (
             "replay-missing-log",
             ["replay", str(tmp / "none.jsonl")],
@@ -316,6 +464,8 @@ def test_command_line_errors_are_one_paragraph_with_exit_code_2(
     code, err = run_cli(args, capsys)
     assert code == 2, err
     assert_one_paragraph(err, *parts)
+    assert "it/s" not in err, "a progress bar started before the error"
+    assert "cannot read" not in err or args[0] == "replay", err
     assert not (tmp_path / "r").exists()
 
 

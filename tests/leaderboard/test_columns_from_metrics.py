@@ -8,30 +8,53 @@ must have a non-empty column for every metric the data holds.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from mafia_arena.experiments import run_tournament
+from mafia_arena.leaderboard.records import GameResult, SeatResult, prepare_games
 from mafia_arena.leaderboard.table import (
     FALSE_CLAIM_DAYS,
     FALSE_CLAIMS,
     OPTIONAL_COLUMNS,
     SEAT_METRICS_READ,
+    ZERO_OPTIONAL_COLUMNS,
     leaderboard_table,
 )
 from mafia_arena.results_file import read_records
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: The per-seat metric behind each optional metric column of the agent table.
-SOURCE = {
-    "irp": "irp",
-    "vss": "vss",
-    "bus_rate": "bus_rate",
-    "brier": "brier",
-    "false_claim_survival": FALSE_CLAIMS,
+Seats = list[tuple[GameResult, SeatResult]]
+
+
+def _metric(name: str) -> Callable[[Seats], int]:
+    return lambda seats: sum(s.metric(name) is not None for _, s in seats)
+
+
+def _side(side: str) -> Callable[[Seats], int]:
+    return lambda seats: sum(s.side == side for g, s in seats if not g.void)
+
+
+#: For each optional column of the agent table (dropped when empty), how many data
+#: points the games hold for it: a column whose data has a point must not be empty.
+SOURCE: dict[str, Callable[[Seats], int]] = {
+    "seats_solo": _side("solo"),
+    "win_rate_solo": _side("solo"),
+    "bt_solo": _side("solo"),
+    "irp": _metric("irp"),
+    "vss": _metric("vss"),
+    "mafia_survival": lambda seats: sum(
+        s.side == "mafia" and s.survived is not None for g, s in seats if not g.void
+    ),
+    "bus_rate": _metric("bus_rate"),
+    "false_claim_survival": lambda seats: sum((s.metric(FALSE_CLAIMS) or 0) > 0 for _, s in seats),
+    "brier": _metric("brier"),
+    "void_games": lambda seats: sum(g.void for g, _ in seats),
+    "infra_fallback_rate": lambda seats: sum(s.fallbacks_infrastructure > 0 for _, s in seats),
+    "model_fallback_rate": lambda seats: sum(s.fallbacks_model > 0 for _, s in seats),
 }
 
 
@@ -62,18 +85,26 @@ def test_every_metric_a_column_reads_is_written_by_the_metrics(records: list[dic
     assert set(SEAT_METRICS_READ) <= written, set(SEAT_METRICS_READ) - written
 
 
-def test_no_metric_column_is_empty_for_data_that_has_it(records: list[dict]) -> None:
+def test_every_optional_column_has_a_source() -> None:
+    optional = {*OPTIONAL_COLUMNS, *ZERO_OPTIONAL_COLUMNS}
+    assert optional - set(SOURCE) == set(), "optional columns without a source in SOURCE"
+    assert set(SOURCE) - optional == set(), "SOURCE names columns that are not optional"
+
+
+def test_no_optional_column_is_empty_for_data_that_has_it(records: list[dict]) -> None:
     assert any(v > 0 for v in per_seat_values(records, FALSE_CLAIMS)), "need false claims"
+    games = prepare_games(records)
+    seats = [(game, seat) for game in games for seat in game.seats]
     table = leaderboard_table(records, n_boot=0)
-    for column, metric in SOURCE.items():
-        assert column in OPTIONAL_COLUMNS
-        values = per_seat_values(records, metric)
-        if column == "false_claim_survival":
-            values = [v for v in values if v > 0]
-        if not values:
+    checked = []
+    for column in (*OPTIONAL_COLUMNS, *ZERO_OPTIONAL_COLUMNS):
+        points = SOURCE[column](seats)
+        if not points:
             continue
-        assert column in table, f"{column} dropped though {metric} has {len(values)} values"
-        assert not all(math.isnan(v) for v in table[column]), f"{column} is empty"
+        assert column in table, f"{column} dropped though the games hold {points} values"
+        assert not table[column].isna().all(), f"{column} is empty"
+        checked.append(column)
+    assert len(checked) >= 5, checked  # the league's data reaches the metric columns
 
 
 def test_false_claim_survival_weights_each_seat_by_its_claims(records: list[dict]) -> None:

@@ -230,6 +230,24 @@ def test_item7_two_stores_of_one_spec_get_separate_parent_runs(
     assert again.parent_run_id == first.parent_run_id
 
 
+def test_item6_every_child_run_carries_the_code_identity_tags_of_its_parent(
+    tmp_path: Path, mlflow_uri: str
+) -> None:
+    from mlflow import MlflowClient
+
+    spec = write_spec(tmp_path, "childtags", TWELVE.replace("games = 12", "games = 2"))
+    summary = quiet(spec, tmp_path / "r", use_ray=False, tracking_uri=mlflow_uri)
+    client = MlflowClient(tracking_uri=mlflow_uri)
+    keys = ("mafia_arena.version", "mafia_arena.git_commit", "mafia_arena.source_digest")
+    parent = client.get_run(summary.parent_run_id).data.tags
+    identity = {key: parent[key] for key in keys}
+    assert all(identity.values())
+    assert summary.child_run_ids
+    for child_id in summary.child_run_ids.values():
+        child = client.get_run(child_id).data.tags
+        assert {key: child.get(key) for key in keys} == identity
+
+
 def test_item7_runs_end_failed_when_the_final_logging_fails(
     tmp_path: Path, mlflow_uri: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

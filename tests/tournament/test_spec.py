@@ -28,7 +28,7 @@ players = 5
         (
             BASE.replace('variant = "simple"', 'variant = "nope"'),
             "variants.0.variant",
-            "no such variant",
+            "unknown variant 'nope' (bundled: ",
         ),
         (BASE + "set = { mafai = 2 }\n", "variants.0.set.mafai", "unknown switch"),
         (BASE.replace("players = 5", "players = 99"), "variants.0.players", "outside"),

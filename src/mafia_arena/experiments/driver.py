@@ -309,6 +309,8 @@ def _tracker(
         tags={
             "executor": mode,
             "results_dir": str(experiment.results_dir),
+        },
+        code_tags={
             "mafia_arena.version": str(code["version"]),
             "mafia_arena.git_commit": str(code["commit"] or "unknown"),
             "mafia_arena.source_digest": str(code["digest"]),

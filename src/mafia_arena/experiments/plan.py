@@ -37,8 +37,8 @@ from mafia_arena.experiments.provenance import (
     referenced_files,
 )
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
-from mafia_arena.rules import VariantError, load_variant, variant_path
-from mafia_arena.rules.composition import deck_counts
+from mafia_arena.rules import VariantError, available_variants, load_table, variant_path
+from mafia_arena.rules.loader import NO_SUCH_VARIANT
 from mafia_arena.runner.integrity import VOID_THRESHOLD
 
 FORMAT = 1
@@ -208,13 +208,12 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         found = _find(entry.variant, spec_path) if entry.variant.endswith(".toml") else None
         variant_source = str(found) if found else entry.variant
         try:
-            variant = load_variant(variant_source, entry.set)
+            variant = load_table(variant_source, entry.set, entry.player_counts)
             variant_file = variant_path(variant_source)
             digest = file_digest(variant_file)
             inputs[display_name(variant_file, spec_path)] = digest
         except VariantError as exc:
-            what = f"set.{exc.key}" if exc.key in entry.set else "variant"
-            raise SpecError(source, f"{key}.{what}", str(exc)) from exc
+            raise _variant_error(source, key, entry.variant, exc) from exc
         raw_pool = entry.pool if entry.pool is not None else spec.pool
         pool_key = f"{key}.pool" if entry.pool is not None else "pool"
         if not raw_pool:
@@ -228,11 +227,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         for name in entry.seats:
             if name not in raw_pool:
                 raise SpecError(source, f"{key}.seats.{name}", "not an agent of the pool")
-        for n in entry.player_counts:
-            try:
-                deck_counts(variant, n)
-            except VariantError as exc:
-                raise SpecError(source, f"{key}.players", exc.reason) from exc
+        for n in entry.player_counts:  # each one deals: `load_table` worked its deck out
             fixed = sum(entry.seats.values())
             if fixed > n or (fixed < n and len(entry.seats) == len(pool)):
                 raise SpecError(
@@ -285,6 +280,27 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         void_threshold=spec.void_threshold,
     )
     return _with_hash(experiment)
+
+
+def _variant_error(source: str, key: str, name: str, error: VariantError) -> SpecError:
+    """A variant entry's `VariantError` as a `SpecError` at the key the user wrote.
+
+    The blame goes to the entry's ``set`` switch the error comes from, else to
+    ``players`` when a deal at one of the counts failed, else to ``variant``.
+    """
+    if error.reason == NO_SUCH_VARIANT:
+        bundled = ", ".join(available_variants())
+        return SpecError(source, f"{key}.variant", f"unknown variant {name!r} (bundled: {bundled})")
+    # the variant file's own key, left out when the error is about the whole file ("-")
+    inner = f"{error.source}: {error.reason}" if error.key == "-" else str(error)
+    if error.overrides:
+        switch = next(iter(error.overrides))
+        return SpecError(source, f"{key}.set.{switch}", inner)
+    if error.players is not None and error.key == "players":
+        return SpecError(source, f"{key}.players", error.reason)
+    if error.players is not None:
+        return SpecError(source, f"{key}.players", f"at {error.players} players: {inner}")
+    return SpecError(source, f"{key}.variant", inner)
 
 
 def _switch(entry: bool | None, top: bool) -> bool:

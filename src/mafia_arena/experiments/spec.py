@@ -208,6 +208,8 @@ def _spec_error(source: str, error: ValidationError) -> SpecError:
             reason = "unknown key (typo?)"
         elif item["type"] == "missing":
             reason = "required key is missing"
+        elif item["type"] == "value_error":  # our validators' words, without pydantic's
+            reason = reason.removeprefix("Value error, ")
         elif item["type"].endswith("_type"):
             reason = f"{reason}, got {_toml_value(item.get('input'))}"
         problems.append((key, reason))

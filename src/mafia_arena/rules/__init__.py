@@ -13,6 +13,7 @@ from mafia_arena.rules.spec import (
     Variant,
     WinRule,
 )
+from mafia_arena.rules.table import load_table
 
 __all__ = [
     "DayStep",
@@ -23,6 +24,7 @@ __all__ = [
     "VariantError",
     "WinRule",
     "available_variants",
+    "load_table",
     "load_variant",
     "variant_path",
 ]

@@ -30,6 +30,9 @@ from mafia_arena.rules.params import (
 )
 from mafia_arena.rules.spec import Variant
 
+NO_SUCH_VARIANT = "no such variant file"
+"""The reason `load_variant` gives for a name or path that is no variant file."""
+
 _PARAM = re.compile(r"^(!?)\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
@@ -72,7 +75,7 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
         with path.open("rb") as handle:
             document = tomllib.load(handle)
     except FileNotFoundError as exc:
-        raise VariantError(source, "-", "no such variant file") from exc
+        raise VariantError(source, "-", NO_SUCH_VARIANT) from exc
     except tomllib.TOMLDecodeError as exc:
         raise VariantError(source, "-", f"not valid TOML: {exc}") from exc
     return build_variant(document, source, overrides or {})

@@ -14,7 +14,9 @@ Contract
   its children, tagged ``mafia_arena.matchup``) instead of making a new one. Two stores
   of one spec sharing a tracking store get two parent runs. Params are only values the
   hash determines (MLflow refuses to change a param); settings that may differ between
-  invocations (concurrency, Ray address, code version) are tags.
+  invocations (concurrency, Ray address, code version) are tags. The code-identity
+  tags (``mafia_arena.version``, ``mafia_arena.git_commit``,
+  ``mafia_arena.source_digest``) are on the parent and on every child run.
 * Aggregates are computed from the results store at the end, over every stored game of
   the spec (not only the ones this invocation played), so the numbers of a resumed run
   equal those of an uninterrupted one. The store is streamed through them twice
@@ -117,7 +119,14 @@ class TournamentTracker:
         tracking_uri: str | None = None,
         tags: dict[str, str] | None = None,
         store_id: str = "",
+        code_tags: dict[str, str] | None = None,
     ) -> None:
+        """Open the experiment and the parent run of `experiment`.
+
+        `tags` go on the parent run only; `code_tags` (the code identity: package
+        version, git commit, source digest) go on the parent *and* on every child run,
+        so a matchup's run read on its own still says which code produced it.
+        """
         from mlflow import MlflowClient
 
         self.uri = resolve_tracking_uri(tracking_uri or experiment.tracking_uri)
@@ -130,7 +139,8 @@ class TournamentTracker:
         self.experiment_id = self._experiment_id(experiment.name)
         self.child_ids: dict[str, str] = {}
         self._last_progress = 0.0
-        self.parent_id = self._open_parent(tags or {})
+        self.code_tags = dict(code_tags or {})
+        self.parent_id = self._open_parent({**(tags or {}), **self.code_tags})
 
     # ------------------------------------------------------------------ runs
     def _experiment_id(self, name: str) -> str:
@@ -226,7 +236,7 @@ class TournamentTracker:
         }
         params.update({f"set.{k}": v for k, v in sorted(matchup.overrides.items())})
         params.update({f"seats.{k}": v for k, v in sorted(matchup.quotas.items())})
-        self._log(run_id, params=params)
+        self._log(run_id, params=params, tags=self.code_tags)
         return run_id
 
     # ------------------------------------------------------------------ logging
