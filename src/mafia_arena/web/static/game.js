@@ -117,6 +117,29 @@ function renderCard(you) {
   $("you-allies").textContent = you.allies.length
     ? "You know: " + you.allies.map((a) => `${a.label} (${a.role})`).join(", ") : "";
   $("you-dead").hidden = you.alive;
+  renderPalermoCard(you);
+}
+
+// Palermo player states as the page names them (engine/player_states.py).
+const STATE_LABELS = { active: "active", ghost: "ghost", imprisoned: "imprisoned", out: "permanently out" };
+// Palermo timing windows (the variant's card phases) in words.
+const WINDOW_LABELS = {
+  night_early: "early night", night_late: "late night", dead_time: "dead time",
+  morning: "morning", afternoon: "afternoon", vote: "the vote",
+};
+
+// Palermo: the seat's own player state and the intrigue card it holds, if any. Other
+// variants carry neither key, and the two lines stay hidden.
+function renderPalermoCard(you) {
+  const state = you.state || null;
+  $("you-state").hidden = !state;
+  $("you-state").textContent = state ? `Your state: ${STATE_LABELS[state] || state}` : "";
+  const card = you.intrigue_card || null;
+  $("you-intrigue").hidden = !card;
+  if (!card) return;
+  $("you-intrigue-title").textContent = card.title;
+  $("you-intrigue-text").textContent = card.text;
+  $("you-intrigue-when").textContent = "Playable in: " + card.phases.map((p) => WINDOW_LABELS[p] || p.replace(/_/g, " ")).join(", ");
 }
 
 function renderPlayers(players) {
@@ -131,6 +154,8 @@ function renderPlayers(players) {
     li.append(el("span", p.kind === "bot" ? "bot" : "human", `badge ${p.kind}`));
     if (p.you) li.append(el("span", "you", "badge"));
     if (p.role) li.append(el("span", p.role, "badge role"));
+    // Palermo: ghost, imprisoned and permanently out look alike as "dead" without it
+    if (p.state) li.append(el("span", STATE_LABELS[p.state] || p.state, `badge state ${p.state}`));
     if (p.away) li.append(el("span", "away", "badge away"));
     if (p.replaced) li.append(el("span", p.stand_in ? `stand-in: ${p.stand_in} bot` : "stand-in: default actions", "badge replaced"));
     list.append(li);
