@@ -52,6 +52,9 @@ def test_T16_immediate_imprisonment() -> None:
     assert t.state(7) is JAIL
     t.until(3, "morning")
     assert t.state(7) is GHOST
+    moves = [f for f in t.facts(StateChanged) if f.seat == P(7)]
+    assert [f.state for f in moves] == ["imprisoned", "ghost"]
+    assert all(f.role is None and f.card is None for f in moves)  # not revealed
     assert not t.offers(15, "immediate_imprisonment:2")
     assert {c for c in t.ps.cards.values()} >= {"resurrection", "grave_robbing", "pythia"}
     before = len(t.facts_absence())
@@ -140,6 +143,9 @@ def test_T20_failed_assassination() -> None:
     t.step({12: "failed_assassination"})
     assert t.state(12) is ACTIVE
     assert any(f.text == "P12 survived the assassination." for f in t.facts(StateChanged))
+    moves = [f for f in t.facts(StateChanged) if f.seat == P(12)]
+    assert [f.state for f in moves] == ["ghost", "active"]
+    assert all(f.role is None and f.card is None for f in moves)  # no role shown
     assert t.offers(12, "vote:0")
 
 
@@ -190,12 +196,14 @@ def test_T21_vote_exemption() -> None:
     t.until(2, "morning")
     t.step({14: "vote_exemption"})
     assert not t.offers(11, "vote:13") and P(14) in t.ps.exempt
+    assert t.ps.ballots[P(12)] == t.ps.ballots[P(13)] == P(14)  # the earlier ballots stay
     t.step({14: "vote:2"})
     t.until(2, "afternoon")
     assert not t.offers(15, "vote_exemption")
     t.finish_round(2)
     final = [f for f in t.facts(Votes) if f.kind == "vote"][-1]
     assert P(14) not in final.tally and final.votes[P(14)] == P(3)
+    assert final.votes[P(12)] == final.votes[P(13)] == P(14)  # still on P14, and void
     assert not any(f.seat in (P(12), P(13)) for f in t.facts_absence() if f.total)
 
 

@@ -226,6 +226,10 @@ def test_T30_massacre_snitch_outcomes() -> None:
     e.step({3: "snitch:8:massacre_informant"})
     assert e.offers(1, "snitch:6:massacre_detective")  # one Hidden only: Known A may fill
     assert not e.offers(1, "assassinate:14:2")  # a snitcher is no assassin
+    e.step({1: "snitch:6:massacre_detective"})  # P1 (Known A) is the second snitcher
+    for mafioso in (1, 2, 4):
+        assert not e.offers(mafioso, "assassinate:14:0")  # P1 may not be the assassin
+        assert e.offers(mafioso, "assassinate:14:1") and e.offers(mafioso, "assassinate:14:3")
     f = Table(S20, keep={1, 3, 4})
     f.until(2, "night_early")
     f.step({3: "snitch:10:massacre_informant"})

@@ -130,11 +130,20 @@ def test_T07_an_absentee_who_prevails_alone() -> None:
     t.until(3, "afternoon")
     t.absent = {P(16)}
     t.finish_round(3)
-    t.keep = set()
     t.until(4, "afternoon")
     ghosts = set(t.ps.states.in_state(GHOST))
+    voters = [s + 1 for s in t.ps.states.active() if s + 1 != 16]
+    assert len(voters) > 8
+    plan(t, {16: voters[:7]}, {16})
+    for i, voter in enumerate(voters[7:]):  # everyone else votes, one ballot per target
+        t.votes[voter] = voters[i]
+    t.absent = {P(16)}
     t.finish_round(4)
+    tally = t.facts(Votes)[-1].tally
+    assert tally[P(16)] == 7 and all(c < 7 for s, c in tally.items() if s != P(16))
     assert t.state(16) is OUT and 16 in last_words_of(t)
+    exit_ = [f for f in t.facts(StateChanged) if f.seat == P(16)][-1]
+    assert exit_.role == t.game.state.seats[P(16)].role  # revealed
     assert set(t.ps.states.in_state(GHOST)) == ghosts
 
 
@@ -166,7 +175,11 @@ def test_T09_several_absentees_tied() -> None:
     voters = [s + 1 for s in t.ps.states.active() if s + 1 not in (15, 16)]
     plan(t, {15: voters[:4], 16: voters[4:8]}, {15, 16})
     t.finish_round(3)
+    tally = t.facts(Votes)[-1].tally
+    assert tally[P(15)] == tally[P(16)] == 4 == max(tally.values())
     assert t.state(15) is OUT and t.state(16) is OUT
+    exits = {f.seat: f.role for f in t.facts(StateChanged) if f.seat in (P(15), P(16))}
+    assert exits == {s: t.game.state.seats[s].role for s in (P(15), P(16))}  # revealed
     assert {15, 16} <= last_words_of(t) and not t.facts(Runoff)
 
 
@@ -191,7 +204,7 @@ def test_T11_mayor_tie_break() -> None:
     assert t.state(3) is GHOST and t.state(14) is ACTIVE and 3 in last_words_of(t)
     assert not t.facts(Runoff)
     mayor = [f for f in t.facts(Narration) if f.step == "mayor"]
-    assert mayor and "P10" not in mayor[0].text
+    assert [f.text for f in mayor] == ["The tie is broken by the Mayor's vote."]  # no P10
 
 
 def test_T12_the_corrupt_cop_moves_the_mayors_vote() -> None:
