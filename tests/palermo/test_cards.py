@@ -233,6 +233,25 @@ def test_T22_extra_vote_and_vote_cancellation() -> None:
     assert plain.votes[P(15)] == P(3) and plain.tally[P(3)] == 2
 
 
+def test_an_extra_vote_whose_target_leaves_may_be_retargeted_once_and_counts_double() -> None:
+    """OP-36: the Extra Vote lock lifts when its target leaves; the player may choose one
+    new target, and that ballot weighs 2."""
+    t = Table(hands={15: "extra_vote"}, keep={3, 5, 15})
+    t.until(1, "morning")
+    t.step({15: "extra_vote:2"})
+    assert not t.offers(15, "vote:4")  # locked on P3
+    t.game.moderate("sanction", P(3), "abusive language")  # P3 leaves; the vote is kept
+    t.step()  # the next prompt (a waiting prompt keeps the offers it was made with)
+    assert t.state(3) is JAIL and t.ps.ballots[P(15)] == P(3)  # the ballot stays, void
+    assert t.offers(15, "vote:4")
+    t.step({15: "vote:4"})
+    assert t.ps.ballots[P(15)] == P(5) and not t.offers(15, "vote:5")  # one new target
+    t.votes = {v: 16 for v in range(1, 17) if v not in (3, 15, 16)}
+    t.finish_round(1)
+    final = [f for f in t.facts(Votes) if f.kind == "vote"][-1]
+    assert final.votes[P(15)] == P(5) and final.tally[P(5)] == 2
+
+
 def test_T24_pythia_answers_by_formal_team_and_role() -> None:
     t = Table(S20, hands={16: "pythia"}, keep={16, 7})
     t.until(2, "morning")

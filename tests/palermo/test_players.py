@@ -39,6 +39,7 @@ def test_the_heuristic_uses_every_card_and_ability() -> None:
         "assassination", "detective_investigation", "medium_investigation",
         "prostitute_block", "lawyer_defence", "corrupt_cop_transfer", "mayor_tiebreak",
         "snitch_simple", "snitch_massacre", "snitch_vendetta", "rival_takes_killer",
+        "rival_assassination", "rival_activation",
     }  # fmt: skip
     assert cards | abilities <= used, sorted(cards | abilities - used)
 
