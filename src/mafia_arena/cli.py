@@ -221,6 +221,7 @@ def play(
 ) -> None:
     """Play one game and print its transcript as it happens."""
     from mafia_arena.runner.match import play_match
+    from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
     from mafia_arena.views.text import render_event
 
     check_seat("--seat", seat, players)
@@ -247,9 +248,12 @@ def play(
         return
     seated = _seat(agents, players, rules)
     viewer = None if seat is None else seat - 1
+    hidden = owners_hidden(rules)  # OP-D36: the omniscient transcript names no owner
 
     def show(event: Any) -> None:
         if viewer is None and event.visibility.scope == "host":
+            return
+        if viewer is None and hidden and tells_owner(event.fact):
             return
         if viewer is not None and not event.visibility.admits(viewer):
             return
@@ -363,6 +367,7 @@ def replay(
     from mafia_arena.runner.log import traces_path
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
+    from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
     from mafia_arena.views.text import render_event
 
     stored = read_log(log)
@@ -371,6 +376,8 @@ def replay(
     same = [e.to_json() for e in game.events] == [e.to_json() for e in stored.events]
     viewer = None if seat is None else seat - 1
     placed, orphans = traces_by_decision(stored) if traces else ({}, [])
+    hidden = owners_hidden(game.variant)  # OP-D36: a finished game names no owner
+    masked = pseudonyms_in(e.fact for e in game.events) if hidden else set()
 
     def show(found: list[dict[str, Any]]) -> None:
         for trace in found:
@@ -380,13 +387,15 @@ def replay(
                 if isinstance(at, int) and 0 <= at < len(stored.seating):
                     agent = stored.seating[at]
                 for text in trace_lines(trace, agent):
-                    typer.echo(text)
+                    typer.echo(mask(text, masked))
 
     for event in game.events:
         if event.visibility.scope == "host":
             show(placed.get(event.seq, []))
             continue
         if viewer is not None and not event.visibility.admits(viewer):
+            continue
+        if hidden and tells_owner(event.fact):
             continue
         line = render_event(event, viewer)
         if line:

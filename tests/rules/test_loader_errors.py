@@ -340,6 +340,20 @@ CASES = [
         edit=lambda doc: doc["night"][0].__setitem__("action", "poison"),
     ),
     Case(
+        "forum day step outside the dictator flow",
+        "standard",
+        "day.1.type",
+        'a forum needs rules.flow = "dictator"',
+        edit=lambda doc: doc["day"].insert(1, {"type": "forum"}),
+    ),
+    Case(
+        "forum channel switched on outside the dictator flow",
+        "standard",
+        "rules.forum.newspaper",
+        'a forum needs rules.flow = "dictator"',
+        edit=_set("rules", "forum", value={"newspaper": True}),
+    ),
+    Case(
         "Palermo card dealt first that does not exist",
         "palermo",
         "palermo.deal_first",

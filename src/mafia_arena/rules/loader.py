@@ -226,6 +226,7 @@ def check_references(variant: Variant, source: str) -> None:
             raise VariantError(
                 source, f"night.{i}.params.describe", "only a group step (group = true) describes"
             )
+    check_forum_channels(variant, source)
     if variant.palermo is not None:
         cards = variant.palermo.cards
         for key, card in (
@@ -259,6 +260,29 @@ def check_references(variant: Variant, source: str) -> None:
     for bounded in comp.bounds:
         if bounded not in variant.roles:
             raise VariantError(source, f"composition.bounds.{bounded}", "unknown role")
+
+
+FORUM_CHANNELS = ("private_messages", "newspaper", "testaments", "inactivity_warnings")
+"""The `rules.forum` switches only the dictator flow reads (`engine.forum`)."""
+
+
+def check_forum_channels(variant: Variant, source: str) -> None:
+    """A forum step or channel outside ``rules.flow = "dictator"`` is refused.
+
+    Only the dictator flow runs communication windows; the phases flow has no forum step,
+    so such a variant would load and play with no forum at all. Refusing it on load names
+    the problem instead of silently dropping the channels the file asks for.
+    """
+    if variant.rules.flow == "dictator":
+        return
+    reason = 'a forum needs rules.flow = "dictator"; the phases flow runs no forum window'
+    for i, step in enumerate(variant.day):
+        if step.type == "forum":
+            raise VariantError(source, f"day.{i}.type", reason)
+    forum = variant.rules.forum
+    for key in FORUM_CHANNELS:
+        if getattr(forum, key) not in (False, None):
+            raise VariantError(source, f"rules.forum.{key}", reason)
 
 
 def check_expressions(variant: Variant, source: str) -> None:

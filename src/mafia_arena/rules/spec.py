@@ -237,6 +237,9 @@ class ForumRules(_Spec):
     testaments: bool = False
     """A testament, public or to chosen recipients, delivered on elimination (7.5)."""
     testament_changes_per_round: int = Field(default=1, ge=1)
+    reveal_pseudonyms: bool = False
+    """The host's opt-in (OP-D36): after the game, the replay and moderator views show
+    who owned which pseudonym (ad notices, transfers). Off: ownership stays hidden."""
     inactivity_warnings: int | None = Field(default=None, ge=1)
     """Warnings for phases without a thread post before a hidden disqualification (8.5);
     None: no inactivity rule."""

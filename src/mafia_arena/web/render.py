@@ -11,6 +11,7 @@ actions ran, hence which power roles are alive).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,13 +60,21 @@ class Turn:
     """Everyone else of the prompt has answered; the timer was cut short."""
 
 
-def lines(knowledge: Knowledge, start: int = 0, moves: Moves | None = None) -> list[dict[str, Any]]:
+def lines(
+    knowledge: Knowledge,
+    start: int = 0,
+    moves: Moves | None = None,
+    hide: Callable[[Any], bool] | None = None,
+) -> list[dict[str, Any]]:
     """Rendered transcript entries for `knowledge.events[start:]` (empty ones skipped).
 
     `moves` (`web/stand_ins.py`) names the speech and votes a stand-in made for an
-    absent person: those lines say "(stand-in)" after the seat."""
+    absent person: those lines say "(stand-in)" after the seat. `hide` leaves out the
+    events whose fact it accepts (the after-game replay: `views.pseudonyms`)."""
     out = []
     for event in knowledge.events[start:]:
+        if hide is not None and hide(event.fact):
+            continue
         text = render_event(event, knowledge.seat)
         if not text:
             continue

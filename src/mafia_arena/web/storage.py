@@ -40,6 +40,7 @@ from mafia_arena.runner.integrity import fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog, replay
 from mafia_arena.runner.match import host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
+from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines
@@ -265,6 +266,8 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
     if [e.to_json() for e in game.events] != [e.to_json() for e in stored.events]:
         raise ValueError("the log does not replay to the same game")
     moves = stand_in_moves(game.events, stored.meta.get("decided_by") or [])
+    hidden = owners_hidden(game.variant)  # OP-D36: pseudonym owners stay secret
+    hide = tells_owner if hidden else None
     seats = []
     for seat in range(game.players):
         knowledge = SeatTracker(seat).update(game)
@@ -274,9 +277,12 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
                 "label": name(seat),
                 "agent": stored.seating[seat] if seat < len(stored.seating) else "",
                 "role": game.state.seats[seat].card,
-                "lines": lines(knowledge, moves=moves),
+                "lines": lines(knowledge, moves=moves, hide=hide),
             }
         )
+    traces = [trace_summary(t, stored.seating) for t in ordered_traces(stored)]
+    if hidden:  # a seat's prompt and answers name its own pseudonyms
+        traces = mask(traces, pseudonyms_in(e.fact for e in game.events))
     return {
         "variant": stored.variant,
         "players": stored.players,
@@ -286,7 +292,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
         "moderator": moderator_lines(game, moves),
         # the host view of the LLM decisions (`runner.traces`): served with the replay
         # only, which opens after the game
-        "traces": [trace_summary(t, stored.seating) for t in ordered_traces(stored)],
+        "traces": traces,
     }
 
 
@@ -300,10 +306,12 @@ def moderator_lines(game: Game, moves: Moves | None = None) -> list[dict[str, An
     """The moderator's view of a finished game: every line any seat saw, each private
     one marked with who saw it (the host's own draws and decision records left out),
     a stand-in's speech and votes tagged (`web/stand_ins.py`, from `moves`).
-    Served only with the replay, after the game."""
+    Served only with the replay, after the game, so the facts that tie a pseudonym to
+    its owner are left out unless the host opted in (OP-D36, `views.pseudonyms`)."""
+    hidden = owners_hidden(game.variant)
     out = []
     for event in game.events:
-        if event.visibility.scope == "host":
+        if event.visibility.scope == "host" or (hidden and tells_owner(event.fact)):
             continue
         text = render_event(event)
         if not text:
