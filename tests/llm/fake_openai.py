@@ -97,6 +97,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.served: list[tuple[int, int]] = []
+        self.arrivals: list[float] = []  # time.monotonic() of each request, in order
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -137,6 +138,7 @@ class FakeOpenAI:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with fake._lock:
+                    fake.arrivals.append(time.monotonic())
                     fake.requests.append(body)
                     fake.headers.append({k.lower(): v for k, v in self.headers.items()})
                     action = fake.actions.popleft() if fake.actions else error(500, "no script")

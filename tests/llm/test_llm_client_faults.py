@@ -250,10 +250,19 @@ async def test_server_errors_exhausted_fall_back(fake_openai: FakeOpenAI, fake_d
     assert result.stats.retries == 2
 
 
-async def test_rate_limit_is_retried(fake_openai: FakeOpenAI, fake_definition) -> None:
-    fake_openai.script(error(429, "slow down", **{"Retry-After": "0.01"}), reply("ok then"))
-    result = await ChatClient(fake_definition).complete(MESSAGES)
+async def test_rate_limit_is_retried_no_sooner_than_retry_after(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    """The server's Retry-After (0.5 s) outlasts the client's own backoff (at most
+    0.01 s here), so only honouring the header makes the retry wait that long."""
+    definition = fake_definition.model_copy(
+        update={"retry_backoff_s": 0.01, "retry_backoff_max_s": 5.0}
+    )
+    fake_openai.script(error(429, "slow down", **{"Retry-After": "0.5"}), reply("ok then"))
+    result = await ChatClient(definition).complete(MESSAGES)
     assert result.text == "ok then" and result.stats.retries == 1
+    first, second = fake_openai.arrivals
+    assert second - first >= 0.5
 
 
 async def test_client_error_is_not_retried(fake_openai: FakeOpenAI, fake_definition) -> None:

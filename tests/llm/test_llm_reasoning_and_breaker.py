@@ -45,6 +45,33 @@ def test_reasoning_is_split_from_the_answer(text: str, reasoning: str, answer: s
     assert split_reasoning(text) == (reasoning, answer)
 
 
+def test_begin_and_end_of_thought_marks_are_split_from_the_answer() -> None:
+    text = "<|begin_of_thought|>P3 is my ally.<|end_of_thought|>\n\nI suspect P5."
+    assert split_reasoning(text) == ("P3 is my ally.", "I suspect P5.")
+    cut = "I vote P2.<|begin_of_thought|>as the mafioso I"
+    assert split_reasoning(cut) == ("as the mafioso I", "I vote P2.")
+
+
+def test_kimi_think_marks_are_split_from_the_answer() -> None:
+    text = "◁think▷I am the mafioso.◁/think▷I trust P2."
+    assert split_reasoning(text) == ("I am the mafioso.", "I trust P2.")
+    assert split_reasoning("plan◁/think▷P4 is lying.") == ("plan", "P4 is lying.")
+
+
+def test_a_thinking_tag_with_attributes_is_split_without_its_tag_text() -> None:
+    text = "<think type=\"x\" budget='2'>I am the mafioso.</think>I trust P2."
+    reasoning, answer = split_reasoning(text)
+    assert (reasoning, answer) == ("I am the mafioso.", "I trust P2.")
+    assert "type" not in reasoning and "<" not in answer
+    # a word that only begins like a tag is no tag
+    assert split_reasoning("<thinker>hi</thinker>") == ("", "<thinker>hi</thinker>")
+
+
+def test_a_block_closes_only_with_its_own_format() -> None:
+    text = "<think>plan ◁/think▷ still plan</think>Vote P3."
+    assert split_reasoning(text) == ("plan ◁/think▷ still plan", "Vote P3.")
+
+
 def test_fallback_kinds_are_attributed() -> None:
     for kind in ("timeout", "connection", "rate_limit", "server_error", "circuit_open"):
         assert attribution(kind) == "infrastructure"

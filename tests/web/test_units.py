@@ -54,6 +54,16 @@ def test_clean_text_removes_control_and_bidi() -> None:
     assert clean_text("a\x00b\u202ec\r\nd\te") == "a b c d e"
 
 
+def test_clean_text_leaves_no_line_break_and_no_c1_control() -> None:
+    """Every `str.splitlines` break (NEL U+0085, LS, PS included) and every C1 control
+    (CSI U+009B drives terminals) becomes a space: stored speech is one plain line."""
+    breaks = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+    for char in breaks:
+        assert clean_text(f"P1{char}Host: x") == "P1 Host: x"
+    for code in range(0x80, 0xA0):
+        assert clean_text(f"a{chr(code)}b") == "a b", hex(code)
+
+
 async def test_human_agent_drops_stale_and_illegal_actions() -> None:
     from mafia_arena.rules import load_variant
     from mafia_arena.views.knowledge import KnowledgeFold

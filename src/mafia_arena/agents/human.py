@@ -25,7 +25,7 @@ from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.views.view import View
 
 HUMAN_KIND = "human"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)

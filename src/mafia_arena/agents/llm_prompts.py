@@ -98,8 +98,17 @@ def seat_label(seat: int) -> str:
 
 
 def default_prompts_dir() -> Path | None:
-    """The repository's ``agents/prompts/`` (found next to ``envs/``), or None."""
+    """The folder of the default prompt templates, or None.
+
+    An installed wheel carries them in the package (``mafia_arena/prompts/``, copied
+    there by the build, see setup.py); a source checkout or an editable install reads
+    the repository's ``agents/prompts/`` (found next to ``envs/``), the copy that is
+    edited; last, ``agents/prompts/`` in the working folder.
+    """
     here = Path(__file__).resolve()
+    packaged = here.parents[1] / "prompts"
+    if (packaged / "system.txt").is_file():
+        return packaged
     for parent in here.parents:
         candidate = parent / "agents" / "prompts"
         if (candidate / "system.txt").is_file():

@@ -1,9 +1,10 @@
 """Text views: a compact, append-only transcript of what one seat knows.
 
 Player words (speech, a described manner of death) are always written as one JSON
-string (:func:`quote_speech`): inside it a quotation mark is ``\\"`` and a line break is
-``\\n``, so whatever a player types stays inside its own quotation on its own line and
-can never close the quotation early or start a line that reads as the host's.
+string (:func:`quote_speech`): inside it a quotation mark is ``\\"`` and a line break
+is ``\\n`` (``\\u2028`` and the like for the Unicode line breaks), so whatever a
+player types stays inside its own quotation on its own line and can never close the
+quotation early or start a line that reads as the host's.
 
 The transcript only grows (events are rendered in log order and never rewritten), so an
 LLM prompt built from it keeps a stable prefix between turns and server-side prompt
