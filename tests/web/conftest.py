@@ -45,6 +45,18 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
         live.close()
 
 
+@pytest.fixture
+def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A server whose bots may be heuristic or random players, with a fixed host key
+    (the same seat seeds, so the same bot moves, in every run)."""
+    live = LiveServer(settings_for(tmp_path, allowed_agents=("heuristic", "random")))
+    live.manager.host_key = bytes(range(32))
+    try:
+        yield live
+    finally:
+        live.close()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's headless Chromium through Playwright; skips when it cannot be had."""

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 from tests.web.browser_support import WINDOWS, assert_fits, in_view, shoot
-from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
 from mafia_arena.engine.catalogue import (
@@ -32,16 +29,6 @@ from mafia_arena.engine.catalogue import (
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 FORUM_WINDOWS = {**WINDOWS, "desktop": {"viewport": {"width": 1280, "height": 900}}}
 """The screenshot sizes; the desktop forum is a little taller than the other shots."""
-
-
-@pytest.fixture
-def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
-    live = LiveServer(settings_for(tmp_path, allowed_agents=("heuristic", "random")))
-    live.manager.host_key = bytes(range(32))
-    try:
-        yield live
-    finally:
-        live.close()
 
 
 def click_form(page: Any, words: str, label: str) -> None:

@@ -6,30 +6,17 @@ one. Only what the page data carries for that seat is shown (web/render.py)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 from tests.web.browser_support import assert_fits
-from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
 from mafia_arena.views.view import view_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
-
-
-@pytest.fixture
-def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
-    live = LiveServer(settings_for(tmp_path, allowed_agents=("heuristic", "random")))
-    live.manager.host_key = bytes(range(32))
-    try:
-        yield live
-    finally:
-        live.close()
 
 
 def _creators_page(browser: Any, server: LiveServer, created: dict[str, Any]) -> Any:
