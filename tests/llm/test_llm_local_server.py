@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 import urllib.request
 from pathlib import Path
@@ -144,3 +146,21 @@ def test_server_that_dies_reports_its_log(tmp_path: Path) -> None:
     assert "server log tail" in str(info.value) and "Traceback" in str(info.value)
     assert time.monotonic() - started < 60
     assert not server.running and server.log_path is None  # nothing left behind
+
+
+def test_a_server_killed_after_answering_names_the_signal() -> None:
+    """A wheel built for another CPU answers /v1/models and then dies with SIGILL at the
+    first completion; the death must be named, with the fix, not left as 'connection'."""
+    server = start_local_server(n_threads=1)
+    try:
+        assert server.death() is None  # running: nothing to report
+        assert server.pid is not None
+        os.kill(server.pid, signal.SIGILL)
+        deadline = time.monotonic() + 30
+        while server.running and time.monotonic() < deadline:
+            time.sleep(0.05)
+        death = server.death()
+        assert death is not None and "SIGILL" in death and "--no-cache-dir" in death
+    finally:
+        server.stop()
+    assert server.death() is None  # stopped on purpose: no death to report

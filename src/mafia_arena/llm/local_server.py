@@ -37,7 +37,9 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib.metadata
+import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -68,6 +70,7 @@ DEFAULT_N_CTX = 8192
 DEFAULT_STARTUP_TIMEOUT_S = 120.0
 _HOST = "127.0.0.1"
 _PORT_ATTEMPTS = 3
+_log = logging.getLogger(__name__)
 
 
 class LocalServerError(RuntimeError):
@@ -185,6 +188,31 @@ class LocalServer:
         if self.port is None:
             raise LocalServerError("local server is not started")
         return f"http://{_HOST}:{self.port}/v1"
+
+    def death(self) -> str | None:
+        """Why a server that had answered is gone, or ``None`` while it runs (or never ran).
+
+        A server that loads the model and answers ``/v1/models`` can still die at its first
+        completion; the usual cause is a llama.cpp build made for another CPU (an illegal
+        instruction), which pip's wheel cache carries from machine to machine. Naming the
+        signal turns a string of "connection" fallbacks into a diagnosis.
+        """
+        if not self._answered or self._process is None:
+            return None
+        code = self._process.poll()
+        if code is None:
+            return None
+        if code < 0:
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+            reason = f"killed by {name}"
+            if -code == signal.SIGILL:
+                reason += (
+                    " (llama-cpp-python was compiled for another CPU; reinstall it with "
+                    "`pip install --no-cache-dir --force-reinstall llama-cpp-python`)"
+                )
+        else:
+            reason = f"exited with code {code}"
+        return f"the local LLM server on port {self.port} {reason}"
 
     def log_tail(self, max_chars: int = 4000) -> str:
         """The last characters of the server's combined stdout/stderr."""
@@ -350,8 +378,11 @@ def get_local_server() -> LocalServer:
             _singleton = LocalServer()
         server = _singleton
         # Start under the module lock so concurrent first callers wait for one start;
-        # a server that died is restarted on the next call.
+        # a server that died is restarted on the next call, and its death is logged.
         if not server.ready:
+            death = server.death()
+            if death is not None:
+                _log.warning("%s; restarting it\n%s", death, server.log_tail(2000))
             server.start()
         return server
 
