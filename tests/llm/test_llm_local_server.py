@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -164,3 +165,40 @@ def test_a_server_killed_after_answering_names_the_signal() -> None:
     finally:
         server.stop()
     assert server.death() is None  # stopped on purpose: no death to report
+
+
+_DIES_AT_FIRST_ANSWER = """
+import http.server, os, signal, sys
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b'{"object": "list", "data": [{"id": "m"}]}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        os.kill(os.getpid(), signal.SIGILL)  # what a build for another CPU does
+
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+"""
+
+
+class _DiesAtFirstAnswer(LocalServer):
+    """Fault injection: a server that lists its model, then dies at the first completion."""
+
+    def _command(self, port: int) -> list[str]:
+        return [sys.executable, "-c", _DIES_AT_FIRST_ANSWER, str(port)]
+
+
+def test_a_build_that_dies_at_its_first_answer_fails_the_start_with_the_signal(
+    tmp_path: Path,
+) -> None:
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"unused by the injected server")
+    server = _DiesAtFirstAnswer(model, startup_timeout_s=60)
+    with pytest.raises(LocalServerError, match="SIGILL") as info:
+        server.start()
+    assert "--no-cache-dir" in str(info.value) and "first completion" in str(info.value)
+    assert not server.running and not server.ready

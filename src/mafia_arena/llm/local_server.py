@@ -14,9 +14,10 @@ Contract
 * :func:`start_local_server` starts an *independent* server process (its own port, owned
   by the caller, stopped by :meth:`LocalServer.stop` or at exit). Tests use it to prove
   that pointing an agent at another URL needs no code change.
-* A server is "ready" only once ``GET /v1/models`` answers 200. If the process exits
-  before that, or the start takes longer than ``startup_timeout_s``, the error message
-  carries the tail of the server's log.
+* A server is "ready" only once ``GET /v1/models`` answers 200 and a one-token
+  completion comes back. If the process exits before that, or the start takes longer
+  than ``startup_timeout_s``, the error message carries the exit (a signal by name) and
+  the tail of the server's log.
 
 Why a subprocess and not ``llama_cpp.Llama`` in process: the game talks to every model,
 local or remote, through the same OpenAI-compatible HTTP API, so the local default
@@ -37,6 +38,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib.metadata
+import json
 import logging
 import os
 import signal
@@ -200,8 +202,9 @@ class LocalServer:
         if not self._answered or self._process is None:
             return None
         code = self._process.poll()
-        if code is None:
-            return None
+        return None if code is None else self._describe_exit(code)
+
+    def _describe_exit(self, code: int) -> str:
         if code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             reason = f"killed by {name}"
@@ -328,6 +331,7 @@ class LocalServer:
                     f"--- server log tail ---\n{self.log_tail()}"
                 )
             if _ready(url):
+                self._first_answer(port, deadline)
                 return
             if time.monotonic() > deadline:
                 raise LocalServerError(
@@ -336,6 +340,41 @@ class LocalServer:
                 )
             time.sleep(delay)
             delay = min(delay * 1.5, 0.5)
+
+    def _first_answer(self, port: int, deadline: float) -> None:
+        """Ask for one token before calling the server ready.
+
+        Loading the model and listing it exercise none of the inference kernels; a build
+        that cannot run on this CPU only dies at its first answer. Finding that here makes
+        the start fail with the reason, instead of every game of a tournament falling back
+        on a dead endpoint.
+        """
+        assert self._process is not None
+        body = json.dumps(
+            {
+                "model": self.model_alias,
+                "messages": [{"role": "user", "content": "Say yes."}],
+                "max_tokens": 1,
+            }
+        ).encode()
+        request = urllib.request.Request(
+            f"http://{_HOST}:{port}/v1/chat/completions",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        timeout = max(30.0, deadline - time.monotonic())
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                response.read()
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as exc:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=2)
+            code = self._process.poll()
+            what = self._describe_exit(code) if code is not None else "did not answer"
+            raise LocalServerError(
+                f"llama_cpp.server answered /v1/models but not a first completion: {what} "
+                f"({exc})\n--- server log tail ---\n{self.log_tail()}"
+            ) from None
 
     def _discard_log(self) -> None:
         if self.log_path is not None:
