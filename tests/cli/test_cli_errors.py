@@ -456,7 +456,7 @@ CASE_IDS = [c[0] for c in cli_cases(Path("/nonexistent"))]
 
 
 @pytest.mark.parametrize("case", CASE_IDS)
-def test_command_line_errors_are_one_paragraph_with_exit_code_2(
+def test_item12_command_line_errors_are_one_paragraph_with_exit_code_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
 ) -> None:
     (tmp_path / "empty").mkdir()
@@ -469,7 +469,7 @@ def test_command_line_errors_are_one_paragraph_with_exit_code_2(
     assert not (tmp_path / "r").exists()
 
 
-def test_a_refused_resume_names_what_changed_and_the_flag_that_exists(
+def test_item12_a_refused_resume_names_what_changed_and_the_flag_that_exists(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = tmp_path / "good.toml"
@@ -485,7 +485,7 @@ def test_a_refused_resume_names_what_changed_and_the_flag_that_exists(
     assert len(read_records(tmp_path / "r" / "games.jsonl")) == 3
 
 
-def test_debug_shows_the_traceback(tmp_path: Path) -> None:
+def test_item12_debug_shows_the_traceback(tmp_path: Path) -> None:
     from mafia_arena.experiments import SpecError
 
     spec = tmp_path / "bad.toml"
@@ -494,7 +494,7 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
         main(["--debug", "tournament", str(spec), "--no-ray", "--no-tracking"])
 
 
-def test_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Path) -> None:
+def test_item12_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Path) -> None:
     spec = tmp_path / "slow.toml"
     spec.write_text(
         GOOD.replace('name = "good"', 'name = "slow"').replace("games = 2", "games = 40")

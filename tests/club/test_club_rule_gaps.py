@@ -13,7 +13,7 @@ EIGHT = "D M K Dr Lv C1 C2 C3"
 
 
 @pytest.mark.parametrize("n", [8, 12, 16, 26, 30])
-def test_d37_civilians_are_never_called_on_night_1(n):
+def test_item3_d37_civilians_are_never_called_on_night_1(n):
     game = Game(CLUB, n, seed=1)
     calls = [
         e.fact.to_payload()["text"] for e in game.events if e.kind == "narration" and e.day == 1
@@ -22,7 +22,7 @@ def test_d37_civilians_are_never_called_on_night_1(n):
     assert not [text for text in calls if "civilian" in text]
 
 
-def test_d37_a_deck_of_civilians_and_a_clan_calls_only_the_clan():
+def test_item3_d37_a_deck_of_civilians_and_a_clan_calls_only_the_clan():
     t = Table("D M C1 C2 C3 C4 C5 C6")
     calls = [p["text"] for p in t.events("narration", 1) if p["step"] == "introductions"]
     assert calls == ["Night 1: the don and the mafia wake up to meet the host."]
@@ -32,7 +32,7 @@ def _until_nomination(t: Table):
     return t.until("D", "nominate")
 
 
-def test_6_2_a_round_1_nomination_may_carry_an_explanation():
+def test_item3_6_2_a_round_1_nomination_may_carry_an_explanation():
     t = Table(EIGHT)
     _until_nomination(t)
     game = t.game
@@ -58,7 +58,7 @@ def test_6_2_a_round_1_nomination_may_carry_an_explanation():
     assert [r.kind for r in nxt.values()] == ["nominate"] and t["D"] not in nxt
 
 
-def test_6_2_the_explanation_is_optional_and_can_be_switched_off():
+def test_item3_6_2_the_explanation_is_optional_and_can_be_switched_off():
     t = Table(EIGHT)
     _until_nomination(t)
     t.game.submit(t["D"], Choice("target", t["C1"]))
@@ -71,7 +71,7 @@ def test_6_2_the_explanation_is_optional_and_can_be_switched_off():
     assert quiet["D"] not in quiet.game.pending()
 
 
-def test_3_2_the_host_sets_a_theme_for_the_day_1_introductions():
+def test_item3_3_2_the_host_sets_a_theme_for_the_day_1_introductions():
     t = Table(EIGHT)
     request = t.game.request(t["D"])
     theme = CLUB.params["introduction_theme"]
@@ -86,7 +86,7 @@ def test_3_2_the_host_sets_a_theme_for_the_day_1_introductions():
     assert not [p for p in t.events("narration", 2) if p["step"] == "introduction_theme"]
 
 
-def test_6_2_the_docs_do_not_list_the_explanation_as_missing():
+def test_item3_6_2_the_docs_do_not_list_the_explanation_as_missing():
     """docs/rules/club.md describes the explain turn (6.2); its list of what is not
     implemented must not still say round 1 has no explanation."""
     from pathlib import Path

@@ -27,7 +27,7 @@ def _three_nominees(seed=0):
     return run(game, plan, until=_at("final_vote"))
 
 
-def test_nominate_final_with_three_nominees_executes_the_most_voted_nominee():
+def test_item1_nominate_final_with_three_nominees_executes_the_most_voted_nominee():
     game = _three_nominees()
     assert events(game, "nominees")[-1]["seats"] == [6, 7, 8]
     for seat in sorted(game.pending()):  # P9 gets 8 of the 9 votes, P7 one
@@ -36,7 +36,7 @@ def test_nominate_final_with_three_nominees_executes_the_most_voted_nominee():
     assert deaths(game)[-1] == (8, "execution")
 
 
-def test_nominate_final_with_three_nominees_sends_a_top_tie_to_the_last_dead():
+def test_item1_nominate_final_with_three_nominees_sends_a_top_tie_to_the_last_dead():
     game = _three_nominees()
     ballots = {0: 7, 1: 7, 2: 7, 3: 8, 4: 8, 5: 8, 6: 8, 7: 6, 8: 7}  # P8 4, P9 4, P7 1
     for seat, target in ballots.items():
@@ -48,7 +48,7 @@ def test_nominate_final_with_three_nominees_sends_a_top_tie_to_the_last_dead():
     assert deaths(game)[-1] == (7, "execution")
 
 
-def test_classic_mafia_and_detectives_chat_in_their_own_night_channels():
+def test_item2_classic_mafia_and_detectives_chat_in_their_own_night_channels():
     game = dealt("classic", TEN)
     run(game, {}, until=_at("night_chat"))
     for seat in (0, 1, 2):  # the mafiosi speak in seat order, before their picks
@@ -70,7 +70,7 @@ def test_classic_mafia_and_detectives_chat_in_their_own_night_channels():
     assert {e.visibility.channel for e in chat} == {"mafia_kill", "detective_check"}
 
 
-def test_classic_night_chat_rounds_are_switches_and_a_lone_member_has_no_chat():
+def test_item2_classic_night_chat_rounds_are_switches_and_a_lone_member_has_no_chat():
     game = dealt("classic", TEN, mafia_chat_rounds=0, detective_chat_rounds=2)
     run(game, {}, until=_at("night_chat"))
     assert list(game.pending()) == [3]  # no mafia talk; two detective rounds
@@ -82,7 +82,7 @@ def test_classic_night_chat_rounds_are_switches_and_a_lone_member_has_no_chat():
     assert [d["seat"] for d in alone.decisions if d["kind"] == "night_chat"] == [0, 1]
 
 
-def test_classic_any_living_mafioso_may_write_the_manner_of_death():
+def test_item2_classic_any_living_mafioso_may_write_the_manner_of_death():
     game = dealt("classic", TEN)
     run(game, {("night:mafia_kill", 1): 5}, until=_at("describe"))
     asked = {s for s, r in game.pending().items() if r.kind == "describe"}
@@ -94,7 +94,7 @@ def test_classic_any_living_mafioso_may_write_the_manner_of_death():
     assert events(game, "death")[0]["manner"] == "fell from the church tower"
 
 
-def test_classic_nominee_may_vote_for_himself_in_the_final_vote():
+def test_item2_classic_nominee_may_vote_for_himself_in_the_final_vote():
     game = dealt("classic", [M, M, D, C, C, C, C])
     plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: nominate(r, [0, 3])}
     run(game, plan, until=_at("final_vote"))
@@ -110,13 +110,13 @@ def test_classic_nominee_may_vote_for_himself_in_the_final_vote():
 
 
 @pytest.mark.parametrize(("n", "mafia"), [(41, 12), (60, 18), (100, 30)], ids=["41", "60", "100"])
-def test_classic_has_no_upper_player_limit(n, mafia):
+def test_item2_classic_has_no_upper_player_limit(n, mafia):
     variant = load_variant("classic")
     assert variant.max_players is None
     assert deck_counts(variant, n) == {C: n - mafia - 2, D: 2, M: mafia}
 
 
-def test_classic_large_game_plays_to_the_end():
+def test_item2_classic_large_game_plays_to_the_end():
     from mafia_arena.agents.random_agent import RandomAgent
     from mafia_arena.runner.match import play_match_sync
 
@@ -142,7 +142,7 @@ def test_classic_large_game_plays_to_the_end():
     ],
     ids=["no-detective", "three-detectives", "formula-three-detectives", "no-plain-citizen"],
 )
-def test_classic_custom_distribution_needs_one_or_two_detectives_and_a_plain_citizen(
+def test_item2_classic_custom_distribution_needs_one_or_two_detectives_and_a_plain_citizen(
     overrides, key
 ):
     n = 24 if "composition.formula.detective" in overrides else 10
@@ -152,7 +152,7 @@ def test_classic_custom_distribution_needs_one_or_two_detectives_and_a_plain_cit
         deck_counts(load_variant("classic", overrides), n)
 
 
-def test_classic_every_table_row_satisfies_the_distribution_rules():
+def test_item2_classic_every_table_row_satisfies_the_distribution_rules():
     variant = load_variant("classic")
     for n in range(7, 21):
         counts = deck_counts(variant, n)
@@ -168,7 +168,7 @@ def _notices(game):
     ]
 
 
-def test_classic_below_the_recommended_minimum_gives_a_public_notice():
+def test_item2_classic_below_the_recommended_minimum_gives_a_public_notice():
     (notice,) = _notices(dealt("classic", [M, M, D, C, C, C, C]))
     assert notice.visibility.scope == "public"
     assert (
@@ -178,7 +178,7 @@ def test_classic_below_the_recommended_minimum_gives_a_public_notice():
     assert not _notices(dealt("classic", [M, M, D, C, C, C, C, C]))
 
 
-def test_classic_cli_warns_below_the_recommended_minimum(tmp_path):
+def test_item2_classic_cli_warns_below_the_recommended_minimum(tmp_path):
     from typer.testing import CliRunner
 
     from mafia_arena.cli import app
@@ -192,6 +192,6 @@ def test_classic_cli_warns_below_the_recommended_minimum(tmp_path):
     assert at.exit_code == 0 and "recommended minimum" not in at.output
 
 
-def test_classic_six_players_are_still_refused():
+def test_item2_classic_six_players_are_still_refused():
     with pytest.raises(VariantError, match="6 players is too few: at least 7"):
         deck_counts(load_variant("classic"), 6)

@@ -172,7 +172,7 @@ PLACES = {
 
 
 @pytest.mark.parametrize(("case", "rounds", "tallies", "end"), CASES, ids=[c[0] for c in CASES])
-def test_worked_nomination_example_played_in_a_game(case, rounds, tallies, end):
+def test_item2_worked_nomination_example_played_in_a_game(case, rounds, tallies, end):
     game = five_alive()
     for number, (ballots, expected) in enumerate(zip(rounds, tallies, strict=True)):
         offered = cast(game, ballots)
@@ -206,7 +206,7 @@ def test_worked_nomination_example_played_in_a_game(case, rounds, tallies, end):
         )
 
 
-def test_tc_n13_two_living_players_are_both_nominated():
+def test_item2_tc_n13_two_living_players_are_both_nominated():
     game = two_alive()
     offered = cast(game, {P1: [P7], P7: []})
     assert tally_of(game) == {P1: 0, P7: 1}
@@ -228,7 +228,7 @@ def _to_final_vote(game: Game, a: int, b: int) -> None:
     assert today(game, "nominees")[-1]["seats"] == [a, b]
 
 
-def test_tc_f1_the_nominee_with_more_votes_is_lynched_and_his_card_shown():
+def test_item2_tc_f1_the_nominee_with_more_votes_is_lynched_and_his_card_shown():
     game = dealt("classic", [M, M, D, C, C, C, C, C])
     run(game, {("night:mafia_kill", 1): 7}, until=_nominating)
     _to_final_vote(game, P1, P4)
@@ -241,7 +241,7 @@ def test_tc_f1_the_nominee_with_more_votes_is_lynched_and_his_card_shown():
     assert not events(game, "last_dead_decision")
 
 
-def test_tc_f2_a_tied_final_vote_of_six_is_decided_by_the_last_dead():
+def test_item2_tc_f2_a_tied_final_vote_of_six_is_decided_by_the_last_dead():
     game = dealt("classic", [M, M, D, C, C, C, C])
     run(game, {("night:mafia_kill", 1): P7}, until=_nominating)
     _to_final_vote(game, P1, P4)
@@ -253,7 +253,7 @@ def test_tc_f2_a_tied_final_vote_of_six_is_decided_by_the_last_dead():
     assert events(game, "death")[-1] == {"seat": P4, "cause": "execution", "role": C}
 
 
-def test_tc_f3_a_tie_of_five_with_one_timeout_is_decided_by_the_last_dead():
+def test_item2_tc_f3_a_tie_of_five_with_one_timeout_is_decided_by_the_last_dead():
     game = five_alive()
     _to_final_vote(game, P1, P4)
     ballots = {P1: P4, P2: P4, P3: P1, P4: P1}  # 2 : 2; P5 times out

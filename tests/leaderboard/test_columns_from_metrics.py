@@ -80,18 +80,18 @@ def per_seat_values(records: list[dict], name: str) -> list[float]:
     ]
 
 
-def test_every_metric_a_column_reads_is_written_by_the_metrics(records: list[dict]) -> None:
+def test_item8_every_metric_a_column_reads_is_written_by_the_metrics(records: list[dict]) -> None:
     written = {k for r in records for m in r["metrics"]["per_seat"].values() for k in m}
     assert set(SEAT_METRICS_READ) <= written, set(SEAT_METRICS_READ) - written
 
 
-def test_every_optional_column_has_a_source() -> None:
+def test_item8_every_optional_column_has_a_source() -> None:
     optional = {*OPTIONAL_COLUMNS, *ZERO_OPTIONAL_COLUMNS}
     assert optional - set(SOURCE) == set(), "optional columns without a source in SOURCE"
     assert set(SOURCE) - optional == set(), "SOURCE names columns that are not optional"
 
 
-def test_no_optional_column_is_empty_for_data_that_has_it(records: list[dict]) -> None:
+def test_item8_no_optional_column_is_empty_for_data_that_has_it(records: list[dict]) -> None:
     assert any(v > 0 for v in per_seat_values(records, FALSE_CLAIMS)), "need false claims"
     games = prepare_games(records)
     seats = [(game, seat) for game in games for seat in game.seats]
@@ -107,7 +107,7 @@ def test_no_optional_column_is_empty_for_data_that_has_it(records: list[dict]) -
     assert len(checked) >= 5, checked  # the league's data reaches the metric columns
 
 
-def test_false_claim_survival_weights_each_seat_by_its_claims(records: list[dict]) -> None:
+def test_item8_false_claim_survival_weights_each_seat_by_its_claims(records: list[dict]) -> None:
     table = leaderboard_table(records, n_boot=0).set_index("agent")
     for agent in table.index:
         seats = [

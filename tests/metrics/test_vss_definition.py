@@ -26,7 +26,7 @@ def facts_with_one_mafia_execution() -> GameFacts:
     return facts
 
 
-def test_vss_divides_by_living_village_players_as_kaggle_does() -> None:
+def test_item9_vss_divides_by_living_village_players_as_kaggle_does() -> None:
     per_seat, game = detection(facts_with_one_mafia_execution())
     assert game["vss"] == pytest.approx(2 / 3)  # P2, P3 of the living P2, P3, P4
     assert game["vss_cast"] == pytest.approx(2 / 2)  # of the town votes cast
