@@ -16,6 +16,9 @@ with what a seat knows by chance; only the game's own seed rebuilds the game, so
 verdict is whether the game seed is among the reader's `matches` (`reproduces`): tests
 play games whose seed no public count reaches.
 
+Where the game shuffles the seat names shown to LLM players, the reader also tries
+every candidate seed whose keyless shuffle gives the names it was handed.
+
 `DealReader` plays randomly and attacks on its first decision, then again whenever a
 new day or phase has shown it new numbers; its verdict (`seat`, `given`: the seed of
 `reset`, `seen`: the numbers mined, `matches`: candidate seed → deal) is kept in
@@ -41,6 +44,7 @@ from mafia_arena.engine import Game
 from mafia_arena.engine.choices import Decision, Request
 from mafia_arena.rules import Variant
 from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import View
 
 CANDIDATES = range(100_001)
@@ -70,6 +74,19 @@ def plain_seat_seed(seed: int, seat: int) -> int:
 def deal(variant: Variant, players: int, seed: int) -> list[str]:
     """The cards `Game(variant, players, seed)` deals."""
     return [s.card for s in Game(variant, players, seed).state.seats]
+
+
+def keyless_names(seed: int, players: int) -> tuple[int, ...]:
+    """The shuffled seat names a host without a secret would draw from the game seed."""
+    order = list(range(players))
+    random.Random(f"{seed}:names").shuffle(order)
+    return tuple(order)
+
+
+def seeds_behind_names(names: tuple[int, ...]) -> list[int]:
+    """Candidate game seeds whose keyless name shuffle is `names` (the presentation an
+    LLM player is handed when the experiment shuffles names)."""
+    return [s for s in CANDIDATES if keyless_names(s, len(names)) == names]
 
 
 def betrayed_seeds(given: set[int], seat: int) -> list[int]:
@@ -162,6 +179,10 @@ class DealReader(RandomAgent):
         super().reset(seat, seed)
         self.seat = seat
         self.given = {seed}
+        self.names: tuple[int, ...] | None = None
+        """The shuffled seat names of the game's presentation, if it has them."""
+        self.named: list[int] = []
+        """The candidate seeds those names point at (keyless shuffles that match)."""
         self.seen: set[int] = set()
         self.mined = 0
         """How many of the seat's events are mined already."""
@@ -171,6 +192,10 @@ class DealReader(RandomAgent):
         self.deals: dict[int, list[str]] = {}
         self.report: dict[str, Any] | None = None
         self.path: Path | None = None
+
+    def set_presentation(self, presentation: Presentation) -> None:
+        self.names = presentation.names
+        self.named = [] if self.names is None else seeds_behind_names(self.names)
 
     @property
     def attacked(self) -> bool:
@@ -201,7 +226,8 @@ class DealReader(RandomAgent):
         known = {**knowledge.revealed, **knowledge.allies}
         card = str(knowledge.role)
         matches = {}
-        for seed in betrayed_seeds(self.given | self.seen, self.seat):
+        betrayed = betrayed_seeds(self.given | self.seen, self.seat)
+        for seed in [*self.named, *(s for s in betrayed if s not in self.named)]:
             cards = self._deal(variant, knowledge.players, seed)
             if agrees(cards, self.seat, card, known):
                 matches[str(seed)] = cards

@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 from tests.agents.support import synthetic_view
-from tests.deal_reader import DealReader, deal, plain_seat_seed, read_deal, reproduces
+from tests.deal_reader import (
+    DealReader,
+    deal,
+    keyless_names,
+    plain_seat_seed,
+    read_deal,
+    reproduces,
+)
 
 from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.engine import Game
@@ -21,6 +28,7 @@ from mafia_arena.engine.choices import PASS, Request
 from mafia_arena.rules import load_variant
 from mafia_arena.runner import play_match, play_match_sync
 from mafia_arena.seat_seeds import KEY_FILE, load_or_create_host_key, seat_seed, seat_seeds
+from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import SeatTracker
 
 KEY = bytes(range(32))
@@ -117,6 +125,36 @@ def test_play_match_gives_no_seat_the_deal(variant: str, players: int, seed: int
         assert report["seen"]  # it did mine its view
         assert not reproduces(report, seed)
         assert seed not in report["given"] and seed not in report["seen"]
+
+
+def test_the_deal_reader_reads_the_deal_from_names_shuffled_without_a_key() -> None:
+    """The attack is real: names drawn from the game seed alone narrow 100,001 candidate
+    seeds to a handful (7! shuffles), the game's among them; the seat's own card narrows
+    them further (and a tournament's few thousand game seeds to one)."""
+    seed, seat = 54_321, 3
+    cards = deal(STANDARD, 7, seed)
+    reader = DealReader()
+    reader.reset(seat, seat_seed(KEY, seed, seat))
+    reader.set_presentation(Presentation(names=keyless_names(seed, 7)))
+    assert seed in reader.named and len(reader.named) < 100
+    agreeing = [s for s in reader.named if deal(STANDARD, 7, s)[seat] == cards[seat]]
+    assert seed in agreeing
+
+
+def test_play_match_with_shuffled_names_gives_no_seat_the_deal() -> None:
+    """The names every agent is handed are drawn with the host's key: trying every
+    candidate seed's keyless shuffle finds no game."""
+    seed = 54_321
+    DealReader.reports.clear()
+    agents = [DealReader(), *(RandomAgent() for _ in range(5)), DealReader()]
+    result = asyncio.run(play_match(STANDARD, agents, seed, host_key=KEY, shuffle_names=True))
+    assert result.log.meta["presentation"]["shuffle_names"] is True
+    readers = [a for a in agents if isinstance(a, DealReader)]
+    assert all(r.names is not None for r in readers)  # they were handed the names
+    assert len(DealReader.reports) >= 1
+    for report in DealReader.reports:
+        assert not reproduces(report, seed)
+    assert all(seed not in r.named for r in readers)
 
 
 def test_seat_seeds_follow_the_key() -> None:

@@ -1,6 +1,7 @@
 """Names and option order shuffled per game for LLM players (the experiment's
 `shuffle_names` / `shuffle_options` switches): a presentation layer over the prompts,
-drawn from the game seed, recorded in the log, undone on what the model writes."""
+drawn from the game seed with the host's key, recorded in the log, undone on what the
+model writes."""
 
 from __future__ import annotations
 
@@ -29,16 +30,38 @@ from mafia_arena.runner.match import play_match_sync
 from mafia_arena.views.shown_names import Presentation
 
 
-def test_the_names_are_a_permutation_fixed_by_the_game_seed() -> None:
-    a = Presentation.for_game(11, 7, shuffle_names=True, shuffle_options=False)
-    assert a == Presentation.for_game(11, 7, shuffle_names=True, shuffle_options=False)
-    assert a.names is not None and sorted(a.names) == list(range(7))
-    drawn = {
-        Presentation.for_game(s, 7, shuffle_names=True, shuffle_options=False).names
-        for s in range(20)
-    }
-    assert len(drawn) > 10  # per game, not one fixed relabelling
-    assert Presentation.for_game(11, 7, shuffle_names=False, shuffle_options=True).names is None
+def names_of(seed: int, key: bytes = TEST_HOST_KEY) -> tuple[int, ...] | None:
+    return Presentation.for_game(seed, 7, key=key, shuffle_names=True, shuffle_options=False).names
+
+
+def test_the_names_are_a_permutation_fixed_by_the_game_seed_and_the_host_key() -> None:
+    a = names_of(11)
+    assert a == names_of(11)
+    assert a is not None and sorted(a) == list(range(7))
+    assert len({names_of(s) for s in range(20)}) > 10  # per game, not one fixed relabelling
+    assert (
+        Presentation.for_game(
+            11, 7, key=TEST_HOST_KEY, shuffle_names=False, shuffle_options=True
+        ).names
+        is None
+    )
+
+
+def test_the_names_do_not_give_the_game_seed_away_without_the_key() -> None:
+    """An agent is handed the permutation. Drawn from the seed alone, trying the seeds
+    would find the game's (and so the deal); with the host's key, a search over seeds
+    under any key the agent can guess finds nothing better than chance."""
+    seeds = range(2000)
+    game_seed = 1234
+    shown = names_of(game_seed)
+    # what a cheating agent can compute: the permutation of each candidate seed under a
+    # guessed key (none, or an empty one)
+    for guess in (b"", b"0" * 32):
+        matches = [s for s in seeds if names_of(s, guess) == shown]
+        assert game_seed not in matches or len(matches) > 1  # no unique identification
+    # and the same seed under another host's key gives another permutation, mostly
+    others = {names_of(game_seed, bytes([k]) * 32) for k in range(8)}
+    assert len(others) > 4
 
 
 def test_the_rewrite_is_a_bijection_on_seat_tokens_only() -> None:
@@ -69,7 +92,7 @@ async def test_a_prompt_shows_the_shuffled_names_and_the_answer_maps_back(
     view = first_view("night:mafia_kill")
     request = view.request
     assert request is not None
-    p = Presentation.for_game(3, 7, shuffle_names=True, shuffle_options=False)
+    p = Presentation.for_game(3, 7, key=TEST_HOST_KEY, shuffle_names=True, shuffle_options=False)
     target = request.choices[2]
     assert target.target is not None
     shown = p.shown(request.labels[2])  # "kill P4" as the model reads it
@@ -117,7 +140,9 @@ async def test_a_game_with_shuffled_names_and_options_completes_and_is_recorded(
     record = log.meta["presentation"]
     assert record["shuffle_names"] is True and record["shuffle_options"] is True
     p = Presentation.from_json(record)
-    assert p == Presentation.for_game(4, 7, shuffle_names=True, shuffle_options=True)
+    assert p == Presentation.for_game(
+        4, 7, key=TEST_HOST_KEY, shuffle_names=True, shuffle_options=True
+    )
     assert p.names != tuple(range(7))
     # every prompt names its seat by a shown label
     labels = {p.label(s) for s in range(7)}

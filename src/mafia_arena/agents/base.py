@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mafia_arena.engine.choices import Decision
 from mafia_arena.rules import Variant
+from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import View
 
 
@@ -88,6 +89,11 @@ class Agent(Protocol):
         """The exact variant of the coming game (switches applied), after `reset`."""
         ...
 
+    def set_presentation(self, presentation: Presentation) -> None:
+        """How the game is shown to a model (the experiment's shuffled seat names), after
+        `set_variant`; agents that show the game to no model ignore it."""
+        ...
+
     def decide(self, view: View) -> Decision:
         """The decision for `view.request`, at once; only called where `synchronous`."""
         ...
@@ -129,6 +135,9 @@ class AgentBase:
 
     def set_variant(self, variant: Variant) -> None:
         self.variant = variant
+
+    def set_presentation(self, presentation: Presentation) -> None:
+        return None
 
     def decide(self, view: View) -> Decision:
         raise TypeError(f"agent {self.name!r} decides asynchronously; await act()")

@@ -14,6 +14,7 @@ from typing import Any
 from mafia_arena.agents.base import Agent, AgentStats
 from mafia_arena.engine.choices import Decision
 from mafia_arena.rules import Variant
+from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import View
 
 
@@ -33,6 +34,7 @@ class BySideAgent:
         self._side_of = side_of
         self._delegate: Agent | None = None
         self._variant: Variant | None = None
+        self._presentation: Presentation | None = None
         self._seat = 0
         self._seed = 0
         samples = {side: factory() for side, factory in self._factories.items()}
@@ -55,10 +57,15 @@ class BySideAgent:
     def reset(self, seat: int, seed: int) -> None:
         self._seat, self._seed, self._delegate = seat, seed, None
         self._variant = None
+        self._presentation = None
         self.stats = AgentStats()
 
     def set_variant(self, variant: Variant) -> None:
         self._variant = variant
+
+    def set_presentation(self, presentation: Presentation) -> None:
+        """Kept for the side's agent, which exists only from the first view."""
+        self._presentation = presentation
 
     def take_fallback(self) -> str | None:
         return None if self._delegate is None else self._delegate.take_fallback()
@@ -80,6 +87,8 @@ class BySideAgent:
             self._delegate.reset(self._seat, self._seed)
             if self._variant is not None:
                 self._delegate.set_variant(self._variant)
+            if self._presentation is not None:
+                self._delegate.set_presentation(self._presentation)
             self.stats = self._delegate.stats
             self.kind = self._delegate.kind
         return self._delegate

@@ -6,11 +6,14 @@ Contract
   choice's options in a shuffled order) and ``names``, the name each seat is shown under
   (``names[seat]`` is the 0-based number of its shown label: seat 2 shown as ``P5`` has
   ``names[2] == 4``), or ``None`` for the table's own ``P1``..``Pn``.
-* `Presentation.for_game(seed, players, ...)` draws the permutation from the game seed
-  alone (``Random(f"{seed}:names")``): every LLM seat of a game sees the same names (so
-  speech one model writes means the same seats to the next one), it is reproduced by the
-  seed, and it depends on nothing of the deal: no role, faction or seat card enters it,
-  so the names tell nothing hidden.
+* `Presentation.for_game(seed, players, key=..., ...)` draws the permutation from the
+  game seed through the host's key (``HMAC-SHA256(key, "names:<seed>")`` seeds the
+  shuffle, as for the seat seeds of `mafia_arena.seat_seeds`): every LLM seat of a game
+  sees the same names (so speech one model writes means the same seats to the next one),
+  the seed and key reproduce it, and no role, faction or seat card enters it. The key
+  matters because the agents are handed the permutation: drawn from the seed alone, a
+  program could try the small game seeds (or a tournament's few thousand) until one
+  gives the same permutation, and then rebuild the deal from that seed.
 * `shown(text)` rewrites every ``P<k>`` token (``k`` a seat of the table) to the seat's
   shown label, all at once; `real(text)` is its inverse, applied to what a model writes
   (speech, stated beliefs) before anything reads it. The engine, its log and every other
@@ -26,6 +29,8 @@ and inverting it on the model's text keeps every log in the table's own names.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import re
 from dataclasses import dataclass
@@ -45,12 +50,14 @@ class Presentation:
 
     @classmethod
     def for_game(
-        cls, seed: int, players: int, *, shuffle_names: bool, shuffle_options: bool
+        cls, seed: int, players: int, *, key: bytes, shuffle_names: bool, shuffle_options: bool
     ) -> Presentation:
+        """The presentation of the game of `seed`, its names drawn with the host's `key`."""
         names: tuple[int, ...] | None = None
         if shuffle_names:
             order = list(range(players))
-            random.Random(f"{seed}:names").shuffle(order)
+            draw = hmac.new(key, f"names:{int(seed)}".encode(), hashlib.sha256).digest()
+            random.Random(draw).shuffle(order)
             names = tuple(order)
         return cls(shuffle_options, names)
 
