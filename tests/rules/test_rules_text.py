@@ -44,6 +44,150 @@ class Flip:
 FLIPS = [
     # ---------------------------------------------------------------- palermo [params]
     Flip("palermo", "moves", 3, "up to 2 moves", "up to 3 moves", players=16),
+    # ---------------------------------------------------------------- palermo [palermo]
+    Flip("palermo", "palermo.absences_consecutive", 3, "2 in a row", "3 in a row", players=16),
+    Flip("palermo", "palermo.absences_total", 4, "3 in all", "4 in all", players=16),
+    Flip("palermo", "palermo.max_rounds", 30, "after 40 rounds", "after 30 rounds", players=16),
+    Flip(
+        "palermo",
+        "palermo.deal_first",
+        "pythia",
+        "The deal: Resurrection first",
+        "The deal: Pythia's Oracle first",
+        players=16,
+        setup=(
+            (
+                "palermo.deal_order",
+                [
+                    "grave_robbing",
+                    "extra_vote",
+                    "vote_cancellation",
+                    "immediate_imprisonment",
+                    "cancel_imprisonment",
+                    "echo",
+                    "resurrection",
+                    "vote_exemption",
+                ],
+            ),
+        ),
+    ),
+    Flip(
+        "palermo",
+        "palermo.deal_order",
+        [
+            "extra_vote",
+            "grave_robbing",
+            "vote_cancellation",
+            "immediate_imprisonment",
+            "cancel_imprisonment",
+            "echo",
+            "pythia",
+            "vote_exemption",
+        ],
+        "then Grave Robbing, Extra Vote,",
+        "then Extra Vote, Grave Robbing,",
+        players=16,
+    ),
+    Flip(
+        "palermo",
+        "palermo.deal_unique",
+        "echo",
+        "then Failed Assassination to a good-camp player",
+        "then Echo from Beyond to a good-camp player",
+        players=16,
+        setup=(
+            (
+                "palermo.deal_order",
+                [
+                    "grave_robbing",
+                    "extra_vote",
+                    "vote_cancellation",
+                    "immediate_imprisonment",
+                    "cancel_imprisonment",
+                    "failed_assassination",
+                    "pythia",
+                    "vote_exemption",
+                ],
+            ),
+        ),
+    ),
+    Flip("palermo", "palermo.vendetta.0.nights", 1, "nights 1 to 2.", "nights 1 to 1.", players=12),
+    Flip(
+        "palermo",
+        "palermo.vendetta.0.max_players",
+        12,
+        "nights 1 to 2.",
+        "nights 1 to 3.",
+        players=13,
+    ),
+    Flip(
+        "palermo",
+        "palermo.vendetta_above_share",
+        0.25,
+        "at least 50% of the starting players",
+        "at least 25% of the starting players",
+        players=30,
+    ),
+    Flip(
+        "palermo",
+        "palermo.cards.resurrection.ratio",
+        6,
+        "(resurrection; one per 8 players",
+        "(resurrection; one per 6 players",
+        players=16,
+    ),
+    Flip(
+        "palermo",
+        "palermo.cards.extra_vote.copies",
+        2,
+        "(extra_vote; 1 in the game",
+        "(extra_vote; 2 in the game",
+        players=16,
+    ),
+    Flip(
+        "palermo",
+        "palermo.cards.echo.phases",
+        ["morning"],
+        "(echo; one per 8 players; playable in: afternoon)",
+        "(echo; one per 8 players; playable in: morning)",
+        players=16,
+    ),
+    # ---------------------------------------------------------------- dictator [rules.forum]
+    Flip("dictator", "rules.forum.ticks", 4, "up to 6 times", "up to 4 times", players=18),
+    Flip(
+        "dictator",
+        "rules.forum.private_messages",
+        False,
+        "write private messages",
+        "There are no private messages",
+        players=18,
+    ),
+    Flip("dictator", "rules.forum.newspaper", False, "Newspaper:", None, players=18),
+    Flip(
+        "dictator",
+        "rules.forum.pseudonyms_per_edition",
+        3,
+        "at most 5 pseudonyms",
+        "at most 3 pseudonyms",
+        players=18,
+    ),
+    Flip("dictator", "rules.forum.testaments", False, "Testament:", None, players=18),
+    Flip(
+        "dictator",
+        "rules.forum.testament_changes_per_round",
+        2,
+        "changed at most once per round",
+        "changed at most twice per round",
+        players=18,
+    ),
+    Flip(
+        "dictator",
+        "rules.forum.inactivity_warnings",
+        2,
+        "3 warnings disqualify",
+        "2 warnings disqualify",
+        players=18,
+    ),
     # ---------------------------------------------------------------- simple [params]
     Flip("simple", "mafia", 3, "6 villager, 2 mafioso", "5 villager, 3 mafioso"),
     Flip("simple", "first_phase", "day", "starts with the night", "starts with the day"),
@@ -529,6 +673,20 @@ def test_every_switch_of_every_variant_is_flipped() -> None:
         document = tomllib.loads(variant_path(name).read_text())
         flipped = {f.switch for f in FLIPS if f.variant == name}
         assert set(document.get("params", {})) <= flipped, name
+
+
+def test_every_forum_setting_and_palermo_rule_is_flipped() -> None:
+    """The forum game's channel settings and Palermo's own table (absences, deal, round
+    cap, vendetta, each card's count and windows) change the text too."""
+    flipped = {f.switch for f in FLIPS}
+    forum = tomllib.loads(variant_path("dictator").read_text())["rules"]["forum"]
+    assert {f"rules.forum.{key}" for key in forum} <= flipped
+    table = tomllib.loads(variant_path("palermo").read_text())["palermo"]
+    scalars = {key for key, value in table.items() if key not in ("cards", "vendetta", "moves")}
+    assert {f"palermo.{key}" for key in scalars} <= flipped
+    assert {"palermo.vendetta.0.nights", "palermo.vendetta.0.max_players"} <= flipped
+    card_keys = {key.rsplit(".", 1)[-1] for key in flipped if key.startswith("palermo.cards.")}
+    assert {"ratio", "copies", "phases"} <= card_keys
 
 
 def test_every_typed_parameter_is_flipped() -> None:

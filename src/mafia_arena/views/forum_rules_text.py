@@ -39,12 +39,18 @@ def forum_rules_text(variant: Variant, players: int | None, head: list[str]) -> 
         title = spec.title or variant.factions[spec.faction].title
         line = f"- {role} ({spec.faction}, announced as {title!r}): {spec.description}"
         lines.append(line + (f" Night forms: {forms}." if forms else ""))
+    acts = ["post in the thread"]
+    if forum.private_messages:
+        acts.append("write private messages (to one player or a group)")
+    if forum.newspaper:
+        acts.append("place newspaper ads")
+    if forum.testaments:
+        acts.append("write the testament")
+    acts.append("hand the game master one of their forms")
     lines += [
         "Phases: Night 0, Day 1, Night 1, Day 2, ... In every phase each player may act "
-        f"up to {forum.ticks} times before saying they are done: post in the thread, write "
-        "private messages (to one player or a group), place newspaper ads, write the "
-        "testament, or hand the game master one of their forms. The last form of a kind "
-        "counts.",
+        f"up to {forum.ticks} times before saying they are done: {', '.join(acts[:-1])}, "
+        f"or {acts[-1]}. The last form of a kind counts.",
         "The dictator: all players elect him in Night 0 (only the winner is announced). "
         "Each day he alone orders one execution. Each night every other player may call "
         "a revolution naming a successor: more than half of the players in the game "
@@ -62,10 +68,14 @@ def forum_rules_text(variant: Variant, players: int | None, head: list[str]) -> 
             "pseudonym per edition; one edition at every phase end, ads in random order; "
             "pseudonyms can be given away and are never revealed."
         )
+    if not forum.private_messages:
+        lines.append("There are no private messages: players talk only in the thread.")
     if forum.testaments:
+        changes = forum.testament_changes_per_round
+        often = "once" if changes == 1 else "twice" if changes == 2 else f"{changes} times"
         lines.append(
-            "Testament: public or to chosen players, changed once per round, delivered "
-            "when you leave the game (not on disqualification)."
+            f"Testament: public or to chosen players, changed at most {often} per round, "
+            "delivered when you leave the game (not on disqualification)."
         )
     if forum.inactivity_warnings is not None:
         lines.append(

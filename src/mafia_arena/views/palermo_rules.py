@@ -3,13 +3,15 @@
 Generated from the variant's ``[palermo]`` table and the engine's capability table
 (`engine.player_states`), so what LLM and human players read follows the switches
 and the data the engine runs on: how many moves a phase allows, each card's deal rule,
-timing windows and effect, the vendetta window at this table size, the absence limits.
+timing windows and effect, the deal order, the vendetta window at this table size,
+the absence limits and the round cap.
 """
 
 from __future__ import annotations
 
 from mafia_arena.engine.player_states import CAPABILITIES, Capability, PlayerState
 from mafia_arena.rules import Variant
+from mafia_arena.rules.palermo import PalermoSpec
 
 _PHASES = {
     "night_early": "night before midnight",
@@ -62,14 +64,7 @@ def palermo_lines(variant: Variant, players: int | None) -> list[str]:
         caps = CAPABILITIES[key]
         can = [word for cap, word in _CAN.items() if cap in caps]
         lines.append(f"- {name}: " + (", ".join(can) if can else "nothing") + ".")
-    nights = spec.vendetta_nights(players) if players is not None else None
-    if players is None:
-        lines.append("The vendetta snitch is accepted only on the first nights (by table size).")
-    elif nights is None:
-        share = round(spec.vendetta_above_share * 100)
-        lines.append(f"The vendetta snitch is accepted on nights with {share}% of players Active.")
-    else:
-        lines.append(f"The vendetta snitch is accepted on nights 1 to {nights}.")
+    lines.append(_vendetta_line(spec, players))
     lines.append(
         "Intrigue cards (at most one each, private, used once; illegal plays are refused "
         "and the card kept):"
@@ -78,7 +73,35 @@ def palermo_lines(variant: Variant, players: int | None) -> list[str]:
         deal = f"one per {card.ratio} players" if card.ratio else f"{card.copies} in the game"
         when = ", ".join(_PHASES[p] for p in card.phases)
         lines.append(f"- {card.title} ({name}; {deal}; playable in: {when}): {card.description}")
+    title = {name: card.title for name, card in spec.cards.items()}
+    lines.append(
+        f"The deal: {title[spec.deal_first]} first (with two or more copies, one to the "
+        f"mafia camp and one to the good camp), then {title[spec.deal_unique]} to a "
+        "good-camp player other than the Rival Mafioso, then "
+        + ", ".join(title[card] for card in spec.deal_order)
+        + "; each copy to a random player without a card, so some players hold none."
+    )
+    lines.append(f"The game is a draw if it is not over after {spec.max_rounds} rounds.")
     return lines
+
+
+def _vendetta_line(spec: PalermoSpec, players: int | None) -> str:
+    """When the vendetta snitch is accepted: at this table size, or the whole rule."""
+    share = f"{round(spec.vendetta_above_share * 100)}%"
+    if players is None:
+        windows = sorted(spec.vendetta, key=lambda w: w.max_players)
+        table = ", ".join(f"nights 1 to {w.nights} up to {w.max_players} players" for w in windows)
+        return (
+            f"The vendetta snitch is accepted on {table}; at larger tables on nights "
+            f"with at least {share} of the starting players Active."
+        )
+    nights = spec.vendetta_nights(players)
+    if nights is None:
+        return (
+            "The vendetta snitch is accepted on nights with at least "
+            f"{share} of the starting players Active."
+        )
+    return f"The vendetta snitch is accepted on nights 1 to {nights}."
 
 
 _STATE_NAMES = {state.value: (state, False) for state in PlayerState}
