@@ -41,6 +41,24 @@ class Flip:
     """Switches set in both texts (a parameter that only shows under another one)."""
 
 
+DEAL_ORDER = [
+    "grave_robbing",
+    "extra_vote",
+    "vote_cancellation",
+    "immediate_imprisonment",
+    "cancel_imprisonment",
+    "echo",
+    "pythia",
+    "vote_exemption",
+]
+"""palermo.toml's `deal_order`."""
+
+
+def swapped(a: str, b: str) -> list[str]:
+    """`DEAL_ORDER` with `a` replaced by `b`, or the two exchanged where both are in it."""
+    return [b if c == a else a if c == b else c for c in DEAL_ORDER]
+
+
 FLIPS = [
     # ---------------------------------------------------------------- palermo [params]
     Flip("palermo", "moves", 3, "up to 2 moves", "up to 3 moves", players=16),
@@ -58,32 +76,14 @@ FLIPS = [
         setup=(
             (
                 "palermo.deal_order",
-                [
-                    "grave_robbing",
-                    "extra_vote",
-                    "vote_cancellation",
-                    "immediate_imprisonment",
-                    "cancel_imprisonment",
-                    "echo",
-                    "resurrection",
-                    "vote_exemption",
-                ],
+                swapped("pythia", "resurrection"),
             ),
         ),
     ),
     Flip(
         "palermo",
         "palermo.deal_order",
-        [
-            "extra_vote",
-            "grave_robbing",
-            "vote_cancellation",
-            "immediate_imprisonment",
-            "cancel_imprisonment",
-            "echo",
-            "pythia",
-            "vote_exemption",
-        ],
+        swapped("grave_robbing", "extra_vote"),
         "then Grave Robbing, Extra Vote,",
         "then Extra Vote, Grave Robbing,",
         players=16,
@@ -98,16 +98,7 @@ FLIPS = [
         setup=(
             (
                 "palermo.deal_order",
-                [
-                    "grave_robbing",
-                    "extra_vote",
-                    "vote_cancellation",
-                    "immediate_imprisonment",
-                    "cancel_imprisonment",
-                    "failed_assassination",
-                    "pythia",
-                    "vote_exemption",
-                ],
+                swapped("echo", "failed_assassination"),
             ),
         ),
     ),
