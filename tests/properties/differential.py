@@ -321,7 +321,11 @@ class Worlds:
     """Seat of a card in A -> seat of the same card's holder in B (the permuted seats)."""
     hands: dict[int, str] | None = None
     """Palermo: the intrigue cards of world A, held by the same seats in world B (a
-    player's card is their own; only the roles are permuted)."""
+    player's card is their own; only the roles are permuted) unless `hands_b` says
+    otherwise."""
+    hands_b: dict[int, str] | None = None
+    """Palermo, where set: world B's cards, moved among the seats other than the
+    observer (`move_cards`)."""
     diverged: str = ""
     """Set by `pair` when the decisions part: a request made in one world only (a card's
     holder dead unrevealed in the other), so the worlds are no longer played alike."""
@@ -332,7 +336,7 @@ class Worlds:
 
     @property
     def options_b(self) -> dict[str, Any]:
-        return {"deal": self.deal_b, "hands": self.hands}
+        return {"deal": self.deal_b, "hands": self.hands if self.hands_b is None else self.hands_b}
 
 
 def draw_worlds(
@@ -370,6 +374,44 @@ def draw_worlds(
 
         hands = dict(of(game).cards)
     return Worlds(variant, overrides, n, seed, observer, deal, deal_b, sigma, hands)
+
+
+def move_cards(worlds: Worlds, rng: random.Random) -> bool:
+    """Palermo: give world B other card holders than world A (`Worlds.hands_b`).
+
+    Nobody learns another player's card (2.3), so the observer keeps its own card and
+    every other seat's card (or none) may move. The moves stay within a camp of world
+    B's deal, and Failed Assassination never goes to the Rival Mafioso, so world B's
+    hands are ones the deal itself could give. Decisions are paired as before: a card
+    play is made only where both worlds offer it to the same seat. False if no card
+    could move (then `hands_b` stays unset)."""
+    from mafia_arena.engine.palermo.roles import RIVAL
+
+    rules = load_variant(worlds.variant, worlds.overrides)
+    assert worlds.hands is not None
+    camp = [rules.roles[role].faction for role in worlds.deal_b]
+    hands_b = dict(worlds.hands)
+    for side in sorted(set(camp)):
+        seats = [s for s in range(worlds.players) if camp[s] == side and s != worlds.observer]
+        held = [worlds.hands.get(s) for s in seats]
+        for _ in range(20):
+            rng.shuffle(held)
+            if all(
+                not (card == "failed_assassination" and worlds.deal_b[s] == RIVAL)
+                for s, card in zip(seats, held, strict=True)
+            ):
+                break
+        else:
+            continue
+        for s, card in zip(seats, held, strict=True):
+            if card is None:
+                hands_b.pop(s, None)
+            else:
+                hands_b[s] = card
+    if hands_b == worlds.hands:
+        return False
+    worlds.hands_b = hands_b
+    return True
 
 
 def partner(worlds: Worlds, seat: int, request: Request) -> int:

@@ -4,12 +4,14 @@ See `tests/properties/differential.py` for the method. The default run plays a s
 batch of 312 cases over every setting of `SETTINGS` (every variant, several switch
 settings) through both environments, weighted to the dictator and Palermo (`WEIGHTS`).
 Thousands: ``MAFIA_SLOW=1`` runs the `slow` test (3,000 more cases), or
-``MAFIA_LEAK_GAMES=5000`` enlarges the default batch.
+``MAFIA_LEAK_GAMES=5000`` enlarges the default batch. Palermo's intrigue cards get their
+own cases, in which world B also moves every card but the observer's to other holders.
 """
 
 from __future__ import annotations
 
 import os
+import random
 from collections import Counter
 
 import pytest
@@ -19,7 +21,9 @@ from tests.properties.differential import (
     Leak,
     Worlds,
     compare,
+    draw_worlds,
     legit,
+    move_cards,
     observed,
     random_case,
     run_aec,
@@ -73,6 +77,35 @@ def test_a_seat_observes_the_same_in_worlds_it_cannot_tell_apart(setting: int) -
     if SETTINGS[setting][0] == "palermo":  # the compared play reached every Palermo rule
         missing = [what for what in PALERMO_REACHED if not seen[what]]
         assert not missing, f"no case reached {missing}: {dict(seen)}"
+
+
+CARD_CASES = 24
+
+
+def test_a_seat_cannot_tell_who_holds_the_other_intrigue_cards() -> None:
+    """Palermo: world B moves every card but the observer's to other holders (within
+    their camps), on top of the permuted roles; nothing the observer sees may differ
+    (a card played publicly is played in both worlds, by the same seat)."""
+    moved = 0
+    compared = {"parallel": 0, "aec": 0}
+    index = 0
+    while moved < CARD_CASES:
+        rng = random.Random(f"cards:{index}")
+        worlds = draw_worlds("palermo", {}, rng)
+        index += 1
+        if worlds is None or not move_cards(worlds, rng):
+            continue
+        moved += 1
+        policy_seed = rng.randrange(2**31)
+        try:
+            compared["parallel"] += run_parallel(worlds, policy_seed)
+            compared["aec"] += run_aec(worlds, policy_seed)
+        except Leak as leak:
+            raise AssertionError(
+                f"cards case {index - 1} ({_describe(worlds)} hands {worlds.hands} -> "
+                f"{worlds.hands_b}): {leak}"
+            ) from None
+    assert compared["parallel"] > 0 and compared["aec"] > 0
 
 
 @pytest.mark.slow
