@@ -29,10 +29,15 @@ def new_host_key() -> bytes:
     return secrets.token_bytes(KEY_BYTES)
 
 
+def keyed_digest(key: bytes, message: str) -> bytes:
+    """``HMAC-SHA256(key, message)``: what the host derives from a game seed for the
+    players (seat seeds, shuffled names) without the derivation giving the seed away."""
+    return hmac.new(key, message.encode(), hashlib.sha256).digest()
+
+
 def seat_seed(key: bytes, game_seed: int, seat: int) -> int:
     """The seed handed to the player of `seat` in the game of `game_seed` (< 2**63)."""
-    message = f"mafia-arena seat seed:{int(game_seed)}:{int(seat)}".encode()
-    digest = hmac.new(key, message, hashlib.sha256).digest()
+    digest = keyed_digest(key, f"mafia-arena seat seed:{int(game_seed)}:{int(seat)}")
     return int.from_bytes(digest[:8], "big") >> 1
 
 

@@ -54,16 +54,21 @@ def _prepare(
     variant: Variant,
     agents: Sequence[Agent],
     seed: int,
-    key: bytes,
-    presentation: Presentation,
-) -> Game:
+    host_key: bytes | None,
+    shuffle_names: bool,
+    shuffle_options: bool,
+) -> tuple[Game, Presentation]:
     """Start the game; hand every agent its seat, its own seed, the exact variant and
     (to agents that show the game to a model) the game's presentation.
 
     The agents never see `seed` (it rebuilds the deal): each gets the seat seed derived
-    with the host's `key` (the caller's `host_key`, or a fresh random key when it gave
-    none, so such games are not reproducible through the agents' own randomness); the
-    presentation's names are drawn with the same key."""
+    with `host_key` (a fresh random key when None, so such games are not reproducible
+    through the agents' own randomness); the presentation's names are drawn with the
+    same key."""
+    key = new_host_key() if host_key is None else host_key
+    presentation = Presentation.for_game(
+        seed, len(agents), key=key, shuffle_names=shuffle_names, shuffle_options=shuffle_options
+    )
     game = Game(variant, len(agents), seed)
     for seat, (agent, seat_seed) in enumerate(
         zip(agents, seat_seeds(key, seed, len(agents)), strict=True)
@@ -71,7 +76,7 @@ def _prepare(
         agent.reset(seat, seat_seed)
         agent.set_variant(variant)  # LLM players describe the exact rules (switches too)
         agent.set_presentation(presentation)
-    return game
+    return game, presentation
 
 
 def _result(
@@ -161,11 +166,7 @@ def play_match_sync(
     if not all_synchronous(agents):
         slow = sorted({a.name for a in agents if not a.synchronous})
         raise TypeError(f"play_match_sync needs synchronous agents; await play_match for {slow}")
-    key = new_host_key() if host_key is None else host_key
-    presentation = Presentation.for_game(
-        seed, len(agents), key=key, shuffle_names=shuffle_names, shuffle_options=shuffle_options
-    )
-    game = _prepare(variant, agents, seed, key, presentation)
+    game, presentation = _prepare(variant, agents, seed, host_key, shuffle_names, shuffle_options)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     while not game.over:
         for seat in list(game.pending()):
@@ -191,11 +192,7 @@ async def play_match(
     seat's decisions were made by infrastructure fallbacks more than ``void_threshold``
     of the time is marked void (``log.meta["void"]``). `host_key`, `shuffle_names`,
     `shuffle_options`: as in `play_match_sync`."""
-    key = new_host_key() if host_key is None else host_key
-    presentation = Presentation.for_game(
-        seed, len(agents), key=key, shuffle_names=shuffle_names, shuffle_options=shuffle_options
-    )
-    game = _prepare(variant, agents, seed, key, presentation)
+    game, presentation = _prepare(variant, agents, seed, host_key, shuffle_names, shuffle_options)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     seen = 0
     while not game.over:

@@ -29,12 +29,12 @@ and inverting it on the model's text keeps every log in the table's own names.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from mafia_arena.seat_seeds import keyed_digest
 
 __all__ = ["Presentation"]
 
@@ -56,8 +56,7 @@ class Presentation:
         names: tuple[int, ...] | None = None
         if shuffle_names:
             order = list(range(players))
-            draw = hmac.new(key, f"names:{int(seed)}".encode(), hashlib.sha256).digest()
-            random.Random(draw).shuffle(order)
+            random.Random(keyed_digest(key, f"names:{int(seed)}")).shuffle(order)
             names = tuple(order)
         return cls(shuffle_options, names)
 
