@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,11 +144,14 @@ class GameSession:
         store: LiveStore | None = None,
         *,
         deal: Sequence[str] | None = None,
+        hands: Mapping[int, str] | None = None,
     ) -> None:
         self.id = game_id
         self.deal = None if deal is None else list(deal)
         """A forced deal (one card per seat) instead of the seed's: for tests that play
         two deals side by side. Not stored: a restarted server deals from the seed."""
+        self.hands = None if hands is None else dict(hands)
+        """A forced intrigue-card deal (Palermo), like `deal`: seat -> card."""
         self.store = store or LiveStore(None)
         self.persisted = 0
         """How many of `game.decisions` are in the store."""
@@ -297,7 +300,7 @@ class GameSession:
     def _begin(self, decisions: list[tuple[dict[str, Any], str]]) -> None:
         from mafia_arena.web.driver import drive  # local: the driver imports this module
 
-        self.game = Game(self.variant, len(self.slots), self.seed, deal=self.deal)
+        self.game = Game(self.variant, len(self.slots), self.seed, deal=self.deal, hands=self.hands)
         for slot in self.slots:
             self._seat_agent(slot.agent, slot.seat)
         for seat, view in catch_up(self, decisions).items():

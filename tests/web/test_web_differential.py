@@ -1,0 +1,391 @@
+"""Web-level differential leak test: a seat's page is the same in worlds it cannot tell apart.
+
+`tests/properties/differential.py` plays two worlds that differ only in cards the
+observer cannot know (other seats' roles permuted, Palermo's intrigue cards too) through
+the engine and both environments. Here the same random cases, every variant and switch
+setting of `SETTINGS`, are played through the web app's own session and driver: the
+real `GameSession` and `drive` on an event loop whose clock jumps
+(`tests/web/virtual_clock.py`), so every countdown and every message time is the
+server's own.
+
+How a case runs:
+1. The decisions are paired first, on two engine games in lockstep (`plan`): each
+   seat's decisions in world A, and in world B the same decisions for the same seat by
+   day and for the same card by night (`pair`), as the env test does.
+2. Each world is then played on the web: the observer is a person whose page is
+   recorded and who answers after a fixed thinking time; in odd cases another seat,
+   whose card the observer does not know, is a person too who takes 20 s over each
+   night decision (a slow hidden actor); every other seat is a scripted bot that replays
+   its planned decisions.
+3. Every message the observer's page receives — its content, the server time it was
+   sent and its order — must be the same in both worlds up to the observer's first
+   stream entry that may differ (`legit`: a death's card, the deal at the end), or up
+   to where the planned decisions parted. Any earlier difference is a leak: a night
+   that lasts longer when a power role lives, a result pushed at once in one world and
+   at dawn in the other, a waiting line or a countdown that names who acts at night.
+
+The default run plays `CASES_PER_SETTING` cases per setting; ``MAFIA_SLOW=1`` plays
+`SLOW_CASES` more (thousands of web games).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.properties.differential import (
+    SETTINGS,
+    Leak,
+    Parted,
+    Worlds,
+    fallback,
+    legit,
+    pair,
+    random_case,
+    stream,
+)
+from tests.web.conftest import settings_for
+from tests.web.virtual_clock import run_on_virtual_clock
+
+from mafia_arena.agents.base import SyncAgent
+from mafia_arena.agents.human import Action, HumanAgent
+from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.rules import load_variant
+from mafia_arena.views.view import View
+from mafia_arena.web.session import Connection, GameSession
+from mafia_arena.web.settings import GameSpec, SeatSpec
+
+pytestmark = pytest.mark.timeout(1800)
+
+HOST_KEY = bytes(range(32))
+CASES_PER_SETTING = int(os.environ.get("MAFIA_WEB_LEAK_GAMES", "10"))
+SLOW_CASES = 1500
+RUN_SLOW = os.environ.get("MAFIA_SLOW") == "1"
+OBSERVER_S = (1.0, 3.0)
+"""The observer's thinking time by day and by night (seconds)."""
+PERSON_S = (1.0, 20.0)
+"""The other person's: slow by night, a hidden actor who uses their time."""
+
+
+# --------------------------------------------------------------------------- the plan
+@dataclass
+class Plan:
+    """Each world's decisions by seat, in the order each seat is asked, and where the
+    worlds may start to differ for a reason the decisions give: `cut`, the observer's
+    stream length when the paired decisions parted (a seat asked in one world only, or
+    no decision legal in both), and `lone`, its length when a hidden night step ran in
+    one world only (a night role alive there and dead in the other) with a decision that
+    could change something; None where it did not happen."""
+
+    decisions: tuple[dict[int, list[Choice]], dict[int, list[Choice]]]
+    cut: int | None = None
+    lone: int | None = None
+
+
+def _games(worlds: Worlds) -> tuple[Game, Game]:
+    rules = load_variant(worlds.variant, worlds.overrides)
+    a = Game(rules, worlds.players, worlds.seed, **worlds.options_a)
+    b = Game(rules, worlds.players, worlds.seed, **worlds.options_b)
+    return a, b
+
+
+def plan(worlds: Worlds, policy_seed: int) -> Plan:
+    """Pair the two worlds' decisions on engine games (`pair`), one prompt at a time.
+
+    By night the worlds run the same steps (`Game.step_marks` records each as it starts,
+    its role alive or not), but a step whose role is dead asks nobody: where one world
+    has started fewer of the night's steps, its prompt is a step the other world skipped,
+    and it is answered there alone (a pass, or the first choice) while the other waits.
+    The plan ends where the paired decisions part (`Plan.cut`); the web replay then
+    leaves the plan at that point too."""
+    games = _games(worlds)
+    rng = random.Random(policy_seed)
+    worlds.diverged = ""
+    out = Plan(({}, {}))
+    observer = worlds.observer
+    while not any(g.over for g in games):
+        marks = [len(g.step_marks) for g in games]
+        if marks[0] != marks[1]:
+            behind = marks.index(min(marks))
+            game, queues = games[behind], out.decisions[behind]
+            for seat, request in sorted(game.pending().items()):
+                assert seat != observer, "the observer's own step cannot be skipped"
+                if request.choices != (PASS,) and out.lone is None:
+                    out.lone = len(stream(game, observer))
+                queues.setdefault(seat, []).append(fallback(request))
+                game.submit(seat, fallback(request))
+            continue
+        pending = [g.pending() for g in games]
+        try:
+            chosen = pair(worlds, pending[0], pending[1], rng)
+        except Parted:
+            out.cut = len(stream(games[0], observer))
+            break
+        if worlds.diverged:  # the worlds are no longer played alike: compare no further
+            out.cut = len(stream(games[0], observer))
+            break
+        for game, picks, queues in zip(games, chosen, out.decisions, strict=True):
+            for seat, choice in sorted(picks.items()):
+                queues.setdefault(seat, []).append(choice)
+                game.submit(seat, choice)
+    return out
+
+
+# --------------------------------------------------------------------------- the table
+@dataclass
+class World:
+    """One world's web game: the observer's page as it was sent, and where a replayed
+    decision first left the plan (the observer's stream length then)."""
+
+    session: GameSession
+    page: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
+    """(server time, entries of the observer's stream the page had been sent, message)."""
+    off_plan: int | None = None
+
+    def left_plan(self, observer: int) -> None:
+        if self.off_plan is None:
+            assert self.session.game is not None
+            self.off_plan = len(stream(self.session.game, observer))
+
+
+def _next(queue: list[Choice], request: Request, world: World, observer: int) -> Choice:
+    """The seat's next planned decision, or (off the plan) a pass or the first choice."""
+    if queue and queue[0] in request.choices:
+        return queue.pop(0)
+    world.left_plan(observer)
+    return PASS if PASS in request.choices else request.choices[0]
+
+
+class ReplayBot(SyncAgent):
+    """A scripted bot that plays its seat's planned decisions in order."""
+
+    name = "replay"
+
+    def __init__(self, queue: list[Choice], world: World, observer: int) -> None:
+        super().__init__()
+        self.queue, self.world, self.observer = queue, world, observer
+
+    def decide(self, view: View) -> Choice:
+        assert view.request is not None
+        return _next(self.queue, view.request, self.world, self.observer)
+
+
+class RecordedPage(Connection):
+    """A page that keeps every message with the server time and the page's cursor."""
+
+    def __init__(self, seat: int, into: list[tuple[float, int, dict[str, Any]]]) -> None:
+        super().__init__(seat, limit=1_000_000)
+        self.into = into
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.into.append((asyncio.get_running_loop().time(), self.cursor, message))
+        super().send(message)
+
+
+async def _person(
+    world: World,
+    seat: int,
+    page: Connection,
+    queue: list[Choice],
+    thinking: tuple[float, float],
+    observer: int,
+) -> None:
+    """A person at `seat` answering each of their requests from the plan, after their
+    thinking time (by day, by night); their page is `page`."""
+    session = world.session
+    agent = session.slots[seat].agent
+    assert isinstance(agent, HumanAgent)
+    answered: set[int] = set()
+    while (message := await page.outbox.get()) is not None:
+        request = message.get("request") if message.get("type") == "state" else None
+        if request is None or request["turn"] in answered:
+            continue
+        answered.add(request["turn"])
+        night = request["kind"].startswith("night") or message.get("phase") == "night"
+        await asyncio.sleep(thinking[1] if night else thinking[0])
+        pending = session.view(seat).request
+        if pending is None:  # the turn ended meanwhile (a timeout)
+            continue
+        choice = _next(queue, pending, world, observer)
+        agent.offer(Action(request["turn"], choice=pending.choices.index(choice)))
+
+
+async def _play(
+    worlds: Worlds,
+    world_b: bool,
+    decisions: dict[int, list[Choice]],
+    person: int | None,
+    root: Path,
+    fixed_nights: bool = True,
+) -> World:
+    """One world through the web app; returns the observer's page as it was sent."""
+    deal = worlds.deal_b if world_b else worlds.deal_a
+    hands = worlds.options_b["hands"] if world_b else worlds.hands
+    variant = load_variant(worlds.variant, worlds.overrides)
+    people = {worlds.observer} | ({person} if person is not None else set())
+    seats = [SeatSpec(kind="human" if s in people else "bot") for s in range(worlds.players)]
+    spec = GameSpec(
+        variant=worlds.variant, players=worlds.players, seats=seats, overrides=worlds.overrides
+    )
+    settings = settings_for(root / ("b" if world_b else "a"), fixed_nights=fixed_nights)
+    session = GameSession(
+        "g", spec, variant, worlds.seed, settings, HOST_KEY, deal=deal, hands=hands
+    )
+    world = World(session)
+    loop = asyncio.get_running_loop()
+    for slot in session.slots:
+        if not slot.human:
+            slot.agent = ReplayBot(decisions.get(slot.seat, []), world, worlds.observer)
+    tasks = []
+    for seat in sorted(people):
+        session.claim(seat, f"person {seat + 1}")
+        page: Connection = (
+            RecordedPage(seat, world.page) if seat == worlds.observer else Connection(seat, 10**6)
+        )
+        session.attach(page)
+        thinking = OBSERVER_S if seat == worlds.observer else PERSON_S
+        queue = decisions.get(seat, [])
+        tasks.append(loop.create_task(_person(world, seat, page, queue, thinking, worlds.observer)))
+    session.start()
+    assert session.task is not None
+    await session.task
+    for task in tasks:
+        task.cancel()
+    assert session.game is not None and session.game.over and not session.failed
+    return world
+
+
+# --------------------------------------------------------------------------- comparing
+def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
+    """Raise `Leak` where the observer's pages differ before a legit reason; return how
+    many messages were compared.
+
+    `at`, the first position of the observer's stream at which the web games differ,
+    must be a difference `legit` allows (or come after a lone hidden step's decision,
+    `Plan.lone`); messages sent before the page had that entry
+    must be equal, one for one, with their times, and the first message that carries
+    it must come at the same index and time in both worlds. Where the decisions parted
+    (`cut`, or a replay left the plan), only messages sent before the page had reached
+    that point are compared."""
+    assert a.session.game is not None and b.session.game is not None
+    sa, sb = stream(a.session.game, worlds.observer), stream(b.session.game, worlds.observer)
+    common = min(len(sa), len(sb))
+    at = next((i for i in range(common) if sa[i] != sb[i]), None)
+    if at is None and len(sa) != len(sb):
+        at = common
+    parted = min((p for p in (paired.cut, a.off_plan, b.off_plan) if p is not None), default=None)
+    lone = paired.lone is not None and at is not None and at >= paired.lone
+    if at is not None and (parted is None or at < parted) and not lone:
+        why = legit(worlds, sa, sb, at)
+        if why is None:
+            raise Leak(f"stream differs at {at}: {sa[at : at + 1]} vs {sb[at : at + 1]}")
+    compared = 0
+    for (time_a, seen_a, msg_a), (time_b, seen_b, msg_b) in zip(a.page, b.page, strict=False):
+        if parted is not None and (seen_a >= parted or seen_b >= parted):
+            return compared
+        if at is not None and (seen_a > at or seen_b > at):
+            if seen_a <= at or seen_b <= at or time_a != time_b:
+                raise Leak(
+                    f"message {compared}: entry {at} reaches the page at "
+                    f"{time_a:g} s (message with {seen_a} entries) vs "
+                    f"{time_b:g} s ({seen_b} entries)"
+                )
+            return compared
+        if (time_a, seen_a, msg_a) != (time_b, seen_b, msg_b):
+            keys = sorted(k for k in msg_a.keys() | msg_b.keys() if msg_a.get(k) != msg_b.get(k))
+            raise Leak(
+                f"message {compared} differs at {time_a:g} s vs {time_b:g} s "
+                f"({seen_a} vs {seen_b} entries seen): {keys}"
+            )
+        compared += 1
+    if len(a.page) != len(b.page) and at is None and parted is None:
+        raise Leak(f"{len(a.page)} messages vs {len(b.page)}, with the same stream")
+    return compared
+
+
+def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
+    """Case `index` of the seeded sequence through the web app in both worlds; returns
+    the messages compared. `fixed_nights=False` plays the nights off their public
+    slots (a test server's setting), to show that the comparison catches the leak."""
+    worlds, policy_seed = random_case(index)
+    paired = plan(worlds, policy_seed)
+    others = [s for s in range(worlds.players) if s != worlds.observer]
+    person = random.Random(policy_seed).choice(others) if index % 2 else None
+    if person is not None and worlds.deal_a[person] == worlds.deal_b[person]:
+        # a person whose card differs between the worlds, where the observer has one
+        moved = [s for s in others if worlds.deal_a[s] != worlds.deal_b[s]]
+        person = moved[0] if moved else person
+    played = [
+        run_on_virtual_clock(
+            _play(worlds, w, paired.decisions[w], person, root / str(index), fixed_nights)
+        )
+        for w in (False, True)
+    ]
+    try:
+        return compare_pages(worlds, played[0], played[1], paired)
+    except Leak as leak:
+        raise AssertionError(
+            f"case {index} ({worlds.variant} {worlds.overrides} n={worlds.players} "
+            f"seed={worlds.seed} observer=P{worlds.observer + 1} person={person} "
+            f"sigma={worlds.sigma}): {leak}"
+        ) from None
+
+
+@pytest.mark.parametrize("setting", range(len(SETTINGS)), ids=[f"{v}{o}" for v, o in SETTINGS])
+def test_a_page_is_the_same_in_worlds_its_seat_cannot_tell_apart(
+    setting: int, tmp_path: Path
+) -> None:
+    cases = range(setting, CASES_PER_SETTING * len(SETTINGS), len(SETTINGS))
+    compared = [play_case(index, tmp_path) for index in cases]
+    assert sum(compared) >= 3 * len(compared), compared
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not RUN_SLOW, reason="thousands of web games: set MAFIA_SLOW=1")
+def test_thousands_of_pages_are_the_same(tmp_path: Path) -> None:
+    first = CASES_PER_SETTING * len(SETTINGS)
+    compared = [play_case(index, tmp_path) for index in range(first, first + SLOW_CASES)]
+    assert sum(compared) >= 3 * len(compared)
+
+
+def test_the_page_comparison_catches_nights_that_end_when_their_actors_answer(
+    tmp_path: Path,
+) -> None:
+    """Mutation check: nights off their public slots (they end once the asked seats
+    have answered) let a person's slow night decisions show in the observer's clock,
+    and only where that person holds a night card; some early case must be caught."""
+    for index in range(1, 8 * len(SETTINGS), 2):  # odd cases seat the slow person
+        try:
+            play_case(index, tmp_path, fixed_nights=False)
+        except AssertionError as caught:
+            assert "message" in str(caught), caught
+            return
+    pytest.fail("no case told the worlds apart by the length of the night")
+
+
+def test_the_page_comparison_catches_a_waiting_line_that_names_the_night_actors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mutation check: a waiting line that names the asked seats by night too, as it
+    does by day, tells the observer who holds a night card; some early case must be
+    caught."""
+
+    def naming(self: GameSession) -> dict[str, Any] | None:
+        if self.game is None or self.game.over:
+            return None
+        asked = sorted(self.game.pending())
+        return {"text": f"Waiting for {asked}.", "seconds_left": None}
+
+    monkeypatch.setattr(GameSession, "waiting", naming)
+    for index in range(8 * len(SETTINGS)):
+        try:
+            play_case(index, tmp_path)
+        except AssertionError as caught:
+            assert "message" in str(caught), caught
+            return
+    pytest.fail("no case told the worlds apart by the night's waiting line")
