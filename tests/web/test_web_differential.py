@@ -70,6 +70,8 @@ OBSERVER_S = (1.0, 3.0)
 """The observer's thinking time by day and by night (seconds)."""
 PERSON_S = (1.0, 20.0)
 """The other person's: slow by night, a hidden actor who uses their time."""
+NIGHT_OUTCOMES = frozenset({"death", "no_death"})
+"""What a lone hidden step's decision may change in the observer's stream: the dawn."""
 
 
 # --------------------------------------------------------------------------- the plan
@@ -266,8 +268,9 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
     many messages were compared.
 
     `at`, the first position of the observer's stream at which the web games differ,
-    must be a difference `legit` allows (or come after a lone hidden step's decision,
-    `Plan.lone`); messages sent before the page had that entry
+    must be a difference `legit` allows, or a night's outcome (a death, or none) after
+    a lone hidden step's decision (`Plan.lone`: a doctor alive in one world only saved
+    the victim there); messages sent before the page had that entry
     must be equal, one for one, with their times, and the first message that carries
     it must come at the same index and time in both worlds. Where the decisions parted
     (`cut`, or a replay left the plan), only messages sent before the page had reached
@@ -279,7 +282,12 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
     if at is None and len(sa) != len(sb):
         at = common
     parted = min((p for p in (paired.cut, a.off_plan, b.off_plan) if p is not None), default=None)
-    lone = paired.lone is not None and at is not None and at >= paired.lone
+    lone = (
+        paired.lone is not None
+        and at is not None
+        and at >= paired.lone
+        and {e.kind for e in (sa[at : at + 1] + sb[at : at + 1])} <= NIGHT_OUTCOMES
+    )
     if at is not None and (parted is None or at < parted) and not lone:
         why = legit(worlds, sa, sb, at)
         if why is None:
