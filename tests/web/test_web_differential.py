@@ -55,8 +55,10 @@ from tests.web.virtual_clock import run_on_virtual_clock
 from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.human import Action, HumanAgent
 from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.engine.events import SeatEvent
 from mafia_arena.rules import load_variant
 from mafia_arena.views.view import View
+from mafia_arena.web.gallery import PUBLIC_SEAT
 from mafia_arena.web.session import Connection, GameSession
 from mafia_arena.web.settings import GameSpec, SeatSpec
 
@@ -85,8 +87,14 @@ class Plan:
     could change something; None where it did not happen."""
 
     decisions: tuple[dict[int, list[Choice]], dict[int, list[Choice]]]
-    cut: int | None = None
+    cut: tuple[int, int] | None = None
+    """(the observer's, the public stream's length) where the decisions parted."""
     lone: int | None = None
+
+
+def _lengths(game: Game, observer: int) -> tuple[int, int]:
+    """The observer's and the spectators' (the public) stream lengths now."""
+    return len(stream(game, observer)), len(stream(game, PUBLIC_SEAT))
 
 
 def _games(worlds: Worlds) -> tuple[Game, Game]:
@@ -126,10 +134,10 @@ def plan(worlds: Worlds, policy_seed: int) -> Plan:
         try:
             chosen = pair(worlds, pending[0], pending[1], rng)
         except Parted:
-            out.cut = len(stream(games[0], observer))
+            out.cut = _lengths(games[0], observer)
             break
         if worlds.diverged:  # the worlds are no longer played alike: compare no further
-            out.cut = len(stream(games[0], observer))
+            out.cut = _lengths(games[0], observer)
             break
         for game, picks, queues in zip(games, chosen, out.decisions, strict=True):
             for seat, choice in sorted(picks.items()):
@@ -141,18 +149,20 @@ def plan(worlds: Worlds, policy_seed: int) -> Plan:
 # --------------------------------------------------------------------------- the table
 @dataclass
 class World:
-    """One world's web game: the observer's page as it was sent, and where a replayed
-    decision first left the plan (the observer's stream length then)."""
+    """One world's web game: the observer's page and a spectator's as they were sent,
+    and where a replayed decision first left the plan (`_lengths` then)."""
 
     session: GameSession
     page: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
     """(server time, entries of the observer's stream the page had been sent, message)."""
-    off_plan: int | None = None
+    gallery: list[tuple[float, int, dict[str, Any]]] = field(default_factory=list)
+    """The same for a spectator's page (entries of the public stream), where one watched."""
+    off_plan: tuple[int, int] | None = None
 
     def left_plan(self, observer: int) -> None:
         if self.off_plan is None:
             assert self.session.game is not None
-            self.off_plan = len(stream(self.session.game, observer))
+            self.off_plan = _lengths(self.session.game, observer)
 
 
 def _next(queue: list[Choice], request: Request, world: World, observer: int) -> Choice:
@@ -180,7 +190,7 @@ class ReplayBot(SyncAgent):
 class RecordedPage(Connection):
     """A page that keeps every message with the server time and the page's cursor."""
 
-    def __init__(self, seat: int, into: list[tuple[float, int, dict[str, Any]]]) -> None:
+    def __init__(self, seat: int | None, into: list[tuple[float, int, dict[str, Any]]]) -> None:
         super().__init__(seat, limit=1_000_000)
         self.into = into
 
@@ -224,8 +234,10 @@ async def _play(
     person: int | None,
     root: Path,
     fixed_nights: bool = True,
+    watched: bool = False,
 ) -> World:
-    """One world through the web app; returns the observer's page as it was sent."""
+    """One world through the web app; returns the observer's page (and with `watched`
+    a spectator's, who opened the watch link before the start) as they were sent."""
     deal = worlds.deal_b if world_b else worlds.deal_a
     hands = worlds.options_b["hands"] if world_b else worlds.hands
     variant = load_variant(worlds.variant, worlds.overrides)
@@ -253,6 +265,8 @@ async def _play(
         thinking = OBSERVER_S if seat == worlds.observer else PERSON_S
         queue = decisions.get(seat, [])
         tasks.append(loop.create_task(_person(world, seat, page, queue, thinking, worlds.observer)))
+    if watched:
+        session.attach(RecordedPage(None, world.gallery))
     session.start()
     assert session.task is not None
     await session.task
@@ -270,18 +284,11 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
     `at`, the first position of the observer's stream at which the web games differ,
     must be a difference `legit` allows, or a night's outcome (a death, or none) after
     a lone hidden step's decision (`Plan.lone`: a doctor alive in one world only saved
-    the victim there); messages sent before the page had that entry
-    must be equal, one for one, with their times, and the first message that carries
-    it must come at the same index and time in both worlds. Where the decisions parted
-    (`cut`, or a replay left the plan), only messages sent before the page had reached
-    that point are compared."""
+    the victim there). Then the pages are compared up to it (`compare_messages`)."""
     assert a.session.game is not None and b.session.game is not None
     sa, sb = stream(a.session.game, worlds.observer), stream(b.session.game, worlds.observer)
-    common = min(len(sa), len(sb))
-    at = next((i for i in range(common) if sa[i] != sb[i]), None)
-    if at is None and len(sa) != len(sb):
-        at = common
-    parted = min((p for p in (paired.cut, a.off_plan, b.off_plan) if p is not None), default=None)
+    at = _first_difference(sa, sb)
+    parted = _parted(paired, a, b, 0)
     lone = (
         paired.lone is not None
         and at is not None
@@ -292,8 +299,43 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
         why = legit(worlds, sa, sb, at)
         if why is None:
             raise Leak(f"stream differs at {at}: {sa[at : at + 1]} vs {sb[at : at + 1]}")
+    return compare_messages(a.page, b.page, at, parted)
+
+
+def compare_spectators(a: World, b: World, paired: Plan) -> int:
+    """The spectator's pages, compared up to the first public event that differs (no
+    rule to check: every public event is in the observer's stream too, where
+    `compare_pages` checked the first difference)."""
+    assert a.session.game is not None and b.session.game is not None
+    at = _first_difference(stream(a.session.game, PUBLIC_SEAT), stream(b.session.game, PUBLIC_SEAT))
+    return compare_messages(a.gallery, b.gallery, at, _parted(paired, a, b, 1))
+
+
+def _first_difference(sa: list[SeatEvent], sb: list[SeatEvent]) -> int | None:
+    common = min(len(sa), len(sb))
+    at = next((i for i in range(common) if sa[i] != sb[i]), None)
+    return common if at is None and len(sa) != len(sb) else at
+
+
+def _parted(paired: Plan, a: World, b: World, which: int) -> int | None:
+    """Where the decisions parted, in the observer's (0) or the public (1) stream."""
+    marks = [m[which] for m in (paired.cut, a.off_plan, b.off_plan) if m is not None]
+    return min(marks, default=None)
+
+
+def compare_messages(
+    pa: list[tuple[float, int, dict[str, Any]]],
+    pb: list[tuple[float, int, dict[str, Any]]],
+    at: int | None,
+    parted: int | None,
+) -> int:
+    """Messages sent before a page had entry `at` must be equal, one for one, with
+    their times, and the first message that carries it must come at the same index and
+    time in both worlds. Where the decisions parted (`parted`: the plan's cut, or a
+    replay that left the plan), only messages sent before the page had reached that
+    point are compared. Returns how many messages were compared."""
     compared = 0
-    for (time_a, seen_a, msg_a), (time_b, seen_b, msg_b) in zip(a.page, b.page, strict=False):
+    for (time_a, seen_a, msg_a), (time_b, seen_b, msg_b) in zip(pa, pb, strict=False):
         if parted is not None and (seen_a >= parted or seen_b >= parted):
             return compared
         if at is not None and (seen_a > at or seen_b > at):
@@ -311,15 +353,17 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
                 f"({seen_a} vs {seen_b} entries seen): {keys}"
             )
         compared += 1
-    if len(a.page) != len(b.page) and at is None and parted is None:
-        raise Leak(f"{len(a.page)} messages vs {len(b.page)}, with the same stream")
+    if len(pa) != len(pb) and at is None and parted is None:
+        raise Leak(f"{len(pa)} messages vs {len(pb)}, with the same stream")
     return compared
 
 
 def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
     """Case `index` of the seeded sequence through the web app in both worlds; returns
-    the messages compared. `fixed_nights=False` plays the nights off their public
-    slots (a test server's setting), to show that the comparison catches the leak."""
+    the messages compared (the observer's, and a spectator's in every fourth case,
+    `index % 4 == 2`: watched, a person alone with bots no longer plays solo nights).
+    `fixed_nights=False` plays the nights off their public slots (a test server's
+    setting), to show that the comparison catches the leak."""
     worlds, policy_seed = random_case(index)
     paired = plan(worlds, policy_seed)
     others = [s for s in range(worlds.players) if s != worlds.observer]
@@ -328,14 +372,19 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
         # a person whose card differs between the worlds, where the observer has one
         moved = [s for s in others if worlds.deal_a[s] != worlds.deal_b[s]]
         person = moved[0] if moved else person
-    played = [
+    watched = index % 4 == 2
+    a, b = (
         run_on_virtual_clock(
-            _play(worlds, w, paired.decisions[w], person, root / str(index), fixed_nights)
+            _play(worlds, w, paired.decisions[w], person, root / str(index), fixed_nights, watched)
         )
         for w in (False, True)
-    ]
+    )
     try:
-        return compare_pages(worlds, played[0], played[1], paired)
+        compared = compare_pages(worlds, a, b, paired)
+        if watched:
+            compared += compare_spectators(a, b, paired)
+            assert a.gallery, "the spectator's page got no message"
+        return compared
     except Leak as leak:
         raise AssertionError(
             f"case {index} ({worlds.variant} {worlds.overrides} n={worlds.players} "
