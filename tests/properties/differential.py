@@ -289,14 +289,29 @@ def observed(session: GameSession, seat: int) -> dict[str, Any]:
     }
 
 
+def first_difference(sa: Sequence[SeatEvent], sb: Sequence[SeatEvent]) -> int | None:
+    """The first position at which two streams differ (the shorter one's length if one
+    is a prefix of the other), None if they are equal."""
+    common = min(len(sa), len(sb))
+    at = next((i for i in range(common) if sa[i] != sb[i]), None)
+    return common if at is None and len(sa) != len(sb) else at
+
+
+def describe(worlds: Worlds) -> str:
+    """A case as a failure names it: setting, players, seed, observer, permutation."""
+    return (
+        f"{worlds.variant} {worlds.overrides} n={worlds.players} seed={worlds.seed} "
+        f"observer=P{worlds.observer + 1} sigma={worlds.sigma}"
+    )
+
+
 def compare(a: dict[str, Any], b: dict[str, Any], where: str, worlds: Worlds) -> None:
     """Raise `Parted` at a legit difference (`legit`), `Leak` at any other."""
     if a == b:
         return
     sa, sb = a["stream"], b["stream"]
-    if sa != sb:
-        common = min(len(sa), len(sb))
-        at = next((i for i in range(common) if sa[i] != sb[i]), common)
+    at = first_difference(sa, sb)
+    if at is not None:
         if legit(worlds, sa, sb, at) is not None:
             raise Parted(where)
         shown = [s[at] if at < len(s) else None for s in (sa, sb)]

@@ -19,8 +19,8 @@ from tests.properties.differential import (
     PALERMO_REACHED,
     SETTINGS,
     Leak,
-    Worlds,
     compare,
+    describe,
     draw_worlds,
     legit,
     move_cards,
@@ -55,15 +55,8 @@ def _play(cases: range, seen: Counter[str] | None = None) -> dict[str, int]:
             compared["parallel"] += run_parallel(worlds, policy_seed, seen)
             compared["aec"] += run_aec(worlds, policy_seed, seen)
         except Leak as leak:
-            raise AssertionError(f"case {index} ({_describe(worlds)}): {leak}") from None
+            raise AssertionError(f"case {index} ({describe(worlds)}): {leak}") from None
     return compared
-
-
-def _describe(worlds: Worlds) -> str:
-    return (
-        f"{worlds.variant} {worlds.overrides} n={worlds.players} seed={worlds.seed} "
-        f"observer=P{worlds.observer + 1} sigma={worlds.sigma}"
-    )
 
 
 @pytest.mark.parametrize("setting", range(len(SETTINGS)), ids=[f"{v}{o}" for v, o in SETTINGS])
@@ -102,7 +95,7 @@ def test_a_seat_cannot_tell_who_holds_the_other_intrigue_cards() -> None:
             compared["aec"] += run_aec(worlds, policy_seed)
         except Leak as leak:
             raise AssertionError(
-                f"cards case {index - 1} ({_describe(worlds)} hands {worlds.hands} -> "
+                f"cards case {index - 1} ({describe(worlds)} hands {worlds.hands} -> "
                 f"{worlds.hands_b}): {leak}"
             ) from None
     assert compared["parallel"] > 0 and compared["aec"] > 0

@@ -43,7 +43,9 @@ from tests.properties.differential import (
     Leak,
     Parted,
     Worlds,
+    describe,
     fallback,
+    first_difference,
     legit,
     pair,
     random_case,
@@ -55,7 +57,6 @@ from tests.web.virtual_clock import run_on_virtual_clock
 from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.human import Action, HumanAgent
 from mafia_arena.engine import PASS, Choice, Game, Request
-from mafia_arena.engine.events import SeatEvent
 from mafia_arena.rules import load_variant
 from mafia_arena.views.view import View
 from mafia_arena.web.gallery import PUBLIC_SEAT
@@ -170,7 +171,7 @@ def _next(queue: list[Choice], request: Request, world: World, observer: int) ->
     if queue and queue[0] in request.choices:
         return queue.pop(0)
     world.left_plan(observer)
-    return PASS if PASS in request.choices else request.choices[0]
+    return fallback(request)
 
 
 class ReplayBot(SyncAgent):
@@ -238,8 +239,6 @@ async def _play(
 ) -> World:
     """One world through the web app; returns the observer's page (and with `watched`
     a spectator's, who opened the watch link before the start) as they were sent."""
-    deal = worlds.deal_b if world_b else worlds.deal_a
-    hands = worlds.options_b["hands"] if world_b else worlds.hands
     variant = load_variant(worlds.variant, worlds.overrides)
     people = {worlds.observer} | ({person} if person is not None else set())
     seats = [SeatSpec(kind="human" if s in people else "bot") for s in range(worlds.players)]
@@ -248,7 +247,13 @@ async def _play(
     )
     settings = settings_for(root / ("b" if world_b else "a"), fixed_nights=fixed_nights)
     session = GameSession(
-        "g", spec, variant, worlds.seed, settings, HOST_KEY, deal=deal, hands=hands
+        "g",
+        spec,
+        variant,
+        worlds.seed,
+        settings,
+        HOST_KEY,
+        **(worlds.options_b if world_b else worlds.options_a),
     )
     world = World(session)
     loop = asyncio.get_running_loop()
@@ -287,7 +292,7 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
     the victim there). Then the pages are compared up to it (`compare_messages`)."""
     assert a.session.game is not None and b.session.game is not None
     sa, sb = stream(a.session.game, worlds.observer), stream(b.session.game, worlds.observer)
-    at = _first_difference(sa, sb)
+    at = first_difference(sa, sb)
     parted = _parted(paired, a, b, 0)
     lone = (
         paired.lone is not None
@@ -307,14 +312,8 @@ def compare_spectators(a: World, b: World, paired: Plan) -> int:
     rule to check: every public event is in the observer's stream too, where
     `compare_pages` checked the first difference)."""
     assert a.session.game is not None and b.session.game is not None
-    at = _first_difference(stream(a.session.game, PUBLIC_SEAT), stream(b.session.game, PUBLIC_SEAT))
+    at = first_difference(stream(a.session.game, PUBLIC_SEAT), stream(b.session.game, PUBLIC_SEAT))
     return compare_messages(a.gallery, b.gallery, at, _parted(paired, a, b, 1))
-
-
-def _first_difference(sa: list[SeatEvent], sb: list[SeatEvent]) -> int | None:
-    common = min(len(sa), len(sb))
-    at = next((i for i in range(common) if sa[i] != sb[i]), None)
-    return common if at is None and len(sa) != len(sb) else at
 
 
 def _parted(paired: Plan, a: World, b: World, which: int) -> int | None:
@@ -386,11 +385,7 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
             assert a.gallery, "the spectator's page got no message"
         return compared
     except Leak as leak:
-        raise AssertionError(
-            f"case {index} ({worlds.variant} {worlds.overrides} n={worlds.players} "
-            f"seed={worlds.seed} observer=P{worlds.observer + 1} person={person} "
-            f"sigma={worlds.sigma}): {leak}"
-        ) from None
+        raise AssertionError(f"case {index} ({describe(worlds)} person={person}): {leak}") from None
 
 
 @pytest.mark.parametrize("setting", range(len(SETTINGS)), ids=[f"{v}{o}" for v, o in SETTINGS])
