@@ -16,14 +16,21 @@ Contract
 * One writer at a time: `ResultsStore.open` takes an exclusive `flock` on
   ``<folder>/.lock`` (released by the OS if the driver dies), so two drivers can never
   interleave records.
-* A game is stored in this order: its log is written to a temporary file, fsynced and
-  renamed to ``logs/game-NNNNNN.jsonl``; then its record is appended to ``games.jsonl``
-  as one line; after each batch the file is flushed and fsynced (and the logs folder
-  too). A record therefore never points at a missing log, and a stored game survives a
-  crash of the driver or of the machine. The logs of a batch are written by a small
-  thread pool: concurrent fsyncs share the file system's journal commits (about ten
-  times the throughput of one after the other on ext4), which keeps the driver from
-  becoming the bottleneck of a tournament of millisecond games.
+* A batch of games is stored in this order: every log (and trace sidecar) is written
+  to a temporary file, the temporaries are fsynced, then renamed to
+  ``logs/game-NNNNNN.jsonl``, and the logs folder is fsynced; only then are the
+  records appended to ``games.jsonl``, one line each, and the file flushed and
+  fsynced. A record therefore never points at a missing log, and a stored game
+  survives a crash of the driver or of the machine (a crash before the records leaves
+  at most temporaries and logs of games not yet stored, which the next run plays and
+  writes again).
+* Why in phases: the driver stores every game of a tournament, so its cost per game
+  bounds how far more workers help. The files are written with plain system calls from
+  one thread, and only the fsyncs go to a small thread pool, where concurrent fsyncs
+  share the file system's journal commits (on ext4 several times the throughput of one
+  after the other). That costs the driver about half the CPU per game of writing,
+  syncing and renaming each file in its own pool task (`benchmarks/tournament_scaling.py`
+  and docs/tournaments.md have the figures).
 * A crash can leave a truncated last line (a record without its ``\\n``). Readers ignore
   it; `open` cuts it off before appending, so the next record starts on a clean line
   (the game it belonged to is simply played again, identically).
@@ -49,8 +56,20 @@ from mafia_arena.runner.log import traces_path
 
 __all__ = ["LOGS_NAME", "STORE_NAME", "ResultsStore", "read_records"]
 
-LOG_WRITERS = 8
+LOG_SYNCS = 8
+"""Threads that fsync a batch's logs at once (module docstring)."""
 FAILED_NAME = "failed.jsonl"
+
+
+def _temporary(target: Path) -> Path:
+    return target.with_name(target.name + ".tmp")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """`os.write` until every byte is written (a write may take only part)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _fsync_dir(path: Path) -> None:
@@ -94,7 +113,7 @@ class ResultsStore:
         self._lock = lock
         self._repair_tail()
         self._out = self.path.open("ab")
-        self._writers = ThreadPoolExecutor(LOG_WRITERS, thread_name_prefix="log-writer")
+        self._writers = ThreadPoolExecutor(LOG_SYNCS, thread_name_prefix="log-sync")
 
     def _repair_tail(self) -> None:
         if not self.path.exists():
@@ -112,11 +131,10 @@ class ResultsStore:
 
     def append(self, games: list[dict[str, Any]]) -> None:
         """Store finished games (``{"record", "log", "traces"}`` items; ``traces``
-        optional), durably, logs first."""
+        optional), durably, logs first (module docstring)."""
         assert self._out is not None and self._writers is not None, "open the store first"
-        list(self._writers.map(self._write_game, games))
         if games:
-            _fsync_dir(self.logs)
+            self._write_logs(games)
         for game in games:
             line = json.dumps(game["record"], separators=(",", ":"), ensure_ascii=False)
             self._out.write(line.encode("utf-8") + b"\n")
@@ -166,18 +184,36 @@ class ResultsStore:
         self._write_file(path, "\n".join(lines) + "\n")
         return len(latest)
 
-    def _write_game(self, game: dict[str, Any]) -> None:
-        """The game's trace sidecar (or no stale one), then its log."""
-        relative = game["record"]["log_path"]
-        sidecar = traces_path(self.folder / relative)
-        if game.get("traces"):
-            self._write_file(sidecar, game["traces"])
-        elif sidecar.exists():
-            sidecar.unlink()
-        self._write_file(self.folder / relative, game["log"])
+    def _write_logs(self, games: list[dict[str, Any]]) -> None:
+        """Every game's trace sidecar (or no stale one) and log, durably, in phases:
+        write the temporaries, fsync them together, rename each into place (a sidecar
+        before its log), fsync the folder."""
+        files: list[tuple[Path, str]] = []
+        for game in games:
+            target = self.folder / game["record"]["log_path"]
+            sidecar = traces_path(target)
+            if game.get("traces"):
+                files.append((sidecar, game["traces"]))
+            elif sidecar.exists():
+                sidecar.unlink()
+            files.append((target, game["log"]))
+        opened: list[int] = []
+        try:
+            for target, text in files:
+                fd = os.open(_temporary(target), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                opened.append(fd)
+                _write_all(fd, text.encode("utf-8"))
+            assert self._writers is not None
+            list(self._writers.map(os.fsync, opened))
+        finally:
+            for fd in opened:
+                os.close(fd)
+        for target, _text in files:
+            os.replace(_temporary(target), target)
+        _fsync_dir(self.logs)
 
     def _write_file(self, target: Path, text: str) -> None:
-        temporary = target.with_name(target.name + ".tmp")
+        temporary = _temporary(target)
         with temporary.open("wb") as handle:
             handle.write(text.encode("utf-8"))
             handle.flush()
