@@ -27,6 +27,23 @@ def test_append_then_read_sorted_with_logs(tmp_path: Path) -> None:
     assert not list((tmp_path / "logs").glob("*.tmp"))
 
 
+def test_a_replayed_game_replaces_its_log_and_drops_a_stale_sidecar(tmp_path: Path) -> None:
+    """A void game played again: its new log replaces the old one whole (a large log,
+    written in more than one system call's worth), and the trace sidecar of the first
+    play goes when the new play has no traces."""
+    first = {**game(3), "traces": '{"seat": 0}\n'}
+    again = {**game(3), "log": "".join(f'{{"line": {i}}}\n' for i in range(50_000))}
+    logs = tmp_path / "logs"
+    with ResultsStore(tmp_path) as store:
+        store.append([first, game(4)])
+        assert (logs / "game-000003.traces.jsonl").read_text() == '{"seat": 0}\n'
+        store.append([again])
+    assert (logs / "game-000003.jsonl").read_text() == again["log"]
+    assert not (logs / "game-000003.traces.jsonl").exists()
+    assert (logs / "game-000004.jsonl").read_text() == '{"game": 4}\n'
+    assert not list(logs.glob("*.tmp"))
+
+
 def test_truncated_last_line_is_ignored_then_cut_before_appending(tmp_path: Path) -> None:
     with ResultsStore(tmp_path) as store:
         store.append([game(0), game(1)])
