@@ -28,9 +28,9 @@ Contract
   bounds how far more workers help. The files are written with plain system calls from
   one thread, and only the fsyncs go to a small thread pool, where concurrent fsyncs
   share the file system's journal commits (on ext4 several times the throughput of one
-  after the other). That costs the driver about half the CPU per game of writing,
+  after the other). That costs the driver about a third less CPU per game than writing,
   syncing and renaming each file in its own pool task (`benchmarks/tournament_scaling.py`
-  and docs/tournaments.md have the figures).
+  measures it; docs/tournaments.md has the figures).
 * A crash can leave a truncated last line (a record without its ``\\n``). Readers ignore
   it; `open` cuts it off before appending, so the next record starts on a clean line
   (the game it belonged to is simply played again, identically).
@@ -181,7 +181,7 @@ class ResultsStore:
             _fsync_dir(self.folder)
             return 0
         lines = [json.dumps(latest[i], ensure_ascii=False) for i in sorted(latest)]
-        self._write_file(path, "\n".join(lines) + "\n")
+        self._write_files([(path, "\n".join(lines) + "\n")])
         return len(latest)
 
     def _write_logs(self, games: list[dict[str, Any]]) -> None:
@@ -197,28 +197,25 @@ class ResultsStore:
             elif sidecar.exists():
                 sidecar.unlink()
             files.append((target, game["log"]))
+        self._write_files(files)
+        _fsync_dir(self.logs)
+
+    def _write_files(self, files: list[tuple[Path, str]]) -> None:
+        """Each `(target, text)` durably: every temporary written, all fsynced (by the
+        pool when the store is open), then each renamed onto its target, in order."""
         opened: list[int] = []
         try:
             for target, text in files:
                 fd = os.open(_temporary(target), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
                 opened.append(fd)
                 _write_all(fd, text.encode("utf-8"))
-            assert self._writers is not None
-            list(self._writers.map(os.fsync, opened))
+            pool = self._writers
+            list(pool.map(os.fsync, opened) if pool is not None else map(os.fsync, opened))
         finally:
             for fd in opened:
                 os.close(fd)
         for target, _text in files:
             os.replace(_temporary(target), target)
-        _fsync_dir(self.logs)
-
-    def _write_file(self, target: Path, text: str) -> None:
-        temporary = _temporary(target)
-        with temporary.open("wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
 
     def archive(self) -> Path | None:
         """Move the store and logs aside (``*.old``) to start over; returns the new name."""
