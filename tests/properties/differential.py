@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from mafia_arena import env as mafia_env
@@ -34,6 +34,7 @@ from mafia_arena.engine.catalogue import (
     Allies,
     Ballot,
     Death,
+    Fact,
     GameMasterNotice,
     Narration,
     Reveal,
@@ -170,6 +171,32 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
     return None
 
 
+def cards_shown(
+    worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: int
+) -> frozenset[int]:
+    """The permuted seats whose cards the legit difference at `at` turns on: the seat a
+    death, a reveal or a status names, the targets of the observer's check, the seat
+    asked in one world only once the decisions parted. Naming a seat too many only
+    narrows the next attempt's permutation; the end names none (nothing follows it)."""
+    if worlds.diverged:
+        seats = set() if worlds.asked_once is None else {worlds.asked_once}
+    else:
+        entries = [s[at] for s in (sa, sb) if at < len(s)]
+        if any(e.kind == "game_over" for e in entries):
+            return frozenset()
+        seats = set()
+        for entry in entries:
+            seats |= _named_seats(entry.fact)
+    return frozenset(seats & set(worlds.sigma))
+
+
+def _named_seats(fact: Fact) -> set[int]:
+    """The seats a fact names in its `seat`, `target` and `targets` fields."""
+    seats = {v for v in (getattr(fact, "seat", None), getattr(fact, "target", None))}
+    seats.update(getattr(fact, "targets", None) or ())
+    return {s for s in seats if isinstance(s, int)}
+
+
 IMMUNE: dict[str, tuple[str, str]] = {
     "club": ("night", "immortal"),  # a night's shot does not kill the immortal
     "dictator": ("murder", "terrorist"),  # the mafia's murder does not kill the terrorist
@@ -264,7 +291,17 @@ class Leak(AssertionError):
 
 
 class Parted(Exception):
-    """The worlds parted for a reason the rules give the observer: stop comparing."""
+    """The worlds parted for a reason the rules give the observer: stop comparing.
+
+    `keep`: the seats whose cards a next attempt should hold in place in world B
+    (`refine`): a card the difference showed the observer (a death's or a reveal's card,
+    its own check's result), or a card whose holder was asked in one world only. Empty
+    where the parting names no card (a tie drawn at random, a kind whose presence is
+    hidden)."""
+
+    def __init__(self, where: str, keep: frozenset[int] = frozenset()) -> None:
+        super().__init__(where)
+        self.keep = keep
 
 
 # --------------------------------------------------------------------------- observing
@@ -313,7 +350,7 @@ def compare(a: dict[str, Any], b: dict[str, Any], where: str, worlds: Worlds) ->
     at = first_difference(sa, sb)
     if at is not None:
         if legit(worlds, sa, sb, at) is not None:
-            raise Parted(where)
+            raise Parted(where, cards_shown(worlds, sa, sb, at))
         shown = [s[at] if at < len(s) else None for s in (sa, sb)]
         raise Leak(f"{where}: event stream differs at position {at}: {shown}")
     keys = [k for k in a if a[k] != b[k]]
@@ -344,6 +381,13 @@ class Worlds:
     diverged: str = ""
     """Set by `pair` when the decisions part: a request made in one world only (a card's
     holder dead unrevealed in the other), so the worlds are no longer played alike."""
+    asked_once: int | None = None
+    """The seat asked in one world only, where `diverged` is set."""
+    kept: frozenset[int] = frozenset()
+    """Seats whose cards `refine` held in place (each seat's card in B is its card in A)."""
+    keep: frozenset[int] = frozenset()
+    """Set by a run where the worlds parted: the seats a next attempt should hold in
+    place (`Parted.keep`)."""
 
     @property
     def options_a(self) -> dict[str, Any]:
@@ -371,24 +415,37 @@ def draw_worlds(
         if isinstance(entry.fact, Allies):
             known |= set(entry.fact.allies)
     unknown = [s for s in range(n) if s not in known]
-    if len({deal[s] for s in unknown}) < 2:
+    permuted = permute(deal, unknown, rng)
+    if permuted is None:
         return None
-    while True:
-        order = unknown[:]
-        rng.shuffle(order)
-        if any(deal[a] != deal[b] for a, b in zip(unknown, order, strict=True)):
-            break
-    deal_b = list(deal)
-    sigma = {}
-    for src, dst in zip(unknown, order, strict=True):
-        deal_b[dst] = deal[src]
-        sigma[src] = dst
+    deal_b, sigma = permuted
     hands = None
     if rules.palermo is not None:
         from mafia_arena.engine.palermo.state import of
 
         hands = dict(of(game).cards)
     return Worlds(variant, overrides, n, seed, observer, deal, deal_b, sigma, hands)
+
+
+def permute(
+    deal: list[str], seats: list[int], rng: random.Random
+) -> tuple[list[str], dict[int, int]] | None:
+    """World B's deal: the cards of `seats` shuffled until at least one seat's card
+    changes, and sigma (seat of a card in `deal` -> its holder in B); None where the
+    seats' cards are all alike."""
+    if len({deal[s] for s in seats}) < 2:
+        return None
+    while True:
+        order = seats[:]
+        rng.shuffle(order)
+        if any(deal[a] != deal[b] for a, b in zip(seats, order, strict=True)):
+            break
+    deal_b = list(deal)
+    sigma = {}
+    for src, dst in zip(seats, order, strict=True):
+        deal_b[dst] = deal[src]
+        sigma[src] = dst
+    return deal_b, sigma
 
 
 def move_cards(worlds: Worlds, rng: random.Random) -> bool:
@@ -471,6 +528,7 @@ def _part(worlds: Worlds, seat: int, request: Request, world: str) -> None:
     do something there (a request that can only pass changes nothing)."""
     if not worlds.diverged and request.choices != (PASS,):
         worlds.diverged = f"P{seat + 1} asked {request.kind} in {world} only"
+        worlds.asked_once = seat
 
 
 def pair(
@@ -582,7 +640,7 @@ def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = N
     envs[0].reset(seed=worlds.seed, options=worlds.options_a)
     envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
-    worlds.diverged = ""
+    worlds.diverged, worlds.asked_once, worlds.keep = "", None, frozenset()
     seat, agent = worlds.observer, f"player_{worlds.observer}"
     steps = 0
     try:
@@ -610,8 +668,8 @@ def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = N
                     a, b = (observed(e.session, seat) for e in envs)
                     compare(a, b, f"parallel step {steps}", worlds)
                     raise Leak(f"parallel step {steps}: {name} differs, events do not")
-    except Parted:
-        pass
+    except Parted as parted:
+        worlds.keep = parted.keep
     _compare_engine_streams(worlds, [e.session for e in envs])
     if seen is not None:
         seen.update(reached(worlds, envs[0].session))
@@ -630,7 +688,7 @@ def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) 
     envs[0].reset(seed=worlds.seed, options=worlds.options_a)
     envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
-    worlds.diverged = ""
+    worlds.diverged, worlds.asked_once, worlds.keep = "", None, frozenset()
     seat = worlds.observer
     planned: list[dict[int, Choice]] = [{}, {}]
     steps = 0
@@ -661,8 +719,8 @@ def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) 
                 else:
                     env.step(0)
             steps += 1
-    except Parted:
-        pass
+    except Parted as parted:
+        worlds.keep = parted.keep
     _compare_engine_streams(worlds, [e.session for e in envs])
     if seen is not None:
         seen.update(reached(worlds, envs[0].session))
@@ -679,6 +737,90 @@ def _compare_engine_streams(worlds: Worlds, sessions: list[GameSession]) -> None
         return
     if legit(worlds, sa, sb, at) is None:
         raise Leak(f"engine stream differs at position {at}: {sa[at]} vs {sb[at]}")
+
+
+REFINEMENTS = 3
+"""At most this many more attempts per case (`run_refined`)."""
+
+SHOWING_KINDS = frozenset(
+    {"death", "reveal", "status_shown", "night_result", "oracle", "state", "role_change"}
+)
+"""Stream entries that may show the observer a card (or follow from one)."""
+
+
+def shown_in_a(worlds: Worlds, policy_seed: int) -> frozenset[int]:
+    """The permuted seats named by a card-showing entry (`SHOWING_KINDS`) anywhere in
+    the observer's stream of world A played alone to its end, with the decisions `pair`
+    makes when world B asks the same (the same policy and seed): the seats a deal of
+    world B must leave in place for the worlds to stay alike to the end, if B's play
+    follows A's."""
+    env = mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides)
+    env.reset(seed=worlds.seed, options=worlds.options_a)
+    rng = random.Random(policy_seed)
+    prefer = steered(worlds)
+    while env.agents:
+        actions = {agent: 0 for agent in env.agents}
+        for seat, request in sorted(_engine_pending(env.session).items()):
+            choice = _policy(list(request.choices), prefer, rng)
+            actions[f"player_{seat}"] = env.session.table.id_of(choice)
+        env.step(actions)
+    seats: set[int] = set()
+    for entry in stream(env.session.game, worlds.observer):
+        if entry.kind in SHOWING_KINDS:
+            seats |= _named_seats(entry.fact)
+    return frozenset(seats & set(worlds.sigma))
+
+
+def refine(worlds: Worlds, keep: frozenset[int]) -> Worlds | None:
+    """The case again with world B dealt anew: the cards of `keep` and of the seats
+    kept before stay with their seats, the other permuted seats' cards are permuted
+    afresh. None where nothing new would be kept, no two free cards differ, or Palermo's
+    cards moved (their moves follow B's camps)."""
+    kept = worlds.kept | keep
+    if kept == worlds.kept or worlds.hands_b is not None:
+        return None
+    free = [s for s in sorted(worlds.sigma) if s not in kept]
+    permuted = permute(worlds.deal_a, free, random.Random(f"refine:{worlds.seed}:{sorted(kept)}"))
+    if permuted is None:
+        return None
+    deal_b, moved = permuted
+    sigma = {s: s for s in kept} | moved
+    return replace(worlds, deal_b=deal_b, sigma=sigma, kept=kept, keep=frozenset())
+
+
+Runner = Callable[[Worlds, int, "Counter[str] | None"], int]
+
+
+def run_refined(
+    run: Runner, worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None
+) -> int:
+    """`run` the case, then again where the worlds parted on a card shown to the observer.
+
+    With cards shown at death, the first death parts the worlds: from then on the
+    observer can tell them apart, so one run compares only the game's start. The next
+    attempt deals world B again with every card that world A's whole game shows the
+    observer held in place (`shown_in_a`), permuting only the cards that stay hidden to
+    the end, so the comparison covers the whole game; where B's play strays from A's
+    and the worlds part on another card, each further attempt keeps that card too
+    (`refine`). Every attempt is a full comparison of its own; returns the steps
+    compared in all of them."""
+    steps = run(worlds, policy_seed, seen)
+    if not worlds.keep:
+        return steps
+    current = refine(worlds, worlds.keep | shown_in_a(worlds, policy_seed))
+    if current is None:  # every card is shown by the end: go one card at a time
+        current = refine(worlds, worlds.keep)
+    for _ in range(REFINEMENTS):
+        if current is None:
+            break
+        try:
+            steps += run(current, policy_seed, seen)
+        except Leak as leak:
+            raise Leak(
+                f"{leak} (B dealt again: {current.deal_b}, kept {sorted(current.kept)})"
+            ) from None
+        current = refine(current, current.keep)
+    return steps
 
 
 def random_case(index: int) -> tuple[Worlds, int]:

@@ -3,6 +3,9 @@
 See `tests/properties/differential.py` for the method. The default run plays a seeded
 batch of 312 cases over every setting of `SETTINGS` (every variant, several switch
 settings) through both environments, weighted to the dictator and Palermo (`WEIGHTS`).
+A case whose worlds part on a card shown to the observer (a death's card, a check) is
+played again with world B dealt anew around the cards shown (`run_refined`), so the
+comparison reaches the rest of the game, not only its start.
 Thousands: ``MAFIA_SLOW=1`` runs the `slow` test (3,000 more cases), or
 ``MAFIA_LEAK_GAMES=5000`` enlarges the default batch. Palermo's intrigue cards get their
 own cases, in which world B also moves every card but the observer's to other holders.
@@ -13,12 +16,15 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
+from tests.properties import differential
 from tests.properties.differential import (
     PALERMO_REACHED,
     SETTINGS,
     Leak,
+    Worlds,
     compare,
     describe,
     draw_worlds,
@@ -28,17 +34,20 @@ from tests.properties.differential import (
     random_case,
     run_aec,
     run_parallel,
+    run_refined,
 )
 
 from mafia_arena import env as mafia_env
 from mafia_arena.engine.catalogue import Death, Fact, Runoff
 from mafia_arena.engine.events import SeatEvent
+from mafia_arena.env.session import GameSession
 
 WEIGHTS = {"dictator": 6, "palermo": 4}
 """Cases per setting relative to the others: the dictator and Palermo keep the most
 hidden state (copies, successions, ghosts, cards, the Rival Mafioso) and the longest
 games. Per case (one CPU): simple 0.03 s, standard and classic 0.1 s, club 0.3 s,
-dictator 0.4 s, Palermo 0.5-0.8 s, so the default batch costs about two minutes."""
+dictator 0.4 s, Palermo 0.5-0.8 s, each case played about three times over where cards
+are shown (`run_refined`), so the default batch costs about six minutes."""
 TOTAL_WEIGHT = sum(WEIGHTS.get(variant, 1) for variant, _ in SETTINGS)
 DEFAULT_CASES = int(os.environ.get("MAFIA_LEAK_GAMES", str(13 * TOTAL_WEIGHT)))
 SLOW_FIRST, SLOW_CASES = 100, 3000
@@ -52,8 +61,8 @@ def _play(cases: range, seen: Counter[str] | None = None) -> dict[str, int]:
     for index in cases:
         worlds, policy_seed = random_case(index)
         try:
-            compared["parallel"] += run_parallel(worlds, policy_seed, seen)
-            compared["aec"] += run_aec(worlds, policy_seed, seen)
+            compared["parallel"] += run_refined(run_parallel, worlds, policy_seed, seen)
+            compared["aec"] += run_refined(run_aec, worlds, policy_seed, seen)
         except Leak as leak:
             raise AssertionError(f"case {index} ({describe(worlds)}): {leak}") from None
     return compared
@@ -164,3 +173,56 @@ def test_the_comparison_catches_a_mistimed_death_and_a_spurious_runoff() -> None
     assert legit(worlds, at_dawn(dead), [], 0) is None  # a death in one world only
     late = [SeatEvent(2, "day", dead, False, None)]
     assert legit(worlds, at_dawn(dead), late, 0) is None  # the same death a day later
+
+
+def test_a_refined_case_compares_past_the_first_card_shown() -> None:
+    """With cards shown at death one run stops at the first death; the refined attempts
+    deal world B again around the cards shown and compare further into the game."""
+    worlds, policy_seed = random_case(0)  # simple: cards shown at death
+    first = run_parallel(worlds, policy_seed)
+    assert worlds.keep, "the first run parts on a card shown"
+    attempts: list[tuple[int, Worlds]] = []
+
+    def counted(case: Worlds, seed: int, seen: Counter[str] | None = None) -> int:
+        steps = run_parallel(case, seed, seen)
+        attempts.append((steps, case))
+        return steps
+
+    run_refined(counted, worlds, policy_seed)
+    assert len(attempts) >= 2
+    assert max(steps for steps, _ in attempts[1:]) > first
+    later = attempts[1][1]
+    assert worlds.keep <= later.kept and later.deal_b != later.deal_a
+    assert all(later.deal_b[s] == later.deal_a[s] for s in later.kept)
+
+
+def test_the_refined_comparison_catches_a_leak_after_the_first_card_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Mutation check: a view that names the living seats' cards later in the game than
+    a single run gets (it stops at the first card shown) hides from that run, not from
+    the refined attempts, whose worlds still differ in the cards hidden to the end."""
+    real = differential.observed
+    reached = [0]
+
+    def recorded(session: GameSession, seat: int) -> dict[str, Any]:
+        seen = real(session, seat)
+        reached[0] = max(reached[0], len(seen["stream"]))
+        return seen
+
+    def leaky(session: GameSession, seat: int) -> dict[str, Any]:
+        seen = real(session, seat)
+        if len(seen["stream"]) > reached[0]:
+            state = session.current.state
+            cards = [state.seats[s].card for s in state.living_seats() if s != seat]
+            seen["text"] += f"\nstill playing: {cards}"
+        return seen
+
+    worlds, policy_seed = random_case(0)  # simple: cards shown at death
+    monkeypatch.setattr(differential, "observed", recorded)
+    run_parallel(worlds, policy_seed)
+    assert worlds.keep, "the single run stopped at a card shown"
+    monkeypatch.setattr(differential, "observed", leaky)
+    run_parallel(worlds, policy_seed)  # the leak lies beyond where a single run stops
+    with pytest.raises(Leak):
+        run_refined(run_parallel, worlds, policy_seed)
