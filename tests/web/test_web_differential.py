@@ -23,6 +23,9 @@ How a case runs:
    to where the planned decisions parted. Any earlier difference is a leak: a night
    that lasts longer when a power role lives, a result pushed at once in one world and
    at dawn in the other, a waiting line or a countdown that names who acts at night.
+4. Where the worlds part on a card shown to the observer (a death's card, a check's
+   result), the case is played again with world B dealt around the cards shown
+   (`run_refined`), so the pages are compared through the rest of the game too.
 
 The default run plays `CASES_PER_SETTING` cases per setting; ``MAFIA_SLOW=1`` plays
 `SLOW_CASES` more (thousands of web games).
@@ -43,12 +46,14 @@ from tests.properties.differential import (
     Leak,
     Parted,
     Worlds,
+    cards_shown,
     describe,
     fallback,
     first_difference,
     legit,
     pair,
     random_case,
+    run_refined,
     stream,
 )
 from tests.web.conftest import settings_for
@@ -304,6 +309,7 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
         why = legit(worlds, sa, sb, at)
         if why is None:
             raise Leak(f"stream differs at {at}: {sa[at : at + 1]} vs {sb[at : at + 1]}")
+    worlds.keep = cards_shown(worlds, sa, sb, len(sa) if at is None else at)
     return compare_messages(a.page, b.page, at, parted)
 
 
@@ -358,12 +364,31 @@ def compare_messages(
 
 
 def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
-    """Case `index` of the seeded sequence through the web app in both worlds; returns
-    the messages compared (the observer's, and a spectator's in every fourth case,
-    `index % 4 == 2`: watched, a person alone with bots no longer plays solo nights).
-    `fixed_nights=False` plays the nights off their public slots (a test server's
-    setting), to show that the comparison catches the leak."""
+    """Case `index` of the seeded sequence through the web app in both worlds, played
+    again where the worlds part on a card shown to the observer (`run_refined`: a
+    death's card, then the rest of the game with world B dealt around the cards shown);
+    returns the messages compared in every attempt. `fixed_nights=False` plays the
+    nights off their public slots (a test server's setting), to show that the
+    comparison catches the leak."""
     worlds, policy_seed = random_case(index)
+    attempts = iter(range(1000))
+
+    def run(case: Worlds, seed: int, _seen: Any = None) -> int:
+        folder = root / f"{index}-{next(attempts)}"
+        return play_worlds(case, seed, index, folder, fixed_nights)
+
+    try:
+        return run_refined(run, worlds, policy_seed)
+    except Leak as leak:
+        raise AssertionError(f"case {index} ({describe(worlds)}): {leak}") from None
+
+
+def play_worlds(
+    worlds: Worlds, policy_seed: int, index: int, root: Path, fixed_nights: bool
+) -> int:
+    """One attempt of case `index`: plan the decisions, play both worlds, compare; returns
+    the messages compared (the observer's, and a spectator's in every fourth case,
+    `index % 4 == 2`: watched, a person alone with bots no longer plays solo nights)."""
     paired = plan(worlds, policy_seed)
     others = [s for s in range(worlds.players) if s != worlds.observer]
     person = random.Random(policy_seed).choice(others) if index % 2 else None
@@ -374,7 +399,7 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
     watched = index % 4 == 2
     a, b = (
         run_on_virtual_clock(
-            _play(worlds, w, paired.decisions[w], person, root / str(index), fixed_nights, watched)
+            _play(worlds, w, paired.decisions[w], person, root, fixed_nights, watched)
         )
         for w in (False, True)
     )
@@ -385,7 +410,7 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
             assert a.gallery, "the spectator's page got no message"
         return compared
     except Leak as leak:
-        raise AssertionError(f"case {index} ({describe(worlds)} person={person}): {leak}") from None
+        raise Leak(f"person={person}: {leak}") from None
 
 
 @pytest.mark.parametrize("setting", range(len(SETTINGS)), ids=[f"{v}{o}" for v, o in SETTINGS])
