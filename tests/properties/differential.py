@@ -39,6 +39,7 @@ from mafia_arena.engine.catalogue import (
     Narration,
     Reveal,
     SpeechMade,
+    Trigger,
     Votes,
 )
 from mafia_arena.engine.events import SeatEvent
@@ -213,14 +214,27 @@ def _immune_survived(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None)
     if immune is None:
         return False
     cause, card = immune
-    for entry, other, deal in ((ea, eb, worlds.deal_b), (eb, ea, worlds.deal_a)):
+    for entry, other, world in ((ea, eb, 1), (eb, ea, 0)):
         fact = entry.fact if entry is not None else None
         if not (isinstance(fact, Death) and fact.cause == cause):
             continue
         unlike = other is None or not isinstance(other.fact, Death) or other.fact.seat != fact.seat
-        if unlike and deal[fact.seat] == card:
+        if unlike and card in _held(worlds, world, fact.seat):
             return True
     return False
+
+
+def _held(worlds: Worlds, world: int, seat: int) -> set[str]:
+    """The cards `seat` holds in world 0 (A) or 1 (B): the one dealt, and any role it
+    copied (the dictator's question mark takes the copied card's immunities, 4.11), read
+    from that world's game log where the run handed the games over (`Worlds.games`)."""
+    held = {(worlds.deal_a, worlds.deal_b)[world][seat]}
+    if worlds.games is not None:
+        for event in worlds.games[world].events:
+            fact = event.fact
+            if isinstance(fact, Trigger) and fact.trait == "copy" and fact.seat == seat:
+                held.add(fact.role or "")
+    return held
 
 
 def _silent_successor(
@@ -388,6 +402,9 @@ class Worlds:
     keep: frozenset[int] = frozenset()
     """Set by a run where the worlds parted: the seats a next attempt should hold in
     place (`Parted.keep`)."""
+    games: tuple[Game, Game] | None = None
+    """The two worlds' games, set by the run that plays them: `legit` reads what a card
+    turned into (a question mark's copy) from their logs."""
 
     @property
     def options_a(self) -> dict[str, Any]:
@@ -641,6 +658,7 @@ def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = N
     envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
     worlds.diverged, worlds.asked_once, worlds.keep = "", None, frozenset()
+    worlds.games = (envs[0].session.current, envs[1].session.current)
     seat, agent = worlds.observer, f"player_{worlds.observer}"
     steps = 0
     try:
@@ -689,6 +707,7 @@ def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) 
     envs[1].reset(seed=worlds.seed, options=worlds.options_b)
     rng = random.Random(policy_seed)
     worlds.diverged, worlds.asked_once, worlds.keep = "", None, frozenset()
+    worlds.games = (envs[0].session.current, envs[1].session.current)
     seat = worlds.observer
     planned: list[dict[int, Choice]] = [{}, {}]
     steps = 0

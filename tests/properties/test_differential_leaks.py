@@ -226,3 +226,21 @@ def test_the_refined_comparison_catches_a_leak_after_the_first_card_shown(
     run_parallel(worlds, policy_seed)  # the leak lies beyond where a single run stops
     with pytest.raises(Leak):
         run_refined(run_parallel, worlds, policy_seed)
+
+
+def test_a_question_mark_that_copied_the_terrorist_survives_the_murder_in_both_readings() -> None:
+    """Regression of the harness (case 1570: dictator, 12 players, the observer the
+    character assassin): in a refined attempt the mafia murdered P10, a question mark
+    in world A that had copied the terrorist, so nobody died there, while P10 died in
+    world B. A copy takes the copied card's immunities (4.11), so this is the terrorist's
+    public immunity, as for a dealt terrorist, not a leak."""
+    worlds, policy_seed = random_case(1570)
+    assert worlds.variant == "dictator" and worlds.deal_a[worlds.observer] == "character_assassin"
+    attempts: list[Worlds] = []
+
+    def counted(case: Worlds, seed: int, seen: Counter[str] | None = None) -> int:
+        attempts.append(case)
+        return run_parallel(case, seed, seen)
+
+    assert run_refined(counted, worlds, policy_seed) > 0
+    assert len(attempts) >= 4  # the attempt that met the copied terrorist was played

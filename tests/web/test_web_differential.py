@@ -296,6 +296,7 @@ def compare_pages(worlds: Worlds, a: World, b: World, paired: Plan) -> int:
     a lone hidden step's decision (`Plan.lone`: a doctor alive in one world only saved
     the victim there). Then the pages are compared up to it (`compare_messages`)."""
     assert a.session.game is not None and b.session.game is not None
+    worlds.games = (a.session.game, b.session.game)
     sa, sb = stream(a.session.game, worlds.observer), stream(b.session.game, worlds.observer)
     at = first_difference(sa, sb)
     parted = _parted(paired, a, b, 0)
