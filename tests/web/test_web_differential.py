@@ -15,8 +15,9 @@ How a case runs:
 2. Each world is then played on the web: the observer is a person whose page is
    recorded and who answers after a fixed thinking time; in odd cases another seat,
    whose card the observer does not know, is a person too who takes 20 s over each
-   night decision (a slow hidden actor); every other seat is a scripted bot that replays
-   its planned decisions.
+   night decision (a slow hidden actor), and in every fourth case that person closes
+   their page mid-game and a stand-in takes the seat after the grace period; every
+   other seat is a scripted bot that replays its planned decisions.
 3. Every message the observer's page receives — its content, the server time it was
    sent and its order — must be the same in both worlds up to the observer's first
    stream entry that may differ (`legit`: a death's card, the deal at the end), or up
@@ -34,6 +35,7 @@ The default run plays `CASES_PER_SETTING` cases per setting; ``MAFIA_SLOW=1`` pl
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 from dataclasses import dataclass, field
@@ -78,6 +80,12 @@ OBSERVER_S = (1.0, 3.0)
 """The observer's thinking time by day and by night (seconds)."""
 PERSON_S = (1.0, 20.0)
 """The other person's: slow by night, a hidden actor who uses their time."""
+LEAVE_S = 150.0
+"""In every fourth case (`index % 4 == 3`) the other person closes their page at this
+server time (within the first day or night) and a stand-in takes the seat."""
+GRACE_S = 2.0
+"""The grace before a stand-in takes a left seat: shorter than any turn's timer, so
+the stand-in, not a timeout's default, answers the person's open turn."""
 NIGHT_OUTCOMES = frozenset({"death", "no_death"})
 """What a lone hidden step's decision may change in the observer's stream: the dawn."""
 
@@ -241,16 +249,22 @@ async def _play(
     root: Path,
     fixed_nights: bool = True,
     watched: bool = False,
+    leave_at: float | None = None,
 ) -> World:
     """One world through the web app; returns the observer's page (and with `watched`
-    a spectator's, who opened the watch link before the start) as they were sent."""
+    a spectator's, who opened the watch link before the start) as they were sent.
+    `leave_at`: the other person closes their page at that server time, and after the
+    grace period a stand-in takes the seat and plays on from the plan (`ReplayBot`:
+    the stand-in's own choices would follow the card, and the worlds would part)."""
     variant = load_variant(worlds.variant, worlds.overrides)
     people = {worlds.observer} | ({person} if person is not None else set())
     seats = [SeatSpec(kind="human" if s in people else "bot") for s in range(worlds.players)]
     spec = GameSpec(
         variant=worlds.variant, players=worlds.players, seats=seats, overrides=worlds.overrides
     )
-    settings = settings_for(root / ("b" if world_b else "a"), fixed_nights=fixed_nights)
+    settings = settings_for(
+        root / ("b" if world_b else "a"), fixed_nights=fixed_nights, grace=GRACE_S
+    )
     session = GameSession(
         "g",
         spec,
@@ -273,8 +287,11 @@ async def _play(
         )
         session.attach(page)
         thinking = OBSERVER_S if seat == worlds.observer else PERSON_S
-        queue = decisions.get(seat, [])
+        queue = decisions.setdefault(seat, [])
         tasks.append(loop.create_task(_person(world, seat, page, queue, thinking, worlds.observer)))
+        if seat != worlds.observer and leave_at is not None:
+            session.slots[seat].stand_in = ReplayBot(queue, world, worlds.observer)
+            loop.call_later(leave_at, _leave, session, page)
     if watched:
         session.attach(RecordedPage(None, world.gallery))
     session.start()
@@ -284,6 +301,12 @@ async def _play(
         task.cancel()
     assert session.game is not None and session.game.over and not session.failed
     return world
+
+
+def _leave(session: GameSession, page: Connection) -> None:
+    """The person closes their page (if the game still runs)."""
+    if not session.over:
+        session.detach(page)
 
 
 # --------------------------------------------------------------------------- comparing
@@ -376,7 +399,7 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
 
     def run(case: Worlds, seed: int, _seen: Any = None) -> int:
         folder = root / f"{index}-{next(attempts)}"
-        return play_worlds(case, seed, index, folder, fixed_nights)
+        return play_worlds(case, seed, index, folder, fixed_nights)[0]
 
     try:
         return run_refined(run, worlds, policy_seed)
@@ -385,11 +408,13 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
 
 
 def play_worlds(
-    worlds: Worlds, policy_seed: int, index: int, root: Path, fixed_nights: bool
-) -> int:
+    worlds: Worlds, policy_seed: int, index: int, root: Path, fixed_nights: bool = True
+) -> tuple[int, World, World, int | None]:
     """One attempt of case `index`: plan the decisions, play both worlds, compare; returns
     the messages compared (the observer's, and a spectator's in every fourth case,
-    `index % 4 == 2`: watched, a person alone with bots no longer plays solo nights)."""
+    `index % 4 == 2`: watched, a person alone with bots no longer plays solo nights), the
+    two worlds and the other person's seat (odd cases; in cases `index % 4 == 3` they
+    leave at `LEAVE_S`)."""
     paired = plan(worlds, policy_seed)
     others = [s for s in range(worlds.players) if s != worlds.observer]
     person = random.Random(policy_seed).choice(others) if index % 2 else None
@@ -398,9 +423,10 @@ def play_worlds(
         moved = [s for s in others if worlds.deal_a[s] != worlds.deal_b[s]]
         person = moved[0] if moved else person
     watched = index % 4 == 2
+    leave_at = LEAVE_S if index % 4 == 3 else None
     a, b = (
         run_on_virtual_clock(
-            _play(worlds, w, paired.decisions[w], person, root, fixed_nights, watched)
+            _play(worlds, w, paired.decisions[w], person, root, fixed_nights, watched, leave_at)
         )
         for w in (False, True)
     )
@@ -409,7 +435,7 @@ def play_worlds(
         if watched:
             compared += compare_spectators(a, b, paired)
             assert a.gallery, "the spectator's page got no message"
-        return compared
+        return compared, a, b, person
     except Leak as leak:
         raise Leak(f"person={person}: {leak}") from None
 
@@ -467,3 +493,39 @@ def test_the_page_comparison_catches_a_waiting_line_that_names_the_night_actors(
             assert "message" in str(caught), caught
             return
     pytest.fail("no case told the worlds apart by the night's waiting line")
+
+
+def test_a_hidden_card_holder_who_leaves_is_replaced_alike_in_both_worlds(tmp_path: Path) -> None:
+    """Case 3 (standard): the other person holds a card that differs between the worlds
+    and closes their page at `LEAVE_S`; in both worlds a stand-in takes the seat after
+    the grace and decides for it, and the observer's page (the public notice, its time,
+    every later message) is the same."""
+    worlds, policy_seed = random_case(3)
+    compared, a, b, person = play_worlds(worlds, policy_seed, 3, tmp_path)
+    assert person is not None and worlds.deal_a[person] != worlds.deal_b[person]
+    for world in (a, b):
+        slot = world.session.slots[person]
+        assert slot.was_replaced and slot.stood_in > 0
+    notices = [time for time, _, message in a.page if "is away" in json.dumps(message)]
+    assert notices and notices[0] >= LEAVE_S
+    assert compared > 50
+
+
+def test_the_page_comparison_catches_a_replacement_that_waits_for_the_seats_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mutation check: a left seat replaced at its next turn (no grace timer) gets its
+    stand-in, and the public notice, at night where it holds a night card and by day
+    where it does not; some early case with a leaving person must be caught."""
+
+    def replaced_when_asked(self: GameSession, slot: Any) -> None:
+        slot.away_since = self.now()  # `_human_turn` replaces the seat once grace is over
+
+    monkeypatch.setattr(GameSession, "_away", replaced_when_asked)
+    for index in range(3, 16 * len(SETTINGS), 4):  # the cases in which the person leaves
+        try:
+            play_case(index, tmp_path)
+        except AssertionError as caught:
+            assert "message" in str(caught), caught
+            return
+    pytest.fail("no case told the worlds apart by when a left seat was replaced")
