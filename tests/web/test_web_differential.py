@@ -457,19 +457,26 @@ def test_thousands_of_pages_are_the_same(tmp_path: Path) -> None:
     assert sum(compared) >= 3 * len(compared)
 
 
+def caught_early(cases: range, root: Path, what: str, fixed_nights: bool = True) -> None:
+    """A mutation check's verdict: some case of `cases` (played until one is) must fail
+    the page comparison on a message; `what` names the planted leak."""
+    for index in cases:
+        try:
+            play_case(index, root, fixed_nights=fixed_nights)
+        except AssertionError as caught:
+            assert "message" in str(caught), caught
+            return
+    pytest.fail(f"no case told the worlds apart by {what}")
+
+
 def test_the_page_comparison_catches_nights_that_end_when_their_actors_answer(
     tmp_path: Path,
 ) -> None:
     """Mutation check: nights off their public slots (they end once the asked seats
     have answered) let a person's slow night decisions show in the observer's clock,
     and only where that person holds a night card; some early case must be caught."""
-    for index in range(1, 8 * len(SETTINGS), 2):  # odd cases seat the slow person
-        try:
-            play_case(index, tmp_path, fixed_nights=False)
-        except AssertionError as caught:
-            assert "message" in str(caught), caught
-            return
-    pytest.fail("no case told the worlds apart by the length of the night")
+    odd = range(1, 8 * len(SETTINGS), 2)  # odd cases seat the slow person
+    caught_early(odd, tmp_path, "the length of the night", fixed_nights=False)
 
 
 def test_the_page_comparison_catches_a_waiting_line_that_names_the_night_actors(
@@ -486,13 +493,7 @@ def test_the_page_comparison_catches_a_waiting_line_that_names_the_night_actors(
         return {"text": f"Waiting for {asked}.", "seconds_left": None}
 
     monkeypatch.setattr(GameSession, "waiting", naming)
-    for index in range(8 * len(SETTINGS)):
-        try:
-            play_case(index, tmp_path)
-        except AssertionError as caught:
-            assert "message" in str(caught), caught
-            return
-    pytest.fail("no case told the worlds apart by the night's waiting line")
+    caught_early(range(8 * len(SETTINGS)), tmp_path, "the night's waiting line")
 
 
 def test_a_hidden_card_holder_who_leaves_is_replaced_alike_in_both_worlds(tmp_path: Path) -> None:
@@ -522,10 +523,5 @@ def test_the_page_comparison_catches_a_replacement_that_waits_for_the_seats_turn
         slot.away_since = self.now()  # `_human_turn` replaces the seat once grace is over
 
     monkeypatch.setattr(GameSession, "_away", replaced_when_asked)
-    for index in range(3, 16 * len(SETTINGS), 4):  # the cases in which the person leaves
-        try:
-            play_case(index, tmp_path)
-        except AssertionError as caught:
-            assert "message" in str(caught), caught
-            return
-    pytest.fail("no case told the worlds apart by when a left seat was replaced")
+    leaving = range(3, 16 * len(SETTINGS), 4)  # the cases in which the person leaves
+    caught_early(leaving, tmp_path, "when a left seat was replaced")
