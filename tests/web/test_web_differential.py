@@ -234,6 +234,8 @@ async def _person(
         answered.add(request["turn"])
         night = request["kind"].startswith("night") or message.get("phase") == "night"
         await asyncio.sleep(thinking[1] if night else thinking[0])
+        if page.closed:  # they left while thinking: the stand-in plays their queue on
+            return
         pending = session.view(seat).request
         if pending is None:  # the turn ended meanwhile (a timeout)
             continue
@@ -525,3 +527,42 @@ def test_the_page_comparison_catches_a_replacement_that_waits_for_the_seats_turn
     monkeypatch.setattr(GameSession, "_away", replaced_when_asked)
     leaving = range(3, 16 * len(SETTINGS), 4)  # the cases in which the person leaves
     caught_early(leaving, tmp_path, "when a left seat was replaced")
+
+
+def test_a_seat_left_during_a_night_that_ended_the_game_is_replaced_alike(tmp_path: Path) -> None:
+    """Regression (case 143: simple, 13 players): in a refined attempt the last night's
+    kill ended world A's game at once while the night ran on the clock to 183 s, and
+    the other person left at 150 s. Only world B, whose game went on, replaced the seat
+    (a public notice at 152 s), because the session counted its game over before the
+    dawn had shown it: the notice told the observer, half a minute early, that the
+    night had not ended the game."""
+    assert play_case(143, tmp_path) > 0
+
+
+def test_the_lobby_tells_the_end_only_at_the_dawn_that_shows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The public game endpoint (`GameSession.lobby`, as `GET /api/games/{id}`) says
+    ``over`` only once the night that ended the game has run to its dawn: sampled at
+    every push of a game whose last night's kill ends it while the night still runs on
+    the clock (the first such simple case)."""
+    samples: list[tuple[bool, bool, bool]] = []
+    real_push = GameSession.push
+
+    def sampling(self: GameSession, seat: int) -> None:
+        if self.game is not None:
+            held = self.clock.plan is not None  # the night still runs on the clock
+            samples.append((self.game.over, held, self.lobby()["over"]))
+        real_push(self, seat)
+
+    monkeypatch.setattr(GameSession, "push", sampling)
+    for index in range(0, 40 * len(SETTINGS), len(SETTINGS)):  # the `simple {}` cases
+        samples.clear()
+        worlds, policy_seed = random_case(index)
+        play_worlds(worlds, policy_seed, index, tmp_path / str(index))
+        held = [lobby for ended, holding, lobby in samples if ended and holding]
+        if held:
+            assert not any(held), f"case {index}: the lobby said over before the dawn"
+            assert any(lobby for _, _, lobby in samples)  # and it does say so at the end
+            return
+    pytest.fail("no simple case ended the game in a night held on the clock")

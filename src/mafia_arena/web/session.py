@@ -219,7 +219,12 @@ class GameSession:
 
     @property
     def over(self) -> bool:
-        return self.game is not None and self.game.over
+        """Whether the game's end is public: the engine's game is over and no night is
+        held on the clock. A night's kill can end the game at once while the night still
+        runs to its public end (`web/night_pace.py`); until its dawn is shown nothing the
+        table can see (the lobby's ``over``, a rematch, the replay, whether a seat that
+        leaves is replaced) may tell that the game has ended."""
+        return self.game is not None and self.game.over and self.clock.plan is None
 
     def claim(self, seat: int, name: str | None) -> None:
         slot = self.slots[seat]
