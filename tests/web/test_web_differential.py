@@ -82,9 +82,10 @@ OBSERVER_S = (1.0, 3.0)
 """The observer's thinking time by day and by night (seconds)."""
 PERSON_S = (1.0, 20.0)
 """The other person's: slow by night, a hidden actor who uses their time."""
-LEAVE_S = 150.0
-"""In every fourth case (`index % 4 == 3`) the other person closes their page at this
-server time (within the first day or night) and a stand-in takes the seat."""
+LEAVE_S = (150.0, 40.0, 90.0, 250.0, 400.0, 700.0, 1100.0)
+"""In every fourth case (`index % 4 == 3`) the other person closes their page at one of
+these server times (`leave_time`) and a stand-in takes the seat: in the first night, the
+first day's talk or vote, or days later, so a departure meets every phase of the game."""
 GRACE_S = 2.0
 """The grace before a stand-in takes a left seat: shorter than any turn's timer, so
 the stand-in, not a timeout's default, answers the person's open turn."""
@@ -431,6 +432,14 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
         raise AssertionError(f"case {index} ({describe(worlds)}): {leak}") from None
 
 
+def leave_time(index: int) -> float | None:
+    """When the other person of case `index` closes their page (every fourth case), else
+    None: the leaving cases take `LEAVE_S` in turn (cases 3 and 143 leave at 150 s)."""
+    if index % 4 != 3:
+        return None
+    return LEAVE_S[(index // 4) % len(LEAVE_S)]
+
+
 def play_worlds(
     worlds: Worlds, policy_seed: int, index: int, root: Path, fixed_nights: bool = True
 ) -> tuple[int, World, World, int | None]:
@@ -438,7 +447,7 @@ def play_worlds(
     the messages compared (the observer's, and a spectator's in every fourth case,
     `index % 4 == 2`: watched, a person alone with bots no longer plays solo nights), the
     two worlds and the other person's seat (odd cases; in cases `index % 4 == 3` they
-    leave at `LEAVE_S`)."""
+    leave, at `leave_time`)."""
     paired = plan(worlds, policy_seed)
     others = [s for s in range(worlds.players) if s != worlds.observer]
     person = random.Random(policy_seed).choice(others) if index % 2 else None
@@ -447,7 +456,7 @@ def play_worlds(
         moved = [s for s in others if worlds.deal_a[s] != worlds.deal_b[s]]
         person = moved[0] if moved else person
     watched = index % 4 == 2
-    leave_at = LEAVE_S if index % 4 == 3 else None
+    leave_at = leave_time(index)
     a, b = (
         run_on_virtual_clock(
             _play(worlds, w, paired.decisions[w], person, root, fixed_nights, watched, leave_at)
@@ -522,7 +531,7 @@ def test_the_page_comparison_catches_a_waiting_line_that_names_the_night_actors(
 
 def test_a_hidden_card_holder_who_leaves_is_replaced_alike_in_both_worlds(tmp_path: Path) -> None:
     """Case 3 (standard): the other person holds a card that differs between the worlds
-    and closes their page at `LEAVE_S`; in both worlds a stand-in takes the seat after
+    and closes their page at 150 s (`leave_time`); in both worlds a stand-in takes the seat after
     the grace and decides for it, and the observer's page (the public notice, its time,
     every later message) is the same."""
     worlds, policy_seed = random_case(3)
@@ -532,7 +541,8 @@ def test_a_hidden_card_holder_who_leaves_is_replaced_alike_in_both_worlds(tmp_pa
         slot = world.session.slots[person]
         assert slot.was_replaced and slot.stood_in > 0
     notices = [time for time, _, message in a.page if "is away" in json.dumps(message)]
-    assert notices and notices[0] >= LEAVE_S
+    assert leave_time(3) == 150.0
+    assert notices and notices[0] >= 150.0
     assert compared > 50
 
 
@@ -568,6 +578,7 @@ def test_a_seat_left_during_a_night_that_ended_the_game_is_replaced_alike(tmp_pa
     (a public notice at 152 s), because the session counted its game over before the
     dawn had shown it: the notice told the observer, half a minute early, that the
     night had not ended the game."""
+    assert leave_time(143) == 150.0
     assert play_case(143, tmp_path) > 0
 
 
