@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 import time
 import urllib.request
@@ -14,6 +15,7 @@ import pytest
 
 from mafia_arena.llm import ChatClient, load_agent_definition
 from mafia_arena.llm.local_server import (
+    SERVER_MODULE,
     SMOLLM2_MODEL_NAME,
     LocalServer,
     LocalServerError,
@@ -135,6 +137,35 @@ async def test_a_caller_during_the_start_waits_until_the_server_answers(
     with urllib.request.urlopen(f"{second.base_url}/models", timeout=5) as response:
         assert response.status == 200
     assert await first is second
+
+
+_PLAIN_BUFFERS_PROBE = """
+import llama_cpp.llama_cpp as low
+from mafia_arena.llm.llama_server_entry import load_in_plain_buffers
+
+before = low.llama_model_default_params().use_extra_bufts
+load_in_plain_buffers()
+load_in_plain_buffers()  # idempotent
+print(before, low.llama_model_default_params().use_extra_bufts)
+"""
+
+
+def test_the_server_process_keeps_the_weights_in_plain_buffers(local_server: LocalServer) -> None:
+    """The server runs llama-cpp-python's server through `llama_server_entry`, which turns
+    llama.cpp's extra buffer types off (on by default): with them, a llama.cpp compiled
+    on a CPU that lists AMX died with SIGSEGV at its first answer on a virtual Xeon."""
+    process = local_server._process
+    assert process is not None
+    cmdline = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
+    assert SERVER_MODULE.encode() in cmdline
+    shown = subprocess.run(
+        [sys.executable, "-c", _PLAIN_BUFFERS_PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert shown.stdout.split() == ["True", "False"], shown.stderr  # on by default, then off
 
 
 def test_server_that_dies_reports_its_log(tmp_path: Path) -> None:

