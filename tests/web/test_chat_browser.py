@@ -87,6 +87,17 @@ def test_two_mafiosi_chat_at_night_while_the_town_sees_nothing(
         page.context.close()
 
 
+_LIVING_CARDS = """() => {
+  const rows = [...document.querySelectorAll("#players-list li")];
+  const alive = rows.filter((li) => !li.classList.contains("dead"));
+  const shown = alive.filter((li) => li.querySelector(".badge.role"));
+  return [!document.getElementById("end").hidden, shown.map((li) => li.innerText)];
+}"""
+"""Whether the page shows the game's end, and the living players whose card it shows,
+read in one evaluation: the end's message shows every card and the end panel in one
+render, and two separate reads could fall on either side of it."""
+
+
 def test_a_spectator_sees_no_hidden_card(browser: Any, server: LiveServer) -> None:
     created = server.create(
         variant="standard", players=7, seed=8, seats=[{"kind": "human"}, {"kind": "bot"}]
@@ -105,10 +116,11 @@ def test_a_spectator_sees_no_hidden_card(browser: Any, server: LiveServer) -> No
     assert "owl-7431" not in player.locator("body").inner_text()  # no seat reads it
     rng = random.Random(5)
     checked = 0
-    while not page.locator("#end").is_visible():
-        for row in page.locator("#players-list li").all():
-            if row.locator(".badge.role").count():  # only a dead player's card is public
-                assert "dead" in (row.get_attribute("class") or ""), row.inner_text()
+    while True:
+        ended, living_cards = page.evaluate(_LIVING_CARDS)
+        if ended:  # the end shows every card
+            break
+        assert not living_cards, living_cards  # before it, only a dead player's card
         assert page.locator("#transcript li.private").count() == 0
         assert page.locator("#action").is_hidden()
         checked += 1
