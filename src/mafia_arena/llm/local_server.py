@@ -130,7 +130,7 @@ def _default_threads() -> int:
 
 
 class LocalServer:
-    """One ``python -m llama_cpp.server`` process on a free loopback port.
+    """One llama-cpp-python server process (`SERVER_MODULE`) on a free loopback port.
 
     ``start()`` blocks until the server answers ``/v1/models`` and is idempotent;
     ``stop()`` terminates (then kills) the process and is idempotent too.
