@@ -38,6 +38,7 @@ from mafia_arena.engine.catalogue import (
     GameMasterNotice,
     Narration,
     Reveal,
+    RoleChange,
     SpeechMade,
     Trigger,
     Votes,
@@ -154,6 +155,8 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
         return None
     if _immune_survived(worlds, ea, eb):
         return "a kill that the seat's card survives in the other world (IMMUNE)"
+    if _own_change(worlds, ea, eb):
+        return "the observer's own card changed its role on the dead's hidden cards"
     if _silent_successor(worlds, sa, sb, at):
         return (
             "the executed sergeant had inherited the commissar's place, whose role keeps "
@@ -221,6 +224,28 @@ def _immune_survived(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None)
         unlike = other is None or not isinstance(other.fact, Death) or other.fact.seat != fact.seat
         if unlike and card in _held(worlds, world, fact.seat):
             return True
+    return False
+
+
+HIDDEN_TRIGGERS = ("converts_to", "inherits")
+"""Traits whose role change reads other seats' hidden cards: the werewolf converts when
+a clan's last killer is dead (club D18), the deputy inherits a night victim's role."""
+
+
+def _own_change(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None) -> bool:
+    """An entry in one world only that changes the observer's own role, where the
+    observer's card has a trait of `HIDDEN_TRIGGERS`: the trigger reads the dead's cards,
+    which the table sees only later (club shows them after the vote, D23), and the change
+    is told to the changed seat alone. The observer learning it is its card's rule."""
+    traits = (
+        load_variant(worlds.variant, worlds.overrides).roles[worlds.deal_a[worlds.observer]].traits
+    )
+    if not any(trait in traits for trait in HIDDEN_TRIGGERS):
+        return False
+    for entry, other in ((ea, eb), (eb, ea)):
+        fact = entry.fact if entry is not None else None
+        if isinstance(fact, RoleChange) and fact.seat == worlds.observer:
+            return other is None or not isinstance(other.fact, RoleChange)
     return False
 
 
@@ -628,7 +653,7 @@ def reached(worlds: Worlds, session: GameSession) -> set[str]:
     worlds stop being played where they part)."""
     if worlds.variant != "palermo":
         return set()
-    from mafia_arena.engine.catalogue import RoleChange, StateChanged
+    from mafia_arena.engine.catalogue import StateChanged
     from mafia_arena.engine.palermo.state import of
 
     used = of(session.game).used

@@ -244,3 +244,29 @@ def test_a_question_mark_that_copied_the_terrorist_survives_the_murder_in_both_r
 
     assert run_refined(counted, worlds, policy_seed) > 0
     assert len(attempts) >= 4  # the attempt that met the copied terrorist was played
+
+
+def test_a_werewolf_that_converts_on_hidden_deaths_is_its_own_cards_rule(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression of the harness (case 7236: club, 17 players, the observer the
+    werewolf): in a refined attempt the night killed both of the yakuza clan's killers
+    (sensei and yakuza) in world A, whose cards club shows only after the vote (D23);
+    the werewolf converted to the yakuza at dawn (D18) and was told so privately. In
+    world B the same seats held other cards and nobody converted. Reading the clan's
+    end from its own conversion is the werewolf's rule, not a leak: both comparisons
+    accept it, and for that reason."""
+    worlds, policy_seed = random_case(7236)
+    assert worlds.variant == "club" and worlds.deal_a[worlds.observer] == "werewolf"
+    reasons: list[str | None] = []
+    real = differential.legit
+
+    def recorded(*args: Any) -> str | None:
+        reasons.append(real(*args))
+        return reasons[-1]
+
+    monkeypatch.setattr(differential, "legit", recorded)
+    assert run_refined(run_parallel, worlds, policy_seed) > 0
+    assert run_refined(run_aec, worlds, policy_seed) > 0
+    own = [r for r in reasons if r is not None and "own card" in r]
+    assert own, reasons
