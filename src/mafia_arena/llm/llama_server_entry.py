@@ -7,12 +7,12 @@ in ordinary CPU buffers instead of the "extra" buffer types it picks for a CPU's
 units (AMX tiles, repacked layouts).
 
 Why: a llama.cpp built for the CPU it runs on uses AMX when the CPU lists it. On a
-virtual Xeon that lists ``amx_tile`` and ``amx_int8`` (seen here), the first matrix
-product then dies with a general-protection fault at the tile-configuration load
-(``ldtilecfg``), and the server with SIGSEGV at its first answer. Plain buffers run the
-same vector kernels on every machine, with or without AMX, so a prompt also gets the
-same answer wherever the tests run; for a 135M-parameter model the cost in speed is
-small. An older llama-cpp-python whose model parameters have no such field is run
+virtual Xeon that lists ``amx_tile`` and ``amx_int8``, the first matrix product then
+died with a general-protection fault at the tile-configuration load (``ldtilecfg``),
+and the server with SIGSEGV at its first answer. Plain buffers run the same vector
+kernels on every CPU, with or without AMX, so a prompt also gets the same answer
+wherever the tests run; the speed given up on CPUs where the extra buffers work was not
+measured. An older llama-cpp-python whose model parameters have no such field is run
 unchanged.
 """
 
