@@ -490,15 +490,16 @@ def permute(
     return deal_b, sigma
 
 
-def move_cards(worlds: Worlds, rng: random.Random) -> bool:
+def move_cards(worlds: Worlds, rng: random.Random, fixed: frozenset[int] = frozenset()) -> bool:
     """Palermo: give world B other card holders than world A (`Worlds.hands_b`).
 
     Nobody learns another player's card (2.3), so the observer keeps its own card and
-    every other seat's card (or none) may move. The moves stay within a camp of world
-    B's deal, and Failed Assassination never goes to the Rival Mafioso, so world B's
-    hands are ones the deal itself could give. Decisions are paired as before: a card
-    play is made only where both worlds offer it to the same seat. False if no card
-    could move (then `hands_b` stays unset)."""
+    every other seat's card (or none) may move, except the seats of `fixed`, which keep
+    theirs (a refined attempt's kept seats, `refine`). The moves stay within a camp of
+    world B's deal, and Failed Assassination never goes to the Rival Mafioso, so world
+    B's hands are ones the deal itself could give. Decisions are paired as before: a
+    card play is made only where both worlds offer it to the same seat. False if no
+    card could move (then `hands_b` stays unset)."""
     from mafia_arena.engine.palermo.roles import RIVAL
 
     rules = load_variant(worlds.variant, worlds.overrides)
@@ -506,7 +507,11 @@ def move_cards(worlds: Worlds, rng: random.Random) -> bool:
     camp = [rules.roles[role].faction for role in worlds.deal_b]
     hands_b = dict(worlds.hands)
     for side in sorted(set(camp)):
-        seats = [s for s in range(worlds.players) if camp[s] == side and s != worlds.observer]
+        seats = [
+            s
+            for s in range(worlds.players)
+            if camp[s] == side and s != worlds.observer and s not in fixed
+        ]
         held = [worlds.hands.get(s) for s in seats]
         for _ in range(20):
             rng.shuffle(held)
@@ -818,10 +823,11 @@ def shown_in_a(worlds: Worlds, policy_seed: int) -> frozenset[int]:
 def refine(worlds: Worlds, keep: frozenset[int]) -> Worlds | None:
     """The case again with world B dealt anew: the cards of `keep` and of the seats
     kept before stay with their seats, the other permuted seats' cards are permuted
-    afresh. None where nothing new would be kept, no two free cards differ, or Palermo's
-    cards moved (their moves follow B's camps)."""
+    afresh. Where Palermo's intrigue cards moved (`hands_b`), they move afresh too,
+    within the new deal's camps, and the kept seats keep their intrigue cards (or
+    none) as well. None where nothing new would be kept or no two free cards differ."""
     kept = worlds.kept | keep
-    if kept == worlds.kept or worlds.hands_b is not None:
+    if kept == worlds.kept:
         return None
     free = [s for s in sorted(worlds.sigma) if s not in kept]
     permuted = permute(worlds.deal_a, free, random.Random(f"refine:{worlds.seed}:{sorted(kept)}"))
@@ -829,7 +835,11 @@ def refine(worlds: Worlds, keep: frozenset[int]) -> Worlds | None:
         return None
     deal_b, moved = permuted
     sigma = {s: s for s in kept} | moved
-    return replace(worlds, deal_b=deal_b, sigma=sigma, kept=kept, keep=frozenset())
+    again = replace(worlds, deal_b=deal_b, sigma=sigma, kept=kept, keep=frozenset())
+    if worlds.hands_b is not None:
+        again.hands_b = None
+        move_cards(again, random.Random(f"refine-cards:{worlds.seed}:{sorted(kept)}"), kept)
+    return again
 
 
 Runner = Callable[[Worlds, int, "Counter[str] | None"], int]
@@ -875,3 +885,14 @@ def random_case(index: int) -> tuple[Worlds, int]:
         worlds = draw_worlds(variant, overrides, rng)
         if worlds is not None:
             return worlds, rng.randrange(2**31)
+
+
+def card_case(index: int) -> tuple[Worlds, int] | None:
+    """Card case `index` of its own seeded sequence: a Palermo case whose world B also
+    moves the intrigue cards (`move_cards`), with its policy seed; None where the draw
+    gives none (the observer knows every role, or no card could move)."""
+    rng = random.Random(f"cards:{index}")
+    worlds = draw_worlds("palermo", {}, rng)
+    if worlds is None or not move_cards(worlds, rng):
+        return None
+    return worlds, rng.randrange(2**31)

@@ -8,13 +8,13 @@ played again with world B dealt anew around the cards shown (`run_refined`), so 
 comparison reaches the rest of the game, not only its start.
 Thousands: ``MAFIA_SLOW=1`` runs the `slow` test (3,000 more cases), or
 ``MAFIA_LEAK_GAMES=5000`` enlarges the default batch. Palermo's intrigue cards get their
-own cases, in which world B also moves every card but the observer's to other holders.
+own cases, in which world B also moves every card but the observer's to other holders;
+they are refined the same way, the cards moved afresh around the seats kept.
 """
 
 from __future__ import annotations
 
 import os
-import random
 from collections import Counter
 from typing import Any
 
@@ -25,11 +25,10 @@ from tests.properties.differential import (
     SETTINGS,
     Leak,
     Worlds,
+    card_case,
     compare,
     describe,
-    draw_worlds,
     legit,
-    move_cards,
     observed,
     random_case,
     run_aec,
@@ -87,27 +86,41 @@ CARD_CASES = 24
 def test_a_seat_cannot_tell_who_holds_the_other_intrigue_cards() -> None:
     """Palermo: world B moves every card but the observer's to other holders (within
     their camps), on top of the permuted roles; nothing the observer sees may differ
-    (a card played publicly is played in both worlds, by the same seat)."""
+    (a card played publicly is played in both worlds, by the same seat). A case that
+    parts on a card shown is played again around it, the cards moved afresh
+    (`run_refined`)."""
     moved = 0
     compared = {"parallel": 0, "aec": 0}
     index = 0
     while moved < CARD_CASES:
-        rng = random.Random(f"cards:{index}")
-        worlds = draw_worlds("palermo", {}, rng)
+        case = card_case(index)
         index += 1
-        if worlds is None or not move_cards(worlds, rng):
+        if case is None:
             continue
         moved += 1
-        policy_seed = rng.randrange(2**31)
+        worlds, policy_seed = case
         try:
-            compared["parallel"] += run_parallel(worlds, policy_seed)
-            compared["aec"] += run_aec(worlds, policy_seed)
+            compared["parallel"] += run_refined(run_parallel, worlds, policy_seed)
+            compared["aec"] += run_refined(run_aec, worlds, policy_seed)
         except Leak as leak:
             raise AssertionError(
                 f"cards case {index - 1} ({describe(worlds)} hands {worlds.hands} -> "
                 f"{worlds.hands_b}): {leak}"
             ) from None
     assert compared["parallel"] > 0 and compared["aec"] > 0
+
+
+def test_a_card_case_is_refined_with_its_cards_moved_afresh() -> None:
+    """A card case that parts on a card shown (case 6: an imprisonment's effect at
+    step 17) is played again: world B is dealt anew around the seats shown, which keep
+    their roles and intrigue cards, while the other cards still move, so the comparison
+    goes on past the first card shown (to the game's end, in this case)."""
+    case = card_case(6)
+    assert case is not None
+    later = refined_further(*case)
+    assert later.hands is not None and later.hands_b is not None
+    assert later.hands_b != later.hands, "the other intrigue cards still move"
+    assert all(later.hands_b.get(s) == later.hands.get(s) for s in later.kept)
 
 
 @pytest.mark.slow
@@ -178,22 +191,7 @@ def test_the_comparison_catches_a_mistimed_death_and_a_spurious_runoff() -> None
 def test_a_refined_case_compares_past_the_first_card_shown() -> None:
     """With cards shown at death one run stops at the first death; the refined attempts
     deal world B again around the cards shown and compare further into the game."""
-    worlds, policy_seed = random_case(0)  # simple: cards shown at death
-    first = run_parallel(worlds, policy_seed)
-    assert worlds.keep, "the first run parts on a card shown"
-    attempts: list[tuple[int, Worlds]] = []
-
-    def counted(case: Worlds, seed: int, seen: Counter[str] | None = None) -> int:
-        steps = run_parallel(case, seed, seen)
-        attempts.append((steps, case))
-        return steps
-
-    run_refined(counted, worlds, policy_seed)
-    assert len(attempts) >= 2
-    assert max(steps for steps, _ in attempts[1:]) > first
-    later = attempts[1][1]
-    assert worlds.keep <= later.kept and later.deal_b != later.deal_a
-    assert all(later.deal_b[s] == later.deal_a[s] for s in later.kept)
+    refined_further(*random_case(0))  # simple: cards shown at death
 
 
 def test_the_refined_comparison_catches_a_leak_after_the_first_card_shown(
@@ -270,3 +268,25 @@ def test_a_werewolf_that_converts_on_hidden_deaths_is_its_own_cards_rule(
     assert run_refined(run_aec, worlds, policy_seed) > 0
     own = [r for r in reasons if r is not None and "own card" in r]
     assert own, reasons
+
+
+def refined_further(worlds: Worlds, policy_seed: int) -> Worlds:
+    """Check that the case's first run parts on a card shown and that a refined attempt
+    compares further, with world B's cards of the seats kept in place; the second
+    attempt's worlds."""
+    first = run_parallel(worlds, policy_seed)
+    assert worlds.keep, "the first run parts on a card shown"
+    attempts: list[tuple[int, Worlds]] = []
+
+    def counted(case: Worlds, seed: int, seen: Counter[str] | None = None) -> int:
+        steps = run_parallel(case, seed, seen)
+        attempts.append((steps, case))
+        return steps
+
+    run_refined(counted, worlds, policy_seed)
+    assert len(attempts) >= 2
+    assert max(steps for steps, _ in attempts[1:]) > first
+    later = attempts[1][1]
+    assert worlds.keep <= later.kept and later.deal_b != later.deal_a
+    assert all(later.deal_b[s] == later.deal_a[s] for s in later.kept)
+    return later

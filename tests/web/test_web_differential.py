@@ -27,6 +27,8 @@ How a case runs:
 4. Where the worlds part on a card shown to the observer (a death's card, a check's
    result), the case is played again with world B dealt around the cards shown
    (`run_refined`), so the pages are compared through the rest of the game too.
+5. Palermo's card cases (`card_case`) also move every intrigue card but the
+   observer's to other holders in world B; they are played and refined the same way.
 
 The default run plays `CASES_PER_SETTING` cases per setting; ``MAFIA_SLOW=1`` plays
 `SLOW_CASES` more (thousands of web games).
@@ -49,6 +51,7 @@ from tests.properties.differential import (
     Leak,
     Parted,
     Worlds,
+    card_case,
     cards_shown,
     describe,
     fallback,
@@ -420,6 +423,19 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
     nights off their public slots (a test server's setting), to show that the
     comparison catches the leak."""
     worlds, policy_seed = random_case(index)
+    return play_refined(worlds, policy_seed, index, root, f"case {index}", fixed_nights)
+
+
+def play_refined(
+    worlds: Worlds,
+    policy_seed: int,
+    index: int,
+    root: Path,
+    label: str,
+    fixed_nights: bool = True,
+) -> int:
+    """A case through the web app, refined as `play_case` says; `index` chooses the
+    people and spectators (`play_worlds`), `label` names the case in a failure."""
     attempts = iter(range(1000))
 
     def run(case: Worlds, seed: int, _seen: Any = None) -> int:
@@ -429,7 +445,7 @@ def play_case(index: int, root: Path, fixed_nights: bool = True) -> int:
     try:
         return run_refined(run, worlds, policy_seed)
     except Leak as leak:
-        raise AssertionError(f"case {index} ({describe(worlds)}): {leak}") from None
+        raise AssertionError(f"{label} ({describe(worlds)}): {leak}") from None
 
 
 def leave_time(index: int) -> float | None:
@@ -488,6 +504,55 @@ def test_thousands_of_pages_are_the_same(tmp_path: Path) -> None:
     first = CASES_PER_SETTING * len(SETTINGS)
     compared = [play_case(index, tmp_path) for index in range(first, first + SLOW_CASES)]
     assert sum(compared) >= 3 * len(compared)
+
+
+WEB_CARD_CASES = 8
+"""Palermo cases whose world B also moves the intrigue cards, through the web app."""
+
+
+def test_a_page_cannot_tell_who_holds_the_other_intrigue_cards(tmp_path: Path) -> None:
+    """Palermo: world B moves every intrigue card but the observer's to other holders
+    (within their camps, `move_cards`), on top of the permuted roles. The page must not
+    tell: a card offered, played or held shows in no message, countdown or waiting line
+    of a seat that does not hold it. Refined like the other cases (`run_refined`: the
+    cards move afresh around the seats shown)."""
+    compared = []
+    index = 0
+    while len(compared) < WEB_CARD_CASES:
+        case = card_case(index)
+        if case is not None:
+            worlds, policy_seed = case
+            label = f"cards case {index} (hands {worlds.hands} -> {worlds.hands_b})"
+            compared.append(play_refined(worlds, policy_seed, index, tmp_path, label))
+        index += 1
+    assert sum(compared) >= 3 * len(compared), compared
+
+
+def test_the_page_comparison_catches_a_mark_on_the_intrigue_card_holders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mutation check: a waiting line that also names the seats holding an intrigue
+    card (a badge of the kind a table might show) tells the worlds of a card case
+    apart; the card cases' comparison must catch it."""
+    from mafia_arena.engine.palermo.state import of
+
+    real = GameSession.waiting
+
+    def marking(self: GameSession) -> dict[str, Any] | None:
+        line = real(self)
+        if line is None or self.game is None:
+            return line
+        holders = ", ".join(f"P{s + 1}" for s in sorted(of(self.game).cards))
+        return {**line, "text": f"{line['text']} Cards held by {holders}."}
+
+    monkeypatch.setattr(GameSession, "waiting", marking)
+    case = card_case(0)
+    assert case is not None
+    worlds, policy_seed = case
+    assert worlds.hands is not None and worlds.hands_b is not None
+    assert set(worlds.hands) != set(worlds.hands_b), "the holders differ between the worlds"
+    with pytest.raises(AssertionError, match="message"):
+        play_refined(worlds, policy_seed, 0, tmp_path, "cards case 0")
 
 
 def caught_early(cases: range, root: Path, what: str, fixed_nights: bool = True) -> None:
