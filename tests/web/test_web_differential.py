@@ -28,7 +28,8 @@ How a case runs:
    result), the case is played again with world B dealt around the cards shown
    (`run_refined`), so the pages are compared through the rest of the game too.
 5. Palermo's card cases (`card_case`) also move every intrigue card but the
-   observer's to other holders in world B; they are played and refined the same way.
+   observer's to other holders in world B; they are played and refined the same way,
+   the other person (odd cases) being a seat whose intrigue card differs.
 
 The default run plays `CASES_PER_SETTING` cases per setting; ``MAFIA_SLOW=1`` plays
 `SLOW_CASES` more (thousands of web games).
@@ -463,11 +464,18 @@ def play_worlds(
     the messages compared (the observer's, and a spectator's in every fourth case,
     `index % 4 == 2`: watched, a person alone with bots no longer plays solo nights), the
     two worlds and the other person's seat (odd cases; in cases `index % 4 == 3` they
-    leave, at `leave_time`)."""
+    leave, at `leave_time`). That person holds a card that differs between the worlds:
+    in a card case an intrigue card (and a role too where one does)."""
     paired = plan(worlds, policy_seed)
     others = [s for s in range(worlds.players) if s != worlds.observer]
     person = random.Random(policy_seed).choice(others) if index % 2 else None
-    if person is not None and worlds.deal_a[person] == worlds.deal_b[person]:
+    if person is not None and worlds.hands_b is not None:
+        # a card case: a person whose intrigue card differs, and their role too if any
+        hands_a, hands_b = worlds.hands or {}, worlds.hands_b
+        held = [s for s in others if hands_a.get(s) != hands_b.get(s)]
+        both = [s for s in held if worlds.deal_a[s] != worlds.deal_b[s]]
+        person = (both or held or [person])[0]
+    elif person is not None and worlds.deal_a[person] == worlds.deal_b[person]:
         # a person whose card differs between the worlds, where the observer has one
         moved = [s for s in others if worlds.deal_a[s] != worlds.deal_b[s]]
         person = moved[0] if moved else person
