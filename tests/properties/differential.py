@@ -2,7 +2,10 @@
 
 World A is a seeded game; world B deals the same cards except that the seats whose
 roles the observer does not know (not itself, not an ally it was told) hold those
-roles in another order. Both worlds get the same decisions: a day decision by the
+roles in another order — one the variant's own deal could give, so the observer, who
+knows the rules, cannot rule world B out (in Palermo the intrigue cards stay with their
+seats or move, and must fit the roles as the card deal requires: `deal_allows`).
+Both worlds get the same decisions: a day decision by the
 same seat, a night decision (or night chat, a describe) by the holder of the same card,
 picked among the choices legal in both. The comparison stops at the first stream
 entry that differs for a reason `legit` names precisely: the same kind at the same
@@ -45,7 +48,7 @@ from mafia_arena.engine.catalogue import (
 )
 from mafia_arena.engine.events import SeatEvent
 from mafia_arena.env.session import GameSession
-from mafia_arena.rules import load_variant
+from mafia_arena.rules import Variant, load_variant
 
 PRIVATE_KINDS = ("night:", "night_chat", "describe", "vote_end")
 """Requests made to a seat because of its card: in world B the card's new holder gets them."""
@@ -443,7 +446,8 @@ class Worlds:
 def draw_worlds(
     variant: str, overrides: dict[str, Any], rng: random.Random, players: int | None = None
 ) -> Worlds | None:
-    """A random case, or None if the observer knows every other role."""
+    """A random case, or None if the observer knows every other role (or, in Palermo, no
+    other order of those roles is one the intrigue-card deal could give, `deal_allows`)."""
     rules = load_variant(variant, overrides)
     low = max(rules.min_players, 5)
     high = min(rules.max_players or low + 9, low + 9)
@@ -457,37 +461,77 @@ def draw_worlds(
         if isinstance(entry.fact, Allies):
             known |= set(entry.fact.allies)
     unknown = [s for s in range(n) if s not in known]
-    permuted = permute(deal, unknown, rng)
-    if permuted is None:
-        return None
-    deal_b, sigma = permuted
     hands = None
     if rules.palermo is not None:
         from mafia_arena.engine.palermo.state import of
 
         hands = dict(of(game).cards)
+    permuted = permute(deal, unknown, rng, hands_fit(variant, overrides, hands))
+    if permuted is None:
+        return None
+    deal_b, sigma = permuted
     return Worlds(variant, overrides, n, seed, observer, deal, deal_b, sigma, hands)
 
 
+PERMUTE_TRIES = 1000
+"""Shuffles `permute` tries before it gives up on a deal that `allowed` accepts."""
+
+
 def permute(
-    deal: list[str], seats: list[int], rng: random.Random
+    deal: list[str],
+    seats: list[int],
+    rng: random.Random,
+    allowed: Callable[[list[str]], bool] | None = None,
 ) -> tuple[list[str], dict[int, int]] | None:
     """World B's deal: the cards of `seats` shuffled until at least one seat's card
-    changes, and sigma (seat of a card in `deal` -> its holder in B); None where the
-    seats' cards are all alike."""
+    changes (and `allowed` accepts the new deal), and sigma (seat of a card in `deal`
+    -> its holder in B); None where the seats' cards are all alike or no shuffle was
+    accepted."""
     if len({deal[s] for s in seats}) < 2:
         return None
-    while True:
+    for _ in range(PERMUTE_TRIES):
         order = seats[:]
         rng.shuffle(order)
-        if any(deal[a] != deal[b] for a, b in zip(seats, order, strict=True)):
-            break
-    deal_b = list(deal)
-    sigma = {}
-    for src, dst in zip(seats, order, strict=True):
-        deal_b[dst] = deal[src]
-        sigma[src] = dst
-    return deal_b, sigma
+        if not any(deal[a] != deal[b] for a, b in zip(seats, order, strict=True)):
+            continue
+        deal_b = list(deal)
+        sigma = {}
+        for src, dst in zip(seats, order, strict=True):
+            deal_b[dst] = deal[src]
+            sigma[src] = dst
+        if allowed is None or allowed(deal_b):
+            return deal_b, sigma
+    return None
+
+
+def hands_fit(
+    variant: str, overrides: dict[str, Any], hands: Mapping[int, str] | None
+) -> Callable[[list[str]], bool] | None:
+    """Palermo: a test that the intrigue cards `hands` fit a deal of roles; None
+    elsewhere. Every seat keeps its card while the roles move, so world B must stay a
+    world the card deal could give (`deal_allows`), or the observer, who knows the
+    deal's rules, could rule it out."""
+    if hands is None:
+        return None
+    rules = load_variant(variant, overrides)
+    return lambda deal: deal_allows(rules, deal, hands)
+
+
+def deal_allows(rules: Variant, deal: Sequence[str], hands: Mapping[int, str]) -> bool:
+    """Whether the intrigue-card deal (2.3, `engine.palermo.deal`) could give `hands` to
+    the roles of `deal`: its unique card (Failed Assassination) to a good-camp player who
+    is not the Rival Mafioso, and, where its first card (Resurrection) has two or more
+    copies, one of them to each camp."""
+    from mafia_arena.engine.palermo.roles import GOOD_CAMP, MAFIA_CAMP, RIVAL
+
+    spec = rules.palermo
+    assert spec is not None
+    for seat, card in hands.items():
+        role = deal[seat]
+        if card == spec.deal_unique and (rules.roles[role].faction != GOOD_CAMP or role == RIVAL):
+            return False
+    first = [rules.roles[deal[s]].faction for s, card in hands.items() if card == spec.deal_first]
+    return len(first) < 2 or (MAFIA_CAMP in first and GOOD_CAMP in first)
 
 
 def move_cards(worlds: Worlds, rng: random.Random, fixed: frozenset[int] = frozenset()) -> bool:
@@ -496,12 +540,11 @@ def move_cards(worlds: Worlds, rng: random.Random, fixed: frozenset[int] = froze
     Nobody learns another player's card (2.3), so the observer keeps its own card and
     every other seat's card (or none) may move, except the seats of `fixed`, which keep
     theirs (a refined attempt's kept seats, `refine`). The moves stay within a camp of
-    world B's deal, and Failed Assassination never goes to the Rival Mafioso, so world
-    B's hands are ones the deal itself could give. Decisions are paired as before: a
+    world B's deal and every move is one the deal could give (`deal_allows`: Failed
+    Assassination never goes to the Rival Mafioso, Resurrection stays in both camps),
+    so world B's hands are ones the deal itself could give. Decisions are paired as before: a
     card play is made only where both worlds offer it to the same seat. False if no
     card could move (then `hands_b` stays unset)."""
-    from mafia_arena.engine.palermo.roles import RIVAL
-
     rules = load_variant(worlds.variant, worlds.overrides)
     assert worlds.hands is not None
     camp = [rules.roles[role].faction for role in worlds.deal_b]
@@ -515,18 +558,15 @@ def move_cards(worlds: Worlds, rng: random.Random, fixed: frozenset[int] = froze
         held = [worlds.hands.get(s) for s in seats]
         for _ in range(20):
             rng.shuffle(held)
-            if all(
-                not (card == "failed_assassination" and worlds.deal_b[s] == RIVAL)
-                for s, card in zip(seats, held, strict=True)
-            ):
+            trial = dict(hands_b)
+            for s, card in zip(seats, held, strict=True):
+                if card is None:
+                    trial.pop(s, None)
+                else:
+                    trial[s] = card
+            if deal_allows(rules, worlds.deal_b, trial):
+                hands_b = trial
                 break
-        else:
-            continue
-        for s, card in zip(seats, held, strict=True):
-            if card is None:
-                hands_b.pop(s, None)
-            else:
-                hands_b[s] = card
     if hands_b == worlds.hands:
         return False
     worlds.hands_b = hands_b
@@ -830,7 +870,10 @@ def refine(worlds: Worlds, keep: frozenset[int]) -> Worlds | None:
     if kept == worlds.kept:
         return None
     free = [s for s in sorted(worlds.sigma) if s not in kept]
-    permuted = permute(worlds.deal_a, free, random.Random(f"refine:{worlds.seed}:{sorted(kept)}"))
+    fit = hands_fit(worlds.variant, worlds.overrides, worlds.hands)
+    permuted = permute(
+        worlds.deal_a, free, random.Random(f"refine:{worlds.seed}:{sorted(kept)}"), fit
+    )
     if permuted is None:
         return None
     deal_b, moved = permuted

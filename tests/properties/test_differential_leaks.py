@@ -27,10 +27,12 @@ from tests.properties.differential import (
     Worlds,
     card_case,
     compare,
+    deal_allows,
     describe,
     legit,
     observed,
     random_case,
+    refine,
     run_aec,
     run_parallel,
     run_refined,
@@ -40,6 +42,7 @@ from mafia_arena import env as mafia_env
 from mafia_arena.engine.catalogue import Death, Fact, Runoff
 from mafia_arena.engine.events import SeatEvent
 from mafia_arena.env.session import GameSession
+from mafia_arena.rules import load_variant
 
 WEIGHTS = {"dictator": 6, "palermo": 4}
 """Cases per setting relative to the others: the dictator and Palermo keep the most
@@ -110,12 +113,62 @@ def test_a_seat_cannot_tell_who_holds_the_other_intrigue_cards() -> None:
     assert compared["parallel"] > 0 and compared["aec"] > 0
 
 
+def test_world_b_is_a_world_the_card_deal_could_give() -> None:
+    """Palermo: every world B drawn (role-only cases, card cases, a refined attempt)
+    fits the intrigue-card deal (`deal_allows`), since the observer knows its rules;
+    and `deal_allows` rejects Failed Assassination in the mafia camp and the
+    Resurrection copies in one camp only."""
+    rules = load_variant("palermo", {})
+    checked = 0
+    for index in range(60 * len(SETTINGS)):
+        worlds, _ = random_case(index)
+        if worlds.hands is not None:
+            assert deal_allows(rules, worlds.deal_b, worlds.hands), describe(worlds)
+            checked += 1
+    for index in range(40):
+        case = card_case(index)
+        if case is None:
+            continue
+        worlds, _ = case
+        assert worlds.hands is not None and worlds.hands_b is not None
+        assert deal_allows(rules, worlds.deal_b, worlds.hands_b), describe(worlds)
+        again = refine(worlds, frozenset(sorted(worlds.sigma)[:1]))
+        if again is not None:
+            assert deal_allows(rules, again.deal_b, again.hands_b or worlds.hands)
+        checked += 1
+    assert checked > 60
+    palermo = range(SETTINGS.index(("palermo", {})), 400, len(SETTINGS))
+    worlds = next(w for w, _ in map(random_case, palermo) if _mutable(w))
+    hands, deal = dict(worlds.hands or {}), worlds.deal_a
+    assert deal_allows(rules, deal, hands)
+    camp = {s: rules.roles[role].faction for s, role in enumerate(deal)}
+    free_mafia = next(s for s in camp if camp[s] == "mafia" and s not in hands)
+    free_town = next(s for s in camp if camp[s] == "town" and s not in hands)
+    holder = next(s for s, card in hands.items() if card == "failed_assassination")
+    moved = {s: c for s, c in hands.items() if s != holder} | {free_mafia: "failed_assassination"}
+    assert not deal_allows(rules, deal, moved)
+    mafia_copy = next(s for s, c in hands.items() if c == "resurrection" and camp[s] == "mafia")
+    one_camp = {s: c for s, c in hands.items() if s != mafia_copy} | {free_town: "resurrection"}
+    assert not deal_allows(rules, deal, one_camp)
+
+
+def _mutable(worlds: Worlds) -> bool:
+    """A Palermo world A with two Resurrections and a mafioso and a town player without a
+    card: the cards can be moved to where the deal never puts them."""
+    if worlds.hands is None:
+        return False
+    rules = load_variant(worlds.variant, worlds.overrides)
+    camps = [rules.roles[role].faction for role in worlds.deal_a]
+    free = {camps[s] for s in range(worlds.players) if s not in worlds.hands}
+    return list(worlds.hands.values()).count("resurrection") >= 2 and free == {"mafia", "town"}
+
+
 def test_a_card_case_is_refined_with_its_cards_moved_afresh() -> None:
-    """A card case that parts on a card shown (case 6: an imprisonment's effect at
-    step 17) is played again: world B is dealt anew around the seats shown, which keep
-    their roles and intrigue cards, while the other cards still move, so the comparison
-    goes on past the first card shown (to the game's end, in this case)."""
-    case = card_case(6)
+    """A card case that parts on a card shown (case 3: a state change at step 40) is
+    played again: world B is dealt anew around the seats shown, which keep their roles
+    and intrigue cards, while the other cards still move, so the comparison goes on past
+    the first card shown (to the game's end, in this case)."""
+    case = card_case(3)
     assert case is not None
     later = refined_further(*case)
     assert later.hands is not None and later.hands_b is not None
