@@ -95,6 +95,41 @@ def test_two_humans_in_two_browser_contexts(browser: Any, server: LiveServer) ->
         context.close()
 
 
+def test_a_click_on_join_while_the_table_loads_takes_the_seat(
+    browser: Any, server: LiveServer
+) -> None:
+    """Regression: the join form is shown before the table's details arrive, and its
+    button is live at once. A click in that window (a person on a slow line, or a
+    loaded server) must take the seat: it once submitted the form to the server, a
+    reload that lost the invite, and the page stayed on the form. The lobby request is
+    held until after the click, so the window is open for sure."""
+    created = server.create(variant="standard", players=7, seed=5, seats=[{"kind": "human"}])
+    game_id = created["game_id"]
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(f"**/api/games/{game_id}", hold)
+    page.goto(f"{server.url}/g/{game_id}#invite={created['invites'][0]['invite']}")
+    page.wait_for_selector("#join-button")
+    assert held, "the table's details are still loading"
+    page.click("#join-button")
+    page.wait_for_selector("#game:not([hidden])", timeout=20_000)
+    for route in held:
+        route.continue_()
+    page.unroute(f"**/api/games/{game_id}")
+    assert "?" not in page.url, "the form was not submitted to the server"
+    play_pages([page])
+    assert server.wait_over(game_id).over
+    context.close()
+
+
 def test_a_reload_mid_game_continues_where_the_player_was(browser: Any, server: LiveServer) -> None:
     created = server.create(variant="standard", players=7, seed=31, seats=[{"kind": "human"}])
     game_id = created["game_id"]

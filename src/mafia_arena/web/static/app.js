@@ -56,6 +56,9 @@ const store = {
 
 // ---------------------------------------------------------------- home: create
 async function showHome() {
+  // until the variants arrive a click on "Create game" does nothing (the form would
+  // otherwise be submitted to the server: a reload); the real handler comes below
+  $("create").onsubmit = (event) => event.preventDefault();
   show("home");
   listFinished().catch(() => {});
   const [variants, agents] = await Promise.all([api("GET", "/api/variants"), api("GET", "/api/agents")]);
@@ -169,6 +172,14 @@ async function resume(token) {
 }
 
 async function showJoin(invite) {
+  // The form answers before the view shows: a click while the table's details load
+  // must take the seat, not submit the form to the server (a reload that loses the invite).
+  $("join-form").onsubmit = async (event) => {
+    event.preventDefault();
+    $("join-button").disabled = true;
+    try { await join(invite, $("join-name").value.trim()); }
+    catch (err) { $("join-error").textContent = err.message; $("join-button").disabled = false; }
+  };
   show("join");
   try {
     const lobby = await api("GET", `/api/games/${app.gameId}`);
@@ -176,13 +187,9 @@ async function showJoin(invite) {
     $("join-table").textContent = tableText(lobby);
     const seat = await api("POST", `/api/games/${app.gameId}/seat`, { invite }).catch(() => null);
     $("join-seat").textContent = seat ? `Your seat: ${seat.label}` : "";
-  } catch (err) { message("This game does not exist (or has ended long ago)."); return; }
-  $("join-form").onsubmit = async (event) => {
-    event.preventDefault();
-    $("join-button").disabled = true;
-    try { await join(invite, $("join-name").value.trim()); }
-    catch (err) { $("join-error").textContent = err.message; $("join-button").disabled = false; }
-  };
+  } catch (err) {
+    if (!$("join").hidden) message("This game does not exist (or has ended long ago).");
+  }
 }
 
 // "7 players: 2 people, 5 bots (4 heuristic, 1 random) · timers ×1 · mafia chat rounds 1"
