@@ -466,7 +466,7 @@ def draw_worlds(
         from mafia_arena.engine.palermo.state import of
 
         hands = dict(of(game).cards)
-    permuted = permute(deal, unknown, rng, hands_fit(variant, overrides, hands))
+    permuted = permute(deal, unknown, rng, hands_fit(rules, hands))
     if permuted is None:
         return None
     deal_b, sigma = permuted
@@ -505,7 +505,7 @@ def permute(
 
 
 def hands_fit(
-    variant: str, overrides: dict[str, Any], hands: Mapping[int, str] | None
+    rules: Variant, hands: Mapping[int, str] | None
 ) -> Callable[[list[str]], bool] | None:
     """Palermo: a test that the intrigue cards `hands` fit a deal of roles; None
     elsewhere. Every seat keeps its card while the roles move, so world B must stay a
@@ -513,7 +513,6 @@ def hands_fit(
     deal's rules, could rule it out."""
     if hands is None:
         return None
-    rules = load_variant(variant, overrides)
     return lambda deal: deal_allows(rules, deal, hands)
 
 
@@ -870,7 +869,7 @@ def refine(worlds: Worlds, keep: frozenset[int]) -> Worlds | None:
     if kept == worlds.kept:
         return None
     free = [s for s in sorted(worlds.sigma) if s not in kept]
-    fit = hands_fit(worlds.variant, worlds.overrides, worlds.hands)
+    fit = hands_fit(load_variant(worlds.variant, worlds.overrides), worlds.hands)
     permuted = permute(
         worlds.deal_a, free, random.Random(f"refine:{worlds.seed}:{sorted(kept)}"), fit
     )
