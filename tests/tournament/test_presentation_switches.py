@@ -13,6 +13,7 @@ from tests.tournament.conftest import write_spec
 from mafia_arena.experiments.errors import SpecError
 from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.worker import BatchJob, play_batch
+from mafia_arena.views.shown_names import Presentation
 
 BASE = """
 base_seed = 1
@@ -48,11 +49,24 @@ def test_a_bad_switch_value_names_the_key(tmp_path: Path) -> None:
 
 
 def test_every_game_of_the_matchup_records_its_presentation(tmp_path: Path) -> None:
+    """Each game's names are drawn from its own seed with the host's key: the record is
+    exactly that draw, and the two games' draws differ (for this fixed key; with a fresh
+    key two 5-seat shuffles agree one time in 120, so the key is pinned)."""
     spec = load_spec(write_spec(tmp_path, "p", "shuffle_names = true\n" + BASE))
     matchup = spec.matchups[0]
-    job = BatchJob(spec.name, spec.spec_hash, spec.base_seed, matchup, list(matchup.indices))
+    key = bytes(range(32))
+    job = BatchJob(
+        spec.name, spec.spec_hash, spec.base_seed, matchup, list(matchup.indices), host_key=key
+    )
     out = play_batch(job)
-    metas = [json.loads(item["log"].splitlines()[0])["meta"] for item in out]
-    records = [m["presentation"] for m in metas]
+    heads = [json.loads(item["log"].splitlines()[0]) for item in out]
+    records = [head["meta"]["presentation"] for head in heads]
     assert all(r["shuffle_names"] and not r["shuffle_options"] for r in records)
+    drawn = [
+        Presentation.for_game(
+            head["seed"], 5, key=key, shuffle_names=True, shuffle_options=False
+        ).to_json()["names"]
+        for head in heads
+    ]
+    assert [r["names"] for r in records] == drawn
     assert len(records) == 2 and records[0]["names"] != records[1]["names"]  # per game
