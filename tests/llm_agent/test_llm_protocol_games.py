@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.llm_agent.support import assert_replays
+from tests.llm_agent.support import TEST_HOST_KEY, assert_replays
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
@@ -83,7 +83,9 @@ async def test_a_short_llm_game_per_protocol(name: str, tmp_path: Path) -> None:
         LLMAgent(definition) if s in LLM_SEATS else make_agent("heuristic") for s in range(5)
     ]
     try:
-        result = await play_match(load_variant("standard", overrides), agents, 5, overrides)
+        result = await play_match(
+            load_variant("standard", overrides), agents, 5, overrides, host_key=TEST_HOST_KEY
+        )
     finally:
         await aclose_shared_clients()
     log = assert_replays(result.log, tmp_path)
