@@ -260,7 +260,7 @@ class MafiaVectorEnv(VectorEnv):
         tracker = self._trackers[row][seat]
         fold = tracker.fold
         fold.extend(tracker.stream.pull())  # type: ignore[union-attr]  # bound by `_new_game`
-        self._obs[row] = self._encoders[row].encode_seat(fold, request)
+        self._encoders[row].encode_seat(fold, request, self._obs[row])  # into the buffer
         self._masks[row] = self._shown[row] = self.table.shared_mask(request)
         self._seats[row] = seat
 

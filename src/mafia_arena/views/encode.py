@@ -267,10 +267,13 @@ class ObservationEncoder:
         """The vector for `view`, written into `out` (a fresh array when None)."""
         return self._encode(view.knowledge, view.request, out)
 
-    def encode_seat(self, fold: KnowledgeFold, request: Request | None) -> np.ndarray:
-        """The vector for a seat's live fold and its request (a fresh array): what
-        `encode` gives for a view of them, without freezing a snapshot first."""
-        return self._encode(fold, request, None)
+    def encode_seat(
+        self, fold: KnowledgeFold, request: Request | None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The vector for a seat's live fold and its request, written into `out` (a
+        fresh array when None): what `encode` gives for a view of them, without freezing
+        a snapshot first."""
+        return self._encode(fold, request, out)
 
     def _encode(self, k: Facts, request: Request | None, out: np.ndarray | None) -> np.ndarray:
         state = self._fold(k)

@@ -278,10 +278,13 @@ class HistoryEncoder:
         """The vector for `view`, written into `out` (a fresh array when None)."""
         return self.encode_knowledge(view.knowledge, view.request, view.seat, out)
 
-    def encode_seat(self, fold: KnowledgeFold, request: Request | None) -> np.ndarray:
-        """The vector for a seat's live fold and its request (a fresh array), through
-        the fold's snapshot (cached by the fold until its next entry)."""
-        return self.encode_knowledge(fold.snapshot(), request, fold.seat)
+    def encode_seat(
+        self, fold: KnowledgeFold, request: Request | None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The vector for a seat's live fold and its request, written into `out` (a
+        fresh array when None), through the fold's snapshot (cached by the fold until
+        its next entry)."""
+        return self.encode_knowledge(fold.snapshot(), request, fold.seat, out)
 
     def encode_knowledge(
         self,
