@@ -130,6 +130,39 @@ def test_a_click_on_join_while_the_table_loads_takes_the_seat(
     context.close()
 
 
+def test_create_waits_for_the_variants_and_says_when_they_cannot_load(
+    browser: Any, server: LiveServer
+) -> None:
+    """ "Create game" is disabled until the variants and players arrive (a click before
+    did nothing while the button looked live), and enabled after; if they cannot load,
+    the form says so instead of leaving a dead button."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route("**/api/variants", hold)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#home:not([hidden])")
+    button = page.locator("#create button[type=submit]")
+    assert held, "the variants are still loading"
+    assert button.is_disabled()
+    held[0].continue_()
+    page.wait_for_selector("#create button[type=submit]:not([disabled])")
+    assert page.locator("#variant option").count() >= 4
+    assert page.locator("#create-error").inner_text() == ""
+    page.unroute("**/api/variants")
+
+    page.route("**/api/variants", lambda route: route.abort())
+    page.reload()
+    page.wait_for_selector("#create-error:not(:empty)")
+    assert "Could not load the variants" in page.locator("#create-error").inner_text()
+    assert button.is_disabled()
+    context.close()
+
+
 def test_a_reload_mid_game_continues_where_the_player_was(browser: Any, server: LiveServer) -> None:
     created = server.create(variant="standard", players=7, seed=31, seats=[{"kind": "human"}])
     game_id = created["game_id"]

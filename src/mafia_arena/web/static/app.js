@@ -56,12 +56,22 @@ const store = {
 
 // ---------------------------------------------------------------- home: create
 async function showHome() {
-  // until the variants arrive a click on "Create game" does nothing (the form would
-  // otherwise be submitted to the server: a reload); the real handler comes below
+  // until the variants arrive "Create game" is shown disabled and a submit does nothing
+  // (the form would otherwise be submitted to the server: a reload); the real handler
+  // comes below, and a failed load says so instead of leaving a dead button
   $("create").onsubmit = (event) => event.preventDefault();
+  const button = $("create-button");
+  button.disabled = true;
+  $("create-error").textContent = "";
   show("home");
   listFinished().catch(() => {});
-  const [variants, agents] = await Promise.all([api("GET", "/api/variants"), api("GET", "/api/agents")]);
+  let variants, agents;
+  try {
+    [variants, agents] = await Promise.all([api("GET", "/api/variants"), api("GET", "/api/agents")]);
+  } catch (err) {
+    $("create-error").textContent = `Could not load the variants and players (${err.message}); reload the page to try again.`;
+    return;
+  }
   const select = $("variant");
   select.replaceChildren();
   for (const v of variants) {
@@ -147,6 +157,7 @@ async function showHome() {
       route();
     } catch (err) { $("create-error").textContent = err.message; }
   };
+  button.disabled = false;
 }
 
 // ---------------------------------------------------------------- join & lobby
