@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.env.env_cases import SMALL_CASES
 
+from mafia_arena import env as mafia_env
 from mafia_arena.engine import PASS, Choice, Game, Request
 from mafia_arena.env.session import GameSession
 from mafia_arena.rules import Variant, available_variants, load_variant
@@ -62,6 +63,52 @@ def test_incremental_encoding_equals_encoding_from_scratch(variant: str, players
             game.submit(seat, rng.choice(request.choices))
     final = encoder.encode(trackers[0].view(game))
     assert final[encoder.layout.blocks["phase"].offset + 3] == 1.0
+
+
+def _parallel_observations(variant: str, players: int, seed: int) -> int:
+    """Play a Parallel game with random legal actions; at every step check that every
+    seat's observation equals a fresh encoder's vector for the seat's view, and at the
+    end that no array handed out was written afterwards. Returns how many times an
+    array came back again although the seat's view had new entries."""
+    env = mafia_env.raw_parallel_env(variant, players)
+    observations, _ = env.reset(seed=seed)
+    session, rng = env.session, random.Random(seed)
+    handed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    reused = 0
+    counts = [len(session.view(seat).knowledge.events) for seat in range(players)]
+    while True:
+        for seat in range(players):
+            observation = observations[f"player_{seat}"]["observation"]
+            fresh = ObservationEncoder(session.variant, players).encode(session.view(seat))
+            np.testing.assert_array_equal(observation, fresh)
+            count = len(session.view(seat).knowledge.events)
+            if id(observation) in handed and count > counts[seat]:
+                reused += 1
+            handed.setdefault(id(observation), (observation, observation.copy()))
+            counts[seat] = count
+        if not env.agents:
+            break
+        actions = dict.fromkeys(env.agents, 0)
+        for seat in session.pending_seats():
+            actions[f"player_{seat}"] = rng.choice(session.table.ids(session.view(seat).request))
+        observations, *_ = env.step(actions)
+    for array, copy in handed.values():
+        np.testing.assert_array_equal(array, copy)
+    return reused
+
+
+@pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
+def test_every_parallel_observation_equals_a_fresh_encoding_of_the_seat(
+    variant: str, players: int
+) -> None:
+    _parallel_observations(variant, players, seed=5)
+
+
+def test_entries_the_encoding_does_not_show_hand_back_the_same_array() -> None:
+    """Club's narrations and its ballots (shown only once tallied) run no encoding
+    rule: the seat's last array comes back without another copy, still equal to a
+    fresh encoding, and never written afterwards."""
+    assert _parallel_observations("club", 10, seed=5) > 0
 
 
 def _worlds(variant: str, seed: int, pick_observer: str) -> tuple | None:

@@ -235,7 +235,9 @@ class GameSession:
         every seat, and most seats' views do not change in most steps (a night step, a
         vote being cast). Encoded from the seat's live fold (`SeatTracker.advance`):
         equal to encoding its `view`, without freezing a snapshot that only `info`
-        needs. Callers must not write into the arrays.
+        needs. New entries the encoding does not show (a narration, a ballot before its
+        tally) also give the same arrays back (`ObservationEncoder.encode_seat`).
+        Callers must not write into the arrays.
         """
         game = self.current
         stamp = self._stamp(game)
@@ -254,7 +256,15 @@ class GameSession:
             mask = self.table.shared_mask(request)
             if self.egocentric:  # ids relative to the seat (`ActionTable.rotation`)
                 mask = mask[self.table.rotation(seat)]
-        obs = {"observation": self.encoder.encode_seat(fold, request), "action_mask": mask}
+        observation = self.encoder.encode_seat(fold, request)
+        if (
+            last is not None
+            and last.obs["observation"] is observation  # new entries it does not show
+            and last.obs["action_mask"] is mask
+        ):
+            last.stamp, last.fold, last.count, last.request = stamp, fold, count, request
+            return last.obs
+        obs = {"observation": observation, "action_mask": mask}
         self._observed[seat] = _Observed(stamp, fold, count, request, obs)
         return obs
 

@@ -228,6 +228,10 @@ class _SeatArray:
         self.said = 0
         self.data = np.zeros(layout.size, dtype=np.float32)
         self.v: dict[str, np.ndarray] = layout.decode(self.data)
+        self.version = 0  # counts the folds that ran a rule (a rule may rewrite `data`)
+        self.handed: tuple[int, int, bool, np.ndarray] | None = None
+        """What `encode_seat` last handed out: the version, request index and free-text
+        flag it was built with, and the array."""
         if 0 <= knowledge.seat < layout.players:
             self.v["seat"][knowledge.seat] = 1.0
 
@@ -270,22 +274,47 @@ class ObservationEncoder:
     def encode_seat(
         self, fold: KnowledgeFold, request: Request | None, out: np.ndarray | None = None
     ) -> np.ndarray:
-        """The vector for a seat's live fold and its request, written into `out` (a
-        fresh array when None): what `encode` gives for a view of them, without freezing
-        a snapshot first."""
-        return self._encode(fold, request, out)
+        """The vector for a seat's live fold and its request, written into `out`: what
+        `encode` gives for a view of them, without freezing a snapshot first.
+
+        Without `out`, the array this method last returned for the seat comes back
+        again when the new entries ran no rule and the request's kind and free-text flag
+        are the same (a narration, a ballot not yet tallied): the same contents without
+        another copy of the whole vector. Callers must not write into it."""
+        if out is not None:
+            return self._encode(fold, request, out)
+        state = self._fold(fold)
+        index, free = self._request_cell(request)
+        handed = state.handed
+        if (
+            handed is not None
+            and handed[0] == state.version
+            and handed[1] == index
+            and handed[2] == free
+        ):
+            return handed[3]
+        out = self._write(state, index, free, state.data.copy())
+        state.handed = (state.version, index, free, out)
+        return out
 
     def _encode(self, k: Facts, request: Request | None, out: np.ndarray | None) -> np.ndarray:
         state = self._fold(k)
+        index, free = self._request_cell(request)
         if out is None:
-            out = state.data.copy()
-        else:
-            out[:] = state.data
-        block = self.layout.blocks["request"]
+            return self._write(state, index, free, state.data.copy())
+        out[:] = state.data
+        return self._write(state, index, free, out)
+
+    def _request_cell(self, request: Request | None) -> tuple[int, bool]:
+        """The request block's index for `request` and whether it takes free text."""
         kind = "none" if request is None else request.kind
         index = self.layout.kind_index.get(kind, len(self.layout.kinds) - 1)
-        out[block.offset + index] = 1.0
-        if request is not None and request.free_text:
+        return index, request is not None and request.free_text
+
+    def _write(self, state: _SeatArray, index: int, free: bool, out: np.ndarray) -> np.ndarray:
+        """`out` (a copy of the seat's running encoding) with the request's cells set."""
+        out[self.layout.blocks["request"].offset + index] = 1.0
+        if free:
             out[self.layout.blocks["free_text"].offset] = 1.0
         return out
 
@@ -314,6 +343,8 @@ class ObservationEncoder:
         else:
             due = _due(frozenset(type(entry.fact) for entry in events[start:count]), ticked)
         rules = RULES  # read per call: tests replace a rule in it
+        if due:
+            state.version += 1
         for name in due:  # in application order
             rules[name](state, k)
         return state
