@@ -293,17 +293,17 @@ class ObservationEncoder:
             and handed[2] == free
         ):
             return handed[3]
-        out = self._write(state, index, free, state.data.copy())
+        out = self._write(index, free, state.data.copy())
         state.handed = (state.version, index, free, out)
         return out
 
     def _encode(self, k: Facts, request: Request | None, out: np.ndarray | None) -> np.ndarray:
         state = self._fold(k)
-        index, free = self._request_cell(request)
         if out is None:
-            return self._write(state, index, free, state.data.copy())
-        out[:] = state.data
-        return self._write(state, index, free, out)
+            out = state.data.copy()
+        else:
+            out[:] = state.data
+        return self._write(*self._request_cell(request), out)
 
     def _request_cell(self, request: Request | None) -> tuple[int, bool]:
         """The request block's index for `request` and whether it takes free text."""
@@ -311,7 +311,7 @@ class ObservationEncoder:
         index = self.layout.kind_index.get(kind, len(self.layout.kinds) - 1)
         return index, request is not None and request.free_text
 
-    def _write(self, state: _SeatArray, index: int, free: bool, out: np.ndarray) -> np.ndarray:
+    def _write(self, index: int, free: bool, out: np.ndarray) -> np.ndarray:
         """`out` (a copy of the seat's running encoding) with the request's cells set."""
         out[self.layout.blocks["request"].offset + index] = 1.0
         if free:

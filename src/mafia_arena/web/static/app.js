@@ -56,10 +56,9 @@ const store = {
 
 // ---------------------------------------------------------------- home: create
 async function showHome() {
-  // until the variants arrive "Create game" is shown disabled and a submit does nothing
-  // (the form would otherwise be submitted to the server: a reload); the real handler
-  // comes below, and a failed load says so instead of leaving a dead button
-  $("create").onsubmit = (event) => event.preventDefault();
+  // until the variants arrive "Create game" is disabled, so neither a click nor Enter
+  // submits the form (to the server: a reload); the real handler comes below, and a
+  // failed load says so instead of leaving a dead button
   const button = $("create-button");
   button.disabled = true;
   $("create-error").textContent = "";
