@@ -130,22 +130,31 @@ def test_a_click_on_join_while_the_table_loads_takes_the_seat(
     context.close()
 
 
+def home_with_request_held(
+    browser: Any, server: LiveServer, pattern: str
+) -> tuple[Any, Any, list[Any]]:
+    """The home page opened in a new context with the requests matching `pattern` held:
+    they are collected (route objects) until the test continues, fulfils or aborts them."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # a def: the route handler's result must be None
+        held.append(route)
+
+    page.route(pattern, hold)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#home:not([hidden])")
+    return context, page, held
+
+
 def test_create_waits_for_the_variants_and_says_when_they_cannot_load(
     browser: Any, server: LiveServer
 ) -> None:
     """ "Create game" is disabled until the variants and players arrive (a click before
     did nothing while the button looked live), and enabled after; if they cannot load,
     the form says so instead of leaving a dead button."""
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    page = context.new_page()
-    held: list[Any] = []
-
-    def hold(route: Any) -> None:
-        held.append(route)
-
-    page.route("**/api/variants", hold)
-    page.goto(server.url + "/")
-    page.wait_for_selector("#home:not([hidden])")
+    context, page, held = home_with_request_held(browser, server, "**/api/variants")
     button = page.locator("#create button[type=submit]")
     assert held, "the variants are still loading"
     assert button.is_disabled()
@@ -160,6 +169,29 @@ def test_create_waits_for_the_variants_and_says_when_they_cannot_load(
     page.wait_for_selector("#create-error:not(:empty)")
     assert "Could not load the variants" in page.locator("#create-error").inner_text()
     assert button.is_disabled()
+    context.close()
+
+
+def test_the_finished_games_list_tells_loading_empty_and_unreachable_apart(
+    browser: Any, server: LiveServer
+) -> None:
+    """The finished-games list says "Loading…" while its request runs and names the
+    failure when the request fails, instead of showing "None yet." either way (a
+    server that is away must not look like a server with no finished games)."""
+    context, page, held = home_with_request_held(browser, server, "**/api/finished")
+    items = page.locator("#finished-list li")
+    assert held, "the finished games are still loading"
+    assert items.all_inner_texts() == ["Loading…"]
+    held[0].fulfill(status=200, content_type="application/json", body="[]")
+    page.wait_for_selector("#finished-list li:not(:has-text('Loading'))")
+    assert items.all_inner_texts() == ["None yet."]
+    page.unroute("**/api/finished")
+
+    page.route("**/api/finished", lambda route: route.abort())
+    page.reload()
+    page.wait_for_selector("#finished-list li.error")
+    (text,) = items.all_inner_texts()
+    assert text.startswith("Could not load the finished games")
     context.close()
 
 

@@ -63,7 +63,7 @@ async function showHome() {
   button.disabled = true;
   $("create-error").textContent = "";
   show("home");
-  listFinished().catch(() => {});
+  listFinished();
   let variants, agents;
   try {
     [variants, agents] = await Promise.all([api("GET", "/api/variants"), api("GET", "/api/agents")]);
@@ -265,11 +265,19 @@ async function adminLobby(admin) {
 }
 
 // ---------------------------------------------------------------- finished games
+// The list says which of three it is: loading, none yet, or that it could not load
+// (an empty list and a failed request must not look alike).
 async function listFinished() {
-  const games = await api("GET", "/api/finished");
   const list = $("finished-list");
-  if (!games.length) return;
+  list.replaceChildren(el("li", "Loading…", "hint"));
+  let games;
+  try { games = await api("GET", "/api/finished"); }
+  catch (err) {
+    list.replaceChildren(el("li", `Could not load the finished games (${err.message}); reload the page to try again.`, "error"));
+    return;
+  }
   list.replaceChildren();
+  if (!games.length) { list.append(el("li", "None yet.", "hint")); return; }
   for (const g of games) {
     const row = el("li");
     const link = el("a", `${g.variant}, ${g.players} players — ${g.winner ? g.winner + " won" : "a draw"}`);
