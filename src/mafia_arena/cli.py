@@ -26,7 +26,7 @@ import typer
 from tqdm import tqdm
 
 from mafia_arena.rules import VariantError, available_variants, load_variant
-from mafia_arena.rules.loader import coerce
+from mafia_arena.rules.loader import NO_SUCH_VARIANT, coerce
 
 app = typer.Typer(
     add_completion=False,
@@ -187,6 +187,14 @@ def load_for_table(variant: str, set_: list[str] | None, players: int) -> Any:
     try:
         return load_table(variant, overrides, [players])
     except VariantError as exc:
+        if exc.reason == NO_SUCH_VARIANT:  # the option's value, and what it could be
+            bundled = ", ".join(available_variants())
+            what = "no such file" if Path(variant).suffix else f"no variant {variant!r}"
+            raise CliError(
+                "--variant",
+                f"{what} (looked for {exc.source}); give a bundled name ({bundled})"
+                " or the path of a variant file",
+            ) from exc
         if not exc.overrides:
             raise
         spelled = {item.split("=", 1)[0].strip(): item for item in set_ or []}

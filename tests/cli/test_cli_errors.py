@@ -299,7 +299,12 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
         (
             "run-no-such-variant",
             ["run", "--variant", "nope", "--games", "1"],
-            ("nope", "no such variant"),
+            ("--variant: no variant 'nope'", "simple, standard", "nope.toml"),
+        ),
+        (
+            "play-no-such-variant-file",
+            ["play", "--variant", "missing/house.toml"],
+            ("--variant: no such file", "missing/house.toml", "the path of a variant file"),
         ),
         ("play-unknown-agent", ["play", "--agents", "nobody"], ("--agents", "unknown agent")),
         (
