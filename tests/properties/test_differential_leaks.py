@@ -9,12 +9,14 @@ comparison reaches the rest of the game, not only its start.
 Thousands: ``MAFIA_SLOW=1`` runs the `slow` test (3,000 more cases), or
 ``MAFIA_LEAK_GAMES=5000`` enlarges the default batch. Palermo's intrigue cards get their
 own cases, in which world B also moves every card but the observer's to other holders;
-they are refined the same way, the cards moved afresh around the seats kept.
+they are refined the same way, the cards moved afresh around the seats kept. One more
+case per variant is played at its largest table.
 """
 
 from __future__ import annotations
 
 import os
+import random
 from collections import Counter
 from typing import Any
 
@@ -29,7 +31,9 @@ from tests.properties.differential import (
     compare,
     deal_allows,
     describe,
+    draw_worlds,
     legit,
+    move_cards,
     observed,
     random_case,
     refine,
@@ -174,6 +178,33 @@ def test_a_card_case_is_refined_with_its_cards_moved_afresh() -> None:
     assert later.hands is not None and later.hands_b is not None
     assert later.hands_b != later.hands, "the other intrigue cards still move"
     assert all(later.hands_b.get(s) == later.hands.get(s) for s in later.kept)
+
+
+LARGEST_TABLES = ["simple", "standard", "classic", "club", "dictator", "palermo"]
+
+
+@pytest.mark.parametrize("variant", LARGEST_TABLES)
+def test_a_seat_at_the_largest_table_observes_the_same_in_worlds_it_cannot_tell_apart(
+    variant: str,
+) -> None:
+    """One case per variant at its largest table (60 seats in the club, 40 in Palermo):
+    the seeded batch above keeps to the usual sizes (at most nine seats over the
+    minimum), and some encodings and seat counts only grow with the table. In Palermo
+    world B also moves the intrigue cards (`move_cards`). About a minute in all."""
+    rules = load_variant(variant)
+    players = rules.max_players or 26
+    rng = random.Random(f"largest:{variant}")
+    while (worlds := draw_worlds(variant, {}, rng, players)) is None or (
+        worlds.hands is not None and not move_cards(worlds, rng)
+    ):
+        pass
+    policy_seed = rng.randrange(2**31)
+    try:
+        parallel = run_refined(run_parallel, worlds, policy_seed)
+        aec = run_refined(run_aec, worlds, policy_seed)
+    except Leak as leak:
+        raise AssertionError(f"{describe(worlds)}: {leak}") from None
+    assert worlds.players == players and parallel > 0 and aec > 0
 
 
 @pytest.mark.slow
