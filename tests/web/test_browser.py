@@ -130,6 +130,34 @@ def test_a_click_on_join_while_the_table_loads_takes_the_seat(
     context.close()
 
 
+def test_a_join_page_tells_a_missing_game_from_a_failed_request(
+    browser: Any, server: LiveServer
+) -> None:
+    """Only the server's "no such game" makes the join page say the game does not
+    exist; when the table's request fails (the server away, the network down) the
+    form says that it could not load and stays, and the seat can still be taken."""
+    created = server.create(variant="standard", players=7, seed=5, seats=[{"kind": "human"}])
+    game_id = created["game_id"]
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.route(
+        f"**/api/games/{game_id}",
+        lambda route: route.abort() if route.request.method == "GET" else route.continue_(),
+    )
+    page.goto(f"{server.url}/g/{game_id}#invite={created['invites'][0]['invite']}")
+    page.wait_for_selector("#join-error:not(:empty)")
+    assert page.locator("#join-error").inner_text().startswith("Could not load this game")
+    assert page.locator("#join").is_visible() and not page.locator("#message").is_visible()
+    page.click("#join-button")
+    page.wait_for_selector("#game:not([hidden])", timeout=20_000)
+    page.unroute(f"**/api/games/{game_id}")
+
+    page.goto(f"{server.url}/g/{'0' * len(game_id)}#invite=nothing")
+    page.wait_for_selector("#message:not([hidden])")
+    assert "does not exist" in page.locator("#message-text").inner_text()
+    context.close()
+
+
 def home_with_request_held(
     browser: Any, server: LiveServer, pattern: str
 ) -> tuple[Any, Any, list[Any]]:

@@ -39,7 +39,7 @@ async function api(method, path, body, token) {
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
     const detail = typeof data.detail === "string" ? data.detail : "request refused";
-    throw new Error(detail);
+    throw Object.assign(new Error(detail), { status: res.status });  // 404: no such thing
   }
   return data;
 }
@@ -198,7 +198,11 @@ async function showJoin(invite) {
     const seat = await api("POST", `/api/games/${app.gameId}/seat`, { invite }).catch(() => null);
     $("join-seat").textContent = seat ? `Your seat: ${seat.label}` : "";
   } catch (err) {
-    if (!$("join").hidden) message("This game does not exist (or has ended long ago).");
+    // only the server's "no such game" means that; a request that failed (the server
+    // away, the network down) says so, and the form stays for a later try
+    if ($("join").hidden) return;
+    if (err.status === 404) message("This game does not exist (or has ended long ago).");
+    else $("join-error").textContent = `Could not load this game (${err.message}); reload the page to try again.`;
   }
 }
 
