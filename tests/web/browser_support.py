@@ -80,8 +80,12 @@ WINDOWS: dict[str, dict[str, Any]] = {
 
 
 def assert_fits(page: Any, moment: str) -> None:
-    """Nothing on the page is wider than the window (no sideways scrolling)."""
-    wide, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    """Nothing on the page is wider than the window (no sideways scrolling).
+
+    Measured against the context's viewport too: a phone browser lays a page that is
+    too wide out at its full width and zooms out, so `innerWidth` grows with it."""
+    wide, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    window = min(inner, page.viewport_size["width"])
     assert wide <= window, f"{moment}: the page is {wide}px wide in a {window}px window"
 
 

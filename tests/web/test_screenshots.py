@@ -85,8 +85,13 @@ def test_lobby_night_vote_and_end_screen(
     context = browser.new_context(**WINDOWS[window])
     page = context.new_page()
 
-    # The lobby, as its creator sees it (the creator's key sits in localStorage).
+    # The home page with its form loaded: the longest variant title must not widen it.
     page.goto(server.url + "/")
+    page.wait_for_selector("#create-button:not([disabled])")
+    assert_fits(page, "home")
+    shoot(page, f"{window}-home")
+
+    # The lobby, as its creator sees it (the creator's key sits in localStorage).
     page.evaluate(
         f"localStorage.setItem('mafia:admin:{game_id}', {json.dumps(json.dumps(created['admin']))})"
     )
