@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from tests.palermo.table import S20, P, Table
 
+from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import (
     GameEnded,
     GameMasterNotice,
     Narration,
     NightResult,
+    PhaseStart,
     RoleChange,
     StateChanged,
 )
@@ -16,6 +18,8 @@ from mafia_arena.engine.palermo.changes import change
 from mafia_arena.engine.palermo.checks import state_check
 from mafia_arena.engine.palermo.snitch import vendetta_open
 from mafia_arena.engine.player_states import PlayerState
+from mafia_arena.rules import load_variant
+from mafia_arena.views import view_of
 from mafia_arena.views.text import render_event
 
 GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
@@ -286,3 +290,29 @@ def test_the_vendetta_announcement_does_not_show_the_rival_mafiosos_activation()
     said = [f.text for f in t.facts(Narration) if f.step == "vendetta"]
     assert said[-1] == "The vendetta snitch is accepted tonight."  # Night 2 of 1-3
     assert not vendetta_open(t.game)
+
+
+def test_a_day_and_a_night_are_announced_in_the_phase_they_open() -> None:
+    """The announcements of a day and a night are dated in the morning and the early
+    night they open, and so is every seat's fold at the first turn after them: they
+    were dated in the phase before (``setup``, ``resolution``, ``dead_time``), so a
+    seat's page and observation named that phase while it played the next one."""
+    game = Game(load_variant("palermo"), 12, 7)
+    firsts: list[tuple[str, str]] = []  # (the turn's phase, the fold's phase)
+    seen = 0
+    while not game.over:
+        announced = [e for e in game.events[seen:] if isinstance(e.fact, PhaseStart)]
+        seen = len(game.events)
+        seat, request = min(game.pending().items())
+        if announced and request.kind == "turn":
+            firsts.append((request.info["phase"], view_of(game, seat).knowledge.phase))
+        for waiting in sorted(game.pending()):
+            if not game.over:
+                game.submit_default(waiting)
+    starts = [e for e in game.events if isinstance(e.fact, PhaseStart)]
+    assert {(e.fact.phase, e.phase) for e in starts} == {
+        ("day", "morning"),
+        ("night", "night_early"),
+    }
+    assert ("morning", "morning") in firsts and ("night_early", "night_early") in firsts
+    assert all(turn == fold for turn, fold in firsts), firsts

@@ -6,7 +6,8 @@ collected from its connection's outbox (the web message builder, without a brows
 - a seat's private night lines (its own night action, results, crossed arms) reach
   its page together with a request of its own (what it decides on) or at dawn, never
   in between: before, a doctor saw "your night action" at once when a later step had a
-  living actor and only at dawn otherwise;
+  living actor and only at dawn otherwise (a Palermo card played at night leaves the
+  hand in the push that announces the play to every seat);
 - an away human is replaced when the grace period ends, asked or not: before, the
   "bot playing for them" badge came with the seat's first turn, so at night it showed
   who holds a night role.
@@ -78,13 +79,17 @@ async def test_private_night_lines_come_with_an_own_request_or_at_dawn(
             for line in new:
                 if line["kind"] == "phase" and line["phase"] not in NIGHT_PHASES | {"setup"}:
                     dawn_seen.add(line["day"])
+            played = any(line["kind"] == "card_played" for line in new)
             for line in new:
                 if line["kind"] not in NIGHT_PRIVATE or line["phase"] not in NIGHT_PHASES:
                     continue
                 checked += 1
                 at_dawn = line["day"] in dawn_seen or message.get("over")
                 asked = message.get("request") is not None
-                assert at_dawn or asked, (seat, line["text"])
+                # a Palermo card played at night leaves its holder's hand in the push
+                # that announces the play to everyone: a public moment
+                with_play = line["kind"] == "card" and played
+                assert at_dawn or asked or with_play, (seat, line["text"])
     assert checked > 0
 
 

@@ -42,6 +42,10 @@ def test_the_palermo_page_shows_the_held_intrigue_card_and_every_seats_state(
     page.locator("#invites li button", has_text="Take P1 myself").click()
     expect(page.locator("#choices button").first).to_be_visible(timeout=30_000)
     assert view_of(server.game(game_id), 0).knowledge.card == "grave_robbing"
+    # the first turn is round 1's morning, and the header says so (it said "setup 1":
+    # the day's announcement was dated in the phase before it)
+    expect(page.locator("#prompt")).to_contain_text("Morning of round 1")
+    expect(page.locator("#phase")).to_have_text("morning 1")
 
     card = page.get_by_test_id("intrigue-card")
     expect(card).to_be_visible()

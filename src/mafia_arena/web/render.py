@@ -243,6 +243,9 @@ def snapshot(
             "keys": [c.key for c in request.choices],
             "free_text": request.free_text,
             "max_chars": request.max_chars,
+            # the timed phase a Palermo turn belongs to (the phases after the first of
+            # a day or night announce nothing, so the seat's last event may be older)
+            "phase": request.info.get("phase"),
             "seconds_left": round(turn.seconds_left, 1),
             "last_call": turn.last_call,
         },

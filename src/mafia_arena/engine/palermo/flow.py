@@ -55,6 +55,9 @@ def round_(game: Game, number: int) -> Flow:
     ps.round = game.state.day = number
     ps.voting_open = True
     if number > 1:
+        # the clock moves first, so the announcement (and every seat's fold) is dated in
+        # the phase it opens, not in the last one of the day before
+        ps.phase = game.state.phase = "night_early"
         game.emit(PhaseStart("night", number - 1), PUBLIC)
         night.start_night(game)
         yield from timed_phase(game, "night_early")
@@ -69,6 +72,7 @@ def round_(game: Game, number: int) -> Flow:
             return
         if (yield from _closed_phase(game, "dead_time")):
             return
+    ps.phase = game.state.phase = "morning"
     game.emit(PhaseStart("day", number), PUBLIC)
     if (yield from _closed_phase(game, "morning")):
         return

@@ -82,7 +82,9 @@ function renderState(s) {
   document.body.classList.toggle("spectator", !!s.spectator);
   appendLines($("transcript"), s.lines, s.reset);
   appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
-  $("phase").textContent = s.over ? "game over" : `${s.phase} ${s.day || ""}`;
+  // a Palermo turn names its timed phase; otherwise the phase of the seat's last event
+  const phase = (s.request && s.request.phase) || s.phase;
+  $("phase").textContent = s.over ? "game over" : `${PHASE_LABELS[phase] || phase} ${s.day || ""}`;
   $("watching").hidden = !s.spectator; $("card").hidden = !!s.spectator;
   $("private-panel").hidden = !!s.spectator;
   // the rules with the creator's switches applied; set only when they differ, so an
@@ -122,11 +124,14 @@ function renderCard(you) {
 
 // Palermo player states as the page names them (engine/player_states.py).
 const STATE_LABELS = { active: "active", ghost: "ghost", imprisoned: "imprisoned", out: "permanently out" };
-// Palermo timing windows (the variant's card phases) in words.
-const WINDOW_LABELS = {
+// Palermo's clock phases in the header, in words (the other variants' are words already).
+const PHASE_LABELS = {
   night_early: "early night", night_late: "late night", dead_time: "dead time",
-  morning: "morning", afternoon: "afternoon", vote: "the vote",
+  vote_close: "vote", change_window: "vote", vote_end: "vote", resolution: "vote",
+  last_words: "last words",
 };
+// Palermo timing windows (the variant's card phases) in words.
+const WINDOW_LABELS = { ...PHASE_LABELS, vote: "the vote" };
 
 // Palermo: the seat's own player state and the intrigue card it holds, if any. Other
 // variants carry neither key, and the two lines stay hidden.
