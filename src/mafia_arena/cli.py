@@ -372,7 +372,7 @@ def replay(
 ) -> None:
     """Replay a stored log, omniscient or from one seat's view."""
     from mafia_arena.runner.log import replay as rebuild
-    from mafia_arena.runner.log import traces_path
+    from mafia_arena.runner.log import traces_path, why_replay_differs
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
@@ -413,9 +413,11 @@ def replay(
         show(orphans)
     if traces and not stored.traces:
         typer.echo(f"no decision traces beside this log ({traces_path(log)})")
-    typer.echo(f"replay {'matches' if same else 'DIFFERS FROM'} the stored log")
-    if not same:
-        raise typer.Exit(1)
+    if same:
+        typer.echo("replay matches the stored log")
+        return
+    typer.echo(f"replay DIFFERS FROM the stored log: {why_replay_differs(stored)}")
+    raise typer.Exit(1)
 
 
 ResultsOption = Annotated[

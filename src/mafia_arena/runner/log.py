@@ -152,3 +152,19 @@ def replay(log: GameLog, *, upto: int | None = None) -> Game:
     for record in log.decisions[:upto]:
         game.resubmit(record)
     return game
+
+
+def why_replay_differs(log: GameLog) -> str:
+    """Why `log`'s decisions may give other events here than it stored: other code wrote
+    it (its ``meta["code"]`` digest differs from the running package's: a log kept from
+    before an upgrade that changed what the engine logs), or else the log is damaged."""
+    wrote = log.meta.get("code") or {}
+    runs = code_identity()
+    if wrote.get("digest") and wrote.get("digest") != runs["digest"]:
+        return (
+            f"this game was played by other code (mafia-arena {wrote.get('version')}, "
+            f"source digest {wrote.get('digest')}) than this one ({runs['version']}, "
+            f"{runs['digest']}), and its log no longer replays to the same game here; "
+            "that version of mafia-arena replays it"
+        )
+    return "the log does not replay to the same game (it is damaged)"

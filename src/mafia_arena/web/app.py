@@ -50,7 +50,7 @@ from mafia_arena.web.settings import (
     RulingRequest,
     Settings,
 )
-from mafia_arena.web.storage import replay_views
+from mafia_arena.web.storage import ReplayMismatch, replay_views
 from mafia_arena.web.ws import serve_socket
 
 STATIC = Path(__file__).parent / "static"
@@ -287,7 +287,10 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
             if session is not None:  # over, its log being written
                 raise HTTPException(409, "the replay opens when the game is over")
             raise HTTPException(404, "no such game")
-        return replay_views(stored)
+        try:
+            return replay_views(stored)
+        except ReplayMismatch as exc:  # said to the page, not a server error
+            raise HTTPException(409, str(exc)) from None
 
     @app.get("/api/finished")
     async def finished() -> list[dict[str, Any]]:
