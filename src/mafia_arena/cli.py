@@ -372,7 +372,7 @@ def replay(
 ) -> None:
     """Replay a stored log, omniscient or from one seat's view."""
     from mafia_arena.runner.log import replay as rebuild
-    from mafia_arena.runner.log import traces_path, why_replay_differs
+    from mafia_arena.runner.log import replay_differs, traces_path
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
@@ -381,7 +381,6 @@ def replay(
     stored = read_log(log)
     check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
     game = rebuild(stored)
-    same = [e.to_json() for e in game.events] == [e.to_json() for e in stored.events]
     viewer = None if seat is None else seat - 1
     placed, orphans = traces_by_decision(stored) if traces else ({}, [])
     hidden = owners_hidden(game.variant)  # OP-D36: a finished game names no owner
@@ -413,10 +412,11 @@ def replay(
         show(orphans)
     if traces and not stored.traces:
         typer.echo(f"no decision traces beside this log ({traces_path(log)})")
-    if same:
+    why = replay_differs(stored, game)
+    if why is None:
         typer.echo("replay matches the stored log")
         return
-    typer.echo(f"replay DIFFERS FROM the stored log: {why_replay_differs(stored)}")
+    typer.echo(f"replay DIFFERS FROM the stored log: {why}")
     raise typer.Exit(1)
 
 

@@ -154,10 +154,13 @@ def replay(log: GameLog, *, upto: int | None = None) -> Game:
     return game
 
 
-def why_replay_differs(log: GameLog) -> str:
-    """Why `log`'s decisions may give other events here than it stored: other code wrote
-    it (its ``meta["code"]`` digest differs from the running package's: a log kept from
-    before an upgrade that changed what the engine logs), or else the log is damaged."""
+def replay_differs(log: GameLog, game: Game) -> str | None:
+    """None when `game` (`replay` of `log`) gives exactly the stored events; else why
+    not: other code wrote the log (its ``meta["code"]`` digest differs from the running
+    package's: a log kept from before an upgrade that changed what the engine logs), or
+    else the log is damaged. The one check behind the web replay and `mafia-arena replay`."""
+    if [e.to_json() for e in game.events] == [e.to_json() for e in log.events]:
+        return None
     wrote = log.meta.get("code") or {}
     runs = code_identity()
     if wrote.get("digest") and wrote.get("digest") != runs["digest"]:

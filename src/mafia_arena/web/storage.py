@@ -37,7 +37,7 @@ from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.game import Game
 from mafia_arena.results_file import STORE_NAME
 from mafia_arena.runner.integrity import fallback_record, void_verdict
-from mafia_arena.runner.log import GameLog, replay, why_replay_differs
+from mafia_arena.runner.log import GameLog, replay, replay_differs
 from mafia_arena.runner.match import host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
@@ -258,7 +258,7 @@ def store(session: GameSession) -> dict[str, Any]:
 
 class ReplayMismatch(ValueError):
     """A stored log whose decisions no longer give its events; the message says why
-    (`runner.log.why_replay_differs`)."""
+    (`runner.log.replay_differs`)."""
 
 
 def replay_views(stored: GameLog) -> dict[str, Any]:
@@ -268,8 +268,9 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
     damaged log, or one from other code, must not be shown as what happened.
     """
     game = replay(stored)
-    if [e.to_json() for e in game.events] != [e.to_json() for e in stored.events]:
-        raise ReplayMismatch(why_replay_differs(stored))
+    why = replay_differs(stored, game)
+    if why is not None:
+        raise ReplayMismatch(why)
     moves = stand_in_moves(game.events, stored.meta.get("decided_by") or [])
     hidden = owners_hidden(game.variant)  # OP-D36: pseudonym owners stay secret
     hide = tells_owner if hidden else None
