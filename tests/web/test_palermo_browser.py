@@ -85,3 +85,28 @@ def test_a_variant_without_player_states_shows_no_card_or_state_lines(
     expect(page.get_by_test_id("intrigue-card")).to_be_hidden()
     expect(page.get_by_test_id("you-state")).to_be_hidden()
     assert page.locator("#players-list .badge.state").count() == 0
+
+
+def test_palermo_roles_are_named_on_the_page_not_by_their_ids(
+    browser: Any, heuristic_server: LiveServer
+) -> None:
+    server = heuristic_server
+    # seed 1 deals P6 the Corrupt Cop, who knows P8 (known_b), P9 (known_a), P10 (hidden)
+    seats = [{"kind": "bot"}] * 5 + [{"kind": "human"}]
+    created = server.create(variant="palermo", players=12, seed=1, seats=seats)
+    page = _creators_page(browser, server, created)
+    page.wait_for_selector("#invites li button")
+    page.locator("#invites li button", has_text="Take P6 myself").click()
+    expect(page.locator("#you-role")).to_have_text("Corrupt Cop", timeout=30_000)
+    assert view_of(server.game(created["game_id"]), 5).knowledge.role == "corrupt_cop"
+    expect(page.locator("#you-allies")).to_have_text(
+        "You know: P8 (Known Mafioso B), P9 (Known Mafioso A), P10 (Hidden Mafioso)"
+    )
+    roles = page.locator("#players-list .badge.role")
+    expect(roles).to_have_count(4)
+    assert roles.all_inner_texts() == [
+        "Corrupt Cop",
+        "Known Mafioso B",
+        "Known Mafioso A",
+        "Hidden Mafioso",
+    ]

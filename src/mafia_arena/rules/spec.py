@@ -80,6 +80,10 @@ class RoleSpec(_Spec):
     title: str = ""
     """The role's name in announced statuses ("Detektiv"); empty for a plain role, whose
     status is its party alone ("Bürger")."""
+    display: str = ""
+    """The role's name on the web page where its id is not a word a player reads
+    (Palermo's ``known_a``: "Known Mafioso A"); empty: the id. Shown only; the rules
+    and the events keep the id."""
     status_line: str = ""
     """The role's own line of the status message; ``{comrades}`` lists the known allies
     (dictator 2.3: "Du bist der Rufmörder. Deine Mitstreiter sind {comrades}.")."""

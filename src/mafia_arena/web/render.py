@@ -95,6 +95,12 @@ def lines(
     return out
 
 
+def role_titles(variant: Variant) -> dict[str, str]:
+    """The roles the page names otherwise than by id (`RoleSpec.display`: Palermo's
+    ``known_a`` is "Known Mafioso A"); the page shows any other role by its id."""
+    return {role: spec.display for role, spec in variant.roles.items() if spec.display}
+
+
 def known_role(knowledge: Knowledge, seat: int) -> str | None:
     """A seat's role as this viewer knows it: own card, allies, public reveals."""
     if seat == knowledge.seat:
@@ -276,6 +282,7 @@ def _table(
     """The fields a seat's page and a spectator's share: variant, players, phase."""
     return {
         "variant": {"name": variant.name, "title": variant.title},
+        "role_titles": role_titles(variant),
         "composition": dict(k.composition),
         "players": _players(k, roster, me),
         "phase": k.phase,

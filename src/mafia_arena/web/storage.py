@@ -43,7 +43,7 @@ from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
-from mafia_arena.web.render import lines
+from mafia_arena.web.render import lines, role_titles
 from mafia_arena.web.stand_ins import Moves, stand_in_moves, tag
 
 if TYPE_CHECKING:
@@ -294,6 +294,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
         "players": stored.players,
         "seed": stored.seed,
         "winner": game.state.winner,
+        "role_titles": role_titles(game.variant),
         "seats": seats,
         "moderator": moderator_lines(game, moves),
         # the host view of the LLM decisions (`runner.traces`): served with the replay

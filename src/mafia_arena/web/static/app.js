@@ -10,7 +10,14 @@ const TITLE = "Mafia Arena";
 const app = {
   gameId: null, credential: null, seat: null, ws: null, retry: 0, over: false,
   turn: null, notified: null, deadline: null, replay: null, pinger: null,
+  roleTitles: {},
 };
+
+// A role as the page names it: the variant's display name where it gives one
+// (Palermo's "known_a" is "Known Mafioso A"), else its id.
+function roleName(role, titles = app.roleTitles) {
+  return (titles && titles[role]) || role;
+}
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -298,7 +305,7 @@ async function showReplayOnly() {
   catch (err) { message(err.message); return; }
   $("past-title").textContent = `Replay: ${replay.variant}, ${replay.players} players — ${replay.winner || "a draw"}`;
   const select = $("past-seat");
-  fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seat.agent} (${seat.role})`);
+  fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seat.agent} (${roleName(seat.role, replay.role_titles)})`);
 }
 
 // A replay's point of view: any seat's, the moderator's (every line but the host's

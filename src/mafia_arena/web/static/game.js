@@ -79,6 +79,7 @@ function appendLines(list, lines, reset) {
 
 function renderState(s) {
   show("game");
+  app.roleTitles = s.role_titles || {};
   document.body.classList.toggle("spectator", !!s.spectator);
   appendLines($("transcript"), s.lines, s.reset);
   appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
@@ -112,12 +113,12 @@ function renderNotices(notices, standIn) {
 
 function renderCard(you) {
   $("you-label").textContent = `You are P${you.seat + 1}`;
-  $("you-role").textContent = you.role || "?";
+  $("you-role").textContent = you.role ? roleName(you.role) : "?";
   $("you-faction").textContent = you.faction ? `(${you.faction})` : "";
   $("you-role-text").textContent = you.role_text;
   $("you-goal").textContent = you.goal ? `Goal: ${you.goal}` : "";
   $("you-allies").textContent = you.allies.length
-    ? "You know: " + you.allies.map((a) => `${a.label} (${a.role})`).join(", ") : "";
+    ? "You know: " + you.allies.map((a) => `${a.label} (${roleName(a.role)})`).join(", ") : "";
   $("you-dead").hidden = you.alive;
   renderPalermoCard(you);
 }
@@ -158,7 +159,7 @@ function renderPlayers(players) {
     li.append(el("span", p.label), el("span", p.name));
     li.append(el("span", p.kind === "bot" ? "bot" : "human", `badge ${p.kind}`));
     if (p.you) li.append(el("span", "you", "badge"));
-    if (p.role) li.append(el("span", p.role, "badge role"));
+    if (p.role) li.append(el("span", roleName(p.role), "badge role"));
     // Palermo: ghost, imprisoned and permanently out look alike as "dead" without it
     if (p.state) li.append(el("span", STATE_LABELS[p.state] || p.state, `badge state ${p.state}`));
     if (p.away) li.append(el("span", "away", "badge away"));
@@ -380,7 +381,7 @@ function renderEnd(s) {
   body.replaceChildren();
   for (const seat of r.seats) {
     const tr = el("tr", null, (seat.won ? "won " : "") + (seat.seat === app.seat ? "me" : ""));
-    tr.append(el("td", seat.label), el("td", names[seat.seat] || ""), el("td", seat.role),
+    tr.append(el("td", seat.label), el("td", names[seat.seat] || ""), el("td", roleName(seat.role)),
       el("td", seat.faction || ""), el("td", seat.won ? "won" : ""));
     body.append(tr);
   }
@@ -449,7 +450,7 @@ async function loadReplay(attempt = 0) {
     if (attempt < 5) setTimeout(() => loadReplay(attempt + 1), 500);
     return;
   }
-  fillReplay($("replay-seat"), $("replay"), app.replay, (seat) => `${seat.label} (${seat.role})`);
+  fillReplay($("replay-seat"), $("replay"), app.replay, (seat) => `${seat.label} (${roleName(seat.role, app.replay.role_titles)})`);
   if (app.seat !== null) { $("replay-seat").value = String(app.seat); $("replay-seat").onchange(); }
 }
 
