@@ -552,7 +552,7 @@ TRAIN_ERRORS = [
     ("flag-not-bool", "[train]\nadvice = 1\n", "train.advice", "is not true or false"),
     ("bad-observation", "[train]\nobservation = 'v9'\n", "train.observation", "v9"),
     ("not-toml", "[train\n", "-", "not valid TOML"),
-    ("unknown-variant", "[train]\nvariant = 'nope'\n", "train.variant", "no such variant"),
+    ("unknown-variant", "[train]\nvariant = 'nope'\n", "train.variant", "no variant 'nope'"),
     (
         "unknown-switch",
         "[train]\noverrides = { mafai = 2 }\n",
@@ -591,3 +591,40 @@ def test_a_missing_training_spec(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, err = run_cli(["train", str(tmp_path / "none.toml"), "--no-track"], capsys)
     assert code == 2
     assert_one_paragraph(err, str(tmp_path / "none.toml"), "no such training spec")
+
+
+@pytest.mark.parametrize(
+    ("case", "old", "new", "parts"),
+    [
+        (
+            "kind",
+            'kind = "rl"',
+            'kind = "rll"',
+            ("key 'kind'", "'rll' is no agent kind", "llm, rl"),
+        ),
+        (
+            "fallback",
+            'fallback = "heuristic"',
+            'fallback = "heuristc"',
+            ("key 'fallback'", "unknown agent 'heuristc'"),
+        ),
+    ],
+)
+def test_an_agent_file_with_a_bad_key_is_named_with_its_key(
+    case: str,
+    old: str,
+    new: str,
+    parts: tuple[str, ...],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # the file exists: calling it an unknown agent sent the user looking for a path
+    shipped = (REPO / "agents" / "rl-town-votes.toml").read_text()
+    assert old in shipped
+    agent = tmp_path / f"bad-{case}.toml"
+    agent.write_text(shipped.replace(old, new))
+    (tmp_path / "policies").symlink_to(REPO / "agents" / "policies")
+    args = ["run", "--players", "7", "--agents", str(agent), "--games", "1"]
+    code, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, "--agents", str(agent), *parts)

@@ -299,12 +299,6 @@ CASES = [
         edit=_set("composition", "table", "8", "citizen", value=6),
     ),
     Case(
-        "no such variant",
-        "nope",
-        "-",
-        "no such variant file",
-    ),
-    Case(
         "variant file that is not TOML",
         "broken.toml",
         "-",
@@ -622,3 +616,16 @@ def test_typed_parameters_reach_the_procedure() -> None:
     assert vote.params.tie == "none" and vote.params.abstain is True
     classic = load_variant("classic", {"day.2.params.nominees": 3})
     assert next(s for s in classic.day if s.type == "vote").params.nominees == 3
+
+
+def test_a_variant_name_that_is_no_file_says_what_could_be_given() -> None:
+    # the Python API (and every spec that names a variant) gets the message the
+    # command line gives, not the bundled folder's made-up file with a "-" key
+    with pytest.raises(VariantError) as raised:
+        load_variant("standrd")
+    message = str(raised.value)
+    assert message.startswith("no variant 'standrd' (looked for ")
+    assert "envs/standrd.toml" in message and ": -:" not in message
+    assert "give a bundled name (classic, club, dictator, palermo, simple, standard)" in message
+    with pytest.raises(VariantError, match=r"^no such file \(looked for .*nope\.toml\)"):
+        load_variant("nope.toml")

@@ -46,6 +46,10 @@ def resolve_agent_file(spec: str) -> Path | None:
     return None
 
 
+AGENT_KINDS = ("llm", "rl")
+"""The kinds of agent file a loader builds (`llm_agent`, `policy`)."""
+
+
 def agent_file_kind(path: Path) -> str:
     """The ``kind`` an agent file declares (``llm`` when it declares none)."""
     kind = declared_kind(path)

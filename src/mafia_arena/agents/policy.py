@@ -134,7 +134,12 @@ def load_policy_agent(spec: str) -> PolicyAgent | None:
         raise ValueError(f"{path}: key 'policy': the path of a policy file is required")
     policy = PolicyFile.load(path.parent / data["policy"])
     fallback = str(data.get("fallback", policy.header.get("fallback", "heuristic")))
-    return PolicyAgent(str(data.get("name", path.stem)), policy, make_agent(fallback))
+    try:
+        fallback_agent = make_agent(fallback)
+    except ValueError as exc:
+        where = "key 'fallback'" if "fallback" in data else "its policy's fallback"
+        raise ValueError(f"{path}: {where}: {exc}") from None
+    return PolicyAgent(str(data.get("name", path.stem)), policy, fallback_agent)
 
 
 register_loader(load_policy_agent)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mafia_arena.agents.base import Agent
+from mafia_arena.agents.files import AGENT_KINDS, resolve_agent_file
 from mafia_arena.agents.random_agent import RandomAgent
+from mafia_arena.llm.definition import declared_kind
 
 _SCRIPTED: dict[str, Callable[[], Agent]] = {"random": RandomAgent}
 _LOADERS: list[Callable[[str], Agent | None]] = []
@@ -34,6 +36,13 @@ def make_agent(spec: str) -> Agent:
         agent = loader(spec)
         if agent is not None:
             return agent
+    path = resolve_agent_file(spec)
+    if path is not None:  # a file no loader builds: its kind is the mistake
+        kind = declared_kind(path)
+        raise ValueError(
+            f"{path}: key 'kind': {kind!r} is no agent kind; give one of "
+            f"{', '.join(AGENT_KINDS)} (or leave it out for llm)"
+        )
     raise ValueError(
         f"unknown agent {spec!r}; scripted: {', '.join(sorted(_SCRIPTED))}, "
         "or a path to an agent file in agents/"

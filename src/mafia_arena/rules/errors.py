@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -21,3 +22,23 @@ class VariantError(ValueError):
         self.players: int | None = None
         """The player count whose deal failed, where the error came from a deal."""
         super().__init__(f"{source}: {key}: {reason}")
+
+
+class NoSuchVariant(VariantError):
+    """A variant name or path that names no variant file.
+
+    Its message says what was asked for, where it was looked for and what could be
+    given instead (the bundled names), because the usual ``file: key: reason`` form
+    would name a file the user never wrote (``envs/standrd.toml: -: ...``). The
+    `reason` stays the loader's `NO_SUCH_VARIANT`, for callers that word it themselves.
+    """
+
+    def __init__(self, asked: str, source: str, reason: str, bundled: list[str]) -> None:
+        super().__init__(source, "-", reason)
+        self.asked = asked
+        path = Path(asked)
+        what = "no such file" if path.suffix or len(path.parts) > 1 else f"no variant {asked!r}"
+        self.args = (
+            f"{what} (looked for {source}); give a bundled name ({', '.join(bundled)})"
+            " or the path of a variant file",
+        )

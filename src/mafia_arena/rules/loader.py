@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from mafia_arena.rules import vocabulary
 from mafia_arena.rules.composition import numeric_params
-from mafia_arena.rules.errors import VariantError
+from mafia_arena.rules.errors import NoSuchVariant, VariantError
 from mafia_arena.rules.expressions import ExpressionError, evaluate
 from mafia_arena.rules.params import (
     RoleTraits,
@@ -75,7 +75,8 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
         with path.open("rb") as handle:
             document = tomllib.load(handle)
     except FileNotFoundError as exc:
-        raise VariantError(source, "-", NO_SUCH_VARIANT) from exc
+        bundled = available_variants()
+        raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled) from exc
     except tomllib.TOMLDecodeError as exc:
         raise VariantError(source, "-", f"not valid TOML: {exc}") from exc
     return build_variant(document, source, overrides or {})
