@@ -46,6 +46,13 @@ def test_the_palermo_page_shows_the_held_intrigue_card_and_every_seats_state(
     # the day's announcement was dated in the phase before it)
     expect(page.locator("#prompt")).to_contain_text("Morning of round 1")
     expect(page.locator("#phase")).to_have_text("morning 1")
+    # round 2's night is Night 1, as its announcement and line tags say; the dictator's
+    # first night is night 0; setup has no number
+    headers = page.evaluate(
+        "[phaseHeader('night_early', 2), phaseHeader('dead_time', 3), phaseHeader('noon', 2),"
+        " phaseHeader('night', 0), phaseHeader('setup', 0)]"
+    )
+    assert headers == ["early night 1", "dead time 2", "noon 2", "night 0", "setup"]
 
     card = page.get_by_test_id("intrigue-card")
     expect(card).to_be_visible()

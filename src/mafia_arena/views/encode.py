@@ -64,6 +64,7 @@ from mafia_arena.rules.expressions import evaluate
 from mafia_arena.speech.claims import Claim
 from mafia_arena.views.knowledge import CHANGES, Knowledge, KnowledgeFold, Said
 from mafia_arena.views.view import View
+from mafia_arena.views.words import FORUM_PHASES
 
 ENCODING_VERSION = 0
 DAY_KINDS = (
@@ -80,14 +81,6 @@ DAY_KINDS = (
     "introductions",
 )
 PHASES = ("setup", "night", "day", "over")
-FORUM_PHASES = {
-    **dict.fromkeys(("night_early", "night_late", "dead_time"), "night"),
-    **dict.fromkeys(
-        ("morning", "noon", "afternoon", "vote_close", "change_window", "vote_end"), "day"
-    ),
-    **dict.fromkeys(("resolution", "runoff", "last_words"), "day"),
-}
-"""Palermo's clock phases as the `phase` block's night or day."""
 
 
 FORUM_KINDS = ("turn", "change_vote", "vote_end", "runoff", "last_words")

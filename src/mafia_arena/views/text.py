@@ -59,6 +59,7 @@ from mafia_arena.views.forum_text import FORUM_RENDER
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
 from mafia_arena.views.words import name as name
+from mafia_arena.views.words import phase_tag
 from mafia_arena.views.words import quote_speech as quote_speech
 
 
@@ -78,7 +79,7 @@ def render_event(event: SeatEvent | Event, viewer: int | None = None) -> str | N
     render = _RENDER.get(type(fact))
     if render is None:
         return None
-    prefix = f"[{event.phase[0].upper()}{event.day}] " if event.day else ""
+    prefix = phase_tag(event.phase, event.day)
     return render(fact, prefix)
 
 

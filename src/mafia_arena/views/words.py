@@ -10,6 +10,48 @@ def name(seat: int | None) -> str:
     return "nobody" if seat is None else f"P{seat + 1}"
 
 
+FORUM_PHASES = {
+    **dict.fromkeys(("night_early", "night_late", "dead_time"), "night"),
+    **dict.fromkeys(
+        ("morning", "noon", "afternoon", "vote_close", "change_window", "vote_end"), "day"
+    ),
+    **dict.fromkeys(("resolution", "runoff", "last_words"), "day"),
+}
+"""Palermo's clock phases as night or day (the observation's `phase` block, line tags)."""
+
+FORUM_PHASE_WORDS = {
+    "night_early": "early night",
+    "night_late": "late night",
+    "dead_time": "dead time",
+    "morning": "morning",
+    "noon": "noon",
+    "afternoon": "afternoon",
+    **dict.fromkeys(("vote_close", "change_window", "vote_end", "resolution"), "vote"),
+    "runoff": "runoff",
+    "last_words": "last words",
+}
+"""Palermo's clock phases in words, as a page names them. The vote's steps share one
+word: whether the vote-end step waits on anyone shows whether a Mayor, Lawyer or Corrupt
+Cop still holds his power."""
+
+
+def phase_tag(phase: str, day: int) -> str:
+    """A line's date: ``[D2] `` in day 2, ``[N1] `` in night 1; empty before day 1.
+
+    Palermo's clock phases read as the night or day they belong to, numbered as its
+    announcements number them: round n is Night n-1 and then Day n (rules 3.1), and the
+    event's ``day`` is the round. Dated by the phase's own initial instead, noon read as
+    a night ("N"), dead time as a day ("D"), and a night's lines carried the next day's
+    number under the header "Night n-1".
+    """
+    if not day:
+        return ""
+    part = FORUM_PHASES.get(phase)
+    if part is None:
+        return f"[{phase[0].upper()}{day}] "
+    return f"[N{day - 1}] " if part == "night" else f"[D{day}] "
+
+
 #: Line breaks for `str.splitlines` (and many renderers) that JSON leaves unescaped
 #: when it keeps non-ASCII text: each would start a new line inside a quotation.
 _UNESCAPED_BREAKS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}

@@ -27,6 +27,7 @@ from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
+from mafia_arena.views.words import FORUM_PHASE_WORDS
 from mafia_arena.web.catch_up import catch_up
 from mafia_arena.web.chat import ChatBook, ChatRefused, Member
 from mafia_arena.web.db import LiveStore
@@ -649,7 +650,12 @@ class GameSession:
         holds a night role."""
         if self.game is None:
             return None
-        if self.night_open or (self.game.state.phase != "day" and not self.game.over):
+        phase = self.game.state.phase
+        if phase in FORUM_PHASE_WORDS and not self.game.over:
+            # Palermo: the forum clock's phase, the same text all phase long, asked or not
+            # (who may move in a phase would show who holds a card or a power)
+            return {"text": f"The {FORUM_PHASE_WORDS[phase]} is in progress.", "seconds_left": None}
+        if self.night_open or (phase != "day" and not self.game.over):
             # the same text all night long, asked or not
             dawn = None if self.pace is None else self.pace.countdown
             if dawn is not None:

@@ -85,7 +85,7 @@ function renderState(s) {
   appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
   // a Palermo turn names its timed phase; otherwise the phase of the seat's last event
   const phase = (s.request && s.request.phase) || s.phase;
-  $("phase").textContent = s.over ? "game over" : `${PHASE_LABELS[phase] || phase} ${s.day || ""}`;
+  $("phase").textContent = s.over ? "game over" : phaseHeader(phase, s.day);
   $("watching").hidden = !s.spectator; $("card").hidden = !!s.spectator;
   $("private-panel").hidden = !!s.spectator;
   // the rules with the creator's switches applied; set only when they differ, so an
@@ -131,6 +131,18 @@ const PHASE_LABELS = {
   vote_close: "vote", change_window: "vote", vote_end: "vote", resolution: "vote",
   last_words: "last words",
 };
+// Palermo's night phases: round n's night is Night n-1 (its announcement and line tags
+// say so too, views/words.py phase_tag).
+const PALERMO_NIGHT = new Set(["night_early", "night_late", "dead_time"]);
+
+// The header's phase and number: "day 2", "early night 1", the dictator's "night 0";
+// nothing after setup's 0.
+function phaseHeader(phase, day) {
+  const number = PALERMO_NIGHT.has(phase) ? day - 1 : day;
+  const shown = day || phase === "night" ? ` ${number}` : "";
+  return `${PHASE_LABELS[phase] || phase}${shown}`;
+}
+
 // Palermo timing windows (the variant's card phases) in words.
 const WINDOW_LABELS = { ...PHASE_LABELS, vote: "the vote" };
 
