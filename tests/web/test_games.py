@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from mafia_arena.leaderboard.records import filter_records, load_records, parse_
 from mafia_arena.runner.log import GameLog
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -196,3 +199,33 @@ def test_create_validates_the_request(server: LiveServer) -> None:
     for spec in bad:
         response = httpx.post(f"{server.url}/api/games", json=spec)
         assert response.status_code in (400, 422), spec
+
+
+def test_a_broken_variant_file_leaves_the_others_on_the_create_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a variant file edited wrongly while the server runs: the create form listed no
+    # variant at all (the list answered 500); now only that one is left off
+    envs = tmp_path / "envs"
+    shutil.copytree(REPO / "envs", envs)
+    broken = envs / "palermo.toml"
+    broken.write_text(broken.read_text().replace("[roles.known_a]", "[roles.known_a]\nshade = 1"))
+    monkeypatch.setattr("mafia_arena.rules.loader.envs_dir", lambda: envs)
+    server = LiveServer(settings_for(tmp_path / "server"))
+    try:
+        listed = httpx.get(f"{server.url}/api/variants", timeout=10)
+        refused = httpx.post(
+            f"{server.url}/api/games", json={"variant": "palermo", "players": 12}, timeout=10
+        )
+    finally:
+        server.close()
+    assert listed.status_code == 200, listed.text
+    assert [v["name"] for v in listed.json()] == [
+        "classic",
+        "club",
+        "dictator",
+        "simple",
+        "standard",
+    ]
+    assert refused.status_code in (400, 422), refused.text
+    assert "roles.known_a.shade" in refused.text and "unknown key" in refused.text

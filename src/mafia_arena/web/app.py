@@ -25,6 +25,7 @@ websocket message, never in URLs):
 
 from __future__ import annotations
 
+import logging
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -34,7 +35,7 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
 from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
@@ -63,6 +64,8 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
+
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None, *, manager: GameManager | None = None) -> FastAPI:
@@ -124,9 +127,16 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
 
     @app.get("/api/variants")
     async def variants() -> list[dict[str, Any]]:
+        """The variants a creator may pick. A variant file that does not load (edited
+        while the server runs) is left out and logged: one broken file must not take
+        every other variant off the create form."""
         out = []
         for name in available_variants():
-            v = load_variant(name)
+            try:
+                v = load_variant(name)
+            except VariantError as error:
+                log.warning("variant %s left off the create form: %s", name, error)
+                continue
             out.append(
                 {
                     "name": name,
