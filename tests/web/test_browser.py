@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from tests.web.browser_support import join_all, play_pages, shoot, step
 from tests.web.support import LiveServer
 
@@ -62,6 +63,9 @@ def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServ
     said = page.locator("#transcript li", has_text="onerror")
     assert said.count() >= 0  # present only if P1 lived to speak; never executed
     shoot(page, "desktop-end")
+    end = page.locator("#end-title").text_content() or ""
+    assert end.endswith(" won") or end == "Game over: a draw", end  # not "citizens wins"
+    check_replay_page(context, server, page.url.rsplit("/", 1)[-1])
     old = page.url  # a rematch: the same seat in a new game, which starts as all are back
     page.click("#rematch")
     page.wait_for_url(lambda url: url != old)
@@ -69,6 +73,25 @@ def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServ
     assert page.locator("#you-label").inner_text() == "You are P1"
     assert page.locator("#players-list li").first.inner_text().split("\n")[:2] == ["P1", "Creator"]
     context.close()
+
+
+def check_replay_page(context: Any, server: LiveServer, game_id: str) -> None:
+    """The finished game as the home page lists it (when it ended) and its replay page:
+    seats named as the table named them, never the stored agent ids ("human:Creator")."""
+    viewer = context.new_page()
+    viewer.goto(server.url + "/")
+    href = f"a[href='/replay/{game_id}']"
+    row = viewer.locator("#finished-list li", has=viewer.locator(href))
+    link = row.locator(href)
+    expect(row).to_contain_text(" · ")  # games of one setup told apart by their end
+    link.click()
+    viewer.wait_for_selector("#past-lines li")
+    title = viewer.locator("#past-title").text_content() or ""
+    assert title.endswith(" won") or title.endswith("a draw"), title
+    seats = viewer.locator("#past-seat option:not([value=moderator])").all_inner_texts()
+    assert seats[0].startswith("P1 Creator ("), seats
+    assert all(label.split(" (")[0].endswith(" random bot") for label in seats[1:]), seats
+    viewer.close()
 
 
 def test_two_humans_in_two_browser_contexts(browser: Any, server: LiveServer) -> None:
@@ -148,6 +171,12 @@ def test_a_join_page_tells_a_missing_game_from_a_failed_request(
     page.wait_for_selector("#join-error:not(:empty)")
     assert page.locator("#join-error").inner_text().startswith("Could not load this game")
     assert page.locator("#join").is_visible() and not page.locator("#message").is_visible()
+    page.fill("#join-name", "heuristic bot")  # refused, and the page says why
+    page.click("#join-button")
+    expect(page.locator("#join-error")).to_have_text(
+        "a name cannot end in 'bot': the table marks its bots that way"
+    )
+    page.fill("#join-name", "")
     page.click("#join-button")
     page.wait_for_selector("#game:not([hidden])", timeout=20_000)
     page.unroute(f"**/api/games/{game_id}")

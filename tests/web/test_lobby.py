@@ -88,3 +88,37 @@ def test_a_rematch_seats_the_same_group_again(server: LiveServer) -> None:
     assert private and all(line["channel"] for line in private)
     everyone = {line["text"] for seat in replay["seats"] for line in seat["lines"]}
     assert {line["text"] for line in replay["moderator"]} == everyone
+
+
+def test_a_name_that_reads_as_another_seat_or_a_bot_is_refused_with_the_reason(
+    server: LiveServer,
+) -> None:
+    # the table writes "Ada (P3)" and marks bots by "bot" after the name: a person named
+    # "P3" or "heuristic bot" read as another seat or as a bot, and a blank name as none
+    created = server.create(
+        variant="standard", players=7, seats=[{"kind": "human"}, {"kind": "human"}]
+    )
+    game_id = created["game_id"]
+    first, second = (i["invite"] for i in created["invites"])
+
+    def join(invite: str, name: str) -> httpx.Response:
+        url = f"{server.url}/api/games/{game_id}/join"
+        return httpx.post(url, json={"invite": invite, "name": name}, timeout=10)
+
+    for name, reason in [
+        ("P3", "'P3' is a seat's label"),
+        ("p 12", "a seat's label"),
+        ("heuristic bot", "cannot end in 'bot'"),
+        ("<b>Ada</b>", "1 to 24 letters, digits, spaces"),
+        ("x" * 25, "1 to 24 letters"),
+    ]:
+        refused = join(first, name)
+        assert refused.status_code == 422, (name, refused.text)
+        assert reason in refused.json()["detail"][0]["msg"], (name, refused.text)
+    assert join(first, "  Ada   Lovelace ").status_code == 200
+    taken = join(second, "ada lovelace")
+    assert taken.status_code == 409 and "is taken at this table (P1)" in taken.text
+    assert join(second, "Abbot").status_code == 200  # "bot" inside a word is a name
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    names = {s["label"]: s["name"] for s in lobby["seats"]}
+    assert names["P1"] == "Ada Lovelace" and names["P2"] == "Abbot"

@@ -209,7 +209,8 @@ def _role_change(f: RoleChange, prefix: str) -> str:
 
 def _game_over(f: GameEnded, prefix: str) -> str:
     roles = ", ".join(f"{name(s)} {r}" for s, r in f.roles.items())
-    return f"Game over: {f.winner or 'draw'} wins. Roles: {roles}."
+    outcome = f"{f.winner} won" if f.winner else "a draw"  # "citizens won", not "wins"
+    return f"Game over: {outcome}. Roles: {roles}."
 
 
 def _state(f: StateChanged, prefix: str) -> str:

@@ -41,7 +41,7 @@ from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
 from mafia_arena.web.render import lines
 from mafia_arena.web.rulings import Ruling, RulingRefused, give, ruling_kinds
-from mafia_arena.web.session import GameSession
+from mafia_arena.web.session import GameSession, NameTaken
 from mafia_arena.web.settings import (
     MAX_PLAYERS,
     GameSpec,
@@ -208,7 +208,10 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     async def join(game_id: str, body: JoinRequest, request: Request) -> JSONResponse:
         session = session_of(game_id)
         device, fresh = device_of(request)
-        keys = manager.join(session, body.invite, body.name, device)
+        try:
+            keys = manager.join(session, body.invite, body.name, device)
+        except NameTaken as exc:
+            raise HTTPException(409, str(exc)) from exc
         return seat_reply(game_id, keys, fresh)
 
     @app.post("/api/games/{game_id}/seat")

@@ -225,6 +225,8 @@ class GameManager:
         seat = self.credentials.invite_seat(session.id, invite)
         if not again and seat is not None and session.slots[seat].taken:
             return None  # another invite of that seat took it (a restored lobby's)
+        if not again and seat is not None and name is not None:
+            session.check_name_free(seat, name)
         keys = self.credentials.redeem(session.id, invite, device)
         if keys is None:
             return None

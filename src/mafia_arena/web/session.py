@@ -39,6 +39,10 @@ from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 from mafia_arena.web.stand_ins import Moves, StandInMoves
 
 
+class NameTaken(ValueError):
+    """A person asked for a name another seat of the table goes by."""
+
+
 class Connection:
     """One open page of a seat: an outbox drained by the websocket writer.
 
@@ -226,6 +230,13 @@ class GameSession:
         table can see (the lobby's ``over``, a rematch, the replay, whether a seat that
         leaves is replaced) may tell that the game has ended."""
         return self.game is not None and self.game.over and self.clock.plan is None
+
+    def check_name_free(self, seat: int, name: str) -> None:
+        """Raise `NameTaken` if another seat of this table goes by `name` (any case):
+        "Waiting for Ada (P2)" must say which Ada."""
+        for other, slot in enumerate(self.slots):
+            if other != seat and slot.name.casefold() == name.casefold():
+                raise NameTaken(f"{name!r} is taken at this table (P{other + 1}); choose another")
 
     def claim(self, seat: int, name: str | None) -> None:
         slot = self.slots[seat]

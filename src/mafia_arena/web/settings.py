@@ -11,6 +11,7 @@ roles or quick actors does not end sooner.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -33,6 +34,26 @@ DEFAULT_TIMER = 60.0  # kinds added later by other variants
 
 MAX_PLAYERS = 40
 NAME_PATTERN = r"^[\w .'-]{1,24}$"
+_SEAT_LABEL = re.compile(r"p\s*\d+", re.IGNORECASE)
+_BOT_NAME = re.compile(r".*\bbot", re.IGNORECASE)
+
+
+def player_name(value: str | None) -> str | None:
+    """A name a person gives their seat, trimmed; None (the seat's "guest n") for none.
+
+    Raises ValueError with the reason the page shows. Why the refusals: the table writes
+    "Ada (P3)" and marks a bot by the word "bot" after its name, so a person called "P2"
+    or "heuristic bot" would read as another seat or as a bot."""
+    if value is None or not value.strip():
+        return None
+    name = " ".join(value.split())
+    if not re.fullmatch(NAME_PATTERN, name):
+        raise ValueError("a name is 1 to 24 letters, digits, spaces, dots, apostrophes or hyphens")
+    if _SEAT_LABEL.fullmatch(name):
+        raise ValueError(f"{name!r} is a seat's label; choose a name")
+    if _BOT_NAME.fullmatch(name):
+        raise ValueError("a name cannot end in 'bot': the table marks its bots that way")
+    return name
 
 
 def timer_for(kind: str, scale: float = 1.0) -> float:
@@ -168,7 +189,12 @@ class JoinRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     invite: str = Field(min_length=10, max_length=128)
-    name: str | None = Field(None, pattern=NAME_PATTERN)
+    name: str | None = Field(None, max_length=200)
+
+    @field_validator("name")
+    @classmethod
+    def _readable(cls, value: str | None) -> str | None:
+        return player_name(value)
 
 
 class InviteRequest(BaseModel):

@@ -13,6 +13,13 @@ const app = {
   roleTitles: {},
 };
 
+// A refused request's reasons: the server's validation errors say what is wrong with
+// which field ("a name is 1 to 24 letters, ...").
+function refusal(detail) {
+  if (!Array.isArray(detail) || !detail.length) return "request refused";
+  return detail.map((d) => String(d.msg || "").replace(/^Value error, /, "")).join("; ");
+}
+
 // A role as the page names it: the variant's display name where it gives one
 // (Palermo's "known_a" is "Known Mafioso A"), else its id.
 function roleName(role, titles = app.roleTitles) {
@@ -45,7 +52,7 @@ async function api(method, path, body, token) {
   });
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
-    const detail = typeof data.detail === "string" ? data.detail : "request refused";
+    const detail = typeof data.detail === "string" ? data.detail : refusal(data.detail);
     throw Object.assign(new Error(detail), { status: res.status });  // 404: no such thing
   }
   return data;
@@ -294,8 +301,22 @@ async function listFinished() {
     const link = el("a", `${g.variant}, ${g.players} players — ${g.winner ? g.winner + " won" : "a draw"}`);
     link.href = `/replay/${g.id}`;
     row.append(link);
+    // games of one setup read alike: when each ended tells them apart
+    if (g.finished) row.append(document.createTextNode(` · ${finishedAt(g.finished)}`));
     list.append(row);
   }
+}
+
+function finishedAt(seconds) {
+  return new Date(seconds * 1000).toLocaleString([], { dateStyle: "medium", timeStyle: "medium" });
+}
+
+// A replay seat's player as the table named them: a person by their name, a bot as
+// "<agent> bot" (the stored seating says "human:Ada", "heuristic").
+function seatPlayer(agent) {
+  if (!agent) return "";
+  if (agent.startsWith("human:")) return agent.slice(6).trim() || "a person";
+  return `${agent} bot`;
 }
 
 async function showReplayOnly() {
@@ -303,9 +324,9 @@ async function showReplayOnly() {
   let replay;
   try { replay = await api("GET", `/api/games/${app.gameId}/replay`); }
   catch (err) { message(err.message); return; }
-  $("past-title").textContent = `Replay: ${replay.variant}, ${replay.players} players — ${replay.winner || "a draw"}`;
+  $("past-title").textContent = `Replay: ${replay.variant}, ${replay.players} players — ${replay.winner ? replay.winner + " won" : "a draw"}`;
   const select = $("past-seat");
-  fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seat.agent} (${roleName(seat.role, replay.role_titles)})`);
+  fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seatPlayer(seat.agent)} (${roleName(seat.role, replay.role_titles)})`);
 }
 
 // A replay's point of view: any seat's, the moderator's (every line but the host's

@@ -385,7 +385,7 @@ function renderEnd(s) {
   end.hidden = false;
   $("action").hidden = true;
   const r = s.reveal || { winner: s.winner, seats: [] };
-  $("end-title").textContent = r.winner ? `Game over: ${r.winner} wins` : "Game over: a draw";
+  $("end-title").textContent = r.winner ? `Game over: ${r.winner} won` : "Game over: a draw";
   $("end-reason").textContent = r.reason || "";
   const tag = (p) => (p.you ? " (you)" : p.kind === "bot" && !/\bbot$/i.test(p.name) ? " (bot)" : "");
   const names = Object.fromEntries(s.players.map((p) => [p.seat, p.name + tag(p)]));
