@@ -26,7 +26,8 @@ import typer
 from tqdm import tqdm
 
 from mafia_arena.rules import VariantError, available_variants, load_variant
-from mafia_arena.rules.loader import NO_SUCH_VARIANT, coerce
+from mafia_arena.rules.errors import NoSuchVariant
+from mafia_arena.rules.loader import coerce
 
 app = typer.Typer(
     add_completion=False,
@@ -171,6 +172,8 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
         if "=" not in item:
             raise CliError("--set", f"needs KEY=VALUE, got {item!r}")
         key, value = item.split("=", 1)
+        if not key.strip():
+            raise CliError("--set", f"needs a switch name before '=', got {item!r}")
         overrides[key.strip()] = coerce(value.strip())
     return overrides
 
@@ -187,14 +190,8 @@ def load_for_table(variant: str, set_: list[str] | None, players: int) -> Any:
     try:
         return load_table(variant, overrides, [players])
     except VariantError as exc:
-        if exc.reason == NO_SUCH_VARIANT:  # the option's value, and what it could be
-            bundled = ", ".join(available_variants())
-            what = "no such file" if Path(variant).suffix else f"no variant {variant!r}"
-            raise CliError(
-                "--variant",
-                f"{what} (looked for {exc.source}); give a bundled name ({bundled})"
-                " or the path of a variant file",
-            ) from exc
+        if isinstance(exc, NoSuchVariant):  # the option's value, and what it could be
+            raise CliError("--variant", str(exc)) from exc
         if not exc.overrides:
             raise
         spelled = {item.split("=", 1)[0].strip(): item for item in set_ or []}
@@ -531,10 +528,11 @@ def leaderboard(
     no_tracking: NoTrackingOption = False,
 ) -> None:
     """Write leaderboards/<experiment>/ (README, CSV, plots) from stored results."""
-    from mafia_arena.leaderboard.cli import leaderboard_command
+    from mafia_arena.leaderboard.cli import Invocation, leaderboard_command
 
     if view not in ("all", "bot", "human", "mixed"):
         raise CliError("--view", f"expected all, bot, human or mixed, got {view!r}")
+    invocation = Invocation(source, out, view, results, no_ray, no_tracking)
     if source.suffix == ".toml":
         summary = _tournament(
             source,
@@ -548,7 +546,7 @@ def leaderboard(
         )
         typer.echo(str(summary))
         source = summary.results_dir
-    leaderboard_command(source, out, view)
+    leaderboard_command(source, out, view, invocation)
 
 
 @app.command()
@@ -608,7 +606,30 @@ def serve(
         grace=grace,
         idle_turns=idle_turns,
     )
+    check_port_free(host, port)
     run_server(host=host, port=port, **options)
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise `CliError` if the server could not listen on `host`:`port`, before it starts.
+
+    Why: the server's own failure comes as its log lines and exit code 3; a port that
+    another program holds is a user error like any other option's. Bound the way the
+    server binds (address reuse on), so a port in TIME_WAIT passes."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise CliError("--host", f"cannot resolve {host!r}: {exc}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise CliError("--port", f"cannot listen on {host}:{port}: {reason}") from None
 
 
 def serve_settings(
@@ -664,7 +685,9 @@ def train(
         Path, typer.Argument(help="a training spec, e.g. experiments/rl-town-votes.toml")
     ],
     out: Annotated[Path | None, typer.Option(help="output folder (runs/train/<name>)")] = None,
-    steps: Annotated[int | None, typer.Option(help="override the spec's steps")] = None,
+    steps: Annotated[
+        int | None, typer.Option(help="override the spec's steps (0: evaluate only)", min=0)
+    ] = None,
     tracking_uri: Annotated[str | None, typer.Option(help="MLflow tracking URI")] = None,
     track: Annotated[bool, typer.Option(help="log the run to MLflow")] = True,
 ) -> None:

@@ -3,6 +3,7 @@ seat, paid bots, the grace period and idle turns — checked before any server s
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -52,3 +53,24 @@ def test_a_bad_switch_is_a_user_error_and_no_server_starts(
     code, err = run_cli(["serve", "--port", "1", *args], capsys)
     assert code == 2, err
     assert_one_paragraph(err, *parts)
+
+
+def test_a_port_another_program_holds_is_a_user_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the server's own failure came as its log lines and exit code 3
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        args = ["serve", "--port", str(port), "--db", str(tmp_path / "web.sqlite")]
+        code, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, "--port", f"cannot listen on 127.0.0.1:{port}")
+    assert not (tmp_path / "web.sqlite").exists()
+
+
+def test_a_switch_without_a_name_is_named_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_cli(["run", "--set", "=3", "--games", "1"], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, "--set", "needs a switch name before '='", "'=3'")

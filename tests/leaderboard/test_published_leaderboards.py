@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mafia_arena.experiments import run_tournament
-from mafia_arena.leaderboard.cli import leaderboard_command
+from mafia_arena.leaderboard.cli import Invocation, leaderboard_command
 from mafia_arena.seat_seeds import KEY_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,8 @@ def test_mini_league_leaderboard_regenerates_byte_identically(tmp_path, monkeypa
         progress=False,
     )
     out = tmp_path / "leaderboard"
-    written = leaderboard_command(summary.results_dir, out)
+    published_as = Invocation(Path("experiments/mini-league.toml"))  # the README's command
+    written = leaderboard_command(summary.results_dir, out, invocation=published_as)
     assert {p.name for p in written} >= {*TEXT_FILES, "ratings.png", "win_rate_by_role.png"}
     for name in TEXT_FILES:
         assert (out / name).read_bytes() == (published / name).read_bytes(), name

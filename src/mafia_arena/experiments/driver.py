@@ -69,7 +69,7 @@ from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
 from mafia_arena.results_file import StoredRecords
 from mafia_arena.seat_seeds import load_or_create_host_key
-from mafia_arena.tracking.uri import resolve_tracking_uri
+from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
 
 def run_tournament(
@@ -99,9 +99,10 @@ def run_tournament(
         experiment = Experiment(**{**experiment.__dict__, "results_dir": Path(results_dir)})
     async_agents = _preflight(experiment)
     uri = resolve_tracking_uri(tracking_uri or experiment.tracking_uri) if track else None
-    writable_results(experiment.results_dir)
+    writable_results(experiment.results_dir, _results_origin(experiment, results_dir))
     if uri is not None:
-        check_tracking(uri)
+        origin = tracking_uri_origin(tracking_uri, experiment.tracking_uri, str(experiment.source))
+        check_tracking(uri, origin=origin)
     if use_ray and address:
         check_ray_address(address)
     store = ResultsStore(experiment.results_dir)
@@ -120,6 +121,16 @@ def run_tournament(
         )
     finally:
         store.close()
+
+
+def _results_origin(experiment: Experiment, results_dir: str | Path | None) -> str:
+    """Where the results folder came from, as the user can change it: the option, else
+    the spec's ``results`` key (its default, ``results/<name>``, when not written)."""
+    if results_dir is not None:
+        return f"--results {results_dir}"
+    if experiment.results_dir == Path("results") / experiment.name:
+        return f"{experiment.source}: results (default results/{experiment.name})"
+    return f'{experiment.source}: results "{experiment.results_dir}"'
 
 
 def _preflight(experiment: Experiment) -> set[str]:

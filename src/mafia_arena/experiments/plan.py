@@ -290,6 +290,18 @@ def _variant_error(source: str, key: str, name: str, error: VariantError) -> Spe
     """
     if error.reason == NO_SUCH_VARIANT:
         bundled = ", ".join(available_variants())
+        if _looks_like_path(name):  # a path the user wrote: "unknown variant" misleads
+            looked = (
+                "from the working folder, the spec's folder and the folder above it"
+                if name.endswith(".toml")
+                else f"for {name} and {error.source}"
+            )
+            return SpecError(
+                source,
+                f"{key}.variant",
+                f"no such file {name!r} (looked {looked}); give a bundled name ({bundled}) "
+                "or the path of a variant file",
+            )
         return SpecError(source, f"{key}.variant", f"unknown variant {name!r} (bundled: {bundled})")
     # the variant file's own key, left out when the error is about the whole file ("-")
     inner = f"{error.source}: {error.reason}" if error.key == "-" else str(error)
@@ -301,6 +313,11 @@ def _variant_error(source: str, key: str, name: str, error: VariantError) -> Spe
     if error.players is not None:
         return SpecError(source, f"{key}.players", f"at {error.players} players: {inner}")
     return SpecError(source, f"{key}.variant", inner)
+
+
+def _looks_like_path(name: str) -> bool:
+    """A variant written as a path (a folder in it, or the ``.toml`` suffix), not a name."""
+    return "/" in name or os.sep in name or name.endswith(".toml")
 
 
 def _switch(entry: bool | None, top: bool) -> bool:

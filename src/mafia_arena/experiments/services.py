@@ -13,7 +13,10 @@ to do:
   request goes through MLflow's own HTTP client without retries, so the credentials and
   TLS settings MLflow reads from the environment (``MLFLOW_TRACKING_TOKEN``, …) apply to
   the check as they apply to the run. A local ``sqlite:///`` store needs a folder that
-  exists, or can be created, and is writable. Other schemes are left to MLflow.
+  exists, or can be created, and is writable. Any other URI (a database, ``databricks``,
+  a mistyped scheme, a plain folder: MLflow 3 refuses its file store) must give MLflow's
+  own client a tracking store. Every message starts with where the URI came from (the
+  option, the spec key or the environment variable).
 * `check_ray_address`: the address must accept a TCP connection, and then ``host:port``
   (a GCS address) must answer the GCS's
   ``NodeInfoGcsService.GetClusterId`` RPC (one cheap call, no retries);
@@ -27,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import tempfile
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -43,34 +47,72 @@ def _timeout(timeout_s: float | None) -> float:
     return TIMEOUT_S if timeout_s is None else timeout_s
 
 
-def check_tracking(uri: str, timeout_s: float | None = None) -> None:
-    """Raise `ServiceError` unless the MLflow tracking store at `uri` can be used."""
+def check_tracking(uri: str, timeout_s: float | None = None, origin: str = "") -> None:
+    """Raise `ServiceError` unless the MLflow tracking store at `uri` can be used.
+
+    `origin` says where the URI came from (`tracking.uri.tracking_uri_origin`: the
+    option, the spec key or the environment variable); every message starts with it, so
+    it names what to fix. Default: ``--tracking-uri URI``."""
+    where = origin or f"--tracking-uri {uri}"
     if uri.startswith(("http://", "https://")):
-        _check_mlflow_server(uri, _timeout(timeout_s))
+        _check_mlflow_server(uri, _timeout(timeout_s), where)
         return
     db = sqlite_path(uri)
     if db is None:
+        _check_other_store(uri, where)
         return
     folder = db.parent
     existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
     if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
         raise ServiceError(
-            f"MLflow tracking store {uri}: cannot write to {existing or folder}; pass another "
-            "--tracking-uri, or --no-tracking to play without MLflow. Nothing was written."
+            f"{where}: MLflow cannot write to {existing or folder}; "
+            f"pass another --tracking-uri, or {_NO_TRACKING}. Nothing was written."
         )
     if db.exists() and not os.access(db, os.R_OK | os.W_OK):
         raise ServiceError(
-            f"MLflow tracking store {uri}: {db} is not readable and writable; pass another "
-            "--tracking-uri, or --no-tracking. Nothing was written."
+            f"{where}: {db} is not readable and writable; pass "
+            "another --tracking-uri, or --no-tracking. Nothing was written."
         )
 
 
-def _check_mlflow_server(uri: str, timeout_s: float) -> None:
+_NO_TRACKING = "--no-tracking to play without MLflow"
+
+
+def _check_other_store(uri: str, where: str) -> None:
+    """Build MLflow's own client for `uri`, which builds its tracking store: an unknown
+    scheme, or a plain folder (the file store MLflow 3 refuses), fails here, before
+    anything is written, instead of after the results folder was set up."""
+    from mlflow import MlflowClient
+
+    try:
+        MlflowClient(tracking_uri=uri)
+    except Exception as exc:
+        raise ServiceError(
+            f"{where}: MLflow cannot open this tracking store ({_store_problem(uri, exc)}); "
+            f"give an http(s):// server or a database such as sqlite:///mlflow.db, or pass "
+            f"{_NO_TRACKING}. Nothing was written."
+        ) from None
+
+
+def _store_problem(uri: str, error: Exception) -> str:
+    """MLflow's refusal of `uri` in a few words (its own messages run to a page)."""
+    text = " ".join(str(error).split())
+    scheme = urllib.parse.urlsplit(uri).scheme
+    if "maintenance mode" in text:
+        return (
+            'a folder is MLflow\'s file store, which MLflow 3 no longer opens: "maintenance mode"'
+        )
+    if "unsupported URI" in text:
+        return f"MLflow knows no tracking store for the scheme {scheme}:"
+    return f"{type(error).__name__}: {text[:300]}"
+
+
+def _check_mlflow_server(uri: str, timeout_s: float, where: str) -> None:
     """One GET of MLflow's experiment search, no retries (see the module docstring)."""
     from mlflow.utils.credentials import get_default_host_creds
     from mlflow.utils.rest_utils import http_request
 
-    advice = "pass another --tracking-uri, or --no-tracking to play without MLflow"
+    advice = f"pass another --tracking-uri, or {_NO_TRACKING}"
     url = urllib.parse.urlsplit(uri)
     try:  # a refused connection says more than the HTTP client's wrapped error
         port = url.port or (443 if url.scheme == "https" else 80)
@@ -80,8 +122,8 @@ def _check_mlflow_server(uri: str, timeout_s: float) -> None:
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise ServiceError(
-            f"MLflow tracking server {uri} is not reachable ({reason}, waited at most "
-            f"{timeout_s:.0f} s); start it, or {advice}. Nothing was written."
+            f"{where}: the MLflow tracking server is not reachable ({reason}, waited at "
+            f"most {timeout_s:.0f} s); start it, or {advice}. Nothing was written."
         ) from None
     try:
         response = http_request(
@@ -97,22 +139,22 @@ def _check_mlflow_server(uri: str, timeout_s: float) -> None:
     except Exception as exc:
         reason = " ".join(str(getattr(exc, "message", None) or exc).split())[:300]
         raise ServiceError(
-            f"MLflow tracking server {uri} accepts connections but does not answer "
+            f"{where}: the MLflow tracking server accepts connections but does not answer "
             f"({reason or type(exc).__name__}, waited at most {timeout_s:.0f} s); check the "
             f"address, or {advice}. Nothing was written."
         ) from None
     status = response.status_code
     if status in (401, 403):
         raise ServiceError(
-            f"MLflow tracking server {uri} refused the request (HTTP {status}); set "
+            f"{where}: the MLflow tracking server refused the request (HTTP {status}); set "
             "MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN, "
             f"or {advice}. Nothing was written."
         )
     if status != 200 or not isinstance(_json(response.text), dict):
         kind = response.headers.get("Content-Type", "no content type").split(";")[0]
         raise ServiceError(
-            f"{uri} answers but is not an MLflow tracking server (GET {MLFLOW_PROBE} gave "
-            f"HTTP {status}, {kind}, not MLflow's JSON); check the address, or {advice}. "
+            f"{where}: answers but is not an MLflow tracking server (GET {MLFLOW_PROBE} "
+            f"gave HTTP {status}, {kind}, not MLflow's JSON); check the address, or {advice}. "
             "Nothing was written."
         )
 
@@ -220,11 +262,25 @@ def _ray_client_problem(target: str, timeout_s: float) -> str | None:
     return None
 
 
-def writable_results(folder: Path) -> None:
-    """Raise `ServiceError` if the results folder cannot be created or written."""
+def writable_results(folder: Path, origin: str = "") -> None:
+    """Raise `ServiceError` if the results folder cannot be created or written.
+
+    Permission bits do not answer this for root, nor on a read-only mount or in a
+    pseudo file system such as ``/proc``, so the nearest existing folder is asked by
+    creating (and at once removing) an empty folder in it. `origin` says where the folder
+    came from (``--results DIR`` or the spec's ``results`` key) and starts the message.
+    """
+    where = origin or f"--results {folder}"
     existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
-    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+    if existing is None or not existing.is_dir():
         raise ServiceError(
-            f"results folder {folder}: cannot write to {existing or folder}; pass another "
-            "--results folder."
+            f"{where}: cannot create the results folder: {existing or folder} is not a "
+            "folder; pass another --results folder."
         )
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".write-check-", dir=existing))
+    except OSError as exc:
+        raise ServiceError(
+            f"{where}: cannot create or write the results folder (making a folder in "
+            f"{existing} fails: {exc.strerror or exc}); pass another --results folder."
+        ) from None

@@ -189,10 +189,38 @@ def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(source, "-", f"not valid TOML: {exc}") from exc
+    other = other_kind_of_file(data)
+    if other is not None:
+        raise SpecError(source, "-", other)
     try:
         return ExperimentSpec.model_validate(data), text
     except ValidationError as exc:
         raise _spec_error(source, exc) from None
+
+
+_VARIANT_KEYS = frozenset({"composition", "factions", "rules", "roles", "min_players"})
+_AGENT_KEYS = frozenset({"kind", "backend", "model", "base_url", "policy", "persona"})
+
+
+def other_kind_of_file(data: dict[str, Any]) -> str | None:
+    """What the project's other TOML files look like, for a file given where a spec was
+    wanted: a variant file or an agent file fails validation with a dozen missing and
+    unknown keys, none of which says the file is simply the wrong kind. Returns that
+    reason in one line; None when the file looks like a spec (it has ``variants``) or
+    like nothing known."""
+    if "variants" in data:
+        return None
+    keys = data.keys()
+    if keys & _VARIANT_KEYS:
+        return (
+            "this is a variant file, not an experiment spec (a spec names variant files "
+            "in variants.<i>.variant)"
+        )
+    if isinstance(data.get("train"), dict):
+        return "this is a training spec, not an experiment spec (run it with mafia-arena train)"
+    if keys & _AGENT_KEYS:
+        return "this is an agent file, not an experiment spec (a spec lists agent files in pool)"
+    return None
 
 
 def _spec_error(source: str, error: ValidationError) -> SpecError:

@@ -1,55 +1,178 @@
-"""`mafia-arena leaderboard RESULTS`: publish a leaderboard folder from stored results.
+"""`mafia-arena leaderboard SOURCE`: publish a leaderboard folder from stored results.
 
 The folder is `leaderboards/<experiment>/` unless `--out` says otherwise. Its README
-names what reproduces it: the experiment spec (when `experiments/<experiment>.toml`
-exists), the base seed, the package version and the one command that regenerates it
-(`mafia-arena leaderboard experiments/<experiment>.toml` plays any missing games, then
-writes the folder). No timestamps or absolute paths are written, so the same results
-give byte-identical files.
+records what produced it: the command as it was run (`Invocation`: the spec or results
+store given and the options that decide what is played and where the board goes), the
+spec and its base seed when a spec was given, and the package version. The command is
+recorded, not guessed from the experiment's name: a guess once told readers of a board
+published with ``--out`` to run a command that writes another folder. Paths under the
+working folder are written relative to it, and nothing depends on time or machine, so
+the same results give byte-identical files.
+
+Before anything is written the store is checked line by line (`check_store`): a file
+that is not a results store (a game log from ``logs/``, a record whose seat lacks
+``side``) is refused with its file, line and reason (`LeaderboardError`), so a mistaken
+path leaves no half-made folder behind.
 """
 
 from __future__ import annotations
 
+import json
+import shlex
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from mafia_arena import __version__
 from mafia_arena.leaderboard.publish import write_leaderboard
-from mafia_arena.leaderboard.records import View, load_records
+from mafia_arena.leaderboard.records import View, load_records, parse_game
+from mafia_arena.results_file import STORE_NAME
+
+LOG_FORMAT_PREFIX = "mafia-arena-log/"
 
 
 class LeaderboardError(ValueError):
-    """The results to publish are missing or empty; the message names the path."""
+    """The results to publish are missing, empty or not a results store; the message names
+    the path (and the line, for a line that is not a game record)."""
 
 
-def leaderboard_command(results: Path, out: Path | None = None, view: str = "all") -> list[Path]:
-    """Read `results` (a `games.jsonl` or its folder) and write the leaderboard."""
-    records = load_records(results)
+@dataclass(frozen=True)
+class Invocation:
+    """The leaderboard command as it was run, recorded in the README.
+
+    ``--tracking-uri`` is left out: it changes where MLflow logs, not the board, and a
+    server address may carry credentials or a database path of one machine.
+    """
+
+    source: Path
+    out: Path | None = None
+    view: str = "all"
+    results: Path | None = None
+    no_ray: bool = False
+    no_tracking: bool = False
+
+    def command(self) -> str:
+        """The command line that regenerates the board, options in a fixed order."""
+        words = ["mafia-arena", "leaderboard", shown_path(self.source)]
+        if self.results is not None:
+            words += ["--results", shown_path(self.results)]
+        if self.out is not None:
+            words += ["--out", shown_path(self.out)]
+        if self.view != "all":
+            words += ["--view", self.view]
+        if self.no_ray:
+            words.append("--no-ray")
+        if self.no_tracking:
+            words.append("--no-tracking")
+        return " ".join(shlex.quote(word) for word in words)
+
+    @property
+    def spec(self) -> Path | None:
+        """The experiment spec given, if a spec (not a results store) was given."""
+        return self.source if self.source.suffix == ".toml" else None
+
+
+def shown_path(path: Path) -> str:
+    """`path` as a README shows it: relative to the working folder when it lies under it
+    (so a board published from a checkout names no machine's folders), else as given."""
+    if path.is_absolute():
+        try:
+            return path.relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            return path.as_posix()
+    return path.as_posix()
+
+
+def store_file(results: Path) -> Path:
+    """The ``games.jsonl`` of `results` (the store's folder or the file itself)."""
+    return results / STORE_NAME if results.is_dir() else results
+
+
+def check_store(path: Path) -> None:
+    """Raise `LeaderboardError` unless every complete line of `path` is a game record
+    the leaderboard can rate (a missing file is left to the caller: no records).
+
+    A truncated last line is skipped, as the store's reader skips it."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n") or not line.strip():
+                continue
+            _check_line(path, number, line)
+
+
+def _check_line(path: Path, number: int, line: bytes) -> None:
+    try:
+        record: Any = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise LeaderboardError(f"{path}: line {number}: not a JSON record ({exc.msg})") from None
+    if _is_game_log_line(record):
+        raise LeaderboardError(
+            f"{path}: line {number}: this looks like a game log, not a results store; give "
+            f"the results folder or its {STORE_NAME}"
+        )
+    try:
+        parse_game(record)
+    except ValueError as exc:
+        raise LeaderboardError(f"{path}: line {number}: not a game record: {exc}") from None
+
+
+def _is_game_log_line(record: Any) -> bool:
+    """A game log's header (its ``format``) or one of its events (``seq`` and ``kind``)."""
+    if not isinstance(record, dict):
+        return False
+    header = str(record.get("format", "")).startswith(LOG_FORMAT_PREFIX)
+    return header or ("seq" in record and "kind" in record and "seats" not in record)
+
+
+def leaderboard_command(
+    results: Path,
+    out: Path | None = None,
+    view: str = "all",
+    invocation: Invocation | None = None,
+) -> list[Path]:
+    """Read `results` (a `games.jsonl` or its folder) and write the leaderboard.
+
+    `invocation` is the command that was run, recorded in the README; without it (a call
+    from Python) the equivalent command on the results store is recorded. Raises
+    `LeaderboardError`, before anything is written, for a store with no records or with
+    a line that is not a game record."""
+    path = store_file(results)
+    check_store(path)
+    records = load_records(path)
     if not records:
         raise LeaderboardError(f"{results}: no game records (play the tournament first)")
     experiment = str(records[0].get("experiment", results.stem))
-    spec = Path("experiments") / f"{experiment}.toml"
-    provenance: dict[str, str] = {
-        "experiment": experiment,
-        "games": str(len(records)),
-        "package_version": __version__,
-    }
-    if spec.exists():
-        data = tomllib.loads(spec.read_text(encoding="utf-8"))
-        provenance["spec"] = spec.as_posix()
-        provenance["seed"] = str(data.get("base_seed", ""))
-        provenance["command"] = f"mafia-arena leaderboard {spec.as_posix()}"
-    else:
-        provenance["command"] = f"mafia-arena leaderboard results/{experiment}"
+    invocation = invocation or Invocation(results, out, view)
     target = out or Path("leaderboards") / experiment
     paths = write_leaderboard(
         records,
         target,
         title=f"Leaderboard: {experiment}",
-        provenance=provenance,
+        provenance=_provenance(experiment, len(records), invocation),
         view=cast(View, view),  # checked by the command line and by `filter_records`
     )
-    for path in paths:
-        print(path)
+    for written in paths:
+        print(written)
     return paths
+
+
+def _provenance(experiment: str, games: int, invocation: Invocation) -> dict[str, str]:
+    """The README's "How this was produced" entries (see the module docstring)."""
+    provenance = {
+        "experiment": experiment,
+        "games": str(games),
+        "package_version": __version__,
+    }
+    spec = invocation.spec
+    if spec is not None:
+        provenance["spec"] = shown_path(spec)
+        if spec.is_file():
+            data = tomllib.loads(spec.read_text(encoding="utf-8"))
+            provenance["seed"] = str(data.get("base_seed", 0))  # the spec's default
+    provenance["command"] = invocation.command()
+    return provenance

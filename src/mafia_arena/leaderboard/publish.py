@@ -182,9 +182,9 @@ def write_leaderboard(
     ``seed``, ``package_version``, ``command``, ...). ``n_boot``/``seed`` configure the
     bootstrap. Output bytes depend only on the arguments (no timestamps).
     """
+    games = prepare_games(filter_records(list(records), view))  # a bad record raises here
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    games = prepare_games(filter_records(list(records), view))
     ratings = compute_ratings(games, n_boot=n_boot, seed=seed, confidence=confidence)
     agents = leaderboard_table(games, ratings=ratings, confidence=confidence)
     roles = roles_table(games, ratings=ratings, confidence=confidence)

@@ -10,6 +10,10 @@ the working folder now, so the run does not depend on where MLflow later resolve
 ``<db folder>/mlruns`` (MLflow's usual local artifact folder, ignored by git), rather than
 under whatever folder the process happens to run in; for a server URI the server
 decides (None).
+
+`tracking_uri_origin` says where the chosen URI came from, in the user's words (the
+option, the spec key or the environment variable), so an error about it names the thing
+to fix rather than only the URI.
 """
 
 from __future__ import annotations
@@ -28,6 +32,22 @@ def resolve_tracking_uri(explicit: str | None = None) -> str:
         if path and not path.startswith("/") and path != ":memory:":
             uri = _SQLITE + str((Path.cwd() / path).resolve())
     return uri
+
+
+def tracking_uri_origin(
+    argument: str | None, spec_value: str | None = None, spec_source: str = "the spec"
+) -> str:
+    """Where `resolve_tracking_uri(argument or spec_value)` takes its URI from, with the
+    value as written: ``--tracking-uri URI``, ``SPEC: tracking_uri "URI"``,
+    ``MLFLOW_TRACKING_URI=URI (environment variable)`` or the default."""
+    if argument:
+        return f"--tracking-uri {argument}"
+    if spec_value:
+        return f'{spec_source}: tracking_uri "{spec_value}"'
+    env = os.environ.get("MLFLOW_TRACKING_URI")
+    if env:
+        return f"MLFLOW_TRACKING_URI={env} (environment variable)"
+    return f"{DEFAULT_TRACKING_URI} (the default tracking URI)"
 
 
 def sqlite_path(uri: str) -> Path | None:
