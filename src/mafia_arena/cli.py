@@ -309,7 +309,11 @@ def run(
     from mafia_arena.seat_seeds import load_or_create_host_key, new_host_key
     from mafia_arena.stats import wilson_interval
 
-    key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
+    try:
+        key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
+    except OSError as exc:  # the folder cannot be made, or the key cannot be written
+        reason = exc.strerror or str(exc)
+        raise CliError("--key-dir", f"cannot keep the host key in {key_dir}: {reason}") from None
     overrides = parse_overrides(set_)
     rules = load_for_table(variant, set_, players)
     warn_below_recommended(rules, players)

@@ -634,3 +634,19 @@ def test_an_agent_file_with_a_bad_key_is_named_with_its_key(
     code, err = run_cli(args, capsys)
     assert code == 2, err
     assert_one_paragraph(err, "--agents", str(agent), *parts)
+
+
+def test_a_switch_without_a_name_is_named_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_cli(["run", "--set", "=3", "--games", "1"], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, "--set", "needs a switch name before '='", "'=3'")
+
+
+def test_a_key_folder_that_cannot_be_made_names_the_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, err = run_cli(["run", "--key-dir", str(blocker / "keys"), "--games", "1"], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, "--key-dir", "cannot keep the host key in", str(blocker))

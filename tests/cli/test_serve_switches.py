@@ -68,9 +68,3 @@ def test_a_port_another_program_holds_is_a_user_error(
     assert code == 2, err
     assert_one_paragraph(err, "--port", f"cannot listen on 127.0.0.1:{port}")
     assert not (tmp_path / "web.sqlite").exists()
-
-
-def test_a_switch_without_a_name_is_named_as_such(capsys: pytest.CaptureFixture[str]) -> None:
-    code, err = run_cli(["run", "--set", "=3", "--games", "1"], capsys)
-    assert code == 2, err
-    assert_one_paragraph(err, "--set", "needs a switch name before '='", "'=3'")
