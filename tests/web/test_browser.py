@@ -25,6 +25,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServer) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     page = context.new_page()
+    failed: list[str] = []  # every request the page makes is answered
+    page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
     page.goto(server.url + "/")
     page.select_option("#variant", "standard")
     page.fill("#players", "7")
@@ -66,6 +68,7 @@ def test_one_human_creates_and_plays_a_whole_game(browser: Any, server: LiveServ
     end = page.locator("#end-title").text_content() or ""
     assert end.endswith(" won") or end == "Game over: a draw", end  # not "citizens wins"
     check_replay_page(context, server, page.url.rsplit("/", 1)[-1])
+    assert failed == [], failed
     old = page.url  # a rematch: the same seat in a new game, which starts as all are back
     page.click("#rematch")
     page.wait_for_url(lambda url: url != old)
