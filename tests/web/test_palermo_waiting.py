@@ -1,6 +1,7 @@
-"""What a Palermo page with nothing to decide is told while the table waits: the forum
-clock's phase in words ("The morning is in progress."), not "the night" all day long,
-and never who is asked (that would show who holds a card or a power)."""
+"""What a Palermo page with nothing to decide is told while the table waits: the night or
+the day ("The day is in progress."), not "the night" all day long; never who is asked,
+nor the clock's finer phase (when one ends shows when its last mover was done, and a
+card's holder may be one of them)."""
 
 from __future__ import annotations
 
@@ -38,4 +39,4 @@ def test_a_palermo_day_is_not_announced_as_the_night(tmp_path: Path) -> None:
         waiting = session.waiting()
     finally:
         server.close()
-    assert waiting == {"text": "The morning is in progress.", "seconds_left": None}
+    assert waiting == {"text": "The day is in progress.", "seconds_left": None}

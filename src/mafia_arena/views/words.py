@@ -19,21 +19,6 @@ FORUM_PHASES = {
 }
 """Palermo's clock phases as night or day (the observation's `phase` block, line tags)."""
 
-FORUM_PHASE_WORDS = {
-    "night_early": "early night",
-    "night_late": "late night",
-    "dead_time": "dead time",
-    "morning": "morning",
-    "noon": "noon",
-    "afternoon": "afternoon",
-    **dict.fromkeys(("vote_close", "change_window", "vote_end", "resolution"), "vote"),
-    "runoff": "runoff",
-    "last_words": "last words",
-}
-"""Palermo's clock phases in words, as a page names them. The vote's steps share one
-word: whether the vote-end step waits on anyone shows whether a Mayor, Lawyer or Corrupt
-Cop still holds his power."""
-
 
 def phase_tag(phase: str, day: int) -> str:
     """A line's date: ``[D2] `` in day 2, ``[N1] `` in night 1; empty before day 1.

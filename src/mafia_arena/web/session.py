@@ -27,7 +27,7 @@ from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
-from mafia_arena.views.words import FORUM_PHASE_WORDS
+from mafia_arena.views.words import FORUM_PHASES
 from mafia_arena.web.catch_up import catch_up
 from mafia_arena.web.chat import ChatBook, ChatRefused, Member
 from mafia_arena.web.db import LiveStore
@@ -662,10 +662,13 @@ class GameSession:
         if self.game is None:
             return None
         phase = self.game.state.phase
-        if phase in FORUM_PHASE_WORDS and not self.game.over:
-            # Palermo: the forum clock's phase, the same text all phase long, asked or not
-            # (who may move in a phase would show who holds a card or a power)
-            return {"text": f"The {FORUM_PHASE_WORDS[phase]} is in progress.", "seconds_left": None}
+        part = FORUM_PHASES.get(phase)
+        if part is not None and not self.game.over:
+            # Palermo: the night or the day, the same text all along, asked or not. Not
+            # the clock's finer phase: when one ends shows when its last mover was done,
+            # and who may move in it can be a card's holder. Night and day change only
+            # with their public announcements.
+            return {"text": f"The {part} is in progress.", "seconds_left": None}
         if self.night_open or (phase != "day" and not self.game.over):
             # the same text all night long, asked or not
             dawn = None if self.pace is None else self.pace.countdown
