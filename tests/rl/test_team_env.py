@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from mafia_arena.engine.catalogue import Death, StateChanged
 from mafia_arena.rl.evaluate import random_chooser, win_rate
-from mafia_arena.rl.team_env import TeamEnv, TeamSetup
+from mafia_arena.rl.team_env import MAX_DEALS, TeamEnv, TeamSetup, request_kinds
+from mafia_arena.rules import load_variant
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "rl.md"
 
 
 def test_team_env_passes_gymnasium_env_checker() -> None:
@@ -85,3 +92,85 @@ def test_heuristic_votes_beat_random_votes_on_the_same_games() -> None:
     heuristic = win_rate(setup, "heuristic votes", None, "heuristic", 200)
     random_votes = win_rate(setup, "random votes", random_chooser(0), "heuristic", 200)
     assert heuristic.rate > random_votes.rate + 0.15
+
+
+def executions(env: TeamEnv, since: int) -> list[dict[str, object]]:
+    """The players the table's vote removed after event `since`: executions, and
+    Palermo's exits by the vote."""
+    game = env.session.game
+    assert game is not None
+    return [
+        {"seat": e.fact.seat, "side": env._sides[e.fact.seat]}
+        for e in game.events[since:]
+        if (isinstance(e.fact, Death) and e.fact.cause == "execution")
+        or (isinstance(e.fact, StateChanged) and e.fact.cause == "vote")
+    ]
+
+
+def test_signals_leave_out_night_kills_announced_at_dawn() -> None:
+    """The seeded game's first night kills a town player; the learner's first vote
+    comes after dawn, by day, and its signals must not hold that kill."""
+    env = TeamEnv(TeamSetup(side="town", kinds=("vote",), shaping=0.25), seed=0)
+    _, info = env.reset()
+    game = env.session.game
+    assert game is not None and game.state.phase == "day"
+    night_kills = [e.fact.seat for e in game.events if isinstance(e.fact, Death)]
+    assert night_kills and all(
+        e.fact.cause == "night" for e in game.events if isinstance(e.fact, Death)
+    )
+    assert info["signals"] == []
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "kinds", "seed"),
+    [("standard", 7, ("vote",), 4), ("palermo", 12, ("change_vote",), 1)],
+)
+def test_signals_and_shaping_are_exactly_the_executions(
+    variant: str, players: int, kinds: tuple[str, ...], seed: int
+) -> None:
+    setup = TeamSetup(variant, players, side="town", kinds=kinds, shaping=0.25)
+    env = TeamEnv(setup, seed=seed)
+    shaped = 0
+    for _ in range(10):
+        _, info = env.reset()
+        game = env.session.game
+        assert game is not None
+        assert info["signals"] == executions(env, 0)
+        done = False
+        while not done:
+            seen = len(game.events)
+            action = int(np.flatnonzero(env.action_masks())[0])
+            _, reward, done, _, info = env.step(action)
+            expected = executions(env, seen)
+            assert info["signals"] == expected
+            shaping = sum(0.25 if s["side"] == "mafia" else -0.25 for s in expected)
+            outcome = float(info["won"]) * 2 - 1 if done and game.state.winner else 0.0
+            assert reward == pytest.approx(shaping + outcome)
+            shaped += len(expected)
+    assert shaped > 0
+
+
+def test_a_request_kind_the_variant_never_asks_is_refused_when_the_env_is_built() -> None:
+    with pytest.raises(ValueError, match="'vot' is not a request kind of standard"):
+        TeamEnv(TeamSetup(kinds=("vot",)), seed=0)
+    with pytest.raises(ValueError, match="at least one request kind"):
+        TeamEnv(TeamSetup(kinds=()), seed=0)
+    assert "vote" in request_kinds(load_variant("standard"), 7)
+
+
+def test_reset_gives_up_when_the_learner_side_is_never_asked() -> None:
+    """The mafia's night kill is a kind of the variant, but never the town's."""
+    env = TeamEnv(TeamSetup(side="town", kinds=("night:mafia_kill",)), seed=0)
+    with pytest.raises(RuntimeError, match=f"{MAX_DEALS} games dealt and none asked"):
+        env.reset()
+
+
+def test_the_documented_team_env_snippet_runs_as_written() -> None:
+    """docs/rl.md, *The team env*: the snippet plays one whole episode."""
+    section = DOC.read_text().split("## The team env", 1)[1]
+    found = re.search(r"```python\n(.*?)```", section, re.S)
+    assert found, "the section has a python snippet"
+    namespace: dict[str, object] = {}
+    exec(compile(found.group(1), str(DOC), "exec"), namespace)
+    assert namespace["terminated"] is True
+    assert namespace["reward"] in (-1.0, 0.0, 1.0)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
+from mafia_arena.env.session import NOT_RESET
 from mafia_arena.env.spaces import SessionSpaces, observation_spec
 from mafia_arena.rules import Variant
 from mafia_arena.views.encode_history import ObservationSpec
@@ -81,7 +82,11 @@ class raw_env(SessionSpaces, AECEnv):
         return self.session.observe(self._seat(agent))
 
     def step(self, action: Any) -> None:
+        """Answer the selected seat with an action id (an integer; see the module
+        docstring). Before the first `reset` it raises `RuntimeError`."""
         agent = self.agent_selection
+        if self.session.game is None:
+            raise RuntimeError(NOT_RESET)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return

@@ -29,7 +29,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from mafia_arena.engine import Choice
-from mafia_arena.env.session import IllegalActionError
+from mafia_arena.env.session import NOT_RESET, IllegalActionError
 from mafia_arena.env.spaces import SessionSpaces, agent_name, observation_spec
 from mafia_arena.rules import Variant
 from mafia_arena.views.encode_history import ObservationSpec
@@ -64,13 +64,37 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         return self._observations(), self._infos()
 
     def check_actions(self, actions: Mapping[str, Any]) -> dict[int, Choice | str]:
-        """Validate the actions of every pending seat; raise `IllegalActionError`."""
+        """Validate the actions of every pending seat; raise `IllegalActionError`.
+
+        Before the first `reset` it raises `RuntimeError`, and for a key that names no
+        agent `ValueError` (a misspelt name would otherwise be dropped unnoticed)."""
+        self._check_agents(actions)
         if not self.agents:
             raise IllegalActionError("the game is over; reset() the environment")
-        return {seat: self.check_action(seat, actions) for seat in self.session.pending_seats()}
+        return {seat: self._decision(seat, actions) for seat in self.session.pending_seats()}
 
     def check_action(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
-        """The decision of one pending seat in `actions`, or `IllegalActionError`."""
+        """The decision of one pending seat in `actions`, or `IllegalActionError`; the
+        keys of `actions` are checked as in `check_actions` (the terminate-on-illegal
+        wrapper judges seat by seat, and an unknown name is the caller's error, not a
+        seat's illegal move)."""
+        self._check_agents(actions)
+        return self._decision(seat, actions)
+
+    def _check_agents(self, actions: Mapping[str, Any]) -> None:
+        """`RuntimeError` before the first `reset`, `ValueError` for a key naming no agent."""
+        if self.session.game is None:
+            raise RuntimeError(NOT_RESET)
+        seat_of = self._seat_of
+        for agent in actions:
+            if agent not in seat_of:
+                raise ValueError(
+                    f"unknown agent {agent!r} in the actions; the agents are "
+                    f"player_0 … player_{len(self.possible_agents) - 1}"
+                )
+
+    def _decision(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
+        """The decision of one pending seat in `actions` (keys already checked)."""
         agent = agent_name(seat)
         if agent not in actions:
             raise IllegalActionError(f"{agent} must decide now but has no action")

@@ -38,6 +38,22 @@ class IllegalActionError(ValueError):
     """An action that is not legal for the seat now; nothing was changed."""
 
 
+NOT_RESET = "reset() was never called: reset() the environment before stepping it"
+
+
+def action_index(action: Any) -> int | None:
+    """`action` as an action id if it is an integer: a Python int, a numpy integer
+    scalar or a 0-d integer array; None for anything else. A float such as 3.5 is
+    refused, never truncated to 3: a policy that emits one has a bug to see."""
+    if type(action) is int:  # the usual case first: a step costs little else
+        return action
+    if isinstance(action, int | np.integer):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        return int(action)
+    return None
+
+
 @dataclass(slots=True)
 class _Observed:
     """A seat's last observation and what it was built from (`GameSession.observe`)."""
@@ -357,12 +373,11 @@ class GameSession:
     def check_action(self, seat: int, action: Any) -> Choice:
         """The choice `action` stands for, if it is legal for `seat` now; else raise."""
         request = self._request(seat)
-        try:
-            index = int(action)
-        except (TypeError, ValueError):
+        index = action_index(action)
+        if index is None:
             raise IllegalActionError(
                 f"player_{seat}: action {action!r} is not an integer action id"
-            ) from None
+            )
         if not 0 <= index < self.table.size:
             raise IllegalActionError(
                 f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
@@ -377,10 +392,11 @@ class GameSession:
 
     def check_wait(self, seat: int, action: Any) -> None:
         """A seat with nothing to decide in a night slot may only wait (action 0)."""
-        try:
-            index = int(action)
-        except (TypeError, ValueError):
-            index = -1
+        index = action_index(action)
+        if index is None:
+            raise IllegalActionError(
+                f"player_{seat}: action {action!r} is not an integer action id"
+            )
         if index != 0:
             raise IllegalActionError(
                 f"player_{seat} has nothing to decide in this night slot; only action 0 (wait)"
@@ -403,7 +419,7 @@ class GameSession:
 
     def _request(self, seat: int) -> Request:
         if self.game is None:
-            raise RuntimeError("reset() the environment before stepping it")
+            raise RuntimeError(NOT_RESET)
         request = self.game.request(seat) if self._asking() else None
         if request is None:
             raise IllegalActionError(f"player_{seat} has nothing to decide now")

@@ -199,8 +199,15 @@ class MafiaVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
     def _ids(self, actions: Any) -> list[int]:
-        """Every row's action as an int (-1 where it is not an integer id)."""
-        actions = np.asarray(actions).reshape(self.num_envs)
+        """Every row's action as an int (-1 where it is not an integer id); `ValueError`
+        unless there is one action per row."""
+        actions = np.asarray(actions)
+        if actions.size != self.num_envs:
+            raise ValueError(
+                f"step: expected num_envs = {self.num_envs} actions (one per game), "
+                f"got {actions.size}"
+            )
+        actions = actions.reshape(self.num_envs)
         if actions.dtype.kind in "iu":
             return actions.tolist()
         ids = []

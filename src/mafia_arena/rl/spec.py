@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.rl.team_env import TeamSetup
+from mafia_arena.rl.team_env import TeamSetup, check_kinds
 
 
 class TrainSpecError(ValueError):
@@ -113,6 +113,8 @@ def load_train_spec(path: str | Path) -> TrainSpec:
         return int(value)
 
     kinds = typed("kinds", list, ["vote"])
+    if not kinds:
+        raise TrainSpecError(f"{path}: key 'train.kinds': name at least one request kind")
     opponents = typed("opponents", list, ["heuristic"])
     if not opponents:
         raise TrainSpecError(f"{path}: key 'train.opponents': name at least one opponent")
@@ -162,8 +164,10 @@ def load_train_spec(path: str | Path) -> TrainSpec:
 
 
 def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
-    """The variant loads and deals at `players`, `side` is one of its sides, and every
-    agent named exists: otherwise training fails minutes in with a bare `ValueError`."""
+    """The variant loads and deals at `players`, `side` is one of its sides, every
+    request kind in `kinds` is one the variant asks, and every agent named exists:
+    otherwise training fails minutes in with a bare `ValueError`, or (a kind never
+    asked) deals games forever without a decision to learn from."""
     from mafia_arena.agents.registry import make_agent
     from mafia_arena.rules import VariantError, load_variant
     from mafia_arena.rules.composition import deck_counts
@@ -183,6 +187,11 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
             f"{path}: key 'train.side': {setup.side!r} is not a side of {setup.variant} "
             f"({', '.join(sides)})"
         )
+    for i, kind in enumerate(setup.kinds):
+        try:
+            check_kinds([kind], variant, setup.players)
+        except ValueError as exc:
+            raise TrainSpecError(f"{path}: key 'train.kinds.{i}': {exc}") from None
     named = [("co_player", setup.co_player), ("fallback", fallback)]
     named += [(f"opponents.{i}", name) for i, name in enumerate(setup.opponents)]
     for key, name in named:

@@ -13,8 +13,15 @@ pool with its own generator (so a seeded env replays its episodes exactly), seat
 its own seat seed from the env's host key, never the game seed), and plays until a
 learner decision is due. `step(action)` submits the learner's choice and plays on
 to the next one. The reward is 0 until the end, then +1 if the learner's side won, -1 if
-it lost, 0 on a draw; `info["signals"]` lists the day-time deaths since the previous
-step (seat and side) for shaping, and `shaping` adds them to the reward when set.
+it lost, 0 on a draw; `info["signals"]` lists the players executed since the previous
+step (seat and side; the engine's public `Death` events with cause ``execution``, and
+Palermo's exits by the vote) for shaping, and `shaping` adds them to the reward when
+set. They are read from the events, not from the phase: the night's kills are announced
+at dawn, already by day.
+
+`kinds` must name request kinds the variant can ask (`request_kinds`), checked when the
+env is built, and a `reset` that deals `MAX_DEALS` games in a row without a learner
+decision (kinds the learner's side is never asked) raises instead of dealing forever.
 """
 
 from __future__ import annotations
@@ -31,22 +38,69 @@ from mafia_arena.agents.advice import advice_id, with_advice
 from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
+from mafia_arena.engine.catalogue import Death, StateChanged
 from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.rules import Variant
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
+from mafia_arena.views.encode import ObservationLayout
 from mafia_arena.views.encode_history import ObservationSpec
 
 ALL_KINDS = "*"
 Chooser = Callable[[np.ndarray, np.ndarray], int]
 """A policy as a function: (observation, boolean mask) -> action id."""
+UNENCODED_KINDS = ("bid", "explain", "forum")
+"""Request kinds the engine asks that the observation layout files under ``other``
+(speaking-order bids, a voter's explanation, a forum game's window)."""
+MAX_DEALS = 100
+"""Games `reset` deals in a row without a learner decision before it gives up: a game
+that ends before the learner's first turn is rare, a hundred in a row means the learner
+is never asked (a kind its side never gets)."""
+
+
+def request_kinds(variant: Variant, players: int) -> tuple[str, ...]:
+    """The request kinds `variant` can ask at `players` seats, as `TeamSetup.kinds`
+    names them: the observation layout's kinds (`views.encode`; its ``none`` and
+    ``other`` cells are not kinds) and `UNENCODED_KINDS`."""
+    layout = ObservationLayout(variant, players).kinds
+    return (*(k for k in layout if k not in ("none", "other")), *UNENCODED_KINDS)
+
+
+def unknown_kinds(kinds: Sequence[str], variant: Variant, players: int) -> list[str]:
+    """The entries of `kinds` that are neither ``*`` nor a request kind of `variant`."""
+    known = set(request_kinds(variant, players))
+    return [k for k in kinds if k != ALL_KINDS and k not in known]
+
+
+def check_kinds(kinds: Sequence[str], variant: Variant, players: int) -> None:
+    """Raise `ValueError` unless `kinds` names at least one kind and only kinds the
+    variant can ask: a learner asked nothing would have `reset` deal games forever."""
+    if not kinds:
+        raise ValueError("name at least one request kind (or '*' for every decision)")
+    unknown = unknown_kinds(kinds, variant, players)
+    if unknown:
+        raise ValueError(
+            f"{unknown[0]!r} is not a request kind of {variant.name} "
+            f"({', '.join(request_kinds(variant, players))}, or '*' for every decision)"
+        )
+
+
+def _executed(fact: object) -> bool:
+    """Whether a public fact removes a player by the table's vote: an execution, or
+    Palermo's exit by the vote (its players leave by player-state changes, not deaths).
+    Night kills (the dictator's murders too), disqualifications and the like are not."""
+    if isinstance(fact, Death):
+        return fact.cause == "execution"
+    return isinstance(fact, StateChanged) and fact.cause == "vote"
 
 
 @dataclass(frozen=True)
 class TeamSetup:
     """What the learner controls and whom it plays with and against.
 
-    `kinds` are request kinds (``vote``, ``final_vote``, ``night:kill``, …) or ``*`` for
-    every decision; `opponents` is the pool the other side is drawn from per game;
-    `shaping` is the reward per day-time death (+ for the other side's, - for one's own);
+    `kinds` are request kinds (``vote``, ``final_vote``, ``night:<step>``, …; see
+    `request_kinds`) or ``*`` for every decision; `opponents` is the pool the other side
+    is drawn from per game; `shaping` is the reward per execution (+ for the other
+    side's player, - for one's own);
     `observation`, `history_days`, `egocentric`, `max_players` choose the observation
     layout (``"v0"`` or ``"history"``, `views.encode_history`; egocentric action ids
     are relative to the deciding seat as well);
@@ -105,6 +159,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             observation=self.setup.observation_spec(),
             fixed_nights=False,
         )
+        check_kinds(self.setup.kinds, self.session.variant, self.setup.players)
         self.actions = self.session.table.size
         self.observation_size = self.session.encoder.size + (
             self.actions if self.setup.advice else 0
@@ -120,7 +175,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         self._sides: list[str] = []
         self._seat: int | None = None
         self._teacher: int | None = None  # the co-player's answer to the open decision
-        self._alive: list[bool] = []
+        self._seen = 0  # the game's events already looked at for signals
         self.opponent = ""
 
     # ------------------------------------------------------------------ gymnasium API
@@ -132,7 +187,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             self._rng = random.Random(seed)
             self._host_key = self._key_for(seed)
         options = options or {}
-        while True:
+        for _ in range(MAX_DEALS):
             self._start(
                 int(options.get("game_seed", self._rng.randrange(2**31))),
                 options.get("opponent") or self._rng.choice(self.setup.opponents),
@@ -142,6 +197,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
                 return self._observation(), self._info(signals)
             # the game ended before any learner decision (rare): play a fresh one
             options = {k: v for k, v in options.items() if k != "game_seed"}
+        raise RuntimeError(
+            f"{MAX_DEALS} games dealt and none asked the {self.setup.side} side for "
+            f"{', '.join(self.setup.kinds)}: check `side` and `kinds`"
+        )
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._seat is None:
@@ -228,7 +287,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         for seat, agent in enumerate(self._agents):
             agent.reset(seat, agent_seeds[seat])  # never the game seed: it is the deal
             agent.set_variant(self.session.variant)
-        self._alive = [True] * self.setup.players
+        self._seen = len(game.events)
         self._seat = None
 
     def _advance(self, learner_turns: bool = True) -> tuple[float, list[dict[str, Any]]]:
@@ -254,16 +313,21 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         return self._signals(game)
 
     def _signals(self, game: Game) -> tuple[float, list[dict[str, Any]]]:
+        """The executions since the last call, and their shaping.
+
+        Read from the engine's public `Death` events by cause, not from the phase the
+        game is in now: the night's kills are announced at dawn, so by the learner's
+        next decision the game is already in the day."""
         signals = []
         reward = 0.0
-        for seat_state in game.state.seats:
-            if self._alive[seat_state.seat] and not seat_state.alive:
-                self._alive[seat_state.seat] = False
-                if game.state.phase == "day":
-                    side = self._sides[seat_state.seat]
-                    signals.append({"seat": seat_state.seat, "side": side})
-                    own = side == self.setup.side
-                    reward += -self.setup.shaping if own else self.setup.shaping
+        events = game.events
+        for event in events[self._seen :]:
+            fact = event.fact
+            if _executed(fact):
+                side = self._sides[fact.seat]
+                signals.append({"seat": fact.seat, "side": side})
+                reward += -self.setup.shaping if side == self.setup.side else self.setup.shaping
+        self._seen = len(events)
         return reward, signals
 
     def _observation(self) -> np.ndarray:

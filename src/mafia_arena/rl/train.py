@@ -121,7 +121,10 @@ def train(
     track: bool = True,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train per `spec` into folder `out` (see the module docstring)."""
+    """Train per `spec` into folder `out` (see the module docstring). `spec.steps` 0
+    only evaluates and exports the untrained policy; a negative count is refused."""
+    if spec.steps < 0:
+        raise ValueError(f"steps must not be negative, not {spec.steps}")
     MaskablePPO, DummyVecEnv = _sb3()
     import torch
 
@@ -193,7 +196,7 @@ def _train(
             _write_curve(curve, out)
         return rates
 
-    evaluate(0)
+    final = evaluate(0)
     done = 0
     while done < spec.steps:
         chunk = min(spec.eval_every, spec.steps - done)

@@ -1,0 +1,112 @@
+"""Stepping the envs wrongly fails at once with a message that says what was wrong:
+before any `reset`, with an agent name that does not exist, with an action that is not
+an integer id, with the wrong number of actions for a vector env. Nothing is guessed:
+a float is never truncated and an unknown name is never dropped."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mafia_arena import env as mafia_env
+from mafia_arena.env import IllegalActionError
+from mafia_arena.env.vector import MafiaVectorEnv
+
+
+@pytest.mark.parametrize("make", [mafia_env.parallel_env, mafia_env.raw_parallel_env])
+def test_a_parallel_step_before_reset_says_reset_was_never_called(make: object) -> None:
+    env = make("standard", players=7)  # type: ignore[operator]
+    with pytest.raises(RuntimeError, match=r"reset\(\) was never called"):
+        env.step({})
+
+
+def test_an_aec_step_before_reset_says_reset_was_never_called() -> None:
+    with pytest.raises(RuntimeError, match=r"reset\(\) was never called"):
+        mafia_env.raw_env("standard", players=7).step(0)
+
+
+def pending_actions(env: object) -> dict[str, int]:
+    """A legal action for every pending seat (the lowest legal id), 0 for the others."""
+    raw = env.unwrapped  # type: ignore[attr-defined]
+    actions = {}
+    for seat, agent in enumerate(raw.agents):
+        mask = raw.session.observe(seat)["action_mask"]
+        actions[agent] = int(np.flatnonzero(mask)[-1])
+    return actions
+
+
+@pytest.mark.parametrize("make", [mafia_env.parallel_env, mafia_env.raw_parallel_env])
+def test_an_unknown_agent_in_parallel_actions_is_named(make: object) -> None:
+    env = make("standard", players=7)  # type: ignore[operator]
+    env.reset(seed=0)
+    env.step(pending_actions(env))  # a legal step first: the check is not only at start
+    actions = {**pending_actions(env), "player_99": 0}
+    with pytest.raises(ValueError, match="unknown agent 'player_99'"):
+        env.step(actions)
+    assert env.agents  # refused, not turned into an illegal move that ends the game
+    env.step(pending_actions(env))
+
+
+def test_an_unknown_agent_is_named_even_beside_an_illegal_action() -> None:
+    """The wrapped env judges seat by seat; the unknown name is the caller's error and
+    comes first, before any seat is blamed for an illegal move."""
+    env = mafia_env.parallel_env("standard", players=7)
+    env.reset(seed=0)
+    actions = {**pending_actions(env), "player_99": 0}
+    pending = env.unwrapped.session.pending_seats()
+    actions[f"player_{pending[0]}"] = 10_000
+    with pytest.raises(ValueError, match="unknown agent 'player_99'"):
+        env.step(actions)
+    assert env.agents
+
+
+def deciding(env: mafia_env.raw_env) -> tuple[str, list[int]]:
+    """Step waiting turns until the selected seat has a decision; its legal ids."""
+    while not env.session.asks(env._seat(env.agent_selection)):
+        env.step(0)
+    agent = env.agent_selection
+    return agent, np.flatnonzero(env.observe(agent)["action_mask"]).tolist()
+
+
+NOT_INTEGERS = {
+    "a half": lambda a: a + 0.5,
+    "a whole float": float,
+    "a numpy float": np.float64,
+    "a one-element array": lambda a: np.array([a]),
+    "a string": str,
+}
+
+
+@pytest.mark.parametrize("bad", list(NOT_INTEGERS.values()), ids=list(NOT_INTEGERS))
+def test_an_aec_action_that_is_not_an_integer_is_refused_not_truncated(bad: object) -> None:
+    env = mafia_env.raw_env("standard", players=7)
+    env.reset(seed=0)
+    agent, legal = deciding(env)
+    with pytest.raises(IllegalActionError, match="is not an integer action id"):
+        env.step(bad(legal[-1]))  # type: ignore[operator]
+    assert env.agent_selection == agent  # nothing changed
+
+
+@pytest.mark.parametrize("wrap", [int, np.int64, np.int32, lambda a: np.array(a)])
+def test_aec_integer_actions_of_every_integer_type_are_accepted(wrap: object) -> None:
+    env = mafia_env.raw_env("standard", players=7)
+    env.reset(seed=0)
+    agent, legal = deciding(env)
+    env.step(wrap(legal[-1]))  # type: ignore[operator]
+    assert env.agent_selection != agent or env.session.over
+
+
+def test_a_waiting_seat_may_not_wait_with_a_float() -> None:
+    env = mafia_env.raw_env("standard", players=7)
+    env.reset(seed=0)
+    assert not env.session.asks(env._seat(env.agent_selection))  # night 1, a waiting slot
+    with pytest.raises(IllegalActionError, match="is not an integer action id"):
+        env.step(0.5)
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_a_vector_step_with_the_wrong_number_of_actions_says_how_many(count: int) -> None:
+    vec = MafiaVectorEnv("standard", players=7, num_envs=2)
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match=rf"num_envs = 2 actions .*got {count}"):
+        vec.step(np.zeros(count, dtype=np.int64))
