@@ -84,13 +84,15 @@ def check_kinds(kinds: Sequence[str], variant: Variant, players: int) -> None:
         )
 
 
-def _executed(fact: object) -> bool:
-    """Whether a public fact removes a player by the table's vote: an execution, or
+def _executed(fact: object) -> int | None:
+    """The seat a public fact removes by the table's vote, else None: an execution, or
     Palermo's exit by the vote (its players leave by player-state changes, not deaths).
     Night kills (the dictator's murders too), disqualifications and the like are not."""
-    if isinstance(fact, Death):
-        return fact.cause == "execution"
-    return isinstance(fact, StateChanged) and fact.cause == "vote"
+    if isinstance(fact, Death) and fact.cause == "execution":
+        return fact.seat
+    if isinstance(fact, StateChanged) and fact.cause == "vote":
+        return fact.seat
+    return None
 
 
 @dataclass(frozen=True)
@@ -315,17 +317,17 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
     def _signals(self, game: Game) -> tuple[float, list[dict[str, Any]]]:
         """The executions since the last call, and their shaping.
 
-        Read from the engine's public `Death` events by cause, not from the phase the
+        Read from the engine's public events by cause, not from the phase the
         game is in now: the night's kills are announced at dawn, so by the learner's
         next decision the game is already in the day."""
         signals = []
         reward = 0.0
         events = game.events
         for event in events[self._seen :]:
-            fact = event.fact
-            if _executed(fact):
-                side = self._sides[fact.seat]
-                signals.append({"seat": fact.seat, "side": side})
+            seat = _executed(event.fact)
+            if seat is not None:
+                side = self._sides[seat]
+                signals.append({"seat": seat, "side": side})
                 reward += -self.setup.shaping if side == self.setup.side else self.setup.shaping
         self._seen = len(events)
         return reward, signals
