@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -158,9 +159,16 @@ def test_a_request_kind_the_variant_never_asks_is_refused_when_the_env_is_built(
     assert "vote" in request_kinds(load_variant("standard"), 7)
 
 
+def test_a_night_kind_of_the_other_side_is_refused_when_the_env_is_built() -> None:
+    with pytest.raises(ValueError, match="'night:mafia_kill' is asked only of the mafia side"):
+        TeamEnv(TeamSetup(side="town", kinds=("night:mafia_kill",)), seed=0)
+
+
 def test_reset_gives_up_when_the_learner_side_is_never_asked() -> None:
-    """The mafia's night kill is a kind of the variant, but never the town's."""
-    env = TeamEnv(TeamSetup(side="town", kinds=("night:mafia_kill",)), seed=0)
+    """The backstop for what the build-time check cannot see (a role that changes sides):
+    a setup whose learner is never asked ends in an error, not in endless deals."""
+    env = TeamEnv(TeamSetup(side="town", kinds=("vote",)), seed=0)
+    env.setup = dataclasses.replace(env.setup, kinds=("night:mafia_kill",))
     with pytest.raises(RuntimeError, match=f"{MAX_DEALS} games dealt and none asked"):
         env.reset()
 

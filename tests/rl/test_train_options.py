@@ -38,6 +38,11 @@ eval_every = 64
         ('["vot"]', "train.kinds.0", "'vot' is not a request kind of standard"),
         ('["vote", "night:kil"]', "train.kinds.1", "'night:kil' is not a request kind"),
         ("[]", "train.kinds", "name at least one request kind"),
+        (
+            '["vote", "night:mafia_kill"]',
+            "train.kinds.1",
+            "'night:mafia_kill' is asked only of the mafia side, not of town",
+        ),
     ],
 )
 def test_a_spec_with_a_request_kind_the_variant_never_asks_is_refused(
@@ -52,7 +57,7 @@ def test_a_spec_with_a_request_kind_the_variant_never_asks_is_refused(
 
 def test_every_kind_of_the_variant_and_the_wildcard_are_accepted(tmp_path: Path) -> None:
     path = tmp_path / "spec.toml"
-    every = '["*", "vote", "final_vote", "nominate", "speak", "night:mafia_kill"]'
+    every = '["*", "vote", "final_vote", "nominate", "speak", "night:detective_check"]'
     path.write_text(SHIPPED.read_text().replace('kinds = ["vote"]', f"kinds = {every}"))
     assert load_train_spec(path).setup.kinds[0] == "*"
 

@@ -189,7 +189,7 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
         )
     for i, kind in enumerate(setup.kinds):
         try:
-            check_kinds([kind], variant, setup.players)
+            check_kinds([kind], variant, setup.players, setup.side)
         except ValueError as exc:
             raise TrainSpecError(f"{path}: key 'train.kinds.{i}': {exc}") from None
     named = [("co_player", setup.co_player), ("fallback", fallback)]

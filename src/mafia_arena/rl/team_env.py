@@ -71,9 +71,13 @@ def unknown_kinds(kinds: Sequence[str], variant: Variant, players: int) -> list[
     return [k for k in kinds if k != ALL_KINDS and k not in known]
 
 
-def check_kinds(kinds: Sequence[str], variant: Variant, players: int) -> None:
+def check_kinds(
+    kinds: Sequence[str], variant: Variant, players: int, side: str | None = None
+) -> None:
     """Raise `ValueError` unless `kinds` names at least one kind and only kinds the
-    variant can ask: a learner asked nothing would have `reset` deal games forever."""
+    variant can ask (of `side`, when given): a learner asked nothing would have `reset`
+    deal games forever. A night step is asked of the sides of the roles that act in it
+    (as dealt; a role that changes sides later is left to `reset`'s limit)."""
     if not kinds:
         raise ValueError("name at least one request kind (or '*' for every decision)")
     unknown = unknown_kinds(kinds, variant, players)
@@ -82,6 +86,22 @@ def check_kinds(kinds: Sequence[str], variant: Variant, players: int) -> None:
             f"{unknown[0]!r} is not a request kind of {variant.name} "
             f"({', '.join(request_kinds(variant, players))}, or '*' for every decision)"
         )
+    for kind in kinds:
+        asked = night_sides(variant, kind)
+        if side is not None and asked is not None and side not in asked:
+            raise ValueError(
+                f"{kind!r} is asked only of the {' and '.join(sorted(asked))} side, not of {side}"
+            )
+
+
+def night_sides(variant: Variant, kind: str) -> set[str] | None:
+    """The sides whose dealt roles act in the night step of `kind` (``night:<step>``),
+    or None for a kind that is no night step."""
+    step = next((s for s in variant.night if f"night:{s.name}" == kind), None)
+    if step is None:
+        return None
+    factions = {variant.roles[role].faction for role in step.actors if role in variant.roles}
+    return {variant.factions[f].side for f in factions if f in variant.factions}
 
 
 def _executed(fact: object) -> int | None:
@@ -161,7 +181,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             observation=self.setup.observation_spec(),
             fixed_nights=False,
         )
-        check_kinds(self.setup.kinds, self.session.variant, self.setup.players)
+        check_kinds(self.setup.kinds, self.session.variant, self.setup.players, self.setup.side)
         self.actions = self.session.table.size
         self.observation_size = self.session.encoder.size + (
             self.actions if self.setup.advice else 0
