@@ -47,12 +47,22 @@ def test_the_palermo_page_shows_the_held_intrigue_card_and_every_seats_state(
     expect(page.locator("#prompt")).to_contain_text("Morning of round 1")
     expect(page.locator("#phase")).to_have_text("morning 1")
     # round 2's night is Night 1, as its announcement and line tags say; the dictator's
-    # first night is night 0; setup has no number
+    # first night is night 0; setup has no number. Without a turn of its own a seat is
+    # shown night or day only: its last event may be phases old (a ghost's, noon's)
     headers = page.evaluate(
-        "[phaseHeader('night_early', 2), phaseHeader('dead_time', 3), phaseHeader('noon', 2),"
+        "[phaseHeader('night_early', 2, true), phaseHeader('dead_time', 3, true),"
+        " phaseHeader('noon', 2, true), phaseHeader('noon', 2), phaseHeader('dead_time', 3),"
         " phaseHeader('night', 0), phaseHeader('setup', 0)]"
     )
-    assert headers == ["early night 1", "dead time 2", "noon 2", "night 0", "setup"]
+    assert headers == [
+        "early night 1",
+        "dead time 2",
+        "noon 2",
+        "day 2",
+        "night 2",
+        "night 0",
+        "setup",
+    ]
 
     card = page.get_by_test_id("intrigue-card")
     expect(card).to_be_visible()

@@ -84,8 +84,8 @@ function renderState(s) {
   appendLines($("transcript"), s.lines, s.reset);
   appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
   // a Palermo turn names its timed phase; otherwise the phase of the seat's last event
-  const phase = (s.request && s.request.phase) || s.phase;
-  $("phase").textContent = s.over ? "game over" : phaseHeader(phase, s.day);
+  const timed = (s.request && s.request.phase) || null;
+  $("phase").textContent = s.over ? "game over" : phaseHeader(timed || s.phase, s.day, !!timed);
   $("watching").hidden = !s.spectator; $("card").hidden = !!s.spectator;
   $("private-panel").hidden = !!s.spectator;
   // the rules with the creator's switches applied; set only when they differ, so an
@@ -131,16 +131,23 @@ const PHASE_LABELS = {
   vote_close: "vote", change_window: "vote", vote_end: "vote", resolution: "vote",
   last_words: "last words",
 };
-// Palermo's night phases: round n's night is Night n-1 (its announcement and line tags
-// say so too, views/words.py phase_tag).
+// Palermo's clock phases: round n's night is Night n-1 (its announcement and line tags
+// say so too, views/words.py phase_tag), then comes Day n.
 const PALERMO_NIGHT = new Set(["night_early", "night_late", "dead_time"]);
+const PALERMO_DAY = new Set(["morning", "noon", "afternoon", "vote_close", "change_window",
+  "vote_end", "resolution", "runoff", "last_words"]);
 
-// The header's phase and number: "day 2", "early night 1", the dictator's "night 0";
-// nothing after setup's 0.
-function phaseHeader(phase, day) {
-  const number = PALERMO_NIGHT.has(phase) ? day - 1 : day;
+// The header's phase and number: "day 2", the dictator's "night 0", nothing after
+// setup's 0. A Palermo turn names its timed phase ("early night 1": `exact`, from the
+// request); otherwise only night or day, which change with public announcements (the
+// seat's last event may be phases old).
+function phaseHeader(phase, day, exact = false) {
+  const night = PALERMO_NIGHT.has(phase);
+  const palermo = night || PALERMO_DAY.has(phase);
+  const number = night ? day - 1 : day;
+  const word = palermo && !exact ? (night ? "night" : "day") : PHASE_LABELS[phase] || phase;
   const shown = day || phase === "night" ? ` ${number}` : "";
-  return `${PHASE_LABELS[phase] || phase}${shown}`;
+  return `${word}${shown}`;
 }
 
 // Palermo timing windows (the variant's card phases) in words.
