@@ -113,6 +113,10 @@ def test_an_outage_game_is_voided_and_replayed_on_resume_identically(
     void = [r["game_index"] for r in stored if r["void"]]
     assert void == list(range(FIRST_VOID, GAMES)) and first.games_void == len(void)
     assert not first.ok
+    # what to fix is named: the agent whose seats fell back, and for what (a 503)
+    said = str(first)
+    assert "void games' fallbacks, seats of outage-probe: llm:" in said, said
+    assert first.void_causes["outage-probe"]["llm:server_error"] > 0, first.void_causes
     for record in stored[:FIRST_VOID]:  # the games before the outage are untouched
         assert record == records[record["game_index"]] | {"code": record["code"]}
     for record in stored[FIRST_VOID:]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,10 @@ class Summary:
     parent_run_id: str | None = None
     child_run_ids: dict[str, str] = field(default_factory=dict)
     matchups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    void_causes: dict[str, Counter[str]] = field(default_factory=dict)
+    """Per agent whose seats fell back for infrastructure faults in void games: the
+    fallback kinds of those games (``llm:connection``…), so a void game names what to
+    fix (an endpoint down, a quota) rather than only a count."""
 
     @property
     def ok(self) -> bool:
@@ -58,6 +63,7 @@ class Summary:
                     counts[0] += 1
                     if record.get("void"):
                         counts[1] += 1
+                        self._note_void(record)
                     else:
                         wins.add(record)
         for label, (_, wins, (games, void)) in tallies.items():
@@ -69,6 +75,20 @@ class Summary:
                     for k, e in wins.table().items()
                 },
             }
+
+    def _note_void(self, record: Mapping[str, Any]) -> None:
+        """Count a void game's fallback kinds under the agents whose seats fell back
+        for infrastructure faults (the record keeps kinds per game, seats per agent)."""
+        agents = sorted(
+            {
+                str(seat.get("agent"))
+                for seat in record.get("seats", [])
+                if seat.get("fallbacks_infrastructure")
+            }
+        )
+        kinds = (record.get("fallback_record") or {}).get("by_kind", {})
+        tally = self.void_causes.setdefault(", ".join(agents) or "unknown agent", Counter())
+        tally.update({str(kind): int(n) for kind, n in kinds.items()})
 
     def __str__(self) -> str:
         lines = [
@@ -88,6 +108,9 @@ class Summary:
             )
             void = f" ({info['void']} void, not counted)" if info.get("void") else ""
             lines.append(f"  {label}: {info['games']} games{void}; {rates}")
+        for agents, kinds in sorted(self.void_causes.items()):
+            shown = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
+            lines.append(f"  void games' fallbacks, seats of {agents}: {shown or 'none recorded'}")
         for index, error in sorted(self.failed.items())[:5]:
             lines.append(f"  game {index} failed: {error.strip().splitlines()[-1]}")
         return "\n".join(lines)
