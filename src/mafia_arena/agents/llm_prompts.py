@@ -29,8 +29,10 @@ Contract
   transcript is append-only and the server's prompt prefix cache keeps working.
 * :func:`clean_speech` turns a completion into one player's speech: it strips role-play
   prefixes (``P3:``, ``**P3 (discussion):**``, ``Assistant:``), stops where the model starts
-  writing other players' lines or host lines, removes wrapping quotes and caps the length
-  at a word boundary. It never raises; an empty result means "nothing usable".
+  writing other players' lines or host lines (a tagged transcript line such as ``[D1] P5
+  was killed ...``, ``--- Night 1 ---``, ``Game over: ...``, ``Host: ...``), removes
+  wrapping quotes (again after an unfinished rest is cut) and caps the length at a word
+  boundary. It never raises; an empty result means "nothing usable".
 * :func:`parse_beliefs` reads ``P<n>: <probability>`` pairs (also JSON-ish ``"P2": 0.3``
   and percentages) for the seats asked about, clamped to [0, 1]; seats it cannot read are
   left out rather than guessed.
@@ -178,7 +180,9 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
         elif override.is_file():
             sources["system"] = override
         else:
-            raise TemplateError(f"{override}: prompt_template not found")
+            raise TemplateError(
+                f"key 'prompt_template': {override} not found (no such file or folder)"
+            )
     compiled: dict[str, Template] = {}
     versions: dict[str, str] = {}
     dummy = {key: "x" for key in PLACEHOLDERS}
@@ -267,15 +271,16 @@ def fit_transcript(lines: Sequence[TranscriptLine], max_chars: int) -> str:
 # ---------------------------------------------------------------------- speech
 
 _PREFIX = re.compile(
-    r"^\s*(?:[*_`>#\s]*)"  # markdown decoration
-    r"(?P<day>\[[DN]\d+\]\s*|(?:[DN]|Day\s|Night\s)\d+\s*:\s*)?"  # "[D1] ", "D1: "
+    r"^\s*(?:[*_`>#\s-]*)"  # markdown decoration, list bullets
+    r"(?P<day>\[[A-Z]\d+\]\s*|(?:[DN]|Day\s|Night\s)\d+\s*:\s*)?"  # "[D1] ", "D1: "
     r"(?:(?P<who>P\s?\d{1,2}|player\s*\d{1,2}|assistant|me|you|answer|speech|response)"
     r"\s*(?:\([^)]{0,30}\))?"  # "(discussion)"
     r"\s*[*_`]*\s*[:：]\s*[*_`]*\s*)?",
     re.IGNORECASE,
 )
+#: Lines only the host writes (views.text): phase headers, the end, the prompt's own parts.
 _HOST_LINE = re.compile(
-    r"^\s*(?:---|\[[DN]\d+\]|NOW\b|GAME RECORD|RULES\b|Game over|Options?:)", re.IGNORECASE
+    r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Host\s*:|Options?:)", re.IGNORECASE
 )
 _QUOTES = "\"'“”‘’`"
 #: Inside a line: where a model starts another transcript line ("... D1: ...", "... P4: ").
@@ -293,19 +298,41 @@ def _speaker(match: re.Match[str]) -> str | None:
 
 def clean_speech(text: str, seat: int, max_chars: int) -> str:
     """One player's speech out of a completion; see the module docstring."""
-    me = seat_label(seat)
+    speech = re.sub(r"\s+", " ", " ".join(_speech_lines(text, seat_label(seat)))).strip()
+    inline = _INLINE_CUT.search(speech)
+    if inline and inline.start() > 0:
+        speech = speech[: inline.start()].strip()
+    while len(speech) >= 2 and speech[0] in _QUOTES and speech[-1] in _QUOTES:
+        speech = speech[1:-1].strip()
+    speech = speech.strip(_QUOTES + " ") if speech.count('"') == 1 else speech
+    speech = _unquote(_whole_sentences(speech))
+    if len(speech) > max_chars:
+        cut = speech[: max_chars + 1]
+        space = cut.rfind(" ")
+        speech = (cut[:space] if space > max_chars // 2 else cut[:max_chars]).rstrip(" ,;:-")
+    return speech[:max_chars]
+
+
+def _speech_lines(text: str, me: str) -> list[str]:
+    """The completion's lines that are the seat's speech, prefixes stripped.
+
+    Before any speech, a transcript tag or the seat's own name is an echo of the line
+    the model was asked to write: stripped. After it, a blank line, a line of another
+    player, a tagged transcript line (``[D1] P5 was killed ...``) or a host line
+    (``--- Night 1 ---``, ``Game over: ...``) is the model writing the record on: the
+    speech ends there."""
     kept: list[str] = []
     for raw in text.replace("\r", "").split("\n"):
         line = raw.strip()
         if not line:
             if kept:
-                break  # a blank line after the speech: what follows is usually not speech
+                break
             continue
         match = _PREFIX.match(line)
         if match and (match.group("who") or match.group("day")):
             speaker = _speaker(match)
-            if kept and speaker is not None and speaker != me:
-                break  # the model started writing another player's line
+            if kept and (match.group("day") or (speaker is not None and speaker != me)):
+                break
             line = line[match.end() :].strip()
         elif _HOST_LINE.match(line):
             if kept:
@@ -313,19 +340,15 @@ def clean_speech(text: str, seat: int, max_chars: int) -> str:
             continue
         if line:
             kept.append(line)
-    speech = re.sub(r"\s+", " ", " ".join(kept)).strip()
-    inline = _INLINE_CUT.search(speech)
-    if inline and inline.start() > 0:
-        speech = speech[: inline.start()].strip()
-    while len(speech) >= 2 and speech[0] in _QUOTES and speech[-1] in _QUOTES:
-        speech = speech[1:-1].strip()
-    speech = speech.strip(_QUOTES + " ") if speech.count('"') == 1 else speech
-    speech = _whole_sentences(speech)
-    if len(speech) > max_chars:
-        cut = speech[: max_chars + 1]
-        space = cut.rfind(" ")
-        speech = (cut[:space] if space > max_chars // 2 else cut[:max_chars]).rstrip(" ,;:-")
-    return speech[:max_chars]
+    return kept
+
+
+def _unquote(speech: str) -> str:
+    """Remove one pair of quotes wrapping the whole speech (left once the sentence cut
+    dropped what followed the closing quote)."""
+    if len(speech) >= 2 and speech[0] in _QUOTES and speech[-1] in _QUOTES:
+        return speech[1:-1].strip()
+    return speech
 
 
 def _whole_sentences(speech: str) -> str:

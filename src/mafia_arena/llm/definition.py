@@ -8,11 +8,20 @@ Contract
   is fixed in seconds rather than discovered mid-run.
 * Unknown keys are errors (``extra="forbid"``): a misspelt ``temprature`` must not silently
   fall back to a default and skew a rating.
+* Values are strict (``strict=True``): each key takes exactly its TOML type. ``true`` is
+  not the number 1, ``"yes"`` or ``1`` is not ``true``, ``"5"`` is not 5 and ``96.0`` is
+  not the integer 96 (an integer is a number, so ``temperature = 1`` is fine).
+  ``reasoning_effort`` takes the values the OpenAI API names (:data:`ReasoningEffort`).
+* ``prompt_template`` must exist in the agent file's ``prompts/`` folder when the file is
+  read, so a misspelt template name is a load error rather than a failure when the
+  tournament builds the player.
 * The API key itself is never part of the definition. Only the *name* of the environment
   variable holding it (``api_key_env``) is stored; :meth:`AgentDefinition.api_key` reads
   the variable at call time and returns a :class:`pydantic.SecretStr`, whose ``repr`` and
   ``str`` are masked. So a definition can be logged, dumped into a results file or put in
-  an exception message without leaking a secret.
+  an exception message without leaking a secret. An unset variable is an
+  :class:`AgentDefinitionError` naming the agent file (when the definition was read
+  from one) and the key ``api_key_env``.
 * ``base_url = "local"`` means "the SmolLM2 server embedded in this package" (see
   :mod:`mafia_arena.llm.local_server`); anything else is the base URL of an
   OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, a llama.cpp server, ...).
@@ -34,6 +43,7 @@ reproducible from a single small file that can be diffed and reviewed.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -44,6 +54,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     ValidationInfo,
@@ -54,6 +65,7 @@ __all__ = [
     "LOCAL_BASE_URL",
     "AgentDefinition",
     "AgentDefinitionError",
+    "ReasoningEffort",
     "load_agent_definition",
     "load_agent_definitions",
 ]
@@ -66,6 +78,10 @@ _REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o\d+(?:-[\w.-]+)?|gpt-5[\w.-]*)
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
+#: The ``reasoning_effort`` values of the OpenAI API, as the ``openai`` package types them
+#: (``openai.types.shared.ReasoningEffort``); a test keeps the two lists equal.
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+
 
 class AgentDefinitionError(ValueError):
     """An agent file could not be read or is invalid; the message names file, key, reason."""
@@ -74,7 +90,7 @@ class AgentDefinitionError(ValueError):
 class AgentDefinition(BaseModel):
     """Everything needed to talk to one LLM player's endpoint, and how to account for it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, strict=True)
 
     name: str = Field(min_length=1, description="Unique agent name shown on leaderboards.")
     backend: Literal["openai", "langchain"] = Field(
@@ -116,8 +132,10 @@ class AgentDefinition(BaseModel):
         description="Follow the reasoning-model parameter rules (no temperature/top_p, "
         "max_completion_tokens); None = by model name (o1, o3, o4-mini, gpt-5, ...).",
     )
-    reasoning_effort: str | None = Field(
-        default=None, description='Sent as reasoning_effort ("minimal", "low", "medium", ...).'
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None,
+        description='Sent as reasoning_effort ("none", "minimal", "low", "medium", "high", '
+        '"xhigh", "max").',
     )
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="Extra request-body fields, merged in last."
@@ -186,6 +204,10 @@ class AgentDefinition(BaseModel):
         description="Show a choice's options in an order shuffled per game and seat "
         "(against position bias); the order shown is in the trace.",
     )
+
+    #: The agent file this definition was read from (None when built in code), named by
+    #: errors found after loading. Not a setting: left out of dumps and of the hash.
+    _source: Path | None = PrivateAttr(default=None)
 
     # ------------------------------------------------------------------ validators
 
@@ -299,9 +321,9 @@ class AgentDefinition(BaseModel):
             return None
         value = os.environ.get(self.api_key_env, "")
         if not value:
+            where = str(self._source) if self._source is not None else f"agent {self.name!r}"
             raise AgentDefinitionError(
-                f"agent {self.name!r}: environment variable {self.api_key_env} "
-                "(api_key_env) is not set"
+                f"{where}: key 'api_key_env': environment variable {self.api_key_env} is not set"
             )
         return SecretStr(value)
 
@@ -320,6 +342,8 @@ class AgentDefinition(BaseModel):
 
 
 def _format_validation_error(path: Path, error: ValidationError) -> str:
+    """One line per problem: ``<file>: key '<key>': <reason>``; a wrong type or value
+    also says what the file wrote, in TOML spelling (``got true``)."""
     lines = []
     for item in error.errors():
         key = ".".join(str(part) for part in item["loc"]) or "<file>"
@@ -328,8 +352,31 @@ def _format_validation_error(path: Path, error: ValidationError) -> str:
             reason = "unknown key (typo?)"
         elif item["type"] == "missing":
             reason = "required key is missing"
+        elif item["type"].endswith("_type") or item["type"] == "literal_error":
+            reason = f"{reason}, got {_toml_spelling(item['input'])}"
         lines.append(f"{path}: key {key!r}: {reason}")
     return "\n".join(lines)
+
+
+def _toml_spelling(value: Any) -> str:
+    """A value as an agent file writes it: ``true``, ``"yes"``, ``96.0``."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _check_prompt_template(path: Path, definition: AgentDefinition) -> None:
+    """The definition's ``prompt_template`` exists in ``prompts/`` beside the agent file
+    (where the player reads it), else an error naming the file, the key and the place."""
+    if definition.prompt_template is None:
+        return
+    template = definition.prompt_template_path(path.parent)
+    if template is not None and not template.exists():
+        raise AgentDefinitionError(
+            f"{path}: key 'prompt_template': no such file {template} "
+            f"(looked in {path.parent / 'prompts'})"
+        )
 
 
 def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
@@ -353,6 +400,8 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
         definition = AgentDefinition.model_validate(data)
     except ValidationError as exc:
         raise AgentDefinitionError(_format_validation_error(path, exc)) from None
+    definition._source = path
+    _check_prompt_template(path, definition)
     if definition.chat_model is not None:
         from .chat_models import check_chat_model
 

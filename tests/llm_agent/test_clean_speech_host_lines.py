@@ -1,0 +1,51 @@
+"""A model's speech ends where it starts writing the game record: a transcript line
+(tagged ``[D1]``, ``[N2]``, any ``[<letter><digits>]``) or a host line (``--- Night 1
+---``, ``Game over: ...``, ``Host: ...``); and a speech wrapped in quotes loses them also
+when what followed the closing quote was cut."""
+
+from __future__ import annotations
+
+import pytest
+
+from mafia_arena.agents.llm_prompts import clean_speech
+
+#: A SmolLM2 answer from a recorded game: P4's speech, then made-up record lines.
+RECORDED = (
+    'P1: "I am going to kill P2, and I will not hesitate to do it."\n'
+    "- [D3] The other two players.\n"
+    "[D4] You said: “The other 3 players are P7 and their partner.”\n"
+    "[D5] P6 was murdered by P1; only P2 is dead now.\n"
+    'P3: "I will lynch P2."\n'
+)
+
+
+@pytest.mark.parametrize(
+    "record_line",
+    [
+        "[D1] P5 was killed in the night. Role: mafioso.",
+        "[N2] P5 was killed in the night.",
+        "[T3] P5's card: mafioso.",
+        "[D1] P1: I agree with you.",
+        "- [D2] Votes (vote): P1→P3.",
+        "D2: P5 was executed.",
+        "--- Night 1 ---",
+        "Game over: town wins. Roles: P1 mafioso.",
+        "Host: P5 was executed.",
+    ],
+)
+def test_a_record_line_after_the_speech_ends_it(record_line: str) -> None:
+    assert clean_speech(f"I trust P3.\n{record_line}", 0, 300) == "I trust P3."
+
+
+def test_a_tag_before_the_speech_is_an_echo_and_is_stripped() -> None:
+    assert clean_speech("[D2] P1: I trust P3.", 0, 300) == "I trust P3."
+    assert clean_speech("--- Day 2 ---\n[D2] P1: I trust P3.", 0, 300) == "I trust P3."
+
+
+def test_the_recorded_answer_keeps_only_the_speech_without_quotes() -> None:
+    expected = "I am going to kill P2, and I will not hesitate to do it."
+    assert clean_speech(RECORDED, 3, 300) == expected
+
+
+def test_wrapping_quotes_go_when_the_unfinished_rest_is_cut() -> None:
+    assert clean_speech('"I trust P2, not P5." and so I', 0, 300) == "I trust P2, not P5."
