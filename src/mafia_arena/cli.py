@@ -272,6 +272,9 @@ def play(
     if seed is None:
         seed = secrets.randbelow(2**31)
     result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show))
+    faults: Counter[tuple[str, str, str]] = Counter()
+    count_endpoint_faults(seated, result.log, faults)
+    warn_endpoint_faults(faults, 1)
     typer.echo(f"game seed: {seed}")
     if log is not None:
         try:
@@ -279,6 +282,40 @@ def play(
         except OSError as exc:
             raise _unwritable(log, exc) from exc
         typer.echo(f"log written to {log}")
+
+
+def count_endpoint_faults(
+    agents: Sequence[Any], log: Any, into: Counter[tuple[str, str, str]]
+) -> None:
+    """Add the infrastructure fallbacks of `log`'s model-backed seats (those with a
+    model card) to `into`, keyed by (agent, endpoint, reason)."""
+    from mafia_arena.engine.catalogue import DecisionRecord
+    from mafia_arena.runner.integrity import infrastructure_faults
+
+    records = (e.fact for e in log.events if isinstance(e.fact, DecisionRecord))
+    for seat, reasons in infrastructure_faults(records).items():
+        card = agents[seat].card() if seat < len(agents) else None
+        if card is None:
+            continue
+        for reason, count in reasons.items():
+            into[(agents[seat].name, str(card.get("endpoint", "?")), reason)] += count
+
+
+def warn_endpoint_faults(faults: Counter[tuple[str, str, str]], games: int) -> None:
+    """One line on stderr per agent and endpoint whose decisions infrastructure faults
+    made: without it, a game against a server that is down ends as if all were well."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    totals: Counter[tuple[str, str]] = Counter()
+    for (agent, endpoint, reason), count in sorted(faults.items()):
+        grouped.setdefault((agent, endpoint), []).append(f"{reason} x{count}")
+        totals[(agent, endpoint)] += count
+    for (agent, endpoint), kinds in grouped.items():
+        where = "the game" if games == 1 else f"{games} games"
+        typer.echo(
+            f"warning: agent {agent!r} ({endpoint}): {totals[(agent, endpoint)]} decisions "
+            f"in {where} played by fallbacks on endpoint faults: {', '.join(kinds)}",
+            err=True,
+        )
 
 
 def _unwritable(log: Path, error: OSError) -> CliError:
@@ -320,12 +357,14 @@ def run(
     _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
     winners: Counter[str] = Counter()
     lengths: list[int] = []
+    faults: Counter[tuple[str, str, str]] = Counter()
     for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
         seated = _seat(agents, players, rules)
         if all_synchronous(seated):
             result = play_match_sync(rules, seated, seed + index, overrides, host_key=key)
         else:
             result = asyncio.run(play_match(rules, seated, seed + index, overrides, host_key=key))
+            count_endpoint_faults(seated, result.log, faults)
         winners[result.winner or "draw"] += 1
         lengths.append(result.game_length)
     summary: dict[str, Any] = {
@@ -345,6 +384,7 @@ def run(
         },
         "mean_length_days": statistics.fmean(lengths) if lengths else 0.0,
     }
+    warn_endpoint_faults(faults, games)
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return

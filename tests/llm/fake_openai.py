@@ -34,6 +34,7 @@ class Action:
     reasoning: str | None = None
     usage: bool = True
     raw_body: bytes | None = None
+    content_type: str = "application/json"
 
 
 def reply(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Action:
@@ -65,6 +66,23 @@ def no_usage(text: str) -> Action:
 def garbage_body() -> Action:
     """HTTP 200 whose body is not JSON at all."""
     return Action(raw_body=b"<html><body>502 upstream gone</body></html>")
+
+
+def error_body_200(message: str, kind: str = "insufficient_quota") -> Action:
+    """HTTP 200 whose JSON body is an OpenAI-style error object (some proxies do this)."""
+    body = {"error": {"message": message, "type": kind}}
+    return Action(raw_body=json.dumps(body).encode())
+
+
+def no_choices() -> Action:
+    """HTTP 200 with a chat-completion body whose ``choices`` is empty."""
+    body = {"id": "x", "object": "chat.completion", "created": 0, "choices": []}
+    return Action(raw_body=json.dumps(body).encode())
+
+
+def text_body(text: str = "\x00\xffGARBAGE <html>not json") -> Action:
+    """HTTP 200 whose body is plain text, declared as such."""
+    return Action(raw_body=text.encode("utf-8", "replace"), content_type="text/plain")
 
 
 def fake_agent_definition(base_url: str, **overrides: Any) -> Any:
@@ -156,7 +174,7 @@ class FakeOpenAI:
                         return
                     if action.raw_body is not None:
                         self.send_response(200)
-                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Type", action.content_type)
                         self.send_header("Content-Length", str(len(action.raw_body)))
                         self.end_headers()
                         self.wfile.write(action.raw_body)
@@ -233,3 +251,13 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+CONTEXT_TOO_LONG = {
+    "error": {
+        "message": "This model's maximum context length is 10 tokens",
+        "type": "invalid_request_error",
+        "code": "context_length_exceeded",
+    }
+}
+"""An OpenAI-style 400 body: a prompt longer than the model's context."""

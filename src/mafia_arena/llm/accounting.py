@@ -8,8 +8,9 @@ Contract
   call, cost from the agent's prices, how many requests, re-asks and retries it took,
   whether it ended in a fallback and, if so, why (``error_kind``).
 * Every fallback kind is attributed (:func:`attribution`) to ``"infrastructure"`` (the
-  network, the endpoint, its rate limits, the circuit breaker or the game's failure
-  budget: nothing the model chose) or ``"model"`` (the model answered, but nothing legal
+  network, the endpoint, its rate limits, an error or empty body the endpoint sent as
+  an answer, the circuit breaker, the game's failure budget or its decision time limit:
+  nothing the model chose) or ``"model"`` (the model answered, but nothing legal
   or nothing at all: ``invalid_answer``, ``empty_answer``, and the runner's ``illegal``).
   Ratings may charge a model for the second, never for the first.
 * ``usage_estimated`` counts requests whose reply carried no ``usage``: their tokens are
@@ -42,9 +43,11 @@ __all__ = [
     "estimate_tokens",
 ]
 
-#: Why a call ended in a fallback. Transport kinds come from the endpoint or network;
-#: ``invalid_answer``/``empty_answer`` mean the model's content stayed unusable after
-#: every re-ask.
+#: Why a call ended in a fallback. Transport kinds come from the endpoint or network
+#: (``endpoint_error``: an HTTP 200 whose body is an error object or has no choices, so
+#: no model answered); ``cancelled``: the caller stopped waiting (the game's decision
+#: time limit); ``invalid_answer``/``empty_answer`` mean the model's content stayed
+#: unusable after every re-ask.
 ErrorKind = Literal[
     "timeout",
     "connection",
@@ -52,8 +55,10 @@ ErrorKind = Literal[
     "server_error",
     "bad_request",
     "auth",
+    "endpoint_error",
     "circuit_open",
     "budget_spent",
+    "cancelled",
     "invalid_answer",
     "empty_answer",
     "error",

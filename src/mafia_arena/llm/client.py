@@ -26,7 +26,20 @@ Contract
   is parsed or returned as ``text``; the reasoning is returned in ``reasoning`` for the
   decision trace. A reply that is all reasoning counts as empty and is re-asked.
 * Each endpoint has a process-wide circuit breaker (:mod:`mafia_arena.llm.breaker`);
-  while it is open, requests fail at once with ``circuit_open`` (not retried).
+  while it is open, requests fail at once with ``circuit_open`` (not retried). A call
+  that did send a request ends with *that* request's failure (``timeout``, ...) even
+  when the breaker opened meanwhile: the breaker's state says what happens to the next
+  call, not what happened to this one.
+* ``failure`` of a result is a short line saying why the call fell back (the HTTP
+  status and the endpoint's error message, or what was wrong with the answer; ``""``
+  without a fallback), for the decision trace.
+* ``sent`` of a result holds the exact messages of every request the call sent, one
+  entry per ask (the answer-format instruction and every re-ask turn included; a retry
+  resends the same messages and adds no entry); empty when nothing was sent.
+* A caller may pass its own :class:`CallProgress` (``progress=``) to see what a call has
+  done so far; if the caller cancels the call (a time limit of its own), the call is
+  still counted in ``client.usage`` and its stats, with ``error_kind`` ``cancelled``,
+  are left in ``progress.stats`` before the cancellation goes on.
 * A reply without ``usage`` has its tokens estimated from characters and is counted in
   ``CallStats.usage_estimated``.
 * ``answers`` of a result lists every raw reply text of the call in order (re-asks
@@ -76,12 +89,13 @@ from .transport import (
     Transport,
     TransportError,
     classify_exception,
+    short_reason,
 )
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-__all__ = ["ChatClient", "ChoiceResult", "Completion"]
+__all__ = ["CallProgress", "ChatClient", "ChoiceResult", "Completion"]
 
 _log = logging.getLogger(__name__)
 
@@ -100,6 +114,8 @@ class Completion:
     stats: CallStats
     reasoning: str = ""
     answers: tuple[str, ...] = ()
+    failure: str = ""
+    sent: tuple[tuple[ChatMessage, ...], ...] = ()
 
     @property
     def fallback(self) -> bool:
@@ -121,6 +137,8 @@ class ChoiceResult:
     stats: CallStats
     reasoning: str = ""
     answers: tuple[str, ...] = ()
+    failure: str = ""
+    sent: tuple[tuple[ChatMessage, ...], ...] = ()
 
     @property
     def fallback(self) -> bool:
@@ -132,7 +150,10 @@ class ChoiceResult:
 
 
 @dataclass
-class _Tally:
+class CallProgress:
+    """What one call has done so far: requests, tokens, every reply and every message
+    list sent; ``stats`` once the call has finished (or was cancelled)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     requests: int = 0
@@ -141,6 +162,8 @@ class _Tally:
     usage_estimated: int = 0
     answers: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
+    sent: list[tuple[ChatMessage, ...]] = field(default_factory=list)
+    stats: CallStats | None = None
 
     def reply(self, reply: RawReply) -> str:
         """Record a reply; its answer text with the reasoning split off."""
@@ -214,37 +237,46 @@ class ChatClient:
 
     # ------------------------------------------------------------------ public API
 
-    async def complete(self, messages: Sequence[Mapping[str, Any]]) -> Completion:
+    async def complete(
+        self, messages: Sequence[Mapping[str, Any]], *, progress: CallProgress | None = None
+    ) -> Completion:
         """Free text. An empty answer is re-asked; see the module docstring."""
         started = time.monotonic()
-        tally = _Tally()
+        tally = progress if progress is not None else CallProgress()
         conversation = _normalise_messages(messages)
         text = ""
         error: ErrorKind | None = None
-        for ask in range(self.definition.max_reasks + 1):
-            try:
-                reply = await self._request(conversation, tally)
-            except TransportError as exc:
-                error = exc.kind
-                break
-            text = tally.reply(reply).strip()
-            if text:
-                break
-            if ask < self.definition.max_reasks:
-                tally.reasks += 1
-                conversation = [
-                    *conversation,
-                    {"role": "assistant", "content": _EMPTY_PLACEHOLDER},
-                    {"role": "user", "content": EMPTY_REASK},
-                ]
-        else:
-            error = "empty_answer"
+        failure = ""
+        try:
+            for ask in range(self.definition.max_reasks + 1):
+                try:
+                    reply = await self._request(conversation, tally)
+                except TransportError as exc:
+                    error, failure = exc.kind, exc.reason
+                    break
+                text = tally.reply(reply).strip()
+                if text:
+                    break
+                if ask < self.definition.max_reasks:
+                    tally.reasks += 1
+                    conversation = [
+                        *conversation,
+                        {"role": "assistant", "content": _EMPTY_PLACEHOLDER},
+                        {"role": "user", "content": EMPTY_REASK},
+                    ]
+            else:
+                error, failure = "empty_answer", f"empty answer to {tally.requests} request(s)"
+        except asyncio.CancelledError:
+            self._finish("complete", started, tally, "cancelled")
+            raise
         stats = self._finish("complete", started, tally, error)
         return Completion(
             text="" if error else text,
             stats=stats,
             reasoning=join_reasoning(*tally.reasoning),
             answers=tuple(tally.answers),
+            failure=failure,
+            sent=tuple(tally.sent),
         )
 
     async def choose(
@@ -254,12 +286,13 @@ class ChatClient:
         schema_name: str = "choice",
         *,
         instruction: bool = True,
+        progress: CallProgress | None = None,
     ) -> ChoiceResult:
         """Pick one of ``options``; ``instruction=False`` if the prompt already states the
         JSON answer format."""
         options = validate_options(options)
         started = time.monotonic()
-        tally = _Tally()
+        tally = progress if progress is not None else CallProgress()
         conversation = _normalise_messages(messages)
         if instruction:
             conversation = _with_instruction(conversation, choice_instruction(options))
@@ -268,26 +301,33 @@ class ChatClient:
         index: int | None = None
         reason = ""
         error: ErrorKind | None = None
-        for ask in range(self.definition.max_reasks + 1):
-            try:
-                reply = await self._request(conversation, tally, schema, schema_name)
-            except TransportError as exc:
-                error = exc.kind
-                break
-            raw = tally.reply(reply)
-            parsed = parse_choice(raw, options)
-            if parsed.index is not None:
-                index, reason = parsed.index, parsed.reason
-                break
-            if ask < self.definition.max_reasks:
-                tally.reasks += 1
-                conversation = [
-                    *conversation,
-                    {"role": "assistant", "content": raw.strip() or _EMPTY_PLACEHOLDER},
-                    {"role": "user", "content": correction_message(options, str(parsed.problem))},
-                ]
-        else:
-            error = "invalid_answer" if raw.strip() else "empty_answer"
+        failure = ""
+        try:
+            for ask in range(self.definition.max_reasks + 1):
+                try:
+                    reply = await self._request(conversation, tally, schema, schema_name)
+                except TransportError as exc:
+                    error, failure = exc.kind, exc.reason
+                    break
+                raw = tally.reply(reply)
+                parsed = parse_choice(raw, options)
+                if parsed.index is not None:
+                    index, reason = parsed.index, parsed.reason
+                    break
+                problem = str(parsed.problem)
+                if ask < self.definition.max_reasks:
+                    tally.reasks += 1
+                    conversation = [
+                        *conversation,
+                        {"role": "assistant", "content": raw.strip() or _EMPTY_PLACEHOLDER},
+                        {"role": "user", "content": correction_message(options, problem)},
+                    ]
+            else:
+                error = "invalid_answer" if raw.strip() else "empty_answer"
+                failure = short_reason(f"no legal choice in {tally.requests} answer(s): {problem}")
+        except asyncio.CancelledError:
+            self._finish("choose", started, tally, "cancelled")
+            raise
         stats = self._finish("choose", started, tally, error)
         return ChoiceResult(
             choice=options[index] if index is not None else None,
@@ -297,12 +337,14 @@ class ChatClient:
             stats=stats,
             reasoning=join_reasoning(*tally.reasoning),
             answers=tuple(tally.answers),
+            failure=failure,
+            sent=tuple(tally.sent),
         )
 
     # ------------------------------------------------------------------ internals
 
     def _finish(
-        self, operation: str, started: float, tally: _Tally, error: ErrorKind | None
+        self, operation: str, started: float, tally: CallProgress, error: ErrorKind | None
     ) -> CallStats:
         stats = CallStats(
             prompt_tokens=tally.prompt_tokens,
@@ -316,6 +358,7 @@ class ChatClient:
             error_kind=error,
             usage_estimated=tally.usage_estimated,
         )
+        tally.stats = stats
         self.usage.add(stats)
         _log.debug(
             "llm %s agent=%s model=%s tokens=%d+%d latency=%.3fs requests=%d reasks=%d "
@@ -392,17 +435,27 @@ class ChatClient:
     async def _request(
         self,
         messages: list[ChatMessage],
-        tally: _Tally,
+        tally: CallProgress,
         schema: dict[str, Any] | None = None,
         schema_name: str = "choice",
     ) -> RawReply:
-        """One logical request, retried on transient failures; raises TransportError."""
+        """One logical request, retried on transient failures; raises TransportError.
+
+        Once a request of it was sent, it ends with that request's own failure when the
+        breaker opens (here or in another call) rather than with ``circuit_open``."""
         d = self.definition
         breaker = endpoint_breaker(d.base_url, d.breaker_failures, d.breaker_cooldown_s)
         retry = 0
+        error: TransportError | None = None
         while True:
             if not breaker.allow():
-                raise TransportError("circuit_open", d.base_url, retryable=False)
+                raise error or TransportError(
+                    "circuit_open",
+                    f"circuit breaker open after {breaker.consecutive} failed requests in a row",
+                    retryable=False,
+                )
+            if tally.requests == 0 or tally.sent[-1] != tuple(messages):
+                tally.sent.append(tuple(messages))
             tally.requests += 1
             fmt = None
             if schema is not None:
@@ -423,7 +476,7 @@ class ChatClient:
             if schema is not None and self._learn_dialect(error):
                 tally.retries += 1
                 continue
-            if not error.retryable or retry >= d.max_retries:
+            if not error.retryable or retry >= d.max_retries or not breaker.allow():
                 raise error
             retry += 1
             tally.retries += 1
@@ -439,7 +492,7 @@ class ChatClient:
             await asyncio.sleep(delay)
 
     @staticmethod
-    def _count_tokens(messages: list[ChatMessage], reply: RawReply, tally: _Tally) -> None:
+    def _count_tokens(messages: list[ChatMessage], reply: RawReply, tally: CallProgress) -> None:
         """Add the reply's reported usage, or an estimate from characters without one."""
         if reply.usage_missing:
             tally.usage_estimated += 1

@@ -12,10 +12,18 @@ Contract
   in ``RawReply.reasoning``; ``<think>`` blocks inside the text are left for the client
   to split (:mod:`mafia_arena.llm.reasoning`). ``usage_missing`` says the endpoint
   reported no token usage.
-* Every failure leaves as a :class:`TransportError` carrying an ``ErrorKind`` and whether
-  a retry can help (timeouts, connection errors, 429 and 5xx can; 4xx cannot). The
+* Every failure leaves as a :class:`TransportError` carrying an ``ErrorKind``, whether
+  a retry can help (timeouts, connection errors, 429 and 5xx can; 4xx cannot) and a
+  short ``reason`` for the decision trace: the HTTP status, the endpoint's error code
+  and message, at most :data:`MAX_REASON_CHARS` characters, never a header, and with
+  the API key and anything that looks like a key masked (:func:`short_reason`). The
   retry policy itself lives in :mod:`mafia_arena.llm.client`, so both backends behave the
   same.
+* An HTTP 200 is only an answer if it is one: a body that is not JSON (a proxy's error
+  page, sent as JSON or as text) is ``server_error``; a JSON body that carries an
+  OpenAI-style ``error`` object or no ``choices`` is ``endpoint_error``. Both are the
+  endpoint's fault, retried like a 5xx, and never taken for an empty answer of the
+  model (whose tokens would then be estimated as billed).
 * API keys are handed in by the caller, read from the environment just before the
   transport is built; they are never logged and never part of a ``repr``. When an agent
   names no key, a placeholder is sent: the openai package and ChatOpenAI would otherwise
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
@@ -52,10 +61,31 @@ __all__ = [
     "Transport",
     "TransportError",
     "classify_exception",
+    "short_reason",
 ]
 
 #: Sent as the API key to endpoints that need none (llama.cpp, vLLM, Ollama).
 NO_API_KEY = "no-key-required"
+
+#: Longest failure reason kept (traces are per decision: they must stay small).
+MAX_REASON_CHARS = 200
+
+#: Things that look like credentials in an endpoint's error text.
+_KEYLIKE = re.compile(r"(?i)\b(bearer\s+)\S+|\b(sk-)[A-Za-z0-9_\-*.]{6,}")
+
+
+def short_reason(text: str, secret: str | None = None) -> str:
+    """``text`` on one line, printable, the key and key-like tokens masked, truncated.
+
+    Why: the reason of a failure goes into traces and logs that are shared with the
+    results; an endpoint that echoes the request's key must not leak it there."""
+    if secret and secret != NO_API_KEY:
+        text = text.replace(secret, "***")
+    text = _KEYLIKE.sub(lambda m: f"{m.group(1) or m.group(2)}***", text)
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    if len(text) > MAX_REASON_CHARS:
+        text = text[: MAX_REASON_CHARS - 3].rstrip() + "..."
+    return text
 
 
 class ChatMessage(TypedDict):
@@ -89,7 +119,8 @@ def _reasoning_field(message: Any) -> str:
 
 
 class TransportError(Exception):
-    """A request failed; ``kind`` says how, ``retryable`` whether trying again can help."""
+    """A request failed; ``kind`` says how, ``retryable`` whether trying again can help,
+    ``reason`` why in a short line (:func:`short_reason` of ``message``)."""
 
     def __init__(
         self,
@@ -103,6 +134,33 @@ class TransportError(Exception):
         self.kind: ErrorKind = kind
         self.retryable = retryable
         self.retry_after = retry_after
+        self.reason = short_reason(message)
+
+    def masking(self, secret: str | None) -> TransportError:
+        """This error with ``secret`` masked in its reason (the transport's own key)."""
+        self.reason = short_reason(self.reason, secret)
+        return self
+
+
+def _error_object(body: object) -> dict[str, Any]:
+    """The OpenAI-style error object of a body: ``body["error"]`` or the body itself."""
+    if isinstance(body, dict):
+        inner = body.get("error")
+        return inner if isinstance(inner, dict) else body
+    return {}
+
+
+def _error_text(error: dict[str, Any], fallback: str) -> str:
+    """``code: message`` of an error object (``type`` when it has no code)."""
+    code = error.get("code") or error.get("type")
+    message = error.get("message")
+    message = message if isinstance(message, str) and message else fallback
+    return f"{code}: {message}" if isinstance(code, str) and code else message
+
+
+def _status_reason(exc: openai.APIStatusError) -> str:
+    """``HTTP <status> <code>: <message>`` from the endpoint's error body."""
+    return f"HTTP {exc.status_code} " + _error_text(_error_object(exc.body), exc.message)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -119,26 +177,60 @@ def classify_exception(exc: BaseException) -> TransportError:
         return exc
     name = type(exc).__name__
     if isinstance(exc, openai.APITimeoutError | TimeoutError | asyncio.TimeoutError):
-        return TransportError("timeout", name, retryable=True)
+        return TransportError("timeout", f"no answer in time ({name})", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
         return TransportError("connection", f"{name}: {exc}", retryable=True)
     if isinstance(exc, openai.RateLimitError):
         return TransportError(
-            "rate_limit", f"HTTP 429: {exc.message}", retryable=True, retry_after=_retry_after(exc)
+            "rate_limit", _status_reason(exc), retryable=True, retry_after=_retry_after(exc)
         )
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return TransportError("auth", f"HTTP {exc.status_code}: {exc.message}", retryable=False)
+        return TransportError("auth", _status_reason(exc), retryable=False)
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         if status >= 500 or status in (408, 409):
-            return TransportError("server_error", f"HTTP {status}: {exc.message}", retryable=True)
-        return TransportError("bad_request", f"HTTP {status}: {exc.message}", retryable=False)
+            return TransportError("server_error", _status_reason(exc), retryable=True)
+        return TransportError("bad_request", _status_reason(exc), retryable=False)
     if isinstance(exc, ConnectionError):
         return TransportError("connection", f"{name}: {exc}", retryable=True)
     if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):
         # a body that is not the API's JSON (a proxy's error page): the endpoint's fault
-        return TransportError("server_error", f"unreadable reply: {name}", retryable=True)
+        return TransportError("server_error", f"HTTP 200 body is not JSON ({name})", retryable=True)
     return TransportError("error", f"{name}: {exc}", retryable=False)
+
+
+def not_an_answer(body: object) -> TransportError | None:
+    """Why an HTTP 200 body is no chat completion (module docstring), or None if it is one.
+
+    ``body`` is what the openai package made of it: a string when the body was not
+    JSON, else the parsed ``ChatCompletion`` (unknown keys such as ``error`` kept)."""
+    if isinstance(body, str | bytes):
+        preview = body if isinstance(body, str) else body.decode("utf-8", "replace")
+        return TransportError(
+            "server_error", f"HTTP 200 body is not JSON: {preview[:80]!r}", retryable=True
+        )
+    extra = getattr(body, "model_extra", None) or {}
+    if extra.get("error"):
+        text = _error_text(_error_object(extra), "error without a message")
+        return TransportError("endpoint_error", f"HTTP 200 error body: {text}", retryable=True)
+    if not getattr(body, "choices", None):
+        return TransportError("endpoint_error", "HTTP 200 body without choices", retryable=True)
+    return None
+
+
+def _classify_langchain(exc: BaseException) -> TransportError:
+    """As :func:`classify_exception`, plus what ChatOpenAI raises for a 200 that is no
+    answer: ``ValueError(<the error object>)`` for an error body, ``ValueError`` for a
+    body that is not JSON, ``KeyError``/``TypeError`` for missing or null ``choices``."""
+    text = str(exc.args[0]) if exc.args else ""
+    if isinstance(exc, ValueError) and exc.args and isinstance(exc.args[0], dict):
+        message = _error_text(exc.args[0], "error without a message")
+        return TransportError("endpoint_error", f"HTTP 200 error body: {message}", retryable=True)
+    if isinstance(exc, ValueError) and text.startswith("Unexpected response type"):
+        return TransportError("server_error", f"HTTP 200 body is not JSON: {text}", retryable=True)
+    if isinstance(exc, KeyError | TypeError) and "'choices'" in text:
+        return TransportError("endpoint_error", f"HTTP 200 body: {text}", retryable=True)
+    return classify_exception(exc)
 
 
 class Transport(Protocol):
@@ -183,13 +275,14 @@ class OpenAITransport:
         try:
             response = await self._client.chat.completions.create(**kwargs)
         except Exception as exc:
-            raise classify_exception(exc) from exc
-        text, finish, reasoning = "", None, ""
-        if response.choices:
-            choice = response.choices[0]
-            text = choice.message.content or ""
-            finish = choice.finish_reason
-            reasoning = _reasoning_field(choice.message)
+            raise classify_exception(exc).masking(self._client.api_key) from exc
+        refused = not_an_answer(response)
+        if refused is not None:
+            raise refused.masking(self._client.api_key)
+        choice = response.choices[0]
+        text = choice.message.content or ""
+        finish = choice.finish_reason
+        reasoning = _reasoning_field(choice.message)
         usage = response.usage
         return RawReply(
             text=text,
@@ -300,7 +393,7 @@ class LangChainTransport:
             # truncated text is still worth a lenient parse.
             return _reply_from_completion(exc.completion)
         except Exception as exc:
-            raise classify_exception(exc) from exc
+            raise _classify_langchain(exc) from exc
         usage = _usage(message)
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
         return RawReply(

@@ -21,6 +21,10 @@ returns what :func:`~mafia_arena.runner.match.play_match` stores in ``log.meta``
 ``meta["void_reason"]``
     Present only for a void game: which seats and shares.
 
+:func:`infrastructure_faults` gives, per seat, each infrastructure fallback reason and
+its count: what a command reports when an endpoint failed a seat (a dead server would
+otherwise end a game silently, every move played by the default).
+
 Consumers: ratings and leaderboards must skip games whose ``meta["void"]`` is true and
 may show ``infrastructure``/``model`` rates per agent from ``by_seat``; a resumed
 tournament should play a void game again (same seed), since a deterministic replay of
@@ -39,7 +43,7 @@ from typing import Any
 from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.llm.accounting import attribution
 
-__all__ = ["VOID_THRESHOLD", "fallback_record", "void_verdict"]
+__all__ = ["VOID_THRESHOLD", "fallback_record", "infrastructure_faults", "void_verdict"]
 
 #: Share of one seat's decisions made by infrastructure fallbacks above which the game
 #: is void.
@@ -80,3 +84,15 @@ def void_verdict(record: Mapping[str, Any], threshold: float = VOID_THRESHOLD) -
     if not over:
         return None
     return f"decisions made by infrastructure fallbacks over {threshold:.0%}: " + ", ".join(over)
+
+
+def infrastructure_faults(decisions: Iterable[DecisionRecord]) -> dict[int, Counter[str]]:
+    """Per seat with any, how many of its decisions each infrastructure fallback reason
+    made (``{seat: Counter({"llm:connection": n, ...})}``); host records left out."""
+    faults: dict[int, Counter[str]] = {}
+    for record in decisions:
+        reason = record.fallback
+        if record.host or not reason or attribution(reason) != "infrastructure":
+            continue
+        faults.setdefault(record.seat, Counter())[reason] += 1
+    return faults
