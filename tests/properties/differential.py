@@ -43,6 +43,7 @@ from mafia_arena.engine.catalogue import (
     Reveal,
     RoleChange,
     SpeechMade,
+    StatusMessage,
     Trigger,
     Votes,
 )
@@ -143,6 +144,8 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
             allowed |= {"winner", "reason"}
         if diff <= allowed:
             return f"{ea.kind}: {sorted(diff)} follow from the swapped cards"
+        if _copy_told(worlds, sa, at) and diff <= {"lines", "allies"}:
+            return "the question mark's Day 2 status names the comrades of his copy (4.11)"
         results = isinstance(fa, GameMasterNotice) and isinstance(fb, GameMasterNotice)
         if results and fa.topic == fb.topic == "result" and diff == {"text"}:
             # the forum's investigations answer in words (the detective's status, the
@@ -233,6 +236,23 @@ def _immune_survived(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None)
 HIDDEN_TRIGGERS = ("converts_to", "inherits")
 """Traits whose role change reads other seats' hidden cards: the werewolf converts when
 a clan's last killer is dead (club D18), the deputy inherits a night victim's role."""
+
+
+def _copy_told(worlds: Worlds, stream: Sequence[SeatEvent], at: int) -> bool:
+    """Whether entry `at` is the dictator's question mark being told his copy on Day 2
+    (4.11): the status message and the comrades right after his own `RoleChange`. They
+    name the mafia's seats, which the observer did not know until then, so they differ
+    between deals that differ in hidden cards."""
+    if worlds.variant != "dictator" or worlds.deal_a[worlds.observer] != "question_mark":
+        return False
+    entry = stream[at] if at < len(stream) else None
+    if entry is None or not isinstance(entry.fact, StatusMessage | Allies):
+        return False
+    for back in stream[max(0, at - 2) : at]:
+        fact = back.fact
+        if isinstance(fact, RoleChange) and fact.seat == worlds.observer:
+            return back.day == entry.day
+    return False
 
 
 def _own_change(worlds: Worlds, ea: SeatEvent | None, eb: SeatEvent | None) -> bool:

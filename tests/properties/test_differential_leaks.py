@@ -374,3 +374,11 @@ def refined_further(worlds: Worlds, policy_seed: int) -> Worlds:
     assert worlds.keep <= later.kept and later.deal_b != later.deal_a
     assert all(later.deal_b[s] == later.deal_a[s] for s in later.kept)
     return later
+
+
+def test_the_question_marks_copy_told_on_day_2_parts_the_worlds_lawfully() -> None:
+    """Case 9461 of the seeded sequence: a dictator question mark copies the forger; on
+    Day 2 his status and comrades name the mafia's seats (4.11), which differ between
+    deals of the hidden cards. The comparison accepts that and goes on to the end."""
+    compared = _play(range(9461, 9462))
+    assert compared["parallel"] > 0 and compared["aec"] > 0
