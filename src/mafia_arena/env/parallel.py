@@ -67,22 +67,17 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         """Validate the actions of every pending seat; raise `IllegalActionError`.
 
         Before the first `reset` it raises `RuntimeError`, and for a key that names no
-        agent `ValueError` (a misspelt name would otherwise be dropped unnoticed)."""
-        self._check_agents(actions)
+        agent `ValueError` (`check_agents`)."""
+        self.check_agents(actions)
         if not self.agents:
             raise IllegalActionError("the game is over; reset() the environment")
-        return {seat: self._decision(seat, actions) for seat in self.session.pending_seats()}
+        return {seat: self.check_action(seat, actions) for seat in self.session.pending_seats()}
 
-    def check_action(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
-        """The decision of one pending seat in `actions`, or `IllegalActionError`; the
-        keys of `actions` are checked as in `check_actions` (the terminate-on-illegal
-        wrapper judges seat by seat, and an unknown name is the caller's error, not a
-        seat's illegal move)."""
-        self._check_agents(actions)
-        return self._decision(seat, actions)
-
-    def _check_agents(self, actions: Mapping[str, Any]) -> None:
-        """`RuntimeError` before the first `reset`, `ValueError` for a key naming no agent."""
+    def check_agents(self, actions: Mapping[str, Any]) -> None:
+        """`RuntimeError` before the first `reset`, `ValueError` for a key naming no agent
+        (a misspelt name would otherwise be dropped unnoticed). Checked once per step, by
+        `check_actions` or by a wrapper that judges seat by seat (`check_action`): an
+        unknown name is the caller's error, not a seat's illegal move."""
         if self.session.game is None:
             raise RuntimeError(NOT_RESET)
         seat_of = self._seat_of
@@ -93,8 +88,9 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
                     f"player_0 … player_{len(self.possible_agents) - 1}"
                 )
 
-    def _decision(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
-        """The decision of one pending seat in `actions` (keys already checked)."""
+    def check_action(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
+        """The decision of one pending seat in `actions`, or `IllegalActionError`; the
+        keys of `actions` must have passed `check_agents`."""
         agent = agent_name(seat)
         if agent not in actions:
             raise IllegalActionError(f"{agent} must decide now but has no action")

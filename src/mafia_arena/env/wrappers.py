@@ -208,6 +208,7 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         raw = self.env.unwrapped
+        raw.check_agents(actions)
         offenders = []
         if raw.agents:
             for seat in raw.session.pending_seats():

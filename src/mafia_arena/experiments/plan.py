@@ -38,6 +38,7 @@ from mafia_arena.experiments.provenance import (
 )
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
 from mafia_arena.rules import VariantError, available_variants, load_table, variant_path
+from mafia_arena.rules.errors import names_a_file
 from mafia_arena.rules.loader import NO_SUCH_VARIANT
 from mafia_arena.runner.integrity import VOID_THRESHOLD
 
@@ -290,7 +291,7 @@ def _variant_error(source: str, key: str, name: str, error: VariantError) -> Spe
     """
     if error.reason == NO_SUCH_VARIANT:
         bundled = ", ".join(available_variants())
-        if _looks_like_path(name):  # a path the user wrote: "unknown variant" misleads
+        if names_a_file(name):  # a path the user wrote: "unknown variant" misleads
             looked = (
                 "from the working folder, the spec's folder and the folder above it"
                 if name.endswith(".toml")
@@ -313,11 +314,6 @@ def _variant_error(source: str, key: str, name: str, error: VariantError) -> Spe
     if error.players is not None:
         return SpecError(source, f"{key}.players", f"at {error.players} players: {inner}")
     return SpecError(source, f"{key}.variant", inner)
-
-
-def _looks_like_path(name: str) -> bool:
-    """A variant written as a path (a folder in it, or the ``.toml`` suffix), not a name."""
-    return "/" in name or os.sep in name or name.endswith(".toml")
 
 
 def _switch(entry: bool | None, top: bool) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any
 
 
@@ -24,6 +24,12 @@ class VariantError(ValueError):
         super().__init__(f"{source}: {key}: {reason}")
 
 
+def names_a_file(asked: str) -> bool:
+    """Whether a variant was written as a file (a folder in it, or the ``.toml`` suffix)
+    rather than as a bundled name: "no such file" then says more than "unknown variant"."""
+    return "/" in asked or os.sep in asked or asked.endswith(".toml")
+
+
 class NoSuchVariant(VariantError):
     """A variant name or path that names no variant file.
 
@@ -36,8 +42,7 @@ class NoSuchVariant(VariantError):
     def __init__(self, asked: str, source: str, reason: str, bundled: list[str]) -> None:
         super().__init__(source, "-", reason)
         self.asked = asked
-        path = Path(asked)
-        what = "no such file" if path.suffix or len(path.parts) > 1 else f"no variant {asked!r}"
+        what = "no such file" if names_a_file(asked) else f"no variant {asked!r}"
         self.args = (
             f"{what} (looked for {source}); give a bundled name ({', '.join(bundled)})"
             " or the path of a variant file",
