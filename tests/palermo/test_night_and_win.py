@@ -316,3 +316,20 @@ def test_a_day_and_a_night_are_announced_in_the_phase_they_open() -> None:
     }
     assert ("morning", "morning") in firsts and ("night_early", "night_early") in firsts
     assert all(turn == fold for turn, fold in firsts), firsts
+
+
+def test_the_activated_rival_mafioso_left_alone_wins() -> None:
+    """9.3 with the seed's end rule: the game ends when the killers outnumber everyone
+    else. If one resolution leaves the Rival Mafioso as the only Active player (the
+    last mafioso and the last other player both removed for absences), he activates
+    and wins at that state check; the game does not go on with nobody to play."""
+    t = Table(keep={1, 6, 14}, absent={1, 14})
+    t.until(2, "afternoon")
+    _ghost(t, *(s + 1 for s in t.ps.states.active() if s + 1 not in (1, 6, 14)))
+    t.ps.absences_consecutive[P(1)] = t.ps.absences_consecutive[P(14)] = 1
+    t.votes = {6: 1}
+    t.finish_round(2)
+    assert t.state(1) is OUT and t.state(14) is OUT and list(t.ps.states.active()) == [P(6)]
+    assert t.game.over
+    end = t.facts(GameEnded)[-1]
+    assert end.winner == "rival" and end.winners == (P(6),)

@@ -248,9 +248,15 @@ def plurality(game: Game, purpose: str, names: list[int], pool: list[int]) -> in
     return tied[0] if len(tied) == 1 else draw(game, purpose, tied)
 
 
-def named(game: Game, verb: str, voters: list[int] | None = None) -> list[int]:
-    """The targets of this phase's `verb` forms, by the voters (default: all)."""
-    forms = forum(game).forms
+def named(
+    game: Game,
+    verb: str,
+    voters: list[int] | None = None,
+    forms: dict[int, dict[str, Form]] | None = None,
+) -> list[int]:
+    """The targets of this phase's `verb` forms, by the voters (default: all), read from
+    `forms` (default: the forms of the seats still in the game)."""
+    forms = forum(game).forms if forms is None else forms
     seats = sorted(forms) if voters is None else voters
     return [f.target for s in seats if (f := forms.get(s, {}).get(verb)) and f.target is not None]
 
@@ -291,20 +297,30 @@ def copy_status(game: Game, seat: int, target: int) -> None:
     game.emit(Trigger("copy", seat, t.role), HOST)
 
 
-def record_pointing(game: Game) -> None:
-    for seat, forms in forum(game).forms.items():
+def record_pointing(game: Game, handed_in: dict[int, dict[str, Form]] | None = None) -> None:
+    """Record the status each pointing names now (4.6), from `handed_in` (default: the
+    forms of the seats still in the game)."""
+    state = forum(game)
+    for seat, forms in (state.forms if handed_in is None else handed_in).items():
         form = forms.get("point")
         if form is not None and form.target is not None:
-            forum(game).pointing[seat] = true_status(game, form.target)
+            state.pointing[seat] = true_status(game, form.target)
 
 
 # ------------------------------------------------------------------ the night
 def end_of_night(game: Game, number: int) -> None:
-    """The end-of-night resolution R0–R11 (3.5)."""
+    """The end-of-night resolution R0–R11 (3.5).
+
+    R0 takes a copy of the forms handed in: night actions are simultaneous (3.1), so
+    every form of a seat in the game when the resolution starts is resolved even if
+    that seat is jailed or murdered in an earlier step (a murdered character
+    assassin's mark, a murdered forger's passport, a murdered voter's revolution PN),
+    while `leave` drops the seat's forms from the live table at once.
+    """
     state, gs = forum(game), game.state
     living = list(gs.living_seats())
     incumbent, killer = state.dictator, state.authority
-    forms = state.forms
+    forms = {seat: dict(handed) for seat, handed in state.forms.items()}
 
     def form(seat: int | None, verb: str) -> Form | None:
         return None if seat is None else forms.get(seat, {}).get(verb)
@@ -380,7 +396,7 @@ def end_of_night(game: Game, number: int) -> None:
     # R7 revolution, or the vacancy election
     deposed: int | None = None
     office_text = ""
-    names = named(game, "revolution", living)
+    names = named(game, "revolution", living, forms)
     if incumbent is not None:
         if len(names) > len(living) / 2:
             deposed = incumbent
@@ -403,7 +419,7 @@ def end_of_night(game: Game, number: int) -> None:
             state.passports[f.target] = number
         if (f := form(seat, "protect")) and f.target is not None:
             state.protected_last[seat] = (number, f.target)
-    record_pointing(game)
+    record_pointing(game, forms)
     pass_authority(game, later=True)
     # R9 night inactivity
     out: list[int] = []

@@ -33,7 +33,12 @@ def end_of_timed_phase(game: Game) -> None:
 
 
 def state_check(game: Game) -> None:
-    """Activation, then the win (3.6 steps 2 and 3); ends the game if a side won."""
+    """Activation, then the win (3.6 steps 2 and 3); ends the game if a side won.
+
+    The activated Rival Mafioso wins when at most one other player is Active: exactly
+    one is 9.3; none can follow from a single resolution, and the game must not go on
+    with nobody left to play against him (the seed's end rule: the killers outnumber
+    everyone else)."""
     if game.over:
         return
     ps = of(game)
@@ -53,8 +58,16 @@ def state_check(game: Game) -> None:
     rival = next(s.seat for s in seats if s.role == RIVAL)
     if not ps.states.is_active(rival):
         finish(game, GOOD_CAMP, "the activated Rival Mafioso is out of the game")
-    elif len(active) == 2:
-        finish(game, RIVAL_CAMP, "the Rival Mafioso and one other player remain", (rival,))
+    elif len(active) <= 2:
+        # 9.3: he and exactly one other player remain. One resolution can also leave
+        # him alone (the last mafioso and the last other player removed together);
+        # then the seed's end rule, the killers outnumbering everyone else, holds.
+        reason = (
+            "the Rival Mafioso and one other player remain"
+            if len(active) == 2
+            else "the Rival Mafioso alone remains"
+        )
+        finish(game, RIVAL_CAMP, reason, (rival,))
 
 
 def activate(game: Game, rival: int) -> None:
