@@ -116,6 +116,16 @@ def test_item2_classic_has_no_upper_player_limit(n, mafia):
     assert deck_counts(variant, n) == {C: n - mafia - 2, D: 2, M: mafia}
 
 
+@pytest.mark.parametrize(
+    ("n", "mafia"), [(21, 6), (24, 7), (25, 8), (35, 11), (55, 17), (75, 23)], ids=str
+)
+def test_op_c2_default_mafia_count_is_0_3_n_rounded_half_up(n, mafia):
+    """OP-C2: above 20 players the default is round(0.3 x N) in the ordinary sense, so
+    10.5 (35 players) gives 11 and 16.5 (55) gives 17, not the even neighbour that a
+    round-half-to-even rule would pick."""
+    assert deck_counts(load_variant("classic"), n) == {C: n - mafia - 2, D: 2, M: mafia}
+
+
 def test_item2_classic_large_game_plays_to_the_end():
     from mafia_arena.agents.random_agent import RandomAgent
     from mafia_arena.runner.match import play_match_sync

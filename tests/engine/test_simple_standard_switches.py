@@ -25,6 +25,19 @@ def test_simple_first_phase_day_opens_with_a_vote():
     assert events(game, "phase")[0] == {"phase": "day", "number": 1}
 
 
+def test_simple_first_phase_day_opens_every_later_day_once():
+    """A game that opens by day holds each morning right after its night; the day that
+    follows must not be announced a second time (one `phase` event per day)."""
+    game = dealt("simple", [M, V, V, V, V, M, V, V], first_phase="day")
+    run(
+        game,
+        {("vote", 1): 1, ("night:mafia_kill", 2): 2, ("vote", 2): 3},
+        until=lambda g: g.state.day == 3 and g.state.phase == "day",
+    )
+    phases = [(p["phase"], p["number"]) for p in events(game, "phase")]
+    assert phases == [("day", 1), ("night", 2), ("day", 2), ("night", 3), ("day", 3)]
+
+
 def test_simple_first_phase_night_opens_with_the_mafia_kill():
     game = dealt("simple", [M, V, V, V, V])
     assert {r.kind for r in game.pending().values()} == {"night:mafia_kill"}

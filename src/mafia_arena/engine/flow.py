@@ -122,11 +122,18 @@ def morning_deaths(game: Game) -> None:
 
 
 def day(game: Game, number: int) -> Flow:
+    """Day `number`: the morning (unless already held), then the variant's day steps.
+
+    Every day is opened exactly once. After a night this is `morning_deaths`; a game
+    that opens by day (``first_phase = "day"``) holds each morning right after its night
+    in `play`, to check the win before the next round, so a later day finds itself
+    opened already and must not announce itself a second time.
+    """
     state = game.state
     state.day = number
     if state.night is not None:
         morning_deaths(game)
-    else:
+    elif state.phase != "day":  # day 1 of a game that opens by day: no morning
         state.phase = "day"
         game.emit(PhaseStart("day", number), PUBLIC)
     if game.over:
