@@ -54,9 +54,15 @@ def test_chat_text_is_cleaned_and_bounded() -> None:
         book.post("nowhere", DEAD, "Ada (P5)", "hello")
 
 
-def test_a_game_chat_is_bounded() -> None:
+def test_each_chat_channel_is_bounded_on_its_own() -> None:
+    """Spectators who fill their channel leave the dead chat open, and the other way."""
     book = ChatBook()
     for n in range(MAX_LINES):
         book.post("spectators", SPECTATOR, "spectator 1", f"line {n}")
     with pytest.raises(ChatRefused, match="full"):
+        book.post("spectators", SPECTATOR, "spectator 2", "one more")
+    for n in range(MAX_LINES):
+        book.post("dead", DEAD, "Ada (P5)", f"line {n}")
+    with pytest.raises(ChatRefused, match="full"):
         book.post("dead", DEAD, "Ada (P5)", "one more")
+    assert len(book.lines) == 2 * MAX_LINES

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -68,6 +69,24 @@ SECURITY_HEADERS = {
 log = logging.getLogger(__name__)
 
 
+def refusal(exc: RequestValidationError) -> JSONResponse:
+    """A request body that fails validation: 422 with each problem's place and words.
+
+    The offending values are not echoed back. Why: Python's JSON parser accepts ``NaN``
+    and ``Infinity``, which no JSON reply may carry, so FastAPI's own handler (which
+    echoes them) failed with a 500 on ``{"players": NaN}``; the page shows only each
+    problem's words (`refusal` in ``static/app.js``)."""
+    problems = [
+        {
+            "type": str(e.get("type", "")),
+            "loc": list(e.get("loc", ())),
+            "msg": str(e.get("msg", "")),
+        }
+        for e in exc.errors()
+    ]
+    return JSONResponse({"detail": problems}, status_code=422)
+
+
 def create_app(settings: Settings | None = None, *, manager: GameManager | None = None) -> FastAPI:
     """The web app. `app.state.manager` holds the games (tests reach the truth there)."""
     manager = manager or GameManager(settings)
@@ -84,6 +103,11 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         title="Mafia Arena", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
     )
     app.state.manager = manager
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_body(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return refusal(exc)
+
     app.add_middleware(
         BodyGuard, max_body=manager.settings.max_body, max_depth=manager.settings.max_json_depth
     )

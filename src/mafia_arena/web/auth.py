@@ -33,6 +33,9 @@ from typing import Literal
 from mafia_arena.web.db import LiveStore, StoredToken
 
 DEVICE_COOKIE = "mafia_device"
+KEYS_PER_SEAT = 16
+"""Seat credentials (and resume tokens) a seat keeps: each exchange of its invite or
+resume link makes a new one, and past this many the oldest stops working."""
 
 
 def new_token() -> str:
@@ -88,9 +91,31 @@ class Credentials:
     def _seat_keys(self, game_id: str, seat: int) -> SeatKeys:
         return SeatKeys(
             seat,
-            self._add(new_token(), game_id, "seat", seat),
-            self._add(new_token(), game_id, "resume", seat),
+            self._add_key(game_id, "seat", seat),
+            self._add_key(game_id, "resume", seat),
         )
+
+    def _add_key(self, game_id: str, kind: str, seat: int) -> str:
+        """A new seat credential or resume token for `seat`; beyond `KEYS_PER_SEAT` of
+        that kind the oldest is revoked.
+
+        Why: the same device may exchange its invite again at any time, and a resume link
+        works on every device, each time for fresh keys; unbounded, a player repeating
+        the exchange in a loop grew the server's memory and live store without limit
+        (thousands of rows a second) and made every one of those keys a seat credential
+        forever. A person uses a handful of devices."""
+        token = self._add(new_token(), game_id, kind, seat)
+        held = [
+            d
+            for d, t in self._tokens.items()
+            if t.game_id == game_id and t.kind == kind and t.seat == seat
+        ]
+        if len(held) > KEYS_PER_SEAT:
+            stale = held[: len(held) - KEYS_PER_SEAT]  # oldest first: insertion order
+            for d in stale:
+                del self._tokens[d]
+            self.store.drop_tokens(stale)
+        return token
 
     def redeem(self, game_id: str, invite: str, device: str) -> SeatKeys | None:
         """Exchange an invite: the first time from any device (which it is then bound
@@ -126,7 +151,7 @@ class Credentials:
         if found is None or found.game_id != game_id or found.kind != "resume":
             return None
         assert found.seat is not None
-        return SeatKeys(found.seat, self._add(new_token(), game_id, "seat", found.seat), token)
+        return SeatKeys(found.seat, self._add_key(game_id, "seat", found.seat), token)
 
     def lookup(self, game_id: str, credential: str | None) -> Grant | None:
         """The grant of a credential if it belongs to `game_id`, else None."""

@@ -27,7 +27,10 @@ from typing import Any, Protocol
 from mafia_arena.agents.human import clean_text
 
 MAX_CHAT = 300  # characters per chat line
-MAX_LINES = 2000  # chat lines per game: the store and every page stay bounded
+MAX_LINES = 2000
+"""Chat lines per channel of a game: the store and every page stay bounded. Per
+channel, so the spectators (a watch link can be passed around) cannot fill the dead
+players' chat, nor they the spectators'."""
 
 
 @dataclass(frozen=True)
@@ -106,8 +109,8 @@ class ChatBook:
         found = self.channels.get(channel)
         if found is None or not found.writes(member):
             raise ChatRefused("you cannot write in that chat")
-        if len(self.lines) >= MAX_LINES:
-            raise ChatRefused("this game's chat is full")
+        if sum(1 for line in self.lines if line.channel == channel) >= MAX_LINES:
+            raise ChatRefused("this chat is full")
         words = clean_text(text)[:MAX_CHAT]
         if not words:
             raise ChatRefused("empty message")

@@ -242,5 +242,8 @@ class LiveStore:
         self.db.commit()
 
     def tokens(self) -> list[StoredToken]:
-        rows = self.db.execute("SELECT digest, game_id, kind, seat, device FROM tokens")
+        # in the order they were written: a seat's oldest keys are revoked first
+        rows = self.db.execute(
+            "SELECT digest, game_id, kind, seat, device FROM tokens ORDER BY rowid"
+        )
         return [StoredToken(*row) for row in rows]

@@ -261,6 +261,7 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
     assert game is not None and isinstance(agent, HumanAgent)
     agent.turn = slot.turn
     view = session.view(slot.seat)
+    at_night = session.at_night()  # a night turn neither counts as missed nor resets
     while True:
         if not slot.active:  # a moderator's ruling ended the turn (`web/rulings.py`)
             return True
@@ -272,7 +273,7 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
             request = game.request(slot.seat)
             _default(session, slot, "timeout")
             if request is not None:
-                session.missed_turn(slot.seat, request.kind)
+                session.missed_turn(slot.seat, request.kind, at_night=at_night)
             return True
         if now >= grace_end:
             session.replace(slot.seat)
@@ -293,7 +294,8 @@ async def _human_turn(session: GameSession, slot: Slot) -> bool:
             try:
                 game.submit(slot.seat, acting.result())
                 session.record("player")
-                slot.missed = 0
+                if not at_night:  # only day turns make or break a row of missed ones
+                    slot.missed = 0
                 return True
             except IllegalDecision as exc:
                 session.reject(slot.seat, exc.reason)

@@ -4,7 +4,8 @@ Creating a game validates the creator's `GameSpec` against the variant (players 
 range, switches valid, bot agents known and allowed), deals nothing yet, and returns
 the creator's admin credential and one invite per human seat. Joining exchanges an
 invite once for a seat credential. Finished games stay (for the reveal and replay) for
-`Settings.finished_ttl` seconds; at most `Settings.max_games` games live at once.
+`Settings.finished_ttl` seconds, or until room is needed; at most `Settings.max_games`
+unfinished games live at once.
 
 Everything is written through to the live store (`web/db.py`); `restore` (run when the
 server starts) rebuilds every lobby and live game from it, replaying their decisions.
@@ -26,6 +27,7 @@ from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.runner.log import GameLog, traces_path
+from mafia_arena.views.rules_text import rules_text
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.guard import ClientCounter
@@ -33,6 +35,42 @@ from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, Settings
 
 log = logging.getLogger(__name__)
+
+MAX_RAISED = 10
+"""The most a creator's switch may raise a number of the rules to (or the variant's own
+value, where that is more): see `raised_too_far`."""
+
+
+def raised_too_far(base: Any, switched: Any, path: str = "") -> str | None:
+    """The first number of the rules (`path`, dotted) that the creator's switches raised
+    past `MAX_RAISED` and past the variant's own value, else None. `base` and `switched`
+    are the variant's dumps without and with the switches.
+
+    Why: a switch counts rounds (talk rounds of a night, a day's discussion rounds,
+    pick rounds, Palermo's moves); a count in the millions made a game that never ends,
+    whose driver wrote decisions to the live store without pause (megabytes a minute)
+    and which a restarted server would replay in full. Numbers are compared after the
+    switches are resolved, so a count given as text or through a dotted path is
+    caught too."""
+    if isinstance(switched, dict):
+        for key, value in switched.items():
+            below = base.get(key) if isinstance(base, dict) else None
+            found = raised_too_far(below, value, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+        return None
+    if isinstance(switched, list | tuple):
+        for i, value in enumerate(switched):
+            below = base[i] if isinstance(base, list | tuple) and i < len(base) else None
+            found = raised_too_far(below, value, f"{path}.{i}" if path else str(i))
+            if found:
+                return found
+        return None
+    if isinstance(switched, int) and not isinstance(switched, bool):
+        own = base if isinstance(base, int) and not isinstance(base, bool) else 0
+        if switched > max(MAX_RAISED, own):
+            return f"{path}: at most {max(MAX_RAISED, own)} at this server"
+    return None
 
 
 class CreateError(ValueError):
@@ -150,14 +188,20 @@ class GameManager:
                 f"you already have {len(mine)} live games on this server "
                 f"(at most {self.settings.max_games_per_client}); finish one first"
             )
-        if len(self.games) >= self.settings.max_games:
+        if not self._room_for_one():
             raise LimitError("too many games on this server; try again later")
         if spec.variant not in available_variants():
             raise CreateError(f"unknown variant {spec.variant!r}")
         try:
             variant = load_variant(spec.variant, spec.overrides)
+            if spec.overrides:
+                base = load_variant(spec.variant)
         except VariantError as exc:
             raise CreateError(f"{exc.key}: {exc.reason}") from exc
+        if spec.overrides:
+            too_far = raised_too_far(base.model_dump(), variant.model_dump())
+            if too_far:
+                raise CreateError(too_far)
         upper = variant.max_players
         if spec.players < variant.min_players or (upper is not None and spec.players > upper):
             raise CreateError(
@@ -169,6 +213,11 @@ class GameManager:
             deck(variant, spec.players)  # the composition must work at this player count
         except (VariantError, ValueError) as exc:
             raise CreateError(f"no valid deal for {spec.players} players: {exc}") from exc
+        try:
+            rules_text(variant, spec.players)  # what every page shows: it must be sayable
+        except (ValueError, ArithmeticError) as exc:
+            # a number of the rules that cannot be told (1e308 as a share of the seats)
+            raise CreateError(f"these switches make rules that cannot be stated: {exc}") from exc
         try:
             seats = spec.seat_list()
         except ValueError as exc:
@@ -274,15 +323,37 @@ class GameManager:
     def prune(self) -> None:
         """Forget finished games past their time-to-live."""
         now = time.monotonic()
-        for game_id, session in list(self.games.items()):
+        for session in list(self.games.values()):
             done = session.finished_at
             stale_lobby = not session.started and now - session.created > self.settings.finished_ttl
             if (done is not None and now - done > self.settings.finished_ttl) or stale_lobby:
-                session.close_all()
-                self.credentials.forget(game_id)
-                if not session.started:
-                    self.store.forget(game_id)  # a finished game stays browsable
-                del self.games[game_id]
+                self._forget(session)
+
+    def _room_for_one(self) -> bool:
+        """Whether one more game fits under `Settings.max_games`, forgetting the
+        longest-finished games (they stay browsable from the store) to make room.
+
+        Only unfinished games (lobbies and games in play) can fill the server. Why: a
+        game of bots alone finishes at once, so if finished games counted, one visitor
+        creating such games (three at a time, within their own limit) could fill the
+        server in seconds and refuse every other creator until the finished games' time
+        to live ran out."""
+        done = sorted(
+            (s for s in self.games.values() if s.finished_at is not None),
+            key=lambda s: s.finished_at or 0.0,
+        )
+        while len(self.games) >= self.settings.max_games and done:
+            self._forget(done.pop(0))
+        return len(self.games) < self.settings.max_games
+
+    def _forget(self, session: GameSession) -> None:
+        """Drop a game from memory with its credentials; a lobby also from the store
+        (a finished game stays browsable)."""
+        session.close_all()
+        self.credentials.forget(session.id)
+        if not session.started:
+            self.store.forget(session.id)
+        self.games.pop(session.id, None)
 
     async def shutdown(self) -> None:
         for session in self.games.values():

@@ -479,11 +479,21 @@ class GameSession:
         person would void the rule."""
         return kind == "forum" and self.variant.rules.forum.inactivity_warnings is not None
 
-    def missed_turn(self, seat: int, kind: str) -> None:
+    def at_night(self) -> bool:
+        """Whether the night is on: from its first step until its dawn is shown."""
+        return self.night_open or (self.game is not None and self.game.state.phase == "night")
+
+    def missed_turn(self, seat: int, kind: str, *, at_night: bool = False) -> None:
         """A person's turn ran out. Day turns count towards `Settings.idle_turns`
         (then a stand-in takes over); night turns only warn, privately: a replacement
-        that followed a night turn would show that the seat has a night role. A forum
-        window under the variant's inactivity rule (`rules_absence`) only warns: the
+        that followed a night turn would show that the seat has a night role. A night
+        turn is one asked `at_night` (`at_night()` when it was asked) or of a
+        ``night…`` kind: not every night request says so in its kind (classic's
+        mafiosi describe their victim's death, kind ``describe``), and a missed one
+        that counted brought a stand-in, with its public notice, in the night — naming
+        a mafioso to every page. Nor does a night turn answered break a row of missed
+        day turns (the driver resets the count only on a day turn). A forum window
+        under the variant's inactivity rule (`rules_absence`) only warns: the
         engine's warnings and disqualification apply."""
         slot = self.slots[seat]
         if self.rules_absence(kind):
@@ -494,7 +504,7 @@ class GameSession:
                 "disqualify.",
             )
             return
-        if kind.startswith("night") or not slot.connections:
+        if at_night or kind.startswith("night") or not slot.connections:
             self.warn(seat, "Your time ran out; the default was recorded.")
             return
         slot.missed += 1

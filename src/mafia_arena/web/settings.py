@@ -11,7 +11,9 @@ roles or quick actors does not end sooner.
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -41,12 +43,15 @@ _BOT_NAME = re.compile(r".*\bbot", re.IGNORECASE)
 def player_name(value: str | None) -> str | None:
     """A name a person gives their seat, trimmed; None (the seat's "guest n") for none.
 
+    Compatibility forms are folded (NFKC: fullwidth letters and digits, ligatures).
     Raises ValueError with the reason the page shows. Why the refusals: the table writes
     "Ada (P3)" and marks a bot by the word "bot" after its name, so a person called "P2"
     or "heuristic bot" would read as another seat or as a bot."""
     if value is None or not value.strip():
         return None
-    name = " ".join(value.split())
+    # compatibility forms folded first: a fullwidth "Ａda" or "Ｐ3" is the "Ada" or "P3"
+    # it looks like, so the checks below and the table's "taken" check see it as such
+    name = " ".join(unicodedata.normalize("NFKC", value).split())
     if not re.fullmatch(NAME_PATTERN, name):
         raise ValueError("a name is 1 to 24 letters, digits, spaces, dots, apostrophes or hyphens")
     if _SEAT_LABEL.fullmatch(name):
@@ -166,6 +171,10 @@ class GameSpec(BaseModel):
         for key, item in value.items():
             if len(key) > 64 or (isinstance(item, str) and len(item) > 64):
                 raise ValueError("override keys and values are at most 64 characters")
+            if isinstance(item, float) and not math.isfinite(item):
+                # Python's JSON parser takes NaN and Infinity; the rules text cannot
+                # say them (a 500 on creating), and no JSON reply could carry them
+                raise ValueError(f"{key}: a switch's number must be finite")
         return value
 
     def seat_list(self) -> list[SeatSpec]:

@@ -56,7 +56,7 @@ async def _authenticate(ws: WebSocket, manager: GameManager, session: GameSessio
     """The grant of the socket's first message: a seat credential or the watch token."""
     try:
         raw = await asyncio.wait_for(_receive(ws), manager.settings.auth_timeout)
-        message = parse(raw or "", manager.settings.max_frame, manager.settings.max_json_depth)
+        message = parse(raw or "", manager.settings.max_frame)
     except (TimeoutError, BadMessage):
         return None
     if not isinstance(message, Auth):
@@ -179,7 +179,7 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
                     conn.send({"type": "error", "reason": "too many messages; slow down"})
                 continue
             try:
-                message = parse(raw, manager.settings.max_frame, manager.settings.max_json_depth)
+                message = parse(raw, manager.settings.max_frame)
             except BadMessage as exc:
                 conn.send({"type": "error", "reason": exc.reason})
                 continue

@@ -1,0 +1,400 @@
+"""A hostile or careless client against a live server: each refusal is clear, bounded,
+and leaves the server serving everyone else.
+
+- non-finite numbers (``NaN``, ``Infinity``: Python's JSON parser takes them) in a body
+  get a 422 with the reason, not a 500;
+- games of bots alone, which finish at once, cannot fill the server for other creators;
+- exchanging an invite or a resume link again and again keeps a bounded number of keys;
+- socket frames nest at most 8 levels, as documented;
+- a fullwidth look-alike of a taken name or of a seat label is refused like the name;
+- switches cannot raise a count of rounds without bound (a game that never ends);
+- spectators who fill their chat leave the dead players' chat open;
+- a person who misses a night turn whose kind does not say "night" (classic's
+  ``describe``) is not replaced for it, and a night answer does not break a row of
+  missed day turns: either would show who acts at night.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from tests.web.conftest import settings_for
+from tests.web.support import LiveServer
+
+from mafia_arena.web.auth import KEYS_PER_SEAT
+
+OTHER = "127.0.0.2"  # another client address than the test's own
+
+
+def post_raw(server: LiveServer, path: str, body: bytes) -> httpx.Response:
+    return httpx.post(
+        server.url + path, content=body, headers={"content-type": "application/json"}, timeout=10
+    )
+
+
+PALERMO_SHARE = (
+    b'{"variant": "palermo", "players": 12, "overrides": {"palermo.vendetta_above_share": %s}}'
+)
+
+
+def test_non_finite_numbers_in_a_body_get_a_clear_refusal(server: LiveServer) -> None:
+    for body in (
+        b'{"players": NaN}',
+        b'{"timer_scale": Infinity}',
+        b'{"bot_delay": -Infinity}',
+        b'{"seed": NaN}',
+        b'{"seats": [{"kind": "bot", "agent": NaN}]}',
+        PALERMO_SHARE % b"NaN",  # a float of the rules: the rules text could not say it
+        PALERMO_SHARE % b"Infinity",
+    ):
+        reply = post_raw(server, "/api/games", body)
+        assert reply.status_code == 422, (body, reply.status_code, reply.text)
+        problems = reply.json()["detail"]
+        assert problems and all(p["msg"] and p["loc"] for p in problems), problems
+    huge = post_raw(server, "/api/games", PALERMO_SHARE % b"1e308")  # finite, yet no share
+    assert huge.status_code == 400 and "cannot be stated" in huge.json()["detail"]
+    assert server.manager.games == {}
+    created = server.create(variant="standard", players=7, seats=[{"kind": "human"}])
+    joined = post_raw(
+        server, f"/api/games/{created['game_id']}/join", b'{"invite": NaN, "name": "Ada"}'
+    )
+    assert joined.status_code == 422 and "string" in joined.json()["detail"][0]["msg"]
+    # the values refused are not echoed back, and the server goes on serving
+    assert "input" not in joined.json()["detail"][0]
+    assert httpx.get(f"{server.url}/api/games/{created['game_id']}").status_code == 200
+
+
+@pytest.fixture
+def small_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """Room for 4 games on the server, 3 live ones per client."""
+    live = LiveServer(settings_for(tmp_path, max_games=4, max_games_per_client=3))
+    try:
+        yield live
+    finally:
+        live.close()
+
+
+def test_games_of_bots_alone_cannot_fill_the_server(small_server: LiveServer) -> None:
+    server = small_server
+    bots = {"variant": "standard", "players": 7, "seats": [{"kind": "bot", "agent": "random"}]}
+    finished = []
+    with httpx.Client(base_url=server.url, timeout=10) as flooder:
+        for _ in range(10):  # each finishes at once: three live ones at most
+            reply = flooder.post("/api/games", json=bots)
+            assert reply.status_code == 200, reply.text
+            finished.append(reply.json()["game_id"])
+            server.wait_over(finished[-1])
+            session = server.manager.get(finished[-1])
+            deadline = time.monotonic() + 10
+            while session is not None and session.finished_at is None:
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
+    transport = httpx.HTTPTransport(local_address=OTHER)
+    with httpx.Client(base_url=server.url, timeout=10, transport=transport) as other:
+        reply = other.post("/api/games", json={"variant": "standard", "players": 7})
+        assert reply.status_code == 200, reply.text
+        # the finished games made room; the oldest is still browsable from the store
+        assert server.manager.get(finished[0]) is None
+        replay = other.get(f"/api/games/{finished[0]}/replay")
+        assert replay.status_code == 200 and replay.json()["winner"]
+    assert len(server.manager.games) <= 4
+
+
+def test_live_games_still_fill_the_server(small_server: LiveServer) -> None:
+    """Only unfinished games count, and they still do: lobbies are never forgotten."""
+    server = small_server
+    lobby = {"variant": "standard", "players": 7, "seats": [{"kind": "human"}]}
+    for address in ("127.0.0.3", "127.0.0.4"):
+        transport = httpx.HTTPTransport(local_address=address)
+        with httpx.Client(base_url=server.url, timeout=10, transport=transport) as client:
+            codes = [client.post("/api/games", json=lobby).status_code for _ in range(3)]
+            assert codes == ([200] * 3 if address.endswith("3") else [200, 429, 429])
+
+
+def grant_ok(server: LiveServer, game_id: str, credential: str) -> int:
+    return httpx.get(
+        f"{server.url}/api/games/{game_id}/view",
+        headers={"authorization": f"Bearer {credential}"},
+        timeout=10,
+    ).status_code
+
+
+def test_repeated_exchanges_keep_a_bounded_number_of_keys(server: LiveServer) -> None:
+    created = server.create(
+        variant="standard", players=7, seats=[{"kind": "human"}, {"kind": "human"}]
+    )
+    game_id, invite = created["game_id"], created["invites"][0]["invite"]
+    with httpx.Client(base_url=server.url, timeout=10) as device:  # keeps its cookie
+        keys = []
+        for _ in range(3 * KEYS_PER_SEAT):
+            reply = device.post(f"/api/games/{game_id}/join", json={"invite": invite})
+            assert reply.status_code == 200, reply.text
+            keys.append(reply.json())
+        for _ in range(2 * KEYS_PER_SEAT):
+            reply = device.post(f"/api/games/{game_id}/resume", json={"resume": keys[-1]["resume"]})
+            assert reply.status_code == 200, reply.text
+            keys.append(reply.json())
+
+    def held(kind: str) -> int:
+        tokens = server.manager.credentials._tokens.values()
+        return sum(1 for t in tokens if t.game_id == game_id and t.kind == kind and t.seat == 0)
+
+    assert held("seat") == KEYS_PER_SEAT and held("resume") == KEYS_PER_SEAT
+    stored = server.manager.store.tokens()
+    assert sum(1 for t in stored if t.game_id == game_id and t.kind == "seat") == KEYS_PER_SEAT
+    assert grant_ok(server, game_id, keys[0]["credential"]) == 403  # the oldest went
+    assert grant_ok(server, game_id, keys[-1]["credential"]) == 200
+    assert grant_ok(server, game_id, keys[-KEYS_PER_SEAT]["credential"]) == 200
+    stale = httpx.post(
+        f"{server.url}/api/games/{game_id}/resume", json={"resume": keys[0]["resume"]}, timeout=10
+    )
+    assert stale.status_code == 403
+
+
+def test_socket_frames_nest_at_most_eight_levels(server: LiveServer) -> None:
+    created = server.create(variant="standard", players=7, seats=[{"kind": "human"}] * 2)
+    game_id = created["game_id"]
+    joined = server.join(game_id, created["invites"][0]["invite"], "Ada")
+
+    async def probe() -> list[dict[str, Any]]:
+        async with websockets.connect(f"{server.ws_url}/ws/{game_id}") as ws:
+            await ws.send(json.dumps({"type": "auth", "credential": joined["credential"]}))
+            await ws.send('{"type": "ping", "x": ' + "[" * 8 + "]" * 8 + "}")  # 9 levels
+            await ws.send('{"type": "ping", "x": ' + "[" * 7 + "]" * 7 + "}")  # 8 levels
+            replies: list[dict[str, Any]] = []
+            async with asyncio.timeout(10):
+                while len([r for r in replies if r["type"] == "error"]) < 2:
+                    replies.append(json.loads(await ws.recv()))
+            return replies
+
+    errors = [r["reason"] for r in asyncio.run(probe()) if r["type"] == "error"]
+    assert "nested too deeply (at most 8 levels)" in errors[0]
+    assert "nested" not in errors[1] and "extra" in errors[1].lower()
+
+
+def test_fullwidth_look_alikes_of_names_are_folded(server: LiveServer) -> None:
+    created = server.create(variant="standard", players=7, seats=[{"kind": "human"}] * 3)
+    game_id = created["game_id"]
+    invites = [i["invite"] for i in created["invites"]]
+    server.join(game_id, invites[0], "Ada")
+
+    def join(name: str) -> httpx.Response:
+        return httpx.post(
+            f"{server.url}/api/games/{game_id}/join",
+            json={"invite": invites[1], "name": name},
+            timeout=10,
+        )
+
+    taken = join("\uff21da")  # fullwidth A: "Ａda"
+    assert taken.status_code == 409 and "taken" in taken.json()["detail"]
+    label = join("\uff30\uff13")  # "Ｐ３"
+    assert label.status_code == 422 and "seat's label" in label.json()["detail"][0]["msg"]
+    kept = join("\uff22\uff45\uff41")  # "Ｂｅａ" is stored as "Bea"
+    assert kept.status_code == 200
+    assert httpx.get(f"{server.url}/api/games/{game_id}").json()["seats"][1]["name"] == "Bea"
+
+
+def play_mafioso(
+    live: LiveServer, game_id: str, credential: str, *, describe: bool, first_day: bool
+) -> list[dict[str, Any]]:
+    """One of classic's mafiosi over a real socket: talk, pick P2 at night, write the
+    death's description if `describe`, answer day turns if `first_day`; until the first
+    warning or public notice (its messages, the last one that)."""
+
+    async def play() -> list[dict[str, Any]]:
+        got: list[dict[str, Any]] = []
+        answered: set[int] = set()
+        async with websockets.connect(f"{live.ws_url}/ws/{game_id}") as ws:
+            await ws.send(json.dumps({"type": "auth", "credential": credential}))
+            async with asyncio.timeout(60):
+                async for raw in ws:
+                    msg = json.loads(raw)
+                    got.append(msg)
+                    if msg["type"] == "warning" or msg.get("notices"):
+                        return got
+                    request = msg.get("request") if msg["type"] == "state" else None
+                    if not request or request["turn"] in answered:
+                        continue
+                    answered.add(request["turn"])
+                    turn, kind = request["turn"], request["kind"]
+                    if kind == "describe":
+                        if describe:
+                            said = {"type": "say", "turn": turn, "text": "quietly"}
+                            await ws.send(json.dumps(said))
+                        continue
+                    if msg["phase"] != "night" and not first_day:
+                        continue
+                    labels = request["options"]
+                    pick = next((i for i, o in enumerate(labels) if "P2" in o), 0)
+                    await ws.send(json.dumps({"type": "act", "turn": turn, "choice": pick}))
+        return got
+
+    return asyncio.run(play())
+
+
+def classic_mafia_of_people(live: LiveServer) -> tuple[str, str, str]:
+    """Classic, 7 players, seed 1: its two mafiosi (P1, P6) are people. The game's id
+    and the two seats' credentials."""
+    seats = [{"kind": "human"}] + [{"kind": "bot"}] * 4 + [{"kind": "human"}]
+    created = live.create(variant="classic", players=7, seed=1, seats=seats)
+    game_id = created["game_id"]
+    one, six = (i["invite"] for i in created["invites"])
+    first = live.join(game_id, one, "Ada")["credential"]
+    return game_id, first, live.join(game_id, six, "Bea")["credential"]
+
+
+def test_a_missed_night_description_never_brings_a_stand_in(tmp_path: Path) -> None:
+    """Classic's mafiosi describe their victim's death at night (request kind
+    ``describe``, asked of the living mafiosi only). A mafioso who lets it run out is
+    warned like for any night turn, and it does not count towards `idle_turns`: a
+    stand-in that came for it (and its public notice) would show who is mafia."""
+    live = LiveServer(settings_for(tmp_path, idle_turns=1, timer_scale=0.1))
+    try:
+        game_id, first, second = classic_mafia_of_people(live)
+
+        async def both() -> list[list[dict[str, Any]]]:
+            return list(
+                await asyncio.gather(
+                    *(
+                        asyncio.to_thread(
+                            play_mafioso, live, game_id, c, describe=False, first_day=True
+                        )
+                        for c in (first, second)
+                    )
+                )
+            )
+
+        pages = asyncio.run(both())
+        session = live.manager.get(game_id)
+        assert session is not None
+        for page in pages:
+            kinds = [m["request"]["kind"] for m in page if m["type"] == "state" and m["request"]]
+            assert "describe" in kinds, kinds
+            assert not page[-1].get("notices"), page[-1]["notices"]
+            assert page[-1] == {
+                "type": "warning",
+                "text": "Your time ran out; the default was recorded.",
+            }
+        assert not any(slot.replaced for slot in session.slots)
+        assert not any("has not answered" in notice for notice in session.notices)
+    finally:
+        live.close()
+
+
+def test_a_night_turn_answered_does_not_break_a_row_of_missed_day_turns(
+    tmp_path: Path,
+) -> None:
+    """Only day turns make a row of missed turns (`idle_turns`) or break it: a mafioso
+    who answers at night between two missed day turns is replaced like a villager who
+    had nothing to answer. (Before, the night answer reset the count, so who was
+    replaced after two missed days showed who acts at night.)"""
+    live = LiveServer(settings_for(tmp_path, idle_turns=2, timer_scale=0.1))
+    try:
+        game_id, first, second = classic_mafia_of_people(live)
+        session = live.manager.get(game_id)
+        assert session is not None
+        session.slots[0].missed = 1  # P1 missed the last day turn before this night
+
+        async def both() -> list[list[dict[str, Any]]]:
+            return list(
+                await asyncio.gather(
+                    asyncio.to_thread(
+                        play_mafioso, live, game_id, first, describe=True, first_day=False
+                    ),
+                    asyncio.to_thread(
+                        play_mafioso, live, game_id, second, describe=True, first_day=True
+                    ),
+                )
+            )
+
+        pages = asyncio.run(both())
+        night = [m for m in pages[0] if m["type"] == "state" and m["request"]]
+        assert {"night_chat", "describe"} <= {m["request"]["kind"] for m in night}
+        assert session.slots[0].replaced  # the first missed day turn made the row of two
+        assert [n for n in session.notices if "has not answered" in n] == [
+            "Ada (P1) has not answered for a while: a stand-in bot (heuristic) plays the "
+            "seat until they take it back."
+        ]
+    finally:
+        live.close()
+
+
+def test_switches_cannot_make_a_game_without_end(server: LiveServer) -> None:
+    """A switch that counts rounds is refused past 10 (or the variant's own value): a
+    night of a billion talk rounds never ended, and its driver filled the live store."""
+    for overrides, where in (
+        ({"mafia_chat_rounds": 10**9}, "mafia_chat_rounds"),
+        ({"mafia_chat_rounds": "1000"}, "mafia_chat_rounds"),  # coerced: the same count
+        ({"discussion_rounds": 100_000}, "discussion_rounds"),
+        ({"night.0.chat_rounds": 500}, "chat_rounds"),  # a path, not a switch
+    ):
+        reply = httpx.post(
+            f"{server.url}/api/games",
+            json={"variant": "classic", "players": 7, "overrides": overrides},
+            timeout=10,
+        )
+        assert reply.status_code == 400, (overrides, reply.text)
+        assert where in reply.json()["detail"] and "at most 10" in reply.json()["detail"]
+    assert server.manager.games == {}
+    assert server.manager.store.games(over=False) == []
+    for fine in ({"mafia_chat_rounds": 10}, {"mafia_rounds": 3, "discussion_rounds": 2}):
+        server.create(variant="classic", players=7, seats=[{"kind": "human"}], overrides=fine)
+
+
+def test_spectators_who_fill_their_chat_leave_the_dead_chat_open(
+    server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watch link can be passed around; its holders filling the spectators' chat must
+    not close the dead players' chat (each channel has its own bound)."""
+    monkeypatch.setattr("mafia_arena.web.chat.MAX_LINES", 3)
+    # seed 23: P1 (the person) is killed on the first night
+    created = server.create(variant="standard", players=7, seed=23, seats=[{"kind": "human"}])
+    game_id = created["game_id"]
+    credential = server.join(game_id, created["invites"][0]["invite"], "Ada")["credential"]
+
+    async def chat(ws: Any, channel: str, text: str) -> dict[str, Any]:
+        await ws.send(json.dumps({"type": "chat", "channel": channel, "text": text}))
+        async with asyncio.timeout(10):
+            while True:
+                msg = json.loads(await ws.recv())
+                if msg["type"] == "chat" and any(line["text"] == text for line in msg["lines"]):
+                    return msg
+                if msg["type"] == "error" and msg.get("about") == "chat":
+                    return msg
+
+    async def scene() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        async with (
+            websockets.connect(f"{server.ws_url}/ws/{game_id}") as watcher,
+            websockets.connect(f"{server.ws_url}/ws/{game_id}") as player,
+        ):
+            await watcher.send(json.dumps({"type": "auth", "credential": created["watch"]}))
+            spectators = [await chat(watcher, "spectators", f"spam {n}") for n in range(4)]
+            await player.send(json.dumps({"type": "auth", "credential": credential}))
+            answered: set[int] = set()
+            async with asyncio.timeout(30):
+                while True:  # play on until the person is dead
+                    msg = json.loads(await player.recv())
+                    if msg["type"] != "state":
+                        continue
+                    if not msg["you"]["alive"]:
+                        break
+                    request = msg["request"]
+                    if request and request["turn"] not in answered:
+                        answered.add(request["turn"])
+                        act = {"type": "act", "turn": request["turn"], "choice": 0}
+                        await player.send(json.dumps(act))
+            return spectators, await chat(player, "dead", "it was P4")
+
+    spectators, dead = asyncio.run(scene())
+    assert [m["type"] for m in spectators] == ["chat", "chat", "chat", "error"]
+    assert spectators[-1]["reason"] == "this chat is full"
+    assert dead["type"] == "chat", dead
+    assert [line["text"] for line in dead["lines"]][-1] == "it was P4"
