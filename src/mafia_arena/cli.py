@@ -18,7 +18,7 @@ import secrets
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -226,6 +226,7 @@ def play(
 ) -> None:
     """Play one game and print its transcript as it happens."""
     from mafia_arena.runner.match import play_match
+    from mafia_arena.views.display_names import DisplayNames
     from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
     from mafia_arena.views.text import render_event
 
@@ -236,11 +237,16 @@ def play(
     overrides = parse_overrides(set_)
     rules = load_for_table(variant, set_, players)
     warn_below_recommended(rules, players)
+    seated = _seat(agents, players, rules)
     if human is not None:
         from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
         try:
-            play_in_terminal(variant, players, human - 1, agents, seed, overrides, log_path=log)
+            # the bots seated here play, so their endpoint faults can be counted below;
+            # the entry at the person's own seat is replaced there and never plays
+            played = play_in_terminal(
+                variant, players, human - 1, seated, seed, overrides, log_path=log
+            )
         except (QuitGame, KeyboardInterrupt):
             typer.echo("\nGame abandoned: nothing was recorded.", err=True)
             raise typer.Exit(130) from None
@@ -248,12 +254,15 @@ def play(
             if log is None or exc.filename != str(log):
                 raise
             raise _unwritable(log, exc) from exc
+        human_faults: Counter[tuple[str, str, str]] = Counter()
+        count_endpoint_faults(seated, played.log, human_faults, skip=(human - 1,))
+        warn_endpoint_faults(human_faults, 1)
         if log is not None:
             typer.echo(f"log written to {log}")
         return
-    seated = _seat(agents, players, rules)
     viewer = None if seat is None else seat - 1
     hidden = owners_hidden(rules)  # OP-D36: the omniscient transcript names no owner
+    names = DisplayNames.of(rules)  # roles and cards by the variant's own names
 
     def show(event: Any) -> None:
         if viewer is None and event.visibility.scope == "host":
@@ -262,7 +271,7 @@ def play(
             return
         if viewer is not None and not event.visibility.admits(viewer):
             return
-        line = render_event(event, viewer)
+        line = render_event(event, viewer, names)
         if line:
             if viewer is None and event.visibility.scope == "seats":
                 seats = ", ".join(f"P{s + 1}" for s in sorted(event.visibility.seats))
@@ -285,15 +294,24 @@ def play(
 
 
 def count_endpoint_faults(
-    agents: Sequence[Any], log: Any, into: Counter[tuple[str, str, str]]
+    agents: Sequence[Any],
+    log: Any,
+    into: Counter[tuple[str, str, str]],
+    *,
+    skip: Collection[int] = (),
 ) -> None:
     """Add the infrastructure fallbacks of `log`'s model-backed seats (those with a
-    model card) to `into`, keyed by (agent, endpoint, reason)."""
+    model card) to `into`, keyed by (agent, endpoint, reason).
+
+    `skip`: seats that `agents[seat]` did not play (``play --human``: the person's own
+    seat, whose runner timeouts are the person's and no endpoint's)."""
     from mafia_arena.engine.catalogue import DecisionRecord
     from mafia_arena.runner.integrity import infrastructure_faults
 
     records = (e.fact for e in log.events if isinstance(e.fact, DecisionRecord))
     for seat, reasons in infrastructure_faults(records).items():
+        if seat in skip:
+            continue
         card = agents[seat].card() if seat < len(agents) else None
         if card is None:
             continue
@@ -416,6 +434,7 @@ def replay(
     from mafia_arena.runner.log import replay_differs, traces_path
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
+    from mafia_arena.views.display_names import DisplayNames
     from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
     from mafia_arena.views.text import render_event
 
@@ -425,6 +444,7 @@ def replay(
     viewer = None if seat is None else seat - 1
     placed, orphans = traces_by_decision(stored) if traces else ({}, [])
     hidden = owners_hidden(game.variant)  # OP-D36: a finished game names no owner
+    names = DisplayNames.of(game.variant)  # roles and cards by the variant's own names
     masked = pseudonyms_in(e.fact for e in game.events) if hidden else set()
 
     def show(found: list[dict[str, Any]]) -> None:
@@ -445,7 +465,7 @@ def replay(
             continue
         if hidden and tells_owner(event.fact):
             continue
-        line = render_event(event, viewer)
+        line = render_event(event, viewer, names)
         if line:
             typer.echo(line)
     if orphans:

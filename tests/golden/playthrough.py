@@ -1,7 +1,8 @@
 """Golden playthroughs: seeded games dumped step by step into committed text files.
 
 Each step records the phase, every pending request with its labelled choices, and the
-new lines of every seat's text view since the previous step. A second file per game
+new lines of every seat's text view since the previous step (its transcript as the
+seat's tracker renders it, the variant's readable names included). A second file per game
 records every seat's numeric observation at every step (a hash of the float32 vector
 and its number of non-zero values), so a change in the encoding shows up too. The test
 regenerates both dumps and diffs them with the committed files, so any change in rules,
@@ -18,7 +19,6 @@ from mafia_arena.engine import Game
 from mafia_arena.rules import load_variant
 from mafia_arena.views import SeatTracker
 from mafia_arena.views.encode import ObservationEncoder
-from mafia_arena.views.text import render_event
 
 CASES = {
     "simple": [(7, 1), (9, 2)],
@@ -45,10 +45,9 @@ def dumps(variant_name: str, players: int, seed: int) -> tuple[str, str]:
         out.append(f"== step {step}: {game.state.phase} {game.state.day}")
         obs.append(f"== step {step}")
         for tracker in trackers:
-            before = len(tracker.knowledge.events)
+            before = len(tracker.knowledge.lines())
             view = tracker.view(game)
-            lines = [render_event(e, tracker.seat) for e in view.knowledge.events[before:]]
-            for line in filter(None, lines):
+            for line in view.knowledge.lines()[before:]:  # the seat's text view, as read
                 out.append(f"  P{tracker.seat + 1}| {line}")
             vector = encoder.encode(view)
             digest = hashlib.sha256(vector.tobytes()).hexdigest()[:16]

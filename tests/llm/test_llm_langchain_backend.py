@@ -6,9 +6,10 @@ import json
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
-from tests.llm.fake_openai import FakeOpenAI, error, reply
+from tests.llm.fake_openai import FakeOpenAI, error, no_choices, reply
 
 from mafia_arena.llm import ChatClient
+from mafia_arena.llm.accounting import attribution
 
 OPTIONS = ["Alice", "Bob", "Carol"]
 MESSAGES = [{"role": "user", "content": "Vote to eliminate one player."}]
@@ -93,3 +94,26 @@ async def test_chat_openai_backend_follows_the_reasoning_model_rules(
     assert "temperature" not in body and "top_p" not in body
     assert body["max_completion_tokens"] == 8 * definition.max_tokens
     assert body["reasoning_effort"] == "medium" and body["service_tier"] == "flex"
+
+
+async def test_chat_openai_backend_empty_choices_is_an_endpoint_fault(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    """An HTTP 200 whose ``choices`` list is empty is the endpoint's fault with ChatOpenAI
+    too (ChatOpenAI itself fails with a bare IndexError): ``endpoint_error``, retried,
+    an infrastructure fallback with no tokens estimated, as with the openai transport."""
+    definition = fake_definition.model_copy(update={"backend": "langchain"})
+    fake_openai.script(no_choices(), no_choices(), no_choices())
+    async with ChatClient(definition) as client:
+        chosen = await client.choose(MESSAGES, OPTIONS, "vote")  # response_format bound
+    assert chosen.fallback and chosen.error_kind == "endpoint_error"
+    assert attribution(chosen.error_kind) == "infrastructure"
+    assert "choices" in chosen.failure
+    assert chosen.stats.requests == 3 and chosen.stats.retries == 2 and chosen.stats.reasks == 0
+    assert chosen.stats.usage_estimated == 0 and chosen.stats.total_tokens == 0
+    assert client.usage.errors == {"endpoint_error": 1}
+
+    fake_openai.script(no_choices(), reply("P3 is lying."))
+    async with ChatClient(definition) as client:
+        said = await client.complete(MESSAGES)  # plain text: no response_format
+    assert said.text == "P3 is lying." and not said.fallback and said.stats.retries == 1

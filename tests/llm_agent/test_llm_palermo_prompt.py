@@ -3,10 +3,15 @@ in words generated from the variant data, and no other seat's card."""
 
 from __future__ import annotations
 
-from tests.llm.fake_openai import FakeOpenAI
+import json
+from typing import Any
+
+from tests.llm.fake_openai import Action, FakeOpenAI, reply
+from tests.llm_agent.support import enum_of, set_answer
 from tests.palermo.table import P, Table
 
 from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.engine import Choice
 from mafia_arena.llm import AgentDefinition
 from mafia_arena.views import view_of
 
@@ -75,3 +80,32 @@ async def test_the_change_window_prompt_says_which_window_is_open(
     assert trace["template"] == "decide_change_vote"
     assert "Now: the vote block (change window)." in user
     assert "Your card: Cancel Imprisonment" in user and "its window is open now" in user
+
+
+async def test_the_transcript_names_the_card_and_an_answer_by_name_plays_it(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """The model reads its own card by name with the id beside it, and its role by name
+    (in the transcript, the system message and the question alike); an answer that names
+    the card's option is parsed to that card (options are the request's labels,
+    untouched by the transcript's names)."""
+    t = Table(hands={15: "vote_exemption"}, keep={14, 15})
+    agent = _seated(fake_definition, 15, t)
+    t.until(2, "morning")
+
+    def play_the_card(body: dict[str, Any]) -> Action | None:
+        options = enum_of(body) or []
+        named = [o for o in options if "Vote Exemption" in o]
+        return reply(json.dumps({"reason": "safe", "choice": named[0]})) if named else None
+
+    set_answer(fake, play_the_card)
+    view = view_of(t.game, P(15))
+    decision = await agent.act(view)
+    sent = "\n".join(m["content"] for m in agent.traces[-1]["messages"])
+    assert "Your intrigue card: Vote Exemption (vote_exemption)." in sent
+    assert "your role is Simple Citizen (citizen; town)." in sent
+    system, user = agent.traces[-1]["messages"][0]["content"], agent.traces[-1]["messages"][-1]
+    assert "Your secret role: Simple Citizen (team town)." in system  # as the transcript
+    assert "You are P15 (Simple Citizen)." in user["content"]
+    assert isinstance(decision, Choice) and decision.key == "vote_exemption"
+    assert agent.traces[-1]["fallback"] is None

@@ -40,6 +40,7 @@ from mafia_arena.engine.catalogue import (
 from mafia_arena.engine.events import SeatEvent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge, Noted, line_tier
 from mafia_arena.views.text import render_event
 from mafia_arena.views.view import SeatTracker, view_of
@@ -72,7 +73,8 @@ def _ballots_by_rescan(events: Sequence[SeatEvent]) -> dict[int, int]:
     return ballots
 
 
-def _check(k: Knowledge) -> None:
+def _check(k: Knowledge, names: DisplayNames) -> None:
+    """`names`: the game's readable names, with which the seat's transcript renders."""
     events = list(k.events)
     voting = [(i, e) for i, e in _indexed(events, *_VOTE_FACTS) if e.phase != "night"]
     latest = max((e.day for _, e in voting), default=None)
@@ -98,7 +100,7 @@ def _check(k: Knowledge) -> None:
     assert list(k.channel_said) == channel
     today = dict(k.ballots_cast) if k.ballots_cast_day == k.day else {}
     assert today == (_ballots_by_rescan(events) if events else {})
-    rendered = [(render_event(e, k.seat), line_tier(e)) for e in events]
+    rendered = [(render_event(e, k.seat, names), line_tier(e)) for e in events]
     assert [(t.text, t.tier) for t in k.tagged_lines()] == [(t, n) for t, n in rendered if t]
 
 
@@ -107,6 +109,7 @@ def test_fold_records_equal_a_rescan_of_the_seats_own_stream(variant: str) -> No
     spec = load_variant(variant)
     players = _PLAYERS.get(variant, spec.min_players)
     game = Game(spec, players, seed=5)
+    names = DisplayNames.of(spec)
     agents = []
     for seat in range(players):
         agent = HeuristicAgent(game.seed, strict=True)
@@ -118,11 +121,11 @@ def test_fold_records_equal_a_rescan_of_the_seats_own_stream(variant: str) -> No
         for seat in sorted(game.pending()):
             view = trackers[seat].view(game)
             if steps % 17 == 0:
-                _check(view.knowledge)
+                _check(view.knowledge, names)
             steps += 1
             game.submit(seat, agents[seat].decide(view))
     for tracker in trackers:
-        _check(tracker.view(game).knowledge)
+        _check(tracker.view(game).knowledge, names)
 
 
 def test_a_snapshots_records_do_not_change_when_later_events_arrive() -> None:

@@ -101,6 +101,7 @@ from mafia_arena.agents.registry import register_loader
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
 from mafia_arena.llm.accounting import CallStats, attribution
 from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.palermo_rules import palermo_situation
 from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import View
@@ -239,6 +240,7 @@ class LLMAgent(AgentBase):
         self._variant: Variant | None = None
         self._system: str | None = None
         self._system_key: tuple[object, ...] | None = None
+        self._names: tuple[Variant, DisplayNames] | None = None
         self._belief_day: int | None = None
         self._fallback_reason: str | None = None
         self._infra_failure_s = 0.0
@@ -626,8 +628,9 @@ class LLMAgent(AgentBase):
             goal = ""
             if knowledge.faction in variant.factions:
                 goal = variant.factions[knowledge.faction].description
+            names = self._display_names(view)
             allies = ", ".join(
-                f"{seat_label(s)} ({r})"
+                f"{seat_label(s)} ({names.role(r)})"
                 for s, r in sorted(knowledge.allies.items())
                 if s != view.seat
             )
@@ -644,11 +647,19 @@ class LLMAgent(AgentBase):
             )
         return self._system
 
+    def _display_names(self, view: View) -> DisplayNames:
+        """The variant's readable names of roles and cards (`views.display_names`),
+        built once per variant: the prompts name a role as the transcript does."""
+        if self._names is None or self._names[0] is not view.rules:
+            self._names = (view.rules, DisplayNames.of(view.rules))
+        return self._names[1]
+
     def _values(self, view: View) -> dict[str, object]:
         knowledge = view.knowledge
+        role = knowledge.role
         values: dict[str, object] = {
             "seat": seat_label(view.seat),
-            "role": knowledge.role or "unknown",
+            "role": self._display_names(view).role(role) if role else "unknown",
             "faction": knowledge.faction or "unknown",
             "day": knowledge.day,
         }

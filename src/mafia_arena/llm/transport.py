@@ -38,6 +38,7 @@ from Python or by naming its class in the agent file (``chat_model``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -221,7 +222,9 @@ def not_an_answer(body: object) -> TransportError | None:
 def _classify_langchain(exc: BaseException) -> TransportError:
     """As :func:`classify_exception`, plus what ChatOpenAI raises for a 200 that is no
     answer: ``ValueError(<the error object>)`` for an error body, ``ValueError`` for a
-    body that is not JSON, ``KeyError``/``TypeError`` for missing or null ``choices``."""
+    body that is not JSON, ``KeyError``/``TypeError`` for missing or null ``choices``.
+    An empty ``choices`` list surfaces as a bare ``IndexError``, which only the call
+    itself can tell apart (`LangChainTransport.chat` counts the generations)."""
     text = str(exc.args[0]) if exc.args else ""
     if isinstance(exc, ValueError) and exc.args and isinstance(exc.args[0], dict):
         message = _error_text(exc.args[0], "error without a message")
@@ -386,12 +389,21 @@ class LangChainTransport:
         runnable: Any = self.chat_model
         if response_format is not None and self.supports_response_format:
             runnable = self.chat_model.bind(response_format=response_format)
+        seen = _generation_counter()()
         try:
-            message = await runnable.ainvoke([dict(m) for m in messages])
+            message = await runnable.ainvoke(
+                [dict(m) for m in messages], config={"callbacks": [seen]}
+            )
         except openai.LengthFinishReasonError as exc:
             # ChatOpenAI parses structured replies and refuses truncated ones; the
             # truncated text is still worth a lenient parse.
             return _reply_from_completion(exc.completion)
+        except IndexError as exc:
+            if seen.generations == 0:  # the model's result held no generation at all
+                raise TransportError(
+                    "endpoint_error", "reply without choices (no generation)", retryable=True
+                ) from exc
+            raise _classify_langchain(exc) from exc
         except Exception as exc:
             raise _classify_langchain(exc) from exc
         usage = _usage(message)
@@ -411,6 +423,35 @@ class LangChainTransport:
         if self._owned_http_client is not None:
             await self._owned_http_client.aclose()
             self._owned_http_client = None
+
+
+@functools.cache
+def _generation_counter() -> type:
+    """The callback handler class that counts a call's generations, built on first use
+    (LangChain is an optional dependency; a LangChain transport has it installed)."""
+    from langchain_core.callbacks import AsyncCallbackHandler
+
+    class GenerationCounter(AsyncCallbackHandler):
+        """Counts the generations of the chat model's result as LangChain reports it
+        (``on_llm_end``), before ``ainvoke`` takes the first of them.
+
+        Why: an HTTP 200 whose ``choices`` list is empty gives ChatOpenAI a result with
+        no generation, and ``ainvoke`` then fails with a bare ``IndexError`` that says
+        nothing about the endpoint. Counted here, that case is told apart from an
+        ``IndexError`` of any other origin. ``generations`` stays None when no result
+        was reported (the call failed before one), so such an error keeps its own
+        classification.
+        """
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.generations: int | None = None
+
+        async def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+            batches = getattr(response, "generations", None) or ()
+            self.generations = (self.generations or 0) + sum(len(b) for b in batches)
+
+    return GenerationCounter
 
 
 def _reply_from_completion(completion: Any) -> RawReply:

@@ -23,56 +23,57 @@ from mafia_arena.engine.catalogue import (
     StatusShown,
     SuicideAttack,
 )
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.words import name
 from mafia_arena.views.words import quote_speech as quote
 
 
-def _status_message(f: StatusMessage, prefix: str) -> str:
+def _status_message(f: StatusMessage, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Game master to you: {' '.join(f.lines)}"
 
 
-def _private_message(f: PrivateMessage, prefix: str) -> str:
+def _private_message(f: PrivateMessage, prefix: str, names: DisplayNames) -> str:
     to = ", ".join(name(r) for r in f.recipients)
     return f"{prefix}Private message {name(f.sender)} → {to}: {quote(f.text)}"
 
 
-def _noted(f: FormNoted, prefix: str) -> str:
+def _noted(f: FormNoted, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Game master: noted ({f.form}): {f.text}"
 
 
-def _refused(f: FormRefused, prefix: str) -> str:
+def _refused(f: FormRefused, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Game master: refused ({f.form}): {f.reason}"
 
 
-def _newspaper(f: Newspaper, prefix: str) -> str:
+def _newspaper(f: Newspaper, prefix: str, names: DisplayNames) -> str:
     if not f.texts:
         return f"{prefix}Newspaper ({f.edition}): no ads."
     ads = " | ".join(f"{p}: {quote(t)}" for p, t in zip(f.pseudonyms, f.texts, strict=True))
     return f"{prefix}Newspaper ({f.edition}): {ads}"
 
 
-def _transfer(f: PseudonymTransfer, prefix: str) -> str:
+def _transfer(f: PseudonymTransfer, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Pseudonym {f.pseudonym!r} passed from {name(f.giver)} to {name(f.receiver)}."
 
 
-def _testament(f: DeliveredTestament, prefix: str) -> str:
+def _testament(f: DeliveredTestament, prefix: str, names: DisplayNames) -> str:
     kind = "Testament" if f.public else "Private testament (to you)"
     return f"{prefix}{kind} of {name(f.author)}: {quote(f.text)}"
 
 
-def _status(f: StatusShown, prefix: str) -> str:
+def _status(f: StatusShown, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}{name(f.seat)}: {f.status}."
 
 
-def _text(f: Office | SuicideAttack, prefix: str) -> str:
+def _text(f: Office | SuicideAttack, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}{f.text}"
 
 
-def _notice(f: GameMasterNotice, prefix: str) -> str:
+def _notice(f: GameMasterNotice, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Game master to you ({f.topic}): {f.text}"
 
 
-FORUM_RENDER: dict[type, Callable[[Any, str], str]] = {
+FORUM_RENDER: dict[type, Callable[[Any, str, DisplayNames], str]] = {
     StatusMessage: _status_message,
     PrivateMessage: _private_message,
     FormNoted: _noted,

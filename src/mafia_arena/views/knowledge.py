@@ -69,6 +69,7 @@ from mafia_arena.engine.catalogue import (
 from mafia_arena.engine.events import SeatEvent
 from mafia_arena.engine.frozen import fast_init
 from mafia_arena.speech.claims import Claim, extract_claims
+from mafia_arena.views.display_names import PLAIN, DisplayNames
 
 EMPTY: Mapping[Any, Any] = MappingProxyType({})
 Renders = dict[int, tuple[SeatEvent, "str | None"]]
@@ -177,7 +178,9 @@ class Transcript:
     `tagged(n)` gives the same lines with their tier (`TranscriptLine`), for the LLM
     prompt builder's shortened transcript. Only that builder reads tiers, so they are
     built on its first call (from the entry kept with each line), never for the envs'
-    text views, which read `text(n)` at nearly every step.
+    text views, which read `text(n)` at nearly every step. `names` are the game's
+    readable names for role and card ids (`views.display_names`); the folds that share
+    `renders` share the game, so they share its names too.
     """
 
     __slots__ = (
@@ -186,15 +189,23 @@ class Transcript:
         "_joined",
         "_joined_lines",
         "_lines",
+        "_names",
         "_renders",
         "_sources",
         "_tagged",
         "seat",
     )
 
-    def __init__(self, entries: list[SeatEvent], seat: int, renders: Renders | None = None) -> None:
+    def __init__(
+        self,
+        entries: list[SeatEvent],
+        seat: int,
+        renders: Renders | None = None,
+        names: DisplayNames = PLAIN,
+    ) -> None:
         self._entries = entries
         self._renders: Renders = {} if renders is None else renders
+        self._names = names
         self._lines: list[str] = []
         self._sources: list[SeatEvent] = []  # the entry behind each line (for its tier)
         self._tagged: list[TranscriptLine] = []  # tagged lines built so far (a prefix)
@@ -211,12 +222,13 @@ class Transcript:
         from mafia_arena.views.text import render_event  # text renders facts; it imports this
 
         lines, sources, renders, seat = self._lines, self._sources, self._renders, self.seat
+        names = self._names
         get, end = renders.get, len(lines)
         for entry in self._entries[done:count]:
             key = id(entry)
             known = get(key)
             if known is None:
-                line = render_event(entry, seat)
+                line = render_event(entry, seat, names)
                 renders[key] = (entry, line)  # the entry held: its id stays unique
             else:
                 line = known[1]
@@ -352,14 +364,19 @@ class KnowledgeFold:
     """The one incremental fold of a seat's stream (see the module docstring)."""
 
     def __init__(
-        self, seat: int, roles: Sequence[str] = (), renders: Renders | None = None
+        self,
+        seat: int,
+        roles: Sequence[str] = (),
+        renders: Renders | None = None,
+        names: DisplayNames = PLAIN,
     ) -> None:
-        """`renders`: a line cache shared by the folds of one game (see `Transcript`)."""
+        """`renders`: a line cache shared by the folds of one game; `names`: the game's
+        readable names the transcript writes ids with (both: see `Transcript`)."""
         self.seat = seat
         self._roles = tuple(roles)  # the variant's roles: claims may name any of them
         self._vocabulary: tuple[str, ...] = self._roles
         self.entries: list[SeatEvent] = []
-        self.transcript = Transcript(self.entries, seat, renders)
+        self.transcript = Transcript(self.entries, seat, renders, names)
         self.players = 0
         self.role: str | None = None
         self.faction: str | None = None

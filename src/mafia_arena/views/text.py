@@ -9,6 +9,11 @@ quotation early or start a line that reads as the host's.
 The transcript only grows (events are rendered in log order and never rewritten), so an
 LLM prompt built from it keeps a stable prefix between turns and server-side prompt
 caching works. The same rendering serves humans in the terminal.
+
+Roles and intrigue cards are written by the variant's own names where it gives one
+(`views.display_names`: "Known Mafioso A", "Echo from Beyond"), the id kept beside the
+name on the lines that tell a seat its own role or card; a seat's tracker hands its
+game's names to the seat's transcript, and `render_event` without them writes the ids.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from mafia_arena.engine.catalogue import (
 )
 from mafia_arena.engine.choices import Request
 from mafia_arena.engine.events import Event, SeatEvent
+from mafia_arena.views.display_names import PLAIN, DisplayNames
 from mafia_arena.views.forum_text import FORUM_RENDER
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.view import View
@@ -72,32 +78,41 @@ def choice_text(key: str) -> str:
     return key
 
 
-def render_event(event: SeatEvent | Event, viewer: int | None = None) -> str | None:
+def render_event(
+    event: SeatEvent | Event, viewer: int | None = None, names: DisplayNames = PLAIN
+) -> str | None:
     """One line for an event (as a seat or the host sees it), or None for events that
-    carry nothing to read."""
+    carry nothing to read. `names`: the variant's readable names for role and card ids
+    (`views.display_names`; a seat's transcript gets its game's from its tracker);
+    without them every id is written as it is."""
     fact = event.fact
     render = _RENDER.get(type(fact))
     if render is None:
         return None
     prefix = phase_tag(event.phase, event.day)
-    return render(fact, prefix)
+    return render(fact, prefix, names)
 
 
-def _setup(f: Setup, prefix: str) -> str:
-    comp = ", ".join(f"{c} {r}" for r, c in f.composition.items())
+def _setup(f: Setup, prefix: str, names: DisplayNames) -> str:
+    comp = ", ".join(f"{c} {names.role(r)}" for r, c in f.composition.items())
     return f"Game of {f.variant} with {f.players} players: {comp}."
 
 
-def _role(f: RoleDealt, prefix: str) -> str:
-    return f"You are {name(f.seat)}; your role is {f.role} ({f.faction})."
+def _role(f: RoleDealt, prefix: str, names: DisplayNames) -> str:
+    """The seat's own role: by its name with the id beside it (`DisplayNames`), so the
+    line meets the rules text's role list, which goes by id."""
+    shown = names.roles.get(f.role)
+    if shown is None:
+        return f"You are {name(f.seat)}; your role is {f.role} ({f.faction})."
+    return f"You are {name(f.seat)}; your role is {shown} ({f.role}; {f.faction})."
 
 
-def _allies(f: Allies, prefix: str) -> str:
-    allies = ", ".join(f"{name(s)} ({r})" for s, r in f.allies.items())
+def _allies(f: Allies, prefix: str, names: DisplayNames) -> str:
+    allies = ", ".join(f"{name(s)} ({names.role(r)})" for s, r in f.allies.items())
     return f"You know: {allies or 'nobody'}."
 
 
-def _phase(f: PhaseStart, prefix: str) -> str:
+def _phase(f: PhaseStart, prefix: str, names: DisplayNames) -> str:
     return f"--- {f.phase.capitalize()} {f.number} ---"
 
 
@@ -113,48 +128,50 @@ _DEATH_HOW = {
 }
 
 
-def _death(f: Death, prefix: str) -> str:
+def _death(f: Death, prefix: str, names: DisplayNames) -> str:
     how = _DEATH_HOW.get(f.cause, f"died ({f.cause})")
     text = f"{prefix}{name(f.seat)} {how}"
     if f.manner is not None:
         text += f": {quote_speech(f.manner)}"
-    return text + (f". Role: {f.role}." if f.role is not None else ".")
+    return text + (f". Role: {names.role(f.role)}." if f.role is not None else ".")
 
 
-def _reveal(f: Reveal, prefix: str) -> str:
-    return f"{prefix}{name(f.seat)}'s card: {f.role}."
+def _reveal(f: Reveal, prefix: str, names: DisplayNames) -> str:
+    return f"{prefix}{name(f.seat)}'s card: {names.role(f.role)}."
 
 
 def _text(
-    f: NoDeath | Runoff | LastDeadDecision | Narration | Disqualified | Protected, prefix: str
+    f: NoDeath | Runoff | LastDeadDecision | Narration | Disqualified | Protected,
+    prefix: str,
+    names: DisplayNames,
 ) -> str:
     return f"{prefix}{f.text}"
 
 
-def _silenced(f: Silenced, prefix: str) -> str:
+def _silenced(f: Silenced, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Silenced today: {', '.join(name(s) for s in f.seats)}."
 
 
-def _speech(f: SpeechMade, prefix: str) -> str:
+def _speech(f: SpeechMade, prefix: str, names: DisplayNames) -> str:
     where = "" if f.kind == "discussion" else f" ({f.kind})"
     return f"{prefix}{name(f.seat)}{where}: {quote_speech(f.text)}"
 
 
-def _nomination(f: Nomination, prefix: str) -> str:
+def _nomination(f: Nomination, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}{name(f.seat)} nominates {name(f.target)}."
 
 
-def _nomination_tally(f: NominationTally, prefix: str) -> str:
+def _nomination_tally(f: NominationTally, prefix: str, names: DisplayNames) -> str:
     tally = ", ".join(f"{name(s)} {c}" for s, c in f.tally.items())
     return f"{prefix}Nominations (round {f.round}): {tally}."
 
 
-def _ballot(f: Ballot, prefix: str) -> str:
+def _ballot(f: Ballot, prefix: str, names: DisplayNames) -> str:
     again = " (re-vote)" if f.revote else ""
     return f"{prefix}{name(f.seat)} votes against {name(f.target)}{again}."
 
 
-def _floor(f: FloorGranted, prefix: str) -> str:
+def _floor(f: FloorGranted, prefix: str, names: DisplayNames) -> str:
     tie = (
         f" (tied with {', '.join(name(s) for s in f.tied if s != f.seat)})"
         if len(f.tied) > 1
@@ -163,25 +180,25 @@ def _floor(f: FloorGranted, prefix: str) -> str:
     return f"{prefix}{name(f.seat)} has the floor with a bid of {f.bid}{tie}."
 
 
-def _nominees(f: Nominees, prefix: str) -> str:
+def _nominees(f: Nominees, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Nominated for the final vote: " + " and ".join(name(s) for s in f.seats) + "."
 
 
-def _votes(f: Votes, prefix: str) -> str:
+def _votes(f: Votes, prefix: str, names: DisplayNames) -> str:
     votes = ", ".join(f"{name(v)}→{name(t)}" for v, t in f.votes.items())
     return f"{prefix}Votes ({f.kind}): {votes}."
 
 
-def _no_execution(f: NoExecution, prefix: str) -> str:
+def _no_execution(f: NoExecution, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}Nobody is executed ({f.reason})."
 
 
-def _group_picks(f: GroupPicks, prefix: str) -> str:
+def _group_picks(f: GroupPicks, prefix: str, names: DisplayNames) -> str:
     picks = ", ".join(f"{name(s)}→{choice_text(c)}" for s, c in f.picks.items())
     return f"{prefix}Team picks for {f.step} (round {f.round}): {picks}."
 
 
-def _night_action(f: NightAction, prefix: str) -> str:
+def _night_action(f: NightAction, prefix: str, names: DisplayNames) -> str:
     whose = "Your team's" if f.team else "Your"
     return (
         f"{prefix}{whose} night action ({f.step.replace('_', ' ')}): "
@@ -189,7 +206,7 @@ def _night_action(f: NightAction, prefix: str) -> str:
     )
 
 
-def _night_result(f: NightResult, prefix: str) -> str:
+def _night_result(f: NightResult, prefix: str, names: DisplayNames) -> str:
     target = " & ".join(name(t) for t in f.targets)
     if f.attackers is not None:
         result = ", ".join(name(s) for s in f.attackers) or "nobody"
@@ -198,55 +215,55 @@ def _night_result(f: NightResult, prefix: str) -> str:
     return f"{prefix}Result of your {f.action} on {target}: {result}."
 
 
-def _blocked(f: Blocked, prefix: str) -> str:
+def _blocked(f: Blocked, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}You could not act tonight ({f.step})."
 
 
-def _role_change(f: RoleChange, prefix: str) -> str:
+def _role_change(f: RoleChange, prefix: str, names: DisplayNames) -> str:
     records = "".join(f" {_record(r)}" for r in f.inherited or ())
-    return f"{prefix}Your role is now {f.role}.{records}"
+    return f"{prefix}Your role is now {names.role_and_id(f.role)}.{records}"
 
 
-def _game_over(f: GameEnded, prefix: str) -> str:
-    roles = ", ".join(f"{name(s)} {r}" for s, r in f.roles.items())
+def _game_over(f: GameEnded, prefix: str, names: DisplayNames) -> str:
+    roles = ", ".join(f"{name(s)} {names.role(r)}" for s, r in f.roles.items())
     outcome = f"{f.winner} won" if f.winner else "a draw"  # "citizens won", not "wins"
     return f"Game over: {outcome}. Roles: {roles}."
 
 
-def _state(f: StateChanged, prefix: str) -> str:
+def _state(f: StateChanged, prefix: str, names: DisplayNames) -> str:
     ban = f" {name(f.seat)} is barred from the next game." if f.banned else ""
     if f.role is None:
         return f"{prefix}{f.text}{ban}"
-    return f"{prefix}{f.text} {name(f.seat)}'s card: {f.role}.{ban}"
+    return f"{prefix}{f.text} {name(f.seat)}'s card: {names.role(f.role)}.{ban}"
 
 
-def _card_played(f: CardPlayed, prefix: str) -> str:
+def _card_played(f: CardPlayed, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}{f.text}"
 
 
-def _card(f: CardDealt, prefix: str) -> str:
+def _card(f: CardDealt, prefix: str, names: DisplayNames) -> str:
     if not f.card:
         return f"{prefix}You no longer hold an intrigue card."
-    return f"{prefix}Your intrigue card: {f.card}."
+    return f"{prefix}Your intrigue card: {names.card_and_id(f.card)}."
 
 
-def _oracle(f: OracleAnswer, prefix: str) -> str:
-    about = "formally a mafioso" if f.question == "mafia" else f"the {f.question}"
+def _oracle(f: OracleAnswer, prefix: str, names: DisplayNames) -> str:
+    about = "formally a mafioso" if f.question == "mafia" else f"the {names.role(f.question)}"
     return f"{prefix}Pythia: is {name(f.target)} {about}? {'Yes' if f.answer else 'No'}."
 
 
-def _absence(f: Absence, prefix: str) -> str:
+def _absence(f: Absence, prefix: str, names: DisplayNames) -> str:
     return (
         f"{prefix}{name(f.seat)} did not vote: absences {f.total} in all, {f.consecutive} in a row."
     )
 
 
-def _cards_shown(f: CardsShown, prefix: str) -> str:
-    held = ", ".join(f"{name(s)} {c}" for s, c in f.cards.items())
+def _cards_shown(f: CardsShown, prefix: str, names: DisplayNames) -> str:
+    held = ", ".join(f"{name(s)} {names.card(c)}" for s, c in f.cards.items())
     return f"{prefix}Cards still held: {held or 'none'}."
 
 
-_RENDER: dict[type, Callable[[Any, str], str]] = {
+_RENDER: dict[type, Callable[[Any, str, DisplayNames], str]] = {
     StateChanged: _state,
     CardPlayed: _card_played,
     CardDealt: _card,

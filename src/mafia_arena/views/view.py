@@ -15,6 +15,7 @@ from mafia_arena.engine.choices import Request
 from mafia_arena.engine.events import SeatStream
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge, KnowledgeFold, Renders
 
 
@@ -39,8 +40,10 @@ class View:
         return bool(self.knowledge.alive) and self.knowledge.alive[self.seat]
 
 
-_RENDERS: WeakKeyDictionary[Game, Renders] = WeakKeyDictionary()
-"""One line cache per game, shared by the trackers of its seats (dropped with the game)."""
+_RENDERS: WeakKeyDictionary[Game, tuple[Renders, DisplayNames]] = WeakKeyDictionary()
+"""One line cache per game and the readable names its lines are written with (the
+variant's, `views.display_names`), shared by the trackers of its seats (dropped with the
+game)."""
 
 
 class SeatTracker:
@@ -57,10 +60,11 @@ class SeatTracker:
         if self._game is not game or self.stream is None:
             self._game = game
             self.stream = game.stream(self.seat)
-            renders = _RENDERS.get(game)
-            if renders is None:
-                renders = _RENDERS[game] = {}
-            self.fold = KnowledgeFold(self.seat, tuple(game.variant.roles), renders)
+            shared = _RENDERS.get(game)
+            if shared is None:
+                shared = _RENDERS[game] = ({}, DisplayNames.of(game.variant))
+            renders, names = shared
+            self.fold = KnowledgeFold(self.seat, tuple(game.variant.roles), renders, names)
             self._view = None
         return self.stream
 
