@@ -152,6 +152,20 @@ CASES = [
         edit=_night("psychopath_kill", "params", {"narrate_cards": ["psycopath"]}),
     ),
     Case(
+        "night step name that is not text",
+        "standard",
+        "night.1.display",
+        "Input should be a valid string",
+        edit=_night("doctor_protect", "display", 3),
+    ),
+    Case(
+        "night step name set to a number",
+        "club",
+        "night.7.display",
+        "Input should be a valid string",
+        overrides={"night.7.display": 7},
+    ),
+    Case(
         "succeeds an unknown role",
         "club",
         "roles.sergeant.traits.succeeds",

@@ -4,7 +4,8 @@ Each row flips one switch (a key of the file's ``[params]``) or one typed parame
 procedure's, a night step's, a rule's) and names the sentence that must change: the
 phrase the default text says and the flipped text does not, and the phrase the flipped
 text says instead. `marker` narrows both to the one line that contains it (a night
-step's name), so a phrase that another step also uses cannot pass by accident.
+step's id, which the step's rule carries beside its name), so a phrase that another
+step also uses cannot pass by accident.
 """
 
 from __future__ import annotations
@@ -566,8 +567,8 @@ FLIPS = [
         "standard",
         "night.0.group",
         False,
-        "(mafioso, together)",
-        "mafia_kill (mafioso): choose",
+        "(mafia_kill; mafioso, together)",
+        "The mafia's kill (mafia_kill; mafioso): choose",
         marker="mafia_kill",
     ),
     # ---------------------------------------------------------------- rules
@@ -613,7 +614,7 @@ FLIPS = [
         False,
         "the don's pick decides",
         "after the last round the most picked player is chosen",
-        marker="mafia_kill (don and mafia, together)",
+        marker="(mafia_kill; don and mafia, together)",
     ),
     Flip(
         "standard",

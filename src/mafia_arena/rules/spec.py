@@ -81,9 +81,11 @@ class RoleSpec(_Spec):
     """The role's name in announced statuses ("Detektiv"); empty for a plain role, whose
     status is its party alone ("Bürger")."""
     display: str = ""
-    """The role's name on the web page where its id is not a word a player reads
-    (Palermo's ``known_a``: "Known Mafioso A"); empty: the id. Shown only; the rules
-    and the events keep the id."""
+    """The role's readable name where its id is not a word a player reads (Palermo's
+    ``known_a``: "Known Mafioso A"); empty: the id. The web page and the text view
+    (`views.display_names`) write it, the latter with the id beside it on the line that
+    tells a seat its own role; the rules text's role list, the events and the switches
+    keep the id."""
     status_line: str = ""
     """The role's own line of the status message; ``{comrades}`` lists the known allies
     (dictator 2.3: "Du bist der Rufmörder. Deine Mitstreiter sind {comrades}.")."""
@@ -157,6 +159,14 @@ class NightStep(_Spec):
     params: NightParams = Field(default_factory=dict, validate_default=True)
     """Typed by the step's action (`rules.params.night_params_model`)."""
     label: str = ""
+    """The instruction a request shows the actor ("choose tonight's victim")."""
+    display: str = ""
+    """The step's readable name ("the mafia's kill"), written to fit the text view's
+    sentences ("Team picks for the mafia's kill", "You could not act tonight (the
+    doctor's protection)"); empty: the id. The text view and the rules text write it
+    (`views.display_names`), the rules text with the id beside it where it defines the
+    step; the events, the request kinds (``night:mafia_kill``) and the switches keep
+    the id, so a name changes no observation and no log."""
 
     @field_validator("params", mode="before")
     @classmethod

@@ -179,8 +179,8 @@ class Transcript:
     prompt builder's shortened transcript. Only that builder reads tiers, so they are
     built on its first call (from the entry kept with each line), never for the envs'
     text views, which read `text(n)` at nearly every step. `names` are the game's
-    readable names for role and card ids (`views.display_names`); the folds that share
-    `renders` share the game, so they share its names too.
+    readable names for role, card and night step ids (`views.display_names`); the
+    folds that share `renders` share the game, so they share its names too.
     """
 
     __slots__ = (

@@ -7,6 +7,12 @@ each day step with its voting procedure's typed parameters, and the draw rules. 
 switch and parameter that changes play changes a sentence here; tests flip each one of
 every bundled variant and assert the sentence (tests/rules/test_rules_text.py).
 
+Night steps go by the variant's readable names (`NightStep.display`, "the mafia's
+kill"): the numbered list that defines a step writes its id beside the name ("The
+mafia's kill (mafia_kill; mafioso, together)"), so a name in a transcript and the id
+of a request kind (``night:mafia_kill``) both lead to the step's rule; a step without
+a name is written by its id alone, as before.
+
 The variant's free-text description is left out (it summarises rules and cannot follow
 a switch: classic's says "up to two" nominations whatever `nominees` is); role
 descriptions are kept as card text, next to the generated sentences, never instead.
@@ -27,6 +33,7 @@ from mafia_arena.rules.params import (
     RoleTraits,
 )
 from mafia_arena.rules.spec import DayStep, NightStep
+from mafia_arena.views.display_names import DisplayNames
 
 __all__ = ["rules_text"]
 
@@ -133,11 +140,12 @@ def _teams(variant: Variant) -> list[str]:
 def _roles(variant: Variant, players: int | None) -> list[str]:
     dealt = list(deck_counts(variant, players)) if players is not None else _dealt(variant)
     reachable = [r for r in _reachable(variant, dealt) if r not in dealt]
+    names = DisplayNames.of(variant)
     lines = ["Roles:"]
-    lines += [_role_line(variant, role) for role in dealt]
+    lines += [_role_line(variant, role, names) for role in dealt]
     if reachable:
         lines.append("Roles a player can change into during the game (never dealt):")
-        lines += [_role_line(variant, role) for role in reachable]
+        lines += [_role_line(variant, role, names) for role in reachable]
     return lines
 
 
@@ -157,11 +165,13 @@ def _reachable(variant: Variant, dealt: list[str]) -> list[str]:
     return found
 
 
-def _role_line(variant: Variant, role: str) -> str:
+def _role_line(variant: Variant, role: str, names: DisplayNames) -> str:
+    """The role's card: its night steps by their names (`names`), defined by name and id
+    in the night's numbered list."""
     spec = variant.roles[role]
     parts = [spec.description] if spec.description else []
-    steps = [s.name for s in variant.night if role in s.actors]
-    watched = [s.name for s in variant.night if role in s.observers]
+    steps = [names.step(s.name) for s in variant.night if role in s.actors]
+    watched = [names.step(s.name) for s in variant.night if role in s.observers]
     if steps:
         parts.append("Night step: " + ", ".join(steps) + ".")
     elif not spec.description:
@@ -278,10 +288,19 @@ def _night(variant: Variant) -> list[str]:
     return lines
 
 
+def _step_head(step: NightStep) -> str:
+    """The step as its rule is headed: ``The mafia's kill (mafia_kill; mafioso,
+    together)`` (the name opens the numbered line, so it starts with a capital), or
+    ``mafia_kill (mafioso, together)`` for a step without a name."""
+    who = " and ".join(step.actors) + (", together" if step.group else "")
+    if not step.display or step.display == step.name:
+        return f"{step.name} ({who})"
+    return f"{step.display[:1].upper()}{step.display[1:]} ({step.name}; {who})"
+
+
 def _night_step(variant: Variant, step: NightStep) -> str:
-    actors = " and ".join(step.actors)
     action = _ACTIONS.get(step.action, step.action)
-    parts = [f"{step.name} ({actors}{', together' if step.group else ''}): {action}."]
+    parts = [f"{_step_head(step)}: {action}."]
     if step.from_night > 1:
         parts.append(f"From night {step.from_night} on.")
     if step.limits.nights != "all":

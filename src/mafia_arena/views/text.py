@@ -10,10 +10,11 @@ The transcript only grows (events are rendered in log order and never rewritten)
 LLM prompt built from it keeps a stable prefix between turns and server-side prompt
 caching works. The same rendering serves humans in the terminal.
 
-Roles and intrigue cards are written by the variant's own names where it gives one
-(`views.display_names`: "Known Mafioso A", "Echo from Beyond"), the id kept beside the
-name on the lines that tell a seat its own role or card; a seat's tracker hands its
-game's names to the seat's transcript, and `render_event` without them writes the ids.
+Roles, intrigue cards and night steps are written by the variant's own names where it
+gives one (`views.display_names`: "Known Mafioso A", "Echo from Beyond", "the mafia's
+kill"), the id kept beside the name on the lines that tell a seat its own role or card;
+a seat's tracker hands its game's names to the seat's transcript, and `render_event`
+without them writes the ids.
 """
 
 from __future__ import annotations
@@ -82,9 +83,9 @@ def render_event(
     event: SeatEvent | Event, viewer: int | None = None, names: DisplayNames = PLAIN
 ) -> str | None:
     """One line for an event (as a seat or the host sees it), or None for events that
-    carry nothing to read. `names`: the variant's readable names for role and card ids
-    (`views.display_names`; a seat's transcript gets its game's from its tracker);
-    without them every id is written as it is."""
+    carry nothing to read. `names`: the variant's readable names for role, card and
+    night step ids (`views.display_names`; a seat's transcript gets its game's from its
+    tracker); without them every id is written as it is."""
     fact = event.fact
     render = _RENDER.get(type(fact))
     if render is None:
@@ -195,15 +196,15 @@ def _no_execution(f: NoExecution, prefix: str, names: DisplayNames) -> str:
 
 def _group_picks(f: GroupPicks, prefix: str, names: DisplayNames) -> str:
     picks = ", ".join(f"{name(s)}→{choice_text(c)}" for s, c in f.picks.items())
-    return f"{prefix}Team picks for {f.step} (round {f.round}): {picks}."
+    return f"{prefix}Team picks for {names.step(f.step)} (round {f.round}): {picks}."
 
 
 def _night_action(f: NightAction, prefix: str, names: DisplayNames) -> str:
+    """The step by its name; a step without one by its id with spaces ("mafia kill"),
+    as this line has always written it."""
     whose = "Your team's" if f.team else "Your"
-    return (
-        f"{prefix}{whose} night action ({f.step.replace('_', ' ')}): "
-        f"{', '.join(choice_text(c) for c in f.choices)}."
-    )
+    step = names.steps.get(f.step) or f.step.replace("_", " ")
+    return f"{prefix}{whose} night action ({step}): {', '.join(choice_text(c) for c in f.choices)}."
 
 
 def _night_result(f: NightResult, prefix: str, names: DisplayNames) -> str:
@@ -216,11 +217,11 @@ def _night_result(f: NightResult, prefix: str, names: DisplayNames) -> str:
 
 
 def _blocked(f: Blocked, prefix: str, names: DisplayNames) -> str:
-    return f"{prefix}You could not act tonight ({f.step})."
+    return f"{prefix}You could not act tonight ({names.step(f.step)})."
 
 
 def _role_change(f: RoleChange, prefix: str, names: DisplayNames) -> str:
-    records = "".join(f" {_record(r)}" for r in f.inherited or ())
+    records = "".join(f" {_record(r, names)}" for r in f.inherited or ())
     return f"{prefix}Your role is now {names.role_and_id(f.role)}.{records}"
 
 
@@ -301,15 +302,16 @@ _RENDER: dict[type, Callable[[Any, str, DisplayNames], str]] = {
 }
 
 
-def _record(record: UsageRecord) -> str:
-    """An inherited usage record: "You take over its record for doctor_protect: ..."."""
+def _record(record: UsageRecord, names: DisplayNames) -> str:
+    """An inherited usage record: "You take over its record for the doctor's
+    protection: ..." (the step by its name, `names`)."""
     parts = [f"used {record.uses} time{'s' if record.uses != 1 else ''}"]
     if record.last is not None:
         parts.append(f"last on {name(record.last)} (night {record.last_night})")
     counts = ", ".join(f"{name(t)} {c}x" for t, c in record.counts.items())
     if counts:
         parts.append(f"picks: {counts}")
-    return f"You take over its record for {record.step}: {'; '.join(parts)}."
+    return f"You take over its record for {names.step(record.step)}: {'; '.join(parts)}."
 
 
 def render_transcript(knowledge: Knowledge) -> str:
