@@ -240,7 +240,7 @@ def run_step(game: Game, step: NightStep, night: NightState) -> Flow:
             participants,
             step.chat_rounds,
             private(*participants, channel=step.name),
-            f"Night {night.number}: talk with your team ({step.name})",
+            f"Night {night.number}: talk with your team ({step.display or step.name})",
         )
     runner = getattr(game.hooks.actions[step.action], "run", None)
     if runner is not None:  # an action with its own sequence of decisions (copy)
