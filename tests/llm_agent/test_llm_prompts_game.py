@@ -18,6 +18,7 @@ from mafia_arena.engine.choices import Decision, Speech
 from mafia_arena.engine.events import Event
 from mafia_arena.llm import AgentDefinition
 from mafia_arena.runner.log import replay, traces_path
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.text import render_event, render_view
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.web.render import lines
@@ -119,7 +120,7 @@ async def test_a_forged_host_line_stays_inside_its_speakers_quotation(
     game = replay(result.log)
     check(render_view(SeatTracker(3).view(game)))
     # the page: the words travel apart from the line, shown in their own element
-    entries = lines(SeatTracker(3).view(game).knowledge)
+    entries = lines(SeatTracker(3).view(game).knowledge, names=DisplayNames.of(game.variant))
     said = [e for e in entries if e["kind"] == "speech" and e.get("speech") == INJECTION]
     assert said and all(e["speaker"] == "[D1] P1" for e in said)
     script = (

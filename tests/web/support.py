@@ -31,6 +31,7 @@ import websockets
 
 from mafia_arena.engine.catalogue import RoleChange, RoleDealt
 from mafia_arena.engine.game import Game
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.text import render_event
 from mafia_arena.web import Settings, create_app
 from mafia_arena.web.manager import GameManager
@@ -236,15 +237,32 @@ _DEATH_CARD = re.compile(r"(?:^|\] )P(\d+) (?:was|died).*Role: (.+)\.$")
 _CARD_SHOWN = re.compile(r"P(\d+)'s card: ([^.]+)\.")
 
 
-def _cards_shown(
-    line: str, public_reveals: dict[str, set[tuple[int, str]]]
+def role_ids(game: Game) -> dict[str, str]:
+    """The role id each role word of a line stands for: every id as itself, and each
+    readable name the lines write (`DisplayNames.of`, the variant's public rule data:
+    "Known Mafioso A") as its id, so a shown card compares with the true card (an id).
+
+    Refuses a variant whose names are ambiguous (two roles with one name, or a name
+    that is another role's id): the check could not tell which card a line shows."""
+    ids = {role: role for role in game.variant.roles}
+    for role, shown in DisplayNames.of(game.variant).roles.items():
+        assert ids.get(shown, role) == role, f"the role name {shown!r} is ambiguous"
+        ids[shown] = role
+    return ids
+
+
+def cards_shown(
+    line: str, public_reveals: dict[str, set[tuple[int, str]]], ids: dict[str, str]
 ) -> set[tuple[int, str]]:
-    """The (seat, card) pairs a received line makes public: a death with its card, a
-    shown card, or a public event that carries the card (a Palermo state change)."""
+    """The (seat, role id) pairs a received line makes public: a death with its card, a
+    shown card, or a public event that carries the card (a Palermo state change). A
+    line writes a role by its readable name where the variant gives one; `ids`
+    (`role_ids`) maps it back. A word that is no role stays as it is, and then matches
+    no true card, so an unreadable line never passes for a reveal."""
     pairs = set(public_reveals.get(line, ()))
     if match := _DEATH_CARD.search(line):
-        pairs.add((int(match.group(1)) - 1, match.group(2)))
-    pairs.update((int(n) - 1, card) for n, card in _CARD_SHOWN.findall(line))
+        pairs.add((int(match.group(1)) - 1, ids.get(match.group(2), match.group(2))))
+    pairs.update((int(n) - 1, ids.get(card, card)) for n, card in _CARD_SHOWN.findall(line))
     return pairs
 
 
@@ -260,10 +278,16 @@ def check_no_leaks(
       knows that role) or already revealed by a public line the seat has received.
 
     `seat` -1 checks a spectator: public lines only, no ally, no card of its own.
+
+    Lines are rendered as the server writes them, roles and cards by the variant's
+    readable names (`DisplayNames.of`), and a role a line shows is read back to its id
+    (`role_ids`) before it is compared with the true cards.
     """
-    admitted = {render_event(e, seat) for e in game.events if e.visibility.admits(seat)}
+    names = DisplayNames.of(game.variant)
+    ids = role_ids(game)
+    admitted = {render_event(e, seat, names) for e in game.events if e.visibility.admits(seat)}
     hidden = (
-        {render_event(e, seat) for e in game.events if not e.visibility.admits(seat)}
+        {render_event(e, seat, names) for e in game.events if not e.visibility.admits(seat)}
         - admitted
         - {None}
     )
@@ -276,7 +300,7 @@ def check_no_leaks(
             and shown
             and isinstance(getattr(e.fact, "seat", None), int)
         ):
-            text = render_event(e, seat)
+            text = render_event(e, seat, names)
             if text:
                 public_reveals.setdefault(text, set()).add((e.fact.seat, shown))  # type: ignore[attr-defined]
     told = {  # the roles the seat's own stream gave it (a dark past is told "citizen")
@@ -306,7 +330,7 @@ def check_no_leaks(
             assert text in admitted, f"unknown line to seat {seat}: {line['text']}"
             if line["text"] not in seen:
                 seen.add(line["text"])
-                shown_so_far.update(_cards_shown(line["text"], public_reveals))
+                shown_so_far.update(cards_shown(line["text"], public_reveals, ids))
             checked += 1
         for player in msg.get("players", []):
             other, role = player["seat"], player.get("role")

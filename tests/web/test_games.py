@@ -16,6 +16,7 @@ from tests.web.support import LiveServer, autopilot
 
 from mafia_arena.leaderboard.records import filter_records, load_records, parse_game
 from mafia_arena.runner.log import GameLog
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines
 
@@ -50,8 +51,9 @@ def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_pat
         f"{server.url}/api/games/{game_id}/replay",
         headers={"Authorization": f"Bearer {joined['credential']}"},
     ).json()
+    names = DisplayNames.of(game.variant)
     for seat in replay["seats"]:
-        assert seat["lines"] == lines(SeatTracker(seat["seat"]).update(game))
+        assert seat["lines"] == lines(SeatTracker(seat["seat"]).update(game), names=names)
         assert seat["role"] == game.state.seats[seat["seat"]].card
 
 
@@ -147,9 +149,12 @@ def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
             await ws.send(auth)
             msg = json.loads(await ws.recv())
             assert msg["type"] == "state" and msg["reset"] is True
-            truth = SeatTracker(first["seat"]).update(server.game(game_id))
-            assert msg["lines"] == lines(truth)[: len(msg["lines"])]
-            assert len(msg["lines"]) >= len(lines(truth)) - 5
+            game = server.game(game_id)
+            truth = lines(
+                SeatTracker(first["seat"]).update(game), names=DisplayNames.of(game.variant)
+            )
+            assert msg["lines"] == truth[: len(msg["lines"])]
+            assert len(msg["lines"]) >= len(truth) - 5
             assert msg["you"]["seat"] == first["seat"]
         await autopilot(server.ws_url, game_id, first["credential"], first["seat"], 10)
         await helper

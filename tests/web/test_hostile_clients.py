@@ -10,8 +10,9 @@ and leaves the server serving everyone else.
 - switches cannot raise a count of rounds without bound (a game that never ends);
 - spectators who fill their chat leave the dead players' chat open;
 - a person who misses a night turn whose kind does not say "night" (classic's
-  ``describe``) is not replaced for it, and a night answer does not break a row of
-  missed day turns: either would show who acts at night.
+  ``describe``), or one in a night phase of Palermo's clock, is not replaced for it,
+  and a night answer does not break a row of missed day turns: either would show who
+  acts at night.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -202,19 +203,22 @@ def test_fullwidth_look_alikes_of_names_are_folded(server: LiveServer) -> None:
     assert httpx.get(f"{server.url}/api/games/{game_id}").json()["seats"][1]["name"] == "Bea"
 
 
-def play_mafioso(
-    live: LiveServer, game_id: str, credential: str, *, describe: bool, first_day: bool
+Answer = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None]
+"""What a scripted person sends for a state message and its request (None: nothing)."""
+
+
+def play_until_warned(
+    live: LiveServer, game_id: str, credential: str, answer: Answer
 ) -> list[dict[str, Any]]:
-    """One of classic's mafiosi over a real socket: talk, pick P2 at night, write the
-    death's description if `describe`, answer day turns if `first_day`; until the first
-    warning or public notice (its messages, the last one that)."""
+    """A person over a real socket who answers each new request with `answer`, until
+    the first warning or public notice: every message received, the last one that."""
 
     async def play() -> list[dict[str, Any]]:
         got: list[dict[str, Any]] = []
         answered: set[int] = set()
         async with websockets.connect(f"{live.ws_url}/ws/{game_id}") as ws:
             await ws.send(json.dumps({"type": "auth", "credential": credential}))
-            async with asyncio.timeout(60):
+            async with asyncio.timeout(180):  # generous: a loaded CI machine is slow
                 async for raw in ws:
                     msg = json.loads(raw)
                     got.append(msg)
@@ -224,20 +228,31 @@ def play_mafioso(
                     if not request or request["turn"] in answered:
                         continue
                     answered.add(request["turn"])
-                    turn, kind = request["turn"], request["kind"]
-                    if kind == "describe":
-                        if describe:
-                            said = {"type": "say", "turn": turn, "text": "quietly"}
-                            await ws.send(json.dumps(said))
-                        continue
-                    if msg["phase"] != "night" and not first_day:
-                        continue
-                    labels = request["options"]
-                    pick = next((i for i, o in enumerate(labels) if "P2" in o), 0)
-                    await ws.send(json.dumps({"type": "act", "turn": turn, "choice": pick}))
+                    sent = answer(msg, request)
+                    if sent is not None:
+                        await ws.send(json.dumps(sent))
         return got
 
     return asyncio.run(play())
+
+
+def play_mafioso(
+    live: LiveServer, game_id: str, credential: str, *, describe: bool, first_day: bool
+) -> list[dict[str, Any]]:
+    """One of classic's mafiosi over a real socket: talk, pick P2 at night, write the
+    death's description if `describe`, answer day turns if `first_day`; until the first
+    warning or public notice (its messages, the last one that)."""
+
+    def answer(msg: dict[str, Any], request: dict[str, Any]) -> dict[str, Any] | None:
+        turn, kind = request["turn"], request["kind"]
+        if kind == "describe":
+            return {"type": "say", "turn": turn, "text": "quietly"} if describe else None
+        if msg["phase"] != "night" and not first_day:
+            return None
+        pick = next((i for i, o in enumerate(request["options"]) if "P2" in o), 0)
+        return {"type": "act", "turn": turn, "choice": pick}
+
+    return play_until_warned(live, game_id, credential, answer)
 
 
 def classic_mafia_of_people(live: LiveServer) -> tuple[str, str, str]:
@@ -398,3 +413,56 @@ def test_spectators_who_fill_their_chat_leave_the_dead_chat_open(
     assert spectators[-1]["reason"] == "this chat is full"
     assert dead["type"] == "chat", dead
     assert [line["text"] for line in dead["lines"]][-1] == "it was P4"
+
+
+PALERMO_NIGHT = frozenset({"night_early", "night_late", "dead_time"})
+"""Palermo's night phases (`views.words.FORUM_PHASES`): a turn's ``phase`` tells them."""
+
+
+def play_palermo_until_a_night_turn_runs_out(
+    live: LiveServer, game_id: str, credential: str
+) -> list[dict[str, Any]]:
+    """A Palermo seat over a real socket: every day turn answered at once ("done for
+    this phase", or the first choice), the first night turn left to run out; its
+    messages up to the first warning or public notice (the last one that)."""
+
+    def answer(_msg: dict[str, Any], request: dict[str, Any]) -> dict[str, Any] | None:
+        if request["phase"] in PALERMO_NIGHT:
+            return None  # the night turn: let its time run out
+        return {"type": "act", "turn": request["turn"], "choice": 0}
+
+    return play_until_warned(live, game_id, credential, answer)
+
+
+def test_a_missed_palermo_night_turn_never_brings_a_stand_in(tmp_path: Path) -> None:
+    """Palermo's night is its clock's ``night_early``, ``night_late`` and ``dead_time``
+    (the engine's phase is never ``night``). A night turn missed there only warns, like
+    any night turn, and does not count towards `idle_turns`: a stand-in that came for
+    it (and its public notice) could follow a turn only some seats get (a channel post,
+    a night ability, a card). Before, it counted as a day turn: with ``idle_turns=1``
+    the first missed night turn put a stand-in in the seat, announced to every page."""
+    live = LiveServer(settings_for(tmp_path, idle_turns=1, timer_scale=0.05))
+    live.manager.host_key = bytes(range(32))  # the same bot moves in every run
+    try:
+        created = live.create(
+            variant="palermo",
+            players=12,
+            seed=1,
+            seats=[{"kind": "human"}],
+            overrides={"moves": 1},
+        )
+        game_id = created["game_id"]
+        credential = live.join(game_id, created["invites"][0]["invite"], "Ada")["credential"]
+        page = play_palermo_until_a_night_turn_runs_out(live, game_id, credential)
+        session = live.manager.get(game_id)
+        assert session is not None
+        asked = [m["request"] for m in page if m["type"] == "state" and m["request"]]
+        assert asked[-1]["kind"] == "turn" and asked[-1]["phase"] in PALERMO_NIGHT, asked[-1]
+        assert page[-1] == {
+            "type": "warning",
+            "text": "Your time ran out; the default was recorded.",
+        }
+        assert not session.slots[0].replaced and session.slots[0].missed == 0
+        assert not any("has not answered" in notice for notice in session.notices)
+    finally:
+        live.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
+import random
 from typing import Any
 
 import httpx
@@ -26,13 +27,19 @@ from tests.web.support import (
     Played,
     assert_no_empty_pushes,
     autopilot,
+    cards_shown,
     check_chat,
     check_no_leaks,
+    role_ids,
     spectate,
 )
 
+from mafia_arena.engine.game import Game
 from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.text import render_event
+from mafia_arena.views.view import SeatTracker
+from mafia_arena.web.render import known_role, lines
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -161,7 +168,7 @@ def test_the_leak_check_itself_catches_leaks(server: LiveServer) -> None:
         and s.card not in game.variant.roles[game.state.seats[0].card].knows_roles
     )
     role_line = next(
-        render_event(e, 0)
+        render_event(e, 0, DisplayNames.of(game.variant))
         for e in game.events
         if e.kind == "role" and e.fact.to_payload()["seat"] == other.seat
     )
@@ -173,3 +180,93 @@ def test_the_leak_check_itself_catches_leaks(server: LiveServer) -> None:
     for forged in (forged_line, forged_role, forged_secret):
         with pytest.raises(AssertionError):
             check_no_leaks(game, 0, forged, secrets_)
+
+
+def palermo_game_with_a_named_reveal() -> tuple[Game, int]:
+    """A 12-player Palermo game played to its end with random choices, in which a public
+    line shows a seat's card by a readable name that is not its id ("P5's card: Known
+    Mafioso A."); the game and that event's position in the log."""
+    variant = load_variant("palermo")
+    names = DisplayNames.of(variant)
+    for seed in range(1, 12):
+        game, rng = Game(variant, 12, seed), random.Random(seed)
+        while not game.over:
+            for seat, request in game.pending().items():
+                game.submit(seat, "words" if request.free_text else rng.choice(request.choices))
+        for at, event in enumerate(game.events):
+            role = getattr(event.fact, "role", None)
+            if event.visibility.scope != "public" or role not in names.roles:
+                continue
+            if f"'s card: {names.role(role)}." in (render_event(event, None, names) or ""):
+                return game, at
+    raise AssertionError("no game showed a card by its name")
+
+
+def test_the_leak_check_reads_role_names_and_still_catches_leaks() -> None:
+    """The page writes roles by the variant's names ("Known Mafioso A"), the cards
+    compared are ids: `check_no_leaks` reads a named reveal back to its id, so a card
+    shown after its public line passes, and a card shown before it, a hidden seat's
+    card or a hidden line naming a role still fail."""
+    game, at = palermo_game_with_a_named_reveal()
+    names = DisplayNames.of(game.variant)
+    fact = game.events[at].fact
+    shown, role = fact.seat, fact.role  # type: ignore[attr-defined]
+    assert names.role(role) != role  # the line names the card otherwise than by its id
+    knows = game.variant.roles
+
+    def strangers(seat: int) -> list[int]:  # seats whose card `seat` was not dealt to know
+        return [
+            s.seat
+            for s in game.state.seats
+            if s.seat != seat and s.card not in knows[game.state.seats[seat].card].knows_roles
+        ]
+
+    viewer = next(s for s in range(game.players) if s != shown and shown in strangers(s))
+
+    def message(upto: int) -> dict[str, Any]:
+        """The viewer's page as the log stood before event `upto`, as the server sends it."""
+        k = SeatTracker(viewer).update(game, upto)
+        return {
+            "type": "state",
+            "over": False,
+            "lines": lines(k, names=names),
+            "players": [{"seat": s, "role": known_role(k, s)} for s in range(game.players)],
+            "you": {"role": k.role},
+        }
+
+    after = message(at + 1)
+    assert after["players"][shown]["role"] == role
+    assert any(
+        f"P{shown + 1}'s card: {names.role(role)}." in line["text"] for line in after["lines"]
+    )
+    check_no_leaks(game, viewer, [after], [])  # the named reveal backs the card shown
+    # the line's name read back to the id, also where no public event gives the pair
+    named = render_event(game.events[at], viewer, names)
+    assert named is not None
+    ids = role_ids(game)
+    assert (shown, role) in cards_shown(named, {}, ids)
+    died = f"[D2] P{shown + 1} was executed. Role: {names.role(role)}."
+    assert cards_shown(died, {}, ids) == {(shown, role)}
+    assert cards_shown(f"[D2] P{shown + 1}'s card: Nobody Known.", {}, ids) == {
+        (shown, "Nobody Known")  # no role: it matches no true card
+    }
+
+    early = message(at)  # the same card shown before its line
+    early["players"][shown]["role"] = role
+    hidden = next(
+        s for s in strangers(viewer) if s != shown and after["players"][s]["role"] is None
+    )
+    unrevealed = copy.deepcopy(after)
+    unrevealed["players"][hidden]["role"] = game.state.seats[hidden].card
+    dealt = next(
+        e for e in game.events if e.kind == "role" and e.fact.to_payload()["seat"] == hidden
+    )
+    told = copy.deepcopy(after)  # another seat's "your role is Known Mafioso B (known_b; ...)"
+    told["lines"].append({"text": render_event(dealt, viewer, names)})
+    for forged, why in (
+        (early, "was shown the hidden role"),
+        (unrevealed, "was shown the hidden role"),
+        (told, "hidden line to seat"),
+    ):
+        with pytest.raises(AssertionError, match=why):
+            check_no_leaks(game, viewer, [forged], [])

@@ -179,6 +179,6 @@ def test_the_terminal_shows_the_rules_with_the_game_switches() -> None:
     text = out.getvalue()
     assert "a tie for the most votes means nobody is executed" in text
     assert (
-        "doctor_protect (doctor): protect a player from being killed tonight. "
-        "Target: one player, not themselves." in text
+        "The doctor's protection (doctor_protect; doctor): protect a player from being "
+        "killed tonight. Target: one player, not themselves." in text
     )

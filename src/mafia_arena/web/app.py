@@ -308,7 +308,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                 "type": "state",
                 "reset": True,
                 "seat": seat,
-                "lines": lines(seat_view.knowledge, moves=session.moves()),
+                "lines": lines(seat_view.knowledge, moves=session.moves(), names=session.names),
                 **state,
             }
         )

@@ -7,6 +7,10 @@ presence). Nothing here reads `Game` state, so the page can show nothing its sea
 not know. Event sequence numbers are deliberately not sent: gaps between the numbers
 of visible events would count the hidden events in between (e.g. how many night
 actions ran, hence which power roles are alive).
+
+Lines write roles and Palermo's intrigue cards by the variant's readable names
+(`views.display_names`, public rule data), as the text view does, so the page, the
+terminal, the stored replay and an LLM's transcript read alike.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 
 from mafia_arena.engine.catalogue import NominationTally, SpeechMade, Votes
 from mafia_arena.rules import Variant
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
@@ -65,9 +70,14 @@ def lines(
     start: int = 0,
     moves: Moves | None = None,
     hide: Callable[[Any], bool] | None = None,
+    *,
+    names: DisplayNames,
 ) -> list[dict[str, Any]]:
     """Rendered transcript entries for `knowledge.events[start:]` (empty ones skipped).
 
+    `names` are the game's variant's readable names (`DisplayNames.of(variant)`): a
+    role or card is written as the text view writes it ("Role: Known Mafioso A."), so
+    it is required, not defaulted — a caller that forgot it would show bare ids.
     `moves` (`web/stand_ins.py`) names the speech and votes a stand-in made for an
     absent person: those lines say "(stand-in)" after the seat. `hide` leaves out the
     events whose fact it accepts (the after-game replay: `views.pseudonyms`)."""
@@ -75,7 +85,7 @@ def lines(
     for event in knowledge.events[start:]:
         if hide is not None and hide(event.fact):
             continue
-        text = render_event(event, knowledge.seat)
+        text = render_event(event, knowledge.seat, names)
         if not text:
             continue
         text = tag(text, event.fact, moves)
@@ -97,8 +107,10 @@ def lines(
 
 def role_titles(variant: Variant) -> dict[str, str]:
     """The roles the page names otherwise than by id (`RoleSpec.display`: Palermo's
-    ``known_a`` is "Known Mafioso A"); the page shows any other role by its id."""
-    return {role: spec.display for role, spec in variant.roles.items() if spec.display}
+    ``known_a`` is "Known Mafioso A"); the page shows any other role by its id (JS
+    `roleName`). The same names as the text lines' (`DisplayNames.of`), so the role
+    card, the player list and the transcript call a role alike."""
+    return dict(DisplayNames.of(variant).roles)
 
 
 def known_role(knowledge: Knowledge, seat: int) -> str | None:
@@ -144,7 +156,7 @@ def _palermo_card(k: Knowledge, variant: Variant) -> dict[str, Any]:
     }
 
 
-def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
+def _vote_panel(knowledge: Knowledge, names: DisplayNames) -> dict[str, Any]:
     """The latest day's public voting record, ballots and tallies as the events carry them.
 
     In most variants the vote ends the day, so "today's" record would be empty from the
@@ -158,7 +170,7 @@ def _vote_panel(knowledge: Knowledge) -> dict[str, Any]:
     entries = []
     for noted in voting:
         event, fact = noted.entry, noted.fact
-        entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event)}
+        entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event, None, names)}
         if isinstance(fact, Votes | NominationTally):
             entry["tally"] = [{"label": name(s), "count": c} for s, c in fact.tally.items()]
         entries.append(entry)
@@ -233,8 +245,10 @@ def _players(k: Knowledge, roster: list[SeatInfo], me: int | None) -> list[dict[
 def snapshot(
     view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
 ) -> dict[str, Any]:
-    """Everything but the transcript: role card, players, phase, request, votes."""
+    """Everything but the transcript: role card, players, phase, request, votes, and
+    the seat's private results (written with the variant's names, as its lines)."""
     k = view.knowledge
+    names = DisplayNames.of(variant)
     request = view.request if turn is not None else None
     return {
         "you": _card(view, variant),
@@ -255,8 +269,8 @@ def snapshot(
             "seconds_left": round(turn.seconds_left, 1),
             "last_call": turn.last_call,
         },
-        **_panels(k),
-        "results": [render_event(o.entry, k.seat) for o in k.outcomes],
+        **_panels(k, names),
+        "results": [render_event(o.entry, k.seat, names) for o in k.outcomes],
     }
 
 
@@ -271,7 +285,7 @@ def public_snapshot(
         "spectator": True,
         **_table(knowledge, variant, roster, None),
         "request": None,
-        **_panels(knowledge),
+        **_panels(knowledge, DisplayNames.of(variant)),
         "results": [],
     }
 
@@ -292,10 +306,11 @@ def _table(
     }
 
 
-def _panels(k: Knowledge) -> dict[str, Any]:
-    """The vote, forum and reveal panels, from the knowledge alone."""
+def _panels(k: Knowledge, names: DisplayNames) -> dict[str, Any]:
+    """The vote, forum and reveal panels, from the knowledge alone (and the variant's
+    public names)."""
     return {
-        "votes": _vote_panel(k),
+        "votes": _vote_panel(k, names),
         "forum": _forum_panel(k),
         "reveal": _reveal(k) if k.over else None,
     }

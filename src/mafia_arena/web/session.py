@@ -24,6 +24,7 @@ from mafia_arena.engine.night_clock import NightClock
 from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
@@ -167,6 +168,9 @@ class GameSession:
         """The stand-in's speech and votes so far: their lines are tagged on every page."""
         self.spec = spec
         self.variant = variant
+        self.names = DisplayNames.of(variant)
+        """The variant's readable role and card names the seats' lines are written
+        with (`views.display_names`: public rule data, as in the text view)."""
         self.seed = seed
         self.host_key = host_key
         self.settings = settings
@@ -480,8 +484,22 @@ class GameSession:
         return kind == "forum" and self.variant.rules.forum.inactivity_warnings is not None
 
     def at_night(self) -> bool:
-        """Whether the night is on: from its first step until its dawn is shown."""
-        return self.night_open or (self.game is not None and self.game.state.phase == "night")
+        """Whether the night is on: from its first step until its dawn is shown, in
+        every variant's clock — ``night`` (the step lists, the forum's night windows)
+        and Palermo's night phases (``night_early``, ``night_late``, ``dead_time``:
+        `views.words.FORUM_PHASES`).
+
+        Why every night phase: a missed night turn must not count towards
+        `Settings.idle_turns` (`missed_turn`), and the engine names Palermo's night by
+        its clock phases, never ``night``. Counted as day turns, a Palermo night turn
+        that only some seats get (a channel post, a night ability, a card) could bring
+        a stand-in, and its public notice, in the night."""
+        if self.night_open:
+            return True
+        if self.game is None:
+            return False
+        phase = self.game.state.phase
+        return phase == "night" or FORUM_PHASES.get(phase) == "night"
 
     def missed_turn(self, seat: int, kind: str, *, at_night: bool = False) -> None:
         """A person's turn ran out. Day turns count towards `Settings.idle_turns`
@@ -725,7 +743,7 @@ class GameSession:
         member = self.member(seat, view)
         moves = self.moves()
         for conn in list(slot.connections):
-            new = lines(view.knowledge, conn.cursor, moves)
+            new = lines(view.knowledge, conn.cursor, moves, names=self.names)
             reset = conn.cursor == 0
             conn.cursor = len(view.knowledge.events)
             if new or reset:

@@ -40,6 +40,7 @@ from mafia_arena.runner.integrity import fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog, replay, replay_differs
 from mafia_arena.runner.match import host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
@@ -272,6 +273,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
     if why is not None:
         raise ReplayMismatch(why)
     moves = stand_in_moves(game.events, stored.meta.get("decided_by") or [])
+    names = DisplayNames.of(game.variant)  # the lines name roles and cards as live
     hidden = owners_hidden(game.variant)  # OP-D36: pseudonym owners stay secret
     hide = tells_owner if hidden else None
     seats = []
@@ -283,7 +285,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
                 "label": name(seat),
                 "agent": stored.seating[seat] if seat < len(stored.seating) else "",
                 "role": game.state.seats[seat].card,
-                "lines": lines(knowledge, moves=moves, hide=hide),
+                "lines": lines(knowledge, moves=moves, hide=hide, names=names),
             }
         )
     traces = [trace_summary(t, stored.seating) for t in ordered_traces(stored)]
@@ -312,15 +314,17 @@ def ordered_traces(stored: GameLog) -> list[dict[str, Any]]:
 def moderator_lines(game: Game, moves: Moves | None = None) -> list[dict[str, Any]]:
     """The moderator's view of a finished game: every line any seat saw, each private
     one marked with who saw it (the host's own draws and decision records left out),
-    a stand-in's speech and votes tagged (`web/stand_ins.py`, from `moves`).
+    a stand-in's speech and votes tagged (`web/stand_ins.py`, from `moves`), roles and
+    cards written by the variant's names (`views.display_names`), as every seat's lines.
     Served only with the replay, after the game, so the facts that tie a pseudonym to
     its owner are left out unless the host opted in (OP-D36, `views.pseudonyms`)."""
     hidden = owners_hidden(game.variant)
+    names = DisplayNames.of(game.variant)
     out = []
     for event in game.events:
         if event.visibility.scope == "host" or (hidden and tells_owner(event.fact)):
             continue
-        text = render_event(event)
+        text = render_event(event, None, names)
         if not text:
             continue
         text = tag(text, event.fact, moves)

@@ -1,7 +1,8 @@
 """Terminal mode: one person plays one seat in the terminal against bots.
 
 The seat's text view is printed incrementally (`views.text.render_event` over the
-events its `SeatTracker` admits — the same lines an LLM reads), and each decision is
+events its `SeatTracker` admits, roles and cards by the variant's readable names —
+the same lines an LLM reads), and each decision is
 read from stdin: the number of a listed choice, or, on a speaking turn, any text.
 No timers: the game waits for the person. Ctrl-C quits at once; Ctrl-D (end of input)
 asks whether to quit, and a second end of input quits; typing ``/quit`` quits too.
@@ -28,6 +29,7 @@ from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import replay
 from mafia_arena.runner.match import MatchResult, play_match
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name, render_event
@@ -59,10 +61,12 @@ class TerminalHuman(HumanAgent):
         self.cursor = 0
         self.quit = asyncio.Event()
 
-    def show_new(self, knowledge: Knowledge) -> None:
-        """Print the events this seat has not seen yet, in log order."""
+    def show_new(self, knowledge: Knowledge, names: DisplayNames) -> None:
+        """Print the events this seat has not seen yet, in log order, roles and cards
+        written by `names` (`DisplayNames.of(variant)`: the text view's lines, so the
+        terminal reads as an LLM's transcript and the web page do)."""
         for event in knowledge.events[self.cursor :]:
-            line = render_event(event, knowledge.seat)
+            line = render_event(event, knowledge.seat, names)
             if line:
                 self.write(line)
         self.cursor = len(knowledge.events)
@@ -99,7 +103,7 @@ class TerminalHuman(HumanAgent):
         request = view.request
         if request is None:
             raise ValueError("act called without a request")
-        self.show_new(view.knowledge)
+        self.show_new(view.knowledge, DisplayNames.of(view.rules))
         self.write(f"\nNOW ({name(view.seat)}): {request.prompt}")
         short = request.free_text and len(request.choices) > _SHORT_MENU_ABOVE
         for line in short_menu(request) if short else full_menu(request):
@@ -237,7 +241,7 @@ def play_in_terminal(
     if log_path is not None:
         result.log.save(log_path)
     game = replay(result.log)
-    human.show_new(SeatTracker(human_seat).update(game))
+    human.show_new(SeatTracker(human_seat).update(game), DisplayNames.of(game.variant))
     human.write(f"(game seed {seed}: replay this deal with --seed {seed})")
     if results_dir is not None:
         from mafia_arena.web.storage import SeatEntry, results_record, save_game
