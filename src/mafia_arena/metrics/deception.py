@@ -30,7 +30,8 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
             received.add(seat, town_votes[seat])
         for voter, target in ballot.votes.items():
             if target is not None and ballot.sides[voter] == MAFIA:
-                bus.add(voter, ballot.sides[target] == MAFIA)
+                # a partner, not himself: classic's nominee may vote for himself
+                bus.add(voter, target != voter and ballot.sides[target] == MAFIA)
     per_mafia = ratio(*drawn[MAFIA])
     per_town = ratio(*drawn[TOWN])
     claims = _false_claims(f)

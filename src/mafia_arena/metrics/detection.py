@@ -39,8 +39,10 @@ def detection(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     for voter, _target, voter_side, target_side in f.nominations:
         if voter_side == TOWN:
             nominations.add(voter, target_side == MAFIA)
-    check_hits = [c.target_side == MAFIA for c in f.checks]
-    for check in f.checks:
+    # a hunt for hidden mafia among the living: the Medium's questions to ghosts are not
+    living_checks = [c for c in f.checks if c.living]
+    check_hits = [c.target_side == MAFIA for c in living_checks]
+    for check in living_checks:
         for seat in check.seats:
             checks.add(seat, check.target_side == MAFIA)
     pairs_by_seat: dict[int, list[Pair]] = {}

@@ -7,6 +7,19 @@ executions and the ballot that decided each, check results, public speech with t
 claims read from it, stated beliefs and intents, decisions — and the metric modules
 compute from those.
 
+Who is in the game: most variants know alive and dead (`death` events); Palermo's
+players leave and come back through states (`state` events, `engine.player_states`).
+A move to ``ghost`` or ``out`` is a departure like a death (by the vote: an execution;
+by an assassination: a night kill), a move back to ``active`` (resurrection, a failed
+assassination) a return. A ballot's `Ballot.alive` are the seats that could have
+voted: in the game, and neither imprisoned (Palermo) nor silenced for the day (a
+`silenced` event: the club's lover), unless the seat voted all the same (the
+nominate-and-final-vote procedure lets the silenced vote).
+
+An investigation is any `night_result` of action ``check`` (a detective's or a
+commissar's check) or ``investigate`` (Palermo's Detective and Medium); `Check.living`
+tells one of a player in the game from the Medium's of a ghost.
+
 Sides come from the variant (`FactionSpec.side`). The caller passes the `Variant` when
 it has one (the tournament worker does); otherwise it is loaded from the log's header,
 and if that fails a faction called ``mafia`` is taken as the mafia side and any other
@@ -29,7 +42,9 @@ from mafia_arena.engine.catalogue import (
     RoleChange,
     RoleDealt,
     Setup,
+    Silenced,
     SpeechMade,
+    StateChanged,
     VoteIntentions,
     Votes,
 )
@@ -39,6 +54,13 @@ from mafia_arena.runner.log import GameLog
 from mafia_arena.speech.claims import Claim, extract_claims
 
 MAFIA, TOWN = "mafia", "town"
+#: `night_result` actions that answer an investigation of one target.
+CHECK_ACTIONS = frozenset({"check", "investigate"})
+#: Death causes of a night kill: the engine's night (``night``), the forum game's murder
+#: (``murder``), Palermo's assassination (a `state` move to ghost).
+NIGHT_CAUSES = frozenset({"night", "murder", "assassination"})
+#: Palermo states (`engine.player_states.PlayerState`) that take a player out of the game.
+GONE_STATES = frozenset({"ghost", "out"})
 FORUM_KINDS = frozenset(
     {"private_message", "form_noted", "newspaper", "testament", "speech", "death"}
 )
@@ -46,7 +68,8 @@ FORUM_KINDS = frozenset(
 
 @dataclass(frozen=True)
 class Ballot:
-    """One published day vote (`votes` event): who voted whom, with everyone's side then."""
+    """One published day vote (`votes` event): who voted whom, with everyone's side then;
+    `alive`: the seats in the game and free to vote then (module docstring)."""
 
     seq: int
     day: int
@@ -80,7 +103,8 @@ class Execution:
 
 @dataclass(frozen=True)
 class Check:
-    """An investigation result shown to `seats` (the investigators)."""
+    """An investigation result shown to `seats` (the investigators). `living`: the
+    target was in the game then (Palermo's Medium questions ghosts instead)."""
 
     seq: int
     day: int
@@ -88,6 +112,7 @@ class Check:
     target: int
     result: str
     target_side: str
+    living: bool = True
 
 
 @dataclass(frozen=True)
@@ -114,12 +139,18 @@ class GameFacts:
     length_days: int = 0
     death_day: dict[int, int] = field(default_factory=dict)
     death_cause: dict[int, str] = field(default_factory=dict)
+    #: every departure in log order: (day, seat, cause); a Palermo player who came back
+    #: and left again has two
+    departures: list[tuple[int, int, str]] = field(default_factory=list)
     ballots: list[Ballot] = field(default_factory=list)
     nominations: list[tuple[int, int, str, str]] = field(default_factory=list)
     executions: list[Execution] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     speeches: list[Said] = field(default_factory=list)
+    #: stated beliefs: (seq, seat, probabilities, every seat's side at `seq`)
     beliefs: list[tuple[int, int, dict[int, float], dict[int, str]]] = field(default_factory=list)
+    #: sides after each change of faction: (seq of the change, every seat's side then)
+    side_history: list[tuple[int, dict[int, str]]] = field(default_factory=list)
     intents: list[tuple[int, int, int | None, int]] = field(default_factory=list)
     #: vote-intention polls (`VoteIntentions`) in log order: (day, after, intents, the
     #: side of every seat then)
@@ -141,26 +172,48 @@ class GameFacts:
         return [s for s in range(self.players) if self.side_of(s) == side]
 
 
+VariantInfo = tuple[dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+def _info(variant: Variant) -> VariantInfo:
+    """(faction -> side, role ids, (readable name, role id) pairs)."""
+    names = tuple(
+        (name, role)
+        for role, spec in variant.roles.items()
+        for name in (spec.display, spec.title)
+        if name and name != role
+    )
+    return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles), names
+
+
 @lru_cache(maxsize=64)
-def _variant_sides(name: str, overrides: str) -> tuple[dict[str, str], tuple[str, ...]]:
+def _variant_info(name: str, overrides: str) -> VariantInfo:
     import json
 
-    variant = load_variant(name, json.loads(overrides))
-    return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles)
+    return _info(load_variant(name, json.loads(overrides)))
+
+
+def variant_info(log: GameLog, variant: Variant | None = None) -> VariantInfo:
+    """(faction -> side, role ids, (readable name, role id) pairs) of the log's variant:
+    the names are each role's `display` and `title`, so a claim made with the name a
+    player reads ("Known Mafioso A") counts as a claim of the id; see the module
+    docstring for a variant that cannot be loaded."""
+    if variant is not None:
+        return _info(variant)
+    import json
+
+    try:
+        return _variant_info(log.variant, json.dumps(log.overrides, sort_keys=True))
+    except (ValueError, OSError):
+        return {}, (), ()
 
 
 def variant_sides(
     log: GameLog, variant: Variant | None = None
 ) -> tuple[dict[str, str], tuple[str, ...]]:
-    """(faction -> side, role names) for the log's variant; see the module docstring."""
-    if variant is not None:
-        return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles)
-    import json
-
-    try:
-        return _variant_sides(log.variant, json.dumps(log.overrides, sort_keys=True))
-    except (ValueError, OSError):
-        return {}, ()
+    """(faction -> side, role ids) for the log's variant; see the module docstring."""
+    sides, roles, _names = variant_info(log, variant)
+    return sides, roles
 
 
 def _side(sides: dict[str, str], faction: str | None) -> str:
@@ -171,16 +224,26 @@ def _side(sides: dict[str, str], faction: str | None) -> str:
 
 def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
     """Fold the log into `GameFacts` (see the module docstring)."""
-    sides, roles_known = variant_sides(log, variant)
+    sides, roles_known, role_names = variant_info(log, variant)
     facts = GameFacts(log.players, sides, agent_stats=list(log.meta.get("agent_stats", [])))
     role: dict[int, str] = {}
     faction: dict[int, str] = {}
     alive = set(range(log.players))
+    imprisoned: set[int] = set()
+    silenced: set[int] = set()
     roles = list(roles_known)
     last_ballot: Ballot | None = None
 
     def side(seat: int) -> str:
         return _side(sides, faction.get(seat))
+
+    def depart(seq: int, day: int, seat: int, cause: str) -> None:
+        alive.discard(seat)
+        facts.death_day[seat] = day
+        facts.death_cause[seat] = cause
+        facts.departures.append((day, seat, cause))
+        if cause == "execution":
+            facts.executions.append(Execution(seq, day, seat, side(seat), last_ballot))
 
     for event in log.events:
         f = event.fact
@@ -193,8 +256,14 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
             role[f.seat] = f.role
             if f.faction is not None:
                 faction[f.seat] = f.faction
+                facts.side_history.append(
+                    (event.seq, {s: side(s) for s in range(log.players) if s in faction})
+                )
         elif isinstance(f, PhaseStart):
             last_ballot = None
+            silenced.clear()
+        elif isinstance(f, Silenced):
+            silenced.update(f.seats)
         elif isinstance(f, Votes):
             last_ballot = Ballot(
                 event.seq,
@@ -202,25 +271,32 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
                 f.kind,
                 dict(f.votes),
                 {s: side(s) for s in range(log.players)},
-                frozenset(alive),
+                frozenset((alive - imprisoned - silenced) | (alive & set(f.votes))),
             )
             facts.ballots.append(last_ballot)
         elif isinstance(f, Nomination):
             facts.nominations.append((f.seat, f.target, side(f.seat), side(f.target)))
         elif isinstance(f, Death):
-            alive.discard(f.seat)
-            facts.death_day[f.seat] = event.day
-            facts.death_cause[f.seat] = f.cause
-            if f.cause == "execution":
-                facts.executions.append(
-                    Execution(event.seq, event.day, f.seat, side(f.seat), last_ballot)
-                )
-        elif isinstance(f, NightResult) and f.action == "check" and f.targets:
+            depart(event.seq, event.day, f.seat, f.cause)
+        elif isinstance(f, StateChanged):
+            imprisoned.discard(f.seat)
+            if f.state in GONE_STATES:
+                if f.seat in alive:  # a ghost robbed of his grave left already
+                    depart(event.seq, event.day, f.seat, _cause(f.cause))
+            elif f.state == "imprisoned":
+                imprisoned.add(f.seat)
+            elif f.seat not in alive:  # back in the game: resurrected, survived
+                alive.add(f.seat)
+                facts.death_day.pop(f.seat, None)
+                facts.death_cause.pop(f.seat, None)
+        elif isinstance(f, NightResult) and f.action in CHECK_ACTIONS and f.targets:
             seats = tuple(sorted(event.visibility.seats))
             target = f.targets[0]
-            facts.checks.append(Check(event.seq, event.day, seats, target, f.result, side(target)))
+            facts.checks.append(
+                Check(event.seq, event.day, seats, target, f.result, side(target), target in alive)
+            )
         elif isinstance(f, SpeechMade) and event.visibility.scope == "public":
-            claims = tuple(extract_claims(f.text, roles))
+            claims = tuple(extract_claims(f.text, roles, role_names))
             facts.speeches.append(
                 Said(event.seq, event.day, f.seat, side(f.seat), role.get(f.seat, ""), claims)
             )
@@ -247,18 +323,37 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
     return facts
 
 
+def _cause(announced: str) -> str:
+    """A Palermo departure's cause in the words of `death` events: the vote is an
+    execution; any other (``assassination``, ``snitch``, ``grave_robbing``...) as is."""
+    return "execution" if announced == "vote" else announced
+
+
+def sides_at(facts: GameFacts, seq: int) -> dict[int, str]:
+    """Every seat's side just after event `seq`: the last faction change at or before
+    it, the final side for a seat not dealt a faction by then."""
+    then: dict[int, str] = {}
+    for changed, sides in facts.side_history:
+        if changed > seq:
+            break
+        then = sides
+    return {s: then.get(s, facts.side_of(s)) for s in range(facts.players)}
+
+
 def _stated_beliefs(log: GameLog, facts: GameFacts) -> None:
     """Beliefs and intended votes that agents stated, from the log header's meta.
 
     Agents cannot write events (that would change what a replay reproduces), so the
     runner stores their statements in ``meta["beliefs"]`` with the last event the seat had
-    seen (`seq`); they join the facts as if they were events at that point.
+    seen (`seq`); they join the facts as if they were events at that point, and a
+    belief is scored against the sides at that point (a seat converted later was not
+    mafia when the belief was stated).
     """
     for stated in log.meta.get("beliefs", []):
         seq, seat = int(stated.get("seq", 0)), int(stated["seat"])
         probs = {int(s): float(v) for s, v in stated.get("probs", {}).items()}
         if probs:
-            facts.beliefs.append((seq, seat, probs, dict(facts.final_side)))
+            facts.beliefs.append((seq, seat, probs, sides_at(facts, seq)))
         if stated.get("intent") is not None:
             facts.intents.append((seq, seat, int(stated["intent"]), int(stated.get("day", 0))))
     facts.beliefs.sort(key=lambda b: (b[0], b[1]))

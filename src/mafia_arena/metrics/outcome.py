@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mafia_arena.metrics.facts import MAFIA, TOWN, GameFacts
+from mafia_arena.metrics.facts import MAFIA, NIGHT_CAUSES, TOWN, GameFacts
 from mafia_arena.metrics.ratios import ratio
 
 PerSeat = dict[int, dict[str, Any]]
@@ -13,7 +13,8 @@ PerSeat = dict[int, dict[str, Any]]
 def outcome(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     """Per seat: days_survived (won and survived are fields of the record's seats).
     Per game: win.<faction>, town_win, mafia_win, draw, length_days, executions,
-    night_kills, town_survival, mafia_survival."""
+    night_kills (every kind of night kill: `facts.NIGHT_CAUSES`), town_survival,
+    mafia_survival."""
     per_seat: PerSeat = {}
     for seat in range(f.players):
         per_seat[seat] = {"days_survived": f.death_day.get(seat, f.length_days)}
@@ -31,7 +32,7 @@ def outcome(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
             "draw": float(f.winner is None),
             "length_days": f.length_days,
             "executions": len(f.executions),
-            "night_kills": sum(1 for c in f.death_cause.values() if c == "night"),
+            "night_kills": sum(1 for _, _, c in f.departures if c in NIGHT_CAUSES),
         }
     )
     for side in (TOWN, MAFIA):
