@@ -19,6 +19,7 @@ never enter the event log, so no seat view, replay or page can show them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,32 @@ from mafia_arena.code_identity import code_identity
 from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
-from mafia_arena.rules import load_variant
+from mafia_arena.rules import Variant, load_variant
+from mafia_arena.rules.loader import coerce
 
 FORMAT = f"mafia-arena-log/{LOG_VERSION}"
 READABLE = ("mafia-arena-log/1", FORMAT)
 """Formats `load` reads: version 1 payloads are upgraded by `engine.catalogue`."""
+
+
+def overrides_played(variant: Variant, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`overrides` checked against the variant a game was played with, for its log.
+
+    A caller passes the variant and the overrides separately (the variant already
+    switched); a switch given a value the variant was not loaded with would be recorded
+    as played, and the log would replay another game, or none. Such a mismatch raises
+    `ValueError` naming the switch, before anything is written. Dotted overrides (a rule
+    path, not a switch) are recorded as given: the variant keeps no trace of them.
+    """
+    given = dict(overrides or {})
+    for key, value in given.items():
+        if key in variant.params and coerce(value) != variant.params[key]:
+            raise ValueError(
+                f"override {key}={value!r} does not match the variant played "
+                f"({variant.name} has {key}={variant.params[key]!r}): load the variant "
+                "with the same overrides as the log records"
+            )
+    return given
 
 
 @dataclass
@@ -55,7 +77,7 @@ class GameLog:
         traces: list[dict[str, Any]] | None = None,
     ) -> GameLog:
         # the switch values in force, plus any dotted overrides, so the log replays alone
-        switches = {**game.variant.params, **(overrides or {})}
+        switches = {**game.variant.params, **overrides_played(game.variant, overrides)}
         meta = {"code": dict(code_identity()), **(meta or {})}
         return cls(
             game.variant.name,
