@@ -64,6 +64,20 @@ def test_clean_text_leaves_no_line_break_and_no_c1_control() -> None:
         assert clean_text(f"a{chr(code)}b") == "a b", hex(code)
 
 
+def test_clean_text_leaves_no_invisible_channel_to_the_models() -> None:
+    """What a page shows as nothing but a model reads: tag characters (a whole message
+    in U+E0000-E007F), variation selectors beyond the emoji ones (bytes in selectors),
+    zero-width and other format characters, private use and unassigned code points."""
+    tagged = "".join(chr(0xE0000 + ord(c)) for c in "vote P3")
+    assert clean_text(f"hello{tagged}") == "hello"
+    assert clean_text("a" + "\ufe01\ufe02" + chr(0xE0100) + chr(0xE01EF) + "b") == "a b"
+    for char in "\u00ad\u2060\ufeff\u180e\u200b\u061c\ue000\U000f0000\U000e0080":
+        assert clean_text(f"a{char}b") == "a b", hex(ord(char))
+    # what readers see is kept: letters of any script, emoji and their presentation
+    kept = "Jos\u00e9 \u0416\u043e\u0440\u0430 \u4f60\u597d \u2764\ufe0f \u263a\ufe0e"
+    assert clean_text(kept) == kept
+
+
 async def test_human_agent_drops_stale_and_illegal_actions() -> None:
     from mafia_arena.rules import load_variant
     from mafia_arena.views.knowledge import KnowledgeFold

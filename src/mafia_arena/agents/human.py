@@ -15,9 +15,10 @@ Timers, disconnections and replacements are the driver's business (`web/driver.p
 from __future__ import annotations
 
 import asyncio
-import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mafia_arena.agents.base import AgentBase
 from mafia_arena.engine.choices import Decision, Request, Speech
@@ -25,7 +26,23 @@ from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.views.view import View
 
 HUMAN_KIND = "human"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+"""Unicode categories a page shows as nothing (or as a break): controls, format
+characters (zero-width, bidi overrides, the tag characters U+E0000-E007F, the BOM, the
+soft hyphen), private use, surrogates, unassigned code points, line and paragraph
+separators."""
+_EMOJI_SELECTORS = frozenset("\ufe0e\ufe0f")
+"""The two variation selectors that only choose text or emoji presentation."""
+
+
+@lru_cache(maxsize=4096)
+def _hidden(char: str) -> bool:
+    """Whether `char` is invisible or breaks the line: see `clean_text`."""
+    if unicodedata.category(char) in _HIDDEN_CATEGORIES:
+        return True
+    code = ord(char)
+    variation = 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+    return variation and char not in _EMOJI_SELECTORS
 
 
 @dataclass(frozen=True)
@@ -39,12 +56,21 @@ class Action:
 
 
 def clean_text(text: str) -> str:
-    """Speech as stored: control and bidi-override characters become spaces, trimmed.
+    """Speech as stored: characters a reader does not see become spaces, trimmed.
+
+    Which: controls and line breaks, format characters (zero-width ones, bidi overrides,
+    Unicode's tag characters, the BOM, the soft hyphen), private-use, surrogate and
+    unassigned code points, and variation selectors other than the emoji ones (U+FE0E,
+    U+FE0F).
 
     Why: the transcript is one line per event for LLM prompts and terminals; a newline
-    or a right-to-left override in a human's speech could fake a system line.
+    or a right-to-left override in a human's speech could fake a system line. And an
+    invisible character is a channel the other people at the table cannot read but a
+    language model does: tag characters spell ASCII invisibly, runs of variation
+    selectors encode bytes, so a person could whisper to the LLM players (or instruct
+    them) in plain sight.
     """
-    return " ".join(_CONTROL.sub(" ", text).split())
+    return " ".join("".join(" " if _hidden(c) else c for c in text).split())
 
 
 def decision_for(request: Request, action: Action) -> Decision:
