@@ -95,7 +95,8 @@ def test_sc_c5_mafia_timeout_uses_plurality_then_random(picks, victims):
 def test_sc_c5_no_mafia_pick_means_nobody_murdered():
     game = dealt("classic", [M, M, D] + [C] * 4)
     run(game, {}, until=lambda g: g.state.phase == "day")
-    assert events(game, "no_death") and not deaths(game)
+    assert events(game, "no_death") == [{"text": "Nobody was murdered tonight."}]
+    assert not deaths(game)
 
 
 def test_sc_c6_detective_results_and_no_check_of_the_partner():

@@ -299,6 +299,13 @@ CASES = [
         overrides={"stalemate_cycles": 0},
     ),
     Case(
+        "an empty morning line for a night without a death",
+        "classic",
+        "rules.no_death_announcement",
+        "String should have at least 1 character",
+        overrides={"rules.no_death_announcement": ""},
+    ),
+    Case(
         "night rounds of zero",
         "classic",
         "night.0.rounds",

@@ -114,7 +114,7 @@ def morning_deaths(game: Game) -> None:
     if night_state.deaths:
         die(game, night_state.deaths, "night")
     elif night_state.number > 1 or game.variant.rules.first_night_actions:
-        game.emit(NoDeath("Nobody died tonight."), PUBLIC)
+        game.emit(NoDeath(game.variant.rules.no_death_announcement), PUBLIC)
     if state.silenced_today:
         game.emit(Silenced(tuple(sorted(state.silenced_today))), PUBLIC)
     state.night = None

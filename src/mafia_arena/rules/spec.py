@@ -274,6 +274,9 @@ class Rules(_Spec):
     refused with the reason, not read as a string."""
     first_night_actions: bool = True
     stalemate_cycles: int | None = Field(default=None, ge=1)
+    no_death_announcement: str = Field(default="Nobody died tonight.", min_length=1)
+    """The morning's public line when the night killed nobody, in the variant's words
+    (classic D1: "Nobody was murdered tonight.")."""
     narrate_steps: bool = False
     """Publicly narrate every night step of a role in the starting deck, every night,
     whether its holder is alive or blocked (club D13: a theft stays silent)."""
