@@ -6,7 +6,8 @@ and leaves the server serving everyone else.
 - games of bots alone, which finish at once, cannot fill the server for other creators;
 - exchanging an invite or a resume link again and again keeps a bounded number of keys;
 - socket frames nest at most 8 levels, as documented;
-- a fullwidth look-alike of a taken name or of a seat label is refused like the name;
+- a fullwidth look-alike of a taken name or of a seat label is refused like the name,
+  and so is one drawn with look-alike letters of another script (Cyrillic, Greek);
 - switches cannot raise a count of rounds without bound (a game that never ends);
 - spectators who fill their chat leave the dead players' chat open;
 - a person who misses a night turn whose kind does not say "night" (classic's
@@ -201,6 +202,38 @@ def test_fullwidth_look_alikes_of_names_are_folded(server: LiveServer) -> None:
     kept = join("\uff22\uff45\uff41")  # "Ｂｅａ" is stored as "Bea"
     assert kept.status_code == 200
     assert httpx.get(f"{server.url}/api/games/{game_id}").json()["seats"][1]["name"] == "Bea"
+
+
+def test_look_alikes_from_other_scripts_are_refused_like_the_name(server: LiveServer) -> None:
+    """A Cyrillic or Greek letter drawn like a Latin one: "Аda" (Cyrillic А) would read
+    as the Ada at the table, "Р2" (Cyrillic Р) and "Ρ2" (Greek Rho) as the seat label
+    P2, "heuristic bоt" (Cyrillic о) as a bot. A name in another script that looks like
+    no taken name stays allowed."""
+    created = server.create(variant="standard", players=7, seats=[{"kind": "human"}] * 3)
+    game_id = created["game_id"]
+    invites = [i["invite"] for i in created["invites"]]
+    server.join(game_id, invites[0], "Ada")
+
+    def join(name: str) -> httpx.Response:
+        return httpx.post(
+            f"{server.url}/api/games/{game_id}/join",
+            json={"invite": invites[1], "name": name},
+            timeout=10,
+        )
+
+    for twin in ("\u0410da", "\u0391DA", "\u0430d\u0430"):  # Аda, ΑDA, аdа
+        taken = join(twin)
+        assert taken.status_code == 409 and "taken" in taken.json()["detail"], twin
+    for label in ("\u04202", "\u03a12", "\u0440 7"):  # Р2, Ρ2, р 7
+        refused = join(label)
+        assert refused.status_code == 422, label
+        assert "seat's label" in refused.json()["detail"][0]["msg"], label
+    bot = join("heuristic b\u043et")
+    assert bot.status_code == 422 and "'bot'" in bot.json()["detail"][0]["msg"]
+    kept = join("\u0416\u043e\u0440\u0430")  # "Жора": Cyrillic, like no name here
+    assert kept.status_code == 200
+    seats = httpx.get(f"{server.url}/api/games/{game_id}").json()["seats"]
+    assert seats[1]["name"] == "\u0416\u043e\u0440\u0430"
 
 
 Answer = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None]

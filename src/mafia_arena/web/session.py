@@ -36,7 +36,7 @@ from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.rulings import ruling_kinds
-from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
+from mafia_arena.web.settings import GameSpec, SeatSpec, Settings, look_alike_key
 from mafia_arena.web.stand_ins import Moves, StandInMoves
 
 
@@ -236,10 +236,12 @@ class GameSession:
         return self.game is not None and self.game.over and self.clock.plan is None
 
     def check_name_free(self, seat: int, name: str) -> None:
-        """Raise `NameTaken` if another seat of this table goes by `name` (any case):
-        "Waiting for Ada (P2)" must say which Ada."""
+        """Raise `NameTaken` if another seat of this table goes by `name` or a name that
+        looks the same (any case, look-alike letters of other scripts:
+        `settings.look_alike_key`): "Waiting for Ada (P2)" must say which Ada."""
+        key = look_alike_key(name)
         for other, slot in enumerate(self.slots):
-            if other != seat and slot.name.casefold() == name.casefold():
+            if other != seat and look_alike_key(slot.name) == key:
                 raise NameTaken(f"{name!r} is taken at this table (P{other + 1}); choose another")
 
     def claim(self, seat: int, name: str | None) -> None:

@@ -15,9 +15,11 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from confusable_homoglyphs import confusables
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: Seconds a seat has to answer, by request kind (scaled by `Settings.timer_scale`).
@@ -54,11 +56,37 @@ def player_name(value: str | None) -> str | None:
     name = " ".join(unicodedata.normalize("NFKC", value).split())
     if not re.fullmatch(NAME_PATTERN, name):
         raise ValueError("a name is 1 to 24 letters, digits, spaces, dots, apostrophes or hyphens")
-    if _SEAT_LABEL.fullmatch(name):
+    looks_like = look_alike_key(name)  # a Cyrillic "Р2" reads as the seat label P2
+    if _SEAT_LABEL.fullmatch(looks_like):
         raise ValueError(f"{name!r} is a seat's label; choose a name")
-    if _BOT_NAME.fullmatch(name):
+    if _BOT_NAME.fullmatch(looks_like):
         raise ValueError("a name cannot end in 'bot': the table marks its bots that way")
     return name
+
+
+@lru_cache(maxsize=4096)
+def _latin_look_alike(char: str) -> str:
+    """The ASCII letter or digit `char` is drawn like (Cyrillic "р" → "p", Greek "Ο" →
+    "O"), from Unicode's confusables data; `char` itself where it has none."""
+    if char.isascii():
+        return char
+    found = confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
+    for entry in found or ():
+        for glyph in entry["homoglyphs"]:
+            if len(glyph["c"]) == 1 and glyph["c"].isascii() and glyph["c"].isalnum():
+                return str(glyph["c"])
+    return char
+
+
+def look_alike_key(name: str) -> str:
+    """What `name` looks like on the page, for comparisons: each character drawn like an
+    ASCII letter or digit replaced by it, case folded. "Аda" with a Cyrillic А and
+    "Ada" give one key, so does "Ора" (all Cyrillic) and "Opa".
+
+    Why: the table writes "Ada (P3)" and "Waiting for Ada"; a second seat called "Аda"
+    would read as the first, and "Р2" as a seat's label. Names of any script stay
+    allowed; only their look-alikes of a taken name or a label are refused."""
+    return "".join(_latin_look_alike(c) for c in name).casefold()
 
 
 def timer_for(kind: str, scale: float = 1.0) -> float:
