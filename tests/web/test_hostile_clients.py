@@ -182,7 +182,9 @@ def test_socket_frames_nest_at_most_eight_levels(server: LiveServer) -> None:
     assert "nested" not in errors[1] and "extra" in errors[1].lower()
 
 
-def test_fullwidth_look_alikes_of_names_are_folded(server: LiveServer) -> None:
+def table_with_ada(server: LiveServer) -> tuple[str, Callable[[str], httpx.Response]]:
+    """A new table whose first seat is taken by "Ada": its id, and a join through the
+    second seat's invite under a name."""
     created = server.create(variant="standard", players=7, seats=[{"kind": "human"}] * 3)
     game_id = created["game_id"]
     invites = [i["invite"] for i in created["invites"]]
@@ -195,6 +197,11 @@ def test_fullwidth_look_alikes_of_names_are_folded(server: LiveServer) -> None:
             timeout=10,
         )
 
+    return game_id, join
+
+
+def test_fullwidth_look_alikes_of_names_are_folded(server: LiveServer) -> None:
+    game_id, join = table_with_ada(server)
     taken = join("\uff21da")  # fullwidth A: "Ａda"
     assert taken.status_code == 409 and "taken" in taken.json()["detail"]
     label = join("\uff30\uff13")  # "Ｐ３"
@@ -209,18 +216,7 @@ def test_look_alikes_from_other_scripts_are_refused_like_the_name(server: LiveSe
     as the Ada at the table, "Р2" (Cyrillic Р) and "Ρ2" (Greek Rho) as the seat label
     P2, "heuristic bоt" (Cyrillic о) as a bot. A name in another script that looks like
     no taken name stays allowed."""
-    created = server.create(variant="standard", players=7, seats=[{"kind": "human"}] * 3)
-    game_id = created["game_id"]
-    invites = [i["invite"] for i in created["invites"]]
-    server.join(game_id, invites[0], "Ada")
-
-    def join(name: str) -> httpx.Response:
-        return httpx.post(
-            f"{server.url}/api/games/{game_id}/join",
-            json={"invite": invites[1], "name": name},
-            timeout=10,
-        )
-
+    game_id, join = table_with_ada(server)
     for twin in ("\u0410da", "\u0391DA", "\u0430d\u0430"):  # Аda, ΑDA, аdа
         taken = join(twin)
         assert taken.status_code == 409 and "taken" in taken.json()["detail"], twin
