@@ -41,6 +41,7 @@ from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_tok
 from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
 from mafia_arena.web.render import lines
+from mafia_arena.web.replay_cache import ReplayCache
 from mafia_arena.web.rulings import Ruling, RulingRefused, give, ruling_kinds
 from mafia_arena.web.session import GameSession, NameTaken
 from mafia_arena.web.settings import (
@@ -52,7 +53,7 @@ from mafia_arena.web.settings import (
     RulingRequest,
     Settings,
 )
-from mafia_arena.web.storage import ReplayMismatch, replay_views
+from mafia_arena.web.storage import ReplayMismatch
 from mafia_arena.web.ws import serve_socket
 
 STATIC = Path(__file__).parent / "static"
@@ -313,8 +314,10 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
             }
         )
 
+    replays = ReplayCache()  # computed once per game, off the event loop
+
     @app.get("/api/games/{game_id}/replay")
-    async def replay(game_id: str) -> dict[str, Any]:
+    async def replay(game_id: str) -> Response:
         session = manager.get(game_id)
         if session is not None and not session.over:
             raise HTTPException(409, "the replay opens when the game is over")
@@ -325,9 +328,10 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                 raise HTTPException(409, "the replay opens when the game is over")
             raise HTTPException(404, "no such game")
         try:
-            return replay_views(stored)
+            body = await replays.body(game_id, stored)
         except ReplayMismatch as exc:  # said to the page, not a server error
             raise HTTPException(409, str(exc)) from None
+        return Response(body, media_type="application/json")
 
     @app.get("/api/finished")
     async def finished() -> list[dict[str, Any]]:
