@@ -60,7 +60,7 @@ class Gallery:
 
     def state(self) -> dict[str, Any]:
         session = self.session
-        state = public_snapshot(self.knowledge(), session.variant, session.roster())
+        state = public_snapshot(self.knowledge(), session.variant, session.roster(), session.names)
         state["rules"] = session.rules
         state["notices"] = list(session.notices)
         state["stand_in"] = False

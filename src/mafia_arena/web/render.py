@@ -243,12 +243,16 @@ def _players(k: Knowledge, roster: list[SeatInfo], me: int | None) -> list[dict[
 
 
 def snapshot(
-    view: View, variant: Variant, roster: list[SeatInfo], turn: Turn | None
+    view: View,
+    variant: Variant,
+    roster: list[SeatInfo],
+    turn: Turn | None,
+    names: DisplayNames,
 ) -> dict[str, Any]:
     """Everything but the transcript: role card, players, phase, request, votes, and
-    the seat's private results (written with the variant's names, as its lines)."""
+    the seat's private results, written with `names` (`DisplayNames.of(variant)`, kept
+    by the game's session) as its lines are."""
     k = view.knowledge
-    names = DisplayNames.of(variant)
     request = view.request if turn is not None else None
     return {
         "you": _card(view, variant),
@@ -275,7 +279,7 @@ def snapshot(
 
 
 def public_snapshot(
-    knowledge: Knowledge, variant: Variant, roster: list[SeatInfo]
+    knowledge: Knowledge, variant: Variant, roster: list[SeatInfo], names: DisplayNames
 ) -> dict[str, Any]:
     """What a spectator sees: the public events only (`knowledge` is the fold of a seat
     that no private event admits), so no card but the publicly revealed ones, no
@@ -285,7 +289,7 @@ def public_snapshot(
         "spectator": True,
         **_table(knowledge, variant, roster, None),
         "request": None,
-        **_panels(knowledge, DisplayNames.of(variant)),
+        **_panels(knowledge, names),
         "results": [],
     }
 

@@ -650,7 +650,7 @@ class GameSession:
         """The seat's snapshot plus the table's public notices and whether a stand-in
         plays the seat now (the page then offers to take it back), and the table's
         rules (`rules`, public)."""
-        state = snapshot(view, self.variant, self.roster(), self.turn_of(seat))
+        state = snapshot(view, self.variant, self.roster(), self.turn_of(seat), self.names)
         state["rules"] = self.rules
         state["notices"] = list(self.notices)
         state["stand_in"] = self.slots[seat].replaced
