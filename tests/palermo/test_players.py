@@ -12,11 +12,13 @@ from mafia_arena.rules import load_variant
 from mafia_arena.runner import play_match_sync
 from mafia_arena.runner.log import replay
 from mafia_arena.views import view_of
+from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.encode import ObservationEncoder
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.web.render import SeatInfo, snapshot
 
 VARIANT = load_variant("palermo")
+NAMES = DisplayNames.of(VARIANT)
 
 
 @pytest.mark.parametrize("players", [12, 16, 20, 24])
@@ -71,12 +73,12 @@ def test_the_web_snapshot_shows_the_seats_card_and_state() -> None:
     t = Table(hands={15: "resurrection"}, keep={14, 15})
     t.until(3, "morning")
     roster = [SeatInfo(s, f"p{s}", "bot", "heuristic") for s in range(16)]
-    page = snapshot(view_of(t.game, P(15)), VARIANT, roster, None)
+    page = snapshot(view_of(t.game, P(15)), VARIANT, roster, None, NAMES)
     assert page["you"]["state"] == "active"
     assert page["you"]["intrigue_card"]["title"] == "Resurrection"
     ghosts = [p["seat"] for p in page["players"] if p["state"] == "ghost"]
     assert ghosts == t.ps.states.in_state(PlayerState.GHOST) and ghosts
-    other = snapshot(view_of(t.game, P(3)), VARIANT, roster, None)
+    other = snapshot(view_of(t.game, P(3)), VARIANT, roster, None, NAMES)
     assert (
         other["you"]["intrigue_card"] is None
         or other["you"]["intrigue_card"]["name"] != "resurrection"
