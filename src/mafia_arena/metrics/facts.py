@@ -177,13 +177,8 @@ VariantInfo = tuple[dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...]
 
 def _info(variant: Variant) -> VariantInfo:
     """(faction -> side, role ids, (readable name, role id) pairs)."""
-    names = tuple(
-        (name, role)
-        for role, spec in variant.roles.items()
-        for name in (spec.display, spec.title)
-        if name and name != role
-    )
-    return {f: variant.side(f) for f in variant.factions}, tuple(variant.roles), names
+    sides = {f: variant.side(f) for f in variant.factions}
+    return sides, tuple(variant.roles), variant.role_names()
 
 
 @lru_cache(maxsize=64)

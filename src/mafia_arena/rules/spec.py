@@ -341,3 +341,15 @@ class Variant(_Spec):
 
     def side(self, faction: str) -> str:
         return self.factions[faction].side
+
+    def role_names(self) -> tuple[tuple[str, str], ...]:
+        """(readable name, role id) for every role with a name other than its id: its
+        ``display`` and its ``title``. A player may claim a role by any of them ("I am
+        the Citizen with a dark past"), so every claim reader passes them on
+        (`speech.extract_claims`): the seats' folds, the metrics."""
+        return tuple(
+            (name, role)
+            for role, spec in self.roles.items()
+            for name in (spec.display, spec.title)
+            if name and name != role
+        )

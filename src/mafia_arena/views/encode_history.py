@@ -416,14 +416,19 @@ class StateEncoder:
         self.truth_width = len(self.layout.roles) + len(self.layout.factions)
         self.size = self.layout.size + self.layout.seats * self.truth_width
         self._roles = tuple(variant.roles)
+        self._role_names = variant.role_names()
         self._game: Game | None = None
-        self._fold = KnowledgeFold(-1, self._roles)
+        self._fold = self._new_fold()
         self._seen = 0
+
+    def _new_fold(self) -> KnowledgeFold:
+        """A fold of the whole log, reading claims as the seats' folds read them."""
+        return KnowledgeFold(-1, self._roles, role_names=self._role_names)
 
     def encode(self, game: Game) -> np.ndarray:
         """The state vector of `game` now."""
         if game is not self._game or self._seen > len(game.events):
-            self._game, self._fold, self._seen = game, KnowledgeFold(-1, self._roles), 0
+            self._game, self._fold, self._seen = game, self._new_fold(), 0
         for event in game.events[self._seen :]:
             if event.seen is not None:
                 self._fold.apply(event.seen)

@@ -369,12 +369,16 @@ class KnowledgeFold:
         roles: Sequence[str] = (),
         renders: Renders | None = None,
         names: DisplayNames = PLAIN,
+        role_names: Sequence[tuple[str, str]] = (),
     ) -> None:
         """`renders`: a line cache shared by the folds of one game; `names`: the game's
-        readable names the transcript writes ids with (both: see `Transcript`)."""
+        readable names the transcript writes ids with (both: see `Transcript`);
+        `role_names`: (name, role id) pairs a claim may call a role by
+        (`Variant.role_names`), read as the metrics read them."""
         self.seat = seat
         self._roles = tuple(roles)  # the variant's roles: claims may name any of them
         self._vocabulary: tuple[str, ...] = self._roles
+        self._role_names = tuple(role_names)
         self.entries: list[SeatEvent] = []
         self.transcript = Transcript(self.entries, seat, renders, names)
         self.players = 0
@@ -543,7 +547,7 @@ def _speech(k: KnowledgeFold, f: SpeechMade, e: SeatEvent) -> None:
     if f.kind == "night_chat":  # team talk is not a public claim
         k.team_chat = (*k.team_chat, (e.day, f.seat, f.text))
         return
-    said = _said_in(e.day, f.seat, f.kind, f.text, k._vocabulary)
+    said = _said_in(e.day, f.seat, f.kind, f.text, k._vocabulary, k._role_names)
     if said:
         k.said = (*k.said, *said)
 
@@ -736,13 +740,22 @@ _HANDLERS: dict[type, Any] = {
 
 
 @lru_cache(maxsize=8192)
-def _said_in(day: int, seat: int, kind: str, text: str, roles: tuple[str, ...]) -> tuple[Said, ...]:
+def _said_in(
+    day: int,
+    seat: int,
+    kind: str,
+    text: str,
+    roles: tuple[str, ...],
+    names: tuple[tuple[str, str], ...],
+) -> tuple[Said, ...]:
     """The dated claims of one speech, memoised: every seat that hears it reads the
     same text (claims are frozen, so seats share them)."""
-    return tuple(Said(day, seat, kind, c) for c in _claims_in(text, roles))
+    return tuple(Said(day, seat, kind, c) for c in _claims_in(text, roles, names))
 
 
 @lru_cache(maxsize=8192)
-def _claims_in(text: str, roles: tuple[str, ...]) -> tuple[Claim, ...]:
+def _claims_in(
+    text: str, roles: tuple[str, ...], names: tuple[tuple[str, str], ...]
+) -> tuple[Claim, ...]:
     """`extract_claims`, memoised (canonical sentences repeat across speeches and games)."""
-    return tuple(extract_claims(text, roles))
+    return tuple(extract_claims(text, roles, names))

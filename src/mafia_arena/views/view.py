@@ -64,7 +64,9 @@ class SeatTracker:
             if shared is None:
                 shared = _RENDERS[game] = ({}, DisplayNames.of(game.variant))
             renders, names = shared
-            self.fold = KnowledgeFold(self.seat, tuple(game.variant.roles), renders, names)
+            variant = game.variant
+            roles, role_names = tuple(variant.roles), variant.role_names()
+            self.fold = KnowledgeFold(self.seat, roles, renders, names, role_names)
             self._view = None
         return self.stream
 
