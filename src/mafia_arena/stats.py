@@ -6,6 +6,7 @@ Standard library only, so the core command line needs no scientific stack.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from statistics import NormalDist
 
 
@@ -32,12 +33,56 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise ValueError(f"need 0 <= successes <= n, got {successes}/{n}")
     if n == 0:
         return (math.nan, math.nan)
+    return _wilson(successes / n, n, confidence)
+
+
+def _wilson(p: float, n: float, confidence: float) -> tuple[float, float]:
+    """Wilson's interval around the rate `p` of `n` (possibly effective, fractional)
+    independent trials; the ends are exact at a rate of 0 or 1."""
     z = z_value(confidence)
-    p = successes / n
     z2 = z * z
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2.0 * n)) / denom
     half = z / denom * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
+    low = 0.0 if p <= 0.0 else max(0.0, centre - half)
+    high = 1.0 if p >= 1.0 else min(1.0, centre + half)
     return (low, high)
+
+
+def clustered_wilson_interval(
+    clusters: Iterable[tuple[int, int]], confidence: float = 0.95
+) -> tuple[float, float]:
+    """Wilson interval for a rate pooled over clusters of dependent trials.
+
+    `clusters` are ``(successes, trials)`` per cluster: an agent's wins and seats in each
+    game. The seats of one game share its outcome (every town seat wins or loses
+    together), so counting them as independent trials understates the uncertainty: an
+    agent in five town seats of 16 games has 16 outcomes, not 80. The interval is
+    Wilson's at the *effective* sample size ``n / deff`` (Korn and Graubard's approach),
+    where the design effect ``deff`` compares the between-cluster variance of the pooled
+    rate (the ratio estimator's linearised variance, ``G/(G-1) * sum (x_g - p n_g)^2 /
+    n^2`` over ``G`` clusters) with the independent-trials variance ``p(1-p)/n``:
+
+    * ``deff`` is at least 1, so the interval is never narrower than the per-trial one (an
+      agent on both sides of one game has anti-correlated seats; that is not counted as
+      extra information);
+    * at a rate of 0 or 1 the spread cannot be estimated and every game is taken as one
+      trial (``deff = n / G``), as is a single game.
+
+    ``(nan, nan)`` without trials.
+    """
+    counts = [(x, n) for x, n in clusters if n > 0]
+    if any(x < 0 or x > n for x, n in counts):
+        raise ValueError("need 0 <= successes <= trials in every cluster")
+    trials = sum(n for _, n in counts)
+    if trials == 0:
+        return (math.nan, math.nan)
+    successes = sum(x for x, _ in counts)
+    p, groups = successes / trials, len(counts)
+    if groups < 2 or p in (0.0, 1.0):
+        deff = trials / groups
+    else:
+        spread = math.fsum((x - p * n) ** 2 for x, n in counts)
+        variance = groups / (groups - 1) * spread / trials**2
+        deff = variance / (p * (1.0 - p) / trials)
+    return _wilson(p, trials / max(1.0, deff), confidence)

@@ -80,7 +80,7 @@ def plot_ratings(
     title: str = "Ratings",
     confidence: float = 0.95,
 ) -> Path:
-    """Horizontal dot-and-whisker chart of Bradley–Terry Elo ratings with bootstrap CIs.
+    """Horizontal dot-and-whisker chart of Bradley–Terry Elo ratings with their intervals.
 
     ``table`` is :func:`~mafia_arena.leaderboard.table.leaderboard_table` output (uses
     ``agent``, ``kind``, ``games``, ``bt_rating``, ``bt_low``, ``bt_high``). Best agent on
@@ -133,7 +133,7 @@ def plot_ratings(
         pad = max(40.0, 0.12 * (hi_all - lo_all))
         ax.set_xlim(min(lo_all, ELO_BASE) - pad, max(hi_all, ELO_BASE) + 1.8 * pad)
         pct = round(confidence * 100)
-        ax.set_xlabel(f"Bradley–Terry rating (Elo scale; bars: {pct}% bootstrap CI)")
+        ax.set_xlabel(f"Bradley–Terry rating (Elo scale; bars: {pct}% interval)")
         ax.set_ylabel("Agent (games played)")
         ax.set_title(title)
         ax.grid(axis="x", color="#e5e5e5", linewidth=0.8)

@@ -149,11 +149,13 @@ def render_readme(
         "",
         *_provenance_lines(provenance),
         "",
-        "Method: win rates with Wilson score intervals (per seat); Bradley–Terry ratings "
-        "fitted by penalised maximum likelihood over all decisive games at once (winners vs "
-        "losers, team strength = mean over seats, per-setup side advantage), reported as "
-        f"`1500 + {ELO_SCALE:.2f} × logit strength`, with {pct}% percentile-bootstrap "
-        f"intervals ({n_boot} resamples of whole games, seed {seed}); OpenSkill "
+        "Method: win rates with Wilson score intervals at the effective number of seats "
+        "(the seats of one game are one cluster: they share its outcome); Bradley–Terry "
+        "ratings fitted by penalised maximum likelihood over all decisive games at once "
+        "(winners vs losers, team strength = mean over seats, per-setup side advantage), "
+        f"reported as `1500 + {ELO_SCALE:.2f} × logit strength`, with {pct}% intervals "
+        f"spanning the percentile bootstrap ({n_boot} resamples of whole games, seed {seed}) "
+        "and the Laplace approximation of the fit's posterior; OpenSkill "
         "Plackett–Luce ratings fitted in canonical game order "
         "(`spec_hash`, `game_index`, `seed`), ordinal = mu − 3·sigma. Draws count as games "
         "but not wins and are not used for ratings. Column definitions and formulas: "

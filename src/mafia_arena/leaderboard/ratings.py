@@ -45,10 +45,14 @@ rating, and its update is the sum of its copies' updates (the changes of the mea
 and so does the information ``1/sigma^2`` gained). Self-play games, with one entity in
 every seat, carry nothing to compare and are skipped.
 
-**Bootstrap CIs.** Whole games are resampled with replacement (over the canonical list,
+**Intervals.** Whole games are resampled with replacement (over the canonical list,
 with a seeded ``numpy.random.Generator``) and the Bradley–Terry model is refitted on each
-resample; the percentile interval of each entity's Elo is reported. Entities absent from a
-resample are left out of that resample's percentile computation.
+resample; entities absent from a resample are left out of that resample's percentiles.
+The reported interval spans that percentile interval and the entity's Laplace interval
+(the posterior under the Gaussian priors, approximated by a normal with the Hessian at
+the optimum as precision, the other parameters held at their estimates): the bootstrap
+alone collapses for an entity with few games, whose refits the prior holds in place (see
+`_laplace_half_widths`).
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .intervals import percentile_interval, resample_rows
+from .intervals import percentile_interval, resample_rows, z_value
 from .records import GameResult, SeatResult, prepare_games
 
 __all__ = [
@@ -187,6 +191,33 @@ def _build_design(games: Sequence[GameResult], level: Level) -> _Design:
     return _Design(tuple(entities), tuple(bias_keys), teams, present_u, row_of_game, incidence)
 
 
+def _shifted_exp(
+    teams: np.ndarray, present: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each team's score relative to the winner's, exponentiated with a max-shift (absent
+    teams 0), and the shift."""
+    rel = teams @ b
+    rel = rel - rel[:, :1]
+    top = np.max(np.where(present, rel, -np.inf), axis=1, keepdims=True)
+    return np.where(present, np.exp(rel - top), 0.0), top[:, 0]
+
+
+def _derivatives(
+    teams: np.ndarray, present: np.ndarray, w: np.ndarray, prec: np.ndarray, beta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient and Hessian at `beta` of the penalised negative log-likelihood that
+    `_newton` minimises (the Hessian is also the posterior precision of the Laplace
+    interval, `_laplace_half_widths`)."""
+    e, _ = _shifted_exp(teams, present, beta)
+    p = e / e.sum(axis=1, keepdims=True)
+    a_bar = np.einsum("uk,ukp->up", p, teams)
+    grad = prec * beta + (w[:, None] * (a_bar - teams[:, 0, :])).sum(axis=0)
+    rows, k_max, width = teams.shape
+    b_mat = (np.sqrt(w[:, None] * p)[:, :, None] * teams).reshape(rows * k_max, width)
+    c_mat = np.sqrt(w)[:, None] * a_bar
+    return grad, b_mat.T @ b_mat - c_mat.T @ c_mat + np.diag(prec)
+
+
 def _newton(
     teams: np.ndarray,
     present: np.ndarray,
@@ -202,32 +233,17 @@ def _newton(
     logistic Bradley–Terry. Strictly convex (``prec > 0``): a unique optimum.
     """
     beta = beta0.copy()
-    n_par = teams.shape[2]
-    sqrt_w = np.sqrt(w)
-
-    def shifted_exp(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # Scores relative to the winner's, exponentiated with a max-shift; absent teams 0.
-        rel = teams @ b
-        rel = rel - rel[:, :1]
-        top = np.max(np.where(present, rel, -np.inf), axis=1, keepdims=True)
-        return np.where(present, np.exp(rel - top), 0.0), top[:, 0]
 
     def objective(b: np.ndarray) -> float:
-        e, top = shifted_exp(b)
+        e, top = _shifted_exp(teams, present, b)
         nll = np.log(e.sum(axis=1)) + top  # logsumexp_k S_k - S_0
         return float(w @ nll + 0.5 * prec @ (b * b))
 
     f = objective(beta)
     for _ in range(max_iter):
-        e, _ = shifted_exp(beta)
-        p = e / e.sum(axis=1, keepdims=True)
-        a_bar = np.einsum("uk,ukp->up", p, teams)
-        grad = prec * beta + (w[:, None] * (a_bar - teams[:, 0, :])).sum(axis=0)
+        grad, hess = _derivatives(teams, present, w, prec, beta)
         if float(np.max(np.abs(grad), initial=0.0)) < 1e-10:
             break
-        b_mat = (np.sqrt(w[:, None] * p)[:, :, None] * teams).reshape(-1, n_par)
-        c_mat = sqrt_w[:, None] * a_bar
-        hess = b_mat.T @ b_mat - c_mat.T @ c_mat + np.diag(prec)
         step = np.linalg.solve(hess, grad)
         decrease = float(grad @ step)
         t = 1.0
@@ -245,14 +261,11 @@ def _newton(
     return beta
 
 
-def _fit_weighted(
-    design: _Design,
-    game_weights: np.ndarray,
-    prior_sd: float,
-    bias_sd: float,
-    beta0: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fit with per-game weights; returns (centred Elo per entity or NaN, bias, beta)."""
+def _weighted_rows(
+    design: _Design, game_weights: np.ndarray, prior_sd: float, bias_sd: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(teams, present, weight) of the distinct game patterns with weight, and the prior
+    precision of every parameter: what `_newton` and the Laplace interval take."""
     n_e = design.n_entities
     width = design.teams.shape[2]
     prec = np.concatenate([np.full(n_e, prior_sd**-2), np.full(width - n_e, bias_sd**-2)])
@@ -263,8 +276,46 @@ def _fit_weighted(
         minlength=design.teams.shape[0],
     )
     keep = row_w > 0
-    start = np.zeros(width) if beta0 is None else beta0
-    beta = _newton(design.teams[keep], design.present[keep], row_w[keep], prec, start)
+    return design.teams[keep], design.present[keep], row_w[keep], prec
+
+
+def _laplace_half_widths(
+    design: _Design, beta: np.ndarray, prior_sd: float, bias_sd: float, confidence: float
+) -> np.ndarray:
+    """Half-width (Elo) of each entity's Laplace interval: the fit read as a posterior
+    (the Gaussian priors), approximated by a normal at the optimum with the Hessian as
+    precision, for the entity's strength with every other parameter held at its estimate:
+    what the entity's own games can say. The rating is centred on the mean of the `m`
+    rated entities, so with the others held it moves by ``1 - 1/m`` per unit of strength:
+    ``sd = (1 - 1/m) / sqrt(H_ii)``.
+
+    Why beside the bootstrap: with few games an entity's refits barely move under the
+    prior (an agent that lost its 4 games as one of five villagers is pulled to the same
+    value in every resample), so the percentile interval collapses although the games say
+    almost nothing; the curvature says how little. Conditional rather than marginal: the
+    marginal variance of a rating centred on the pool mean would hand a newcomer's
+    uncertainty to every well-observed entity through the mean."""
+    n_e = design.n_entities
+    weights = np.ones(len(design.incidence))
+    teams, present, row_w, prec = _weighted_rows(design, weights, prior_sd, bias_sd)
+    _, hess = _derivatives(teams, present, row_w, prec, beta)
+    precision = np.diagonal(hess)[:n_e]
+    rated = max(1, int(design.incidence.any(axis=0).sum()))
+    return z_value(confidence) * ELO_SCALE * (1.0 - 1.0 / rated) / np.sqrt(precision)
+
+
+def _fit_weighted(
+    design: _Design,
+    game_weights: np.ndarray,
+    prior_sd: float,
+    bias_sd: float,
+    beta0: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit with per-game weights; returns (centred Elo per entity or NaN, bias, beta)."""
+    n_e = design.n_entities
+    teams, present, row_w, prec = _weighted_rows(design, game_weights, prior_sd, bias_sd)
+    start = np.zeros(teams.shape[2]) if beta0 is None else beta0
+    beta = _newton(teams, present, row_w, prec, start)
     observed = (design.incidence & (game_weights > 0)[:, None]).any(axis=0)
     theta = beta[:n_e]
     elo = np.full(n_e, np.nan)
@@ -422,7 +473,8 @@ def compute_ratings(
 
     Columns: the level's key columns (``agent`` [, ``side`` | ``role``]), ``rated_games``
     (decisive games the entity took part in), ``bt_rating``, ``bt_low``, ``bt_high``
-    (Elo scale, percentile bootstrap CI at ``confidence``; NaN when ``n_boot == 0``),
+    (Elo scale; the interval at ``confidence`` spans the percentile bootstrap's and the
+    Laplace posterior interval's, `_laplace_half_widths`; NaN when ``n_boot == 0``),
     ``os_mu``, ``os_sigma``, ``os_ordinal``. Rows sorted by ``bt_rating`` desc, then key.
     The same resamples (same ``seed``) are used at every level: each level draws them
     again from a generator of that seed, one at a time.
@@ -444,6 +496,8 @@ def compute_ratings(
                 ),
                 confidence,
             )
+            half = _laplace_half_widths(design, beta, prior_sd, bias_sd, confidence)
+            lo, hi = np.fmin(lo, elo - half), np.fmax(hi, elo + half)
         else:
             lo = hi = np.full(design.n_entities, np.nan)
         os_ratings = fit_openskill(games, level)

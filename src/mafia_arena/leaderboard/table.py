@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .intervals import wilson_interval
+from mafia_arena.stats import clustered_wilson_interval
+
 from .ratings import DEFAULT_N_BOOT, compute_ratings
 from .records import SIDE_ORDER, GameResult, SeatResult, prepare_games
 
@@ -138,6 +139,8 @@ class _Acc:
     cost: float = 0.0
     void_games: set[int] = field(default_factory=set)
     all_games: set[int] = field(default_factory=set)
+    per_game: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """(wins, seats) in each game that is not void: the clusters of the win-rate interval."""
 
     def add(self, game_no: int, game: GameResult, seat: SeatResult) -> None:
         """Count a seat: reliability and cost over every game; results only over games
@@ -157,6 +160,8 @@ class _Acc:
         self.sides.add(seat.side)
         self.seats += 1
         self.wins += int(seat.won)
+        wins, seats = self.per_game.get(game_no, (0, 0))
+        self.per_game[game_no] = (wins + int(seat.won), seats + 1)
         if game.is_draw:
             self.drawn_games.add(game_no)
         self.side_seats[seat.side] += 1
@@ -172,6 +177,11 @@ class _Acc:
         if claims is not None and claims > 0:  # false_claim_days is the mean per claim
             self.false_claims += int(claims)
             self.false_claim_days += claims * (seat.metric(FALSE_CLAIM_DAYS) or 0.0)
+
+    def win_rate_interval(self, confidence: float) -> tuple[float, float]:
+        """The win rate's interval with the seats of one game as one cluster (they share
+        its outcome: `stats.clustered_wilson_interval`)."""
+        return clustered_wilson_interval(self.per_game.values(), confidence)
 
     def mean(self, name: str) -> float:
         values = self.metric_sums.get(name)
@@ -227,7 +237,7 @@ def leaderboard_table(
     rows = []
     for agent in sorted(acc):
         a = acc[agent]
-        low, high = wilson_interval(a.wins, a.seats, confidence)
+        low, high = a.win_rate_interval(confidence)
         r = agent_r.get((agent,), {})
         rows.append(
             {
@@ -351,7 +361,7 @@ def roles_table(
     rows = []
     for agent, role in sorted(acc):
         a = acc[(agent, role)]
-        low, high = wilson_interval(a.wins, a.seats, confidence)
+        low, high = a.win_rate_interval(confidence)
         r = role_r.get((agent, role), {})
         rows.append(
             {
