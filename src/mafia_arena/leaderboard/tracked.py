@@ -4,8 +4,9 @@ The tournament driver logs these on the parent run next to the win-rate aggregat
 the ratings of a tournament are in MLflow as well as in the published leaderboard, with
 the same numbers (same fit, same bootstrap seed and resamples):
 
-* ``rating.<agent>.bt`` — Bradley–Terry rating (Elo scale) with its bootstrap interval;
-  ``rating.<agent>.<side>.bt`` and ``rating.<agent>.role.<role>.bt`` per side and role;
+* ``rating.<agent>.bt`` — Bradley–Terry rating (Elo scale) with its interval (the
+  bootstrap's and the Laplace interval's span); ``rating.<agent>.<side>.bt`` and
+  ``rating.<agent>.role.<role>.bt`` per side and role;
 * ``rating.<agent>.os_ordinal`` — OpenSkill ordinal (mu − 3·sigma; no interval: the
   interval of a point is the point).
 
