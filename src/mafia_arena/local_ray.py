@@ -32,6 +32,31 @@ def _loopback_node() -> Iterator[None]:
         ray_constants.ENABLE_RAY_CLUSTER = multi_node
 
 
+_TOKEN_SETUP_LOGGER = "ray._private.authentication.authentication_token_setup"
+_DEFAULT_TOKEN_NOTICE = "Token authentication is enabled for this Ray cluster."
+
+
+class _DropDefaultTokenNotice(logging.Filter):
+    """Drops Ray's notice that a new local cluster has token authentication on by default
+    (with advice on turning it off), printed on every tournament and training run. Token
+    authentication stays on; every other message of that logger, the warning that it is
+    off among them, passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(_DEFAULT_TOKEN_NOTICE)
+
+
+@contextlib.contextmanager
+def _quiet_default_token_notice() -> Iterator[None]:
+    notices = logging.getLogger(_TOKEN_SETUP_LOGGER)
+    drop = _DropDefaultTokenNotice()
+    notices.addFilter(drop)
+    try:
+        yield
+    finally:
+        notices.removeFilter(drop)
+
+
 def start_local_ray(num_cpus: int) -> None:
     """Start a private Ray cluster of `num_cpus` CPUs on this machine, reachable from it only.
 
@@ -41,7 +66,7 @@ def start_local_ray(num_cpus: int) -> None:
     """
     import ray
 
-    with _loopback_node():
+    with _loopback_node(), _quiet_default_token_notice():
         ray.init(
             num_cpus=num_cpus,
             include_dashboard=False,
