@@ -49,6 +49,54 @@ def _wilson(p: float, n: float, confidence: float) -> tuple[float, float]:
     return (low, high)
 
 
+class ClusteredRate:
+    """Successes and trials arriving in clusters of dependent trials (an agent's wins and
+    seats in each game), tallied as they come: a few integer sums, whatever the number of
+    clusters, so a tournament's store can be streamed through it. `interval` is
+    `clustered_wilson_interval` of the clusters added."""
+
+    __slots__ = ("clusters", "cross", "squared_successes", "squared_trials", "successes", "trials")
+
+    def __init__(self) -> None:
+        self.clusters = 0
+        self.successes = 0
+        self.trials = 0
+        self.squared_successes = 0  # sum x_g^2
+        self.cross = 0  # sum x_g n_g
+        self.squared_trials = 0  # sum n_g^2
+
+    def add(self, successes: int, trials: int) -> None:
+        """One cluster: `successes` of `trials` (a cluster without trials adds nothing)."""
+        if not 0 <= successes <= trials:
+            raise ValueError(f"need 0 <= successes <= trials, got {successes}/{trials}")
+        if trials == 0:
+            return
+        self.clusters += 1
+        self.successes += successes
+        self.trials += trials
+        self.squared_successes += successes * successes
+        self.cross += successes * trials
+        self.squared_trials += trials * trials
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """See `clustered_wilson_interval`."""
+        x, n, groups = self.successes, self.trials, self.clusters
+        if n == 0:
+            return (math.nan, math.nan)
+        if groups < 2 or x in (0, n):
+            deff = n / groups
+        else:
+            # sum (x_g - p n_g)^2 with p = x/n, times n^2: exact in integers
+            spread = (
+                n * n * self.squared_successes
+                - 2 * x * n * self.cross
+                + x * x * self.squared_trials
+            )
+            # variance G/(G-1) * spread / n^4 over the binomial p(1-p)/n = x(n-x)/n^3
+            deff = groups / (groups - 1) * spread / (n * x * (n - x))
+        return _wilson(x / n, n / max(1.0, deff), confidence)
+
+
 def clustered_wilson_interval(
     clusters: Iterable[tuple[int, int]], confidence: float = 0.95
 ) -> tuple[float, float]:
@@ -69,20 +117,9 @@ def clustered_wilson_interval(
     * at a rate of 0 or 1 the spread cannot be estimated and every game is taken as one
       trial (``deff = n / G``), as is a single game.
 
-    ``(nan, nan)`` without trials.
+    ``(nan, nan)`` without trials. Streamed: `ClusteredRate`.
     """
-    counts = [(x, n) for x, n in clusters if n > 0]
-    if any(x < 0 or x > n for x, n in counts):
-        raise ValueError("need 0 <= successes <= trials in every cluster")
-    trials = sum(n for _, n in counts)
-    if trials == 0:
-        return (math.nan, math.nan)
-    successes = sum(x for x, _ in counts)
-    p, groups = successes / trials, len(counts)
-    if groups < 2 or p in (0.0, 1.0):
-        deff = trials / groups
-    else:
-        spread = math.fsum((x - p * n) ** 2 for x, n in counts)
-        variance = groups / (groups - 1) * spread / trials**2
-        deff = variance / (p * (1.0 - p) / trials)
-    return _wilson(p, trials / max(1.0, deff), confidence)
+    tally = ClusteredRate()
+    for successes, trials in clusters:
+        tally.add(successes, trials)
+    return tally.interval(confidence)

@@ -119,3 +119,36 @@ def test_the_interval_narrows_as_games_accumulate(games: int) -> None:
     more = compute_ratings(synthetic_records(4 * games, strengths=strengths, seed=3), n_boot=50)
     width = lambda f: (f["bt_high"] - f["bt_low"]).to_numpy()  # noqa: E731
     assert (width(more["agent"]) < width(few["agent"])).all()
+
+
+def test_tracked_win_rates_cluster_like_the_leaderboard(game: GameFactory) -> None:
+    """The tournament's MLflow aggregates and the published table give an agent's and a
+    role's win rate the same interval (the store is streamed through integer tallies;
+    the table keeps its games)."""
+    from mafia_arena.leaderboard.table import roles_table
+    from mafia_arena.tracking.summaries import agent_aggregates, role_aggregates
+
+    rng = np.random.default_rng(4)
+    records = []
+    for i in range(40):
+        seats = [("x", "villager", "town")] * 3 + [("y", "villager", "town")] * 2
+        seats += [("x", "mafioso", "mafia"), ("y", "mafioso", "mafia")]
+        winner = "town" if rng.random() < 0.4 else "mafia"
+        records.append(game(seats, winner, game_index=i, seed=i))
+    table = leaderboard_table(records, n_boot=0).set_index("agent")
+    tracked = agent_aggregates(records)
+    roles = roles_table(records, n_boot=0).set_index(["agent", "role"])
+    tracked_roles = role_aggregates(records)
+    for agent in ("x", "y"):
+        estimate = tracked[f"agent.{agent}.win_rate"]
+        expected = (table.loc[agent, "win_rate_low"], table.loc[agent, "win_rate_high"])
+        assert (estimate.low, estimate.high) == pytest.approx(expected, abs=1e-12)
+        role = tracked_roles[f"agent.{agent}.role.villager.win_rate"]
+        expected = (
+            roles.loc[(agent, "villager"), "win_rate_low"],
+            roles.loc[(agent, "villager"), "win_rate_high"],
+        )
+        assert (role.low, role.high) == pytest.approx(expected, abs=1e-12)
+    villagers = tracked_roles["agent.x.role.villager.win_rate"]
+    per_seat = wilson_interval(round(villagers.value * villagers.n), villagers.n)
+    assert villagers.high - villagers.low > per_seat[1] - per_seat[0]

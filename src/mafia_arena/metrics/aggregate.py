@@ -1,7 +1,8 @@
 """Tournament-level aggregates of per-game values, with 95% confidence intervals.
 
 * Proportions (win rates, survival) use the Wilson score interval, which stays inside
-  [0, 1] and keeps sensible coverage for small samples and extreme rates.
+  [0, 1] and keeps sensible coverage for small samples and extreme rates; a rate over
+  seats takes each game's seats as one cluster (`clustered`: they share its outcome).
 * Means of per-game metric values (ratios such as IRP) use the normal interval
   ``mean ± 1.96 · sd / sqrt(n)`` over the games where the metric is defined (None is
   skipped, not counted as zero); with one value the interval is the point.
@@ -19,7 +20,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mafia_arena.stats import wilson_interval
+from mafia_arena.stats import ClusteredRate, wilson_interval
 
 Z95 = 1.959963984540054
 
@@ -40,6 +41,15 @@ def wilson(successes: float, n: int) -> Estimate | None:
         return None
     low, high = wilson_interval(successes, n)  # type: ignore[arg-type]
     return Estimate(successes / n, low, high, n)
+
+
+def clustered(tally: ClusteredRate) -> Estimate | None:
+    """The rate of a `ClusteredRate` with its 95% clustered Wilson interval and its
+    number of trials; None without trials."""
+    if tally.trials <= 0:
+        return None
+    low, high = tally.interval()
+    return Estimate(tally.successes / tally.trials, low, high, tally.trials)
 
 
 class FloatSum:

@@ -9,9 +9,10 @@ run's metric list holds one entry per quantity rather than three.
   ``mafia_win``, ``draw``) as Wilson proportions; every other game metric as a mean over
   the games where it is defined;
 * per agent (`agent_aggregates`, names ``agent.<name>.…``): win rate and survival
-  overall and per side (Wilson), the mean of every per-seat metric over the agent's
-  seats where it is defined, and tokens and cost per seat; seat counts are counts
-  (their interval is the point);
+  overall and per side (Wilson at the effective number of seats, a game's seats one
+  cluster: `stats.clustered_wilson_interval`, as the leaderboard's), the mean of every
+  per-seat metric over the agent's seats where it is defined, and tokens and cost per
+  seat; seat counts are counts (their interval is the point);
 * per agent and role (`role_aggregates`, ``agent.<name>.role.<role>.win_rate``).
 
 Each aggregate is a tally (`GameTally`, `SeatTally`, `WinTally`) fed one record at a
@@ -26,7 +27,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from mafia_arena.metrics.aggregate import Estimate, MeanAccumulator, wilson
+from mafia_arena.metrics.aggregate import Estimate, MeanAccumulator, clustered, wilson
+from mafia_arena.stats import ClusteredRate
 
 INDICATORS = {"town_win", "mafia_win", "draw"}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_\-. :/]")
@@ -117,18 +119,39 @@ class GameTally:
 
 
 class _AgentSeats:
-    """What `SeatTally` keeps of one agent's seats."""
+    """What `SeatTally` keeps of one agent's seats: each rate as a `ClusteredRate` whose
+    clusters are games (the agent's seats in one game share its outcome)."""
 
-    __slots__ = ("means", "n", "roles", "sides", "survived", "tokens", "won")
+    __slots__ = ("means", "roles", "sides", "survival", "tokens", "wins")
 
     def __init__(self) -> None:
-        self.n = 0
-        self.won = 0
-        self.survived = 0
-        self.sides: dict[str, list[int]] = {}  # side -> [seats, won]
-        self.roles: dict[str, list[int]] = {}  # role -> [seats, won]
+        self.wins = ClusteredRate()
+        self.survival = ClusteredRate()
+        self.sides: dict[str, ClusteredRate] = {}
+        self.roles: dict[str, ClusteredRate] = {}
         self.means = Means()
         self.tokens = Means()
+
+
+def _clusters(
+    seats: Iterable[tuple[dict[str, Any], dict[str, Any]]],
+) -> dict[tuple[str, str, str], list[int]]:
+    """One game's seats as clusters: (agent, rate, part) -> [successes, seats], where
+    rate is ``win`` (part ``""``), ``survival``, ``side`` (part: the side) or ``role``."""
+    out: dict[tuple[str, str, str], list[int]] = {}
+
+    def count(key: tuple[str, str, str], success: Any) -> None:
+        cell = out.setdefault(key, [0, 0])
+        cell[0] += int(bool(success))
+        cell[1] += 1
+
+    for seat, _metrics in seats:
+        agent, won = seat["agent"], seat["won"]
+        count((agent, "win", ""), won)
+        count((agent, "survival", ""), seat["survived"])
+        count((agent, "side", seat["side"]), won)
+        count((agent, "role", str(seat["role"])), won)
+    return out
 
 
 class SeatTally:
@@ -145,24 +168,29 @@ class SeatTally:
         for seat in record["seats"]:
             yield seat, per_seat.get(str(seat["seat"]), {})
 
+    def _agent(self, name: str) -> _AgentSeats:
+        agent = self.agents.get(name)
+        if agent is None:
+            agent = self.agents[name] = _AgentSeats()
+        return agent
+
     def add(self, record: dict[str, Any]) -> None:
         for seat, metrics in self._seats(record):
-            agent = self.agents.get(seat["agent"])
-            if agent is None:
-                agent = self.agents[seat["agent"]] = _AgentSeats()
-            agent.n += 1
-            agent.won = agent.won + seat["won"]
-            agent.survived = agent.survived + seat["survived"]
-            side = agent.sides.setdefault(seat["side"], [0, 0])
-            side[0] += 1
-            side[1] = side[1] + seat["won"]
-            role = agent.roles.setdefault(str(seat["role"]), [0, 0])
-            role[0] += 1
-            role[1] += bool(seat["won"])
+            agent = self._agent(seat["agent"])
             for key, value in metrics.items():
                 agent.means.add(key, _number(value))
             for key in self.TOKEN_KEYS:
                 agent.tokens.add(key, seat.get(key, 0))
+        for (name, rate, part), (successes, seats) in _clusters(self._seats(record)).items():
+            agent = self.agents[name]
+            if rate == "win":
+                tally = agent.wins
+            elif rate == "survival":
+                tally = agent.survival
+            else:
+                tallies = agent.sides if rate == "side" else agent.roles
+                tally = tallies.setdefault(part, ClusteredRate())
+            tally.add(successes, seats)
 
     def add_second(self, record: dict[str, Any]) -> None:
         for seat, metrics in self._seats(record):
@@ -177,13 +205,12 @@ class SeatTally:
         for name in sorted(self.agents):
             agent = self.agents[name]
             prefix = f"agent.{safe_key(name)}"
-            out[f"{prefix}.seats"] = count(agent.n)
-            _put(out, f"{prefix}.win_rate", wilson(agent.won, agent.n))
-            _put(out, f"{prefix}.survival", wilson(agent.survived, agent.n))
+            out[f"{prefix}.seats"] = count(agent.wins.trials)
+            _put(out, f"{prefix}.win_rate", clustered(agent.wins))
+            _put(out, f"{prefix}.survival", clustered(agent.survival))
             for side in sorted(agent.sides):
-                seats, won = agent.sides[side]
-                out[f"{prefix}.{side}.seats"] = count(seats)
-                _put(out, f"{prefix}.{side}.win_rate", wilson(won, seats))
+                out[f"{prefix}.{side}.seats"] = count(agent.sides[side].trials)
+                _put(out, f"{prefix}.{side}.win_rate", clustered(agent.sides[side]))
             for key, acc in agent.means.by_key.items():
                 _put(out, f"{prefix}.{key}", acc.estimate())
             for key, acc in agent.tokens.by_key.items():
@@ -191,14 +218,13 @@ class SeatTally:
         return out
 
     def role_estimates(self) -> Estimates:
-        """Win rate (Wilson) of every agent in every role it held."""
+        """Win rate (clustered Wilson) of every agent in every role it held."""
         out: Estimates = {}
         for name in sorted(self.agents):
             roles = self.agents[name].roles
             for role in sorted(roles):
-                seats, won = roles[role]
                 name_role = f"agent.{safe_key(name)}.role.{safe_key(role)}.win_rate"
-                _put(out, name_role, wilson(won, seats))
+                _put(out, name_role, clustered(roles[role]))
         return out
 
 
