@@ -132,26 +132,12 @@ class _AgentSeats:
         self.means = Means()
         self.tokens = Means()
 
-
-def _clusters(
-    seats: Iterable[tuple[dict[str, Any], dict[str, Any]]],
-) -> dict[tuple[str, str, str], list[int]]:
-    """One game's seats as clusters: (agent, rate, part) -> [successes, seats], where
-    rate is ``win`` (part ``""``), ``survival``, ``side`` (part: the side) or ``role``."""
-    out: dict[tuple[str, str, str], list[int]] = {}
-
-    def count(key: tuple[str, str, str], success: Any) -> None:
-        cell = out.setdefault(key, [0, 0])
-        cell[0] += int(bool(success))
-        cell[1] += 1
-
-    for seat, _metrics in seats:
-        agent, won = seat["agent"], seat["won"]
-        count((agent, "win", ""), won)
-        count((agent, "survival", ""), seat["survived"])
-        count((agent, "side", seat["side"]), won)
-        count((agent, "role", str(seat["role"])), won)
-    return out
+    def rates(self, seat: dict[str, Any]) -> tuple[tuple[ClusteredRate, Any], ...]:
+        """(tally, success) of every rate one of the agent's seats counts in."""
+        side = self.sides.setdefault(seat["side"], ClusteredRate())
+        role = self.roles.setdefault(str(seat["role"]), ClusteredRate())
+        won = seat["won"]
+        return ((self.wins, won), (self.survival, seat["survived"]), (side, won), (role, won))
 
 
 class SeatTally:
@@ -175,21 +161,18 @@ class SeatTally:
         return agent
 
     def add(self, record: dict[str, Any]) -> None:
+        clusters: dict[ClusteredRate, list[int]] = {}  # this game's [successes, seats]
         for seat, metrics in self._seats(record):
             agent = self._agent(seat["agent"])
             for key, value in metrics.items():
                 agent.means.add(key, _number(value))
             for key in self.TOKEN_KEYS:
                 agent.tokens.add(key, seat.get(key, 0))
-        for (name, rate, part), (successes, seats) in _clusters(self._seats(record)).items():
-            agent = self.agents[name]
-            if rate == "win":
-                tally = agent.wins
-            elif rate == "survival":
-                tally = agent.survival
-            else:
-                tallies = agent.sides if rate == "side" else agent.roles
-                tally = tallies.setdefault(part, ClusteredRate())
+            for tally, success in agent.rates(seat):
+                cell = clusters.setdefault(tally, [0, 0])
+                cell[0] += int(bool(success))
+                cell[1] += 1
+        for tally, (successes, seats) in clusters.items():
             tally.add(successes, seats)
 
     def add_second(self, record: dict[str, Any]) -> None:
