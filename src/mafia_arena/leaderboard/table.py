@@ -7,8 +7,10 @@ identical games, in any input order. Column meanings and formulas: ``docs/leader
 
 Win rates count *seats*: an agent holding two seats in one game contributes two trials.
 In the usual arena setup (one seat per agent per game) seats equal games. Seats in one
-game share an outcome, so the Wilson interval is optimistic when agents hold several seats;
-the rating intervals come from a bootstrap over whole games and do not have this problem.
+game share an outcome and read the same events, so every rate and mean over seats takes a
+game's seats as one cluster for its interval (`stats.clustered_wilson_interval`,
+`metrics.aggregate.ClusteredMeanAccumulator`); the rating intervals come from a bootstrap
+over whole games and the fit's Laplace interval.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mafia_arena.stats import clustered_wilson_interval
+from mafia_arena.metrics.aggregate import clustered_mean_ci
+from mafia_arena.stats import clustered_wilson_interval, z_value
 
 from .ratings import DEFAULT_N_BOOT, compute_ratings
 from .records import SIDE_ORDER, GameResult, SeatResult, prepare_games
@@ -72,17 +75,35 @@ COLUMN_DECIMALS: dict[str, int] = {
     "cost_per_game": 6,
 }
 
+
+def _with_bounds(column: str) -> tuple[str, str, str]:
+    return (column, f"{column}_low", f"{column}_high")
+
+
+_METRIC_COLUMNS = ("irp", "vss", "mafia_survival", "bus_rate", "false_claim_survival", "brier")
+#: The columns with an interval beside them (``<column>_low``, ``<column>_high``).
+INTERVAL_COLUMNS: tuple[str, ...] = (
+    "win_rate_town",
+    "win_rate_mafia",
+    "win_rate_solo",
+    *_METRIC_COLUMNS,
+)
+#: An interval's ends take the decimals of the value they bound.
+COLUMN_DECIMALS.update(
+    {
+        f"{column}_{end}": COLUMN_DECIMALS[column]
+        for column in INTERVAL_COLUMNS
+        for end in ("low", "high")
+    }
+)
+
+
 #: Columns dropped from the agent table when no agent has a value for them.
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "seats_solo",
     "win_rate_solo",
     "bt_solo",
-    "irp",
-    "vss",
-    "mafia_survival",
-    "bus_rate",
-    "false_claim_survival",
-    "brier",
+    *_METRIC_COLUMNS,
     "void_games",
 )
 #: Columns dropped from the agent table when no agent has a nonzero value: the split of
@@ -126,9 +147,18 @@ class _Acc:
     drawn_games: set[int] = field(default_factory=set)
     side_seats: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     side_wins: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    side_games: dict[str, dict[int, tuple[int, int]]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )
+    """(wins, seats) on each side in each game: the clusters of the per-side intervals."""
     mafia_alive: int = 0
     mafia_known: int = 0
-    metric_sums: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    mafia_games: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """(alive, known) mafia seats in each game: the clusters of mafia survival."""
+    metric_values: dict[str, dict[int, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
+    """Each per-seat metric's values by game: a game's values are one cluster."""
     false_claims: int = 0
     false_claim_days: float = 0.0
     decisions: int = 0
@@ -160,36 +190,83 @@ class _Acc:
         self.sides.add(seat.side)
         self.seats += 1
         self.wins += int(seat.won)
-        wins, seats = self.per_game.get(game_no, (0, 0))
-        self.per_game[game_no] = (wins + int(seat.won), seats + 1)
+        _count(self.per_game, game_no, int(seat.won))
         if game.is_draw:
             self.drawn_games.add(game_no)
         self.side_seats[seat.side] += 1
         self.side_wins[seat.side] += int(seat.won)
+        _count(self.side_games[seat.side], game_no, int(seat.won))
         if seat.side == "mafia" and seat.survived is not None:
             self.mafia_known += 1
             self.mafia_alive += int(seat.survived)
+            _count(self.mafia_games, game_no, int(seat.survived))
         for name in _PER_SEAT_MEANS:
             value = seat.metric(name)
             if value is not None:
-                self.metric_sums[name].append(value)
+                self.metric_values[name][game_no].append(value)
         claims = seat.metric(FALSE_CLAIMS)
         if claims is not None and claims > 0:  # false_claim_days is the mean per claim
+            days = seat.metric(FALSE_CLAIM_DAYS) or 0.0
             self.false_claims += int(claims)
-            self.false_claim_days += claims * (seat.metric(FALSE_CLAIM_DAYS) or 0.0)
+            self.false_claim_days += claims * days
+            self.metric_values[FALSE_CLAIM_DAYS][game_no].extend([days] * int(claims))
 
     def win_rate_interval(self, confidence: float) -> tuple[float, float]:
         """The win rate's interval with the seats of one game as one cluster (they share
         its outcome: `stats.clustered_wilson_interval`)."""
         return clustered_wilson_interval(self.per_game.values(), confidence)
 
-    def mean(self, name: str) -> float:
-        values = self.metric_sums.get(name)
-        return float(math.fsum(values) / len(values)) if values else math.nan
+    def mean(self, name: str, confidence: float) -> tuple[float, float, float]:
+        """(mean, low, high) of a per-seat metric over the seats where it is defined, the
+        interval clustered by game (`ClusteredMeanAccumulator`) and clipped to the
+        metric's range; NaNs where no seat has a value."""
+        by_game = self.metric_values.get(name)
+        estimate = clustered_mean_ci(by_game.values(), z_value(confidence)) if by_game else None
+        if by_game is None or estimate is None:
+            return (math.nan, math.nan, math.nan)
+        floor, ceiling = _METRIC_RANGE.get(name, (-math.inf, math.inf))
+        low, high = max(floor, estimate.low), min(ceiling, estimate.high)
+        return (float(math.fsum(_flat(by_game.values())) / estimate.n), low, high)
 
-    def rate(self, side: str) -> float:
+    def rate(self, side: str, confidence: float) -> tuple[float, float, float]:
+        """(win rate, low, high) on one side, clustered by game; NaNs without a seat."""
         n = self.side_seats.get(side, 0)
-        return self.side_wins.get(side, 0) / n if n else math.nan
+        if not n:
+            return (math.nan, math.nan, math.nan)
+        low, high = clustered_wilson_interval(self.side_games[side].values(), confidence)
+        return (self.side_wins.get(side, 0) / n, low, high)
+
+    def mafia_survival(self, confidence: float) -> tuple[float, float, float]:
+        """(share of mafia seats alive at the end, low, high), clustered by game."""
+        if not self.mafia_known:
+            return (math.nan, math.nan, math.nan)
+        low, high = clustered_wilson_interval(self.mafia_games.values(), confidence)
+        return (self.mafia_alive / self.mafia_known, low, high)
+
+
+def _count(tallies: dict[int, tuple[int, int]], game_no: int, success: int) -> None:
+    """One more trial, `success` or not, in the game's (successes, trials)."""
+    successes, trials = tallies.get(game_no, (0, 0))
+    tallies[game_no] = (successes + success, trials + 1)
+
+
+def _flat(groups: Iterable[list[float]]) -> Iterable[float]:
+    return (value for group in groups for value in group)
+
+
+#: Value ranges the per-seat metrics' intervals are clipped to (all shares but one).
+_METRIC_RANGE: dict[str, tuple[float, float]] = {
+    "irp": (0.0, 1.0),
+    "vss": (0.0, 1.0),
+    "bus_rate": (0.0, 1.0),
+    "brier": (0.0, 1.0),
+    FALSE_CLAIM_DAYS: (0.0, math.inf),
+}
+
+
+def _put_interval(row: dict[str, Any], column: str, estimate: tuple[float, ...]) -> None:
+    """`column`, `column_low` and `column_high` from (value, low, high)."""
+    row[column], row[f"{column}_low"], row[f"{column}_high"] = estimate
 
 
 def _ratio(num: float, den: float) -> float:
@@ -239,52 +316,51 @@ def leaderboard_table(
         a = acc[agent]
         low, high = a.win_rate_interval(confidence)
         r = agent_r.get((agent,), {})
-        rows.append(
-            {
-                "agent": agent,
-                "kind": "+".join(sorted(a.kinds)),
-                "games": len(a.games),
-                "seats": a.seats,
-                "wins": a.wins,
-                "draws": len(a.drawn_games),
-                "win_rate": _ratio(a.wins, a.seats),
-                "win_rate_low": low,
-                "win_rate_high": high,
-                "seats_town": a.side_seats.get("town", 0),
-                "win_rate_town": a.rate("town"),
-                "seats_mafia": a.side_seats.get("mafia", 0),
-                "win_rate_mafia": a.rate("mafia"),
-                "seats_solo": a.side_seats.get("solo", 0) or math.nan,
-                "win_rate_solo": a.rate("solo"),
-                "bt_rating": r.get("bt_rating", math.nan),
-                "bt_low": r.get("bt_low", math.nan),
-                "bt_high": r.get("bt_high", math.nan),
-                "bt_town": side_r.get((agent, "town"), {}).get("bt_rating", math.nan),
-                "bt_mafia": side_r.get((agent, "mafia"), {}).get("bt_rating", math.nan),
-                "bt_solo": side_r.get((agent, "solo"), {}).get("bt_rating", math.nan),
-                "os_mu": r.get("os_mu", math.nan),
-                "os_sigma": r.get("os_sigma", math.nan),
-                "os_ordinal": r.get("os_ordinal", math.nan),
-                "irp": a.mean("irp"),
-                "vss": a.mean("vss"),
-                "mafia_survival": _ratio(a.mafia_alive, a.mafia_known),
-                "bus_rate": a.mean("bus_rate"),
-                "false_claim_survival": _ratio(a.false_claim_days, a.false_claims),
-                "brier": a.mean("brier"),
-                "fallback_rate": _ratio(a.fallbacks, a.decisions),
-                "infra_fallback_rate": _ratio(a.infra_fallbacks, a.decisions),
-                "model_fallback_rate": _ratio(a.model_fallbacks, a.decisions),
-                "void_games": len(a.void_games),
-                "tokens_per_game": _ratio(a.tokens, len(a.all_games)),
-                "cost_per_game": _ratio(a.cost, len(a.all_games)),
-            }
-        )
+        row: dict[str, Any] = {
+            "agent": agent,
+            "kind": "+".join(sorted(a.kinds)),
+            "games": len(a.games),
+            "seats": a.seats,
+            "wins": a.wins,
+            "draws": len(a.drawn_games),
+            "win_rate": _ratio(a.wins, a.seats),
+            "win_rate_low": low,
+            "win_rate_high": high,
+            "seats_town": a.side_seats.get("town", 0),
+            "seats_mafia": a.side_seats.get("mafia", 0),
+            "seats_solo": a.side_seats.get("solo", 0) or math.nan,
+            "bt_rating": r.get("bt_rating", math.nan),
+            "bt_low": r.get("bt_low", math.nan),
+            "bt_high": r.get("bt_high", math.nan),
+            "bt_town": side_r.get((agent, "town"), {}).get("bt_rating", math.nan),
+            "bt_mafia": side_r.get((agent, "mafia"), {}).get("bt_rating", math.nan),
+            "bt_solo": side_r.get((agent, "solo"), {}).get("bt_rating", math.nan),
+            "os_mu": r.get("os_mu", math.nan),
+            "os_sigma": r.get("os_sigma", math.nan),
+            "os_ordinal": r.get("os_ordinal", math.nan),
+            "fallback_rate": _ratio(a.fallbacks, a.decisions),
+            "infra_fallback_rate": _ratio(a.infra_fallbacks, a.decisions),
+            "model_fallback_rate": _ratio(a.model_fallbacks, a.decisions),
+            "void_games": len(a.void_games),
+            "tokens_per_game": _ratio(a.tokens, len(a.all_games)),
+            "cost_per_game": _ratio(a.cost, len(a.all_games)),
+        }
+        for side in ("town", "mafia", "solo"):
+            _put_interval(row, f"win_rate_{side}", a.rate(side, confidence))
+        _put_interval(row, "mafia_survival", a.mafia_survival(confidence))
+        for name in _PER_SEAT_MEANS:
+            _put_interval(row, name, a.mean(name, confidence))
+        _, fc_low, fc_high = a.mean(FALSE_CLAIM_DAYS, confidence)
+        fc = _ratio(a.false_claim_days, a.false_claims)
+        _put_interval(row, "false_claim_survival", (fc, fc_low, fc_high))
+        rows.append(row)
     frame = pd.DataFrame(rows, columns=_AGENT_COLUMNS)
     frame = _sort_and_rank(frame, ["agent"])
     if not has_llm_agent(frame):  # no void game and no split to report: not measured
         frame["void_games"] = frame["void_games"].where(frame["void_games"] > 0)
     keep = LLM_COLUMNS if has_llm_agent(frame) else ()
     drop = [c for c in OPTIONAL_COLUMNS if c in frame and frame[c].isna().all()]
+    drop += [f"{c}_{end}" for c in drop if c in INTERVAL_COLUMNS for end in ("low", "high")]
     drop += [c for c in ZERO_OPTIONAL_COLUMNS if c in frame and not (frame[c] > 0).any()]
     return frame.drop(columns=[c for c in drop if c not in keep])
 
@@ -300,11 +376,11 @@ _AGENT_COLUMNS = [
     "win_rate_low",
     "win_rate_high",
     "seats_town",
-    "win_rate_town",
+    *_with_bounds("win_rate_town"),
     "seats_mafia",
-    "win_rate_mafia",
+    *_with_bounds("win_rate_mafia"),
     "seats_solo",
-    "win_rate_solo",
+    *_with_bounds("win_rate_solo"),
     "bt_rating",
     "bt_low",
     "bt_high",
@@ -314,12 +390,12 @@ _AGENT_COLUMNS = [
     "os_mu",
     "os_sigma",
     "os_ordinal",
-    "irp",
-    "vss",
-    "mafia_survival",
-    "bus_rate",
-    "false_claim_survival",
-    "brier",
+    *_with_bounds("irp"),
+    *_with_bounds("vss"),
+    *_with_bounds("mafia_survival"),
+    *_with_bounds("bus_rate"),
+    *_with_bounds("false_claim_survival"),
+    *_with_bounds("brier"),
     "fallback_rate",
     "infra_fallback_rate",
     "model_fallback_rate",
@@ -542,6 +618,13 @@ def _with_ci(value: Any, low: Any, high: Any, decimals: int) -> str:
     return f"{v} [{lo}, {hi}]" if lo and hi else v
 
 
+def _column_with_ci(rec: Mapping[str, Any], column: str, decimals: int) -> str:
+    """A column's value, with its interval where the table has one."""
+    if column not in INTERVAL_COLUMNS:
+        return format_number(rec[column], decimals)
+    return _with_ci(rec[column], rec[f"{column}_low"], rec[f"{column}_high"], decimals)
+
+
 #: (column, Markdown header, decimals) for optional metric columns in the README table.
 _MD_METRICS: tuple[tuple[str, str, int], ...] = (
     ("irp", "IRP", 3),
@@ -568,8 +651,8 @@ def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
         "Kind",
         "Games",
         f"Win rate [{pct}]",
-        "as town",
-        "as mafia",
+        f"as town [{pct}]",
+        f"as mafia [{pct}]",
         f"BT Elo [{pct}]",
         "OpenSkill ordinal",
     ]
@@ -580,7 +663,7 @@ def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
         if m[0] in frame
         and (m[0] in keep or (not frame[m[0]].isna().all() and not (frame[m[0]] == 0).all()))
     ]
-    header += [m[1] for m in metrics]
+    header += [f"{m[1]} [{pct}]" if m[0] in INTERVAL_COLUMNS else m[1] for m in metrics]
     rows = []
     for rec in frame.to_dict(orient="records"):
         row = [
@@ -589,12 +672,12 @@ def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
             str(rec["kind"]),
             format_number(rec["games"], 0),
             _with_ci(rec["win_rate"], rec["win_rate_low"], rec["win_rate_high"], 2),
-            format_number(rec["win_rate_town"], 2),
-            format_number(rec["win_rate_mafia"], 2),
+            _column_with_ci(rec, "win_rate_town", 2),
+            _column_with_ci(rec, "win_rate_mafia", 2),
             _with_ci(rec["bt_rating"], rec["bt_low"], rec["bt_high"], 0),
             format_number(rec["os_ordinal"], 1),
         ]
-        row += [format_number(rec[m[0]], m[2]) for m in metrics]
+        row += [_column_with_ci(rec, m[0], m[2]) for m in metrics]
         rows.append(row)
     return table_to_markdown(rows, header)
 

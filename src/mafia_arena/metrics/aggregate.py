@@ -3,9 +3,12 @@
 * Proportions (win rates, survival) use the Wilson score interval, which stays inside
   [0, 1] and keeps sensible coverage for small samples and extreme rates; a rate over
   seats takes each game's seats as one cluster (`clustered`: they share its outcome).
-* Means of per-game metric values (ratios such as IRP) use the normal interval
-  ``mean ± 1.96 · sd / sqrt(n)`` over the games where the metric is defined (None is
-  skipped, not counted as zero); with one value the interval is the point.
+* Means of per-game metric values use the normal interval ``mean ± 1.96 · sd / sqrt(n)``
+  over the games where the metric is defined (None is skipped, not counted as zero); with
+  one value the interval is the point.
+* Means over seats (an agent's IRP, VSS, tokens per seat) take each game's seats as one
+  cluster, as the rates do (`ClusteredMeanAccumulator`): the seats of one game share
+  its events, so they are not independent values.
 
 A mean is computed in two passes over the values (`MeanAccumulator`: the sum, then the
 squared deviations from the mean), each a `FloatSum` that adds exactly as the built-in
@@ -19,6 +22,7 @@ import math
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, cast
 
 from mafia_arena.stats import ClusteredRate, wilson_interval
 
@@ -120,17 +124,83 @@ class MeanAccumulator:
         return Estimate(mean, mean - half, mean + half, n)
 
 
+class ClusteredMeanAccumulator:
+    """A mean over values that arrive in clusters of dependent values (an agent's seats in
+    one game), with a cluster-robust normal interval, fed twice in the same order:
+    `add` each cluster (pass one), then `add_second` each again, then `estimate`.
+
+    The mean is ``m = sum y / n`` over the n defined values. Its variance is the ratio
+    estimator's linearised one over the G clusters, ``G/(G-1) * sum_g (sum_{i in g}
+    (y_i - m))^2 / n^2``, never below the independent-values variance ``s^2 / n`` (as
+    the clustered rate's design effect is never below 1: seats of one game that move
+    against each other are not counted as extra information). With one cluster the
+    clusters say nothing about the spread and the independent-values variance is used;
+    with one value the interval is the point. None and NaN are skipped, as in `mean_ci`.
+    """
+
+    __slots__ = ("cluster_spread", "clusters", "values")
+
+    def __init__(self) -> None:
+        self.values = MeanAccumulator()
+        self.cluster_spread = FloatSum()
+        self.clusters = 0
+
+    def add(self, cluster: Iterable[float | int | bool | None]) -> None:
+        n = self.values.n
+        for value in cluster:
+            self.values.add(value)
+        self.clusters += self.values.n > n
+
+    @property
+    def n(self) -> int:
+        return self.values.n
+
+    @property
+    def mean(self) -> float:
+        return self.values.mean
+
+    def add_second(self, cluster: Iterable[float | int | bool | None], mean: float) -> None:
+        """Pass two; `mean` is `self.mean`, passed in so a caller computes it once."""
+        deviation = FloatSum()
+        for value in cluster:
+            if value is not None and not _nan(value):
+                self.values.add_second(value, mean)
+                deviation.add(float(value) - mean)
+        self.cluster_spread.add(deviation.value**2)
+
+    def estimate(self, z: float = Z95) -> Estimate | None:
+        independent = self.values.estimate(z)
+        groups, n = self.clusters, self.values.n
+        if independent is None or n == 1 or groups < 2:
+            return independent
+        mean = independent.value
+        variance = groups / (groups - 1) * self.cluster_spread.value / (n * n)
+        half = max(z * math.sqrt(variance), mean - independent.low)
+        return Estimate(mean, mean - half, mean + half, n)
+
+
+def clustered_mean_ci(
+    clusters: Iterable[Iterable[float | int | bool | None]], z: float = Z95
+) -> Estimate | None:
+    """`ClusteredMeanAccumulator` over a list of clusters; None without a defined value."""
+    return _fed_twice(ClusteredMeanAccumulator(), [list(cluster) for cluster in clusters], z)
+
+
 def mean_ci(values: Iterable[float | int | bool | None], z: float = Z95) -> Estimate | None:
     """Mean with a normal-approximation interval over the defined values; None if none."""
-    xs = list(values)
-    acc = MeanAccumulator()
-    for v in xs:
-        acc.add(v)
+    return _fed_twice(MeanAccumulator(), list(values), z)
+
+
+def _fed_twice(acc: Any, items: list[Any], z: float) -> Estimate | None:
+    """`acc`'s estimate after both passes over `items` (the second only where it has two
+    values: with one the interval is the point)."""
+    for item in items:
+        acc.add(item)
     if acc.n > 1:
         mean = acc.mean
-        for v in xs:
-            acc.add_second(v, mean)
-    return acc.estimate(z)
+        for item in items:
+            acc.add_second(item, mean)
+    return cast(Estimate | None, acc.estimate(z))
 
 
 def _nan(value: float | int | bool) -> bool:

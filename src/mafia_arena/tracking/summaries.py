@@ -12,7 +12,9 @@ run's metric list holds one entry per quantity rather than three.
   overall and per side (Wilson at the effective number of seats, a game's seats one
   cluster: `stats.clustered_wilson_interval`, as the leaderboard's), the mean of every
   per-seat metric over the agent's seats where it is defined, and tokens and cost per
-  seat; seat counts are counts (their interval is the point);
+  seat (means whose interval takes a game's seats as one cluster:
+  `metrics.aggregate.ClusteredMeanAccumulator`); seat counts are counts (their interval
+  is the point);
 * per agent and role (`role_aggregates`, ``agent.<name>.role.<role>.win_rate``).
 
 Each aggregate is a tally (`GameTally`, `SeatTally`, `WinTally`) fed one record at a
@@ -27,7 +29,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-from mafia_arena.metrics.aggregate import Estimate, MeanAccumulator, clustered, wilson
+from mafia_arena.metrics.aggregate import (
+    ClusteredMeanAccumulator,
+    Estimate,
+    MeanAccumulator,
+    clustered,
+    wilson,
+)
 from mafia_arena.stats import ClusteredRate
 
 INDICATORS = {"town_win", "mafia_win", "draw"}
@@ -81,6 +89,27 @@ class Means:
             acc.add_second(value, acc.mean)
 
 
+class ClusteredMeans:
+    """A `ClusteredMeanAccumulator` per key, keys in first-seen order; a cluster is one
+    game's values of the key (`add` and `add_second` take a whole game's)."""
+
+    __slots__ = ("by_key",)
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, ClusteredMeanAccumulator] = {}
+
+    def add(self, key: str, cluster: list[float | None]) -> None:
+        acc = self.by_key.get(key)
+        if acc is None:
+            acc = self.by_key[key] = ClusteredMeanAccumulator()
+        acc.add(cluster)
+
+    def add_second(self, key: str, cluster: list[float | None]) -> None:
+        acc = self.by_key[key]
+        if acc.n > 1:
+            acc.add_second(cluster, acc.mean)
+
+
 class GameTally:
     """`game_aggregates`, fed record by record: indicators as counts, other game
     metrics as means (two passes)."""
@@ -129,8 +158,8 @@ class _AgentSeats:
         self.survival = ClusteredRate()
         self.sides: dict[str, ClusteredRate] = {}
         self.roles: dict[str, ClusteredRate] = {}
-        self.means = Means()
-        self.tokens = Means()
+        self.means = ClusteredMeans()
+        self.tokens = ClusteredMeans()
 
     def rates(self, seat: dict[str, Any]) -> tuple[tuple[ClusteredRate, Any], ...]:
         """(tally, success) of every rate one of the agent's seats counts in."""
@@ -160,28 +189,39 @@ class SeatTally:
             agent = self.agents[name] = _AgentSeats()
         return agent
 
+    def _clusters(self, record: dict[str, Any]) -> Iterable[tuple[ClusteredMeans, str, list]]:
+        """(means, key, this game's values of the key) for every agent of the game: the
+        game's cluster of each of the agent's per-seat metrics and token counts."""
+        values: dict[str, tuple[dict[str, list], dict[str, list]]] = {}
+        for seat, metrics in self._seats(record):
+            per_metric, per_token = values.setdefault(seat["agent"], ({}, {}))
+            for key, value in metrics.items():
+                per_metric.setdefault(key, []).append(_number(value))
+            for key in self.TOKEN_KEYS:
+                per_token.setdefault(key, []).append(_number(seat.get(key, 0)))
+        for name, (per_metric, per_token) in values.items():
+            agent = self.agents[name]
+            for key, cluster in per_metric.items():
+                yield agent.means, key, cluster
+            for key, cluster in per_token.items():
+                yield agent.tokens, key, cluster
+
     def add(self, record: dict[str, Any]) -> None:
         clusters: dict[ClusteredRate, list[int]] = {}  # this game's [successes, seats]
-        for seat, metrics in self._seats(record):
+        for seat, _metrics in self._seats(record):
             agent = self._agent(seat["agent"])
-            for key, value in metrics.items():
-                agent.means.add(key, _number(value))
-            for key in self.TOKEN_KEYS:
-                agent.tokens.add(key, seat.get(key, 0))
             for tally, success in agent.rates(seat):
                 cell = clusters.setdefault(tally, [0, 0])
                 cell[0] += int(bool(success))
                 cell[1] += 1
         for tally, (successes, seats) in clusters.items():
             tally.add(successes, seats)
+        for means, key, cluster in self._clusters(record):
+            means.add(key, cluster)
 
     def add_second(self, record: dict[str, Any]) -> None:
-        for seat, metrics in self._seats(record):
-            agent = self.agents[seat["agent"]]
-            for key, value in metrics.items():
-                agent.means.add_second(key, _number(value))
-            for key in self.TOKEN_KEYS:
-                agent.tokens.add_second(key, seat.get(key, 0))
+        for means, key, cluster in self._clusters(record):
+            means.add_second(key, cluster)
 
     def agent_estimates(self) -> Estimates:
         out: Estimates = {}
