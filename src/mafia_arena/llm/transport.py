@@ -373,7 +373,8 @@ class LangChainTransport:
             api_key=SecretStr(api_key or NO_API_KEY),
             temperature=params.get("temperature"),
             top_p=params.get("top_p"),
-            max_tokens=params.get("max_tokens", params.get("max_completion_tokens")),  # type: ignore[call-arg]  # pydantic alias of max_completion_tokens
+            # max_tokens: the pydantic alias of max_completion_tokens
+            max_tokens=params.get("max_tokens", params.get("max_completion_tokens")),
             seed=definition.seed,
             timeout=definition.timeout_s,
             max_retries=0,
