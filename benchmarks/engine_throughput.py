@@ -93,7 +93,7 @@ def engine_decisions(env: Any) -> int:
     return len(env.unwrapped.session.current.decisions)
 
 
-def aec_game(variant: str, players: int, *, count_steps: bool = False, **kwargs: object) -> Play:
+def aec_game(variant: str, players: int, *, count_steps: bool = False, **kwargs: Any) -> Play:
     """The standard PettingZoo AEC loop over `env()`, `last()` at every step. A game
     counts its engine decisions, or with `count_steps` its agent-steps (every `step` of
     a live agent, the night slots' waits included: what the batched env is compared to)."""
@@ -116,7 +116,7 @@ def aec_game(variant: str, players: int, *, count_steps: bool = False, **kwargs:
     return play
 
 
-def parallel_game(variant: str, players: int, **kwargs: object) -> Play:
+def parallel_game(variant: str, players: int, **kwargs: Any) -> Play:
     """The Parallel loop over `parallel_env()`: an action for every seat at every step, a
     random legal one for each seat with a request, the wait (0) for the others."""
     env = mafia_env.parallel_env(variant, players, **kwargs)

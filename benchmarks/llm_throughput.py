@@ -159,7 +159,7 @@ async def warm_up(definition: AgentDefinition, variant: Variant, players: int, o
 
     game = Game(variant, players, seed=10_000)
     agents[0].reset(0, 10_000)
-    agents[0].set_variant(variant)  # type: ignore[attr-defined]
+    agents[0].set_variant(variant)
     while 0 not in game.pending():
         for seat in sorted(game.pending()):
             game.submit_default(seat, "warm-up")

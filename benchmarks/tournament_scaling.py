@@ -18,6 +18,7 @@ in-process.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import tempfile
 from pathlib import Path
@@ -67,7 +68,7 @@ def measure(
         ]
     import ray
 
-    ray.init(num_cpus=workers, include_dashboard=False, logging_level="warning")
+    ray.init(num_cpus=workers, include_dashboard=False, logging_level=logging.WARNING)
     try:
         warm = spec.with_name("warmup.toml")
         warm.write_text(

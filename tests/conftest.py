@@ -46,7 +46,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     status = config.stash.get(_EXIT_STATUS, None)
     if status is None:
         return
-    faulthandler.enable(file=sys.__stderr__, all_threads=True)
+    faulthandler.enable(file=sys.__stderr__ or sys.stderr, all_threads=True)
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()

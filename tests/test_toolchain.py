@@ -29,7 +29,7 @@ def test_ruff_check_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_is_clean_on_src() -> None:
+def test_mypy_is_clean() -> None:
     pytest.importorskip("mypy")
-    result = run("mypy")  # files and options: [tool.mypy] in pyproject.toml
+    result = run("mypy")  # src, tests and benchmarks: [tool.mypy] in pyproject.toml
     assert result.returncode == 0, result.stdout + result.stderr

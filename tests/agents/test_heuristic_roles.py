@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tests.agents.support import (
     dealt,
@@ -107,8 +109,12 @@ def test_mafia_converge_on_the_lowest_seats_pick_in_round_two() -> None:
         return Choice("target", 4 if seat == 0 else 5)
 
     game = dealt("standard", STANDARD)
-    game.submit(0, split(game, 0, game.request(0)))
-    game.submit(1, split(game, 1, game.request(1)))
+    first = game.request(0)
+    assert first is not None
+    game.submit(0, split(game, 0, first))
+    second = game.request(1)
+    assert second is not None
+    game.submit(1, split(game, 1, second))
     assert {r.kind for r in game.pending().values()} == {"night:mafia_kill"}
     assert target(heuristic_decides(game, 0)) == 4
     assert target(heuristic_decides(game, 1)) == 4
@@ -146,7 +152,7 @@ def test_classic_nominations_skip_known_town_and_name_known_mafia() -> None:
 
     game = drive(dealt("classic", roles), script, pending_kind("nominate", 2))
     named: list[int | None] = []
-    while game.request(2) is not None and game.request(2).kind == "nominate":
+    while (request := game.request(2)) is not None and request.kind == "nominate":
         decision = heuristic_decides(game, 2)
         named.append(target(decision))
         game.submit(2, decision)
@@ -164,7 +170,7 @@ def _last_dead_view(role: str, faction: str, allies: dict[str, str] | None = Non
         ("P1", "P5"),
         default="random",
     )
-    events = (
+    events: list[tuple[str, dict[str, Any], frozenset[int] | None]] = (
         [
             (
                 "night_result",
@@ -264,7 +270,9 @@ def test_a_nominee_pleads_against_the_other_nominee(role: str, faction: str) -> 
         tuple(render_act(a) for a in acts),
         free_text=True,
     )
-    events = [("nominees", {"seats": [3, 5]}, None)]
+    events: list[tuple[str, dict[str, Any], frozenset[int] | None]] = [
+        ("nominees", {"seats": [3, 5]}, None)
+    ]
     if role == M:
         events.append(("allies", {"seat": 3, "allies": {"0": M}}, frozenset({3})))
     view = synthetic_view("classic", {M: 2, DET: 1, C: 4}, 3, role, faction, request, events)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mafia_arena.agents.registry import make_agent
+from mafia_arena.engine.catalogue import GameEnded, SpeechMade
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.match import play_match_sync
 from mafia_arena.speech.claims import extract_claims
@@ -16,17 +17,21 @@ def claims_by_side(agent: str, games: int = 30) -> dict[str, dict[str, int]]:
         agents = [make_agent(agent) for _ in range(7)]
         result = play_match_sync(variant, agents, seed, host_key=b"test_liar host key, fixed: 0123")
         game_over = next(e for e in result.log.events if e.kind == "game_over")
+        assert isinstance(game_over.fact, GameEnded)
         roles = dict(game_over.fact.roles)
         for event in result.log.events:
             if event.kind != "speech" or event.visibility.scope != "public":
                 continue
-            seat = event.fact.seat
+            fact = event.fact
+            assert isinstance(fact, SpeechMade)
+            seat = fact.seat
             side = "mafia" if roles[seat] == "mafioso" else "town"
-            for claim in extract_claims(event.fact.text, variant.roles):
+            for claim in extract_claims(fact.text, variant.roles):
                 if claim.kind == "claim_role":
                     counts[side]["role"] += 1
                     counts[side]["false_role"] += claim.value != roles[seat]
                 if claim.kind == "claim_result" and side == "mafia":
+                    assert claim.target is not None
                     target_side = "mafia" if roles[claim.target] == "mafioso" else "town"
                     framed = claim.value == "mafia" and target_side == "town"
                     counts["mafia"]["framed_town"] += framed

@@ -56,7 +56,7 @@ def talk(preset: str, variant_name: str = "standard", players: int = 7) -> Talk:
         over = next(e.fact for e in result.log.events if isinstance(e.fact, GameEnded))
         roles = dict(over.roles)
         side = {s: book.side_of_role(r) for s, r in roles.items()}
-        accused_day_one: dict[int, int] = {}
+        accused_day_one: dict[int, int | None] = {}
         discussed: dict[int, int] = {}
         claimed: set[int] = set()
         for event in result.log.events:

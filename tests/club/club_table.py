@@ -98,7 +98,9 @@ class Table:
     def __getitem__(self, label: str) -> int:
         return self.labels.index(label)
 
-    def label(self, seat: int) -> str:
+    def label(self, seat: int | None) -> str:
+        """The label at `seat` (a choice's target: one that names no seat fails)."""
+        assert seat is not None, "no seat to label"
         return self.labels[seat]
 
     # ------------------------------------------------------------------ driving

@@ -37,6 +37,7 @@ def test_recombined_roles_play_full_random_games_that_replay(n):
 def test_bodyguard_guards_others_and_survives_the_mafia_himself():
     g = game()
     request = g.request(2)
+    assert request is not None
     assert Choice("target", 2) not in request.choices  # never himself
     with pytest.raises(IllegalDecision):
         g.submit(2, Choice("target", 2))

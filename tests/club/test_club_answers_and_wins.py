@@ -82,7 +82,9 @@ def test_s12_framing_does_not_change_a_comparison(full):
     assert _compare(full, "K", "C", NightState(2, framed={full["C"]})) == "same"
 
 
-def result_of(labels: str, active_psychopath: bool = False) -> tuple[str, tuple] | None:
+def result_of(
+    labels: str, active_psychopath: bool = False
+) -> tuple[str, tuple[int, ...] | None] | None:
     """The win check for a table where exactly `labels` are alive."""
     t = Table(labels, votes=False)
     if active_psychopath:
@@ -123,6 +125,7 @@ def test_s28_a_solo_wins_alone_against_at_most_two_non_killers(labels, expected,
     result = result_of(labels, active)
     assert (result and result[0]) == expected
     if expected:
+        assert result is not None
         assert result[1] == (0,)  # the solo player's win is his alone
 
 

@@ -74,12 +74,15 @@ def test_item3_6_2_the_explanation_is_optional_and_can_be_switched_off():
 def test_item3_3_2_the_host_sets_a_theme_for_the_day_1_introductions():
     t = Table(EIGHT)
     request = t.game.request(t["D"])
+    assert request is not None
     theme = CLUB.params["introduction_theme"]
     assert request.kind == "speak" and theme in request.prompt
     (call,) = [p for p in t.events("narration", 1) if p["step"] == "introduction_theme"]
     assert call["text"] == f"Day 1: introduce yourselves. The theme: {theme}."
     own = Table(EIGHT, introduction_theme="a piece of furniture")
-    assert "a piece of furniture" in own.game.request(own["D"]).prompt
+    own_request = own.game.request(own["D"])
+    assert own_request is not None
+    assert "a piece of furniture" in own_request.prompt
     t.day(execute="C3")
     t.night({"D": "C1", "M": "C1"}).day()
     assert [p for p in t.events("speech", 2) if p["kind"] == "discussion"]

@@ -170,7 +170,9 @@ def test_s21_the_deputy_inherits_the_doctors_role_and_state():
     assert record["step"] == "doctor_heal" and record["last"] == t["C1"]
     assert record["last_night"] == 2 and record["uses"] == 1
     told = next(e for e in t.game.events if e.kind == "role_change")
-    assert f"last on P{t['C1'] + 1} (night 2)" in render_event(told, t["Dp"])
+    rendered = render_event(told, t["Dp"])
+    assert rendered is not None
+    assert f"last on P{t['C1'] + 1} (night 2)" in rendered
     request = t.until("Dp", "night:doctor_heal", {"K": "Dp"})
     assert Choice("target", t["C1"]) not in request.choices
     t.game.submit(t["Dp"], Choice("target", t["C2"]))

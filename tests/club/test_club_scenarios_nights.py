@@ -23,7 +23,9 @@ def public_kinds(t: Table, day: int, phase: str) -> set[str]:
 def test_s1_night_one_only_introduces_the_roles_and_the_clan_learns_its_don():
     t = Table(EIGHT)
     assert not [e for e in t.game.events if e.kind == "decision"]
-    assert t.game.request(t["D"]).kind == "speak"  # day 1 opens with introductions
+    request = t.game.request(t["D"])
+    assert request is not None
+    assert request.kind == "speak"  # day 1 opens with introductions
     assert t.seen_by("D", "allies") == [{"seat": t["D"], "allies": {str(t["M"]): "mafia"}}]
     assert t.seen_by("M", "allies") == [{"seat": t["M"], "allies": {str(t["D"]): "don"}}]
     for label in ("K", "Dr", "Lv", "C1", "C2", "C3"):
@@ -172,6 +174,7 @@ def test_s12_the_journalist_may_not_compare_himself():
     assert Choice("target", t["J"]) not in first.choices
     t.game.submit(t["J"], Choice("target", t["C1"]))
     second = t.game.request(t["J"])
+    assert second is not None
     assert {t.label(c.target) for c in second.choices} == {"D", "M", "K", "Dr", "Lv", "C2"}
 
 

@@ -6,10 +6,13 @@ the transcript lines rendered from them (what prompts and pages read).
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.dictator.table import C1, C2, C3, C4, C5, C6, C7, C8, B, F, R, Table, c, name, w
 
 from mafia_arena.engine import IllegalDecision, Speech
 from mafia_arena.engine.catalogue import (
+    Death,
     DeliveredTestament,
     Newspaper,
     PrivateMessage,
@@ -47,7 +50,8 @@ def test_the_eliminated_can_neither_send_nor_receive_private_messages() -> None:
 
 
 def test_private_messages_can_be_switched_off() -> None:
-    t = Table(**{"rules.forum.private_messages": False}).to("day", 1)
+    overrides: dict[str, Any] = {"rules.forum.private_messages": False}
+    t = Table(**overrides).to("day", 1)
     request = t.game.pending()[C2]
     assert not any(choice.verb == "pm" for choice in request.choices)
     t.refused(C2, w("psst", "pm", C3))
@@ -196,7 +200,7 @@ def test_a_deposed_dictators_testament_is_delivered() -> None:
 def test_the_death_message_is_published_only_when_the_murder_succeeds() -> None:
     t = Table().to("night", 1)
     t.act(B, w("A rose for P13.", "murder", C3)).phase()
-    manners = [e.fact.manner for e in t.game.events if e.kind == "death"]
+    manners = [e.fact.manner for e in t.game.events if isinstance(e.fact, Death)]
     assert manners == ["A rose for P13."]
 
 

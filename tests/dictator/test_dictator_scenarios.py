@@ -28,7 +28,7 @@ from tests.dictator.table import (
     w,
 )
 
-from mafia_arena.engine import PUBLIC
+from mafia_arena.engine import PUBLIC, Speech
 from mafia_arena.engine.catalogue import (
     Allies,
     Death,
@@ -65,7 +65,7 @@ def transcript(t: Table, seat: int) -> str:
     return SeatTracker(seat).update(t.game).text()
 
 
-def murder(victim: int, text: str = "Found in the river."):  # type: ignore[no-untyped-def]
+def murder(victim: int, text: str = "Found in the river.") -> Speech:
     return w(text, "murder", victim)
 
 
@@ -652,7 +652,9 @@ def test_SD_19e_the_mafia_murdering_the_last_citizen_wins_at_the_night_end() -> 
     t.act(B, murder(C2)).phase()
     report = [e.fact for e in t.game.events[t.marks[-1] :]]
     assert [type(f) for f in report if isinstance(f, (Death, GameEnded))] == [Death, GameEnded]
-    assert report[-1].winner == "mafia"
+    ended = report[-1]
+    assert isinstance(ended, GameEnded)
+    assert ended.winner == "mafia"
 
 
 def test_SD_19d_the_citizens_win_when_the_last_mafioso_is_executed() -> None:

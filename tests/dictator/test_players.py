@@ -11,7 +11,7 @@ from tests.dictator.table import C2, C3, Table, w
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.heuristic import HeuristicAgent
 from mafia_arena.agents.heuristic.forum_words import REPLIES, every
-from mafia_arena.engine import PASS, Game
+from mafia_arena.engine import PASS, Game, Speech
 from mafia_arena.engine.catalogue import (
     DecisionRecord,
     DeliveredTestament,
@@ -92,9 +92,12 @@ def test_the_heuristic_player_answers_a_private_message() -> None:
             else:
                 decision = PASS
             t.game.submit(seat, decision)
-    sent = [d for d in replies if getattr(d, "act", None) is not None and d.act.verb == "pm"]
-    assert (
-        sent
-        and sent[0].act.target == C2
-        and any(sent[0].text.startswith(reply) for reply in every(REPLIES, s="P12"))
+    sent = [
+        d for d in replies if isinstance(d, Speech) and d.act is not None and d.act.verb == "pm"
+    ]
+    assert sent
+    first = sent[0]
+    assert first.act is not None
+    assert first.act.target == C2 and any(
+        first.text.startswith(reply) for reply in every(REPLIES, s="P12")
     )

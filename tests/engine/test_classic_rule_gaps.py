@@ -3,7 +3,7 @@ of nominees, the night chats (section 7), the manner of death (3.1 N3), the nomi
 vote (5.2), the player count (2.1, OP-C1, OP-C2) and custom distributions (2.2 rule 4)."""
 
 import pytest
-from tests.scenario import dealt, deaths, events, nominate, run
+from tests.scenario import Plan, dealt, deaths, events, nominate, run
 
 from mafia_arena.engine import PASS, Choice, Speech
 from mafia_arena.rules import VariantError, load_variant
@@ -20,7 +20,7 @@ def _at(kind):
 def _three_nominees(seed=0):
     """10 players, P10 murdered in night 1; day 1 nominates P7, P8 and P9 (seats 6-8)."""
     game = dealt("classic", TEN, seed, **{"day.2.params.nominees": 3})
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): 9,
         ("nominate", 1): lambda g, s, r: nominate(r, [6, 7, 8]),
     }
@@ -52,7 +52,9 @@ def test_item2_classic_mafia_and_detectives_chat_in_their_own_night_channels():
     game = dealt("classic", TEN)
     run(game, {}, until=_at("night_chat"))
     for seat in (0, 1, 2):  # the mafiosi speak in seat order, before their picks
-        assert list(game.pending()) == [seat] and game.request(seat).kind == "night_chat"
+        assert list(game.pending()) == [seat]
+        asked = game.request(seat)
+        assert asked is not None and asked.kind == "night_chat"
         game.submit(seat, Speech(f"P{seat + 1} here: let us take P6"))
     assert {r.kind for r in game.pending().values()} == {"night:mafia_kill"}
     run(game, {("night:mafia_kill", 1): 5}, until=_at("night_chat"))
@@ -96,17 +98,19 @@ def test_item2_classic_any_living_mafioso_may_write_the_manner_of_death():
 
 def test_item2_classic_nominee_may_vote_for_himself_in_the_final_vote():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: nominate(r, [0, 3])}
+    plan: Plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: nominate(r, [0, 3])}
     run(game, plan, until=_at("final_vote"))
     assert events(game, "nominees")[-1]["seats"] == [0, 3]
     request = game.request(3)
+    assert request is not None
     assert Choice("target", 3) in request.choices and Choice("target", 0) in request.choices
     ballots = {0: 3, 1: 3, 2: 0, 3: 3, 4: 0, 5: 0}  # P4 votes against himself: 3 : 3
     for seat, target in ballots.items():
         game.submit(seat, Choice("target", target))
     assert events(game, "votes")[-1]["votes"]["3"] == 3
     assert events(game, "votes")[-1]["tally"] == {"0": 3, "3": 3}
-    assert game.request(6).kind == "last_dead"
+    last_dead = game.request(6)
+    assert last_dead is not None and last_dead.kind == "last_dead"
 
 
 @pytest.mark.parametrize(("n", "mafia"), [(41, 12), (60, 18), (100, 30)], ids=["41", "60", "100"])

@@ -1,7 +1,7 @@
 """classic.md section 10: one test per scenario, named after the rule it proves."""
 
 import pytest
-from tests.scenario import dealt, deaths, events, neutral, nominate, run
+from tests.scenario import Plan, dealt, deaths, events, neutral, nominate, run
 
 from mafia_arena.engine import PASS, Choice, IllegalDecision, Speech
 from mafia_arena.rules import VariantError, load_variant
@@ -54,7 +54,7 @@ def test_sc_c3_night_murder_announced_with_manner_and_card():
     game = run(
         game,
         {("night:mafia_kill", 1): 4, ("night:detective_check", 1): 5},
-        until=lambda g: g.request(0) is not None and g.request(0).kind == "describe",
+        until=lambda g: (asked := g.request(0)) is not None and asked.kind == "describe",
     )
     game.submit(0, Speech("drowned in the harbour"))
     run(game, {}, until=lambda g: g.state.phase == "day")
@@ -108,6 +108,7 @@ def test_sc_c6_detective_results_and_no_check_of_the_partner():
 
     run(game, {("night:mafia_kill", 1): 6}, until=checking)
     request = game.request(0)
+    assert request is not None
     assert request.kind == "night:detective_check"
     assert Choice("target", 1) not in request.choices  # the partner detective
     with pytest.raises(IllegalDecision):
@@ -157,7 +158,7 @@ def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
     assert not game.state.alive(6)
     assert request.default == "random"  # no answer before the timeout: a seeded draw
     draws = len(events(game, "rng"))
-    while game.request(6) is not None and game.request(6).kind == "last_dead":
+    while (asked := game.request(6)) is not None and asked.kind == "last_dead":
         game.submit_default(6, "timeout")
     decision = events(game, "last_dead_decision")[-1]
     assert decision["chooser"] == 6 and len(decision["chosen"]) == 2  # two open places
@@ -167,7 +168,7 @@ def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
 
 def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: nominate(r, [0, 3])}
+    plan: Plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: nominate(r, [0, 3])}
     run(game, plan, until=lambda g: any(r.kind == "final_vote" for r in g.pending().values()))
     assert events(game, "nominees")[-1]["seats"] == [0, 3]
     # 6 living: three vote for P1 (seat 0), three for P4 (seat 3)
@@ -183,7 +184,7 @@ def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
 
 def test_sc_c12_last_dead_after_a_night_without_murder_is_yesterdays_lynched():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): 6,
         ("nominate", 1): lambda g, s, r: nominate(r, [5, 4]),
         ("final_vote", 1): 5,
@@ -224,14 +225,16 @@ def test_sc_c13_invalid_nominations_are_rejected():
     game.submit(voter, other)
     with pytest.raises(IllegalDecision):  # the same player twice
         game.submit(voter, other)
-    third = next(c for c in game.request(voter).choices if c not in (PASS, other))
+    again = game.request(voter)
+    assert again is not None
+    third = next(c for c in again.choices if c not in (PASS, other))
     game.submit(voter, third)
     assert voter not in game.pending()  # a third nomination is never asked
 
 
 def test_sc_c14_no_parity_win_last_dead_breaks_the_one_on_one_tie():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): 2,
         ("nominate", 1): lambda g, s, r: nominate(r, [1, 3]),
         ("final_vote", 1): 1,
@@ -259,7 +262,7 @@ def test_sc_c14_no_parity_win_last_dead_breaks_the_one_on_one_tie():
 
 def test_sc_c15_mafia_wins_by_lynch_without_a_following_night():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): 2,
         ("nominate", 1): lambda g, s, r: nominate(r, [3, 4]),
         ("final_vote", 1): 3,
@@ -293,7 +296,7 @@ def test_sc_c15_mafia_wins_by_lynch_without_a_following_night():
 
 def test_sc_c16_citizens_win_when_the_last_mafioso_is_lynched_and_dead_citizens_win_too():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): 3,
         ("nominate", 1): lambda g, s, r: nominate(r, [0, 4]),
         ("final_vote", 1): 0,
@@ -308,7 +311,7 @@ def test_sc_c16_citizens_win_when_the_last_mafioso_is_lynched_and_dead_citizens_
 
 def test_sc_c17_mafia_wins_by_night_murder_before_any_discussion():
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): 3,
         ("nominate", 1): lambda g, s, r: nominate(r, [4, 5]),
         ("final_vote", 1): 4,
@@ -328,7 +331,11 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
     from mafia_arena.views import view_of
 
     game = dealt("classic", [M, M, D, C, C, C, C])
-    run(game, {("night:mafia_kill", 1): 3}, until=lambda g: g.state.phase == "day" and g.pending())
+    run(
+        game,
+        {("night:mafia_kill", 1): 3},
+        until=lambda g: g.state.phase == "day" and bool(g.pending()),
+    )
     with pytest.raises(IllegalDecision, match="dead players cannot act"):
         game.submit(3, Speech("I am still here"))
 

@@ -13,7 +13,7 @@ murder, so day 2 opens with P1..P5 alive and P6 as the last dead.
 from __future__ import annotations
 
 import pytest
-from tests.scenario import dealt, events, nominate, run
+from tests.scenario import Plan, dealt, events, nominate, run
 
 from mafia_arena.engine import PASS, Choice, Game
 
@@ -27,7 +27,7 @@ def _nominating(game: Game) -> bool:
 
 def five_alive() -> Game:
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): P7,
         ("nominate", 1): lambda g, s, r: nominate(r, [P6, P5]),
         ("final_vote", 1): P6,
@@ -41,7 +41,7 @@ def five_alive() -> Game:
 def two_alive() -> Game:
     """P1 (a mafioso) and P7 (a citizen) alive at the day-4 nominations (SC-C14)."""
     game = dealt("classic", [M, M, D, C, C, C, C])
-    plan = {
+    plan: Plan = {
         ("night:mafia_kill", 1): P3,
         ("nominate", 1): lambda g, s, r: nominate(r, [P2, P4]),
         ("final_vote", 1): P2,
@@ -69,11 +69,19 @@ def cast(game: Game, ballots: dict[int, list[int]]) -> dict[int, int]:
     rounds = len(today(game, "nomination_tally"))
     while _nominating(game) and len(today(game, "nomination_tally")) == rounds:
         ((voter, request),) = game.pending().items()
-        offered.setdefault(voter, request.info["places"])
+        places = request.info["places"]
+        assert isinstance(places, int)
+        offered.setdefault(voter, places)
         names = left[voter]
         game.submit(voter, Choice("target", names.pop(0)) if names else PASS)
     assert all(not names for names in left.values()), "a planned name was never asked"
     return offered
+
+
+def _seat(choice: Choice) -> int:
+    """The seat a target choice names."""
+    assert choice.target is not None
+    return choice.target
 
 
 def tally_of(game: Game) -> dict[int, int]:
@@ -195,9 +203,11 @@ def test_item2_worked_nomination_example_played_in_a_game(case, rounds, tallies,
         ((chooser, request),) = game.pending().items()
         assert chooser == P6 and request.kind == "last_dead"
         assert {c.target for c in request.choices} == set(end[1])
-        picks = []
+        picks: list[int] = []
         for _ in range(end[2]):
-            pick = sorted(c.target for c in game.request(P6).choices)[-1]
+            last_dead = game.request(P6)
+            assert last_dead is not None
+            pick = sorted(_seat(c) for c in last_dead.choices)[-1]
             game.submit(P6, Choice("target", pick))
             picks.append(pick)
         assert today(game, "last_dead_decision")[-1]["chosen"] == picks

@@ -134,7 +134,9 @@ def test_inherited_usage_records_are_stored_and_old_role_changes_still_load():
     assert Event.from_json(stored) == event
     del stored["payload"]["inherited"]  # a log written before the field existed
     assert Event.from_json(stored).fact == RoleChange(2, "doctor", "town")
-    assert Event.from_json(stored).fact.inherited is None
+    loaded = Event.from_json(stored).fact
+    assert isinstance(loaded, RoleChange)
+    assert loaded.inherited is None
 
 
 def test_item6_a_log_names_the_code_that_played_it_and_older_logs_still_replay(tmp_path):

@@ -86,7 +86,10 @@ SWITCHES: dict[str, tuple[dict[str, Any], Check]] = {
     "parallel": ({"discussion_order": "parallel"}, _parallel),
     "intentions": ({"vote_intentions": True}, _polls),
 }
-BALLOTS = {"classic": ("sequential", _public_ballots), "club": ("simultaneous", _secret_ballots)}
+BALLOTS: dict[str, tuple[str, Check]] = {
+    "classic": ("sequential", _public_ballots),
+    "club": ("simultaneous", _secret_ballots),
+}
 
 
 @pytest.mark.parametrize("variant", ["classic", "club"])

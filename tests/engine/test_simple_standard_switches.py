@@ -65,7 +65,7 @@ def test_simple_reveal_on_death_switch(reveal):
 
 
 def test_simple_night_kill_is_plurality_with_random_tie_break():
-    victims = Counter()
+    victims: Counter[int] = Counter()
     for seed in range(30):
         game = dealt("simple", [M, M, V, V, V, V, V], seed=seed)
         game.submit(0, Choice("target", 3))
@@ -127,8 +127,10 @@ def test_standard_doctor_repeat_switch(repeat):
         {("night:mafia_kill", 1): 4, ("night:doctor_protect", 1): 5, ("vote", 1): 6},
         until=lambda g: g.state.day == 2 and g.state.phase == "night" and 2 in g.pending(),
     )
-    assert (Choice("target", 5) in game.request(2).choices) is repeat
-    assert Choice("target", 7) in game.request(2).choices
+    request = game.request(2)
+    assert request is not None
+    assert (Choice("target", 5) in request.choices) is repeat
+    assert Choice("target", 7) in request.choices
 
 
 def test_standard_detective_learns_the_truth_privately():

@@ -90,7 +90,9 @@ def _parallel_observations(variant: str, players: int, seed: int) -> int:
             break
         actions = dict.fromkeys(env.agents, 0)
         for seat in session.pending_seats():
-            actions[f"player_{seat}"] = rng.choice(session.table.ids(session.view(seat).request))
+            request = session.view(seat).request
+            assert request is not None
+            actions[f"player_{seat}"] = rng.choice(session.table.ids(request))
         observations, *_ = env.step(actions)
     for array, copy in handed.values():
         np.testing.assert_array_equal(array, copy)
@@ -120,7 +122,7 @@ def _worlds(variant: str, seed: int, pick_observer: str) -> tuple | None:
     mafia = {r for r, s in spec.roles.items() if spec.factions[s.faction].side == "mafia"}
     if pick_observer == "villager":
         observer = next(i for i, c in enumerate(cards) if c in plain)
-        a = next(i for i, c in enumerate(cards) if c in mafia)
+        a: int | None = next(i for i, c in enumerate(cards) if c in mafia)
         b = next((i for i, c in enumerate(cards) if i != observer and c not in mafia), None)
     else:  # a mafioso: swap two town seats with different roles
         observer = next(i for i, c in enumerate(cards) if c in mafia)
@@ -219,6 +221,7 @@ def test_each_fact_kind_replaces_only_the_knowledge_fields_it_declares(
     while True:
         for tracker in trackers:
             tracker._bind(game)
+            assert tracker.stream is not None
             for entry in tracker.stream.pull():
                 before = tracker.fold.snapshot()
                 tracker.fold.apply(entry)

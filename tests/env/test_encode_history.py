@@ -100,6 +100,7 @@ def check_history(layout: HistoryLayout, vector: np.ndarray, view: View) -> None
     for s in k.said:
         c = s.claim
         if c.kind == "claim_role" and (c.value or "").lower() in layout.role_lower:
+            assert c.value is not None
             roles_claimed.add((row(s.seat), layout.role_lower[c.value.lower()]))
         elif c.kind in ("accuse", "vouch") and c.target is not None:
             said[c.kind].add((row(s.seat), slot(s.day), row(c.target)))
@@ -287,6 +288,7 @@ def test_state_is_the_omniscient_encoding_and_no_observation_holds_it() -> None:
     par = mafia_env.raw_parallel_env(rules, 7, observation="history")
     observations, _ = par.reset(seed=11)
     game = par.session.game
+    assert game is not None
     state = par.state()
     encoder = StateEncoder(rules, 7, par.session.observation)
     assert par.state_space.shape == state.shape == (encoder.size,)

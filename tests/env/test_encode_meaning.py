@@ -70,7 +70,7 @@ def check_meaning(layout: ObservationLayout, vector: np.ndarray, view: View, new
     for name, cells in claims.items():
         assert _ones(d[name]) == {c for c in cells if c[1] is not None}
     roles_claimed = {
-        (s.seat, layout.role_lower[s.claim.value.lower()])
+        (s.seat, layout.role_lower[(s.claim.value or "").lower()])
         for s in k.said
         if s.claim.kind == "claim_role" and (s.claim.value or "").lower() in layout.role_lower
     }

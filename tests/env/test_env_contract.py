@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from tests.env.env_cases import SMALL_CASES
@@ -29,6 +31,7 @@ def test_aec_selects_only_living_pending_seats_and_ends_with_team_rewards(
     for seed in range(3):
         env.reset(seed=seed)
         game = env.session.game
+        assert game is not None
         slot_turns: list[int] = []
         while not env.session.over:
             agent = env.agent_selection
@@ -68,6 +71,7 @@ def test_parallel_masks_waiting_and_dead_seats_to_noop(variant: str, players: in
     rng = np.random.default_rng(2)
     obs, infos = env.reset(seed=5)
     game = env.session.game
+    assert game is not None
     batches = 0
     together = False
     while env.agents:
@@ -100,15 +104,17 @@ def test_raw_envs_refuse_illegal_actions_without_changing_anything() -> None:
     env.reset(seed=3)
     obs = env.observe(env.agent_selection)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    assert env.session.game is not None
     before = len(env.session.game.events)
     with pytest.raises(IllegalActionError):
         env.step(illegal)
     assert len(env.session.game.events) == before
     penv = mafia_env.raw_parallel_env("standard", 7)
-    obs, _ = penv.reset(seed=3)
-    actions = {a: 0 for a in obs}
+    pobs, _ = penv.reset(seed=3)
+    actions = {a: 0 for a in pobs}
     with pytest.raises(IllegalActionError):
         penv.step(actions)  # night picks have no pass
+    assert penv.session.game is not None
     assert len(penv.session.game.events) == before
 
 
@@ -158,6 +164,7 @@ def test_free_text_turns() -> None:
         obs, _, _, _, infos = penv.step({a: random_action(o, rng) for a, o in obs.items()})
     speaker = next(a for a, i in infos.items() if i["request"])
     penv.step({**{a: 0 for a in obs}, speaker: "Free words."})
+    assert penv.session.game is not None
     assert any(
         e.kind == "speech" and e.fact.to_payload()["text"] == "Free words."
         for e in penv.session.game.events
@@ -170,7 +177,9 @@ def test_info_lists_labelled_choices_with_action_ids() -> None:
     while env.session.view(int(env.agent_selection.split("_")[1])).request is None:
         env.step(0)  # night turns of seats that only wait
     info = env.infos[env.agent_selection]
+    assert env.session.game is not None
     request = env.session.game.request(int(env.agent_selection.split("_")[1]))
+    assert request is not None
     assert [c["key"] for c in info["request"]["choices"]] == [c.key for c in request.choices]
     assert [c["label"] for c in info["request"]["choices"]] == list(request.labels)
     mask = env.observe(env.agent_selection)["action_mask"]
@@ -188,7 +197,8 @@ def test_max_text_bounds_the_text_view() -> None:
 
 def test_versioned_names_and_spaces() -> None:
     assert "mafia_standard_v0" in mafia_env.env_names()
-    made = mafia_env.mafia_classic_v0.env(players=9)
+    classic: Any = mafia_env.mafia_classic_v0  # its factories are set per instance
+    made = classic.env(players=9)
     assert str(made.unwrapped) == "mafia_classic_v0"
     assert made.unwrapped.metadata["name"] == "mafia_classic_v0"
     with pytest.raises(AttributeError):
@@ -204,6 +214,7 @@ def test_reset_seed_reproduces_the_engine_game() -> None:
 
     env = mafia_env.raw_env("simple", 7)
     env.reset(seed=11)
+    assert env.session.game is not None
     assert env.session.game.events == Game(env.session.variant, 7, 11).events
 
 
@@ -219,6 +230,8 @@ def test_an_unchanged_view_gives_back_the_same_observation() -> None:
     while len(session.view(0).knowledge.events) == seen:
         actions = dict.fromkeys(env.agents, 0)
         for seat in session.pending_seats():
-            actions[f"player_{seat}"] = session.table.ids(session.view(seat).request)[0]
+            request = session.view(seat).request
+            assert request is not None
+            actions[f"player_{seat}"] = session.table.ids(request)[0]
         env.step(actions)
     assert session.observe(0) is not first

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
@@ -43,7 +44,7 @@ def test_parallel_seed(variant: str, players: int) -> None:
 
 
 HISTORY_CASES = [("standard", 7), ("classic", 10), ("simple", 5)]
-HISTORY = {"observation": "history", "history_days": 2, "egocentric": True}
+HISTORY: dict[str, Any] = {"observation": "history", "history_days": 2, "egocentric": True}
 
 
 @pytest.mark.parametrize(("variant", "players"), HISTORY_CASES)

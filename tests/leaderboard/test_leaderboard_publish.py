@@ -13,7 +13,7 @@ from mafia_arena.leaderboard.table import leaderboard_table, roles_table
 
 GameFactory = Callable[..., dict[str, Any]]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-PROVENANCE = {
+PROVENANCE: dict[str, Any] = {
     "spec": "experiments/scripted-baseline.yaml",
     "seed": 12345,
     "package_version": "0.1.0",

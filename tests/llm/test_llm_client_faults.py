@@ -380,7 +380,8 @@ async def test_api_key_used_but_never_logged_or_shown(
         repr(definition.api_key()),
     ]
     assert not [text for text in shown if SECRET in text]
-    assert definition.api_key().get_secret_value() == SECRET
+    key = definition.api_key()
+    assert key is not None and key.get_secret_value() == SECRET
 
 
 async def test_no_key_configured_never_sends_openai_api_key(

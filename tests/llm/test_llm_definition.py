@@ -104,7 +104,8 @@ def test_api_key_read_from_env_at_call_time_and_masked(monkeypatch: pytest.Monke
     assert key is not None and key.get_secret_value() == "sk-live-123"
     assert "sk-live-123" not in repr(key) + str(key)
     monkeypatch.setenv("MAFIA_KEY_X", "sk-rotated")
-    assert definition.api_key().get_secret_value() == "sk-rotated"  # no caching
+    key = definition.api_key()
+    assert key is not None and key.get_secret_value() == "sk-rotated"  # no caching
     assert "sk-" not in definition.model_dump_json()
 
 

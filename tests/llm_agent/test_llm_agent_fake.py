@@ -235,7 +235,7 @@ async def test_single_choice_requests_need_no_call(
     only = view.request.choices[0]
     forced = View(
         view.seat,
-        view.variant,
+        view.rules,
         view.knowledge,
         Request(view.seat, "vote", "vote", (only,), (view.request.labels[0],), default="pass"),
     )

@@ -159,6 +159,7 @@ async def test_replies_without_usage_are_counted_by_estimate(
     log = assert_replays(result.log, tmp_path)
     assert fake.served == []  # the server reported no usage at all
     for agent in agents[:3]:
+        assert isinstance(agent, LLMAgent)
         assert agent.stats.tokens_in > 0 and agent.stats.tokens_out > 0 and agent.stats.cost > 0
         assert agent.stats.extra["usage_estimated"] == len(
             [t for t in log.traces if t["seat"] == agent.seat and t["requests"]]

@@ -141,7 +141,9 @@ async def test_each_request_kind_has_its_template_and_traces_stay_with_the_host(
     assert ("vote", "decide_vote") in templates and ("speak", "speak") in templates
     night = {t for k, t in templates if k.startswith("night:")}
     assert night == {"decide"}
-    versions = agents[0].templates.versions
+    first = agents[0]
+    assert isinstance(first, LLMAgent)
+    versions = first.templates.versions
     for trace in log.traces:
         assert trace["template_version"] == versions[trace["template"]]
         assert trace["system_version"] == versions["system"] and "messages" not in trace

@@ -52,6 +52,7 @@ def _parallel(log: GameLog) -> bool:
     for before, event in zip([None, *speeches], speeches, strict=False):
         if before is None or event.seq != before.seq + 1 or event.day != before.day:
             runs.append([])
+        assert isinstance(event.fact, SpeechMade)
         runs[-1].append(event.fact.seat)
     return bool(told) and all(run == sorted(run) for run in runs)
 

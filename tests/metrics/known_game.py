@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mafia_arena.engine.catalogue import fact_from_payload
-from mafia_arena.engine.events import Event, Visibility
+from mafia_arena.engine.events import Event, Scope, Visibility
 from mafia_arena.runner.log import GameLog
 
 ROLES = ["mafioso", "mafioso", "doctor", "detective", "villager", "villager", "villager"]
@@ -31,7 +31,11 @@ class LogBuilder:
         self.day, self.phase = 0, "setup"
 
     def add(
-        self, kind: str, payload: dict[str, Any], scope: str = "public", seats: tuple[int, ...] = ()
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        scope: Scope = "public",
+        seats: tuple[int, ...] = (),
     ) -> None:
         self.events.append(
             Event(

@@ -58,7 +58,7 @@ GAME = {
     "retry_rate": 1 / 3,
 }
 
-PER_SEAT = {
+PER_SEAT: dict[int, dict[str, float | None]] = {
     0: {
         "days_survived": 2,
         "irp": None,

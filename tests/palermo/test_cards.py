@@ -6,7 +6,14 @@ import pytest
 from tests.palermo.table import S20, P, Table
 
 from mafia_arena.engine import IllegalDecision
-from mafia_arena.engine.catalogue import CardPlayed, NoExecution, OracleAnswer, StateChanged, Votes
+from mafia_arena.engine.catalogue import (
+    CardPlayed,
+    Narration,
+    NoExecution,
+    OracleAnswer,
+    StateChanged,
+    Votes,
+)
 from mafia_arena.engine.player_states import PlayerState
 
 GHOST, ACTIVE, OUT, JAIL = (
@@ -218,8 +225,10 @@ def test_T22_extra_vote_and_vote_cancellation() -> None:
     final = [f for f in t.facts(Votes) if f.kind == "vote"][-1]
     assert final.tally.get(P(3), 0) == 0
     told = [e for e in t.game.events if getattr(e.fact, "step", "") == "vote_cancellation"]
-    assert [e.fact.text for e in told] == ["The votes of P15 are cancelled."]
-    assert told[0].visibility.scope == "public" and "P16" not in told[0].fact.text
+    narrated = [e.fact for e in told if isinstance(e.fact, Narration)]
+    assert len(narrated) == len(told)
+    assert [f.text for f in narrated] == ["The votes of P15 are cancelled."]
+    assert told[0].visibility.scope == "public" and "P16" not in narrated[0].text
     cancel = [f for f in t.facts(CardPlayed) if f.card == "vote_cancellation"]
     assert cancel and all(e.visibility.seats == {P(16)} for e in t.game.events if e.fact in cancel)
     assert not any(f.seat == P(15) for f in t.facts_absence())

@@ -40,7 +40,7 @@ def test_T01_card_deal_16_players(seed: int) -> None:
     assert next(s for s, c in cards.items() if c == "failed_assassination") in range(6, 16)
     assert len(cards) == 15  # one card each at most, exactly one player without
     dealt = [e for e in game.events if isinstance(e.fact, CardDealt)]
-    assert all(e.visibility.seats == {e.fact.seat} for e in dealt)
+    assert all(isinstance(e.fact, CardDealt) and e.visibility.seats == {e.fact.seat} for e in dealt)
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -67,11 +67,11 @@ def test_the_lying_mafia_fakes_the_detective_and_frames_town_players_never_a_par
             for s, kind, _, value in claims
             if s in liars and kind == "claim_role"
         )
-        framed = [
-            target
-            for s, kind, target, value in claims
-            if s in liars and kind == "claim_result" and value == "mafia"
-        ]
+        framed: list[int] = []
+        for s, kind, target, value in claims:
+            if s in liars and kind == "claim_result" and value == "mafia":
+                assert target is not None
+                framed.append(target)
         assert any(roles[t] not in MAFIA_CAMP for t in framed), (seed, framed)
         assert not any(roles[t] in MAFIA_TEAM for t in framed), ("a partner named", seed)
 

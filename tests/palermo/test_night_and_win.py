@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.palermo.table import S20, P, Table
 
 from mafia_arena.engine import Game
@@ -23,7 +25,10 @@ from mafia_arena.views import view_of
 from mafia_arena.views.text import render_event
 
 GHOST, ACTIVE, OUT = PlayerState.GHOST, PlayerState.ACTIVE, PlayerState.OUT
-NO_ABSENCE_LIMIT = {"palermo.absences_total": 99, "palermo.absences_consecutive": 99}
+NO_ABSENCE_LIMIT: dict[str, Any] = {
+    "palermo.absences_total": 99,
+    "palermo.absences_consecutive": 99,
+}
 
 
 def results(t: Table, number: int) -> list[str]:
@@ -107,8 +112,12 @@ def test_T26_a_returning_mafioso_after_activation_is_a_simple_citizen() -> None:
     t.step({15: "resurrection:2"})
     assert t.game.state.seats[P(3)].role == "citizen"
     told = [e for e in t.game.events if isinstance(e.fact, GameMasterNotice)]
-    assert [(e.fact.seat, e.visibility.seats) for e in told] == [(P(3), {P(3)})]
-    assert told[0].fact.text.startswith("You are now a Simple Citizen")
+    assert [
+        (e.fact.seat, e.visibility.seats) for e in told if isinstance(e.fact, GameMasterNotice)
+    ] == [(P(3), {P(3)})]
+    notice = told[0].fact
+    assert isinstance(notice, GameMasterNotice)
+    assert notice.text.startswith("You are now a Simple Citizen")
     assert "You are now a Simple Citizen" in (render_event(told[0]) or "")
     t.until(7, "night_early")
     t.step({7: "investigate:2"})
@@ -157,7 +166,9 @@ def test_T28_vendetta_snitch_succeeds() -> None:
     assert t.state(16) is (OUT if third == P(16) else GHOST)
     assert all(f.role is None for f in t.facts(StateChanged))
     t.until(6, "night_early")
-    assert not any(c.verb == "snitch" for c in t.game.request(P(4)).choices)
+    request = t.game.request(P(4))
+    assert request is not None
+    assert not any(c.verb == "snitch" for c in request.choices)
 
 
 def test_T29_vendetta_fails_and_its_window() -> None:
@@ -252,7 +263,10 @@ def test_a_snitch_declaration_can_be_withdrawn_until_the_end_of_the_night() -> N
     assert t.offers(3, "withdraw_snitch") and not t.offers(3, "snitch:13:vendetta")
     t.step({3: "withdraw_snitch"})
     told = [e for e in t.game.events if isinstance(e.fact, Narration)]
-    withdrawn = [e for e in told if e.fact.step == "snitch_withdrawn"][-1]
+    withdrawn = [
+        e for e in told if isinstance(e.fact, Narration) and e.fact.step == "snitch_withdrawn"
+    ][-1]
+    assert isinstance(withdrawn.fact, Narration)
     assert withdrawn.fact.text == "P3 withdraws the simple snitch (names the Informant): P14."
     assert withdrawn.visibility.seats == {P(1), P(2), P(3), P(4)}  # the mafia channel
     assert t.offers(3, "snitch:13:simple")  # the seat may declare again tonight
@@ -298,7 +312,7 @@ def test_a_day_and_a_night_are_announced_in_the_phase_they_open() -> None:
     were dated in the phase before (``setup``, ``resolution``, ``dead_time``), so a
     seat's page and observation named that phase while it played the next one."""
     game = Game(load_variant("palermo"), 12, 7)
-    firsts: list[tuple[str, str]] = []  # (the turn's phase, the fold's phase)
+    firsts: list[tuple[object, str]] = []  # (the turn's phase, the fold's phase)
     seen = 0
     while not game.over:
         announced = [e for e in game.events[seen:] if isinstance(e.fact, PhaseStart)]
@@ -310,7 +324,7 @@ def test_a_day_and_a_night_are_announced_in_the_phase_they_open() -> None:
             if not game.over:
                 game.submit_default(waiting)
     starts = [e for e in game.events if isinstance(e.fact, PhaseStart)]
-    assert {(e.fact.phase, e.phase) for e in starts} == {
+    assert {(e.fact.phase, e.phase) for e in starts if isinstance(e.fact, PhaseStart)} == {
         ("day", "morning"),
         ("night", "night_early"),
     }

@@ -74,7 +74,9 @@ def test_role_archmafioso_choice_overrides_and_he_may_snitch() -> None:
     t.until(2, "night_early")
     assert t.offers(4, "snitch:8:simple")
     t.step({4: "assassinate:13:0"})
-    assert not any(c.verb == "assassinate" for c in t.game.request(P(1)).choices)
+    request = t.game.request(P(1))
+    assert request is not None
+    assert not any(c.verb == "assassinate" for c in request.choices)
     t.until(2, "afternoon")
     assert t.state(14) is GHOST
 
@@ -99,7 +101,9 @@ def test_role_prostitute_blocks_only_before_midnight() -> None:
 def test_role_rival_mafioso_has_no_latent_action() -> None:
     t = Table(keep={6})
     t.until(2, "night_early")
-    verbs = {c.verb for c in t.game.request(P(6)).choices}
+    request = t.game.request(P(6))
+    assert request is not None
+    verbs = {c.verb for c in request.choices}
     assert verbs <= {"pass", "vote", "post"}
 
 
@@ -145,7 +149,9 @@ def test_role_lawyer_may_defend_himself_once() -> None:
     t.step({11: f"defend:{P(11)}"})
     t.finish_round(1)
     t.until(2, "vote_end")
-    assert t.game.request(P(11)).choices == (Choice("pass"),)
+    request = t.game.request(P(11))
+    assert request is not None
+    assert request.choices == (Choice("pass"),)
 
 
 def test_role_roommates_know_each_other() -> None:
@@ -156,7 +162,9 @@ def test_role_roommates_know_each_other() -> None:
 def test_role_citizen_has_nothing_but_votes_posts_and_cards() -> None:
     t = Table(S16, keep={14})
     t.until(2, "night_early")
-    verbs = {c.verb for c in t.game.request(P(14)).choices}
+    request = t.game.request(P(14))
+    assert request is not None
+    verbs = {c.verb for c in request.choices}
     assert verbs <= {"pass", "vote", "post"}
 
 

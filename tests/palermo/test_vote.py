@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import pytest
 from tests.palermo.table import P, Table
 
@@ -10,6 +12,7 @@ from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.engine import PASS, IllegalDecision
 from mafia_arena.engine.catalogue import (
     Absence,
+    GameEnded,
     Narration,
     RandomDraw,
     Runoff,
@@ -36,7 +39,7 @@ def last_words_of(t: Table) -> set[int]:
     return {d["seat"] + 1 for d in t.game.decisions if d["kind"] == "last_words"}
 
 
-def plan(t: Table, targets: dict[int, list[int]], absent: set[int] = frozenset()) -> None:
+def plan(t: Table, targets: dict[int, list[int]], absent: AbstractSet[int] = frozenset()) -> None:
     """Planned ballots (target → voters); every other Active player stays away."""
     t.votes = {v: target for target, voters in targets.items() for v in voters}
     t.absent = {s for s in t.ps.states.active() if s + 1 not in t.votes} | {P(a) for a in absent}
@@ -83,7 +86,9 @@ def test_T05_three_total_absences_remove_and_reveal() -> None:
     assert removal.visibility.scope == "public"
     assert "P14 is barred from the next game." in (render_event(removal) or "")
     end_game(t.game, "town")  # the result and the tournament record carry the flag
-    assert t.game.events[-1].fact.banned == (P(14),)
+    ended = t.game.events[-1].fact
+    assert isinstance(ended, GameEnded)
+    assert ended.banned == (P(14),)
     log = GameLog.from_game(t.game)
     record = build_record(
         experiment="ban",

@@ -28,7 +28,7 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any
 
 from mafia_arena import env as mafia_env
@@ -137,6 +137,7 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
         if meta:
             return None
         fa, fb = ea.fact, eb.fact
+        assert is_dataclass(fa)  # every catalogue kind is a dataclass
         diff = {f.name for f in fields(fa) if getattr(fa, f.name) != getattr(fb, f.name)}
         allowed = set(CARD_FIELDS.get(ea.kind, ()))
         allowed |= VARIANT_FIELDS.get(worlds.variant, {}).get(ea.kind, frozenset())
@@ -146,13 +147,22 @@ def legit(worlds: Worlds, sa: Sequence[SeatEvent], sb: Sequence[SeatEvent], at: 
             return f"{ea.kind}: {sorted(diff)} follow from the swapped cards"
         if _copy_told(worlds, sa, at) and diff <= {"lines", "allies"}:
             return "the question mark's Day 2 status names the comrades of his copy (4.11)"
-        results = isinstance(fa, GameMasterNotice) and isinstance(fb, GameMasterNotice)
-        if results and fa.topic == fb.topic == "result" and diff == {"text"}:
+        if (
+            isinstance(fa, GameMasterNotice)
+            and isinstance(fb, GameMasterNotice)
+            and fa.topic == fb.topic == "result"
+            and diff == {"text"}
+        ):
             # the forum's investigations answer in words (the detective's status, the
             # matchmaker's same or different party): the answer is the swapped cards'
             return "a forum investigation's answer follows from the swapped cards"
-        deaths = isinstance(fa, Death) and isinstance(fb, Death) and diff <= {"seat", "role"}
-        if deaths and worlds.variant == "club" and fa.cause == fb.cause == "night":
+        if (
+            isinstance(fa, Death)
+            and isinstance(fb, Death)
+            and diff <= {"seat", "role"}
+            and worlds.variant == "club"
+            and fa.cause == fb.cause == "night"
+        ):
             return "a night's shots: who survives follows from the immortal's card"
         if isinstance(fa, Death) and isinstance(fb, Death) and fa.cause == "execution":
             tied = _last_tie(sa[:at])
@@ -667,16 +677,16 @@ def pair(
         if same:
             twins[seat] = same[0]
     for seat, request in sorted(pending_a.items()):
-        other = twins.get(seat)
-        if other is None:
+        paired = twins.get(seat)
+        if paired is None:
             chosen_a[seat] = fallback(request)
             _part(worlds, seat, request, "A")
             continue
-        twin = pending_b[other]
+        twin = pending_b[paired]
         common = [c for c in request.choices if c in set(twin.choices)]
         if not common:
             raise Parted("no decision is legal in both worlds")
-        chosen_a[seat] = chosen_b[other] = _policy(common, prefer, rng)
+        chosen_a[seat] = chosen_b[paired] = _policy(common, prefer, rng)
     for seat, request in pending_b.items():
         if seat not in chosen_b:
             chosen_b[seat] = fallback(request)
@@ -684,8 +694,21 @@ def pair(
     return chosen_a, chosen_b
 
 
+def _game(session: GameSession) -> Game:
+    """The session's game (every caller has reset the env first)."""
+    game = session.game
+    assert game is not None
+    return game
+
+
 def _engine_pending(session: GameSession) -> dict[int, Request]:
-    return {s: session.game.request(s) for s in session.pending_seats()}
+    game = _game(session)
+    pending: dict[int, Request] = {}
+    for s in session.pending_seats():
+        request = game.request(s)
+        assert request is not None  # a pending seat has a request waiting
+        pending[s] = request
+    return pending
 
 
 # --------------------------------------------------------------------------- coverage
@@ -720,7 +743,8 @@ def reached(worlds: Worlds, session: GameSession) -> set[str]:
     from mafia_arena.engine.catalogue import StateChanged
     from mafia_arena.engine.palermo.state import of
 
-    used = of(session.game).used
+    game = _game(session)
+    used = of(game).used
     out = set()
     if _NIGHT_ABILITIES & set(used):
         out.add("night_ability")
@@ -728,7 +752,7 @@ def reached(worlds: Worlds, session: GameSession) -> set[str]:
         out.add("card_in_hand")
     if any(k.startswith("card_") for k in used):
         out.add("card_play")
-    for event in session.game.events:
+    for event in game.events:
         fact = event.fact
         if isinstance(fact, StateChanged) and fact.cause in ("imprisonment", "imprisonment_final"):
             out.add(fact.cause)
@@ -817,7 +841,7 @@ def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) 
             if any(
                 mover in p and mover not in plan for p, plan in zip(pendings, planned, strict=True)
             ):
-                chosen = pair(worlds, *pendings, rng)
+                chosen = pair(worlds, pendings[0], pendings[1], rng)
                 for plan, c in zip(planned, chosen, strict=True):
                     for s, choice in c.items():
                         plan.setdefault(s, choice)
@@ -838,7 +862,7 @@ def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) 
 def _compare_engine_streams(worlds: Worlds, sessions: list[GameSession]) -> None:
     """The engine-level stream (what the runner and the web app read) must agree up to
     the first legit difference too."""
-    sa, sb = (stream(s.game, worlds.observer) for s in sessions)
+    sa, sb = (stream(_game(s), worlds.observer) for s in sessions)
     common = min(len(sa), len(sb))
     at = next((i for i in range(common) if sa[i] != sb[i]), None)
     if at is None:
@@ -873,7 +897,7 @@ def shown_in_a(worlds: Worlds, policy_seed: int) -> frozenset[int]:
             actions[f"player_{seat}"] = env.session.table.id_of(choice)
         env.step(actions)
     seats: set[int] = set()
-    for entry in stream(env.session.game, worlds.observer):
+    for entry in stream(_game(env.session), worlds.observer):
         if entry.kind in SHOWING_KINDS:
             seats |= _named_seats(entry.fact)
     return frozenset(seats & set(worlds.sigma))

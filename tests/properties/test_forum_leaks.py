@@ -38,7 +38,8 @@ def play(script: Script, phases: int = 4) -> GameSession:
                 if queues[seat]:
                     decision = queues[seat].pop(0)
                 elif seat not in posted:
-                    decision, _ = Speech("Here.", c("post")), posted.add(seat)
+                    decision = Speech("Here.", c("post"))
+                    posted.add(seat)
                 else:
                     decision = PASS
                 session.submit(seat, decision)

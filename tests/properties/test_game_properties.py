@@ -205,14 +205,14 @@ def test_view_is_unchanged_when_hidden_roles_of_others_are_swapped(setup, policy
             break  # the swapped seats' hidden actions diverged legitimately
         # a choice legal in both games (e.g. the mafia cannot target the seat that now
         # holds the other mafia card), so the two games stay comparable
-        common = {
+        legal_in_both = {
             seat: sorted(set(r.choices) & set(pending_b[mapped[seat]].choices))
             for seat, r in pending_a.items()
         }
-        if not all(common.values()):
+        if not all(legal_in_both.values()):
             break
         for seat in sorted(pending_a):
-            decision = rng.choice(common[seat])
+            decision = rng.choice(legal_in_both[seat])
             game_a.submit(seat, decision)
             game_b.submit(mapped[seat], decision)
     assert compared >= 1

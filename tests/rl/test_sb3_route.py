@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ def snippet() -> str:
 
 
 def test_the_documented_maskable_ppo_route_never_makes_an_illegal_move() -> None:
-    namespace: dict[str, object] = {}
+    namespace: dict[str, Any] = {}
     exec(compile(snippet(), str(DOC), "exec"), namespace)
     model, vec = namespace["model"], namespace["vec"]
     assert model.num_timesteps >= 512

@@ -57,7 +57,9 @@ def test_the_learner_answers_only_its_sides_requests_of_its_kinds(side: str) -> 
             game = env.session.game
             assert game is not None
             assert env.session.variant.factions[game.state.seats[seat].faction].side == side
-            assert game.request(seat).kind == "vote"
+            request = game.request(seat)
+            assert request is not None
+            assert request.kind == "vote"
             action = int(np.flatnonzero(env.action_masks())[0])
             _, _, done, _, info = env.step(action)
         assert info["side"] == side and isinstance(info["won"], bool)

@@ -65,6 +65,7 @@ def test_training_writes_the_curve_checkpoint_and_an_mlflow_run(
     assert [p["step"] for p in result.curve] == [0.0, 8000.0, 16000.0]  # type: ignore[attr-defined]
     client = MlflowClient(tracking_uri=f"sqlite:///{folder / 'mlflow.db'}")
     experiment = client.get_experiment_by_name("train:tiny")
+    assert experiment is not None
     (run,) = client.search_runs([experiment.experiment_id])
     assert run.info.status == "FINISHED"
     history = client.get_metric_history(run.info.run_id, "win_vs_heuristic")

@@ -21,6 +21,7 @@ from mafia_arena.engine.voting import PROCEDURES
 from mafia_arena.rules import VariantError, load_variant
 from mafia_arena.rules.composition import deck_counts
 from mafia_arena.rules.loader import build_variant, variant_path
+from mafia_arena.rules.params import NominateFinalParams, PluralityParams
 from mafia_arena.rules.vocabulary import VOTING_PROCEDURES
 
 Edit = Callable[[dict[str, Any]], None]
@@ -634,9 +635,12 @@ def test_every_procedure_has_a_parameter_model_and_an_implementation() -> None:
 def test_typed_parameters_reach_the_procedure() -> None:
     variant = load_variant("standard", {"vote_tie": "none", "abstain": True})
     vote = next(step for step in variant.day if step.type == "vote")
+    assert isinstance(vote.params, PluralityParams)
     assert vote.params.tie == "none" and vote.params.abstain is True
     classic = load_variant("classic", {"day.2.params.nominees": 3})
-    assert next(s for s in classic.day if s.type == "vote").params.nominees == 3
+    final = next(s for s in classic.day if s.type == "vote").params
+    assert isinstance(final, NominateFinalParams)
+    assert final.nominees == 3
 
 
 def test_a_variant_name_that_is_no_file_says_what_could_be_given() -> None:

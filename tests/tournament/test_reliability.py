@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.tournament.conftest import REPO, with_host_key, write_spec
@@ -27,6 +28,7 @@ from mafia_arena.experiments import (
 )
 from mafia_arena.experiments.plan import game_seed
 from mafia_arena.experiments.provenance import MANIFEST_NAME, code_provenance
+from mafia_arena.experiments.summary import Summary
 
 pytestmark = pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy")  # MLflow's
 
@@ -37,8 +39,8 @@ TWELVE = (
 )
 
 
-def quiet(spec: Path, folder: Path, **kwargs: object):
-    return run_tournament(spec, results_dir=folder, progress=False, **kwargs)  # type: ignore[arg-type]
+def quiet(spec: Path, folder: Path, **kwargs: Any) -> Summary:
+    return run_tournament(spec, results_dir=folder, progress=False, **kwargs)
 
 
 # ----------------------------------------------------------------- item 5: isolation
@@ -129,7 +131,8 @@ def test_item6_records_and_manifest_carry_versions_and_input_digests(
         quiet(spec, tmp_path / "r", use_ray=False, track=False)
     manifest = json.loads((tmp_path / "r" / MANIFEST_NAME).read_text())
     code = code_provenance()
-    assert manifest["code"] == code and code["version"] and len(code["digest"]) == 16
+    assert manifest["code"] == code and code["version"] and code["digest"] is not None
+    assert len(code["digest"]) == 16
     assert manifest["spec_hash"] == load_spec(spec).spec_hash
     names = set(manifest["inputs"])
     assert any(n.endswith("agents/probe.toml") for n in names)
@@ -239,6 +242,7 @@ def test_item6_every_child_run_carries_the_code_identity_tags_of_its_parent(
     summary = quiet(spec, tmp_path / "r", use_ray=False, tracking_uri=mlflow_uri)
     client = MlflowClient(tracking_uri=mlflow_uri)
     keys = ("mafia_arena.version", "mafia_arena.git_commit", "mafia_arena.source_digest")
+    assert summary.parent_run_id is not None
     parent = client.get_run(summary.parent_run_id).data.tags
     identity = {key: parent[key] for key in keys}
     assert all(identity.values())
@@ -265,6 +269,7 @@ def test_item7_runs_end_failed_when_the_final_logging_fails(
         quiet(spec, tmp_path / "r", use_ray=False, tracking_uri=mlflow_uri)
     client = MlflowClient(tracking_uri=mlflow_uri)
     experiment = client.get_experiment_by_name("finalfail")
+    assert experiment is not None
     runs = client.search_runs([experiment.experiment_id])
     assert runs and {r.info.status for r in runs} == {"FAILED"}
 
@@ -280,6 +285,7 @@ def test_item7_games_done_is_fresh_and_a_copied_folder_writes_into_itself(
     monkeypatch.chdir(original)
     first = quiet(spec, Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db")
     client = MlflowClient(tracking_uri=f"sqlite:///{original / 'mlflow.db'}")
+    assert first.parent_run_id is not None
     assert client.get_run(first.parent_run_id).data.metrics["games_done"] == 4
     before = {p: p.stat().st_mtime_ns for p in (original / "mlruns").rglob("*") if p.is_file()}
 
@@ -313,6 +319,7 @@ def test_item7_a_copied_folder_reads_its_artifacts_through_mlflow_after_the_orig
     quiet(copy / "moved.toml", Path("results"), use_ray=False, tracking_uri="sqlite:///mlflow.db")
 
     client = MlflowClient(tracking_uri=f"sqlite:///{copy / 'mlflow.db'}")
+    assert first.parent_run_id is not None
     run = client.get_run(first.parent_run_id)
     assert run.info.artifact_uri.startswith(str(copy / "mlruns"))
     experiment = client.get_experiment(run.info.experiment_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -102,7 +103,7 @@ def _reference(path: Path) -> list[dict]:
         if line.strip():
             record = json.loads(line)
             index = record.get("game_index")
-            key = (str(record.get("spec_hash")), -1 if index is None else index)
+            key: tuple[Any, ...] = (str(record.get("spec_hash")), -1 if index is None else index)
             key += (str(record.get("game_id", "")),)
             if key not in kept or kept[key].get("void"):
                 kept[key] = record

@@ -79,6 +79,7 @@ def test_ray_tournament_logs_runs_metrics_and_artifacts(
 
     client = MlflowClient(tracking_uri=mlflow_uri)
     experiment = client.get_experiment_by_name(spec.name)
+    assert experiment is not None
     runs = client.search_runs(
         [experiment.experiment_id], f"tags.`mafia_arena.spec_hash` = '{spec.spec_hash}'"
     )

@@ -78,6 +78,7 @@ def test_the_env_text_view_names_the_seats_role(seed: int) -> None:
     env = mafia_env.raw_env("palermo", 12)
     env.reset(seed=seed)
     game = env.session.game
+    assert game is not None
     names = DisplayNames.of(game.variant)
     seat = int(env.agent_selection.split("_")[1])
     role = game.state.seats[seat].card

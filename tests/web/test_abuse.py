@@ -63,7 +63,7 @@ async def action_latencies(
     """Play `n` turns (first option each time); seconds from each act to the next state.
     `source`: the local address to connect from (another client than the flood's)."""
     out: list[float] = []
-    local = {"local_addr": (source, 0)} if source else {}
+    local: dict[str, Any] = {"local_addr": (source, 0)} if source else {}
     async with websockets.connect(f"{server.ws_url}/ws/{game_id}", **local) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         request: dict[str, Any] | None = None

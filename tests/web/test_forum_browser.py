@@ -116,5 +116,9 @@ def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers
     panel.evaluate("e => e.scrollIntoView({block: 'center'})")
     shoot(page, f"{window}-moderator")
     warned = [e for e in game.events if isinstance(e.fact, GameMasterNotice)]
-    assert any("Keep private messages civil." in e.fact.text for e in warned)
+    assert any(
+        "Keep private messages civil." in e.fact.text
+        for e in warned
+        if isinstance(e.fact, GameMasterNotice)
+    )
     assert "Keep private messages civil." not in page.locator("#transcript").inner_text()

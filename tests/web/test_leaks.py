@@ -197,6 +197,7 @@ def palermo_game_with_a_named_reveal() -> tuple[Game, int]:
             role = getattr(event.fact, "role", None)
             if event.visibility.scope != "public" or role not in names.roles:
                 continue
+            assert role is not None
             if f"'s card: {names.role(role)}." in (render_event(event, None, names) or ""):
                 return game, at
     raise AssertionError("no game showed a card by its name")

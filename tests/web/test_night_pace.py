@@ -181,8 +181,8 @@ async def _play(
     session.start()
     assert session.task is not None
     await session.task
-    for task in tasks:
-        task.cancel()
+    for running in tasks:
+        running.cancel()
     assert session.game is not None and session.game.over
     kinds = [d["kind"] for d in session.game.decisions]
     return seen, kinds
@@ -227,8 +227,8 @@ def test_a_patient_night_lasts_its_public_slots(tmp_path: Path) -> None:
 
 def _nights(seen: list[tuple[float, dict]]) -> list[tuple[int | None, float]]:
     """Each night as P1's page saw it: the countdown at dusk and the time to dawn."""
-    dusk: dict[int, tuple[int | None, float]] = {}
-    dawn: dict[int, float] = {}
+    dusk: dict[Any, tuple[int | None, float]] = {}  # keyed by the messages' "day"
+    dawn: dict[Any, float] = {}
     for at, message in seen:
         day, phase = message.get("day"), message.get("phase")
         if phase == "night" and day not in dusk:

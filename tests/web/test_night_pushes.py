@@ -46,7 +46,9 @@ def _drain(conn: Connection) -> list[dict[str, Any]]:
     return out
 
 
-async def _play(tmp_path: Path, variant: str, players: int, seed: int) -> dict[int, list[dict]]:
+async def _play(
+    tmp_path: Path, variant: str, players: int, seed: int
+) -> dict[int | None, list[dict]]:
     spec = GameSpec(variant=variant, players=players, seats=[SeatSpec(kind="bot")] * players)
     settings = settings_for(tmp_path, fixed_nights=True)  # instant bots: every slot lasts 0 s
     session = GameSession("g", spec, load_variant(variant), seed, settings, HOST_KEY)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,7 @@ from mafia_arena.views.text import render_event
 from mafia_arena.web.terminal import QuitGame, parse_line, play_in_terminal, short_menu
 
 
-def reader(answers: Iterator[str]):  # type: ignore[no-untyped-def]
+def reader(answers: Iterator[str]) -> Callable[[str], str]:
     def read(prompt: str) -> str:
         return next(answers)
 
@@ -127,7 +127,9 @@ def test_speaking_turn_offers_a_short_menu_and_reads_acts() -> None:
     menu = short_menu(request)
     assert len(menu) < 10, menu
     target = next(c for c in request.choices if c.verb == "accuse")
+    assert target.target is not None
     action = parse_line(request, f"accuse {target.target + 1}", short=True)
+    assert action.choice is not None
     assert request.choices[action.choice] == target
     assert parse_line(request, "accuse P3 now", short=True).text == "accuse P3 now"
 

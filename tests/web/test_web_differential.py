@@ -524,7 +524,7 @@ def test_a_page_cannot_tell_who_holds_the_other_intrigue_cards(tmp_path: Path) -
     tell: a card offered, played or held shows in no message, countdown or waiting line
     of a seat that does not hold it. Refined like the other cases (`run_refined`: the
     cards move afresh around the seats shown)."""
-    compared = []
+    compared: list[int] = []
     index = 0
     while len(compared) < WEB_CARD_CASES:
         case = card_case(index)

@@ -25,7 +25,7 @@ class _Counter:
         self.now = 0.0
 
 
-class _JumpingSelector(selectors.DefaultSelector):  # type: ignore[misc,valid-type]
+class _JumpingSelector(selectors.DefaultSelector):
     """Polls without waiting; a wait for `timeout` seconds moves the counter instead."""
 
     def __init__(self, counter: _Counter) -> None:
