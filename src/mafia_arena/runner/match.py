@@ -4,8 +4,10 @@
 votes) are sent to their agents concurrently, so LLM calls of different seats — and of
 different games in one event loop — overlap. An agent that raises, times out or returns
 an illegal decision never stops the game: the seat's default is recorded as a fallback
-and counted. An agent may also report a fallback itself (`take_fallback()`, LLM players
-do after a failed model call): then the engine's default is recorded with that reason.
+and counted, and a raise or a timeout is logged as a warning naming the agent and the
+error (the game log keeps only ``error`` or ``timeout``). An agent may also report a
+fallback itself (`take_fallback()`, LLM players do after a failed model call): then the
+engine's default is recorded with that reason.
 Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them copied to
 `log.meta["beliefs"]`; agents that keep decision `traces` (LLM players) have them
 copied to `log.traces` (stored beside the log, never shown to a seat). Every log's meta
@@ -22,6 +24,7 @@ the prompts. The engine and its log keep the table's own names.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +40,8 @@ from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
 from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import SeatTracker
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -141,6 +146,23 @@ def _submit(game: Game, seat: int, agent: Agent, decision: Decision) -> None:
         _fallback(game, seat, agent, "illegal")
 
 
+def _warn(agent: Agent, seat: int, error: BaseException, timeout: float | None) -> None:
+    """Say why a seat's decision was a fallback: the log records only ``timeout`` or
+    ``error`` (what an agent's exception says is neither deterministic nor the table's
+    business), so without this an agent's bug would pass as a run of default moves."""
+    if isinstance(error, TimeoutError) and timeout is not None:
+        _log.warning("agent %s (seat %d) gave no decision within %ss", agent.name, seat, timeout)
+    else:
+        _log.warning(
+            "agent %s (seat %d) raised %s: %s; its seat plays the default",
+            agent.name,
+            seat,
+            type(error).__name__,
+            error,
+            exc_info=error,
+        )
+
+
 def _fallback(game: Game, seat: int, agent: Agent, reason: str) -> None:
     agent.stats.fallbacks += 1
     game.submit_default(seat, reason)
@@ -209,6 +231,7 @@ async def play_match(
         for seat, outcome in zip(pending, outcomes, strict=True):
             if isinstance(outcome, BaseException):
                 reason = "timeout" if isinstance(outcome, TimeoutError) else "error"
+                _warn(agents[seat], seat, outcome, decision_timeout)
                 _fallback(game, seat, agents[seat], reason)
                 continue
             _submit(game, seat, agents[seat], outcome)
