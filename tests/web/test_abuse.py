@@ -258,3 +258,22 @@ def test_a_seat_keeps_a_bounded_number_of_pages(guarded: LiveServer) -> None:
     assert len(asyncio.run(pages())) == 3  # the three oldest pages were closed
     session = guarded.manager.get(game_id)
     assert session is not None and len(session.slots[0].connections) <= limit
+
+
+def test_creating_games_of_bots_alone_is_refused_past_the_budget(guarded: LiveServer) -> None:
+    """Games of bots alone finish at once, so the live-games cap never stops a visitor
+    who keeps creating them; the creation budget does, for that address only."""
+    burst = guarded.manager.settings.creation_burst
+
+    def flood() -> list[httpx.Response]:
+        spec = {"variant": "simple", "players": 5}  # bots only: each game ends at once
+        with httpx.Client(base_url=guarded.url, timeout=10) as client:
+            return [client.post("/api/games", json=spec) for _ in range(burst + 10)]
+
+    replies = during(flood, guarded, f"bot-game churn ({burst + 10} creations)")
+    codes = [r.status_code for r in replies]
+    assert codes[:burst] == [200] * burst and set(codes[burst:]) == {429}, codes
+    assert "an hour" in replies[-1].json()["detail"]
+    transport = httpx.HTTPTransport(local_address=OTHER)
+    with httpx.Client(base_url=guarded.url, transport=transport, timeout=10) as other:
+        assert other.post("/api/games", json={"variant": "simple", "players": 5}).status_code == 200

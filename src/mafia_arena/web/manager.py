@@ -31,6 +31,7 @@ from mafia_arena.views.rules_text import rules_text
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.guard import ClientCounter
+from mafia_arena.web.protocol import RateLimiter
 from mafia_arena.web.session import GameSession
 from mafia_arena.web.settings import GameSpec, Settings
 
@@ -78,7 +79,36 @@ class CreateError(ValueError):
 
 
 class LimitError(CreateError):
-    """The creator's address holds as many live games as the server allows (HTTP 429)."""
+    """The creator's address holds as many live games as the server allows, or has
+    created as many as its budget allows for now (HTTP 429)."""
+
+
+class CreationBudget:
+    """How many games each client address may create: `burst` at once, then
+    `per_hour`, one token bucket per address.
+
+    Why: the cap on live games does not bound a visitor who creates games of bots
+    alone, since each finishes within moments and frees its place; every one of them
+    still costs the server a game's work and a stored record. Addresses whose bucket
+    has refilled are forgotten, so the table stays as small as the recent creators."""
+
+    def __init__(self, per_hour: float, burst: int) -> None:
+        self.per_hour, self.burst = per_hour, burst
+        self.buckets: dict[str, RateLimiter] = {}
+
+    def spend(self, client: str) -> bool:
+        """One creation for `client`, or False where its budget is spent."""
+        self._forget_refilled()
+        bucket = self.buckets.get(client)
+        if bucket is None:
+            bucket = self.buckets[client] = RateLimiter(self.per_hour / 3600.0, self.burst)
+        return bucket.allow()
+
+    def _forget_refilled(self) -> None:
+        now = time.monotonic()
+        for client, bucket in list(self.buckets.items()):
+            if bucket.tokens + (now - bucket.stamp) * bucket.rate >= bucket.burst:
+                del self.buckets[client]
 
 
 def paid(path: Path) -> bool:
@@ -114,6 +144,9 @@ class GameManager:
         self.credentials = Credentials(self.store)
         self.games: dict[str, GameSession] = {}
         self.sockets = ClientCounter(self.settings.max_sockets_per_client)
+        self.creations = CreationBudget(
+            self.settings.creations_per_hour, self.settings.creation_burst
+        )
         self.host_key = self.store.host_key()
         """Derives the bots' seat seeds; never leaves the server. Kept in the live store,
         so a restarted server seats its bots with the same seeds (`web/catch_up.py`)."""
@@ -180,7 +213,9 @@ class GameManager:
         """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``.
 
         `client` (the creator's address) may hold `Settings.max_games_per_client` live
-        games at once; a seed may be chosen only where `Settings.chosen_seeds`."""
+        games at once and create `Settings.creation_burst` games at once, then
+        `Settings.creations_per_hour` (`CreationBudget`: a valid request spends it); a
+        seed may be chosen only where `Settings.chosen_seeds`."""
         self.prune()
         mine = [g for g in self.games.values() if g.creator == client and g.finished_at is None]
         if len(mine) >= self.settings.max_games_per_client:
@@ -234,6 +269,12 @@ class GameManager:
                 raise CreateError(f"bot {agent!r} cannot be loaded") from exc
         if spec.seed is not None and not self.settings.chosen_seeds:
             raise CreateError("seed: this server draws every game's seed itself")
+        if not self.creations.spend(client):
+            raise LimitError(
+                f"you have created {self.settings.creation_burst} games in a short time; "
+                f"this server allows {self.settings.creations_per_hour:g} an hour after "
+                "that, so try again in a few minutes"
+            )
         game_id = secrets.token_urlsafe(12)
         seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
         session = GameSession(

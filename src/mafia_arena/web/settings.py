@@ -121,8 +121,10 @@ class Settings:
       it in memory (nothing survives a restart).
     - hardening: `max_body` bytes per request body, `max_json_depth` nesting in any
       JSON (bodies and socket frames, checked before parsing), `max_games_per_client`
-      live games per creating address, `max_sockets_per_client` open sockets per
-      address and `max_sockets_per_seat` pages per seat (the oldest is closed),
+      live games per creating address, `creation_burst` games an address may create at
+      once and `creations_per_hour` after that (games of bots alone finish at once, so
+      the live-games cap alone does not bound them), `max_sockets_per_client` open
+      sockets per address and `max_sockets_per_seat` pages per seat (the oldest is closed),
       `max_spectators` watching pages per game;
       `allow_paid_bots`: whether creators may seat bots that spend an API key (agent
       files with ``api_key_env`` or a remote ``base_url``) — off unless the operator
@@ -150,6 +152,8 @@ class Settings:
     max_body: int = 65_536
     max_json_depth: int = 32
     max_games_per_client: int = 3
+    creation_burst: int = 20
+    creations_per_hour: float = 120.0
     max_sockets_per_client: int = 16
     max_sockets_per_seat: int = 4
     max_spectators: int = 50
