@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from tests.env.env_cases import SMALL_CASES
@@ -197,8 +195,7 @@ def test_max_text_bounds_the_text_view() -> None:
 
 def test_versioned_names_and_spaces() -> None:
     assert "mafia_standard_v0" in mafia_env.env_names()
-    classic: Any = mafia_env.mafia_classic_v0  # its factories are set per instance
-    made = classic.env(players=9)
+    made = mafia_env.mafia_classic_v0.env(players=9)
     assert str(made.unwrapped) == "mafia_classic_v0"
     assert made.unwrapped.metadata["name"] == "mafia_classic_v0"
     with pytest.raises(AttributeError):

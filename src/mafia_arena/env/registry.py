@@ -12,6 +12,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from pettingzoo import AECEnv, ParallelEnv
+
 from mafia_arena.env.spaces import ENV_VERSION
 from mafia_arena.rules import available_variants
 
@@ -19,7 +21,13 @@ NAME = re.compile(rf"^mafia_(?P<variant>[a-z0-9_]+)_v{ENV_VERSION}$")
 
 
 class VariantEnvs:
-    """``env``, ``raw_env``, ``parallel_env`` and ``raw_parallel_env`` of one variant."""
+    """``env``, ``raw_env``, ``parallel_env`` and ``raw_parallel_env`` of one variant
+    (declared here so a user's type checker knows them; bound in `__init__`)."""
+
+    env: Callable[..., AECEnv[Any, Any, Any]]
+    raw_env: Callable[..., AECEnv[Any, Any, Any]]
+    parallel_env: Callable[..., ParallelEnv[Any, Any, Any]]
+    raw_parallel_env: Callable[..., ParallelEnv[Any, Any, Any]]
 
     def __init__(self, variant: str, factories: dict[str, Callable[..., Any]]) -> None:
         self.variant = variant
