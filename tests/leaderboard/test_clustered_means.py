@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mafia_arena.leaderboard.table import leaderboard_table, markdown_leaderboard
+from mafia_arena.leaderboard.render import markdown_leaderboard
+from mafia_arena.leaderboard.table import leaderboard_table
 from mafia_arena.metrics.aggregate import ClusteredMeanAccumulator, clustered_mean_ci, mean_ci
 from mafia_arena.stats import clustered_wilson_interval, wilson_interval
 from mafia_arena.tracking.summaries import agent_aggregates

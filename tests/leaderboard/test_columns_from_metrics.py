@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from mafia_arena.experiments import run_tournament
-from mafia_arena.leaderboard.records import GameResult, SeatResult, prepare_games
-from mafia_arena.leaderboard.table import (
+from mafia_arena.leaderboard.columns import (
     FALSE_CLAIM_DAYS,
     FALSE_CLAIMS,
     OPTIONAL_COLUMNS,
     SEAT_METRICS_READ,
     ZERO_OPTIONAL_COLUMNS,
-    leaderboard_table,
 )
+from mafia_arena.leaderboard.records import GameResult, SeatResult, prepare_games
+from mafia_arena.leaderboard.table import leaderboard_table
 from mafia_arena.results_file import read_records
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,14 +11,13 @@ import pandas as pd
 import pytest
 
 from mafia_arena.leaderboard.ratings import compute_ratings
-from mafia_arena.leaderboard.table import (
+from mafia_arena.leaderboard.render import (
     format_number,
     format_table,
-    leaderboard_table,
     markdown_leaderboard,
-    roles_table,
     table_to_csv,
 )
+from mafia_arena.leaderboard.table import leaderboard_table, roles_table
 
 GameFactory = Callable[..., dict[str, Any]]
 

@@ -24,7 +24,8 @@ from .ratings import (
     fit_openskill,
 )
 from .records import GameResult, SeatResult, filter_records, load_records, prepare_games
-from .table import format_table, leaderboard_table, roles_table, table_to_csv
+from .render import format_table, table_to_csv
+from .table import leaderboard_table, roles_table
 
 __all__ = [
     "OUTPUT_FILES",

@@ -27,8 +27,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
+from .columns import side_sort_key
 from .ratings import ELO_BASE
-from .table import side_sort_key
 
 __all__ = ["KIND_COLORS", "plot_ratings", "plot_win_rate_by_role", "save_figure"]
 

@@ -16,15 +16,8 @@ from typing import Any
 from .plots import plot_ratings, plot_win_rate_by_role
 from .ratings import DEFAULT_N_BOOT, ELO_SCALE, compute_ratings, fit_bradley_terry
 from .records import GameResult, View, filter_records, load_records, prepare_games
-from .table import (
-    leaderboard_table,
-    markdown_leaderboard,
-    markdown_model_cards,
-    markdown_roles,
-    model_cards,
-    roles_table,
-    table_to_csv,
-)
+from .render import markdown_leaderboard, markdown_model_cards, markdown_roles, table_to_csv
+from .table import leaderboard_table, model_cards, roles_table
 
 __all__ = ["OUTPUT_FILES", "load_records", "render_readme", "write_leaderboard"]
 
