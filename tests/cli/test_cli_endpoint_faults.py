@@ -20,7 +20,8 @@ import pytest
 from tests.llm.fake_openai import FakeOpenAI
 from typer.testing import CliRunner
 
-from mafia_arena.cli import app, count_endpoint_faults
+from mafia_arena.cli import app
+from mafia_arena.cli.games import count_endpoint_faults
 from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.llm.breaker import reset_breakers
 

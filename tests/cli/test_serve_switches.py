@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.cli.test_cli_errors import assert_one_paragraph, run_cli
 
-from mafia_arena.cli import serve_settings
+from mafia_arena.cli.server import serve_settings
 from mafia_arena.web import Settings
 from mafia_arena.web.manager import agent_choices
 

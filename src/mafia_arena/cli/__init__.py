@@ -1,0 +1,118 @@
+"""The `mafia-arena` command: play, run, replay, tournament, leaderboard, serve, train.
+
+`main` is the console script's entry point (``python -m mafia_arena.cli`` too); the
+subcommands live in one module each and are registered on `app` here, in the order
+``--help`` lists them: `games` (variants, play, run, replay), `tournaments` (tournament,
+leaderboard), `server` (serve), `training` (train); `tables` holds the option helpers
+that the game commands share.
+
+Errors
+------
+`main` is the entry point. A user error — a bad spec, variant, agent file or option, an
+unreachable service, a results folder that cannot be resumed — prints one paragraph
+naming the file (or option), the key and the reason, and exits with code 2; no
+traceback unless ``--debug`` is given (then the error propagates with its traceback).
+Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
+and exits 130. Games that failed exit 1 after the summary.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from mafia_arena.cli import games, server, tournaments, training
+from mafia_arena.cli.app import _STATE, EXIT_INTERRUPTED, EXIT_USER_ERROR, CliError, app
+
+__all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "CliError", "app", "main"]
+
+for _command in (
+    games.variants,
+    games.play,
+    games.run,
+    games.replay,
+    tournaments.tournament,
+    tournaments.leaderboard,
+    server.serve,
+    training.train,
+):
+    app.command()(_command)
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that are the user's to fix (the message says how), not bugs."""
+    from mafia_arena.agents.llm_prompts import TemplateError
+    from mafia_arena.experiments.errors import ResultsConflict, ServiceError, SpecError
+    from mafia_arena.leaderboard.cli import LeaderboardError
+    from mafia_arena.results_file import StoreFormatError
+    from mafia_arena.rules import VariantError
+    from mafia_arena.runner.log_file import LogFileError
+
+    errors: list[type[BaseException]] = [
+        CliError,
+        LogFileError,
+        SpecError,
+        VariantError,
+        ResultsConflict,
+        ServiceError,
+        TemplateError,
+        LeaderboardError,
+        StoreFormatError,
+    ]
+    try:
+        from mafia_arena.llm.definition import AgentDefinitionError
+    except ImportError:  # the llm extra is not installed
+        pass
+    else:
+        errors.append(AgentDefinitionError)
+    return tuple(errors)
+
+
+def _paragraph(error: BaseException) -> str:
+    """The error's message as one paragraph (no blank lines, no trailing space)."""
+    if isinstance(error, OSError) and error.filename:
+        return f"{error.filename}: cannot read: {error.strerror or error}"
+    lines = [line.rstrip() for line in str(error).strip().splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    """Run the command line (see the module docstring for exit codes)."""
+    from mafia_arena.experiments.errors import Interrupted, TournamentError
+
+    _STATE["debug"] = "--debug" in (sys.argv[1:] if args is None else args)
+    try:
+        code = app(args=None if args is None else list(args), standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(getattr(exc, "exit_code", 0))
+    except typer.Abort:
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except typer.TyperException as exc:  # a usage error (unknown option, bad value)
+        formatter = getattr(exc, "format_message", None)
+        message = formatter() if formatter is not None else str(exc)
+        context = getattr(exc, "ctx", None)
+        where = f" (see: {context.command_path} --help)" if context is not None else ""
+        typer.echo(f"error: {' '.join(message.split())}{where}", err=True)
+        sys.exit(getattr(exc, "exit_code", EXIT_USER_ERROR))
+    except Interrupted as exc:
+        typer.echo(str(exc), err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except TournamentError as exc:
+        if _STATE["debug"]:
+            raise
+        typer.echo(_paragraph(exc), err=True)
+        sys.exit(1)
+    except Exception as exc:
+        user_errors = (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError)
+        if _STATE["debug"] or not isinstance(exc, user_errors):
+            raise
+        typer.echo(f"error: {_paragraph(exc)}", err=True)
+        sys.exit(EXIT_USER_ERROR)
+    if isinstance(code, int) and code:  # typer hands back an Exit's code (Ctrl-C: 130)
+        sys.exit(code)

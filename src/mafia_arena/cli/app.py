@@ -1,0 +1,44 @@
+"""The `mafia-arena` app object and what every subcommand shares with the entry point.
+
+`app` is the Typer application; `mafia_arena.cli` registers each subcommand on it, in
+the order ``--help`` lists them. `CliError` is a bad command-line value: `main` prints it
+as one paragraph naming the option and the reason, and exits with `EXIT_USER_ERROR`
+(2). `EXIT_INTERRUPTED` (130) is Ctrl-C's code. The ``--debug`` switch is kept in
+`_STATE`, read by `main`: with it, an error propagates with its traceback.
+
+Why a module of its own: the subcommand modules raise `CliError` and `mafia_arena.cli`
+imports them, so these names live below both, with no import cycle.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Mafia Arena: play, evaluate and rank Mafia players.",
+)
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+_STATE = {"debug": False}
+
+
+class CliError(ValueError):
+    """A bad command-line value: names the option and the reason."""
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(f"{option}: {reason}")
+
+
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="show the traceback of an error (for bug reports)")
+    ] = False,
+) -> None:
+    """Mafia Arena: play, evaluate and rank Mafia players."""
+    _STATE["debug"] = debug

@@ -1,0 +1,312 @@
+"""The game commands: variants, play (one game, or a person at a seat), run (many games'
+win rates), replay (a stored log, checked against a fresh replay).
+
+A game whose model-backed agents fell back on infrastructure faults says so on stderr
+(`count_endpoint_faults`, `warn_endpoint_faults`): without it, a game against a server
+that is down ends as if all were well. ``--log`` names an output, so a file that cannot
+be written is "cannot write" (`CliError`, exit 2). A replay that differs from its stored
+log exits 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import statistics
+from collections import Counter
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from tqdm import tqdm
+
+from mafia_arena.cli.app import CliError
+from mafia_arena.cli.tables import (
+    SetOption,
+    _seat,
+    check_seat,
+    load_for_table,
+    parse_overrides,
+    warn_below_recommended,
+)
+from mafia_arena.rules import available_variants, load_variant
+
+
+def variants() -> None:
+    """List the bundled variants."""
+    for name in available_variants():
+        variant = load_variant(name)
+        upper = variant.max_players
+        players = (
+            f"{variant.min_players}-{upper}" if upper is not None else f"{variant.min_players}+"
+        )
+        typer.echo(f"{name:10} {players:6} players  {variant.title}")
+
+
+def play(
+    variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
+    agents: Annotated[str, typer.Option(help="agents, e.g. heuristic or a,b,c")] = "heuristic",
+    seed: Annotated[
+        int | None, typer.Option(help="game seed (default: random, printed after the game)")
+    ] = None,
+    seat: Annotated[int | None, typer.Option(help="show this seat's view (1-based)")] = None,
+    human: Annotated[int | None, typer.Option(help="play this seat yourself (1-based)")] = None,
+    log: Annotated[Path | None, typer.Option(help="write the game log here")] = None,
+    set_: SetOption = None,
+) -> None:
+    """Play one game and print its transcript as it happens."""
+    from mafia_arena.runner.match import play_match
+    from mafia_arena.views.display_names import DisplayNames
+    from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
+    from mafia_arena.views.text import render_event
+
+    check_seat("--seat", seat, players)
+    check_seat("--human", human, players)
+    if log is not None and not log.parent.is_dir():
+        raise CliError("--log", f"{log}: cannot write: no such folder {str(log.parent)!r}")
+    overrides = parse_overrides(set_)
+    rules = load_for_table(variant, set_, players)
+    warn_below_recommended(rules, players)
+    seated = _seat(agents, players, rules)
+    if human is not None:
+        from mafia_arena.web.terminal import QuitGame, play_in_terminal
+
+        try:
+            # the bots seated here play, so their endpoint faults can be counted below;
+            # the entry at the person's own seat is replaced there and never plays
+            played = play_in_terminal(
+                variant, players, human - 1, seated, seed, overrides, log_path=log
+            )
+        except (QuitGame, KeyboardInterrupt):
+            typer.echo("\nGame abandoned: nothing was recorded.", err=True)
+            raise typer.Exit(130) from None
+        except OSError as exc:
+            if log is None or exc.filename != str(log):
+                raise
+            raise _unwritable(log, exc) from exc
+        human_faults: Counter[tuple[str, str, str]] = Counter()
+        count_endpoint_faults(seated, played.log, human_faults, skip=(human - 1,))
+        warn_endpoint_faults(human_faults, 1)
+        if log is not None:
+            typer.echo(f"log written to {log}")
+        return
+    viewer = None if seat is None else seat - 1
+    hidden = owners_hidden(rules)  # OP-D36: the omniscient transcript names no owner
+    names = DisplayNames.of(rules)  # roles and cards by the variant's own names
+
+    def show(event: Any) -> None:
+        if viewer is None and event.visibility.scope == "host":
+            return
+        if viewer is None and hidden and tells_owner(event.fact):
+            return
+        if viewer is not None and not event.visibility.admits(viewer):
+            return
+        line = render_event(event, viewer, names)
+        if line:
+            if viewer is None and event.visibility.scope == "seats":
+                seats = ", ".join(f"P{s + 1}" for s in sorted(event.visibility.seats))
+                line = f"  (private to {seats}) {line}"
+            typer.echo(line)
+
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show))
+    faults: Counter[tuple[str, str, str]] = Counter()
+    count_endpoint_faults(seated, result.log, faults)
+    warn_endpoint_faults(faults, 1)
+    typer.echo(f"game seed: {seed}")
+    if log is not None:
+        try:
+            result.log.save(log)
+        except OSError as exc:
+            raise _unwritable(log, exc) from exc
+        typer.echo(f"log written to {log}")
+
+
+def count_endpoint_faults(
+    agents: Sequence[Any],
+    log: Any,
+    into: Counter[tuple[str, str, str]],
+    *,
+    skip: Collection[int] = (),
+) -> None:
+    """Add the infrastructure fallbacks of `log`'s model-backed seats (those with a
+    model card) to `into`, keyed by (agent, endpoint, reason).
+
+    `skip`: seats that `agents[seat]` did not play (``play --human``: the person's own
+    seat, whose runner timeouts are the person's and no endpoint's)."""
+    from mafia_arena.engine.catalogue import DecisionRecord
+    from mafia_arena.runner.integrity import infrastructure_faults
+
+    records = (e.fact for e in log.events if isinstance(e.fact, DecisionRecord))
+    for seat, reasons in infrastructure_faults(records).items():
+        if seat in skip:
+            continue
+        card = agents[seat].card() if seat < len(agents) else None
+        if card is None:
+            continue
+        for reason, count in reasons.items():
+            into[(agents[seat].name, str(card.get("endpoint", "?")), reason)] += count
+
+
+def warn_endpoint_faults(faults: Counter[tuple[str, str, str]], games: int) -> None:
+    """One line on stderr per agent and endpoint whose decisions infrastructure faults
+    made: without it, a game against a server that is down ends as if all were well."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    totals: Counter[tuple[str, str]] = Counter()
+    for (agent, endpoint, reason), count in sorted(faults.items()):
+        grouped.setdefault((agent, endpoint), []).append(f"{reason} x{count}")
+        totals[(agent, endpoint)] += count
+    for (agent, endpoint), kinds in grouped.items():
+        where = "the game" if games == 1 else f"{games} games"
+        typer.echo(
+            f"warning: agent {agent!r} ({endpoint}): {totals[(agent, endpoint)]} decisions "
+            f"in {where} played by fallbacks on endpoint faults: {', '.join(kinds)}",
+            err=True,
+        )
+
+
+def _unwritable(log: Path, error: OSError) -> CliError:
+    """``--log`` names a file that cannot be written (not "cannot read": it is an output)."""
+    return CliError("--log", f"{log}: cannot write: {error.strerror or error}")
+
+
+def run(
+    variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
+    agents: Annotated[str, typer.Option(help="agents: name, a,b,c or town=x,mafia=y")] = "random",
+    games: Annotated[int, typer.Option(help="number of games", min=1)] = 100,
+    seed: Annotated[int, typer.Option(help="base seed; game i uses seed+i")] = 0,
+    key_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="folder of the host key that derives the players' own seeds (created "
+            "if missing); default: a fresh key, so agents' own draws differ between runs"
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+    set_: SetOption = None,
+) -> None:
+    """Play many games and print win rates per faction with 95% intervals."""
+    from mafia_arena.agents.base import all_synchronous
+    from mafia_arena.runner.match import play_match, play_match_sync
+    from mafia_arena.seat_seeds import load_or_create_host_key, new_host_key
+    from mafia_arena.stats import wilson_interval
+
+    try:
+        key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
+    except OSError as exc:  # the folder cannot be made, or the key cannot be written
+        reason = exc.strerror or str(exc)
+        raise CliError("--key-dir", f"cannot keep the host key in {key_dir}: {reason}") from None
+    overrides = parse_overrides(set_)
+    rules = load_for_table(variant, set_, players)
+    warn_below_recommended(rules, players)
+    _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
+    winners: Counter[str] = Counter()
+    lengths: list[int] = []
+    faults: Counter[tuple[str, str, str]] = Counter()
+    for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
+        seated = _seat(agents, players, rules)
+        if all_synchronous(seated):
+            result = play_match_sync(rules, seated, seed + index, overrides, host_key=key)
+        else:
+            result = asyncio.run(play_match(rules, seated, seed + index, overrides, host_key=key))
+            count_endpoint_faults(seated, result.log, faults)
+        winners[result.winner or "draw"] += 1
+        lengths.append(result.game_length)
+    summary: dict[str, Any] = {
+        "variant": variant,
+        "players": players,
+        "agents": agents,
+        "games": games,
+        "seed": seed,
+        "overrides": overrides,
+        "win_rates": {
+            faction: {
+                "wins": winners[faction],
+                "rate": winners[faction] / games,
+                "ci95": list(wilson_interval(winners[faction], games)),
+            }
+            for faction in [*rules.factions, "draw"]
+        },
+        "mean_length_days": statistics.fmean(lengths) if lengths else 0.0,
+    }
+    warn_endpoint_faults(faults, games)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    for faction, row in summary["win_rates"].items():
+        low, high = row["ci95"]
+        typer.echo(
+            f"{faction:12} {row['rate']:6.1%}  95% CI [{low:.1%}, {high:.1%}]  "
+            f"({row['wins']}/{games})"
+        )
+    typer.echo(f"mean game length: {summary['mean_length_days']:.2f} days")
+
+
+def replay(
+    log: Annotated[Path, typer.Argument(help="a game log (JSONL)")],
+    seat: Annotated[int | None, typer.Option(help="replay from this seat's view (1-based)")] = None,
+    traces: Annotated[
+        bool,
+        typer.Option(
+            "--traces",
+            help="after each LLM decision print its trace (question, raw answers, "
+            "reasoning, reason, choice, tokens, latency, retries; the log's "
+            ".traces.jsonl); with --seat only that seat's",
+        ),
+    ] = False,
+) -> None:
+    """Replay a stored log, omniscient or from one seat's view."""
+    from mafia_arena.runner.log import replay as rebuild
+    from mafia_arena.runner.log import replay_differs, traces_path
+    from mafia_arena.runner.log_file import read_log
+    from mafia_arena.runner.traces import trace_lines, traces_by_decision
+    from mafia_arena.views.display_names import DisplayNames
+    from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
+    from mafia_arena.views.text import render_event
+
+    stored = read_log(log)
+    check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
+    game = rebuild(stored)
+    viewer = None if seat is None else seat - 1
+    placed, orphans = traces_by_decision(stored) if traces else ({}, [])
+    hidden = owners_hidden(game.variant)  # OP-D36: a finished game names no owner
+    names = DisplayNames.of(game.variant)  # roles and cards by the variant's own names
+    masked = pseudonyms_in(e.fact for e in game.events) if hidden else set()
+
+    def show(found: list[dict[str, Any]]) -> None:
+        for trace in found:
+            if viewer is None or trace.get("seat") == viewer:
+                at = trace.get("seat")
+                agent = ""
+                if isinstance(at, int) and 0 <= at < len(stored.seating):
+                    agent = stored.seating[at]
+                for text in trace_lines(trace, agent):
+                    typer.echo(mask(text, masked))
+
+    for event in game.events:
+        if event.visibility.scope == "host":
+            show(placed.get(event.seq, []))
+            continue
+        if viewer is not None and not event.visibility.admits(viewer):
+            continue
+        if hidden and tells_owner(event.fact):
+            continue
+        line = render_event(event, viewer, names)
+        if line:
+            typer.echo(line)
+    if orphans:
+        typer.echo("traces of turns with no recorded decision:")
+        show(orphans)
+    if traces and not stored.traces:
+        typer.echo(f"no decision traces beside this log ({traces_path(log)})")
+    why = replay_differs(stored, game)
+    if why is None:
+        typer.echo("replay matches the stored log")
+        return
+    typer.echo(f"replay DIFFERS FROM the stored log: {why}")
+    raise typer.Exit(1)

@@ -1,0 +1,145 @@
+"""The serve command: the web app for mixed games of humans and bots.
+
+Every switch and the port are checked before the server starts (`serve_settings`,
+`check_port_free`): a bad value, or a port another program holds, is a `CliError`
+naming the switch (exit 2), not the server's own log lines and exit code 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mafia_arena.cli.app import CliError
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port", min=1, max=65535)] = 8000,
+    db: Annotated[
+        Path | None,
+        typer.Option(help="live store (SQLite): live games resume after a restart"),
+    ] = None,
+    fixed_nights: Annotated[
+        bool,
+        typer.Option(
+            help="run every night on public slots of public lengths; off, a night ends "
+            "once its actors have answered, which shows who acts at night (for tests)"
+        ),
+    ] = True,
+    solo_nights: Annotated[
+        bool,
+        typer.Option(
+            help="a person alone with scripted bots waits at night only for their own "
+            "slots; off, such nights last their full timers"
+        ),
+    ] = True,
+    allow_agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a bot creators may seat (a scripted preset or an agent file; repeat "
+            "for more); given, only these are offered"
+        ),
+    ] = None,
+    allow_paid_bots: Annotated[
+        bool,
+        typer.Option(
+            "--allow-paid-bots",
+            help="offer agent files that spend an API key (api_key_env or a remote base_url)",
+        ),
+    ] = False,
+    grace: Annotated[
+        float | None,
+        typer.Option(help="seconds a disconnected player keeps the seat (default 120)"),
+    ] = None,
+    idle_turns: Annotated[
+        int | None,
+        typer.Option(help="day turns in a row a player may miss before a stand-in (default 2)"),
+    ] = None,
+) -> None:
+    """Start the web app for mixed games of humans and bots."""
+    from mafia_arena.web import serve as run_server
+
+    options = serve_settings(
+        db=db,
+        fixed_nights=fixed_nights,
+        solo_nights=solo_nights,
+        allow_agent=allow_agent,
+        allow_paid_bots=allow_paid_bots,
+        grace=grace,
+        idle_turns=idle_turns,
+    )
+    check_port_free(host, port)
+    run_server(host=host, port=port, **options)
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise `CliError` if the server could not listen on `host`:`port`, before it starts.
+
+    Why: the server's own failure comes as its log lines and exit code 3; a port that
+    another program holds is a user error like any other option's. Bound the way the
+    server binds (address reuse on), so a port in TIME_WAIT passes."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise CliError("--host", f"cannot resolve {host!r}: {exc}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise CliError("--port", f"cannot listen on {host}:{port}: {reason}") from None
+
+
+def serve_settings(
+    *,
+    db: Path | None = None,
+    fixed_nights: bool = True,
+    solo_nights: bool = True,
+    allow_agent: Sequence[str] | None = None,
+    allow_paid_bots: bool = False,
+    grace: float | None = None,
+    idle_turns: int | None = None,
+) -> dict[str, Any]:
+    """The `Settings` fields `serve`'s switches set (only those given), checked first:
+    a bad value is a `CliError` naming the switch, before any server starts.
+
+    An allowed agent must be a scripted preset or an agent file that exists (a typo
+    would otherwise offer creators a bot that fails when seated)."""
+    import math
+
+    from mafia_arena.agents.registry import scripted_agent_names
+
+    options: dict[str, Any] = {"fixed_nights": fixed_nights, "solo_nights": solo_nights}
+    if db is not None:
+        options["db"] = db
+    if allow_agent:
+        scripted = scripted_agent_names()
+        for spec in allow_agent:
+            if spec not in scripted and not Path(spec).is_file():
+                raise CliError(
+                    "--allow-agent",
+                    f"unknown agent {spec!r}; scripted: {', '.join(scripted)}, "
+                    "or the path of an agent file",
+                )
+        options["allowed_agents"] = tuple(dict.fromkeys(allow_agent))
+    if allow_paid_bots:
+        options["allow_paid_bots"] = True
+    if grace is not None:
+        if not math.isfinite(grace) or grace < 0:
+            raise CliError("--grace", f"expected a number of seconds of at least 0, got {grace}")
+        options["grace"] = grace
+    if idle_turns is not None:
+        if idle_turns < 1:
+            raise CliError(
+                "--idle-turns", f"expected a whole number of at least 1, got {idle_turns}"
+            )
+        options["idle_turns"] = idle_turns
+    return options

@@ -1,0 +1,146 @@
+"""The tournament commands: tournament (play an experiment spec, resuming what is
+stored) and leaderboard (write a leaderboard from stored results, playing a spec's
+missing games first).
+
+Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
+and exits 130 (`EXIT_INTERRUPTED`); contradictory options (``--no-resume`` with
+``--force-resume``, ``--address`` with ``--no-ray``) are a `CliError`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mafia_arena.cli.app import EXIT_INTERRUPTED, CliError
+
+ResultsOption = Annotated[
+    Path | None,
+    typer.Option("--results", help="results folder (default: the spec's, else results/<name>)"),
+]
+TrackingUriOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tracking-uri",
+        help="MLflow tracking URI (default: the spec's, $MLFLOW_TRACKING_URI, sqlite:///mlflow.db)",
+    ),
+]
+NoTrackingOption = Annotated[bool, typer.Option("--no-tracking", help="do not log to MLflow")]
+NoResumeOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-resume", help="archive the stored games (*.old) and start the tournament over"
+    ),
+]
+ForceResumeOption = Annotated[
+    bool,
+    typer.Option(
+        "--force-resume",
+        help="resume even though the stored games were played by other code (records "
+        "keep which code played each game)",
+    ),
+]
+AddressOption = Annotated[
+    str | None,
+    typer.Option(
+        help="join this Ray cluster (host:port, ray://host:port or auto); default: a "
+        "private local cluster on 127.0.0.1"
+    ),
+]
+NoRayOption = Annotated[bool, typer.Option("--no-ray", help="run in-process")]
+
+
+def _tournament(
+    spec: Path,
+    *,
+    address: str | None,
+    no_ray: bool,
+    results: Path | None,
+    tracking_uri: str | None,
+    no_tracking: bool,
+    no_resume: bool,
+    force_resume: bool,
+) -> Any:
+    from mafia_arena.experiments import Interrupted, run_tournament
+
+    if no_resume and force_resume:
+        raise CliError("--no-resume/--force-resume", "give one of them, not both")
+    if no_ray and address:
+        raise CliError("--address", "cannot join a Ray cluster with --no-ray")
+    try:
+        return run_tournament(
+            spec,
+            address=address,
+            use_ray=not no_ray,
+            resume=not no_resume,
+            force_resume=force_resume,
+            results_dir=results,
+            tracking_uri=tracking_uri,
+            track=not no_tracking,
+        )
+    except Interrupted as exc:  # typer turns a KeyboardInterrupt into a bare exit 130
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def tournament(
+    spec: Annotated[Path, typer.Argument(help="an experiment spec (experiments/*.toml)")],
+    address: AddressOption = None,
+    no_ray: NoRayOption = False,
+    results: ResultsOption = None,
+    tracking_uri: TrackingUriOption = None,
+    no_tracking: NoTrackingOption = False,
+    no_resume: NoResumeOption = False,
+    force_resume: ForceResumeOption = False,
+) -> None:
+    """Run an experiment spec on Ray; re-running resumes with only the missing games."""
+    summary = _tournament(
+        spec,
+        address=address,
+        no_ray=no_ray,
+        results=results,
+        tracking_uri=tracking_uri,
+        no_tracking=no_tracking,
+        no_resume=no_resume,
+        force_resume=force_resume,
+    )
+    typer.echo(str(summary))
+
+
+def leaderboard(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="an experiment spec (experiments/X.toml: plays the missing games first) or "
+            "a results store (results/X or results/X/games.jsonl)"
+        ),
+    ],
+    out: Annotated[Path | None, typer.Option(help="output folder")] = None,
+    view: Annotated[str, typer.Option(help="all, bot, human or mixed games")] = "all",
+    no_ray: Annotated[bool, typer.Option("--no-ray", help="run missing games in-process")] = False,
+    results: ResultsOption = None,
+    tracking_uri: TrackingUriOption = None,
+    no_tracking: NoTrackingOption = False,
+) -> None:
+    """Write leaderboards/<experiment>/ (README, CSV, plots) from stored results."""
+    from mafia_arena.leaderboard.cli import Invocation, leaderboard_command
+
+    if view not in ("all", "bot", "human", "mixed"):
+        raise CliError("--view", f"expected all, bot, human or mixed, got {view!r}")
+    invocation = Invocation(source, out, view, results, no_ray, no_tracking)
+    if source.suffix == ".toml":
+        summary = _tournament(
+            source,
+            address=None,
+            no_ray=no_ray,
+            results=results,
+            tracking_uri=tracking_uri,
+            no_tracking=no_tracking,
+            no_resume=False,
+            force_resume=False,
+        )
+        typer.echo(str(summary))
+        source = summary.results_dir
+    leaderboard_command(source, out, view, invocation)
