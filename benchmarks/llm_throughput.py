@@ -39,7 +39,9 @@ from pathlib import Path
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
-from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients, resolve_agent_file
+from mafia_arena.agents.files import resolve_agent_file
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.llm import load_agent_definition
 from mafia_arena.llm.definition import AgentDefinition
 from mafia_arena.rules import Variant, load_variant

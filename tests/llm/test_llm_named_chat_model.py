@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.llm.fake_openai import FakeOpenAI, reply
 
-from mafia_arena.agents.llm_agent import model_card
+from mafia_arena.agents.llm_card import model_card
 from mafia_arena.llm import AgentDefinitionError, ChatClient, load_agent_definition
 
 FAKE_LIST = "langchain_core.language_models.fake_chat_models:FakeListChatModel"

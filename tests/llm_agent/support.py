@@ -10,7 +10,7 @@ from typing import Any
 from tests.llm.fake_openai import Action, FakeOpenAI, reply
 
 from mafia_arena.agents.base import Agent
-from mafia_arena.agents.llm_agent import aclose_shared_clients
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.game import Game
 from mafia_arena.llm.breaker import reset_breakers
 from mafia_arena.rules import load_variant

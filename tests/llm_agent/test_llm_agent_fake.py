@@ -21,7 +21,8 @@ from tests.llm_agent.support import (
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
-from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.choices import PASS, Request, Speech
 from mafia_arena.llm import AgentDefinition
 from mafia_arena.rules import load_variant

@@ -19,7 +19,8 @@ from tests.llm_agent.support import assert_replays, first_view, play
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
-from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.choices import Speech
 from mafia_arena.llm import AgentDefinition, load_agent_definition
 from mafia_arena.llm.local_server import SMOLLM2_MODEL_NAME, LocalServer, start_local_server

@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 
 from mafia_arena.agents import make_agent
-from mafia_arena.agents.llm_agent import (
-    LLMAgent,
-    default_decision,
-    resolve_agent_file,
-    shared_client,
-)
+from mafia_arena.agents.files import resolve_agent_file
+from mafia_arena.agents.llm_agent import LLMAgent, default_decision
 from mafia_arena.agents.llm_prompts import (
     TemplateError,
     TranscriptLine,
@@ -23,6 +19,7 @@ from mafia_arena.agents.llm_prompts import (
     load_templates,
     parse_beliefs,
 )
+from mafia_arena.agents.llm_shared import shared_client
 from mafia_arena.engine.choices import PASS, Choice, Request
 from mafia_arena.llm import load_agent_definition
 

@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
-from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.cli import app
 from mafia_arena.llm import AgentDefinition
 from mafia_arena.runner.log import GameLog, traces_path

@@ -8,7 +8,8 @@ from tests.dictator.table import C1, C2, C3, C5, Table, c, w
 from tests.llm.fake_openai import FakeOpenAI, reply
 from tests.llm_agent.support import enum_of, last_user
 
-from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.choices import Speech
 from mafia_arena.llm import AgentDefinition
 from mafia_arena.views import SeatTracker

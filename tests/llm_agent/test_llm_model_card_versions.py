@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mafia_arena.agents.llm_agent import model_card
+from mafia_arena.agents.llm_card import model_card
 from mafia_arena.llm import AgentDefinition
 
 WEIGHTS = b"GGUF" + bytes(range(256)) * 64
@@ -58,7 +58,7 @@ def test_a_local_agents_card_names_server_weights_and_gguf_hash(installed: Path)
 
 
 def test_the_gguf_is_hashed_once_per_process(installed: Path) -> None:
-    from mafia_arena.agents.llm_agent import _file_sha256
+    from mafia_arena.agents.llm_card import _file_sha256
 
     model_card(local(), {})
     hits = _file_sha256.cache_info().hits

@@ -14,7 +14,8 @@ from tests.llm_agent.support import TEST_HOST_KEY, assert_replays
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.base import Agent
-from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.catalogue import (
     Ballot,
     FloorGranted,

@@ -22,7 +22,8 @@ from tests.llm_agent.support import (
 )
 
 from mafia_arena.agents import make_agent
-from mafia_arena.agents.llm_agent import LLMAgent, aclose_shared_clients
+from mafia_arena.agents.llm_agent import LLMAgent
+from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.choices import Speech
 from mafia_arena.llm import AgentDefinition
 from mafia_arena.rules import load_variant

@@ -52,7 +52,7 @@ PLAY_WITH_AN_LLM_AGENT = """
 import asyncio, json
 import mafia_arena
 from mafia_arena.agents import RandomAgent
-from mafia_arena.agents.llm_agent import load_llm_agent
+from mafia_arena.agents.llm_loading import load_llm_agent
 from mafia_arena.agents.llm_prompts import default_prompts_dir
 from mafia_arena.rules import load_variant
 from mafia_arena.runner import play_match

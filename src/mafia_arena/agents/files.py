@@ -47,7 +47,7 @@ def resolve_agent_file(spec: str) -> Path | None:
 
 
 AGENT_KINDS = ("llm", "rl")
-"""The kinds of agent file a loader builds (`llm_agent`, `policy`)."""
+"""The kinds of agent file a loader builds (`llm_loading`, `policy`)."""
 
 
 def agent_file_kind(path: Path) -> str:

