@@ -105,9 +105,8 @@ class CreationBudget:
         return bucket.allow()
 
     def _forget_refilled(self) -> None:
-        now = time.monotonic()
         for client, bucket in list(self.buckets.items()):
-            if bucket.tokens + (now - bucket.stamp) * bucket.rate >= bucket.burst:
+            if bucket.refilled():
                 del self.buckets[client]
 
 

@@ -120,3 +120,8 @@ class RateLimiter:
             return True
         self.strikes += 1
         return False
+
+    def refilled(self) -> bool:
+        """Whether the bucket is back at its burst by now (nothing spent is still owed)."""
+        elapsed = time.monotonic() - self.stamp
+        return self.tokens + elapsed * self.rate >= self.burst
