@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,11 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object]:
     spec_path = folder / "tiny.toml"
     spec_path.write_text(SPEC)
     mlflow_uri = f"sqlite:///{folder / 'mlflow.db'}"
-    result = train(load_train_spec(spec_path), folder / "out", tracking_uri=mlflow_uri)
+    scratch = folder / "tmp"  # the temporary folder while training (see the last test)
+    scratch.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(scratch))
+        result = train(load_train_spec(spec_path), folder / "out", tracking_uri=mlflow_uri)
     return folder, result
 
 
@@ -117,3 +122,13 @@ def test_a_bad_training_spec_names_file_and_key(tmp_path: Path, body: str, key: 
     with pytest.raises(TrainSpecError) as caught:
         load_train_spec(path)
     assert str(path) in str(caught.value) and f"'{key}'" in str(caught.value)
+
+
+def test_training_leaves_nothing_in_the_temporary_folder(trained: tuple[Path, object]) -> None:
+    """Stable-Baselines3's default logger makes an empty ``SB3-<time>`` folder in the
+    temporary folder at every `learn` call; training sets its own silent logger, so a
+    user's temporary folder does not fill with them. (PyTorch's optimiser makes one
+    ``torchinductor_<user>`` cache folder there, reused by every run; that one may stay.)"""
+    folder, _ = trained
+    left = sorted(p.name for p in (folder / "tmp").iterdir())
+    assert [name for name in left if not name.startswith("torchinductor_")] == []

@@ -167,6 +167,11 @@ def _train(
         device="cpu",
         verbose=0,
     )
+    # a silent logger of our own: SB3's default one makes an empty SB3-<time> folder in
+    # the temporary folder at every `learn` call (the curve is tracked here, not by SB3)
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(None, []))
     if spec.imitate_games:
         from mafia_arena.rl.imitate import demonstrations, pretrain
 
