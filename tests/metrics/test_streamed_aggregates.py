@@ -10,6 +10,8 @@ import math
 import random
 import statistics
 
+from scipy.stats import t as student_t
+
 from mafia_arena.metrics.aggregate import FloatSum, mean_ci
 
 
@@ -27,12 +29,13 @@ def test_float_sum_adds_exactly_as_the_builtin_sum() -> None:
         assert math.copysign(1.0, total.value) == math.copysign(1.0, sum(xs))
 
 
-def test_mean_ci_is_the_two_pass_normal_interval() -> None:
+def test_mean_ci_is_the_two_pass_student_interval() -> None:
     rng = random.Random(1)
     xs = [rng.gauss(3.0, 2.0) for _ in range(500)]
     estimate = mean_ci([*xs, None, float("nan")])
     assert estimate is not None and estimate.n == 500
     mean = sum(xs) / 500
-    half = 1.959963984540054 * math.sqrt(sum((x - mean) ** 2 for x in xs) / 499) / math.sqrt(500)
+    t499 = float(student_t.ppf(0.975, 499))
+    half = t499 * math.sqrt(sum((x - mean) ** 2 for x in xs) / 499) / math.sqrt(500)
     assert (estimate.value, estimate.low, estimate.high) == (mean, mean - half, mean + half)
     assert abs(estimate.value - statistics.fmean(xs)) < 1e-12

@@ -144,7 +144,8 @@ def render_readme(
         "",
         "Method: win rates with Wilson score intervals at the effective number of seats "
         "(the seats of one game are one cluster: they share its outcome), means over seats "
-        "with normal intervals clustered by game the same way; Bradley–Terry "
+        "with Student intervals clustered by game the same way (t with games − 1 degrees of "
+        "freedom); Bradley–Terry "
         "ratings fitted by penalised maximum likelihood over all decisive games at once "
         "(winners vs losers, team strength = mean over seats, per-setup side advantage), "
         f"reported as `1500 + {ELO_SCALE:.2f} × logit strength`, with {pct}% intervals "

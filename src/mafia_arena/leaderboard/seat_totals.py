@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from mafia_arena.metrics.aggregate import clustered_mean_ci
-from mafia_arena.stats import clustered_wilson_interval, z_value
+from mafia_arena.stats import clustered_wilson_interval
 
 from .columns import FALSE_CLAIM_DAYS, FALSE_CLAIMS, PER_SEAT_MEANS
 from .records import GameResult, SeatResult
@@ -114,7 +114,7 @@ class SeatTotals:
         interval clustered by game (`ClusteredMeanAccumulator`) and clipped to the
         metric's range; NaNs where no seat has a value."""
         by_game = self.metric_values.get(name)
-        estimate = clustered_mean_ci(by_game.values(), z_value(confidence)) if by_game else None
+        estimate = clustered_mean_ci(by_game.values(), confidence) if by_game else None
         if by_game is None or estimate is None:
             return (math.nan, math.nan, math.nan)
         floor, ceiling = _METRIC_RANGE.get(name, (-math.inf, math.inf))

@@ -12,7 +12,10 @@ Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them c
 `log.meta["beliefs"]`; agents that keep decision `traces` (LLM players) have them
 copied to `log.traces` (stored beside the log, never shown to a seat). Every log's meta
 carries the fallback record and the `void` verdict of `runner.integrity`.
-`play_match_sync` is the fast path for agents that are all `synchronous`. No agent is
+`play_match_sync` is the fast path for agents that are all `synchronous` (scripted
+players, trained policies): their decisions are deterministic code, so an exception there
+is a bug that would recur in every game, and it propagates (a tournament reports the game
+as failed, with the error) rather than turning the seat into a run of defaults. No agent is
 given the game seed: each seat gets its own seed derived with the host's key
 (`mafia_arena.seat_seeds`). `shuffle_names` / `shuffle_options` (an experiment's
 switches) give every agent that presents the game to a model (`set_presentation`: LLM
@@ -179,7 +182,8 @@ def play_match_sync(
     shuffle_names: bool = False,
     shuffle_options: bool = False,
 ) -> MatchResult:
-    """Play a game whose agents are all `synchronous` (scripted players), no event loop.
+    """Play a game whose agents are all `synchronous` (scripted players), no event loop;
+    an agent's exception propagates (module doc).
 
     `host_key` derives the agents' seat seeds (`mafia_arena.seat_seeds`); the same
     variant, seed, key and agents give the same log. `void_threshold`: as in
