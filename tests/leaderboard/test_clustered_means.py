@@ -4,6 +4,7 @@ intervals that take a game's seats as one cluster, on the board and in MLflow al
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -74,44 +75,48 @@ def test_streaming_equals_the_list() -> None:
     assert acc.estimate() == clustered_mean_ci(clusters)
 
 
-def test_clustered_means_cover_where_per_seat_ones_do_not() -> None:
-    """2,000 simulated leagues: an agent in five seats of 30 games whose metric is mostly
-    the game's (a shared game effect plus a little seat noise). Per-seat intervals miss
-    the true mean far more often than 5%; the clustered ones cover it."""
-    rng = np.random.default_rng(8)
-    truth, games, seats, reps = 0.5, 30, 5, 2000
-    per_seat = clustered = 0
+TRUTH = 0.5
+
+
+def _leagues(seed: int, games: int, seats: int, reps: int = 2000) -> Iterator[np.ndarray]:
+    """`reps` simulated leagues: an agent in `seats` seats of `games` games whose metric
+    is mostly the game's (a shared game effect, sd 0.2, plus seat noise, sd 0.05) around
+    `TRUTH`; each a (games, seats) array."""
+    rng = np.random.default_rng(seed)
     for _ in range(reps):
         game_effect = rng.normal(0.0, 0.2, size=(games, 1))
-        values = truth + game_effect + rng.normal(0.0, 0.05, size=(games, seats))
+        yield TRUTH + game_effect + rng.normal(0.0, 0.05, size=(games, seats))
+
+
+def test_clustered_means_cover_where_per_seat_ones_do_not() -> None:
+    """2,000 leagues of 30 games, five seats each: per-seat intervals miss the true mean
+    far more often than 5%; the clustered ones cover it."""
+    per_seat = clustered = 0
+    for values in _leagues(8, games=30, seats=5):
         estimate = mean_ci(values.ravel().tolist())
         assert estimate is not None
-        per_seat += estimate.low <= truth <= estimate.high
+        per_seat += estimate.low <= TRUTH <= estimate.high
         estimate = clustered_mean_ci(values.tolist())
         assert estimate is not None
-        clustered += estimate.low <= truth <= estimate.high
-    assert per_seat / reps < 0.85
-    assert clustered / reps >= 0.93
+        clustered += estimate.low <= TRUTH <= estimate.high
+    assert per_seat / 2000 < 0.85
+    assert clustered / 2000 >= 0.93
 
 
 def test_small_leagues_take_students_quantile() -> None:
-    """2,000 leagues of 5 games (three seats each, the value mostly the game's): the
-    clustered interval with t(4) = 2.78 covers the true mean in at least 93% of leagues;
-    the same interval with the normal 1.96 in under 90%."""
-    rng = np.random.default_rng(11)
-    truth, games, seats, reps = 0.5, 5, 3, 2000
+    """2,000 leagues of 5 games, three seats each: the clustered interval with
+    t(4) = 2.78 covers the true mean in at least 93% of leagues; the same interval with
+    the normal 1.96 in under 90%."""
+    assert t_quantile(4) == pytest.approx(2.776, abs=1e-3)
     normal = student = 0
-    for _ in range(reps):
-        game_effect = rng.normal(0.0, 0.2, size=(games, 1))
-        values = truth + game_effect + rng.normal(0.0, 0.05, size=(games, seats))
+    for values in _leagues(11, games=5, seats=3):
         estimate = clustered_mean_ci(values.tolist())
         assert estimate is not None
-        student += estimate.low <= truth <= estimate.high
-        half = (estimate.high - estimate.low) / 2 * NORMAL_95 / t_quantile(games - 1)
-        normal += abs(estimate.value - truth) <= half
-    assert t_quantile(games - 1) == pytest.approx(2.776, abs=1e-3)
-    assert student / reps >= 0.93
-    assert normal / reps < 0.90
+        student += estimate.low <= TRUTH <= estimate.high
+        half = (estimate.high - estimate.low) / 2 * NORMAL_95 / t_quantile(4)
+        normal += abs(estimate.value - TRUTH) <= half
+    assert student / 2000 >= 0.93
+    assert normal / 2000 < 0.90
 
 
 def _records(game: GameFactory) -> list[dict[str, Any]]:
