@@ -41,8 +41,9 @@ from mafia_arena.engine.events import SeatEvent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.views.display_names import DisplayNames
-from mafia_arena.views.knowledge import Knowledge, Noted, line_tier
+from mafia_arena.views.knowledge import Knowledge, Noted
 from mafia_arena.views.text import render_event
+from mafia_arena.views.transcript import line_tier
 from mafia_arena.views.view import SeatTracker, view_of
 
 _VOTE_FACTS = (Votes, Nomination, NominationTally, Nominees, Runoff, NoExecution, LastDeadDecision)

@@ -20,7 +20,7 @@ Contract
   whose files override the defaults by name, or a single file, which replaces the
   ``system`` template only.
 * :func:`transcript_lines` reads a seat's transcript as tagged lines from its fold
-  (rendered and tiered once per entry, `views.knowledge.Transcript`) and
+  (rendered and tiered once per entry, `views.transcript.Transcript`) and
   :func:`fit_transcript` keeps them under a character budget (the agent file's
   ``max_prompt_chars``). What the seat alone knows (its role, allies, night results,
   role changes, team channels) and the skeleton of the game (phases, deaths, cards) are
@@ -50,7 +50,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from string import Template
 
-from mafia_arena.views.knowledge import Knowledge, TranscriptLine
+from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.transcript import TranscriptLine
 
 __all__ = [
     "PLACEHOLDERS",
@@ -226,7 +227,7 @@ def _per_kind_files(folder: Path) -> dict[str, Path]:
 def transcript_lines(knowledge: Knowledge) -> list[TranscriptLine]:
     """The seat's transcript as tagged lines (events that render to nothing skipped):
     the fold's shared transcript, each entry rendered and tiered once
-    (`views.knowledge.TranscriptLine`)."""
+    (`views.transcript.TranscriptLine`)."""
     return knowledge.tagged_lines()
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mafia_arena.engine.catalogue import (
     Absence,
@@ -63,11 +63,13 @@ from mafia_arena.engine.choices import Request
 from mafia_arena.engine.events import Event, SeatEvent
 from mafia_arena.views.display_names import PLAIN, DisplayNames
 from mafia_arena.views.forum_text import FORUM_RENDER
-from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.view import View
 from mafia_arena.views.words import name as name
 from mafia_arena.views.words import phase_tag
 from mafia_arena.views.words import quote_speech as quote_speech
+
+if TYPE_CHECKING:  # the fold's transcript renders with this module: types only here
+    from mafia_arena.views.knowledge import Knowledge
+    from mafia_arena.views.view import View
 
 
 def choice_text(key: str) -> str:

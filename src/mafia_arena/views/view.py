@@ -16,7 +16,8 @@ from mafia_arena.engine.events import SeatStream
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import Variant
 from mafia_arena.views.display_names import DisplayNames
-from mafia_arena.views.knowledge import Knowledge, KnowledgeFold, Renders
+from mafia_arena.views.knowledge import Knowledge, KnowledgeFold
+from mafia_arena.views.transcript import Renders
 
 
 @dataclass(frozen=True, slots=True)
