@@ -233,3 +233,53 @@ def test_a_build_that_dies_at_its_first_answer_fails_the_start_with_the_signal(
         server.start()
     assert "--no-cache-dir" in str(info.value) and "first completion" in str(info.value)
     assert not server.running and not server.ready
+
+
+_OWNER = """
+import sys, time
+from mafia_arena.llm.local_server import start_local_server
+
+server = start_local_server(n_threads=1)
+print(server.pid, server.log_path, flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Whether the process has ended (an unreaped zombie counts as ended: an orphan's
+    parent in a container may never reap it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] in {"Z", "X"}
+    except (OSError, IndexError):
+        return True
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_killed_owner_leaves_no_server_behind(how: signal.Signals) -> None:
+    """An owner killed without its exit handlers (``kill``, ``timeout``, a torn-down
+    worker) cannot stop its server; the server sees its owner gone, ends and deletes its
+    log, instead of living on as an orphan holding memory and a port."""
+    owner = subprocess.Popen([sys.executable, "-c", _OWNER], stdout=subprocess.PIPE, text=True)
+    server_pid = 0
+    try:
+        assert owner.stdout is not None
+        pid, log = owner.stdout.readline().split()
+        server_pid, log_path = int(pid), Path(log)
+        assert not _gone(server_pid) and log_path.exists()
+        owner.send_signal(how)
+        owner.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while not _gone(server_pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(server_pid), "the server outlived its owner"
+        assert not log_path.exists()
+    finally:
+        owner.kill()
+        owner.wait(timeout=30)
+        if server_pid and not _gone(server_pid):
+            os.kill(server_pid, signal.SIGKILL)

@@ -10,7 +10,10 @@ Contract
 * :func:`get_local_server` returns the one server of this process, starting it on first
   use. It is safe to call from any thread, and :func:`aget_local_server` from async code
   (the blocking start runs in a worker thread). All agents with ``base_url = "local"``
-  share it. It is stopped at interpreter exit.
+  share it. It is stopped at interpreter exit; a process killed without running its exit
+  handlers (SIGTERM, SIGKILL) leaves no server behind either: the server watches its
+  owner and ends, deleting its log, once the owner is gone
+  (`llama_server_entry.exit_with_owner`).
 * :func:`start_local_server` starts an *independent* server process (its own port, owned
   by the caller, stopped by :meth:`LocalServer.stop` or at exit). Tests use it to prove
   that pointing an agent at another URL needs no code change.
@@ -56,6 +59,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from mafia_arena.llm.llama_server_entry import LOG_ENV, OWNER_ENV
 
 __all__ = [
     "SERVER_MODULE",
@@ -324,6 +329,8 @@ class LocalServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 close_fds=True,
+                # the server ends with this process even when it is killed (no atexit)
+                env={**os.environ, OWNER_ENV: str(os.getpid()), LOG_ENV: str(self.log_path)},
             )
         self.port = port
         url = f"http://{_HOST}:{port}/v1/models"
