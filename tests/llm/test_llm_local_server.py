@@ -240,7 +240,7 @@ import sys, time
 from mafia_arena.llm.local_server import start_local_server
 
 server = start_local_server(n_threads=1)
-print(server.pid, server.log_path, flush=True)
+print(server.pid, flush=True)
 time.sleep(600)
 """
 
@@ -260,24 +260,33 @@ def _gone(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
-def test_a_killed_owner_leaves_no_server_behind(how: signal.Signals) -> None:
+def test_a_killed_owner_leaves_no_server_and_no_file_behind(
+    how: signal.Signals, tmp_path: Path
+) -> None:
     """An owner killed without its exit handlers (``kill``, ``timeout``, a torn-down
-    worker) cannot stop its server; the server sees its owner gone, ends and deletes its
-    log, instead of living on as an orphan holding memory and a port."""
-    owner = subprocess.Popen([sys.executable, "-c", _OWNER], stdout=subprocess.PIPE, text=True)
+    worker) cannot stop its server; the server sees its owner gone and ends, instead of
+    living on as an orphan holding memory and a port. Its log never stays in the
+    temporary folder: it is unlinked as soon as it is open, so the owner's temporary
+    folder is empty while the server runs and after."""
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _OWNER],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
     server_pid = 0
     try:
         assert owner.stdout is not None
-        pid, log = owner.stdout.readline().split()
-        server_pid, log_path = int(pid), Path(log)
-        assert not _gone(server_pid) and log_path.exists()
+        server_pid = int(owner.stdout.readline())
+        assert not _gone(server_pid)
+        assert list(tmp_path.iterdir()) == []
         owner.send_signal(how)
         owner.wait(timeout=30)
         deadline = time.monotonic() + 30
         while not _gone(server_pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _gone(server_pid), "the server outlived its owner"
-        assert not log_path.exists()
+        assert list(tmp_path.iterdir()) == []
     finally:
         owner.kill()
         owner.wait(timeout=30)

@@ -17,13 +17,12 @@ unchanged.
 
 The process also ends with its owner (`exit_with_owner`): `LocalServer` names itself in
 ``MAFIA_ARENA_SERVER_OWNER`` and stops the server at exit, but an owner that is killed
-(SIGTERM from ``kill`` or ``timeout``, SIGKILL, a Ray worker torn down) runs no exit
-handler, and its server went on as an orphan holding a few hundred MB and a port.
+(SIGTERM from ``kill`` or ``timeout``, SIGKILL) runs no exit handler, and its server
+went on as an orphan holding a few hundred MB and a port.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import runpy
 import threading
@@ -33,27 +32,21 @@ from typing import Any
 EXTRA_BUFFERS_FIELD = "use_extra_bufts"
 OWNER_ENV = "MAFIA_ARENA_SERVER_OWNER"
 """The owning process's pid, set by `LocalServer` for the server it starts."""
-LOG_ENV = "MAFIA_ARENA_SERVER_LOG"
-"""The server's log file, which the owner deletes when it stops the server; a server
-whose owner is gone deletes it itself."""
 
 
 def exit_with_owner(poll_s: float = 0.5) -> threading.Thread | None:
     """Watch the owner named in ``MAFIA_ARENA_SERVER_OWNER`` from a daemon thread and
-    end this process (deleting the log named in ``MAFIA_ARENA_SERVER_LOG``) once the
-    owner is gone: the parent pid changes when the parent dies, so no signal from it is
-    needed. Returns the thread, or None when no owner is named (a server run by hand)."""
+    end this process once the owner is gone: the parent pid changes when the parent
+    dies, so no signal from it is needed. Returns the thread, or None when no owner is
+    named (a server run by hand)."""
     owner = os.environ.get(OWNER_ENV, "")
     if not owner.isdigit():
         return None
-    pid, log = int(owner), os.environ.get(LOG_ENV)
+    pid = int(owner)
 
     def watch() -> None:
         while os.getppid() == pid:
             time.sleep(poll_s)
-        if log:
-            with contextlib.suppress(OSError):
-                os.unlink(log)
         os._exit(0)  # the server's threads would keep an orderly exit waiting
 
     thread = threading.Thread(target=watch, name="exit-with-owner", daemon=True)

@@ -12,8 +12,9 @@ Contract
   (the blocking start runs in a worker thread). All agents with ``base_url = "local"``
   share it. It is stopped at interpreter exit; a process killed without running its exit
   handlers (SIGTERM, SIGKILL) leaves no server behind either: the server watches its
-  owner and ends, deleting its log, once the owner is gone
-  (`llama_server_entry.exit_with_owner`).
+  owner and ends once the owner is gone (`llama_server_entry.exit_with_owner`). Nor is a
+  log file left behind: the server's log is unlinked as soon as it is opened and read
+  through an open handle.
 * :func:`start_local_server` starts an *independent* server process (its own port, owned
   by the caller, stopped by :meth:`LocalServer.stop` or at exit). Tests use it to prove
   that pointing an agent at another URL needs no code change.
@@ -58,9 +59,9 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from mafia_arena.llm.llama_server_entry import LOG_ENV, OWNER_ENV
+from mafia_arena.llm.llama_server_entry import OWNER_ENV
 
 __all__ = [
     "SERVER_MODULE",
@@ -162,6 +163,9 @@ class LocalServer:
         self.port: int | None = None
         self.startup_s: float | None = None
         self.log_path: Path | None = None
+        """The log file's path while it has one: None where the file was unlinked as soon
+        as it was opened (POSIX; see `_open_log`), or once the server is stopped."""
+        self._log: BinaryIO | None = None  # the log, read through this handle
         self._process: subprocess.Popen[bytes] | None = None
         self._answered = False  # the readiness probe succeeded for the current process
         self._owner_pid = os.getpid()
@@ -231,10 +235,11 @@ class LocalServer:
 
     def log_tail(self, max_chars: int = 4000) -> str:
         """The last characters of the server's combined stdout/stderr."""
-        if self.log_path is None or not self.log_path.exists():
+        if self._log is None:
             return ""
-        data = self.log_path.read_bytes()[-max_chars:]
-        return data.decode("utf-8", errors="replace")
+        size = os.fstat(self._log.fileno()).st_size
+        self._log.seek(max(0, size - max_chars))
+        return self._log.read().decode("utf-8", errors="replace")
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -318,11 +323,8 @@ class LocalServer:
 
     def _spawn_and_wait(self, started: float) -> None:
         port = _free_port()
-        if self.log_path is None:
-            fd, name = tempfile.mkstemp(prefix="mafia-arena-llama-server-", suffix=".log")
-            os.close(fd)
-            self.log_path = Path(name)
-        with open(self.log_path, "wb") as log:
+        log = self._open_log()
+        try:
             self._process = subprocess.Popen(
                 self._command(port),
                 stdin=subprocess.DEVNULL,
@@ -330,8 +332,10 @@ class LocalServer:
                 stderr=subprocess.STDOUT,
                 close_fds=True,
                 # the server ends with this process even when it is killed (no atexit)
-                env={**os.environ, OWNER_ENV: str(os.getpid()), LOG_ENV: str(self.log_path)},
+                env={**os.environ, OWNER_ENV: str(os.getpid())},
             )
+        finally:
+            os.close(log)
         self.port = port
         url = f"http://{_HOST}:{port}/v1/models"
         deadline = started + self.startup_timeout_s
@@ -390,7 +394,27 @@ class LocalServer:
                 f"({exc})\n--- server log tail ---\n{self.log_tail()}"
             ) from None
 
+    def _open_log(self) -> int:
+        """A fresh log for the next server process; returns the descriptor it writes to.
+
+        The file is unlinked as soon as it is open, where the system allows that (POSIX):
+        the server writes to it and `log_tail` reads it through the handle kept here, and
+        however this process or the server ends (a Ray worker's children are killed with
+        it), no log file is left in the temporary folder. Elsewhere the file keeps its
+        path until `stop`."""
+        self._discard_log()
+        fd, name = tempfile.mkstemp(prefix="mafia-arena-llama-server-", suffix=".log")
+        self._log = open(name, "rb")  # noqa: SIM115  # kept open: closed by _discard_log
+        try:
+            os.unlink(name)
+        except OSError:
+            self.log_path = Path(name)
+        return fd
+
     def _discard_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
         if self.log_path is not None:
             with contextlib.suppress(OSError):
                 self.log_path.unlink()
