@@ -6,6 +6,7 @@ illegal move (the snippet asserts it at every step)."""
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,12 @@ def snippet() -> str:
     return found.group(1)
 
 
-def test_the_documented_maskable_ppo_route_never_makes_an_illegal_move() -> None:
+def test_the_documented_maskable_ppo_route_never_makes_an_illegal_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SB3's default logger makes a folder in the temporary folder at `learn`: keep the
+    # snippet's in this test's own
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     namespace: dict[str, Any] = {}
     exec(compile(snippet(), str(DOC), "exec"), namespace)
     model, vec = namespace["model"], namespace["vec"]
