@@ -1,20 +1,40 @@
 """Small statistics shared by the command line, the benchmarks and the leaderboards.
 
-Standard library only, so the core command line needs no scientific stack.
+Standard library only at import, so the core command line needs no scientific stack;
+`t_quantile` imports SciPy when it is first called (its callers, the tracking and
+leaderboard code, come with the extras that install it).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 from statistics import NormalDist
+
+
+def _upper_tail(confidence: float) -> float:
+    """The cumulative probability of a two-sided interval's upper end at ``confidence``
+    (0.95 → 0.975), after checking that ``confidence`` lies strictly between 0 and 1."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    return 0.5 + confidence / 2.0
 
 
 def z_value(confidence: float) -> float:
     """Two-sided standard-normal quantile for ``confidence`` (0.95 → 1.959963...)."""
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    return NormalDist().inv_cdf(_upper_tail(confidence))
+
+
+@lru_cache(maxsize=256)
+def t_quantile(df: int, confidence: float = 0.95) -> float:
+    """The two-sided Student t quantile with `df` degrees of freedom (``df`` >= 1):
+    ``t_quantile(4) = 2.776...``, ``t_quantile(10**6) = 1.95996...``."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be at least 1, not {df}")
+    from scipy.stats import t
+
+    return float(t.ppf(_upper_tail(confidence), df))
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:

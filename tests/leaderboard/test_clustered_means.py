@@ -12,18 +12,13 @@ import pytest
 
 from mafia_arena.leaderboard.render import markdown_leaderboard
 from mafia_arena.leaderboard.table import leaderboard_table
-from mafia_arena.metrics.aggregate import (
-    ClusteredMeanAccumulator,
-    clustered_mean_ci,
-    mean_ci,
-    t_quantile,
-)
-from mafia_arena.stats import clustered_wilson_interval, wilson_interval
+from mafia_arena.metrics.aggregate import ClusteredMeanAccumulator, clustered_mean_ci, mean_ci
+from mafia_arena.stats import clustered_wilson_interval, t_quantile, wilson_interval, z_value
 from mafia_arena.tracking.summaries import agent_aggregates
 
 from .test_leaderboard_ratings import GameFactory
 
-NORMAL_95 = 1.959963984540054
+NORMAL_95 = z_value(0.95)
 
 
 def test_independent_clusters_of_one_give_the_plain_interval() -> None:

@@ -14,7 +14,7 @@
 Student's quantile rather than the normal 1.96 because LLM leagues are often small (a
 dozen games): with 5 games the normal interval is 29% narrower (1.96 against
 t(4) = 2.78). From a few hundred games on, the two agree to the third decimal. The
-quantile comes from SciPy (in the tracking and leaderboard extras, the only callers).
+quantile is `stats.t_quantile` (SciPy, in the tracking and leaderboard extras).
 
 A mean is computed in two passes over the values (`MeanAccumulator`: the sum, then the
 squared deviations from the mean), each a `FloatSum` that adds exactly as the built-in
@@ -28,25 +28,11 @@ import math
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, cast
 
-from mafia_arena.stats import ClusteredRate, wilson_interval
+from mafia_arena.stats import ClusteredRate, t_quantile, wilson_interval
 
 CONFIDENCE = 0.95
-
-
-@lru_cache(maxsize=256)
-def t_quantile(df: int, confidence: float = CONFIDENCE) -> float:
-    """The two-sided Student t quantile with `df` degrees of freedom (``df`` >= 1):
-    ``t_quantile(4) = 2.776...``, ``t_quantile(10**6) = 1.95996...``."""
-    if df < 1:
-        raise ValueError(f"degrees of freedom must be at least 1, not {df}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    from scipy.stats import t
-
-    return float(t.ppf(0.5 + confidence / 2.0, df))
 
 
 @dataclass(frozen=True)
