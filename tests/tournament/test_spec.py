@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -118,9 +119,10 @@ def test_seeds_depend_on_base_seed_and_index_only() -> None:
 
 
 def is_training_spec(path: Path) -> bool:
-    """A ``[train]`` table marks a training spec (docs/rl.md), read by
-    `mafia_arena.rl.spec` instead of the tournament reader."""
-    return "\n[train]" in "\n" + path.read_text(encoding="utf-8")
+    """A ``train`` table marks a training spec (docs/rl.md), read by
+    `mafia_arena.rl.spec` instead of the tournament reader: the rule both loaders
+    apply to the parsed file."""
+    return isinstance(tomllib.loads(path.read_text(encoding="utf-8")).get("train"), dict)
 
 
 @pytest.mark.parametrize(
