@@ -10,7 +10,7 @@ from tests.tournament.conftest import REPO, write_spec
 
 from mafia_arena.experiments import SpecError, load_spec
 from mafia_arena.experiments.plan import game_seed
-from mafia_arena.experiments.spec import read_spec
+from mafia_arena.experiments.spec import is_training_spec, read_spec
 
 BASE = """
 base_seed = 1
@@ -118,18 +118,11 @@ def test_seeds_depend_on_base_seed_and_index_only() -> None:
     assert game_seed(1, 1) != game_seed(2, 0)
 
 
-def is_training_spec(path: Path) -> bool:
-    """A ``train`` table marks a training spec (docs/rl.md), read by
-    `mafia_arena.rl.spec` instead of the tournament reader: the rule both loaders
-    apply to the parsed file."""
-    return isinstance(tomllib.loads(path.read_text(encoding="utf-8")).get("train"), dict)
-
-
 @pytest.mark.parametrize(
     "path", sorted((REPO / "experiments").glob("*.toml")), ids=lambda p: p.name
 )
 def test_reference_specs_are_valid_files(path: Path) -> None:
-    if is_training_spec(path):
+    if is_training_spec(tomllib.loads(path.read_text(encoding="utf-8"))):
         from mafia_arena.rl.spec import load_train_spec
 
         assert load_train_spec(path).name == path.stem

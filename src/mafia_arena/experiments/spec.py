@@ -202,6 +202,13 @@ _VARIANT_KEYS = frozenset({"composition", "factions", "rules", "roles", "min_pla
 _AGENT_KEYS = frozenset({"kind", "backend", "model", "base_url", "policy", "persona"})
 
 
+def is_training_spec(data: dict[str, Any]) -> bool:
+    """Whether a parsed TOML file is a training spec: a ``train`` table marks one
+    (docs/rl.md). The tournament reader's test, and the table `mafia_arena.rl.spec`
+    requires (that sibling layer checks it itself: the layers do not import sideways)."""
+    return isinstance(data.get("train"), dict)
+
+
 def other_kind_of_file(data: dict[str, Any]) -> str | None:
     """What the project's other TOML files look like, for a file given where a spec was
     wanted: a variant file or an agent file fails validation with a dozen missing and
@@ -216,7 +223,7 @@ def other_kind_of_file(data: dict[str, Any]) -> str | None:
             "this is a variant file, not an experiment spec (a spec names variant files "
             "in variants.<i>.variant)"
         )
-    if isinstance(data.get("train"), dict):
+    if is_training_spec(data):
         return "this is a training spec, not an experiment spec (run it with mafia-arena train)"
     if keys & _AGENT_KEYS:
         return "this is an agent file, not an experiment spec (a spec lists agent files in pool)"
