@@ -69,6 +69,11 @@ observer's own check or Pythia question on a seat whose card moved, and at the e
 deal itself and the winning seats (the same camp's seats differ between the deals)."""
 
 VARIANT_FIELDS: dict[str, dict[str, frozenset[str]]] = {
+    "club": {
+        # a converted werewolf, or a deputy who inherited a clan role, is introduced to
+        # the clan's living members at the next night (4.8 d): the card moved
+        "allies": frozenset({"allies"}),
+    },
     "dictator": {
         # the question mark learns his copy on Day 2 (4.11): the copied seat's card moved
         "role_change": frozenset({"role", "faction"}),
@@ -211,9 +216,12 @@ def cards_shown(
 
 
 def _named_seats(fact: Fact) -> set[int]:
-    """The seats a fact names in its `seat`, `target` and `targets` fields."""
+    """The seats a fact names in its `seat`, `target` and `targets` fields, and the
+    allies an introduction names (`Allies.allies`)."""
     seats = {v for v in (getattr(fact, "seat", None), getattr(fact, "target", None))}
     seats.update(getattr(fact, "targets", None) or ())
+    if isinstance(fact, Allies):
+        seats.update(fact.allies)
     return {s for s in seats if isinstance(s, int)}
 
 
@@ -875,7 +883,16 @@ REFINEMENTS = 3
 """At most this many more attempts per case (`run_refined`)."""
 
 SHOWING_KINDS = frozenset(
-    {"death", "reveal", "status_shown", "night_result", "oracle", "state", "role_change"}
+    {
+        "death",
+        "reveal",
+        "status_shown",
+        "night_result",
+        "oracle",
+        "state",
+        "role_change",
+        "allies",
+    }
 )
 """Stream entries that may show the observer a card (or follow from one)."""
 

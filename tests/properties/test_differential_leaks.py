@@ -40,10 +40,11 @@ from tests.properties.differential import (
     run_aec,
     run_parallel,
     run_refined,
+    shown_in_a,
 )
 
 from mafia_arena import env as mafia_env
-from mafia_arena.engine.catalogue import Death, Fact, Runoff
+from mafia_arena.engine.catalogue import Allies, Death, Fact, Runoff
 from mafia_arena.engine.events import SeatEvent
 from mafia_arena.env.session import GameSession
 from mafia_arena.rules import load_variant
@@ -250,6 +251,28 @@ def test_the_vendetta_announcement_is_the_same_whether_the_rival_activated_or_no
     assert worlds.variant == "palermo" and worlds.deal_a[worlds.observer] == "lawyer"
     assert run_parallel(worlds, policy_seed) > 52  # past the night it differed
     assert run_aec(worlds, policy_seed) > 0
+
+
+def test_a_converted_werewolf_introduced_to_its_clan_is_a_card_shown() -> None:
+    """Harness regression (case 55336: club, 16 players, the observer the framer): the
+    werewolf converted to the yakuza when its last killer died and was introduced to the
+    clan at the next night (club 4.8 d), naming its seat, which world B dealt elsewhere.
+    That introduction shows the observer a card, like a death: the worlds may differ in
+    it, and a refined world B keeps the werewolf's seat in place. Outside the club no
+    rule introduces a new ally, so there a differing introduction stays a leak."""
+    worlds, policy_seed = random_case(55336)
+    werewolf = worlds.deal_a.index("werewolf")
+    assert worlds.variant == "club" and worlds.deal_a[worlds.observer] == "framer"
+    assert werewolf in shown_in_a(worlds, policy_seed)
+    assert run_refined(run_parallel, worlds, policy_seed) > 162  # past the introduction
+    assert run_refined(run_aec, worlds, policy_seed) > 0
+    standard, _ = random_case(SETTINGS.index(("standard", {})))
+    for case, legitimate in ((worlds, True), (standard, False)):
+        told = [
+            SeatEvent(3, "night", Allies(case.observer, {seat: "mafia"}), True, None)
+            for seat in sorted(case.sigma)[:2]
+        ]
+        assert (legit(case, told[:1], told[1:], 0) is not None) is legitimate
 
 
 def test_the_comparison_catches_a_mistimed_death_and_a_spurious_runoff() -> None:
