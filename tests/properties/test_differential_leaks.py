@@ -258,8 +258,8 @@ def test_a_converted_werewolf_introduced_to_its_clan_is_a_card_shown() -> None:
     werewolf converted to the yakuza when its last killer died and was introduced to the
     clan at the next night (club 4.8 d), naming its seat, which world B dealt elsewhere.
     That introduction shows the observer a card, like a death: the worlds may differ in
-    it, and a refined world B keeps the werewolf's seat in place. Outside the club no
-    rule introduces a new ally, so there a differing introduction stays a leak."""
+    it, and a refined world B keeps the werewolf's seat in place. In a variant whose
+    rules tell no one of a new ally (`standard`), a differing introduction stays a leak."""
     worlds, policy_seed = random_case(55336)
     werewolf = worlds.deal_a.index("werewolf")
     assert worlds.variant == "club" and worlds.deal_a[worlds.observer] == "framer"
