@@ -8,6 +8,7 @@ import asyncio
 import logging
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents.base import AgentBase
 from mafia_arena.agents.random_agent import RandomAgent
@@ -15,8 +16,6 @@ from mafia_arena.engine.choices import Decision
 from mafia_arena.rules import load_variant
 from mafia_arena.runner import play_match
 from mafia_arena.views.view import View
-
-KEY = bytes(range(32))
 
 
 class Faulty(AgentBase):
@@ -47,7 +46,9 @@ def test_a_failing_agent_plays_the_default_and_is_named(
     agents = [Faulty(how), *(RandomAgent() for _ in range(6))]
     with caplog.at_level(logging.WARNING, logger="mafia_arena.runner.match"):
         result = asyncio.run(
-            play_match(load_variant("standard"), agents, 3, decision_timeout=0.05, host_key=KEY)
+            play_match(
+                load_variant("standard"), agents, 3, decision_timeout=0.05, host_key=FIXED_HOST_KEY
+            )
         )
     assert result.log.result is not None  # the game reached its end
     seat0 = [d for d in result.log.decisions if d["seat"] == 0 and d["kind"] == "vote"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from tests.agents.support import by_side, play_strict
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents import RandomAgent, make_agent, scripted_agent_names
 from mafia_arena.agents.heuristic import HeuristicAgent
@@ -20,7 +21,6 @@ COUNTS = {
     "classic": [7, 8, 9, 10, 13, 16],
 }
 CASES = [(v, n) for v, counts in COUNTS.items() for n in counts]
-KEY = bytes(range(32))  # a fixed host key: same seed and key, same seat seeds
 
 
 def strict() -> HeuristicAgent:
@@ -65,7 +65,7 @@ def test_same_seed_same_log(variant: str) -> None:
 
     def log(seed: int) -> str:
         agents = [HeuristicAgent() for _ in range(players)]
-        return play_match_sync(spec, agents, seed, host_key=KEY).log.to_jsonl()
+        return play_match_sync(spec, agents, seed, host_key=FIXED_HOST_KEY).log.to_jsonl()
 
     for seed in (1, 2, 3):
         assert log(seed) == log(seed)
@@ -76,9 +76,9 @@ def test_reused_agents_replay_identically() -> None:
     """`reset` wipes everything a previous game left in the agent."""
     spec = load_variant("standard")
     agents = [HeuristicAgent() for _ in range(7)]
-    first = play_match_sync(spec, agents, 5, host_key=KEY).log.to_jsonl()
-    play_match_sync(spec, agents, 6, host_key=KEY)
-    assert play_match_sync(spec, agents, 5, host_key=KEY).log.to_jsonl() == first
+    first = play_match_sync(spec, agents, 5, host_key=FIXED_HOST_KEY).log.to_jsonl()
+    play_match_sync(spec, agents, 6, host_key=FIXED_HOST_KEY)
+    assert play_match_sync(spec, agents, 5, host_key=FIXED_HOST_KEY).log.to_jsonl() == first
 
 
 @pytest.mark.parametrize("variant", sorted(COUNTS))
@@ -88,10 +88,10 @@ def test_decides_from_the_view_alone(variant: str) -> None:
     spec = load_variant(variant)
     for seed in range(3):
         agents = [HeuristicAgent() for _ in range(players)]
-        tracked = play_match_sync(spec, agents, seed, host_key=KEY)
+        tracked = play_match_sync(spec, agents, seed, host_key=FIXED_HOST_KEY)
         agents = [HeuristicAgent() for _ in range(players)]
         for seat, agent in enumerate(agents):
-            agent.reset(seat, seat_seed(KEY, seed, seat))
+            agent.reset(seat, seat_seed(FIXED_HOST_KEY, seed, seat))
         game = Game(spec, players, seed)
         while not game.over:
             for seat in sorted(game.pending()):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tests.agents.support import town_vs_random
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents import RandomAgent, SyncAgent
 from mafia_arena.agents.heuristic import HeuristicAgent
@@ -23,10 +24,11 @@ PLAYERS = 7
 
 def town_wins(town: Callable[[], SyncAgent]) -> int:
     spec = load_variant("standard")
-    return sum(
-        play_match_sync(spec, town_vs_random(town, PLAYERS), seed).winner == "town"
-        for seed in range(GAMES)
-    )
+    wins = 0
+    for seed in range(GAMES):
+        result = play_match_sync(spec, town_vs_random(town, PLAYERS), seed, host_key=FIXED_HOST_KEY)
+        wins += result.winner == "town"
+    return wins
 
 
 def test_wilson_interval_matches_known_values() -> None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tests.agents.support import by_side
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents.base import Agent
 from mafia_arena.agents.heuristic import HeuristicAgent
@@ -34,7 +35,7 @@ class Carded(RandomAgent):
 
 def _record(agents: list[Any]) -> dict[str, Any]:
     variant = load_variant("simple")
-    result = play_match_sync(variant, agents, seed=4, host_key=bytes(range(32)))
+    result = play_match_sync(variant, agents, seed=4, host_key=FIXED_HOST_KEY)
     return build_record(
         experiment="cards",
         spec_hash="0",

@@ -21,6 +21,7 @@ from tests.deal_reader import (
     read_deal,
     reproduces,
 )
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.engine import Game
@@ -31,7 +32,6 @@ from mafia_arena.seat_seeds import KEY_FILE, load_or_create_host_key, seat_seed,
 from mafia_arena.views.shown_names import Presentation
 from mafia_arena.views.view import SeatTracker
 
-KEY = bytes(range(32))
 STANDARD = load_variant("standard")
 
 
@@ -48,7 +48,7 @@ def test_the_deal_reader_reads_the_deal_from_a_keyless_seed(given: str) -> None:
 def test_the_deal_reader_finds_nothing_from_a_keyed_seed() -> None:
     game_seed, seat = 4321, 3
     cards = deal(STANDARD, 7, game_seed)
-    given = {seat_seed(KEY, game_seed, seat)}
+    given = {seat_seed(FIXED_HOST_KEY, game_seed, seat)}
     assert read_deal(STANDARD, 7, seat, given, cards[seat], {}) is None
 
 
@@ -100,7 +100,7 @@ def test_the_deal_reader_mines_the_numbers_it_sees(where: str) -> None:
     composition = {r: cards.count(r) for r in sorted(set(cards))}
     view = synthetic_view("standard", composition, seat, role, faction, request, events)
     reader = DealReader()
-    reader.reset(seat, seat_seed(KEY, PLANTED, seat))
+    reader.reset(seat, seat_seed(FIXED_HOST_KEY, PLANTED, seat))
     reader.set_variant(rules)
     DealReader.reports.clear()
     reader.decide(view)
@@ -118,7 +118,7 @@ def test_play_match_gives_no_seat_the_deal(variant: str, players: int, seed: int
     rules = load_variant(variant)
     DealReader.reports.clear()
     agents = [DealReader(), *(RandomAgent() for _ in range(players - 2)), DealReader()]
-    result = asyncio.run(play_match(rules, agents, seed, host_key=KEY))
+    result = asyncio.run(play_match(rules, agents, seed, host_key=FIXED_HOST_KEY))
     assert result.winner is not None or result.log.events
     assert len(DealReader.reports) >= 1  # a reader killed before deciding never attacks
     for report in DealReader.reports:
@@ -134,7 +134,7 @@ def test_the_deal_reader_reads_the_deal_from_names_shuffled_without_a_key() -> N
     seed, seat = 54_321, 3
     cards = deal(STANDARD, 7, seed)
     reader = DealReader()
-    reader.reset(seat, seat_seed(KEY, seed, seat))
+    reader.reset(seat, seat_seed(FIXED_HOST_KEY, seed, seat))
     reader.set_presentation(Presentation(names=keyless_names(seed, 7)))
     assert seed in reader.named and len(reader.named) < 100
     agreeing = [s for s in reader.named if deal(STANDARD, 7, s)[seat] == cards[seat]]
@@ -147,7 +147,9 @@ def test_play_match_with_shuffled_names_gives_no_seat_the_deal() -> None:
     seed = 54_321
     DealReader.reports.clear()
     agents = [DealReader(), *(RandomAgent() for _ in range(5)), DealReader()]
-    result = asyncio.run(play_match(STANDARD, agents, seed, host_key=KEY, shuffle_names=True))
+    result = asyncio.run(
+        play_match(STANDARD, agents, seed, host_key=FIXED_HOST_KEY, shuffle_names=True)
+    )
     assert result.log.meta["presentation"]["shuffle_names"] is True
     readers = [a for a in agents if isinstance(a, DealReader)]
     assert all(r.names is not None for r in readers)  # they were handed the names
@@ -159,12 +161,12 @@ def test_play_match_with_shuffled_names_gives_no_seat_the_deal() -> None:
 
 def test_seat_seeds_follow_the_key() -> None:
     """Same key, same seat seeds (reproducible); another key, others; never the seed."""
-    seeds = seat_seeds(KEY, 7, 7)
-    assert seeds == seat_seeds(KEY, 7, 7) and len(set(seeds)) == 7
+    seeds = seat_seeds(FIXED_HOST_KEY, 7, 7)
+    assert seeds == seat_seeds(FIXED_HOST_KEY, 7, 7) and len(set(seeds)) == 7
     assert seeds != seat_seeds(bytes(32), 7, 7) and 7 not in seeds
     played = [DealReader() for _ in range(5)]
-    play_match_sync(load_variant("simple"), played, 7, host_key=KEY)
-    assert [sorted(a.given) for a in played] == [[s] for s in seat_seeds(KEY, 7, 5)]
+    play_match_sync(load_variant("simple"), played, 7, host_key=FIXED_HOST_KEY)
+    assert [sorted(a.given) for a in played] == [[s] for s in seat_seeds(FIXED_HOST_KEY, 7, 5)]
 
 
 def test_the_host_key_is_kept_in_the_folder(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.cli import main
 from mafia_arena.results_file import read_records
@@ -264,7 +265,9 @@ def write_bad_logs(tmp: Path) -> None:
     from mafia_arena.rules import load_variant
     from mafia_arena.runner.match import play_match_sync
 
-    result = play_match_sync(load_variant("simple"), [RandomAgent() for _ in range(5)], 1)
+    result = play_match_sync(
+        load_variant("simple"), [RandomAgent() for _ in range(5)], 1, host_key=FIXED_HOST_KEY
+    )
     result.log.save(tmp / "game.jsonl")
     header, first, *_ = (tmp / "game.jsonl").read_text().splitlines()
     (tmp / "bad.jsonl").write_text(header + "\nnot json\n")

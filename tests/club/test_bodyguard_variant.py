@@ -4,6 +4,7 @@ Python: a night-immune bodyguard, a one-shot vigilante, an avenger who retaliate
 from pathlib import Path
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.scenario import run
 
 from mafia_arena.agents import RandomAgent
@@ -23,7 +24,9 @@ def game() -> Game:
 @pytest.mark.parametrize("n", [6, 8, 12])
 def test_recombined_roles_play_full_random_games_that_replay(n):
     for seed in range(10):
-        result = play_match_sync(VARIANT, [RandomAgent() for _ in range(n)], seed)
+        result = play_match_sync(
+            VARIANT, [RandomAgent() for _ in range(n)], seed, host_key=FIXED_HOST_KEY
+        )
         assert result.log.result is not None
         again = Game(VARIANT, n, seed)  # replay by hand: the variant is not in envs/
         for record in result.log.decisions:

@@ -3,6 +3,7 @@ accusation rule as a pure function, and random games of every preset end and rep
 
 import pytest
 from tests.club.club_table import Table, club_document
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents import RandomAgent
 from mafia_arena.engine.catalogue import Narration
@@ -168,7 +169,9 @@ def test_d24_accused_are_the_top_group_widened_by_the_second_when_alone():
 @pytest.mark.parametrize("n", [8, 9, 10, 12, 16, 20, 26, 30])
 def test_random_games_of_every_preset_end_and_replay(n):
     for seed in range(4):
-        result = play_match_sync(CLUB, [RandomAgent() for _ in range(n)], seed)
+        result = play_match_sync(
+            CLUB, [RandomAgent() for _ in range(n)], seed, host_key=FIXED_HOST_KEY
+        )
         assert result.log.result is not None
         again = replay(result.log)
         assert GameLog.from_game(again).events == result.log.events
@@ -178,7 +181,9 @@ def test_random_games_of_every_preset_end_and_replay(n):
 def test_club_machinery_is_inert_in_variants_without_its_traits(name):
     variant = load_variant(name)
     for seed in range(5):
-        result = play_match_sync(variant, [RandomAgent() for _ in range(9)], seed)
+        result = play_match_sync(
+            variant, [RandomAgent() for _ in range(9)], seed, host_key=FIXED_HOST_KEY
+        )
         kinds = {event.kind for event in result.log.events}
         assert not kinds & {"narration", "trigger", "role_change", "ballot", "protected"}
 

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from tests.dictator.table import C2, C3, Table, w
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents import make_agent
 from mafia_arena.agents.heuristic import HeuristicAgent
@@ -71,7 +72,9 @@ def test_the_heuristic_player_uses_every_channel_and_role_form() -> None:
 
 def test_random_players_finish_through_the_runner() -> None:
     variant = load_variant("dictator")
-    result = play_match_sync(variant, [make_agent("random") for _ in range(12)], seed=5)
+    result = play_match_sync(
+        variant, [make_agent("random") for _ in range(12)], seed=5, host_key=FIXED_HOST_KEY
+    )
     assert result.log.events[-1].kind == "game_over"
 
 

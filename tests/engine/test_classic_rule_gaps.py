@@ -3,6 +3,7 @@ of nominees, the night chats (section 7), the manner of death (3.1 N3), the nomi
 vote (5.2), the player count (2.1, OP-C1, OP-C2) and custom distributions (2.2 rule 4)."""
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.scenario import Plan, dealt, deaths, events, nominate, run
 
 from mafia_arena.engine import PASS, Choice, Speech
@@ -135,7 +136,9 @@ def test_item2_classic_large_game_plays_to_the_end():
     from mafia_arena.runner.match import play_match_sync
 
     variant = load_variant("classic")
-    result = play_match_sync(variant, [RandomAgent() for _ in range(45)], 3)
+    result = play_match_sync(
+        variant, [RandomAgent() for _ in range(45)], 3, host_key=FIXED_HOST_KEY
+    )
     assert result.winner in ("citizens", "mafia")
 
 

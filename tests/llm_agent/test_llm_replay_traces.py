@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.llm.fake_openai import FakeOpenAI, thinking
 from tests.llm_agent.support import enum_of, play, set_answer
 
@@ -99,7 +100,7 @@ def test_replay_traces_of_a_log_without_any_says_so(
     from mafia_arena.runner.match import play_match_sync
 
     agents: list[Agent] = [make_agent("heuristic") for _ in range(5)]
-    log = play_match_sync(load_variant("simple"), agents, 3).log
+    log = play_match_sync(load_variant("simple"), agents, 3, host_key=FIXED_HOST_KEY).log
     path = log.save(tmp_path / "g.jsonl")
     out = run_replay([str(path), "--traces"], capsys)
     assert not any("[trace]" in line for line in out)

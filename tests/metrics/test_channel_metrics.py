@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.dictator.table import C1, C2, C3, C4, C5, B, R, Table, c, w
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.metrics import compute_metrics
 from mafia_arena.runner import GameLog
@@ -36,5 +37,7 @@ def test_channel_metrics_are_absent_where_there_are_no_channels() -> None:
     from mafia_arena.rules import load_variant
     from mafia_arena.runner import play_match_sync
 
-    result = play_match_sync(load_variant("simple"), [make_agent("random") for _ in range(5)], 1)
+    result = play_match_sync(
+        load_variant("simple"), [make_agent("random") for _ in range(5)], 1, host_key=FIXED_HOST_KEY
+    )
     assert "pm.total" not in compute_metrics(result.log)["game"]

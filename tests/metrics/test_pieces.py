@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.metrics.known_game import LogBuilder, build_known_game
 
 from mafia_arena.agents import make_agent
@@ -108,7 +109,9 @@ RATES = (
 def test_played_games_give_rates_in_range(variant: str, players: int) -> None:
     rules = load_variant(variant)
     for seed in range(15):
-        result = play_match_sync(rules, [make_agent("random") for _ in range(players)], seed)
+        result = play_match_sync(
+            rules, [make_agent("random") for _ in range(players)], seed, host_key=FIXED_HOST_KEY
+        )
         metrics = compute_metrics(result.log, rules)
         game = metrics["game"]
         assert game["length_days"] == result.game_length

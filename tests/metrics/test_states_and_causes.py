@@ -11,6 +11,7 @@ own player states.
 from __future__ import annotations
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.metrics.known_game import LogBuilder
 
 from mafia_arena.agents import make_agent
@@ -154,7 +155,9 @@ def test_beliefs_are_scored_against_the_sides_of_their_time() -> None:
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_played_palermo_departures_match_the_engines_states(seed: int) -> None:
     rules = load_variant("palermo")
-    result = play_match_sync(rules, [make_agent("heuristic") for _ in range(12)], seed)
+    result = play_match_sync(
+        rules, [make_agent("heuristic") for _ in range(12)], seed, host_key=FIXED_HOST_KEY
+    )
     states = of(replay(result.log)).states.states
     facts = extract_facts(result.log, rules)
     gone = {s for s in range(12) if not facts.survived(s)}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.agents.policy import PolicyAgent
 from mafia_arena.agents.policy_file import PolicyFile, table_hash
@@ -17,7 +18,6 @@ from mafia_arena.rl.team_env import TeamEnv, TeamSetup
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.match import play_match_sync
 
-KEY = bytes(range(32))
 ADVISED = TeamSetup(opponents=("heuristic", "random"), advice=True)
 
 
@@ -73,8 +73,8 @@ def test_an_agent_that_follows_the_advice_plays_the_heuristics_games(tmp_path: P
     for seed in (1, 2, 3):
         advised = [make_agent(str(agent_file)) for _ in range(7)]
         plain = [make_agent("heuristic") for _ in range(7)]
-        ours = play_match_sync(variant, advised, seed, host_key=KEY)
-        theirs = play_match_sync(variant, plain, seed, host_key=KEY)
+        ours = play_match_sync(variant, advised, seed, host_key=FIXED_HOST_KEY)
+        theirs = play_match_sync(variant, plain, seed, host_key=FIXED_HOST_KEY)
         assert ours.log.events == theirs.log.events
         assert sum(a.stats.decisions for a in advised) > sum(
             a.stats.extra.get("fallback_decisions", 0) for a in advised

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 
 pytest.importorskip("sb3_contrib")
 
@@ -100,7 +101,7 @@ def test_an_rl_agent_file_seats_the_policy_in_a_game(trained: tuple[Path, object
     agent_file.write_text('name = "tiny-rl"\nkind = "rl"\npolicy = "out/policy.npz"\n')
     agents = [make_agent(str(agent_file)) for _ in range(7)]
     assert {a.kind for a in agents} == {"rl"}
-    result = play_match_sync(load_variant("standard"), agents, 11)
+    result = play_match_sync(load_variant("standard"), agents, 11, host_key=FIXED_HOST_KEY)
     assert result.log.events
     votes = sum(a.stats.decisions - a.stats.extra.get("fallback_decisions", 0) for a in agents)
     assert votes > 0, "the policy answered no vote"

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "experiments" / "smoke.toml"
@@ -43,7 +44,7 @@ def write_spec(folder: Path, name: str, body: str) -> Path:
     return path
 
 
-TEST_HOST_KEY = bytes(range(32))
+TEST_HOST_KEY = FIXED_HOST_KEY
 
 
 def with_host_key(folder: Path) -> Path:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.tournament.conftest import write_spec
 
 from mafia_arena.experiments.errors import SpecError
@@ -54,7 +55,7 @@ def test_every_game_of_the_matchup_records_its_presentation(tmp_path: Path) -> N
     key two 5-seat shuffles agree one time in 120, so the key is pinned)."""
     spec = load_spec(write_spec(tmp_path, "p", "shuffle_names = true\n" + BASE))
     matchup = spec.matchups[0]
-    key = bytes(range(32))
+    key = FIXED_HOST_KEY
     job = BatchJob(
         spec.name, spec.spec_hash, spec.base_seed, matchup, list(matchup.indices), host_key=key
     )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.browser_support import ensure_chromium, launch_chromium
 from tests.web.support import LiveServer
 
@@ -38,7 +39,7 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
     """A live server whose bots get the same seat seeds every run (a fixed host key),
     so a test's game with a chosen seed always takes the same course."""
     live = LiveServer(settings_for(tmp_path))
-    live.manager.host_key = bytes(range(32))
+    live.manager.host_key = FIXED_HOST_KEY
     try:
         yield live
     finally:
@@ -50,7 +51,7 @@ def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
     """A server whose bots may be heuristic or random players, with a fixed host key
     (the same seat seeds, so the same bot moves, in every run)."""
     live = LiveServer(settings_for(tmp_path, allowed_agents=("heuristic", "random")))
-    live.manager.host_key = bytes(range(32))
+    live.manager.host_key = FIXED_HOST_KEY
     try:
         yield live
     finally:

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
@@ -36,7 +37,7 @@ def guarded(tmp_path: Path) -> Iterator[LiveServer]:
     live = LiveServer(
         settings_for(tmp_path, allowed_agents=None, chosen_seeds=False, timer_scale=10.0)
     )
-    live.manager.host_key = bytes(range(32))
+    live.manager.host_key = FIXED_HOST_KEY
     try:
         yield live
     finally:

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import websockets
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.support import LiveServer
 
 from mafia_arena.agents.registry import make_agent
@@ -112,7 +113,9 @@ def test_the_replay_and_the_moderators_view_name_roles_and_cards() -> None:
     """The stored game's replay (every seat's lines) and the moderator's lines are the
     text view's lines with the variant's names, not the bare ids."""
     agents = [make_agent("random") for _ in range(12)]
-    result = play_match_sync(load_variant("palermo", {"moves": 1}), agents, 3, {"moves": 1})
+    result = play_match_sync(
+        load_variant("palermo", {"moves": 1}), agents, 3, {"moves": 1}, host_key=FIXED_HOST_KEY
+    )
     events = list(result.log.events)
     views = replay_views(result.log)
     assert any(isinstance(e.fact, CardDealt) and e.fact.card for e in events)

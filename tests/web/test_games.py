@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, autopilot
 
@@ -59,7 +60,7 @@ def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_pat
 
 def test_a_silent_human_gets_the_default_on_timeout(tmp_path: Path) -> None:
     live = LiveServer(settings_for(tmp_path, timer_scale=0.004, grace=600))
-    live.manager.host_key = bytes(range(32))  # the same bots' course every run
+    live.manager.host_key = FIXED_HOST_KEY  # the same bots' course every run
     try:
         created = live.create(variant="simple", players=5, seed=2, seats=[{"kind": "human"}])
         game_id = created["game_id"]

@@ -28,6 +28,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
@@ -471,7 +472,7 @@ def test_a_missed_palermo_night_turn_never_brings_a_stand_in(tmp_path: Path) -> 
     a night ability, a card). Before, it counted as a day turn: with ``idle_turns=1``
     the first missed night turn put a stand-in in the seat, announced to every page."""
     live = LiveServer(settings_for(tmp_path, idle_turns=1, timer_scale=0.05))
-    live.manager.host_key = bytes(range(32))  # the same bot moves in every run
+    live.manager.host_key = FIXED_HOST_KEY  # the same bot moves in every run
     try:
         created = live.create(
             variant="palermo",

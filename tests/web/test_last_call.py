@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import websockets
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
@@ -91,7 +92,7 @@ async def two_people(
 
 def test_the_last_voter_gets_a_short_timer(tmp_path: Path) -> None:
     server = LiveServer(settings_for(tmp_path, grace=600.0))
-    server.manager.host_key = bytes(range(32))
+    server.manager.host_key = FIXED_HOST_KEY
     try:
         created = server.create(
             variant="standard",
@@ -133,7 +134,7 @@ async def first_vote(url: str, game_id: str, credential: str) -> dict[str, Any]:
 
 def test_a_person_alone_with_bots_keeps_the_whole_timer(tmp_path: Path) -> None:
     server = LiveServer(settings_for(tmp_path, grace=600.0))
-    server.manager.host_key = bytes(range(32))
+    server.manager.host_key = FIXED_HOST_KEY
     try:
         created = server.create(
             variant="standard", players=7, seed=4, seats=[{"kind": "human"}], bot_delay=0

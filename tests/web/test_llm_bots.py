@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.llm.fake_openai import Action, FakeOpenAI, error, reply
 from tests.llm_agent.support import auto_fake_with_fresh_breakers, enum_of, set_answer
 from tests.web.conftest import settings_for
@@ -53,7 +54,7 @@ def test_llm_bots_fallbacks_verdict_and_traces_are_stored_and_replayed_after_the
 ) -> None:
     agent = str(agent_file(tmp_path, fake.base_url))
     live = LiveServer(settings_for(tmp_path, allowed_agents=(agent, "heuristic")))
-    live.manager.host_key = bytes(range(32))
+    live.manager.host_key = FIXED_HOST_KEY
     game_id = ""
     seen: dict[str, int] = {"requests": 0, "choices": 0}
     during: list[int] = []

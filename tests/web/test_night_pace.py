@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.virtual_clock import run_on_virtual_clock
 
@@ -45,7 +46,6 @@ DEAL_B = ["villager", "mafioso", "villager", "villager", "detective", "mafioso",
 OBSERVER, PERSON = 0, 2
 THINKING = 30.0
 """Seconds the person takes over a night pick (the pick's timer is 45 s)."""
-HOST_KEY = bytes(range(32))
 
 
 def public_rule(view: View) -> Choice | Speech:
@@ -138,7 +138,7 @@ def _table(
     seats = [SeatSpec(kind="human" if s in people else "bot") for s in range(7)]
     spec = GameSpec(variant="standard", players=7, seats=seats, overrides=OVERRIDES)
     chosen = settings_for(tmp_path, fixed_nights=True, bot_delay=bot_delay, **settings)
-    session = GameSession("g", spec, variant, 7, chosen, HOST_KEY, deal=deal)
+    session = GameSession("g", spec, variant, 7, chosen, FIXED_HOST_KEY, deal=deal)
     for slot in session.slots:
         if not slot.human:
             slot.agent = PublicRuleBot()
@@ -259,7 +259,7 @@ def test_a_night_is_patient_while_a_living_seat_may_take_its_time(tmp_path: Path
     stand-in for them), or a bot that decides asynchronously does."""
     spec = GameSpec(variant="standard", players=7, seats=[SeatSpec(kind="human")])
     variant = load_variant("standard")
-    session = GameSession("g", spec, variant, 1, settings_for(tmp_path), HOST_KEY)
+    session = GameSession("g", spec, variant, 1, settings_for(tmp_path), FIXED_HOST_KEY)
     assert session.patient([0, 1, 2])  # the person at P1
     assert not session.patient([1, 2, 3])  # scripted bots only
     session.replace(0)  # away: a scripted stand-in plays P1
@@ -348,7 +348,7 @@ def test_a_night_runs_solo_only_for_one_person_alone_with_scripted_bots(tmp_path
     def session_of(*kinds: str) -> GameSession:
         seats = [SeatSpec(kind=k) for k in kinds]
         spec = GameSpec(variant="standard", players=7, seats=seats)
-        return GameSession("g", spec, variant, 1, settings_for(tmp_path), HOST_KEY)
+        return GameSession("g", spec, variant, 1, settings_for(tmp_path), FIXED_HOST_KEY)
 
     alone = session_of("human")
     assert alone.solo([0, 1, 2]) and alone.patient([0, 1, 2])

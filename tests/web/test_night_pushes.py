@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 
 from mafia_arena.rules import available_variants, load_variant
@@ -33,7 +34,6 @@ NIGHT_PRIVATE = {"night_action", "night_result", "blocked", "form_noted", "gm_no
 forms and game-master notices; a Palermo card changing hands."""
 NIGHT_PHASES = {"night", "night_early", "night_late"}
 """The night's phases: `night`, and Palermo's two halves around midnight."""
-HOST_KEY = bytes(range(32))
 """The host-side key the seats' seeds derive from (fixed: the games replay)."""
 
 
@@ -51,7 +51,7 @@ async def _play(
 ) -> dict[int | None, list[dict]]:
     spec = GameSpec(variant=variant, players=players, seats=[SeatSpec(kind="bot")] * players)
     settings = settings_for(tmp_path, fixed_nights=True)  # instant bots: every slot lasts 0 s
-    session = GameSession("g", spec, load_variant(variant), seed, settings, HOST_KEY)
+    session = GameSession("g", spec, load_variant(variant), seed, settings, FIXED_HOST_KEY)
     conns = [Connection(seat, limit=100_000) for seat in range(players)]
     for conn in conns:
         session.attach(conn)
@@ -104,7 +104,7 @@ async def test_an_away_human_is_replaced_when_the_grace_ends_even_if_not_asked(
     )  # seat 0 has no night role: it is not asked during night 1
     settings = settings_for(tmp_path, grace=0.05, bot_delay=2.0)
     spec = GameSpec(variant="standard", players=7, seats=[SeatSpec(kind="human")])
-    session = GameSession("g", spec, variant, seed, settings, HOST_KEY)
+    session = GameSession("g", spec, variant, seed, settings, FIXED_HOST_KEY)
     session.claim(0, "away")
     watcher = Connection(1, limit=100_000)
     session.attach(watcher)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
@@ -27,7 +28,7 @@ def _session_waiting_on_p1(server: LiveServer, game_id: str) -> GameSession:
 
 def test_a_palermo_day_is_not_announced_as_the_night(tmp_path: Path) -> None:
     server = LiveServer(settings_for(tmp_path, allowed_agents=("heuristic", "random")))
-    server.manager.host_key = bytes(range(32))
+    server.manager.host_key = FIXED_HOST_KEY
     try:
         created = server.create(
             variant="palermo", players=12, seed=1, seats=[{"kind": "human"}], bot_delay=0

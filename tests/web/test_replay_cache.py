@@ -8,6 +8,8 @@ import asyncio
 import json
 import threading
 
+from tests.host_key import FIXED_HOST_KEY
+
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import GameLog
@@ -16,12 +18,10 @@ from mafia_arena.web import replay_cache
 from mafia_arena.web.replay_cache import ReplayCache
 from mafia_arena.web.storage import replay_views
 
-KEY = bytes(range(32))
-
 
 def finished_game(seed: int) -> GameLog:
     agents = [make_agent("random") for _ in range(7)]
-    return play_match_sync(load_variant("standard"), agents, seed, host_key=KEY).log
+    return play_match_sync(load_variant("standard"), agents, seed, host_key=FIXED_HOST_KEY).log
 
 
 def test_the_body_is_the_replay_encoded_and_is_kept_per_game() -> None:

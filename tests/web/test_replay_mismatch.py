@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import httpx
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.support import LiveServer
 from typer.testing import CliRunner
 
@@ -41,7 +42,9 @@ def with_code(log: GameLog, digest: str) -> GameLog:
 def test_a_stored_log_that_no_longer_replays_is_refused_with_its_reason(
     server: LiveServer,
 ) -> None:
-    log = play_match_sync(load_variant("simple"), [RandomAgent(s) for s in range(5)], 3).log
+    log = play_match_sync(
+        load_variant("simple"), [RandomAgent(s) for s in range(5)], 3, host_key=FIXED_HOST_KEY
+    ).log
     served = httpx.get(stored_game(server, "kept", log), timeout=30)
     assert served.status_code == 200 and len(served.json()["seats"]) == 5
 
@@ -58,7 +61,9 @@ def test_a_stored_log_that_no_longer_replays_is_refused_with_its_reason(
 
 
 def test_the_replay_command_says_why_a_log_differs(tmp_path: Path) -> None:
-    log = play_match_sync(load_variant("simple"), [RandomAgent(s) for s in range(5)], 4).log
+    log = play_match_sync(
+        load_variant("simple"), [RandomAgent(s) for s in range(5)], 4, host_key=FIXED_HOST_KEY
+    ).log
     kept = log.save(tmp_path / "kept.jsonl")
     older = with_code(log, "fedcba9876543210").save(tmp_path / "older.jsonl")
     runner = CliRunner()

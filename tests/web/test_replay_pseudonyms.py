@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from typer.testing import CliRunner
 
 from mafia_arena.agents.heuristic import HeuristicAgent
@@ -24,10 +25,11 @@ PLAYERS = 12
 
 
 def finished_game(seed: int, overrides: dict[str, Any] | None = None) -> GameLog:
-    """A real 12-seat heuristic dictator game, as the web app stores it."""
+    """A real 12-seat heuristic dictator game, as the web app stores it (with the fixed
+    host key: which seeds give ads and a transfer is then the same in every run)."""
     variant = load_variant("dictator", overrides)
     agents = [HeuristicAgent(strict=True) for _ in range(PLAYERS)]
-    return play_match_sync(variant, agents, seed, overrides).log
+    return play_match_sync(variant, agents, seed, overrides, host_key=FIXED_HOST_KEY).log
 
 
 def owners(stored: GameLog) -> dict[str, set[int]]:

@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 
 from mafia_arena.web.db import LiveStore
@@ -31,13 +32,12 @@ SPEC = GameSpec(
 )
 
 
-KEY = bytes(range(32))
-
-
 def keep_key(path: Path) -> None:
     """Give a new live store the fixed host key (a server makes its own otherwise)."""
     store = LiveStore(path)
-    store.db.execute("INSERT INTO server (key, value) VALUES ('host_key', ?)", (KEY.hex(),))
+    store.db.execute(
+        "INSERT INTO server (key, value) VALUES ('host_key', ?)", (FIXED_HOST_KEY.hex(),)
+    )
     store.db.commit()
     store.close()
 

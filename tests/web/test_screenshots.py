@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.browser_support import WINDOWS, assert_fits, in_view, play_pages, shoot, step
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
@@ -39,7 +40,7 @@ SPEECH = "Quiet night on my side. Let us hear everyone before we vote."
 @pytest.fixture
 def heuristic_server(tmp_path: Path) -> Iterator[LiveServer]:
     live = LiveServer(settings_for(tmp_path, allowed_agents=("heuristic", "random")))
-    live.manager.host_key = bytes(range(32))  # the same bot seat seeds every run
+    live.manager.host_key = FIXED_HOST_KEY  # the same bot seat seeds every run
     try:
         yield live
     finally:

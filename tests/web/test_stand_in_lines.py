@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
@@ -52,7 +53,7 @@ async def _speak_once_then_idle(
 def _start(server: LiveServer, **spec: Any) -> tuple[str, str]:
     """Create, join P1 as Ada and start; the bots' seat seeds fixed (a fixed host key),
     so the game with its chosen seed takes the same course every run."""
-    server.manager.host_key = bytes(range(32))
+    server.manager.host_key = FIXED_HOST_KEY
     created = server.create(seats=[{"kind": "human"}], **spec)
     game_id = created["game_id"]
     joined = server.join(game_id, created["invites"][0]["invite"], "Ada")

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.properties.differential import (
     SETTINGS,
     Leak,
@@ -78,7 +79,6 @@ from mafia_arena.web.settings import GameSpec, SeatSpec
 
 pytestmark = pytest.mark.timeout(1800)
 
-HOST_KEY = bytes(range(32))
 CASES_PER_SETTING = int(os.environ.get("MAFIA_WEB_LEAK_GAMES", "10"))
 SLOW_CASES = 1500
 RUN_SLOW = os.environ.get("MAFIA_SLOW") == "1"
@@ -280,7 +280,7 @@ async def _play(
         variant,
         worlds.seed,
         settings,
-        HOST_KEY,
+        FIXED_HOST_KEY,
         **(worlds.options_b if world_b else worlds.options_a),
     )
     world = World(session)
