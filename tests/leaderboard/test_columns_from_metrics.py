@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests.host_key import with_host_key
 
 from mafia_arena.experiments import run_tournament
 from mafia_arena.leaderboard.columns import (
@@ -64,7 +65,7 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     run_tournament(
         ROOT / "experiments" / "mini-league.toml",
         use_ray=False,
-        results_dir=folder,
+        results_dir=with_host_key(folder),
         track=False,
         progress=False,
     )

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.host_key import with_host_key
 from tests.tournament.conftest import REPO
 from tests.tournament.test_preflight_errors import assert_user_error, mafia_arena, tiny_smoke
 
@@ -25,7 +26,9 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real results folder of two smoke games (read only: copy before changing it)."""
     folder = tmp_path_factory.mktemp("store")
     spec = tiny_smoke(folder)
-    run_tournament(spec, use_ray=False, track=False, progress=False, results_dir=folder / "r")
+    run_tournament(
+        spec, use_ray=False, track=False, progress=False, results_dir=with_host_key(folder / "r")
+    )
     return folder / "r"
 
 

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.host_key import FIXED_HOST_KEY
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "experiments" / "smoke.toml"
@@ -42,16 +41,3 @@ def write_spec(folder: Path, name: str, body: str) -> Path:
     path = folder / f"{name}.toml"
     path.write_text(f'name = "{name}"\n' + body, encoding="utf-8")
     return path
-
-
-TEST_HOST_KEY = FIXED_HOST_KEY
-
-
-def with_host_key(folder: Path) -> Path:
-    """`folder`, holding the fixed test host key, so runs in different results folders
-    hand the agents the same seat seeds and store identical games."""
-    from mafia_arena.seat_seeds import KEY_FILE
-
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / KEY_FILE).write_text(TEST_HOST_KEY.hex() + "\n", encoding="ascii")
-    return folder

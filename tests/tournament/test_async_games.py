@@ -6,7 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tests.tournament.conftest import with_host_key, write_spec
+from tests.host_key import with_host_key
+from tests.tournament.conftest import write_spec
 
 from mafia_arena.agents import registry
 from mafia_arena.agents.base import AgentBase, AgentStats

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.host_key import with_host_key
 from tests.tournament.conftest import REPO
 
 from mafia_arena.experiments import load_spec, run_tournament
@@ -19,7 +20,9 @@ def test_the_dictator_tournament_runs_on_ray_and_tracks_channel_metrics(
     from mlflow import MlflowClient
 
     spec = load_spec(SPEC)
-    summary = run_tournament(SPEC, results_dir=tmp_path, tracking_uri=mlflow_uri, progress=False)
+    summary = run_tournament(
+        SPEC, results_dir=with_host_key(tmp_path), tracking_uri=mlflow_uri, progress=False
+    )
     assert summary.ok and summary.games_played == spec.games_total
     client = MlflowClient(tracking_uri=mlflow_uri)
     assert len(summary.child_run_ids) == len(spec.matchups)

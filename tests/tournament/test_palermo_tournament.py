@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.host_key import with_host_key
 from tests.tournament.conftest import REPO
 
 from mafia_arena.engine.catalogue import StateChanged
@@ -43,7 +44,7 @@ def test_the_palermo_tournament_runs_on_ray_and_tracks_every_matchup(
     spec_path = small_copy(tmp_path)
     spec = load_spec(spec_path)
     assert spec.games_total == 2 * GAMES and {m.variant for m in spec.matchups} == {"palermo"}
-    results = tmp_path / "results"
+    results = with_host_key(tmp_path / "results")
     summary = run_tournament(
         spec_path, results_dir=results, tracking_uri=mlflow_uri, progress=False
     )

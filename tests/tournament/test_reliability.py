@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.tournament.conftest import REPO, with_host_key, write_spec
+from tests.host_key import with_host_key
+from tests.tournament.conftest import REPO, write_spec
 from tests.tournament.test_tournament import raw_indices, snapshot
 
 from mafia_arena.experiments import (

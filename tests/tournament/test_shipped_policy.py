@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.host_key import with_host_key
 from tests.tournament.conftest import write_spec
 
 from mafia_arena.agents.policy_file import PolicyFile
@@ -42,7 +43,11 @@ players = 7
 """,
     )
     summary = run_tournament(
-        spec, address=ray_cluster, results_dir=tmp_path / "results", track=False, progress=False
+        spec,
+        address=ray_cluster,
+        results_dir=with_host_key(tmp_path / "results"),
+        track=False,
+        progress=False,
     )
     assert summary.ok
     records = read_records(tmp_path / "results" / "games.jsonl")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from tests.host_key import with_host_key
 from tests.tournament.conftest import write_spec
 
 from mafia_arena.experiments import read_records, run_tournament
@@ -47,7 +48,11 @@ def test_the_driver_never_reads_the_store_back_whole(
     spec = write_spec(tmp_path, "streamed", SPEC)
     monkeypatch.setattr(ResultsStore, "read", whole)
     summary = run_tournament(
-        spec, use_ray=False, results_dir=tmp_path / "r", tracking_uri=mlflow_uri, progress=False
+        spec,
+        use_ray=False,
+        results_dir=with_host_key(tmp_path / "r"),
+        tracking_uri=mlflow_uri,
+        progress=False,
     )
     assert summary.games_stored == 24 and summary.ok
     records = read_records(tmp_path / "r" / "games.jsonl")

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.tournament.conftest import REPO, SMOKE, with_host_key, write_spec
+from tests.host_key import with_host_key
+from tests.tournament.conftest import REPO, SMOKE, write_spec
 
 from mafia_arena.agents import registry
 from mafia_arena.agents.random_agent import RandomAgent

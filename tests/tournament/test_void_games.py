@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.host_key import with_host_key
 from tests.llm.fake_openai import Action, FakeOpenAI, error
 from tests.llm_agent.support import auto_fake_with_fresh_breakers, set_answer
 from tests.tournament.conftest import write_spec
@@ -71,7 +72,9 @@ def requests_of(folder: Path, index: int) -> int:
 
 def play(spec: Path, folder: Path) -> Any:
     reset_breakers()  # a fresh process would start with closed breakers
-    return run_tournament(spec, use_ray=False, results_dir=folder, track=False, progress=False)
+    return run_tournament(
+        spec, use_ray=False, results_dir=with_host_key(folder), track=False, progress=False
+    )
 
 
 def test_an_outage_game_is_voided_and_replayed_on_resume_identically(
