@@ -202,8 +202,8 @@ def cards_shown(
     """The permuted seats whose cards the legit difference at `at` turns on: the seat a
     death, a reveal or a status names, the targets of the observer's check, the allies
     an introduction names, the seat asked in one world only once the decisions parted.
-    Naming a seat too many only
-    narrows the next attempt's permutation; the end names none (nothing follows it)."""
+    Naming a seat too many only narrows the next attempt's permutation; the end names
+    none (nothing follows it)."""
     if worlds.diverged:
         seats = set() if worlds.asked_once is None else {worlds.asked_once}
     else:
