@@ -113,3 +113,69 @@ def test_response_format_dialects() -> None:
 def test_invalid_options_are_caller_bugs(options: list[str], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         validate_options(options)
+
+
+SEATS = ["P2", "P3", "P4", "P6", "P7"]  # a vote's labels, P1 and P5 dead
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "expected"),
+    [
+        ("3", SEATS, "P3"),  # the seat, not the third option (P4)
+        ('{"choice": 3}', SEATS, "P3"),
+        ('{"choice": "6"}', SEATS, "P6"),
+        ("Player 3", SEATS, "P3"),
+        ("seat #7", SEATS, "P7"),
+        ("3", ["kill P2", "kill P3", "kill P4"], "kill P3"),
+        ("3", ["bid 0", "bid 1", "bid 2", "bid 3"], "bid 3"),  # the bid, not the 3rd
+        ("13", ["P2", "P3", "P13"], "P13"),
+    ],
+)
+def test_a_bare_number_is_the_option_that_names_it(
+    text: str, options: list[str], expected: str
+) -> None:
+    parsed = parse_choice(text, options)
+    assert parsed.index is not None and options[parsed.index] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        ("5", SEATS),  # P5 is dead: not the fifth option (P7)
+        ("³", SEATS),  # a digit `int` cannot read: asked again, never raised
+        ("²", ["Alice", "Bob"]),
+        ("1", SEATS),
+        ("3", ["P2", "P13", "P23"]),  # 3 is part of larger numbers only
+        ("3", ["I suspect P3 is mafia.", "I vouch for P3.", "I have nothing to add."]),
+        ("Player 3", ["bid 0", "bid 3"]),  # no option is the seat P3
+    ],
+)
+def test_a_number_no_single_option_names_is_asked_again(text: str, options: list[str]) -> None:
+    parsed = parse_choice(text, options)
+    assert parsed.index is None and parsed.problem
+
+
+def test_a_number_answer_to_a_real_vote_names_that_seat() -> None:
+    """The labels of a real vote request (seats that died are missing): every number
+    answer is the seat of that number or is asked again, never another seat."""
+    import random
+
+    from mafia_arena.engine import Game
+    from mafia_arena.rules import load_variant
+
+    game, rng = Game(load_variant("standard"), 10, 3), random.Random(3)
+    votes = 0
+    while not game.over:
+        for seat, request in sorted(game.pending().items()):
+            if request.kind == "vote" and len(request.labels) < 9:
+                votes += 1
+                labels = list(request.labels)
+                for number in range(1, 11):
+                    parsed = parse_choice(str(number), labels)
+                    wanted = f"P{number}"
+                    if wanted in labels:
+                        assert parsed.index is not None and labels[parsed.index] == wanted
+                    else:
+                        assert parsed.index is None
+            game.submit(seat, rng.choice(request.choices))
+    assert votes > 0

@@ -12,10 +12,11 @@ Contract
 * Leniency, in order: a JSON object anywhere in the text (code fences allowed) with a
   ``choice`` (or ``answer``) key; a truncated JSON object's ``"choice": "..."``; the whole
   answer (or its first line) being an option, compared exactly, then case-insensitively,
-  then ignoring punctuation and spacing; a 1-based option number; finally, exactly one
-  option mentioned as a whole word in free text. An explicit JSON ``choice`` that matches
-  nothing is *not* rescued by searching the rest of the text: the model said something
-  illegal and gets re-asked.
+  then ignoring punctuation and spacing; a bare number as the one option naming it
+  (``3`` for ``P3`` or ``bid 3``; ``Player 3`` for ``P3``), or as a 1-based position
+  where no option names a number; finally, exactly one option mentioned as a whole word
+  in free text. An explicit JSON ``choice`` that matches nothing is *not* rescued by
+  searching the rest of the text: the model said something illegal and gets re-asked.
 
 Why lenient: small local models (SmolLM2-135M) often wrap, quote or paraphrase an
 answer; rejecting those would turn most of their turns into fallbacks and measure the
@@ -150,11 +151,38 @@ def match_option(value: object, options: Sequence[str]) -> int | None:
         hits = [i for i, option in enumerate(options) if key(option) == wanted]
         if len(hits) == 1:
             return hits[0]
-    if stripped.isdigit():
-        number = int(stripped)
-        if 1 <= number <= len(options):
-            return number - 1
-    return None
+    return _by_number(stripped, options)
+
+
+_SEAT_WORD = re.compile(r"(?:player|seat)\s*#?\s*(\d+)", re.IGNORECASE)
+
+
+def _by_number(text: str, options: Sequence[str]) -> int | None:
+    """The option a bare number (``3``) or a seat phrase (``Player 3``) denotes, or None.
+
+    A number is first what the options say it is: the one option that names it (``P3``,
+    ``kill P3``, ``bid 3``), none if several do. Only in a list whose options name no
+    numbers at all is it a 1-based position: the options are shown as a bulleted list, not
+    a numbered one, so among seat labels a ``3`` means seat 3, and reading it as the third
+    option would record a vote for another player. ``Player 3`` / ``Seat 3`` is the one
+    option naming the seat label ``P3``.
+    """
+    seat = _SEAT_WORD.fullmatch(text)
+    if seat is not None:
+        label = re.compile(rf"(?<!\w)P{int(seat.group(1))}(?!\w)", re.IGNORECASE)
+        return _only([i for i, option in enumerate(options) if label.search(option)])
+    if not text.isdecimal():  # not `isdigit`: "³" is a digit that `int` refuses
+        return None
+    number = int(text)
+    naming = re.compile(rf"(?<!\d){number}(?!\d)")
+    named = [i for i, option in enumerate(options) if naming.search(option)]
+    if named or any(character.isdigit() for option in options for character in option):
+        return _only(named)
+    return number - 1 if 1 <= number <= len(options) else None
+
+
+def _only(hits: list[int]) -> int | None:
+    return hits[0] if len(hits) == 1 else None
 
 
 #: At most this many ``{`` positions are tried as JSON starts (a reply of thousands of
