@@ -279,6 +279,20 @@ CASES = [
         overrides={"day.9.rounds": 1},
     ),
     Case(
+        "override whose entry number int() cannot read",
+        "simple",
+        "day.³",
+        "no such entry: the list has 2 entries, numbered 0..1",
+        overrides={"day.³": 1},
+    ),
+    Case(
+        "override inside an entry whose number int() cannot read",
+        "simple",
+        "day.²",
+        "no such entry: the list has 2 entries, numbered 0..1",
+        overrides={"day.².rounds": 1},
+    ),
+    Case(
         "override of a missing table",
         "simple",
         "speech",

@@ -378,6 +378,8 @@ def test_item10_unreachable_services_fail_fast_before_anything_is_written(
         assert not results.exists()
     with pytest.raises(ServiceError, match="expected host:port"):
         quiet(spec, results, address="nowhere", track=False)
+    with pytest.raises(ServiceError, match="expected host:port"):
+        quiet(spec, results, address="localhost:³", track=False)  # a digit int() refuses
     assert not results.exists()
 
 

@@ -59,6 +59,25 @@ def test_play_in_terminal_prints_only_the_seat_view(tmp_path: Path) -> None:
     assert record["seats"][3]["decisions"] > 0
 
 
+def test_a_digit_int_cannot_read_is_refused_and_asked_again(tmp_path: Path) -> None:
+    """A typed "³", a digit to `str.isdigit` that `int` refuses, is read as text, refused
+    where a choice is needed and asked again: the seat's decision stays the player's."""
+    answers = iter(["³", "0"])
+
+    def read(prompt: str) -> str:
+        return next(answers, "0")
+
+    out = io.StringIO()
+    result = play_in_terminal(
+        "standard", 7, 0, "random", 1, {}, read=read, out=out, logs_dir=tmp_path / "logs"
+    )
+    text = out.getvalue()
+    assert "! this decision needs one of the listed choices" in text
+    assert "raised" not in text and "Traceback" not in text
+    first = next(d for d in result.log.decisions if d.get("seat") == 0)
+    assert "fallback" not in first
+
+
 def test_end_of_input_twice_quits_without_recording_anything(tmp_path: Path) -> None:
     def closed(prompt: str) -> str:
         raise EOFError

@@ -189,7 +189,7 @@ def check_ray_address(address: str, timeout_s: float | None = None) -> None:
     client = address.startswith("ray://")
     target = address[len("ray://") :] if client else address
     host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not port.isdecimal():  # `isdigit` passes "³", which `int` refuses
         raise ServiceError(f"--address {address!r}: expected host:port, ray://host:port or auto")
     wait = _timeout(timeout_s)
     try:

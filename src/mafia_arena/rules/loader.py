@@ -344,7 +344,7 @@ def _substitute(value: Any, params: Mapping[str, Any], source: str, key: str) ->
 def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: str) -> None:
     node: Any = document
     for i, part in enumerate(parts[:-1]):
-        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+        if isinstance(node, list) and part.isdecimal() and int(part) < len(node):
             node = node[int(part)]
         elif isinstance(node, dict) and part in node:
             node = node[part]
@@ -355,7 +355,7 @@ def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: st
         else:
             raise VariantError(source, ".".join(parts[: i + 1]), "no such key to override")
     last = parts[-1]
-    if isinstance(node, list) and last.isdigit() and int(last) < len(node):
+    if isinstance(node, list) and last.isdecimal() and int(last) < len(node):
         node[int(last)] = value
     elif isinstance(node, dict):
         node[last] = value

@@ -182,7 +182,7 @@ def _form(choice: Choice) -> str:
 def parse_line(request: Request, line: str, short: bool) -> Action:
     """What a typed line means: an option number, a short-menu act (``accuse 3``,
     ``claim_result 2 mafia``) on a short menu, or else free text."""
-    if line.isdigit():
+    if line.isdecimal():  # not `isdigit`: "³" is a digit that `int` refuses
         return Action(0, choice=int(line))
     if short:
         words = line.split()

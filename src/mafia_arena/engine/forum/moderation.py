@@ -53,7 +53,7 @@ def refusal(game: Game, kind: str, seat: int, value: str) -> str:
     if not posts:
         return f"{seat_name(seat)} has no thread post in this phase"
     number = value.strip()
-    if number and not (number.isdigit() and 1 <= int(number) <= len(posts)):
+    if number and not (number.isdecimal() and 1 <= int(number) <= len(posts)):
         return f"{seat_name(seat)} has {len(posts)} thread post(s) in this phase, not {value!r}"
     return ""
 
