@@ -16,17 +16,20 @@ from mafia_arena.rules.composition import deck_counts
 
 
 def seat_agents(spec: str, players: int, variant: Variant) -> list[Agent]:
-    """One agent per seat; a `ValueError` (unknown agent, a side without an agent, too
-    many agents) says what is wrong before any game starts."""
+    """One agent per seat; a `ValueError` (unknown agent, a side without an agent or
+    with two, too many agents) says what is wrong before any game starts."""
     parts = [p.strip() for p in spec.split(",") if p.strip()]
     if not parts:
         raise ValueError("no agents given")
     if all("=" in p for p in parts):
         factories: dict[str, Callable[[], Agent]] = {}
+        given: dict[str, str] = {}
         for part in parts:
-            side, name = part.split("=", 1)
+            side, name = (p.strip() for p in part.split("=", 1))
+            if side in given:  # else one of the two would be dropped without a word
+                raise ValueError(f"side {side!r} is given twice ({given[side]}, {name})")
             make_agent(name)  # fail early on unknown names
-            factories[side] = _factory(name)
+            given[side], factories[side] = name, _factory(name)
 
         _check_sides(set(factories), players, variant)
 

@@ -362,6 +362,11 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
             ("--agents", "no agent for side 'mafia'", "mafia=NAME"),
         ),
         (
+            "run-side-twice",
+            ["run", "--agents", "town=heuristic,mafia=random,town=random", "--games", "1"],
+            ("--agents", "side 'town' is given twice", "(heuristic, random)"),
+        ),
+        (
             "run-unknown-side",
             ["run", "--agents", "twon=heuristic,mafia=random", "--games", "1"],
             ("--agents", "unknown side 'twon'", "mafia, town"),
