@@ -17,7 +17,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "mafia_arena"
 
 LAYERS: list[set[str]] = [
-    {"stats", "seat_seeds", "results_file", "local_ray", "code_identity"},
+    {"stats", "seat_seeds", "results_file", "local_ray", "code_identity", "whole_numbers"},
     {"rules", "llm"},
     {"engine"},
     {"speech"},

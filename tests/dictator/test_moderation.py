@@ -76,6 +76,8 @@ def test_an_irrelevant_ruling_that_is_not_possible_is_refused() -> None:
         t.game.moderate("irrelevant", C8, "2")
     with pytest.raises(IllegalModeration, match="1 thread post"):
         t.game.moderate("irrelevant", C8, "¹")  # a digit that int() refuses
+    with pytest.raises(IllegalModeration, match="1 thread post"):
+        t.game.moderate("irrelevant", C8, "1" * 5000)  # more digits than int() reads
     with pytest.raises(IllegalModeration, match="unknown ruling"):
         t.game.moderate("ban", C8)
     with pytest.raises(IllegalModeration, match="needs the reason"):

@@ -144,6 +144,8 @@ def test_a_bare_number_is_the_option_that_names_it(
         ("5", SEATS),  # P5 is dead: not the fifth option (P7)
         ("³", SEATS),  # a digit `int` cannot read: asked again, never raised
         ("²", ["Alice", "Bob"]),
+        ("1" * 5000, ["Alice", "Bob"]),  # more digits than int() reads
+        ("Player " + "3" * 5000, SEATS),
         ("1", SEATS),
         ("3", ["P2", "P13", "P23"]),  # 3 is part of larger numbers only
         ("3", ["I suspect P3 is mafia.", "I vouch for P3.", "I have nothing to add."]),

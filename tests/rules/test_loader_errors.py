@@ -293,6 +293,13 @@ CASES = [
         overrides={"day.².rounds": 1},
     ),
     Case(
+        "override whose entry number has more digits than int() reads",
+        "simple",
+        "day." + "1" * 5000,
+        "no such entry: the list has 2 entries, numbered 0..1",
+        overrides={"day." + "1" * 5000: 1},
+    ),
+    Case(
         "override of a missing table",
         "simple",
         "speech",

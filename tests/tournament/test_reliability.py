@@ -380,6 +380,8 @@ def test_item10_unreachable_services_fail_fast_before_anything_is_written(
         quiet(spec, results, address="nowhere", track=False)
     with pytest.raises(ServiceError, match="expected host:port"):
         quiet(spec, results, address="localhost:³", track=False)  # a digit int() refuses
+    with pytest.raises(ServiceError, match="expected host:port"):
+        quiet(spec, results, address="localhost:" + "9" * 5000, track=False)
     assert not results.exists()
 
 

@@ -60,9 +60,10 @@ def test_play_in_terminal_prints_only_the_seat_view(tmp_path: Path) -> None:
 
 
 def test_a_digit_int_cannot_read_is_refused_and_asked_again(tmp_path: Path) -> None:
-    """A typed "³", a digit to `str.isdigit` that `int` refuses, is read as text, refused
-    where a choice is needed and asked again: the seat's decision stays the player's."""
-    answers = iter(["³", "0"])
+    """A typed "³", a digit to `str.isdigit` that `int` refuses, and a number longer than
+    `int` reads are refused where a choice is needed and asked again: the seat's decision
+    stays the player's."""
+    answers = iter(["³", "9" * 5000, "0"])  # then more digits than int() reads
 
     def read(prompt: str) -> str:
         return next(answers, "0")

@@ -38,6 +38,7 @@ from typing import Any
 
 from mafia_arena.experiments.errors import ServiceError
 from mafia_arena.tracking.uri import sqlite_path
+from mafia_arena.whole_numbers import read_whole_number
 
 TIMEOUT_S = 5.0
 MLFLOW_PROBE = "/api/2.0/mlflow/experiments/search"
@@ -189,11 +190,12 @@ def check_ray_address(address: str, timeout_s: float | None = None) -> None:
     client = address.startswith("ray://")
     target = address[len("ray://") :] if client else address
     host, _, port = target.rpartition(":")
-    if not host or not port.isdecimal():  # `isdigit` passes "³", which `int` refuses
+    number = read_whole_number(port)
+    if not host or number is None:
         raise ServiceError(f"--address {address!r}: expected host:port, ray://host:port or auto")
     wait = _timeout(timeout_s)
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=wait):
+        with socket.create_connection((host.strip("[]"), number), timeout=wait):
             pass
     except OSError as exc:
         raise ServiceError(

@@ -33,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mafia_arena.whole_numbers import read_whole_number
+
 __all__ = [
     "ParsedChoice",
     "choice_instruction",
@@ -169,11 +171,14 @@ def _by_number(text: str, options: Sequence[str]) -> int | None:
     """
     seat = _SEAT_WORD.fullmatch(text)
     if seat is not None:
-        label = re.compile(rf"(?<!\w)P{int(seat.group(1))}(?!\w)", re.IGNORECASE)
+        number = read_whole_number(seat.group(1))
+        if number is None:
+            return None
+        label = re.compile(rf"(?<!\w)P{number}(?!\w)", re.IGNORECASE)
         return _only([i for i, option in enumerate(options) if label.search(option)])
-    if not text.isdecimal():  # not `isdigit`: "³" is a digit that `int` refuses
+    number = read_whole_number(text)
+    if number is None:
         return None
-    number = int(text)
     naming = re.compile(rf"(?<!\d){number}(?!\d)")
     named = [i for i, option in enumerate(options) if naming.search(option)]
     if named or any(character.isdigit() for option in options for character in option):

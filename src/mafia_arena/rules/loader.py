@@ -29,6 +29,7 @@ from mafia_arena.rules.params import (
     trait_roles,
 )
 from mafia_arena.rules.spec import Variant
+from mafia_arena.whole_numbers import read_whole_number
 
 NO_SUCH_VARIANT = "no such variant file"
 """The reason `load_variant` gives for a name or path that is no variant file."""
@@ -344,8 +345,9 @@ def _substitute(value: Any, params: Mapping[str, Any], source: str, key: str) ->
 def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: str) -> None:
     node: Any = document
     for i, part in enumerate(parts[:-1]):
-        if isinstance(node, list) and part.isdecimal() and int(part) < len(node):
-            node = node[int(part)]
+        entry = read_whole_number(part) if isinstance(node, list) else None
+        if isinstance(node, list) and entry is not None and entry < len(node):
+            node = node[entry]
         elif isinstance(node, dict) and part in node:
             node = node[part]
         elif isinstance(node, dict):  # a table the file leaves at its defaults
@@ -355,8 +357,9 @@ def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: st
         else:
             raise VariantError(source, ".".join(parts[: i + 1]), "no such key to override")
     last = parts[-1]
-    if isinstance(node, list) and last.isdecimal() and int(last) < len(node):
-        node[int(last)] = value
+    entry = read_whole_number(last) if isinstance(node, list) else None
+    if isinstance(node, list) and entry is not None and entry < len(node):
+        node[entry] = value
     elif isinstance(node, dict):
         node[last] = value
     elif isinstance(node, list):

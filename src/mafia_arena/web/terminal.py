@@ -34,6 +34,7 @@ from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker, View
+from mafia_arena.whole_numbers import read_whole_number
 
 QUIT_COMMAND = "/quit"
 _YES = frozenset({"y", "yes", "q", "quit"})
@@ -182,8 +183,9 @@ def _form(choice: Choice) -> str:
 def parse_line(request: Request, line: str, short: bool) -> Action:
     """What a typed line means: an option number, a short-menu act (``accuse 3``,
     ``claim_result 2 mafia``) on a short menu, or else free text."""
-    if line.isdecimal():  # not `isdigit`: "³" is a digit that `int` refuses
-        return Action(0, choice=int(line))
+    number = read_whole_number(line)
+    if number is not None:
+        return Action(0, choice=number)
     if short:
         words = line.split()
         for index, choice in enumerate(request.choices):

@@ -52,8 +52,8 @@ def refusal(game: Game, kind: str, seat: int, value: str) -> str:
     posts = _posts_of(game, seat)
     if not posts:
         return f"{seat_name(seat)} has no thread post in this phase"
-    number = value.strip()
-    if number and not (number.isdecimal() and 1 <= int(number) <= len(posts)):
+    number = value.strip()  # compared as text: no int() of what a client typed
+    if number and number not in {str(n) for n in range(1, len(posts) + 1)}:
         return f"{seat_name(seat)} has {len(posts)} thread post(s) in this phase, not {value!r}"
     return ""
 
