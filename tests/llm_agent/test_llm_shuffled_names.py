@@ -71,6 +71,8 @@ def test_the_rewrite_is_a_bijection_on_seat_tokens_only() -> None:
     shown = p.shown(text)
     assert shown == "P4 accuses P5; P10's card? HTTP2, P11 and P0 stay. P1:P2"
     assert p.real(shown) == text
+    long = "P" + "1" * 5000  # no seat label, and more digits than int() reads
+    assert p.real(f"{long} P1") == f"{long} P2" and p.shown(long) == long
     assert Presentation.from_json(p.to_json()) == p
     assert p.to_json()["names"]["P1"] == "P4"
 

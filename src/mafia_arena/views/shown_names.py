@@ -38,7 +38,9 @@ from mafia_arena.seat_seeds import keyed_digest
 
 __all__ = ["Presentation"]
 
-_TOKEN = re.compile(r"\bP(\d+)\b")
+#: A seat label; a longer run of digits is no seat (and `int` refuses over 4,300 digits:
+#: a model's text is rewritten before it is cleaned or cut, so any length comes here).
+_TOKEN = re.compile(r"\bP(\d{1,4})\b")
 
 
 @dataclass(frozen=True, slots=True)
