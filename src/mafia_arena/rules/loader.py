@@ -346,7 +346,7 @@ def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: st
     node: Any = document
     for i, part in enumerate(parts[:-1]):
         entry = read_whole_number(part) if isinstance(node, list) else None
-        if isinstance(node, list) and entry is not None and entry < len(node):
+        if entry is not None and entry < len(node):  # (a list: only lists get an entry)
             node = node[entry]
         elif isinstance(node, dict) and part in node:
             node = node[part]
@@ -358,7 +358,7 @@ def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: st
             raise VariantError(source, ".".join(parts[: i + 1]), "no such key to override")
     last = parts[-1]
     entry = read_whole_number(last) if isinstance(node, list) else None
-    if isinstance(node, list) and entry is not None and entry < len(node):
+    if entry is not None and entry < len(node):
         node[entry] = value
     elif isinstance(node, dict):
         node[last] = value
