@@ -69,6 +69,15 @@ def test_role_hidden_snitches_before_a_known_mafioso() -> None:
     assert t.offers(3, "snitch:8:simple") and not t.offers(1, "snitch:8:simple")
 
 
+def test_a_snitch_may_name_any_active_player_who_is_not_a_snitcher() -> None:
+    """8.1: named targets are Active players who are not snitchers; a fellow mafioso is
+    one (a sure miss, but the rules leave it to the snitcher)."""
+    t = Table(keep={1, 3, 9})
+    t.until(2, "night_early")
+    assert t.offers(3, "snitch:0:simple") and t.offers(3, "snitch:8:simple")
+    assert not t.offers(3, "snitch:2:simple")
+
+
 def test_role_archmafioso_choice_overrides_and_he_may_snitch() -> None:
     t = Table(keep={1, 4, 14, 15})
     t.until(2, "night_early")
@@ -79,6 +88,19 @@ def test_role_archmafioso_choice_overrides_and_he_may_snitch() -> None:
     assert not any(c.verb == "assassinate" for c in request.choices)
     t.until(2, "afternoon")
     assert t.state(14) is GHOST
+
+
+def test_an_imprisoned_archmafiosos_choice_no_longer_locks_the_assassination() -> None:
+    """5.5: his choice overrides only while he is Active; once imprisoned the same night,
+    another mafioso may set the assassination again, and his choice is what happens."""
+    t = Table(hands={16: "immediate_imprisonment"}, keep={1, 4, 14, 15, 16})
+    t.until(2, "night_early")
+    t.step({4: "assassinate:13:3", 16: "immediate_imprisonment:3"})
+    assert t.state(4) is PlayerState.IMPRISONED
+    assert t.offers(1, "assassinate:14:0")
+    t.step({1: "assassinate:14:0"})
+    t.until(2, "afternoon")
+    assert t.state(15) is GHOST and t.state(14) is ACTIVE
 
 
 def test_role_corrupt_cop_looks_innocent_to_the_detective() -> None:
@@ -96,6 +118,19 @@ def test_role_prostitute_blocks_only_before_midnight() -> None:
     assert t.offers(7, "block:8")
     t.until(2, "night_late")
     assert not t.offers(7, "block:8")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_block_on_the_designated_assassin_holds_when_he_is_replaced_at_noon(seed: int) -> None:
+    """5.6 / OP-38: a Prostitute block on the designated assassin cancels the kill, even
+    when he is imprisoned before NOON and another mafioso is drawn in his place."""
+    t = Table(S20, hands={20: "immediate_imprisonment"}, keep={1, 7, 16, 20}, seed=seed)
+    t.until(2, "night_early")
+    t.step({7: "block:0", 1: "assassinate:15:0"})
+    t.until(2, "morning")
+    t.step({20: "immediate_imprisonment:0"})
+    t.until(2, "afternoon")
+    assert t.state(1) is PlayerState.IMPRISONED and t.state(16) is ACTIVE
 
 
 def test_role_rival_mafioso_has_no_latent_action() -> None:

@@ -277,7 +277,9 @@ def _turn(ctx: Context) -> Decision:
     if "withdraw_snitch" in by_verb and _withdraw(ctx):
         return by_verb["withdraw_snitch"][0]
     if "snitch" in by_verb:
-        partner = [c for c in by_verb["snitch"] if c.value == "massacre_detective"]
+        allies = ctx.view.knowledge.allies  # naming a fellow mafioso is a sure miss
+        snitches = [c for c in by_verb["snitch"] if c.target not in allies]
+        partner = [c for c in snitches if c.value == "massacre_detective"]
         if partner and not any(c.value == "massacre_informant" for c in by_verb["snitch"]):
             pick = ctx.rng.choice(partner)  # a fellow mafioso opened a massacre: complete it
             ctx.notes["palermo_snitch"] = (pick, len(_comrades(ctx)))
@@ -286,7 +288,7 @@ def _turn(ctx: Context) -> Decision:
             night_done.add((night_key, "snitch"))
             if ctx.rng.random() < 0.15:
                 kind = ctx.rng.choice(("simple", "vendetta", "massacre_informant"))
-                picks = [c for c in by_verb["snitch"] if c.value == kind]
+                picks = [c for c in snitches if c.value == kind]
                 if picks:
                     pick = ctx.rng.choice(picks)
                     ctx.notes["palermo_snitch"] = (pick, len(_comrades(ctx)))

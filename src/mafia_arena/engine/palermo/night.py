@@ -94,8 +94,9 @@ def _assassination_options(game: Game, seat: int) -> list[tuple[Choice, str]]:
         current is not None
         and seats[current.by].role == ARCHMAFIOSO
         and seats[seat].role != ARCHMAFIOSO
+        and ps.states.is_active(current.by)
     ):
-        return []  # the Archmafioso's choice stands (5.5)
+        return []  # the Active Archmafioso's choice stands (5.5); once he is not, it is open
     assassins = [a for a in mafia_active(game) if a not in ps.declarations]
     offers = _assassination_offers(game)
     standing = (current.target, current.assassin) if current is not None else None
@@ -194,8 +195,8 @@ def noon(game: Game) -> None:
         if not others:
             return
         assassin = game.draw("assassin", others)
-    if ps.block == assassin:
-        return
+    if ps.block == current.assassin:
+        return  # a block on the designated assassin cancels the kill, replaced or not (OP-38)
     ps.count("rival_assassination" if ps.activated else "assassination")
     target = current.target
     change(game, target, PlayerState.GHOST, "assassination")

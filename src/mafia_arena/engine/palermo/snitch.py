@@ -114,11 +114,7 @@ def options(game: Game, seat: int) -> list[tuple[Choice, str]]:
     if not kinds:
         return []
     named = {d.target for d in ps.declarations.values()}
-    targets = [
-        t
-        for t in ps.states.active()
-        if t != seat and t not in ps.declarations and game.state.seats[t].role not in MAFIA_TEAM
-    ]
+    targets = [t for t in ps.states.active() if t != seat and t not in ps.declarations]
     offers = _offers(game)
     return [
         offers[kind][t]
