@@ -21,6 +21,7 @@ from mafia_arena.rules.spec import NightStep, Variant
 
 ROLE_VERBS = frozenset(
     {
+        "withdraw",
         "ballot",
         "revolution",
         "execute",
@@ -55,7 +56,35 @@ LABELS = {
 }
 
 
+WITHDRAWABLE = {
+    "ballot": "ballot for dictator",
+    "revolution": "Revolution PN",
+    "execute": "execution order",
+    "murder": "murder order",
+    "point": "pointing",
+    "copy_status": "status copy",
+    "protect": "protection",
+    "mark": "mark",
+    "passport": "forged passport",
+    "query": "query",
+    "compare": "comparison",
+}
+"""The forms a seat may take back before the phase's deadline (dictator.md 3.1: "may be
+revised or withdrawn until the phase deadline"), in the action table's order, with the
+words a withdrawal names them by. The attack, a transfer of the kill authority and the
+naming of a successor take effect at once and are not among them."""
+
+
+def withdrawals(game: Game, seat: int) -> list[Choice]:
+    """A `withdraw` choice (value: the form's verb) for each form `seat` has standing in
+    this phase. Only the seat's own forms decide what it is offered."""
+    standing = forum(game).forms.get(seat, {})
+    return [shared_choice("withdraw", None, verb) for verb in WITHDRAWABLE if verb in standing]
+
+
 def label(choice: Choice) -> str:
+    if choice.verb == "withdraw":
+        return f"withdraw your {WITHDRAWABLE.get(str(choice.value), str(choice.value))}"
     who = seat_name(choice.target) if choice.target is not None else ""
     if choice.verb == "compare" and choice.value is not None:
         who = f"{who} and {seat_name(int(choice.value))}"
@@ -130,7 +159,7 @@ def offered(game: Game, seat: int) -> list[Choice]:
         ]
         out += [shared_choice("successor", t) for t in heirs]
         out += [shared_choice("transfer", t) for t in heirs]
-    return out
+    return out + withdrawals(game, seat)
 
 
 def runs_now(game: Game, step: NightStep) -> bool:
@@ -160,4 +189,7 @@ def every_form(variant: Variant, players: int) -> list[tuple[str, list[Choice]]]
     if any(step.action == "compare" for step in variant.night):
         pairs = [shared_choice("compare", a, str(b)) for a in seats for b in seats if a < b]
         out.append(("compare", pairs))
+    present = {verb for verb, _ in out}
+    taken_back = [shared_choice("withdraw", None, v) for v in WITHDRAWABLE if v in present]
+    out.append(("withdraw", taken_back))
     return out

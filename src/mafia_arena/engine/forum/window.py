@@ -122,6 +122,10 @@ def apply(game: Game, seat: int, decision: Decision, immediate: Immediate) -> bo
     if act.verb in channels.CHANNEL_VERBS:
         channels.apply(game, seat, act.verb, act.target, act.value, text)
         return False
+    if act.verb == "withdraw":  # offered only while that form stands (`refusal`)
+        del forms_of(game, seat)[str(act.value)]
+        game.emit(FormNoted("withdraw", forms.label(act)), private(seat))
+        return False
     form = Form(act.verb, act.target, act.value, text)
     if act.verb in ("attack", "transfer", "successor"):
         immediate(game, seat, form)
