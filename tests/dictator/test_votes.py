@@ -1,11 +1,11 @@
-"""The worked examples V1 … V10 of the voting procedures (rules/dictator.md 5.5).
-
-V4, V5 and V8 are SD-6 and SD-7 (`test_dictator_scenarios.py`); V2 is SD-2.
-"""
+"""The worked examples V1 … V10 of the voting procedures (rules/dictator.md 5.5), one
+test each, with the table's numbers (SD-2, SD-6 and SD-7 in `test_dictator_scenarios.py`
+cover the same rules inside longer scenarios)."""
 
 from __future__ import annotations
 
 from tests.dictator.table import C1, C2, C3, C4, C5, DET, MM, A, B, Q, T, Table, c, name, texts
+from tests.dictator.test_dictator_scenarios import murder, status
 
 from mafia_arena.engine.catalogue import NoExecution, Office
 
@@ -48,6 +48,22 @@ def test_V1_the_plurality_winner_alone_is_published() -> None:
     assert [f.text for f in t.facts(Office)] == [f"{name(C1)} is the dictator."]
 
 
+def test_V2_a_tie_at_the_top_of_the_election_goes_by_lot_between_the_two() -> None:
+    elected = set()
+    for seed in range(12):
+        t = Table(seed=seed)
+        t.night0_defaults = False
+        ballots = {C1: range(0, 7), C2: range(7, 14), C3: range(14, 18)}  # 7, 7, 4
+        for candidate, voters in ballots.items():
+            for seat in voters:
+                t.act(seat, c("ballot", candidate))
+        t.act(Q, c("copy_status", C3)).phase()
+        office = t.facts(Office)
+        assert len(office) == 1 and office[0].dictator in (C1, C2)
+        elected.add(office[0].dictator)
+    assert elected == {C1, C2}
+
+
 def test_V3_an_empty_ballot_box_goes_by_lot_among_all() -> None:
     elected = set()
     for seed in range(10):
@@ -58,6 +74,21 @@ def test_V3_an_empty_ballot_box_goes_by_lot_among_all() -> None:
         assert len(office) == 1 and office[0].dictator is not None
         elected.add(office[0].dictator)
     assert len(elected) > 1
+
+
+def test_V4_nine_of_eighteen_is_no_majority_and_nothing_is_published() -> None:
+    t = Table().to("night", 1)
+    revolt(t, {C3: list(range(9))}).phase()
+    assert dictator(t) == C1 and t.alive(C1) and not t.last_phase_facts(Office)
+
+
+def test_V5_ten_of_eighteen_depose_the_dictator_with_his_status_hidden() -> None:
+    t = Table().to("night", 1)
+    revolt(t, {C3: list(range(6)), C4: list(range(6, 10))}).phase()
+    assert dictator(t) == C3 and not t.alive(C1) and status(t, C1) is None
+    assert texts(t.last_phase_facts(Office)) == [
+        f"Dictator {name(C1)} has been overthrown. The new dictator is {name(C3)}."
+    ]
 
 
 def test_V6_six_of_eleven_is_a_majority_and_five_is_not() -> None:
@@ -76,6 +107,12 @@ def test_V7_a_tie_between_the_most_named_goes_by_lot() -> None:
         assert not t.alive(10) and dictator(t) in (DET, MM)
         chosen.add(dictator(t))
     assert chosen == {DET, MM}
+
+
+def test_V8_a_candidate_murdered_the_same_night_still_counts_toward_the_majority() -> None:
+    t = Table().to("night", 1)
+    revolt(t, {C3: list(range(6)), C4: list(range(6, 10))}).act(B, murder(C3)).phase()
+    assert not t.alive(C3) and not t.alive(C1) and dictator(t) == C4
 
 
 def test_V9_all_named_candidates_gone_leaves_the_office_vacant() -> None:
