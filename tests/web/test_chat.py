@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from tests.palermo.table import P, Table
 
-from mafia_arena.web.chat import MAX_LINES, ChatBook, ChatRefused, Member
+from mafia_arena.engine import Game
+from mafia_arena.engine.palermo.changes import change
+from mafia_arena.engine.player_states import PlayerState
+from mafia_arena.rules import load_variant
+from mafia_arena.views import view_of
+from mafia_arena.web.chat import MAX_LINES, ChatBook, ChatRefused, Member, seat_member
 
 LIVING = Member(2, alive=True)
 DEAD = Member(4, alive=False)
@@ -66,3 +72,36 @@ def test_each_chat_channel_is_bounded_on_its_own() -> None:
     with pytest.raises(ChatRefused, match="full"):
         book.post("dead", DEAD, "Ada (P5)", "one more")
     assert len(book.lines) == 2 * MAX_LINES
+
+
+@pytest.mark.parametrize(
+    ("state", "in_dead_chat"),
+    [
+        (PlayerState.IMPRISONED, False),
+        (PlayerState.GHOST, False),
+        (PlayerState.OUT, True),
+    ],
+)
+def test_in_palermo_only_a_permanent_exit_joins_the_dead_chat(
+    state: PlayerState, in_dead_chat: bool
+) -> None:
+    """A Palermo prisoner or ghost may come back into play: a dead chat open to them
+    would let players still in the game talk where the rules give them no channel."""
+    t = Table(keep={1, 2})
+    t.until(2, "night_early")
+    cause = {PlayerState.IMPRISONED: "sanction", PlayerState.GHOST: "vote"}
+    change(t.game, P(1), state, cause.get(state, "penalty"))
+    member = seat_member(P(1), view_of(t.game, P(1)))
+    assert [c["name"] for c in ChatBook().open_to(member)] == (["dead"] if in_dead_chat else [])
+    assert seat_member(P(2), view_of(t.game, P(2))).alive
+
+
+def test_in_other_variants_a_seat_dead_in_its_own_view_joins_the_dead_chat() -> None:
+    game = Game(load_variant("standard"), 7, 3)
+    while not any(not game.state.alive(s) for s in range(7)):
+        for seat, request in sorted(game.pending().items()):
+            game.submit(seat, request.choices[-1])
+    dead = next(s for s in range(7) if not game.state.alive(s))
+    alive = next(s for s in range(7) if game.state.alive(s))
+    assert not seat_member(dead, view_of(game, dead)).alive
+    assert seat_member(alive, view_of(game, alive)).alive

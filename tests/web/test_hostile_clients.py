@@ -380,6 +380,7 @@ def test_switches_cannot_make_a_game_without_end(server: LiveServer) -> None:
         ({"mafia_chat_rounds": "1000"}, "mafia_chat_rounds"),  # coerced: the same count
         ({"discussion_rounds": 100_000}, "discussion_rounds"),
         ({"night.0.chat_rounds": 500}, "chat_rounds"),  # a path, not a switch
+        ({"rules.max_rounds": "n*100000000"}, "max_rounds"),  # a formula, by its value
     ):
         reply = httpx.post(
             f"{server.url}/api/games",
@@ -390,8 +391,28 @@ def test_switches_cannot_make_a_game_without_end(server: LiveServer) -> None:
         assert where in reply.json()["detail"] and "at most 10" in reply.json()["detail"]
     assert server.manager.games == {}
     assert server.manager.store.games(over=False) == []
-    for fine in ({"mafia_chat_rounds": 10}, {"mafia_rounds": 3, "discussion_rounds": 2}):
+    for fine in (
+        {"mafia_chat_rounds": 10},
+        {"mafia_rounds": 3, "discussion_rounds": 2},
+        {"rules.max_rounds": "n + 3"},
+    ):
         server.create(variant="classic", players=7, seats=[{"kind": "human"}], overrides=fine)
+
+
+def test_a_switch_key_with_a_lone_surrogate_is_refused_not_a_server_error(
+    server: LiveServer,
+) -> None:
+    """The refusal names the key the client sent; a lone surrogate in it (valid in a
+    JSON string, no character in UTF-8) made the reply unencodable, a 500."""
+    reply = httpx.post(
+        f"{server.url}/api/games",
+        content=b'{"variant": "classic", "players": 7, "overrides": {"\\ud800x": 1}}',
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
+    assert reply.status_code == 400, reply.text
+    assert "\\ud800x" in reply.json()["detail"]
+    assert server.manager.games == {}
 
 
 def test_spectators_who_fill_their_chat_leave_the_dead_chat_open(

@@ -109,6 +109,9 @@ def test_a_name_that_reads_as_another_seat_or_a_bot_is_refused_with_the_reason(
         ("P3", "'P3' is a seat's label"),
         ("p 12", "a seat's label"),
         ("heuristic bot", "cannot end in 'bot'"),
+        ("P3.", "a seat's label"),  # punctuation around a name changes nothing
+        ("random bot.", "cannot end in 'bot'"),
+        ("heuristic bot'", "cannot end in 'bot'"),
         ("<b>Ada</b>", "1 to 24 letters, digits, spaces"),
         ("x" * 25, "1 to 24 letters"),
     ]:

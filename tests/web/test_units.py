@@ -130,6 +130,20 @@ def test_protocol_refuses(raw: str) -> None:
         parse(raw, 100_000)
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16", "utf-32"])
+def test_a_binary_frame_in_another_encoding_is_refused_before_the_parser(encoding: str) -> None:
+    """The JSON parser reads UTF-16 and UTF-32 bytes too; the nesting check did not, so
+    a deep frame whose quote tracking it misread reached the parser and raised."""
+    deep = '["\\\\", ' + "[" * 1500 + "]" * 1500 + "]"
+    with pytest.raises(BadMessage):
+        parse(deep.encode(encoding), 100_000)
+    with pytest.raises(BadMessage, match="not JSON"):
+        parse('{"type":"ping"}'.encode(encoding), 100_000)
+    assert isinstance(parse(b'{"type":"act","turn":3,"choice":1}', 999), Act)
+    with pytest.raises(BadMessage, match="nested too deeply"):
+        parse(deep.encode("utf-8"), 100_000)
+
+
 def test_protocol_refuses_oversized_frames() -> None:
     with pytest.raises(BadMessage, match="too large"):
         parse('{"type":"ping"}' + " " * 100, 50)

@@ -35,6 +35,7 @@ from fastapi import FastAPI, HTTPException, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
@@ -88,6 +89,21 @@ def refusal(exc: RequestValidationError) -> JSONResponse:
     return JSONResponse({"detail": problems}, status_code=422)
 
 
+def refused(exc: StarletteHTTPException) -> Response:
+    """An HTTP refusal with its words, every character of them sendable.
+
+    Why: a refusal may quote what the client sent (a switch's key names itself), and a
+    lone surrogate there (``"\\ud800"``, valid in a JSON string, no character in UTF-8)
+    made the reply fail to encode: a 500 instead of the refusal. Such characters are
+    written as their escape."""
+    detail = exc.detail
+    if isinstance(detail, str):
+        detail = detail.encode("utf-8", "backslashreplace").decode("utf-8")
+    if exc.status_code in (204, 304) or exc.status_code < 200:
+        return Response(status_code=exc.status_code, headers=exc.headers)
+    return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
+
+
 def create_app(settings: Settings | None = None, *, manager: GameManager | None = None) -> FastAPI:
     """The web app. `app.state.manager` holds the games (tests reach the truth there)."""
     manager = manager or GameManager(settings)
@@ -108,6 +124,10 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     @app.exception_handler(RequestValidationError)
     async def invalid_body(_: Request, exc: RequestValidationError) -> JSONResponse:
         return refusal(exc)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_refusal(_: Request, exc: StarletteHTTPException) -> Response:
+        return refused(exc)
 
     app.add_middleware(
         BodyGuard, max_body=manager.settings.max_body, max_depth=manager.settings.max_json_depth
@@ -351,4 +371,11 @@ def serve(
     import uvicorn
 
     settings = settings or Settings(**options)
-    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=64 * 1024, log_level="info")
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        ws_max_size=64 * 1024,
+        log_level="info",
+        proxy_headers=False,  # a client's own X-Forwarded-For must not pick its address
+    )

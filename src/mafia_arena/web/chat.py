@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mafia_arena.agents.human import clean_text
+from mafia_arena.engine.player_states import PlayerState
+from mafia_arena.views.view import View
 
 MAX_CHAT = 300  # characters per chat line
 MAX_LINES = 2000
@@ -35,7 +37,8 @@ players' chat, nor they the spectators'."""
 
 @dataclass(frozen=True)
 class Member:
-    """Who reads: a seat (alive or dead, as its own view says) or a spectator (no seat)."""
+    """Who reads: a seat (alive or dead, as its own view says; in Palermo only a
+    permanent exit is dead, see `seat_member`) or a spectator (no seat)."""
 
     seat: int | None
     alive: bool = True
@@ -55,6 +58,17 @@ class Channel:
 
     def writes(self, member: Member) -> bool:
         return not member.over and self.belongs(member)
+
+
+def seat_member(seat: int, view: View) -> Member:
+    """A seat as a chat reader: dead or alive as its own view says (a night's victim
+    learns it at dawn, and joins the dead then). Where the rules have player states
+    (Palermo) only a permanent exit is dead here: a ghost or a prisoner may come back
+    into play, and the dead chat would be a channel between players still in the game
+    that the rules do not give them."""
+    states = view.knowledge.states
+    gone = states[seat] == PlayerState.OUT if states else not view.alive
+    return Member(seat, alive=not gone, over=view.knowledge.over)
 
 
 CHANNELS = (

@@ -26,6 +26,7 @@ from typing import Any
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
+from mafia_arena.rules.expressions import ExpressionError, evaluate
 from mafia_arena.runner.log import GameLog, traces_path
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
@@ -42,35 +43,50 @@ MAX_RAISED = 10
 value, where that is more): see `raised_too_far`."""
 
 
-def raised_too_far(base: Any, switched: Any, path: str = "") -> str | None:
+def raised_too_far(base: Any, switched: Any, players: int, path: str = "") -> str | None:
     """The first number of the rules (`path`, dotted) that the creator's switches raised
     past `MAX_RAISED` and past the variant's own value, else None. `base` and `switched`
-    are the variant's dumps without and with the switches.
+    are the variant's dumps without and with the switches; a count written as a formula
+    over `n` is compared by its value at `players` seats.
 
     Why: a switch counts rounds (talk rounds of a night, a day's discussion rounds,
-    pick rounds, Palermo's moves); a count in the millions made a game that never ends,
-    whose driver wrote decisions to the live store without pause (megabytes a minute)
-    and which a restarted server would replay in full. Numbers are compared after the
-    switches are resolved, so a count given as text or through a dotted path is
-    caught too."""
+    pick rounds, Palermo's moves, the rounds before a draw); a count in the millions made
+    a game that never ends, whose driver wrote decisions to the live store without pause
+    (megabytes a minute) and which a restarted server would replay in full. Numbers are
+    compared after the switches are resolved, so a count given as text, as a formula
+    (``"n*100000000"``) or through a dotted path is caught too."""
     if isinstance(switched, dict):
         for key, value in switched.items():
             below = base.get(key) if isinstance(base, dict) else None
-            found = raised_too_far(below, value, f"{path}.{key}" if path else str(key))
+            found = raised_too_far(below, value, players, f"{path}.{key}" if path else str(key))
             if found:
                 return found
         return None
     if isinstance(switched, list | tuple):
         for i, value in enumerate(switched):
             below = base[i] if isinstance(base, list | tuple) and i < len(base) else None
-            found = raised_too_far(below, value, f"{path}.{i}" if path else str(i))
+            found = raised_too_far(below, value, players, f"{path}.{i}" if path else str(i))
             if found:
                 return found
         return None
-    if isinstance(switched, int) and not isinstance(switched, bool):
-        own = base if isinstance(base, int) and not isinstance(base, bool) else 0
-        if switched > max(MAX_RAISED, own):
+    value = _count_value(switched, players)
+    if value is not None and switched != base:
+        own = _count_value(base, players) or 0
+        if value > max(MAX_RAISED, own):
             return f"{path}: at most {max(MAX_RAISED, own)} at this server"
+    return None
+
+
+def _count_value(value: Any, players: int) -> float | None:
+    """A whole number as itself, a formula over `n` by its value at `players` seats,
+    anything else (text, true/false, a formula over other names) None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            return evaluate(value, {"n": players})
+        except ExpressionError:
+            return None
     return None
 
 
@@ -233,7 +249,7 @@ class GameManager:
         except VariantError as exc:
             raise CreateError(f"{exc.key}: {exc.reason}") from exc
         if spec.overrides:
-            too_far = raised_too_far(base.model_dump(), variant.model_dump())
+            too_far = raised_too_far(base.model_dump(), variant.model_dump(), spec.players)
             if too_far:
                 raise CreateError(too_far)
         upper = variant.max_players

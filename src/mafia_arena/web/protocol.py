@@ -81,15 +81,26 @@ class BadMessage(ValueError):
 
 def parse(raw: str | bytes, max_frame: int, max_depth: int = 8) -> Message:
     """Validate one frame; raise `BadMessage` with a short reason otherwise. Size and
-    nesting are checked on the raw text, before the JSON parser sees it."""
+    nesting are checked on the text, before the JSON parser sees it.
+
+    A binary frame must be UTF-8, decoded here: the JSON parser would take UTF-16 or
+    UTF-32 bytes too, which the nesting check would then have read as other characters
+    (a frame 1,500 levels deep got through to the parser and raised `RecursionError`)."""
     if len(raw) > max_frame:
         raise BadMessage(f"message too large (at most {max_frame} bytes)")
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise BadMessage("not JSON") from exc
     if too_deep(raw, max_depth):
         raise BadMessage(f"message nested too deeply (at most {max_depth} levels)")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except ValueError as exc:
         raise BadMessage("not JSON") from exc
+    except RecursionError as exc:  # not reached after the check above; never a crash
+        raise BadMessage(f"message nested too deeply (at most {max_depth} levels)") from exc
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mafia_arena.agents.human import clean_text
 from mafia_arena.engine.errors import GameOver, IllegalModeration
 from mafia_arena.engine.forum import moderation
 from mafia_arena.engine.palermo import moderator
@@ -51,14 +52,19 @@ def ruling_kinds(variant: Variant) -> tuple[str, ...]:
 
 def give(session: GameSession, ruling: Ruling) -> None:
     """Apply `ruling` to the session's game now, store it, settle the open turns and
-    push every page; `RulingRefused` (the game untouched) when it is not possible."""
+    push every page; `RulingRefused` (the game untouched) when it is not possible.
+
+    The reason is cleaned like speech (`clean_text`): the engine writes it into lines
+    every seat reads, and the creator is an anonymous visitor, so a line break or a
+    right-to-left override there could fake a game line, and invisible characters could
+    whisper to the language-model players."""
     game = session.game
     if game is None:
         raise RulingRefused("the game has not started")
     if not ruling_kinds(session.variant):
         raise RulingRefused(f"the {session.variant.name} variant has no moderator rulings")
     try:
-        game.moderate(ruling.kind, ruling.seat, ruling.value)
+        game.moderate(ruling.kind, ruling.seat, clean_text(ruling.value))
     except GameOver:
         raise RulingRefused("the game is over") from None
     except IllegalModeration as exc:

@@ -30,7 +30,7 @@ from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.views.words import FORUM_PHASES
 from mafia_arena.web.catch_up import catch_up
-from mafia_arena.web.chat import ChatBook, ChatRefused, Member
+from mafia_arena.web.chat import ChatBook, ChatRefused, Member, seat_member
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.night_pace import NightPace, slot_seconds
@@ -664,9 +664,8 @@ class GameSession:
 
     # ------------------------------------------------------------------ table chat
     def member(self, seat: int, view: View) -> Member:
-        """A seat as a chat reader: dead or alive as its own view says (a night's
-        victim learns it at dawn, and joins the dead then)."""
-        return Member(seat, alive=view.alive, over=view.knowledge.over)
+        """A seat as a chat reader (`chat.seat_member`)."""
+        return seat_member(seat, view)
 
     def post_chat(self, conn: Connection, channel: str, text: str) -> None:
         """A chat line from a page (`ChatRefused` if it may not write there), stored and

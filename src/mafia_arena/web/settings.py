@@ -56,7 +56,9 @@ def player_name(value: str | None) -> str | None:
     name = " ".join(unicodedata.normalize("NFKC", value).split())
     if not re.fullmatch(NAME_PATTERN, name):
         raise ValueError("a name is 1 to 24 letters, digits, spaces, dots, apostrophes or hyphens")
-    looks_like = look_alike_key(name)  # a Cyrillic "Р2" reads as the seat label P2
+    # a Cyrillic "Р2" reads as the seat label P2; "P3." or "random bot'" read as what
+    # they end in, so the punctuation a name may have around it is left out of the checks
+    looks_like = look_alike_key(name).strip(" .'-")
     if _SEAT_LABEL.fullmatch(looks_like):
         raise ValueError(f"{name!r} is a seat's label; choose a name")
     if _BOT_NAME.fullmatch(looks_like):
