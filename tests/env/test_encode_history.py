@@ -15,6 +15,7 @@ import pytest
 from mafia_arena import env as mafia_env
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, NoDeath, Votes
+from mafia_arena.env.actions import SECOND_SEAT, build_action_table
 from mafia_arena.rules import load_variant
 from mafia_arena.views.encode import PHASES
 from mafia_arena.views.encode_history import (
@@ -348,3 +349,37 @@ def test_mis_encoding_any_history_piece_fails_the_meaning_check(piece, breakage,
                     spec,
                     lambda lay, vec, view, new: check_history(lay, vec, view),
                 )
+
+
+@pytest.mark.parametrize(("variant", "players"), [("dictator", 12), ("palermo", 12)])
+def test_egocentric_ids_turn_choices_that_name_two_seats(variant, players) -> None:
+    """A matchmaker's pair, Palermo's assassination (target, assassin) and the Corrupt
+    Cop's transfer name two seats: both are relative, so the layout can be built at all
+    (it refused these variants at reset) and every request's mask holds what it offers."""
+    table = build_action_table(load_variant(variant), players)
+    seat = 5
+    rotation = table.rotation(seat)
+    assert sorted(rotation.tolist()) == list(range(table.size))
+    for ego_id, choice in enumerate(table.choices):
+        if choice.verb in SECOND_SEAT and choice.value is not None:  # dictator's transfer: one
+            assert choice.target is not None
+            absolute = table.choice_of(int(rotation[ego_id]))
+            assert absolute.target is not None and absolute.value is not None
+            pair = {(choice.target + seat) % players, (int(choice.value) + seat) % players}
+            if choice.verb == "compare":
+                assert {absolute.target, int(absolute.value)} == pair
+            else:
+                assert absolute.target == (choice.target + seat) % players
+                assert int(absolute.value) == (int(choice.value) + seat) % players
+    par = mafia_env.raw_parallel_env(variant, players, observation="history", egocentric=True)
+    observations, infos = par.reset(seed=3)
+    rng = np.random.default_rng(0)
+    while par.agents:
+        actions = {}
+        for agent, obs in observations.items():
+            legal = np.flatnonzero(obs["action_mask"])
+            request = infos[agent]["request"]
+            if request is not None:
+                assert {c["action"] for c in request["choices"]} == set(legal.tolist())
+            actions[agent] = int(rng.choice(legal))
+        observations, _r, _t, _u, infos = par.step(actions)

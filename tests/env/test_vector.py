@@ -38,12 +38,12 @@ def skip_waiting_turns(aec: mafia_env.raw_env) -> None:
 def test_rows_replay_the_aec_env_across_autoresets() -> None:
     """Every row is, decision for decision, the AEC env reset to the row's game seed
     (its waiting turns left out): the first game at seed + row, each later one at the
-    seed the row reports."""
+    next seed of the row's own generator (the documented draw), reported once it ends."""
     n, seed = 3, 11
     vec = MafiaVectorEnv("standard", 7, n)
     aecs = [mafia_env.raw_env("standard", 7, max_text=0) for _ in range(n)]
     obs, infos = vec.reset(seed=seed)
-    assert list(infos["game_seed"]) == [seed + i for i in range(n)]
+    row_seeds = [np.random.default_rng([seed, i]) for i in range(n)]  # the documented draw
     for i, aec in enumerate(aecs):
         aec.reset(seed=seed + i)
         skip_waiting_turns(aec)
@@ -77,8 +77,7 @@ def test_rows_replay_the_aec_env_across_autoresets() -> None:
                 infos["final_obs"][i]["observation"], aec.observe(acting[i])["observation"]
             )
             assert infos["final_seed"][i] == aec.session.seed
-            assert infos["game_seed"][i] != infos["final_seed"][i]
-            aec.reset(seed=int(infos["game_seed"][i]))
+            aec.reset(seed=int(row_seeds[i].integers(2**31)))
             skip_waiting_turns(aec)
             finished[i] += 1
 
@@ -113,16 +112,21 @@ def test_same_seed_same_games_and_rows_independent_of_the_batch_size() -> None:
     def play(num_envs: int, seed: int, steps: int = 600) -> list[list[int]]:
         vec = MafiaVectorEnv("standard", 7, num_envs)
         obs, infos = vec.reset(seed=seed)
+        assert "game_seed" not in infos  # a seed fixes the deal: given once a game ended
         rngs = [np.random.default_rng(i) for i in range(num_envs)]
-        seeds = [[int(s)] for s in infos["game_seed"]]
+        seeds: list[list[int]] = [[] for _ in range(num_envs)]
         for _ in range(steps):
             obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
+            assert "game_seed" not in infos
+            if terminations.any():
+                assert (infos["final_seed"][~terminations] == -1).all()
             for i in np.flatnonzero(terminations):
-                seeds[i].append(int(infos["game_seed"][i]))
+                seeds[i].append(int(infos["final_seed"][i]))
         return seeds
 
     two, three = play(2, seed=5), play(3, seed=5)
     assert two == three[:2], "a row's games depend on its seed and actions only"
+    assert [row[0] for row in three] == [5, 6, 7], "row i's first game has seed s + i"
     assert all(len(s) >= 3 for s in two), "several games per row were dealt"
     assert two[0][1] != two[1][1], "rows draw their later games from their own seeds"
     assert play(2, seed=5) == two
@@ -132,8 +136,14 @@ def test_same_seed_same_games_and_rows_independent_of_the_batch_size() -> None:
 def test_a_list_of_seeds_gives_each_row_its_first_game() -> None:
     vec = MafiaVectorEnv("simple", 5, 3)
     obs, infos = vec.reset(seed=[40, 7, 40])
-    assert list(infos["game_seed"]) == [40, 7, 40]
     np.testing.assert_array_equal(obs["observation"][0], obs["observation"][2])
+    rngs = [np.random.default_rng(0) for _ in range(3)]
+    first: dict[int, int] = {}
+    while len(first) < 3:
+        obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
+        for i in np.flatnonzero(terminations):
+            first.setdefault(int(i), int(infos["final_seed"][i]))
+    assert [first[i] for i in range(3)] == [40, 7, 40]
     with pytest.raises(ValueError, match="2 seeds for 3 games"):
         vec.reset(seed=[1, 2])
 
@@ -145,7 +155,7 @@ def illegal_ids(masks: np.ndarray) -> np.ndarray:
 def test_an_illegal_action_ends_that_game_with_the_illegal_reward() -> None:
     vec = MafiaVectorEnv("standard", 7, 2, illegal_reward=-5)
     obs, infos = vec.reset(seed=0)
-    seat, old_seed = int(infos["seat"][1]), int(infos["game_seed"][1])
+    seat, old_seed = int(infos["seat"][1]), 1  # row 1's first game: seed 0 + 1
     legal = int(np.flatnonzero(obs["action_mask"][0])[0])
     actions = np.array([legal, illegal_ids(obs["action_mask"])[1]])
     obs, rewards, terminations, _t, infos = vec.step(actions)
@@ -155,7 +165,7 @@ def test_an_illegal_action_ends_that_game_with_the_illegal_reward() -> None:
     expected[seat] = -5
     np.testing.assert_array_equal(infos["final_rewards"][1], expected)
     assert list(infos["illegal"]) == [False, True]
-    assert infos["final_seed"][1] == old_seed != infos["game_seed"][1]
+    assert infos["final_seed"][1] == old_seed and infos["final_seed"][0] == -1
 
 
 def test_raise_policy_refuses_the_batch_before_any_row_changes() -> None:

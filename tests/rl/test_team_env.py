@@ -99,11 +99,11 @@ def test_heuristic_votes_beat_random_votes_on_the_same_games() -> None:
 
 def executions(env: TeamEnv, since: int) -> list[dict[str, object]]:
     """The players the table's vote removed after event `since`: executions, and
-    Palermo's exits by the vote."""
+    Palermo's exits by the vote; with the side their shown card says (None if hidden)."""
     game = env.session.game
     assert game is not None
     return [
-        {"seat": e.fact.seat, "side": env._sides[e.fact.seat]}
+        {"seat": e.fact.seat, "side": env._sides[e.fact.seat] if e.fact.role else None}
         for e in game.events[since:]
         if (isinstance(e.fact, Death) and e.fact.cause == "execution")
         or (isinstance(e.fact, StateChanged) and e.fact.cause == "vote")
@@ -146,11 +146,29 @@ def test_signals_and_shaping_are_exactly_the_executions(
             _, reward, done, _, info = env.step(action)
             expected = executions(env, seen)
             assert info["signals"] == expected
-            shaping = sum(0.25 if s["side"] == "mafia" else -0.25 for s in expected)
+            shaping = sum({"mafia": 0.25, "town": -0.25}.get(str(s["side"]), 0) for s in expected)
             outcome = float(info["won"]) * 2 - 1 if done and game.state.winner else 0.0
             assert reward == pytest.approx(shaping + outcome)
             shaped += len(expected)
     assert shaped > 0
+
+
+def test_a_hidden_card_gives_no_side_and_no_shaping() -> None:
+    """Where an executed card is not shown, its dealt side is what the table plays to
+    find out: the signal names the seat only, and nothing is shaped."""
+    overrides = {"first_phase": "day", "reveal_on_death": False}
+    setup = TeamSetup("simple", 7, side="town", kinds=("vote",), shaping=0.5, overrides=overrides)
+    env = TeamEnv(setup, seed=3)
+    seen: list[dict[str, object]] = []
+    for _ in range(5):
+        env.reset()
+        done = False
+        while not done:
+            _, reward, done, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            seen.extend(info["signals"])
+            if not done:
+                assert reward == 0.0
+    assert seen and all(s["side"] is None for s in seen)
 
 
 def test_a_request_kind_the_variant_never_asks_is_refused_when_the_env_is_built() -> None:

@@ -170,10 +170,22 @@ class ActionTable:
             found = np.arange(self.size, dtype=np.int64)
             for index, choice in enumerate(self.choices):
                 if choice.target is not None:
-                    turned = replace(choice, target=(choice.target + seat) % self.players)
-                    found[index] = self.id_of(turned)
+                    found[index] = self.id_of(self._turned(choice, seat))
             cache[seat] = found
         return found
+
+    def _turned(self, choice: Choice, seat: int) -> Choice:
+        """`choice` with its seat positions made absolute for `seat`: the target, and
+        the second seat of a choice that names two (`SECOND_SEAT`); a matchmaker's pair
+        is written lower seat first, as the table holds it."""
+        assert choice.target is not None
+        target = (choice.target + seat) % self.players
+        if choice.verb not in SECOND_SEAT or choice.value is None:
+            return replace(choice, target=target)
+        second = (int(choice.value) + seat) % self.players
+        if choice.verb == "compare":
+            target, second = min(target, second), max(target, second)
+        return replace(choice, target=target, value=str(second))
 
     def describe(self) -> str:
         """A markdown table of the sections with their id ranges."""
@@ -182,6 +194,10 @@ class ActionTable:
             rows.append(f"| {start}–{stop - 1} | {name} | `{self.choices[start].key}` |")
         return "\n".join(rows) + f"\n\nK = {self.size}"
 
+
+SECOND_SEAT = frozenset({"compare", "assassinate", "transfer"})
+"""Verbs whose value is a second seat: the dictator matchmaker's pair, Palermo's
+assassination (target and assassin) and the Corrupt Cop's transfer (from and to)."""
 
 _REMEMBERED = 4096
 _WAITING: tuple[Any, ...] = (None,)

@@ -28,7 +28,9 @@ only legal action is 0, wait) left out.
   first game is the AEC env's ``reset(seed=s + i)``, decision for decision, its
   waiting turns left out); each later
   game of row i takes its seed from a generator seeded with ``(s, i)``.
-  ``infos["game_seed"]`` holds every row's current engine seed, which replays the game.
+  A game's engine seed, which replays it, is given when it has ended
+  (``infos["final_seed"]``), never while it is played: the seed fixes the deal, and an
+  info that a learner's loop can read is no place for the hidden roles.
   A list of seeds gives each row its own first seed.
 - Illegal actions: with ``illegal_reward`` a number (the default, -1 as in `env()`), an
   illegal action ends that row's game with that reward for the mover and 0 for everyone
@@ -117,7 +119,7 @@ class MafiaVectorEnv(VectorEnv):
         """The mask each row shows, the table's own read-only array: legality is judged
         on it, not on the buffers a caller may hold (`copy=False`)."""
         self._seats = [0] * num_envs
-        self.game_seeds = np.zeros(num_envs, dtype=np.int64)
+        self._game_seeds = np.zeros(num_envs, dtype=np.int64)
         self._row_seeds: list[np.random.Generator] = []
 
     @property
@@ -148,7 +150,7 @@ class MafiaVectorEnv(VectorEnv):
         self.games = [self._new_game(row, s) for row, s in enumerate(first)]
         for row, game in enumerate(self.games):
             self._show(row, game)
-        infos = {"seat": self.seats, "game_seed": self.game_seeds.copy()}
+        infos: dict[str, Any] = {"seat": self.seats}
         if self.text:
             infos["text"] = self._texts()
         return self._out(), infos
@@ -189,7 +191,6 @@ class MafiaVectorEnv(VectorEnv):
             game = self.games[row] = self._new_game(row, int(self._row_seeds[row].integers(2**31)))
             self._show(row, game)
         infos["seat"] = self.seats
-        infos["game_seed"] = self.game_seeds.copy()
         if self.text:
             infos["text"] = self._texts()
         return self._out(), rewards, terminations, np.zeros(n, dtype=bool), infos
@@ -245,14 +246,14 @@ class MafiaVectorEnv(VectorEnv):
             "_final_obs": flags,
             "final_rewards": final_rewards,
             "_final_rewards": flags.copy(),
-            "final_seed": np.where(flags, self.game_seeds, -1),
+            "final_seed": np.where(flags, self._game_seeds, -1),
             "illegal": illegal,
         }
 
     def _new_game(self, row: int, seed: int) -> Game:
         """A new game for `row`, its trackers bound to it (and folded up to its start):
         from here on a seat's new entries are pulled from its stream straight away."""
-        self.game_seeds[row] = seed
+        self._game_seeds[row] = seed
         self._encoders[row].reset()
         game = Game(self.variant, self.players, seed)
         for tracker in self._trackers[row]:

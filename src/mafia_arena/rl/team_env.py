@@ -11,13 +11,13 @@ Each episode is one game. At `reset` the env draws a game seed and an opponent f
 pool with its own generator (so a seeded env replays its episodes exactly), seats
 `co_player` agents on the learner's side and the opponent on the other side (each with
 its own seat seed from the env's host key, never the game seed), and plays until a
-learner decision is due. `step(action)` submits the learner's choice and plays on
-to the next one. The reward is 0 until the end, then +1 if the learner's side won, -1 if
-it lost, 0 on a draw; `info["signals"]` lists the players executed since the previous
-step (seat and side; the engine's public `Death` events with cause ``execution``, and
-Palermo's exits by the vote) for shaping, and `shaping` adds them to the reward when
-set. They are read from the events, not from the phase: the night's kills are announced
-at dawn, already by day.
+learner decision is due. `step(action)` submits the learner's choice and plays on to the
+next one. The reward is 0 until the end, then +1 if the learner's side won, -1 if it
+lost, 0 on a draw; `info["signals"]` lists the players executed since the previous step
+(seat and side; the engine's public `Death` events with cause ``execution``, and
+Palermo's exits by the vote; the side the shown card says, None for a hidden card) for
+shaping, and `shaping` adds them to the reward when set. They are read from the events,
+not from the phase: the night's kills are announced at dawn, already by day.
 
 `kinds` must name request kinds the variant can ask (`request_kinds`), checked when the
 env is built, and a `reset` that deals `MAX_DEALS` games in a row without a learner
@@ -104,14 +104,15 @@ def night_sides(variant: Variant, kind: str) -> set[str] | None:
     return {variant.factions[f].side for f in factions if f in variant.factions}
 
 
-def _executed(fact: object) -> int | None:
-    """The seat a public fact removes by the table's vote, else None: an execution, or
-    Palermo's exit by the vote (its players leave by player-state changes, not deaths).
-    Night kills (the dictator's murders too), disqualifications and the like are not."""
+def _executed(fact: object) -> tuple[int, str | None] | None:
+    """The seat a public fact removes by the table's vote and the role it shows (None
+    where the card stays hidden), else None: an execution, or Palermo's exit by the vote
+    (its players leave by player-state changes, not deaths). Night kills (the dictator's
+    murders too), disqualifications and the like are not."""
     if isinstance(fact, Death) and fact.cause == "execution":
-        return fact.seat
+        return fact.seat, fact.role
     if isinstance(fact, StateChanged) and fact.cause == "vote":
-        return fact.seat
+        return fact.seat, fact.role
     return None
 
 
@@ -339,15 +340,20 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
 
         Read from the engine's public events by cause, not from the phase the
         game is in now: the night's kills are announced at dawn, so by the learner's
-        next decision the game is already in the day."""
+        next decision the game is already in the day. The side is the one the shown card
+        says, None where the variant keeps the card hidden (and no shaping then): the
+        dealt side of a hidden card is what the table is playing to find out."""
         signals = []
         reward = 0.0
         events = game.events
         for event in events[self._seen :]:
-            seat = _executed(event.fact)
-            if seat is not None:
-                side = self._sides[seat]
-                signals.append({"seat": seat, "side": side})
+            found = _executed(event.fact)
+            if found is None:
+                continue
+            seat, shown = found
+            side = None if shown is None else self._side(self.session.variant.roles[shown].faction)
+            signals.append({"seat": seat, "side": side})
+            if side is not None:
                 reward += -self.setup.shaping if side == self.setup.side else self.setup.shaping
         self._seen = len(events)
         return reward, signals
@@ -373,7 +379,9 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         return info
 
     def _side_of(self, game: Game, seat: int) -> str:
-        faction = game.state.seats[seat].faction
+        return self._side(game.state.seats[seat].faction)
+
+    def _side(self, faction: str) -> str:
         factions = self.session.variant.factions
         return factions[faction].side if faction in factions else faction
 
