@@ -7,7 +7,9 @@ import pytest
 from tests.env.env_cases import SMALL_CASES
 
 from mafia_arena import env as mafia_env
+from mafia_arena.engine import PASS, Game
 from mafia_arena.env import IllegalActionError
+from mafia_arena.rules import load_variant
 from mafia_arena.views.text import render_view
 
 DEAD_KINDS = {"last_dead", "last_word"}  # classic: the last dead decides; club: last words
@@ -31,16 +33,22 @@ def test_aec_selects_only_living_pending_seats_and_ends_with_team_rewards(
         game = env.session.game
         assert game is not None
         slot_turns: list[int] = []
+        round_living: list[int] = []
         while not env.session.over:
             agent = env.agent_selection
             seat = int(agent.split("_")[1])
             pending = env.session.pending_seats()
             assert set(env.agents) == set(env.possible_agents), "the dead stay in agents"
-            if env.session.at_night:
-                # every seat alive at nightfall gets one turn per slot, in seat order
+            if env.session.in_rounds:
+                # every seat alive at nightfall gets one turn per slot, in seat order; in
+                # a forum round every living seat, those who passed waiting (a seat an
+                # attack kills during the round is not selected again)
                 living = env.session.living_seats()
-                slot_turns = [*slot_turns, seat] if slot_turns[-1:] < [seat] else [seat]
-                assert slot_turns == living[: len(slot_turns)]
+                if not slot_turns or slot_turns[-1] >= seat:
+                    slot_turns, round_living = [], living
+                slot_turns.append(seat)
+                still = [s for s in round_living if s in slot_turns or s in living]
+                assert slot_turns == still[: len(slot_turns)]
                 if seat not in pending:
                     mask = env.observe(agent)["action_mask"]
                     assert mask.tolist() == [1] + [0] * (len(mask) - 1)
@@ -232,3 +240,46 @@ def test_an_unchanged_view_gives_back_the_same_observation() -> None:
             actions[f"player_{seat}"] = session.table.ids(request)[0]
         env.step(actions)
     assert session.observe(0) is not first
+
+
+def test_a_forum_rounds_turns_do_not_show_who_hands_in_a_night_form() -> None:
+    """Dictator: two deals that differ only in who holds the guardian angel (swapped with
+    a citizen). The angel hands in a protection each night and so goes on after the
+    others have passed; a third seat, a citizen, must see the same turns in both until
+    its own events differ (before, the AEC env selected only the seats still going)."""
+    players, seed = 12, 5
+    deal_a = [s.card for s in Game(load_variant("dictator"), players, seed).state.seats]
+    angel = deal_a.index("guardian_angel")
+    observer, swapped = [s for s, c in enumerate(deal_a) if c == "citizen"][:2]
+    deal_b = list(deal_a)
+    deal_b[angel], deal_b[swapped] = deal_a[swapped], deal_a[angel]
+    protected = next(s for s in range(players) if s not in (angel, swapped, observer))
+    envs = [mafia_env.raw_env("dictator", players), mafia_env.raw_env("dictator", players)]
+    for env, deal in zip(envs, (deal_a, deal_b), strict=True):
+        env.reset(seed=seed, options={"deal": deal})
+    handed: list[set[tuple[int, int, str]]] = [set(), set()]
+
+    def seen(env: mafia_env.raw_env) -> tuple[object, ...]:
+        view = env.session.view(observer)
+        return (list(view.knowledge.events), view.request)
+
+    steps = 0
+    while seen(envs[0]) == seen(envs[1]) and not envs[0].session.over:
+        assert envs[0].agent_selection == envs[1].agent_selection, f"step {steps}"
+        for k, env in enumerate(envs):
+            seat = int(env.agent_selection.split("_")[1])
+            if not env.session.asks(seat):
+                env.step(0)
+                continue
+            game = env.session.current
+            request = game.request(seat)
+            assert request is not None
+            key = (seat, game.state.day, game.state.phase)
+            offered = [c for c in request.choices if c.verb == "protect" and c.target == protected]
+            choice = PASS
+            if offered and key not in handed[k]:
+                handed[k].add(key)
+                choice = offered[0]
+            env.step(env.session.table.id_of(choice))
+        steps += 1
+    assert handed[0] and handed[1] and steps > 40

@@ -10,7 +10,9 @@ Contract (see `docs/env.md` and `mafia_arena.env`):
 - a night is a fixed number of slots (`engine/night_clock.py`), and in every slot each
   living seat is selected once, in seat order: the seats of the slot's prompt decide, the
   others have only action 0 (wait). So the turns a seat gets, and their order, are the
-  same in every deal it cannot tell apart, whoever holds a night role;
+  same in every deal it cannot tell apart, whoever holds a night role; a forum game's
+  rounds go the same way (`session.in_rounds`), so a seat that has passed still takes a
+  waiting turn while others hand in forms;
 - at the end every agent terminates with its team reward (+1 win, -1 loss, 0 draw; the
   engine turns the variant's maximum length into a draw);
 - an illegal action raises `IllegalActionError` and changes nothing: turning it into a
@@ -91,7 +93,7 @@ class raw_env(SessionSpaces, AECEnv):
             self._was_dead_step(action)
             return
         seat = self._seat(agent)
-        if self.session.at_night and not self.session.asks(seat):
+        if self.session.in_rounds and not self.session.asks(seat):
             self.session.check_wait(seat, action)
         else:
             self.session.act(seat, action)
@@ -142,8 +144,9 @@ class raw_env(SessionSpaces, AECEnv):
             self._select_next()
 
     def _end_turn(self) -> None:
-        """A day decision ends a turn; at night, the last seat of a slot ends it."""
-        if not self.session.at_night:
+        """A day decision ends a turn; at night (and in a forum round), the last seat
+        of the slot ends it."""
+        if not self.session.in_rounds:
             self.session.close_turn()
             return
         self._turns.pop(0)
@@ -151,9 +154,11 @@ class raw_env(SessionSpaces, AECEnv):
             self.session.close_turn()
 
     def _select_next(self) -> None:
-        if self.session.at_night:
-            if not self._turns:
-                self._turns = self.session.living_seats()
+        if self.session.in_rounds:
+            living = self.session.living_seats()
+            # a seat killed during a forum round (an attack, announced at once) is not
+            # selected again
+            self._turns = [s for s in self._turns if s in living] or living
             seat = self._turns[0]
         else:
             self._turns = []

@@ -154,6 +154,15 @@ class GameSession:
         """Whether the env is inside a night's slots (see `engine.night_clock`)."""
         return self.clock.plan is not None
 
+    @property
+    def in_rounds(self) -> bool:
+        """Whether every living seat takes one turn per engine prompt, those not asked
+        waiting: in a night's slots, and throughout a forum game, whose windows ask again
+        only the seats that have not said they are done (`engine.forum.window`). Why:
+        taken prompt by prompt, the turn order would show who is still handing in forms
+        (a night role's), which no seat's own events say."""
+        return self.clock.plan is not None or self.variant.rules.flow == "dictator"
+
     def pending_seats(self) -> list[int]:
         """Seats that must decide now (in this slot, at night), in seat order."""
         if self.game is None or not self._asking():
@@ -391,7 +400,8 @@ class GameSession:
         return choice
 
     def check_wait(self, seat: int, action: Any) -> None:
-        """A seat with nothing to decide in a night slot may only wait (action 0)."""
+        """A seat with nothing to decide in a night slot (or a forum round) may only
+        wait (action 0)."""
         index = action_index(action)
         if index is None:
             raise IllegalActionError(
