@@ -11,7 +11,11 @@ so the readers need not import the writer's package (dependencies point one way)
   true``: decided by infrastructure failures, see `runner.integrity`): a resumed run
   plays it again, and the later record of the same game takes its place.
 * A malformed line other than the last is an error naming file and line: silently
-  dropping games would bias every number built on them.
+  dropping games would bias every number built on them. Malformed means not JSON, not
+  a JSON object, a ``game_index`` that is not a whole number in ``0 ..
+  MAX_GAME_INDEX - 1`` (or below the spec's number of games, where the reader is told
+  it), or a ``void`` that is not ``true``/``false``: ``int(2.5)`` or ``bool("false")``
+  would silently turn the line into another game's or another outcome's record.
 
 Two ways to read, with the same records in the same order: `read_records` returns them
 as a list; `StoredRecords` streams them, so a store of any size is read in bounded
@@ -32,9 +36,51 @@ from typing import IO, Any
 STORE_NAME = "games.jsonl"
 LOGS_NAME = "logs"
 
+#: Game indices of a store are below this (ten million games). The reader keeps 9 bytes
+#: for every index up to the largest it meets, so one mistyped index (an extra digit or
+#: three) must be refused, not allocated: without a bound ``3e10`` asks for 270 GB.
+MAX_GAME_INDEX = 10_000_000
+
 
 class StoreFormatError(ValueError):
-    """A line of a ``games.jsonl`` other than the last is not a JSON record."""
+    """A line of a ``games.jsonl`` other than the last is not a game record (see the
+    module contract); the message names the file, the line and, where one is to blame,
+    the key."""
+
+
+def stored_game_index(value: Any, limit: int = MAX_GAME_INDEX) -> int:
+    """A record's ``game_index`` as an int, -1 for None (a web game has no index).
+
+    Raises `ValueError` (the reason, without the key) unless it is None or a whole
+    number in ``0 .. limit - 1``: JSON ``true`` or ``2.5`` would otherwise be read as
+    index 1 or 2 and silently replace that game, and a huge one would be allocated."""
+    if value is None:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{value!r} is not a whole number")
+    if value < 0:
+        raise ValueError(f"{value} is negative")
+    if value >= limit:
+        raise ValueError(f"{value} is not below {limit}{_limit_reason(limit)}")
+    return value
+
+
+def _limit_reason(limit: int) -> str:
+    if limit == MAX_GAME_INDEX:
+        return " (the most games a results store holds)"
+    return f" (the spec's number of games: indices 0..{limit - 1})"
+
+
+def stored_flag(value: Any) -> bool:
+    """A record's true/false value (``void``, a seat's ``won``), False for None (absent).
+
+    Raises `ValueError` (the reason, without the key) for anything else: ``bool("false")``
+    is True, so a hand-edited ``"false"`` would flip the outcome it names."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ValueError(f"{value!r} is not true or false")
+    return value
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
@@ -76,11 +122,20 @@ class StoredRecords:
     only the index. `spec_hash` keeps only the records of that spec. ``len()`` is the
     number of records an iteration yields. `keep` holds the records parsed while
     indexing instead (one parse per line: `read_records`, for stores read whole anyway).
+    `games` is ``(spec hash, its number of games)`` when the caller knows the spec: a
+    record of that spec with a ``game_index`` not below it is a `StoreFormatError` too.
     """
 
-    def __init__(self, path: str | Path, spec_hash: str | None = None, keep: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        spec_hash: str | None = None,
+        keep: bool = False,
+        games: tuple[str, int] | None = None,
+    ) -> None:
         self.path = Path(path)
         self.spec_hash = spec_hash
+        self._games = games
         self._kept: dict[int, dict[str, Any]] | None = {} if keep else None
         self._series: dict[str, _Series] = {}
         self._others: dict[tuple[str, int, str], tuple[int, bool]] = {}
@@ -106,10 +161,9 @@ class StoredRecords:
                 spec = str(record.get("spec_hash"))
                 if self.spec_hash is not None and spec != self.spec_hash:
                     continue
+                index, void = self._checked(record, spec, number)
                 if self._kept is not None:
                     self._kept[here] = record
-                index = _index(record)
-                void = bool(record.get("void"))
                 game_id = str(record.get("game_id", ""))
                 if index >= 0 and not game_id:
                     self._series.setdefault(spec, _Series()).keep(index, here, void)
@@ -123,11 +177,32 @@ class StoredRecords:
         )
 
     def _parse(self, line: bytes, number: int) -> dict[str, Any]:
+        """The line's record; `StoreFormatError` unless it is a JSON object."""
         try:
-            record: dict[str, Any] = json.loads(line)
+            record: Any = json.loads(line)
         except json.JSONDecodeError as exc:
             raise StoreFormatError(f"{self.path}:{number}: not a JSON record ({exc.msg})") from exc
+        if not isinstance(record, dict):
+            raise StoreFormatError(
+                f"{self.path}:{number}: not a JSON record (a JSON {_json_kind(record)}, "
+                "not an object)"
+            )
         return record
+
+    def _checked(self, record: dict[str, Any], spec: str, number: int) -> tuple[int, bool]:
+        """The record's game index (-1: none) and void flag, the keys the index is built
+        on; `StoreFormatError` naming line and key when either is not what it must be."""
+        limit = MAX_GAME_INDEX
+        if self._games is not None and spec == self._games[0]:
+            limit = min(limit, self._games[1])
+        key = "game_index"
+        try:
+            index = stored_game_index(record.get(key), limit)
+            key = "void"
+            void = stored_flag(record.get(key))
+        except ValueError as exc:
+            raise StoreFormatError(f"{self.path}:{number}: {key}: {exc}") from None
+        return index, void
 
     def __len__(self) -> int:
         return self._count
@@ -179,6 +254,14 @@ class StoredRecords:
         return record
 
 
-def _index(record: dict[str, Any]) -> int:
-    index = record.get("game_index")
-    return -1 if index is None else int(index)
+def _json_kind(value: Any) -> str:
+    """The JSON name of a parsed value's type (``[1, 2]`` is an array, not a list)."""
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "null"

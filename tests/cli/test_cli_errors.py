@@ -253,6 +253,17 @@ def test_a_missing_spec_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert_one_paragraph(err, str(tmp_path / "none.toml"), "cannot read the spec")
 
 
+def test_a_spec_that_is_not_utf8_is_named_with_the_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "latin1.toml"
+    spec.write_bytes(BASE.replace('"bad"', '"b\xe4d"').encode("latin-1"))
+    code, err = run_cli(["tournament", str(spec), "--results", str(tmp_path / "r")], capsys)
+    assert code == 2
+    assert_one_paragraph(err, f"{spec}: -: cannot read the spec: not UTF-8 text (byte 0xe4")
+    assert not (tmp_path / "r").exists()
+
+
 GOOD = BASE.replace('name = "bad"', 'name = "good"') + "games = 2\n"
 
 
@@ -472,6 +483,60 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
 
 
 CASE_IDS = [c[0] for c in cli_cases(Path("/nonexistent"))]
+
+
+def edited_log(tmp: Path, edit: str) -> Path:
+    """game.jsonl (`write_bad_logs`) hand-edited: its seed, or its first plain choice
+    (also with another code digest in its header, for ``other-code``)."""
+    lines = [json.loads(line) for line in (tmp / "game.jsonl").read_text().splitlines()]
+    if edit == "seed":
+        lines[0]["seed"] += 1
+    else:
+        payload = next(
+            e["payload"]
+            for e in lines[1:]
+            if e["kind"] == "decision" and "choice" in e["payload"] and "text" not in e["payload"]
+        )
+        choices = {"illegal": "target:99", "not-a-string": {"x": 1}, "other-code": "target:99"}
+        payload["choice"] = choices[edit]
+    if edit == "other-code":  # a log another version of the package wrote
+        lines[0]["meta"]["code"]["digest"] = "0123456789abcdef"
+    path = tmp / f"{edit}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        ("seed", "IllegalDecision: seat"),
+        ("illegal", "'target:99' is not a legal choice"),
+        ("not-a-string", "AttributeError: "),
+        ("other-code", "'target:99' is not a legal choice"),
+    ],
+)
+def test_a_log_whose_decisions_the_game_refuses_is_reported_as_differing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: str, reason: str
+) -> None:
+    """A hand-edited seed or choice makes the rebuilt game refuse a logged decision: the
+    command says the log differs (exit 1), naming the file, the decision and the error."""
+    write_bad_logs(tmp_path)
+    path = edited_log(tmp_path, edit)
+    code = 0
+    try:
+        main(["replay", str(path)])
+    except SystemExit as done:
+        code = int(done.code or 0)
+    out, err = capsys.readouterr()
+    assert code == 1, (out, err)
+    assert "Traceback" not in out + err and not err, err
+    last = out.strip().splitlines()[-1]
+    assert last.startswith(f"replay DIFFERS FROM the stored log: {path}: decision "), last
+    assert "cannot be submitted again" in last and reason in last, last
+    if edit == "other-code":
+        assert "played by other code" in last and "0123456789abcdef" in last, last
+    else:
+        assert last.endswith("(it is damaged)"), last
 
 
 @pytest.mark.parametrize("case", CASE_IDS)

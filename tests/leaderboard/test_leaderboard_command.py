@@ -63,6 +63,36 @@ def test_a_record_whose_seat_lacks_side_names_file_and_line(
     assert not board.exists()
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "reason"),
+    [
+        ("game_index", "three", "'three' is not a whole number"),
+        ("game_index", 2.5, "2.5 is not a whole number"),  # int() made it game 2: one lost
+        ("game_index", True, "True is not a whole number"),
+        ("game_index", 30_000_000_000, "30000000000 is not below 10000000"),  # MemoryError
+        ("void", "false", "'false' is not true or false"),  # bool() voided the game
+        ("won", "false", "'false' is not true or false"),  # bool() made it a win
+    ],
+)
+def test_a_value_the_board_would_misread_names_file_line_and_key(
+    store: Path, tmp_path: Path, key: str, value: object, reason: str
+) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    lines = (store / "games.jsonl").read_text().splitlines()
+    record = json.loads(lines[1])
+    (record["seats"][0] if key == "won" else record)[key] = value
+    lines[1] = json.dumps(record)
+    (bad / "games.jsonl").write_text("\n".join(lines) + "\n")
+    before = (bad / "games.jsonl").read_bytes()
+    board = tmp_path / "board"
+    done = mafia_arena(["leaderboard", str(bad), "--out", str(board)], tmp_path)
+    shown = f"seat #0: {key}" if key == "won" else key
+    assert_user_error(done, f"{bad / 'games.jsonl'}: line 2: ", f"{shown}: {reason}")
+    assert not board.exists()
+    assert (bad / "games.jsonl").read_bytes() == before
+
+
 def test_write_leaderboard_makes_no_folder_for_a_record_it_cannot_rate(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="seats"):
         write_leaderboard([{"experiment": "x"}], tmp_path / "board", title="t", provenance={})

@@ -141,3 +141,42 @@ def test_a_seat_a_stand_in_played_is_credited_to_the_stand_in_not_the_person(
     assert rows.loc["stand-in:heuristic", "seats"] == 1
     # a game a stand-in played in is no longer a people-only game
     assert filter_records(games, "human") == [games[1]]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda r: r["seats"][0].update(won="false"), "seat #0: won: 'false' is not true or false"),
+        (lambda r: r["seats"][1].update(won=1), "seat #1: won: 1 is not true or false"),
+        (lambda r: r["seats"][0].update(survived="no"), "seat #0: survived: 'no' is not true"),
+        (lambda r: r.update(void="false"), "void: 'false' is not true or false"),
+        (lambda r: r.update(game_index="three"), "game_index: 'three' is not a whole number"),
+        (lambda r: r.update(game_index=2.5), "game_index: 2.5 is not a whole number"),
+        (lambda r: r.update(game_index=True), "game_index: True is not a whole number"),
+        (lambda r: r.update(game_index=-1), "game_index: -1 is negative"),
+        (lambda r: r.update(game_index=10**8), "game_index: 100000000 is not below 10000000"),
+    ],
+)
+def test_parse_refuses_values_it_would_misread_naming_the_key(
+    game: GameFactory, edit: Callable[[dict[str, Any]], None], message: str
+) -> None:
+    """``bool("false")`` is True and ``int(2.5)`` is 2: read as they are, these records
+    would count a loss as a win, void a played game or take another game's place."""
+    rec = game(PAIR, "mafia")
+    edit(rec)
+    with pytest.raises(ValueError) as caught:
+        parse_game(rec)
+    assert str(caught.value).startswith(message), str(caught.value)
+
+
+def test_parse_keeps_booleans_and_absent_values(game: GameFactory) -> None:
+    rec = game(PAIR, "mafia", game_index=7)
+    rec["void"] = False
+    rec["seats"][0]["survived"] = None
+    parsed = parse_game(rec)
+    assert parsed.game_index == 7 and not parsed.void
+    assert [s.won for s in parsed.seats] == [False, True]
+    assert parsed.seats[0].survived is None and parsed.seats[1].survived is True
+    del rec["game_index"], rec["void"]
+    parsed = parse_game(rec)
+    assert parsed.game_index is None and not parsed.void

@@ -149,3 +149,83 @@ def test_streamed_records_are_the_listed_ones_in_their_order(tmp_path: Path) -> 
         r["game_index"] for r in expected if not r.get("void") and r["game_index"] is not None
     }
     assert list(StoredRecords(tmp_path / "missing.jsonl")) == []
+
+
+def _store_with(path: Path, second: str) -> bytes:
+    """A store whose second line is `second` (one game on each side of it); its bytes."""
+    path.write_text('{"spec_hash": "h", "game_index": 0}\n' + second + "\n")
+    with path.open("a") as handle:
+        handle.write('{"spec_hash": "h", "game_index": 1}\n')
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ('"three"', "'three' is not a whole number"),
+        ("2.5", "2.5 is not a whole number"),  # int() would make it game 2
+        ("true", "True is not a whole number"),  # int() would make it game 1
+        ("-5", "-5 is negative"),
+        ("30000000000", "30000000000 is not below 10000000"),  # 270 GB of index
+        ("100000000", "100000000 is not below 10000000"),  # 900 MB of index
+    ],
+)
+def test_a_game_index_that_is_not_a_stored_index_names_file_line_and_key(
+    tmp_path: Path, value: str, reason: str
+) -> None:
+    from mafia_arena.results_file import StoredRecords, StoreFormatError
+
+    path = tmp_path / "games.jsonl"
+    before = _store_with(path, f'{{"spec_hash": "h", "game_index": {value}}}')
+    with pytest.raises(StoreFormatError) as caught:
+        StoredRecords(path)
+    assert str(caught.value) == f"{path}:2: game_index: {reason}" + (
+        " (the most games a results store holds)" if "below" in reason else ""
+    )
+    with pytest.raises(StoreFormatError, match=r"games\.jsonl:2: game_index: "):
+        read_records(path)
+    assert path.read_bytes() == before
+
+
+def test_a_game_index_outside_the_specs_games_is_refused_for_that_spec_only(
+    tmp_path: Path,
+) -> None:
+    from mafia_arena.results_file import StoredRecords, StoreFormatError
+
+    path = tmp_path / "games.jsonl"
+    _store_with(path, '{"spec_hash": "h", "game_index": 2}')
+    assert StoredRecords(path, games=("h", 3)).played_indices() == {0, 1, 2}
+    assert len(StoredRecords(path, games=("other", 2))) == 3  # another spec's bound
+    with pytest.raises(StoreFormatError) as caught:
+        StoredRecords(path, games=("h", 2))
+    assert str(caught.value) == (
+        f"{path}:2: game_index: 2 is not below 2 (the spec's number of games: indices 0..1)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"), [("[1, 2]", "array"), ("42", "number"), ("null", "null"), ('"x"', "string")]
+)
+def test_a_line_that_is_json_but_not_an_object_is_a_format_error(
+    tmp_path: Path, line: str, kind: str
+) -> None:
+    from mafia_arena.results_file import StoredRecords, StoreFormatError
+
+    path = tmp_path / "games.jsonl"
+    _store_with(path, line)
+    with pytest.raises(StoreFormatError) as caught:
+        StoredRecords(path)
+    assert str(caught.value) == f"{path}:2: not a JSON record (a JSON {kind}, not an object)"
+
+
+@pytest.mark.parametrize("value", ['"false"', '"true"', "0", "1", "[]"])
+def test_a_void_that_is_not_a_boolean_is_a_format_error(tmp_path: Path, value: str) -> None:
+    """``bool("false")`` is True: the game would be voided and played again."""
+    from mafia_arena.results_file import StoredRecords, StoreFormatError
+
+    path = tmp_path / "games.jsonl"
+    _store_with(path, f'{{"spec_hash": "h", "game_index": 5, "void": {value}}}')
+    with pytest.raises(StoreFormatError, match=r"games\.jsonl:2: void: .* is not true or false"):
+        StoredRecords(path)
+    _store_with(path, '{"spec_hash": "h", "game_index": 5, "void": false}')
+    assert StoredRecords(path).played_indices() == {0, 1, 5}

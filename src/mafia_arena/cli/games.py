@@ -261,8 +261,7 @@ def replay(
     ] = False,
 ) -> None:
     """Replay a stored log, omniscient or from one seat's view."""
-    from mafia_arena.runner.log import replay as rebuild
-    from mafia_arena.runner.log import replay_differs, traces_path
+    from mafia_arena.runner.log import replay_differs, replay_or_why, traces_path
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.display_names import DisplayNames
@@ -271,7 +270,10 @@ def replay(
 
     stored = read_log(log)
     check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
-    game = rebuild(stored)
+    game = replay_or_why(stored, str(log))
+    if isinstance(game, str):  # a logged decision the game refuses: nothing to show
+        typer.echo(f"replay DIFFERS FROM the stored log: {game}")
+        raise typer.Exit(1)
     viewer = None if seat is None else seat - 1
     placed, orphans = traces_by_decision(stored) if traces else ({}, [])
     hidden = owners_hidden(game.variant)  # OP-D36: a finished game names no owner

@@ -16,7 +16,13 @@ The driver is the only process that writes results and talks to MLflow. It
    ``resume=False``, which archives the old store and starts over; a store whose games
    were played by other code (package version or source, `experiments.provenance`) is
    refused unless ``force_resume=True``; a store with games but no manifest (written
-   before manifests existed) is resumed with a one-line warning on stderr;
+   before manifests existed) is resumed with a one-line warning on stderr, while one
+   whose manifest is there but unreadable is refused (`ManifestError`, a
+   `ResultsConflict`) and left as it is: it is the only record of the code that played
+   the games. A store line that is not a game record the leaderboard can rate
+   (`leaderboard.cli.check_store`: not a JSON object, a ``won`` or ``void`` that is not
+   a boolean, a ``game_index`` that is not a whole number) or whose ``game_index`` lies
+   outside the spec's games (`StoreFormatError`) stops the run before anything is played;
 4. cuts the missing games into idempotent batches, runs them (`executors`), and stores
    every finished game the moment its batch arrives, with a progress bar (rate, ETA). A
    game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
@@ -67,7 +73,7 @@ from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
-from mafia_arena.results_file import StoredRecords
+from mafia_arena.results_file import MAX_GAME_INDEX, StoredRecords
 from mafia_arena.seat_seeds import load_or_create_host_key
 from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
@@ -91,10 +97,13 @@ def run_tournament(
     this process. `results_dir` and `tracking_uri` override the spec's (they do not
     change the spec hash); `track=False` skips MLflow. Raises `SpecError` for a bad spec,
     `ServiceError` for an unreachable service, `ResultsConflict` for a results folder of
-    another spec or code version or in use, `TournamentError` if games failed,
-    `Interrupted` on Ctrl-C.
+    another spec or code version, in use, or with an unreadable manifest,
+    `LeaderboardError` or `StoreFormatError` for a store line that is not a game record
+    (naming file, line and key), `TournamentError` if games failed, `Interrupted` on
+    Ctrl-C.
     """
     experiment = load_spec(spec_path)
+    _check_size(experiment)
     if results_dir is not None:
         experiment = Experiment(**{**experiment.__dict__, "results_dir": Path(results_dir)})
     async_agents = _preflight(experiment)
@@ -121,6 +130,18 @@ def run_tournament(
         )
     finally:
         store.close()
+
+
+def _check_size(experiment: Experiment) -> None:
+    """Refuse a spec with more games than a results store holds (`MAX_GAME_INDEX`): its
+    later records would be written, then refused by every reader of the store."""
+    if experiment.games_total > MAX_GAME_INDEX:
+        raise SpecError(
+            str(experiment.source),
+            "games",
+            f"{experiment.games_total} games in all; a results store holds at most "
+            f"{MAX_GAME_INDEX} (split the tournament into several specs)",
+        )
 
 
 def _results_origin(experiment: Experiment, results_dir: str | Path | None) -> str:
@@ -156,16 +177,19 @@ def _stored(
     experiment: Experiment, store: ResultsStore, resume: bool, force_resume: bool
 ) -> tuple[set[int], str]:
     """The stored game indices to skip and the store's id (see the module docstring)."""
-    stored = StoredRecords(store.path)
-    old = read_manifest(store.folder)
-    others = stored.spec_hashes() - {experiment.spec_hash}
+    from mafia_arena.leaderboard.cli import check_store  # the publishing stack, lazily
+
+    check_store(store.path)  # what the board and MLflow will rate: refused before playing
+    stored = StoredRecords(store.path, games=(experiment.spec_hash, experiment.games_total))
     if stored and not resume:
         store.archive()
-        stored, old, others = StoredRecords(store.path), None, set()
-    store_id = str(old.get("store_id")) if old and stored and old.get("store_id") else ""
+        stored = StoredRecords(store.path)
+    old = read_manifest(store.folder) if stored else None  # unreadable: ManifestError
+    others = stored.spec_hashes() - {experiment.spec_hash}
+    store_id = str(old.get("store_id") or "") if old is not None else ""
     current = manifest(experiment.spec_hash, experiment.inputs, store_id or uuid.uuid4().hex[:12])
     if others:
-        changed = input_differences(old, current) if old else []
+        changed = input_differences(old, current) if old is not None else []
         what = "; ".join(changed) if changed else "the spec itself changed"
         raise ResultsConflict(
             f"{store.path} holds games of another version of this spec (hash "
@@ -180,7 +204,7 @@ def _stored(
             "them cannot be checked; resuming, and recording the present code from now on",
             file=sys.stderr,
         )
-    if stored and old:
+    if stored and old is not None:  # an empty object is a manifest too: it names no code
         changed = code_differences(old, current)
         if changed and not force_resume:
             raise ResultsConflict(

@@ -14,6 +14,8 @@ compares it with the present before playing more:
   file holds the model parameters). These are
   also hashed into the spec hash, so a changed input is a changed spec.
 
+A manifest that is there but cannot be read (`read_manifest`: `ManifestError`) stops a
+resume: treating it as missing would skip the code check and overwrite the evidence.
 `differences` says, one item per line, what changed between two manifests. Each record
 carries the ``code`` part too, so a store mixed on purpose (``force_resume``) shows which
 games were played by which code.
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.code_identity import code_identity
+from mafia_arena.experiments.errors import ResultsConflict
 
 MANIFEST_NAME = "manifest.json"
 
@@ -114,14 +117,44 @@ def manifest(spec_hash: str, inputs: dict[str, str], store_id: str) -> dict[str,
     }
 
 
+class ManifestError(ResultsConflict):
+    """A results folder's ``manifest.json`` exists but cannot be read as a manifest.
+
+    The message names the file and the reason. A resume must not treat it as missing:
+    that path (a store from before manifests) skips the check that the stored games
+    were played by this code, then overwrites the only record of the code that did."""
+
+
 def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The manifest of `folder`; None when it has none (a store from before manifests).
+
+    Raises `ManifestError` when the file is there but unreadable, not JSON, or not a
+    JSON object (truncated, hand-edited), and leaves it as it is."""
+    path = folder / MANIFEST_NAME
     try:
-        data = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, json.JSONDecodeError):
-        return None  # unreadable: treated like a store from before manifests
-    return data if isinstance(data, dict) else None
+    except OSError as exc:
+        raise _manifest_error(path, f"cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise _manifest_error(path, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        reason = f"not JSON ({exc.msg}, line {exc.lineno} column {exc.colno})"
+        raise _manifest_error(path, reason) from None
+    if not isinstance(data, dict):
+        raise _manifest_error(path, "not a JSON object")
+    return data
+
+
+def _manifest_error(path: Path, reason: str) -> ManifestError:
+    """The error for an unusable manifest: what is wrong, and the ways on."""
+    return ManifestError(
+        f"{path}: {reason}. It records the code and inputs that played the stored games, "
+        "so whether resuming would mix two versions cannot be checked. Restore the file, "
+        "pass --no-resume (resume=False) to archive the games and start over, or use "
+        "another results folder (--results)."
+    )
 
 
 def write_manifest(folder: Path, data: dict[str, Any]) -> None:

@@ -183,8 +183,8 @@ def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(source, "-", f"cannot read the spec: {exc.strerror or exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(source, "-", f"cannot read the spec: {_unreadable(exc)}") from exc
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -228,6 +228,15 @@ def other_kind_of_file(data: dict[str, Any]) -> str | None:
     if keys & _AGENT_KEYS:
         return "this is an agent file, not an experiment spec (a spec lists agent files in pool)"
     return None
+
+
+def _unreadable(error: OSError | UnicodeDecodeError) -> str:
+    """Why the spec's text cannot be read: the system's reason, or the first byte that
+    is not UTF-8 (TOML is UTF-8 text; a stray byte must not end in a traceback)."""
+    if isinstance(error, UnicodeDecodeError):
+        byte = error.object[error.start : error.start + 1].hex()
+        return f"not UTF-8 text (byte 0x{byte} at offset {error.start})"
+    return str(error.strerror or error)
 
 
 def _spec_error(source: str, error: ValidationError) -> SpecError:

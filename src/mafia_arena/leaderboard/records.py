@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from mafia_arena.results_file import stored_flag, stored_game_index
 
 __all__ = [
     "SIDE_ORDER",
@@ -200,7 +202,9 @@ def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any])
     metrics = per_seat.get(str(seat_no), per_seat.get(seat_no, {}))  # type: ignore[call-overload]
     if not isinstance(metrics, Mapping):
         metrics = {}
-    survived = raw.get("survived")
+    won = _flag(raw["won"], f"seat #{index}: won")
+    survived_raw = raw.get("survived")
+    survived = None if survived_raw is None else _flag(survived_raw, f"seat #{index}: survived")
     stand_in = stood_in(raw)
     if stand_in is not None:  # the stand-in's decisions; the person's own count nowhere
         return SeatResult(
@@ -210,8 +214,8 @@ def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any])
             role=str(raw.get("role") or "unknown"),
             faction=str(raw.get("faction") or raw["side"]),
             side=str(raw["side"]),
-            won=bool(raw["won"]),
-            survived=None if survived is None else bool(survived),
+            won=won,
+            survived=survived,
             decisions=_int(raw.get("stand_in_decisions")),
             fallbacks=0,
             tokens_in=0,
@@ -226,8 +230,8 @@ def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any])
         role=str(raw.get("role") or "unknown"),
         faction=str(raw.get("faction") or raw["side"]),
         side=str(raw["side"]),
-        won=bool(raw["won"]),
-        survived=None if survived is None else bool(survived),
+        won=won,
+        survived=survived,
         decisions=_int(raw.get("decisions")),
         fallbacks=_int(raw.get("fallbacks")),
         tokens_in=_int(raw.get("tokens_in")),
@@ -243,7 +247,10 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
     """Validate one record and convert it to a :class:`GameResult`.
 
     Raises ``ValueError`` for records that cannot be rated (no seat list, seats without
-    ``agent``/``side``/``won``). Extra keys are ignored.
+    ``agent``/``side``/``won``) or that would be misread: a ``won``, ``survived`` or
+    ``void`` that is not a JSON boolean, a ``game_index`` that is not a whole number in
+    the store's range (`results_file.stored_game_index`). The message starts with the
+    key. Extra keys are ignored.
     """
     if isinstance(record, GameResult):
         return record
@@ -260,6 +267,8 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
     winner = record.get("winner")
     spec_hash = str(record.get("spec_hash") or "")
     game_index = record.get("game_index")
+    index = _checked("game_index", stored_game_index, game_index)
+    void = _flag(record.get("void"), "void")
     seed = record.get("seed")
     # Full-record JSON as final tie-breaker: a total order even for duplicate keys.
     blob = json.dumps(record, sort_keys=True, default=str, separators=(",", ":"))
@@ -268,16 +277,34 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
         key=key,
         experiment=str(record.get("experiment") or ""),
         spec_hash=spec_hash,
-        game_index=None if game_index is None else _int(game_index),
+        game_index=None if game_index is None else index,
         seed=seed,
         variant=str(record.get("variant") or "unknown"),
         players=_int(record.get("players"), len(seats)),
         winner=None if winner is None else str(winner),
         length_days=None if record.get("length_days") is None else _int(record["length_days"]),
         seats=seats,
-        void=bool(record.get("void", False)),
+        void=void,
         cards=_cards(record.get("cards")),
     )
+
+
+def _flag(value: Any, key: str) -> bool:
+    """A true/false value of a record (`stored_flag`), its `ValueError` naming `key`:
+    ``bool("false")`` is True, so a hand-edited string would flip a win or void a game."""
+    return _checked(key, stored_flag, value)
+
+
+_T = TypeVar("_T")
+
+
+def _checked(key: str, check: Callable[[Any], _T], value: Any) -> _T:
+    """``check(value)``, its `ValueError` prefixed with `key` (the store's readers say
+    which key of which line is wrong)."""
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise ValueError(f"{key}: {exc}") from None
 
 
 def _cards(raw: Any) -> dict[str, dict[str, Any]]:

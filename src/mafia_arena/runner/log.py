@@ -176,6 +176,32 @@ def replay(log: GameLog, *, upto: int | None = None) -> Game:
     return game
 
 
+def replay_or_why(log: GameLog, source: str = "<log>") -> Game | str:
+    """`replay` of the whole `log`, or why it cannot be rebuilt: a logged decision the
+    rebuilt game refuses (`source` names the log in that message).
+
+    A hand-edited seed, a choice that is no longer legal or is not a choice at all makes
+    `Game.resubmit` raise; that is what the log says, not a bug of the replay, so it is
+    reported like a replay that differs: played by other code (`replay_differs`), else
+    damaged, naming the decision and the error."""
+    game = Game(load_variant(log.variant, log.overrides), log.players, log.seed)
+    decisions = [(e.seq, e.fact) for e in log.events if isinstance(e.fact, DecisionRecord)]
+    for number, (seq, fact) in enumerate(decisions, 1):
+        record = fact.record()
+        try:
+            game.resubmit(record)
+        except Exception as exc:  # anything the logged data makes the engine refuse
+            reason = " ".join(str(exc).split()) or "no message"
+            failed = (
+                f"{source}: decision {number} of {len(decisions)} (event {seq}, "
+                f"seat {record.get('seat')}) cannot be submitted again "
+                f"({type(exc).__name__}: {reason})"
+            )
+            other = _other_code(log)
+            return f"{failed}; {other}" if other else f"{failed} (it is damaged)"
+    return game
+
+
 def replay_differs(log: GameLog, game: Game) -> str | None:
     """None when `game` (`replay` of `log`) gives exactly the stored events; else why
     not: other code wrote the log (its ``meta["code"]`` digest differs from the running
@@ -183,6 +209,12 @@ def replay_differs(log: GameLog, game: Game) -> str | None:
     else the log is damaged. The one check behind the web replay and `mafia-arena replay`."""
     if [e.to_json() for e in game.events] == [e.to_json() for e in log.events]:
         return None
+    return _other_code(log) or "the log does not replay to the same game (it is damaged)"
+
+
+def _other_code(log: GameLog) -> str | None:
+    """Why a log that does not replay here may still be sound: its ``meta["code"]``
+    names other code than the running package's (None when it does not)."""
     wrote = log.meta.get("code") or {}
     runs = code_identity()
     if wrote.get("digest") and wrote.get("digest") != runs["digest"]:
@@ -192,4 +224,4 @@ def replay_differs(log: GameLog, game: Game) -> str | None:
             f"{runs['digest']}), and its log no longer replays to the same game here; "
             "that version of mafia-arena replays it"
         )
-    return "the log does not replay to the same game (it is damaged)"
+    return None
