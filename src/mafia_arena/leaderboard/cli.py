@@ -153,7 +153,7 @@ def leaderboard_command(
         records,
         target,
         title=f"Leaderboard: {experiment}",
-        provenance=_provenance(experiment, len(records), invocation),
+        provenance=_provenance(experiment, records, invocation),
         view=cast(View, view),  # checked by the command line and by `filter_records`
     )
     for written in paths:
@@ -161,12 +161,16 @@ def leaderboard_command(
     return paths
 
 
-def _provenance(experiment: str, games: int, invocation: Invocation) -> dict[str, str]:
-    """The README's "How this was produced" entries (see the module docstring)."""
+def _provenance(
+    experiment: str, records: list[dict[str, Any]], invocation: Invocation
+) -> dict[str, str]:
+    """The README's "How this was produced" entries (see the module docstring), with
+    what the records say made them: the spec hashes and the code (`played_by`)."""
     provenance = {
         "experiment": experiment,
-        "games": str(games),
+        "games": str(len(records)),
         "package_version": __version__,
+        **played_by(records),
     }
     spec = invocation.spec
     if spec is not None:
@@ -176,3 +180,21 @@ def _provenance(experiment: str, games: int, invocation: Invocation) -> dict[str
             provenance["seed"] = str(data.get("base_seed", 0))  # the spec's default
     provenance["command"] = invocation.command()
     return provenance
+
+
+def played_by(records: list[dict[str, Any]]) -> dict[str, str]:
+    """The spec hashes and the code identities (version and source digest,
+    `code_identity`) the records carry, each set sorted and joined; absent keys are left
+    out. Why: a published board names the code that played its games, so a reader can
+    tell a board made by other code than theirs. The commit is left out: a board is made
+    before it is committed, so the commit it ran on is not the one that holds it."""
+    specs = sorted({str(r["spec_hash"]) for r in records if r.get("spec_hash")})
+    codes = sorted(
+        {
+            f"{code.get('version')}, source digest {code.get('digest')}"
+            for r in records
+            if isinstance(code := r.get("code"), dict) and code.get("digest")
+        }
+    )
+    found = {"spec_hash": ", ".join(specs), "code": "; ".join(codes)}
+    return {key: value for key, value in found.items() if value}

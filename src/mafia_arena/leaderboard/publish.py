@@ -36,6 +36,7 @@ _PROVENANCE_LABELS: tuple[tuple[str, str], ...] = (
     ("spec_hash", "Spec hash"),
     ("seed", "Seed"),
     ("package_version", "mafia-arena version"),
+    ("code", "Code that played the games"),
     ("version", "Version"),
     ("command", "Command"),
 )
