@@ -60,6 +60,25 @@ def test_a_stored_log_that_no_longer_replays_is_refused_with_its_reason(
     assert "damaged" in damaged.json()["detail"]
 
 
+def test_a_stored_log_whose_decisions_the_game_refuses_is_refused_with_its_reason(
+    server: LiveServer,
+) -> None:
+    """A hand-edited seed: the logged decisions no longer fit the game it deals, so the
+    rebuild stops at the first one the engine refuses, a 409 naming it, not a 500."""
+    log = play_match_sync(
+        load_variant("simple"), [RandomAgent(s) for s in range(5)], 3, host_key=FIXED_HOST_KEY
+    ).log
+    lines = log.to_jsonl().splitlines()
+    head = json.loads(lines[0])
+    head["seed"] = head["seed"] + 1
+    lines[0] = json.dumps(head)
+    edited = GameLog.loads("\n".join(lines) + "\n")
+    refused = httpx.get(stored_game(server, "edited", edited), timeout=30)
+    assert refused.status_code == 409, refused.text
+    assert "cannot be submitted again" in refused.json()["detail"]
+    assert "damaged" in refused.json()["detail"]
+
+
 def test_the_replay_command_says_why_a_log_differs(tmp_path: Path) -> None:
     log = play_match_sync(
         load_variant("simple"), [RandomAgent(s) for s in range(5)], 4, host_key=FIXED_HOST_KEY

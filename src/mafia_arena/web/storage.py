@@ -37,7 +37,7 @@ from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.game import Game
 from mafia_arena.results_file import STORE_NAME
 from mafia_arena.runner.integrity import fallback_record, void_verdict
-from mafia_arena.runner.log import GameLog, replay, replay_differs
+from mafia_arena.runner.log import GameLog, replay_differs, replay_or_why
 from mafia_arena.runner.match import host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.display_names import DisplayNames
@@ -265,10 +265,13 @@ class ReplayMismatch(ValueError):
 def replay_views(stored: GameLog) -> dict[str, Any]:
     """Every seat's view of a finished game, rebuilt from its log by `runner.replay`.
 
-    Raises `ReplayMismatch` if the replay does not reproduce the stored events: a
-    damaged log, or one from other code, must not be shown as what happened.
+    Raises `ReplayMismatch` if the replay does not reproduce the stored events, or a
+    logged decision cannot be submitted again (`runner.log.replay_or_why`): a damaged
+    log, or one from other code, must not be shown as what happened.
     """
-    game = replay(stored)
+    game = replay_or_why(stored, "the stored log")
+    if isinstance(game, str):
+        raise ReplayMismatch(game)
     why = replay_differs(stored, game)
     if why is not None:
         raise ReplayMismatch(why)
