@@ -638,7 +638,12 @@ def steered(worlds: Worlds) -> frozenset[int]:
 def _policy(common: list[Choice], prefer: frozenset[int], rng: random.Random) -> Choice:
     """A uniform pick among the common choices, or, where `steered` gives seats, mostly
     a ballot on one of them, and mostly no Grave Robbing (its public reveal parts the
-    worlds at once, before the later rules are reached)."""
+    worlds at once, before the later rules are reached).
+
+    A dictator form's withdrawal is not drawn: it is offered by the seat's own standing
+    form alone, and drawing it would move every later draw, so the numbered regression
+    cases below would no longer reach the play they were found in."""
+    common = [c for c in common if c.verb != "withdraw"] or common
     if not prefer:
         return rng.choice(common)
     aimed = [c for c in common if c.verb == "vote" and c.target in prefer]

@@ -43,9 +43,10 @@ from mafia_arena.views.text import render_transcript, render_view
 VARIANTS = available_variants()
 PRIVATE_KINDS = ("night:", "night_chat", "describe")
 DEAD_MAY = {"last_dead", "last_word"}
-GHOST_MAY = {"turn", "change_vote", "runoff", "last_words"}
-"""Palermo: a ghost (not a permanently out player) acts by rule — echo voters vote,
-today's victim may play Failed Assassination, a voted-out player speaks last words."""
+GHOST_MAY = {"turn", "speak", "change_vote", "runoff", "last_words"}
+"""Palermo: a ghost (not a permanently out player) acts by rule — echo voters post and
+vote, today's victim may play Failed Assassination, a voted-out player speaks last
+words."""
 OUTCOME = {"death", "no_death", "protected", "silenced", "game_over", "no_execution", "phase"}
 SETTINGS = settings(
     max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
