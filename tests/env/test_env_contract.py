@@ -283,3 +283,56 @@ def test_a_forum_rounds_turns_do_not_show_who_hands_in_a_night_form() -> None:
             env.step(env.session.table.id_of(choice))
         steps += 1
     assert handed[0] and handed[1] and steps > 40
+
+
+def test_a_forum_window_takes_the_same_rounds_whatever_others_write_in_private() -> None:
+    """Dictator: in one game every seat passes at once; in the other, identical, two
+    seats go on exchanging private messages for a few rounds of every window. A third
+    seat sees none of those messages, so its turns, observations and text must be the
+    same in both. Before, the window ended as soon as everyone had passed, so the
+    rounds this seat waited showed that someone was still writing; and a round's outcome
+    appeared as soon as its last asked seat answered, so who saw it within the round
+    showed which seat that was."""
+    players, seed, rounds = 12, 3, 3
+    observer, writer, reader = 0, 1, 2
+    envs = [mafia_env.raw_env("dictator", players), mafia_env.raw_env("dictator", players)]
+    for env in envs:
+        env.reset(seed=seed)
+    sent: dict[tuple[int, str], int] = {}
+
+    def answer(env: mafia_env.raw_env, chatty: bool) -> int:
+        seat = int(env.agent_selection.split("_")[1])
+        if not env.session.asks(seat):
+            return 0
+        game = env.session.current
+        key = (game.state.day, game.state.phase)
+        if chatty and seat in (writer, reader) and sent.get(key, 0) < rounds:
+            request = game.request(seat)
+            assert request is not None
+            other = reader if seat == writer else writer
+            pm = [c for c in request.choices if c.verb == "pm" and c.target == other]
+            if pm:
+                sent[key] = sent.get(key, 0) + 1
+                return env.session.table.id_of(pm[0])
+        return env.session.table.id_of(PASS)
+
+    def seen(env: mafia_env.raw_env) -> tuple[object, ...]:
+        obs = env.observe(f"player_{observer}")
+        info = env.session.info(observer)
+        return (
+            env.agent_selection,
+            obs["observation"].tolist(),
+            obs["action_mask"].tolist(),
+            info.get("text"),
+        )
+
+    steps = 0
+    while not envs[0].session.over and steps < 2000:
+        a, b = seen(envs[0]), seen(envs[1])
+        assert a[3] == b[3], f"step {steps}"
+        assert a == b, f"step {steps}"
+        for chatty, env in enumerate(envs):
+            env.step(answer(env, bool(chatty)))
+        steps += 1
+    assert envs[1].session.over == envs[0].session.over
+    assert len(sent) >= 3 and max(sent.values()) > 1, sent

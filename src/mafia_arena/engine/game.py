@@ -80,6 +80,11 @@ class Game:
         starts in `events` (whether or not its role is alive), then ``"dawn"``. Host-side
         bookkeeping, not an event: drivers that must give every night the same visible
         structure (`engine.night_clock`) cut a seat's view at these points."""
+        self.window_ends: list[tuple[int, tuple[int, ...]]] = []
+        """``(event index, living seats)`` where each forum window's rounds ended, before
+        its thread is published. Host-side bookkeeping, like `step_marks`: the envs give
+        every window the same number of rounds (`env.forum_pace`) and cut a seat's view
+        here while the rounds a window did not need are waited out."""
         self.form_checks: dict[str, Callable[[Request, Speech], str]] = {}
         """Checks of a free-text decision by request kind, installed by the rules that
         ask it (the forum's written forms, `engine.forum.window`): a non-empty reason

@@ -8,7 +8,10 @@ Nights run on the `NightClock` (`engine/night_clock.py`): every night takes the 
 number of env *slots* whoever is alive, a seat is asked only in its prompt's slot and
 sees the log cut at the current night step. `pending_seats`, `view`, `observe`, `info`
 and `over` all speak in slots; `submit` answers the engine and `close_turn` ends an env
-turn (a Parallel step, an AEC day decision or a whole AEC night slot).
+turn (a Parallel step, an AEC day decision or a whole AEC night slot). A forum game's
+windows run on `ForumPace` (`env/forum_pace.py`) the same way: a round's outcome is
+shown when the round ends, and every window takes the same number of rounds, the ones
+the engine did not need waited out with views cut.
 
 Pickling: a running `Game` holds a generator and does not pickle, so a session pickles
 as ``(variant, players, overrides, seed, deal, decisions, night clock)`` and rebuilds
@@ -27,6 +30,7 @@ import numpy as np
 from mafia_arena.engine import Choice, Game, IllegalDecision, Request, Speech
 from mafia_arena.engine.night_clock import NightClock
 from mafia_arena.env.actions import ActionTable, build_action_table
+from mafia_arena.env.forum_pace import ForumPace
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode_history import ObservationSpec, StateEncoder, make_encoder
 from mafia_arena.views.knowledge import KnowledgeFold
@@ -93,7 +97,7 @@ class GameSession:
         """`fixed_nights=False` drops the night clock: views show the whole log and the
         engine's prompt is open at once. Only for drivers that hand a seat nothing but
         its own decisions (`rl.TeamEnv`), never for multi-agent envs whose step count
-        every seat sees."""
+        every seat sees. It drops the forum pacing too (`ForumPace`)."""
         self.source = variant
         self.overrides = dict(overrides or {})
         self.variant = (
@@ -112,6 +116,7 @@ class GameSession:
         self.hands: dict[int, str] | None = None
         self.fixed_nights = fixed_nights
         self.clock = NightClock(self.variant, players, enabled=fixed_nights)
+        self.forum = ForumPace.for_variant(self.variant, enabled=fixed_nights)
         self._completed = False
         self._trackers: list[SeatTracker] = []
         self._views: list[View | None] = []
@@ -140,14 +145,22 @@ class GameSession:
         self._waiting = [None] * self.players
         self.encoder.reset()
         self.clock.reset()
+        self.forum.start(self.game)
         self.clock.sync(self.game, new_prompt=True)
         self._completed = False
         return self.game
 
     @property
     def over(self) -> bool:
-        """The game is over and its last night's slots have all been played."""
-        return self.game is not None and self.game.over and self.clock.plan is None
+        """The game is over and its last night's slots (or its last forum round and
+        the window's waiting rounds) have all been played."""
+        return (
+            self.game is not None
+            and self.game.over
+            and self.clock.plan is None
+            and not self.forum.waiting
+            and not (self.forum.enabled and self._completed)
+        )
 
     @property
     def at_night(self) -> bool:
@@ -158,9 +171,10 @@ class GameSession:
     def in_rounds(self) -> bool:
         """Whether every living seat takes one turn per engine prompt, those not asked
         waiting: in a night's slots, and throughout a forum game, whose windows ask again
-        only the seats that have not said they are done (`engine.forum.window`). Why:
-        taken prompt by prompt, the turn order would show who is still handing in forms
-        (a night role's), which no seat's own events say."""
+        only the seats that have not said they are done (`engine.forum.window`) and
+        whose rounds the engine did not need are waited out (`ForumPace`). Why: taken
+        prompt by prompt, the turn order would show who is still handing in forms (a
+        night role's), which no seat's own events say."""
         return self.clock.plan is not None or self.variant.rules.flow == "dictator"
 
     def pending_seats(self) -> list[int]:
@@ -178,7 +192,7 @@ class GameSession:
     def _asking(self) -> bool:
         """Whether the engine's prompt is open now: in its night slot, and not answered
         in full (its successor is placed when the turn closes, `close_turn`)."""
-        return not self._completed and self.clock.in_slot()
+        return not self._completed and self.clock.in_slot() and not self.forum.waiting
 
     def living_seats(self) -> list[int]:
         """The living seats as the seats know it, in seat order: at night, those alive
@@ -187,6 +201,8 @@ class GameSession:
             return []
         if self.clock.plan is not None:
             return list(self.clock.plan.living)
+        if self.forum.enabled:
+            return list(self.forum.living)
         return list(self.game.state.living_seats())
 
     @property
@@ -204,13 +220,15 @@ class GameSession:
         self._completed = self._completed or last
 
     def close_turn(self) -> None:
-        """End an env turn: follow the engine's new prompt, and move the night on."""
+        """End an env turn: follow the engine's new prompt, and move the night (or the
+        forum window) on."""
         game = self.current
         night = self.clock.plan is not None
         self.clock.sync(game, self._completed)
         self._completed = False
         if night:
             self.clock.tick(game)
+        self.forum.close_round(game)
 
     # ------------------------------------------------------------------ views
     def view(self, seat: int) -> View:
@@ -224,20 +242,26 @@ class GameSession:
         if last is not None and self._stamps[seat] == stamp:
             return last
         self._stamps[seat] = stamp
-        knowledge = self._trackers[seat].update(game, self.clock.cut(game))
+        knowledge = self._trackers[seat].update(game, self._cut(game))
         request = game.request(seat) if self._asking() else None
         if last is not None and last.knowledge is knowledge and last.request is request:
             return last
         view = self._views[seat] = View(seat, game.variant, knowledge, request)
         return view
 
+    def _cut(self, game: Game) -> int | None:
+        """How many events of the log the seats may see now (None: all)."""
+        forum = self.forum.cut
+        return forum if forum is not None else self.clock.cut(game)
+
     def _stamp(self, game: Game) -> tuple[Any, ...]:
         """What a view depends on, in a few numbers: the log's length (the engine
         changes nothing without logging it, a decision first of all), the step marks,
-        and where the night clock stands. Equal stamps, equal views."""
+        and where the night clock (or the forum's waiting) stands. Equal stamps, equal
+        views."""
         plan = self.clock.plan
         if plan is None:
-            return (len(game.events), len(game.step_marks), self._completed)
+            return (len(game.events), len(game.step_marks), self._completed, self.forum.shown)
         marks = len(game.step_marks)
         return (len(game.events), marks, self._completed, plan, plan.slot, plan.prompt_slot)
 
@@ -248,7 +272,7 @@ class GameSession:
         empty. (Pulling again is harmless, so a view that pulled meanwhile is no harm.)"""
         tracker = self._trackers[seat]
         if self._advanced[seat] != stamp:
-            tracker.advance(game, self.clock.cut(game))
+            tracker.advance(game, self._cut(game))
             self._advanced[seat] = stamp
         return tracker.fold
 
@@ -457,6 +481,7 @@ class GameSession:
             "hands": self.hands,
             "decisions": None if self.game is None else list(self.game.decisions),
             "clock": (self.clock.plan, self.clock.last_night, self._completed),
+            "forum": self.forum,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -475,6 +500,7 @@ class GameSession:
             for record in state["decisions"]:
                 self.current.resubmit(record)
             self.clock.plan, self.clock.last_night, self._completed = state["clock"]
+            self.forum = state.get("forum", self.forum)
 
 
 def _request_info(

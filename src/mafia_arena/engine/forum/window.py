@@ -153,4 +153,5 @@ def window(game: Game, prompt: str, immediate: Immediate) -> Flow:
                 break
         if game.over:
             return  # the game ended mid-window (an attack): the log closes with its end
+    game.window_ends.append((len(game.events), tuple(game.state.living_seats())))
     channels.publish_thread(game)
