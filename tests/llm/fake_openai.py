@@ -35,6 +35,12 @@ class Action:
     usage: bool = True
     raw_body: bytes | None = None
     content_type: str = "application/json"
+    #: send the headers (with the full Content-Length) and only this many body bytes,
+    #: then close the connection: a server that dies in the middle of its answer
+    cut_after: int | None = None
+    #: send the body one byte at a time, this many seconds apart (a trickling server
+    #: that never trips a per-read timeout)
+    trickle_s: float = 0.0
 
 
 def reply(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Action:
@@ -149,6 +155,27 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _send_raw(self, data: bytes, action: Action) -> None:
+                """``data`` as a 200 body, cut or trickled as ``action`` says."""
+                self.send_response(200)
+                self.send_header("Content-Type", action.content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if action.cut_after is not None:
+                    self.wfile.write(data[: action.cut_after])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if action.trickle_s:
+                    for i in range(len(data)):
+                        if fake._stopping.wait(action.trickle_s):
+                            return
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                    return
+                self.wfile.write(data)
+
             def do_GET(self) -> None:
                 self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}, {})
 
@@ -172,12 +199,15 @@ class FakeOpenAI:
                     if action.status != 200:
                         self._send(action.status, action.body or {}, action.headers)
                         return
-                    if action.raw_body is not None:
-                        self.send_response(200)
-                        self.send_header("Content-Type", action.content_type)
-                        self.send_header("Content-Length", str(len(action.raw_body)))
-                        self.end_headers()
-                        self.wfile.write(action.raw_body)
+                    if (
+                        action.raw_body is not None
+                        or action.cut_after is not None
+                        or action.trickle_s
+                    ):
+                        data = action.raw_body
+                        if data is None:
+                            data = json.dumps(completion(body, action)).encode()
+                        self._send_raw(data, action)
                         return
                     if action.usage:
                         with fake._lock:

@@ -43,7 +43,10 @@ Contract
 * A reply without ``usage`` has its tokens estimated from characters and is counted in
   ``CallStats.usage_estimated``.
 * ``answers`` of a result lists every raw reply text of the call in order (re-asks
-  included), for the decision trace.
+  included), for the decision trace. Replies are first made safe by
+  :func:`~mafia_arena.llm.transport.checked_reply` (lone surrogates, control characters
+  and odd line breaks replaced, length capped, implausible usage taken as none); an
+  answer cut at the cap ends in a note saying how many characters were not kept.
 * Every result carries :class:`~mafia_arena.llm.accounting.CallStats` (tokens, latency,
   cost, requests, re-asks, retries, fallback, error kind), and ``client.usage`` sums them
   for this agent.
@@ -88,6 +91,7 @@ from .transport import (
     RawReply,
     Transport,
     TransportError,
+    checked_reply,
     classify_exception,
     short_reason,
 )
@@ -168,7 +172,10 @@ class CallProgress:
     def reply(self, reply: RawReply) -> str:
         """Record a reply; its answer text with the reasoning split off."""
         thought, answer = split_reasoning(reply.text)
-        self.answers.append(reply.text)
+        note = (
+            f" [... {reply.dropped_chars} more characters not kept]" if reply.dropped_chars else ""
+        )
+        self.answers.append(reply.text + note)
         self.reasoning.append(join_reasoning(reply.reasoning, thought))
         return answer
 
@@ -464,7 +471,7 @@ class ChatClient:
                 transport = await self._transport()
                 async with endpoint_semaphore(d.base_url, d.max_concurrency):
                     async with asyncio.timeout(d.timeout_s):
-                        reply = await transport.chat(messages, response_format=fmt)
+                        reply = checked_reply(await transport.chat(messages, response_format=fmt))
             except Exception as exc:
                 error = classify_exception(exc)
             else:
@@ -498,7 +505,8 @@ class ChatClient:
             tally.usage_estimated += 1
             sent = sum(len(m["content"]) for m in messages)
             tally.prompt_tokens += estimate_tokens(sent)
-            tally.completion_tokens += estimate_tokens(len(reply.text) + len(reply.reasoning))
+            received = len(reply.text) + len(reply.reasoning) + reply.dropped_chars
+            tally.completion_tokens += estimate_tokens(received)
         else:
             tally.prompt_tokens += reply.prompt_tokens
             tally.completion_tokens += reply.completion_tokens

@@ -23,7 +23,20 @@ Contract
   page, sent as JSON or as text) is ``server_error``; a JSON body that carries an
   OpenAI-style ``error`` object or no ``choices`` is ``endpoint_error``. Both are the
   endpoint's fault, retried like a 5xx, and never taken for an empty answer of the
-  model (whose tokens would then be estimated as billed).
+  model (whose tokens would then be estimated as billed). So is a 200 whose first
+  choice has no ``message``, whose content is neither text, a list of text parts nor
+  null, or whose body is not UTF-8.
+* Every reply goes through :func:`checked_reply` before the client uses it (the
+  client calls it, so a custom LangChain chat model gets the same treatment): lone
+  surrogates become U+FFFD, every line break (``\r``, NEL, U+2028, ...) becomes ``\n``
+  and other control characters are dropped, text and reasoning are cut at
+  :data:`MAX_REPLY_CHARS` (``dropped_chars`` says how much went), and token counts
+  that are not plausible non-negative integers count as no usage reported. Why: the
+  model's text is published as speech and stored in traces; a lone surrogate cannot
+  be encoded as UTF-8 (the next prompt holding it, a trace or a log could not be sent
+  or saved), a raw U+2028 splits a JSON line where a reader uses ``splitlines``, and a
+  tens-of-megabytes answer would otherwise be echoed back in every re-ask and kept in
+  every trace.
 * API keys are handed in by the caller, read from the environment just before the
   transport is built; they are never logged and never part of a ``repr``. When an agent
   names no key, a placeholder is sent: the openai package and ChatOpenAI would otherwise
@@ -61,7 +74,9 @@ __all__ = [
     "RawReply",
     "Transport",
     "TransportError",
+    "checked_reply",
     "classify_exception",
+    "clean_reply_text",
     "short_reason",
 ]
 
@@ -70,6 +85,21 @@ NO_API_KEY = "no-key-required"
 
 #: Longest failure reason kept (traces are per decision: they must stay small).
 MAX_REASON_CHARS = 200
+
+#: Longest reply text (and, apart, reasoning) kept from one answer, in characters:
+#: far above what a game move or speech needs (a speech is capped at a few hundred
+#: characters, a choice is a short JSON object), far below what would bloat a trace.
+MAX_REPLY_CHARS = 100_000
+
+#: Largest token count taken as reported; anything above is no plausible usage.
+MAX_REPORTED_TOKENS = 10**9
+
+#: Characters that end a line for ``str.splitlines`` (besides ``\n``): made ``\n``.
+_LINE_BREAKS = re.compile("\r\n?|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+#: Other C0 and C1 control characters and DEL (tab and newline are kept): dropped.
+_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
+#: UTF-16 surrogates: in a Python string from JSON only a lone one can occur.
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 #: Things that look like credentials in an endpoint's error text.
 _KEYLIKE = re.compile(r"(?i)\b(bearer\s+)\S+|\b(sk-)[A-Za-z0-9_\-*.]{6,}")
@@ -106,6 +136,74 @@ class RawReply:
     finish_reason: str | None = None
     reasoning: str = ""
     usage_missing: bool = False
+    dropped_chars: int = 0  # characters cut from text and reasoning (MAX_REPLY_CHARS)
+
+
+def clean_reply_text(text: str) -> str:
+    """``text`` as UTF-8-safe, single-kind-of-line-break text (module docstring).
+
+    Lone surrogates become U+FFFD, every line break ``str.splitlines`` knows becomes
+    ``\\n``, other control characters are dropped; the rest is left alone, so the same
+    answer always gives the same text (games stay deterministic)."""
+    text = _SURROGATES.sub("\ufffd", text)
+    text = _LINE_BREAKS.sub("\n", text)
+    return _CONTROLS.sub("", text)
+
+
+def _token_count(value: object) -> int | None:
+    """A reported token count as an int, or None when it is no plausible count (not a
+    whole number, negative, or above :data:`MAX_REPORTED_TOKENS`)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and 0 <= value <= MAX_REPORTED_TOKENS:
+        return value
+    return None
+
+
+def _token_pair(prompt: object, completion: object) -> tuple[int, int] | None:
+    """(prompt, completion) tokens, one missing count being 0; None if both are
+    missing or either is implausible (then the usage counts as not reported and is
+    estimated)."""
+    if prompt is None and completion is None:
+        return None
+    pair = (_token_count(prompt or 0), _token_count(completion or 0))
+    if pair[0] is None or pair[1] is None:
+        return None
+    return pair[0], pair[1]
+
+
+def checked_reply(reply: RawReply) -> RawReply:
+    """``reply`` as the client may use it: clean, bounded text and plausible usage.
+
+    Raises :class:`TransportError` (``endpoint_error``, retryable) when the text is
+    neither a string, a list of text parts nor None: such a body is the endpoint's
+    fault, not an answer of the model. See the module docstring for the rest."""
+    raw: object = reply.text
+    if raw is None:
+        raw = ""
+    elif isinstance(raw, list):
+        raw = _message_text(raw)
+    if not isinstance(raw, str):
+        raise TransportError(
+            "endpoint_error",
+            f"HTTP 200 answer whose content is {type(raw).__name__}, not text",
+            retryable=True,
+        )
+    reasoning = reply.reasoning if isinstance(reply.reasoning, str) else ""
+    text, reasoning = clean_reply_text(raw), clean_reply_text(reasoning)
+    dropped = max(0, len(text) - MAX_REPLY_CHARS) + max(0, len(reasoning) - MAX_REPLY_CHARS)
+    tokens = _token_pair(reply.prompt_tokens, reply.completion_tokens)
+    return RawReply(
+        text=text[:MAX_REPLY_CHARS],
+        prompt_tokens=tokens[0] if tokens else 0,
+        completion_tokens=tokens[1] if tokens else 0,
+        finish_reason=reply.finish_reason if isinstance(reply.finish_reason, str) else None,
+        reasoning=reasoning[:MAX_REPLY_CHARS],
+        usage_missing=reply.usage_missing or tokens is None,
+        dropped_chars=reply.dropped_chars + dropped,
+    )
 
 
 def _reasoning_field(message: Any) -> str:
@@ -194,6 +292,8 @@ def classify_exception(exc: BaseException) -> TransportError:
         return TransportError("bad_request", _status_reason(exc), retryable=False)
     if isinstance(exc, ConnectionError):
         return TransportError("connection", f"{name}: {exc}", retryable=True)
+    if isinstance(exc, UnicodeDecodeError):
+        return TransportError("server_error", "HTTP 200 body is not UTF-8", retryable=True)
     if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):
         # a body that is not the API's JSON (a proxy's error page): the endpoint's fault
         return TransportError("server_error", f"HTTP 200 body is not JSON ({name})", retryable=True)
@@ -214,8 +314,13 @@ def not_an_answer(body: object) -> TransportError | None:
     if extra.get("error"):
         text = _error_text(_error_object(extra), "error without a message")
         return TransportError("endpoint_error", f"HTTP 200 error body: {text}", retryable=True)
-    if not getattr(body, "choices", None):
+    choices = getattr(body, "choices", None)
+    if not choices:
         return TransportError("endpoint_error", "HTTP 200 body without choices", retryable=True)
+    if getattr(choices[0], "message", None) is None:
+        return TransportError(
+            "endpoint_error", "HTTP 200 body whose first choice has no message", retryable=True
+        )
     return None
 
 
@@ -283,17 +388,21 @@ class OpenAITransport:
         if refused is not None:
             raise refused.masking(self._client.api_key)
         choice = response.choices[0]
-        text = choice.message.content or ""
-        finish = choice.finish_reason
-        reasoning = _reasoning_field(choice.message)
         usage = response.usage
+        tokens = None
+        if usage is not None:  # an object of the wrong shape counts as no usage
+            prompt = getattr(usage, "prompt_tokens", None)
+            tokens = _token_pair(prompt, getattr(usage, "completion_tokens", None))
+        # the content as sent (a number, a list of parts, ...): checked_reply, which
+        # the client applies to every reply, says what is text
+        content: Any = choice.message.content
         return RawReply(
-            text=text,
-            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
-            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
-            finish_reason=finish,
-            reasoning=reasoning,
-            usage_missing=usage is None,
+            text=content if content is not None else "",
+            prompt_tokens=tokens[0] if tokens else 0,
+            completion_tokens=tokens[1] if tokens else 0,
+            finish_reason=getattr(choice, "finish_reason", None),
+            reasoning=_reasoning_field(choice.message),
+            usage_missing=tokens is None,
         )
 
     async def aclose(self) -> None:
@@ -317,12 +426,13 @@ def _message_text(content: Any) -> str:
 def _usage(message: Any) -> tuple[int, int] | None:
     """(prompt, completion) tokens a LangChain message reports, or None without usage."""
     usage = getattr(message, "usage_metadata", None) or {}
-    if usage:
-        return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-    meta = (getattr(message, "response_metadata", None) or {}).get("token_usage") or {}
-    if not meta:
+    if isinstance(usage, dict) and usage:
+        return _token_pair(usage.get("input_tokens"), usage.get("output_tokens"))
+    meta = getattr(message, "response_metadata", None) or {}
+    meta = (meta.get("token_usage") if isinstance(meta, dict) else None) or {}
+    if not isinstance(meta, dict) or not meta:
         return None
-    return int(meta.get("prompt_tokens") or 0), int(meta.get("completion_tokens") or 0)
+    return _token_pair(meta.get("prompt_tokens"), meta.get("completion_tokens"))
 
 
 class LangChainTransport:
