@@ -16,6 +16,12 @@ so the readers need not import the writer's package (dependencies point one way)
   MAX_GAME_INDEX - 1`` (or below the spec's number of games, where the reader is told
   it), or a ``void`` that is not ``true``/``false``: ``int(2.5)`` or ``bool("false")``
   would silently turn the line into another game's or another outcome's record.
+* So is a record any other value of which has the wrong type (`check_values`): the
+  readers take them as they are, so ``"metrics": "oops"`` silently emptied a board's
+  metric columns, ``"role": 5`` made a role "5", and a tournament's MLflow tallies
+  stopped with a traceback halfway through logging. A key that is absent is left to
+  the reader's default (a web game has no ``metrics``), but a value that is there must
+  be what the writers write.
 
 Two ways to read, with the same records in the same order: `read_records` returns them
 as a list; `StoredRecords` streams them, so a store of any size is read in bounded
@@ -29,9 +35,9 @@ from __future__ import annotations
 import heapq
 import json
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 STORE_NAME = "games.jsonl"
 LOGS_NAME = "logs"
@@ -81,6 +87,177 @@ def stored_flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{value!r} is not true or false")
     return value
+
+
+#: Record keys whose value is a JSON string or null (absent): names and paths.
+_TEXT_KEYS = ("experiment", "spec_hash", "variant", "winner", "log_path")
+#: Seat keys whose value is a JSON string: who sat there and what they played.
+_SEAT_TEXT_KEYS = ("agent", "agent_kind", "role", "faction", "side")
+#: Seat keys whose value is a whole number of at least 0 or null (absent): counts.
+_SEAT_COUNT_KEYS = (
+    "decisions",
+    "reasks",
+    "retries",
+    "fallbacks",
+    "fallbacks_infrastructure",
+    "fallbacks_model",
+    "tokens_in",
+    "tokens_out",
+    "stand_in_decisions",
+)
+
+
+def check_values(record: Mapping[str, Any]) -> None:
+    """Raise `ValueError` (``"<key>: <reason>"``) for the first value of `record` whose
+    type is not the one its writers (`experiments.records`, `web.storage`) give it.
+
+    Checked, where present (an absent key, or a null where the writers may write one, is
+    the reader's default): the names (``experiment``, ``spec_hash``, ``variant``,
+    ``winner``, ``log_path``: strings), ``players`` (a whole number, the number of
+    seats), ``length_days`` (a whole number), ``seats`` (an array of objects, each with
+    string ``agent``/``agent_kind``/``role``/``faction``/``side``, a distinct whole
+    ``seat`` number, true/false ``won``/``survived``/``replaced``, whole-number counts,
+    a number ``cost``, a string ``stand_in``), ``metrics`` (an object whose ``game`` and
+    ``per_seat`` entries map names to numbers or null), ``cards`` (an object of objects),
+    ``fallback_record`` and ``code`` (objects).
+
+    Why: the readers (the leaderboard, a tournament's summary and MLflow tallies) take
+    these values as they are, ``str(5)`` or ``int("7")`` or a default for what they
+    cannot convert, so a hand-edited value either crashed one of them with a traceback
+    or silently changed a table. The game index and void flag are `stored_game_index`
+    and `stored_flag`'s; ``game_index``/``void`` are not checked here."""
+    for key in _TEXT_KEYS:
+        keyed(key, _text_or_null, record.get(key))
+    seats = record.get("seats")
+    if seats is not None and not isinstance(seats, list | tuple):
+        raise ValueError(f"seats: {_shown(seats)} is not an array")
+    keyed("players", _players(seats), record.get("players"))
+    keyed("length_days", _count_or_null, record.get("length_days"))
+    numbers: dict[int, int] = {}
+    for index, seat in enumerate(seats or ()):
+        _check_seat(index, seat, numbers)
+    _check_metrics(record)
+    cards = record.get("cards")
+    if cards is not None:
+        for agent, card in _object("cards", cards).items():
+            _object(f"cards: {agent}", card)
+    fallbacks = record.get("fallback_record")
+    if fallbacks is not None:
+        by_kind = _object("fallback_record", fallbacks).get("by_kind")
+        if by_kind is not None:
+            for kind, n in _object("fallback_record: by_kind", by_kind).items():
+                keyed(f"fallback_record: by_kind: {kind}", _count_or_null, n)
+    if record.get("code") is not None:
+        _object("code", record["code"])
+
+
+def _check_seat(index: int, seat: Any, numbers: dict[int, int]) -> None:
+    """One entry of ``seats`` (see `check_values`); `numbers` maps the seat numbers
+    met so far to their entry, so two entries cannot claim one seat's metrics."""
+    where = f"seat #{index}"
+    if not isinstance(seat, Mapping):
+        raise ValueError(f"{where} is not an object: {_shown(seat)}")
+    for key in _SEAT_TEXT_KEYS:
+        if key in seat:
+            keyed(f"{where}: {key}", _text, seat[key])
+    if "seat" in seat:
+        number = keyed(f"{where}: seat", _count, seat["seat"])
+        if number in numbers:
+            raise ValueError(f"{where}: seat: {number} is seat #{numbers[number]}'s number too")
+        numbers[number] = index
+    for key in ("won", "survived", "replaced"):
+        keyed(f"{where}: {key}", stored_flag, seat.get(key))
+    for key in _SEAT_COUNT_KEYS:
+        keyed(f"{where}: {key}", _count_or_null, seat.get(key))
+    keyed(f"{where}: cost", _number_or_null, seat.get("cost"))
+    keyed(f"{where}: stand_in", _text_or_null, seat.get("stand_in"))
+
+
+def _check_metrics(record: Mapping[str, Any]) -> None:
+    """``metrics`` (see `check_values`): an object; its ``game`` a name -> number (or
+    null) object, its ``per_seat`` a seat -> such object object."""
+    if "metrics" not in record:
+        return
+    metrics = _object("metrics", record["metrics"])
+    game = metrics.get("game")
+    if game is not None:
+        _check_numbers("metrics: game", game)
+    per_seat = metrics.get("per_seat")
+    if per_seat is not None:
+        for seat, values in _object("metrics: per_seat", per_seat).items():
+            _check_numbers(f"metrics: per_seat: {seat}", values)
+
+
+def _check_numbers(key: str, values: Any) -> None:
+    for name, value in _object(key, values).items():
+        keyed(f"{key}: {name}", _number_or_null, value)
+
+
+_T = TypeVar("_T")
+
+
+def keyed(key: str, check: Callable[..., _T], value: Any, *args: Any) -> _T:
+    """``check(value, *args)``, its `ValueError` prefixed with `key`: the store's readers
+    say which key of which line is wrong (the checks themselves give only the reason)."""
+    try:
+        return check(value, *args)
+    except ValueError as exc:
+        raise ValueError(f"{key}: {exc}") from None
+
+
+def _object(key: str, value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{key}: {_shown(value)} is not an object")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{_shown(value)} is not a string")
+    return value
+
+
+def _text_or_null(value: Any) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{_shown(value)} is not a whole number")
+    if value < 0:
+        raise ValueError(f"{value} is negative")
+    return value
+
+
+def _count_or_null(value: Any) -> int | None:
+    return None if value is None else _count(value)
+
+
+def _number_or_null(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{_shown(value)} is not a number or null")
+    return float(value)
+
+
+def _players(seats: Sequence[Any] | None) -> Callable[[Any], int | None]:
+    """The check of ``players``: a whole number, the number of `seats` where they are
+    given (the setup a side advantage is fitted for is ``variant/players``)."""
+
+    def check(value: Any) -> int | None:
+        players = _count_or_null(value)
+        if players is not None and seats is not None and players != len(seats):
+            raise ValueError(f"{players} is not the number of seats ({len(seats)})")
+        return players
+
+    return check
+
+
+def _shown(value: Any) -> str:
+    """`value` as the message shows it: short (a hand edit may paste a whole record)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
@@ -191,17 +368,19 @@ class StoredRecords:
 
     def _checked(self, record: dict[str, Any], spec: str, number: int) -> tuple[int, bool]:
         """The record's game index (-1: none) and void flag, the keys the index is built
-        on; `StoreFormatError` naming line and key when either is not what it must be."""
+        on; `StoreFormatError` naming line and key when either, or any other value of
+        the record (`check_values`), is not what it must be. Checked here, as the line is
+        indexed, so every reader of the store (the leaderboard, a tournament's resume,
+        summary and MLflow tallies) gets only records whose values have their types."""
         limit = MAX_GAME_INDEX
         if self._games is not None and spec == self._games[0]:
             limit = min(limit, self._games[1])
-        key = "game_index"
         try:
-            index = stored_game_index(record.get(key), limit)
-            key = "void"
-            void = stored_flag(record.get(key))
+            index = keyed("game_index", stored_game_index, record.get("game_index"), limit)
+            void = keyed("void", stored_flag, record.get("void"))
+            check_values(record)
         except ValueError as exc:
-            raise StoreFormatError(f"{self.path}:{number}: {key}: {exc}") from None
+            raise StoreFormatError(f"{self.path}:{number}: {exc}") from None
         return index, void
 
     def __len__(self) -> int:

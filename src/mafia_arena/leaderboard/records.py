@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from mafia_arena.results_file import stored_flag, stored_game_index
+from mafia_arena.results_file import check_values, keyed, stored_flag, stored_game_index
 
 __all__ = [
     "SIDE_ORDER",
@@ -249,8 +249,11 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
     Raises ``ValueError`` for records that cannot be rated (no seat list, seats without
     ``agent``/``side``/``won``) or that would be misread: a ``won``, ``survived`` or
     ``void`` that is not a JSON boolean, a ``game_index`` that is not a whole number in
-    the store's range (`results_file.stored_game_index`). The message starts with the
-    key. Extra keys are ignored.
+    the store's range (`results_file.stored_game_index`), any other value read here
+    that has the wrong type (`results_file.check_values`: ``"metrics": "oops"`` would
+    silently empty the metric columns, ``"role": 5`` make a role "5", ``"players":
+    "seven"`` be taken as the number of seats). The message starts with the key. Extra
+    keys are ignored.
     """
     if isinstance(record, GameResult):
         return record
@@ -267,8 +270,9 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
     winner = record.get("winner")
     spec_hash = str(record.get("spec_hash") or "")
     game_index = record.get("game_index")
-    index = _checked("game_index", stored_game_index, game_index)
+    index = keyed("game_index", stored_game_index, game_index)
     void = _flag(record.get("void"), "void")
+    check_values(record)  # every other value read below (and by the store's readers)
     seed = record.get("seed")
     # Full-record JSON as final tie-breaker: a total order even for duplicate keys.
     blob = json.dumps(record, sort_keys=True, default=str, separators=(",", ":"))
@@ -292,19 +296,7 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
 def _flag(value: Any, key: str) -> bool:
     """A true/false value of a record (`stored_flag`), its `ValueError` naming `key`:
     ``bool("false")`` is True, so a hand-edited string would flip a win or void a game."""
-    return _checked(key, stored_flag, value)
-
-
-_T = TypeVar("_T")
-
-
-def _checked(key: str, check: Callable[[Any], _T], value: Any) -> _T:
-    """``check(value)``, its `ValueError` prefixed with `key` (the store's readers say
-    which key of which line is wrong)."""
-    try:
-        return check(value)
-    except ValueError as exc:
-        raise ValueError(f"{key}: {exc}") from None
+    return keyed(key, stored_flag, value)
 
 
 def _cards(raw: Any) -> dict[str, dict[str, Any]]:
