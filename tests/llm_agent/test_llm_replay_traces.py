@@ -105,3 +105,26 @@ def test_replay_traces_of_a_log_without_any_says_so(
     out = run_replay([str(path), "--traces"], capsys)
     assert not any("[trace]" in line for line in out)
     assert any(line.startswith("no decision traces beside this log") for line in out)
+
+
+def test_a_trace_with_unicode_line_separators_saves_and_loads_intact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trace sidecar keeps non-ASCII text as it is, so a text field may hold U+2028,
+    U+2029 or NEL (a model's answer, an agent's name, an endpoint's error text). Read
+    back with `str.splitlines`, such a record was split in two and the log could no
+    longer be loaded, by `GameLog.load`, `mafia-arena replay` or the web replay."""
+    from mafia_arena.agents.random_agent import RandomAgent
+    from mafia_arena.rules import load_variant
+    from mafia_arena.runner.log_file import read_log
+    from mafia_arena.runner.match import play_match_sync
+
+    result = play_match_sync(
+        load_variant("simple"), [RandomAgent() for _ in range(5)], 11, host_key=FIXED_HOST_KEY
+    )
+    odd = "first\u2028second\u2029third\x85fourth\x1cfifth"
+    result.log.traces = [{"seat": 0, "answers": [odd], "reason": odd}]
+    path = result.log.save(tmp_path / "game.jsonl")
+    assert GameLog.load(path).traces == result.log.traces
+    assert read_log(path).traces == result.log.traces
+    assert any("replay matches" in line for line in run_replay(["--traces", str(path)], capsys))

@@ -168,7 +168,7 @@ class ResultsStore:
         if not path.exists():
             return 0
         latest: dict[int, dict[str, Any]] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in path.read_text(encoding="utf-8").split("\n"):  # not at U+2028
             try:
                 item = json.loads(line)
                 index = int(item["game_index"])

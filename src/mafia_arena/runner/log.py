@@ -123,12 +123,7 @@ class GameLog:
     @classmethod
     def load(cls, path: str | Path) -> GameLog:
         path = Path(path)
-        sidecar = traces_path(path)
-        traces = []
-        if sidecar.is_file():
-            text = sidecar.read_text(encoding="utf-8")
-            traces = [json.loads(line) for line in text.splitlines() if line.strip()]
-        return cls.loads(path.read_text(encoding="utf-8"), str(path), traces)
+        return cls.loads(path.read_text(encoding="utf-8"), str(path), load_traces(path))
 
     @classmethod
     def loads(
@@ -166,6 +161,19 @@ class GameLog:
 def traces_path(log_path: Path) -> Path:
     """The decision-trace sidecar of a log file: ``x.jsonl`` → ``x.traces.jsonl``."""
     return log_path.with_name(f"{log_path.stem}.traces.jsonl")
+
+
+def load_traces(log_path: Path) -> list[dict[str, Any]]:
+    """The decision traces of a log file's sidecar ([] without one).
+
+    Lines are split at ``\n`` only: the sidecar keeps non-ASCII text as it is
+    (`GameLog.traces_jsonl`), and ``str.splitlines`` would also split inside a record
+    at a U+2028, NEL or other separator that a model's or a person's text carried."""
+    sidecar = traces_path(log_path)
+    if not sidecar.is_file():
+        return []
+    text = sidecar.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
 def replay(log: GameLog, *, upto: int | None = None) -> Game:

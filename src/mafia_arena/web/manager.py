@@ -14,7 +14,6 @@ Finished games stay browsable from the store (`finished`, `stored_log`).
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
@@ -27,7 +26,7 @@ from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.rules.expressions import ExpressionError, evaluate
-from mafia_arena.runner.log import GameLog, traces_path
+from mafia_arena.runner.log import GameLog, load_traces
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
@@ -217,12 +216,10 @@ class GameManager:
     def _traces_of(self, game_id: str) -> list[dict[str, Any]]:
         if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", game_id):
             return []
-        sidecar = traces_path(self.settings.logs_dir / f"{game_id}.jsonl")
         try:
-            text = sidecar.read_text(encoding="utf-8")
+            return load_traces(self.settings.logs_dir / f"{game_id}.jsonl")
         except OSError:
             return []
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
 
     def create(self, spec: GameSpec, client: str = "") -> dict[str, Any]:
         """A new game in its lobby: ``{game_id, admin, invites: [{seat, invite}]}``.
