@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import mafia_arena
 
@@ -37,6 +39,13 @@ def code_identity() -> dict[str, str | None]:
         "commit": _git_commit(PACKAGE_DIR),
         "digest": blob.hexdigest()[:16],
     }
+
+
+def code_label(code: Mapping[str, Any]) -> str:
+    """A code identity (`code_identity`'s, or one a record or log carries) as a
+    leaderboard's README and a replay's messages name it: ``"<version>, source digest
+    <digest>"``."""
+    return f"{code.get('version')}, source digest {code.get('digest')}"
 
 
 def _git_commit(folder: Path) -> str | None:

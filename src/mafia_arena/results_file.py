@@ -54,12 +54,17 @@ class StoreFormatError(ValueError):
     the key."""
 
 
-def stored_game_index(value: Any, limit: int = MAX_GAME_INDEX) -> int:
+_STORE_LIMIT = "the most games a results store holds"
+"""Why a game index must be below `MAX_GAME_INDEX`, as `stored_game_index` says it."""
+
+
+def stored_game_index(value: Any, limit: int = MAX_GAME_INDEX, why: str = _STORE_LIMIT) -> int:
     """A record's ``game_index`` as an int, -1 for None (a web game has no index).
 
     Raises `ValueError` (the reason, without the key) unless it is None or a whole
     number in ``0 .. limit - 1``: JSON ``true`` or ``2.5`` would otherwise be read as
-    index 1 or 2 and silently replace that game, and a huge one would be allocated."""
+    index 1 or 2 and silently replace that game, and a huge one would be allocated.
+    `why` says where `limit` comes from (the message gives it in parentheses)."""
     if value is None:
         return -1
     if isinstance(value, bool) or not isinstance(value, int):
@@ -67,14 +72,8 @@ def stored_game_index(value: Any, limit: int = MAX_GAME_INDEX) -> int:
     if value < 0:
         raise ValueError(f"{value} is negative")
     if value >= limit:
-        raise ValueError(f"{value} is not below {limit}{_limit_reason(limit)}")
+        raise ValueError(f"{value} is not below {limit} ({why})")
     return value
-
-
-def _limit_reason(limit: int) -> str:
-    if limit == MAX_GAME_INDEX:
-        return " (the most games a results store holds)"
-    return f" (the spec's number of games: indices 0..{limit - 1})"
 
 
 def stored_flag(value: Any) -> bool:
@@ -87,6 +86,16 @@ def stored_flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{value!r} is not true or false")
     return value
+
+
+def stored_metrics(record: Mapping[str, Any], part: str) -> Mapping[str, Any]:
+    """A record's ``metrics[part]`` (``"game"``: name -> number or null; ``"per_seat"``:
+    seat number -> such an object), {} where ``metrics`` or its `part` is absent or null:
+    an absent key is the reader's default (module docstring; a web game's record has no
+    ``metrics``). Their types are `check_values`'."""
+    metrics = record.get("metrics") or {}
+    part_metrics: Mapping[str, Any] = metrics.get(part) or {}
+    return part_metrics
 
 
 #: Record keys whose value is a JSON string or null (absent): names and paths.
@@ -372,11 +381,12 @@ class StoredRecords:
         the record (`check_values`), is not what it must be. Checked here, as the line is
         indexed, so every reader of the store (the leaderboard, a tournament's resume,
         summary and MLflow tallies) gets only records whose values have their types."""
-        limit = MAX_GAME_INDEX
-        if self._games is not None and spec == self._games[0]:
-            limit = min(limit, self._games[1])
+        limit, why = MAX_GAME_INDEX, _STORE_LIMIT
+        if self._games is not None and spec == self._games[0] and self._games[1] < limit:
+            limit = self._games[1]
+            why = f"the spec's number of games: indices 0..{limit - 1}"
         try:
-            index = keyed("game_index", stored_game_index, record.get("game_index"), limit)
+            index = keyed("game_index", stored_game_index, record.get("game_index"), limit, why)
             void = keyed("void", stored_flag, record.get("void"))
             check_values(record)
         except ValueError as exc:

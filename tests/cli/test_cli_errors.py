@@ -132,6 +132,12 @@ SPEC_ERRORS = [
     ("bad-seating", BASE + 'seating = "fair"\n', "variants.0.seating", "random"),
     ("label-twice", BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
     ("workers-zero", BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
+    (
+        "more-games-than-a-store-holds",
+        "games = 10000001\n" + BASE,
+        "games",
+        "10000001 games in all; a results store holds at most 10000000",
+    ),
     ("not-toml", "name = \n", "-", "not valid TOML"),
     (
         "agent-cannot-be-built",

@@ -49,10 +49,13 @@ def copy(played: Path, tmp_path: Path) -> tuple[Path, Path]:
     return tmp_path / "w" / "smoke.toml", tmp_path / "w" / "r"
 
 
-def resume(spec: Path, results: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """The tournament command resuming into `results`: (exit code, stderr)."""
+def resume(
+    spec: Path, results: Path, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, str]:
+    """The tournament command resuming into `results`, with the options `extra` too:
+    (exit code, stderr)."""
     args = ["tournament", str(spec), "--results", str(results), "--no-ray", "--no-tracking"]
-    return run_cli(args, capsys)
+    return run_cli([*args, *extra], capsys)
 
 
 def edit_first(results: Path, edit: Callable[[dict[str, Any]], Any]) -> bytes:
@@ -171,8 +174,7 @@ def test_no_resume_still_starts_over_past_a_damaged_manifest(
 ) -> None:
     spec, results = copy(played, tmp_path)
     (results / MANIFEST_NAME).write_text('{"code": ')
-    args = ["tournament", str(spec), "--results", str(results), "--no-ray", "--no-tracking"]
-    code, err = run_cli([*args, "--no-resume"], capsys)
+    code, err = resume(spec, results, capsys, "--no-resume")
     assert code == 0, err
     assert read_manifest(results) is not None
     assert len((results / "games.jsonl").read_text().splitlines()) == 2

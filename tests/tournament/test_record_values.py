@@ -13,6 +13,7 @@ command line's entry point.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,3 +118,22 @@ def test_a_tracked_resume_refuses_the_value_instead_of_a_traceback(
     assert code == 2, err
     assert_one_paragraph(err, f"{results / 'games.jsonl'}: line 1: ", CASES["metrics-string"][1])
     assert (results / "games.jsonl").read_bytes() == before
+
+
+def test_a_tracked_resume_reads_a_record_without_metrics_as_one_with_none(
+    played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An absent key is the reader's default (`results_file`: a web game's record has no
+    ``metrics``), so the store's check lets it through; with MLflow tracking on, the
+    tallies then stopped with ``KeyError: 'metrics'`` after the missing game was stored.
+    Now the record counts as one without metrics, and the resume ends as any other."""
+    spec, results = damaged.copy(played, tmp_path)
+    damaged.edit_first(results, lambda r: r.pop("metrics") and None)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    args = ["tournament", str(spec), "--results", str(results), "--no-ray"]
+    code, err = run_cli([*args, "--tracking-uri", uri], capsys)
+    assert code == 0, err
+    assert "Traceback" not in err
+    first, second = (results / "games.jsonl").read_text().splitlines()
+    assert "metrics" not in json.loads(first)
+    assert json.loads(second)["game_index"] == 1 and json.loads(second)["metrics"]["game"]

@@ -203,6 +203,24 @@ def test_a_game_index_outside_the_specs_games_is_refused_for_that_spec_only(
     )
 
 
+@pytest.mark.parametrize("games", [10_000_000, 10_000_001])
+def test_a_spec_of_as_many_games_as_a_store_holds_or_more_gets_the_stores_reason(
+    tmp_path: Path, games: int
+) -> None:
+    """The spec's number of games bounds its indices only below the store's own bound;
+    at or above it the store's bound applies, and the message gives the store's reason."""
+    from mafia_arena.results_file import MAX_GAME_INDEX, StoredRecords, StoreFormatError
+
+    path = tmp_path / "games.jsonl"
+    _store_with(path, f'{{"spec_hash": "h", "game_index": {MAX_GAME_INDEX}}}')
+    with pytest.raises(StoreFormatError) as caught:
+        StoredRecords(path, games=("h", games))
+    assert str(caught.value) == (
+        f"{path}:2: game_index: {MAX_GAME_INDEX} is not below {MAX_GAME_INDEX} "
+        "(the most games a results store holds)"
+    )
+
+
 @pytest.mark.parametrize(
     ("line", "kind"), [("[1, 2]", "array"), ("42", "number"), ("null", "null"), ('"x"', "string")]
 )

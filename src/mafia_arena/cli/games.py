@@ -33,6 +33,11 @@ from mafia_arena.cli.tables import (
 )
 from mafia_arena.rules import available_variants, load_variant
 
+REPLAY_DIFFERS = "replay DIFFERS FROM the stored log:"
+"""How `replay` starts the line saying why a log does not replay (exit 1): a logged
+decision the game refuses (`runner.log.replay_or_why`), or events that differ
+(`runner.log.replay_differs`)."""
+
 
 def variants() -> None:
     """List the bundled variants."""
@@ -272,7 +277,7 @@ def replay(
     check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
     game = replay_or_why(stored, str(log))
     if isinstance(game, str):  # a logged decision the game refuses: nothing to show
-        typer.echo(f"replay DIFFERS FROM the stored log: {game}")
+        typer.echo(f"{REPLAY_DIFFERS} {game}")
         raise typer.Exit(1)
     viewer = None if seat is None else seat - 1
     placed, orphans = traces_by_decision(stored) if traces else ({}, [])
@@ -310,5 +315,5 @@ def replay(
     if why is None:
         typer.echo("replay matches the stored log")
         return
-    typer.echo(f"replay DIFFERS FROM the stored log: {why}")
+    typer.echo(f"{REPLAY_DIFFERS} {why}")
     raise typer.Exit(1)

@@ -20,9 +20,10 @@ The driver is the only process that writes results and talks to MLflow. It
    whose manifest is there but unreadable is refused (`ManifestError`, a
    `ResultsConflict`) and left as it is: it is the only record of the code that played
    the games. A store line that is not a game record the leaderboard can rate
-   (`leaderboard.cli.check_store`: not a JSON object, a ``won`` or ``void`` that is not
-   a boolean, a ``game_index`` that is not a whole number) or whose ``game_index`` lies
-   outside the spec's games (`StoreFormatError`) stops the run before anything is played;
+   (`leaderboard.records.check_store`: not a JSON object, a ``won`` or ``void`` that is
+   not a boolean, a ``game_index`` that is not a whole number) or whose ``game_index``
+   lies outside the spec's games (`StoreFormatError`) stops the run before anything is
+   played;
 4. cuts the missing games into idempotent batches, runs them (`executors`), and stores
    every finished game the moment its batch arrives, with a progress bar (rate, ETA). A
    game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
@@ -73,7 +74,7 @@ from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
-from mafia_arena.results_file import MAX_GAME_INDEX, StoredRecords
+from mafia_arena.results_file import StoredRecords
 from mafia_arena.seat_seeds import load_or_create_host_key
 from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
@@ -103,7 +104,6 @@ def run_tournament(
     Ctrl-C.
     """
     experiment = load_spec(spec_path)
-    _check_size(experiment)
     if results_dir is not None:
         experiment = Experiment(**{**experiment.__dict__, "results_dir": Path(results_dir)})
     async_agents = _preflight(experiment)
@@ -130,18 +130,6 @@ def run_tournament(
         )
     finally:
         store.close()
-
-
-def _check_size(experiment: Experiment) -> None:
-    """Refuse a spec with more games than a results store holds (`MAX_GAME_INDEX`): its
-    later records would be written, then refused by every reader of the store."""
-    if experiment.games_total > MAX_GAME_INDEX:
-        raise SpecError(
-            str(experiment.source),
-            "games",
-            f"{experiment.games_total} games in all; a results store holds at most "
-            f"{MAX_GAME_INDEX} (split the tournament into several specs)",
-        )
 
 
 def _results_origin(experiment: Experiment, results_dir: str | Path | None) -> str:
@@ -177,7 +165,8 @@ def _stored(
     experiment: Experiment, store: ResultsStore, resume: bool, force_resume: bool
 ) -> tuple[set[int], str]:
     """The stored game indices to skip and the store's id (see the module docstring)."""
-    from mafia_arena.leaderboard.cli import check_store  # the publishing stack, lazily
+    # lazily: the leaderboard package loads its rating and plotting libraries
+    from mafia_arena.leaderboard.records import check_store
 
     check_store(store.path)  # what the board and MLflow will rate: refused before playing
     stored = StoredRecords(store.path, games=(experiment.spec_hash, experiment.games_total))

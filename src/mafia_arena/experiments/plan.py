@@ -37,6 +37,7 @@ from mafia_arena.experiments.provenance import (
     referenced_files,
 )
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
+from mafia_arena.results_file import MAX_GAME_INDEX
 from mafia_arena.rules import VariantError, available_variants, load_table, variant_path
 from mafia_arena.rules.errors import names_a_file
 from mafia_arena.rules.loader import NO_SUCH_VARIANT
@@ -195,7 +196,9 @@ def _agent(
 
 
 def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
-    """Turn a validated spec into matchups; check variants and agents; hash it."""
+    """Turn a validated spec into matchups; check variants, agents and the number of
+    games (at most `MAX_GAME_INDEX`, what a results store holds: the records of later
+    games would be written, then refused by every reader of the store); hash it."""
     from mafia_arena.agents.registry import scripted_agent_names
 
     source = str(spec_path)
@@ -266,6 +269,13 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
                 )
             )
             index += games
+    if index > MAX_GAME_INDEX:  # its later records would be written, then refused
+        raise SpecError(
+            source,
+            "games",
+            f"{index} games in all; a results store holds at most "
+            f"{MAX_GAME_INDEX} (split the tournament into several specs)",
+        )
     results = Path(spec.results or f"results/{spec.name}")
     experiment = Experiment(
         spec.name,

@@ -3,21 +3,21 @@
 The folder is `leaderboards/<experiment>/` unless `--out` says otherwise. Its README
 records what produced it: the command as it was run (`Invocation`: the spec or results
 store given and the options that decide what is played and where the board goes), the
-spec and its base seed when a spec was given, and the package version. The command is
-recorded, not guessed from the experiment's name: a guess once told readers of a board
-published with ``--out`` to run a command that writes another folder. Paths under the
-working folder are written relative to it, and nothing depends on time or machine, so
-the same results give byte-identical files.
+spec and its base seed when a spec was given, the package version, and what the records
+say made them (`played_by`): their spec hashes and the code that played the games
+(version and source digest). The command is recorded, not guessed from the experiment's
+name: a guess once told readers of a board published with ``--out`` to run a command
+that writes another folder. Paths under the working folder are written relative to it,
+and nothing depends on time or machine, so the same results give byte-identical files.
 
-Before anything is written the store is checked line by line (`check_store`): a file
-that is not a results store (a game log from ``logs/``, a record whose seat lacks
-``side``) is refused with its file, line and reason (`LeaderboardError`), so a mistaken
-path leaves no half-made folder behind.
+Before anything is written the store is checked line by line (`records.check_store`,
+which a tournament's resume runs too): a file that is not a results store (a game log
+from ``logs/``, a record whose seat lacks ``side``) is refused with its file, line and
+reason (`LeaderboardError`), so a mistaken path leaves no half-made folder behind.
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 import tomllib
 from dataclasses import dataclass
@@ -25,16 +25,15 @@ from pathlib import Path
 from typing import Any, cast
 
 from mafia_arena import __version__
+from mafia_arena.code_identity import code_label
 from mafia_arena.leaderboard.publish import write_leaderboard
-from mafia_arena.leaderboard.records import View, load_records, parse_game
+from mafia_arena.leaderboard.records import (  # LeaderboardError: raised here too
+    LeaderboardError,
+    View,
+    check_store,
+    load_records,
+)
 from mafia_arena.results_file import STORE_NAME
-
-LOG_FORMAT_PREFIX = "mafia-arena-log/"
-
-
-class LeaderboardError(ValueError):
-    """The results to publish are missing, empty or not a results store; the message names
-    the path (and the line, for a line that is not a game record)."""
 
 
 @dataclass(frozen=True)
@@ -87,46 +86,6 @@ def shown_path(path: Path) -> str:
 def store_file(results: Path) -> Path:
     """The ``games.jsonl`` of `results` (the store's folder or the file itself)."""
     return results / STORE_NAME if results.is_dir() else results
-
-
-def check_store(path: Path) -> None:
-    """Raise `LeaderboardError` unless every complete line of `path` is a game record
-    the leaderboard can rate (a missing file is left to the caller: no records).
-
-    A truncated last line is skipped, as the store's reader skips it."""
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        return
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.endswith(b"\n") or not line.strip():
-                continue
-            _check_line(path, number, line)
-
-
-def _check_line(path: Path, number: int, line: bytes) -> None:
-    try:
-        record: Any = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise LeaderboardError(f"{path}: line {number}: not a JSON record ({exc.msg})") from None
-    if _is_game_log_line(record):
-        raise LeaderboardError(
-            f"{path}: line {number}: this looks like a game log, not a results store; give "
-            f"the results folder or its {STORE_NAME}"
-        )
-    try:
-        parse_game(record)
-    except ValueError as exc:
-        raise LeaderboardError(f"{path}: line {number}: not a game record: {exc}") from None
-
-
-def _is_game_log_line(record: Any) -> bool:
-    """A game log's header (its ``format``) or one of its events (``seq`` and ``kind``)."""
-    if not isinstance(record, dict):
-        return False
-    header = str(record.get("format", "")).startswith(LOG_FORMAT_PREFIX)
-    return header or ("seq" in record and "kind" in record and "seats" not in record)
 
 
 def leaderboard_command(
@@ -191,7 +150,7 @@ def played_by(records: list[dict[str, Any]]) -> dict[str, str]:
     specs = sorted({str(r["spec_hash"]) for r in records if r.get("spec_hash")})
     codes = sorted(
         {
-            f"{code.get('version')}, source digest {code.get('digest')}"
+            code_label(code)
             for r in records
             if isinstance(code := r.get("code"), dict) and code.get("digest")
         }

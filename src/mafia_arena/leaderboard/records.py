@@ -12,6 +12,8 @@ makes floating-point sums run in the same order, so shuffled input gives *bit-id
 output, not merely output equal up to rounding.
 
 Only the keys documented in ``docs/leaderboard.md`` are read; extra keys are ignored.
+`check_store` checks a whole store line by line before a board is published or a
+tournament resumed (`LeaderboardError`, naming file, line and reason).
 A seat a stand-in played for a person who left is credited to the stand-in, never to
 the person (:func:`stood_in`).
 """
@@ -25,13 +27,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from mafia_arena.results_file import check_values, keyed, stored_flag, stored_game_index
+from mafia_arena.results_file import (
+    STORE_NAME,
+    check_values,
+    keyed,
+    read_records,
+    stored_flag,
+    stored_game_index,
+)
 
 __all__ = [
     "SIDE_ORDER",
     "GameResult",
+    "LeaderboardError",
     "SeatResult",
     "View",
+    "check_store",
     "filter_records",
     "load_records",
     "prepare_games",
@@ -44,6 +55,16 @@ View = Literal["all", "human", "bot", "mixed"]
 SIDE_ORDER: tuple[str, ...] = ("town", "mafia", "solo")
 
 HUMAN_KIND = "human"
+
+#: How a game log's header ``format`` starts (`runner.log.FORMAT`): `check_store`
+#: names a game log given for a results store.
+LOG_FORMAT_PREFIX = "mafia-arena-log/"
+
+
+class LeaderboardError(ValueError):
+    """The results to publish are missing, empty or not a results store; the message names
+    the path (and the line, for a line that is not a game record)."""
+
 
 #: ``agent_kind`` of a seat a stand-in played for a person who left (see
 #: :func:`stood_in`): a bot, for the views, and never the person.
@@ -350,7 +371,45 @@ def load_records(path: str | Path) -> list[dict[str, Any]]:
     exactly what a resumed tournament stored (one record per game, a truncated last line
     ignored, any other malformed line an error naming file and line).
     """
-    from mafia_arena.results_file import STORE_NAME, read_records
-
     path = Path(path)
     return read_records(path / STORE_NAME if path.is_dir() else path)
+
+
+def check_store(path: Path) -> None:
+    """Raise `LeaderboardError` unless every complete line of `path` is a game record
+    the leaderboard can rate (a missing file is left to the caller: no records).
+
+    A truncated last line is skipped, as the store's reader skips it."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith(b"\n") or not line.strip():
+                continue
+            _check_line(path, number, line)
+
+
+def _check_line(path: Path, number: int, line: bytes) -> None:
+    try:
+        record: Any = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise LeaderboardError(f"{path}: line {number}: not a JSON record ({exc.msg})") from None
+    if _is_game_log_line(record):
+        raise LeaderboardError(
+            f"{path}: line {number}: this looks like a game log, not a results store; give "
+            f"the results folder or its {STORE_NAME}"
+        )
+    try:
+        parse_game(record)
+    except ValueError as exc:
+        raise LeaderboardError(f"{path}: line {number}: not a game record: {exc}") from None
+
+
+def _is_game_log_line(record: Any) -> bool:
+    """A game log's header (its ``format``) or one of its events (``seq`` and ``kind``)."""
+    if not isinstance(record, dict):
+        return False
+    header = str(record.get("format", "")).startswith(LOG_FORMAT_PREFIX)
+    return header or ("seq" in record and "kind" in record and "seats" not in record)

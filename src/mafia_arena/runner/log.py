@@ -2,12 +2,14 @@
 
 The header holds what determines the game (variant name and switches, players, seed);
 the events include the host-only decision records, so the log alone replays to the same
-final state and the same events. Its ``meta["code"]`` names the code that played the game
-(`mafia_arena.code_identity`: version, commit, source digest, as the results store's
-records and manifest carry), stamped when the log is made from a game (`from_game`; a
-caller's own ``meta["code"]`` wins) and kept as read when a log is loaded and saved again,
-so a log never claims the code that merely re-saved it. Logs written before the field
-existed load and replay as before (their meta simply has no ``code``).
+final state and the same events (`replay_or_why` names a logged decision the rebuilt
+game refuses, `replay_differs` says whether the replay gives the stored events). Its
+``meta["code"]`` names the code that played the game (`mafia_arena.code_identity`:
+version, commit, source digest, as the results store's records and manifest carry),
+stamped when the log is made from a game (`from_game`; a caller's own ``meta["code"]``
+wins) and kept as read when a log is loaded and saved again, so a log never claims the
+code that merely re-saved it. Logs written before the field existed load and replay as
+before (their meta simply has no ``code``).
 
 Decision traces (`traces`: one record per LLM decision, see
 `mafia_arena.agents.llm_trace`) are host-side research data, not part of the game: `save`
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.code_identity import code_identity
+from mafia_arena.code_identity import code_identity, code_label
 from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
@@ -147,8 +149,15 @@ class GameLog:
         )
 
     @property
+    def decision_facts(self) -> list[tuple[int, DecisionRecord]]:
+        """(event seq, fact) of every logged decision (the host-only `DecisionRecord`
+        events), in order: what `replay` resubmits."""
+        return [(e.seq, e.fact) for e in self.events if isinstance(e.fact, DecisionRecord)]
+
+    @property
     def decisions(self) -> list[dict[str, Any]]:
-        return [e.fact.record() for e in self.events if isinstance(e.fact, DecisionRecord)]
+        """The logged decision records, in order."""
+        return [fact.record() for _, fact in self.decision_facts]
 
     @property
     def result(self) -> GameEnded | None:
@@ -176,11 +185,39 @@ def load_traces(log_path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.split("\n") if line.strip()]
 
 
-def replay(log: GameLog, *, upto: int | None = None) -> Game:
-    """Rebuild the game by resubmitting the logged decisions (the first `upto` of them)."""
+@dataclass(frozen=True)
+class _Refusal:
+    """A logged decision the rebuilt game refused: the `number`-th of `total` decisions,
+    event `seq`, the record as logged, and the engine's error."""
+
+    number: int
+    total: int
+    seq: int
+    record: dict[str, Any]
+    error: Exception
+
+
+def _rebuild(log: GameLog) -> tuple[Game, _Refusal | None]:
+    """The game of `log`, rebuilt by resubmitting its logged decisions in order, and the
+    first decision the game refused (None when every one was taken); the game then
+    stands just before that decision."""
     game = Game(load_variant(log.variant, log.overrides), log.players, log.seed)
-    for record in log.decisions[:upto]:
-        game.resubmit(record)
+    decisions = log.decision_facts
+    for number, (seq, fact) in enumerate(decisions, 1):
+        record = fact.record()
+        try:
+            game.resubmit(record)
+        except Exception as exc:  # anything the logged data makes the engine refuse
+            return game, _Refusal(number, len(decisions), seq, record, exc)
+    return game, None
+
+
+def replay(log: GameLog) -> Game:
+    """Rebuild the game by resubmitting the logged decisions; the engine's error for a
+    logged decision it refuses is raised as it is (`replay_or_why` says which one)."""
+    game, refused = _rebuild(log)
+    if refused is not None:
+        raise refused.error
     return game
 
 
@@ -192,29 +229,26 @@ def replay_or_why(log: GameLog, source: str = "<log>") -> Game | str:
     `Game.resubmit` raise; that is what the log says, not a bug of the replay, so it is
     reported like a replay that differs: played by other code (`replay_differs`), else
     damaged, naming the decision and the error."""
-    game = Game(load_variant(log.variant, log.overrides), log.players, log.seed)
-    decisions = [(e.seq, e.fact) for e in log.events if isinstance(e.fact, DecisionRecord)]
-    for number, (seq, fact) in enumerate(decisions, 1):
-        record = fact.record()
-        try:
-            game.resubmit(record)
-        except Exception as exc:  # anything the logged data makes the engine refuse
-            reason = " ".join(str(exc).split()) or "no message"
-            failed = (
-                f"{source}: decision {number} of {len(decisions)} (event {seq}, "
-                f"seat {record.get('seat')}) cannot be submitted again "
-                f"({type(exc).__name__}: {reason})"
-            )
-            other = _other_code(log)
-            return f"{failed}; {other}" if other else f"{failed} (it is damaged)"
-    return game
+    game, refused = _rebuild(log)
+    if refused is None:
+        return game
+    exc = refused.error
+    reason = " ".join(str(exc).split()) or "no message"
+    failed = (
+        f"{source}: decision {refused.number} of {refused.total} (event {refused.seq}, "
+        f"seat {refused.record.get('seat')}) cannot be submitted again "
+        f"({type(exc).__name__}: {reason})"
+    )
+    other = _other_code(log)
+    return f"{failed}; {other}" if other else f"{failed} (it is damaged)"
 
 
 def replay_differs(log: GameLog, game: Game) -> str | None:
     """None when `game` (`replay` of `log`) gives exactly the stored events; else why
     not: other code wrote the log (its ``meta["code"]`` digest differs from the running
     package's: a log kept from before an upgrade that changed what the engine logs), or
-    else the log is damaged. The one check behind the web replay and `mafia-arena replay`."""
+    else the log is damaged. The check, after `replay_or_why`, behind the web replay
+    (`web.storage.replay_views`) and `mafia-arena replay`."""
     if [e.to_json() for e in game.events] == [e.to_json() for e in log.events]:
         return None
     return _other_code(log) or "the log does not replay to the same game (it is damaged)"
@@ -227,9 +261,8 @@ def _other_code(log: GameLog) -> str | None:
     runs = code_identity()
     if wrote.get("digest") and wrote.get("digest") != runs["digest"]:
         return (
-            f"this game was played by other code (mafia-arena {wrote.get('version')}, "
-            f"source digest {wrote.get('digest')}) than this one ({runs['version']}, "
-            f"{runs['digest']}), and its log no longer replays to the same game here; "
-            "that version of mafia-arena replays it"
+            f"this game was played by other code (mafia-arena {code_label(wrote)}) than "
+            f"this one ({runs['version']}, {runs['digest']}), and its log no longer "
+            "replays to the same game here; that version of mafia-arena replays it"
         )
     return None

@@ -36,6 +36,7 @@ from mafia_arena.metrics.aggregate import (
     clustered,
     wilson,
 )
+from mafia_arena.results_file import stored_metrics
 from mafia_arena.stats import ClusteredRate
 
 INDICATORS = {"town_win", "mafia_win", "draw"}
@@ -120,7 +121,7 @@ class GameTally:
         self.means = Means()
 
     def add(self, record: dict[str, Any]) -> None:
-        for key, raw in record["metrics"]["game"].items():
+        for key, raw in stored_metrics(record, "game").items():
             self.keys.setdefault(key)
             value = _number(raw)
             if key in INDICATORS or key.startswith("win."):
@@ -132,7 +133,7 @@ class GameTally:
                 self.means.add(key, value)
 
     def add_second(self, record: dict[str, Any]) -> None:
-        for key, raw in record["metrics"]["game"].items():
+        for key, raw in stored_metrics(record, "game").items():
             if key in self.means.by_key:
                 self.means.add_second(key, _number(raw))
 
@@ -179,7 +180,7 @@ class SeatTally:
 
     @staticmethod
     def _seats(record: dict[str, Any]) -> Iterable[tuple[dict[str, Any], dict[str, Any]]]:
-        per_seat = record["metrics"]["per_seat"]
+        per_seat = stored_metrics(record, "per_seat")
         for seat in record["seats"]:
             yield seat, per_seat.get(str(seat["seat"]), {})
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mafia_arena.metrics.aggregate import Estimate
+from mafia_arena.results_file import stored_metrics
 
 Row = dict[str, Any]
 ROW_GROUP = 8192
@@ -47,13 +48,13 @@ def game_row(r: Row, matchup_of: Callable[[int], str]) -> Row:
         "roles": " ".join(s["role"] for s in r["seats"]),
         "log_path": r["log_path"],
     }
-    row.update({f"m.{k}": v for k, v in r["metrics"]["game"].items()})
+    row.update({f"m.{k}": v for k, v in stored_metrics(r, "game").items()})
     return row
 
 
 def seat_rows_of(r: Row, matchup_of: Callable[[int], str]) -> Iterator[Row]:
     """The rows of one game record's seats."""
-    per_seat = r["metrics"]["per_seat"]
+    per_seat = stored_metrics(r, "per_seat")
     matchup = matchup_of(r["game_index"])
     for seat in r["seats"]:
         row: Row = {

@@ -259,7 +259,8 @@ def store(session: GameSession) -> dict[str, Any]:
 
 class ReplayMismatch(ValueError):
     """A stored log whose decisions no longer give its events; the message says why
-    (`runner.log.replay_differs`)."""
+    (`runner.log.replay_or_why`: a logged decision the game refuses, or
+    `runner.log.replay_differs`: events that differ)."""
 
 
 def replay_views(stored: GameLog) -> dict[str, Any]:
