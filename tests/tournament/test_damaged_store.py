@@ -180,6 +180,20 @@ def test_no_resume_still_starts_over_past_a_damaged_manifest(
     assert len((results / "games.jsonl").read_text().splitlines()) == 2
 
 
+def test_no_resume_starts_over_past_a_damaged_store_line(
+    played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--no-resume` archives the store as it is and plays afresh: a line that a resume
+    refuses must not keep the user from starting over (it was read, and refused, before
+    being archived)."""
+    spec, results = copy(played, tmp_path)
+    damaged = edit_first(results, lambda r: r.update(game_index="three"))
+    code, err = resume(spec, results, capsys, "--no-resume")
+    assert code == 0, err
+    assert [p.read_bytes() for p in results.glob("games.jsonl.*.old")] == [damaged]
+    assert len((results / "games.jsonl").read_text().splitlines()) == 2
+
+
 def test_a_spec_with_more_games_than_a_store_holds_is_refused_before_playing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -168,11 +168,10 @@ def _stored(
     # lazily: the leaderboard package loads its rating and plotting libraries
     from mafia_arena.leaderboard.records import check_store
 
+    if not resume and store.path.is_file() and store.path.stat().st_size:
+        store.archive()  # before reading it: starting over must not need a readable store
     check_store(store.path)  # what the board and MLflow will rate: refused before playing
     stored = StoredRecords(store.path, games=(experiment.spec_hash, experiment.games_total))
-    if stored and not resume:
-        store.archive()
-        stored = StoredRecords(store.path)
     old = read_manifest(store.folder) if stored else None  # unreadable: ManifestError
     others = stored.spec_hashes() - {experiment.spec_hash}
     store_id = str(old.get("store_id") or "") if old is not None else ""
