@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import pytest
 
 from mafia_arena.engine import PASS, Choice, Game, IllegalDecision, Speech
-from mafia_arena.engine.catalogue import Fact, GameMasterNotice
+from mafia_arena.engine.catalogue import Fact, GameMasterNotice, StatusShown
 from mafia_arena.engine.choices import Decision
 from mafia_arena.rules import load_variant
 
@@ -151,3 +151,43 @@ def _verb(decision: Decision) -> str | None:
 
 def texts(facts: Iterable[Fact], field: str = "text") -> list[str]:
     return [getattr(f, field) for f in facts]
+
+
+def status(t: Table, seat: int) -> str | None:
+    """The status last shown of `seat` (None before any)."""
+    shown = [f.status for f in t.facts(StatusShown) if f.seat == seat]
+    return shown[-1] if shown else None
+
+
+def murder(victim: int, text: str = "Found in the river.") -> Speech:
+    """The murder form on `victim`, with a standard death message."""
+    return w(text, "murder", victim)
+
+
+def dictator(t: Table) -> int | None:
+    """The seat holding the office now (None while it is vacant)."""
+    return t.game.derived["forum"].dictator
+
+
+SMALL = [
+    "mafia_boss", "character_assassin", "forger", "terrorist", "detective", "matchmaker",
+    "guardian_angel", "dark_past", "dark_past", "question_mark", "citizen", "citizen",
+]  # fmt: skip
+"""A 12-player deal (OP-D31): the canonical seats 0–9, then two plain citizens 10, 11."""
+
+
+def small(seed: int = 0) -> Table:
+    """12 players at Day 1, seat 10 elected, the question mark a copy of seat 11."""
+    t = Table(SMALL, seed=seed)
+    t.night0_defaults = False
+    for seat in range(12):
+        t.act(seat, c("ballot", 10))
+    return t.act(Q, c("copy_status", 11)).phase()
+
+
+def revolt(t: Table, votes: dict[int, list[int]]) -> Table:
+    """Queue revolution PNs: candidate → the seats naming him."""
+    for candidate, voters in votes.items():
+        for seat in voters:
+            t.act(seat, c("revolution", candidate))
+    return t

@@ -23,12 +23,14 @@ from tests.dictator.table import (
     T,
     Table,
     c,
+    murder,
     name,
+    status,
     texts,
     w,
 )
 
-from mafia_arena.engine import PUBLIC, Speech
+from mafia_arena.engine import PUBLIC
 from mafia_arena.engine.catalogue import (
     Allies,
     Death,
@@ -52,21 +54,12 @@ from mafia_arena.views import SeatTracker
 from mafia_arena.views.text import render_event
 
 
-def status(t: Table, seat: int) -> str | None:
-    shown = [f.status for f in t.facts(StatusShown) if f.seat == seat]
-    return shown[-1] if shown else None
-
-
 def status_message(t: Table, seat: int) -> tuple[str, ...]:
     return [f for f in t.seen(seat) if isinstance(f, StatusMessage)][-1].lines
 
 
 def transcript(t: Table, seat: int) -> str:
     return SeatTracker(seat).update(t.game).text()
-
-
-def murder(victim: int, text: str = "Found in the river.") -> Speech:
-    return w(text, "murder", victim)
 
 
 # ----------------------------------------------------------------- SD-1

@@ -4,17 +4,12 @@ that player is jailed (R2) or murdered (R3) earlier in the same resolution."""
 
 from __future__ import annotations
 
-from tests.dictator.table import C1, C3, C5, C6, C7, DET, MM, B, F, R, Table, c, name, w
+from tests.dictator.table import C1, C3, C5, C6, C7, DET, MM, B, F, R, Table, c, name, status, w
 
-from mafia_arena.engine.catalogue import Office, StatusShown
+from mafia_arena.engine.catalogue import Office
 
 REVOLUTIONARIES = [DET, MM, 6, 7, 8, 9, 11, 12, 13, 14]
 """Ten senders other than the dictator C1: a strict majority of 18."""
-
-
-def status(t: Table, seat: int) -> str | None:
-    shown = [f.status for f in t.facts(StatusShown) if f.seat == seat]
-    return shown[-1] if shown else None
 
 
 def test_a_murdered_character_assassins_mark_still_falsifies_that_nights_query() -> None:

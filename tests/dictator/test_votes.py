@@ -4,37 +4,30 @@ cover the same rules inside longer scenarios)."""
 
 from __future__ import annotations
 
-from tests.dictator.table import C1, C2, C3, C4, C5, DET, MM, A, B, Q, T, Table, c, name, texts
-from tests.dictator.test_dictator_scenarios import murder, status
+from tests.dictator.table import (
+    C1,
+    C2,
+    C3,
+    C4,
+    C5,
+    DET,
+    MM,
+    A,
+    B,
+    Q,
+    T,
+    Table,
+    c,
+    dictator,
+    murder,
+    name,
+    revolt,
+    small,
+    status,
+    texts,
+)
 
 from mafia_arena.engine.catalogue import NoExecution, Office
-
-SMALL = [
-    "mafia_boss", "character_assassin", "forger", "terrorist", "detective", "matchmaker",
-    "guardian_angel", "dark_past", "dark_past", "question_mark", "citizen", "citizen",
-]  # fmt: skip
-"""A 12-player deal (OP-D31): the canonical seats 0–9, then two plain citizens 10, 11."""
-
-
-def dictator(t: Table) -> int | None:
-    return t.game.derived["forum"].dictator
-
-
-def small(seed: int = 0) -> Table:
-    """12 players at Day 1, seat 10 elected, the question mark a copy of seat 11."""
-    t = Table(SMALL, seed=seed)
-    t.night0_defaults = False
-    for seat in range(12):
-        t.act(seat, c("ballot", 10))
-    return t.act(Q, c("copy_status", 11)).phase()
-
-
-def revolt(t: Table, votes: dict[int, list[int]]) -> Table:
-    """Queue revolution PNs: candidate → the seats naming him."""
-    for candidate, voters in votes.items():
-        for seat in voters:
-            t.act(seat, c("revolution", candidate))
-    return t
 
 
 def test_V1_the_plurality_winner_alone_is_published() -> None:

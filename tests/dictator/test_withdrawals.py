@@ -4,10 +4,10 @@ transfers take effect at once and have nothing to withdraw."""
 
 from __future__ import annotations
 
-from tests.dictator.table import C1, C5, A, Table, c, name, texts
-from tests.dictator.test_votes import dictator, revolt, small
+from tests.dictator.table import C1, C5, A, Table, c, dictator, name, revolt, small, texts
 
 from mafia_arena.engine.catalogue import Death, FormNoted, NoExecution
+from mafia_arena.engine.forum.forms import IMMEDIATE, ROLE_VERBS, WITHDRAWABLE
 from mafia_arena.views import view_of
 
 
@@ -48,3 +48,8 @@ def test_a_withdrawn_revolution_pn_no_longer_counts() -> None:
             t.act(0, c("withdraw", None, "revolution"))
         t.phase()
         assert (dictator(t) == A) is deposed
+
+
+def test_every_form_verb_is_either_withdrawable_or_immediate() -> None:
+    assert not set(IMMEDIATE) & set(WITHDRAWABLE)
+    assert set(IMMEDIATE) | set(WITHDRAWABLE) == ROLE_VERBS - {"withdraw"}

@@ -65,7 +65,8 @@ class raw_env(SessionSpaces, AECEnv):
         self.truncations: dict[str, bool] = {}
         self.infos: dict[str, dict[str, Any]] = {}
         self._turns: list[int] = []
-        """The living seats still to be selected in the current night slot."""
+        """The living seats still to be selected in the current round of turns (a night
+        slot, or a forum round: `session.in_rounds`)."""
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

@@ -175,7 +175,7 @@ class GameSession:
         whose rounds the engine did not need are waited out (`ForumPace`). Why: taken
         prompt by prompt, the turn order would show who is still handing in forms (a
         night role's), which no seat's own events say."""
-        return self.clock.plan is not None or self.variant.rules.flow == "dictator"
+        return self.at_night or self.variant.rules.flow == "dictator"
 
     def pending_seats(self) -> list[int]:
         """Seats that must decide now (in this slot, at night), in seat order."""
@@ -433,7 +433,8 @@ class GameSession:
             )
         if index != 0:
             raise IllegalActionError(
-                f"player_{seat} has nothing to decide in this night slot; only action 0 (wait)"
+                f"player_{seat} has nothing to decide in this round of turns (a night slot or "
+                "a forum round); only action 0 (wait)"
             )
 
     def act(self, seat: int, action: Any) -> None:

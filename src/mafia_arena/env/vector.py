@@ -119,7 +119,6 @@ class MafiaVectorEnv(VectorEnv):
         """The mask each row shows, the table's own read-only array: legality is judged
         on it, not on the buffers a caller may hold (`copy=False`)."""
         self._seats = [0] * num_envs
-        self._game_seeds = np.zeros(num_envs, dtype=np.int64)
         self._row_seeds: list[np.random.Generator] = []
 
     @property
@@ -237,23 +236,24 @@ class MafiaVectorEnv(VectorEnv):
         final_obs = np.full(n, None, dtype=object)
         final_rewards = np.zeros((n, self.players), dtype=np.float32)
         illegal = np.zeros(n, dtype=bool)
+        seeds = np.full(n, -1, dtype=np.int64)
         for row, (obs, final, was_illegal) in ended.items():
             final_obs[row] = obs
             final_rewards[row] = final
             illegal[row] = was_illegal
+            seeds[row] = self.games[row].seed  # the ended game: rows get new ones after
         return {
             "final_obs": final_obs,
             "_final_obs": flags,
             "final_rewards": final_rewards,
             "_final_rewards": flags.copy(),
-            "final_seed": np.where(flags, self._game_seeds, -1),
+            "final_seed": seeds,
             "illegal": illegal,
         }
 
     def _new_game(self, row: int, seed: int) -> Game:
         """A new game for `row`, its trackers bound to it (and folded up to its start):
         from here on a seat's new entries are pulled from its stream straight away."""
-        self._game_seeds[row] = seed
         self._encoders[row].reset()
         game = Game(self.variant, self.players, seed)
         for tracker in self._trackers[row]:

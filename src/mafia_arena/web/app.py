@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -89,8 +90,10 @@ def refusal(exc: RequestValidationError) -> JSONResponse:
     return JSONResponse({"detail": problems}, status_code=422)
 
 
-def refused(exc: StarletteHTTPException) -> Response:
-    """An HTTP refusal with its words, every character of them sendable.
+async def sendable_http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    """An HTTP refusal with its words, every character of them sendable; otherwise
+    FastAPI's own handler (`http_exception_handler`: no body where the status allows
+    none).
 
     Why: a refusal may quote what the client sent (a switch's key names itself), and a
     lone surrogate there (``"\\ud800"``, valid in a JSON string, no character in UTF-8)
@@ -99,9 +102,8 @@ def refused(exc: StarletteHTTPException) -> Response:
     detail = exc.detail
     if isinstance(detail, str):
         detail = detail.encode("utf-8", "backslashreplace").decode("utf-8")
-    if exc.status_code in (204, 304) or exc.status_code < 200:
-        return Response(status_code=exc.status_code, headers=exc.headers)
-    return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
+    clean = StarletteHTTPException(exc.status_code, detail, exc.headers)
+    return await http_exception_handler(request, clean)
 
 
 def create_app(settings: Settings | None = None, *, manager: GameManager | None = None) -> FastAPI:
@@ -125,9 +127,7 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     async def invalid_body(_: Request, exc: RequestValidationError) -> JSONResponse:
         return refusal(exc)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_refusal(_: Request, exc: StarletteHTTPException) -> Response:
-        return refused(exc)
+    app.exception_handler(StarletteHTTPException)(sendable_http_error)
 
     app.add_middleware(
         BodyGuard, max_body=manager.settings.max_body, max_depth=manager.settings.max_json_depth

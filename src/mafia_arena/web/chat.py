@@ -42,6 +42,9 @@ class Member:
 
     seat: int | None
     alive: bool = True
+    """Not dead as the chat sees it: where the rules have player states (Palermo), not
+    permanently out (a ghost or a prisoner counts as alive); elsewhere alive in the
+    seat's own view."""
     over: bool = False
 
 

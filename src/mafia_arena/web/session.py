@@ -30,7 +30,7 @@ from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.views.words import FORUM_PHASES
 from mafia_arena.web.catch_up import catch_up
-from mafia_arena.web.chat import ChatBook, ChatRefused, Member, seat_member
+from mafia_arena.web.chat import ChatBook, ChatRefused, seat_member
 from mafia_arena.web.db import LiveStore
 from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.night_pace import NightPace, slot_seconds
@@ -659,14 +659,10 @@ class GameSession:
         state["table"] = self.table()
         state["rulings"] = list(ruling_kinds(self.variant))  # public: what the variant allows
         state["rematch"] = self.rematch
-        state["chats"] = self.chat.open_to(self.member(seat, view))
+        state["chats"] = self.chat.open_to(seat_member(seat, view))
         return state
 
     # ------------------------------------------------------------------ table chat
-    def member(self, seat: int, view: View) -> Member:
-        """A seat as a chat reader (`chat.seat_member`)."""
-        return seat_member(seat, view)
-
     def post_chat(self, conn: Connection, channel: str, text: str) -> None:
         """A chat line from a page (`ChatRefused` if it may not write there), stored and
         delivered to every page that reads its channel (`push` ends with the chat)."""
@@ -675,7 +671,7 @@ class GameSession:
         else:
             if self.game is None:
                 raise ChatRefused("the chat opens when the game starts")
-            member = self.member(conn.seat, self.view(conn.seat))
+            member = seat_member(conn.seat, self.view(conn.seat))
             author = f"{self.slots[conn.seat].name} ({name_of(conn.seat)})"
         line = self.chat.post(channel, member, author, text)
         self.store.add_chat(self.id, len(self.chat.lines) - 1, line.to_json())
@@ -741,7 +737,7 @@ class GameSession:
             },
             sort_keys=True,
         )
-        member = self.member(seat, view)
+        member = seat_member(seat, view)
         moves = self.moves()
         for conn in list(slot.connections):
             new = lines(view.knowledge, conn.cursor, moves, names=self.names)

@@ -56,6 +56,11 @@ LABELS = {
 }
 
 
+IMMEDIATE = frozenset({"attack", "transfer", "successor"})
+"""The forms that take effect the moment they are handed in (the attack, a transfer of
+the kill authority, the naming of a successor): never standing, so never withdrawn. Every
+other form verb of `ROLE_VERBS` but ``withdraw`` is in `WITHDRAWABLE`."""
+
 WITHDRAWABLE = {
     "ballot": "ballot for dictator",
     "revolution": "Revolution PN",
@@ -70,9 +75,12 @@ WITHDRAWABLE = {
     "compare": "comparison",
 }
 """The forms a seat may take back before the phase's deadline (dictator.md 3.1: "may be
-revised or withdrawn until the phase deadline"), in the action table's order, with the
-words a withdrawal names them by. The attack, a transfer of the kill authority and the
-naming of a successor take effect at once and are not among them."""
+revised or withdrawn until the phase deadline"), with the words a withdrawal names them
+by: every form verb but ``withdraw`` and those in `IMMEDIATE`. This order (the day's
+forms, then the night forms, ``murder`` first) is the order of the action table's
+``withdraw`` section (`every_form`); it is not the order of the table's form sections,
+whose night forms follow the variant's night steps. Changing it would change action
+ids."""
 
 
 def withdrawals(game: Game, seat: int) -> list[Choice]:

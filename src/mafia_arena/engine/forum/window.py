@@ -127,7 +127,7 @@ def apply(game: Game, seat: int, decision: Decision, immediate: Immediate) -> bo
         game.emit(FormNoted("withdraw", forms.label(act)), private(seat))
         return False
     form = Form(act.verb, act.target, act.value, text)
-    if act.verb in ("attack", "transfer", "successor"):
+    if act.verb in forms.IMMEDIATE:
         immediate(game, seat, form)
         return False
     forms_of(game, seat)[act.verb] = form

@@ -118,6 +118,8 @@ def play(game: Game, seat: int, choice: Choice) -> None:
         game.emit(
             CardPlayed(card, f"Grave Robbing is played on {seat_name(target)}.", None, target)
         )
+        if target == ps.todays_victim:
+            ps.todays_victim = None  # out for good: nothing left to hide by being asked
         change(game, target, PlayerState.OUT, "grave_robbing")
     elif card == "extra_vote" and target is not None:
         ps.extra_vote[seat] = target

@@ -55,11 +55,7 @@ def request_for(game: Game, seat: int, phase: str) -> Request | None:
         channel = channel_of(game, seat)
         if channel is not None and Capability.POST_CHANNEL in allowed:
             picks.append((POST_CHANNEL, f"post in the {channel} channel"))
-    victim = (
-        phase == "afternoon"
-        and seat == ps.todays_victim
-        and ps.states.of(seat) is not PlayerState.OUT  # a robbed grave: out, nothing to hide
-    )
+    victim = phase == "afternoon" and seat == ps.todays_victim
     if not picks and not victim:
         return None  # today's victim is always asked: being asked shows no card
     moves, labels = zip(*picks, strict=True) if picks else ((), ())
