@@ -683,16 +683,21 @@ class GameSession:
         countdown. By night only "the night is in progress", with the time to the dawn
         when the night runs on the clock (the same for every deal, `web/night_pace.py`)
         and none otherwise: who is asked at night, and for how long, would show who
-        holds a night role."""
+        holds a night role. A forum game's windows (Palermo's phases, the dictator's days
+        and nights) say only which part of the day it is."""
         if self.game is None:
             return None
         phase = self.game.state.phase
         part = FORUM_PHASES.get(phase)
+        if part is None and self.variant.rules.flow == "dictator" and phase == "day":
+            part = "day"  # a communication window asks a seat until it is done (below)
         if part is not None and not self.game.over:
             # Palermo: the night or the day, the same text all along, asked or not. Not
             # the clock's finer phase: when one ends shows when its last mover was done,
             # and who may move in it can be a card's holder. Night and day change only
-            # with their public announcements.
+            # with their public announcements. A forum game's day window the same way:
+            # its seats are asked until they say they are done, so naming them would
+            # show who is still writing private messages or handing in forms.
             return {"text": f"The {part} is in progress.", "seconds_left": None}
         if self.night_open or (phase != "day" and not self.game.over):
             # the same text all night long, asked or not
