@@ -7,6 +7,7 @@ Formulas in docs/metrics.md. Role claims are read from public speech with
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 from mafia_arena.metrics.facts import MAFIA, TOWN, GameFacts
@@ -40,13 +41,13 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     ]
     per_seat: PerSeat = {}
     for seat in range(f.players):
-        stood = claims["days"].get(seat, [])
+        stood = [d for _side, d in claims.days.get(seat, [])]
         per_seat[seat] = {
             "votes_received": received.of(seat),
             "bus_rate": bus.of(seat),
             "false_role_claims": len(stood),
             "false_claim_days": ratio(sum(stood), len(stood)),
-            "false_result_claims": claims["results"].get(seat, 0),
+            "false_result_claims": len(claims.results.get(seat, [])),
         }
     game: dict[str, Any] = {
         "votes_per_mafia": per_mafia,
@@ -58,20 +59,29 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
         "town_elims_carried_by_mafia": ratio(sum(carried), len(carried)),
     }
     for side in (MAFIA, TOWN):
-        days = [d for s, ds in claims["days"].items() if claims["side"][s] == side for d in ds]
+        days = [d for ds in claims.days.values() for s, d in ds if s == side]
         game[f"false_role_claims_{side}"] = len(days)
         game[f"false_claim_days_{side}"] = ratio(sum(days), len(days))
         game[f"false_result_claims_{side}"] = sum(
-            n for s, n in claims["results"].items() if claims["side"][s] == side
+            s == side for sides in claims.results.values() for s in sides
         )
     return per_seat, game
 
 
-def _false_claims(f: GameFacts) -> dict[str, dict[int, Any]]:
+@dataclass
+class FalseClaims:
+    """The false claims of a game, per seat, each with the speaker's side when he made
+    it: `days` (side, days the false role claim stood), `results` (side per false
+    result claim). The side is the one at the claim (docs/metrics.md, Conventions): a
+    villager's false claim before his conversion is a town claim, not a mafia one."""
+
+    days: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
+    results: dict[int, list[str]] = field(default_factory=dict)
+
+
+def _false_claims(f: GameFacts) -> FalseClaims:
     """Distinct false role claims (with days stood) and false result claims per seat."""
-    days: dict[int, list[int]] = {}
-    results: dict[int, int] = {}
-    side: dict[int, str] = {}
+    out = FalseClaims()
     seen: set[tuple[Any, ...]] = set()
     for said in f.speeches:
         for claim in said.claims:
@@ -85,13 +95,11 @@ def _false_claims(f: GameFacts) -> dict[str, dict[int, Any]]:
             ):
                 seen.add(key)
                 end = f.death_day.get(said.seat, f.length_days)
-                days.setdefault(said.seat, []).append(max(0, end - said.day))
-                side[said.seat] = said.side
+                out.days.setdefault(said.seat, []).append((said.side, max(0, end - said.day)))
             elif claim.kind == "claim_result" and not _checked(f, said, claim):
                 seen.add(key)
-                results[said.seat] = results.get(said.seat, 0) + 1
-                side[said.seat] = said.side
-    return {"days": days, "results": results, "side": side}
+                out.results.setdefault(said.seat, []).append(said.side)
+    return out
 
 
 def _checked(f: GameFacts, said: Any, claim: Any) -> bool:

@@ -14,7 +14,10 @@ by an assassination: a night kill), a move back to ``active`` (resurrection, a f
 assassination) a return. A ballot's `Ballot.alive` are the seats that could have
 voted: in the game, and neither imprisoned (Palermo) nor silenced for the day (a
 `silenced` event: the club's lover), unless the seat voted all the same (the
-nominate-and-final-vote procedure lets the silenced vote).
+nominate-and-final-vote procedure lets the silenced vote). A vote on a seat that was
+no longer in the game when the ballot was published (Palermo publishes the ballots on
+a player who left during the day; its count ignores them) is void: `Ballot.votes`
+holds None for it, like an abstention.
 
 An investigation is any `night_result` of action ``check`` (a detective's or a
 commissar's check) or ``investigate`` (Palermo's Detective and Medium); `Check.living`
@@ -28,6 +31,7 @@ as town, so a log from an unknown variant still yields numbers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -69,7 +73,8 @@ FORUM_KINDS = frozenset(
 @dataclass(frozen=True)
 class Ballot:
     """One published day vote (`votes` event): who voted whom, with everyone's side then;
-    `alive`: the seats in the game and free to vote then (module docstring)."""
+    `alive`: the seats in the game and free to vote then. In `votes` an abstention and
+    a void vote (on a seat already out of the game) are None (module docstring)."""
 
     seq: int
     day: int
@@ -264,7 +269,7 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
                 event.seq,
                 event.day,
                 f.kind,
-                dict(f.votes),
+                _standing(f.votes, alive),
                 {s: side(s) for s in range(log.players)},
                 frozenset((alive - imprisoned - silenced) | (alive & set(f.votes))),
             )
@@ -316,6 +321,17 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
         facts.length_days = max(e.day for e in log.events)
     _stated_beliefs(log, facts)
     return facts
+
+
+def _standing(votes: Mapping[int, int | None], in_game: set[int]) -> dict[int, int | None]:
+    """The ballot's votes with a vote on a seat no longer in the game made void (None).
+
+    Palermo publishes every ballot cast during the day, also those on a player who left
+    before the count (the engine does not count them); such a vote picked nobody, so
+    crediting it (a town vote "on a mafioso" who was already gone) would be wrong. It
+    reads like an abstention. Votes on an imprisoned player stay: he is in the game.
+    """
+    return {v: t if t is None or t in in_game else None for v, t in votes.items()}
 
 
 def _cause(announced: str) -> str:
