@@ -555,6 +555,56 @@ CASES = [
         edit=_set("composition", "formula", "don", value=2),
         players=9,
     ),
+    # found by fuzzing the bundled variants: each crashed or played a wrong game before
+    Case(
+        "params is not a table",
+        "simple",
+        "params",
+        "must be a table of switches (name = value), got True",
+        edit=_set("params", value=True),
+    ),
+    Case(
+        "fill role names no role",
+        "classic",
+        "composition.fill_role",
+        "unknown role 'ghost'",
+        overrides={"composition.fill_role": "ghost"},
+    ),
+    Case(
+        "alternative row switch is not true or false",
+        "classic",
+        "params.alternative_row",
+        "needs true or false, got 'x'",
+        overrides={"alternative_row": "x"},
+    ),
+    Case(
+        "last round below 1",
+        "standard",
+        "rules.max_rounds",
+        "must be at least 1 ('n - n' is 0 at n = 5)",
+        overrides={"rules.max_rounds": "n - n"},
+    ),
+    Case(
+        "last round written as rest",
+        "club",
+        "rules.max_rounds",
+        "unknown name 'rest' in 'rest'",
+        overrides={"rules.max_rounds": "rest"},
+    ),
+    Case(
+        "told as an unknown role",
+        "dictator",
+        "roles.dark_past.told_as",
+        "unknown role 'ghost'",
+        overrides={"roles.dark_past.told_as": "ghost"},
+    ),
+    Case(
+        "switch that is not a finite number",
+        "classic",
+        "params.alternative_row",
+        "not a finite number: nan",
+        overrides={"alternative_row": float("nan")},
+    ),
 ]
 
 

@@ -18,6 +18,18 @@ def _repo_agents_dir() -> Path | None:
     return prompts.parent if prompts is not None else None
 
 
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for a name the system cannot look up at all.
+
+    Why: `Path.is_file` raises `OSError` for a name longer than the system allows, so a
+    mistyped ``--agents`` value would end in a traceback instead of "unknown agent".
+    """
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def resolve_agent_file(spec: str) -> Path | None:
     """The agent file a spec names, or None if the spec is not an agent file.
 
@@ -34,14 +46,14 @@ def resolve_agent_file(spec: str) -> Path | None:
         path = Path(spec).expanduser()
         candidates = [path] if path.is_absolute() else [root / path for root in roots]
         for candidate in candidates:
-            if candidate.is_file():
+            if _is_file(candidate):
                 return candidate.resolve()
         raise ValueError(f"agent file not found: {spec}")
     if not spec or "/" in spec or "\\" in spec or spec.startswith("."):
         return None
     for root in roots:
         candidate = root / "agents" / f"{spec}.toml"
-        if candidate.is_file():
+        if _is_file(candidate):
             return candidate.resolve()
     return None
 

@@ -166,12 +166,21 @@ def _find(raw: str, spec_path: Path) -> Path | None:
     folder above it (the repository root for specs in experiments/)."""
     candidate = Path(raw)
     if candidate.is_absolute():
-        return candidate if candidate.exists() else None
+        return candidate if _exists(candidate) else None
     bases = [Path.cwd(), spec_path.parent, spec_path.parent.parent]
     for base in bases:
-        if (base / candidate).exists():
+        if _exists(base / candidate):
             return (base / candidate).resolve()
     return None
+
+
+def _exists(path: Path) -> bool:
+    """`Path.exists`, False for a name the system cannot look up (longer than it allows):
+    such a spec entry is "no such file", not an `OSError` traceback."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def _agent(

@@ -71,7 +71,9 @@ Count = StrictInt  # TOML ``true`` is not 1 game: counts and seeds must be writt
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan: TOML's inf and nan are floats, and no key of a spec means them
+    # (``decision_timeout_s = inf`` is a timeout that never fires)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Concurrency(_Model):

@@ -8,7 +8,8 @@ Contract
   is fixed in seconds rather than discovered mid-run.
 * Unknown keys are errors (``extra="forbid"``): a misspelt ``temprature`` must not silently
   fall back to a default and skew a rating.
-* Values are strict (``strict=True``): each key takes exactly its TOML type. ``true`` is
+* Values are strict (``strict=True``): each key takes exactly its TOML type, and a
+  number is finite (TOML's ``nan`` and ``inf`` are refused). ``true`` is
   not the number 1, ``"yes"`` or ``1`` is not ``true``, ``"5"`` is not 5 and ``96.0`` is
   not the integer 96 (an integer is a number, so ``temperature = 1`` is fine).
   ``reasoning_effort`` takes the values the OpenAI API names (:data:`ReasoningEffort`).
@@ -90,7 +91,15 @@ class AgentDefinitionError(ValueError):
 class AgentDefinition(BaseModel):
     """Everything needed to talk to one LLM player's endpoint, and how to account for it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True, strict=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        str_strip_whitespace=True,
+        strict=True,
+        # TOML's nan and inf are floats: a price of inf made every cost inf (a leaderboard
+        # of inf dollars) and a timeout of inf waited forever; no setting means either
+        allow_inf_nan=False,
+    )
 
     name: str = Field(min_length=1, description="Unique agent name shown on leaderboards.")
     backend: Literal["openai", "langchain"] = Field(
@@ -352,14 +361,18 @@ def _format_validation_error(path: Path, error: ValidationError) -> str:
             reason = "unknown key (typo?)"
         elif item["type"] == "missing":
             reason = "required key is missing"
-        elif item["type"].endswith("_type") or item["type"] == "literal_error":
+        elif item["type"].endswith("_type") or item["type"] in ("literal_error", "finite_number"):
             reason = f"{reason}, got {_toml_spelling(item['input'])}"
         lines.append(f"{path}: key {key!r}: {reason}")
     return "\n".join(lines)
 
 
 def _toml_spelling(value: Any) -> str:
-    """A value as an agent file writes it: ``true``, ``"yes"``, ``96.0``."""
+    """A value as an agent file writes it: ``true``, ``"yes"``, ``96.0``, ``inf``."""
+    if isinstance(value, float) and value != value:
+        return "nan"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "inf" if value > 0 else "-inf"
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):

@@ -35,26 +35,53 @@ class ExpressionError(ValueError):
     """The expression uses something outside the allowed arithmetic."""
 
 
+MAX_LENGTH = 1000
+"""The longest expression a variant may write, in characters.
+
+Why: Python's parser recurses on nesting and on long chains of operators, so a formula of
+thousands of characters ends in a `RecursionError` (a traceback) instead of an error
+naming the key; no count needs more than a line.
+"""
+
+
 def evaluate(expression: str, names: Mapping[str, float]) -> float:
     """Evaluate `expression` with `names` bound; raise ExpressionError on anything unsafe
-    and on arithmetic that has no value (a division by zero, a wrong argument count)."""
+    and on arithmetic that has no value (a division by zero, a wrong argument count, an
+    overflow, a result that is not a finite number).
+
+    Why the finite check: ``1e308 * 1e308`` is ``inf`` without an error, and the engine
+    later turns a count into an ``int``, which would fail in the middle of a game.
+    """
     tree = _parse(expression)
     try:
-        return _eval(tree, names)
+        value = _eval(tree, names)
     except ZeroDivisionError:
         raise ExpressionError("division by zero") from None
+    except RecursionError:
+        raise ExpressionError("the expression is nested too deeply") from None
     except (TypeError, ValueError, OverflowError) as exc:
         if isinstance(exc, ExpressionError):
             raise
         raise ExpressionError(f"cannot compute ({exc})") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ExpressionError(f"the value is not a finite number ({value})")
+    return value
 
 
 @lru_cache(maxsize=1024)
 def _parse(expression: str) -> ast.expr:
+    """The expression's syntax tree; `ExpressionError` for text that is none, is too long
+    (`MAX_LENGTH`), nests too deeply for the parser or holds a null character."""
+    if len(expression) > MAX_LENGTH:
+        raise ExpressionError(
+            f"an expression is at most {MAX_LENGTH} characters, got {len(expression)}"
+        )
     try:
         return ast.parse(expression, mode="eval").body
-    except SyntaxError as exc:
+    except (SyntaxError, ValueError) as exc:  # ValueError: a null character
         raise ExpressionError(f"not an expression: {expression!r}") from exc
+    except (RecursionError, MemoryError):
+        raise ExpressionError("the expression is nested too deeply") from None
 
 
 def _eval(node: ast.AST, names: Mapping[str, float]) -> float:

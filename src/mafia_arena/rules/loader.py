@@ -10,6 +10,8 @@ is the negation of a true/false switch.
 from __future__ import annotations
 
 import copy
+import errno
+import math
 import re
 import tomllib
 from collections.abc import Mapping
@@ -58,9 +60,18 @@ def envs_dir() -> Path:
 def variant_path(name_or_path: str | Path) -> Path:
     """A variant name (``classic``) or a path to a TOML file."""
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
+    if path.suffix == ".toml" or _exists(path):
         return path
     return envs_dir() / f"{name_or_path}.toml"
+
+
+def _exists(path: Path) -> bool:
+    """`Path.exists`, False for a name the system cannot look up (longer than it allows),
+    which would otherwise raise `OSError` before "no such variant" could be said."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def available_variants() -> list[str]:
@@ -72,10 +83,15 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
     """Read, switch and validate a variant; raise VariantError naming file, key, reason."""
     path = variant_path(name_or_path)
     source = str(path)
+    if "\x00" in source:  # no file has such a name; `open` would raise ValueError
+        bundled = available_variants()
+        raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled)
     try:
         with path.open("rb") as handle:
             document = tomllib.load(handle)
-    except FileNotFoundError as exc:
+    except OSError as exc:
+        if not isinstance(exc, FileNotFoundError) and exc.errno != errno.ENAMETOOLONG:
+            raise  # a folder, no permission: the command line reports those itself
         bundled = available_variants()
         raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled) from exc
     except tomllib.TOMLDecodeError as exc:
@@ -87,6 +103,10 @@ def build_variant(document: dict[str, Any], source: str, overrides: Mapping[str,
     """Validate an already parsed document (used by tests that build broken variants)."""
     document = copy.deepcopy(document)
     params = document.setdefault("params", {})
+    if not isinstance(params, dict):  # ``params = true``: no switch could be looked up
+        raise VariantError(
+            source, "params", f"must be a table of switches (name = value), got {params!r}"
+        )
     for key, value in overrides.items():
         value = coerce(value)
         if key in params:
@@ -188,6 +208,10 @@ def check_references(variant: Variant, source: str) -> None:
                 raise VariantError(
                     source, f"roles.{role_name}.knows_roles", f"unknown role {known!r}"
                 )
+        if role.told_as is not None and role.told_as not in variant.roles:
+            raise VariantError(
+                source, f"roles.{role_name}.told_as", f"unknown role {role.told_as!r}"
+            )
         traits = role.typed_traits
         for key, named in trait_roles(traits):
             if named not in variant.roles:
@@ -262,6 +286,26 @@ def check_references(variant: Variant, source: str) -> None:
     for bounded in comp.bounds:
         if bounded not in variant.roles:
             raise VariantError(source, f"composition.bounds.{bounded}", "unknown role")
+    if comp.fill_role is not None and comp.fill_role not in variant.roles:
+        raise VariantError(source, "composition.fill_role", f"unknown role {comp.fill_role!r}")
+    check_switches(variant, source)
+
+
+BOOLEAN_SWITCHES = ("alternative_row",)
+"""The ``[params]`` switches the engine reads itself, as true/false (`rules.composition`)."""
+
+
+def check_switches(variant: Variant, source: str) -> None:
+    """A switch the engine reads by name must have its type.
+
+    Why: ``[params]`` is free-form, so a value is only checked where a ``${name}`` puts it
+    into a typed key; ``alternative_row`` is read directly as true/false, where ``"no"``
+    or ``-1`` would silently count as true and deal the alternative rows.
+    """
+    for name in BOOLEAN_SWITCHES:
+        value = variant.params.get(name, False)
+        if not isinstance(value, bool):
+            raise VariantError(source, f"params.{name}", f"needs true or false, got {value!r}")
 
 
 FORUM_CHANNELS = ("private_messages", "newspaper", "testaments", "inactivity_warnings")
@@ -305,15 +349,47 @@ def check_expressions(variant: Variant, source: str) -> None:
         expressions += [(f"composition.alternatives.{count}.{r}", v) for r, v in row.items()]
     for role, (low, high) in comp.bounds.items():
         expressions += [(f"composition.bounds.{role}", low), (f"composition.bounds.{role}", high)]
+    largest = variant.max_players or max(variant.min_players, UNBOUNDED_CHECK_PLAYERS)
+    sizes = sorted({variant.min_players, largest})
     for key, expression in expressions:
         if not isinstance(expression, str) or expression == "rest":
             continue
-        largest = variant.max_players or max(variant.min_players, UNBOUNDED_CHECK_PLAYERS)
-        for n in sorted({variant.min_players, largest}):
+        for n in sizes:
             try:
                 evaluate(expression, {"n": n, **names})
             except ExpressionError as exc:
-                raise VariantError(source, key, f"{exc} in {expression!r} at n = {n}") from None
+                shown = _shortened(expression)
+                raise VariantError(source, key, f"{exc} in {shown} at n = {n}") from None
+    check_max_rounds(variant, source, sizes)
+
+
+def _shortened(expression: str, limit: int = 80) -> str:
+    """The expression as an error message quotes it: at most `limit` characters, so a
+    formula of thousands of characters still gives a one-line message."""
+    if len(expression) <= limit:
+        return repr(expression)
+    return f"{expression[:limit]!r}... ({len(expression)} characters)"
+
+
+def check_max_rounds(variant: Variant, source: str, sizes: list[int]) -> None:
+    """``rules.max_rounds`` is at least 1 at the variant's smallest and largest table.
+
+    Why: a last round of 0 (``0``, ``"n - n"``) or below ends every game before its first
+    round as a draw of length 0, a silently wrong result rather than an error.
+    """
+    raw = variant.rules.max_rounds
+    names = {**numeric_params(variant)}
+    for n in sizes:
+        try:  # ``"rest"`` is no formula here: `check_expressions` passes it over
+            value = raw if isinstance(raw, int) else evaluate(raw, {**names, "n": n})
+        except ExpressionError as exc:
+            shown = _shortened(str(raw))
+            raise VariantError(source, "rules.max_rounds", f"{exc} in {shown}") from None
+        if value < 1:
+            at = "" if isinstance(raw, int) else f" ({raw!r} is {value:g} at n = {n})"
+            raise VariantError(source, "rules.max_rounds", f"must be at least 1{at}")
+        if isinstance(raw, int):
+            return
 
 
 UNBOUNDED_CHECK_PLAYERS = 60
@@ -321,6 +397,14 @@ UNBOUNDED_CHECK_PLAYERS = 60
 
 
 def _substitute(value: Any, params: Mapping[str, Any], source: str, key: str) -> Any:
+    """`value` with every ``"${name}"`` replaced by the switch (``"!${name}"`` negated).
+
+    Refuses a float that is not finite (TOML's ``nan``, ``inf``) anywhere, switches
+    included: no key of a variant means such a value, and ``nan`` even differs from
+    itself, so a game played with it could not be matched to its own log.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        raise VariantError(source, key or "-", f"not a finite number: {value}")
     if isinstance(value, str):
         match = _PARAM.match(value)
         if match:

@@ -38,6 +38,12 @@ class _Spec(BaseModel):
     no_bool_numbers = field_validator("*", mode="before")(classmethod(refuse_bool_numbers))
 
 
+Appearance = Literal["mafia", "innocent"]
+"""What a check reports (`Variant.appearance`): the engine, the views and the heuristic
+know these two results only, so a misspelt ``appears = "mafai"`` is refused rather than
+dealt as a third result no player can read."""
+
+
 class WinRule(_Spec):
     """One way a faction wins, checked after every death.
 
@@ -60,7 +66,7 @@ class FactionSpec(_Spec):
 
     side: Literal["town", "mafia", "solo"]
     win: tuple[WinRule, ...]
-    appears: str = "innocent"
+    appears: Appearance = "innocent"
     solo: bool = False
     description: str = ""
     title: str = ""
@@ -74,7 +80,7 @@ class RoleSpec(_Spec):
 
     faction: str
     description: str = ""
-    appears: str | None = None
+    appears: Appearance | None = None
     knows_roles: tuple[str, ...] = ()
     unique: bool = False
     title: str = ""
@@ -143,7 +149,8 @@ class NightStep(_Spec):
     """
 
     name: str
-    actors: tuple[str, ...]
+    actors: tuple[str, ...] = Field(min_length=1)
+    """The roles that act; at least one, else the step would silently never run."""
     action: str
     group: bool = False
     rounds: int = Field(default=1, ge=1)
