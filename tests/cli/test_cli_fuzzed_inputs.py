@@ -1,7 +1,8 @@
 """Inputs found by fuzzing the bundled variant, agent and spec files, run through the
 real command line: each prints one paragraph naming the file, the key and the reason
-and exits with code 2. Before, each ended in a traceback or exit 0 with a wrong
-result (``rules.max_rounds = 0``: every game a draw of length 0).
+and exits with code 2. Before, each ended in a traceback, exit 0 with a wrong
+result (``rules.max_rounds = 0``: every game a draw of length 0) or a game that never
+ended (a trillion discussion rounds).
 """
 
 from __future__ import annotations
@@ -57,8 +58,19 @@ def _variant_file(tmp_path: Path, name: str, old: str, new: str) -> str:
         (("alternative_row=no",), "params.alternative_row", "needs true or false"),
         (("rules.max_rounds=0",), "rules.max_rounds", "must be at least 1"),
         (("rules.max_rounds=1e308*1e308",), "rules.max_rounds", "not a finite number"),
+        # counts that made a game never end (talk rounds, discussion rounds)
+        (("mafia_chat_rounds=1000000000000",), "night.0.chat_rounds", "or equal to 1000"),
+        (("discussion_rounds=1000000000000",), "day.1.rounds", "or equal to 1000"),
     ],
-    ids=["fill-role", "nan-switch", "bool-switch", "max-rounds-0", "max-rounds-inf"],
+    ids=[
+        "fill-role",
+        "nan-switch",
+        "bool-switch",
+        "max-rounds-0",
+        "max-rounds-inf",
+        "endless-talk",
+        "endless-discussion",
+    ],
 )
 def test_a_bad_switch_is_a_user_error(
     capsys: pytest.CaptureFixture[str], switches: tuple[str, ...], key: str, reason: str

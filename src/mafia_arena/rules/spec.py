@@ -32,6 +32,11 @@ from mafia_arena.rules.params import (
     night_params_model,
 )
 
+MAX_ROUNDS = 1000
+"""The most rounds a step (picks, night talk, a day's discussion) or a forum window may
+count. Far above any rule set's need; a count in the billions (``--set
+discussion_rounds=1000000000000``) made a game that never ended."""
+
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -153,8 +158,8 @@ class NightStep(_Spec):
     """The roles that act; at least one, else the step would silently never run."""
     action: str
     group: bool = False
-    rounds: int = Field(default=1, ge=1)
-    chat_rounds: int = Field(default=0, ge=0)
+    rounds: int = Field(default=1, ge=1, le=MAX_ROUNDS)
+    chat_rounds: int = Field(default=0, ge=0, le=MAX_ROUNDS)
     observers: tuple[str, ...] = ()
     optional: bool = False
     default: Literal["pass", "random"] = "pass"
@@ -191,7 +196,7 @@ class DayStep(_Spec):
     ]
     """``forum``: a communication window (`engine.forum.window`): private messages,
     newspaper ads, testaments and thread posts, as `rules.forum` switches them on."""
-    rounds: int = Field(default=1, ge=0)
+    rounds: int = Field(default=1, ge=0, le=MAX_ROUNDS)
     procedure: str = ""
     params: VoteParams = Field(default_factory=dict, validate_default=True)
     """Typed by the procedure (`rules.params.VOTE_PARAMS`); a step other than a vote
@@ -249,7 +254,7 @@ class ForumRules(_Spec):
     (messages, ads, a testament, posts, its role's forms) before it declares itself done.
     """
 
-    ticks: int = Field(default=4, ge=1)
+    ticks: int = Field(default=4, ge=1, le=MAX_ROUNDS)
     private_messages: bool = False
     """Private messages between players in the game, one-to-one and group (7.1)."""
     newspaper: bool = False

@@ -240,11 +240,14 @@ class GameManager:
         if spec.variant not in available_variants():
             raise CreateError(f"unknown variant {spec.variant!r}")
         try:
-            variant = load_variant(spec.variant, spec.overrides)
-            if spec.overrides:
-                base = load_variant(spec.variant)
+            base = load_variant(spec.variant)
         except VariantError as exc:
             raise CreateError(f"{exc.key}: {exc.reason}") from exc
+        try:
+            variant = load_variant(spec.variant, spec.overrides) if spec.overrides else base
+        except VariantError as exc:  # the bundled variant loads: the switches are to blame
+            switches = ", ".join(map(repr, spec.overrides))
+            raise CreateError(f"{exc.key}: {exc.reason} (from the switches {switches})") from exc
         if spec.overrides:
             too_far = raised_too_far(base.model_dump(), variant.model_dump(), spec.players)
             if too_far:
