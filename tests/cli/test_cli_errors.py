@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.cli.support import assert_one_paragraph, run_cli
 from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.cli import main
@@ -160,22 +161,6 @@ def write_inputs(tmp: Path) -> None:
     assert thirds != simple  # loads (n/3 is computable) but deals at multiples of 3 only
     (tmp / "variants" / "thirds.toml").write_text(thirds)
     (tmp / "variants" / "broken.toml").write_text("name = \n")
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    try:
-        main(args)
-    except SystemExit as done:
-        return int(done.code or 0), capsys.readouterr().err
-    return 0, capsys.readouterr().err
-
-
-def assert_one_paragraph(err: str, *parts: str) -> None:
-    assert "Traceback" not in err and 'File "' not in err, err
-    text = err.strip()
-    assert text and "\n\n" not in text, err
-    for part in parts:
-        assert part in text, (part, err)
 
 
 @pytest.mark.parametrize(

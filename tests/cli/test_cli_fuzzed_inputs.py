@@ -10,28 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from mafia_arena.cli import main
+from tests.cli.support import assert_one_paragraph, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """Exit code and stderr of one command (`main` exits through `SystemExit`)."""
-    try:
-        main(args)
-    except SystemExit as done:
-        return int(done.code or 0), capsys.readouterr().err
-    return 0, capsys.readouterr().err
 
 
 def assert_user_error(code: int, err: str, *parts: str) -> None:
     """Exit code 2 and one paragraph with each of `parts`, no traceback."""
     assert code == 2, err
-    assert "Traceback" not in err and 'File "' not in err, err
-    assert err.strip() and "\n\n" not in err.strip(), err
-    for part in parts:
-        assert part in err, (part, err)
+    assert_one_paragraph(err, *parts)
 
 
 def _run(variant: str, *switches: str) -> list[str]:

@@ -1,0 +1,26 @@
+"""Running the command line in-process and judging a user error's message, for the
+command-line tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from mafia_arena.cli import main
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Exit code and stderr of one command (`main` exits through `SystemExit`)."""
+    try:
+        main(args)
+    except SystemExit as done:
+        return int(done.code or 0), capsys.readouterr().err
+    return 0, capsys.readouterr().err
+
+
+def assert_one_paragraph(err: str, *parts: str) -> None:
+    """One paragraph holding each of `parts`, no traceback."""
+    assert "Traceback" not in err and 'File "' not in err, err
+    text = err.strip()
+    assert text and "\n\n" not in text, err
+    for part in parts:
+        assert part in text, (part, err)
