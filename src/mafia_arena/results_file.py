@@ -310,6 +310,10 @@ class StoredRecords:
     indexing instead (one parse per line: `read_records`, for stores read whole anyway).
     `games` is ``(spec hash, its number of games)`` when the caller knows the spec: a
     record of that spec with a ``game_index`` not below it is a `StoreFormatError` too.
+    `written` is the writer's own check of a record of that spec (the keys it always
+    writes, `experiments.records.check_written_keys`), so the writer reading its own
+    records back gets file and line for one a hand edit cut short; other readers leave
+    absent keys to their defaults.
     """
 
     def __init__(
@@ -318,10 +322,12 @@ class StoredRecords:
         spec_hash: str | None = None,
         keep: bool = False,
         games: tuple[str, int] | None = None,
+        written: Callable[[Mapping[str, Any]], None] | None = None,
     ) -> None:
         self.path = Path(path)
         self.spec_hash = spec_hash
         self._games = games
+        self._written = written
         self._kept: dict[int, dict[str, Any]] | None = {} if keep else None
         self._series: dict[str, _Series] = {}
         self._others: dict[tuple[str, int, str], tuple[int, bool]] = {}
@@ -367,10 +373,12 @@ class StoredRecords:
         try:
             record: Any = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise StoreFormatError(f"{self.path}:{number}: not a JSON record ({exc.msg})") from exc
+            raise StoreFormatError(
+                f"{self.path}: line {number}: not a JSON record ({exc.msg})"
+            ) from exc
         if not isinstance(record, dict):
             raise StoreFormatError(
-                f"{self.path}:{number}: not a JSON record (a JSON {_json_kind(record)}, "
+                f"{self.path}: line {number}: not a JSON record (a JSON {_json_kind(record)}, "
                 "not an object)"
             )
         return record
@@ -382,15 +390,18 @@ class StoredRecords:
         indexed, so every reader of the store (the leaderboard, a tournament's resume,
         summary and MLflow tallies) gets only records whose values have their types."""
         limit, why = MAX_GAME_INDEX, _STORE_LIMIT
-        if self._games is not None and spec == self._games[0] and self._games[1] < limit:
+        ours = self._games is not None and spec == self._games[0]
+        if ours and self._games is not None and self._games[1] < limit:
             limit = self._games[1]
             why = f"the spec's number of games: indices 0..{limit - 1}"
         try:
             index = keyed("game_index", stored_game_index, record.get("game_index"), limit, why)
             void = keyed("void", stored_flag, record.get("void"))
             check_values(record)
+            if ours and self._written is not None:
+                self._written(record)
         except ValueError as exc:
-            raise StoreFormatError(f"{self.path}:{number}: {exc}") from None
+            raise StoreFormatError(f"{self.path}: line {number}: {exc}") from None
         return index, void
 
     def __len__(self) -> int:

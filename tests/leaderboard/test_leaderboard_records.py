@@ -35,7 +35,7 @@ def test_load_records_reads_the_store_file_or_its_folder(tmp_path: Path, game: G
 def test_load_records_rejects_bad_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"seats": []}\n{not json\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad\.jsonl:2"):
+    with pytest.raises(ValueError, match=r"bad\.jsonl: line 2"):
         load_records(path)
 
 

@@ -74,7 +74,7 @@ def test_duplicates_are_read_once(tmp_path: Path) -> None:
 def test_a_corrupt_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "games.jsonl"
     path.write_text('{"game_index": 0}\nnot json\n{"game_index": 1}\n')
-    with pytest.raises(ValueError, match=r"games\.jsonl:2"):
+    with pytest.raises(ValueError, match=r"games\.jsonl: line 2"):
         read_records(path)
 
 
@@ -179,10 +179,10 @@ def test_a_game_index_that_is_not_a_stored_index_names_file_line_and_key(
     before = _store_with(path, f'{{"spec_hash": "h", "game_index": {value}}}')
     with pytest.raises(StoreFormatError) as caught:
         StoredRecords(path)
-    assert str(caught.value) == f"{path}:2: game_index: {reason}" + (
+    assert str(caught.value) == f"{path}: line 2: game_index: {reason}" + (
         " (the most games a results store holds)" if "below" in reason else ""
     )
-    with pytest.raises(StoreFormatError, match=r"games\.jsonl:2: game_index: "):
+    with pytest.raises(StoreFormatError, match=r"games\.jsonl: line 2: game_index: "):
         read_records(path)
     assert path.read_bytes() == before
 
@@ -199,7 +199,7 @@ def test_a_game_index_outside_the_specs_games_is_refused_for_that_spec_only(
     with pytest.raises(StoreFormatError) as caught:
         StoredRecords(path, games=("h", 2))
     assert str(caught.value) == (
-        f"{path}:2: game_index: 2 is not below 2 (the spec's number of games: indices 0..1)"
+        f"{path}: line 2: game_index: 2 is not below 2 (the spec's number of games: indices 0..1)"
     )
 
 
@@ -216,7 +216,7 @@ def test_a_spec_of_as_many_games_as_a_store_holds_or_more_gets_the_stores_reason
     with pytest.raises(StoreFormatError) as caught:
         StoredRecords(path, games=("h", games))
     assert str(caught.value) == (
-        f"{path}:2: game_index: {MAX_GAME_INDEX} is not below {MAX_GAME_INDEX} "
+        f"{path}: line 2: game_index: {MAX_GAME_INDEX} is not below {MAX_GAME_INDEX} "
         "(the most games a results store holds)"
     )
 
@@ -233,7 +233,7 @@ def test_a_line_that_is_json_but_not_an_object_is_a_format_error(
     _store_with(path, line)
     with pytest.raises(StoreFormatError) as caught:
         StoredRecords(path)
-    assert str(caught.value) == f"{path}:2: not a JSON record (a JSON {kind}, not an object)"
+    assert str(caught.value) == f"{path}: line 2: not a JSON record (a JSON {kind}, not an object)"
 
 
 @pytest.mark.parametrize("value", ['"false"', '"true"', "0", "1", "[]"])
@@ -243,7 +243,9 @@ def test_a_void_that_is_not_a_boolean_is_a_format_error(tmp_path: Path, value: s
 
     path = tmp_path / "games.jsonl"
     _store_with(path, f'{{"spec_hash": "h", "game_index": 5, "void": {value}}}')
-    with pytest.raises(StoreFormatError, match=r"games\.jsonl:2: void: .* is not true or false"):
+    with pytest.raises(
+        StoreFormatError, match=r"games\.jsonl: line 2: void: .* is not true or false"
+    ):
         StoredRecords(path)
     _store_with(path, '{"spec_hash": "h", "game_index": 5, "void": false}')
     assert StoredRecords(path).played_indices() == {0, 1, 5}

@@ -69,6 +69,7 @@ from mafia_arena.experiments.provenance import (
     read_manifest,
     write_manifest,
 )
+from mafia_arena.experiments.records import check_written_keys
 from mafia_arena.experiments.services import check_ray_address, check_tracking, writable_results
 from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
@@ -171,7 +172,11 @@ def _stored(
     if not resume and store.path.is_file() and store.path.stat().st_size:
         store.archive()  # before reading it: starting over must not need a readable store
     check_store(store.path)  # what the board and MLflow will rate: refused before playing
-    stored = StoredRecords(store.path, games=(experiment.spec_hash, experiment.games_total))
+    stored = StoredRecords(
+        store.path,
+        games=(experiment.spec_hash, experiment.games_total),
+        written=check_written_keys,
+    )
     old = read_manifest(store.folder) if stored else None  # unreadable: ManifestError
     others = stored.spec_hashes() - {experiment.spec_hash}
     store_id = str(old.get("store_id") or "") if old is not None else ""

@@ -30,7 +30,7 @@ to know which model, endpoint kind, sampling and prompt version produced the pla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mafia_arena.agents.base import Agent
@@ -72,6 +72,32 @@ RECORD_KEYS = (
     "fallback_record",
     "log_path",
 )
+
+
+#: The keys `build_record` writes into every record, and into every seat of one: what
+#: the driver's own readers (its resume, the MLflow tallies) take without a default.
+WRITTEN_KEYS = ("seed", "variant", "players", "winner", "length_days", "seats", "log_path")
+WRITTEN_SEAT_KEYS = ("seat", "agent", "role", "faction", "side", "won", "survived")
+
+
+def check_written_keys(record: Mapping[str, Any]) -> None:
+    """Raise `ValueError` (``"<key>: <reason>"``) for the first of `WRITTEN_KEYS` (or,
+    in a seat, `WRITTEN_SEAT_KEYS`) that `record` lacks.
+
+    Why: the results reader leaves an absent key to each reader's default (a web game's
+    record has no ``metrics``), but a tournament's own records always hold these, and
+    its tracked resume reads them without one; a record whose ``log_path`` or a seat's
+    ``role`` was deleted by hand stopped it with a ``KeyError`` traceback. The types are
+    `results_file.check_values`'."""
+    for key in WRITTEN_KEYS:
+        if key not in record:
+            raise ValueError(f"{key}: missing (every record a tournament writes has it)")
+    for index, seat in enumerate(record["seats"] or ()):
+        for key in WRITTEN_SEAT_KEYS:
+            if key not in seat:
+                raise ValueError(
+                    f"seat #{index}: {key}: missing (every seat a tournament writes has it)"
+                )
 
 
 def log_path(game_index: int) -> str:
