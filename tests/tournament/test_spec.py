@@ -42,6 +42,8 @@ players = 5
         (BASE.replace("players = 5", "players = []"), "variants.0.players", "at least one"),
         (BASE + BASE.split("\n", 3)[3], "variants.1.label", "appears twice"),
         (BASE + "[concurrency]\nworkers = 0\n", "concurrency.workers", "greater than"),
+        (BASE + "[concurrency]\nworkers = 9223372036854775807\n", "concurrency.workers", "1024"),
+        (BASE + "[concurrency]\nmax_retries = 10000\n", "concurrency.max_retries", "100"),
         ("void_threshold = 1.5\n" + BASE, "void_threshold", "less than or equal to 1"),
         ("void_threshold = -0.1\n" + BASE, "void_threshold", "greater than or equal to 0"),
         ("void_threshold = true\n" + BASE, "void_threshold", "got true"),

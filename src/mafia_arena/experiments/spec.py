@@ -79,7 +79,9 @@ class _Model(BaseModel):
 class Concurrency(_Model):
     """How the games are spread; none of it changes a game, so none of it is hashed."""
 
-    workers: Count = Field(default=2, ge=1, description="CPUs of a local Ray cluster.")
+    # Bounded: Ray refuses a CPU count past 1e14 with a traceback, and a local cluster
+    # of more CPUs than a machine has only queues the tasks.
+    workers: Count = Field(default=2, ge=1, le=1024, description="CPUs of a local Ray cluster.")
     batch_size: Count = Field(default=25, ge=1, description="Scripted games per Ray task.")
     llm_batch_size: Count = Field(
         default=4,
@@ -93,6 +95,7 @@ class Concurrency(_Model):
     max_retries: Count = Field(
         default=3,
         ge=0,
+        le=100,
         description="Ray retries of a task after a worker crash or a transient error.",
     )
     decision_timeout_s: float | None = Field(
