@@ -169,6 +169,7 @@ def test_hostile_messages_are_refused_and_the_game_survives(server: LiveServer) 
             {"type": "act", "turn": turn, "choice": len(state["request"]["options"])},
             {"type": "say", "turn": turn, "text": "I pick whoever I like"},
             {"type": "act", "turn": turn - 1, "choice": 0},
+            {"type": "act", "turn": turn + 1, "choice": 0},
             {"type": "act", "turn": str(turn), "choice": 0},
             {"type": "say", "turn": turn, "text": "x" * 5000},
             {"type": "auth", "credential": theirs["credential"]},
@@ -195,11 +196,12 @@ def test_hostile_messages_are_refused_and_the_game_survives(server: LiveServer) 
     assert "not one of the options" in errors[1]
     assert "listed choices" in errors[2]
     assert "earlier turn" in errors[3]
-    assert "invalid" in errors[4]
+    assert "not been asked yet" in errors[4]
     assert "invalid" in errors[5]
-    assert errors[6] == "already authenticated"
-    assert "invalid" in errors[7]
-    assert "too large" in errors[8]
+    assert "invalid" in errors[6]
+    assert errors[7] == "already authenticated"
+    assert "invalid" in errors[8]
+    assert "too large" in errors[9]
     assert server.wait_over(game_id).over
 
 

@@ -88,10 +88,15 @@ async def test_human_agent_drops_stale_and_illegal_actions() -> None:
     agent.on_reject = rejected.append
     agent.turn = 5
     view = View(0, load_variant("simple"), KnowledgeFold(0).snapshot(), VOTE)
-    for action in (Action(4, choice=0), Action(5, choice=9), Action(5, choice=1)):
+    actions = (Action(4, choice=0), Action(6, choice=0), Action(5, choice=9), Action(5, choice=1))
+    for action in actions:
         assert agent.offer(action)
     assert await asyncio.wait_for(agent.act(view), 1) == Choice("target", 2)
-    assert rejected == ["that was for an earlier turn", "that choice is not one of the options"]
+    assert rejected == [
+        "that was for an earlier turn",
+        "that is for a turn you have not been asked yet",
+        "that choice is not one of the options",
+    ]
 
 
 def test_human_agent_mailbox_is_bounded() -> None:

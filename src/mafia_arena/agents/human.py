@@ -55,6 +55,17 @@ class Action:
     text: str | None = None
 
 
+def turn_mismatch(sent: int, current: int) -> str | None:
+    """Why an action for turn `sent` is refused while the seat's turn is `current`
+    (None: it is for the current turn). An earlier turn is a stale page or a double
+    click; a later one is a client that made its turn number up."""
+    if sent == current:
+        return None
+    if sent < current:
+        return "that was for an earlier turn"
+    return "that is for a turn you have not been asked yet"
+
+
 def clean_text(text: str) -> str:
     """Speech as stored: characters a reader does not see become spaces, trimmed.
 
@@ -145,8 +156,9 @@ class HumanAgent(AgentBase):
             raise ValueError("act called without a request")
         while True:
             action = await self._inbox.get()
-            if action.turn != self.turn:
-                self.reject("that was for an earlier turn")
+            wrong_turn = turn_mismatch(action.turn, self.turn)
+            if wrong_turn:
+                self.reject(wrong_turn)
                 continue
             try:
                 decision = decision_for(request, action)

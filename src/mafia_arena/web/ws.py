@@ -20,7 +20,7 @@ import json
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from mafia_arena.agents.human import Action, HumanAgent
+from mafia_arena.agents.human import Action, HumanAgent, turn_mismatch
 from mafia_arena.web.auth import Grant
 from mafia_arena.web.chat import ChatRefused
 from mafia_arena.web.manager import GameManager
@@ -110,8 +110,9 @@ def _handle(session: GameSession, conn: Connection, message: Message, chat: Rate
     ):
         conn.send({"type": "error", "reason": "you have nothing to decide now"})
         return
-    if message.turn != slot.turn:
-        conn.send({"type": "error", "reason": "that was for an earlier turn"})
+    wrong_turn = turn_mismatch(message.turn, slot.turn)
+    if wrong_turn:
+        conn.send({"type": "error", "reason": wrong_turn})
         return
     action = (
         Action(message.turn, choice=message.choice)
