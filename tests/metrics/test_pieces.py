@@ -86,6 +86,38 @@ def test_sides_follow_role_changes_at_the_time_of_each_vote() -> None:
     assert compute_metrics(log)["game"]["irp"] == pytest.approx(4 / 5)
 
 
+def _four_player_day(votes: dict[int, int | None], executed: int) -> GameLog:
+    """A 4-player `simple` game (P1 the mafioso) whose first day's ballot is `votes`
+    and executes `executed`, a town player."""
+    b = LogBuilder()
+    b.add("setup", {"variant": "simple", "players": 4, "composition": {}})
+    for seat, faction in enumerate(["mafia", "town", "town", "town"]):
+        role = "mafioso" if faction == "mafia" else "villager"
+        b.add("role", {"seat": seat, "role": role, "faction": faction}, "seats", (seat,))
+    b.at(1, "day")
+    b.votes(votes)
+    b.add("death", {"seat": executed, "cause": "execution", "role": "villager"})
+    return GameLog("simple", {}, 4, 1, b.events, [], {})
+
+
+@pytest.mark.parametrize(
+    ("votes", "carried"),
+    [
+        ({0: None, 1: 2, 2: 1, 3: None}, 0.0),  # town tied 1-1, a draw: no mafia ballot
+        ({0: 2, 1: 2, 2: 1, 3: 1}, 1.0),  # the mafioso's ballot made the tie P3 lost
+        ({0: 2, 1: 2, 2: 1, 3: 2}, 0.0),  # P3 had a strict plurality without it
+    ],
+)
+def test_an_execution_the_mafia_cast_no_ballot_for_is_not_carried_by_it(
+    votes: dict[int, int | None], carried: float
+) -> None:
+    """Before, a town execution decided by a random tie-break counted as carried by the
+    mafia even when no mafioso voted for it: the others' votes alone lacked a strict
+    plurality."""
+    game = compute_metrics(_four_player_day(votes, executed=2))["game"]
+    assert game["town_elims_carried_by_mafia"] == carried
+
+
 def test_unknown_variant_falls_back_to_faction_names() -> None:
     known = build_known_game()
     log = GameLog("no-such-variant", {}, 7, 1, known.events, [], known.meta)

@@ -114,7 +114,13 @@ def _checked(f: GameFacts, said: Any, claim: Any) -> bool:
 
 
 def _carried(ballot: Any, seat: int) -> bool:
-    """Without the mafia side's ballots, would `seat` have lacked a strict plurality?"""
-    town = Counter(t for v, t in ballot.votes.items() if t is not None and ballot.sides[v] != MAFIA)
+    """Did the mafia side vote for `seat`, and without its ballots would `seat` have
+    lacked a strict plurality? Both: an execution the mafia cast no ballot for was not
+    carried by it, even where the others' votes tied and a random draw (or a rule that
+    moves votes) decided it."""
+    voted = [(t, ballot.sides[v] == MAFIA) for v, t in ballot.votes.items() if t is not None]
+    if not any(t == seat and mafia for t, mafia in voted):
+        return False
+    town = Counter(t for t, mafia in voted if not mafia)
     best_other = max((n for t, n in town.items() if t != seat), default=0)
     return town[seat] <= best_other
