@@ -34,6 +34,21 @@ class AgentStats:
     latency_s: float = 0.0
     extra: dict[str, float] = field(default_factory=dict)
 
+    def plus(self, other: AgentStats) -> AgentStats:
+        """The counters of two agents that played one seat (a person and the stand-in
+        bot that played their absences), summed; `extra` is the first's."""
+        return AgentStats(
+            self.decisions + other.decisions,
+            self.reasks + other.reasks,
+            self.retries + other.retries,
+            self.fallbacks + other.fallbacks,
+            self.tokens_in + other.tokens_in,
+            self.tokens_out + other.tokens_out,
+            self.cost + other.cost,
+            self.latency_s + other.latency_s,
+            dict(self.extra),
+        )
+
     def to_json(self) -> dict[str, float]:
         return {
             "decisions": self.decisions,

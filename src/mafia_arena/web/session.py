@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mafia_arena.agents.base import Agent
+from mafia_arena.agents.base import Agent, AgentStats
 from mafia_arena.agents.human import HumanAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.game import Game
@@ -124,6 +124,16 @@ class Slot:
     @property
     def human(self) -> bool:
         return self.spec.kind == "human"
+
+    @property
+    def stats(self) -> AgentStats:
+        """The seat's counters: its agent's, plus its stand-in's where one played, so
+        the log's re-asks and retries (`metrics.reliability`: over every decision the
+        seat made) count the stand-in's too. A record's seat entry keeps the person's
+        own (the stand-in's decisions are credited apart)."""
+        if self.stand_in is None:
+            return self.agent.stats
+        return self.agent.stats.plus(self.stand_in.stats)
 
     def info(self) -> SeatInfo:
         """Public facts only: name, bot or human, presence — never the card."""

@@ -73,7 +73,7 @@ def game_log(session: GameSession) -> GameLog:
         "source": "web",
         "game_id": session.id,
         "agent_kinds": ["human" if s.human else s.agent.kind for s in slots],
-        "agent_stats": [s.agent.stats.to_json() for s in slots],
+        "agent_stats": [s.stats.to_json() for s in slots],
         "replaced": [s.was_replaced for s in slots],
         "stand_in": session.spec.replacement if session.spec.absent == "bot" else None,
         # who made each decision (player, bot, stand-in, timeout), in log order
