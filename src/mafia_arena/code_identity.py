@@ -11,6 +11,9 @@ layer so the runner can stamp logs without importing the experiments package.
   bytes, so an uncommitted one-line edit of a scripted agent is a different identity.
 
 Computed once per process (`lru_cache`): a worker reads the source once, not per game.
+So a process names the code it imported, and a worker started after the checkout was
+edited names other code than its driver: the tournament driver refuses to store such
+a worker's games (`experiments.driver`).
 """
 
 from __future__ import annotations

@@ -203,6 +203,34 @@ def test_item6_game_logs_carry_the_code_identity_of_the_records_and_manifest(
         assert header["meta"]["code"] == record["code"] == manifest["code"]
 
 
+def test_item6_a_game_played_by_code_changed_mid_run_is_not_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker imports the package when it starts, so a checkout edited while a
+    tournament runs plays later games with other code than the driver and manifest
+    name; the driver stamped them with its own identity and stored them. Injected
+    here by giving the logs (stamped where the game is played) another digest."""
+    import mafia_arena.runner.log as log_module
+
+    spec = write_spec(tmp_path, "midrun", TWELVE.replace("games = 12", "games = 3"))
+    results = tmp_path / "r"
+    real = code_provenance()
+    edited = {**real, "digest": "0123456789abcdef"}
+    monkeypatch.setattr(log_module, "code_identity", lambda: edited)
+    with pytest.raises(TournamentError) as caught:
+        quiet(spec, results, use_ray=False, track=False)
+    summary = caught.value.summary
+    assert summary.games_stored == 0 and sorted(summary.failed) == [0, 1, 2]
+    reason = summary.failed[0]
+    assert "package changed while it ran" in reason and "0123456789abcdef" in reason
+    assert not (results / "games.jsonl").exists() or not (results / "games.jsonl").read_text()
+    monkeypatch.undo()  # the code is as the manifest says again: the games are played
+    summary = quiet(spec, results, use_ray=False, track=False)
+    assert summary.ok and summary.games_stored == 3
+    records, _logs = snapshot(results)
+    assert all(r["code"] == real for r in records)
+
+
 def test_item6_resuming_a_store_without_a_manifest_warns_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -296,6 +296,34 @@ def _run(
     return summary
 
 
+def _same_code(
+    items: list[dict[str, Any]], code: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The played games of `items` whose worker ran the driver's `code`, each record
+    stamped with it, and a failure for each game played by other code.
+
+    Why: a worker imports the package when it starts, so a checkout edited while a
+    tournament runs can play later games with the new code while the driver (and the
+    store's manifest) name the old one. Such a game is not stored: the store would mix
+    two codes under one identity. It fails, so the next run plays it again, and that
+    run's resume check names the change (`provenance.code_differences`)."""
+    games: list[dict[str, Any]] = []
+    stale: list[dict[str, Any]] = []
+    for game in (g for g in items if "record" in g):
+        record = game["record"]
+        changed = code_differences({"code": record.get("code")}, {"code": code})
+        if changed:
+            reason = (
+                "played by other code than the tournament's: the package changed while "
+                f"it ran ({'; '.join(changed)}); not stored"
+            )
+            stale.append(failure(record["game_index"], record["seed"], reason)["failed"])
+            continue
+        record["code"] = dict(code)
+        games.append(game)
+    return games, stale
+
+
 def _finish_tracking(
     tracker: Any, experiment: Experiment, summary: Summary, records: StoredRecords
 ) -> None:
@@ -378,10 +406,8 @@ def _play(
                 ]
             else:
                 items = outcome.games
-            games = [g for g in items if "record" in g]
-            failed = [g["failed"] for g in items if "failed" in g]
-            for game in games:
-                game["record"]["code"] = dict(code)
+            games, stale = _same_code(items, code)
+            failed = [g["failed"] for g in items if "failed" in g] + stale
             store.append(games)
             if failed:
                 store.record_failures(job.spec_hash, failed)

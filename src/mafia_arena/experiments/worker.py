@@ -139,6 +139,8 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
                 agents=agents,
                 result=result,
             )
+            # the code that played it, which the driver checks against its own
+            record["code"] = dict(result.log.meta.get("code") or {})
             out[index] = {
                 "record": record,
                 "log": result.log.to_jsonl(),
