@@ -18,7 +18,7 @@ def _repo_agents_dir() -> Path | None:
     return prompts.parent if prompts is not None else None
 
 
-def _is_file(path: Path) -> bool:
+def is_file(path: Path) -> bool:
     """Whether `path` is a file; False for a name the system cannot look up at all.
 
     Why: `Path.is_file` raises `OSError` for a name longer than the system allows, so a
@@ -26,6 +26,15 @@ def _is_file(path: Path) -> bool:
     """
     try:
         return path.is_file()
+    except OSError:
+        return False
+
+
+def is_dir(path: Path) -> bool:
+    """Whether `path` is a folder; False for a name the system cannot look up at all
+    (as `is_file`)."""
+    try:
+        return path.is_dir()
     except OSError:
         return False
 
@@ -46,14 +55,14 @@ def resolve_agent_file(spec: str) -> Path | None:
         path = Path(spec).expanduser()
         candidates = [path] if path.is_absolute() else [root / path for root in roots]
         for candidate in candidates:
-            if _is_file(candidate):
+            if is_file(candidate):
                 return candidate.resolve()
         raise ValueError(f"agent file not found: {spec}")
     if not spec or "/" in spec or "\\" in spec or spec.startswith("."):
         return None
     for root in roots:
         candidate = root / "agents" / f"{spec}.toml"
-        if _is_file(candidate):
+        if is_file(candidate):
             return candidate.resolve()
     return None
 

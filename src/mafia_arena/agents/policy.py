@@ -23,12 +23,15 @@ is needed, so any worker (Ray, the web app, the CLI) can seat it by its file nam
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 from mafia_arena.agents.advice import advice_id, with_advice
 from mafia_arena.agents.base import Agent, SyncAgent
-from mafia_arena.agents.files import agent_file_kind, resolve_agent_file
-from mafia_arena.agents.policy_file import PolicyFile, table_hash
+from mafia_arena.agents.files import agent_file_kind, is_dir, is_file, resolve_agent_file
+from mafia_arena.agents.policy_file import PolicyFile, answers, check_header, table_hash
 from mafia_arena.agents.registry import make_agent, register_loader
 from mafia_arena.engine.choices import Decision
 from mafia_arena.env.actions import build_action_table
@@ -45,42 +48,76 @@ class PolicyAgent(SyncAgent):
     kind = RL_KIND
 
     def __init__(self, name: str, policy: PolicyFile, fallback: Agent) -> None:
+        """Seat `policy` as `name`; `ValueError` naming the policy file (its `source`,
+        else `name`), the header key or array and the reason when the policy does not
+        fit this code: a header of the wrong shape (`check_header`), a variant, switch,
+        player count, side or layout that cannot be set up, an action table or
+        observation size that changed since training, or weights that do not chain
+        from the observation to the action table (`PolicyFile.check`). Everything a
+        game later reads is checked here, so a policy that is built never fails mid-game.
+        """
         super().__init__()
         if not isinstance(fallback, SyncAgent):
             raise ValueError(f"fallback {fallback.name!r} of {name!r} must be a scripted player")
         self.name = name
         self.policy = policy
         self.fallback = fallback
-        header = policy.header
+        where = str(policy.source) if policy.source is not None else name
+
+        def refuse(key: str, reason: object) -> ValueError:
+            return ValueError(f"{where}: key '{key}': {reason}")
+
+        try:
+            header = check_header(policy.header)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
         self.players = int(header["players"])
         self.kinds = frozenset(header["kinds"])
-        self.trained_variant = load_variant(header["variant"], dict(header.get("overrides", {})))
         self.variant_name = header["variant"]
+        overrides = dict(header.get("overrides", {}))
+        try:
+            self.trained_variant = load_variant(self.variant_name, overrides)
+        except (ValueError, TypeError, OSError) as exc:
+            key = "overrides" if overrides and _loads(self.variant_name) else "variant"
+            raise refuse(key, exc) from None
         self.side = header["side"]
-        self.table = build_action_table(self.trained_variant, self.players)
+        sides = sorted({faction.side for faction in self.trained_variant.factions.values()})
+        if self.side not in sides:
+            raise refuse("side", f"{self.side!r} is no side of the variant ({', '.join(sides)})")
+        try:
+            self.table = build_action_table(self.trained_variant, self.players)
+        except ValueError as exc:  # the count, or switches that do not deal it
+            raise refuse("players' with key 'overrides" if overrides else "players", exc) from None
         if table_hash(list(self.table.keys)) != header["table_hash"]:
-            raise ValueError(
-                f"{name}: the policy's action table no longer matches variant "
-                f"{header['variant']!r} at {self.players} players (retrain it)"
+            raise refuse(
+                "table_hash",
+                f"the policy's action table no longer matches variant "
+                f"{header['variant']!r} at {self.players} players (retrain it)",
             )
         try:
             self.observation = ObservationSpec.from_header(header.get("observation"))
-        except ValueError as exc:
-            raise ValueError(f"{name}: {exc} (retrain it or update mafia-arena)") from None
-        self.encoder = make_encoder(self.trained_variant, self.players, self.observation)
+            self.encoder = make_encoder(self.trained_variant, self.players, self.observation)
+        except (ValueError, TypeError) as exc:
+            raise refuse("observation", f"{exc} (retrain it or update mafia-arena)") from None
         # a policy trained with advice sees its co-player's choice; the fallback gives it
         self.advice = header.get("advice")
         if self.advice is not None and self.advice != fallback.name:
-            raise ValueError(
-                f"{name}: the policy was trained on {self.advice!r}'s advice, "
-                f"so its fallback must be {self.advice!r}, not {fallback.name!r}"
+            raise refuse(
+                "advice",
+                f"the policy was trained on {self.advice!r}'s advice, "
+                f"so its fallback must be {self.advice!r}, not {fallback.name!r}",
             )
         size = self.encoder.size + (self.table.size if self.advice is not None else 0)
         if size != int(header["observation_size"]):
-            raise ValueError(
-                f"{name}: the policy expects {header['observation_size']} observation "
-                f"values, the encoder now gives {size} (retrain it)"
+            raise refuse(
+                "observation_size",
+                f"the policy expects {header['observation_size']} observation "
+                f"values, the encoder now gives {size} (retrain it)",
             )
+        try:
+            policy.check(actions=self.table.size)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
         self.seat = 0
 
     def reset(self, seat: int, seed: int) -> None:
@@ -92,7 +129,7 @@ class PolicyAgent(SyncAgent):
     def decide(self, view: View) -> Decision:
         request = view.request
         assert request is not None, "decide() needs a view with a request"
-        if not self._fits(view) or request.kind not in self.kinds:
+        if not self._fits(view) or not answers(self.kinds, request.kind):
             decision = self.fallback.decide(view)
             self.stats.extra["fallback_decisions"] = (
                 self.stats.extra.get("fallback_decisions", 0) + 1
@@ -121,25 +158,82 @@ class PolicyAgent(SyncAgent):
         return side == self.side
 
 
+AGENT_KEYS = ("name", "kind", "policy", "fallback", "description")
+"""The keys of an ``rl`` agent file."""
+
+_LOADING: ContextVar[tuple[Path, ...]] = ContextVar("rl_agent_files_loading", default=())
+"""The rl agent files being built in this context, outermost first (fallback chains)."""
+
+
+class _FallbackCycle(ValueError):
+    """Fallbacks that lead back to an agent file being built (told once, outermost)."""
+
+
+def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
+    """Raise `ValueError` ``PATH: key 'K': reason`` unless an ``rl`` agent file's keys
+    are usable: only `AGENT_KEYS`; ``policy`` (required), ``name`` and ``fallback``
+    non-empty text; ``description`` text.
+
+    Why: each value becomes a string in the game's records or an agent spec; read as
+    anything else (a number, an array, a table), it would be turned into text quietly
+    and the agent would play under a name nobody wrote.
+    """
+    unknown = sorted(set(data) - set(AGENT_KEYS))
+    if unknown:
+        raise ValueError(f"{path}: key {unknown[0]!r}: unknown in an rl agent file")
+    if not isinstance(data.get("policy"), str) or not data["policy"].strip():
+        raise ValueError(f"{path}: key 'policy': the path of a policy file is required")
+    for key in ("name", "fallback", "description"):
+        if key not in data:
+            continue
+        value = data[key]
+        if not isinstance(value, str) or (key != "description" and not value.strip()):
+            what = "text" if key == "description" else "non-empty text"
+            raise ValueError(f"{path}: key {key!r}: must be {what}, not {value!r}")
+
+
+def _loads(variant: str) -> bool:
+    """Whether `variant` loads without switches (to tell a bad variant from bad switches)."""
+    try:
+        load_variant(variant, {})
+    except (ValueError, OSError):
+        return False
+    return True
+
+
 def load_policy_agent(spec: str) -> PolicyAgent | None:
-    """A `PolicyAgent` for an ``rl`` agent file, else None (not an agent file of ours)."""
+    """A `PolicyAgent` for an ``rl`` agent file, else None (not an agent file of ours).
+
+    The agent file (`check_agent_file`), its policy file (`PolicyFile.load`) and the fit
+    of the two (`PolicyAgent`) are checked before an agent is returned; each problem is
+    a `ValueError` naming the file, the key (or array) and the reason.
+    """
     path = resolve_agent_file(spec)
     if path is None or agent_file_kind(path) != RL_KIND:
         return None
-    data: dict[str, Any] = tomllib.loads(path.read_text())
-    unknown = sorted(set(data) - {"name", "kind", "policy", "fallback", "description"})
-    if unknown:
-        raise ValueError(f"{path}: key {unknown[0]!r}: unknown in an rl agent file")
-    if not isinstance(data.get("policy"), str):
-        raise ValueError(f"{path}: key 'policy': the path of a policy file is required")
-    policy = PolicyFile.load(path.parent / data["policy"])
-    fallback = str(data.get("fallback", policy.header.get("fallback", "heuristic")))
+    loading = _LOADING.get()
+    if path in loading:  # a fallback chain back to itself would recurse without end
+        chain = " -> ".join(str(p) for p in (*loading, path))
+        raise _FallbackCycle(f"{loading[0]}: key 'fallback': the fallbacks go round ({chain})")
+    data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    check_agent_file(path, data)
+    policy_path = path.parent / data["policy"]
+    if not is_file(policy_path):
+        missing = "is a folder" if is_dir(policy_path) else "does not exist"
+        raise ValueError(f"{path}: key 'policy': {policy_path} {missing}, not a policy file")
+    policy = PolicyFile.load(policy_path)
+    fallback = data.get("fallback", policy.header.get("fallback", "heuristic"))
+    where = "key 'fallback'" if "fallback" in data else "its policy's fallback"
+    token = _LOADING.set((*loading, path))
     try:
         fallback_agent = make_agent(fallback)
+    except _FallbackCycle:
+        raise
     except ValueError as exc:
-        where = "key 'fallback'" if "fallback" in data else "its policy's fallback"
         raise ValueError(f"{path}: {where}: {exc}") from None
-    return PolicyAgent(str(data.get("name", path.stem)), policy, fallback_agent)
+    finally:
+        _LOADING.reset(token)
+    return PolicyAgent(data.get("name", path.stem), policy, fallback_agent)
 
 
 register_loader(load_policy_agent)

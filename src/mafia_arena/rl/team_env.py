@@ -36,6 +36,7 @@ import numpy as np
 
 from mafia_arena.agents.advice import advice_id, with_advice
 from mafia_arena.agents.base import SyncAgent
+from mafia_arena.agents.policy_file import ALL_KINDS, answers
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, StateChanged
@@ -45,7 +46,6 @@ from mafia_arena.seat_seeds import new_host_key, seat_seeds
 from mafia_arena.views.encode import ObservationLayout
 from mafia_arena.views.encode_history import ObservationSpec
 
-ALL_KINDS = "*"
 Chooser = Callable[[np.ndarray, np.ndarray], int]
 """A policy as a function: (observation, boolean mask) -> action id."""
 UNENCODED_KINDS = ("bid", "explain", "forum")
@@ -149,7 +149,7 @@ class TeamSetup:
     advice: bool = False
 
     def learns(self, kind: str) -> bool:
-        return ALL_KINDS in self.kinds or kind in self.kinds
+        return answers(self.kinds, kind)
 
     def observation_spec(self) -> ObservationSpec:
         """The observation layout the learner sees (`views.encode_history`)."""
