@@ -158,9 +158,12 @@ def _last_call(session: GameSession, prompt: list[int]) -> None:
     done, a full timer left to run is only the table waiting. Only when another person
     sits at the table (connected, alive or dead): bots do not mind waiting, and a person
     alone with bots keeps their whole time. Not in a night slot (`web/night_pace.py`),
-    which lasts its public time whoever answers when; a night off the clock (a forum
-    window) shows the countdowns only to the asked seats."""
+    which lasts its public time whoever answers when, nor in a forum window
+    (`GameSession.forum_part`): its push to every page, and the call itself, would tell
+    that all but one seat are done writing private messages or handing in forms."""
     if session.pace is not None:  # a night slot runs to its end anyway: nothing to gain
+        return
+    if session.forum_part() is not None:  # who is still at it in a forum window is hidden
         return
     left = [s for s in prompt if session.slots[s].active]
     if len(prompt) < 2 or len(left) != 1:

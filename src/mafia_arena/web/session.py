@@ -687,6 +687,22 @@ class GameSession:
         self.store.add_chat(self.id, len(self.chat.lines) - 1, line.to_json())
         self.push_all()  # a page's state comes before chat it may read (its death first)
 
+    def forum_part(self) -> str | None:
+        """``"day"`` or ``"night"`` while a forum window is open (Palermo's clock
+        phases, the dictator's days and nights), else None.
+
+        Why: a forum window asks its seats until each says it is done, and what they do
+        meanwhile (private messages, night forms) is hidden, so the pages of the others
+        must not change with who is still at it: the waiting line names nobody, and no
+        seat gets a last call (`web.driver`) that would push every page."""
+        if self.game is None:
+            return None
+        phase = self.game.state.phase
+        part = FORUM_PHASES.get(phase)
+        if part is None and self.variant.rules.flow == "dictator" and phase in ("day", "night"):
+            part = phase
+        return part
+
     def waiting(self) -> dict[str, Any] | None:
         """Whom the table waits for, for pages with nothing to decide. By day the asked
         seats are public (whose speech, who still votes): their names and the longest
@@ -698,9 +714,7 @@ class GameSession:
         if self.game is None:
             return None
         phase = self.game.state.phase
-        part = FORUM_PHASES.get(phase)
-        if part is None and self.variant.rules.flow == "dictator" and phase == "day":
-            part = "day"  # a communication window asks a seat until it is done (below)
+        part = self.forum_part()
         if part is not None and not self.game.over:
             # Palermo: the night or the day, the same text all along, asked or not. Not
             # the clock's finer phase: when one ends shows when its last mover was done,
