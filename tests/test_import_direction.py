@@ -17,7 +17,15 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "mafia_arena"
 
 LAYERS: list[set[str]] = [
-    {"stats", "seat_seeds", "results_file", "local_ray", "code_identity", "whole_numbers"},
+    {
+        "stats",
+        "seat_seeds",
+        "results_file",
+        "local_ray",
+        "code_identity",
+        "whole_numbers",
+        "output_folders",
+    },
     {"rules", "llm"},
     {"engine"},
     {"speech"},

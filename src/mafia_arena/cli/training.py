@@ -1,6 +1,9 @@
 """The train command: train a policy from a training spec (needs the rl extra).
 
-A bad training spec, or a missing rl extra, prints ``error: ...`` and exits 2.
+A bad training spec, a missing rl extra, an output folder that cannot take the run's
+files or an unusable tracking store prints ``error: ...`` (one paragraph naming the file
+or option, the key and the reason) and exits 2, before any game is dealt or anything is
+written.
 """
 
 from __future__ import annotations
@@ -9,6 +12,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+#: The files a training run writes into its output folder (`rl.train`). A folder that
+#: holds only these is a previous run's, which a new run rewrites; any other file means
+#: the folder is not a training output (``--out .``, ``--out agents``) and it is refused.
+TRAINING_OUTPUTS = frozenset({"policy.npz", "model.zip", "curve.csv", "curve.png"})
 
 
 def train(
@@ -23,21 +31,56 @@ def train(
     track: Annotated[bool, typer.Option(help="log the run to MLflow")] = True,
 ) -> None:
     """Train a policy from a spec (needs the rl extra); writes policy.npz and a curve."""
-    import dataclasses
-
+    from mafia_arena.experiments.errors import ServiceError
     from mafia_arena.rl.spec import TrainSpecError, load_train_spec
     from mafia_arena.rl.train import MissingRLExtra
     from mafia_arena.rl.train import train as run_training
 
     try:
-        loaded = load_train_spec(spec)
-        if steps is not None:
-            loaded = dataclasses.replace(loaded, steps=steps)
+        loaded = load_train_spec(spec, steps=steps)
         folder = out or Path("runs") / "train" / loaded.name
+        _check_out(folder, "--out" if out is not None else f"{spec}: key 'name'")
+        if track:
+            _check_tracking(tracking_uri)
         result = run_training(loaded, folder, tracking_uri=tracking_uri, track=track)
-    except (TrainSpecError, MissingRLExtra) as exc:
+    except (TrainSpecError, MissingRLExtra, ServiceError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(f"policy written to {result.policy_path}")
     for rate in result.final:
         typer.echo(rate.row())
+
+
+def _check_out(folder: Path, where: str) -> None:
+    """Raise `TrainSpecError` unless `folder` can take the run's files: a folder (or one
+    that can be made) that is writable and holds nothing but `TRAINING_OUTPUTS`.
+    `where` names what chose the folder (the option, or the spec's name)."""
+    from mafia_arena.output_folders import unwritable_reason
+    from mafia_arena.rl.spec import TrainSpecError
+
+    reason = unwritable_reason(folder)
+    if reason is not None:
+        raise TrainSpecError(f"{where}: {folder} {reason}")
+    if folder.is_dir():
+        others = sorted(p.name for p in folder.iterdir() if p.name not in TRAINING_OUTPUTS)
+        if others:
+            raise TrainSpecError(
+                f"{where}: {folder} holds other files ({', '.join(others[:3])}"
+                f"{', ...' if len(others) > 3 else ''}) and is no training output folder; "
+                "give a new folder, or one a previous training wrote (its "
+                f"{', '.join(sorted(TRAINING_OUTPUTS))} are rewritten)"
+            )
+
+
+def _check_tracking(tracking_uri: str | None) -> None:
+    """Raise `ServiceError` unless MLflow can log to the tracking store, so a run is not
+    lost to a bad URI after it has trained."""
+    from mafia_arena.experiments.errors import ServiceError
+    from mafia_arena.experiments.services import check_tracking
+    from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
+
+    try:
+        check_tracking(resolve_tracking_uri(tracking_uri), origin=tracking_uri_origin(tracking_uri))
+    except ServiceError as exc:  # its advice names the tournament's switch
+        text = str(exc).replace("play without MLflow", "train without MLflow")
+        raise ServiceError(text.replace("--no-tracking", "--no-track")) from None

@@ -30,13 +30,13 @@ from __future__ import annotations
 import json
 import os
 import socket
-import tempfile
 import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 from mafia_arena.experiments.errors import ServiceError
+from mafia_arena.output_folders import unwritable_reason
 from mafia_arena.tracking.uri import sqlite_path
 from mafia_arena.whole_numbers import read_whole_number
 
@@ -265,24 +265,13 @@ def _ray_client_problem(target: str, timeout_s: float) -> str | None:
 
 
 def writable_results(folder: Path, origin: str = "") -> None:
-    """Raise `ServiceError` if the results folder cannot be created or written.
-
-    Permission bits do not answer this for root, nor on a read-only mount or in a
-    pseudo file system such as ``/proc``, so the nearest existing folder is asked by
-    creating (and at once removing) an empty folder in it. `origin` says where the folder
-    came from (``--results DIR`` or the spec's ``results`` key) and starts the message.
-    """
-    where = origin or f"--results {folder}"
-    existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
-    if existing is None or not existing.is_dir():
+    """Raise `ServiceError` if the results folder cannot be created or written
+    (`output_folders.unwritable_reason`). `origin` says where the folder came from
+    (``--results DIR`` or the spec's ``results`` key) and starts the message."""
+    reason = unwritable_reason(folder)
+    if reason is not None:
+        where = origin or f"--results {folder}"
         raise ServiceError(
-            f"{where}: cannot create the results folder: {existing or folder} is not a "
-            "folder; pass another --results folder."
+            f"{where}: cannot create or write the results folder {folder}: it {reason}; "
+            "pass another --results folder."
         )
-    try:
-        os.rmdir(tempfile.mkdtemp(prefix=".write-check-", dir=existing))
-    except OSError as exc:
-        raise ServiceError(
-            f"{where}: cannot create or write the results folder (making a folder in "
-            f"{existing} fails: {exc.strerror or exc}); pass another --results folder."
-        ) from None

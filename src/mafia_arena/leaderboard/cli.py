@@ -14,10 +14,17 @@ Before anything is written the store is checked line by line (`records.check_sto
 which a tournament's resume runs too): a file that is not a results store (a game log
 from ``logs/``, a record whose seat lacks ``side``) is refused with its file, line and
 reason (`LeaderboardError`), so a mistaken path leaves no half-made folder behind.
+So is a store that does not exist, one that holds games of more than one spec (two
+tournaments' stores run together), ``--results`` given with a results store (it only
+says where a spec's games go), and an output folder that cannot take the board: a
+file, a folder under a file or not writable, the results store or a folder inside it,
+or a folder whose ``README.md`` is not a leaderboard's (``--out .`` would overwrite the
+project's own). Each error names the path or option and the reason.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import tomllib
 from dataclasses import dataclass
@@ -26,13 +33,14 @@ from typing import Any, cast
 
 from mafia_arena import __version__
 from mafia_arena.code_identity import code_label
-from mafia_arena.leaderboard.publish import write_leaderboard
+from mafia_arena.leaderboard.publish import OUTPUT_FILES, write_leaderboard
 from mafia_arena.leaderboard.records import (  # LeaderboardError: raised here too
     LeaderboardError,
     View,
     check_store,
     load_records,
 )
+from mafia_arena.output_folders import unwritable_reason
 from mafia_arena.results_file import STORE_NAME
 
 
@@ -100,14 +108,37 @@ def leaderboard_command(
     from Python) the equivalent command on the results store is recorded. Raises
     `LeaderboardError`, before anything is written, for a store with no records or with
     a line that is not a game record."""
+    invocation = invocation or Invocation(results, out, view)
+    if invocation.results is not None and invocation.spec is None:
+        raise LeaderboardError(
+            f"--results {invocation.results}: says where an experiment spec's games are "
+            f"stored, and {invocation.source} is a results store, not a spec; give the store "
+            "to publish as SOURCE and leave --results out"
+        )
+    if not results.exists():
+        raise LeaderboardError(
+            f"{results}: no such results store; give a results folder (results/<name>) or "
+            f"its {STORE_NAME}, or an experiment spec"
+        )
     path = store_file(results)
-    check_store(path)
+    try:
+        check_store(path)
+    except UnicodeDecodeError as exc:  # a binary file: no line of it is a JSON record
+        raise LeaderboardError(
+            f"{path}: not a results store: byte {exc.start} is not UTF-8 text"
+        ) from None
     records = load_records(path)
     if not records:
         raise LeaderboardError(f"{results}: no game records (play the tournament first)")
+    _check_one_spec(path, records)
     experiment = str(records[0].get("experiment", results.stem))
-    invocation = invocation or Invocation(results, out, view)
+    if out is None and not _FOLDER_NAME.fullmatch(experiment):
+        raise LeaderboardError(
+            f"{path}: key 'experiment': {experiment!r} cannot name a folder under "
+            "leaderboards/; give --out"
+        )
     target = out or Path("leaderboards") / experiment
+    _check_out(target, path.parent, "--out" if out is not None else "leaderboards/<experiment>")
     paths = write_leaderboard(
         records,
         target,
@@ -118,6 +149,61 @@ def leaderboard_command(
     for written in paths:
         print(written)
     return paths
+
+
+#: What a default output folder's name may be (an experiment spec's `name` rule): one
+#: folder under leaderboards/, never a path out of it.
+_FOLDER_NAME = re.compile(r"(?!\.{1,2}$)[A-Za-z0-9_.-]+")
+
+#: How a board's README starts (`leaderboard_command`'s title).
+_BOARD_README_START = "# Leaderboard"
+
+
+def _check_one_spec(path: Path, records: list[dict[str, Any]]) -> None:
+    """Raise `LeaderboardError` when the records come from more than one spec (by their
+    `spec_hash`): a tournament never stores two specs' games in one store, so these are
+    stores run together, and one board of both would rate games of different line-ups,
+    seeds and settings as one tournament under the first one's name."""
+    hashes: dict[str, str] = {}
+    for record in records:
+        spec_hash = record.get("spec_hash")
+        if spec_hash:
+            hashes.setdefault(str(spec_hash), str(record.get("experiment", "?")))
+    if len(hashes) > 1:
+        found = ", ".join(f"{h} ({name})" for h, name in sorted(hashes.items()))
+        raise LeaderboardError(
+            f"{path}: key 'spec_hash': the store holds games of {len(hashes)} specs ({found}); "
+            "publish each tournament's store on its own"
+        )
+
+
+def _check_out(target: Path, store: Path, where: str) -> None:
+    """Raise `LeaderboardError` unless `target` can take the board (see the module
+    docstring). `store` is the results store's folder; `where` names the option."""
+    reason = unwritable_reason(target)
+    if reason is not None:
+        raise LeaderboardError(f"{where} {target}: {reason}")
+    resolved, store_folder = target.resolve(), store.resolve()
+    if resolved == store_folder or store_folder in resolved.parents:
+        raise LeaderboardError(
+            f"{where} {target}: is inside the results store {store}; the board's files would "
+            "mix with the stored games and logs; give a folder outside it"
+        )
+    readme = target / OUTPUT_FILES[0]
+    if readme.is_file() and not _is_board_readme(readme):
+        raise LeaderboardError(
+            f"{where} {target}: its {readme.name} is not a leaderboard's, and publishing "
+            f"would overwrite it (with {', '.join(OUTPUT_FILES[1:])}); give another folder"
+        )
+
+
+def _is_board_readme(readme: Path) -> bool:
+    """Whether `readme` starts as a board's README does (one this command wrote)."""
+    try:
+        with readme.open(encoding="utf-8", errors="replace") as handle:
+            return handle.readline().startswith(_BOARD_README_START)
+    except OSError:
+        return False
 
 
 def _provenance(

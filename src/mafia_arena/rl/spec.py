@@ -28,12 +28,15 @@ Errors name the file, the key and the reason (`TrainSpecError`).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import itertools
+import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.rl.team_env import TeamSetup, check_kinds
+from mafia_arena.rl.team_env import TeamEnv, TeamSetup, check_kinds
 
 
 class TrainSpecError(ValueError):
@@ -73,15 +76,58 @@ _TRAIN_KEYS |= {"ent_coef", "eval_games", "eval_every", "fallback"}
 _TRAIN_KEYS |= {"imitate_games", "imitate_epochs", "imitate_smoothing"}
 _TRAIN_KEYS |= {"rollout_workers", "ray_address"}
 
+# Bounds. Each keeps a typo (an extra zero or three, a number from another key) from
+# running for days or asking for more memory than a machine has; valid runs sit far
+# inside them.
+MAX_STEPS = 10**9
+"""Learner decisions: a billion is weeks of CPU time; more is a typo."""
+MAX_SEED = 2**32 - 1
+"""NumPy's global seed (which Stable-Baselines3 sets from `seed`) takes 0 to 2**32 - 1."""
+MAX_ENVS = 1024
+"""Parallel envs: each holds a game in memory and is stepped in turn."""
+MAX_N_STEPS = 2**20
+"""Decisions per env per rollout."""
+MAX_ROLLOUT_VALUES = 2**30
+"""n_steps × envs × (observation size + action count): the float32 rollout buffer, 4 GiB."""
+MAX_WEIGHTS = 10**8
+"""Weights of one head (observation → `net` → actions); PPO keeps the actor, the critic
+and Adam's two moments of each, so 10**8 is already some 2.4 GB of float32."""
+MAX_EVAL_GAMES = 100_000
+"""Games per opponent in one evaluation: games are played one after another."""
+MAX_EVALUATION_GAMES = 1_000_000
+"""Evaluation games over a whole run ((steps / eval_every + 1) × eval_games × opponents):
+hours of play at a few milliseconds a game."""
+MAX_IMITATE_GAMES = 100_000
+"""Demonstration games: every learner decision of every game is kept in memory."""
+MAX_IMITATE_EPOCHS = 1000
+"""Passes over the demonstrations."""
+MAX_HISTORY_DAYS = 100
+"""Dated day slots of the history layout; each adds a block per seat pair."""
+MAX_MAX_PLAYERS = 1000
+"""Padded seat rows of the history layout; the observation grows with its square."""
+MAX_LEARNING_RATE = 10.0
+"""Far past any useful Adam step; much larger ones send the weights to nan."""
+MAX_ENT_COEF = 10.0
+"""An entropy bonus ten times the game's ±1 outcome is already all bonus; much larger
+ones give nan logits."""
+MAX_SHAPING = 10.0
+"""A reward per execution ten times the game's ±1 outcome is already all shaping; much
+larger ones give nan values."""
+_NAME_SEPARATORS = ("/", "\\")
 
-def load_train_spec(path: str | Path) -> TrainSpec:
-    """Read and check a training spec (see the module docstring)."""
+
+def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
+    """Read and check a training spec (see the module docstring). `steps` replaces the
+    spec's step count (the command line's ``--steps``; 0 only evaluates) before the
+    checks that depend on it."""
     path = Path(path)
     try:
         raw = path.read_bytes()
         data = tomllib.loads(raw.decode())
     except FileNotFoundError:
         raise TrainSpecError(f"{path}: no such training spec") from None
+    except IsADirectoryError:
+        raise TrainSpecError(f"{path}: is a folder, not a training spec") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TrainSpecError(f"{path}: not valid TOML ({exc})") from None
     train = data.get("train")
@@ -94,80 +140,190 @@ def load_train_spec(path: str | Path) -> TrainSpec:
             + ", ".join(sorted(_SETUP_KEYS | _TRAIN_KEYS))
         )
 
+    def fail(key: str, reason: str) -> TrainSpecError:
+        return TrainSpecError(f"{path}: key 'train.{key}': {reason}")
+
     def typed(key: str, kind: type | tuple[type, ...], default: Any) -> Any:
         value = train.get(key, default)
         if isinstance(value, bool) or not isinstance(value, kind):
-            raise TrainSpecError(f"{path}: key 'train.{key}': {value!r} has the wrong type")
+            raise fail(key, f"{value!r} has the wrong type")
         return value
 
-    def positive(key: str, default: int) -> int:
+    def whole(key: str, default: int, low: int, high: int | None, why: str = "") -> int:
         value = typed(key, int, default)
-        if value <= 0:
-            raise TrainSpecError(f"{path}: key 'train.{key}': must be positive, not {value}")
+        if value < low:
+            raise fail(key, f"{_LOWEST.get(low, f'must be at least {low:,}')}, not {value}")
+        if high is not None and value > high:
+            reason = f" ({why})" if why else ""
+            raise fail(key, f"must be at most {high:,}{reason}, not {value:,}")
         return int(value)
 
-    def nonnegative(key: str, default: int) -> int:
-        value = typed(key, int, default)
-        if value < 0:
-            raise TrainSpecError(f"{path}: key 'train.{key}': must not be negative, not {value}")
-        return int(value)
+    def real(key: str, default: float, low: float, high: float, *, above: bool = False) -> float:
+        value = float(typed(key, (int, float), default))
+        if not math.isfinite(value):
+            raise fail(key, f"must be a finite number, not {value}")
+        if value < low or (above and value == low) or value > high:
+            lower = "above" if above else "from"
+            raise fail(key, f"must be {lower} {low:g} to {high:g}, not {value:g}")
+        return value
 
-    kinds = typed("kinds", list, ["vote"])
-    if not kinds:
-        raise TrainSpecError(f"{path}: key 'train.kinds': name at least one request kind")
-    opponents = typed("opponents", list, ["heuristic"])
-    if not opponents:
-        raise TrainSpecError(f"{path}: key 'train.opponents': name at least one opponent")
+    def names(key: str, default: list[str], what: str) -> tuple[str, ...]:
+        value = typed(key, list, default)
+        if not value:
+            raise fail(key, f"name at least one {what}")
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise fail(f"{key}.{i}", f"{item!r} has the wrong type (a {what} name is text)")
+        return tuple(value)
+
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip() or name in (".", ".."):
+        raise TrainSpecError(
+            f"{path}: key 'name': {name!r} is not a name (text naming runs/train/<name>)"
+        )
+    if any(sep in name for sep in _NAME_SEPARATORS):
+        raise TrainSpecError(
+            f"{path}: key 'name': {name!r} holds a path separator; the name is one folder "
+            "under runs/train/"
+        )
+    kinds = names("kinds", ["vote"], "request kind")
+    opponents = names("opponents", ["heuristic"], "opponent")
+    max_players = None
+    if "max_players" in train:
+        max_players = whole("max_players", 1, 1, MAX_MAX_PLAYERS, "seat rows of the observation")
     setup = TeamSetup(
         variant=typed("variant", str, "standard"),
-        players=positive("players", 7),
+        players=whole("players", 7, 1, None),  # the variant bounds it
         overrides=dict(typed("overrides", dict, {})),
         side=typed("side", str, "town"),
-        kinds=tuple(str(k) for k in kinds),
+        kinds=kinds,
         co_player=typed("co_player", str, "heuristic"),
-        opponents=tuple(str(o) for o in opponents),
-        shaping=float(typed("shaping", (int, float), 0.0)),
+        opponents=opponents,
+        shaping=real("shaping", 0.0, -MAX_SHAPING, MAX_SHAPING),
         observation=typed("observation", str, "v0"),
-        history_days=positive("history_days", 3),
+        history_days=whole("history_days", 3, 1, MAX_HISTORY_DAYS, "day slots per seat pair"),
         egocentric=_flag(path, train, "egocentric"),
         advice=_flag(path, train, "advice"),
-        max_players=positive("max_players", 1) if "max_players" in train else None,
+        max_players=max_players,
     )
     try:
         setup.observation_spec()
     except ValueError as exc:
-        raise TrainSpecError(f"{path}: key 'train.observation': {exc}") from None
+        raise fail("observation", str(exc)) from None
     fallback = typed("fallback", str, "heuristic")
     _check_setup(path, setup, fallback)
-    return TrainSpec(
-        name=str(data.get("name", path.stem)),
+    spec = TrainSpec(
+        name=name,
         setup=setup,
-        steps=positive("steps", 100_000),
-        seed=typed("seed", int, 0),
-        envs=positive("envs", 4),
-        net=tuple(int(x) for x in typed("net", list, [128, 128])),
-        learning_rate=float(typed("learning_rate", (int, float), 3e-4)),
-        n_steps=positive("n_steps", 512),
-        batch_size=positive("batch_size", 256),
-        ent_coef=float(typed("ent_coef", (int, float), 0.01)),
-        eval_games=positive("eval_games", 500),
-        eval_every=positive("eval_every", 20_000),
+        steps=whole("steps", 100_000, 1, MAX_STEPS, "weeks of training"),
+        seed=whole("seed", 0, 0, MAX_SEED, "NumPy's seed range"),
+        envs=whole("envs", 4, 1, MAX_ENVS, "each env holds a game"),
+        net=_layers(path, typed("net", list, [128, 128])),
+        learning_rate=real("learning_rate", 3e-4, 0.0, MAX_LEARNING_RATE, above=True),
+        n_steps=whole("n_steps", 512, 1, MAX_N_STEPS, "decisions per env per rollout"),
+        batch_size=whole("batch_size", 256, 2, None),  # at most a rollout: `_check_sizes`
+        ent_coef=real("ent_coef", 0.01, 0.0, MAX_ENT_COEF),
+        eval_games=whole("eval_games", 500, 1, MAX_EVAL_GAMES, "games per opponent"),
+        eval_every=whole("eval_every", 20_000, 1, MAX_STEPS),
         fallback=fallback,
-        imitate_games=nonnegative("imitate_games", 0),
-        imitate_epochs=positive("imitate_epochs", 10),
-        imitate_smoothing=float(typed("imitate_smoothing", (int, float), 0.0)),
-        rollout_workers=nonnegative("rollout_workers", 0),
+        imitate_games=whole("imitate_games", 0, 0, MAX_IMITATE_GAMES, "kept in memory"),
+        imitate_epochs=whole("imitate_epochs", 10, 1, MAX_IMITATE_EPOCHS),
+        imitate_smoothing=real("imitate_smoothing", 0.0, 0.0, 1.0),
+        rollout_workers=whole("rollout_workers", 0, 0, MAX_ENVS),
         ray_address=typed("ray_address", str, ""),
         source=str(path),
         digest=hashlib.sha256(raw).hexdigest()[:16],
     )
+    if steps is not None:
+        if not 0 <= steps <= MAX_STEPS:
+            raise TrainSpecError(
+                f"--steps: must be from 0 to {MAX_STEPS:,} (weeks of training), not {steps:,}"
+            )
+        spec = replace(spec, steps=steps)
+    _check_sizes(path, spec, steps is not None)
+    return spec
+
+
+#: How `whole` words its lower bounds 0 and 1 (the wording the older checks used).
+_LOWEST = {0: "must not be negative", 1: "must be positive"}
+
+
+def _layers(path: Path, net: list[Any]) -> tuple[int, ...]:
+    """`net`'s hidden layer sizes: whole numbers of at least 1 (an empty list is a
+    linear policy)."""
+    for i, width in enumerate(net):
+        if isinstance(width, bool) or not isinstance(width, int):
+            raise TrainSpecError(f"{path}: key 'train.net.{i}': {width!r} has the wrong type")
+        if width < 1:
+            raise TrainSpecError(f"{path}: key 'train.net.{i}': must be positive, not {width}")
+    return tuple(net)
+
+
+def _check_sizes(path: Path, spec: TrainSpec, steps_given: bool) -> None:
+    """The checks that take several keys together: the rollout, the network and the
+    evaluations stay within the bounds above, every minibatch is one, and the Ray keys
+    agree with each other."""
+    rollout = spec.n_steps * spec.envs
+    if spec.batch_size > rollout:
+        raise TrainSpecError(
+            f"{path}: key 'train.batch_size': {spec.batch_size:,} is more than the "
+            f"{rollout:,} decisions of one rollout (n_steps × envs), so every minibatch "
+            "would be the whole rollout; lower it or raise n_steps"
+        )
+    try:
+        env = TeamEnv(spec.setup)
+    except ValueError as exc:  # a layout that cannot hold the table (max_players < players)
+        raise TrainSpecError(f"{path}: key 'train.max_players': {exc}") from None
+    width = env.observation_size + env.actions
+    if rollout * width > MAX_ROLLOUT_VALUES:
+        raise TrainSpecError(
+            f"{path}: key 'train.n_steps': a rollout of {spec.n_steps:,} × {spec.envs:,} envs "
+            f"holds {rollout:,} observations of {width:,} values, more than "
+            f"{MAX_ROLLOUT_VALUES:,} (4 GiB); lower n_steps or envs"
+        )
+    sizes = [env.observation_size, *spec.net, env.actions]
+    weights = sum(a * b for a, b in itertools.pairwise(sizes))
+    if weights > MAX_WEIGHTS:
+        raise TrainSpecError(
+            f"{path}: key 'train.net': {list(spec.net)} on an observation of "
+            f"{env.observation_size:,} values has {weights:,} weights per head, more than "
+            f"{MAX_WEIGHTS:,}; use narrower layers (or a smaller observation layout)"
+        )
+    evaluations = spec.steps // spec.eval_every + 2
+    games = evaluations * spec.eval_games * len(spec.setup.opponents)
+    if games > MAX_EVALUATION_GAMES:
+        steps = "--steps" if steps_given else "steps"
+        raise TrainSpecError(
+            f"{path}: key 'train.eval_every': {steps} {spec.steps:,} with an evaluation "
+            f"every {spec.eval_every:,} decisions, {spec.eval_games:,} games per opponent "
+            f"and {len(spec.setup.opponents)} opponents plays up to {games:,} evaluation "
+            f"games, more than {MAX_EVALUATION_GAMES:,}; raise eval_every or lower eval_games"
+        )
+    if spec.rollout_workers > spec.envs:
+        raise TrainSpecError(
+            f"{path}: key 'train.rollout_workers': {spec.rollout_workers} workers for "
+            f"{spec.envs} envs would leave some idle; give at most envs ({spec.envs})"
+        )
+    if spec.ray_address and not spec.rollout_workers:
+        raise TrainSpecError(
+            f"{path}: key 'train.ray_address': {spec.ray_address!r} is used only with "
+            "rollout_workers above 0 (training without them never joins a cluster)"
+        )
+    if spec.rollout_workers and importlib.util.find_spec("ray") is None:
+        raise TrainSpecError(
+            f"{path}: key 'train.rollout_workers': rollout workers need Ray: "
+            "pip install -e '.[scale]' (or set rollout_workers = 0)"
+        )
 
 
 def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
     """The variant loads and deals at `players`, `side` is one of its sides, every
-    request kind in `kinds` is one the variant asks, and every agent named exists:
-    otherwise training fails minutes in with a bare `ValueError`, or (a kind never
-    asked) deals games forever without a decision to learn from."""
+    request kind in `kinds` is one the variant asks, every agent named exists and is a
+    scripted player, and with `advice` the fallback is the co-player (whose advice the
+    policy reads; an `rl` agent refuses any other): otherwise training fails minutes in
+    with a bare `ValueError`, or (a kind never asked) deals games forever without a
+    decision to learn from, or writes a policy no agent file can load."""
+    from mafia_arena.agents.base import SyncAgent
     from mafia_arena.agents.registry import make_agent
     from mafia_arena.rules import VariantError, load_variant
     from mafia_arena.rules.composition import deck_counts
@@ -177,6 +333,11 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
     except VariantError as exc:
         key = "variant" if exc.key == "-" else "overrides"
         raise TrainSpecError(f"{path}: key 'train.{key}': {exc}") from None
+    except OSError as exc:  # "" or a folder: a path that is no variant file
+        reason = exc.strerror or str(exc)
+        raise TrainSpecError(
+            f"{path}: key 'train.variant': {setup.variant!r} is no variant ({reason})"
+        ) from None
     try:
         deck_counts(variant, setup.players)
     except VariantError as exc:
@@ -196,10 +357,21 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
     named += [(f"opponents.{i}", name) for i, name in enumerate(setup.opponents)]
     for key, name in named:
         try:
-            make_agent(name)
+            agent = make_agent(name)
         except ValueError as exc:
             reason = " ".join(str(exc).split())
             raise TrainSpecError(f"{path}: key 'train.{key}': {reason}") from None
+        if not isinstance(agent, SyncAgent):
+            raise TrainSpecError(
+                f"{path}: key 'train.{key}': {name!r} is not a scripted player; training "
+                "seats only those (and the trained policy delegates only to one)"
+            )
+    if setup.advice and fallback != setup.co_player:
+        raise TrainSpecError(
+            f"{path}: key 'train.fallback': with advice = true the policy reads "
+            f"{setup.co_player!r}'s advice, so its fallback must be {setup.co_player!r} "
+            f"(the co_player), not {fallback!r}"
+        )
 
 
 def _flag(path: Path, train: dict[str, Any], key: str) -> bool:

@@ -1,0 +1,30 @@
+"""Whether a folder can take a command's output: one check for every command that writes
+into a folder it is given (a tournament's results, a training run, a leaderboard).
+
+Permission bits do not answer this for root, nor on a read-only mount or in a pseudo
+file system such as ``/proc``, so the nearest existing folder is asked by creating (and
+at once removing) an empty folder in it. Checked before any work starts, so a bad
+folder costs a message rather than a finished run with nowhere to go.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def unwritable_reason(folder: Path) -> str | None:
+    """Why `folder` cannot be made or written (a reason to follow the folder's name in a
+    message), or None when it can."""
+    if folder.exists() and not folder.is_dir():
+        return "is a file, not a folder"
+    existing = next((p for p in [folder, *folder.parents] if p.exists()), None)
+    if existing is None or not existing.is_dir():
+        return f"cannot be made: {existing or folder} is a file, not a folder"
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".write-check-", dir=existing))
+    except OSError as exc:
+        failure = exc.strerror or exc
+        return f"cannot be made or written: making a folder in {existing} fails ({failure})"
+    return None
