@@ -162,3 +162,20 @@ def test_a_previous_board_is_published_over_as_before(
     assert code == 0, err
     assert (out / "README.md").read_text().startswith("# Leaderboard: synthetic")
     assert (out / "host_key").read_text() == "kept\n"
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--no-ray"], ["--no-tracking"], ["--tracking-uri", "sqlite:///x.db"]],
+    ids=["no-ray", "no-tracking", "tracking-uri"],
+)
+def test_playing_options_beside_a_store_are_refused(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    """They say how a spec's missing games are played; beside a results store they were
+    silently ignored."""
+    out = tmp_path / "board"
+    code, err = run_cli(["leaderboard", str(store), "--out", str(out), *option], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, option[0], "results store, not a spec")
+    assert not out.exists()

@@ -130,6 +130,18 @@ def leaderboard(
     if view not in ("all", "bot", "human", "mixed"):
         raise CliError("--view", f"expected all, bot, human or mixed, got {view!r}")
     invocation = Invocation(source, out, view, results, no_ray, no_tracking)
+    playing_only = {
+        "--no-ray": no_ray,
+        "--tracking-uri": tracking_uri,
+        "--no-tracking": no_tracking,
+    }
+    given = [option for option, value in playing_only.items() if value]
+    if source.suffix != ".toml" and given:  # they say how to play a spec's missing games
+        raise CliError(
+            given[0],
+            f"says how an experiment spec's missing games are played, and {source} is a "
+            "results store, not a spec; leave it out",
+        )
     if source.suffix == ".toml":
         summary = _tournament(
             source,
