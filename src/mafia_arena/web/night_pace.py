@@ -31,7 +31,8 @@ take no part in. `Settings.solo_nights` turns it off.
 
 Phases whose actors are public (a day's speeches and votes, a forum game's windows
 where every living seat is asked) are not run on the clock: they end when every asked
-seat has answered, and the last call may shorten the last seat's timer.
+seat has answered; by day the last call may shorten the last seat's timer (a forum
+window has none: `web.driver._last_call`).
 """
 
 from __future__ import annotations
