@@ -93,3 +93,31 @@ def test_the_replay_command_says_why_a_log_differs(tmp_path: Path) -> None:
     last = differs.output.splitlines()[-1]
     assert last.startswith("replay DIFFERS FROM the stored log: this game was played by other")
     assert "fedcba9876543210" in last
+
+
+def test_a_damaged_stored_log_or_trace_file_is_no_server_error(server: LiveServer) -> None:
+    """A stored log that is not a readable log was a 500 (its reader's error escaped);
+    now it is refused with 409 and the line and key at fault, no server path. A damaged
+    trace file beside a good log leaves the traces out and serves the replay."""
+    log = play_match_sync(
+        load_variant("simple"), [RandomAgent(s) for s in range(5)], 3, host_key=FIXED_HOST_KEY
+    ).log
+    lines = log.to_jsonl().splitlines()
+    head = json.loads(lines[0])
+    head["seed"] = "three"
+    text = "\n".join([json.dumps(head), *lines[1:]]) + "\n"
+    server.manager.store.add_game("broken", {"variant": log.variant, "players": 5}, 0)
+    server.manager.store.finish("broken", text, None)
+    refused = httpx.get(f"{server.url}/api/games/broken/replay", timeout=30)
+    assert refused.status_code == 409, refused.text
+    detail = refused.json()["detail"]
+    assert "damaged" in detail and "seed" in detail
+    assert str(server.manager.settings.logs_dir) not in detail
+
+    url = stored_game(server, "traced", log)
+    logs_dir = server.manager.settings.logs_dir
+    logs_dir.mkdir(parents=True, exist_ok=True)
+    (logs_dir / "traced.traces.jsonl").write_text("[1, 2]\n")
+    served = httpx.get(url, timeout=30)
+    assert served.status_code == 200, served.text
+    assert served.json()["traces"] == []

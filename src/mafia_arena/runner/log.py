@@ -124,19 +124,26 @@ class GameLog:
 
     @classmethod
     def load(cls, path: str | Path) -> GameLog:
+        """The log stored at `path` with its sidecar's traces; a file that is not a sound
+        log raises `runner.log_file.LogFileError` naming the file, line, key and reason."""
+        from mafia_arena.runner.log_file import read_text
+
         path = Path(path)
-        return cls.loads(path.read_text(encoding="utf-8"), str(path), load_traces(path))
+        text = read_text(path, what=f"a game log ({FORMAT})")
+        return cls.loads(text, str(path), load_traces(path))
 
     @classmethod
     def loads(
         cls, text: str, source: str = "<log>", traces: list[dict[str, Any]] | None = None
     ) -> GameLog:
-        """A log from its JSONL text (what `to_jsonl` wrote); `source` names it in errors."""
-        lines = text.splitlines()
-        header = json.loads(lines[0])
-        if header.get("format") not in READABLE:
-            raise ValueError(f"{source}: not a {FORMAT} file")
-        events = [Event.from_json(json.loads(line)) for line in lines[1:] if line.strip()]
+        """A log from its JSONL text (what `to_jsonl` wrote); `source` names it in errors.
+
+        The text is checked first (`runner.log_file.parse_log`): a header or an event that
+        is not what the engine writes raises `LogFileError` (a `ValueError`) naming
+        `source`, the line and the key, rather than failing later in a reader."""
+        from mafia_arena.runner.log_file import parse_log
+
+        header, events = parse_log(text, source)
         return cls(
             header["variant"],
             header["overrides"],
@@ -173,16 +180,19 @@ def traces_path(log_path: Path) -> Path:
 
 
 def load_traces(log_path: Path) -> list[dict[str, Any]]:
-    """The decision traces of a log file's sidecar ([] without one).
+    """The decision traces of a log file's sidecar ([] without one), checked
+    (`runner.log_file.parse_traces`: a damaged sidecar raises `LogFileError`).
 
     Lines are split at ``\n`` only: the sidecar keeps non-ASCII text as it is
     (`GameLog.traces_jsonl`), and ``str.splitlines`` would also split inside a record
     at a U+2028, NEL or other separator that a model's or a person's text carried."""
+    from mafia_arena.runner.log_file import parse_traces, read_text
+
     sidecar = traces_path(log_path)
-    if not sidecar.is_file():
+    if not sidecar.exists():
         return []
-    text = sidecar.read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.split("\n") if line.strip()]
+    source = str(sidecar)
+    return parse_traces(read_text(sidecar, what="a decision-trace file"), source)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from mafia_arena.rules import VariantError, available_variants, load_variant
+from mafia_arena.runner.log_file import LogFileError
 from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
 from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
@@ -342,7 +343,13 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         if session is not None and not session.over:
             raise HTTPException(409, "the replay opens when the game is over")
         stored = session.log if session is not None else None
-        stored = stored or manager.stored_log(game_id)
+        try:
+            stored = stored or manager.stored_log(game_id)
+        except LogFileError as exc:  # damaged in the store: said to the page, with no path
+            where = f"{exc.key}: " if exc.key else ""
+            raise HTTPException(
+                409, f"the stored log of this game is damaged ({where}{exc.reason})"
+            ) from None
         if stored is None:
             if session is not None:  # over, its log being written
                 raise HTTPException(409, "the replay opens when the game is over")

@@ -207,18 +207,23 @@ class GameManager:
 
     def stored_log(self, game_id: str) -> GameLog | None:
         """A finished game's log from the store (also after a restart), with its
-        decision traces when the trace file beside the stored log is there."""
+        decision traces when the trace file beside the stored log is there. A stored
+        log that is not a readable log raises `runner.log_file.LogFileError`."""
         text = self.store.log_of(game_id)
         if not text:
             return None
         return GameLog.loads(text, game_id, self._traces_of(game_id))
 
     def _traces_of(self, game_id: str) -> list[dict[str, Any]]:
+        """The decision traces beside a game's stored log; none where the file is
+        missing, unreadable or damaged (`runner.log_file`: the replay is still served,
+        without traces; the reason goes to the server's log, not to the page)."""
         if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", game_id):
             return []
         try:
             return load_traces(self.settings.logs_dir / f"{game_id}.jsonl")
-        except OSError:
+        except (OSError, ValueError) as exc:
+            log.warning("the decision traces of game %s are left out: %s", game_id, exc)
             return []
 
     def create(self, spec: GameSpec, client: str = "") -> dict[str, Any]:
