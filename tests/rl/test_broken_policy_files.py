@@ -69,8 +69,9 @@ def write_copy(folder: Path, damage: Damage) -> tuple[Path, Path]:
     raw = damage.raw_header if damage.raw_header is not None else json.dumps(header).encode()
     policy = folder / POLICY
     policy.parent.mkdir()
+    members: dict[str, Any] = {"header": np.frombuffer(raw, np.uint8), **arrays}
     with policy.open("wb") as handle:
-        np.savez_compressed(handle, header=np.frombuffer(raw, np.uint8), **arrays)
+        np.savez_compressed(handle, **members)
     return agent, policy
 
 
