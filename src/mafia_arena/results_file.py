@@ -139,7 +139,7 @@ def check_values(record: Mapping[str, Any]) -> None:
         keyed(key, _text_or_null, record.get(key))
     seats = record.get("seats")
     if seats is not None and not isinstance(seats, list | tuple):
-        raise ValueError(f"seats: {_shown(seats)} is not an array")
+        raise ValueError(f"seats: {shown(seats)} is not an array")
     keyed("players", _players(seats), record.get("players"))
     keyed("length_days", _count_or_null, record.get("length_days"))
     numbers: dict[int, int] = {}
@@ -165,7 +165,7 @@ def _check_seat(index: int, seat: Any, numbers: dict[int, int]) -> None:
     met so far to their entry, so two entries cannot claim one seat's metrics."""
     where = f"seat #{index}"
     if not isinstance(seat, Mapping):
-        raise ValueError(f"{where} is not an object: {_shown(seat)}")
+        raise ValueError(f"{where} is not an object: {shown(seat)}")
     for key in _SEAT_TEXT_KEYS:
         if key in seat:
             keyed(f"{where}: {key}", _text, seat[key])
@@ -216,13 +216,13 @@ def keyed(key: str, check: Callable[..., _T], value: Any, *args: Any) -> _T:
 
 def _object(key: str, value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise ValueError(f"{key}: {_shown(value)} is not an object")
+        raise ValueError(f"{key}: {shown(value)} is not an object")
     return value
 
 
 def _text(value: Any) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"{_shown(value)} is not a string")
+        raise ValueError(f"{shown(value)} is not a string")
     return value
 
 
@@ -232,7 +232,7 @@ def _text_or_null(value: Any) -> str | None:
 
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{_shown(value)} is not a whole number")
+        raise ValueError(f"{shown(value)} is not a whole number")
     if value < 0:
         raise ValueError(f"{value} is negative")
     return value
@@ -246,7 +246,7 @@ def _number_or_null(value: Any) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{_shown(value)} is not a number or null")
+        raise ValueError(f"{shown(value)} is not a number or null")
     return float(value)
 
 
@@ -263,8 +263,9 @@ def _players(seats: Sequence[Any] | None) -> Callable[[Any], int | None]:
     return check
 
 
-def _shown(value: Any) -> str:
-    """`value` as the message shows it: short (a hand edit may paste a whole record)."""
+def shown(value: Any) -> str:
+    """`value` as an error message shows it: its repr, cut short (a hand edit may paste
+    a whole record). Shared by the readers of stored records and of game logs."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

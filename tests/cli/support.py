@@ -8,13 +8,21 @@ import pytest
 from mafia_arena.cli import main
 
 
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """Exit code and stderr of one command (`main` exits through `SystemExit`)."""
+def run_cli_output(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr of one command (`main` exits through `SystemExit`)."""
+    code = 0
     try:
         main(args)
     except SystemExit as done:
-        return int(done.code or 0), capsys.readouterr().err
-    return 0, capsys.readouterr().err
+        code = int(done.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Exit code and stderr of one command."""
+    code, _, err = run_cli_output(args, capsys)
+    return code, err
 
 
 def assert_one_paragraph(err: str, *parts: str) -> None:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.cli.support import assert_one_paragraph, run_cli
+from tests.cli.support import assert_one_paragraph, run_cli, run_cli_output
 from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.cli import main
@@ -513,12 +513,7 @@ def test_a_log_whose_decisions_the_game_refuses_is_reported_as_differing(
     command says the log differs (exit 1), naming the file, the decision and the error."""
     write_bad_logs(tmp_path)
     path = edited_log(tmp_path, edit)
-    code = 0
-    try:
-        main(["replay", str(path)])
-    except SystemExit as done:
-        code = int(done.code or 0)
-    out, err = capsys.readouterr()
+    code, out, err = run_cli_output(["replay", str(path)], capsys)
     assert code == 1, (out, err)
     assert "Traceback" not in out + err and not err, err
     last = out.strip().splitlines()[-1]

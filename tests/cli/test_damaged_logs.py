@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.cli.support import assert_one_paragraph, run_cli
+from tests.cli.support import assert_one_paragraph, run_cli, run_cli_output
 from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.runner.log import GameLog
@@ -415,16 +415,9 @@ def test_a_well_formed_log_that_does_not_replay_still_differs(
     reason: str,
 ) -> None:
     """A decision the game refuses is the replay's verdict (exit 1), not a read error."""
-    from mafia_arena.cli import main
-
     path = tmp_path / "edited.jsonl"
     path.write_text(_text(edit(_lines(real_log))))
-    code = 0
-    try:
-        main(["replay", str(path)])
-    except SystemExit as done:
-        code = int(done.code or 0)
-    out, err = capsys.readouterr()
+    code, out, err = run_cli_output(["replay", str(path)], capsys)
     assert code == 1 and not err, err
     last = out.strip().splitlines()[-1]
     assert last.startswith("replay DIFFERS FROM the stored log:") and reason in last, last

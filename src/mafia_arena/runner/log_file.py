@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from mafia_arena.engine.catalogue import KINDS, DecisionRecord, Setup
 from mafia_arena.engine.events import Event
+from mafia_arena.results_file import shown as _shown
 from mafia_arena.runner.log import FORMAT, READABLE
 
 if TYPE_CHECKING:
@@ -377,12 +378,6 @@ def _is_int(value: Any) -> bool:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _shown(value: Any) -> str:
-    """`value` as a message shows it: its repr, cut short."""
-    text = repr(value)
-    return text if len(text) <= 60 else f"{text[:57]}..."
 
 
 def _one_line(exc: BaseException) -> str:
