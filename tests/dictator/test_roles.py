@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from tests.dictator.table import C1, C2, C3, DET, DP1, MM, A, B, F, Q, R, T, Table, c, name
 
-from mafia_arena.engine.catalogue import RoleDealt, StatusShown
+from mafia_arena.engine.catalogue import RoleChange, RoleDealt, StatusShown
+from mafia_arena.seating import seat_agents
+from mafia_arena.views.text import render_event
+from mafia_arena.views.view import SeatTracker, View
 
 
 def verbs(t: Table, seat: int) -> set[str]:
@@ -58,6 +61,23 @@ def test_role_question_mark_points_only_in_night_0() -> None:
     assert "copy_status" in verbs(t, Q)
     t.phase().phase()
     assert "copy_status" not in verbs(t, Q)
+
+
+def test_role_question_mark_is_told_no_party_until_his_copy() -> None:
+    """OP-D14: no party line, so his dealt role carries no faction; he learns the copied
+    party with the status message on Day 2."""
+    t = Table()
+    dealt = [f for f in t.seen(Q) if isinstance(f, RoleDealt)]
+    assert [(f.role, f.faction) for f in dealt] == [("question_mark", None)]
+    line = render_event(next(e for e in t.game.stream(Q).pull() if e.fact in dealt))
+    assert line == f"You are {name(Q)}; your role is question_mark (your party is not told)."
+    t.act(Q, c("copy_status", R)).to("day", 1)
+    tracker = SeatTracker(Q)
+    assert tracker.update(t.game).faction is None
+    t.phase().phase()
+    changes = [f for f in t.seen(Q) if isinstance(f, RoleChange)]
+    assert [(f.role, f.faction) for f in changes] == [("character_assassin", "mafia")]
+    assert tracker.update(t.game).faction == "mafia"
 
 
 def test_role_mafia_boss_holds_the_kill_authority_and_points_from_night_0() -> None:
@@ -130,3 +150,13 @@ def test_role_authority_holder_is_offered_only_comrades_his_own_stream_named() -
     t.act(Q, c("transfer", R)).phase()
     assert t.notices(R, "authority")[-1] == f"{name(Q)} handed you the kill authority."
     assert heirs(t, R) == {"successor": {Q}, "transfer": {Q}}
+
+
+def test_role_question_mark_is_seated_by_the_side_he_was_dealt_to() -> None:
+    """Seated by side (``town=...,mafia=...``), the question mark, told no party, plays
+    for the side of his role's faction (the citizens') until he learns his copy."""
+    t = Table()
+    agents = seat_agents("town=heuristic,mafia=random", 18, t.game.variant)
+    tracker = SeatTracker(Q)
+    view = View(Q, t.game.variant, tracker.update(t.game), t.game.pending()[Q])
+    assert agents[Q].delegate(view).name == "heuristic"  # type: ignore[attr-defined]

@@ -160,3 +160,20 @@ def test_played_palermo_ballots_on_assassinated_players_are_void() -> None:
             assert not {t for t in ballot.votes.values() if t is not None} & gone
             assert ballot.votes.keys() == votes.keys()  # the voters stay: void, not dropped
     assert raw_void >= 1
+
+
+def test_a_role_dealt_without_its_party_counts_for_its_roles_faction() -> None:
+    """dictator OP-D14: the question mark is dealt his role without a party (no faction
+    in his `role` event). Until his copy is told (a `role_change`), the metrics count
+    him for his role's faction in the variant, the citizens: the town side."""
+    from tests.dictator.table import Q, R, Table, c
+
+    from mafia_arena.engine.catalogue import RoleDealt
+    from mafia_arena.metrics.facts import sides_at
+
+    t = Table().to("night", 0)
+    t.act(Q, c("copy_status", R)).to("day", 2)
+    dealt = next(e for e in t.game.events if e.fact == RoleDealt(Q, "question_mark", None))
+    facts = extract_facts(GameLog.from_game(t.game))
+    assert sides_at(facts, dealt.seq)[Q] == "town"
+    assert facts.side_of(Q) == "mafia"

@@ -78,8 +78,7 @@ class BySideAgent:
     def delegate(self, view: View) -> Agent:
         """The agent for this seat's side, created on the first view of the game."""
         if self._delegate is None:
-            faction = view.knowledge.faction or ""
-            side = self._side_of(faction)
+            side = self._side_of(_dealt_faction(view))
             factory = self._factories.get(side) or self._factories.get("*")
             if factory is None:
                 raise ValueError(f"no agent given for side {side!r}")
@@ -98,3 +97,14 @@ class BySideAgent:
 
     async def act(self, view: View) -> Decision:
         return await self.delegate(view).act(view)
+
+
+def _dealt_faction(view: View) -> str:
+    """The faction of the seat's dealt role: the one it is told, or for a role dealt
+    without its party (the dictator's question mark, OP-D14) the role's faction in the
+    variant, so the seat is fielded as the side it was dealt to, as before it knew."""
+    knowledge = view.knowledge
+    if knowledge.faction is not None:
+        return knowledge.faction
+    spec = view.rules.roles.get(knowledge.role or "")
+    return spec.faction if spec is not None else ""

@@ -155,11 +155,15 @@ class Setup(Fact):
 @_fact("role")
 @dataclass(frozen=True, slots=True)
 class RoleDealt(Fact):
-    """seats (the player) — the player's dealt role and faction."""
+    """seats (the player) — the player's dealt role and faction.
+
+    `faction` is None where the role is dealt without its party (the dictator's question
+    mark, who learns his party only with his copy on Day 2: dictator.md OP-D14).
+    """
 
     seat: int
     role: str
-    faction: str
+    faction: str | None
 
 
 @_fact("allies")

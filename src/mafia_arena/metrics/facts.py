@@ -177,13 +177,14 @@ class GameFacts:
         return [s for s in range(self.players) if self.side_of(s) == side]
 
 
-VariantInfo = tuple[dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...]]
+VariantInfo = tuple[dict[str, str], tuple[str, ...], tuple[tuple[str, str], ...], dict[str, str]]
 
 
 def _info(variant: Variant) -> VariantInfo:
-    """(faction -> side, role ids, (readable name, role id) pairs)."""
+    """(faction -> side, role ids, (readable name, role id) pairs, role -> faction)."""
     sides = {f: variant.side(f) for f in variant.factions}
-    return sides, tuple(variant.roles), variant.role_names()
+    factions = {r: spec.faction for r, spec in variant.roles.items()}
+    return sides, tuple(variant.roles), variant.role_names(), factions
 
 
 @lru_cache(maxsize=64)
@@ -194,10 +195,10 @@ def _variant_info(name: str, overrides: str) -> VariantInfo:
 
 
 def variant_info(log: GameLog, variant: Variant | None = None) -> VariantInfo:
-    """(faction -> side, role ids, (readable name, role id) pairs) of the log's variant:
-    the names are each role's `display` and `title`, so a claim made with the name a
-    player reads ("Known Mafioso A") counts as a claim of the id; see the module
-    docstring for a variant that cannot be loaded."""
+    """(faction -> side, role ids, (readable name, role id) pairs, role -> faction) of
+    the log's variant: the names are each role's `display` and `title`, so a claim made
+    with the name a player reads ("Known Mafioso A") counts as a claim of the id; see
+    the module docstring for a variant that cannot be loaded."""
     if variant is not None:
         return _info(variant)
     import json
@@ -205,14 +206,14 @@ def variant_info(log: GameLog, variant: Variant | None = None) -> VariantInfo:
     try:
         return _variant_info(log.variant, json.dumps(log.overrides, sort_keys=True))
     except (ValueError, OSError):
-        return {}, (), ()
+        return {}, (), (), {}
 
 
 def variant_sides(
     log: GameLog, variant: Variant | None = None
 ) -> tuple[dict[str, str], tuple[str, ...]]:
     """(faction -> side, role ids) for the log's variant; see the module docstring."""
-    sides, roles, _names = variant_info(log, variant)
+    sides, roles, _names, _factions = variant_info(log, variant)
     return sides, roles
 
 
@@ -224,7 +225,7 @@ def _side(sides: dict[str, str], faction: str | None) -> str:
 
 def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
     """Fold the log into `GameFacts` (see the module docstring)."""
-    sides, roles_known, role_names = variant_info(log, variant)
+    sides, roles_known, role_names, role_factions = variant_info(log, variant)
     facts = GameFacts(log.players, sides, agent_stats=list(log.meta.get("agent_stats", [])))
     role: dict[int, str] = {}
     faction: dict[int, str] = {}
@@ -254,8 +255,11 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
                 roles = list(f.composition)
         elif isinstance(f, RoleDealt | RoleChange):
             role[f.seat] = f.role
-            if f.faction is not None:
-                faction[f.seat] = f.faction
+            dealt = f.faction
+            if dealt is None and isinstance(f, RoleDealt):  # dealt without his party
+                dealt = role_factions.get(f.role)  # (OP-D14): the role's own, the truth
+            if dealt is not None:
+                faction[f.seat] = dealt
                 facts.side_history.append(
                     (event.seq, {s: side(s) for s in range(log.players) if s in faction})
                 )

@@ -101,7 +101,8 @@ class RoleSpec(_Spec):
     """The role's own line of the status message; ``{comrades}`` lists the known allies
     (dictator 2.3: "Du bist der Rufmörder. Deine Mitstreiter sind {comrades}.")."""
     party_line: bool = True
-    """Does the status message open with the party line (the question mark's does not)?"""
+    """Is the holder told his party: the status message's party line and the faction of
+    his dealt role (the question mark is told neither, dictator OP-D14)?"""
     told_as: str | None = None
     """The role the holder is told he has (a citizen with a dark past is told "citizen")."""
     traits: dict[str, Any] = Field(default_factory=dict)

@@ -104,10 +104,11 @@ def _setup(f: Setup, prefix: str, names: DisplayNames) -> str:
 def _role(f: RoleDealt, prefix: str, names: DisplayNames) -> str:
     """The seat's own role: by its name with the id beside it (`DisplayNames`), so the
     line meets the rules text's role list, which goes by id."""
+    party = f.faction if f.faction is not None else "your party is not told"
     shown = names.roles.get(f.role)
     if shown is None:
-        return f"You are {name(f.seat)}; your role is {f.role} ({f.faction})."
-    return f"You are {name(f.seat)}; your role is {shown} ({f.role}; {f.faction})."
+        return f"You are {name(f.seat)}; your role is {f.role} ({party})."
+    return f"You are {name(f.seat)}; your role is {shown} ({f.role}; {party})."
 
 
 def _allies(f: Allies, prefix: str, names: DisplayNames) -> str:

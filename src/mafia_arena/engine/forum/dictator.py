@@ -103,7 +103,8 @@ def setup(game: Game) -> None:
             forum(game).authority = seat.seat
     for seat in state.seats:
         told = variant.roles[seat.role].told_as or seat.role
-        game.emit(RoleDealt(seat.seat, told, seat.faction), private(seat.seat))
+        party = seat.faction if variant.roles[told].party_line else None  # OP-D14
+        game.emit(RoleDealt(seat.seat, told, party), private(seat.seat))
         lines = status_lines(game, seat.seat, seat.role, seat.faction)
         game.emit(StatusMessage(seat.seat, lines), private(seat.seat))
         tell_comrades(game, seat.seat)
