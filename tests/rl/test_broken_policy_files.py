@@ -6,7 +6,9 @@ Every case is a copy of the shipped agent file and policy file with one thing br
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +19,7 @@ import pytest
 from tests.cli.support import assert_one_paragraph, run_cli
 
 from mafia_arena.agents.policy import PolicyAgent
-from mafia_arena.agents.policy_file import PolicyFile
+from mafia_arena.agents.policy_file import MAX_HEADER_BYTES, MAX_WEIGHTS, PolicyFile
 from mafia_arena.agents.registry import make_agent
 
 REPO = Path(__file__).resolve().parents[2]
@@ -351,6 +353,41 @@ def test_a_file_that_is_no_npz_archive_is_refused(
     code, err = run_cli(["run", "--players", "7", "--agents", str(agent), "--games", "1"], capsys)
     assert code == 2, err
     assert_one_paragraph(err, "--agents", str(policy), "not a policy file")
+
+
+def declared_only(shape: tuple[int, ...]) -> bytes:
+    """An npy member that declares float32 `shape` and holds no data: what a compressed
+    archive of zeros declares, without writing them."""
+    buffer = io.BytesIO()
+    header = {"descr": "<f4", "fortran_order": False, "shape": shape}
+    np.lib.format.write_array_header_1_0(buffer, header)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("member", ["header", "w0"])
+def test_arrays_that_declare_more_than_a_policy_may_hold_are_refused_unread(
+    tmp_path: Path, member: str
+) -> None:
+    """A few bytes may declare gigabytes (a zip bomb): the declared sizes are refused
+    before anything is read."""
+    _, policy = write_copy(tmp_path, Damage())
+    header, arrays = shipped_arrays()
+    width = MAX_WEIGHTS // header["observation_size"] + 1
+    shapes = {"header": (MAX_HEADER_BYTES + 1,), "w0": (width, header["observation_size"])}
+    with zipfile.ZipFile(policy, "w") as archive:
+        raw = json.dumps(header).encode()
+        members = {"header": np.frombuffer(raw, np.uint8), **arrays}
+        for name, array in members.items():
+            if name == member:
+                data = declared_only(shapes[name])
+            else:
+                buffer = io.BytesIO()
+                np.save(buffer, array)
+                data = buffer.getvalue()
+            archive.writestr(f"{name}.npy", data)
+    with pytest.raises(ValueError, match=rf"array '{member}': declares|the arrays declare") as err:
+        PolicyFile.load(policy)
+    assert "more than" in str(err.value) and str(policy) in str(err.value)
 
 
 def test_fallbacks_that_lead_back_to_the_agent_file_are_refused(tmp_path: Path) -> None:

@@ -45,6 +45,14 @@ _ARCHIVE_ERRORS: tuple[type[BaseException], ...] = (
 
 _ARRAY_NAME = re.compile(r"[wb](0|[1-9][0-9]*)")
 
+MAX_HEADER_BYTES = 1 << 20
+"""The most bytes a file's JSON header may declare (the shipped one has a few KiB)."""
+
+MAX_WEIGHTS = 1 << 26
+"""The most numbers a file's layers may declare together (256 MiB as float32, far above
+any network trained here). Why: the archive is compressed, so a small file could
+declare arrays that fill memory when read; the declared sizes are checked first."""
+
 
 ALL_KINDS = "*"
 """In a policy's ``kinds`` (and a training spec's): every request kind."""
@@ -259,6 +267,11 @@ def _read(archive: Any) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarr
     names = set(archive.files)
     if "header" not in names:
         raise ValueError("array 'header': missing (not a policy file)")
+    header_size = _size(_declared(archive, "header"))
+    if header_size > MAX_HEADER_BYTES:
+        raise ValueError(
+            f"array 'header': declares {header_size} bytes, more than {MAX_HEADER_BYTES}"
+        )
     try:
         header = json.loads(bytes(_array(archive, "header")).decode())
     except (UnicodeDecodeError, RecursionError, json.JSONDecodeError) as exc:
@@ -281,6 +294,11 @@ def _read(archive: Any) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarr
         if name not in names:
             raise ValueError(f"array {name!r}: missing (key 'layers' says {count} layers)")
     declared = {name: _declared(archive, name) for name in wanted}
+    weights = sum(_size(shape) for shape in declared.values())
+    if weights > MAX_WEIGHTS:
+        raise ValueError(
+            f"key 'layers': the arrays declare {weights} numbers, more than {MAX_WEIGHTS}"
+        )
     shapes = [(declared[f"w{i}"], declared[f"b{i}"]) for i in range(count)]
     check_shapes(shapes, header["observation_size"], header.get("actions"), "key 'actions' says")
     layers = [(_array(archive, f"w{i}"), _array(archive, f"b{i}")) for i in range(count)]
@@ -304,6 +322,14 @@ def _declared(archive: Any, name: str) -> Shape:
     if dtype.kind not in "biuf":
         raise ValueError(f"array {name!r}: {dtype} values are not real numbers")
     return shape
+
+
+def _size(shape: Shape) -> int:
+    """How many numbers an array of `shape` holds (Python integers: no overflow)."""
+    size = 1
+    for length in shape:
+        size *= int(length)
+    return size
 
 
 def _npy_header(member: IO[bytes]) -> tuple[Shape, np.dtype[Any]]:
