@@ -709,3 +709,12 @@ def test_a_key_folder_that_cannot_be_made_names_the_option(
     code, err = run_cli(["run", "--key-dir", str(blocker / "keys"), "--games", "1"], capsys)
     assert code == 2, err
     assert_one_paragraph(err, "--key-dir", "cannot keep the host key in", str(blocker))
+
+
+def test_a_system_error_names_its_file_and_reason_without_guessing_read_or_write() -> None:
+    """An `OSError` reaching the command line may come from a write (a results or log
+    file): its paragraph says the file and the system's reason, not "cannot read"."""
+    from mafia_arena.cli import _paragraph
+
+    error = PermissionError(13, "Permission denied", "/srv/out/results.jsonl")
+    assert _paragraph(error) == "/srv/out/results.jsonl: Permission denied"

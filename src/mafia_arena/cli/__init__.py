@@ -71,9 +71,11 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
 
 def _paragraph(error: BaseException) -> str:
-    """The error's message as one paragraph (no blank lines, no trailing space)."""
+    """The error's message as one paragraph (no blank lines, no trailing space). An
+    `OSError` names its file and the system's reason only: it may come from a read or
+    a write, which the error does not say."""
     if isinstance(error, OSError) and error.filename:
-        return f"{error.filename}: cannot read: {error.strerror or error}"
+        return f"{error.filename}: {error.strerror or error}"
     lines = [line.rstrip() for line in str(error).strip().splitlines()]
     return "\n".join(line for line in lines if line)
 
