@@ -555,13 +555,17 @@ def test_item12_a_refused_resume_names_what_changed_and_the_flag_that_exists(
     assert len(read_records(tmp_path / "r" / "games.jsonl")) == 3
 
 
-def test_item12_debug_shows_the_traceback(tmp_path: Path) -> None:
-    from mafia_arena.experiments import SpecError
-
+def test_item12_debug_shows_the_traceback_and_keeps_the_exit_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = tmp_path / "bad.toml"
     spec.write_text("gmaes = 3\n" + BASE)
-    with pytest.raises(SpecError):
+    with pytest.raises(SystemExit) as exit_:
         main(["--debug", "tournament", str(spec), "--no-ray", "--no-tracking"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):"), err
+    assert "SpecError" in err and "gmaes" in err, err
 
 
 def test_item12_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ Errors
 `main` is the entry point. A user error — a bad spec, variant, agent file or option, an
 unreachable service, a results folder that cannot be resumed — prints one paragraph
 naming the file (or option), the key and the reason, and exits with code 2; no
-traceback unless ``--debug`` is given (then the error propagates with its traceback).
+traceback unless ``--debug`` is given (then the traceback is printed instead of the
+paragraph, and the exit code stays the same).
 Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
 and exits 130. Games that failed exit 1 after the summary.
 """
@@ -19,6 +20,7 @@ and exits 130. Games that failed exit 1 after the summary.
 from __future__ import annotations
 
 import sys
+import traceback
 from collections.abc import Sequence
 
 import typer
@@ -107,14 +109,18 @@ def main(args: Sequence[str] | None = None) -> None:
         sys.exit(EXIT_INTERRUPTED)
     except TournamentError as exc:
         if _STATE["debug"]:
-            raise
-        typer.echo(_paragraph(exc), err=True)
+            traceback.print_exc()
+        else:
+            typer.echo(_paragraph(exc), err=True)
         sys.exit(1)
     except Exception as exc:
         user_errors = (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError)
-        if _STATE["debug"] or not isinstance(exc, user_errors):
+        if not isinstance(exc, user_errors):
             raise
-        typer.echo(f"error: {_paragraph(exc)}", err=True)
+        if _STATE["debug"]:  # the traceback instead of the paragraph, the same exit code
+            traceback.print_exc()
+        else:
+            typer.echo(f"error: {_paragraph(exc)}", err=True)
         sys.exit(EXIT_USER_ERROR)
     if isinstance(code, int) and code:  # typer hands back an Exit's code (Ctrl-C: 130)
         sys.exit(code)
