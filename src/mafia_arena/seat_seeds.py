@@ -46,8 +46,10 @@ def seat_seeds(key: bytes, game_seed: int, players: int) -> list[int]:
     return [seat_seed(key, game_seed, seat) for seat in range(players)]
 
 
-def load_or_create_host_key(folder: str | Path) -> bytes:
-    """The host key kept in `folder` (``host_key``), created there if it is missing.
+def load_or_create_host_key(folder: str | Path, new: bytes | None = None) -> bytes:
+    """The host key kept in `folder` (``host_key``), created there if it is missing:
+    `new` where given (a published board's key, so its games are played again as
+    published), else a fresh random one. A key already in the folder always wins.
 
     Why a file in the results folder: resuming or re-running an experiment must hand
     every seat the same seed again, and copying the folder (with its key) reproduces it
@@ -56,19 +58,20 @@ def load_or_create_host_key(folder: str | Path) -> bytes:
     """
     path = Path(folder) / KEY_FILE
     if path.is_file():
-        return _read_key(path)
+        return read_host_key(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    key = new_host_key()
+    key = new_host_key() if new is None else new
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # another process created it meanwhile: use theirs
-        return _read_key(path)
+        return read_host_key(path)
     with os.fdopen(descriptor, "w", encoding="ascii") as handle:
         handle.write(key.hex() + "\n")
     return key
 
 
-def _read_key(path: Path) -> bytes:
+def read_host_key(path: Path) -> bytes:
+    """The key in file `path`; `ValueError` naming the file when it holds no key."""
     text = path.read_text(encoding="ascii").strip()
     try:
         key = bytes.fromhex(text)

@@ -63,3 +63,34 @@ def test_published_leaderboards_name_their_spec_and_command(name):
     text = readme.read_text()
     assert f"experiments/{name}.toml" in text
     assert f"mafia-arena leaderboard experiments/{name}.toml" in text
+
+
+def test_the_documented_command_plays_a_new_results_folder_with_the_published_key(
+    tmp_path, monkeypatch, capsys
+):
+    """`mafia-arena leaderboard experiments/mini-league.toml`, as the README gives it, in
+    a checkout without results: the new results folder starts with the board's published
+    host key, so the same games are played and the tables come out as published (a
+    folder that already has a key keeps its own)."""
+    from tests.cli.support import run_cli
+
+    published = ROOT / "leaderboards" / "mini-league"
+    shutil.copytree(ROOT / "experiments", tmp_path / "experiments")
+    shutil.copytree(published, tmp_path / "leaderboards" / "mini-league")
+    monkeypatch.chdir(tmp_path)
+    args = ["leaderboard", "experiments/mini-league.toml", "--no-ray", "--no-tracking"]
+    code, err = run_cli(args, capsys)
+    assert code == 0, err
+    results = tmp_path / "results" / "mini-league"
+    assert (results / KEY_FILE).read_bytes() == (published / KEY_FILE).read_bytes()
+    board = tmp_path / "leaderboards" / "mini-league"
+    for name in TEXT_FILES[1:]:
+        assert (board / name).read_bytes() == (published / name).read_bytes(), name
+    (results / KEY_FILE).write_text("ab" * 32 + "\n")
+    (results / "games.jsonl").unlink()
+    code, err = run_cli([*args, "--out", str(tmp_path / "other")], capsys)
+    assert code == 0, err
+    assert (results / KEY_FILE).read_text() == "ab" * 32 + "\n"
+    assert (tmp_path / "other" / "leaderboard.csv").read_bytes() != (
+        published / "leaderboard.csv"
+    ).read_bytes()

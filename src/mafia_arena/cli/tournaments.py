@@ -62,6 +62,7 @@ def _tournament(
     no_tracking: bool,
     no_resume: bool,
     force_resume: bool,
+    host_key: bytes | None = None,
 ) -> Any:
     from mafia_arena.experiments import Interrupted, run_tournament
 
@@ -79,6 +80,7 @@ def _tournament(
             results_dir=results,
             tracking_uri=tracking_uri,
             track=not no_tracking,
+            host_key=host_key,
         )
     except Interrupted as exc:  # typer turns a KeyboardInterrupt into a bare exit 130
         typer.echo(str(exc), err=True)
@@ -152,7 +154,28 @@ def leaderboard(
             no_tracking=no_tracking,
             no_resume=False,
             force_resume=False,
+            host_key=_board_key(source, out, results),
         )
         typer.echo(str(summary))
         source = summary.results_dir
     leaderboard_command(source, out, view, invocation)
+
+
+def _board_key(spec: Path, out: Path | None, results: Path | None) -> bytes | None:
+    """The host key published with the spec's board (``host_key`` in the `out` folder,
+    else in leaderboards/<name>), for a results folder that has none yet: with it the
+    board's games are played again exactly as published, so the published board
+    regenerates byte for byte. None when there is no such key or the results folder
+    already has its own."""
+    from mafia_arena.experiments.spec import load_spec
+    from mafia_arena.seat_seeds import KEY_FILE, read_host_key
+
+    experiment = load_spec(spec)
+    boards = [out] if out is not None else []
+    keys = [board / KEY_FILE for board in [*boards, Path("leaderboards") / experiment.name]]
+    published = next((key for key in keys if key.is_file()), None)
+    folder = results or experiment.results_dir
+    if published is None or (folder / KEY_FILE).exists():
+        return None
+    typer.echo(f"{folder}: a new results folder, played with the host key of {published}")
+    return read_host_key(published)

@@ -91,12 +91,15 @@ def run_tournament(
     results_dir: str | Path | None = None,
     tracking_uri: str | None = None,
     track: bool = True,
+    host_key: bytes | None = None,
 ) -> Summary:
     """Run (or resume) the tournament of `spec_path` and return its `Summary`.
 
     `address` joins a Ray cluster (default: start a private local one, bound to
     127.0.0.1, with the spec's ``concurrency.workers`` CPUs); `use_ray=False` plays in
-    this process. `results_dir` and `tracking_uri` override the spec's (they do not
+    this process. `host_key` is the key a results folder without one starts with (a
+    published board's, `mafia-arena leaderboard`); without it a fresh one is drawn.
+    `results_dir` and `tracking_uri` override the spec's (they do not
     change the spec hash); `track=False` skips MLflow. Raises `SpecError` for a bad spec,
     `ServiceError` for an unreachable service, `ResultsConflict` for a results folder of
     another spec or code version, in use, or with an unreadable manifest,
@@ -128,6 +131,7 @@ def run_tournament(
             force_resume=force_resume,
             progress=progress,
             tracking_uri=uri,
+            host_key=host_key,
         )
     finally:
         store.close()
@@ -221,6 +225,7 @@ def _run(
     force_resume: bool,
     progress: bool,
     tracking_uri: str | None,
+    host_key: bytes | None,
 ) -> Summary:
     done, store_id = _stored(experiment, store, resume, force_resume)
     summary = Summary(
@@ -239,7 +244,7 @@ def _run(
     )
     conc = experiment.concurrency
     fault = FaultPlan.from_env()
-    host_key = load_or_create_host_key(experiment.results_dir)  # seat seeds; kept there
+    host_key = load_or_create_host_key(experiment.results_dir, host_key)  # kept there
     jobs = [
         BatchJob(
             experiment.name,
