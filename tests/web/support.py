@@ -120,6 +120,45 @@ class Played:
         return msg
 
 
+class SendPace:
+    """A client-side token bucket that keeps a page's frames within the server's limit.
+
+    The server reads `Settings.rate_per_s` frames a second per page after a burst of
+    `Settings.rate_burst` (`web/ws.py`) and drops the rest, telling the page only of
+    every tenth frame dropped. A dropped answer leaves its turn open until the turn's
+    timer runs out (a minute for a forum window), and a retry sent at once on the
+    "slow down" reply is dropped silently. A person never answers that fast; the
+    autopilot answers at once, and a forum game asks a seat dozens of times within a
+    second or two: unpaced, the whole table would wait out a full timer, and two such
+    waits outlast the autopilot's timeout.
+
+    `wait` returns once a frame may go. The bucket runs at `share` of the server's
+    rate and burst: the server's own bucket starts later (after the credential) and
+    may read frames in a bunch, and the margin keeps every paced frame within it.
+    """
+
+    def __init__(
+        self,
+        rate: float = Settings.rate_per_s,
+        burst: float = Settings.rate_burst,
+        share: float = 0.75,
+    ) -> None:
+        self.rate, self.burst = rate * share, burst * share
+        self.tokens = self.burst
+        self.stamp = time.monotonic()
+
+    async def wait(self) -> None:
+        """Wait until the bucket holds a frame, then take it."""
+        while True:
+            now = time.monotonic()
+            self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+            self.stamp = now
+            if self.tokens >= 1:
+                self.tokens -= 1
+                return
+            await asyncio.sleep((1 - self.tokens) / self.rate)
+
+
 async def autopilot(
     ws_url: str,
     game_id: str,
@@ -135,8 +174,10 @@ async def autopilot(
     """Play a human seat over the websocket until the game is over; record everything.
 
     With `chat`, the seat also tries the dead chat once while alive (refused) and
-    writes there once dead."""
+    writes there once dead. Every frame after the credential is paced (`SendPace`) so
+    that the server's rate limit never drops one."""
     rng = random.Random(seed)
+    pace = SendPace()
     played = Played(seat)
     answered: int | None = None
     tried = wrote = False
@@ -162,6 +203,7 @@ async def autopilot(
                 if chat and (not tried if alive else not wrote):
                     tried, wrote = True, wrote or not alive
                     words = f"P{seat + 1} {'alive' if alive else 'dead'} #{rng.randrange(99)}"
+                    await pace.wait()
                     await ws.send(json.dumps({"type": "chat", "channel": "dead", "text": words}))
                 request = last["request"]
                 if request is None or request["turn"] == answered:
@@ -169,9 +211,11 @@ async def autopilot(
                 answered = request["turn"]
                 if request["free_text"] and rng.random() < speak_ratio and msg["type"] != "error":
                     said = text.format(seat=seat + 1, n=rng.randrange(99))
+                    await pace.wait()
                     await ws.send(json.dumps({"type": "say", "turn": answered, "text": said}))
                 else:
                     choice = rng.randrange(len(request["options"]))
+                    await pace.wait()
                     await ws.send(json.dumps({"type": "act", "turn": answered, "choice": choice}))
     return played
 
