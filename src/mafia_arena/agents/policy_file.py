@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import struct
 import zipfile
@@ -267,7 +268,7 @@ def _read(archive: Any) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarr
     names = set(archive.files)
     if "header" not in names:
         raise ValueError("array 'header': missing (not a policy file)")
-    header_size = _size(_declared(archive, "header"))
+    header_size = math.prod(_declared(archive, "header"))
     if header_size > MAX_HEADER_BYTES:
         raise ValueError(
             f"array 'header': declares {header_size} bytes, more than {MAX_HEADER_BYTES}"
@@ -294,7 +295,7 @@ def _read(archive: Any) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarr
         if name not in names:
             raise ValueError(f"array {name!r}: missing (key 'layers' says {count} layers)")
     declared = {name: _declared(archive, name) for name in wanted}
-    weights = sum(_size(shape) for shape in declared.values())
+    weights = sum(math.prod(shape) for shape in declared.values())
     if weights > MAX_WEIGHTS:
         raise ValueError(
             f"key 'layers': the arrays declare {weights} numbers, more than {MAX_WEIGHTS}"
@@ -322,14 +323,6 @@ def _declared(archive: Any, name: str) -> Shape:
     if dtype.kind not in "biuf":
         raise ValueError(f"array {name!r}: {dtype} values are not real numbers")
     return shape
-
-
-def _size(shape: Shape) -> int:
-    """How many numbers an array of `shape` holds (Python integers: no overflow)."""
-    size = 1
-    for length in shape:
-        size *= int(length)
-    return size
 
 
 def _npy_header(member: IO[bytes]) -> tuple[Shape, np.dtype[Any]]:

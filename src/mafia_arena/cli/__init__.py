@@ -82,6 +82,15 @@ def _paragraph(error: BaseException) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def _report(error: BaseException, prefix: str = "") -> None:
+    """The error as its paragraph, or with ``--debug`` as the traceback being handled
+    (the caller's exit code stays the same either way)."""
+    if _STATE["debug"]:
+        traceback.print_exc()
+    else:
+        typer.echo(f"{prefix}{_paragraph(error)}", err=True)
+
+
 def main(args: Sequence[str] | None = None) -> None:
     """Run the command line (see the module docstring for exit codes)."""
     from mafia_arena.experiments.errors import Interrupted, TournamentError
@@ -108,19 +117,13 @@ def main(args: Sequence[str] | None = None) -> None:
         typer.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     except TournamentError as exc:
-        if _STATE["debug"]:
-            traceback.print_exc()
-        else:
-            typer.echo(_paragraph(exc), err=True)
+        _report(exc)
         sys.exit(1)
     except Exception as exc:
         user_errors = (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError)
         if not isinstance(exc, user_errors):
             raise
-        if _STATE["debug"]:  # the traceback instead of the paragraph, the same exit code
-            traceback.print_exc()
-        else:
-            typer.echo(f"error: {_paragraph(exc)}", err=True)
+        _report(exc, "error: ")
         sys.exit(EXIT_USER_ERROR)
     if isinstance(code, int) and code:  # typer hands back an Exit's code (Ctrl-C: 130)
         sys.exit(code)

@@ -168,12 +168,13 @@ def _board_key(spec: Path, out: Path | None, results: Path | None) -> bytes | No
     regenerates byte for byte. None when there is no such key or the results folder
     already has its own."""
     from mafia_arena.experiments.spec import load_spec
+    from mafia_arena.leaderboard.cli import board_folder
     from mafia_arena.seat_seeds import KEY_FILE, read_host_key
 
     experiment = load_spec(spec)
-    boards = [out] if out is not None else []
-    keys = [board / KEY_FILE for board in [*boards, Path("leaderboards") / experiment.name]]
-    published = next((key for key in keys if key.is_file()), None)
+    default = board_folder(experiment.name)
+    boards = [default] if out is None else [out, default]
+    published = next((b / KEY_FILE for b in boards if (b / KEY_FILE).is_file()), None)
     folder = results or experiment.results_dir
     if published is None or (folder / KEY_FILE).exists():
         return None

@@ -137,7 +137,7 @@ def leaderboard_command(
             f"{path}: key 'experiment': {experiment!r} cannot name a folder under "
             "leaderboards/; give --out"
         )
-    target = out or Path("leaderboards") / experiment
+    target = out or board_folder(experiment)
     _check_out(target, path.parent, "--out" if out is not None else "leaderboards/<experiment>")
     paths = write_leaderboard(
         records,
@@ -149,6 +149,11 @@ def leaderboard_command(
     for written in paths:
         print(written)
     return paths
+
+
+def board_folder(experiment: str) -> Path:
+    """Where an experiment's board is published unless ``--out`` says otherwise."""
+    return Path("leaderboards") / experiment
 
 
 #: What a default output folder's name may be (an experiment spec's `name` rule): one
