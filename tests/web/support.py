@@ -124,10 +124,10 @@ class SendPace:
     """A client-side token bucket that keeps a page's frames within the server's limit.
 
     The server reads `Settings.rate_per_s` frames a second per page after a burst of
-    `Settings.rate_burst` (`web/ws.py`) and drops the rest, telling the page only of
-    every tenth frame dropped. A dropped answer leaves its turn open until the turn's
-    timer runs out (a minute for a forum window), and a retry sent at once on the
-    "slow down" reply is dropped silently. A person never answers that fast; the
+    `Settings.rate_burst` (`web/ws.py`) and drops the rest, answering each dropped
+    frame with "slow down". A dropped answer leaves its turn open until the page
+    answers again or the turn's timer runs out (a minute for a forum window), and a
+    retry sent at once on the reply is dropped too. A person never answers that fast; the
     autopilot answers at once, and a forum game asks a seat dozens of times within a
     second or two: unpaced, the whole table would wait out a full timer, and two such
     waits outlast the autopilot's timeout.

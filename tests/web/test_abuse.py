@@ -220,6 +220,30 @@ def test_deeply_nested_socket_frames_are_refused_before_parsing(guarded: LiveSer
     assert "nested too deeply" in error["reason"]
 
 
+def test_every_frame_dropped_by_the_rate_limit_is_answered(guarded: LiveServer) -> None:
+    """A burst past the bucket: each ping is either read (a pong) or answered as dropped,
+    so a page is never left waiting on a frame the server did not read."""
+    game_id, credential = normal_player(guarded)
+    sent = int(guarded.manager.settings.rate_burst) + 20  # well under the strikes that close
+
+    async def burst() -> tuple[int, int]:
+        async with websockets.connect(f"{guarded.ws_url}/ws/{game_id}") as ws:
+            await ws.send(json.dumps({"type": "auth", "credential": credential}))
+            for _ in range(sent):
+                await ws.send(json.dumps({"type": "ping"}))
+            pongs = dropped = 0
+            async with asyncio.timeout(20):
+                while pongs + dropped < sent:
+                    msg = json.loads(await ws.recv())
+                    pongs += msg["type"] == "pong"
+                    dropped += msg.get("reason") == "too many messages; slow down"
+            return pongs, dropped
+
+    pongs, dropped = asyncio.run(burst())
+    assert pongs + dropped == sent
+    assert dropped >= 2  # more than one frame was dropped, and each was answered
+
+
 def test_anonymous_creators_cannot_seat_paid_bots_or_choose_seeds(guarded: LiveServer) -> None:
     offered = httpx.get(guarded.url + "/api/agents").json()
     assert "heuristic" in offered and PAID not in offered

@@ -9,7 +9,8 @@ before the start, and ``error`` replies meant for it alone, and it may send ``ac
 game's watch token opens a spectator's page instead (`web/gallery.py`): public
 ``state`` messages, and only ``chat`` and ``ping`` from it. Every frame is
 size-checked, schema-validated and rate-limited before it reaches the seat's
-`HumanAgent`; none can name another seat.
+`HumanAgent` (a frame dropped by the rate limit is answered, never dropped unsaid);
+none can name another seat.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ CLOSE_AUTH = 4401
 CLOSE_UNKNOWN = 4404
 CLOSE_POLICY = 1008
 CLOSE_BUSY = 4429
-MAX_STRIKES = 60
+MAX_STRIKES = 60  # frames dropped by the rate limiter before the socket is closed
+DROPPED = "too many messages; slow down"
 CHAT_RATE, CHAT_BURST = 1.0, 5.0  # chat lines per second per page, and a burst
 
 
@@ -176,8 +178,9 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
                 if limiter.strikes > MAX_STRIKES:
                     conn.close()
                     break
-                if limiter.strikes % 10 == 1:
-                    conn.send({"type": "error", "reason": "too many messages; slow down"})
+                # every dropped frame is answered, so a page never waits on an answer
+                # that was not read; at most MAX_STRIKES replies before the socket closes
+                conn.send({"type": "error", "reason": DROPPED})
                 continue
             try:
                 message = parse(raw, manager.settings.max_frame)
