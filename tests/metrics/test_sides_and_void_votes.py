@@ -164,16 +164,22 @@ def test_played_palermo_ballots_on_assassinated_players_are_void() -> None:
 
 def test_a_role_dealt_without_its_party_counts_for_its_roles_faction() -> None:
     """dictator OP-D14: the question mark is dealt his role without a party (no faction
-    in his `role` event). Until his copy is told (a `role_change`), the metrics count
-    him for his role's faction in the variant, the citizens: the town side."""
+    in his `role` event). Until he copies a status at the end of Night 0, the metrics
+    count him for his role's faction in the variant, the citizens: the town side; from
+    the copy on, for the copied party ("a question mark counts for the party it
+    copied"), on Day 1 too, although he is told it only on Day 2."""
     from tests.dictator.table import Q, R, Table, c
 
-    from mafia_arena.engine.catalogue import RoleDealt
+    from mafia_arena.engine.catalogue import PhaseStart, RoleChange, RoleDealt
     from mafia_arena.metrics.facts import sides_at
 
     t = Table().to("night", 0)
     t.act(Q, c("copy_status", R)).to("day", 2)
     dealt = next(e for e in t.game.events if e.fact == RoleDealt(Q, "question_mark", None))
+    day_one = next(e for e in t.game.events if e.fact == PhaseStart("day", 1))
+    told = next(e for e in t.game.events if isinstance(e.fact, RoleChange) and e.fact.seat == Q)
+    assert dealt.seq < day_one.seq < told.seq
     facts = extract_facts(GameLog.from_game(t.game))
     assert sides_at(facts, dealt.seq)[Q] == "town"
+    assert sides_at(facts, day_one.seq)[Q] == "mafia"
     assert facts.side_of(Q) == "mafia"

@@ -23,10 +23,14 @@ An investigation is any `night_result` of action ``check`` (a detective's or a
 commissar's check) or ``investigate`` (Palermo's Detective and Medium); `Check.living`
 tells one of a player in the game from the Medium's of a ghost.
 
-Sides come from the variant (`FactionSpec.side`). The caller passes the `Variant` when
-it has one (the tournament worker does); otherwise it is loaded from the log's header,
-and if that fails a faction called ``mafia`` is taken as the mafia side and any other
-as town, so a log from an unknown variant still yields numbers.
+A seat's faction is the one its `role` event deals it, changed by a `role_change`
+(told to the seat) or by the dictator's question mark copying a status at the end of
+Night 0 (a host `trigger`: he counts for the copied party from then on, though he is
+told it only on Day 2). Sides come from the variant (`FactionSpec.side`). The caller
+passes the `Variant` when it has one (the tournament worker does); otherwise it is
+loaded from the log's header, and if that fails a faction called ``mafia`` is taken
+as the mafia side and any other as town, so a log from an unknown variant still
+yields numbers.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from mafia_arena.engine.catalogue import (
     Silenced,
     SpeechMade,
     StateChanged,
+    Trigger,
     VoteIntentions,
     Votes,
 )
@@ -238,6 +243,9 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
     def side(seat: int) -> str:
         return _side(sides, faction.get(seat))
 
+    def sides_changed(seq: int) -> None:
+        facts.side_history.append((seq, {s: side(s) for s in range(log.players) if s in faction}))
+
     def depart(seq: int, day: int, seat: int, cause: str) -> None:
         alive.discard(seat)
         facts.death_day[seat] = day
@@ -260,9 +268,12 @@ def extract_facts(log: GameLog, variant: Variant | None = None) -> GameFacts:
                 dealt = role_factions.get(f.role)  # (OP-D14): the role's own, the truth
             if dealt is not None:
                 faction[f.seat] = dealt
-                facts.side_history.append(
-                    (event.seq, {s: side(s) for s in range(log.players) if s in faction})
-                )
+                sides_changed(event.seq)
+        elif isinstance(f, Trigger) and f.trait == "copy" and f.role in role_factions:
+            # the dictator's question mark copies a status at the end of Night 0 and
+            # counts for the copied party from then on, though he is told only on Day 2
+            faction[f.seat] = role_factions[f.role]
+            sides_changed(event.seq)
         elif isinstance(f, PhaseStart):
             last_ballot = None
             silenced.clear()
