@@ -1,12 +1,14 @@
-"""The after-game replay is computed once per game, in a worker thread, and kept for
-the newest games: a finished game's log never changes, and a replay of a large table
-takes about 100 ms, which in the request handler would stall every live table."""
+"""The after-game replay is computed once per game, in a worker thread, one at a time,
+and kept for the newest games: a finished game's log never changes, and a replay of a
+large table takes about 100 ms, which in the request handler would stall every live
+table."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
+import time
 
 from tests.host_key import FIXED_HOST_KEY
 
@@ -59,3 +61,38 @@ def test_the_replay_is_computed_off_the_event_loop(monkeypatch) -> None:
 
     loop_thread = asyncio.run(ask())
     assert threads and threads[0] is not loop_thread
+
+
+def test_requests_at_once_compute_each_replay_once_and_one_at_a_time(monkeypatch) -> None:
+    """Pages that ask at once for a replay not yet kept wait for one computation, and
+    replays of different games are computed one after another: computed once per
+    request, forty requests at once stalled every live table for seconds."""
+    calls: list[int] = []  # the seeds of the games computed
+    running = [0, 0]  # now, most at once
+    lock = threading.Lock()
+    real = replay_cache.replay_views
+
+    def recording(stored: GameLog) -> dict:
+        with lock:
+            calls.append(stored.seed)
+            running[0] += 1
+            running[1] = max(running)
+        time.sleep(0.05)  # a large table's replay takes about this long
+        try:
+            return real(stored)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(replay_cache, "replay_views", recording)
+    logs = {f"g{seed}": finished_game(seed) for seed in (5, 6)}
+    cache = ReplayCache()
+
+    async def ask_at_once() -> list[bytes]:
+        asks = [cache.body(game_id, logs[game_id]) for game_id in ("g5", "g6") * 10]
+        return await asyncio.gather(*asks)
+
+    bodies = asyncio.run(ask_at_once())
+    assert sorted(calls) == [5, 6]
+    assert running[1] == 1
+    assert len(set(bodies[0::2])) == 1 and len(set(bodies[1::2])) == 1

@@ -145,6 +145,18 @@ class HumanAgent(AgentBase):
             return False
         return True
 
+    def discard(self) -> int:
+        """Drop every queued action (the turn they were sent for is over); how many.
+
+        Why: a second click on a turn that the first one answered stayed queued, and
+        was refused only when the seat's next turn opened ("that was for an earlier
+        turn"), shown under the new question as if a click on it had failed."""
+        dropped = 0
+        while not self._inbox.empty():
+            self._inbox.get_nowait()
+            dropped += 1
+        return dropped
+
     def reject(self, reason: str) -> None:
         if self.on_reject is not None:
             self.on_reject(reason)

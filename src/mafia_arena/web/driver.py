@@ -123,6 +123,8 @@ async def _end_slot(session: GameSession) -> None:
 async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
     """Get one seat's decision for its open turn and submit it; never raises IllegalDecision.
 
+    Actions the seat's pages sent for the turn and that were not needed (a second
+    click) are dropped and the pages told so at once, not at the seat's next turn.
     Afterwards the seat's page loses its buttons at once — unless this was the last
     answer of a prompt off the night clock: then the game has moved on and the main
     loop pushes everyone together. In a night slot the page is pushed at once either
@@ -144,6 +146,8 @@ async def _decide(session: GameSession, seat: int, prompt: list[int]) -> None:
     finally:
         slot.active = False
         slot.opened = None
+        if isinstance(slot.agent, HumanAgent) and slot.agent.discard():
+            session.reject(seat, "that turn is already over")  # a second click, told now
         if session.pace is not None or any(session.slots[s].active for s in prompt):
             session.push(seat)
         if any(session.slots[s].active for s in prompt):

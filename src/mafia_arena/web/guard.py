@@ -5,7 +5,8 @@
   its content could run);
 - `BodyGuard`, an ASGI middleware, refuses a request body over `max_body` bytes (413,
   from the ``Content-Length`` header when there is one, else while the body streams in)
-  and a JSON body nested deeper than `max_depth` (400), before the app parses it;
+  and a JSON body nested deeper than `max_depth` (400), before the app parses it, and
+  answers a request whose client left mid-body (400, never read);
 - `ClientCounter` counts what each client address holds open (sockets), so one visitor
   cannot use up the server for everyone.
 """
@@ -73,6 +74,10 @@ class BodyGuard:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
+                # the client left mid-body: answered all the same (the server drops it).
+                # Why: without a response the app's HTTP middleware raised "No response
+                # returned", a traceback in the server's log for every cut-off request
+                await _refuse(send, 400, "request body incomplete")
                 return
             chunk = message.get("body", b"")
             size += len(chunk)

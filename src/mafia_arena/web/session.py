@@ -64,6 +64,8 @@ class Connection:
         self.key: str | None = None
         self.outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue(maxsize=limit)
         self.closed = False
+        self.close_code = 1000
+        """The websocket close code the page gets when it is closed (`close`)."""
 
     def send_changed(self, message: dict[str, Any], key: str) -> None:
         """Send unless the last message sent with `send_changed` had the same `key`."""
@@ -80,10 +82,12 @@ class Connection:
         except asyncio.QueueFull:
             self.close()
 
-    def close(self) -> None:
-        """Close after what is queued (or at once, dropping it, if the outbox is full)."""
+    def close(self, code: int = 1000) -> None:
+        """Close after what is queued (or at once, dropping it, if the outbox is full),
+        with the websocket close `code` (a page reconnects after a plain 1000)."""
         if not self.closed:
             self.closed = True
+            self.close_code = code
             if self.outbox.full():
                 while not self.outbox.empty():
                     self.outbox.get_nowait()
@@ -465,9 +469,14 @@ class GameSession:
         return slot.stand_in
 
     def take_back(self, seat: int) -> None:
-        """The person plays their seat again; their pages are told what happened."""
+        """The person plays their seat again; their pages are told what happened.
+
+        Not once the game is over (`over`): there is no seat left to play, and a person
+        who opened the final table took nothing back. Why: the table then got the
+        notice "is back and plays their own seat again" after the end, and the final
+        table lost the seat's stand-in badge."""
         slot = self.slots[seat]
-        if not slot.replaced:
+        if not slot.replaced or self.over:
             return
         slot.replaced = False
         slot.missed = 0
@@ -674,13 +683,18 @@ class GameSession:
 
     # ------------------------------------------------------------------ table chat
     def post_chat(self, conn: Connection, channel: str, text: str) -> None:
-        """A chat line from a page (`ChatRefused` if it may not write there), stored and
-        delivered to every page that reads its channel (`push` ends with the chat)."""
+        """A chat line from a page (`ChatRefused` if it may not write there, or before
+        the game starts), stored and delivered to every page that reads its channel
+        (`push` ends with the chat).
+
+        Why refused before the start for spectators too: a lobby page is sent no chat,
+        so a spectator's line was kept without a word to its sender and came out of
+        the blue at the start."""
+        if self.game is None:
+            raise ChatRefused("the chat opens when the game starts")
         if conn.seat is None:
             member, author = self.gallery.member(), conn.author
         else:
-            if self.game is None:
-                raise ChatRefused("the chat opens when the game starts")
             member = seat_member(conn.seat, self.view(conn.seat))
             author = f"{self.slots[conn.seat].name} ({name_of(conn.seat)})"
         line = self.chat.post(channel, member, author, text)

@@ -40,6 +40,8 @@ MAX_PLAYERS = 40
 NAME_PATTERN = r"^[\w .'-]{1,24}$"
 _SEAT_LABEL = re.compile(r"p\s*\d+", re.IGNORECASE)
 _BOT_NAME = re.compile(r".*\bbot", re.IGNORECASE)
+_GUEST_NAME = re.compile(r"guest\s*\d+", re.IGNORECASE)
+"""What a person's seat is called until they name it (`GameSession`: "guest 3")."""
 
 
 def player_name(value: str | None) -> str | None:
@@ -48,7 +50,8 @@ def player_name(value: str | None) -> str | None:
     Compatibility forms are folded (NFKC: fullwidth letters and digits, ligatures).
     Raises ValueError with the reason the page shows. Why the refusals: the table writes
     "Ada (P3)" and marks a bot by the word "bot" after its name, so a person called "P2"
-    or "heuristic bot" would read as another seat or as a bot."""
+    or "heuristic bot" would read as another seat or as a bot, and one called "guest 3"
+    as the seat P3 before its person named it."""
     if value is None or not value.strip():
         return None
     # compatibility forms folded first: a fullwidth "Ａda" or "Ｐ3" is the "Ada" or "P3"
@@ -63,6 +66,10 @@ def player_name(value: str | None) -> str | None:
         raise ValueError(f"{name!r} is a seat's label; choose a name")
     if _BOT_NAME.fullmatch(looks_like):
         raise ValueError("a name cannot end in 'bot': the table marks its bots that way")
+    if _GUEST_NAME.fullmatch(looks_like):
+        # another seat may still be called that: a rematch, which seats each person
+        # under their name while the others' seats are still "guest n", failed on it
+        raise ValueError(f"{name!r} is what a seat without a name is called; choose a name")
     return name
 
 

@@ -42,6 +42,11 @@ CLOSE_AUTH = 4401
 CLOSE_UNKNOWN = 4404
 CLOSE_POLICY = 1008
 CLOSE_BUSY = 4429
+CLOSE_ELSEWHERE = 4409
+"""The seat was opened on more pages than it may keep, and this one, the oldest, was
+closed: the page says so and does not reconnect. Why: closed with a plain 1000 it came
+back at once and closed the next oldest, and so on around every open page, forever."""
+ELSEWHERE = "this seat was opened on too many other pages; this one is closed"
 MAX_STRIKES = 60  # frames dropped by the rate limiter before the socket is closed
 DROPPED = "too many messages; slow down"
 CHAT_RATE, CHAT_BURST = 1.0, 5.0  # chat lines per second per page, and a burst
@@ -75,7 +80,7 @@ async def _writer(ws: WebSocket, conn: Connection) -> None:
         while True:
             message = await conn.outbox.get()
             if message is None:
-                await ws.close()
+                await ws.close(conn.close_code)
                 return
             await ws.send_text(json.dumps(message))
     except (WebSocketDisconnect, RuntimeError):
@@ -165,6 +170,8 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
     if grant.seat is not None:
         pages = session.slots[grant.seat].connections
         while len(pages) >= manager.settings.max_sockets_per_seat:  # the oldest page goes
+            pages[0].send({"type": "error", "reason": ELSEWHERE})
+            pages[0].close(CLOSE_ELSEWHERE)
             session.detach(pages[0])
     session.attach(conn)
     limiter = RateLimiter(manager.settings.rate_per_s, manager.settings.rate_burst)

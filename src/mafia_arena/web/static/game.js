@@ -34,6 +34,11 @@ function connect() {
       message("This seat's session is not valid any more (the game may have ended and been archived).");
       return;
     }
+    if (event.code === 4409) {  // the seat's newer pages took its place: no reconnecting
+      app.deadline = null; app.over = true;
+      message("This seat is open on too many other pages, so this one was closed. Reload it to play here.");
+      return;
+    }
     if (app.over) return;
     $("conn").classList.add("off");
     app.retry = Math.min(app.retry + 1, 6);
