@@ -110,3 +110,47 @@ def test_a_vector_step_with_the_wrong_number_of_actions_says_how_many(count: int
     vec.reset(seed=0)
     with pytest.raises(ValueError, match=rf"num_envs = 2 actions .*got {count}"):
         vec.step(np.zeros(count, dtype=np.int64))
+
+
+def wrapped_deciding(env: object) -> tuple[str, list[int]]:
+    """`deciding` for the wrapped AEC env: step its waiting turns through the wrappers."""
+    raw = env.unwrapped  # type: ignore[attr-defined]
+    while not raw.session.asks(raw._seat(raw.agent_selection)):
+        env.last()  # type: ignore[attr-defined]
+        env.step(0)  # type: ignore[attr-defined]
+    agent = raw.agent_selection
+    return agent, np.flatnonzero(env.observe(agent)["action_mask"]).tolist()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_the_wrapped_aec_env_takes_a_python_bool_as_the_raw_env_does(flag: bool) -> None:
+    """A Python bool is an int (0 or 1), for the raw env and Gymnasium's `Discrete`
+    alike; the wrapped env judges it by the same mask entry, legal or not."""
+    raw = mafia_env.raw_env("standard", players=7)
+    raw.reset(seed=0)
+    deciding(raw)
+    env = mafia_env.env("standard", players=7)
+    env.reset(seed=0)
+    agent, legal = wrapped_deciding(env)
+    env.last()
+    env.step(flag)
+    if int(flag) in legal:
+        raw.step(flag)
+        assert env.agent_selection == raw.agent_selection
+        assert not any(env.terminations.values())
+    else:
+        assert all(env.terminations.values())
+        assert env._cumulative_rewards[agent] == -1.0  # type: ignore[attr-defined]
+
+
+def test_a_raw_aec_step_after_the_game_says_it_is_over() -> None:
+    env = mafia_env.raw_env("simple", players=5)
+    env.reset(seed=1)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.agents == []
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        env.step(0)
+    with pytest.raises(IllegalActionError, match="the game is over"):
+        env.step_text("anyone there?")

@@ -148,6 +148,27 @@ def test_a_list_of_seeds_gives_each_row_its_first_game() -> None:
         vec.reset(seed=[1, 2])
 
 
+def test_a_none_in_the_list_of_seeds_draws_that_rows_seed() -> None:
+    """As Gymnasium's vector envs take it: None leaves one row's seed to the env's own
+    generator (seeded by the last integer seed), the other rows keep theirs."""
+
+    def first_seeds() -> list[int]:
+        vec = MafiaVectorEnv("simple", 5, 3)
+        vec.reset(seed=0)
+        obs, _ = vec.reset(seed=[40, None, 7])
+        rngs = [np.random.default_rng(0) for _ in range(3)]
+        first: dict[int, int] = {}
+        while len(first) < 3:
+            obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
+            for i in np.flatnonzero(terminations):
+                first.setdefault(int(i), int(infos["final_seed"][i]))
+        return [first[i] for i in range(3)]
+
+    seeds = first_seeds()
+    assert seeds[0] == 40 and seeds[2] == 7 and seeds[1] >= 0
+    assert first_seeds() == seeds
+
+
 def illegal_ids(masks: np.ndarray) -> np.ndarray:
     return np.array([int(np.flatnonzero(m == 0)[0]) for m in masks])
 
@@ -250,3 +271,35 @@ def test_text_views_are_opt_in_and_match_the_aec_env() -> None:
         _obs, _r, terminations, _t, infos = vec.step([action])
         if terminations[0]:
             break
+
+
+@pytest.mark.parametrize("duplicate", ["pickle", "deepcopy"])
+def test_a_vector_env_pickles_and_copies_mid_game(duplicate: str) -> None:
+    """As the AEC and Parallel envs do: every row's game is rebuilt by replaying its
+    decisions, and the copy goes on exactly as the original (autoresets included)."""
+    import copy
+    import pickle
+
+    vec = MafiaVectorEnv("standard", 7, 3)
+    obs, _ = vec.reset(seed=4)
+    rngs = [np.random.default_rng(i) for i in range(3)]
+    for _ in range(25):
+        obs, *_ = vec.step(random_actions(obs["action_mask"], rngs))
+    twin = pickle.loads(pickle.dumps(vec)) if duplicate == "pickle" else copy.deepcopy(vec)
+    np.testing.assert_array_equal(twin.seats, vec.seats)
+    ended = 0
+    for _ in range(150):
+        actions = random_actions(obs["action_mask"], rngs)
+        out, copied = vec.step(actions), twin.step(actions)
+        for key in obs:
+            np.testing.assert_array_equal(out[0][key], copied[0][key])
+        for x, y in zip(out[1:4], copied[1:4], strict=True):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(out[4]["seat"], copied[4]["seat"])
+        if "final_seed" in out[4]:
+            np.testing.assert_array_equal(out[4]["final_seed"], copied[4]["final_seed"])
+            ended += 1
+        obs = out[0]
+    assert ended, "the copies dealt new games alike"
+    np.testing.assert_array_equal(vec.reset()[0]["observation"], twin.reset()[0]["observation"])
+    assert pickle.loads(pickle.dumps(MafiaVectorEnv("simple", 5, 2))).games == []

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from mafia_arena.env.session import NOT_RESET
+from mafia_arena.env.session import GAME_OVER, NOT_RESET, IllegalActionError
 from mafia_arena.env.spaces import SessionSpaces, observation_spec
 from mafia_arena.rules import Variant
 from mafia_arena.views.encode_history import ObservationSpec
@@ -86,10 +86,13 @@ class raw_env(SessionSpaces, AECEnv):
 
     def step(self, action: Any) -> None:
         """Answer the selected seat with an action id (an integer; see the module
-        docstring). Before the first `reset` it raises `RuntimeError`."""
+        docstring). Before the first `reset` it raises `RuntimeError`; once every agent
+        has been stepped out of a finished game, `IllegalActionError` (reset first)."""
         agent = self.agent_selection
         if self.session.game is None:
             raise RuntimeError(NOT_RESET)
+        if not self.agents:
+            raise IllegalActionError(GAME_OVER)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -105,9 +108,14 @@ class raw_env(SessionSpaces, AECEnv):
         """Answer the selected seat's speaking turn with free text instead of an action.
 
         Only for requests whose `infos[agent]["request"]["free_text"]` is true; anything
-        else raises `IllegalActionError`. `env()` passes it through its wrappers.
+        else raises `IllegalActionError` (so does a finished game). `env()` passes it
+        through its wrappers.
         """
         agent = self.agent_selection
+        if self.session.game is None:
+            raise RuntimeError(NOT_RESET)
+        if not self.agents:
+            raise IllegalActionError(GAME_OVER)
         if self.terminations[agent] or self.truncations[agent]:
             raise ValueError(f"{agent} is done; step(None) it")
         self.session.say(self._seat(agent), text)

@@ -29,7 +29,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from mafia_arena.engine import Choice
-from mafia_arena.env.session import NOT_RESET, IllegalActionError
+from mafia_arena.env.session import GAME_OVER, NOT_RESET, IllegalActionError
 from mafia_arena.env.spaces import SessionSpaces, agent_name, observation_spec
 from mafia_arena.rules import Variant
 from mafia_arena.views.encode_history import ObservationSpec
@@ -70,7 +70,7 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         agent `ValueError` (`check_agents`)."""
         self.check_agents(actions)
         if not self.agents:
-            raise IllegalActionError("the game is over; reset() the environment")
+            raise IllegalActionError(GAME_OVER)
         return {seat: self.check_action(seat, actions) for seat in self.session.pending_seats()}
 
     def check_agents(self, actions: Mapping[str, Any]) -> None:

@@ -43,12 +43,14 @@ class IllegalActionError(ValueError):
 
 
 NOT_RESET = "reset() was never called: reset() the environment before stepping it"
+GAME_OVER = "the game is over; reset() the environment"
 
 
 def action_index(action: Any) -> int | None:
-    """`action` as an action id if it is an integer: a Python int, a numpy integer
-    scalar or a 0-d integer array; None for anything else. A float such as 3.5 is
-    refused, never truncated to 3: a policy that emits one has a bug to see."""
+    """`action` as an action id if it is an integer: a Python int (a bool is 0 or 1, as
+    for Gymnasium's `Discrete`), a numpy integer scalar or a 0-d integer array; None for
+    anything else. A float such as 3.5 is refused, never truncated to 3: a policy that
+    emits one has a bug to see."""
     if type(action) is int:  # the usual case first: a step costs little else
         return action
     if isinstance(action, int | np.integer):

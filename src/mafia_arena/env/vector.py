@@ -31,11 +31,15 @@ only legal action is 0, wait) left out.
   A game's engine seed, which replays it, is given when it has ended
   (``infos["final_seed"]``), never while it is played: the seed fixes the deal, and an
   info that a learner's loop can read is no place for the hidden roles.
-  A list of seeds gives each row its own first seed.
+  A list of seeds gives each row its own first seed (None: one drawn from the env's
+  generator, as Gymnasium's vector envs take it).
 - Illegal actions: with ``illegal_reward`` a number (the default, -1 as in `env()`), an
   illegal action ends that row's game with that reward for the mover and 0 for everyone
   else (``infos["illegal"][i]`` true), and the row is dealt a new game; with
   ``illegal_reward=None`` the step raises `IllegalActionError` before any row changes.
+
+The env pickles and deep-copies mid-game: each row's game is rebuilt by replaying its
+decisions (as the AEC and Parallel envs do).
 
 Only numbers cross the API unless ``text=True`` (then ``infos["text"][i]`` is row i's
 text view of its seat, as the AEC env's ``infos``): a learner reads the stacked arrays,
@@ -128,7 +132,10 @@ class MafiaVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ API
     def reset(
-        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+        self,
+        *,
+        seed: int | Sequence[int | None] | None = None,
+        options: dict[str, Any] | None = None,
     ) -> tuple[Obs, dict[str, Any]]:
         """Deal a new game in every row; `seed` as in the module docstring."""
         n = self.num_envs
@@ -140,9 +147,11 @@ class MafiaVectorEnv(VectorEnv):
             first = [int(seed) + i for i in range(n)]
             keys = [int(seed)] * n
         else:
-            first = keys = [int(s) for s in seed]
-            if len(first) != n:
-                raise ValueError(f"reset: {len(first)} seeds for {n} games")
+            seeds = list(seed)
+            if len(seeds) != n:
+                raise ValueError(f"reset: {len(seeds)} seeds for {n} games")
+            draw = self.np_random.integers
+            first = keys = [int(draw(2**31)) if s is None else int(s) for s in seeds]
         # row i's later games: a generator keyed by (its seed key, i), independent of
         # how many games the other rows have played
         self._row_seeds = [np.random.default_rng([k, i]) for i, k in enumerate(keys)]
@@ -196,6 +205,42 @@ class MafiaVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         self.games = []
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        """A running `Game` does not pickle (nor do the seats' folds), so each row is
+        stored as its game's seed and decisions and rebuilt by replaying them, as
+        `GameSession` does; the generators of the later games go as they are."""
+        return {
+            "variant": self.variant,
+            "players": self.players,
+            "num_envs": self.num_envs,
+            "illegal_reward": self.illegal_reward,
+            "copy": self.copy,
+            "text": self.text,
+            "rows": [(game.seed, list(game.decisions)) for game in self.games],
+            "row_seeds": self._row_seeds,
+            "np_random": (self._np_random, self._np_random_seed),
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        MafiaVectorEnv.__init__(
+            self,
+            state["variant"],
+            state["players"],
+            state["num_envs"],
+            illegal_reward=state["illegal_reward"],
+            copy=state["copy"],
+            text=state["text"],
+        )
+        self._row_seeds = state["row_seeds"]
+        self._np_random, self._np_random_seed = state["np_random"]
+        for row, (seed, decisions) in enumerate(state["rows"]):
+            game = self._new_game(row, seed)
+            for record in decisions:
+                game.resubmit(record)
+            self.games.append(game)
+            self._show(row, game)
 
     # ------------------------------------------------------------------ internals
     def _ids(self, actions: Any) -> list[int]:

@@ -20,7 +20,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.base import BaseWrapper
 from pettingzoo.utils.wrappers.base_parallel import BaseParallelWrapper
 
-from mafia_arena.env.session import IllegalActionError
+from mafia_arena.env.session import IllegalActionError, action_index
 
 ILLEGAL_REWARD = -1.0
 
@@ -87,21 +87,26 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
         """A legal action of a live agent, judged on the mask of the observation it was
         given, goes straight to the wrapped env; everything else (no observation seen
         yet, a finished agent, an illegal action, after an illegal end) takes
-        PettingZoo's path, which ends the game on an illegal action."""
+        PettingZoo's path, which ends the game on an illegal action. An integer action
+        (a bool included, as the raw env and Gymnasium's `Discrete` take it) is judged
+        by the mask entry of its id: indexing the mask with a bool would select, not
+        look up."""
         raw = self._raw
         agent = raw.agent_selection
         seen = self._prev_obs
+        index = action if type(action) is int else action_index(action)
         if (
             type(seen) is dict
+            and index is not None
             and not self._terminated
             and not raw.terminations[agent]
             and not raw.truncations[agent]
-            and seen["action_mask"][action]
+            and seen["action_mask"][index]
         ):
             self._prev_obs = self._prev_info = None
             self.env.step(action)
             return
-        super().step(action)
+        super().step(action if index is None else index)
 
     def observe(self, agent: str) -> Any:
         observation = self.env.observe(agent)
