@@ -17,6 +17,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "mafia_arena"
 
 LAYERS: list[set[str]] = [
+    {"input_files"},
     {
         "stats",
         "seat_seeds",
@@ -25,6 +26,7 @@ LAYERS: list[set[str]] = [
         "code_identity",
         "whole_numbers",
         "output_folders",
+        "toml_file",
     },
     {"rules", "llm"},
     {"engine"},

@@ -5,6 +5,10 @@ leaderboard and the driver's resume read it. The reader lives here, below all of
 so the readers need not import the writer's package (dependencies point one way).
 
 * A crash can leave a truncated last line (a record without its ``\\n``); it is ignored.
+* The store is a regular file (`store_exists`): a pipe, a device, a folder or a path the
+  system cannot look up is an error naming the file, before anything is opened. A line
+  nested too deeply for the JSON parser, or holding a number of more digits than Python
+  converts, is not a JSON record (`json_line`), like any other text that is not JSON.
 * Records come back sorted by ``game_index``, one per ``(spec_hash, game_index)`` (the
   first wins; web games are told apart by their ``game_id``), so an interrupted-and-resumed
   run reads exactly like an uninterrupted one. The exception is a void game (``"void":
@@ -38,6 +42,8 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
+
+from mafia_arena.input_files import not_a_file
 
 STORE_NAME = "games.jsonl"
 LOGS_NAME = "logs"
@@ -270,6 +276,39 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def store_exists(path: Path) -> bool:
+    """Whether there is a store at `path` to read: False when nothing is there.
+
+    Raises `StoreFormatError` naming the file and the reason when what is there cannot
+    be a store: a folder, a pipe (opening it waits for a writer), a device
+    (``/dev/zero`` never ends a line, so reading it fills the memory), or a path the
+    system cannot look up (a symbolic-link loop, no permission)."""
+    try:
+        problem = not_a_file(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise StoreFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if problem is not None:
+        raise StoreFormatError(f"{path}: cannot read: {problem}, not a results store")
+    return True
+
+
+def json_line(line: bytes | str) -> Any:
+    """`json.loads` of one line of a stored file. Nesting too deep for the parser and an
+    integer of more digits than Python converts raise `json.JSONDecodeError`, as any
+    other text that is not JSON does, so each reader names its file and line for them
+    too; bytes that are not UTF-8 raise `UnicodeDecodeError`, as before."""
+    try:
+        return json.loads(line)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply to read", "", 0) from None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise
+    except ValueError:  # ``int`` refuses a string of more than 4,300 digits
+        raise json.JSONDecodeError("a number of more digits than can be read", "", 0) from None
+
+
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """Records of a ``games.jsonl`` (see the module contract); [] if it does not exist."""
     return list(StoredRecords(path, keep=True))
@@ -336,11 +375,9 @@ class StoredRecords:
         self._index()
 
     def _index(self) -> None:
-        try:
-            handle = self.path.open("rb")
-        except FileNotFoundError:
+        if not store_exists(self.path):
             return
-        with handle:
+        with self.path.open("rb") as handle:
             offset = 0
             number = 0
             for line in handle:
@@ -372,7 +409,7 @@ class StoredRecords:
     def _parse(self, line: bytes, number: int) -> dict[str, Any]:
         """The line's record; `StoreFormatError` unless it is a JSON object."""
         try:
-            record: Any = json.loads(line)
+            record: Any = json_line(line)
         except json.JSONDecodeError as exc:
             raise StoreFormatError(
                 f"{self.path}: line {number}: not a JSON record ({exc.msg})"

@@ -8,15 +8,12 @@ is well formed but does not reproduce still says it differs (exit 1).
 from __future__ import annotations
 
 import json
-import os
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.cli.support import assert_one_paragraph, run_cli, run_cli_output
+from tests.cli.support import assert_one_paragraph, pipe_writer, run_cli, run_cli_output
 from tests.host_key import FIXED_HOST_KEY
 
 from mafia_arena.runner.log import GameLog
@@ -343,23 +340,7 @@ def test_a_pipe_is_refused_without_waiting_for_a_writer(
     serves the log to every reader for a few seconds, so a reader that opens the pipe
     reads a log instead of hanging.)"""
     path = tmp_path / "pipe.jsonl"
-    os.mkfifo(path)
-    text = real_log.read_bytes()
-
-    def feed() -> None:
-        deadline = time.monotonic() + 3
-        while time.monotonic() < deadline:
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-            except OSError:  # no reader now
-                time.sleep(0.05)
-                continue
-            os.set_blocking(fd, True)
-            os.write(fd, text)
-            os.close(fd)
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
+    writer = pipe_writer(path, real_log.read_bytes())
     code, err = run_cli(["replay", str(path)], capsys)
     writer.join()
     assert code == 2, err

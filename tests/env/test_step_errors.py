@@ -140,7 +140,7 @@ def test_the_wrapped_aec_env_takes_a_python_bool_as_the_raw_env_does(flag: bool)
         assert not any(env.terminations.values())
     else:
         assert all(env.terminations.values())
-        assert env._cumulative_rewards[agent] == -1.0  # type: ignore[attr-defined]
+        assert env._cumulative_rewards[agent] == -1.0
 
 
 def test_a_raw_aec_step_after_the_game_says_it_is_over() -> None:

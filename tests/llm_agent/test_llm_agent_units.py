@@ -116,6 +116,14 @@ def test_templates_fail_fast_on_unknown_placeholders(tmp_path: Path) -> None:
         load_templates(prompts, tmp_path / "missing.txt")
 
 
+def test_a_template_that_is_not_utf8_names_its_file_and_byte(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("Hello \xe4 $rules".encode("latin-1"))
+    message = r"latin1\.txt: cannot read prompt template: not UTF-8 text \(byte 0xe4 at offset 6\)"
+    with pytest.raises(TemplateError, match=message):
+        load_templates(REPO / "agents" / "prompts", bad)
+
+
 def test_a_folder_prompt_template_overrides_by_name(tmp_path: Path) -> None:
     (tmp_path / "prompts" / "mine").mkdir(parents=True)
     (tmp_path / "prompts" / "mine" / "speak.txt").write_text("Talk, $seat.", encoding="utf-8")

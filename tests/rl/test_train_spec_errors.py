@@ -120,7 +120,7 @@ SPEC_ERRORS: list[tuple[str, dict[str, str], str, str]] = [
     ("net-billion-wide", {"net": "[1000000000]"}, "train.net", "weights per head"),
     ("kinds-number", {"kinds": "[1]"}, "train.kinds.0", "has the wrong type"),
     ("opponents-number", {"opponents": '["random", 1]'}, "train.opponents.1", "wrong type"),
-    ("variant-empty", {"variant": '""'}, "train.variant", "is no variant"),
+    ("variant-empty", {"variant": '""'}, "train.variant", "no variant ''"),
     ("workers-past-envs", {"rollout_workers": "4"}, "train.rollout_workers", "at most envs"),
     ("ray-address-unused", {"ray_address": '"auto"'}, "train.ray_address", "rollout_workers"),
     (

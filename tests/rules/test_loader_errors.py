@@ -349,6 +349,19 @@ CASES = [
         text="name = \n",
     ),
     Case(
+        "variant file nested too deeply to parse",
+        "deep.toml",
+        "-",
+        "not valid TOML: nested too deeply to read",
+        text="deep = " + "[" * 5000 + "]" * 5000 + "\n",
+    ),
+    Case(
+        "folder in place of a variant file",
+        ".",
+        "-",
+        "cannot read the file: it is a folder, not a TOML file",
+    ),
+    Case(
         "role of an unknown faction",
         "simple",
         "roles.mafioso.faction",

@@ -194,6 +194,12 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
             raise TemplateError(
                 f"{path}: cannot read prompt template: {exc.strerror or exc}"
             ) from exc
+        except UnicodeDecodeError as exc:  # a template is text the model reads
+            byte = exc.object[exc.start : exc.start + 1].hex()
+            raise TemplateError(
+                f"{path}: cannot read prompt template: not UTF-8 text "
+                f"(byte 0x{byte} at offset {exc.start})"
+            ) from None
         template = Template(text)
         try:
             template.substitute(dummy)

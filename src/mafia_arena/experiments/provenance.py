@@ -31,6 +31,7 @@ from typing import Any
 
 from mafia_arena.code_identity import code_identity
 from mafia_arena.experiments.errors import ResultsConflict
+from mafia_arena.results_file import json_line
 
 MANIFEST_NAME = "manifest.json"
 
@@ -82,10 +83,12 @@ def referenced_files(agent_file: Path) -> list[Path]:
     their bytes decide games as much as the agent file's own do."""
     import tomllib
 
+    from mafia_arena.toml_file import parse_toml
+
     try:
-        data = tomllib.loads(agent_file.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return []
+        data = parse_toml(agent_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []  # the agent's own loader says what is wrong with the file
     found: dict[Path, None] = {}
     for value in _strings(data):
         if "/" not in value and "." not in value:
@@ -132,7 +135,7 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     JSON object (truncated, hand-edited), and leaves it as it is."""
     path = folder / MANIFEST_NAME
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_line(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except OSError as exc:

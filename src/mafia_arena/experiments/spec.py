@@ -62,6 +62,12 @@ from pydantic import (
 
 from mafia_arena.experiments.errors import SpecError
 from mafia_arena.runner.integrity import VOID_THRESHOLD
+from mafia_arena.toml_file import (
+    TomlFileError,
+    parse_toml,
+    read_toml_text,
+    why_unreadable,
+)
 
 if TYPE_CHECKING:
     from mafia_arena.experiments.plan import Experiment
@@ -187,11 +193,11 @@ def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:
     path = Path(path)
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(source, "-", f"cannot read the spec: {_unreadable(exc)}") from exc
+        text = read_toml_text(path)
+    except (OSError, TomlFileError) as exc:
+        raise SpecError(source, "-", f"cannot read the spec: {why_unreadable(exc)}") from exc
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(source, "-", f"not valid TOML: {exc}") from exc
     other = other_kind_of_file(data)
@@ -233,15 +239,6 @@ def other_kind_of_file(data: dict[str, Any]) -> str | None:
     if keys & _AGENT_KEYS:
         return "this is an agent file, not an experiment spec (a spec lists agent files in pool)"
     return None
-
-
-def _unreadable(error: OSError | UnicodeDecodeError) -> str:
-    """Why the spec's text cannot be read: the system's reason, or the first byte that
-    is not UTF-8 (TOML is UTF-8 text; a stray byte must not end in a traceback)."""
-    if isinstance(error, UnicodeDecodeError):
-        byte = error.object[error.start : error.start + 1].hex()
-        return f"not UTF-8 text (byte 0x{byte} at offset {error.start})"
-    return str(error.strerror or error)
 
 
 def _spec_error(source: str, error: ValidationError) -> SpecError:

@@ -51,7 +51,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from mafia_arena.experiments.errors import ResultsConflict
-from mafia_arena.results_file import LOGS_NAME, STORE_NAME, read_records
+from mafia_arena.results_file import (
+    LOGS_NAME,
+    STORE_NAME,
+    json_line,
+    read_records,
+    store_exists,
+)
 from mafia_arena.runner.log import traces_path
 
 __all__ = ["LOGS_NAME", "STORE_NAME", "ResultsStore", "read_records"]
@@ -116,7 +122,7 @@ class ResultsStore:
         self._writers = ThreadPoolExecutor(LOG_SYNCS, thread_name_prefix="log-sync")
 
     def _repair_tail(self) -> None:
-        if not self.path.exists():
+        if not store_exists(self.path):  # a pipe or a device is refused, not read
             return
         with self.path.open("rb+") as handle:
             data = handle.read()
@@ -170,7 +176,7 @@ class ResultsStore:
         latest: dict[int, dict[str, Any]] = {}
         for line in path.read_text(encoding="utf-8").split("\n"):  # not at U+2028
             try:
-                item = json.loads(line)
+                item = json_line(line)
                 index = int(item["game_index"])
             except (ValueError, KeyError, TypeError):
                 continue  # a torn or foreign line: history only

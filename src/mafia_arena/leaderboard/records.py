@@ -30,8 +30,10 @@ from typing import Any, Literal
 from mafia_arena.results_file import (
     STORE_NAME,
     check_values,
+    json_line,
     keyed,
     read_records,
+    store_exists,
     stored_flag,
     stored_game_index,
 )
@@ -380,11 +382,9 @@ def check_store(path: Path) -> None:
     the leaderboard can rate (a missing file is left to the caller: no records).
 
     A truncated last line is skipped, as the store's reader skips it."""
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
+    if not store_exists(path):
         return
-    with handle:
+    with path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.endswith(b"\n") or not line.strip():
                 continue
@@ -393,7 +393,7 @@ def check_store(path: Path) -> None:
 
 def _check_line(path: Path, number: int, line: bytes) -> None:
     try:
-        record: Any = json.loads(line)
+        record: Any = json_line(line)
     except json.JSONDecodeError as exc:
         raise LeaderboardError(f"{path}: line {number}: not a JSON record ({exc.msg})") from None
     if _is_game_log_line(record):

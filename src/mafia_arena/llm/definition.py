@@ -62,6 +62,8 @@ from pydantic import (
     field_validator,
 )
 
+from mafia_arena.toml_file import parse_toml
+
 __all__ = [
     "LOCAL_BASE_URL",
     "AgentDefinition",
@@ -403,7 +405,7 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
     except OSError as exc:
         raise AgentDefinitionError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
     try:
-        data: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
+        data: dict[str, Any] = parse_toml(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise AgentDefinitionError(f"{path}: not UTF-8 text: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
@@ -429,7 +431,7 @@ def declared_kind(path: Path) -> object:
     """The ``kind`` a TOML agent file declares, or None (unreadable files: None, so the
     loader reports them properly)."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8")).get("kind")
+        return parse_toml(path.read_text(encoding="utf-8")).get("kind")
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.rl.team_env import TeamEnv, TeamSetup, check_kinds
+from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text, why_unreadable
 
 
 class TrainSpecError(ValueError):
@@ -122,13 +123,13 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     checks that depend on it."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-        data = tomllib.loads(raw.decode())
+        text = read_toml_text(path)
+        data = parse_toml(text)
     except FileNotFoundError:
         raise TrainSpecError(f"{path}: no such training spec") from None
-    except IsADirectoryError:
-        raise TrainSpecError(f"{path}: is a folder, not a training spec") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (OSError, TomlFileError) as exc:  # a folder, a device, a link loop, not UTF-8
+        raise TrainSpecError(f"{path}: cannot read: {why_unreadable(exc)}") from None
+    except tomllib.TOMLDecodeError as exc:
         raise TrainSpecError(f"{path}: not valid TOML ({exc})") from None
     train = data.get("train")
     if not isinstance(train, dict):
@@ -232,7 +233,7 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
         rollout_workers=whole("rollout_workers", 0, 0, MAX_ENVS),
         ray_address=typed("ray_address", str, ""),
         source=str(path),
-        digest=hashlib.sha256(raw).hexdigest()[:16],
+        digest=hashlib.sha256(text.encode()).hexdigest()[:16],  # the file's bytes
     )
     if steps is not None:
         if not 0 <= steps <= MAX_STEPS:
@@ -333,11 +334,6 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
     except VariantError as exc:
         key = "variant" if exc.key == "-" else "overrides"
         raise TrainSpecError(f"{path}: key 'train.{key}': {exc}") from None
-    except OSError as exc:  # "" or a folder: a path that is no variant file
-        reason = exc.strerror or str(exc)
-        raise TrainSpecError(
-            f"{path}: key 'train.variant': {setup.variant!r} is no variant ({reason})"
-        ) from None
     try:
         deck_counts(variant, setup.players)
     except VariantError as exc:

@@ -31,6 +31,12 @@ from mafia_arena.rules.params import (
     trait_roles,
 )
 from mafia_arena.rules.spec import Variant
+from mafia_arena.toml_file import (
+    TomlFileError,
+    parse_toml,
+    read_toml_text,
+    why_unreadable,
+)
 from mafia_arena.whole_numbers import read_whole_number
 
 NO_SUCH_VARIANT = "no such variant file"
@@ -58,9 +64,10 @@ def envs_dir() -> Path:
 
 
 def variant_path(name_or_path: str | Path) -> Path:
-    """A variant name (``classic``) or a path to a TOML file."""
+    """A variant name (``classic``) or a path to a TOML file. An empty name is a name
+    (no variant has it), not the working folder that ``Path("")`` stands for."""
     path = Path(name_or_path)
-    if path.suffix == ".toml" or _exists(path):
+    if path.suffix == ".toml" or (str(name_or_path) and _exists(path)):
         return path
     return envs_dir() / f"{name_or_path}.toml"
 
@@ -87,13 +94,13 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
         bundled = available_variants()
         raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled)
     try:
-        with path.open("rb") as handle:
-            document = tomllib.load(handle)
-    except OSError as exc:
-        if not isinstance(exc, FileNotFoundError) and exc.errno != errno.ENAMETOOLONG:
-            raise  # a folder, no permission: the command line reports those itself
-        bundled = available_variants()
-        raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled) from exc
+        document = parse_toml(read_toml_text(path))
+    except (OSError, TomlFileError) as exc:
+        if isinstance(exc, FileNotFoundError) or getattr(exc, "errno", None) == errno.ENAMETOOLONG:
+            bundled = available_variants()
+            raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled) from exc
+        # a folder, a pipe or device, no permission, a link loop, bytes that are not UTF-8
+        raise VariantError(source, "-", f"cannot read the file: {why_unreadable(exc)}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise VariantError(source, "-", f"not valid TOML: {exc}") from exc
     return build_variant(document, source, overrides or {})

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import json
 import math
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import fields
 from pathlib import Path
@@ -57,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from mafia_arena.engine.catalogue import KINDS, DecisionRecord, Setup
 from mafia_arena.engine.events import Event
+from mafia_arena.input_files import FileTooLarge, not_a_file, read_at_most
 from mafia_arena.results_file import shown as _shown
 from mafia_arena.runner.log import FORMAT, READABLE
 
@@ -106,21 +106,14 @@ def read_text(path: Path, *, what: str) -> str:
     only a regular file is opened, and at most `MAX_FILE_BYTES` + 1 bytes are read."""
     source = str(path)
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise LogFileError(source, "", f"cannot read: it is a folder, not {what}")
-        if not stat.S_ISREG(mode):
-            raise LogFileError(
-                source, "", f"cannot read: not a regular file (a pipe or a device), not {what}"
-            )
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        problem = not_a_file(path)
+        if problem is not None:
+            raise LogFileError(source, "", f"cannot read: {problem}, not {what}")
+        data = read_at_most(path, MAX_FILE_BYTES)
     except OSError as exc:
         raise LogFileError(source, "", f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise LogFileError(
-            source, "", f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB: too large for {what}"
-        )
+    except FileTooLarge as exc:
+        raise LogFileError(source, "", f"{exc}: too large for {what}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -27,6 +27,7 @@ from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
 from mafia_arena.rules.expressions import ExpressionError, evaluate
 from mafia_arena.runner.log import GameLog, load_traces
+from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
 from mafia_arena.web.db import LiveStore
@@ -128,9 +129,9 @@ class CreationBudget:
 def paid(path: Path) -> bool:
     """Whether an agent file spends money: an API key to read, or a remote server."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return True  # unreadable: not offered
+        data = parse_toml(read_toml_text(path))
+    except (OSError, TomlFileError, tomllib.TOMLDecodeError):
+        return True  # unreadable (not UTF-8, a pipe that would stall the server): not offered
     base_url = str(data.get("base_url", "local"))
     return bool(data.get("api_key_env")) or base_url not in ("local", "")
 
