@@ -154,3 +154,22 @@ def test_a_raw_aec_step_after_the_game_says_it_is_over() -> None:
         env.step(0)
     with pytest.raises(IllegalActionError, match="the game is over"):
         env.step_text("anyone there?")
+
+
+@pytest.mark.parametrize("kind", ["aec", "parallel"])
+def test_a_numpy_integer_seed_deals_the_game_its_int_deals(kind: str) -> None:
+    """A seed drawn with numpy (``np.int64``) is the same seed as its int; Gymnasium's
+    own seeding refused it. A float seed stays refused."""
+
+    def first_observation(seed: object) -> np.ndarray:
+        if kind == "aec":
+            aec = mafia_env.env("standard", players=7)
+            aec.reset(seed=seed)
+            return aec.observe(aec.agent_selection)["observation"]
+        par = mafia_env.parallel_env("standard", players=7)
+        observations, _ = par.reset(seed=seed)
+        return np.concatenate([o["observation"] for o in observations.values()])
+
+    assert np.array_equal(first_observation(np.int64(11)), first_observation(11))
+    with pytest.raises(TypeError):
+        first_observation(11.0)

@@ -202,3 +202,19 @@ def test_the_documented_team_env_snippet_runs_as_written() -> None:
     exec(compile(found.group(1), str(DOC), "exec"), namespace)
     assert namespace["terminated"] is True
     assert namespace["reward"] in (-1.0, 0.0, 1.0)
+
+
+def test_a_numpy_integer_seed_is_the_seed_its_int_is() -> None:
+    """`reset(seed=np.int64(n))` plays the episode `reset(seed=n)` plays (Gymnasium's
+    seeding refused a numpy integer), and a step after the episode says it is over."""
+    first, again = TeamEnv(seed=np.int64(4)), TeamEnv(seed=4)  # type: ignore[arg-type]
+    obs_a, _ = first.reset(seed=np.int64(9))  # type: ignore[arg-type]
+    obs_b, _ = again.reset(seed=9)
+    assert np.array_equal(obs_a, obs_b)
+    assert first.opponent == again.opponent
+    done = False
+    while not done:
+        mask = first.action_masks()
+        _, _, done, _, _ = first.step(int(np.flatnonzero(mask)[0]))
+    with pytest.raises(RuntimeError, match="no episode is running"):
+        first.step(0)

@@ -46,6 +46,15 @@ NOT_RESET = "reset() was never called: reset() the environment before stepping i
 GAME_OVER = "the game is over; reset() the environment"
 
 
+def whole_seed(seed: Any) -> int | None:
+    """`seed` as a Python int (None stays None): a numpy integer too, which a seed drawn
+    with numpy is and Gymnasium's own seeding refuses; `TypeError` for anything that is
+    not an integer (``3.0`` included), as Gymnasium's refusal is."""
+    import operator
+
+    return None if seed is None else operator.index(seed)
+
+
 def action_index(action: Any) -> int | None:
     """`action` as an action id if it is an integer: a Python int (a bool is 0 or 1, as
     for Gymnasium's `Discrete`), a numpy integer scalar or a 0-d integer array; None for

@@ -100,6 +100,9 @@ class SessionSpaces:
         from a generator seeded by the last explicit seed (so `seed_test` holds).
         ``options["deal"]`` forces the cards, seat by seat (tests, scenario studies);
         ``options["hands"]`` the intrigue cards (seat → card, Palermo)."""
+        from mafia_arena.env.session import whole_seed
+
+        seed = whole_seed(seed)
         if seed is not None:
             self._seeds, _ = seeding.np_random(seed)
             game_seed = int(seed)

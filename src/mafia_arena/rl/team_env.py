@@ -40,7 +40,7 @@ from mafia_arena.agents.policy_file import ALL_KINDS, answers
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, StateChanged
-from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.env.session import GameSession, IllegalActionError, whole_seed
 from mafia_arena.rules import Variant
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
 from mafia_arena.views.encode import ObservationLayout
@@ -191,6 +191,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             0.0, 1.0, (self.observation_size,), dtype=np.float32
         )
         self.action_space = gym.spaces.Discrete(self.actions)
+        seed = whole_seed(seed)
         self._rng = random.Random(seed)
         self._given_key = host_key
         self._host_key = self._key_for(seed)
@@ -205,6 +206,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        seed = whole_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
@@ -227,7 +229,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._seat is None:
-            raise RuntimeError("reset() the environment before stepping it")
+            raise RuntimeError(
+                "no episode is running (never reset, or the last one ended): "
+                "reset() the environment before stepping it"
+            )
         try:
             self.session.act(self._seat, action)
             self.session.close_turn()  # the engine's next prompt is open again
