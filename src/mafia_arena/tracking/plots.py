@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.metrics.aggregate import wilson
+from mafia_arena.metrics.aggregate import clustered
+from mafia_arena.stats import ClusteredRate
 from mafia_arena.tracking.summaries import WinTally, two_passes
 
 
@@ -40,19 +41,29 @@ def _bars(plt: Any, ax: Any, table: dict[str, Any], title: str) -> None:
 
 class PlotTally:
     """What the plots need of a set of records (faction wins, agent-by-side wins, game
-    lengths), fed record by record so a store is streamed rather than held."""
+    lengths), fed record by record so a store is streamed rather than held.
+
+    A void game (``"void": true``) is left out, as it is of every other win rate and
+    aggregate (docs/tournaments.md, *Void games*). An agent's win rate on a side takes
+    its seats of one game as one cluster (`ClusteredRate`), as the aggregates and the
+    leaderboard do, since those seats share the game's outcome."""
 
     def __init__(self) -> None:
         self.wins = WinTally()
-        self.by_side: dict[str, list[int]] = {}  # "agent (side)" -> [seats, won]
+        self.by_side: dict[str, ClusteredRate] = {}  # "agent (side)" -> wins over seats
         self.lengths: dict[int, int] = {}
 
     def add(self, record: dict[str, Any]) -> None:
+        if record.get("void"):
+            return
         self.wins.add(record)
+        game: dict[str, list[int]] = {}  # "agent (side)" -> [won, seats] in this game
         for seat in record["seats"]:
-            tally = self.by_side.setdefault(f"{seat['agent']} ({seat['side']})", [0, 0])
-            tally[0] += 1
-            tally[1] += bool(seat["won"])
+            cell = game.setdefault(f"{seat['agent']} ({seat['side']})", [0, 0])
+            cell[0] += bool(seat["won"])
+            cell[1] += 1
+        for key, (won, seats) in game.items():
+            self.by_side.setdefault(key, ClusteredRate()).add(won, seats)
         days = record["length_days"]
         self.lengths[days] = self.lengths.get(days, 0) + 1
 
@@ -72,7 +83,7 @@ class PlotTally:
         fig.tight_layout()
         fig.savefig(paths[-1], dpi=100)
         plt.close(fig)
-        table = {k: wilson(v[1], v[0]) for k, v in sorted(self.by_side.items())}
+        table = {k: clustered(v) for k, v in sorted(self.by_side.items())}
         fig, ax = plt.subplots(figsize=(max(6, len(table)), 4))
         _bars(plt, ax, table, f"{title}: agent win rate by side (95% CI)")
         paths.append(folder / "agent_win_rates.png")
