@@ -129,6 +129,15 @@ SEATS = ["P2", "P3", "P4", "P6", "P7"]  # a vote's labels, P1 and P5 dead
         ("3", ["kill P2", "kill P3", "kill P4"], "kill P3"),
         ("3", ["bid 0", "bid 1", "bid 2", "bid 3"], "bid 3"),  # the bid, not the 3rd
         ("13", ["P2", "P3", "P13"], "P13"),
+        # the seat's own name for a decorated label or a night action naming it
+        (
+            '{"choice": "P4", "reason": "x"}',
+            ["P2", "P3 (you)", "P4 (your teammate)"],
+            "P4 (your teammate)",
+        ),
+        ("P3", ["P2", "P3 (you)", "P4 (your teammate)"], "P3 (you)"),
+        ("p 3", ["kill P2", "kill P3", "kill P4"], "kill P3"),
+        ('{"choice": "P13"}', ["kill P3", "kill P13"], "kill P13"),
     ],
 )
 def test_a_bare_number_is_the_option_that_names_it(
@@ -150,6 +159,9 @@ def test_a_bare_number_is_the_option_that_names_it(
         ("3", ["P2", "P13", "P23"]),  # 3 is part of larger numbers only
         ("3", ["I suspect P3 is mafia.", "I vouch for P3.", "I have nothing to add."]),
         ("Player 3", ["bid 0", "bid 3"]),  # no option is the seat P3
+        ("P3", ["bid 0", "bid 3"]),
+        ("P3", ["vote P3", "nominate P3"]),  # several options name the seat
+        ("P5", ["P2", "P4 (your teammate)"]),  # a seat no option names (dead)
     ],
 )
 def test_a_number_no_single_option_names_is_asked_again(text: str, options: list[str]) -> None:

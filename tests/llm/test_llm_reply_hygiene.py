@@ -7,7 +7,9 @@ are UTF-8-safe single-line-break text of bounded size, and token counts stay pla
 
 from __future__ import annotations
 
+import email.utils
 import json
+import time
 from typing import Any
 
 import pytest
@@ -102,6 +104,61 @@ async def test_a_body_that_is_not_utf8_is_a_server_fault_and_retried(
     fake_openai.script(*[Action(raw_body=latin)] * 3)
     failed = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
     assert failed.error_kind == "server_error" and failed.failure == "HTTP 200 body is not UTF-8"
+
+
+@pytest.mark.parametrize(
+    ("broken", "shape"),
+    [
+        pytest.param(body(choices={"0": {"message": {"content": BOB}}}), "dict", id="an object"),
+        pytest.param(body(choices=5), "int", id="a number"),
+        pytest.param(body(choices="Bob"), "str", id="a string"),
+    ],
+)
+async def test_choices_that_are_not_a_list_are_an_endpoint_fault(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, broken: Action, shape: str
+) -> None:
+    """Not a crash of ours (``error``, not retried) but the endpoint's fault."""
+    fake_openai.script(broken, content(BOB))
+    result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.stats.retries == 1
+    fake_openai.script(broken, broken, broken)
+    failed = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert failed.error_kind == "endpoint_error" and failed.stats.retries == 2
+    assert failed.failure == f"HTTP 200 body whose choices is {shape}, not a list"
+    assert failed.stats.attribution == "infrastructure"
+
+
+@pytest.mark.parametrize("message", ["Bob", 7, ["Bob"]], ids=["a string", "a number", "a list"])
+async def test_a_message_that_is_not_an_object_is_an_endpoint_fault(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, message: Any
+) -> None:
+    fake_openai.script(*[body(message)] * 3)
+    result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert result.error_kind == "endpoint_error" and result.stats.retries == 2
+    assert "message is" in result.failure and "not an object" in result.failure
+
+
+async def test_a_refusal_is_recorded_and_never_read_as_a_choice(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """OpenAI declines a structured-output request with ``content`` null and the words
+    in ``refusal``: the trace keeps them, the re-ask says it was a refusal, and the
+    option the refusal names is not taken for the model's vote."""
+    words = "I can't help with voting Bob out of a game."
+    refusal = content(None, refusal=words)
+    fake_openai.script(refusal, content(BOB))
+    result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.stats.reasks == 1
+    assert result.answers == (f"(refusal) {words}", BOB)
+    reask = fake_openai.requests[1]["messages"]
+    assert reask[-2] == {"role": "assistant", "content": words}
+    assert "it was a refusal, not a choice" in reask[-1]["content"]
+    fake_openai.script(refusal, refusal, refusal)
+    failed = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert failed.choice is None and failed.error_kind == "invalid_answer"
+    assert failed.stats.attribution == "model"
+    assert failed.answers == (f"(refusal) {words}",) * 3
+    assert "refusal" in failed.failure
 
 
 # ---------------------------------------------------------------------- usage
@@ -207,6 +264,34 @@ async def test_any_retry_after_value_gives_a_bounded_backoff(
     fake_openai.script(*[error(429, **{"Retry-After": value})] * 3)
     result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
     assert result.error_kind == "rate_limit" and result.stats.retries == 2
+
+
+@pytest.mark.parametrize("status", [503, 500])
+async def test_a_server_errors_retry_after_is_honoured(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, status: int
+) -> None:
+    """A 503 names when the service is back as often as a 429 does; the client's own
+    backoff (at most 0.05 s here) must not retry sooner than asked."""
+    definition = fake_definition.model_copy(update={"retry_backoff_max_s": 5.0})
+    fake_openai.script(error(status, **{"Retry-After": "0.5"}), content(BOB))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.stats.retries == 1
+    first, second = fake_openai.arrivals
+    assert second - first >= 0.5
+
+
+async def test_a_retry_after_http_date_is_honoured(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """``Retry-After`` may be an HTTP date (whole seconds): two seconds ahead means a
+    wait of more than one second."""
+    definition = fake_definition.model_copy(update={"retry_backoff_max_s": 5.0})
+    when = email.utils.formatdate(time.time() + 2, usegmt=True)
+    fake_openai.script(error(429, **{"Retry-After": when}), content(BOB))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.stats.retries == 1
+    first, second = fake_openai.arrivals
+    assert second - first >= 0.9
 
 
 async def test_a_server_dying_mid_body_is_a_connection_fault(

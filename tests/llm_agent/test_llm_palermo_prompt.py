@@ -11,8 +11,9 @@ from tests.llm_agent.support import enum_of, set_answer
 from tests.palermo.table import P, Table
 
 from mafia_arena.agents.llm_agent import LLMAgent
-from mafia_arena.engine import Choice
+from mafia_arena.engine import Choice, Game
 from mafia_arena.llm import AgentDefinition
+from mafia_arena.rules import load_variant
 from mafia_arena.views import view_of
 
 HANDS = {15: "pythia", 14: "resurrection", 16: "grave_robbing"}
@@ -109,3 +110,39 @@ async def test_the_transcript_names_the_card_and_an_answer_by_name_plays_it(
     assert "You are P15 (Simple Citizen)." in user["content"]
     assert isinstance(decision, Choice) and decision.key == "vote_exemption"
     assert agent.traces[-1]["fallback"] is None
+
+
+async def test_a_known_seat_of_the_other_side_is_never_called_a_teammate(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """The Informant (town) is told who Known Mafioso A is: its prompt names him as a
+    seat it knows, not as a teammate, and no option marks him "(your teammate)", while
+    the mafia's own teammates are still named as such."""
+    game = Game(load_variant("palermo"), 12, 5)
+    role = {s.role: s.seat for s in game.state.seats}
+    informant, known = role["informant"], role["known_a"]
+    while known not in _targets(game, informant):
+        assert not game.over
+        for seat, request in sorted(game.pending().items()):
+            game.submit(seat, request.choices[0])
+    traces = {}
+    for seat in (informant, known):
+        agent = LLMAgent(fake_definition.model_copy(update={"trace_prompts": "full"}))
+        agent.reset(seat, 5)
+        agent.set_variant(game.variant)
+        await agent.act(view_of(game, seat))
+        traces[seat] = agent.traces[-1]
+    label = f"P{known + 1}"
+    system = traces[informant]["messages"][0]["content"]
+    assert "Your teammates" not in system
+    assert f"You know these roles (not your team): {label} (Known Mafioso A)." in system
+    assert f"vote {label}" in traces[informant]["options"]
+    assert not any("teammate" in option for option in traces[informant]["options"])
+    assert "Your teammates: " in traces[known]["messages"][0]["content"]
+    assert any(o.endswith("(your teammate)") for o in traces[known]["options"])
+
+
+def _targets(game: Game, seat: int) -> set[int | None]:
+    """The seats the pending request of ``seat`` may target (none when it has none)."""
+    request = game.pending().get(seat)
+    return {c.target for c in request.choices} if request is not None else set()

@@ -20,7 +20,8 @@ Contract
   carries ``fallback`` and the log replays exactly; other drivers simply get a legal move.
 * Prompts (``agents/prompts/*.txt``, see :mod:`mafia_arena.agents.llm_prompts`) are two
   messages: a system message (the rules text generated from the variant, the seat's
-  role, team goal and allies, the persona, and the rule that quoted player speech is
+  role, team goal and teammates (seats of the other side whose role it knows are named
+  apart, never as teammates), the persona, and the rule that quoted player speech is
   never an instruction), rebuilt only when the role, team or allies change; and one user
   message whose start is the seat's append-only transcript, fitted to the definition's
   ``max_prompt_chars`` without ever dropping the seat's own knowledge, and whose end is
@@ -129,8 +130,10 @@ def _option_texts(
     request: Request, seat: int | None = None, allies: Mapping[int, str] | None = None
 ) -> list[str]:
     """Distinct, non-blank option texts, one per choice: the labels, with "(you)" and
-    "(your teammate)" added where the choice targets this seat or a known ally (a small
-    model otherwise happily votes out its own team), disambiguated if labels repeat."""
+    "(your teammate)" added where the choice targets this seat or one of ``allies``, its
+    known teammates (a small model otherwise happily votes out its own team; a known
+    seat of the other side is not one, see `_teammates`), disambiguated if labels
+    repeat."""
     texts: list[str] = []
     labels = list(request.labels) + [c.key for c in request.choices[len(request.labels) :]]
     for choice, label in zip(request.choices, labels, strict=False):
@@ -143,6 +146,32 @@ def _option_texts(
             text = f"{text} ({choice.key})"
         texts.append(text)
     return texts
+
+
+def _teammates(view: View) -> tuple[dict[int, str], dict[int, str]]:
+    """The seats whose role this seat was told (``knowledge.allies``), split into its
+    teammates (a role of the seat's own side) and the others it knows.
+
+    Why: a role may know seats of the other side (Palermo's Informant knows a Known
+    Mafioso, the latent Rival Mafioso another), and calling those "teammates" in the
+    prompt and marking them "(your teammate)" in the options would steer the model to
+    shield its opponents. The heuristic players split their allies the same way."""
+    variant, knowledge = view.rules, view.knowledge
+
+    def side(faction: str | None) -> str | None:
+        spec = variant.factions.get(faction) if faction is not None else None
+        return spec.side if spec is not None else faction
+
+    mine = side(knowledge.faction)
+    team: dict[int, str] = {}
+    others: dict[int, str] = {}
+    for seat, role in knowledge.allies.items():
+        if seat == view.seat:
+            continue
+        spec = variant.roles.get(role)
+        ours = spec is not None and mine is not None and side(spec.faction) == mine
+        (team if ours else others)[seat] = role
+    return team, others
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +316,7 @@ class LLMAgent(AgentBase):
             return request.choices[0]  # forced: nothing for the model to decide
         if not request.choices:
             return self._fallback(request, "no_choices")
-        texts = _option_texts(request, view.seat, view.knowledge.allies)
+        texts = _option_texts(request, view.seat, _teammates(view)[0])
         order = list(range(len(texts)))
         if self.definition.shuffle_options or self._presentation.shuffle_options:
             # against position bias; the trace shows the order
@@ -589,11 +618,13 @@ class LLMAgent(AgentBase):
             if knowledge.faction in variant.factions:
                 goal = variant.factions[knowledge.faction].description
             names = self._display_names(view)
-            allies = ", ".join(
-                f"{seat_label(s)} ({names.role(r)})"
-                for s, r in sorted(knowledge.allies.items())
-                if s != view.seat
+            team, others = (
+                ", ".join(f"{seat_label(s)} ({names.role(r)})" for s, r in sorted(known.items()))
+                for known in _teammates(view)
             )
+            allies = f"Your teammates: {team}." if team else ""
+            if others:
+                allies += f"{' ' if allies else ''}You know these roles (not your team): {others}."
             persona = self.definition.persona
             self._system = self.templates.render(
                 "system",
@@ -601,7 +632,7 @@ class LLMAgent(AgentBase):
                     **self._values(view),
                     "rules": rules,
                     "goal": goal,
-                    "allies": f"Your teammates: {allies}." if allies else "",
+                    "allies": allies,
                     "persona": f"Your style: {persona}" if persona else "",
                 },
             )

@@ -30,9 +30,14 @@ Contract
 * :func:`clean_speech` turns a completion into one player's speech: it strips role-play
   prefixes (``P3:``, ``**P3 (discussion):**``, ``Assistant:``), stops where the model starts
   writing other players' lines or host lines (a tagged transcript line such as ``[D1] P5
-  was killed ...``, ``--- Night 1 ---``, ``Game over: ...``, ``Host: ...``), removes
-  wrapping quotes (again after an unfinished rest is cut) and caps the length at a word
-  boundary. It never raises; an empty result means "nothing usable".
+  was killed ...``, ``--- Night 1 ---``, ``Game over: ...``, ``Host: ...``, a forum
+  game's ``Game master: ...``), removes wrapping quotes (again after an unfinished rest
+  is cut) and caps the length at a word boundary. It never raises; an empty result
+  means "nothing usable". Like a human's speech
+  (:func:`~mafia_arena.agents.human.clean_text`) it keeps no character a page shows as
+  nothing (format and tag characters, bidi overrides, private-use code points, stray
+  variation selectors): a model's speech is public, and invisible text in it would be
+  a channel to the other LLM seats that the people at the table cannot read.
 * :func:`parse_beliefs` reads ``P<n>: <probability>`` pairs (also JSON-ish ``"P2": 0.3``
   and percentages) for the seats asked about, clamped to [0, 1]; seats it cannot read are
   left out rather than guessed.
@@ -50,6 +55,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from string import Template
 
+from mafia_arena.agents.human import clean_text
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.transcript import TranscriptLine
 
@@ -285,9 +291,13 @@ _PREFIX = re.compile(
     r"\s*[*_`]*\s*[:：]\s*[*_`]*\s*)?",
     re.IGNORECASE,
 )
-#: Lines only the host writes (views.text): phase headers, the end, the prompt's own parts.
+#: Lines only the host writes (views.text): phase headers, the end, the prompt's own parts,
+#: and the forum games' game-master lines (views.forum_text: "Game master: noted ...",
+#: "Game master to you: ...", or a model's own "GM: ...").
 _HOST_LINE = re.compile(
-    r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Host\s*:|Options?:)", re.IGNORECASE
+    r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Host\s*:|Options?:"
+    r"|Game\s*master(?:\s+to\s+you)?\s*(?:\([^)]{0,40}\))?\s*:|GM\s*:)",
+    re.IGNORECASE,
 )
 _QUOTES = "\"'“”‘’`"
 #: Inside a line: where a model starts another transcript line ("... D1: ...", "... P4: ").
@@ -330,7 +340,7 @@ def _speech_lines(text: str, me: str) -> list[str]:
     speech ends there."""
     kept: list[str] = []
     for raw in text.replace("\r", "").split("\n"):
-        line = raw.strip()
+        line = clean_text(raw)  # what a reader of the page would not see goes
         if not line:
             if kept:
                 break

@@ -47,6 +47,11 @@ Contract
   :func:`~mafia_arena.llm.transport.checked_reply` (lone surrogates, control characters
   and odd line breaks replaced, length capped, implausible usage taken as none); an
   answer cut at the cap ends in a note saying how many characters were not kept.
+  A refusal sent apart from an empty content (OpenAI's ``message.refusal``) is recorded
+  as the answer, after :data:`REFUSAL_MARK`: in ``choose`` it is never parsed as a
+  choice (a refusal that names an option chose nothing); it is re-asked as a refusal
+  and, if it persists, falls back as ``invalid_answer``, the model's doing, instead of
+  passing for an empty reply whose words the trace would lose.
 * Every result carries :class:`~mafia_arena.llm.accounting.CallStats` (tokens, latency,
   cost, requests, re-asks, retries, fallback, error kind), and ``client.usage`` sums them
   for this agent.
@@ -104,6 +109,8 @@ __all__ = ["CallProgress", "ChatClient", "ChoiceResult", "Completion"]
 _log = logging.getLogger(__name__)
 
 EMPTY_REASK = "Your reply was empty. Please answer the last message."
+#: Marks a refusal (``RawReply.refusal``) among a call's recorded answers.
+REFUSAL_MARK = "(refusal) "
 _EMPTY_PLACEHOLDER = "(no answer)"
 
 #: (base_url, model) -> response_format dialect learnt from a rejection ("auto" mode).
@@ -170,12 +177,14 @@ class CallProgress:
     stats: CallStats | None = None
 
     def reply(self, reply: RawReply) -> str:
-        """Record a reply; its answer text with the reasoning split off."""
+        """Record a reply; its answer text with the reasoning split off. A refusal sent
+        apart from an empty content is recorded as the answer, marked as a refusal."""
         thought, answer = split_reasoning(reply.text)
         note = (
             f" [... {reply.dropped_chars} more characters not kept]" if reply.dropped_chars else ""
         )
-        self.answers.append(reply.text + note)
+        refused = reply.refusal and not reply.text.strip()
+        self.answers.append(f"{REFUSAL_MARK}{reply.refusal}" if refused else reply.text + note)
         self.reasoning.append(join_reasoning(reply.reasoning, thought))
         return answer
 
@@ -304,7 +313,7 @@ class ChatClient:
         if instruction:
             conversation = _with_instruction(conversation, choice_instruction(options))
         schema = choice_schema(options) if self.definition.structured_output else None
-        raw = ""
+        raw = said = ""
         index: int | None = None
         reason = ""
         error: ErrorKind | None = None
@@ -317,20 +326,23 @@ class ChatClient:
                     error, failure = exc.kind, exc.reason
                     break
                 raw = tally.reply(reply)
+                said = raw.strip() or reply.refusal  # a refusal is an answer, not a choice
                 parsed = parse_choice(raw, options)
                 if parsed.index is not None:
                     index, reason = parsed.index, parsed.reason
                     break
                 problem = str(parsed.problem)
+                if not raw.strip() and reply.refusal:
+                    problem = "it was a refusal, not a choice"
                 if ask < self.definition.max_reasks:
                     tally.reasks += 1
                     conversation = [
                         *conversation,
-                        {"role": "assistant", "content": raw.strip() or _EMPTY_PLACEHOLDER},
+                        {"role": "assistant", "content": said or _EMPTY_PLACEHOLDER},
                         {"role": "user", "content": correction_message(options, problem)},
                     ]
             else:
-                error = "invalid_answer" if raw.strip() else "empty_answer"
+                error = "invalid_answer" if said else "empty_answer"
                 failure = short_reason(f"no legal choice in {tally.requests} answer(s): {problem}")
         except asyncio.CancelledError:
             self._finish("choose", started, tally, "cancelled")
@@ -505,7 +517,8 @@ class ChatClient:
             tally.usage_estimated += 1
             sent = sum(len(m["content"]) for m in messages)
             tally.prompt_tokens += estimate_tokens(sent)
-            received = len(reply.text) + len(reply.reasoning) + reply.dropped_chars
+            received = len(reply.text) + len(reply.reasoning) + len(reply.refusal)
+            received += reply.dropped_chars
             tally.completion_tokens += estimate_tokens(received)
         else:
             tally.prompt_tokens += reply.prompt_tokens

@@ -13,7 +13,8 @@ Contract
   ``choice`` (or ``answer``) key; a truncated JSON object's ``"choice": "..."``; the whole
   answer (or its first line) being an option, compared exactly, then case-insensitively,
   then ignoring punctuation and spacing; a bare number as the one option naming it
-  (``3`` for ``P3`` or ``bid 3``; ``Player 3`` for ``P3``), or as a 1-based position
+  (``3`` for ``P3`` or ``bid 3``; ``Player 3`` or ``P3`` for ``P3 (you)`` or
+  ``kill P3``), or as a 1-based position
   where no option names a number; finally, exactly one option mentioned as a whole word
   in free text. An explicit JSON ``choice`` that matches nothing is *not* rescued by
   searching the rest of the text: the model said something illegal and gets re-asked.
@@ -156,7 +157,7 @@ def match_option(value: object, options: Sequence[str]) -> int | None:
     return _by_number(stripped, options)
 
 
-_SEAT_WORD = re.compile(r"(?:player|seat)\s*#?\s*(\d+)", re.IGNORECASE)
+_SEAT_WORD = re.compile(r"(?:player|seat|p)\s*#?\s*(\d+)", re.IGNORECASE)
 
 
 def _by_number(text: str, options: Sequence[str]) -> int | None:
@@ -167,7 +168,10 @@ def _by_number(text: str, options: Sequence[str]) -> int | None:
     numbers at all is it a 1-based position: the options are shown as a bulleted list, not
     a numbered one, so among seat labels a ``3`` means seat 3, and reading it as the third
     option would record a vote for another player. ``Player 3`` / ``Seat 3`` is the one
-    option naming the seat label ``P3``.
+    option naming the seat label ``P3``, and so is ``P3`` itself: the agent decorates a
+    target's label (``P3 (you)``, ``P4 (your teammate)``) and a night action names it
+    (``kill P3``), and the seat's name, which the whole transcript uses, is a legal
+    answer the model must not be charged with as an invalid one.
     """
     seat = _SEAT_WORD.fullmatch(text)
     if seat is not None:

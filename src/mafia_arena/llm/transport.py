@@ -11,21 +11,26 @@ Contract
 * A reply's separate reasoning field (``reasoning_content`` or ``reasoning``) is returned
   in ``RawReply.reasoning``; ``<think>`` blocks inside the text are left for the client
   to split (:mod:`mafia_arena.llm.reasoning`). ``usage_missing`` says the endpoint
-  reported no token usage.
+  reported no token usage. A refusal the reply sends apart from its content (OpenAI's
+  ``message.refusal``, with ``content`` null, when it declines a structured-output
+  request) is returned in ``RawReply.refusal``, on one line and at most
+  :data:`MAX_REASON_CHARS` characters: the client tells it apart from an empty answer.
 * Every failure leaves as a :class:`TransportError` carrying an ``ErrorKind``, whether
   a retry can help (timeouts, connection errors, 429 and 5xx can; 4xx cannot) and a
   short ``reason`` for the decision trace: the HTTP status, the endpoint's error code
   and message, at most :data:`MAX_REASON_CHARS` characters, never a header, and with
-  the API key and anything that looks like a key masked (:func:`short_reason`). The
-  retry policy itself lives in :mod:`mafia_arena.llm.client`, so both backends behave the
-  same.
+  the API key and anything that looks like a key masked (:func:`short_reason`). A 429
+  or a retryable 5xx also carries the seconds its ``Retry-After`` header asks for
+  (seconds or an HTTP date), which the client's backoff honours: a 503 sends it as
+  often as a 429 does. The retry policy itself lives in :mod:`mafia_arena.llm.client`,
+  so both backends behave the same.
 * An HTTP 200 is only an answer if it is one: a body that is not JSON (a proxy's error
   page, sent as JSON or as text) is ``server_error``; a JSON body that carries an
   OpenAI-style ``error`` object or no ``choices`` is ``endpoint_error``. Both are the
   endpoint's fault, retried like a 5xx, and never taken for an empty answer of the
-  model (whose tokens would then be estimated as billed). So is a 200 whose first
-  choice has no ``message``, whose content is neither text, a list of text parts nor
-  null, or whose body is not UTF-8.
+  model (whose tokens would then be estimated as billed). So is a 200 whose
+  ``choices`` is not a list, whose first choice has no ``message`` object, whose content
+  is neither text, a list of text parts nor null, or whose body is not UTF-8.
 * Every reply goes through :func:`checked_reply` before the client uses it (the
   client calls it, so a custom LangChain chat model gets the same treatment): lone
   surrogates become U+FFFD, every line break (``\r``, NEL, U+2028, ...) becomes ``\n``
@@ -51,8 +56,11 @@ from Python or by naming its class in the agent file (``chat_model``).
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
 import functools
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -137,6 +145,8 @@ class RawReply:
     reasoning: str = ""
     usage_missing: bool = False
     dropped_chars: int = 0  # characters cut from text and reasoning (MAX_REPLY_CHARS)
+    #: the model's refusal, sent apart from the content (OpenAI's ``message.refusal``)
+    refusal: str = ""
 
 
 def clean_reply_text(text: str) -> str:
@@ -192,6 +202,7 @@ def checked_reply(reply: RawReply) -> RawReply:
             retryable=True,
         )
     reasoning = reply.reasoning if isinstance(reply.reasoning, str) else ""
+    refusal = reply.refusal if isinstance(reply.refusal, str) else ""
     text, reasoning = clean_reply_text(raw), clean_reply_text(reasoning)
     dropped = max(0, len(text) - MAX_REPLY_CHARS) + max(0, len(reasoning) - MAX_REPLY_CHARS)
     tokens = _token_pair(reply.prompt_tokens, reply.completion_tokens)
@@ -203,6 +214,7 @@ def checked_reply(reply: RawReply) -> RawReply:
         reasoning=reasoning[:MAX_REPLY_CHARS],
         usage_missing=reply.usage_missing or tokens is None,
         dropped_chars=reply.dropped_chars + dropped,
+        refusal=short_reason(clean_reply_text(refusal)) if refusal.strip() else "",
     )
 
 
@@ -215,6 +227,18 @@ def _reasoning_field(message: Any) -> str:
         if isinstance(value, str) and value.strip():
             return value
     return ""
+
+
+def _refusal_field(message: Any) -> str:
+    """The refusal a reply message sends apart from its content, or "".
+
+    OpenAI answers a structured-output request it declines with ``content`` null and
+    the model's words in ``refusal`` (ChatOpenAI keeps them in ``additional_kwargs``).
+    Kept, the trace says what the model answered instead of an empty reply."""
+    value = getattr(message, "refusal", None)
+    if value is None and isinstance(getattr(message, "additional_kwargs", None), dict):
+        value = message.additional_kwargs.get("refusal")
+    return value if isinstance(value, str) else ""
 
 
 class TransportError(Exception):
@@ -263,11 +287,29 @@ def _status_reason(exc: openai.APIStatusError) -> str:
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
+    """Seconds the endpoint's ``Retry-After`` header asks to wait, or None.
+
+    The header is either a number of seconds or an HTTP date (RFC 9110, 10.2.3; a 503
+    often sends the date the service is back). A date becomes the seconds until then;
+    a value that is neither, not finite or negative asks for nothing. The client caps
+    the wait at ``retry_backoff_max_s``."""
     try:
         value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, ValueError, TypeError):
+    except AttributeError:
         return None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:  # an HTTP date is GMT; one written without a zone too
+            when = when.replace(tzinfo=datetime.UTC)
+        seconds = (when - datetime.datetime.now(datetime.UTC)).total_seconds()
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def classify_exception(exc: BaseException) -> TransportError:
@@ -288,7 +330,9 @@ def classify_exception(exc: BaseException) -> TransportError:
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         if status >= 500 or status in (408, 409):
-            return TransportError("server_error", _status_reason(exc), retryable=True)
+            return TransportError(
+                "server_error", _status_reason(exc), retryable=True, retry_after=_retry_after(exc)
+            )
         return TransportError("bad_request", _status_reason(exc), retryable=False)
     if isinstance(exc, ConnectionError):
         return TransportError("connection", f"{name}: {exc}", retryable=True)
@@ -317,9 +361,25 @@ def not_an_answer(body: object) -> TransportError | None:
     choices = getattr(body, "choices", None)
     if not choices:
         return TransportError("endpoint_error", "HTTP 200 body without choices", retryable=True)
-    if getattr(choices[0], "message", None) is None:
+    # the openai package keeps what it cannot parse as sent: an object or a number here
+    # is the endpoint's fault, and indexing it must not end the call as our own "error"
+    if not isinstance(choices, list):
+        return TransportError(
+            "endpoint_error",
+            f"HTTP 200 body whose choices is {type(choices).__name__}, not a list",
+            retryable=True,
+        )
+    message = getattr(choices[0], "message", None)
+    if message is None:
         return TransportError(
             "endpoint_error", "HTTP 200 body whose first choice has no message", retryable=True
+        )
+    if not hasattr(message, "content"):  # a string or number where the object belongs
+        return TransportError(
+            "endpoint_error",
+            f"HTTP 200 body whose first choice's message is {type(message).__name__}, "
+            "not an object",
+            retryable=True,
         )
     return None
 
@@ -403,6 +463,7 @@ class OpenAITransport:
             finish_reason=getattr(choice, "finish_reason", None),
             reasoning=_reasoning_field(choice.message),
             usage_missing=tokens is None,
+            refusal=_refusal_field(choice.message),
         )
 
     async def aclose(self) -> None:
@@ -526,6 +587,7 @@ class LangChainTransport:
             finish_reason=finish,
             reasoning=_reasoning_field(message),
             usage_missing=usage is None,
+            refusal=_refusal_field(message),
         )
 
     async def aclose(self) -> None:
