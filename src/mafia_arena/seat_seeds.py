@@ -49,7 +49,8 @@ def seat_seeds(key: bytes, game_seed: int, players: int) -> list[int]:
 def load_or_create_host_key(folder: str | Path, new: bytes | None = None) -> bytes:
     """The host key kept in `folder` (``host_key``), created there if it is missing:
     `new` where given (a published board's key, so its games are played again as
-    published), else a fresh random one. A key already in the folder always wins.
+    published), else a fresh random one. A key already in the folder always wins; one
+    that holds no key raises `HostKeyError` (it is never replaced).
 
     Why a file in the results folder: resuming or re-running an experiment must hand
     every seat the same seed again, and copying the folder (with its key) reproduces it
@@ -70,13 +71,26 @@ def load_or_create_host_key(folder: str | Path, new: bytes | None = None) -> byt
     return key
 
 
+class HostKeyError(ValueError):
+    """A host key file that holds no key (damaged, hand-edited, binary): the message
+    names the file and says what it should hold.
+
+    Why a class of its own: the command line reports it as the user's to fix (one
+    paragraph, exit 2) rather than as a bug; the folder's owner restores the file or
+    starts a new folder, since a new key would play other games than the stored ones."""
+
+
 def read_host_key(path: Path) -> bytes:
-    """The key in file `path`; `ValueError` naming the file when it holds no key."""
-    text = path.read_text(encoding="ascii").strip()
+    """The key in file `path`; `HostKeyError` naming the file when it holds no key
+    (text that is not hex, too short, or not ASCII at all)."""
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except UnicodeDecodeError:
+        text = ""
     try:
         key = bytes.fromhex(text)
     except ValueError:
         key = b""
     if len(key) < 16:
-        raise ValueError(f"{path}: not a host key (expected at least 32 hex digits)")
+        raise HostKeyError(f"{path}: not a host key (expected at least 32 hex digits)")
     return key

@@ -715,6 +715,30 @@ def test_a_key_folder_that_cannot_be_made_names_the_option(
     assert_one_paragraph(err, "--key-dir", "cannot keep the host key in", str(blocker))
 
 
+@pytest.mark.parametrize("damage", [b"not hex\n", b"\xff\xfe binary"], ids=["text", "binary"])
+def test_a_damaged_host_key_names_its_file_in_one_paragraph(
+    damage: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A host key file that holds no key, in a ``--key-dir`` folder or in a tournament's
+    results folder, is the user's to restore: one paragraph naming the file, exit 2, and
+    the file is left as it is."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / "host_key").write_bytes(damage)
+    code, err = run_cli(["run", "--key-dir", str(keys), "--games", "1"], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, str(keys / "host_key"), "not a host key")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "host_key").write_bytes(damage)
+    spec = tmp_path / "bad.toml"
+    spec.write_text(f"games = 1\nresults = {json.dumps(str(results))}\n" + BASE)
+    code, err = run_cli(["tournament", str(spec), "--no-ray", "--no-tracking"], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, str(results / "host_key"), "not a host key")
+    assert (results / "host_key").read_bytes() == damage
+
+
 def test_a_system_error_names_its_file_and_reason_without_guessing_read_or_write() -> None:
     """An `OSError` reaching the command line may come from a write (a results or log
     file): its paragraph says the file and the system's reason, not "cannot read"."""

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +19,8 @@ from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.views.text import render_event
 from mafia_arena.web.terminal import QuitGame, parse_line, play_in_terminal, short_menu
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def reader(answers: Iterator[str]) -> Callable[[str], str]:
@@ -77,28 +84,6 @@ def test_a_digit_int_cannot_read_is_refused_and_asked_again(tmp_path: Path) -> N
     assert "raised" not in text and "Traceback" not in text
     first = next(d for d in result.log.decisions if d.get("seat") == 0)
     assert "fallback" not in first
-
-
-def test_end_of_input_twice_quits_without_recording_anything(tmp_path: Path) -> None:
-    def closed(prompt: str) -> str:
-        raise EOFError
-
-    out = io.StringIO()
-    with pytest.raises(QuitGame):
-        play_in_terminal(
-            "simple",
-            5,
-            0,
-            "random",
-            3,
-            {"first_phase": "day"},
-            read=closed,
-            out=out,
-            results_dir=tmp_path / "results",
-            log_path=tmp_path / "game.jsonl",
-        )
-    assert "Quit the game? [y/N]" in out.getvalue()
-    assert not (tmp_path / "results").exists() and not (tmp_path / "game.jsonl").exists()
 
 
 def test_end_of_input_then_no_asks_again() -> None:
@@ -204,3 +189,107 @@ def test_the_terminal_shows_the_rules_with_the_game_switches() -> None:
         "The doctor's protection (doctor_protect; doctor): protect a player from being "
         "killed tonight. Target: one player, not themselves." in text
     )
+
+
+def test_a_line_that_is_not_text_is_refused_and_asked_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Bytes that are not text in the terminal's encoding make `input` raise
+    `UnicodeDecodeError`: the line is refused and the turn asked again, so the seat's
+    decision stays the person's (it was the default, with a traceback on the screen)."""
+    answers = iter(["undecodable"])
+
+    def read(prompt: str) -> str:
+        if next(answers, "0") == "undecodable":
+            raise UnicodeDecodeError("utf-8", b"\xff\xfe", 0, 1, "invalid start byte")
+        return "0"
+
+    out = io.StringIO()
+    result = play_in_terminal(
+        "simple", 5, 0, "random", 3, {"first_phase": "day"}, read=read, out=out
+    )
+    assert "! that line is not utf-8 text; type it again" in out.getvalue()
+    mine = [d for d in result.log.decisions if d["seat"] == 0]
+    assert mine and not any(d.get("fallback") for d in mine)
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [EOFError(), RuntimeError("input(): lost sys.stdin"), OSError(5, "Input/output error")],
+    ids=["end-of-input", "stdin-closed", "terminal-gone"],
+)
+def test_end_of_input_twice_or_no_input_at_all_quits_without_recording_anything(
+    error: Exception, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """End of input twice quits; standard input closed (``<&-``) or its terminal gone
+    is the end of input too: the game is abandoned, not played to the end by defaults
+    in the person's name."""
+
+    def read(prompt: str) -> str:
+        raise error
+
+    out = io.StringIO()
+    with pytest.raises(QuitGame):
+        play_in_terminal(
+            "simple",
+            5,
+            0,
+            "random",
+            3,
+            {"first_phase": "day"},
+            read=read,
+            out=out,
+            results_dir=tmp_path / "results",
+            log_path=tmp_path / "game.jsonl",
+        )
+    assert "Quit the game? [y/N]" in out.getvalue()
+    assert not (tmp_path / "results").exists() and not (tmp_path / "game.jsonl").exists()
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
+
+
+def _terminal_game(**kwargs: Any) -> subprocess.Popen[bytes]:
+    """``mafia-arena play --human 1`` in a child process, standard input a pipe."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}  # as in a UTF-8 locale
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    command = [sys.executable, "-m", "mafia_arena.cli", "play", "--variant", "simple"]
+    command += ["--players", "5", "--human", "1", "--seed", "3", "--set", "first_phase=day"]
+    return subprocess.Popen(
+        command,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+        **kwargs,
+    )
+
+
+def test_ctrl_c_with_input_from_a_pipe_quits_with_code_130() -> None:
+    """Ctrl-C while a line is awaited from a pipe: the game is abandoned with exit code
+    130 (reading through `sys.stdin` there made the interpreter abort at exit: "Fatal
+    Python error", SIGABRT)."""
+    game = _terminal_game()
+    assert game.stdout is not None and game.stderr is not None
+    shown = b""
+    while not shown.endswith(b"> "):  # the person is asked
+        chunk = os.read(game.stdout.fileno(), 4096)
+        assert chunk, game.stderr.read()
+        shown += chunk
+    game.send_signal(signal.SIGINT)
+    game.wait(timeout=30)
+    err = game.stderr.read().decode()
+    assert game.returncode == 130, err
+    assert "Game abandoned: nothing was recorded." in err
+    assert "Fatal Python error" not in err and "Traceback" not in err
+
+
+def test_a_line_from_a_pipe_that_is_not_text_costs_only_that_line() -> None:
+    """Lines are decoded one by one: the lines that follow an undecodable one in the
+    pipe still play the game (they were lost with it, and the game quit)."""
+    game = _terminal_game()
+    out, err = game.communicate(b"\xff\xfe\n" + b"0\n" * 200, timeout=60)
+    assert game.returncode == 0, err.decode()
+    assert b"! that line is not utf-8 text; type it again" in out
+    assert b"Quit the game?" not in out and b"Game over" in out
+    assert b"Traceback" not in err

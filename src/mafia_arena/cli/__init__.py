@@ -51,6 +51,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from mafia_arena.results_file import StoreFormatError
     from mafia_arena.rules import VariantError
     from mafia_arena.runner.log_file import LogFileError
+    from mafia_arena.seat_seeds import HostKeyError
 
     errors: list[type[BaseException]] = [
         CliError,
@@ -62,6 +63,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         TemplateError,
         LeaderboardError,
         StoreFormatError,
+        HostKeyError,
     ]
     try:
         from mafia_arena.llm.definition import AgentDefinitionError

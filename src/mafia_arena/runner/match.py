@@ -186,7 +186,10 @@ def play_match_sync(
     an agent's exception propagates (module doc).
 
     `host_key` derives the agents' seat seeds (`mafia_arena.seat_seeds`); the same
-    variant, seed, key and agents give the same log. `void_threshold`: as in
+    variant, seed, key and agents give the same log, and the same log as `play_match`
+    gives: the seats of a simultaneous request answer in seat order in both (the engine
+    asks them in its own order, a club secret ballot in speaking order, and the log
+    records the answers in the order they come). `void_threshold`: as in
     `play_match`; `shuffle_names`, `shuffle_options`: the presentation switches
     (module doc)."""
     if not all_synchronous(agents):
@@ -195,7 +198,7 @@ def play_match_sync(
     game, presentation = _prepare(variant, agents, seed, host_key, shuffle_names, shuffle_options)
     trackers = [SeatTracker(s) for s in range(len(agents))]
     while not game.over:
-        for seat in list(game.pending()):
+        for seat in sorted(game.pending()):
             agent = agents[seat]
             _submit(game, seat, agent, agent.decide(trackers[seat].view(game)))
     return _result(game, agents, overrides, trackers, presentation, void_threshold)

@@ -6,6 +6,8 @@ the same lines an LLM reads), and each decision is
 read from stdin: the number of a listed choice, or, on a speaking turn, any text.
 No timers: the game waits for the person. Ctrl-C quits at once; Ctrl-D (end of input)
 asks whether to quit, and a second end of input quits; typing ``/quit`` quits too.
+Input that cannot be read at all (standard input closed) is end of input; a line that
+is not text in the terminal's encoding is refused and asked again.
 Quitting abandons the game (`QuitGame`): nothing is recorded in the person's name.
 The game runs through `runner.play_match` like any other match; optionally it is
 stored like a tournament game (a GameLog and a results record with ``agent_kind``
@@ -15,6 +17,7 @@ stored like a tournament game (a GameLog and a results record with ``agent_kind`
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import sys
 import threading
@@ -45,19 +48,56 @@ class QuitGame(Exception):
     """The person left the terminal game (``/quit``, or end of input twice)."""
 
 
+def standard_input() -> Callable[[str], str]:
+    """The line reader for the person at standard input: `input` on a terminal (its
+    line editing), else a reader of lines from a private duplicate of the descriptor,
+    each decoded by itself in standard input's encoding; `EOFError` at its end.
+
+    Why not `input` on a pipe: there it reads through `sys.stdin`, whose buffer lock the
+    reading thread holds while it waits. When Ctrl-C ends the game with a read pending,
+    the interpreter cannot close `sys.stdin` at exit and aborts ("Fatal Python error",
+    killed by SIGABRT instead of exit code 130). A private file is never closed under
+    the waiting thread. Decoding line by line also limits an undecodable line's damage
+    to that line (`sys.stdin` would lose the lines read in the same chunk).
+    """
+    stdin = sys.stdin
+    try:
+        if stdin is None or stdin.isatty():
+            return input
+        descriptor = os.dup(stdin.fileno())
+    except (OSError, ValueError):  # closed, or no descriptor (a replaced stream)
+        return input
+    lines = os.fdopen(descriptor, "rb")
+    encoding, errors = stdin.encoding or "utf-8", stdin.errors or "strict"
+
+    def read(prompt: str) -> str:
+        sys.stdout.write(prompt)  # where `input` writes it
+        sys.stdout.flush()
+        line = lines.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip(b"\r\n").decode(encoding, errors)
+
+    return read
+
+
 class TerminalHuman(HumanAgent):
     """A `HumanAgent` whose actions come from a line reader instead of a mailbox.
 
     Each line is read on a daemon thread, so Ctrl-C ends the program at once instead of
-    waiting for a blocked `input()` to return. Quitting sets `quit` and leaves the turn
-    unanswered; `play_in_terminal` then cancels the match.
+    waiting for a blocked read to return. `read` defaults to `standard_input()`.
+    Quitting sets `quit` and leaves the turn unanswered; `play_in_terminal` then
+    cancels the match.
     """
 
     def __init__(
-        self, name: str = "human", read: Callable[[str], str] = input, out: TextIO | None = None
+        self,
+        name: str = "human",
+        read: Callable[[str], str] | None = None,
+        out: TextIO | None = None,
     ) -> None:
         super().__init__(f"human:{name}")
-        self.read = read
+        self.read = read or standard_input()
         self.out = out or sys.stdout
         self.cursor = 0
         self.quit = asyncio.Event()
@@ -77,7 +117,15 @@ class TerminalHuman(HumanAgent):
         self.out.flush()
 
     async def read_line(self, prompt: str) -> str:
-        """One line from `read`, on a daemon thread; `EOFError` at end of input."""
+        """One line from `read`, on a daemon thread; `EOFError` at end of input.
+
+        A line that is not text in the terminal's encoding raises its
+        `UnicodeDecodeError` (`act` refuses it and asks again). Input that cannot be
+        read at all (standard input closed, or its terminal gone: `OSError`,
+        `RuntimeError`, or `ValueError` on a closed file) is end of input too: else the
+        runner would play the seat's defaults in the person's name for the rest of the
+        game, printing the error's traceback at every turn.
+        """
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[str] = loop.create_future()
 
@@ -92,6 +140,10 @@ class TerminalHuman(HumanAgent):
         def work() -> None:
             try:
                 line = self.read(prompt)
+            except UnicodeDecodeError as exc:  # a line, but not text: refused by `act`
+                loop.call_soon_threadsafe(settle, None, exc)
+            except (OSError, RuntimeError, ValueError) as exc:  # no input to read at all
+                loop.call_soon_threadsafe(settle, None, EOFError(str(exc)))
             except BaseException as exc:  # handed to the event loop, never lost
                 loop.call_soon_threadsafe(settle, None, exc)
             else:
@@ -117,6 +169,9 @@ class TerminalHuman(HumanAgent):
                 if await self._confirm_quit():
                     return await self._leave()
                 continue
+            except UnicodeDecodeError as exc:
+                self.write(f"  ! that line is not {exc.encoding} text; type it again")
+                continue
             if line == QUIT_COMMAND:
                 return await self._leave()
             try:
@@ -133,6 +188,8 @@ class TerminalHuman(HumanAgent):
             answer = await self.read_line("quit? ")
         except EOFError:
             return True
+        except UnicodeDecodeError:  # not a yes: back to the turn
+            return False
         return answer.strip().lower() in _YES
 
     async def _leave(self) -> Decision:
@@ -213,7 +270,7 @@ def play_in_terminal(
     overrides: dict[str, Any] | None = None,
     *,
     player_name: str = "human",
-    read: Callable[[str], str] = input,
+    read: Callable[[str], str] | None = None,
     out: TextIO | None = None,
     results_dir: Path | None = None,
     logs_dir: Path | None = None,
@@ -226,7 +283,8 @@ def play_in_terminal(
     like a web game (log under `logs_dir`, default ``runs/terminal``); with `log_path`
     the game log is written there. Returns the match; raises `QuitGame` when the person
     quits (nothing is stored then). Without `seed`, a random one is drawn (so terminal
-    games deal different cards) and printed only after the game.
+    games deal different cards) and printed only after the game. `read` gives each line
+    the person types (default: `standard_input()`), `out` takes what they are shown.
     """
     overrides = dict(overrides or {})
     rules = load_variant(variant, overrides)
