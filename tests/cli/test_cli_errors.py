@@ -6,6 +6,7 @@ shows the traceback. Ctrl-C of a tournament says how many games are stored and e
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -568,7 +569,44 @@ def test_item12_debug_shows_the_traceback_and_keeps_the_exit_code(
     assert "SpecError" in err and "gmaes" in err, err
 
 
-def test_item12_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Path) -> None:
+def test_a_full_file_system_names_the_folder_and_the_next_run_plays_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk fills up while a batch is stored: one paragraph naming the folder the
+    write failed in and the reason (exit 2), the games stored before it intact, and the
+    same command, once there is room, plays exactly the rest."""
+    from mafia_arena.experiments import store
+
+    spec = tmp_path / "full.toml"
+    spec.write_text(
+        GOOD.replace('name = "good"', 'name = "full"').replace("games = 2", "games = 4")
+        + "[concurrency]\nbatch_size = 1\n"
+    )
+    results = tmp_path / "r"
+    args = ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(results)]
+    write_all = store._write_all
+    logs_written: list[int] = []
+
+    def fills_up(fd: int, data: bytes) -> None:
+        if len(logs_written) == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        logs_written.append(fd)
+        write_all(fd, data)
+
+    monkeypatch.setattr(store, "_write_all", fills_up)
+    code, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, f"{results / 'logs'}: {os.strerror(errno.ENOSPC)}")
+    assert [r["game_index"] for r in read_records(results / "games.jsonl")] == [0, 1]
+    monkeypatch.setattr(store, "_write_all", write_all)
+    code, err = run_cli(args, capsys)
+    assert code == 0, err
+    assert [r["game_index"] for r in read_records(results / "games.jsonl")] == [0, 1, 2, 3]
+
+
+def stopped_driver(tmp_path: Path, stop: signal.Signals, *options: str) -> tuple[int, str, int]:
+    """A slow in-process tournament run as a user runs it, sent `stop` once two games
+    are stored: its exit code, its stderr and the games stored after it exited."""
     spec = tmp_path / "slow.toml"
     spec.write_text(
         GOOD.replace('name = "good"', 'name = "slow"').replace("games = 2", "games = 40")
@@ -584,7 +622,7 @@ def test_item12_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Pa
         "tournament",
         str(spec),
         "--no-ray",
-        "--no-tracking",
+        *options,
         "--results",
         str(results),
     ]
@@ -601,13 +639,34 @@ def test_item12_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Pa
         assert driver.poll() is None, driver.stderr.read() if driver.stderr else ""
         assert time.monotonic() < deadline, "nothing stored in 90 s"
         time.sleep(0.02)
-    driver.send_signal(signal.SIGINT)
+    driver.send_signal(stop)
     _, err = driver.communicate(timeout=60)
-    assert driver.returncode == 130, err
-    stored = len(read_records(results / "games.jsonl"))
+    return driver.returncode, err, len(read_records(results / "games.jsonl"))
+
+
+def test_item12_ctrl_c_says_how_many_games_are_stored_and_exits_130(tmp_path: Path) -> None:
+    code, err, stored = stopped_driver(tmp_path, signal.SIGINT, "--no-tracking")
+    assert code == 130, err
     assert 2 <= stored < 40
     assert f"{stored} games stored; run the same command to resume" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy")  # MLflow's
+def test_sigterm_stops_a_tournament_as_ctrl_c_does_and_ends_its_runs(tmp_path: Path) -> None:
+    """`kill`, `timeout` and process managers stop a driver with SIGTERM: its MLflow runs
+    end KILLED instead of staying RUNNING, and it says what Ctrl-C says."""
+    from mlflow import MlflowClient
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    code, err, stored = stopped_driver(tmp_path, signal.SIGTERM, "--tracking-uri", uri)
+    assert code == 130, err
+    assert f"{stored} games stored; run the same command to resume" in err
+    client = MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name("slow")
+    assert experiment is not None
+    runs = client.search_runs([experiment.experiment_id])
+    assert runs and {run.info.status for run in runs} == {"KILLED"}
 
 
 #: (id, training spec text, key, reason): each is written to train.toml and run by `train`.

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.leaderboard import OUTPUT_FILES, write_leaderboard
+import pytest
+
+from mafia_arena.leaderboard import OUTPUT_FILES, publish, write_leaderboard
 from mafia_arena.leaderboard.plots import plot_ratings, plot_win_rate_by_role
 from mafia_arena.leaderboard.table import leaderboard_table, roles_table
 
@@ -72,3 +76,30 @@ def test_plot_functions_produce_pngs(tmp_path: Path, graded_records: list[dict[s
         assert p.read_bytes().startswith(PNG_MAGIC)
     p3 = plot_ratings(table, tmp_path / "r2.png", title="Ratings")
     assert p3.read_bytes() == p1.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "stop", [KeyboardInterrupt(), OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))]
+)
+def test_an_interrupted_publish_leaves_the_previous_board_as_it_was(
+    tmp_path: Path,
+    graded_records: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    stop: BaseException,
+) -> None:
+    """Ctrl-C or a full disk during the last figure: the README and tables of the new
+    games must not stand beside the old board's figures, nor a truncated file remain;
+    a failed write names the board's folder (the system's error names no file)."""
+    out = tmp_path / "board"
+    _write(graded_records, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def stopped(*args: Any, **kwargs: Any) -> None:
+        raise stop
+
+    monkeypatch.setattr(publish, "plot_win_rate_by_role", stopped)
+    with pytest.raises(type(stop)) as caught:
+        _write(graded_records[: len(graded_records) // 2], out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    if isinstance(stop, OSError):
+        assert isinstance(caught.value, OSError) and caught.value.filename == str(out)

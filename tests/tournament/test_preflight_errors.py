@@ -8,6 +8,7 @@ temporary working folder, so "nothing was written" is checked on a real folder.
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -77,6 +78,18 @@ TRACKING_CASES = {
         'tracking_uri = "mlruns"\n',
         ("smoke.toml: tracking_uri", '"mlruns"', "file store"),
     ),
+    "option-sqlite-folder": (
+        ["--tracking-uri", "sqlite:///."],
+        {},
+        "",
+        ("--tracking-uri sqlite:///.", "is a folder, not a database file"),
+    ),
+    "option-sqlite-other-file": (
+        ["--tracking-uri", "sqlite:///smoke.toml"],
+        {},
+        "",
+        ("--tracking-uri sqlite:///smoke.toml", "is not an SQLite database"),
+    ),
     "environment-variable": (
         [],
         {"MLFLOW_TRACKING_URI": "foo://x"},
@@ -114,6 +127,15 @@ def test_a_results_folder_that_cannot_be_created_names_the_option(tmp_path: Path
     message = assert_user_error(mafia_arena(args, tmp_path), "--results /proc/forbidden")
     assert "cannot create or write the results folder" in message
     assert "cannot read" not in message
+
+
+def test_a_results_folder_whose_name_is_too_long_names_the_option(tmp_path: Path) -> None:
+    spec = tiny_smoke(tmp_path)
+    name = "r" * 300  # longer than a file name may be
+    args = ["tournament", spec.name, "--no-ray", "--no-tracking", "--results", name]
+    done = mafia_arena(args, tmp_path)
+    assert_user_error(done, f"--results {name}", os.strerror(errno.ENAMETOOLONG))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["smoke.toml"]
 
 
 def test_a_results_folder_under_a_file_names_the_spec_key(

@@ -303,6 +303,30 @@ def test_item7_runs_end_failed_when_the_final_logging_fails(
     assert runs and {r.info.status for r in runs} == {"FAILED"}
 
 
+def test_item7_ctrl_c_during_the_final_logging_ends_the_runs_killed(
+    tmp_path: Path, mlflow_uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (or SIGTERM) while the aggregates are logged ends the runs as it does
+    while the games are played: KILLED, not FAILED (nothing failed)."""
+    from mlflow import MlflowClient
+
+    from mafia_arena.tracking.plots import PlotTally
+
+    spec = write_spec(tmp_path, "finalstop", TWELVE.replace("games = 12", "games = 2"))
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(PlotTally, "draw", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        quiet(spec, tmp_path / "r", use_ray=False, tracking_uri=mlflow_uri)
+    client = MlflowClient(tracking_uri=mlflow_uri)
+    experiment = client.get_experiment_by_name("finalstop")
+    assert experiment is not None
+    runs = client.search_runs([experiment.experiment_id])
+    assert runs and {r.info.status for r in runs} == {"KILLED"}
+
+
 def test_item7_games_done_is_fresh_and_a_copied_folder_writes_into_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

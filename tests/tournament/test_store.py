@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +63,28 @@ def test_truncated_last_line_is_ignored_then_cut_before_appending(tmp_path: Path
         store.append([game(2)])
     assert [r["game_index"] for r in read_records(path)] == [0, 1, 2]
     assert path.read_text().count("\n") == 3
+
+
+def test_opening_a_large_store_reads_only_its_tail(tmp_path: Path) -> None:
+    """The truncated tail is cut without reading the store whole: the driver's memory
+    must not grow with the number of stored games when it resumes."""
+    path = tmp_path / "games.jsonl"
+    line = json.dumps(game(0)["record"]).encode() + b"\n"
+    with path.open("wb") as handle:
+        for _ in range(32 * 2**20 // len(line)):
+            handle.write(line)
+        handle.write(line[:20] + b"x" * 100_000)  # a long line cut off by a crash
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        with ResultsStore(tmp_path):
+            pass
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert path.stat().st_size == size - 100_020
+    assert path.read_bytes().endswith(line)
+    assert peak < 2**20, f"opening a {size >> 20} MiB store took {peak >> 20} MiB"
 
 
 def test_duplicates_are_read_once(tmp_path: Path) -> None:
@@ -249,3 +274,21 @@ def test_a_void_that_is_not_a_boolean_is_a_format_error(tmp_path: Path, value: s
         StoredRecords(path)
     _store_with(path, '{"spec_hash": "h", "game_index": 5, "void": false}')
     assert StoredRecords(path).played_indices() == {0, 1, 5}
+
+
+def test_a_manifest_that_cannot_be_written_names_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk when the manifest is written: the error names the file (the command
+    line prints it as that file and the reason), and no manifest is left half written."""
+    from mafia_arena.experiments.provenance import write_manifest
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as caught:
+        write_manifest(tmp_path, {"store_id": "x"})
+    assert caught.value.errno == errno.ENOSPC
+    assert caught.value.filename == str(tmp_path / "manifest.json.tmp")
+    assert not (tmp_path / "manifest.json").exists()

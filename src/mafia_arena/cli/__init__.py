@@ -9,7 +9,8 @@ that the game commands share.
 Errors
 ------
 `main` is the entry point. A user error — a bad spec, variant, agent file or option, an
-unreachable service, a results folder that cannot be resumed — prints one paragraph
+unreachable service, a results folder that cannot be resumed, a file system that is
+full or read-only under a file being written — prints one paragraph
 naming the file (or option), the key and the reason, and exits with code 2; no
 traceback unless ``--debug`` is given (then the traceback is printed instead of the
 paragraph, and the exit code stays the same).
@@ -19,6 +20,7 @@ and exits 130. Games that failed exit 1 after the summary.
 
 from __future__ import annotations
 
+import errno
 import sys
 import traceback
 from collections.abc import Sequence
@@ -74,6 +76,18 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def _no_room(error: BaseException) -> bool:
+    """Whether `error` is a file system refusing a write that names its file: full, over
+    quota or read-only. The user frees room or picks another folder (a tournament's
+    stored games stay, and its next run plays the rest), so it is their error, not a
+    bug to report with a traceback."""
+    return (
+        isinstance(error, OSError)
+        and error.filename is not None
+        and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+    )
+
+
 def _paragraph(error: BaseException) -> str:
     """The error's message as one paragraph (no blank lines, no trailing space). An
     `OSError` names its file and the system's reason only: it may come from a read or
@@ -123,7 +137,7 @@ def main(args: Sequence[str] | None = None) -> None:
         sys.exit(1)
     except Exception as exc:
         user_errors = (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError)
-        if not isinstance(exc, user_errors):
+        if not isinstance(exc, user_errors) and not _no_room(exc):
             raise
         _report(exc, "error: ")
         sys.exit(EXIT_USER_ERROR)

@@ -36,18 +36,23 @@ The driver is the only process that writes results and talks to MLflow. It
    record by record, so the driver's memory does not grow with the number of games
    (beyond an index of 9 bytes and a compact rating entry per game).
 
-Ctrl-C cancels the outstanding tasks, ends the MLflow runs ``KILLED`` and raises
-`Interrupted` (a `KeyboardInterrupt`) saying how many games are stored; the next call
-resumes. Games that failed are reported at the end by `TournamentError`, after
+Ctrl-C (or SIGTERM) cancels the outstanding tasks, ends the MLflow runs ``KILLED`` and
+raises `Interrupted` (a `KeyboardInterrupt`) saying how many games are stored; the next
+call resumes. Games that failed are reported at the end by `TournamentError`, after
 everything else is stored and tracked.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from mafia_arena.agents.registry import make_agent
@@ -121,20 +126,51 @@ def run_tournament(
     store = ResultsStore(experiment.results_dir)
     store.open()
     try:
-        return _run(
-            experiment,
-            store,
-            async_agents,
-            address=address,
-            use_ray=use_ray,
-            resume=resume,
-            force_resume=force_resume,
-            progress=progress,
-            tracking_uri=uri,
-            host_key=host_key,
-        )
+        with _terminate_as_interrupt():
+            return _run(
+                experiment,
+                store,
+                async_agents,
+                address=address,
+                use_ray=use_ray,
+                resume=resume,
+                force_resume=force_resume,
+                progress=progress,
+                tracking_uri=uri,
+                host_key=host_key,
+            )
     finally:
         store.close()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM stops the tournament as Ctrl-C does (the previous handler
+    is restored on the way out; only the main thread can set one).
+
+    Why: SIGTERM is how a process manager, ``timeout`` or ``kill`` stops a driver.
+    Python's default ends the process at once, so its MLflow runs stayed ``RUNNING``
+    for ever, and Ray's own handler (set by `ray.init`) exits with a crash report and
+    runs ended ``FAILED``. As an interrupt, the outstanding tasks are cancelled, the
+    runs end ``KILLED`` and `Interrupted` says how many games are stored."""
+    previous = _take_sigterm()
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _take_sigterm() -> Any:
+    """Make SIGTERM raise `KeyboardInterrupt`; return the handler it replaced (None off
+    the main thread, where no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _results_origin(experiment: Experiment, results_dir: str | Path | None) -> str:
@@ -269,6 +305,7 @@ def _run(
             else InProcessExecutor()
         )
         started = time.perf_counter()
+        _take_sigterm()  # again: `ray.init` sets a SIGTERM handler of its own
         _play(executor, jobs, store, summary, tracker, progress, len(done))
     except BaseException as exc:  # Ctrl-C, or the store failing (disk full): stop cleanly
         if isinstance(executor, RayExecutor):
@@ -342,8 +379,8 @@ def _finish_tracking(
     }
     try:
         ratings = rating_estimates(records) if records else {}
-    except BaseException:
-        tracker.interrupted("FAILED")
+    except BaseException as exc:
+        tracker.interrupted("KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
         raise
     tracker.finish(
         records,

@@ -31,6 +31,7 @@ from typing import Any
 
 from mafia_arena.code_identity import code_identity
 from mafia_arena.experiments.errors import ResultsConflict
+from mafia_arena.output_folders import naming
 from mafia_arena.results_file import json_line
 
 MANIFEST_NAME = "manifest.json"
@@ -161,14 +162,18 @@ def _manifest_error(path: Path, reason: str) -> ManifestError:
 
 
 def write_manifest(folder: Path, data: dict[str, Any]) -> None:
-    """Write atomically (temporary file, fsync, rename)."""
+    """Write atomically (temporary file, fsync, rename); a failed write (a full disk)
+    names the file (`output_folders.naming`)."""
     target = folder / MANIFEST_NAME
     temporary = target.with_name(target.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-        handle.write("\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with temporary.open("w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, sort_keys=True)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise naming(exc, temporary) from exc
     os.replace(temporary, target)
 
 

@@ -13,10 +13,11 @@ to do:
   request goes through MLflow's own HTTP client without retries, so the credentials and
   TLS settings MLflow reads from the environment (``MLFLOW_TRACKING_TOKEN``, …) apply to
   the check as they apply to the run. A local ``sqlite:///`` store needs a folder that
-  exists, or can be created, and is writable. Any other URI (a database, ``databricks``,
-  a mistyped scheme, a plain folder: MLflow 3 refuses its file store) must give MLflow's
-  own client a tracking store. Every message starts with where the URI came from (the
-  option, the spec key or the environment variable).
+  exists, or can be created, and is writable, and its database file, if there, must be
+  an SQLite database (not a folder, nor a file of something else). Any other URI (a
+  database, ``databricks``, a mistyped scheme, a plain folder: MLflow 3 refuses its file
+  store) must give MLflow's own client a tracking store. Every message starts with where
+  the URI came from (the option, the spec key or the environment variable).
 * `check_ray_address`: the address must accept a TCP connection, and then ``host:port``
   (a GCS address) must answer the GCS's
   ``NodeInfoGcsService.GetClusterId`` RPC (one cheap call, no retries);
@@ -74,6 +75,35 @@ def check_tracking(uri: str, timeout_s: float | None = None, origin: str = "") -
             f"{where}: {db} is not readable and writable; pass "
             "another --tracking-uri, or --no-tracking. Nothing was written."
         )
+    problem = _not_a_database(db)
+    if problem is not None:
+        raise ServiceError(
+            f"{where}: {db} {problem}; pass another --tracking-uri, or {_NO_TRACKING}. "
+            "Nothing was written."
+        )
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""How every SQLite database file starts."""
+
+
+def _not_a_database(db: Path) -> str | None:
+    """Why `db`, which is there, cannot be opened as an SQLite database (a folder, a
+    device, a file of something else); None when it can, or is missing or empty (SQLite
+    makes a database of it).
+
+    Why: MLflow opens the database only once the results folder is set up and its
+    manifest written, and then fails with a page of SQLAlchemy traceback ("unable to
+    open database file", "file is not a database")."""
+    if not db.exists():
+        return None
+    if not db.is_file():
+        return "is a folder, not a database file" if db.is_dir() else "is not a regular file"
+    with db.open("rb") as handle:
+        head = handle.read(len(SQLITE_HEADER))
+    if head and head != SQLITE_HEADER:
+        return "is not an SQLite database (it does not start with SQLite's header)"
+    return None
 
 
 _NO_TRACKING = "--no-tracking to play without MLflow"

@@ -31,6 +31,9 @@ Contract
   after the other). That costs the driver about a third less CPU per game than writing,
   syncing and renaming each file in its own pool task (`benchmarks/tournament_scaling.py`
   measures it; docs/tournaments.md has the figures).
+* A write that fails (a full disk, a read-only file system) raises an `OSError` naming
+  the file or folder it was writing (`output_folders.naming`): the command line prints
+  it as one line, and the games stored before it stay stored.
 * A crash can leave a truncated last line (a record without its ``\\n``). Readers ignore
   it; `open` cuts it off before appending, so the next record starts on a clean line
   (the game it belonged to is simply played again, identically).
@@ -51,6 +54,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mafia_arena.experiments.errors import ResultsConflict
+from mafia_arena.output_folders import naming
 from mafia_arena.results_file import (
     LOGS_NAME,
     STORE_NAME,
@@ -76,6 +80,21 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def _after_last_newline(handle: IO[bytes], end: int, chunk: int = 1 << 16) -> int:
+    """The offset just past the last ``\\n`` before `end` in `handle` (0 when there is
+    none), read backwards one chunk at a time: the file is never held, and only its last
+    line is read."""
+    position = end
+    while position > 0:
+        start = max(0, position - chunk)
+        handle.seek(start)
+        found = handle.read(position - start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        position = start
+    return 0
 
 
 def _fsync_dir(path: Path) -> None:
@@ -122,12 +141,17 @@ class ResultsStore:
         self._writers = ThreadPoolExecutor(LOG_SYNCS, thread_name_prefix="log-sync")
 
     def _repair_tail(self) -> None:
+        """Cut a truncated last line off the store, reading only its tail.
+
+        Why only the tail: the store of a long tournament is hundreds of megabytes, and
+        reading it whole at every start would make the driver's memory grow with the
+        number of stored games, which nothing else in it does."""
         if not store_exists(self.path):  # a pipe or a device is refused, not read
             return
         with self.path.open("rb+") as handle:
-            data = handle.read()
-            keep = data.rfind(b"\n") + 1
-            if keep != len(data):
+            end = handle.seek(0, os.SEEK_END)
+            keep = _after_last_newline(handle, end)
+            if keep != end:
                 handle.truncate(keep)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -140,24 +164,33 @@ class ResultsStore:
         optional), durably, logs first (module docstring)."""
         assert self._out is not None and self._writers is not None, "open the store first"
         if games:
-            self._write_logs(games)
-        for game in games:
-            line = json.dumps(game["record"], separators=(",", ":"), ensure_ascii=False)
-            self._out.write(line.encode("utf-8") + b"\n")
-        self._out.flush()
-        os.fsync(self._out.fileno())
+            try:
+                self._write_logs(games)
+            except OSError as exc:
+                raise naming(exc, self.logs) from exc
+        try:
+            for game in games:
+                line = json.dumps(game["record"], separators=(",", ":"), ensure_ascii=False)
+                self._out.write(line.encode("utf-8") + b"\n")
+            self._out.flush()
+            os.fsync(self._out.fileno())
+        except OSError as exc:
+            raise naming(exc, self.path) from exc
 
     def record_failures(self, spec_hash: str, failures: list[dict[str, Any]]) -> None:
         """Append games that raised (``{"game_index", "seed", "error"}``) to
         ``failed.jsonl``, never read as games (a re-run plays every game not in
         ``games.jsonl``, so a fixed game is simply stored then); `keep_failures` trims it
         at the end of the run."""
-        with self.failures_path().open("ab") as out:
-            for item in failures:
-                line = json.dumps({"spec_hash": spec_hash, **item}, ensure_ascii=False)
-                out.write(line.encode("utf-8") + b"\n")
-            out.flush()
-            os.fsync(out.fileno())
+        try:
+            with self.failures_path().open("ab") as out:
+                for item in failures:
+                    line = json.dumps({"spec_hash": spec_hash, **item}, ensure_ascii=False)
+                    out.write(line.encode("utf-8") + b"\n")
+                out.flush()
+                os.fsync(out.fileno())
+        except OSError as exc:
+            raise naming(exc, self.failures_path()) from exc
 
     def failures_path(self) -> Path:
         return self.folder / FAILED_NAME
@@ -187,7 +220,10 @@ class ResultsStore:
             _fsync_dir(self.folder)
             return 0
         lines = [json.dumps(latest[i], ensure_ascii=False) for i in sorted(latest)]
-        self._write_files([(path, "\n".join(lines) + "\n")])
+        try:
+            self._write_files([(path, "\n".join(lines) + "\n")])
+        except OSError as exc:
+            raise naming(exc, path) from exc
         return len(latest)
 
     def _write_logs(self, games: list[dict[str, Any]]) -> None:

@@ -9,9 +9,12 @@ order, yields byte-identical files (which keeps leaderboard diffs in git meaning
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from mafia_arena.output_folders import naming
 
 from .plots import plot_ratings, plot_win_rate_by_role
 from .ratings import DEFAULT_N_BOOT, ELO_SCALE, compute_ratings, fit_bradley_terry
@@ -178,7 +181,9 @@ def write_leaderboard(
     kind (see :func:`~mafia_arena.leaderboard.records.filter_records`). ``provenance`` is
     rendered verbatim in the README: pass what is needed to reproduce the run (``spec``,
     ``seed``, ``package_version``, ``command``, ...). ``n_boot``/``seed`` configure the
-    bootstrap. Output bytes depend only on the arguments (no timestamps).
+    bootstrap. Output bytes depend only on the arguments (no timestamps). Every file is
+    written in full before any published one is replaced (`_staging`), so an
+    interrupted call leaves a previous board in `out_dir` as it was.
     """
     games = prepare_games(filter_records(list(records), view))  # a bad record raises here
     out = Path(out_dir)
@@ -202,15 +207,36 @@ def write_leaderboard(
         cards_md=markdown_model_cards(model_cards(games)),
     )
     paths = [out / name for name in OUTPUT_FILES]
-    readme_p, agents_p, roles_p, ratings_p, heat_p = paths
-    readme_p.write_text(readme, encoding="utf-8", newline="\n")
-    agents_p.write_text(table_to_csv(agents), encoding="utf-8", newline="\n")
-    roles_p.write_text(table_to_csv(roles), encoding="utf-8", newline="\n")
-    plot_ratings(agents, ratings_p, title=f"{title}: ratings", confidence=confidence)
-    plot_win_rate_by_role(
-        roles,
-        heat_p,
-        title=f"{title}: win rate by role",
-        agent_order=list(agents["agent"]),
-    )
+    staged = [_staging(path) for path in paths]
+    try:
+        readme_p, agents_p, roles_p, ratings_p, heat_p = staged
+        readme_p.write_text(readme, encoding="utf-8", newline="\n")
+        agents_p.write_text(table_to_csv(agents), encoding="utf-8", newline="\n")
+        roles_p.write_text(table_to_csv(roles), encoding="utf-8", newline="\n")
+        plot_ratings(agents, ratings_p, title=f"{title}: ratings", confidence=confidence)
+        plot_win_rate_by_role(
+            roles,
+            heat_p,
+            title=f"{title}: win rate by role",
+            agent_order=list(agents["agent"]),
+        )
+        for temporary, path in zip(staged, paths, strict=True):
+            os.replace(temporary, path)
+    except OSError as exc:  # a full disk: say where (a write names no file)
+        raise naming(exc, out) from exc
+    finally:  # after a failure or Ctrl-C: no half-written file is left beside the board
+        for temporary in staged:
+            temporary.unlink(missing_ok=True)
     return paths
+
+
+def _staging(path: Path) -> Path:
+    """Where `path` is written before it replaces the published file.
+
+    Why: a board is a folder of files that describe one set of games, often committed
+    to git. Writing them in place, an interruption (Ctrl-C, a full disk, a plot that
+    fails) left a truncated table or a README of the new games beside tables of the old
+    ones. Every file is written in full under this name first, and only then are all of
+    them renamed over the published ones, so an interrupted publish leaves the previous
+    board as it was."""
+    return path.with_name(f".{path.name}.tmp")

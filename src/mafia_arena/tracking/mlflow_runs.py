@@ -294,12 +294,12 @@ class TournamentTracker:
         estimate, computed by the caller over all `records`) are logged on the parent.
         Void games (``"void": true``, decided by infrastructure failures) are counted
         (``games_void``) but left out of every aggregate. If any of this fails, every run
-        is ended ``FAILED``.
+        is ended ``FAILED``, or ``KILLED`` when Ctrl-C stopped it (as during the games).
         """
         try:
             self._finish(records, results_dir, run_metrics, status, ratings or {})
-        except BaseException:
-            self.interrupted("FAILED")
+        except BaseException as exc:
+            self.interrupted("KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
             raise
 
     def _finish(
