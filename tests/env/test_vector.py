@@ -133,17 +133,23 @@ def test_same_seed_same_games_and_rows_independent_of_the_batch_size() -> None:
     assert play(2, seed=6)[0] != two[0]
 
 
-def test_a_list_of_seeds_gives_each_row_its_first_game() -> None:
-    vec = MafiaVectorEnv("simple", 5, 3)
-    obs, infos = vec.reset(seed=[40, 7, 40])
-    np.testing.assert_array_equal(obs["observation"][0], obs["observation"][2])
-    rngs = [np.random.default_rng(0) for _ in range(3)]
+def first_game_seeds(vec: MafiaVectorEnv, obs: dict[str, np.ndarray]) -> list[int]:
+    """Each row's first game's seed (its ``final_seed`` when it ends), playing every row
+    with seeded random legal actions from the observations `obs` on."""
+    rngs = [np.random.default_rng(0) for _ in range(vec.num_envs)]
     first: dict[int, int] = {}
-    while len(first) < 3:
+    while len(first) < vec.num_envs:
         obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
         for i in np.flatnonzero(terminations):
             first.setdefault(int(i), int(infos["final_seed"][i]))
-    assert [first[i] for i in range(3)] == [40, 7, 40]
+    return [first[i] for i in range(vec.num_envs)]
+
+
+def test_a_list_of_seeds_gives_each_row_its_first_game() -> None:
+    vec = MafiaVectorEnv("simple", 5, 3)
+    obs, _ = vec.reset(seed=[40, 7, 40])
+    np.testing.assert_array_equal(obs["observation"][0], obs["observation"][2])
+    assert first_game_seeds(vec, obs) == [40, 7, 40]
     with pytest.raises(ValueError, match="2 seeds for 3 games"):
         vec.reset(seed=[1, 2])
 
@@ -156,13 +162,7 @@ def test_a_none_in_the_list_of_seeds_draws_that_rows_seed() -> None:
         vec = MafiaVectorEnv("simple", 5, 3)
         vec.reset(seed=0)
         obs, _ = vec.reset(seed=[40, None, 7])
-        rngs = [np.random.default_rng(0) for _ in range(3)]
-        first: dict[int, int] = {}
-        while len(first) < 3:
-            obs, _r, terminations, _t, infos = vec.step(random_actions(obs["action_mask"], rngs))
-            for i in np.flatnonzero(terminations):
-                first.setdefault(int(i), int(infos["final_seed"][i]))
-        return [first[i] for i in range(3)]
+        return first_game_seeds(vec, obs)
 
     seeds = first_seeds()
     assert seeds[0] == 40 and seeds[2] == 7 and seeds[1] >= 0

@@ -512,3 +512,21 @@ def wait_until_bindable(port: int, deadline: float) -> None:
     while not bindable(port):
         assert time.monotonic() < deadline, f"port {port} stayed in use"
         time.sleep(0.1)
+
+
+async def recv_until(ws: Any, predicate: Any, timeout: float = 20) -> dict[str, Any]:
+    """The first message from `ws` that `predicate` accepts (earlier ones are skipped);
+    `TimeoutError` after `timeout` seconds."""
+    async with asyncio.timeout(timeout):
+        while True:
+            msg = json.loads(await ws.recv())
+            if predicate(msg):
+                return msg
+
+
+async def open_seat(server: LiveServer, game_id: str, credential: str) -> Any:
+    """A websocket to game `game_id`, authenticated with `credential` (a seat's, or the
+    watch token); frames up to 16 MiB are read (a finished game's state is large)."""
+    ws = await websockets.connect(f"{server.ws_url}/ws/{game_id}", max_size=2**24)
+    await ws.send(json.dumps({"type": "auth", "credential": credential}))
+    return ws

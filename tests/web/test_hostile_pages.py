@@ -35,7 +35,7 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import LiveServer, autopilot, open_seat, recv_until
 
 from mafia_arena.web import app as app_module
 
@@ -43,20 +43,6 @@ pytestmark = pytest.mark.timeout(120)
 
 DAY_FIRST = {"rules.first_phase": "day"}
 REPO = Path(__file__).resolve().parents[2]
-
-
-async def recv_until(ws: Any, predicate: Any, timeout: float = 20) -> dict[str, Any]:
-    async with asyncio.timeout(timeout):
-        while True:
-            msg = json.loads(await ws.recv())
-            if predicate(msg):
-                return msg
-
-
-async def open_seat(server: LiveServer, game_id: str, credential: str) -> Any:
-    ws = await websockets.connect(f"{server.ws_url}/ws/{game_id}", max_size=2**24)
-    await ws.send(json.dumps({"type": "auth", "credential": credential}))
-    return ws
 
 
 def two_humans(server: LiveServer) -> tuple[str, list[dict[str, Any]]]:

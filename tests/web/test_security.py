@@ -16,7 +16,7 @@ import httpx
 import pytest
 import websockets
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import LiveServer, autopilot, open_seat, recv_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,20 +37,6 @@ def two_humans(server: LiveServer, **extra: Any) -> tuple[str, dict[str, Any], l
     game_id = created["game_id"]
     joined = [server.join(game_id, inv["invite"], f"h{inv['seat']}") for inv in created["invites"]]
     return game_id, created, joined
-
-
-async def recv_until(ws: Any, predicate: Any, timeout: float = 10) -> dict[str, Any]:
-    async with asyncio.timeout(timeout):
-        while True:
-            msg = json.loads(await ws.recv())
-            if predicate(msg):
-                return msg
-
-
-async def open_seat(server: LiveServer, game_id: str, credential: str) -> Any:
-    ws = await websockets.connect(f"{server.ws_url}/ws/{game_id}")
-    await ws.send(json.dumps({"type": "auth", "credential": credential}))
-    return ws
 
 
 def test_invite_is_bound_to_its_device_and_exchanged_only_by_post(server: LiveServer) -> None:
