@@ -292,3 +292,20 @@ def test_a_manifest_that_cannot_be_written_names_its_file(
     assert caught.value.errno == errno.ENOSPC
     assert caught.value.filename == str(tmp_path / "manifest.json.tmp")
     assert not (tmp_path / "manifest.json").exists()
+
+
+def test_two_archives_in_one_second_keep_both(tmp_path: Path) -> None:
+    """Starting over twice within a second (a script retrying `--no-resume`) keeps both
+    earlier stores and their logs: the second archive must not replace the first."""
+    with ResultsStore(tmp_path) as store:
+        store.append([game(0)])
+        first = store.archive()
+        store.append([game(1)])
+        second = store.archive()
+        store.append([game(2)])
+    assert first is not None and second is not None and first != second
+    archived = sorted(tmp_path.glob("games.jsonl.*.old"))
+    assert sorted(r["game_index"] for p in archived for r in read_records(p)) == [0, 1]
+    old_logs = sorted(p.name for d in tmp_path.glob("logs.*.old") for p in d.iterdir())
+    assert old_logs == ["game-000000.jsonl", "game-000001.jsonl"]
+    assert [p.name for p in (tmp_path / "logs").iterdir()] == ["game-000002.jsonl"]

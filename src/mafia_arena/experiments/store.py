@@ -263,7 +263,7 @@ class ResultsStore:
         """Move the store and logs aside (``*.old``) to start over; returns the new name."""
         if not self.path.exists() and not any(self.logs.glob("*.jsonl")):
             return None
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = self._free_stamp()
         moved = self.folder / f"{STORE_NAME}.{stamp}.old"
         if self._out is not None:
             self._out.close()
@@ -274,6 +274,20 @@ class ResultsStore:
         self.logs.mkdir(exist_ok=True)
         self._out = self.path.open("ab")
         return moved
+
+    def _free_stamp(self) -> str:
+        """The time to the second, with ``-2``, ``-3`` … added when an archive of that
+        second exists already: a second start-over within the same second must not
+        replace the first one's store (its games would be lost) or fail half-way on the
+        logs folder after the store was moved."""
+        base = time.strftime("%Y%m%d-%H%M%S")
+        stamp, count = base, 1
+        while any(
+            (self.folder / f"{name}.{stamp}.old").exists() for name in (STORE_NAME, LOGS_NAME)
+        ):
+            count += 1
+            stamp = f"{base}-{count}"
+        return stamp
 
     def close(self) -> None:
         if self._writers is not None:
