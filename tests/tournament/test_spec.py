@@ -85,6 +85,11 @@ def test_matchups_get_consecutive_game_indices(tmp_path: Path) -> None:
     ]
     assert spec.games_total == 10
     assert spec.matchup_of(9).label == "standard-7p"
+    labels = [spec.matchup_of(i).label for i in range(10)]
+    assert labels == ["simple-5p"] * 4 + ["simple-6p"] * 4 + ["standard-7p"] * 2
+    for outside in (-1, 10):
+        with pytest.raises(KeyError):
+            spec.matchup_of(outside)
 
 
 def test_hash_ignores_how_and_where_but_not_what(tmp_path: Path) -> None:

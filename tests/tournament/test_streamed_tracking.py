@@ -82,3 +82,32 @@ def test_a_streamed_table_is_the_table_of_its_rows(
     writer.writeheader()
     writer.writerows(rows)
     assert (tmp_path / "t.csv").read_bytes().decode("utf-8") == expected.getvalue()
+
+
+def test_many_matchups_are_logged_with_few_open_files(tmp_path: Path, mlflow_uri: str) -> None:
+    """Each matchup's tables and log archive are closed once its games are logged: with
+    every matchup's files open to the end, a spec of a few hundred matchups ran out of
+    file handles (the default limit is 1,024 on Linux, 256 on macOS) after its games."""
+    import os
+    import resource
+
+    matchups = 40
+    text = 'base_seed = 5\npool = ["random"]\ngames = 1\n' + "".join(
+        f'[[variants]]\nvariant = "simple"\nplayers = 5\nlabel = "m{i}"\n' for i in range(matchups)
+    )
+    spec = write_spec(tmp_path, "many", text)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    open_now = len(os.listdir("/proc/self/fd"))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (open_now + matchups, hard))
+    try:
+        summary = run_tournament(
+            spec,
+            use_ray=False,
+            results_dir=with_host_key(tmp_path / "r"),
+            tracking_uri=mlflow_uri,
+            progress=False,
+        )
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert summary.ok and summary.games_stored == matchups
+    assert len(summary.child_run_ids) == matchups

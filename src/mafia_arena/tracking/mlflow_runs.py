@@ -37,11 +37,13 @@ Contract
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
+import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -108,6 +110,24 @@ class TrackedExperiment(Protocol):
     def tracked_matchups(self) -> Sequence[TrackedMatchup]: ...
     @property
     def concurrency_settings(self) -> dict[str, Any]: ...
+
+
+def matchup_positions(matchups: Sequence[TrackedMatchup]) -> Callable[[int], int | None]:
+    """A lookup from a game index to the position of the matchup that plays it (None
+    outside every matchup).
+
+    Matchups hold consecutive index ranges in file order, so this is a binary search
+    over their first indices: it runs for every stored record, twice, and a spec may
+    have thousands of matchups."""
+    starts = [m.first_index for m in matchups]
+
+    def position_of(index: int) -> int | None:
+        position = bisect.bisect_right(starts, index) - 1
+        if position >= 0 and index in matchups[position].indices:
+            return position
+        return None
+
+    return position_of
 
 
 class TournamentTracker:
@@ -290,8 +310,11 @@ class TournamentTracker:
         """Log every matchup's child run and the parent's aggregates and artifacts.
 
         `records` is re-iterable (a list, or a streamed results store,
-        `results_file.StoredRecords`) and is read twice (`run_tally`). `ratings` (name ->
-        estimate, computed by the caller over all `records`) are logged on the parent.
+        `results_file.StoredRecords`), in game-index order (the store's reader sorts
+        them), and is read twice (`run_tally`); each matchup's run is logged as soon as
+        the second pass is past its games (ValueError if a record comes back to one).
+        `ratings` (name -> estimate, computed by the caller over all `records`) are
+        logged on the parent.
         Void games (``"void": true``, decided by infrastructure failures) are counted
         (``games_void``) but left out of every aggregate. If any of this fails, every run
         is ended ``FAILED``, or ``KILLED`` when Ctrl-C stopped it (as during the games).
@@ -312,46 +335,37 @@ class TournamentTracker:
     ) -> None:
         exp = self.experiment
         matchups = exp.tracked_matchups
+        position_of = matchup_positions(matchups)
 
         def matchup_of(index: int) -> str:
-            label = "?"
-            for matchup in matchups:  # the last, as a table of every index would say
-                if index in matchup.indices:
-                    label = matchup.label
-            return label
+            position = position_of(index)
+            return "?" if position is None else matchups[position].label
 
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
-            tallies = {
-                m.label: RunTally(
-                    root / f"matchup-{i}", matchup_of, games=True, logs_from=results_dir
-                )
-                for i, m in enumerate(matchups)
-            }
+            tallies = [
+                RunTally(root / f"matchup-{i}", matchup_of, games=True, logs_from=results_dir)
+                for i in range(len(matchups))
+            ]
             overall = RunTally(root / "tournament", matchup_of, games=False)
             for record in records:
-                tally = tallies.get(matchup_of(record["game_index"]))
-                if tally is not None:
-                    tally.add(record)
+                position = position_of(record["game_index"])
+                if position is not None:
+                    tallies[position].add(record)
                 overall.add(record)
+            done = 0  # matchups before this position are logged and their files closed
             for record in records:
-                tally = tallies.get(matchup_of(record["game_index"]))
-                if tally is not None:
-                    tally.add_second(record)
+                position = position_of(record["game_index"])
+                if position is not None:
+                    if position < done:
+                        raise ValueError("records must come in game-index order")
+                    for finished in range(done, position):
+                        self._matchup_run(matchups[finished], tallies[finished], status)
+                    done = position
+                    tallies[position].add_second(record)
                 overall.add_second(record)
-            for matchup in matchups:
-                tally = tallies[matchup.label]
-                run_id = self._child(matchup)
-                estimates = tally.estimates()
-                counts = {
-                    "games": float(tally.records),
-                    "games_void": float(tally.void),
-                    "games_expected": float(matchup.games),
-                }
-                self._log(run_id, {**point_values(estimates), **counts})
-                self._artifacts(run_id, tally, estimates, matchup.label)
-                complete = tally.records == matchup.games
-                self.client.set_terminated(run_id, status="FINISHED" if complete else status)
+            for finished in range(done, len(matchups)):
+                self._matchup_run(matchups[finished], tallies[finished], status)
             estimates = {**overall.estimates(), **ratings}
             stored = float(overall.records)
             totals = {
@@ -366,6 +380,25 @@ class TournamentTracker:
             summary = {"spec_hash": exp.spec_hash, **run_metrics, "child_runs": self.child_ids}
             self._artifacts(self.parent_id, overall, estimates, exp.name, summary)
         self.client.set_terminated(self.parent_id, status=status)
+
+    def _matchup_run(self, matchup: TrackedMatchup, tally: RunTally, status: str) -> None:
+        """Log one matchup's child run, then drop its local files.
+
+        Called as soon as the second pass is past the matchup's records, so only one
+        matchup's tables and log archive are open at a time (a spec of hundreds of
+        matchups ran out of file handles) and the temporary folder holds one matchup."""
+        run_id = self._child(matchup)
+        estimates = tally.estimates()
+        counts = {
+            "games": float(tally.records),
+            "games_void": float(tally.void),
+            "games_expected": float(matchup.games),
+        }
+        self._log(run_id, {**point_values(estimates), **counts})
+        self._artifacts(run_id, tally, estimates, matchup.label)
+        shutil.rmtree(tally.folder, ignore_errors=True)
+        complete = tally.records == matchup.games
+        self.client.set_terminated(run_id, status="FINISHED" if complete else status)
 
     def _artifacts(
         self,
