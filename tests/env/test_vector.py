@@ -3,14 +3,19 @@ are seeded per game (see `mafia_arena.env.vector`)."""
 
 from __future__ import annotations
 
+import pickle
+from typing import Any
+
 import numpy as np
 import pytest
-from gymnasium.wrappers.vector import RecordEpisodeStatistics
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import FlattenObservation, RecordEpisodeStatistics
 from tests.env.env_cases import SMALL_CASES
 
 from mafia_arena import env as mafia_env
 from mafia_arena.env import IllegalActionError
 from mafia_arena.env.vector import MafiaVectorEnv
+from mafia_arena.rl.team_env import TeamEnv, TeamSetup
 from mafia_arena.views.encode import ObservationEncoder
 from mafia_arena.views.view import view_of
 
@@ -35,13 +40,26 @@ def skip_waiting_turns(aec: mafia_env.raw_env) -> None:
         aec.step(0)
 
 
-def test_rows_replay_the_aec_env_across_autoresets() -> None:
+LAYOUTS = [
+    {},
+    {"observation": "history"},
+    {"observation": "history", "history_days": 2, "egocentric": True, "max_players": 9},
+]
+"""Observation layouts, as `env()` takes them: v0, history, history egocentric and
+padded (whose action ids are relative to the deciding seat)."""
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=["v0", "history", "history-egocentric"])
+def test_rows_replay_the_aec_env_across_autoresets(layout: dict[str, Any]) -> None:
     """Every row is, decision for decision, the AEC env reset to the row's game seed
     (its waiting turns left out): the first game at seed + row, each later one at the
-    next seed of the row's own generator (the documented draw), reported once it ends."""
+    next seed of the row's own generator (the documented draw), reported once it ends.
+    In every observation layout: the same vectors, masks and (egocentric) relative ids."""
     n, seed = 3, 11
-    vec = MafiaVectorEnv("standard", 7, n)
-    aecs = [mafia_env.raw_env("standard", 7, max_text=0) for _ in range(n)]
+    vec = MafiaVectorEnv("standard", 7, n, **layout)
+    aecs = [mafia_env.raw_env("standard", 7, max_text=0, **layout) for _ in range(n)]
+    assert vec.metadata["observation"] == aecs[0].metadata["observation"]
+    assert vec.single_observation_space == aecs[0].observation_space("player_0")
     obs, infos = vec.reset(seed=seed)
     row_seeds = [np.random.default_rng([seed, i]) for i in range(n)]  # the documented draw
     for i, aec in enumerate(aecs):
@@ -80,6 +98,11 @@ def test_rows_replay_the_aec_env_across_autoresets() -> None:
             aec.reset(seed=int(row_seeds[i].integers(2**31)))
             skip_waiting_turns(aec)
             finished[i] += 1
+    twin = pickle.loads(pickle.dumps(vec))
+    assert twin.metadata["observation"] == vec.metadata["observation"]
+    np.testing.assert_array_equal(
+        twin.reset(seed=1)[0]["observation"], vec.reset(seed=1)[0]["observation"]
+    )
 
 
 @pytest.mark.parametrize(("variant", "players"), SMALL_CASES)
@@ -303,3 +326,123 @@ def test_a_vector_env_pickles_and_copies_mid_game(duplicate: str) -> None:
     assert ended, "the copies dealt new games alike"
     np.testing.assert_array_equal(vec.reset()[0]["observation"], twin.reset()[0]["observation"])
     assert pickle.loads(pickle.dumps(MafiaVectorEnv("simple", 5, 2))).games == []
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [
+        np.array([2.0, 2.0, 2.0]),
+        [2, 2.0, 2],
+        np.array([True, False, True]),
+        np.array([2, None, 2], dtype=object),
+        np.array([2, 2.5, 2], dtype=object),
+    ],
+    ids=["float-array", "float-in-list", "bool-array", "none", "float-object"],
+)
+@pytest.mark.parametrize("illegal_reward", [-1.0, None])
+def test_non_integer_actions_are_refused_as_the_aec_env_refuses_them(
+    actions: Any, illegal_reward: float | None
+) -> None:
+    """A float (whole or not) or a numpy bool is no action id: the AEC env raises
+    `IllegalActionError` for it, and so does the vector env, naming the row and the value,
+    before any row changes and whatever the illegal-action policy (it is a caller's bug,
+    not a move to score)."""
+    aec = mafia_env.raw_env("simple", 5)
+    aec.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="not an integer action id"):
+        aec.step(2.0)
+    vec = MafiaVectorEnv("simple", 5, 3, illegal_reward=illegal_reward)
+    vec.reset(seed=0)
+    decisions = [len(game.decisions) for game in vec.games]
+    row = 1 if np.asarray(actions).dtype == object else 0
+    value = np.asarray(actions).tolist()[row]
+    with pytest.raises(
+        IllegalActionError, match=rf"row {row}: .*action {value!r} is not an integer"
+    ):
+        vec.step(actions)
+    assert [len(game.decisions) for game in vec.games] == decisions
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.uint64, object]
+)
+def test_integer_actions_of_any_width_step_alike(dtype: type) -> None:
+    """Integer ids of any numpy width (and Python ints in an object array, as the AEC
+    env takes them) step exactly as int64 ids."""
+
+    def play(cast: type) -> list[np.ndarray]:
+        vec = MafiaVectorEnv("simple", 5, 3)
+        obs, _ = vec.reset(seed=8)
+        rngs = [np.random.default_rng(i) for i in range(3)]
+        seen = []
+        for _ in range(40):
+            actions = random_actions(obs["action_mask"], rngs)
+            obs, rewards, *_ = vec.step(actions.astype(cast))
+            seen += [obs["observation"], rewards]
+        return seen
+
+    for mine, reference in zip(play(dtype), play(np.int64), strict=True):
+        np.testing.assert_array_equal(mine, reference)
+
+
+def masked_random_step(envs: Any, rng: np.random.Generator) -> tuple[Any, ...]:
+    """One step of a masked random policy written against Gymnasium's vector API only:
+    masks from ``call("action_masks")``, the rows' spaces from ``get_attr``."""
+    masks = np.stack(envs.call("action_masks"))
+    assert masks.dtype == bool and masks.shape == (envs.num_envs, envs.single_action_space.n)
+    assert envs.get_attr("action_space") == (envs.single_action_space,) * envs.num_envs
+    spaces = envs.get_attr("observation_space")
+    assert spaces == (envs.single_observation_space,) * envs.num_envs
+    actions = np.array([int(rng.choice(np.flatnonzero(mask))) for mask in masks])
+    return envs.step(actions)
+
+
+def test_call_get_attr_and_set_attr_treat_each_row_as_a_sub_environment() -> None:
+    """The same loop runs on Gymnasium's own `SyncVectorEnv` of `TeamEnv`s (which have
+    `action_masks`) and on the vector env; a per-game value comes back one per row, a
+    shared setting once per row, and `set_attr` sets a shared option for every row."""
+    setup = TeamSetup(variant="simple", players=5, side="town", kinds=("*",))
+    sync = SyncVectorEnv([lambda i=i: TeamEnv(setup, seed=i) for i in range(3)])
+    sync.reset(seed=0)
+    vec = MafiaVectorEnv("simple", 5, 3)
+    with pytest.raises(RuntimeError, match="reset"):
+        vec.get_attr("seat")
+    obs, infos = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        masked_random_step(sync, rng)
+        assert vec.get_attr("seat") == tuple(infos["seat"])
+        np.testing.assert_array_equal(np.stack(vec.call("action_masks")), obs["action_mask"] == 1)
+        obs, _r, _d, _t, infos = masked_random_step(vec, rng)
+        assert not infos.get("illegal", np.zeros(3)).any()
+    assert vec.get_attr("players") == (5, 5, 5) and vec.call("illegal_reward") == (-1.0,) * 3
+    for name in ("reset", "step", "games", "_obs", "nothing"):
+        with pytest.raises(AttributeError, match=f"'{name}' is not an attribute of a row"):
+            vec.call(name)
+
+    vec.set_attr("illegal_reward", [None, None, None])
+    assert vec.get_attr("illegal_reward") == (None, None, None)
+    with pytest.raises(IllegalActionError, match="row 0"):
+        vec.step(illegal_ids(obs["action_mask"]))
+    vec.set_attr("illegal_reward", -3)
+    _obs, rewards, *_ = vec.step(illegal_ids(obs["action_mask"]))
+    assert list(rewards) == [-3.0] * 3
+    with pytest.raises(ValueError, match="one setting for every row"):
+        vec.set_attr("illegal_reward", [None, -1.0, None])
+    with pytest.raises(ValueError, match="2 values for 3 rows"):
+        vec.set_attr("text", [True, True])
+    with pytest.raises(AttributeError, match="not settable"):
+        vec.set_attr("players", 7)
+
+
+def test_gymnasium_observation_wrappers_refuse_the_same_step_autoreset() -> None:
+    """The rows reset within the step (the ended game's observation is in
+    ``infos["final_obs"]``), and the env says so: Gymnasium's vector observation
+    wrappers, which would transform the returned observations but not the final ones,
+    refuse it. None is needed: ``obs["observation"]`` is already flat."""
+    vec = MafiaVectorEnv("simple", 5, 2)
+    assert vec.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        FlattenObservation(vec)
+    obs, _ = vec.reset(seed=0)
+    assert obs["observation"].shape == (2, vec.single_observation_space["observation"].shape[0])

@@ -12,7 +12,8 @@
   same terminate-on-illegal policy.
 - `MafiaVectorEnv(variant, players, num_envs)` (`mafia_arena.env.vector`): many games
   stepped together for RL, a Gymnasium `VectorEnv` with stacked observations and masks,
-  one row per game showing the seat to act, automatic reset, seeded per game.
+  one row per game showing the seat to act, automatic reset, seeded per game, in any
+  of the observation layouts.
 - `mafia_<variant>_v0` (e.g. ``from mafia_arena.env import mafia_classic_v0``): the
   same entry points bound to one variant.
 

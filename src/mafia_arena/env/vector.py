@@ -14,7 +14,11 @@ only legal action is 0, wait) left out.
 
 - Observations: ``{"observation": float32 (n, D), "action_mask": int8 (n, K)}`` — the
   AEC env's spaces stacked (`single_observation_space` is the AEC agent's space,
-  `single_action_space` its `Discrete(K)`, `action_space` a `MultiDiscrete`).
+  `single_action_space` its `Discrete(K)`, `action_space` a `MultiDiscrete`), in the
+  layout `env()`'s ``observation`` options name (with ``egocentric`` the mask and the
+  actions are the deciding seat's relative ids, as in the AEC env).
+- Actions: integer ids, as the AEC env takes them; a float or a numpy bool raises
+  `IllegalActionError` naming the row, before any row changes.
 - Rewards: ``rewards[i]`` is the reward of the seat that just acted in row i: 0 during
   play, its team reward at the end (+1 win, -1 loss, 0 draw). The other seats' end
   rewards are in ``infos["final_rewards"][i]`` (one per seat), to credit to each seat's
@@ -23,7 +27,10 @@ only legal action is 0, wait) left out.
   the same `step`; the returned row is the new game's first observation, the ended
   game's last observation of the acting seat is ``infos["final_obs"][i]`` and
   ``infos["_final_obs"][i]`` is true (Gymnasium's convention), with
-  ``infos["final_rewards"]`` / ``infos["final_seed"]`` beside it.
+  ``infos["final_rewards"]`` / ``infos["final_seed"]`` beside it. (So Gymnasium's
+  vector observation wrappers refuse the env: they would miss the final observations.)
+- Rows as sub-environments: `call` / `get_attr` / `set_attr` as Gymnasium's
+  `SyncVectorEnv` has them, a row being one game (`MafiaVectorEnv.call`).
 - Seeding, per game: ``reset(seed=s)`` deals row i the engine seed ``s + i`` (so row i's
   first game is the AEC env's ``reset(seed=s + i)``, decision for decision, its
   waiting turns left out); each later
@@ -49,22 +56,22 @@ text use the AEC env with language agents.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from mafia_arena.engine import Game
+from mafia_arena.engine import Game, Request
 from mafia_arena.env.actions import ActionTable, build_action_table
-from mafia_arena.env.session import IllegalActionError
-from mafia_arena.env.spaces import build_spaces, env_name
+from mafia_arena.env.session import IllegalActionError, action_index
+from mafia_arena.env.spaces import build_spaces, env_name, observation_spec
 from mafia_arena.env.wrappers import ILLEGAL_REWARD
 from mafia_arena.rules import Variant, load_variant
-from mafia_arena.views.encode import ObservationEncoder
+from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.text import render_with_request
 from mafia_arena.views.view import SeatTracker
 
@@ -85,13 +92,19 @@ class MafiaVectorEnv(VectorEnv):
         illegal_reward: float | None = ILLEGAL_REWARD,
         copy: bool = True,
         text: bool = False,
+        observation: str | ObservationSpec = "v0",
+        history_days: int = 3,
+        egocentric: bool = False,
+        max_players: int | None = None,
     ) -> None:
         """`variant`, `players`, `overrides` as for `env()` (overrides apply to a variant
         name or path); `illegal_reward` as in the module docstring; `copy`: return fresh
         arrays from `reset`/`step` (False: the env's own buffers, overwritten by the next
         call — faster, for loops that consume them at once); `text`: also return each
         row's text view in ``infos["text"]`` (off by default: rendering it costs more
-        than the numbers, and a learner reads the arrays)."""
+        than the numbers, and a learner reads the arrays); `observation`,
+        `history_days`, `egocentric`, `max_players`: the observation layout and its
+        options, as for `env()` (`docs/env.md`)."""
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
         spec = variant if isinstance(variant, Variant) else load_variant(variant, overrides)
@@ -101,20 +114,31 @@ class MafiaVectorEnv(VectorEnv):
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         self.copy = copy
         self.text = text
-        self.metadata = {**type(self).metadata, "name": f"{env_name(spec)}_vector"}
+        self.observation = observation_spec(observation, history_days, egocentric, max_players)
         # one action table for every row: its masks are kept per choices tuple, and the
         # engine shares those tuples between games, so the rows share the masks too
         self.table: ActionTable = build_action_table(spec, players)
         # per row: one encoder, and one tracker per seat (each follows only its seat's
         # stream, and rebinds itself to the row's next game)
-        self._encoders = [ObservationEncoder(spec, players) for _ in range(num_envs)]
+        layout = self.observation
+        self._encoders = [make_encoder(spec, players, layout) for _ in range(num_envs)]
+        self._rotations: list[np.ndarray] | None = None
+        """With an egocentric layout, per seat: its relative action ids → the table's
+        (`ActionTable.rotation`), as the AEC env maps them; None otherwise."""
+        if layout.egocentric:
+            self._rotations = [self.table.rotation(seat) for seat in range(players)]
         self._trackers = [[SeatTracker(s) for s in range(players)] for _ in range(num_envs)]
         self.games: list[Game] = []
         """The game of each row (after `reset`)."""
         size, actions = self._encoders[0].size, self.table.size
-        observation, action = build_spaces(["row"], size, actions)
-        self.single_observation_space: spaces.Dict = observation["row"]
-        self.single_action_space: spaces.Discrete = action["row"]
+        self.metadata = {
+            **type(self).metadata,
+            "name": f"{env_name(spec)}_vector",
+            "observation": {**layout.header(), "size": size},
+        }
+        row_spaces, row_actions = build_spaces(["row"], size, actions)
+        self.single_observation_space: spaces.Dict = row_spaces["row"]
+        self.single_action_space: spaces.Discrete = row_actions["row"]
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, actions))
         self._obs = np.zeros((num_envs, size), dtype=np.float32)
@@ -173,6 +197,12 @@ class MafiaVectorEnv(VectorEnv):
         if self.illegal_reward is None and not all(legal):
             row = legal.index(False)
             raise IllegalActionError(f"row {row}: {self._refusal(row, actions)}")
+        if self._rotations is not None:  # egocentric ids → the table's, once judged legal
+            rotations = self._rotations
+            ids = [
+                int(rotations[seat][a]) if ok else a
+                for a, ok, seat in zip(ids, legal, self._seats, strict=True)
+            ]
         n = self.num_envs
         rewards = np.zeros(n, dtype=np.float32)
         terminations = np.zeros(n, dtype=bool)
@@ -206,6 +236,62 @@ class MafiaVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         self.games = []
 
+    # ------------------------------------------------------------------ rows as envs
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """`name` of every row, one value per row, as Gymnasium's `SyncVectorEnv.call`
+        asks each sub-environment. A row is one game, so:
+
+        - `ROW_VALUES` differ per row: ``"seat"`` (the seat the row shows) and
+          ``"action_masks"`` (its mask as bools, what `TeamEnv.action_masks` gives and
+          sb3-contrib's masked algorithms read);
+        - `SHARED` settings are the env's, the same for every row (``"players"``,
+          ``"metadata"``, …; ``"observation_space"`` / ``"action_space"`` are a row's,
+          the single spaces).
+
+        Anything else is refused with `AttributeError`, the env's own methods
+        (``"reset"``, ``"step"``) included: rows have none of their own, and calling
+        the env's once per row would deal or step every game `num_envs` times."""
+        per_row = ROW_VALUES.get(name)
+        if per_row is not None:
+            if not self.games:
+                raise RuntimeError("reset() the vector env before reading its rows")
+            return tuple(per_row(self, row, *args, **kwargs) for row in range(self.num_envs))
+        if name not in SHARED:
+            raise AttributeError(
+                f"{name!r} is not an attribute of a row of {self!r}; per row: "
+                f"{sorted(ROW_VALUES)}, shared by the rows: {sorted(SHARED)}"
+            )
+        return (getattr(self, SHARED[name]),) * self.num_envs
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        """`call(name)` without arguments, as Gymnasium's vector envs define it."""
+        return self.call(name)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        """Set one of the env's options (`SETTABLE`: ``"illegal_reward"``, ``"copy"``,
+        ``"text"``), as Gymnasium's `SyncVectorEnv.set_attr` sets it on every
+        sub-environment: `values` is one value, or a list or tuple of one per row. The
+        rows share these options, so a list must hold one value `num_envs` times;
+        differing values are refused rather than silently merged."""
+        if name not in SETTABLE:
+            raise AttributeError(f"set_attr: {name!r} is not settable; settable: {SETTABLE}")
+        if isinstance(values, list | tuple):
+            if len(values) != self.num_envs:
+                raise ValueError(
+                    f"set_attr: {len(values)} values for {self.num_envs} rows "
+                    "(give one value, or one per row)"
+                )
+            if any(value != values[0] for value in values):
+                raise ValueError(
+                    f"set_attr: {name!r} is one setting for every row, got {list(values)}"
+                )
+            values = values[0]
+        if name == "illegal_reward":
+            values = None if values is None else float(values)
+        else:
+            values = bool(values)
+        setattr(self, name, values)
+
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
         """A running `Game` does not pickle (nor do the seats' folds), so each row is
@@ -218,6 +304,7 @@ class MafiaVectorEnv(VectorEnv):
             "illegal_reward": self.illegal_reward,
             "copy": self.copy,
             "text": self.text,
+            "observation": self.observation,
             "rows": [(game.seed, list(game.decisions)) for game in self.games],
             "row_seeds": self._row_seeds,
             "np_random": (self._np_random, self._np_random_seed),
@@ -232,6 +319,7 @@ class MafiaVectorEnv(VectorEnv):
             illegal_reward=state["illegal_reward"],
             copy=state["copy"],
             text=state["text"],
+            observation=state["observation"],
         )
         self._row_seeds = state["row_seeds"]
         self._np_random, self._np_random_seed = state["np_random"]
@@ -244,8 +332,15 @@ class MafiaVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
     def _ids(self, actions: Any) -> list[int]:
-        """Every row's action as an int (-1 where it is not an integer id); `ValueError`
-        unless there is one action per row."""
+        """Every row's action as an int; `ValueError` unless there is one action per row,
+        `IllegalActionError` (before any row changes, whatever `illegal_reward` says)
+        unless the actions are integers.
+
+        As the AEC env's `step` takes them: an integer array of any width, or Python and
+        numpy integers in a list. Floats (``3.0`` too) and numpy bools are refused, never
+        cast: a policy that emits them has a bug to see, and turning one into an illegal
+        move would bury it in the rewards. One dtype check per call: integer arrays, the
+        usual case, cost nothing more."""
         actions = np.asarray(actions)
         if actions.size != self.num_envs:
             raise ValueError(
@@ -255,13 +350,16 @@ class MafiaVectorEnv(VectorEnv):
         actions = actions.reshape(self.num_envs)
         if actions.dtype.kind in "iu":
             return actions.tolist()
-        ids = []
-        for action in actions.tolist():
-            try:
-                ids.append(int(action) if int(action) == action else -1)
-            except (TypeError, ValueError):
-                ids.append(-1)
-        return ids
+        values, row = actions.tolist(), 0
+        if actions.dtype.kind == "O":  # Python objects: each judged as the AEC env does
+            ids = [action_index(value) for value in values]
+            if None not in ids:
+                return cast(list[int], ids)
+            row = ids.index(None)
+        raise IllegalActionError(
+            f"row {row}: player_{self._seats[row]}: action {values[row]!r} is not an "
+            f"integer action id (the actions' dtype is {actions.dtype}; step takes integers)"
+        )
 
     def _refusal(self, row: int, actions: Any) -> str:
         """Why row `row`'s action is not legal for its seat (the engine's prompt)."""
@@ -314,7 +412,10 @@ class MafiaVectorEnv(VectorEnv):
         fold = tracker.fold
         fold.extend(tracker.stream.pull())  # type: ignore[union-attr]  # bound by `_new_game`
         self._encoders[row].encode_seat(fold, request, self._obs[row])  # into the buffer
-        self._masks[row] = self._shown[row] = self.table.shared_mask(request)
+        mask = self.table.shared_mask(request)
+        if self._rotations is not None:  # egocentric: the seat's relative ids
+            mask = mask[self._rotations[seat]]
+        self._masks[row] = self._shown[row] = mask
         self._seats[row] = seat
 
     def _texts(self) -> np.ndarray:
@@ -332,7 +433,15 @@ class MafiaVectorEnv(VectorEnv):
         request = game.request(seat)
         fold = self._trackers[row][seat].advance(game)
         observation = self._encoders[row].encode_seat(fold, request)
-        return {"observation": observation, "action_mask": self.table.shared_mask(request)}
+        return {"observation": observation, "action_mask": self._mask(seat, request)}
+
+    def _mask(self, seat: int, request: Request | None) -> np.ndarray:
+        """The seat's mask of `request`: the table's shared read-only array, or with an
+        egocentric layout its rotation into the seat's relative ids."""
+        mask = self.table.shared_mask(request)
+        if self._rotations is not None:
+            mask = mask[self._rotations[seat]]
+        return mask
 
     def _out(self) -> Obs:
         if self.copy:
@@ -341,6 +450,25 @@ class MafiaVectorEnv(VectorEnv):
 
     def __repr__(self) -> str:
         return f"MafiaVectorEnv({self.metadata['name']}, num_envs={self.num_envs})"
+
+
+ROW_VALUES: dict[str, Callable[..., Any]] = {
+    "seat": lambda env, row: env._seats[row],
+    "action_masks": lambda env, row: env._shown[row].astype(bool),
+}
+"""The values `MafiaVectorEnv.call` reads per row (the env and the row as arguments)."""
+
+SHARED = {
+    **{name: name for name in ("players", "variant", "observation", "metadata", "spec")},
+    **{name: name for name in ("render_mode", "illegal_reward", "copy", "text")},
+    "observation_space": "single_observation_space",
+    "action_space": "single_action_space",
+}
+"""The settings every row shares, for `MafiaVectorEnv.call` (name → the env's
+attribute): a row's spaces are the env's single spaces, as a sub-environment's are."""
+
+SETTABLE = ("illegal_reward", "copy", "text")
+"""The options `MafiaVectorEnv.set_attr` sets (shared by every row)."""
 
 
 def _team_rewards(game: Game, players: int) -> np.ndarray:
