@@ -322,7 +322,16 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
         (
             "run-players-below-variant",
             ["run", "--players", "2", "--games", "1"],
-            ("standard.toml", ": players: ", "2 players is too few: at least 5"),
+            (
+                "standard.toml",
+                ": players: ",
+                "2 players is too few: at least 5 (from --players, 7 unless given)",
+            ),
+        ),
+        (
+            "play-default-players-below-variant",
+            ["play", "--variant", "dictator"],
+            ("dictator.toml", "7 players is too few: at least 12 (from --players, 7 unless given)"),
         ),
         (
             "run-players-below-club",
@@ -470,6 +479,48 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
                 f"sqlite:///{spec}/mlflow.db",
             ],
             (f"sqlite:///{spec}/mlflow.db", "cannot write"),
+        ),
+        (
+            "play-seat-beside-another-human-seat",
+            ["play", "--players", "5", "--seat", "2", "--human", "3"],
+            ("--seat", "with --human 3 you see seat 3's view only", "--human 2"),
+        ),
+        (
+            "tournament-empty-tracking-uri",
+            ["tournament", str(spec), "--no-ray", "--no-tracking", *results, "--tracking-uri", ""],
+            ("'--tracking-uri'", "is empty"),
+        ),
+        (
+            "tournament-empty-address",
+            ["tournament", str(spec), "--no-ray", "--no-tracking", *results, "--address", " "],
+            ("'--address'", "is empty"),
+        ),
+        (
+            "tournament-empty-results",
+            ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", ""],
+            ("'--results'", "is empty"),
+        ),
+        (
+            "leaderboard-empty-out",
+            ["leaderboard", str(tmp / "empty"), "--out", ""],
+            ("'--out'", "is empty"),
+        ),
+        ("replay-empty-log", ["replay", ""], ("'log'", "is empty")),
+        ("play-empty-log", ["play", "--players", "5", "--log", ""], ("'--log'", "is empty")),
+        (
+            "run-empty-key-dir",
+            ["run", "--games", "1", "--key-dir", ""],
+            ("'--key-dir'", "is empty"),
+        ),
+        (
+            "leaderboard-out-a-file-before-playing",
+            ["leaderboard", str(spec), "--no-ray", "--no-tracking", *results, "--out", str(spec)],
+            ("--out", f"{spec}: is a file, not a folder"),
+        ),
+        (
+            "run-key-dir-a-file",
+            ["run", "--games", "1", "--key-dir", str(spec)],
+            ("--key-dir", f"{spec} is a file, not a folder"),
         ),
     ]
 

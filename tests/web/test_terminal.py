@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import signal
 import subprocess
@@ -13,6 +14,10 @@ from typing import Any
 
 import pytest
 
+from mafia_arena.agents.human import decision_for
+from mafia_arena.engine.catalogue import PrivateMessage
+from mafia_arena.engine.choices import Choice, Decision, Request, Speech
+from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.engine.game import Game
 from mafia_arena.leaderboard.records import load_records
 from mafia_arena.rules import load_variant
@@ -152,6 +157,67 @@ def test_the_short_menu_lists_targets_by_seat_number_and_promises_no_hidden_list
     assert 10 in numbers and 11 in numbers and min(numbers) < 10
     assert numbers == sorted(numbers), accuse  # 2, 3, …, 10, 11, not "10, 11, 2, 3"
     assert not any("full list" in line for line in menu)
+
+
+def _forum_request() -> Request:
+    """Seat 2's first forum turn of a 12-player dictator game (Night 0)."""
+    request = Game(load_variant("dictator"), 12, 3).pending()[1]
+    assert request.kind == "forum"
+    return request
+
+
+def _offered(request: Request, verb: str, target: int | None = None) -> Choice:
+    return next(c for c in request.choices if c.verb == verb and c.target == target)
+
+
+def test_a_forum_turn_hints_only_its_own_forms() -> None:
+    """The dictator variant has no ``accuse``: its menu's example is one of its forms."""
+    request = _forum_request()
+    menu = "\n".join(short_menu(request))
+    assert "accuse" not in menu, menu
+    assert "'pm 1 your words' sends them ('pm 1' alone: the standard text)" in menu, menu
+    assert "any other line is a post in the thread" in menu, menu
+
+
+def test_a_forum_form_takes_the_words_typed_after_it() -> None:
+    """``pm 3 …`` sends those words to P3 (it sent only the standard text, and the words
+    went nowhere); ads and testaments take theirs too; a form alone keeps its standard
+    text and a line that names no form is a thread post."""
+    request = _forum_request()
+    pm = _offered(request, "pm", 2)
+
+    def decided(line: str) -> Decision:
+        return decision_for(request, parse_line(request, line, short=True))
+
+    assert decided("pm 3 Whom do you trust?") == Speech("Whom do you trust?", pm)
+    assert decided("pm 3") == pm
+    ad = next(c for c in request.choices if c.verb == "ad")
+    assert decided("ad new Watch the quiet ones") == Speech("Watch the quiet ones", ad)
+    testament = next(c for c in request.choices if c.verb == "testament")
+    assert decided("testament public I was town") == Speech("I was town", testament)
+    assert decided("Good evening, all") == Speech("Good evening, all")
+
+
+def test_a_mistyped_private_message_is_refused_never_posted_in_the_thread() -> None:
+    request = _forum_request()
+    for line in ("pm 99 my secret", "pm P3 my secret", "pm 2 my secret"):  # 2 is oneself
+        with pytest.raises(IllegalDecision, match="none of the offered pm"):
+            parse_line(request, line, short=True)
+    with pytest.raises(IllegalDecision, match="pass takes no words"):
+        parse_line(request, "pass I trust P3", short=True)
+
+
+def test_a_forum_game_in_the_terminal_delivers_the_typed_private_message() -> None:
+    lines = itertools.chain(["pm 3 Whom do you trust?"], itertools.repeat("pass"))
+    out = io.StringIO()
+    result = play_in_terminal(
+        "dictator", 12, 1, "heuristic", 3, read=lambda _: next(lines), out=out
+    )
+    sent = [e for e in result.log.events if isinstance(e.fact, PrivateMessage)]
+    mine = [e for e in sent if e.fact.sender == 1]
+    assert [(e.fact.recipients, e.fact.text) for e in mine] == [((2,), "Whom do you trust?")]
+    assert mine[0].visibility.seats == {1, 2}
+    assert "accuse" not in out.getvalue()
 
 
 def test_log_option_writes_the_game_log(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ the order ``--help`` lists them. `CliError` is a bad command-line value: `main` 
 as one paragraph naming the option and the reason, and exits with `EXIT_USER_ERROR`
 (2). `EXIT_INTERRUPTED` (130) is Ctrl-C's code. The ``--debug`` switch is kept in
 `_STATE`, read by `main`: with it, an error propagates with its traceback.
+`nonempty_text` and `nonempty_path` parse an option whose empty value is a usage error.
 
 Why a module of its own: the subcommand modules raise `CliError` and `mafia_arena.cli`
 imports them, so these names live below both, with no import cycle.
@@ -12,6 +13,7 @@ imports them, so these names live below both, with no import cycle.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -42,3 +44,22 @@ def _options(
 ) -> None:
     """Mafia Arena: play, evaluate and rank Mafia players."""
     _STATE["debug"] = debug
+
+
+def nonempty_text(text: str) -> str:
+    """An option's text, refused when empty or blank (a usage error, exit 2).
+
+    Why: ``--tracking-uri ""`` or ``--address ""`` (an unset shell variable) would
+    otherwise read as "not given" and fall back to the default without a word."""
+    if not text.strip():
+        raise typer.BadParameter("is empty; give a value or leave the option out")
+    return text
+
+
+def nonempty_path(text: str) -> Path:
+    """An option's path, refused when empty or blank (a usage error, exit 2).
+
+    Why: ``Path("")`` is the current folder, so ``--results ""`` (an unset shell
+    variable) would write a results store, a host key or a log into whatever folder
+    the command runs in."""
+    return Path(nonempty_text(text))

@@ -22,11 +22,14 @@ from typing import Annotated, Any
 import typer
 from tqdm import tqdm
 
-from mafia_arena.cli.app import CliError
+from mafia_arena.cli.app import CliError, nonempty_path
 from mafia_arena.cli.tables import (
+    DEFAULT_PLAYERS,
+    KeyDirOption,
     SetOption,
     _seat,
     check_seat,
+    host_key_in,
     load_for_table,
     parse_overrides,
     warn_below_recommended,
@@ -52,17 +55,27 @@ def variants() -> None:
 
 def play(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
-    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = DEFAULT_PLAYERS,
     agents: Annotated[str, typer.Option(help="agents, e.g. heuristic or a,b,c")] = "heuristic",
     seed: Annotated[
         int | None, typer.Option(help="game seed (default: random, printed after the game)")
     ] = None,
-    seat: Annotated[int | None, typer.Option(help="show this seat's view (1-based)")] = None,
+    seat: Annotated[
+        int | None,
+        typer.Option(help="show only this seat's view (1-based); with --human, that seat's"),
+    ] = None,
     human: Annotated[int | None, typer.Option(help="play this seat yourself (1-based)")] = None,
-    log: Annotated[Path | None, typer.Option(help="write the game log here")] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(parser=nonempty_path, metavar="<path>", help="write the game log here"),
+    ] = None,
+    key_dir: KeyDirOption = None,
     set_: SetOption = None,
 ) -> None:
-    """Play one game and print its transcript as it happens."""
+    """Play one game and print its transcript as it happens.
+
+    The same ``--seed`` deals the same cards; with the same ``--key-dir`` too (and, at a
+    ``--human`` seat, the same answers) the whole game plays again, log for log."""
     from mafia_arena.runner.match import play_match
     from mafia_arena.views.display_names import DisplayNames
     from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
@@ -70,12 +83,14 @@ def play(
 
     check_seat("--seat", seat, players)
     check_seat("--human", human, players)
+    check_seat_with_human(seat, human)
     if log is not None and not log.parent.is_dir():
         raise CliError("--log", f"{log}: cannot write: no such folder {str(log.parent)!r}")
     overrides = parse_overrides(set_)
     rules = load_for_table(variant, set_, players)
     warn_below_recommended(rules, players)
     seated = _seat(agents, players, rules)
+    key = host_key_in(key_dir)
     if human is not None:
         from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
@@ -83,7 +98,15 @@ def play(
             # the bots seated here play, so their endpoint faults can be counted below;
             # the entry at the person's own seat is replaced there and never plays
             played = play_in_terminal(
-                variant, players, human - 1, seated, seed, overrides, log_path=log
+                variant,
+                players,
+                human - 1,
+                seated,
+                seed,
+                overrides,
+                log_path=log,
+                host_key=key,
+                key_dir=key_dir,
             )
         except (QuitGame, KeyboardInterrupt):
             typer.echo("\nGame abandoned: nothing was recorded.", err=True)
@@ -118,7 +141,7 @@ def play(
 
     if seed is None:
         seed = secrets.randbelow(2**31)
-    result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show))
+    result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show, host_key=key))
     faults: Counter[tuple[str, str, str]] = Counter()
     count_endpoint_faults(seated, result.log, faults)
     warn_endpoint_faults(faults, 1)
@@ -129,6 +152,20 @@ def play(
         except OSError as exc:
             raise _unwritable(log, exc) from exc
         typer.echo(f"log written to {log}")
+
+
+def check_seat_with_human(seat: int | None, human: int | None) -> None:
+    """``--seat`` beside ``--human`` must name the person's own seat (`CliError`).
+
+    Why: the person sees their own seat's view and no other (another seat's private
+    events would be hidden information); a different ``--seat`` cannot be honoured, and
+    ignoring it would let the person believe they see that seat's view."""
+    if seat is not None and human is not None and seat != human:
+        raise CliError(
+            "--seat",
+            f"with --human {human} you see seat {human}'s view only; "
+            f"leave --seat out (or to play seat {seat}, give --human {seat})",
+        )
 
 
 def count_endpoint_faults(
@@ -181,31 +218,21 @@ def _unwritable(log: Path, error: OSError) -> CliError:
 
 def run(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
-    players: Annotated[int, typer.Option(help="number of players", min=1)] = 7,
+    players: Annotated[int, typer.Option(help="number of players", min=1)] = DEFAULT_PLAYERS,
     agents: Annotated[str, typer.Option(help="agents: name, a,b,c or town=x,mafia=y")] = "random",
     games: Annotated[int, typer.Option(help="number of games", min=1)] = 100,
     seed: Annotated[int, typer.Option(help="base seed; game i uses seed+i")] = 0,
-    key_dir: Annotated[
-        Path | None,
-        typer.Option(
-            help="folder of the host key that derives the players' own seeds (created "
-            "if missing); default: a fresh key, so agents' own draws differ between runs"
-        ),
-    ] = None,
+    key_dir: KeyDirOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
     set_: SetOption = None,
 ) -> None:
     """Play many games and print win rates per faction with 95% intervals."""
     from mafia_arena.agents.base import all_synchronous
     from mafia_arena.runner.match import play_match, play_match_sync
-    from mafia_arena.seat_seeds import load_or_create_host_key, new_host_key
+    from mafia_arena.seat_seeds import new_host_key
     from mafia_arena.stats import wilson_interval
 
-    try:
-        key = new_host_key() if key_dir is None else load_or_create_host_key(key_dir)
-    except OSError as exc:  # the folder cannot be made, or the key cannot be written
-        reason = exc.strerror or str(exc)
-        raise CliError("--key-dir", f"cannot keep the host key in {key_dir}: {reason}") from None
+    key = host_key_in(key_dir) or new_host_key()  # one key for all the games of the run
     overrides = parse_overrides(set_)
     rules = load_for_table(variant, set_, players)
     warn_below_recommended(rules, players)
@@ -253,7 +280,9 @@ def run(
 
 
 def replay(
-    log: Annotated[Path, typer.Argument(help="a game log (JSONL)")],
+    log: Annotated[
+        Path, typer.Argument(parser=nonempty_path, metavar="log", help="a game log (JSONL)")
+    ],
     seat: Annotated[int | None, typer.Option(help="replay from this seat's view (1-based)")] = None,
     traces: Annotated[
         bool,

@@ -3,17 +3,19 @@
 `load_for_table` loads the variant with the ``--set`` switches (`parse_overrides`) and
 checks that it deals the table's seats; `_seat` seats the ``--agents``; `check_seat`
 checks a 1-based seat option; `warn_below_recommended` prints the variant's notice for a
-game below its recommended size. A bad value is a `CliError` naming the option, raised
+game below its recommended size; `host_key_in` reads (or creates) the ``--key-dir`` host
+key. A bad value is a `CliError` naming the option, raised
 before a progress bar or a game starts.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from mafia_arena.cli.app import CliError
+from mafia_arena.cli.app import CliError, nonempty_path
 from mafia_arena.rules import VariantError
 from mafia_arena.rules.errors import NoSuchVariant
 from mafia_arena.rules.loader import coerce
@@ -29,10 +31,45 @@ def _seat(agents: str, players: int, rules: Any) -> list[Any]:
         raise CliError("--agents", str(exc)) from exc
 
 
+DEFAULT_PLAYERS = 7
+"""The ``--players`` of ``play`` and ``run`` when it is not given."""
+_PLAYERS_FROM = f"(from --players, {DEFAULT_PLAYERS} unless given)"
+
 SetOption = Annotated[
     list[str] | None,
     typer.Option("--set", help="Override a variant switch or count, e.g. --set mafia=3"),
 ]
+
+
+KeyDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        parser=nonempty_path,
+        metavar="<path>",
+        help="folder of the host key that derives the players' own seeds (created "
+        "if missing); default: a fresh key, so agents' own draws differ between runs",
+    ),
+]
+
+
+def host_key_in(key_dir: Path | None) -> bytes | None:
+    """The host key kept in ``--key-dir`` (created there if missing); None without one
+    (the match draws a fresh key). A folder that cannot hold the key is a `CliError`.
+
+    Why the option: the game seed repeats the deal only; the scripted players draw from
+    seat seeds derived with the host key, so the same seed, key and decisions replay
+    the same game, and a fresh key per game makes the agents' own draws differ."""
+    from mafia_arena.seat_seeds import load_or_create_host_key
+
+    if key_dir is None:
+        return None
+    if key_dir.exists() and not key_dir.is_dir():
+        raise CliError("--key-dir", f"{key_dir} is a file, not a folder; give a folder")
+    try:
+        return load_or_create_host_key(key_dir)
+    except OSError as exc:  # the folder cannot be made, or the key cannot be written
+        reason = exc.strerror or str(exc)
+        raise CliError("--key-dir", f"cannot keep the host key in {key_dir}: {reason}") from None
 
 
 def warn_below_recommended(rules: Any, players: int) -> None:
@@ -67,7 +104,9 @@ def load_for_table(variant: str, set_: list[str] | None, players: int) -> Any:
     """The variant with the ``--set`` switches, checked to deal `players` seats.
 
     Why: a deck that cannot be dealt at this size must fail before a progress bar or a
-    game starts. An error that comes from a ``--set`` says so, in the user's spelling.
+    game starts. An error that comes from a ``--set`` says so, in the user's spelling;
+    a player count outside the variant's range names ``--players`` (its default may be
+    what is out of range: ``play --variant dictator`` asks for 7 players).
     """
     from mafia_arena.rules import load_table
 
@@ -77,6 +116,8 @@ def load_for_table(variant: str, set_: list[str] | None, players: int) -> Any:
     except VariantError as exc:
         if isinstance(exc, NoSuchVariant):  # the option's value, and what it could be
             raise CliError("--variant", str(exc)) from exc
+        if exc.key == "players" and not exc.overrides:  # the table's size, not the file's
+            raise VariantError(exc.source, exc.key, f"{exc.reason} {_PLAYERS_FROM}") from exc
         if not exc.overrides:
             raise
         spelled = {item.split("=", 1)[0].strip(): item for item in set_ or []}

@@ -14,16 +14,23 @@ from typing import Annotated, Any
 
 import typer
 
-from mafia_arena.cli.app import EXIT_INTERRUPTED, CliError
+from mafia_arena.cli.app import EXIT_INTERRUPTED, CliError, nonempty_path, nonempty_text
 
 ResultsOption = Annotated[
     Path | None,
-    typer.Option("--results", help="results folder (default: the spec's, else results/<name>)"),
+    typer.Option(
+        "--results",
+        parser=nonempty_path,
+        metavar="<path>",
+        help="results folder (default: the spec's, else results/<name>)",
+    ),
 ]
 TrackingUriOption = Annotated[
     str | None,
     typer.Option(
         "--tracking-uri",
+        parser=nonempty_text,
+        metavar="<str>",
         help="MLflow tracking URI (default: the spec's, $MLFLOW_TRACKING_URI, sqlite:///mlflow.db)",
     ),
 ]
@@ -45,8 +52,10 @@ ForceResumeOption = Annotated[
 AddressOption = Annotated[
     str | None,
     typer.Option(
+        parser=nonempty_text,
+        metavar="<str>",
         help="join this Ray cluster (host:port, ray://host:port or auto); default: a "
-        "private local cluster on 127.0.0.1"
+        "private local cluster on 127.0.0.1",
     ),
 ]
 NoRayOption = Annotated[bool, typer.Option("--no-ray", help="run in-process")]
@@ -88,7 +97,12 @@ def _tournament(
 
 
 def tournament(
-    spec: Annotated[Path, typer.Argument(help="an experiment spec (experiments/*.toml)")],
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            parser=nonempty_path, metavar="spec", help="an experiment spec (experiments/*.toml)"
+        ),
+    ],
     address: AddressOption = None,
     no_ray: NoRayOption = False,
     results: ResultsOption = None,
@@ -115,11 +129,15 @@ def leaderboard(
     source: Annotated[
         Path,
         typer.Argument(
+            parser=nonempty_path,
+            metavar="source",
             help="an experiment spec (experiments/X.toml: plays the missing games first) or "
-            "a results store (results/X or results/X/games.jsonl)"
+            "a results store (results/X or results/X/games.jsonl)",
         ),
     ],
-    out: Annotated[Path | None, typer.Option(help="output folder")] = None,
+    out: Annotated[
+        Path | None, typer.Option(parser=nonempty_path, metavar="<path>", help="output folder")
+    ] = None,
     view: Annotated[str, typer.Option(help="all, bot, human or mixed games")] = "all",
     no_ray: Annotated[bool, typer.Option("--no-ray", help="run missing games in-process")] = False,
     results: ResultsOption = None,
@@ -145,6 +163,7 @@ def leaderboard(
             "results store, not a spec; leave it out",
         )
     if source.suffix == ".toml":
+        _check_out_first(out)
         summary = _tournament(
             source,
             address=None,
@@ -159,6 +178,18 @@ def leaderboard(
         typer.echo(str(summary))
         source = summary.results_dir
     leaderboard_command(source, out, view, invocation)
+
+
+def _check_out_first(out: Path | None) -> None:
+    """An ``--out`` that cannot take the board fails before a spec's missing games are
+    played (`LeaderboardError`): found after them, it costs the whole run's time, and
+    the message would follow a tournament summary."""
+    from mafia_arena.leaderboard.cli import LeaderboardError
+    from mafia_arena.output_folders import unwritable_reason
+
+    reason = None if out is None else unwritable_reason(out)
+    if reason is not None:
+        raise LeaderboardError(f"--out {out}: {reason}")
 
 
 def _board_key(spec: Path, out: Path | None, results: Path | None) -> bytes | None:

@@ -42,6 +42,7 @@ from mafia_arena.whole_numbers import read_whole_number
 QUIT_COMMAND = "/quit"
 _YES = frozenset({"y", "yes", "q", "quit"})
 _SHORT_MENU_ABOVE = 8  # a speaking turn with more options than this gets the short menu
+FORUM = "forum"  # the request kind of a forum's communication window (engine.forum.window)
 
 
 class QuitGame(Exception):
@@ -158,7 +159,7 @@ class TerminalHuman(HumanAgent):
             raise ValueError("act called without a request")
         self.show_new(view.knowledge, DisplayNames.of(view.rules))
         self.write(f"\nNOW ({name(view.seat)}): {request.prompt}")
-        short = request.free_text and len(request.choices) > _SHORT_MENU_ABOVE
+        short = uses_short_menu(request)
         for line in short_menu(request) if short else full_menu(request):
             self.write(line)
         self.write(f"  ({QUIT_COMMAND} leaves the game)")
@@ -207,9 +208,19 @@ def full_menu(request: Request) -> list[str]:
     return lines
 
 
+def uses_short_menu(request: Request) -> bool:
+    """Whether `request` gets the short menu: a forum turn always (its forms take words
+    after them, which an option number cannot carry), a speaking turn with more options
+    than `_SHORT_MENU_ABOVE` (a 10-player table offers 25-29 of them)."""
+    if not request.free_text:
+        return False
+    return request.kind == FORUM or len(request.choices) > _SHORT_MENU_ABOVE
+
+
 def short_menu(request: Request) -> list[str]:
-    """A speaking turn's options grouped by speech act: one line per act, not one per
-    seat and value (a 10-player table offers 25-29 of them)."""
+    """A speaking or forum turn's options grouped by verb: one line per act or form,
+    not one per seat and value; then how to type one, with an example taken from this
+    request's own options (a variant without ``accuse`` is never told to type it)."""
     by_verb: dict[str, list[Choice]] = {}
     for choice in request.choices:
         by_verb.setdefault(choice.verb, []).append(choice)
@@ -221,8 +232,31 @@ def short_menu(request: Request) -> list[str]:
         ordered = sorted(options, key=_seat_order)
         forms = list(dict.fromkeys(_form(c) for c in ordered))
         lines.append(f"  {verb:<14}" + ", ".join(forms))
-    lines.append("  e.g. 'accuse 3', or type what you want to say")
-    return lines
+    return lines + _how_to_type(request)
+
+
+def _how_to_type(request: Request) -> list[str]:
+    """The short menu's closing hint, its example one of `request`'s options."""
+    example = _example(request)
+    if request.kind != FORUM:
+        return [f"  e.g. '{example}', or type what you want to say"]
+    return [
+        f"  type a form, then its words: '{example} your words' sends them "
+        f"('{example}' alone: the standard text)",
+        "  any other line is a post in the thread",
+    ]
+
+
+def _example(request: Request) -> str:
+    """An option of `request` as typed on the short menu: a private message or another
+    act with a target where there is one (the forms that most need words), else the
+    first act that is not ``pass``."""
+    choices = [c for c in request.choices if c.verb != "pass"] or list(request.choices)
+    chosen = next(
+        (c for c in choices if c.verb == "pm" and c.target is not None),
+        next((c for c in choices if c.target is not None), choices[0]),
+    )
+    return " ".join(part for part in (chosen.verb, _form(chosen)) if part)
 
 
 def _seat_order(choice: Choice) -> tuple[int, str]:
@@ -239,16 +273,47 @@ def _form(choice: Choice) -> str:
 
 def parse_line(request: Request, line: str, short: bool) -> Action:
     """What a typed line means: an option number, a short-menu act (``accuse 3``,
-    ``claim_result 2 mafia``) on a short menu, or else free text."""
+    ``claim_result 2 mafia``) on a short menu, or else free text.
+
+    On a forum turn a form may be followed by its words (``pm 3 Whom do you trust?``:
+    that private message; ``ad new …``, ``testament public …``, ``murder 4 …`` with its
+    death message), and a line that starts with a form's verb but names none of the
+    offered ones is refused (`IllegalDecision`), never posted: a mistyped private
+    message must not go to the public thread."""
     number = read_whole_number(line)
     if number is not None:
         return Action(0, choice=number)
-    if short:
-        words = line.split()
-        for index, choice in enumerate(request.choices):
-            if words and words[0] == choice.verb and " ".join(words[1:]) == _form(choice):
-                return Action(0, choice=index)
+    if not short:
+        return Action(0, text=line)
+    words = line.split()
+    if request.kind == FORUM:
+        return _forum_action(request, words) or Action(0, text=line)
+    for index, choice in enumerate(request.choices):
+        if words and words[0] == choice.verb and " ".join(words[1:]) == _form(choice):
+            return Action(0, choice=index)
     return Action(0, text=line)
+
+
+def _forum_action(request: Request, words: list[str]) -> Action | None:
+    """The form a forum line names, with the words after it as its content; None when
+    the line starts with no form verb (a thread post). The longest matching form wins
+    (``withdraw ballot`` over ``withdraw``). ``pass`` takes no words: they would be
+    dropped unsaid, so the line is refused (`IllegalDecision`) rather than lost."""
+    verb = words[0] if words else ""
+    options = [(i, c, _form(c).split()) for i, c in enumerate(request.choices) if c.verb == verb]
+    if not options:
+        return None
+    matches = [(len(form), i) for i, _, form in options if words[1 : 1 + len(form)] == form]
+    if not matches:
+        ordered = sorted((c for _, c, _ in options), key=_seat_order)
+        forms = ", ".join(dict.fromkeys(_form(c) for c in ordered))
+        typed = " ".join(words[:2])
+        raise IllegalDecision(request.seat, f"'{typed}' is none of the offered {verb} ({forms})")
+    size, index = max(matches)
+    text = " ".join(words[1 + size :])
+    if text and verb == "pass":
+        raise IllegalDecision(request.seat, "pass takes no words: post them first, then pass")
+    return Action(0, choice=index, text=text or None)
 
 
 def _seat_agents(
@@ -275,6 +340,8 @@ def play_in_terminal(
     results_dir: Path | None = None,
     logs_dir: Path | None = None,
     log_path: Path | None = None,
+    host_key: bytes | None = None,
+    key_dir: Path | None = None,
 ) -> MatchResult:
     """Play `human_seat` (0-based) yourself; bots from `agents` take the other seats.
 
@@ -285,6 +352,9 @@ def play_in_terminal(
     quits (nothing is stored then). Without `seed`, a random one is drawn (so terminal
     games deal different cards) and printed only after the game. `read` gives each line
     the person types (default: `standard_input()`), `out` takes what they are shown.
+    `host_key` derives the bots' seat seeds (None: a fresh key, so the bots' own draws
+    differ from game to game); `key_dir` is the folder it is kept in, named in the
+    closing line (`replay_hint`).
     """
     overrides = dict(overrides or {})
     rules = load_variant(variant, overrides)
@@ -297,12 +367,13 @@ def play_in_terminal(
     seated[human_seat] = human
     human.write(rules_text(rules, players))  # the rules as the engine will play them
     seed = secrets.randbelow(2**31) if seed is None else seed
-    result = asyncio.run(_play_until_quit(human, play_match(rules, seated, seed, overrides)))
+    match = play_match(rules, seated, seed, overrides, host_key=host_key)
+    result = asyncio.run(_play_until_quit(human, match))
     if log_path is not None:
         result.log.save(log_path)
     game = replay(result.log)
     human.show_new(SeatTracker(human_seat).update(game), DisplayNames.of(game.variant))
-    human.write(f"(game seed {seed}: replay this deal with --seed {seed})")
+    human.write(replay_hint(seed, None if host_key is None else key_dir))
     if results_dir is not None:
         from mafia_arena.web.storage import SeatEntry, results_record, save_game
 
@@ -316,6 +387,24 @@ def play_in_terminal(
             game_id,
         )
     return result
+
+
+def replay_hint(seed: int, key_dir: Path | None) -> str:
+    """The closing line: what plays this game again, and no more than that.
+
+    The seed repeats the deal; the bots' own draws come from seat seeds derived with
+    the host key (`mafia_arena.seat_seeds`), so only the same key folder (and the same
+    answers) repeats the game itself. The line names the folder, never the key: the
+    key is the host's, and with it the seat seeds of any game could be computed."""
+    if key_dir is None:
+        return (
+            f"(game seed {seed}: --seed {seed} deals these cards again; the bots decide "
+            "afresh unless both games are played with the same --key-dir folder)"
+        )
+    return (
+        f"(game seed {seed}: --seed {seed} --key-dir {key_dir} with the same answers "
+        "plays this game again)"
+    )
 
 
 async def _play_until_quit(human: TerminalHuman, match: Any) -> MatchResult:
