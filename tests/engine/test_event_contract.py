@@ -160,3 +160,31 @@ def test_item6_a_log_names_the_code_that_played_it_and_older_logs_still_replay(t
 
     stamped = GameLog.from_game(game, meta={"code": {"version": "0.0.1"}})
     assert stamped.meta["code"] == {"version": "0.0.1"}  # the caller's identity wins
+
+
+def test_a_log_names_the_variant_file_content_and_older_logs_still_replay(tmp_path):
+    import hashlib
+
+    from mafia_arena.rules.loader import envs_dir
+    from mafia_arena.runner import replay
+    from mafia_arena.runner.log_file import LogFileError
+
+    game = _played("classic", 10, 2)
+    log = GameLog.from_game(game)
+    header = json.loads(log.to_jsonl().splitlines()[0])
+    played = hashlib.sha256((envs_dir() / "classic.toml").read_bytes()).hexdigest()[:16]
+    assert header["meta"]["variant_digest"] == played
+
+    del header["meta"]["variant_digest"]  # a log written before the field existed
+    older = "\n".join([json.dumps(header), *log.to_jsonl().splitlines()[1:]]) + "\n"
+    path = tmp_path / "older.jsonl"
+    path.write_text(older)
+    loaded = GameLog.load(path)
+    assert "variant_digest" not in loaded.meta and loaded.events == game.events
+    assert replay(loaded).events == game.events
+    assert loaded.to_jsonl() == older  # saving again does not claim the present file
+
+    header["meta"]["variant_digest"] = 7  # hand-edited: refused like any other bad type
+    path.write_text("\n".join([json.dumps(header), *log.to_jsonl().splitlines()[1:]]) + "\n")
+    with pytest.raises(LogFileError, match=r"meta\.variant_digest"):
+        GameLog.load(path)

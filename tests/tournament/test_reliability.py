@@ -173,6 +173,55 @@ def test_item6_resume_is_refused_across_a_changed_agent_file_and_prompt_template
     assert raw_indices(results) == [0, 1, 2]
 
 
+def test_item6_resume_is_refused_across_swapped_or_renamed_prompt_templates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec, _agent = agent_spec(tmp_path)
+    prompts = tmp_path / "agents" / "prompts"
+    speak, decide = prompts / "speak.txt", prompts / "decide.txt"
+    decide.write_text("Choose well, $seat.\n")
+    results = tmp_path / "r"
+    monkeypatch.setenv("MAFIA_ARENA_FAULT", json.dumps({"crash_games": [3]}))
+    with pytest.raises(TournamentError):
+        quiet(spec, results, use_ray=False, track=False)
+    stored = snapshot(results)
+    texts = speak.read_text(), decide.read_text()
+
+    decide.write_text(texts[0])  # the same two texts, each answering the other request
+    speak.write_text(texts[1])
+    with pytest.raises(ResultsConflict) as caught:
+        quiet(spec, results, use_ray=False, track=False)
+    message = str(caught.value)
+    assert "agents/prompts/decide.txt changed" in message
+    assert "agents/prompts/speak.txt changed" in message
+    speak.write_text(texts[0])
+    decide.write_text(texts[1])
+
+    speak.rename(prompts / "speak_plea.txt")  # the same text, now only for pleas
+    with pytest.raises(ResultsConflict) as caught:
+        quiet(spec, results, use_ray=False, track=False)
+    message = str(caught.value)
+    assert "agents/prompts/speak.txt is no longer used" in message
+    assert "agents/prompts/speak_plea.txt is new" in message
+    assert snapshot(results) == stored  # nothing was played into the old store
+
+
+def test_item6_an_agent_spec_hash_names_its_templates_and_not_where_they_lie(
+    tmp_path: Path,
+) -> None:
+    spec, _agent = agent_spec(tmp_path / "a")
+    prompts = tmp_path / "a" / "agents" / "prompts"
+    (prompts / "decide.txt").write_text("Choose well, $seat.\n")
+    before = load_spec(spec).spec_hash
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    moved = load_spec(tmp_path / "b" / spec.name)
+    assert moved.spec_hash == before  # a stable name: relative to its prompts folder
+    (prompts / "speak.txt").rename(prompts / "other.txt")
+    (prompts / "decide.txt").rename(prompts / "speak.txt")
+    (prompts / "other.txt").rename(prompts / "decide.txt")
+    assert load_spec(spec).spec_hash != before
+
+
 def test_item6_resume_is_refused_across_a_code_change_unless_forced(tmp_path: Path) -> None:
     spec = write_spec(tmp_path, "code", TWELVE.replace("games = 12", "games = 2"))
     results = tmp_path / "r"
@@ -585,4 +634,5 @@ def test_item6_the_files_an_agent_file_names_are_hashed_with_it(tmp_path: Path) 
     inputs = load_spec(spec).inputs
     assert any(name.endswith("agents/rl-town-votes.toml") for name in inputs)
     assert any(name.endswith("agents/policies/rl-town-votes.npz") for name in inputs)
-    assert any(name.endswith("agents/prompts/system.txt") for name in inputs)
+    # a policy renders no prompt: editing a template leaves its tournaments as they are
+    assert not any("agents/prompts/" in name for name in inputs)

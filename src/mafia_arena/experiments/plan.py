@@ -12,6 +12,7 @@ Contract
 * `spec_hash` covers everything that decides the games (name, seeds, variants with the
   bytes of their files, switches, player counts, game counts, pools with the bytes of
   agent files — model parameters included — and of the prompt templates they can use,
+  each template by its name too,
   seating, a ``void_threshold`` other than the default) and nothing that does not
   (concurrency, results folder, tracking URI), so
   moving a run to a cluster or another folder keeps its identity. `Experiment.inputs`
@@ -30,12 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.experiments.errors import SpecError
-from mafia_arena.experiments.provenance import (
-    display_name,
-    file_digest,
-    prompt_files,
-    referenced_files,
-)
+from mafia_arena.experiments.provenance import agent_file_inputs, display_name, file_digest
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
 from mafia_arena.results_file import MAX_GAME_INDEX
 from mafia_arena.rules import VariantError, available_variants, load_table, variant_path
@@ -59,13 +55,16 @@ class AgentRef:
         return bool(self.digest)
 
 
-def _agent_inputs(path: Path, spec_path: Path) -> dict[str, str]:
+def _agent_inputs(path: Path, spec_path: Path) -> tuple[dict[str, str], str]:
     """Digests of an agent file, of every prompt template it can use and of the files it
-    names (an RL policy), by name."""
-    inputs = {display_name(path, spec_path): file_digest(path)}
-    for other in [*prompt_files(path), *referenced_files(path)]:
-        inputs[display_name(other, spec_path)] = file_digest(other)
-    return inputs
+    names (an RL policy), by display name (`Experiment.inputs`), and the agent's digest
+    for the spec hash: of each file's stable name with its content
+    (`provenance.agent_file_inputs`: a swap or a rename of two templates is a change)."""
+    files = agent_file_inputs(path)
+    digests = {name: file_digest(file) for name, file in files.items()}
+    inputs = {display_name(file, spec_path): digests[name] for name, file in files.items()}
+    blob = json.dumps(sorted(digests.items())).encode()
+    return inputs, hashlib.sha256(blob).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -186,7 +185,8 @@ def _exists(path: Path) -> bool:
 def _agent(
     raw: str, source: str, key: str, spec_path: Path, presets: list[str], inputs: dict[str, str]
 ) -> AgentRef:
-    """A pool entry; a file agent's digest covers the file and its prompt templates."""
+    """A pool entry; a file agent's digest covers the file, its prompt templates and the
+    files it names, each by name and content."""
     if raw in presets:
         return AgentRef(raw, raw)
     looks_like_file = "/" in raw or raw.endswith(".toml") or os.sep in raw
@@ -198,10 +198,9 @@ def _agent(
             f"unknown agent {raw!r}: not a scripted preset "
             f"({', '.join(presets)}) nor an existing agent file",
         )
-    files = _agent_inputs(found, spec_path)
+    files, digest = _agent_inputs(found, spec_path)
     inputs.update(files)
-    blob = json.dumps(sorted(files.values())).encode()
-    return AgentRef(raw, str(found), hashlib.sha256(blob).hexdigest()[:16])
+    return AgentRef(raw, str(found), digest)
 
 
 def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:

@@ -10,9 +10,10 @@ compares it with the present before playing more:
   own source files, which also catches an uncommitted one-line edit of a scripted agent;
   every game log carries the same in ``meta["code"]``;
 * `Experiment.inputs` (built by `plan.resolve`): a digest per variant file, agent file,
-  prompt template and file an agent file names (an RL policy) the spec uses (the agent
-  file holds the model parameters). These are
-  also hashed into the spec hash, so a changed input is a changed spec.
+  prompt template (of LLM agent files) and file an agent file names (an RL policy) the
+  spec uses (the agent file holds the model parameters). These are also hashed into the
+  spec hash, each with a stable name of the file (`agent_file_inputs`), so a changed,
+  renamed or swapped input is a changed spec.
 
 A manifest that is there but cannot be read (`read_manifest`: `ManifestError`) stops a
 resume: treating it as missing would skip the code check and overwrite the evidence.
@@ -59,29 +60,56 @@ def display_name(path: Path, spec_path: Path) -> str:
     return path.as_posix()
 
 
-def prompt_files(agent_file: Path) -> list[Path]:
-    """Every prompt template an agent file can use: the repository's ``agents/prompts``
-    and the ``prompts/`` folder next to the agent file (a superset of what it renders,
-    so no template it reads is left out of the hash)."""
-    from mafia_arena.agents.llm_prompts import default_prompts_dir
+def agent_file_inputs(agent_file: Path) -> dict[str, Path]:
+    """Every file that decides the games of an agent file, by a stable name: the agent
+    file (its file name), the prompt templates its kind renders (`prompt_files`) and the
+    files it names (`referenced_files`).
 
-    folders = [agent_file.parent / "prompts"]
+    The names are hashed with the contents into the spec hash: hashing the contents
+    alone would give two templates whose texts were swapped, or a template renamed (so
+    that it answers another request kind), the same hash, and a resume would mix games
+    played with different prompts. They do not depend on where the repository lies, so
+    moving a run to another folder or machine keeps its spec hash."""
+    files = {agent_file.name: agent_file.resolve()}
+    for name, path in [*prompt_files(agent_file).items(), *referenced_files(agent_file).items()]:
+        files.setdefault(name, path)
+    return files
+
+
+def prompt_files(agent_file: Path) -> dict[str, Path]:
+    """Every prompt template an LLM agent file can use, by name: the default templates
+    (``agents/prompts/<name>``: the repository's or the installed package's copy) and
+    the ``prompts/`` folder next to the agent file (``prompts/<name>``), a superset of
+    what it renders, so no template it reads is left out of the hash.
+
+    Agent files of another ``kind`` (an RL policy) render no prompt: {}, so editing a
+    template does not change the identity of tournaments that seat only such agents."""
+    from mafia_arena.agents.llm_prompts import default_prompts_dir
+    from mafia_arena.llm.definition import declared_kind
+
+    if declared_kind(agent_file) not in (None, "llm"):
+        return {}
+    folders: list[tuple[str, Path]] = []
     default = default_prompts_dir()
     if default is not None:
-        folders.append(default)
-    seen: dict[Path, None] = {}
-    for folder in folders:
+        folders.append(("agents/prompts", default.resolve()))
+    local = (agent_file.parent / "prompts").resolve()
+    if default is None or local != default.resolve():  # the same folder is named once
+        folders.append(("prompts", local))
+    found: dict[str, Path] = {}
+    for prefix, folder in folders:
         if folder.is_dir():
             for path in sorted(folder.rglob("*")):
                 if path.is_file():
-                    seen[path.resolve()] = None
-    return list(seen)
+                    found[f"{prefix}/{path.relative_to(folder).as_posix()}"] = path.resolve()
+    return found
 
 
-def referenced_files(agent_file: Path) -> list[Path]:
+def referenced_files(agent_file: Path) -> dict[str, Path]:
     """Files an agent file names by a string value (an RL agent's ``policy``, a prompt
-    ``prompt_template`` file), found next to the agent file or in the working folder:
-    their bytes decide games as much as the agent file's own do."""
+    ``prompt_template`` file), found next to the agent file or in the working folder,
+    by the value as written: their bytes decide games as much as the agent file's own
+    do."""
     import tomllib
 
     from mafia_arena.toml_file import parse_toml
@@ -89,17 +117,17 @@ def referenced_files(agent_file: Path) -> list[Path]:
     try:
         data = parse_toml(agent_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []  # the agent's own loader says what is wrong with the file
-    found: dict[Path, None] = {}
+        return {}  # the agent's own loader says what is wrong with the file
+    found: dict[str, Path] = {}
     for value in _strings(data):
         if "/" not in value and "." not in value:
             continue
         for base in (agent_file.parent, Path.cwd()):
             candidate = base / value
             if candidate.is_file() and candidate.resolve() != agent_file.resolve():
-                found[candidate.resolve()] = None
+                found.setdefault(value, candidate.resolve())
                 break
-    return list(found)
+    return found
 
 
 def _strings(value: Any) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import errno
+import hashlib
 import math
 import re
 import tomllib
@@ -94,7 +95,8 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
         bundled = available_variants()
         raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled)
     try:
-        document = parse_toml(read_toml_text(path))
+        text = read_toml_text(path)
+        document = parse_toml(text)
     except (OSError, TomlFileError) as exc:
         if isinstance(exc, FileNotFoundError) or getattr(exc, "errno", None) == errno.ENAMETOOLONG:
             bundled = available_variants()
@@ -103,7 +105,13 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
         raise VariantError(source, "-", f"cannot read the file: {why_unreadable(exc)}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise VariantError(source, "-", f"not valid TOML: {exc}") from exc
-    return build_variant(document, source, overrides or {})
+    return build_variant(document, source, overrides or {}).from_file(source, text_digest(text))
+
+
+def text_digest(text: str) -> str:
+    """sha256 (16 hex digits) of a file's UTF-8 text: the digest of its bytes, as a
+    tournament's manifest records it (`experiments.provenance.file_digest`)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def build_variant(document: dict[str, Any], source: str, overrides: Mapping[str, Any]) -> Variant:

@@ -324,6 +324,7 @@ class Variant(_Spec):
     (`engine.palermo`); a variant with this table plays them instead of its night and
     day steps."""
     _file: str = PrivateAttr("")
+    _digest: str = PrivateAttr("")
 
     @field_validator("max_players")
     @classmethod
@@ -342,9 +343,19 @@ class Variant(_Spec):
         """Where the variant came from, for error messages: its file, else its name."""
         return self._file or self.name
 
-    def from_file(self, path: str) -> Variant:
-        """This variant, remembering the file it was read from (`origin`)."""
+    @property
+    def digest(self) -> str:
+        """sha256 (16 hex digits) of the bytes of the file the variant was read from, as a
+        tournament's manifest names it; "" for a variant built from a document in memory.
+        A game log records it, so a replay can tell an edited variant file from a damaged
+        log."""
+        return self._digest
+
+    def from_file(self, path: str, digest: str = "") -> Variant:
+        """This variant, remembering the file it was read from (`origin`) and, when
+        given, that file's content digest (`digest`)."""
         self._file = path
+        self._digest = digest or self._digest
         return self
 
     def appearance(self, role: str) -> str:

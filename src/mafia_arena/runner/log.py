@@ -9,7 +9,11 @@ version, commit, source digest, as the results store's records and manifest carr
 stamped when the log is made from a game (`from_game`; a caller's own ``meta["code"]``
 wins) and kept as read when a log is loaded and saved again, so a log never claims the
 code that merely re-saved it. Logs written before the field existed load and replay as
-before (their meta simply has no ``code``).
+before (their meta simply has no ``code``). Likewise ``meta["variant_digest"]`` is the
+content digest of the variant file that played the game (`rules.Variant.digest`; absent
+for a variant built in memory and in older logs): a log that no longer replays after
+that file was edited is said to be played with another version of the file, naming it,
+not to be damaged.
 
 Decision traces (`traces`: one record per LLM decision, see
 `mafia_arena.agents.llm_trace`) are host-side research data, not part of the game: `save`
@@ -80,7 +84,8 @@ class GameLog:
     ) -> GameLog:
         # the switch values in force, plus any dotted overrides, so the log replays alone
         switches = {**game.variant.params, **overrides_played(game.variant, overrides)}
-        meta = {"code": dict(code_identity()), **(meta or {})}
+        played = {"variant_digest": game.variant.digest} if game.variant.digest else {}
+        meta = {"code": dict(code_identity()), **played, **(meta or {})}
         return cls(
             game.variant.name,
             switches,
@@ -249,19 +254,44 @@ def replay_or_why(log: GameLog, source: str = "<log>") -> Game | str:
         f"seat {refused.record.get('seat')}) cannot be submitted again "
         f"({type(exc).__name__}: {reason})"
     )
-    other = _other_code(log)
+    other = _played_elsewhere(log, game)
     return f"{failed}; {other}" if other else f"{failed} (it is damaged)"
 
 
 def replay_differs(log: GameLog, game: Game) -> str | None:
     """None when `game` (`replay` of `log`) gives exactly the stored events; else why
-    not: other code wrote the log (its ``meta["code"]`` digest differs from the running
-    package's: a log kept from before an upgrade that changed what the engine logs), or
-    else the log is damaged. The check, after `replay_or_why`, behind the web replay
-    (`web.storage.replay_views`) and `mafia-arena replay`."""
+    not: another version of the variant file or other code played the game
+    (`_played_elsewhere`: a log kept from before an edit of ``envs/*.toml`` or an
+    upgrade that changed what the engine logs), or else the log is damaged. The check,
+    after `replay_or_why`, behind the web replay (`web.storage.replay_views`) and
+    `mafia-arena replay`."""
     if [e.to_json() for e in game.events] == [e.to_json() for e in log.events]:
         return None
-    return _other_code(log) or "the log does not replay to the same game (it is damaged)"
+    return (
+        _played_elsewhere(log, game) or "the log does not replay to the same game (it is damaged)"
+    )
+
+
+def _played_elsewhere(log: GameLog, game: Game) -> str | None:
+    """Why a log that does not replay here may still be sound, or None: the variant file
+    `game` was rebuilt from differs from the one that played it (`_other_variant`),
+    other code played it (`_other_code`), or both."""
+    reasons = [r for r in (_other_variant(log, game), _other_code(log)) if r]
+    return "; ".join(reasons) or None
+
+
+def _other_variant(log: GameLog, game: Game) -> str | None:
+    """The variant file's content differs from the one that played the game: its
+    ``meta["variant_digest"]`` is not the digest of the file read now (None when the log
+    or the rebuilt variant has no digest, as older logs do not)."""
+    played, now = log.meta.get("variant_digest"), game.variant.digest
+    if not isinstance(played, str) or not played or not now or played == now:
+        return None
+    return (
+        f"the variant file {game.variant.origin} differs from the one that played this "
+        f"game (its content digest is {now}, the game was played with {played}), and the "
+        "log no longer replays to the same game with it; that version of the file replays it"
+    )
 
 
 def _other_code(log: GameLog) -> str | None:

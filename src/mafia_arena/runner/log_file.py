@@ -26,7 +26,8 @@ What is checked, and why:
   count of a billion must not reach them), ``seed`` a whole number (the engine seeds
   with its text, so ``"3"`` or ``3.0`` would silently play another or the same game),
   ``seating`` a list of one agent name per seat (or empty), ``meta`` an object whose
-  ``code``, ``agent_kinds`` and ``agent_stats`` have the types their readers use.
+  ``code``, ``variant_digest``, ``agent_kinds`` and ``agent_stats`` have the types their
+  readers use.
 * Each event: an object with ``seq`` numbering the events 0, 1, 2, ... in order (a
   duplicated, dropped or moved line is named, not replayed as a different game),
   ``day`` a whole number >= 0, ``phase`` a non-empty name, a known ``kind``, a
@@ -212,6 +213,9 @@ def check_header(header: Any, source: str) -> None:
     code = meta.get("code", {})
     if not isinstance(code, dict) or not all(isinstance(v, str | None) for v in code.values()):
         raise bad("meta.code", f"not an object of names: {_shown(code)}")
+    digest = meta.get("variant_digest", "")
+    if not isinstance(digest, str):
+        raise bad("meta.variant_digest", f"not a content digest: {_shown(digest)}")
     kinds = meta.get("agent_kinds", [])
     if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
         raise bad("meta.agent_kinds", f"not a list of names: {_shown(kinds)}")
