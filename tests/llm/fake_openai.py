@@ -41,6 +41,9 @@ class Action:
     #: send the body one byte at a time, this many seconds apart (a trickling server
     #: that never trips a per-read timeout)
     trickle_s: float = 0.0
+    #: ``(name, arguments)`` of tool calls the message carries (OpenAI's ``tool_calls``,
+    #: ``arguments`` a JSON string); with ``text=None`` the content is null
+    tool_calls: tuple[tuple[str, str], ...] = ()
 
 
 def reply(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Action:
@@ -67,6 +70,12 @@ def thinking(reasoning: str, text: str) -> Action:
 def no_usage(text: str) -> Action:
     """A reply without a ``usage`` object."""
     return Action(text=text, usage=False)
+
+
+def tool_call(name: str, arguments: str) -> Action:
+    """A reply whose content is null and whose message carries one tool call (a server
+    that turns the model's JSON into a call of a tool nobody offered)."""
+    return Action(text=None, tool_calls=((name, arguments),))
 
 
 def garbage_body() -> Action:
@@ -156,11 +165,17 @@ class FakeOpenAI:
                 self.wfile.write(data)
 
             def _send_raw(self, data: bytes, action: Action) -> None:
-                """``data`` as a 200 body, cut or trickled as ``action`` says."""
-                self.send_response(200)
-                self.send_header("Content-Type", action.content_type)
-                self.send_header("Content-Length", str(len(data)))
+                """``data`` as the body of ``action.status``, cut or trickled as ``action``
+                says (a 204 goes without a body, as HTTP wants)."""
+                self.send_response(action.status)
+                if action.status != 204:
+                    self.send_header("Content-Type", action.content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                for key, value in action.headers.items():
+                    self.send_header(key, value)
                 self.end_headers()
+                if action.status == 204:
+                    return
                 if action.cut_after is not None:
                     self.wfile.write(data[: action.cut_after])
                     self.wfile.flush()
@@ -196,7 +211,7 @@ class FakeOpenAI:
                         self.close_connection = True
                         self.connection.shutdown(socket.SHUT_RDWR)
                         return
-                    if action.status != 200:
+                    if action.status != 200 and action.raw_body is None:
                         self._send(action.status, action.body or {}, action.headers)
                         return
                     if (
@@ -254,6 +269,11 @@ def completion(request: dict[str, Any], action: Action) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": action.text}
     if action.reasoning is not None:
         message["reasoning_content"] = action.reasoning
+    if action.tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(action.tool_calls)
+        ]
     payload = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",

@@ -15,6 +15,7 @@ import pytest
 from tests.llm.fake_openai import FakeOpenAI, drop, error, free_port, reply, slow
 
 from mafia_arena.llm import AgentDefinition, ChatClient, UsageCounter
+from mafia_arena.llm.client import sends_key_in_clear
 
 OPTIONS = ["Alice", "Bob", "Carol"]
 MESSAGES = [
@@ -349,6 +350,90 @@ async def test_caller_bugs_raise(fake_definition) -> None:
 # ---------------------------------------------------------------------- secrets
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
+
+
+def _through_proxy(monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI) -> None:
+    """Route plain-HTTP requests for any host to ``fake`` (an HTTP proxy is handed the
+    full URL and answers it), so an endpoint on a "remote" host is a real server here."""
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{fake.port}")
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{fake.port}")
+
+
+def _clear_key_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and "plain http://" in r.getMessage()
+    ]
+
+
+async def test_a_key_over_plain_http_to_another_host_is_sent_with_one_warning(
+    fake_openai: FakeOpenAI,
+    fake_definition: AgentDefinition,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A model on the local network served over http:// is allowed, but the key goes
+    out readable: one warning per endpoint says so, naming neither more nor the key."""
+    _through_proxy(monkeypatch, fake_openai)
+    monkeypatch.setenv("MAFIA_TEST_KEY", SECRET)
+    remote = "http://models.lan.example:8000/v1"
+    definition = fake_definition.model_copy(
+        update={"api_key_env": "MAFIA_TEST_KEY", "base_url": remote}
+    )
+    fake_openai.script(*[reply(answer("Bob"))] * 3)
+    caplog.set_level(logging.WARNING)
+
+    for client in (ChatClient(definition), ChatClient(definition)):
+        assert (await client.choose(MESSAGES, OPTIONS, "vote")).choice == "Bob"
+    await ChatClient(definition.model_copy(update={"name": "other"})).complete(MESSAGES)
+
+    assert [h["authorization"] for h in fake_openai.headers] == [f"Bearer {SECRET}"] * 3
+    (warning,) = _clear_key_warnings(caplog)
+    assert remote in warning and "fake-agent" in warning
+    assert SECRET not in caplog.text
+
+
+async def test_no_key_warning_without_a_key_or_for_this_machine(
+    fake_openai: FakeOpenAI,
+    fake_definition: AgentDefinition,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A loopback endpoint with a key, or a remote http:// one without any, sends no key
+    across a network."""
+    monkeypatch.setenv("MAFIA_TEST_KEY", SECRET)
+    caplog.set_level(logging.WARNING)
+    fake_openai.script(*[reply(answer("Bob"))] * 2)
+    keyed = fake_definition.model_copy(update={"api_key_env": "MAFIA_TEST_KEY"})
+    assert (await ChatClient(keyed).choose(MESSAGES, OPTIONS)).choice == "Bob"
+    _through_proxy(monkeypatch, fake_openai)
+    keyless = fake_definition.model_copy(update={"base_url": "http://keyless.example:8000/v1"})
+    assert (await ChatClient(keyless).choose(MESSAGES, OPTIONS)).choice == "Bob"
+    assert _clear_key_warnings(caplog) == []
+
+
+@pytest.mark.parametrize(
+    ("base_url", "in_clear"),
+    [
+        ("http://localhost:8080/v1", False),
+        ("http://LOCALHOST/v1", False),
+        ("http://127.0.0.1:8080/v1", False),
+        ("http://127.45.6.7/v1", False),
+        ("http://[::1]:8080/v1", False),
+        ("https://api.openai.com/v1", False),
+        ("https://10.0.0.5/v1", False),
+        ("http://10.0.0.5:8000/v1", True),
+        ("http://192.168.1.20/v1", True),
+        ("http://[fe80::1]:8000/v1", True),
+        ("http://gpu-box.lan:8000/v1", True),
+        ("http://localhost.evil.example/v1", True),
+    ],
+)
+def test_which_base_urls_send_a_key_in_clear(base_url: str, in_clear: bool) -> None:
+    assert sends_key_in_clear(base_url) is in_clear
 
 
 async def test_api_key_used_but_never_logged_or_shown(

@@ -92,6 +92,26 @@ async def test_plain_text_body_is_an_endpoint_fault_and_retried(
     assert "not JSON" in failed.failure and "GARBAGE" in failed.failure
 
 
+async def test_a_202_or_204_without_an_answer_is_named_by_its_own_status(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    """A success status other than 200 (a queued job's 202, an empty 204) is reported as
+    itself: the trace must not claim the endpoint sent a 200."""
+    queued = json.dumps({"id": "job-1", "status": "queued"}).encode()
+    cases = [
+        (Action(status=202, raw_body=queued), "endpoint_error", "HTTP 202 body without choices"),
+        (Action(status=202, raw_body=b"queued"), "server_error", "HTTP 202 body is not JSON"),
+        (Action(status=204, raw_body=b""), "server_error", "HTTP 204 body is not JSON"),
+    ]
+    for action, kind, reason in cases:
+        fake_openai.script(action)
+        result = await ChatClient(fake_definition.model_copy(update={"max_retries": 0})).choose(
+            MESSAGES, OPTIONS, "vote"
+        )
+        assert result.fallback and result.error_kind == kind
+        assert result.failure.startswith(reason) and "HTTP 200" not in result.failure
+
+
 # ---------------------------------------------------------------------- the reason kept
 
 

@@ -169,6 +169,45 @@ def test_a_number_no_single_option_names_is_asked_again(text: str, options: list
     assert parsed.index is None and parsed.problem
 
 
+TARGETS = ["P2", "P3 (you)", "P4 (your teammate)", "P6"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I vote for P4.", "P4 (your teammate)"),
+        ("I vote for Player 4, she is quiet.", "P4 (your teammate)"),
+        ("Seat #6 it is", "P6"),
+        ("Eliminate p2 today", "P2"),
+        ("I vote for P4 (your teammate).", "P4 (your teammate)"),
+        ("P5 is dead, so I vote P6", "P6"),  # a seat no option names adds nothing
+    ],
+)
+def test_a_seat_named_in_free_text_is_the_option_of_that_seat(text: str, expected: str) -> None:
+    """The model writes the seat's name, not the label's decoration: the one option
+    that names the seat is its answer."""
+    parsed = parse_choice(text, TARGETS)
+    assert parsed.index is not None and TARGETS[parsed.index] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        ("I vote for P4, not P2.", TARGETS),  # two seats: never guessed between
+        ("P4 or maybe P6", TARGETS),
+        ("I vote for P5.", TARGETS),  # no option names that seat
+        ("I vote for P3 tonight", ["vote P3", "nominate P3"]),  # two options name it
+        ("I vote for P34.", TARGETS),
+        ("I vote for UP4.", TARGETS),  # not a seat word
+    ],
+)
+def test_free_text_naming_no_single_seat_option_is_asked_again(
+    text: str, options: list[str]
+) -> None:
+    parsed = parse_choice(text, options)
+    assert parsed.index is None and parsed.problem
+
+
 def test_a_number_answer_to_a_real_vote_names_that_seat() -> None:
     """The labels of a real vote request (seats that died are missing): every number
     answer is the seat of that number or is asked again, never another seat."""

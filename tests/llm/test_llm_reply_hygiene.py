@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 import pytest
-from tests.llm.fake_openai import Action, FakeOpenAI, error
+from tests.llm.fake_openai import Action, FakeOpenAI, error, tool_call
 
 from mafia_arena.llm import AgentDefinition, ChatClient
 from mafia_arena.llm.transport import MAX_REPLY_CHARS
@@ -138,6 +138,48 @@ async def test_a_message_that_is_not_an_object_is_an_endpoint_fault(
     assert "message is" in result.failure and "not an object" in result.failure
 
 
+@pytest.mark.parametrize(
+    "broken",
+    [
+        pytest.param(body(choices=[None]), id="choices [null]"),
+        pytest.param(body(choices=[{}]), id="choice without message"),
+        pytest.param(body(None), id="message null"),
+        pytest.param(body("Bob"), id="message a string"),
+        pytest.param(body(choices={"0": {"message": {"content": BOB}}}), id="choices an object"),
+        pytest.param(body(choices=5), id="choices a number"),
+        pytest.param(content(42), id="content a number"),
+        pytest.param(content({"text": BOB}), id="content an object"),
+    ],
+)
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")
+async def test_a_wrong_shaped_200_is_an_endpoint_fault_with_the_langchain_backend_too(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, broken: Action
+) -> None:
+    """ChatOpenAI fails inside itself on such a body (``TypeError``, ``AttributeError``,
+    pydantic's ``ValidationError``); it is the endpoint's fault, retried, as the openai
+    backend says of the same body, not a bug of ours."""
+    definition = fake_definition.model_copy(update={"backend": "langchain"})
+    fake_openai.script(broken, content(BOB))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.stats.retries == 1
+    fake_openai.script(broken, broken, broken)
+    failed = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert failed.error_kind == "endpoint_error" and failed.stats.retries == 2
+    assert failed.failure.startswith("HTTP 200 ")
+    assert failed.stats.attribution == "infrastructure"
+
+
+async def test_the_langchain_backend_names_a_202_or_204_by_its_status(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    definition = fake_definition.model_copy(update={"backend": "langchain", "max_retries": 0})
+    for action in (Action(status=204, raw_body=b""), Action(status=202, raw_body=b'{"id": "q"}')):
+        fake_openai.script(action)
+        failed = await ChatClient(definition).complete(MESSAGES)
+        assert failed.error_kind in ("endpoint_error", "server_error")
+        assert failed.failure.startswith(f"HTTP {action.status} ")
+
+
 async def test_a_refusal_is_recorded_and_never_read_as_a_choice(
     fake_openai: FakeOpenAI, fake_definition: AgentDefinition
 ) -> None:
@@ -159,6 +201,51 @@ async def test_a_refusal_is_recorded_and_never_read_as_a_choice(
     assert failed.stats.attribution == "model"
     assert failed.answers == (f"(refusal) {words}",) * 3
     assert "refusal" in failed.failure
+
+
+@pytest.mark.parametrize("backend", ["openai", "langchain"])
+async def test_a_tool_calls_arguments_are_kept_and_read_as_the_answer(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, backend: str
+) -> None:
+    """A server may send the answer as a call of a tool nobody offered (``content``
+    null): the trace keeps the call, and arguments naming a legal option are the
+    choice, with either backend."""
+    definition = fake_definition.model_copy(update={"backend": backend})
+    fake_openai.script(tool_call("vote", BOB))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.reason == "quiet" and not result.fallback
+    assert result.answers == (f"(tool call) vote {BOB}",)
+
+
+async def test_a_tool_call_naming_no_option_is_re_asked_and_kept(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """Arguments that name no option are an invalid answer of the model, re-asked with
+    the arguments echoed; free speech is never taken from a tool call."""
+    zed = json.dumps({"choice": "Zed", "reason": "loud"})
+    fake_openai.script(tool_call("vote", zed), tool_call("vote", zed), tool_call("vote", zed))
+    failed = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert failed.error_kind == "invalid_answer" and failed.stats.reasks == 2
+    assert failed.answers == (f"(tool call) vote {zed}",) * 3
+    assert fake_openai.requests[1]["messages"][-2] == {"role": "assistant", "content": zed}
+
+    fake_openai.script(*[tool_call("say", '{"text": "hello"}')] * 3)
+    said = await ChatClient(fake_definition).complete(MESSAGES)
+    assert said.error_kind == "empty_answer" and said.text == ""
+    assert said.answers == ('(tool call) say {"text": "hello"}',) * 3
+
+
+async def test_a_tool_calls_arguments_are_bounded_like_text(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    size = MAX_REPLY_CHARS + 5_000
+    fake_openai.script(tool_call("x" * 500, "y" * size), content(BOB))
+    result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob"
+    kept = result.answers[0]
+    assert kept.startswith("(tool call) " + "x" * 100)
+    assert kept.endswith("y" * 10 + " [... 5000 more characters not kept]")
+    assert len(kept) < MAX_REPLY_CHARS + 300
 
 
 # ---------------------------------------------------------------------- usage
@@ -292,6 +379,37 @@ async def test_a_retry_after_http_date_is_honoured(
     assert result.choice == "Bob" and result.stats.retries == 1
     first, second = fake_openai.arrivals
     assert second - first >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("headers", "cap", "least", "most"),
+    [
+        ({"retry-after-ms": "500"}, 5.0, 0.5, 2.5),
+        # both sent: the milliseconds win (the seconds header alone would wait 3 s)
+        ({"retry-after-ms": "500", "Retry-After": "3"}, 5.0, 0.5, 2.5),
+        # an unusable milliseconds value leaves the seconds header in charge
+        ({"retry-after-ms": "soon", "Retry-After": "0.5"}, 5.0, 0.5, 2.5),
+        # capped as Retry-After is: at retry_backoff_max_s
+        ({"retry-after-ms": "1e12"}, 1.0, 0.9, 2.5),
+    ],
+)
+async def test_a_retry_after_ms_header_is_honoured_and_preferred(
+    fake_openai: FakeOpenAI,
+    fake_definition: AgentDefinition,
+    headers: dict[str, str],
+    cap: float,
+    least: float,
+    most: float,
+) -> None:
+    """OpenAI-compatible servers say how long to wait in ``retry-after-ms``
+    (milliseconds); the client waits that long, not its own shorter backoff nor the
+    coarser ``Retry-After``, and never longer than ``retry_backoff_max_s``."""
+    definition = fake_definition.model_copy(update={"retry_backoff_max_s": cap})
+    fake_openai.script(error(429, **headers), content(BOB))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.stats.retries == 1
+    first, second = fake_openai.arrivals
+    assert least <= second - first < most
 
 
 async def test_a_server_dying_mid_body_is_a_connection_fault(

@@ -50,7 +50,10 @@ Contract
 * Failure budget: the seconds of calls that ended in an infrastructure failure add up
   per game; past ``game_failure_budget_s`` every further decision falls back at once
   (``llm:budget_spent``) without a request. ``stats.extra`` counts
-  ``fallbacks_infrastructure`` and ``fallbacks_model``.
+  ``fallbacks_infrastructure`` and ``fallbacks_model``. A forum form whose content
+  call fails is played with the form's standard text: the decision (the form) was the
+  model's, so it is no fallback in the log nor in ``stats.fallbacks`` (the two agree);
+  ``stats.extra`` counts it as ``forum_content_fallbacks`` and its trace says why.
 * ``definition.state_beliefs``: at the seat's first discussion turn of each day it first
   asks for P(mafia) of every other living seat (free text, parsed leniently; seats it
   cannot read are asked one by one on a 0.1-0.9 scale with ``choose``) and an intended
@@ -368,15 +371,29 @@ class LLMAgent(AgentBase):
             return PASS
         who = seat_label(form.target) if form.target is not None else ""
         prompt = FORUM_CONTENT[form.verb].format(who=who)
-        speech = await self._speak(view, request, prompt=prompt, kind=f"forum_{form.verb}")
-        if not isinstance(speech, Speech) or self._fallback_reason is not None:
-            self._fallback_reason = None
+        speech = await self._speak(
+            view, request, prompt=prompt, kind=f"forum_{form.verb}", content=True
+        )
+        if not isinstance(speech, Speech):
             return form  # the form with its standard text
         return Speech(speech.text, form)
 
     async def _speak(
-        self, view: View, request: Request, *, prompt: str | None = None, kind: str | None = None
+        self,
+        view: View,
+        request: Request,
+        *,
+        prompt: str | None = None,
+        kind: str | None = None,
+        content: bool = False,
     ) -> Decision:
+        """The model's speech for ``request``, or its default on a fallback.
+
+        ``content``: the text of a forum form already decided. Its failure is traced
+        but is no fallback of the decision: the form is played with its standard text,
+        the log records no fallback, so neither does ``stats.fallbacks`` (the records
+        count fallbacks from the log, and the two must agree); it is counted in
+        ``stats.extra["forum_content_fallbacks"]`` and PASS is returned."""
         template = self.templates.for_request("speak", kind or request.kind)
         question = self._render(
             template, view, prompt=prompt or request.prompt, max_chars=request.max_chars
@@ -405,6 +422,10 @@ class LLMAgent(AgentBase):
                 reason=completion.failure or ("nothing left after cleaning" if not text else ""),
             )
         )
+        if kind is not None and content:
+            extra = self.stats.extra
+            extra["forum_content_fallbacks"] = extra.get("forum_content_fallbacks", 0) + 1
+            return PASS
         if kind is not None:
             return self._fallback(request, kind)
         return Speech(text)

@@ -52,12 +52,23 @@ Contract
   choice (a refusal that names an option chose nothing); it is re-asked as a refusal
   and, if it persists, falls back as ``invalid_answer``, the model's doing, instead of
   passing for an empty reply whose words the trace would lose.
+  A tool call sent with an empty content (a server that turns the model's JSON into a
+  call of a tool nobody offered) is recorded as ``(tool call) <name> <arguments>``
+  (:data:`TOOL_CALL_MARK`). In ``choose`` its arguments are read as the answer, by the
+  same lenient parser as any text: no tool was offered, so the call can only be the
+  model's way of writing its answer, and an ``{"choice": ...}`` naming a legal option is
+  exactly the answer asked for; arguments that name no option, or several, are re-asked
+  like any other text. ``complete`` asks for speech, which a tool call is not: it is
+  re-asked as an empty answer (the trace still keeps the call).
 * Every result carries :class:`~mafia_arena.llm.accounting.CallStats` (tokens, latency,
   cost, requests, re-asks, retries, fallback, error kind), and ``client.usage`` sums them
   for this agent.
 * The API key is read from the environment when the connection for an event loop is
   first built, is passed straight to the HTTP client, and never appears in a log line or
-  ``repr`` (logs carry agent name, model, endpoint, counts and error kinds only).
+  ``repr`` (logs carry agent name, model, endpoint, counts and error kinds only). A key
+  bound for an ``http://`` endpoint on another host is sent (a model on the local
+  network is often served so), with one logged warning per endpoint and process
+  (:func:`sends_key_in_clear`).
 
 Why re-asks *and* a fallback flag: a game must always advance, but a rating must not
 credit a model for a move it did not make. So the client tries to get a legal answer,
@@ -67,9 +78,11 @@ and when it cannot, says so instead of inventing one.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import random
 import time
+import urllib.parse
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,10 +124,47 @@ _log = logging.getLogger(__name__)
 EMPTY_REASK = "Your reply was empty. Please answer the last message."
 #: Marks a refusal (``RawReply.refusal``) among a call's recorded answers.
 REFUSAL_MARK = "(refusal) "
+#: Marks a tool call sent instead of content (``RawReply.tool_name``) among the answers.
+TOOL_CALL_MARK = "(tool call) "
 _EMPTY_PLACEHOLDER = "(no answer)"
 
 #: (base_url, model) -> response_format dialect learnt from a rejection ("auto" mode).
 _learned_dialect: dict[tuple[str, str], Literal["json_schema", "json_object"]] = {}
+
+#: Endpoints already warned about for receiving an API key over plain HTTP.
+_warned_plain_http: set[str] = set()
+
+
+def sends_key_in_clear(base_url: str) -> bool:
+    """Whether a key sent to ``base_url`` crosses a network unencrypted: an ``http://``
+    URL whose host is neither ``localhost`` nor a loopback address (127.0.0.0/8, ::1).
+
+    Such a URL is allowed (a model on the local network is often served that way), but
+    anyone on the path can read the ``Authorization`` header."""
+    parts = urllib.parse.urlsplit(base_url)
+    if parts.scheme.lower() != "http":
+        return False
+    host = (parts.hostname or "").lower()
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name other than localhost
+        return True
+
+
+def warn_key_in_clear(agent: str, base_url: str) -> None:
+    """Log one warning per endpoint (process-wide) that ``agent``'s API key goes to
+    ``base_url`` over plain HTTP (:func:`sends_key_in_clear`); the key is not named."""
+    if base_url in _warned_plain_http or not sends_key_in_clear(base_url):
+        return
+    _warned_plain_http.add(base_url)
+    _log.warning(
+        "agent %s sends its API key over plain http:// to %s, a host that is not this "
+        "machine: anyone on the network path can read it (use https:// if you can)",
+        agent,
+        base_url,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,16 +227,27 @@ class CallProgress:
     stats: CallStats | None = None
 
     def reply(self, reply: RawReply) -> str:
-        """Record a reply; its answer text with the reasoning split off. A refusal sent
-        apart from an empty content is recorded as the answer, marked as a refusal."""
+        """Record a reply; its answer text with the reasoning split off. A refusal or a
+        tool call sent apart from an empty content is recorded as the answer, marked as
+        such (the tool call's name and arguments, so that the trace keeps them)."""
         thought, answer = split_reasoning(reply.text)
         note = (
             f" [... {reply.dropped_chars} more characters not kept]" if reply.dropped_chars else ""
         )
-        refused = reply.refusal and not reply.text.strip()
-        self.answers.append(f"{REFUSAL_MARK}{reply.refusal}" if refused else reply.text + note)
+        self.answers.append(_recorded_answer(reply, note))
         self.reasoning.append(join_reasoning(reply.reasoning, thought))
         return answer
+
+
+def _recorded_answer(reply: RawReply, note: str) -> str:
+    """What the trace keeps of one reply (:meth:`CallProgress.reply`)."""
+    if reply.text.strip():
+        return reply.text + note
+    if reply.refusal:
+        return f"{REFUSAL_MARK}{reply.refusal}"
+    if reply.tool_name or reply.tool_arguments:
+        return f"{TOOL_CALL_MARK}{reply.tool_name} {reply.tool_arguments}{note}"
+    return reply.text + note
 
 
 def _normalise_messages(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
@@ -326,6 +387,8 @@ class ChatClient:
                     error, failure = exc.kind, exc.reason
                     break
                 raw = tally.reply(reply)
+                if not raw.strip() and not reply.refusal:
+                    raw = reply.tool_arguments  # a tool call's arguments as the answer
                 said = raw.strip() or reply.refusal  # a refusal is an answer, not a choice
                 parsed = parse_choice(raw, options)
                 if parsed.index is not None:
@@ -415,6 +478,8 @@ class ChatClient:
             except AgentDefinitionError as exc:
                 raise TransportError("auth", str(exc), retryable=False) from None
             key = secret.get_secret_value() if secret is not None else None
+            if key is not None:
+                warn_key_in_clear(d.name, base_url)
             if d.backend == "langchain":
                 transport = LangChainTransport.from_definition(d, base_url, key)
             else:

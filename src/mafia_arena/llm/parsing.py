@@ -15,9 +15,12 @@ Contract
   then ignoring punctuation and spacing; a bare number as the one option naming it
   (``3`` for ``P3`` or ``bid 3``; ``Player 3`` or ``P3`` for ``P3 (you)`` or
   ``kill P3``), or as a 1-based position
-  where no option names a number; finally, exactly one option mentioned as a whole word
-  in free text. An explicit JSON ``choice`` that matches nothing is *not* rescued by
-  searching the rest of the text: the model said something illegal and gets re-asked.
+  where no option names a number; finally, exactly one option mentioned in free text:
+  as a whole word, or by its seat (``I vote for P4.`` or ``Player 4`` for
+  ``P4 (your teammate)``) where exactly one option names that seat. Two options
+  mentioned are never guessed between. An explicit JSON ``choice`` that matches nothing
+  is *not* rescued by searching the rest of the text: the model said something illegal
+  and gets re-asked.
 
 Why lenient: small local models (SmolLM2-135M) often wrap, quote or paraphrase an
 answer; rejecting those would turn most of their turns into fallbacks and measure the
@@ -235,6 +238,26 @@ def _mentioned(text: str, options: Sequence[str]) -> list[int]:
     return hits
 
 
+#: A seat named in free text: ``P4``, ``Player 4``, ``seat #4`` (a whole word).
+_SEAT_IN_TEXT = re.compile(r"(?<!\w)(?:p|player\s*#?\s*|seat\s*#?\s*)([0-9]{1,4})(?!\w)", re.I)
+
+
+def _seats_mentioned(text: str, options: Sequence[str]) -> list[int]:
+    """Options that free ``text`` names by their seat: for each seat named in it, the
+    one option whose label is that seat (``P4 (your teammate)`` for ``I vote for
+    P4.``); a seat no option or several options name adds nothing.
+
+    Why: the agent decorates labels (``(you)``, ``(your teammate)``) that the model
+    does not repeat when it writes in prose, and the seat's name is its answer."""
+    hits = []
+    for number in {int(match.group(1)) for match in _SEAT_IN_TEXT.finditer(text)}:
+        label = re.compile(rf"(?<!\w)P{number}(?!\w)", re.IGNORECASE)
+        index = _only([i for i, option in enumerate(options) if label.search(option)])
+        if index is not None:
+            hits.append(index)
+    return hits
+
+
 def _short_json(value: Any) -> str:
     try:
         return json.dumps(value)[:500]
@@ -283,7 +306,7 @@ def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
         if index is not None:
             return ParsedChoice(index, reason=body if candidate != body else "")
 
-    hits = _mentioned(body, options)
+    hits = sorted(set(_mentioned(body, options)) | set(_seats_mentioned(body, options)))
     if len(hits) == 1:
         return ParsedChoice(hits[0], reason=body)
     if hits:

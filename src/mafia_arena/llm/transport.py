@@ -15,15 +15,19 @@ Contract
   ``message.refusal``, with ``content`` null, when it declines a structured-output
   request) is returned in ``RawReply.refusal``, on one line and at most
   :data:`MAX_REASON_CHARS` characters: the client tells it apart from an empty answer.
+  Likewise the name and the arguments of the first tool call a reply carries
+  (``RawReply.tool_name``, ``tool_arguments``; the name on one line and cut like a
+  refusal, the arguments cut like the text).
 * Every failure leaves as a :class:`TransportError` carrying an ``ErrorKind``, whether
   a retry can help (timeouts, connection errors, 429 and 5xx can; 4xx cannot) and a
   short ``reason`` for the decision trace: the HTTP status, the endpoint's error code
   and message, at most :data:`MAX_REASON_CHARS` characters, never a header, and with
   the API key and anything that looks like a key masked (:func:`short_reason`). A 429
-  or a retryable 5xx also carries the seconds its ``Retry-After`` header asks for
-  (seconds or an HTTP date), which the client's backoff honours: a 503 sends it as
-  often as a 429 does. The retry policy itself lives in :mod:`mafia_arena.llm.client`,
-  so both backends behave the same.
+  or a retryable 5xx also carries the seconds its ``retry-after-ms`` header
+  (milliseconds, preferred) or its ``Retry-After`` header (seconds or an HTTP date) asks
+  for, which the client's backoff honours: a 503 sends them as often as a 429 does. The
+  retry policy itself lives in :mod:`mafia_arena.llm.client`, so both backends behave
+  the same.
 * An HTTP 200 is only an answer if it is one: a body that is not JSON (a proxy's error
   page, sent as JSON or as text) is ``server_error``; a JSON body that carries an
   OpenAI-style ``error`` object or no ``choices`` is ``endpoint_error``. Both are the
@@ -31,6 +35,12 @@ Contract
   model (whose tokens would then be estimated as billed). So is a 200 whose
   ``choices`` is not a list, whose first choice has no ``message`` object, whose content
   is neither text, a list of text parts nor null, or whose body is not UTF-8.
+  The same holds for any other success status (a queued job's 202, an empty 204), and
+  the reason names the status the endpoint really sent.
+  With the LangChain backend, the ChatOpenAI built from the agent file fails inside
+  itself on such bodies (``TypeError``, ``AttributeError``, pydantic's
+  ``ValidationError``); its HTTP client records the answer's status, and after a 2xx
+  these count as ``endpoint_error`` too (:func:`_classify_langchain`).
 * Every reply goes through :func:`checked_reply` before the client uses it (the
   client calls it, so a custom LangChain chat model gets the same treatment): lone
   surrogates become U+FFFD, every line break (``\r``, NEL, U+2028, ...) becomes ``\n``
@@ -56,6 +66,7 @@ from Python or by naming its class in the agent file (``chat_model``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime
 import email.utils
 import functools
@@ -144,9 +155,12 @@ class RawReply:
     finish_reason: str | None = None
     reasoning: str = ""
     usage_missing: bool = False
-    dropped_chars: int = 0  # characters cut from text and reasoning (MAX_REPLY_CHARS)
+    dropped_chars: int = 0  # cut from text, reasoning, tool arguments (MAX_REPLY_CHARS)
     #: the model's refusal, sent apart from the content (OpenAI's ``message.refusal``)
     refusal: str = ""
+    #: the name and the arguments (as sent, a JSON text) of the reply's first tool call
+    tool_name: str = ""
+    tool_arguments: str = ""
 
 
 def clean_reply_text(text: str) -> str:
@@ -203,8 +217,11 @@ def checked_reply(reply: RawReply) -> RawReply:
         )
     reasoning = reply.reasoning if isinstance(reply.reasoning, str) else ""
     refusal = reply.refusal if isinstance(reply.refusal, str) else ""
+    arguments = reply.tool_arguments if isinstance(reply.tool_arguments, str) else ""
+    tool_name = reply.tool_name if isinstance(reply.tool_name, str) else ""
     text, reasoning = clean_reply_text(raw), clean_reply_text(reasoning)
-    dropped = max(0, len(text) - MAX_REPLY_CHARS) + max(0, len(reasoning) - MAX_REPLY_CHARS)
+    arguments = clean_reply_text(arguments)
+    dropped = sum(max(0, len(kept) - MAX_REPLY_CHARS) for kept in (text, reasoning, arguments))
     tokens = _token_pair(reply.prompt_tokens, reply.completion_tokens)
     return RawReply(
         text=text[:MAX_REPLY_CHARS],
@@ -215,6 +232,8 @@ def checked_reply(reply: RawReply) -> RawReply:
         usage_missing=reply.usage_missing or tokens is None,
         dropped_chars=reply.dropped_chars + dropped,
         refusal=short_reason(clean_reply_text(refusal)) if refusal.strip() else "",
+        tool_name=short_reason(clean_reply_text(tool_name)),
+        tool_arguments=arguments[:MAX_REPLY_CHARS],
     )
 
 
@@ -239,6 +258,35 @@ def _refusal_field(message: Any) -> str:
     if value is None and isinstance(getattr(message, "additional_kwargs", None), dict):
         value = message.additional_kwargs.get("refusal")
     return value if isinstance(value, str) else ""
+
+
+def _tool_call_fields(message: Any) -> tuple[str, str]:
+    """(name, arguments) of a reply message's first tool call, or ("", "").
+
+    A server that parses the model's output for tool calls (vLLM's ``--tool-call-parser``,
+    Ollama, some proxies) may send an answer as a call of a tool nobody offered, with
+    ``content`` null. The openai package keeps them in ``message.tool_calls``, ChatOpenAI
+    in ``additional_kwargs["tool_calls"]`` (as sent); the arguments are a JSON text."""
+    extra = getattr(message, "additional_kwargs", None)
+    calls = extra.get("tool_calls") if isinstance(extra, dict) else None
+    if not calls:  # the openai package's message, or LangChain's parsed ``ToolCall``s
+        calls = getattr(message, "tool_calls", None)
+    if not isinstance(calls, list) or not calls:
+        return "", ""
+    call = calls[0]
+    function = call.get("function", call) if isinstance(call, dict) else None
+    function = function if function is not None else getattr(call, "function", None)
+    if isinstance(function, dict):
+        name = function.get("name")
+        arguments = function.get("arguments", function.get("args"))
+    else:
+        name, arguments = getattr(function, "name", None), getattr(function, "arguments", None)
+    if isinstance(arguments, dict):  # already parsed by some client
+        arguments = json.dumps(arguments)
+    return (
+        name if isinstance(name, str) else "",
+        arguments if isinstance(arguments, str) else "",
+    )
 
 
 class TransportError(Exception):
@@ -287,16 +335,23 @@ def _status_reason(exc: openai.APIStatusError) -> str:
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
-    """Seconds the endpoint's ``Retry-After`` header asks to wait, or None.
+    """Seconds the endpoint's ``retry-after-ms`` or ``Retry-After`` header asks to wait,
+    or None.
 
-    The header is either a number of seconds or an HTTP date (RFC 9110, 10.2.3; a 503
-    often sends the date the service is back). A date becomes the seconds until then;
-    a value that is neither, not finite or negative asks for nothing. The client caps
-    the wait at ``retry_backoff_max_s``."""
+    ``retry-after-ms`` (milliseconds, sent by OpenAI and OpenAI-compatible servers) is
+    preferred when it is a usable number: it is the finer of the two, and a server that
+    sends both means the same wait. Otherwise ``Retry-After`` is read: a number of
+    seconds or an HTTP date (RFC 9110, 10.2.3; a 503 often sends the date the service is
+    back). A date becomes the seconds until then; a value that is neither, not finite or
+    negative asks for nothing. The client caps either wait at ``retry_backoff_max_s``."""
     try:
-        value = exc.response.headers.get("retry-after")
+        headers = exc.response.headers
     except AttributeError:
         return None
+    millis = _retry_after_ms(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis
+    value = headers.get("retry-after")
     if not isinstance(value, str) or not value.strip():
         return None
     try:
@@ -312,8 +367,22 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
-def classify_exception(exc: BaseException) -> TransportError:
-    """Map an exception from openai, LangChain, httpx or asyncio to a :class:`TransportError`."""
+def _retry_after_ms(value: object) -> float | None:
+    """Seconds of a ``retry-after-ms`` header value, or None if it is no finite number."""
+    if not isinstance(value, str):
+        return None
+    try:
+        millis = float(value)
+    except ValueError:
+        return None
+    return max(0.0, millis / 1000) if math.isfinite(millis) else None
+
+
+def classify_exception(exc: BaseException, status: int = 200) -> TransportError:
+    """Map an exception from openai, LangChain, httpx or asyncio to a :class:`TransportError`.
+
+    ``status`` is the HTTP status of a success answer whose body failed to parse (a 202
+    or 204 is named as such in the reason, not as a 200)."""
     if isinstance(exc, TransportError):
         return exc
     name = type(exc).__name__
@@ -337,68 +406,123 @@ def classify_exception(exc: BaseException) -> TransportError:
     if isinstance(exc, ConnectionError):
         return TransportError("connection", f"{name}: {exc}", retryable=True)
     if isinstance(exc, UnicodeDecodeError):
-        return TransportError("server_error", "HTTP 200 body is not UTF-8", retryable=True)
+        return TransportError("server_error", f"HTTP {status} body is not UTF-8", retryable=True)
     if isinstance(exc, json.JSONDecodeError | openai.APIResponseValidationError):
         # a body that is not the API's JSON (a proxy's error page): the endpoint's fault
-        return TransportError("server_error", f"HTTP 200 body is not JSON ({name})", retryable=True)
+        return TransportError(
+            "server_error", f"HTTP {status} body is not JSON ({name})", retryable=True
+        )
     return TransportError("error", f"{name}: {exc}", retryable=False)
 
 
-def not_an_answer(body: object) -> TransportError | None:
+def not_an_answer(body: object, status: int = 200) -> TransportError | None:
     """Why an HTTP 200 body is no chat completion (module docstring), or None if it is one.
 
     ``body`` is what the openai package made of it: a string when the body was not
-    JSON, else the parsed ``ChatCompletion`` (unknown keys such as ``error`` kept)."""
+    JSON, else the parsed ``ChatCompletion`` (unknown keys such as ``error`` kept).
+    ``status`` is the success status the body came with: every reason names it, so
+    that a 202 (a queued job) or a 204 (no body at all) is not reported as a 200."""
     if isinstance(body, str | bytes):
         preview = body if isinstance(body, str) else body.decode("utf-8", "replace")
         return TransportError(
-            "server_error", f"HTTP 200 body is not JSON: {preview[:80]!r}", retryable=True
+            "server_error", f"HTTP {status} body is not JSON: {preview[:80]!r}", retryable=True
         )
     extra = getattr(body, "model_extra", None) or {}
     if extra.get("error"):
         text = _error_text(_error_object(extra), "error without a message")
-        return TransportError("endpoint_error", f"HTTP 200 error body: {text}", retryable=True)
+        return TransportError("endpoint_error", f"HTTP {status} error body: {text}", retryable=True)
     choices = getattr(body, "choices", None)
     if not choices:
-        return TransportError("endpoint_error", "HTTP 200 body without choices", retryable=True)
+        return TransportError(
+            "endpoint_error", f"HTTP {status} body without choices", retryable=True
+        )
     # the openai package keeps what it cannot parse as sent: an object or a number here
     # is the endpoint's fault, and indexing it must not end the call as our own "error"
     if not isinstance(choices, list):
         return TransportError(
             "endpoint_error",
-            f"HTTP 200 body whose choices is {type(choices).__name__}, not a list",
+            f"HTTP {status} body whose choices is {type(choices).__name__}, not a list",
             retryable=True,
         )
     message = getattr(choices[0], "message", None)
     if message is None:
         return TransportError(
-            "endpoint_error", "HTTP 200 body whose first choice has no message", retryable=True
+            "endpoint_error",
+            f"HTTP {status} body whose first choice has no message",
+            retryable=True,
         )
     if not hasattr(message, "content"):  # a string or number where the object belongs
         return TransportError(
             "endpoint_error",
-            f"HTTP 200 body whose first choice's message is {type(message).__name__}, "
+            f"HTTP {status} body whose first choice's message is {type(message).__name__}, "
             "not an object",
             retryable=True,
         )
     return None
 
 
-def _classify_langchain(exc: BaseException) -> TransportError:
-    """As :func:`classify_exception`, plus what ChatOpenAI raises for a 200 that is no
+#: The HTTP statuses the running chat call's requests were answered with, for the
+#: HTTP client :meth:`LangChainTransport.from_definition` builds (a list per call;
+#: tasks the call starts copy the context, so they append to the same list).
+_answer_statuses: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "_answer_statuses", default=None
+)
+
+
+async def _note_status(response: Any) -> None:
+    """httpx response hook: record the status for the running call, if one listens."""
+    statuses = _answer_statuses.get()
+    if statuses is not None:
+        statuses.append(response.status_code)
+
+
+#: What ChatOpenAI raises inside itself when a 2xx body has the wrong shape (choices
+#: or message of another type, content that is no text): ``_create_chat_result``
+#: indexes and ``.get``s the body as sent, and ``AIMessage`` validates the content.
+_SHAPE_ERRORS: tuple[type[Exception], ...] = (TypeError, AttributeError, KeyError, IndexError)
+
+
+def _is_shape_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of :data:`_SHAPE_ERRORS` or pydantic's ValidationError."""
+    from pydantic import ValidationError
+
+    return isinstance(exc, (*_SHAPE_ERRORS, ValidationError))
+
+
+def _classify_langchain(exc: BaseException, status: int | None = None) -> TransportError:
+    """As :func:`classify_exception`, plus what ChatOpenAI raises for a 2xx that is no
     answer: ``ValueError(<the error object>)`` for an error body, ``ValueError`` for a
     body that is not JSON, ``KeyError``/``TypeError`` for missing or null ``choices``.
     An empty ``choices`` list surfaces as a bare ``IndexError``, which only the call
-    itself can tell apart (`LangChainTransport.chat` counts the generations)."""
+    itself can tell apart (`LangChainTransport.chat` counts the generations).
+
+    ``status`` is the success status the call's request was answered with, when the
+    transport's own HTTP client saw one (:func:`_note_status`); it is named in the
+    reason. With it, any other :func:`_is_shape_error` is the body's wrong shape
+    (``endpoint_error``, as the openai backend says of the same body): after a 2xx only
+    the openai package and ChatOpenAI ran, reading that body. Without it (a caller's
+    chat model, or no answer at all) such an error stays our own ``error``."""
+    code = status if status is not None else 200
     text = str(exc.args[0]) if exc.args else ""
     if isinstance(exc, ValueError) and exc.args and isinstance(exc.args[0], dict):
         message = _error_text(exc.args[0], "error without a message")
-        return TransportError("endpoint_error", f"HTTP 200 error body: {message}", retryable=True)
+        return TransportError(
+            "endpoint_error", f"HTTP {code} error body: {message}", retryable=True
+        )
     if isinstance(exc, ValueError) and text.startswith("Unexpected response type"):
-        return TransportError("server_error", f"HTTP 200 body is not JSON: {text}", retryable=True)
+        return TransportError(
+            "server_error", f"HTTP {code} body is not JSON: {text}", retryable=True
+        )
     if isinstance(exc, KeyError | TypeError) and "'choices'" in text:
-        return TransportError("endpoint_error", f"HTTP 200 body: {text}", retryable=True)
-    return classify_exception(exc)
+        return TransportError("endpoint_error", f"HTTP {code} body: {text}", retryable=True)
+    if status is not None and _is_shape_error(exc):
+        detail = (str(exc).splitlines() or [""])[0]
+        return TransportError(
+            "endpoint_error",
+            f"HTTP {code} body of the wrong shape ({type(exc).__name__}: {detail})",
+            retryable=True,
+        )
+    return classify_exception(exc, code)
 
 
 class Transport(Protocol):
@@ -440,11 +564,15 @@ class OpenAITransport:
             kwargs["extra_body"] = dict(d.extra_body)
         if response_format is not None:
             kwargs["response_format"] = response_format
+        status = 200
         try:
-            response = await self._client.chat.completions.create(**kwargs)
+            # the raw response first: its status is named when the body is no answer
+            raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
+            status = raw.status_code
+            response: Any = raw.parse()
         except Exception as exc:
-            raise classify_exception(exc).masking(self._client.api_key) from exc
-        refused = not_an_answer(response)
+            raise classify_exception(exc, status).masking(self._client.api_key) from exc
+        refused = not_an_answer(response, status)
         if refused is not None:
             raise refused.masking(self._client.api_key)
         choice = response.choices[0]
@@ -456,6 +584,7 @@ class OpenAITransport:
         # the content as sent (a number, a list of parts, ...): checked_reply, which
         # the client applies to every reply, says what is text
         content: Any = choice.message.content
+        tool_name, tool_arguments = _tool_call_fields(choice.message)
         return RawReply(
             text=content if content is not None else "",
             prompt_tokens=tokens[0] if tokens else 0,
@@ -464,6 +593,8 @@ class OpenAITransport:
             reasoning=_reasoning_field(choice.message),
             usage_missing=tokens is None,
             refusal=_refusal_field(choice.message),
+            tool_name=tool_name,
+            tool_arguments=tool_arguments,
         )
 
     async def aclose(self) -> None:
@@ -536,7 +667,10 @@ class LangChainTransport:
             extra["reasoning_effort"] = params["reasoning_effort"]
         # Our own HTTP client: ChatOpenAI otherwise shares one cached client per base_url
         # across instances and event loops, which aclose() would then break for everyone.
-        http_client = openai.DefaultAsyncHttpxClient(timeout=definition.timeout_s)
+        # Its response hook records each answer's status (_classify_langchain).
+        http_client = openai.DefaultAsyncHttpxClient(
+            timeout=definition.timeout_s, event_hooks={"response": [_note_status]}
+        )
         model = ChatOpenAI(
             model=definition.model,
             http_async_client=http_client,
@@ -562,6 +696,8 @@ class LangChainTransport:
         if response_format is not None and self.supports_response_format:
             runnable = self.chat_model.bind(response_format=response_format)
         seen = _generation_counter()()
+        statuses: list[int] = []
+        listening = _answer_statuses.set(statuses)
         try:
             message = await runnable.ainvoke(
                 [dict(m) for m in messages], config={"callbacks": [seen]}
@@ -575,11 +711,14 @@ class LangChainTransport:
                 raise TransportError(
                     "endpoint_error", "reply without choices (no generation)", retryable=True
                 ) from exc
-            raise _classify_langchain(exc) from exc
+            raise _classify_langchain(exc, _success(statuses)) from exc
         except Exception as exc:
-            raise _classify_langchain(exc) from exc
+            raise _classify_langchain(exc, _success(statuses)) from exc
+        finally:
+            _answer_statuses.reset(listening)
         usage = _usage(message)
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
+        tool_name, tool_arguments = _tool_call_fields(message)
         return RawReply(
             text=_message_text(getattr(message, "content", "")),
             prompt_tokens=usage[0] if usage else 0,
@@ -588,6 +727,8 @@ class LangChainTransport:
             reasoning=_reasoning_field(message),
             usage_missing=usage is None,
             refusal=_refusal_field(message),
+            tool_name=tool_name,
+            tool_arguments=tool_arguments,
         )
 
     async def aclose(self) -> None:
@@ -596,6 +737,11 @@ class LangChainTransport:
         if self._owned_http_client is not None:
             await self._owned_http_client.aclose()
             self._owned_http_client = None
+
+
+def _success(statuses: list[int]) -> int | None:
+    """The status of the call's last answer if it was a success (2xx), else None."""
+    return statuses[-1] if statuses and 200 <= statuses[-1] < 300 else None
 
 
 @functools.cache
