@@ -8,12 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.dictator.table import C1, C2, C3, C4, C5, C6, C7, C8, B, F, R, Table, c, name, w
+from tests.dictator.table import (
+    C1,
+    C2,
+    C3,
+    C4,
+    C5,
+    C6,
+    C7,
+    C8,
+    B,
+    F,
+    R,
+    Table,
+    c,
+    murder,
+    name,
+    texts,
+    w,
+)
 
 from mafia_arena.engine import IllegalDecision, Speech
 from mafia_arena.engine.catalogue import (
     Death,
     DeliveredTestament,
+    Disqualified,
     Newspaper,
     PrivateMessage,
     PseudonymTransfer,
@@ -109,6 +128,36 @@ def test_a_dead_owners_pseudonyms_are_retired_and_never_revealed() -> None:
         )
     t.phase()
     t.refused(C3, w("taken over", "ad", None, "Phantom"))
+
+
+def test_3_1_a_night_ad_is_published_though_its_author_is_murdered_that_night() -> None:
+    """Night submissions are simultaneous (3.1, 3.4 lists the ads): the ad is in."""
+    t = Table().to("night", 1)
+    t.act(C2, w("my night ad", "ad", None, "Phantom"), c("post"))
+    t.act(B, murder(C2)).phase()
+    assert not t.alive(C2)
+    edition = t.last_phase_facts(Newspaper)[0]
+    assert (edition.edition, edition.pseudonyms, edition.texts) == (
+        "Night 1",
+        ("Phantom",),
+        ("my night ad",),
+    )
+    t.refused(C3, w("taken over", "ad", None, "Phantom"))
+
+
+def test_8_5_6_a_night_ad_is_published_though_its_author_is_disqualified_that_night() -> None:
+    """The disqualification comes after the phase's other resolution (8.5.6)."""
+    t = Table().to("day", 1)
+    t.silent.add(C8)
+    t.phase()  # Day 1 silent: warning 1
+    t.silent.discard(C8)
+    t.phase()  # Night 1 posted: no warning
+    t.silent.add(C8)
+    t.phase()  # Day 2 silent: warning 2
+    t.act(C8, w("still here", "ad", None, "Ghost")).phase()  # Night 2 silent: warning 3
+    assert texts(t.last_phase_facts(Disqualified)) == [f"{name(C8)} has been disqualified."]
+    edition = t.last_phase_facts(Newspaper)[0]
+    assert (edition.edition, edition.pseudonyms) == ("Night 2", ("Ghost",))
 
 
 def test_an_edition_is_published_at_every_phase_end_in_a_drawn_order() -> None:

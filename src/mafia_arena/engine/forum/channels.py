@@ -180,12 +180,21 @@ def publish_thread(game: Game) -> None:
     state.irrelevant = set()
 
 
-def publish_edition(game: Game, edition: str) -> None:
-    """The phase's newspaper (7.4.7): ads in a drawn order, pseudonyms only."""
+def publish_edition(game: Game, edition: str, handed_in: list[Ad] | None = None) -> None:
+    """The phase's newspaper (7.4.7): ads in a drawn order, pseudonyms only.
+
+    `handed_in`: the ads as they stood when a night's resolution began. Night
+    submissions are simultaneous (3.1, 3.4): an author jailed, murdered, deposed or
+    disqualified in that resolution still has the ad he placed published (8.5.6: a
+    disqualified player's actions of the phase still resolve). Default: the ads
+    standing now, which by day no longer hold an eliminated author's (8.4)."""
     if not game.variant.rules.forum.newspaper:
         return
     state = forum(game)
-    ads = [ad for ad in state.ads if game.state.alive(ad.author)]
+    if handed_in is None:
+        ads = [ad for ad in state.ads if game.state.alive(ad.author)]
+    else:
+        ads = list(handed_in)
     state.ads = []
     if len(ads) > 1:
         order = shuffled(game, "newspaper", len(ads))
@@ -197,7 +206,8 @@ def publish_edition(game: Game, edition: str) -> None:
 
 def retire(game: Game, seat: int) -> None:
     """An eliminated owner's pseudonyms are retired, never revealed (7.4.6); his
-    unpublished ads are dropped with his other rights (8.4)."""
+    unpublished ads are dropped with his other rights (8.4), except that a night's
+    resolution publishes the ads handed in before it began (`publish_edition`)."""
     state = forum(game)
     for key, owner in list(state.owners.items()):
         if owner == seat:

@@ -315,13 +315,15 @@ def end_of_night(game: Game, number: int) -> None:
     R0 takes a copy of the forms handed in: night actions are simultaneous (3.1), so
     every form of a seat in the game when the resolution starts is resolved even if
     that seat is jailed or murdered in an earlier step (a murdered character
-    assassin's mark, a murdered forger's passport, a murdered voter's revolution PN),
-    while `leave` drops the seat's forms from the live table at once.
+    assassin's mark, a murdered forger's passport, a murdered voter's revolution PN,
+    an eliminated author's ad in the night's edition), while `leave` drops the seat's
+    forms and ads from the live table at once.
     """
     state, gs = forum(game), game.state
     living = list(gs.living_seats())
     incumbent, killer = state.dictator, state.authority
     forms = {seat: dict(handed) for seat, handed in state.forms.items()}
+    ads = list(state.ads)
 
     def form(seat: int | None, verb: str) -> Form | None:
         return None if seat is None else forms.get(seat, {}).get(verb)
@@ -456,7 +458,7 @@ def end_of_night(game: Game, number: int) -> None:
         *([deposed] if deposed is not None else []),
     ]:
         channels.deliver_testament(game, seat)
-    channels.publish_edition(game, f"Night {number}")
+    channels.publish_edition(game, f"Night {number}", ads)
     if state.dictator is None:
         game.emit(Office(None, "The office of dictator is vacant."), PUBLIC)
     # private deliveries (3.3)
