@@ -4,13 +4,14 @@ and writes the form's content as free text."""
 
 from __future__ import annotations
 
-from tests.dictator.table import C1, C2, C3, C5, Table, c, w
+from tests.dictator.table import C1, C2, C3, C4, C5, Table, c, w
 from tests.llm.fake_openai import FakeOpenAI, error, reply
 from tests.llm_agent.support import enum_of, last_user
 
 from mafia_arena.agents.llm_agent import LLMAgent
 from mafia_arena.agents.llm_shared import aclose_shared_clients
-from mafia_arena.engine.choices import Speech
+from mafia_arena.engine.catalogue import Newspaper, PrivateMessage
+from mafia_arena.engine.choices import PASS, Decision, Speech
 from mafia_arena.llm import AgentDefinition
 from mafia_arena.views import SeatTracker, View
 
@@ -78,3 +79,72 @@ async def test_a_failed_forum_content_is_no_decision_fallback(
     assert "fallbacks_infrastructure" not in extra and "fallbacks_model" not in extra
     content_trace = agent.traces[-1]
     assert content_trace["fallback"] == "bad_request" and "bad" in content_trace["reason"]
+
+
+async def _forum_decision(definition: AgentDefinition, t: Table, seat: int) -> Decision:
+    """The LLM player's decision for `seat`'s forum turn now."""
+    agent = LLMAgent(definition)
+    agent.reset(seat, 7)
+    try:
+        return await agent.act(SeatTracker(seat).view(t.game))
+    finally:
+        await aclose_shared_clients()
+
+
+async def test_an_llm_player_widens_a_private_message_to_several_players(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """The content of a private message may name more recipients (``Also to: …``):
+    one message to all of them, which reaches them and nobody else. A name that is no
+    living other player is dropped, so the engine accepts the form."""
+    t = Table().to("day", 1)
+    request = SeatTracker(C2).view(t.game).request
+    assert request is not None
+    label = request.labels[request.choices.index(c("pm", C3))]
+    fake.script(
+        reply(f'{{"choice": "{label}", "reason": "allies"}}'),
+        reply("Also to: P14, P99 and P11. Meet me after the vote."),
+    )
+    decision = await _forum_decision(fake_definition, t, C2)
+    assert decision == Speech("Meet me after the vote.", c("pm", None, f"{C1}.{C3}.{C4}"))
+    assert "begin with 'Also to:'" in last_user(fake.requests[1])
+    t.act(C2, decision).phase()
+    assert t.refusals == []
+    sent = [e for e in t.game.events if isinstance(e.fact, PrivateMessage) and e.fact.sender == C2]
+    assert [(e.fact.recipients, e.fact.text) for e in sent] == [
+        ((C1, C3, C4), "Meet me after the vote.")
+    ]
+    assert sent[0].visibility.seats == {C1, C2, C3, C4}  # the recipients only
+
+
+async def test_an_llm_player_places_an_ad_under_a_pseudonym_it_owns(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """A seat that owns pseudonyms is offered them for an ad (``Pseudonym: …``); the ad
+    is published under that one. In the edition that already has its ad, none is
+    offered."""
+    t = Table().to("day", 1)
+    t.act(C3, w("Beware P1.", "ad", None, "Owl")).phase()
+    t.phase()  # night 1: day 2's edition is a new one
+    request = SeatTracker(C3).view(t.game).request
+    assert request is not None and request.info.get("pseudonyms") == ["Owl"]
+    label = request.labels[request.choices.index(c("ad", None, "new"))]
+    fake.script(
+        reply(f'{{"choice": "{label}", "reason": "again"}}'),
+        reply("Pseudonym: owl. The dictator lies."),
+    )
+    decision = await _forum_decision(fake_definition, t, C3)
+    assert decision == Speech("The dictator lies.", c("ad", None, "Owl"))
+    assert "You own the pseudonyms Owl" in last_user(fake.requests[1])
+    for seat in sorted(t.game.pending()):  # one round: the others are done
+        t.game.submit(seat, decision if seat == C3 else PASS)
+    assert C3 in t.game.pending()  # asked again in the same window and edition
+    fake.script(
+        reply(f'{{"choice": "{label}", "reason": "more"}}'), reply("Pseudonym: Owl. Again.")
+    )
+    second = await _forum_decision(fake_definition, t, C3)
+    assert "pseudonyms" not in last_user(fake.requests[3])
+    assert second == Speech("Pseudonym: Owl. Again.", c("ad", None, "new"))
+    t.phase()
+    [paper] = t.last_phase_facts(Newspaper)
+    assert ("Owl", "The dictator lies.") in zip(paper.pseudonyms, paper.texts, strict=True)

@@ -1,5 +1,6 @@
 """A mixed dictator game in Chromium: a human writes a private message to a bot, places
-an ad and writes a testament from the page, and the bot answers privately.
+an ad, writes a testament and one message to two players from the page, and the bot
+answers privately.
 
     MAFIA_WEB_SHOTS=docs/screenshots .venv/bin/python -m pytest -p no:cacheprovider \
         tests/web/test_forum_browser.py
@@ -67,6 +68,11 @@ def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers
     click_form(page, "Hello P2, whom do you trust?", "private message to P2")
     click_form(page, "The quiet ones are hiding something.", "place an ad under a new pseudonym")
     click_form(page, "I was a citizen; trust P2.", "write a public testament")
+    # a form the turn does not list: one message to P3 and P5 (typed as the page shows)
+    written = page.locator("#choices").get_by_role("button", name="message to them", exact=True)
+    expect(written).to_be_enabled(timeout=30_000)
+    page.fill("#form-seats", "P3, 5")
+    click_form(page, "Meet me after dark.", "message to them")
 
     # the bot answers privately within the same night; keep the window open for it
     deadline = time.monotonic() + 60
@@ -100,6 +106,7 @@ def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers
     sent = [e.fact for e in game.events if isinstance(e.fact, PrivateMessage)]
     assert any(f.sender == 0 and f.recipients == (1,) for f in sent)
     assert any(f.sender == 1 and f.recipients == (0,) for f in sent)
+    assert any(f.sender == 0 and f.recipients == (2, 4) for f in sent)
     ads = [e.fact for e in game.events if isinstance(e.fact, Newspaper)]
     assert any("The quiet ones are hiding something." in f.texts for f in ads)
     assert not [e for e in game.events if isinstance(e.fact, DeliveredTestament)]

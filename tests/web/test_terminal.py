@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mafia_arena.agents.human import decision_for
-from mafia_arena.engine.catalogue import PrivateMessage
+from mafia_arena.engine.catalogue import FormNoted, PrivateMessage, PseudonymTransfer, SpeechMade
 from mafia_arena.engine.choices import Choice, Decision, Request, Speech
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.engine.game import Game
@@ -359,3 +359,112 @@ def test_a_line_from_a_pipe_that_is_not_text_costs_only_that_line() -> None:
     assert b"! that line is not utf-8 text; type it again" in out
     assert b"Quit the game?" not in out and b"Game over" in out
     assert b"Traceback" not in err
+
+
+def test_the_forum_menu_lists_the_written_forms_and_the_seats_own_pseudonyms() -> None:
+    """A message to several players and a private testament are typed on the menu; a
+    seat that owns pseudonyms sees them, with the ad and the transfer that name one."""
+    request = _forum_request()
+    menu = "\n".join(short_menu(request))
+    assert "2,5,7 your words: one message to several players" in menu, menu
+    assert "2,5 your words: a testament only they receive" in menu, menu
+    assert "your pseudonyms" not in menu, menu  # it owns none yet
+    owning = Request(
+        request.seat,
+        request.kind,
+        request.prompt,
+        request.choices,
+        request.labels,
+        request.default,
+        request.free_text,
+        request.max_chars,
+        {**request.info, "pseudonyms": ["Raven", "Reader 3"]},
+    )
+    menu = "\n".join(short_menu(owning))
+    assert "your pseudonyms: Raven, Reader 3" in menu, menu
+    assert "give          <pseudonym> <seat>" in menu, menu
+
+    def decided(line: str) -> Decision:
+        return decision_for(owning, parse_line(owning, line, short=True))
+
+    assert decided("pm 7,3,5 Meet") == Speech("Meet", Choice("pm", None, "2.4.6"))
+    assert decided("testament 3,5 I was town") == Speech(
+        "I was town", Choice("testament", None, "2.4")
+    )
+    assert decided("testament 3") == Speech("", Choice("testament", None, "2"))
+    assert decided("ad reader 3 Watch P4") == Speech("Watch P4", Choice("ad", None, "Reader 3"))
+    assert decided("give Raven 4") == Speech("", Choice("give", 3, "Raven"))
+    for line, why in (
+        ("ad Owl Watch P4", "name a pseudonym of yours"),  # not its own
+        ("give Raven", "give <pseudonym> <seat>"),
+        ("give Raven 4,5", "give <pseudonym> <seat>"),
+        ("pm 0,3 hello", "seats are numbered from 1"),
+    ):
+        with pytest.raises(IllegalDecision, match=why):
+            decided(line)
+
+
+def _pseudonym_shown(out: io.StringIO) -> str | None:
+    """The first pseudonym the terminal's menu lists as the person's own."""
+    for line in out.getvalue().splitlines():
+        if "your pseudonyms: " in line:
+            return line.split("your pseudonyms: ")[1].split(",")[0]
+    return None
+
+
+def test_written_forum_forms_are_played_and_a_refused_one_is_asked_again() -> None:
+    """A person in the terminal sends a message to three players, a private testament,
+    an ad, a second ad under the pseudonym it got (refused in the same edition: the
+    engine's reason is shown and the turn asked again) and gives the pseudonym away.
+    A refused message (to oneself and a seat that does not exist) is asked again with
+    the engine's reason, never posted, and nobody else receives the group message."""
+    out = io.StringIO()
+    script = iter(["pm 2,99 my secret", "pm 3,5,7 Let us meet", "testament 3,5 I was town"])
+    script = itertools.chain(script, ["ad new Watch the quiet ones"])
+    named: list[str] = []
+
+    def read(_: str) -> str:
+        step = next(script, None)
+        if step is not None:
+            return step
+        name = _pseudonym_shown(out)
+        if name is None or len(named) == 2:
+            return "pass"
+        named.append(name)
+        return f"ad {name} again" if len(named) == 1 else f"give {name} 4"
+
+    result = play_in_terminal("dictator", 12, 1, "heuristic", 3, read=read, out=out)
+    shown = out.getvalue()
+    assert "! private messages go to other players in the game" in shown, shown
+    events = result.log.events
+    posts = [e.fact for e in events if isinstance(e.fact, SpeechMade) and e.fact.seat == 1]
+    assert not [p for p in posts if "secret" in p.text]
+    mine = [e for e in events if isinstance(e.fact, PrivateMessage) and e.fact.sender == 1]
+    assert [(e.fact.recipients, e.fact.text) for e in mine] == [((2, 4, 6), "Let us meet")]
+    assert mine[0].visibility.seats == {1, 2, 4, 6}  # the recipients only
+    noted = [e.fact.text for e in events if isinstance(e.fact, FormNoted)]
+    assert "Your testament (to P3, P5) is recorded." in noted
+    given = [e for e in events if isinstance(e.fact, PseudonymTransfer)]
+    assert [(e.fact.giver, e.fact.receiver) for e in given] == [(1, 3)]
+    assert given[0].visibility.seats == {1, 3}
+    assert "! one ad per pseudonym and edition" in shown, shown
+
+
+def test_a_channel_line_with_no_form_open_is_refused_never_posted() -> None:
+    """A testament already changed this round is not offered: ``testament public …``
+    was posted in the thread, the testament's words for everyone to read."""
+    request = _forum_request()
+    kept = [i for i, c in enumerate(request.choices) if c.verb != "testament"]
+    without = Request(
+        request.seat,
+        request.kind,
+        request.prompt,
+        tuple(request.choices[i] for i in kept),
+        tuple(request.labels[i] for i in kept),
+        request.default,
+        request.free_text,
+        request.max_chars,
+        dict(request.info),
+    )
+    with pytest.raises(IllegalDecision, match="no testament is open to you now"):
+        parse_line(without, "testament public I was the detective", short=True)

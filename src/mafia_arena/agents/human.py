@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mafia_arena.agents.base import AgentBase
-from mafia_arena.engine.choices import Decision, Request, Speech
+from mafia_arena.engine.choices import Choice, Decision, Request, Speech
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.views.view import View
 
@@ -45,14 +45,35 @@ def _hidden(char: str) -> bool:
     return variation and char not in _EMOJI_SELECTORS
 
 
+FORUM_KIND = "forum"  # the request kind of a forum's communication window
+WRITTEN_VERBS = ("pm", "ad", "give", "testament")
+"""The forum forms a person may write beyond the listed options (dictator.md 7.3-7.5):
+a private message to several players, an ad under a pseudonym they own, the transfer
+of a pseudonym, a testament to chosen players."""
+
+
+@dataclass(frozen=True)
+class Form:
+    """A forum form the request does not list, as a person filled it in: its verb (one
+    of `WRITTEN_VERBS`), the seats it names (0-based: a message's or a testament's
+    recipients, a pseudonym's new owner) and the pseudonym it names (an ad, a transfer).
+    `written_act` turns it into the engine's `Choice`."""
+
+    verb: str
+    seats: tuple[int, ...] = ()
+    pseudonym: str | None = None
+
+
 @dataclass(frozen=True)
 class Action:
     """What a person did: `choice` (index into labels) or `text`, or both in a forum
-    turn (the text is the content of the chosen form)."""
+    turn (the text is the content of the chosen form); or, in a forum turn, a written
+    `form` with its `text` (`written_act`)."""
 
     turn: int
     choice: int | None = None
     text: str | None = None
+    form: Form | None = None
 
 
 def turn_mismatch(sent: int, current: int) -> str | None:
@@ -91,6 +112,10 @@ def decision_for(request: Request, action: Action) -> Decision:
     request takes free text, is cleaned with `clean_text`, must be non-empty and at most
     `request.max_chars` long. The engine validates again on submit.
     """
+    if action.form is not None:
+        if action.choice is not None:
+            raise IllegalDecision(request.seat, "send either a choice or a form")
+        return _filled(request, written_act(request, action.form), action.text or "")
     if action.choice is None and action.text is None:
         raise IllegalDecision(request.seat, "send either a choice or a text")
     if action.choice is not None and action.text is not None:
@@ -111,14 +136,71 @@ def decision_for(request: Request, action: Action) -> Decision:
 
 def _written_form(request: Request, choice: int, text: str) -> Decision:
     """A forum form with its content: the option `choice` filled with `text`."""
-    if not request.free_text or request.kind != "forum":
+    if not request.free_text or request.kind != FORUM_KIND:
         raise IllegalDecision(request.seat, "send either a choice or a text")
     if not 0 <= choice < len(request.choices):
         raise IllegalDecision(request.seat, "that choice is not one of the options")
+    return _filled(request, request.choices[choice], text)
+
+
+def _filled(request: Request, act: Choice, text: str) -> Speech:
+    """`act` with `text` (cleaned, at most `request.max_chars`) as its content."""
     words = clean_text(text)
     if len(words) > request.max_chars:
         raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
-    return Speech(words, request.choices[choice])
+    return Speech(words, act)
+
+
+def owned_pseudonyms(request: Request) -> list[str]:
+    """The pseudonyms the seat owns now, as the forum request lists them (``info``)."""
+    names = request.info.get("pseudonyms") if request.info else None
+    return [str(n) for n in names] if isinstance(names, (list, tuple)) else []
+
+
+def written_act(request: Request, form: Form) -> Choice:
+    """The engine's act for `form` on the forum `request`; `IllegalDecision` if the
+    form is malformed.
+
+    Contract: only on a forum turn; a message or testament names at least one seat, a
+    transfer exactly one; an ad or a transfer names a pseudonym of `owned_pseudonyms`
+    (matched regardless of case, written as the game spells it). The act is built here
+    from checked parts — seats as sorted distinct numbers joined by dots, the value
+    `channels.seats_of` reads — never taken from the sender, so a page cannot slip
+    another value in. Whether the engine accepts it now (recipients alive, one ad per
+    pseudonym and edition, one testament change per round) is the engine's check on
+    submit, the authority; its reason is shown as any refusal is.
+    """
+    seat = request.seat
+    if not request.free_text or request.kind != FORUM_KIND:
+        raise IllegalDecision(seat, "written forms are for the forum")
+    if form.verb not in WRITTEN_VERBS:
+        raise IllegalDecision(seat, f"unknown form {form.verb!r}")
+    seats = sorted(set(form.seats))
+    if any(s < 0 for s in seats):
+        raise IllegalDecision(seat, "seats are numbered from 1")
+    if form.verb in ("ad", "give"):
+        name = _owned(request, form.pseudonym)
+        if form.verb == "ad":
+            return Choice("ad", None, name)
+        if len(seats) != 1:
+            raise IllegalDecision(seat, "a pseudonym goes to one player")
+        return Choice("give", seats[0], name)
+    if not seats:
+        raise IllegalDecision(seat, f"name the {form.verb}'s recipients")
+    if form.verb == "pm" and len(seats) == 1:
+        return Choice("pm", seats[0])
+    return Choice(form.verb, None, ".".join(str(s) for s in seats))
+
+
+def _owned(request: Request, pseudonym: str | None) -> str:
+    """The seat's own pseudonym `pseudonym` names, as the game spells it."""
+    owned = owned_pseudonyms(request)
+    key = (pseudonym or "").strip().casefold()
+    for name in owned:
+        if name.casefold() == key:
+            return name
+    yours = ", ".join(owned) if owned else "none yet"
+    raise IllegalDecision(request.seat, f"not a pseudonym of yours (yours: {yours})")
 
 
 class HumanAgent(AgentBase):

@@ -88,6 +88,7 @@ from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentBase, AgentStats
 from mafia_arena.agents.llm_card import model_card
+from mafia_arena.agents.llm_forum import content_hint, filled
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
     clean_speech,
@@ -363,20 +364,22 @@ class LLMAgent(AgentBase):
     async def _forum(self, view: View, request: Request) -> Decision:
         """A forum window's turn: the form as a structured decision among the offered
         ones, then its content (a post, a message, an ad, a testament, a death message)
-        as free text, asked with the form's own question (`FORUM_CONTENT`)."""
+        as free text, asked with the form's own question (`FORUM_CONTENT`). The content
+        may widen a private message to several players or put an ad under a pseudonym
+        the seat owns (`agents.llm_forum`)."""
         form = await self._decide(view, request)
         if not isinstance(form, Choice) or form.verb not in FORUM_CONTENT:
             return form
         if self._fallback_reason is not None:
             return PASS
         who = seat_label(form.target) if form.target is not None else ""
-        prompt = FORUM_CONTENT[form.verb].format(who=who)
+        prompt = FORUM_CONTENT[form.verb].format(who=who) + content_hint(view, form)
         speech = await self._speak(
             view, request, prompt=prompt, kind=f"forum_{form.verb}", content=True
         )
         if not isinstance(speech, Speech):
             return form  # the form with its standard text
-        return Speech(speech.text, form)
+        return filled(view, form, speech.text)
 
     async def _speak(
         self,

@@ -7,7 +7,10 @@ an illegal decision never stops the game: the seat's default is recorded as a fa
 and counted, and a raise or a timeout is logged as a warning naming the agent and the
 error (the game log keeps only ``error`` or ``timeout``). An agent may also report a
 fallback itself (`take_fallback()`, LLM players do after a failed model call): then the
-engine's default is recorded with that reason.
+engine's default is recorded with that reason. A person (`HumanAgent`, the terminal
+player) whose decision the engine refuses is told the engine's reason and asked again,
+as the web page asks (`web.driver`): a mistyped form must not become a default move
+played in their name.
 Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them copied to
 `log.meta["beliefs"]`; agents that keep decision `traces` (LLM players) have them
 copied to `log.traces` (stored beside the log, never shown to a seat). Every log's meta
@@ -28,11 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from mafia_arena.agents.base import Agent, all_synchronous
+from mafia_arena.agents.human import HumanAgent
 from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.choices import Decision
 from mafia_arena.engine.errors import IllegalDecision
@@ -149,6 +154,32 @@ def _submit(game: Game, seat: int, agent: Agent, decision: Decision) -> None:
         _fallback(game, seat, agent, "illegal")
 
 
+async def _submit_asking_again(
+    game: Game,
+    seat: int,
+    agent: Agent,
+    decision: Decision,
+    ask: Callable[[], Awaitable[Decision]],
+    timeout: float | None,
+) -> None:
+    """`_submit`; but a `HumanAgent` whose decision the engine refuses is shown the
+    reason (`HumanAgent.reject`) and asked again (`ask`) until it is accepted. Nothing
+    is logged for a refused decision, so the game replays from its log alike."""
+    while isinstance(agent, HumanAgent):
+        try:
+            game.submit(seat, decision)
+            return
+        except IllegalDecision as exc:
+            agent.reject(exc.reason)
+        try:
+            decision = await ask()
+        except Exception as error:
+            _warn(agent, seat, error, timeout)
+            _fallback(game, seat, agent, "timeout" if isinstance(error, TimeoutError) else "error")
+            return
+    _submit(game, seat, agent, decision)
+
+
 def _warn(agent: Agent, seat: int, error: BaseException, timeout: float | None) -> None:
     """Say why a seat's decision was a fallback: the log records only ``timeout`` or
     ``error`` (what an agent's exception says is neither deterministic nor the table's
@@ -241,7 +272,9 @@ async def play_match(
                 _warn(agents[seat], seat, outcome, decision_timeout)
                 _fallback(game, seat, agents[seat], reason)
                 continue
-            _submit(game, seat, agents[seat], outcome)
+            await _submit_asking_again(
+                game, seat, agents[seat], outcome, partial(decide, seat), decision_timeout
+            )
         if on_event is not None:
             for event in game.events[seen:]:
                 on_event(event)

@@ -2,8 +2,11 @@
 
 Messages are JSON objects with a ``type``: ``auth`` (first message: the session
 credential), ``act`` (a choice index for an open turn), ``say`` (free text for an open
-turn), ``back`` (take the seat back from the stand-in bot that plays it), ``chat`` (a
-line of table chat, `web/chat.py`) and ``ping``.
+turn), ``form`` (a forum form the turn does not list, with its words: a message to
+several players, a private testament, an ad under or the transfer of one's own
+pseudonym; `agents.human.written_act` builds and checks it), ``back`` (take the seat
+back from the stand-in bot that plays it), ``chat`` (a line of table chat,
+`web/chat.py`) and ``ping``.
 Models forbid extra keys — a message naming a ``seat`` is refused, because the seat
 always comes from the credential — and bound every field. The text's final limit is
 the open request's `max_chars` (checked in `agents.human.decision_for`).
@@ -50,6 +53,18 @@ class Say(_Msg):
     an ad, a testament); absent: plain speech (a thread post)."""
 
 
+class Write(_Msg):
+    """A forum form the request does not list (`agents.human.Form`): `seats` are 0-based
+    (recipients, or a pseudonym's new owner), `pseudonym` one of the seat's own."""
+
+    type: Literal["form"]
+    turn: int = Field(ge=0, le=10**9)
+    verb: Literal["pm", "ad", "give", "testament"]
+    seats: list[Annotated[int, Field(ge=0, le=10_000)]] = Field(default=[], max_length=64)
+    pseudonym: str | None = Field(default=None, min_length=1, max_length=64)
+    text: str = Field(default="", max_length=MAX_TEXT)
+
+
 class Ping(_Msg):
     type: Literal["ping"]
 
@@ -66,7 +81,7 @@ class Chat(_Msg):
     text: str = Field(min_length=1, max_length=MAX_CHAT)
 
 
-Message = Auth | Act | Say | Ping | Back | Chat
+Message = Auth | Act | Say | Write | Ping | Back | Chat
 ClientMessage = Annotated[Message, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[Message] = TypeAdapter(ClientMessage)
 

@@ -19,7 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mafia_arena.agents.human import FORUM_KIND, owned_pseudonyms
 from mafia_arena.engine.catalogue import NominationTally, SpeechMade, Votes
+from mafia_arena.engine.choices import Request
 from mafia_arena.rules import Variant
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
@@ -272,10 +274,20 @@ def snapshot(
             "phase": request.info.get("phase"),
             "seconds_left": round(turn.seconds_left, 1),
             "last_call": turn.last_call,
+            **_forum_request(request),
         },
         **_panels(k, names),
         "results": [render_event(o.entry, k.seat, names) for o in k.outcomes],
     }
+
+
+def _forum_request(request: Request) -> dict[str, Any]:
+    """A forum turn's extra field: the seat's own pseudonyms (its request's info), for
+    the ads and transfers the page offers beside the listed forms
+    (`agents.human.written_act`); nothing for other turns."""
+    if request.kind != FORUM_KIND:
+        return {}
+    return {"pseudonyms": owned_pseudonyms(request)}
 
 
 def public_snapshot(

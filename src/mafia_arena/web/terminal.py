@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mafia_arena.agents.base import Agent
-from mafia_arena.agents.human import Action, HumanAgent, decision_for
+from mafia_arena.agents.human import (
+    Action,
+    Form,
+    HumanAgent,
+    decision_for,
+    owned_pseudonyms,
+)
 from mafia_arena.engine.choices import Choice, Decision, Request
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.rules import load_variant
@@ -43,6 +49,9 @@ QUIT_COMMAND = "/quit"
 _YES = frozenset({"y", "yes", "q", "quit"})
 _SHORT_MENU_ABOVE = 8  # a speaking turn with more options than this gets the short menu
 FORUM = "forum"  # the request kind of a forum's communication window (engine.forum.window)
+CHANNELS = frozenset({"pm", "ad", "testament"})
+"""Forum channels whose line is refused, never posted, when none of its forms is open
+(a testament already changed this round, a variant without the channel)."""
 
 
 class QuitGame(Exception):
@@ -102,6 +111,11 @@ class TerminalHuman(HumanAgent):
         self.out = out or sys.stdout
         self.cursor = 0
         self.quit = asyncio.Event()
+        self.on_reject = self._refused
+
+    def _refused(self, reason: str) -> None:
+        """The engine refused the decision (`runner.match`): say why; it asks again."""
+        self.write(f"  ! {reason}")
 
     def show_new(self, knowledge: Knowledge, names: DisplayNames) -> None:
         """Print the events this seat has not seen yet, in log order, roles and cards
@@ -241,10 +255,29 @@ def _how_to_type(request: Request) -> list[str]:
     if request.kind != FORUM:
         return [f"  e.g. '{example}', or type what you want to say"]
     return [
+        *_written_forms(request),
         f"  type a form, then its words: '{example} your words' sends them "
         f"('{example}' alone: the standard text)",
         "  any other line is a post in the thread",
     ]
+
+
+def _written_forms(request: Request) -> list[str]:
+    """The forum forms typed beyond the listed options (`agents.human.Form`), each
+    where this turn offers its channel: a message to several players, a private
+    testament, an ad under and the transfer of a pseudonym the seat owns (listed)."""
+    verbs = {c.verb for c in request.choices}
+    owned = owned_pseudonyms(request)
+    lines = []
+    if "pm" in verbs:
+        lines.append(f"  {'pm':<14}2,5,7 your words: one message to several players")
+    if "testament" in verbs:
+        lines.append(f"  {'testament':<14}2,5 your words: a testament only they receive")
+    if "ad" in verbs and owned:
+        lines.append(f"  {'ad':<14}<pseudonym> your words: an ad under a pseudonym of yours")
+        lines.append(f"  {'give':<14}<pseudonym> <seat>: hand a pseudonym of yours over")
+        lines.append(f"  {'':<14}your pseudonyms: {', '.join(owned)}")
+    return lines
 
 
 def _example(request: Request) -> str:
@@ -277,9 +310,11 @@ def parse_line(request: Request, line: str, short: bool) -> Action:
 
     On a forum turn a form may be followed by its words (``pm 3 Whom do you trust?``:
     that private message; ``ad new …``, ``testament public …``, ``murder 4 …`` with its
-    death message), and a line that starts with a form's verb but names none of the
-    offered ones is refused (`IllegalDecision`), never posted: a mistyped private
-    message must not go to the public thread."""
+    death message); the forms the request does not list are typed too (``pm 2,5,7 …``,
+    ``testament 2,5 …``, ``ad <pseudonym> …``, ``give <pseudonym> <seat>``:
+    `_written_action`). A line that starts with a form's verb but names none of the
+    offered or written ones is refused (`IllegalDecision`), never posted: a mistyped
+    private message must not go to the public thread."""
     number = read_whole_number(line)
     if number is not None:
         return Action(0, choice=number)
@@ -300,7 +335,12 @@ def _forum_action(request: Request, words: list[str]) -> Action | None:
     (``withdraw ballot`` over ``withdraw``). ``pass`` takes no words: they would be
     dropped unsaid, so the line is refused (`IllegalDecision`) rather than lost."""
     verb = words[0] if words else ""
+    written = _written_action(request, words)
+    if written is not None:
+        return written
     options = [(i, c, _form(c).split()) for i, c in enumerate(request.choices) if c.verb == verb]
+    if not options and verb in CHANNELS:
+        raise IllegalDecision(request.seat, f"no {verb} is open to you now")
     if not options:
         return None
     matches = [(len(form), i) for i, _, form in options if words[1 : 1 + len(form)] == form]
@@ -314,6 +354,56 @@ def _forum_action(request: Request, words: list[str]) -> Action | None:
     if text and verb == "pass":
         raise IllegalDecision(request.seat, "pass takes no words: post them first, then pass")
     return Action(0, choice=index, text=text or None)
+
+
+def _written_action(request: Request, words: list[str]) -> Action | None:
+    """A forum line naming a form the request does not list (`agents.human.Form`):
+    ``pm 2,5,7 …`` (several recipients), ``testament 2,5 …`` (private), ``ad <your
+    pseudonym> …``, ``give <your pseudonym> <seat>``; None for any other line. Seats
+    are typed as shown (from 1), joined by commas. `IllegalDecision` for a malformed one:
+    asked again, never posted."""
+    verb, rest = (words[0], words[1:]) if words else ("", [])
+    if verb in ("pm", "testament") and rest and _seat_list(rest[0]):
+        if verb == "pm" and "," not in rest[0]:
+            return None  # ``pm 3``: the listed private message
+        return Action(0, text=" ".join(rest[1:]) or None, form=Form(verb, _seats(request, rest[0])))
+    if verb == "ad" and rest and rest[0] != "new":
+        name, text = _pseudonym_in(request, rest)
+        return Action(0, text=" ".join(text) or None, form=Form("ad", (), name))
+    if verb == "give" and any(c.verb == "ad" for c in request.choices):
+        name, whom = _pseudonym_in(request, rest)
+        if len(whom) != 1 or not _seat_list(whom[0]) or "," in whom[0]:
+            raise IllegalDecision(
+                request.seat, "type 'give <pseudonym> <seat>' ('post give …' posts it)"
+            )
+        return Action(0, form=Form("give", _seats(request, whom[0]), name))
+    return None
+
+
+def _seat_list(word: str) -> bool:
+    """Whether `word` reads as seat numbers joined by commas (``2,5,7``)."""
+    return all(part.isdigit() for part in word.split(","))
+
+
+def _seats(request: Request, word: str) -> tuple[int, ...]:
+    """The 0-based seats of a typed list ``2,5,7`` (seats are shown from 1)."""
+    seats = tuple(int(part) - 1 for part in word.split(","))
+    if any(s < 0 for s in seats):
+        raise IllegalDecision(request.seat, "seats are numbered from 1")
+    return seats
+
+
+def _pseudonym_in(request: Request, words: list[str]) -> tuple[str, list[str]]:
+    """The seat's own pseudonym that `words` start with (the longest, any case: a
+    pseudonym may hold spaces) and the words after it."""
+    owned = owned_pseudonyms(request)
+    typed = [w.casefold() for w in words]
+    found = [n for n in owned if typed[: len(n.split())] == n.casefold().split()]
+    if not found:
+        yours = ", ".join(owned) if owned else "none yet"
+        raise IllegalDecision(request.seat, f"name a pseudonym of yours (yours: {yours})")
+    name = max(found, key=lambda n: len(n.split()))
+    return name, words[len(name.split()) :]
 
 
 def _seat_agents(

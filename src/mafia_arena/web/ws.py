@@ -5,12 +5,12 @@ within `Settings.auth_timeout`; a credential that is not a seat credential of th
 closes the socket (4401). From then on the connection is bound to that seat: it receives
 ``state`` messages (the seat's new transcript lines plus its snapshot), ``lobby``
 before the start, and ``error`` replies meant for it alone, and it may send ``act``,
-``say``, ``back`` (take the seat back from its stand-in), ``chat`` and ``ping``. The
-game's watch token opens a spectator's page instead (`web/gallery.py`): public
-``state`` messages, and only ``chat`` and ``ping`` from it. Every frame is
-size-checked, schema-validated and rate-limited before it reaches the seat's
-`HumanAgent` (a frame dropped by the rate limit is answered, never dropped unsaid);
-none can name another seat.
+``say``, ``form`` (a forum form the turn does not list), ``back`` (take the seat back
+from its stand-in), ``chat`` and ``ping``. The game's watch token opens a spectator's
+page instead (`web/gallery.py`): public ``state`` messages, and only ``chat`` and
+``ping`` from it. Every frame is size-checked, schema-validated and rate-limited before
+it reaches the seat's `HumanAgent` (a frame dropped by the rate limit is answered,
+never dropped unsaid); none can name another seat.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import json
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from mafia_arena.agents.human import Action, HumanAgent, turn_mismatch
+from mafia_arena.agents.human import Action, Form, HumanAgent, turn_mismatch
 from mafia_arena.web.auth import Grant
 from mafia_arena.web.chat import ChatRefused
 from mafia_arena.web.manager import GameManager
@@ -34,6 +34,7 @@ from mafia_arena.web.protocol import (
     Message,
     Ping,
     RateLimiter,
+    Write,
     parse,
 )
 from mafia_arena.web.session import Connection, GameSession
@@ -124,10 +125,18 @@ def _handle(session: GameSession, conn: Connection, message: Message, chat: Rate
     action = (
         Action(message.turn, choice=message.choice)
         if isinstance(message, Act)
+        else Action(message.turn, text=message.text or None, form=written(message))
+        if isinstance(message, Write)
         else Action(message.turn, choice=message.choice, text=message.text)
     )
     if not agent.offer(action):
         conn.send({"type": "error", "reason": "too many actions; slow down"})
+
+
+def written(message: Write) -> Form:
+    """The form a ``form`` message fills in; `decision_for` builds the engine's act from
+    it (`agents.human.written_act`) and the engine checks it on submit, as any answer."""
+    return Form(message.verb, tuple(message.seats), message.pseudonym)
 
 
 async def serve_socket(ws: WebSocket, manager: GameManager, game_id: str) -> None:

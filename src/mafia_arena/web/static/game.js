@@ -296,6 +296,54 @@ function renderForms(target, req, keys) {
   }
 }
 
+// The forum forms a turn does not list (agents.human.Form): one message to several
+// players, a testament only chosen players receive, an ad under or the transfer of a
+// pseudonym of one's own (req.pseudonyms). Players are typed as shown ("2,5,7" or
+// "P2,P5"); the server builds the form and the game master may still refuse it (the
+// reason is shown as any refusal is).
+function renderWritten(target, req, keys) {
+  const verbs = new Set(keys.map((k) => k.split(":")[0]));
+  const owned = req.pseudonyms || [];
+  const row = el("div", null, "form-row written");
+  const seats = el("input");
+  seats.id = "form-seats"; seats.type = "text"; seats.autocomplete = "off";
+  seats.placeholder = "players, e.g. 2,5,7";
+  seats.setAttribute("aria-label", "players the form names");
+  row.append(el("span", "Write to", "form-name"), seats);
+  if (verbs.has("pm")) row.append(writtenButton("message to them", "pm", req.turn));
+  if (verbs.has("testament")) row.append(writtenButton("testament to them", "testament", req.turn));
+  if (verbs.has("ad") && owned.length) {
+    const pick = el("select");
+    pick.id = "form-pseudonym";
+    pick.setAttribute("aria-label", "your pseudonym");
+    for (const name of owned) { const o = el("option", name); o.value = name; pick.append(o); }
+    row.append(pick, writtenButton("ad under it", "ad", req.turn), writtenButton("give it to them", "give", req.turn));
+  }
+  if (row.querySelectorAll("button").length) target.append(row);
+}
+
+function writtenButton(label, verb, turn) {
+  const b = el("button", label);
+  b.type = "button";
+  b.dataset.form = verb;
+  b.onclick = () => {
+    const typed = $("form-seats").value.split(",").map((s) => s.trim().replace(/^p/i, "")).filter(Boolean);
+    const seats = typed.map((s) => (/^\d+$/.test(s) ? Number(s) - 1 : -1));
+    if (verb !== "ad" && (!seats.length || seats.some((s) => s < 0))) {
+      $("action-error").textContent = "type the players as seat numbers, e.g. 2,5,7";
+      return;
+    }
+    const message = { type: "form", turn, verb, seats: verb === "ad" ? [] : seats, text: $("speech-text").value.trim() };
+    if (verb === "ad" || verb === "give") message.pseudonym = $("form-pseudonym").value;
+    if (send(message)) {
+      $("speech-text").value = "";
+      for (const x of document.querySelectorAll("#action button")) x.disabled = true;
+      $("action-error").textContent = "";
+    }
+  };
+  return b;
+}
+
 function choiceButton(label, index, turn, key) {
   const b = el("button", label);
   b.type = "button";
@@ -341,7 +389,7 @@ function renderRequest(req) {
   const target = req.free_text && !app.forum ? $("phrase-choices") : $("choices");
   const keys = req.keys || [];
   panel.classList.toggle("forum", app.forum);
-  if (app.forum) renderForms(target, req, keys);
+  if (app.forum) { renderForms(target, req, keys); renderWritten(target, req, keys); }
   else req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn, keys[i])));
   $("speech").hidden = !req.free_text; $("phrases").hidden = !req.free_text || app.forum;
   $("speech-text").placeholder = app.forum
