@@ -14,6 +14,7 @@ from mafia_arena.engine.catalogue import Death, StateChanged
 from mafia_arena.rl.evaluate import random_chooser, win_rate
 from mafia_arena.rl.team_env import MAX_DEALS, TeamEnv, TeamSetup, request_kinds
 from mafia_arena.rules import load_variant
+from mafia_arena.rules.loader import envs_dir
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rl.md"
 
@@ -177,6 +178,18 @@ def test_a_request_kind_the_variant_never_asks_is_refused_when_the_env_is_built(
     with pytest.raises(ValueError, match="at least one request kind"):
         TeamEnv(TeamSetup(kinds=()), seed=0)
     assert "vote" in request_kinds(load_variant("standard"), 7)
+
+
+def test_request_kinds_takes_the_setup_variant_as_named() -> None:
+    """docs/rl.md lists a setup's kinds with `request_kinds(variant, players)`, where
+    `TeamSetup.variant` is a name: a name or a path lists what the loaded file does."""
+    loaded = request_kinds(load_variant("classic"), 10)
+    assert request_kinds("classic", 10) == loaded
+    assert request_kinds(envs_dir() / "classic.toml", 10) == loaded
+    assert "final_vote" in loaded
+    assert request_kinds("standard", 7, {"mafia": 1}) == request_kinds(
+        load_variant("standard", {"mafia": 1}), 7
+    )
 
 
 def test_a_night_kind_of_the_other_side_is_refused_when_the_env_is_built() -> None:

@@ -27,8 +27,9 @@ decision (kinds the learner's side is never asked) raises instead of dealing for
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -41,7 +42,7 @@ from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, StateChanged
 from mafia_arena.env.session import GameSession, IllegalActionError, whole_seed
-from mafia_arena.rules import Variant
+from mafia_arena.rules import Variant, load_variant
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
 from mafia_arena.views.encode import ObservationLayout
 from mafia_arena.views.encode_history import ObservationSpec
@@ -57,10 +58,18 @@ that ends before the learner's first turn is rare, a hundred in a row means the 
 is never asked (a kind its side never gets)."""
 
 
-def request_kinds(variant: Variant, players: int) -> tuple[str, ...]:
+def request_kinds(
+    variant: Variant | str | Path, players: int, overrides: Mapping[str, Any] | None = None
+) -> tuple[str, ...]:
     """The request kinds `variant` can ask at `players` seats, as `TeamSetup.kinds`
     names them: the observation layout's kinds (`views.encode`; its ``none`` and
-    ``other`` cells are not kinds) and `UNENCODED_KINDS`."""
+    ``other`` cells are not kinds) and `UNENCODED_KINDS`.
+
+    `variant` is a `Variant`, or a name in `envs/` or a file path loaded with
+    `overrides`, as every env takes it: `TeamSetup.variant` is a name, so a caller
+    listing the kinds a setup may name passes it as it is."""
+    if not isinstance(variant, Variant):
+        variant = load_variant(variant, overrides)
     layout = ObservationLayout(variant, players).kinds
     return (*(k for k in layout if k not in ("none", "other")), *UNENCODED_KINDS)
 
