@@ -1,6 +1,7 @@
 """Rules of the classic digest that games must follow: the final vote between any number
-of nominees, the night chats (section 7), the manner of death (3.1 N3), the nominee's own
-vote (5.2), the player count (2.1, OP-C1, OP-C2) and custom distributions (2.2 rule 4)."""
+of nominees, the night chats (section 7), the manner of death (3.1 N3, OP-C7), the last
+dead's announcement (OP-C14), the nominee's own vote (5.2), the player count (2.1, OP-C1,
+OP-C2) and custom distributions (2.2 rule 4)."""
 
 import pytest
 from tests.host_key import FIXED_HOST_KEY
@@ -95,6 +96,68 @@ def test_item2_classic_any_living_mafioso_may_write_the_manner_of_death():
     game.submit(2, PASS)
     run(game, {}, until=lambda g: g.state.phase == "day")
     assert events(game, "death")[0]["manner"] == "fell from the church tower"
+
+
+def test_op_c7_missing_manner_of_death_is_announced_with_the_neutral_default():
+    """OP-C7: without a manner of death the murder still happens and the morning
+    announcement uses the neutral default text, as the game master announces "auf welche
+    Weise er umkam" (3.2) for every murder."""
+    game = dealt("classic", TEN)
+    run(game, {("night:mafia_kill", 1): 5}, until=_at("describe"))
+    for seat in sorted(game.pending()):
+        game.submit(seat, PASS)
+    run(game, {}, until=lambda g: g.state.phase == "day")
+    assert events(game, "death")[0] == {
+        "seat": 5,
+        "cause": "night",
+        "manner": "was found dead",
+        "role": C,
+    }
+
+
+def test_op_c7_a_timed_out_manner_of_death_uses_the_default_text_too():
+    game = dealt("classic", TEN)
+    run(game, {("night:mafia_kill", 1): 5}, until=_at("describe"))
+    for seat in sorted(game.pending()):
+        game.submit_default(seat, "timeout")
+    run(game, {}, until=lambda g: g.state.phase == "day")
+    assert events(game, "death")[0]["manner"] == "was found dead"
+
+
+def _tied_final_vote_before_the_last_dead():
+    """7 players, P7 murdered in night 1; day 1's final vote P1 : P4 ends 3 : 3."""
+    game = dealt("classic", [M, M, D, C, C, C, C])
+    plan: Plan = {("night:mafia_kill", 1): 6, ("nominate", 1): lambda g, s, r: nominate(r, [0, 3])}
+    run(game, plan, until=_at("final_vote"))
+    for seat in sorted(game.pending()):
+        game.submit(seat, Choice("target", 0 if seat in (3, 4, 5) else 3))
+    assert game.request(6) is not None and game.request(6).kind == "last_dead"
+    return game
+
+
+def test_op_c14_a_last_dead_who_does_not_answer_is_not_announced_as_deciding():
+    """OP-C14: without an answer the engine breaks the tie at random; the public
+    announcement says so instead of naming the last dead as the one who chose (5.2: the
+    engine announces whom the last dead chose, which players read as that player's
+    judgement)."""
+    game = _tied_final_vote_before_the_last_dead()
+    game.submit_default(6, "timeout")
+    (decision,) = events(game, "last_dead_decision")
+    lynched = deaths(game)[-1][0]
+    assert decision["chooser"] is None and decision["chosen"] == [lynched]
+    assert decision["text"] == f"P7 (the last dead) did not decide; drawn at random: P{lynched + 1}"
+
+
+def test_op_c14_the_last_dead_who_answers_is_announced_with_the_choice():
+    game = _tied_final_vote_before_the_last_dead()
+    game.submit(6, Choice("target", 3))
+    (decision,) = events(game, "last_dead_decision")
+    assert decision == {
+        "purpose": "tied final vote",
+        "chooser": 6,
+        "chosen": [3],
+        "text": "P7 (the last dead) chose P4",
+    }
 
 
 def test_item2_classic_nominee_may_vote_for_himself_in_the_final_vote():

@@ -60,7 +60,10 @@ def test_sc_c3_night_murder_announced_with_manner_and_card():
     run(game, {}, until=lambda g: g.state.phase == "day")
     death = events(game, "death")[0]
     assert death == {"seat": 4, "cause": "night", "manner": "drowned in the harbour", "role": C}
+    assert next(e for e in game.events if e.kind == "death").visibility.scope == "public"
     assert not game.state.alive(4)
+    with pytest.raises(IllegalDecision, match="dead players cannot act"):
+        game.submit(4, Speech("I was drowned"))
 
 
 def test_sc_c4_mafia_cannot_target_a_mafioso():
@@ -121,6 +124,15 @@ def test_sc_c6_detective_results_and_no_check_of_the_partner():
     results = [e for e in game.events if e.kind == "night_result"]
     assert results[0].fact.to_payload()["result"] == "mafia"
     assert results[0].visibility.seats == frozenset({0, 1})
+    citizen = dealt("classic", [D, D, M, M, M] + [C] * 5)
+    run(
+        citizen,
+        {("night:mafia_kill", 1): 6, ("night:detective_check", 1): 8},
+        until=lambda g: g.state.phase == "day",
+    )
+    (checked,) = [e for e in citizen.events if e.kind == "night_result"]
+    assert checked.fact.to_payload()["result"] == "innocent"  # a plain citizen: thumbs down
+    assert checked.visibility.seats == frozenset({0, 1})
 
 
 def test_sc_c7_check_of_the_nights_victim_is_truthful_and_victim_dies():
@@ -145,6 +157,11 @@ def test_sc_c8_murdered_detective_still_checks_that_night():
     assert result.fact.to_payload()["result"] == "mafia" and result.visibility.seats == {0, 1}
     assert deaths(game) == [(0, "night")]
     assert events(game, "death")[0]["role"] == D
+    with pytest.raises(IllegalDecision, match="dead players cannot act"):
+        game.submit(0, Speech("P5 is mafia"))  # D1 cannot post
+    from mafia_arena.views import view_of
+
+    assert result.fact in [e.fact for e in view_of(game, 1).knowledge.events]  # D2 keeps it
 
 
 def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
@@ -161,9 +178,64 @@ def test_sc_c10_runoff_deadlock_is_decided_by_the_last_dead():
     while (asked := game.request(6)) is not None and asked.kind == "last_dead":
         game.submit_default(6, "timeout")
     decision = events(game, "last_dead_decision")[-1]
-    assert decision["chooser"] == 6 and len(decision["chosen"]) == 2  # two open places
+    assert len(decision["chosen"]) == 2  # two open places
+    assert decision["chooser"] is None  # drawn, not the last dead's choice (OP-C14)
+    assert decision["text"].startswith("P7 (the last dead) did not decide; drawn at random: ")
     assert len(events(game, "rng")) == draws + 2
     assert events(game, "nominees")[-1]["seats"] == sorted(decision["chosen"])
+
+
+def _asked(game, kind):
+    return any(r.kind == kind for r in game.pending().values())
+
+
+def _nominations(game, ballots):
+    """One nomination round: every voter names `ballots[voter]` in order, then passes."""
+    left = {voter: list(names) for voter, names in ballots.items()}
+    rounds = len(events(game, "nomination_tally"))
+    while len(events(game, "nomination_tally")) == rounds:
+        ((voter, request),) = game.pending().items()
+        assert request.kind == "nominate"
+        names = left[voter]
+        game.submit(voter, Choice("target", names.pop(0)) if names else PASS)
+
+
+def _tc_n10_deadlock():
+    """Five living players (P6 lynched on day 1, night 2 without a murder): TC-N3 secures
+    P1 and sends P2, P3, P4 to a runoff for one place; the runoff TC-N10 (1 : 1 : 1, two
+    abstentions) repeats the tie set for the same place."""
+    game = dealt("classic", [M, M, D, C, C, C, C])
+    plan: Plan = {
+        ("night:mafia_kill", 1): 6,
+        ("nominate", 1): lambda g, s, r: nominate(r, [5, 4]),
+        ("final_vote", 1): 5,
+    }
+    run(game, plan, until=lambda g: g.state.day == 2 and _asked(g, "nominate"))
+    assert game.state.living() == [0, 1, 2, 3, 4] and game.state.death_order[-1] == 5
+    _nominations(game, {0: [1, 2], 1: [0, 3], 2: [0, 3], 3: [0, 1], 4: [0, 2]})
+    assert events(game, "runoff")[-1]["candidates"] == [1, 2, 3]
+    _nominations(game, {0: [1], 1: [2], 2: [3], 3: [], 4: []})
+    assert events(game, "nomination_tally")[-1]["tally"] == {"1": 1, "2": 1, "3": 1}
+    return game
+
+
+@pytest.mark.parametrize("answers", [True, False], ids=["answered", "timed_out"])
+def test_sc_c10_tc_n3_then_tc_n10_the_last_dead_chooses_among_p2_p3_p4(answers):
+    """SC-C10 as written: after TC-N3 and TC-N10 the last dead (P6) is asked to choose
+    one of P2, P3, P4; without an answer a seeded draw decides."""
+    game = _tc_n10_deadlock()
+    ((chooser, request),) = game.pending().items()
+    assert chooser == 5 and request.kind == "last_dead"
+    assert {c.target for c in request.choices} == {1, 2, 3}
+    if answers:
+        game.submit(5, Choice("target", 2))
+    else:
+        game.submit_default(5, "timeout")
+    decision = events(game, "last_dead_decision")[-1]
+    assert (decision["chooser"] == 5) is answers
+    (second,) = decision["chosen"]
+    assert second in (1, 2, 3) and (second == 2 or not answers)
+    assert events(game, "nominees")[-1]["seats"] == [0, second]
 
 
 def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
@@ -180,6 +252,33 @@ def test_sc_c11_tied_final_vote_is_decided_by_the_last_dead():
     game.submit(6, Choice("target", 0))
     assert deaths(game)[-1] == (0, "execution")
     assert events(game, "last_dead_decision")[-1]["chooser"] == 6
+
+
+def test_sc_c11_on_day_3_only_the_night_3_victim_decides_and_the_card_is_revealed():
+    """SC-C11 as written: five players are dead by day 3, the night-3 victim last; a
+    3 : 3 final vote prompts that victim alone, and the chosen nominee's card is shown."""
+    game = dealt("classic", [M, M, M, D] + [C] * 8)
+    plan: Plan = {
+        ("night:mafia_kill", 1): 4,
+        ("nominate", 1): lambda g, s, r: nominate(r, [5, 6]),
+        ("final_vote", 1): 5,
+        ("night:mafia_kill", 2): 6,
+        ("nominate", 2): lambda g, s, r: nominate(r, [7, 8]),
+        ("final_vote", 2): 7,
+        ("night:mafia_kill", 3): 11,
+        ("nominate", 3): lambda g, s, r: nominate(r, [0, 8]),
+    }
+    run(game, plan, until=lambda g: g.state.day == 3 and _asked(g, "final_vote"))
+    assert game.state.death_order == [4, 5, 6, 7, 11]
+    assert events(game, "nominees")[-1]["seats"] == [0, 8]
+    ballots = {0: 8, 1: 8, 2: 8, 3: 0, 8: 0, 9: 0}  # 3 : 3, seat 10 times out
+    for seat, target in ballots.items():
+        game.submit(seat, Choice("target", target))
+    game.submit_default(10, "timeout")
+    ((chooser, request),) = game.pending().items()  # no other dead player is prompted
+    assert chooser == 11 and request.kind == "last_dead"
+    game.submit(11, Choice("target", 8))
+    assert events(game, "death")[-1] == {"seat": 8, "cause": "execution", "role": C}
 
 
 def test_sc_c12_last_dead_after_a_night_without_murder_is_yesterdays_lynched():
@@ -230,6 +329,18 @@ def test_sc_c13_invalid_nominations_are_rejected():
     third = next(c for c in again.choices if c not in (PASS, other))
     game.submit(voter, third)
     assert voter not in game.pending()  # a third nomination is never asked
+
+
+def test_sc_c13_a_runoff_vote_outside_the_tie_set_is_rejected():
+    game = dealt("classic", [M, M, D, C, C, C, C])
+    run(game, {("night:mafia_kill", 1): 6}, until=lambda g: _asked(g, "nominate"))
+    _nominations(game, {0: [1, 2], 1: [0, 3], 2: [0, 1], 3: [0, 2], 4: [0, 3], 5: []})
+    assert events(game, "runoff")[-1]["candidates"] == [1, 2, 3]
+    ((voter, _),) = game.pending().items()
+    for outside in (0, 4, 5):  # secured, 0 votes, 0 votes
+        with pytest.raises(IllegalDecision):
+            game.submit(voter, Choice("target", outside))
+    assert voter in game.pending()  # the runoff vote remains open
 
 
 def test_sc_c14_no_parity_win_last_dead_breaks_the_one_on_one_tie():
@@ -344,6 +455,66 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
 
     run(game, {}, until=spoken)
     assert spoken(game)[0].fact in [e.fact for e in view_of(game, 3).knowledge.events]
+    plan: Plan = {("nominate", 1): lambda g, s, r: nominate(r, [4, 5]), ("final_vote", 1): 4}
+    for kind in ("nominate", "final_vote"):
+        run(game, plan, until=lambda g, kind=kind: _asked(g, kind))
+        assert 3 not in game.pending()
+        with pytest.raises(IllegalDecision, match="dead players cannot act"):
+            game.submit(3, Choice("target", 4))
+    run(game, plan, until=lambda g: g.state.phase == "night" and bool(g.pending()))
+    assert 3 not in game.pending()
+    with pytest.raises(IllegalDecision, match="dead players cannot act"):
+        game.submit(3, Choice("target", 5))
+
+
+# The source's three examples (5.3) as ballots of five voters naming two players each.
+SOURCE_EXAMPLES = {
+    "TC-N1": (
+        {0: [1, 2], 1: [0, 2], 2: [0, 1], 3: [0, 1], 4: [0, 3]},
+        {"0": 4, "1": 3, "2": 2, "3": 1, "4": 0},
+        ([0, 1], None),
+    ),
+    "TC-N2": (
+        {0: [1, 2], 1: [0, 2], 2: [0, 1], 3: [0, 1], 4: [2, 3]},
+        {"0": 3, "1": 3, "2": 3, "3": 1, "4": 0},
+        ([], ([0, 1, 2], 2)),
+    ),
+    "TC-N3": (
+        {0: [1, 2], 1: [0, 3], 2: [0, 3], 3: [0, 1], 4: [0, 2]},
+        {"0": 4, "1": 2, "2": 2, "3": 2, "4": 0},
+        ([0], ([1, 2, 3], 1)),
+    ),
+}
+
+
+@pytest.mark.parametrize("example", sorted(SOURCE_EXAMPLES))
+def test_sc_c9_the_source_nomination_examples(example):
+    """SC-C9: TC-N1..TC-N3 with five living players: the tally, the nominees or the
+    secured player and the runoff set, and the votes each runoff voter has."""
+    ballots, tally, (secured, runoff) = SOURCE_EXAMPLES[example]
+    game = dealt("classic", [M, M, D, C, C, C, C])
+    plan: Plan = {
+        ("night:mafia_kill", 1): 6,
+        ("nominate", 1): lambda g, s, r: nominate(r, [5, 4]),
+        ("final_vote", 1): 5,
+    }
+    run(game, plan, until=lambda g: g.state.day == 2 and _asked(g, "nominate"))
+    _nominations(game, ballots)
+    assert events(game, "nomination_tally")[-1]["tally"] == tally
+    if runoff is None:
+        assert events(game, "nominees")[-1]["seats"] == secured
+        assert not [e for e in game.events if e.kind == "runoff" and e.day == 2]
+        return
+    assert events(game, "runoff")[-1]["candidates"] == runoff[0]
+    assert events(game, "runoff")[-1]["places"] == runoff[1]
+    for _ in range(5):  # every living voter, one request per vote
+        ((voter, request),) = game.pending().items()
+        assert request.kind == "nominate" and request.info["places"] == runoff[1]
+        assert {c.target for c in request.choices if c != PASS} == set(runoff[0]) - {voter}
+        game.submit(voter, PASS)
+    while (asked := game.request(5)) is not None and asked.kind == "last_dead":
+        game.submit(5, asked.choices[0])  # everybody passed: a deadlock for the last dead
+    assert set(secured) <= set(events(game, "nominees")[-1]["seats"])  # P1 stays secured
 
 
 def test_sc_c9_runoff_gives_each_voter_one_vote_per_open_place_among_the_tie_set():

@@ -128,14 +128,14 @@ CASES = [
         "night parameter misspelt",
         "classic",
         "night.0.params.descrbe",
-        "unknown key 'descrbe'; known: describe, kind, narrate_cards",
+        "unknown key 'descrbe'; known: describe, describe_default, kind, narrate_cards",
         edit=_night("mafia_kill", "params", {"descrbe": "How?"}),
     ),
     Case(
         "attempt kind on a check",
         "classic",
         "night.1.params.kind",
-        "unknown key 'kind'; known: describe, narrate_cards",
+        "unknown key 'kind'; known: describe, describe_default, narrate_cards",
         edit=_night("detective_check", "params", {"kind": "clan"}),
     ),
     Case(
@@ -144,6 +144,13 @@ CASES = [
         "night.1.params.describe",
         "only a group step (group = true) describes",
         edit=_night("doctor_protect", "params", {"describe": "How?"}),
+    ),
+    Case(
+        "default manner of death without a describe prompt",
+        "classic",
+        "night.1.params.describe_default",
+        "a default text needs a describe prompt",
+        edit=_night("detective_check", "params", {"describe_default": "was found dead"}),
     ),
     Case(
         "narrated card that does not exist",

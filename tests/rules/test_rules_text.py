@@ -450,6 +450,13 @@ FLIPS = [
         "describe the manner of death ('Say how it happened')",
     ),
     Flip(
+        "classic",
+        "night.0.params.describe_default",
+        "lay still at dawn",
+        "the death is read out as 'was found dead'",
+        "the death is read out as 'lay still at dawn'",
+    ),
+    Flip(
         "club",
         "night.10.params.narrate_cards",
         [],

@@ -398,7 +398,8 @@ class NoExecution(Fact):
 @_fact("last_dead_decision")
 @dataclass(frozen=True, slots=True)
 class LastDeadDecision(Fact):
-    """public — the last dead player (or, with `chooser` None, a draw) settled a tie."""
+    """public — the last dead player (or, with `chooser` None, a draw: no dead player
+    yet, or no answer from the last dead) settled a tie."""
 
     purpose: str
     chooser: int | None

@@ -385,7 +385,9 @@ def _describe(
     """A free-text flavour line from the group (classic: the manner of death).
 
     Every living participant may write it (classic 3.1 N3: any living mafioso), all
-    asked at once; the first text in seat order is used, none leaves the default.
+    asked at once; the first text in seat order is used. Without one (every member
+    passed or timed out) the step's ``describe_default`` is used where the variant sets
+    one (classic OP-C7: "was found dead"), else the death is announced without a manner.
     """
     target = choice.target
     assert target is not None, "a kill names its victim"
@@ -405,7 +407,7 @@ def _describe(
     }
     answers = yield from ask(game, requests)
     texts = (getattr(answers.get(seat), "text", "").strip() for seat in sorted(answers))
-    text = next((t for t in texts if t), "")
+    text = next((t for t in texts if t), "") or step.params.describe_default
     if text:
         game.state.seats[target].flags["manner"] = text
 

@@ -267,6 +267,12 @@ def check_references(variant: Variant, source: str) -> None:
             raise VariantError(
                 source, f"night.{i}.params.describe", "only a group step (group = true) describes"
             )
+        if step.params.describe_default is not None and step.params.describe is None:
+            raise VariantError(
+                source,
+                f"night.{i}.params.describe_default",
+                "a default text needs a describe prompt",
+            )
     check_forum_channels(variant, source)
     if variant.palermo is not None:
         cards = variant.palermo.cards

@@ -136,6 +136,10 @@ class NightParams(_Params):
     describe: str | None = None
     """Group steps only: after the group's pick, one member writes a free-text line with
     this prompt (classic: the manner of death), published with the death."""
+    describe_default: str | None = Field(default=None, min_length=1)
+    """With ``describe``: the text published with the death when no member writes one,
+    by a pass or a timeout (classic OP-C7: the announcement still says how the victim
+    died, "was found dead"). None: such a death is announced without a manner."""
     narrate_cards: tuple[str, ...] = ()
     """Dealt cards for which the host calls this step aloud, besides its actors (club: the
     activated psychopath's step is called for the psychopath card)."""

@@ -323,6 +323,11 @@ def _night_step(variant: Variant, step: NightStep) -> str:
         parts.append(
             f"Then one of them may describe the manner of death ({params.describe!r}); "
             "it is read out with the death."
+            + (
+                f" Without one, the death is read out as {params.describe_default!r}."
+                if params.describe_default is not None
+                else ""
+            )
         )
     if params.narrate_cards:
         parts.append(

@@ -132,10 +132,15 @@ def last_dead_chooses(game: Game, candidates: Sequence[int], places: int, purpos
     dead player yet, or a timeout, the choice is a uniform draw from the game's RNG. A
     disqualified player never decides: the last dead before him does. Candidates
     disqualified meanwhile are dropped; if none is left to pick, fewer are chosen.
+
+    The public announcement names the last dead as the chooser only for the picks that
+    player made; a pick drawn at random (a timeout, OP-C14) is announced as a draw,
+    because the table reads the last dead's choice as that player's judgement.
     """
     state = game.state
     chooser = next((s for s in reversed(state.death_order) if s not in state.disqualified), None)
     chosen: list[int] = []
+    decided: list[int] = []
     remaining = list(candidates)
     for pick in range(places):
         remaining = standing(game, remaining)
@@ -158,14 +163,32 @@ def last_dead_chooses(game: Game, candidates: Sequence[int], places: int, purpos
                 break
             if seat not in remaining:  # the pick was withdrawn by a disqualification
                 seat = game.draw(f"{purpose}: the pick was withdrawn", remaining)
+            elif _answered(game, chooser):
+                decided.append(seat)
         if seat is None:
             seat = game.draw(f"{purpose}: no dead player to decide", remaining)
         chosen.append(seat)
         remaining.remove(seat)
-    text = (
-        f"{seat_name(chooser)} (the last dead) chose "
-        if chooser is not None
-        else "Drawn at random: "
-    ) + ", ".join(seat_name(s) for s in chosen)
-    game.emit(LastDeadDecision(purpose, chooser, tuple(chosen), text), PUBLIC)
+    text = _decision_text(chooser, decided, [s for s in chosen if s not in decided])
+    game.emit(LastDeadDecision(purpose, chooser if decided else None, tuple(chosen), text), PUBLIC)
     return chosen
+
+
+def _answered(game: Game, seat: int) -> bool:
+    """Did `seat`'s latest decision come from the player, not from a timeout's or an
+    agent's fallback (a random draw the game made in the player's place)?"""
+    record = next((r for r in reversed(game.decisions) if r.get("seat") == seat), None)
+    return record is not None and not record.get("fallback")
+
+
+def _decision_text(chooser: int | None, decided: list[int], drawn: list[int]) -> str:
+    """The public line of a last-dead decision: the picks the last dead made, then the
+    ones drawn at random (all of them when there was no dead player or no answer)."""
+    names = ", ".join
+    if chooser is None:
+        return "Drawn at random: " + names(seat_name(s) for s in drawn)
+    made = f"chose {names(seat_name(s) for s in decided)}" if decided else "did not decide"
+    parts = [f"{seat_name(chooser)} (the last dead) {made}"]
+    if drawn:
+        parts.append("drawn at random: " + names(seat_name(s) for s in drawn))
+    return "; ".join(parts)
