@@ -115,6 +115,8 @@ def test_s18_the_accused_are_the_top_group_widened_by_the_second_and_a_double_ti
     )
     assert t.events("nominees", 1)[0]["seats"] == [t["D"], t["M"], t["K"]]
     assert t.events("runoff", 1)[0]["candidates"] == [t["D"], t["M"]]
+    revote = [p["target"] for p in t.events("ballot", 1) if p["revote"]]
+    assert len(revote) == 8 and set(revote) == {t["D"], t["M"]}  # K is out of the re-vote
     assert [p["kind"] for p in t.events("votes", 1)] == ["final_vote", "revote"]
     assert t.events("no_execution", 1) == [{"reason": "tie", "tied": [t["D"], t["M"]]}]
     assert t.dead() == set()
@@ -220,6 +222,7 @@ def test_s23_the_cardsharp_copies_a_heal_a_check_and_nothing_from_a_civilian():
 def test_s24_a_copied_theft_blocks_and_an_arrested_source_gives_nothing():
     t = Table("Cp T Cs Dr D M C1 C2 C3 C4", votes=False)
     t.night({"Cp": "C4", "T": "C3", "Cs": ["T", "Dr"], "D": "C1"})
+    assert t.result("Cs", 2, "copy") == "steal"
     assert t.blocked("Dr", 2) == ["doctor_heal"] and t.dead(2) == {"C1"}
     t.night({"Cp": "T", "Cs": ["T"], "D": "C2", "Dr": "C2"})
     assert t.blocked("Cs", 3) == ["cardsharp_copy"]
