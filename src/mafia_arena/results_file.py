@@ -294,6 +294,22 @@ def store_exists(path: Path) -> bool:
     return True
 
 
+def after_last_newline(handle: IO[bytes], end: int, chunk: int = 1 << 16) -> int:
+    """The offset just past the last ``\\n`` before `end` in `handle` (0 when there is
+    none), read backwards one chunk at a time: the file is never held, and only its last
+    line is read. A writer cuts a store there before appending, so that a line a crash
+    cut short (which readers skip while it is last) never runs into the next record."""
+    position = end
+    while position > 0:
+        start = max(0, position - chunk)
+        handle.seek(start)
+        found = handle.read(position - start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        position = start
+    return 0
+
+
 def json_line(line: bytes | str) -> Any:
     """`json.loads` of one line of a stored file. Nesting too deep for the parser and an
     integer of more digits than Python converts raise `json.JSONDecodeError`, as any

@@ -58,6 +58,7 @@ from mafia_arena.output_folders import naming
 from mafia_arena.results_file import (
     LOGS_NAME,
     STORE_NAME,
+    after_last_newline,
     json_line,
     read_records,
     store_exists,
@@ -80,21 +81,6 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-
-
-def _after_last_newline(handle: IO[bytes], end: int, chunk: int = 1 << 16) -> int:
-    """The offset just past the last ``\\n`` before `end` in `handle` (0 when there is
-    none), read backwards one chunk at a time: the file is never held, and only its last
-    line is read."""
-    position = end
-    while position > 0:
-        start = max(0, position - chunk)
-        handle.seek(start)
-        found = handle.read(position - start).rfind(b"\n")
-        if found >= 0:
-            return start + found + 1
-        position = start
-    return 0
 
 
 def _fsync_dir(path: Path) -> None:
@@ -150,7 +136,7 @@ class ResultsStore:
             return
         with self.path.open("rb+") as handle:
             end = handle.seek(0, os.SEEK_END)
-            keep = _after_last_newline(handle, end)
+            keep = after_last_newline(handle, end)
             if keep != end:
                 handle.truncate(keep)
                 handle.flush()

@@ -94,6 +94,14 @@ class Connection:
             self.outbox.put_nowait(None)
 
 
+def disarm(slot: Slot) -> None:
+    """Cancel the seat's grace timer, if one is armed (its person is back, or the
+    session is closed)."""
+    if slot.grace is not None:
+        slot.grace.cancel()
+        slot.grace = None
+
+
 @dataclass
 class Slot:
     """A seat: its player (human or bot), presence, open turn and tracker."""
@@ -124,6 +132,8 @@ class Slot:
     hold: int = 0
     """While a night is open: how many log events this seat's pages may see (what
     stood when the night's first step began, or when this seat was last asked)."""
+    grace: asyncio.TimerHandle | None = None
+    """The grace timer of the person's latest absence (`GameSession._away`), if armed."""
 
     @property
     def human(self) -> bool:
@@ -401,6 +411,7 @@ class GameSession:
         slot = self.slots[conn.seat]
         slot.connections.append(conn)
         slot.away_since = None
+        disarm(slot)
         slot.changed.set()  # wake a waiting turn: presence changes its deadlines
         if slot.replaced:  # a replaced person who is back takes their seat again
             self.take_back(conn.seat)
@@ -425,9 +436,17 @@ class GameSession:
         Why a timer rather than waiting for the seat's next turn: a seat is asked at
         night only if it holds a night role, so a replacement (and its public badge)
         that came with a turn would show who acts at night.
+
+        Once the game is over there is nothing to stand in for, so no timer is armed:
+        each timer holds the session, and a page closed at the end of every game would
+        keep its finished session in memory for the grace period after the manager
+        forgot it (at a busy table's pace, hundreds of finished games at once).
         """
         since = slot.away_since = self.now()
-        asyncio.get_running_loop().call_later(
+        disarm(slot)
+        if self.over:
+            return
+        slot.grace = asyncio.get_running_loop().call_later(
             self.settings.grace, self._grace_over, slot.seat, since
         )
 
@@ -808,7 +827,9 @@ class GameSession:
             conn.send({"type": "error", "reason": reason})
 
     def close_all(self) -> None:
+        """Close every page and disarm every grace timer: the session is being forgotten."""
         for slot in self.slots:
+            disarm(slot)
             for conn in slot.connections:
                 conn.close()
         self.gallery.close_all()

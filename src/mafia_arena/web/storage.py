@@ -26,6 +26,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from mafia_arena.agents.base import AgentStats
 from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.game import Game
-from mafia_arena.results_file import STORE_NAME
+from mafia_arena.results_file import STORE_NAME, after_last_newline
 from mafia_arena.runner.integrity import fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog, replay_differs, replay_or_why
 from mafia_arena.runner.match import host_traces
@@ -216,11 +217,28 @@ def save_game(
     record = record_of(path)
     try:
         results_dir.mkdir(parents=True, exist_ok=True)
-        with (results_dir / STORE_NAME).open("a", encoding="utf-8") as out:
-            out.write(json.dumps(record, sort_keys=True) + "\n")
+        append_record(results_dir / STORE_NAME, record)
     except OSError:
         log.exception("could not append the result of game %s", game_id)
     return record
+
+
+def append_record(store_path: Path, record: dict[str, Any]) -> None:
+    """Append `record` as one line of the results store at `store_path`, first cutting
+    off a last line without its ``\\n``.
+
+    Why: a server killed (or a disk filled) while appending leaves a record cut short.
+    Readers skip such a line while it is the last one, but the next record appended
+    after it would join it into one malformed line in the middle of the store, and every
+    leaderboard read of the store would then fail on it. The cut record's game is lost
+    to the leaderboards, as any game whose record could not be written."""
+    line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+    with store_path.open("ab+") as out:
+        end = out.seek(0, os.SEEK_END)
+        keep = after_last_newline(out, end)
+        if keep != end:
+            out.truncate(keep)
+        out.write(line)
 
 
 def store(session: GameSession) -> dict[str, Any]:
