@@ -50,6 +50,13 @@ class AgentStats:
         )
 
     def to_json(self) -> dict[str, float]:
+        """The counters a game log's header records (``meta.agent_stats``).
+
+        `latency_s` is left out: it is measured wall time, so two plays of one game with
+        the same decisions would log different bytes, and a log must be a function of
+        the game. Each decision's latency is in its trace (the log's sidecar), the one
+        stored file that holds measured times; `latency_s` stays on the object for
+        callers that time a run."""
         return {
             "decisions": self.decisions,
             "reasks": self.reasks,
@@ -58,7 +65,6 @@ class AgentStats:
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
             "cost": round(self.cost, 8),
-            "latency_s": round(self.latency_s, 4),
         }
 
 

@@ -15,14 +15,40 @@ plots and archive, but left out of every aggregate.
 
 from __future__ import annotations
 
+import gzip
 import tarfile
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from mafia_arena.tracking.plots import PlotTally
 from mafia_arena.tracking.summaries import Estimates, GameTally, SeatTally
 from mafia_arena.tracking.tables import TableWriter, game_row, seat_rows_of
+
+
+def _as_stored(entry: tarfile.TarInfo) -> tarfile.TarInfo:
+    """A log's archive entry without the moment and the account that wrote the file.
+
+    Why: the store writes a log when its batch comes back, so its file time depends on
+    how the tournament ran (in-process or on Ray, the batch sizes, a resume), and the
+    owner on the machine; the archive holds the game logs, which do not, and so comes
+    out byte for byte the same for the same records."""
+    entry.mtime = 0
+    entry.uid = entry.gid = 0
+    entry.uname = entry.gname = ""
+    entry.mode = 0o644
+    return entry
+
+
+def _open_log_archive(path: Path, files: ExitStack) -> tarfile.TarFile:
+    """``path`` opened as a gzipped tar archive whose bytes depend on its entries alone
+    (the gzip header's time is 0; entries go through `_as_stored`); `files` closes it."""
+    raw = files.enter_context(path.open("wb"))
+    zipped = files.enter_context(
+        gzip.GzipFile("logs.tar", "wb", compresslevel=1, fileobj=raw, mtime=0)
+    )
+    return files.enter_context(tarfile.open(fileobj=zipped, mode="w"))
 
 
 class RunTally:
@@ -51,6 +77,7 @@ class RunTally:
         self.seat_table = TableWriter(folder / "tables", "seats")
         self.logs_from = logs_from
         self._archive: tarfile.TarFile | None = None
+        self._archive_files = ExitStack()
 
     def add(self, record: dict[str, Any]) -> None:
         """Pass one."""
@@ -79,11 +106,9 @@ class RunTally:
             path = self.logs_from / record["log_path"]
             if self._archive is None:
                 # closed by `finish`: the archive grows over the whole second pass
-                self._archive = tarfile.open(  # noqa: SIM115
-                    self.folder / "logs.tar.gz", "w:gz", compresslevel=1
-                )
+                self._archive = _open_log_archive(self.folder / "logs.tar.gz", self._archive_files)
             if path.exists():
-                self._archive.add(path, arcname=record["log_path"])
+                self._archive.add(path, arcname=record["log_path"], filter=_as_stored)
 
     @property
     def played(self) -> int:
@@ -98,6 +123,5 @@ class RunTally:
         """Close the tables and the archive and draw the plots."""
         self.game_table.close()
         self.seat_table.close()
-        if self._archive is not None:
-            self._archive.close()
+        self._archive_files.close()
         self.plots.draw(self.folder / "plots", title)
