@@ -23,7 +23,13 @@ from mafia_arena.leaderboard.records import load_records
 from mafia_arena.rules import load_variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.views.text import render_event
-from mafia_arena.web.terminal import QuitGame, parse_line, play_in_terminal, short_menu
+from mafia_arena.web.terminal import (
+    QuitGame,
+    parse_line,
+    play_in_terminal,
+    short_menu,
+    uses_short_menu,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -157,6 +163,29 @@ def test_the_short_menu_lists_targets_by_seat_number_and_promises_no_hidden_list
     assert 10 in numbers and 11 in numbers and min(numbers) < 10
     assert numbers == sorted(numbers), accuse  # 2, 3, …, 10, 11, not "10, 11, 2, 3"
     assert not any("full list" in line for line in menu)
+
+
+def test_a_number_typed_on_a_short_menu_is_words_never_a_hidden_option() -> None:
+    """A short menu numbers no option, and promises that any other line is said: a
+    typed number is speech (a thread post in a forum turn). Read as an option index,
+    ``4`` published an accusation in the person's name and ``3`` in a forum turn sent
+    a private message to P3 (``0`` ended their phase)."""
+    game = Game(load_variant("standard"), 10, 4)
+    while not any(r.kind == "speak" for r in game.pending().values()):
+        seat, request = next(iter(game.pending().items()))
+        game.submit(seat, request.choices[0])
+    speaking = next(r for r in game.pending().values() if r.kind == "speak")
+    forum = _forum_request()
+    for request in (speaking, forum):
+        assert uses_short_menu(request)
+        for line in ("0", "3", "4"):
+            assert decision_for(request, parse_line(request, line, short=True)) == Speech(line)
+
+
+def test_a_number_typed_on_a_full_menu_picks_that_option() -> None:
+    turn = next(iter(Game(load_variant("standard"), 7, 1).pending().values()))
+    assert not uses_short_menu(turn)
+    assert decision_for(turn, parse_line(turn, "1", short=False)) == turn.choices[1]
 
 
 def _forum_request() -> Request:

@@ -305,8 +305,13 @@ def _form(choice: Choice) -> str:
 
 
 def parse_line(request: Request, line: str, short: bool) -> Action:
-    """What a typed line means: an option number, a short-menu act (``accuse 3``,
-    ``claim_result 2 mafia``) on a short menu, or else free text.
+    """What a typed line means: an option number on the full menu, a short-menu act
+    (``accuse 3``, ``claim_result 2 mafia``) on a short menu, or else free text.
+
+    A short menu numbers no option, so a number typed there is words like any others
+    (``4`` in a speech, a thread post): read as an option index it published a hidden
+    option in the person's name (an accusation, a private message, the end of their
+    phase).
 
     On a forum turn a form may be followed by its words (``pm 3 Whom do you trust?``:
     that private message; ``ad new …``, ``testament public …``, ``murder 4 …`` with its
@@ -315,11 +320,9 @@ def parse_line(request: Request, line: str, short: bool) -> Action:
     `_written_action`). A line that starts with a form's verb but names none of the
     offered or written ones is refused (`IllegalDecision`), never posted: a mistyped
     private message must not go to the public thread."""
-    number = read_whole_number(line)
-    if number is not None:
-        return Action(0, choice=number)
     if not short:
-        return Action(0, text=line)
+        number = read_whole_number(line)
+        return Action(0, text=line) if number is None else Action(0, choice=number)
     words = line.split()
     if request.kind == FORUM:
         return _forum_action(request, words) or Action(0, text=line)
