@@ -2,14 +2,16 @@
 
 A plan maps (request kind, day) to the seat everyone asked that kind of decision should
 pick; anything unplanned gets a neutral answer (pass where allowed, else the first legal
-choice). Tests then assert on the events the rules produced.
+choice); a pass the request does not offer (where abstaining is forbidden) is submitted
+as the seat's timeout, the only way the engine takes it. Tests then assert on the events
+the rules produced.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from mafia_arena.engine import PASS, Choice, Game, Request
+from mafia_arena.engine import PASS, Choice, Decision, Game, Request
 from mafia_arena.rules import load_variant
 
 Plan = Mapping[tuple[str, int], int | Callable[[Game, int, Request], Choice | None]]
@@ -47,11 +49,20 @@ def nominate(request: Request, order: list[int]) -> Choice:
     return PASS
 
 
+def answer(game: Game, seat: int, request: Request, decision: Decision) -> None:
+    """Submit `decision` for `seat`; a pass `request` does not offer (where abstaining is
+    forbidden) goes in as the seat's timeout, the only way the engine takes it."""
+    if decision == PASS and not request.offers(PASS):
+        game.submit(seat, PASS, fallback="timeout")
+    else:
+        game.submit(seat, decision)
+
+
 def run(game: Game, plan: Plan, until: Callable[[Game], bool] | None = None) -> Game:
     """Answer requests by `plan` until the game ends or `until(game)` holds."""
     while not game.over and not (until and until(game)):
         for seat, request in sorted(game.pending().items()):
-            game.submit(seat, planned(game, seat, request, plan))
+            answer(game, seat, request, planned(game, seat, request, plan))
     return game
 
 

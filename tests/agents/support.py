@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from tests.scenario import answer
+
 from mafia_arena.agents import RandomAgent, SyncAgent
 from mafia_arena.agents.by_side import BySideAgent
 from mafia_arena.agents.heuristic import HeuristicAgent
@@ -65,7 +67,7 @@ def drive(game: Game, script: Script, until: Callable[[Game], bool]) -> Game:
     while not game.over and not until(game):
         for seat, request in sorted(game.pending().items()):
             decision = script(game, seat, request)
-            game.submit(seat, decision if decision is not None else neutral(request))
+            answer(game, seat, request, decision if decision is not None else neutral(request))
     return game
 
 

@@ -1,7 +1,7 @@
 """classic.md section 10: one test per scenario, named after the rule it proves."""
 
 import pytest
-from tests.scenario import Plan, dealt, deaths, events, neutral, nominate, run
+from tests.scenario import Plan, answer, dealt, deaths, events, neutral, nominate, run
 
 from mafia_arena.engine import PASS, Choice, IllegalDecision, Speech
 from mafia_arena.rules import VariantError, load_variant
@@ -87,10 +87,10 @@ def test_sc_c5_mafia_timeout_uses_plurality_then_random(picks, victims):
         while game.state.phase == "night" and not game.over:
             for seat, request in sorted(game.pending().items()):
                 if request.kind == "night:mafia_kill":
-                    pick = picks[seat]
-                    game.submit(seat, PASS if pick is None else Choice("target", pick))
+                    pick = picks[seat]  # None: this mafioso times out
+                    answer(game, seat, request, PASS if pick is None else Choice("target", pick))
                 else:
-                    game.submit(seat, neutral(request))
+                    answer(game, seat, request, neutral(request))
         seen |= {s for s, _ in deaths(game)}
     assert seen == victims
 
@@ -301,9 +301,12 @@ def test_sc_c12_last_dead_after_a_night_without_murder_is_yesterdays_lynched():
     assert not game.state.alive(5)  # lynched on day 1; night 2 had no pick
     assert events(game, "no_death")
     assert game.state.living() == [0, 1, 2, 3, 4]
-    ballots = {0: 3, 3: 0, 1: 0, 2: 3, 4: None}  # 2 : 2 with one abstention
+    ballots = {0: 3, 3: 0, 1: 0, 2: 3, 4: None}  # 2 : 2 with one abstention (a timeout)
     for seat, target in ballots.items():
-        game.submit(seat, PASS if target is None else Choice("target", target))
+        if target is None:
+            game.submit(seat, PASS, fallback="timeout")
+        else:
+            game.submit(seat, Choice("target", target))
     ((chooser, request),) = game.pending().items()
     assert chooser == 5 and request.kind == "last_dead"
 

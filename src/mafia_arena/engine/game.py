@@ -153,7 +153,7 @@ class Game:
         if request is None or seat in answers:
             raise IllegalDecision(seat, self._why_not_pending(seat))
         if decision.__class__ is not Choice or not request.offers(decision):
-            decision = self._validate(request, decision)  # (an offered choice is valid)
+            decision = self._validate(request, decision, fallback)  # (an offered one is)
         answers[seat] = decision
         kind = request.kind
         record: dict[str, Any]
@@ -354,7 +354,13 @@ class Game:
             return "dead players cannot act"
         return "it is not your turn to act"
 
-    def _validate(self, request: Request, decision: Decision | str) -> Decision:
+    def _validate(self, request: Request, decision: Decision | str, fallback: str = "") -> Decision:
+        """`decision` as the engine applies it (text parsed), or `IllegalDecision`.
+
+        A pass that `request` does not offer is taken only as a recorded fallback (a
+        timeout, an agent's failure: its `default`), never as a seat's own choice: where
+        abstaining is forbidden, an agent that sent it would otherwise abstain unrecorded.
+        """
         if isinstance(decision, str):
             decision = (
                 Choice.parse(decision)
@@ -377,7 +383,7 @@ class Game:
             return decision
         if request.offers(decision):
             return decision
-        if decision == PASS and request.default == "pass":
+        if decision == PASS and request.default == "pass" and fallback:
             return decision  # a recorded abstention where voting is otherwise mandatory
         raise IllegalDecision(
             request.seat,
