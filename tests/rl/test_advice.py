@@ -115,3 +115,38 @@ def test_pretraining_copies_the_co_player() -> None:
     before = pretrain(model.policy, demos, epochs=1, learning_rate=0.0)
     after = pretrain(model.policy, demos, epochs=60, batch_size=64, seed=1)
     assert before < 0.5 < 0.95 <= after, (before, after)
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "side"), [("standard", 7, "town"), ("classic", 10, "mafia")]
+)
+def test_every_decision_of_a_side_gets_the_speechs_act_as_advice_or_none(
+    variant: str, players: int, side: str
+) -> None:
+    """With ``kinds = ["*"]`` the co-player answers speaking turns with a `Speech`: its
+    act (a choice the turn offers) is the advice; free text without one (classic's
+    night talk and manner of death) gives an all-zero block and no teacher action, and
+    imitation records only the turns with one."""
+    setup = TeamSetup(variant, players, side=side, kinds=("*",), advice=True)
+    env = TeamEnv(setup, seed=3)
+    kinds: dict[str, set[bool]] = {}
+    for _ in range(2):
+        obs, info = env.reset()
+        done = False
+        while not done:
+            action, advice = env.teacher_action(), obs[-env.actions :]
+            mask = env.action_masks()
+            game = env.session.game
+            assert game is not None
+            kinds.setdefault(game.pending()[info["seat"]].kind, set()).add(action is None)
+            if action is None:
+                assert not advice.any()
+                action = int(np.flatnonzero(mask)[0])
+            else:
+                assert advice.sum() == 1.0 and advice[action] == 1.0 and mask[action]
+            obs, _, done, _, info = env.step(action)
+    assert kinds["speak"] == {False}
+    if variant == "classic":
+        assert kinds["describe"] == kinds["night_chat"] == {True}
+        demos = demonstrations(setup, 2, seed=3)
+        assert demos.masks[np.arange(len(demos)), demos.actions].all()

@@ -12,6 +12,7 @@ import pytest
 from tests.cli.test_cli_errors import run_cli
 
 from mafia_arena.rl.spec import TrainSpecError, load_train_spec
+from mafia_arena.rl.team_env import request_kinds
 from mafia_arena.rl.train import train
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,9 +58,23 @@ def test_a_spec_with_a_request_kind_the_variant_never_asks_is_refused(
 
 def test_every_kind_of_the_variant_and_the_wildcard_are_accepted(tmp_path: Path) -> None:
     path = tmp_path / "spec.toml"
-    every = '["*", "vote", "final_vote", "nominate", "speak", "night:detective_check"]'
+    kinds = ["*", *request_kinds("standard", 7, side="town")]
+    assert {"vote", "speak", "night:detective_check"} <= set(kinds)
+    every = "[" + ", ".join(f'"{k}"' for k in kinds) + "]"
     path.write_text(SHIPPED.read_text().replace('kinds = ["vote"]', f"kinds = {every}"))
-    assert load_train_spec(path).setup.kinds[0] == "*"
+    assert load_train_spec(path).setup.kinds == tuple(kinds)
+
+
+def test_a_kind_the_variant_never_asks_is_refused_naming_the_spec_key(tmp_path: Path) -> None:
+    """Standard votes by plurality: a final vote is never asked, so the spec is refused
+    before training, not after `reset` has dealt a hundred games."""
+    path = tmp_path / "spec.toml"
+    path.write_text(SHIPPED.read_text().replace('kinds = ["vote"]', 'kinds = ["final_vote"]'))
+    with pytest.raises(TrainSpecError) as refused:
+        load_train_spec(path)
+    assert "train.kinds.0': 'final_vote' is not a request kind of standard at 7" in str(
+        refused.value
+    )
 
 
 def test_train_with_an_unknown_kind_exits_2_with_one_line(

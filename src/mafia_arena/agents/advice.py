@@ -6,28 +6,39 @@ than rediscovering its reasoning from the raw observation. The advice is the scr
 player's decision from the deciding seat's own view, so it holds nothing hidden from
 that seat. Training (`rl.team_env.TeamEnv` with ``advice``) and play
 (`agents.policy.PolicyAgent`, whose fallback gives the advice) build it the same way:
-a one-hot over the action ids (egocentric ids when the layout is egocentric), all zero
-when the decision is not in the action table (free text).
+a one-hot over the action ids (egocentric ids when the layout is egocentric). A speech
+is advised as the act it was made from (a heuristic speaking turn says its accusation or
+claim in words: where the request offers that act, it is the action the learner can
+take); the block is all zero when the decision has no action id (free text without an
+offered act, or a choice outside the table).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mafia_arena.engine.choices import Choice, Decision
+from mafia_arena.engine.choices import Decision, Request, Speech
 from mafia_arena.env.actions import ActionTable, UnknownChoiceError
 
 
-def advice_id(table: ActionTable, seat: int, decision: Decision, egocentric: bool) -> int | None:
-    """The action id of `decision` for `seat` (relative when `egocentric`), or None."""
-    if not isinstance(decision, Choice):
+def advice_id(
+    table: ActionTable, request: Request, decision: Decision, egocentric: bool
+) -> int | None:
+    """The action id of `decision`, the answer to `request` (relative to the asked
+    seat when `egocentric`), or None.
+
+    A `Speech` stands for its act where `request` offers that act as a choice (a
+    discussion turn's accusations and claims), so the learner can follow the advice;
+    a turn that takes only free text or a pass (Palermo's posts) gets none."""
+    choice = decision.act if isinstance(decision, Speech) else decision
+    if choice is None or (isinstance(decision, Speech) and choice not in request.choices):
         return None
     try:
-        action = table.id_of(decision)
+        action = table.id_of(choice)
     except UnknownChoiceError:
         return None
     if egocentric:  # `rotation` maps relative ids to absolute ones: invert it
-        action = int(np.flatnonzero(table.rotation(seat) == action)[0])
+        action = int(np.flatnonzero(table.rotation(request.seat) == action)[0])
     return action
 
 

@@ -140,7 +140,7 @@ class PolicyAgent(SyncAgent):
         observation = self.encoder.encode(view)
         egocentric = self.observation.egocentric
         if self.advice is not None:  # as in training: the fallback's own choice, one-hot
-            advised = advice_id(self.table, view.seat, self.fallback.decide(view), egocentric)
+            advised = advice_id(self.table, request, self.fallback.decide(view), egocentric)
             observation = with_advice(observation, advised, self.table.size)
         mask = self.table.mask(request).astype(bool)
         if egocentric:

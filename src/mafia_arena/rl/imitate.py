@@ -42,6 +42,10 @@ class Demonstrations:
 def demonstrations(setup: TeamSetup, games: int, seed: int) -> Demonstrations:
     """The co-player's decisions at the learner's turns over `games` seeded games.
 
+    A turn where the co-player's answer has no action id (`TeamEnv.teacher_action` is
+    None: free text without an act, where the request's only choice is to pass) is no
+    demonstration; the env is stepped with its first legal action and plays on.
+
     The env is seeded with `seed`, so the games (and their opponents, drawn from the
     pool) are the same on every run; use a seed away from the evaluation's held-out
     seeds (`rl.evaluate.HELD_OUT_SEED`).
@@ -58,8 +62,12 @@ def demonstrations(setup: TeamSetup, games: int, seed: int) -> Demonstrations:
         reward = 0.0
         while not done:
             action = env.teacher_action()
+            mask = env.action_masks()
+            if action is None:
+                obs, reward, done, _, _ = env.step(int(np.flatnonzero(mask)[0]))
+                continue
             observations.append(np.array(obs, dtype=np.float32))
-            masks.append(env.action_masks().copy())
+            masks.append(mask.copy())
             actions.append(action)
             obs, reward, done, _, _ = env.step(action)
         returns.extend([float(reward)] * (len(actions) - start))

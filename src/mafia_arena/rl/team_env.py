@@ -19,17 +19,17 @@ Palermo's exits by the vote; the side the shown card says, None for a hidden car
 shaping, and `shaping` adds them to the reward when set. They are read from the events,
 not from the phase: the night's kills are announced at dawn, already by day.
 
-`kinds` must name request kinds the variant can ask (`request_kinds`), checked when the
-env is built, and a `reset` that deals `MAX_DEALS` games in a row without a learner
-decision (kinds the learner's side is never asked) raises instead of dealing forever.
+`kinds` must name request kinds the variant can ask the learner's side (`request_kinds`,
+read from the variant's data by `rl.kinds`), checked when the env is built, and a
+`reset` that deals `MAX_DEALS` games in a row without a learner decision (a role that
+changed sides) raises instead of dealing forever.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -42,36 +42,17 @@ from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, StateChanged
 from mafia_arena.env.session import GameSession, IllegalActionError, whole_seed
-from mafia_arena.rules import Variant, load_variant
+from mafia_arena.rl.kinds import asked_sides, request_kinds
+from mafia_arena.rules import Variant
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
-from mafia_arena.views.encode import ObservationLayout
 from mafia_arena.views.encode_history import ObservationSpec
 
 Chooser = Callable[[np.ndarray, np.ndarray], int]
 """A policy as a function: (observation, boolean mask) -> action id."""
-UNENCODED_KINDS = ("bid", "explain", "forum")
-"""Request kinds the engine asks that the observation layout files under ``other``
-(speaking-order bids, a voter's explanation, a forum game's window)."""
 MAX_DEALS = 100
 """Games `reset` deals in a row without a learner decision before it gives up: a game
 that ends before the learner's first turn is rare, a hundred in a row means the learner
 is never asked (a kind its side never gets)."""
-
-
-def request_kinds(
-    variant: Variant | str | Path, players: int, overrides: Mapping[str, Any] | None = None
-) -> tuple[str, ...]:
-    """The request kinds `variant` can ask at `players` seats, as `TeamSetup.kinds`
-    names them: the observation layout's kinds (`views.encode`; its ``none`` and
-    ``other`` cells are not kinds) and `UNENCODED_KINDS`.
-
-    `variant` is a `Variant`, or a name in `envs/` or a file path loaded with
-    `overrides`, as every env takes it: `TeamSetup.variant` is a name, so a caller
-    listing the kinds a setup may name passes it as it is."""
-    if not isinstance(variant, Variant):
-        variant = load_variant(variant, overrides)
-    layout = ObservationLayout(variant, players).kinds
-    return (*(k for k in layout if k not in ("none", "other")), *UNENCODED_KINDS)
 
 
 def unknown_kinds(kinds: Sequence[str], variant: Variant, players: int) -> list[str]:
@@ -84,33 +65,26 @@ def check_kinds(
     kinds: Sequence[str], variant: Variant, players: int, side: str | None = None
 ) -> None:
     """Raise `ValueError` unless `kinds` names at least one kind and only kinds the
-    variant can ask (of `side`, when given): a learner asked nothing would have `reset`
-    deal games forever. A night step is asked of the sides of the roles that act in it
-    (as dealt; a role that changes sides later is left to `reset`'s limit)."""
+    variant can ask at `players` seats (of `side`, when given; `rl.kinds`): a learner
+    asked nothing would have `reset` deal games forever. The message names the kind,
+    the variant and the kinds it does ask."""
     if not kinds:
         raise ValueError("name at least one request kind (or '*' for every decision)")
-    unknown = unknown_kinds(kinds, variant, players)
-    if unknown:
-        raise ValueError(
-            f"{unknown[0]!r} is not a request kind of {variant.name} "
-            f"({', '.join(request_kinds(variant, players))}, or '*' for every decision)"
-        )
+    asked = asked_sides(variant, players)
+    mine = request_kinds(variant, players, side=side)
+    listed = f"{', '.join(mine)}, or '*' for every decision"
     for kind in kinds:
-        asked = night_sides(variant, kind)
-        if side is not None and asked is not None and side not in asked:
+        if kind == ALL_KINDS or kind in mine:
+            continue
+        if kind in asked and side is not None:
             raise ValueError(
-                f"{kind!r} is asked only of the {' and '.join(sorted(asked))} side, not of {side}"
+                f"{kind!r} is asked only of the {' and '.join(sorted(asked[kind]))} side, "
+                f"not of {side}, in {variant.name} at {players} players (it asks the "
+                f"{side} side {listed})"
             )
-
-
-def night_sides(variant: Variant, kind: str) -> set[str] | None:
-    """The sides whose dealt roles act in the night step of `kind` (``night:<step>``),
-    or None for a kind that is no night step."""
-    step = next((s for s in variant.night if f"night:{s.name}" == kind), None)
-    if step is None:
-        return None
-    factions = {variant.roles[role].faction for role in step.actors if role in variant.roles}
-    return {variant.factions[f].side for f in factions if f in variant.factions}
+        raise ValueError(
+            f"{kind!r} is not a request kind of {variant.name} at {players} players ({listed})"
+        )
 
 
 def _executed(fact: object) -> tuple[int, str | None] | None:
@@ -208,6 +182,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         self._sides: list[str] = []
         self._seat: int | None = None
         self._teacher: int | None = None  # the co-player's answer to the open decision
+        self._asked = False  # whether `_teacher` holds it (None is an answer too)
         self._seen = 0  # the game's events already looked at for signals
         self.opponent = ""
 
@@ -264,25 +239,31 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             return np.ones(self.actions, dtype=bool)
         return self.session.observe(self._seat)["action_mask"].astype(bool)
 
-    def teacher_action(self) -> int:
-        """The co-player's choice for the seat deciding now, as this env's action id.
+    def teacher_action(self) -> int | None:
+        """The co-player's choice for the seat deciding now, as this env's action id, or
+        None where it has none (free text without an act the request offers: a
+        mafioso's night talk or manner of death, a Palermo post).
 
         The co-player decides from that seat's own view, exactly as it would if it held
         the seat, so no hidden information enters: demonstrations for imitation
         (`rl.imitate`) pair this id with the seat's observation, and the ``advice``
-        option shows it to the learner. Stepping the env with it plays the co-player's
-        game. Asked once per decision (the answer is kept), so the co-player's own
-        generator advances as it does at play time.
+        option shows it to the learner (a speech as the act it was made from, all zero
+        for None, as the `rl` agent's fallback advises at play time: `agents.advice`).
+        Stepping the env with it plays the co-player's game. Asked once per decision
+        (the answer is kept), so the co-player's own generator advances as it does at
+        play time.
         """
         if self._seat is None:
             raise RuntimeError("reset() the environment before asking for a decision")
-        if self._teacher is None:
+        if not self._asked:
             seat = self._seat
-            decision = self._agents[seat].decide(self.session.view(seat))
-            action = advice_id(self.session.table, seat, decision, self.setup.egocentric)
-            if action is None:
-                raise ValueError(f"the co-player's {decision!r} is not an action id")
-            self._teacher = action
+            view = self.session.view(seat)
+            assert view.request is not None, "the deciding seat is asked"
+            decision = self._agents[seat].decide(view)
+            self._teacher = advice_id(
+                self.session.table, view.request, decision, self.setup.egocentric
+            )
+            self._asked = True
         return self._teacher
 
     def play(self, game_seed: int, opponent: str, choose: Chooser | None = None) -> bool:
@@ -333,6 +314,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         assert game is not None
         self._seat = None
         self._teacher = None
+        self._asked = False
         while not game.over:
             pending = game.pending()
             learner = [
