@@ -776,9 +776,9 @@ def reached(worlds: Worlds, session: GameSession) -> set[str]:
 
 
 # --------------------------------------------------------------------------- drivers
-def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) -> int:
-    """Both worlds through the Parallel env in lockstep; returns the steps compared.
-    `seen` counts what the compared play reached (`reached`)."""
+def start_parallel_pair(worlds: Worlds, policy_seed: int) -> tuple[list[Any], random.Random]:
+    """World A's and world B's Parallel envs, reset to their deals, and the policy's RNG
+    (`policy_seed`); the case's comparison state is cleared for a new play."""
     envs = [mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides)]
     envs.append(mafia_env.raw_parallel_env(worlds.variant, worlds.players, worlds.overrides))
     envs[0].reset(seed=worlds.seed, options=worlds.options_a)
@@ -786,6 +786,13 @@ def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = N
     rng = random.Random(policy_seed)
     worlds.diverged, worlds.asked_once, worlds.keep = "", None, frozenset()
     worlds.games = (envs[0].session.current, envs[1].session.current)
+    return envs, rng
+
+
+def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) -> int:
+    """Both worlds through the Parallel env in lockstep; returns the steps compared.
+    `seen` counts what the compared play reached (`reached`)."""
+    envs, rng = start_parallel_pair(worlds, policy_seed)
     seat, agent = worlds.observer, f"player_{worlds.observer}"
     steps = 0
     try:
