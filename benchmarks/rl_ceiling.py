@@ -76,10 +76,13 @@ def informed_chooser(env: TeamEnv, whole_view: bool) -> Chooser:
         request = game.request(seat)
         for choice in request.choices if request is not None else ():
             if target is not None and choice.target == target:
-                action = advice_id(env.session.table, seat, choice, env.setup.egocentric)
+                assert request is not None
+                action = advice_id(env.session.table, request, choice, env.setup.egocentric)
                 if action is not None:
                     return action
-        return env.teacher_action()
+        teacher = env.teacher_action()  # a vote always has one: the heuristic's choice
+        assert teacher is not None
+        return teacher
 
     return choose
 

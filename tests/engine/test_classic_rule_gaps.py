@@ -131,7 +131,8 @@ def _tied_final_vote_before_the_last_dead():
     run(game, plan, until=_at("final_vote"))
     for seat in sorted(game.pending()):
         game.submit(seat, Choice("target", 0 if seat in (3, 4, 5) else 3))
-    assert game.request(6) is not None and game.request(6).kind == "last_dead"
+    asked = game.request(6)
+    assert asked is not None and asked.kind == "last_dead"
     return game
 
 

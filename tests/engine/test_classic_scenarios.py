@@ -1,5 +1,7 @@
 """classic.md section 10: one test per scenario, named after the rule it proves."""
 
+from functools import partial
+
 import pytest
 from tests.scenario import Plan, answer, dealt, deaths, events, neutral, nominate, run
 
@@ -460,7 +462,7 @@ def test_sc_c18_dead_players_cannot_act_but_still_read_the_table():
     assert spoken(game)[0].fact in [e.fact for e in view_of(game, 3).knowledge.events]
     plan: Plan = {("nominate", 1): lambda g, s, r: nominate(r, [4, 5]), ("final_vote", 1): 4}
     for kind in ("nominate", "final_vote"):
-        run(game, plan, until=lambda g, kind=kind: _asked(g, kind))
+        run(game, plan, until=partial(_asked, kind=kind))
         assert 3 not in game.pending()
         with pytest.raises(IllegalDecision, match="dead players cannot act"):
             game.submit(3, Choice("target", 4))

@@ -4,6 +4,7 @@ are seeded per game (see `mafia_arena.env.vector`)."""
 from __future__ import annotations
 
 import pickle
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -402,7 +403,7 @@ def test_call_get_attr_and_set_attr_treat_each_row_as_a_sub_environment() -> Non
     `action_masks`) and on the vector env; a per-game value comes back one per row, a
     shared setting once per row, and `set_attr` sets a shared option for every row."""
     setup = TeamSetup(variant="simple", players=5, side="town", kinds=("*",))
-    sync = SyncVectorEnv([lambda i=i: TeamEnv(setup, seed=i) for i in range(3)])
+    sync = SyncVectorEnv([partial(TeamEnv, setup, seed=i) for i in range(3)])
     sync.reset(seed=0)
     vec = MafiaVectorEnv("simple", 5, 3)
     with pytest.raises(RuntimeError, match="reset"):
@@ -445,4 +446,5 @@ def test_gymnasium_observation_wrappers_refuse_the_same_step_autoreset() -> None
     with pytest.raises(ValueError, match="autoreset_mode"):
         FlattenObservation(vec)
     obs, _ = vec.reset(seed=0)
-    assert obs["observation"].shape == (2, vec.single_observation_space["observation"].shape[0])
+    size = vec.single_observation_space["observation"].shape
+    assert size is not None and obs["observation"].shape == (2, size[0])

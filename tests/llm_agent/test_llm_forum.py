@@ -110,11 +110,10 @@ async def test_an_llm_player_widens_a_private_message_to_several_players(
     assert "begin with 'Also to:'" in last_user(fake.requests[1])
     t.act(C2, decision).phase()
     assert t.refusals == []
-    sent = [e for e in t.game.events if isinstance(e.fact, PrivateMessage) and e.fact.sender == C2]
-    assert [(e.fact.recipients, e.fact.text) for e in sent] == [
-        ((C1, C3, C4), "Meet me after the vote.")
-    ]
-    assert sent[0].visibility.seats == {C1, C2, C3, C4}  # the recipients only
+    events = t.game.events
+    sent = [(e, f) for e in events if isinstance(f := e.fact, PrivateMessage) and f.sender == C2]
+    assert [(f.recipients, f.text) for _, f in sent] == [((C1, C3, C4), "Meet me after the vote.")]
+    assert sent[0][0].visibility.seats == {C1, C2, C3, C4}  # the recipients only
 
 
 async def test_an_llm_player_places_an_ad_under_a_pseudonym_it_owns(
