@@ -39,12 +39,7 @@ async def test_an_llm_player_reads_its_channels_and_writes_a_private_message(
     assert request is not None and request.kind == "forum"
     label = request.labels[request.choices.index(c("pm", C3))]
     fake.script(reply(f'{{"choice": "{label}", "reason": "answer him"}}'), reply("Thanks, P13."))
-    agent = LLMAgent(fake_definition)
-    agent.reset(C2, 7)
-    try:
-        decision = await agent.act(view)
-    finally:
-        await aclose_shared_clients()
+    _, decision = await _acting(fake_definition, view, C2)
     assert decision == Speech("Thanks, P13.", c("pm", C3))
     first = prompt_text(fake.requests[0])
     assert "Psst, P12: I trust you." in first  # its private conversation
@@ -65,12 +60,7 @@ async def test_a_failed_forum_content_is_no_decision_fallback(
     assert request is not None and request.kind == "forum"
     label = request.labels[request.choices.index(c("pm", C3))]
     fake.script(reply(f'{{"choice": "{label}", "reason": "answer him"}}'), error(400, "bad"))
-    agent = LLMAgent(fake_definition)
-    agent.reset(C2, 7)
-    try:
-        decision = await agent.act(view)
-    finally:
-        await aclose_shared_clients()
+    agent, decision = await _acting(fake_definition, view, C2)
     assert decision == c("pm", C3)
     assert agent.take_fallback() is None
     assert agent.stats.fallbacks == 0 and agent.stats.decisions == 1
@@ -81,14 +71,21 @@ async def test_a_failed_forum_content_is_no_decision_fallback(
     assert content_trace["fallback"] == "bad_request" and "bad" in content_trace["reason"]
 
 
-async def _forum_decision(definition: AgentDefinition, t: Table, seat: int) -> Decision:
-    """The LLM player's decision for `seat`'s forum turn now."""
+async def _acting(definition: AgentDefinition, view: View, seat: int) -> tuple[LLMAgent, Decision]:
+    """A fresh LLM player at `seat` and its decision on `view` (its shared client closed
+    after, so each test starts with none)."""
     agent = LLMAgent(definition)
     agent.reset(seat, 7)
     try:
-        return await agent.act(SeatTracker(seat).view(t.game))
+        return agent, await agent.act(view)
     finally:
         await aclose_shared_clients()
+
+
+async def _forum_decision(definition: AgentDefinition, t: Table, seat: int) -> Decision:
+    """The LLM player's decision for `seat`'s forum turn now."""
+    _, decision = await _acting(definition, SeatTracker(seat).view(t.game), seat)
+    return decision
 
 
 async def test_an_llm_player_widens_a_private_message_to_several_players(
