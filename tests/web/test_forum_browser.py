@@ -129,3 +129,38 @@ def test_a_human_writes_privately_places_an_ad_and_a_testament_and_a_bot_answers
         if isinstance(e.fact, GameMasterNotice)
     )
     assert "Keep private messages civil." not in page.locator("#transcript").inner_text()
+
+
+def test_a_refused_form_keeps_the_words_and_a_taken_one_clears_them(
+    browser: Any, heuristic_server: LiveServer
+) -> None:
+    """The words box is cleared when a form is taken (the next turn comes), not when
+    it is sent: a form the game master refuses leaves what the person wrote in the box,
+    to mend and send again."""
+    server = heuristic_server
+    seats = [{"kind": "human"}, {"kind": "bot", "agent": "heuristic"}]
+    created = server.create(variant="dictator", players=12, seed=4, seats=seats)
+    game_id = created["game_id"]
+    page = browser.new_context().new_page()
+    page.goto(server.url + "/")
+    admin = json.dumps(json.dumps(created["admin"]))
+    page.evaluate(f"localStorage.setItem('mafia:admin:{game_id}', {admin})")
+    page.goto(f"{server.url}/g/{game_id}")
+    page.wait_for_selector("#invites li button")
+    page.locator("#invites li button", has_text="Take P1 myself").click()
+    written = page.locator("#choices").get_by_role("button", name="message to them", exact=True)
+    expect(written).to_be_enabled(timeout=30_000)
+    words = "Meet me after dark, and bring the list."
+    page.fill("#speech-text", words)
+    page.fill("#form-seats", "1, 6")  # P1 is this seat: no message to oneself
+    written.click()
+    expect(page.locator("#action-error")).to_have_text(
+        "private messages go to other players in the game", timeout=10_000
+    )
+    assert page.locator("#speech-text").input_value() == words
+    expect(written).to_be_enabled()
+    page.fill("#form-seats", "3, 6")
+    written.click()
+    expect(page.locator("#speech-text")).to_have_value("", timeout=30_000)  # taken
+    expect(page.locator("#forum-messages")).to_contain_text(f"P1 → P3, P6: {words}")
+    page.context.close()

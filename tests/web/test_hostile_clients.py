@@ -3,6 +3,8 @@ and leaves the server serving everyone else.
 
 - non-finite numbers (``NaN``, ``Infinity``: Python's JSON parser takes them) in a body
   get a 422 with the reason, not a 500;
+- a body in UTF-16 or UTF-32 (Python's JSON parser reads them too) is refused (415)
+  before anything parses it: its bytes could hide nesting from the depth guard;
 - games of bots alone, which finish at once, cannot fill the server for other creators;
 - exchanging an invite or a resume link again and again keeps a bounded number of keys;
 - socket frames nest at most 8 levels, as documented;
@@ -41,6 +43,33 @@ def post_raw(server: LiveServer, path: str, body: bytes) -> httpx.Response:
     return httpx.post(
         server.url + path, content=body, headers={"content-type": "application/json"}, timeout=10
     )
+
+
+def test_bodies_not_in_utf8_are_refused_before_the_depth_guard_could_be_fooled(
+    server: LiveServer,
+) -> None:
+    """In UTF-16 (little-endian) U+2200 is the bytes 00 22: a quote mark to a scan of
+    bytes, none to the parser, so the guard took the brackets after it for a string's
+    and let nesting past its limit (40 levels here, 32 allowed) reach the app."""
+    limit = server.manager.settings.max_json_depth
+    nested = "[" * (limit + 8) + "]" * (limit + 8)
+    hidden = '{"variant": "standard", "players": 7, "note": "\u2200", "x": ' + nested + "}"
+    assert json.loads(hidden.encode("utf-16-le"))["note"] == "\u2200"  # the parser reads it
+    plain = json.dumps({"variant": "standard", "players": 7, "seats": [{"kind": "human"}]})
+    bodies = [
+        hidden.encode("utf-16-le"),
+        plain.encode("utf-16"),  # with its byte order mark
+        plain.encode("utf-16-be"),
+        plain.encode("utf-32"),
+        plain.encode("utf-8")[:-1] + b"\xff}",  # no UTF-8 at all
+    ]
+    for body in bodies:
+        reply = post_raw(server, "/api/games", body)
+        assert reply.status_code == 415, (body[:40], reply.text)
+        assert reply.json()["detail"] == "request body must be JSON text in UTF-8"
+    assert post_raw(server, "/api/games", hidden.encode()).status_code == 400  # too deep
+    assert post_raw(server, "/api/games", plain.encode("utf-8-sig")).status_code == 200
+    assert post_raw(server, "/api/games", plain.encode()).status_code == 200
 
 
 PALERMO_SHARE = (

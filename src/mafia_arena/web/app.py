@@ -6,7 +6,9 @@ websocket message, never in URLs):
 - ``GET /``, ``GET /g/{id}``: the page (vanilla JS, no build step), ``/static/*``;
 - ``GET /api/variants``, ``GET /api/agents``: what a creator may choose;
 - ``POST /api/games``: create (a `GameSpec`) → admin credential and invites;
-- ``GET /api/games/{id}``: the public lobby (seats, bot/human, taken; no secrets);
+- ``GET /api/games/{id}``: the public lobby (seats, bot/human, taken; no secrets); for
+  a finished game no longer in memory (after a restart) its facts, ``over`` and the
+  address of its ``replay``;
 - ``POST /api/games/{id}/join``: exchange an invite → seat credential and resume token
   (again from the same device only: the ``mafia_device`` HttpOnly cookie, `web/auth.py`);
 - ``POST /api/games/{id}/seat``: which seat an invite is for (the join page shows it);
@@ -19,19 +21,22 @@ websocket message, never in URLs):
 - ``GET /api/games/{id}/view``: the caller's seat view (same content as the socket);
 - ``GET /api/games/{id}/replay``: every seat's view, after the game only (public then,
   also after a restart: finished games are browsable);
-- ``GET /api/finished``: the latest finished games; ``GET /replay/{id}``: their page;
+- ``GET /api/finished``: finished games, newest first, 50 a page (``?limit=`` 1 to 50;
+  ``?before=<id>``, the last id of a page: the next page); ``GET /replay/{id}``: a
+  finished game's page;
 - ``WS /ws/{id}``: see `web/ws.py`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request, WebSocket
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -41,6 +46,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from mafia_arena.rules import VariantError, available_variants, load_variant, variant_path
 from mafia_arena.runner.log_file import LogFileError
 from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
+from mafia_arena.web.db import UnknownCursor
 from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
 from mafia_arena.web.render import lines
@@ -71,6 +77,11 @@ SECURITY_HEADERS = {
 }
 
 log = logging.getLogger(__name__)
+
+FINISHED_PAGE = 50
+"""The most finished games one `GET /api/finished` lists (the home page's page)."""
+GAME_ID = r"^[A-Za-z0-9_-]{1,64}$"
+"""What a game id looks like (the server's are `secrets.token_urlsafe(12)`)."""
 
 
 def refusal(exc: RequestValidationError) -> JSONResponse:
@@ -123,7 +134,12 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
     @asynccontextmanager
     async def lifespan(_: FastAPI):
         manager.restore()  # live games of the last run continue where they stopped
+        # agent files that do not load are logged at start, in a worker thread: building
+        # an LLM bot first imports its client library (about a second), which must not
+        # delay the server's first answer
+        checked = asyncio.create_task(asyncio.to_thread(agent_choices, manager.settings))
         yield
+        checked.cancel()
         await manager.shutdown()
         if "mafia_arena.llm.local_server" in sys.modules:  # a bot started the local LLM
             sys.modules["mafia_arena.llm.local_server"].stop_local_server()
@@ -243,7 +259,16 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
 
     @app.get("/api/games/{game_id}")
     async def lobby(game_id: str) -> dict[str, Any]:
-        return session_of(game_id).lobby()
+        """The public lobby; for a finished game no longer in memory (a restart, or
+        forgotten to make room) its facts from the store with ``over`` and ``replay``
+        (`GameManager.finished_lobby`); 404 only for a game the server never finished."""
+        session = manager.get(game_id)
+        if session is not None:
+            return session.lobby()
+        finished = manager.finished_lobby(game_id)
+        if finished is None:
+            raise HTTPException(404, "no such game")
+        return finished
 
     def seat_reply(game_id: str, keys: SeatKeys | None, device: str | None) -> JSONResponse:
         if keys is None:
@@ -383,8 +408,19 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         return Response(body, media_type="application/json")
 
     @app.get("/api/finished")
-    async def finished() -> list[dict[str, Any]]:
-        return manager.finished()
+    async def finished(
+        limit: Annotated[int, Query(ge=1, le=FINISHED_PAGE)] = FINISHED_PAGE,
+        before: Annotated[str | None, Query(pattern=GAME_ID)] = None,
+    ) -> list[dict[str, Any]]:
+        """A page of finished games, newest first: at most `limit`, and with `before`
+        (the id of the last game of the previous page) the ones finished before it, so
+        every finished game can be reached from the home page. A `limit` out of range
+        or a malformed id is refused (422, by the query's checks), an id of no finished
+        game too (400)."""
+        try:
+            return manager.finished(limit, before)
+        except UnknownCursor:
+            raise HTTPException(400, "before: no finished game with that id") from None
 
     @app.websocket("/ws/{game_id}")
     async def socket(websocket: WebSocket, game_id: str) -> None:

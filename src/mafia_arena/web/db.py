@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS games (
     finished REAL,
     winner TEXT
 );
-CREATE INDEX IF NOT EXISTS games_finished ON games (over, finished);
+DROP INDEX IF EXISTS games_finished;
+CREATE INDEX IF NOT EXISTS games_finished_order ON games (over, finished, id);
 CREATE TABLE IF NOT EXISTS decisions (
     game_id TEXT NOT NULL,
     idx INTEGER NOT NULL,
@@ -66,6 +67,11 @@ CREATE TABLE IF NOT EXISTS server (
     value TEXT NOT NULL
 );
 """
+
+
+class UnknownCursor(LookupError):
+    """A page of finished games was asked for after a game the store does not hold
+    as finished (`LiveStore.finished`)."""
 
 
 @dataclass(frozen=True)
@@ -191,19 +197,29 @@ class LiveStore:
             for gid, spec, seed, st, ov, slots, log, fin, win in rows
         ]
 
-    def finished(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The latest finished games, newest first: public facts only.
+    def finished(self, limit: int = 50, before: str | None = None) -> list[dict[str, Any]]:
+        """Finished games, newest first, at most `limit`: public facts only. With
+        `before` (the id of a listed finished game), the games listed after it: the next
+        page. Raises `UnknownCursor` when `before` names no finished game.
 
-        Read through the index `games_finished`, so the answer costs `limit` rows
-        however many games the store holds. Why: the server answers on its one event
-        loop, and without the index every home page's list read and sorted the whole
-        table (half a second with ten thousand stored games, every live table's
-        sockets stalled meanwhile)."""
-        rows = self.db.execute(
-            "SELECT id, spec, finished, winner FROM games WHERE over = 1 "
-            "ORDER BY finished DESC LIMIT ?",
-            (limit,),
-        )
+        The order is by finish time, then id (two games finished in the same instant
+        keep one order), both stored: the same pages in every run of the server. Read
+        through the index `games_finished_order`, so a page costs `limit` rows however
+        many games the store holds. Why: the server answers on its one event loop, and
+        without the index every home page's list read and sorted the whole table (half
+        a second with ten thousand stored games, every live table's sockets stalled
+        meanwhile)."""
+        query = "SELECT id, spec, finished, winner FROM games WHERE over = 1"
+        args: tuple[Any, ...] = ()
+        if before is not None:
+            row = self.db.execute(
+                "SELECT finished FROM games WHERE id = ? AND over = 1", (before,)
+            ).fetchone()
+            if row is None:
+                raise UnknownCursor(before)
+            query += " AND (finished, id) < (?, ?)"
+            args = (row[0], before)
+        rows = self.db.execute(query + " ORDER BY finished DESC, id DESC LIMIT ?", (*args, limit))
         out = []
         for gid, spec, finished, winner in rows:
             data = json.loads(spec)
@@ -217,6 +233,24 @@ class LiveStore:
                 }
             )
         return out
+
+    def finished_game(self, game_id: str) -> dict[str, Any] | None:
+        """One finished game's public facts (as `finished` lists them); None when the
+        store holds no finished game of that id."""
+        row = self.db.execute(
+            "SELECT spec, finished, winner FROM games WHERE id = ? AND over = 1", (game_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        spec, finished, winner = row
+        data = json.loads(spec)
+        return {
+            "id": game_id,
+            "variant": data.get("variant"),
+            "players": data.get("players"),
+            "winner": winner,
+            "finished": finished,
+        }
 
     def log_of(self, game_id: str) -> str | None:
         row = self.db.execute("SELECT log FROM games WHERE id = ?", (game_id,)).fetchone()

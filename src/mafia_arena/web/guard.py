@@ -4,8 +4,9 @@
   document makes Python's parser recurse until `RecursionError`, before any check of
   its content could run);
 - `BodyGuard`, an ASGI middleware, refuses a request body over `max_body` bytes (413,
-  from the ``Content-Length`` header when there is one, else while the body streams in)
-  and a JSON body nested deeper than `max_depth` (400), before the app parses it, and
+  from the ``Content-Length`` header when there is one, else while the body streams in),
+  a body that is not UTF-8 text (415: `utf8_text`) and a JSON body nested deeper than
+  `max_depth` (400), before the app parses it, and
   answers a request whose client left mid-body (400, never read);
 - `ClientCounter` counts what each client address holds open (sockets), so one visitor
   cannot use up the server for everyone.
@@ -44,6 +45,24 @@ def too_deep(raw: str | bytes, limit: int) -> bool:
         elif char in "]}":
             depth -= 1
     return False
+
+
+def utf8_text(raw: bytes) -> bool:
+    """Whether `raw` is UTF-8 text that a JSON parser reads as UTF-8 too.
+
+    Why: the parser behind the app (`json.loads` on bytes) also reads UTF-16 and UTF-32,
+    recognised by their zero bytes, while `too_deep` scans bytes as UTF-8. In UTF-16 a
+    character such as U+2200 carries the byte of a quote mark, so a body could look to
+    the scan as if its brackets sat inside a string, and pass nested past the limit.
+    JSON exchanged between systems is UTF-8 (RFC 8259, section 8.1): other encodings
+    are refused before anything reads them."""
+    if json.detect_encoding(raw) not in ("utf-8", "utf-8-sig"):
+        return False
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 async def _refuse(send: Send, status: int, detail: str) -> None:
@@ -88,6 +107,9 @@ class BodyGuard:
             if not message.get("more_body"):
                 break
         body = b"".join(chunks)
+        if not utf8_text(body):
+            await _refuse(send, 415, "request body must be JSON text in UTF-8")
+            return
         if too_deep(body, self.max_depth):
             await _refuse(send, 400, f"JSON nested too deeply (at most {self.max_depth} levels)")
             return

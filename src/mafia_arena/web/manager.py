@@ -9,7 +9,8 @@ unfinished games live at once.
 
 Everything is written through to the live store (`web/db.py`); `restore` (run when the
 server starts) rebuilds every lobby and live game from it, replaying their decisions.
-Finished games stay browsable from the store (`finished`, `stored_log`).
+Finished games stay browsable from the store (`finished`, a page at a time;
+`finished_lobby`; `stored_log`), also after a restart.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import logging
 import re
 import secrets
+import stat
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -136,16 +139,50 @@ def paid(path: Path) -> bool:
     return bool(data.get("api_key_env")) or base_url not in ("local", "")
 
 
+_load_checks: dict[tuple[str, int, int], str | None] = {}
+"""Why each agent file failed to load (None: it loads), by the file's absolute path,
+modification time and size: a file is tried once per version (`load_failure`)."""
+_load_lock = threading.Lock()
+
+
+def load_failure(path: Path) -> str | None:
+    """Why the agent file at `path` cannot make a bot (`make_agent`'s reason), or None
+    when it can; a failure is logged, naming the file, once per version of the file.
+
+    Why: a file that does not load was offered on the create form and refused only
+    once a creator had picked it ("cannot be loaded"), with nothing telling the operator
+    which file or why. A file's answer is kept until it changes: building a bot from it
+    again on every look at the form would cost each request the loading of every file."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if not stat.S_ISREG(info.st_mode):  # a pipe would stall the check until written to
+        return "not a regular file"
+    key = (str(path.resolve()), info.st_mtime_ns, info.st_size)
+    with _load_lock:  # the start-up check runs in a worker thread (`create_app`)
+        if key not in _load_checks:
+            try:
+                make_agent(f"agents/{path.name}")
+                reason = None
+            except Exception as exc:  # any failure to build the bot: left off the form
+                reason = str(exc) or type(exc).__name__
+                log.warning("agent file agents/%s left off the bot list: %s", path.name, reason)
+            _load_checks[key] = reason
+        return _load_checks[key]
+
+
 def agent_choices(settings: Settings) -> list[str]:
     """Bot specs a creator may pick: the operator's list (`Settings.allowed_agents`), or
-    else the scripted presets and the agent files under `agents/` — without those that
-    spend an API key unless `Settings.allow_paid_bots`."""
+    else the scripted presets and the agent files under `agents/` that load
+    (`load_failure`) — without those that spend an API key unless
+    `Settings.allow_paid_bots`."""
     if settings.allowed_agents is not None:
         return list(settings.allowed_agents)
     files = sorted(
         f"agents/{p.name}"
         for p in Path("agents").glob("*.toml")
-        if settings.allow_paid_bots or not paid(p)
+        if (settings.allow_paid_bots or not paid(p)) and load_failure(p) is None
     )
     return [*scripted_agent_names(), *files]
 
@@ -202,9 +239,36 @@ class GameManager:
             if slot.human and not slot.taken and slot.seat not in session.invites:
                 session.invites[slot.seat] = self.credentials.issue_invite(session.id, slot.seat)
 
-    def finished(self) -> list[dict[str, Any]]:
-        """The latest finished games (public facts), for the browser of past games."""
-        return self.store.finished()
+    def finished(self, limit: int = 50, before: str | None = None) -> list[dict[str, Any]]:
+        """Finished games (public facts), newest first, for the browser of past games:
+        one page of at most `limit`, after the game `before` when given
+        (`LiveStore.finished`; raises `db.UnknownCursor` for an id it does not hold)."""
+        return self.store.finished(limit, before)
+
+    def finished_lobby(self, game_id: str) -> dict[str, Any] | None:
+        """The lobby of a finished game the server no longer holds in memory (forgotten
+        to make room, or from before a restart): its public facts from the store, with
+        ``over`` and the address of its replay; None when the store holds no finished
+        game of that id.
+
+        Why: every link to a game (an invite, the creator's page, a seat's page) keeps
+        working after the game is over, as its replay does; a bare "no such game" told
+        the people who came back that their game was lost."""
+        facts = self.store.finished_game(game_id)
+        if facts is None:
+            return None
+        try:
+            title = load_variant(str(facts["variant"])).title
+        except VariantError:
+            title = str(facts["variant"])
+        return {
+            **facts,
+            "title": title,
+            "started": True,
+            "over": True,
+            "failed": False,
+            "replay": f"/replay/{game_id}",
+        }
 
     def stored_log(self, game_id: str) -> GameLog | None:
         """A finished game's log from the store (also after a restart), with its

@@ -195,6 +195,23 @@ async function resume(token) {
   catch (err) { message(err.message); }
 }
 
+// A finished game answers its lobby with the address of its replay (also after a
+// restart, when the server holds it only in its store): any link to it opens the replay.
+function openReplay() {
+  history.replaceState(null, "", `/replay/${app.gameId}`);
+  route();
+}
+
+// Whether the game is over with a replay to show, which it then opens; false when it is
+// not, or the question failed (the page's own message stays then).
+async function replayIfFinished() {
+  try {
+    const lobby = await api("GET", `/api/games/${app.gameId}`);
+    if (lobby.over && lobby.replay) { openReplay(); return true; }
+  } catch { /* no such game, or the server away */ }
+  return false;
+}
+
 async function showJoin(invite) {
   // The form answers before the view shows: a click while the table's details load
   // must take the seat, not submit the form to the server (a reload that loses the invite).
@@ -207,6 +224,7 @@ async function showJoin(invite) {
   show("join");
   try {
     const lobby = await api("GET", `/api/games/${app.gameId}`);
+    if (lobby.over && lobby.replay) { openReplay(); return; }
     $("join-title").textContent = lobby.title;
     $("join-table").textContent = tableText(lobby);
     const seat = await api("POST", `/api/games/${app.gameId}/seat`, { invite }).catch(() => null);
@@ -255,6 +273,7 @@ async function adminLobby(admin) {
     if (app.credential) return;  // the creator took a seat: the socket takes over
     try {
       const lobby = await api("GET", `/api/games/${app.gameId}`);
+      if (lobby.over && lobby.replay) { openReplay(); return; }
       if (lobby.started) { message("The game has started without you taking a seat. Open an invite link to play."); return; }
       renderLobby(lobby, true);
       const { invites, watch } = await api("GET", `/api/games/${app.gameId}/invites`, undefined, admin);
@@ -284,9 +303,15 @@ async function adminLobby(admin) {
 
 // ---------------------------------------------------------------- finished games
 // The list says which of three it is: loading, none yet, or that it could not load
-// (an empty list and a failed request must not look alike).
+// (an empty list and a failed request must not look alike). The server lists a page of
+// FINISHED_PAGE at a time, newest first; "Older games" asks for the page after the
+// last game shown (?before=<its id>), so every finished game can be reached from here.
+const FINISHED_PAGE = 50;
+
 async function listFinished() {
   const list = $("finished-list");
+  $("finished-more").hidden = true;
+  $("finished-error").textContent = "";
   list.replaceChildren(el("li", "Loading…", "hint"));
   let games;
   try { games = await api("GET", "/api/finished"); }
@@ -296,6 +321,12 @@ async function listFinished() {
   }
   list.replaceChildren();
   if (!games.length) { list.append(el("li", "None yet.", "hint")); return; }
+  appendFinished(games);
+}
+
+// One page of finished games at the end of the list, and the button for the next.
+function appendFinished(games) {
+  const list = $("finished-list");
   for (const g of games) {
     const row = el("li");
     const link = el("a", `${g.variant}, ${g.players} players — ${g.winner ? g.winner + " won" : "a draw"}`);
@@ -305,6 +336,24 @@ async function listFinished() {
     if (g.finished) row.append(document.createTextNode(` · ${finishedAt(g.finished)}`));
     list.append(row);
   }
+  const more = $("finished-more");
+  more.hidden = games.length < FINISHED_PAGE;
+  more.disabled = false;
+  const last = games[games.length - 1];
+  more.onclick = async () => {
+    more.disabled = true;
+    $("finished-error").textContent = "";
+    let older;
+    try { older = await api("GET", `/api/finished?before=${encodeURIComponent(last.id)}`); }
+    catch (err) {
+      $("finished-error").textContent = `Could not load older games (${err.message}); try again.`;
+      more.disabled = false;
+      return;
+    }
+    if (older.length) { appendFinished(older); return; }
+    more.hidden = true;
+    list.append(el("li", "No older games.", "hint"));
+  };
 }
 
 function finishedAt(seconds) {
@@ -402,6 +451,7 @@ function route() {
   const admin = store.get("admin");
   if (admin) { adminLobby(admin); return; }
   message("To play in this game you need an invite link from its creator.");
+  replayIfFinished();
 }
 
 $("sound").checked = localStorage.getItem("mafia:sound") === "1";

@@ -32,6 +32,7 @@ function connect() {
       app.deadline = null; app.over = true;  // stop the countdown under the message
       store.drop("seat"); store.drop("watch");
       message("This seat's session is not valid any more (the game may have ended and been archived).");
+      if (event.code === 4404) replayIfFinished();  // over and kept: its replay
       return;
     }
     if (event.code === 4409) {  // the seat's newer pages took its place: no reconnecting
@@ -335,8 +336,9 @@ function writtenButton(label, verb, turn) {
     }
     const message = { type: "form", turn, verb, seats: verb === "ad" ? [] : seats, text: $("speech-text").value.trim() };
     if (verb === "ad" || verb === "give") message.pseudonym = $("form-pseudonym").value;
+    // the words stay in the box until the form is taken (the next turn clears it,
+    // `renderRequest`): a refused form keeps what the person wrote, to mend and resend
     if (send(message)) {
-      $("speech-text").value = "";
       for (const x of document.querySelectorAll("#action button")) x.disabled = true;
       $("action-error").textContent = "";
     }
@@ -354,8 +356,7 @@ function choiceButton(label, index, turn, key) {
     const message = app.forum && words && WRITTEN.has(verb)
       ? { type: "say", turn, text: words, choice: index }
       : { type: "act", turn, choice: index };
-    if (send(message)) {
-      if (message.type === "say") $("speech-text").value = "";
+    if (send(message)) {  // the words stay until taken, as a written form's
       for (const x of document.querySelectorAll("#action button")) x.disabled = true;
       $("action-error").textContent = "";
     }
@@ -398,7 +399,7 @@ function renderRequest(req) {
   if (req.free_text) {
     const input = $("speech-text");
     input.maxLength = req.max_chars;
-    if (fresh) input.value = "";
+    if (fresh) input.value = "";  // the last turn's words were taken (or its time is up)
     for (const b of $("speech").querySelectorAll("button")) b.disabled = false;
     $("speech").onsubmit = (event) => {
       event.preventDefault();
