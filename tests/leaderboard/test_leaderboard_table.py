@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from mafia_arena.leaderboard.columns import INTERVAL_COLUMNS
 from mafia_arena.leaderboard.ratings import compute_ratings
 from mafia_arena.leaderboard.render import (
     format_number,
@@ -17,6 +19,7 @@ from mafia_arena.leaderboard.render import (
     markdown_leaderboard,
     table_to_csv,
 )
+from mafia_arena.leaderboard.synthetic import synthetic_records
 from mafia_arena.leaderboard.table import leaderboard_table, roles_table
 
 GameFactory = Callable[..., dict[str, Any]]
@@ -93,6 +96,49 @@ def test_fallback_split_and_void_games_hidden_on_a_scripted_board(game: GameFact
     assert "Infra. fallbacks" not in text and "Void games" not in text
 
 
+def test_the_readme_shows_a_measured_zero_as_the_csv_does(game: GameFactory) -> None:
+    """Every mafioso was caught and none voted against a partner: a mafia survival and a
+    bus rate of 0 are results, in the README as in the CSV, not a column left out as if
+    nothing had been measured. Scripted boards still leave out the unmeasured fallback
+    rate (every agent's 0)."""
+    seats = [
+        ("hero", "doctor", "town"),
+        ("villain", "villager", "town"),
+        ("hero", "mafioso", "mafia"),
+        ("villain", "mafioso", "mafia"),
+    ]
+    caught = {"bus_rate": 0.0}
+    records = []
+    for index in range(3):
+        record = game(seats, "town", game_index=index, per_seat={"2": caught, "3": caught})
+        for seat in record["seats"][2:]:
+            seat["survived"] = False
+        records.append(record)
+    table = leaderboard_table(records, n_boot=0)
+    header = markdown_leaderboard(table).splitlines()[0]
+    for column, title in (("mafia_survival", "Mafia surv."), ("bus_rate", "Bus rate")):
+        assert column in table_to_csv(table).splitlines()[0].split(",")
+        assert table[column].max() == 0.0
+        assert f"| {title} [95% CI] |" in header
+    assert "0.00 [0.00, " in markdown_leaderboard(table)
+    assert "fallback_rate" in table and "Fallback rate" not in header
+
+
+def test_a_synthetic_board_brackets_every_value_with_its_interval() -> None:
+    """Synthetic shares lie in [0, 1] as the real ones do (a VSS below 0 once made a
+    board whose interval, clipped to [0, 1], lay above its own value)."""
+    records = synthetic_records(40, strengths={"a": 0.5, "b": 0.0, "c": -0.5}, seed=3)
+    for record in records:
+        for values in record["metrics"]["per_seat"].values():
+            for name in ("irp", "vss", "bus_rate", "brier"):
+                assert values[name] is None or 0.0 <= values[name] <= 1.0, name
+    table = leaderboard_table(records, n_boot=0)
+    for column in INTERVAL_COLUMNS:
+        if column in table:
+            low, value, high = (table[f"{column}_low"], table[column], table[f"{column}_high"])
+            assert ((low <= value) & (value <= high)).all(), column
+
+
 def test_an_llm_board_always_shows_both_fallback_rates_and_void_games(
     game: GameFactory,
 ) -> None:
@@ -160,6 +206,44 @@ def test_csv_is_order_independent_and_fixed_format(graded_records: list[dict[str
     assert len(cells["win_rate"].split(".")[1]) == 4
     assert len(cells["bt_rating"].split(".")[1]) == 1
     assert "." not in cells["games"]
+
+
+def test_a_games_seats_listed_in_another_order_give_the_same_bits() -> None:
+    """A record is the same game whatever order it lists its seats in: the table (full
+    precision, intervals included) and every rating are bit-identical."""
+    records = synthetic_records(60, strengths={"a": 0.5, "b": 0.0, "c": -0.5}, seed=3)
+    shuffled = copy.deepcopy(records)
+    rng = random.Random(0)
+    for record in shuffled:
+        rng.shuffle(record["seats"])
+    assert leaderboard_table(shuffled, n_boot=3).to_csv() == (
+        leaderboard_table(records, n_boot=3).to_csv()
+    )
+    assert roles_table(shuffled, n_boot=3).to_csv() == roles_table(records, n_boot=3).to_csv()
+
+
+def test_a_role_held_only_in_void_games_has_no_row(game: GameFactory) -> None:
+    """The roles table leaves void games out of every column, so a pair held only in a
+    void game has nothing to show: no empty row without a side, ranked apart from its
+    role's other rows."""
+    played = game(
+        [("a", "doctor", "town"), ("b", "villager", "town"), ("c", "mafioso", "mafia")],
+        "town",
+        game_index=0,
+    )
+    void = game(
+        [("b", "doctor", "town"), ("a", "villager", "town"), ("c", "mafioso", "mafia")],
+        "mafia",
+        game_index=1,
+    )
+    void["void"] = True
+    table = roles_table([played, void], n_boot=0)
+    assert list(zip(table["role"], table["agent"], strict=True)) == [
+        ("doctor", "a"),
+        ("villager", "b"),
+        ("mafioso", "c"),
+    ]
+    assert (table["seats"] > 0).all() and (table["side"] != "").all()
 
 
 def test_format_helpers() -> None:

@@ -408,7 +408,9 @@ class OpenSkillRating:
 
     @property
     def ordinal(self) -> float:
-        """Conservative skill estimate ``mu - 3 sigma`` (true skill ~99.7 % likely above)."""
+        """Conservative skill estimate ``mu - 3 sigma``: under the normal posterior the
+        true skill lies above it with probability Φ(3) ≈ 99.87 % (one-sided; 99.7 % is
+        the two-sided ``mu ± 3 sigma``)."""
         return self.mu - OPENSKILL_Z * self.sigma
 
 

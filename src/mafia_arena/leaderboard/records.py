@@ -3,7 +3,8 @@
 Every leaderboard number is computed from *finished-game records*, one JSON object per
 game, as written by the experiment runner. This module turns those dicts into small
 immutable :class:`GameResult` objects and puts them in a **canonical order** (sorted by
-``(spec_hash, game_index, seed)`` with the full record as tie-breaker).
+``(spec_hash, game_index, seed)`` with the full record as tie-breaker), each game's seats
+in seat order.
 
 Why a canonical order: the statistics we report are mathematically order-independent
 (batch maximum likelihood, counts, means) or are made so by definition (OpenSkill fitted in
@@ -289,7 +290,10 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
     per_seat = metrics.get("per_seat") if isinstance(metrics, Mapping) else None
     if not isinstance(per_seat, Mapping):
         per_seat = {}
-    seats = tuple(_parse_seat(s, i, per_seat) for i, s in enumerate(seats_raw))
+    # In seat order, however the record lists them: the sums over a game's seats then
+    # run in one order, so the same game gives the same bits.
+    parsed = (_parse_seat(s, i, per_seat) for i, s in enumerate(seats_raw))
+    seats = tuple(sorted(parsed, key=lambda seat: seat.seat))
     winner = record.get("winner")
     spec_hash = str(record.get("spec_hash") or "")
     game_index = record.get("game_index")

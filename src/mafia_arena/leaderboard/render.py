@@ -126,6 +126,26 @@ _MD_METRICS: tuple[tuple[str, str, int], ...] = (
 )
 
 
+def _shown(frame: pd.DataFrame, column: str, keep: Sequence[str]) -> bool:
+    """Whether the README table shows `column` of the agent table.
+
+    A measured rate or mean (a column with an interval: IRP, VSS, mafia survival, ...)
+    is shown wherever some agent has a value, as in the CSV, zeros included: every
+    agent's mafia survival of 0 is a result, and a README without the column would
+    read as "not measured". A reliability or cost column (fallbacks, tokens, cost, void
+    games) is shown only where some agent has a nonzero value, since a scripted board
+    counts none of them, and always when it is in `keep` (`columns.LLM_COLUMNS` on a
+    board with an LLM agent, where a 0 is a measurement)."""
+    if column not in frame:
+        return False
+    if column in keep:
+        return True
+    values = frame[column]
+    if values.isna().all():
+        return False
+    return column in INTERVAL_COLUMNS or not (values == 0).all()
+
+
 def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
     """Compact Markdown rendering, for a README, of
     :func:`~mafia_arena.leaderboard.table.leaderboard_table`."""
@@ -142,12 +162,7 @@ def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
         "OpenSkill ordinal",
     ]
     keep = LLM_COLUMNS if has_llm_agent(frame) else ()
-    metrics = [
-        m
-        for m in _MD_METRICS
-        if m[0] in frame
-        and (m[0] in keep or (not frame[m[0]].isna().all() and not (frame[m[0]] == 0).all()))
-    ]
+    metrics = [m for m in _MD_METRICS if _shown(frame, m[0], keep)]
     header += [f"{m[1]} [{pct}]" if m[0] in INTERVAL_COLUMNS else m[1] for m in metrics]
     rows = []
     for rec in frame.to_dict(orient="records"):

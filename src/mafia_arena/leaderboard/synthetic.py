@@ -1,7 +1,9 @@
 """Synthetic game records with known ground truth, for tests, demos and docs.
 
 The records follow the results-store schema exactly (see ``docs/leaderboard.md``), so
-anything that consumes real results can be exercised without running games.
+anything that consumes real results can be exercised without running games; their
+per-seat metrics lie in the ranges the real ones take (shares in [0, 1]), so a board
+made from them brackets each value with its interval as a real board does.
 """
 
 from __future__ import annotations
@@ -122,7 +124,9 @@ def synthetic_records(
                 "irp": round(float(np.clip(skill + rng.normal(0, 0.15), 0, 1)), 4)
                 if town_seat
                 else None,
-                "vss": round(float(rng.normal(skill - 0.5, 0.2)), 4) if town_seat else None,
+                "vss": round(float(np.clip(rng.normal(skill, 0.2), 0, 1)), 4)
+                if town_seat
+                else None,
                 "bus_rate": None if town_seat else round(float(rng.random() * 0.3), 4),
                 "false_role_claims": false_claims,
                 "false_claim_days": int(rng.integers(0, length + 1)) if false_claims else 0,

@@ -161,7 +161,9 @@ def roles_table(
 
     Rows are sorted by side (town, mafia, solo, other), role name, ``bt_rating`` desc
     (per-role Bradley–Terry rating; comparable *within* a role), then agent. ``rank`` is
-    the rank within the role.
+    the rank within the role. A pair held only in void games has no row: every column
+    here leaves void games out, so it would be an empty row without a side, ranked
+    apart from its role's other rows.
     """
     games = prepare_games(records)
     ratings = _ratings_or_compute(games, ratings, n_boot, seed, confidence)
@@ -173,6 +175,8 @@ def roles_table(
     rows = []
     for agent, role in sorted(acc):
         a = acc[(agent, role)]
+        if not a.seats:  # held only in void games: nothing of this table counts them
+            continue
         low, high = a.win_rate_interval(confidence)
         r = role_r.get((agent, role), {})
         rows.append(
