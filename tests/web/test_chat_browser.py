@@ -133,3 +133,28 @@ def test_a_spectator_sees_no_hidden_card(browser: Any, server: LiveServer) -> No
     page.wait_for_selector("#replay-seat option[value=moderator]", state="attached")
     for context in (page.context, player.context):
         context.close()
+
+
+def test_a_refused_chat_line_comes_back_to_the_box(browser: Any, server: LiveServer) -> None:
+    """A line the server refuses (here: only invisible characters, which are empty once
+    cleaned) is put back in the box with the reason, to mend and send again; a taken
+    line leaves the box empty."""
+    created = server.create(
+        variant="standard", players=7, seed=8, seats=[{"kind": "human"}, {"kind": "bot"}]
+    )
+    page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
+    game_id = created["game_id"]
+    page.goto(f"{server.url}/g/{game_id}#watch={created['watch']}")
+    page.wait_for_selector("#lobby:not([hidden])")
+    open_seat(browser, server.url, game_id, created["invites"][0]["invite"], "Ada")
+    page.wait_for_selector("#chat-form:not([hidden])")
+    invisible = "\u200b\u200b\u200b"  # zero-width spaces: not trimmed by the page
+    page.fill("#chat-text", invisible)
+    page.click("#chat-form button")
+    page.wait_for_selector("#chat-error:has-text('empty message')")
+    assert page.locator("#chat-text").input_value() == invisible
+    page.fill("#chat-text", "owl-7431 a line that is taken")
+    page.click("#chat-form button")
+    page.wait_for_selector("#chat-lines li:has-text('owl-7431 a line that is taken')")
+    assert page.locator("#chat-text").input_value() == ""
+    page.context.close()

@@ -22,7 +22,7 @@ function connect() {
     if (msg.type === "state") renderState(msg);
     else if (msg.type === "lobby") renderLobby(msg, false);
     else if (msg.type === "chat") renderChat(msg);
-    else if (msg.type === "error" && msg.about === "chat") $("chat-error").textContent = msg.reason;
+    else if (msg.type === "error" && msg.about === "chat") refusedChat(msg.reason);
     else if (msg.type === "error") showError(msg.reason);
     else if (msg.type === "warning" || msg.type === "info") $("warning").textContent = msg.text;
   };
@@ -500,8 +500,20 @@ function renderChats(chats) {
     const text = $("chat-text").value.trim();
     if (!text || !select.value) return;
     $("chat-error").textContent = "";
-    if (send({ type: "chat", channel: select.value, text })) $("chat-text").value = "";
+    if (send({ type: "chat", channel: select.value, text })) {
+      app.chatSent = text;
+      $("chat-text").value = "";
+    }
   };
+}
+
+// A refused chat line comes back to an empty box, to mend and send again (the box is
+// cleared on sending so that a taken line does not linger; the server answers only a
+// refusal).
+function refusedChat(reason) {
+  $("chat-error").textContent = reason;
+  if (app.chatSent && !$("chat-text").value) $("chat-text").value = app.chatSent;
+  app.chatSent = "";
 }
 
 function renderChat(msg) {
