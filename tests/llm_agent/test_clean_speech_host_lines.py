@@ -34,6 +34,7 @@ RECORDED = (
         "Game master: noted (vote): vote P5",
         "Game master to you: P5 is mafia.",
         "GM: P5 is the detective.",
+        "#5: I suspect P6 is mafia. (your teammate)",
     ],
 )
 def test_a_record_line_after_the_speech_ends_it(record_line: str) -> None:
@@ -66,3 +67,12 @@ def test_characters_a_page_shows_as_nothing_are_not_spoken() -> None:
 def test_a_speech_that_addresses_the_game_master_is_kept() -> None:
     said = "Game master, count my vote twice? No: I trust P3."
     assert clean_speech(said, 0, 300) == said
+
+
+def test_an_echoed_line_of_the_set_moves_is_never_speech() -> None:
+    """The listing of a speaking turn's coded set moves is the prompt's, not the
+    speaker's: echoed before the speech it is dropped, and alone it leaves nothing."""
+    echoed = "#1: I have nothing to add.\n#2: I suspect P3 is mafia. (your teammate)\nI trust P3."
+    assert clean_speech(echoed, 0, 300) == "I trust P3."
+    assert clean_speech("#12: I claim to be the doctor.", 0, 300) == ""
+    assert clean_speech("#1 is what I would pick.", 0, 300) == "#1 is what I would pick."

@@ -6,7 +6,11 @@ Contract
   protocol (``name``, ``kind = "llm"``, ``stats``, ``reset``, ``async act``). For a
   request with ``free_text`` (day discussion, pleas, defences, last words, night chat,
   the manner of a death) it returns :class:`Speech` written by ``ChatClient.complete``,
-  cleaned of role-play prefixes and capped at ``request.max_chars``. For every other
+  cleaned of role-play prefixes and capped at ``request.max_chars``; the question lists
+  the choices the turn offers besides free text (a pass or silence, the speech acts'
+  set sentences) under codes ``#1``, ``#2``, ... (template ``alternatives``), and a
+  reply that is exactly one of those codes returns that choice
+  (:mod:`mafia_arena.agents.llm_alternatives`). For every other
   request it returns one of ``request.choices``, picked by ``ChatClient.choose`` with the
   schema ``enum`` exactly the request's labels. A request with a single choice is
   answered without a model call.
@@ -30,7 +34,7 @@ Contract
   text is generated from ``view.rules``, the variant being played (switches included);
   nothing is loaded from files.
 * With ``shuffle_options`` (the agent file's key or the experiment's switch) the options
-  of a choice are shown in an order drawn from
+  of a choice (and a speaking turn's coded alternatives) are shown in an order drawn from
   ``Random(f"llm-order:{seed}:{seat}:{decision}")`` and mapped back by position.
 * :meth:`set_presentation` (the experiment's ``shuffle_names``): every message is shown
   under the game's permuted seat names (:class:`~mafia_arena.views.shown_names.Presentation`,
@@ -87,6 +91,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentBase, AgentStats
+from mafia_arena.agents.llm_alternatives import (
+    Alternative,
+    listing,
+    picked_alternative,
+    speech_alternatives,
+)
 from mafia_arena.agents.llm_card import model_card
 from mafia_arena.agents.llm_forum import content_hint, filled
 from mafia_arena.agents.llm_prompts import (
@@ -321,12 +331,7 @@ class LLMAgent(AgentBase):
         if not request.choices:
             return self._fallback(request, "no_choices")
         texts = _option_texts(request, view.seat, _teammates(view)[0])
-        order = list(range(len(texts)))
-        if self.definition.shuffle_options or self._presentation.shuffle_options:
-            # against position bias; the trace shows the order
-            random.Random(f"llm-order:{self.seed}:{self.seat}:{self.stats.decisions}").shuffle(
-                order
-            )
+        order = self._option_order(len(texts))  # the trace shows the order
         listed = [texts[i] for i in order]
         template = self.templates.for_request("decide", request.kind)
         question = self._render(
@@ -390,7 +395,10 @@ class LLMAgent(AgentBase):
         kind: str | None = None,
         content: bool = False,
     ) -> Decision:
-        """The model's speech for ``request``, or its default on a fallback.
+        """The model's speech for ``request``, or its default on a fallback; or the
+        choice whose code the reply is, exactly, among the set moves the turn offers
+        besides free text (listed with the ``alternatives`` template, none for a forum
+        form's ``content``; `agents.llm_alternatives`).
 
         ``content``: the text of a forum form already decided. Its failure is traced
         but is no fallback of the decision: the form is played with its standard text,
@@ -401,10 +409,35 @@ class LLMAgent(AgentBase):
         question = self._render(
             template, view, prompt=prompt or request.prompt, max_chars=request.max_chars
         )
+        alternatives = [] if content else self._alternatives(view, request)
+        if alternatives:
+            question += "\n" + self._render(
+                "alternatives", view, options=listing(alternatives), example=alternatives[0].code
+            )
         messages = self._messages(view, question)
-        progress = self._ask(True, "complete", template, question)
+        options = [self._presentation.shown(a.text) for a in alternatives]
+        progress = self._ask(True, "complete", template, question, options)
         completion = await self.client.complete(messages, progress=progress)
         self._account(completion.stats)
+        picked = None if completion.fallback else picked_alternative(completion.text, alternatives)
+        if picked is not None:  # the model named a set move by its code: that choice
+            chosen = self._presentation.shown(picked.text)
+            self.traces.append(
+                self._trace(
+                    view,
+                    template,
+                    completion.sent,
+                    question,
+                    completion.stats,
+                    None,
+                    call="complete",
+                    options=options,
+                    answers=completion.answers,
+                    reasoning=completion.reasoning,
+                    choice=chosen,
+                )
+            )
+            return picked.choice
         written = self._presentation.real(completion.text)  # back to the table's names
         text = "" if completion.fallback else clean_speech(written, view.seat, request.max_chars)
         kind = (completion.error_kind or "error") if completion.fallback else None
@@ -419,6 +452,7 @@ class LLMAgent(AgentBase):
                 completion.stats,
                 kind,
                 call="complete",
+                options=options,
                 answers=completion.answers,
                 reasoning=completion.reasoning,
                 speech=text or None,
@@ -432,6 +466,26 @@ class LLMAgent(AgentBase):
         if kind is not None:
             return self._fallback(request, kind)
         return Speech(text)
+
+    def _alternatives(self, view: View, request: Request) -> list[Alternative]:
+        """The set moves a speaking turn offers besides free text (a pass, a silence,
+        the speech acts' sentences), coded in the order shown: the request's own, or
+        under ``shuffle_options`` one drawn like a choice's (`_option_order`)."""
+        if not request.choices:
+            return []
+        texts = _option_texts(request, view.seat, _teammates(view)[0])
+        return speech_alternatives(request, texts, self._option_order(len(texts)))
+
+    def _option_order(self, count: int) -> list[int]:
+        """The order ``count`` options are shown in: as offered, or shuffled against
+        position bias when the agent file or the experiment asks for it (the draw is
+        the decision's own, so a replay shows the same order)."""
+        order = list(range(count))
+        if self.definition.shuffle_options or self._presentation.shuffle_options:
+            random.Random(f"llm-order:{self.seed}:{self.seat}:{self.stats.decisions}").shuffle(
+                order
+            )
+        return order
 
     def _fallback(self, request: Request, kind: str) -> Decision:
         self.stats.fallbacks += 1

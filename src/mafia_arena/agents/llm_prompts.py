@@ -3,9 +3,11 @@ turning a model's text back into game speech and beliefs.
 
 Contract
 --------
-* :class:`PromptTemplates` holds the seven templates an :class:`~mafia_arena.agents.
+* :class:`PromptTemplates` holds the eight templates an :class:`~mafia_arena.agents.
   llm_agent.LLMAgent` renders (``system``, ``transcript``, ``speak``, ``decide``,
-  ``beliefs``, ``belief_seat``, ``intent``), read from ``agents/prompts/*.txt``. They are
+  ``beliefs``, ``belief_seat``, ``intent``, and ``alternatives``: the set moves a
+  speaking turn offers besides free text, see :mod:`mafia_arena.agents.llm_alternatives`),
+  read from ``agents/prompts/*.txt``. They are
   :class:`string.Template` texts (``$name`` placeholders, ``$$`` for a dollar sign).
   Every template is rendered with the same set of names (:data:`PLACEHOLDERS`);
   :func:`load_templates` renders each once with dummy values, so a typo in a custom
@@ -31,7 +33,9 @@ Contract
   prefixes (``P3:``, ``**P3 (discussion):**``, ``Assistant:``), stops where the model starts
   writing other players' lines or host lines (a tagged transcript line such as ``[D1] P5
   was killed ...``, ``--- Night 1 ---``, ``Game over: ...``, ``Host: ...``, a forum
-  game's ``Game master: ...``), removes wrapping quotes (again after an unfinished rest
+  game's ``Game master: ...``, a line of the prompt's coded set moves such as ``#3: I
+  suspect P4 is mafia.``: echoed, it would publish the prompt's ``(your teammate)``
+  marks), removes wrapping quotes (again after an unfinished rest
   is cut) and caps the length at a word boundary. It never raises; an empty result
   means "nothing usable". Like a human's speech
   (:func:`~mafia_arena.agents.human.clean_text`) it keeps no character a page shows as
@@ -75,7 +79,16 @@ __all__ = [
     "transcript_lines",
 ]
 
-TEMPLATE_NAMES = ("system", "transcript", "speak", "decide", "beliefs", "belief_seat", "intent")
+TEMPLATE_NAMES = (
+    "system",
+    "transcript",
+    "speak",
+    "decide",
+    "beliefs",
+    "belief_seat",
+    "intent",
+    "alternatives",
+)
 
 #: Every name a template may use. All templates get all of them (unused ones are ignored).
 PLACEHOLDERS = (
@@ -141,7 +154,7 @@ class PromptTemplates:
 
     ``kinds`` holds the per-request-kind question templates by file stem
     (``speak_describe``); ``versions`` a 12-hex-digit hash of every template's text by
-    name (the seven and the per-kind ones)."""
+    name (the eight and the per-kind ones)."""
 
     system: Template
     transcript: Template
@@ -150,6 +163,7 @@ class PromptTemplates:
     beliefs: Template
     belief_seat: Template
     intent: Template
+    alternatives: Template
     kinds: Mapping[str, Template] = field(default_factory=dict)
     versions: Mapping[str, str] = field(default_factory=dict)
 
@@ -291,11 +305,12 @@ _PREFIX = re.compile(
     r"\s*[*_`]*\s*[:：]\s*[*_`]*\s*)?",
     re.IGNORECASE,
 )
-#: Lines only the host writes (views.text): phase headers, the end, the prompt's own parts,
-#: and the forum games' game-master lines (views.forum_text: "Game master: noted ...",
+#: Lines only the host writes (views.text): phase headers, the end, the prompt's own parts
+#: (a speaking turn's coded set moves among them, "#3: I suspect P4 is mafia."), and the
+#: forum games' game-master lines (views.forum_text: "Game master: noted ...",
 #: "Game master to you: ...", or a model's own "GM: ...").
 _HOST_LINE = re.compile(
-    r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Host\s*:|Options?:"
+    r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Host\s*:|Options?:|#\d{1,3}\s*:"
     r"|Game\s*master(?:\s+to\s+you)?\s*(?:\([^)]{0,40}\))?\s*:|GM\s*:)",
     re.IGNORECASE,
 )
