@@ -7,8 +7,10 @@ so the readers need not import the writer's package (dependencies point one way)
 * A crash can leave a truncated last line (a record without its ``\\n``); it is ignored.
 * The store is a regular file (`store_exists`): a pipe, a device, a folder or a path the
   system cannot look up is an error naming the file, before anything is opened. A line
-  nested too deeply for the JSON parser, or holding a number of more digits than Python
-  converts, is not a JSON record (`json_line`), like any other text that is not JSON.
+  nested too deeply for the JSON parser, holding a number of more digits than Python
+  converts, or a ``NaN``/``Infinity`` token (not standard JSON: the writers write lines
+  with `record_line`, which refuses a number that is not finite, naming its field), is
+  not a JSON record (`json_line`), like any other text that is not JSON.
 * Records come back sorted by ``game_index``, one per ``(spec_hash, game_index)`` (the
   first wins; web games are told apart by their ``game_id``), so an interrupted-and-resumed
   run reads exactly like an uninterrupted one. The exception is a void game (``"void":
@@ -38,8 +40,9 @@ from __future__ import annotations
 
 import heapq
 import json
+import math
 from array import array
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -311,18 +314,65 @@ def after_last_newline(handle: IO[bytes], end: int, chunk: int = 1 << 16) -> int
 
 
 def json_line(line: bytes | str) -> Any:
-    """`json.loads` of one line of a stored file. Nesting too deep for the parser and an
-    integer of more digits than Python converts raise `json.JSONDecodeError`, as any
-    other text that is not JSON does, so each reader names its file and line for them
-    too; bytes that are not UTF-8 raise `UnicodeDecodeError`, as before."""
+    """`json.loads` of one line of a stored file. Nesting too deep for the parser, an
+    integer of more digits than Python converts and the tokens ``NaN``, ``Infinity`` and
+    ``-Infinity`` (Python's extension, not JSON: other readers of the file refuse them,
+    and no number a writer stores is one, `record_line`) raise `json.JSONDecodeError`,
+    as any other text that is not JSON does, so each reader names its file and line for
+    them too; bytes that are not UTF-8 raise `UnicodeDecodeError`, as before."""
     try:
-        return json.loads(line)
+        return json.loads(line, parse_constant=_no_constant)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply to read", "", 0) from None
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise
     except ValueError:  # ``int`` refuses a string of more than 4,300 digits
         raise json.JSONDecodeError("a number of more digits than can be read", "", 0) from None
+
+
+def _no_constant(token: str) -> Any:
+    """`json.loads`'s hook for ``NaN``/``Infinity``/``-Infinity``: refused."""
+    raise json.JSONDecodeError(f"{token} is not standard JSON (a number must be finite)", "", 0)
+
+
+def record_line(record: Mapping[str, Any], **options: Any) -> str:
+    """`record` as one line of standard JSON (`json.dumps` with `options`); a number
+    that is not finite is a `ValueError` naming its field (``seats[2].cost``).
+
+    Why: Python writes NaN and Infinity as bare tokens no JSON reader but Python's takes,
+    and this file's readers refuse them (`json_line`): a record holding one is refused
+    when written, where the mistake is made, rather than stored for every later read
+    to fail on."""
+    try:
+        return json.dumps(record, allow_nan=False, **options)
+    except ValueError:
+        found = _non_finite(record, "")
+        if found is None:
+            raise
+        field, value = found
+        raise ValueError(
+            f"{field}: {value!r} is not a finite number; stored results are standard JSON "
+            "(no NaN or Infinity)"
+        ) from None
+
+
+def _non_finite(value: Any, where: str) -> tuple[str, float] | None:
+    """(field, value) of the first non-finite float in `value` at `where`, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where or "the record", value)
+    if isinstance(value, Mapping):
+        items: Iterable[tuple[str, Any]] = (
+            (f"{where}.{key}" if where else str(key), item) for key, item in value.items()
+        )
+    elif isinstance(value, list | tuple):
+        items = ((f"{where}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return None
+    for field, item in items:
+        found = _non_finite(item, field)
+        if found is not None:
+            return found
+    return None
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

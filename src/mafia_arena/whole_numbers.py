@@ -12,6 +12,13 @@ from __future__ import annotations
 #: More digits than any seat, option, list entry, post or port number can have.
 MAX_DIGITS = 18
 
+MAX_SEED = 2**53
+"""The largest game seed a person may choose (`mafia-arena play --seed`, a web table's
+``seed``): the largest whole number a JSON reader that parses numbers as doubles (a
+browser showing a replay) holds exactly, so the seed a log shows is the one played.
+Without a bound ``--seed`` took a number of any size (a 400-digit seed was played and
+logged)."""
+
 
 def read_whole_number(text: str) -> int | None:
     """The number `text` spells in decimal digits (of any script `int` reads), or None

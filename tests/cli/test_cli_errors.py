@@ -387,6 +387,12 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
         ("play-seat-outside", ["play", "--players", "5", "--seat", "6"], ("--seat", "1..5")),
         ("play-human-outside", ["play", "--players", "5", "--human", "0"], ("--human", "1..5")),
         (
+            "play-seed-too-large",
+            ["play", "--players", "5", "--seed", str(10**400)],
+            ("--seed", "less than or equal to 9007199254740992"),
+        ),
+        ("play-seed-negative", ["play", "--players", "5", "--seed", "-1"], ("--seed", "0")),
+        (
             "run-set-count-true",
             ["run", "--variant", "simple", "--set", "mafia=true", "--games", "1"],
             ("simple.toml", "composition.formula.mafioso", "not true"),

@@ -5,7 +5,8 @@ the order ``--help`` lists them. `CliError` is a bad command-line value: `main` 
 as one paragraph naming the option and the reason, and exits with `EXIT_USER_ERROR`
 (2). `EXIT_INTERRUPTED` (130) is Ctrl-C's code. The ``--debug`` switch is kept in
 `_STATE`, read by `main`: with it, an error propagates with its traceback.
-`nonempty_text` and `nonempty_path` parse an option whose empty value is a usage error.
+`nonempty_text` and `nonempty_path` parse an option whose empty value is a usage error;
+`path_argument` declares a path argument refused alike.
 
 Why a module of its own: the subcommand modules raise `CliError` and `mafia_arena.cli`
 imports them, so these names live below both, with no import cycle.
@@ -14,7 +15,7 @@ imports them, so these names live below both, with no import cycle.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -63,3 +64,22 @@ def nonempty_path(text: str) -> Path:
     variable) would write a results store, a host key or a log into whatever folder
     the command runs in."""
     return Path(nonempty_text(text))
+
+
+def path_argument(name: str, help: str) -> Any:
+    """A required path argument shown as ``name <path>`` in its command's help, its
+    empty value refused as `nonempty_path` refuses an option's.
+
+    Why not ``parser=nonempty_path``: Typer shows an argument's type from its
+    annotation, never from its metavar, and with a parser it spells the class
+    (``<Path>``); taken as a path (kept as typed: ``path_type=str``, then made a `Path`
+    here) it reads ``<path>``, as the options do. Nothing about the file is checked
+    here (``readable=False``): a missing, unreadable or not-regular file is the
+    command's own error, which names it and the reason."""
+    return typer.Argument(
+        metavar=name,
+        path_type=str,
+        readable=False,
+        callback=lambda value: nonempty_path(str(value)),
+        help=help,
+    )

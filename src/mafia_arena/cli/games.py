@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 from tqdm import tqdm
 
-from mafia_arena.cli.app import CliError, nonempty_path
+from mafia_arena.cli.app import CliError, nonempty_path, path_argument
 from mafia_arena.cli.tables import (
     DEFAULT_PLAYERS,
     KeyDirOption,
@@ -35,6 +35,7 @@ from mafia_arena.cli.tables import (
     warn_below_recommended,
 )
 from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.whole_numbers import MAX_SEED
 
 REPLAY_DIFFERS = "replay DIFFERS FROM the stored log:"
 """How `replay` starts the line saying why a log does not replay (exit 1): a logged
@@ -58,7 +59,10 @@ def play(
     players: Annotated[int, typer.Option(help="number of players", min=1)] = DEFAULT_PLAYERS,
     agents: Annotated[str, typer.Option(help="agents, e.g. heuristic or a,b,c")] = "heuristic",
     seed: Annotated[
-        int | None, typer.Option(help="game seed (default: random, printed after the game)")
+        int | None,
+        typer.Option(
+            min=0, max=MAX_SEED, help="game seed (default: random, printed after the game)"
+        ),
     ] = None,
     seat: Annotated[
         int | None,
@@ -280,9 +284,7 @@ def run(
 
 
 def replay(
-    log: Annotated[
-        Path, typer.Argument(parser=nonempty_path, metavar="log", help="a game log (JSONL)")
-    ],
+    log: Annotated[Path, path_argument("log", "a game log (JSONL)")],
     seat: Annotated[int | None, typer.Option(help="replay from this seat's view (1-based)")] = None,
     traces: Annotated[
         bool,

@@ -14,7 +14,13 @@ from typing import Annotated, Any
 
 import typer
 
-from mafia_arena.cli.app import EXIT_INTERRUPTED, CliError, nonempty_path, nonempty_text
+from mafia_arena.cli.app import (
+    EXIT_INTERRUPTED,
+    CliError,
+    nonempty_path,
+    nonempty_text,
+    path_argument,
+)
 
 ResultsOption = Annotated[
     Path | None,
@@ -99,9 +105,7 @@ def _tournament(
 def tournament(
     spec: Annotated[
         Path,
-        typer.Argument(
-            parser=nonempty_path, metavar="spec", help="an experiment spec (experiments/*.toml)"
-        ),
+        path_argument("spec", "an experiment spec (experiments/*.toml)"),
     ],
     address: AddressOption = None,
     no_ray: NoRayOption = False,
@@ -128,10 +132,9 @@ def tournament(
 def leaderboard(
     source: Annotated[
         Path,
-        typer.Argument(
-            parser=nonempty_path,
-            metavar="source",
-            help="an experiment spec (experiments/X.toml: plays the missing games first) or "
+        path_argument(
+            "source",
+            "an experiment spec (experiments/X.toml: plays the missing games first) or "
             "a results store (results/X or results/X/games.jsonl)",
         ),
     ],

@@ -360,6 +360,8 @@ class Game:
         A pass that `request` does not offer is taken only as a recorded fallback (a
         timeout, an agent's failure: its `default`), never as a seat's own choice: where
         abstaining is forbidden, an agent that sent it would otherwise abstain unrecorded.
+        A speech's attached act must be one the request offers (`_act_refusal`), or what
+        the kind's form check (the forum's written forms) admits.
         """
         if isinstance(decision, str):
             decision = (
@@ -377,7 +379,11 @@ class Game:
                     request.seat, f"speech longer than {request.max_chars} characters"
                 )
             check = self.form_checks.get(request.kind)
-            reason = check(request, decision) if check is not None else ""
+            reason = (
+                check(request, decision)
+                if check is not None
+                else _act_refusal(request, decision.act)
+            )
             if reason:
                 raise IllegalDecision(request.seat, reason)
             return decision
@@ -428,6 +434,21 @@ class Game:
 
     def view_seats(self) -> range:
         return range(self.players)
+
+
+def _act_refusal(request: Request, act: Choice | None) -> str:
+    """Why a speech's attached `act` is refused on `request` ("" if it is not).
+
+    The act is logged with the speech (its decision record; a discussion's `SpeechMade`
+    event) as the structured act the words were made from, so one the turn does not
+    offer (a kill on a speaking turn, a claim about a seat not in the game) would be
+    logged as given: a speech carries no act, or one of `request.choices`. Refused like
+    any illegal decision: the runner then records the request's default as a fallback.
+    """
+    if act is None or request.offers(act):
+        return ""
+    offered = ", ".join(c.key for c in request.choices) or "none"
+    return f"attached act {act.key!r} is not offered on this turn; offered: {offered}"
 
 
 def _jsonable(value: Any) -> Any:

@@ -31,6 +31,9 @@ Contract
   after the other). That costs the driver about a third less CPU per game than writing,
   syncing and renaming each file in its own pool task (`benchmarks/tournament_scaling.py`
   measures it; docs/tournaments.md has the figures).
+* Every line is standard JSON (`results_file.record_line`): a record holding a number
+  that is not finite (NaN, Infinity) is a `ValueError` naming its field, raised before
+  anything of its batch is written; the readers refuse such a token (`json_line`).
 * A write that fails (a full disk, a read-only file system) raises an `OSError` naming
   the file or folder it was writing (`output_folders.naming`): the command line prints
   it as one line, and the games stored before it stay stored.
@@ -45,7 +48,6 @@ Contract
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import time
 from collections.abc import Collection
@@ -61,6 +63,7 @@ from mafia_arena.results_file import (
     after_last_newline,
     json_line,
     read_records,
+    record_line,
     store_exists,
 )
 from mafia_arena.runner.log import traces_path
@@ -149,14 +152,16 @@ class ResultsStore:
         """Store finished games (``{"record", "log", "traces"}`` items; ``traces``
         optional), durably, logs first (module docstring)."""
         assert self._out is not None and self._writers is not None, "open the store first"
+        lines = [
+            record_line(game["record"], separators=(",", ":"), ensure_ascii=False) for game in games
+        ]  # first: a record that is not standard JSON stores nothing of the batch
         if games:
             try:
                 self._write_logs(games)
             except OSError as exc:
                 raise naming(exc, self.logs) from exc
         try:
-            for game in games:
-                line = json.dumps(game["record"], separators=(",", ":"), ensure_ascii=False)
+            for line in lines:
                 self._out.write(line.encode("utf-8") + b"\n")
             self._out.flush()
             os.fsync(self._out.fileno())
@@ -171,7 +176,7 @@ class ResultsStore:
         try:
             with self.failures_path().open("ab") as out:
                 for item in failures:
-                    line = json.dumps({"spec_hash": spec_hash, **item}, ensure_ascii=False)
+                    line = record_line({"spec_hash": spec_hash, **item}, ensure_ascii=False)
                     out.write(line.encode("utf-8") + b"\n")
                 out.flush()
                 os.fsync(out.fileno())
@@ -205,7 +210,7 @@ class ResultsStore:
             path.unlink()
             _fsync_dir(self.folder)
             return 0
-        lines = [json.dumps(latest[i], ensure_ascii=False) for i in sorted(latest)]
+        lines = [record_line(latest[i], ensure_ascii=False) for i in sorted(latest)]
         try:
             self._write_files([(path, "\n".join(lines) + "\n")])
         except OSError as exc:

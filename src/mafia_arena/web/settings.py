@@ -22,6 +22,8 @@ from typing import Literal
 from confusable_homoglyphs import confusables
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from mafia_arena.whole_numbers import MAX_SEED
+
 #: Seconds a seat has to answer, by request kind (scaled by `Settings.timer_scale`).
 TIMERS: dict[str, float] = {
     "speak": 90.0,
@@ -200,7 +202,7 @@ class GameSpec(BaseModel):
     players: int = Field(7, ge=3, le=MAX_PLAYERS)
     seats: list[SeatSpec] = Field(default_factory=list, max_length=MAX_PLAYERS)
     overrides: dict[str, int | float | bool | str] = Field(default_factory=dict, max_length=32)
-    seed: int | None = Field(None, ge=0, le=2**53)
+    seed: int | None = Field(None, ge=0, le=MAX_SEED)
     absent: Literal["bot", "default"] = "bot"
     replacement: str = Field("heuristic", max_length=200)
     bot_delay: float | None = Field(None, ge=0, le=30)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from mafia_arena.agents.base import AgentStats
 from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.game import Game
-from mafia_arena.results_file import STORE_NAME, after_last_newline
+from mafia_arena.results_file import STORE_NAME, after_last_newline, record_line
 from mafia_arena.runner.integrity import fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog, replay_differs, replay_or_why
 from mafia_arena.runner.match import host_traces
@@ -232,7 +232,7 @@ def append_record(store_path: Path, record: dict[str, Any]) -> None:
     after it would join it into one malformed line in the middle of the store, and every
     leaderboard read of the store would then fail on it. The cut record's game is lost
     to the leaderboards, as any game whose record could not be written."""
-    line = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+    line = (record_line(record, sort_keys=True) + "\n").encode("utf-8")
     with store_path.open("ab+") as out:
         end = out.seek(0, os.SEEK_END)
         keep = after_last_newline(out, end)

@@ -315,7 +315,8 @@ def _turn(ctx: Context) -> Decision:
         acts = _post(ctx, phase, reasons)
         if acts:
             text = phrasebook(ctx).speech(acts, reasons, ctx.view.knowledge.day)
-            ctx.notes["palermo_post"] = Speech(text, acts[-1])
+            # the acts in words alone: a post's speaking turn offers no act (only a pass)
+            ctx.notes["palermo_post"] = Speech(text)
             return by_verb["post"][0]
     if "vote" in by_verb and not _mafia_side(ctx):
         ballot = _revote(ctx, by_verb["vote"])
