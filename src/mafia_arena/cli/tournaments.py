@@ -3,8 +3,10 @@ stored) and leaderboard (write a leaderboard from stored results, playing a spec
 missing games first).
 
 Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
-and exits 130 (`EXIT_INTERRUPTED`); contradictory options (``--no-resume`` with
-``--force-resume``, ``--address`` with ``--no-ray``) are a `CliError`.
+(or, stopped while starting, that no game was played) and exits 130
+(`EXIT_INTERRUPTED`); SIGTERM does the same from the moment the command runs.
+Contradictory options (``--no-resume`` with ``--force-resume``, ``--address`` with
+``--no-ray``) are a `CliError`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from mafia_arena.cli.app import (
     nonempty_text,
     path_argument,
 )
+from mafia_arena.sigterm import STARTING_MESSAGE, sigterm_as_interrupt
 
 ResultsOption = Annotated[
     Path | None,
@@ -79,8 +82,39 @@ def _tournament(
     force_resume: bool,
     host_key: bytes | None = None,
 ) -> Any:
-    from mafia_arena.experiments import Interrupted, run_tournament
+    with sigterm_as_interrupt():  # before the driver's imports: they take a while too
+        return _play_spec(
+            spec,
+            address=address,
+            no_ray=no_ray,
+            results=results,
+            tracking_uri=tracking_uri,
+            no_tracking=no_tracking,
+            no_resume=no_resume,
+            force_resume=force_resume,
+            host_key=host_key,
+        )
 
+
+def _play_spec(
+    spec: Path,
+    *,
+    address: str | None,
+    no_ray: bool,
+    results: Path | None,
+    tracking_uri: str | None,
+    no_tracking: bool,
+    no_resume: bool,
+    force_resume: bool,
+    host_key: bytes | None,
+) -> Any:
+    """`_tournament` once SIGTERM is an interrupt: run the spec, an interrupt said as
+    one line and exit 130."""
+    try:
+        from mafia_arena.experiments import Interrupted, run_tournament
+    except KeyboardInterrupt:
+        typer.echo(STARTING_MESSAGE, err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if no_resume and force_resume:
         raise CliError("--no-resume/--force-resume", "give one of them, not both")
     if no_ray and address:

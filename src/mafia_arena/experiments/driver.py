@@ -38,21 +38,19 @@ The driver is the only process that writes results and talks to MLflow. It
 
 Ctrl-C (or SIGTERM) cancels the outstanding tasks, ends the MLflow runs ``KILLED`` and
 raises `Interrupted` (a `KeyboardInterrupt`) saying how many games are stored; the next
-call resumes. Games that failed are reported at the end by `TournamentError`, after
+call resumes. SIGTERM is such an interrupt from the first line of `run_tournament`
+on (`mafia_arena.sigterm`), also while Ray starts (`local_ray`: what it had started is
+shut down); stopped before the store was read, `Interrupted` says that no game was
+played. Games that failed are reported at the end by `TournamentError`, after
 everything else is stored and tracked.
 """
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import sys
-import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from mafia_arena.agents.registry import make_agent
@@ -82,6 +80,7 @@ from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
 from mafia_arena.results_file import StoredRecords
 from mafia_arena.seat_seeds import load_or_create_host_key
+from mafia_arena.sigterm import sigterm_as_interrupt
 from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
 
@@ -112,6 +111,41 @@ def run_tournament(
     (naming file, line and key), `TournamentError` if games failed, `Interrupted` on
     Ctrl-C.
     """
+    with sigterm_as_interrupt():
+        try:
+            return _start(
+                spec_path,
+                address=address,
+                use_ray=use_ray,
+                resume=resume,
+                force_resume=force_resume,
+                progress=progress,
+                results_dir=results_dir,
+                tracking_uri=tracking_uri,
+                track=track,
+                host_key=host_key,
+            )
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:  # before the games started: nothing of this run stored
+            raise Interrupted.while_starting() from None
+
+
+def _start(
+    spec_path: str | Path,
+    *,
+    address: str | None,
+    use_ray: bool,
+    resume: bool,
+    force_resume: bool,
+    progress: bool,
+    results_dir: str | Path | None,
+    tracking_uri: str | None,
+    track: bool,
+    host_key: bytes | None,
+) -> Summary:
+    """`run_tournament` once SIGTERM is an interrupt: the checks, then `_run` in the
+    opened store."""
     experiment = load_spec(spec_path)
     if results_dir is not None:
         experiment = Experiment(**{**experiment.__dict__, "results_dir": Path(results_dir)})
@@ -126,51 +160,20 @@ def run_tournament(
     store = ResultsStore(experiment.results_dir)
     store.open()
     try:
-        with _terminate_as_interrupt():
-            return _run(
-                experiment,
-                store,
-                async_agents,
-                address=address,
-                use_ray=use_ray,
-                resume=resume,
-                force_resume=force_resume,
-                progress=progress,
-                tracking_uri=uri,
-                host_key=host_key,
-            )
+        return _run(
+            experiment,
+            store,
+            async_agents,
+            address=address,
+            use_ray=use_ray,
+            resume=resume,
+            force_resume=force_resume,
+            progress=progress,
+            tracking_uri=uri,
+            host_key=host_key,
+        )
     finally:
         store.close()
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """While inside, SIGTERM stops the tournament as Ctrl-C does (the previous handler
-    is restored on the way out; only the main thread can set one).
-
-    Why: SIGTERM is how a process manager, ``timeout`` or ``kill`` stops a driver.
-    Python's default ends the process at once, so its MLflow runs stayed ``RUNNING``
-    for ever, and Ray's own handler (set by `ray.init`) exits with a crash report and
-    runs ended ``FAILED``. As an interrupt, the outstanding tasks are cancelled, the
-    runs end ``KILLED`` and `Interrupted` says how many games are stored."""
-    previous = _take_sigterm()
-    try:
-        yield
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _take_sigterm() -> Any:
-    """Make SIGTERM raise `KeyboardInterrupt`; return the handler it replaced (None off
-    the main thread, where no handler can be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _results_origin(experiment: Experiment, results_dir: str | Path | None) -> str:
@@ -273,39 +276,20 @@ def _run(
         games_skipped=len(done),
         executor="ray" if use_ray else "in-process",
     )
-    tracker = (
-        _tracker(experiment, tracking_uri, address, use_ray, store_id)
-        if tracking_uri is not None
-        else None
-    )
-    conc = experiment.concurrency
-    fault = FaultPlan.from_env()
-    host_key = load_or_create_host_key(experiment.results_dir, host_key)  # kept there
-    jobs = [
-        BatchJob(
-            experiment.name,
-            experiment.spec_hash,
-            experiment.base_seed,
-            b.matchup,
-            b.indices,
-            conc.llm_in_flight,
-            conc.decision_timeout_s,
-            fault,
-            host_key,
-            experiment.void_threshold,
-        )
-        for b in batches(experiment, None, async_agents, skip=done)
-    ]
+    tracker: Any = None
     executor: Any = None
     started = time.perf_counter()
     try:
+        if tracking_uri is not None:
+            tracker = _tracker(experiment, tracking_uri, address, use_ray, store_id)
+        jobs = _jobs(experiment, async_agents, done, host_key)
+        conc = experiment.concurrency
         executor = (
             RayExecutor(address=address, num_cpus=conc.workers, max_retries=conc.max_retries)
             if use_ray and jobs
             else InProcessExecutor()
         )
         started = time.perf_counter()
-        _take_sigterm()  # again: `ray.init` sets a SIGTERM handler of its own
         _play(executor, jobs, store, summary, tracker, progress, len(done))
     except BaseException as exc:  # Ctrl-C, or the store failing (disk full): stop cleanly
         if isinstance(executor, RayExecutor):
@@ -336,6 +320,31 @@ def _run(
             summary,
         )
     return summary
+
+
+def _jobs(
+    experiment: Experiment, async_agents: set[str], done: set[int], host_key: bytes | None
+) -> list[BatchJob]:
+    """The batch jobs of the games not in `done`, with the results folder's host key
+    (created there, from `host_key` if given, when it has none)."""
+    conc = experiment.concurrency
+    fault = FaultPlan.from_env()
+    key = load_or_create_host_key(experiment.results_dir, host_key)  # kept there
+    return [
+        BatchJob(
+            experiment.name,
+            experiment.spec_hash,
+            experiment.base_seed,
+            b.matchup,
+            b.indices,
+            conc.llm_in_flight,
+            conc.decision_timeout_s,
+            fault,
+            key,
+            experiment.void_threshold,
+        )
+        for b in batches(experiment, None, async_agents, skip=done)
+    ]
 
 
 def _same_code(

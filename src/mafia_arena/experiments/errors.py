@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mafia_arena.sigterm import STARTING_MESSAGE
+
 
 class SpecError(ValueError):
     """An experiment spec is invalid. The message names the file, the key and the reason."""
@@ -35,13 +37,24 @@ class ServiceError(RuntimeError):
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C stopped a tournament; `games_stored` games of its `games_total` are stored
-    and the same call resumes with the rest."""
+    """Ctrl-C (or SIGTERM) stopped a tournament; `games_stored` games of its
+    `games_total` are stored and the same call resumes with the rest. Stopped while
+    starting (`while_starting`: before any game of the run was played), both are None:
+    the spec or the store may not have been read yet."""
 
-    def __init__(self, games_stored: int, games_total: int) -> None:
-        super().__init__(f"{games_stored} games stored; run the same command to resume")
+    def __init__(self, games_stored: int | None, games_total: int | None) -> None:
+        if games_stored is None:
+            message = STARTING_MESSAGE
+        else:
+            message = f"{games_stored} games stored; run the same command to resume"
+        super().__init__(message)
         self.games_stored = games_stored
         self.games_total = games_total
+
+    @classmethod
+    def while_starting(cls) -> Interrupted:
+        """Stopped before the run played any game: nothing of it was stored."""
+        return cls(None, None)
 
 
 class TransientError(RuntimeError):

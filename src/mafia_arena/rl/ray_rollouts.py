@@ -137,7 +137,9 @@ class RayVecEnv(VecEnv):
             self.ray.kill(actor)
         self.actors = []
         if self.started:
-            self.ray.shutdown()
+            from mafia_arena.local_ray import shutdown_ray
+
+            shutdown_ray()
             self.started = False
 
     # ------------------------------------------------------------------ internals

@@ -1,7 +1,16 @@
 """Plots of a matchup or a tournament: win rates with 95% intervals, game lengths.
 
-Written with matplotlib's non-interactive Agg backend; when matplotlib is missing no
-plot is made (the numbers are in the metrics and tables anyway).
+Written with matplotlib's Agg canvas directly (no pyplot, no figure manager); when
+matplotlib is missing no plot is made (the numbers are in the metrics and tables
+anyway).
+
+Cost: a tournament writes three plots per matchup, and a spec may have thousands of
+matchups, so a plot is drawn once, by `savefig`. The margins that fit the tick labels
+and title (matplotlib's tight layout, a draw of its own) are computed once per kind of
+plot and set of tick labels (`_Margins`) and reused: they depend on the tick labels
+and, for a one-line title that fits the figure's width, not on the title's text, so the
+matchups of a spec, which have the same labels, get the margins a tight layout of each
+would give.
 """
 
 from __future__ import annotations
@@ -15,18 +24,56 @@ from mafia_arena.stats import ClusteredRate
 from mafia_arena.tracking.summaries import WinTally, two_passes
 
 
-def _pyplot() -> Any:
+def _matplotlib_ready() -> bool:
+    """Whether matplotlib can be imported (it is an optional dependency)."""
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
-        return None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+        return False
+    return True
 
 
-def _bars(plt: Any, ax: Any, table: dict[str, Any], title: str) -> None:
+def _figure(width: float) -> Any:
+    """A figure `width` x 4 inches on an Agg canvas, with one axes, outside pyplot (whose
+    figure registry and backend switching cost time and keep figures alive)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, 4))
+    FigureCanvasAgg(fig)
+    fig.add_subplot()
+    return fig
+
+
+class _Margins:
+    """Tight-layout margins per (plot kind, figure width, tick labels), computed by the
+    first figure of that key and reused by the others (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[Any, ...], dict[str, float]] = {}
+
+    def fit(self, fig: Any, key: tuple[Any, ...]) -> None:
+        known = self._known.get(key)
+        if known is not None:
+            fig.subplots_adjust(**known)
+            return
+        fig.tight_layout()
+        params = fig.subplotpars
+        self._known[key] = {
+            side: getattr(params, side) for side in ("left", "right", "bottom", "top")
+        }
+
+
+_MARGINS = _Margins()
+
+
+def _save(fig: Any, path: Path, key: tuple[Any, ...]) -> Path:
+    _MARGINS.fit(fig, key)
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def _bars(ax: Any, table: dict[str, Any], title: str) -> None:
     names = list(table)
     values = [table[k].value for k in names]
     errors = [
@@ -72,25 +119,19 @@ class PlotTally:
 
     def draw(self, folder: Path, title: str) -> list[Path]:
         """win_rates.png (factions), agent_win_rates.png (agent x side), length.png."""
-        plt = _pyplot()
-        if plt is None or not self.wins.n:
+        if not _matplotlib_ready() or not self.wins.n:
             return []
         folder.mkdir(parents=True, exist_ok=True)
-        paths = []
-        fig, ax = plt.subplots(figsize=(6, 4))
-        _bars(plt, ax, self.wins.table(), f"{title}: win rate by faction (95% CI)")
-        paths.append(folder / "win_rates.png")
-        fig.tight_layout()
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
+        wins = self.wins.table()
+        fig = _figure(6)
+        _bars(fig.axes[0], wins, f"{title}: win rate by faction (95% CI)")
+        paths = [_save(fig, folder / "win_rates.png", ("win_rates", *wins))]
         table = {k: clustered(v) for k, v in sorted(self.by_side.items())}
-        fig, ax = plt.subplots(figsize=(max(6, len(table)), 4))
-        _bars(plt, ax, table, f"{title}: agent win rate by side (95% CI)")
-        paths.append(folder / "agent_win_rates.png")
-        fig.tight_layout()
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig = _figure(max(6, len(table)))
+        _bars(fig.axes[0], table, f"{title}: agent win rate by side (95% CI)")
+        paths.append(_save(fig, folder / "agent_win_rates.png", ("agent_win_rates", *table)))
+        fig = _figure(6)
+        ax = fig.axes[0]
         days = sorted(self.lengths)
         ax.hist(
             days,
@@ -101,10 +142,8 @@ class PlotTally:
         )
         ax.set_xlabel("days")
         ax.set_title(f"{title}: game length")
-        paths.append(folder / "length.png")
-        fig.tight_layout()
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
+        key = ("length", max(days), max(self.lengths.values()))  # the axes' ranges
+        paths.append(_save(fig, folder / "length.png", key))
         return paths
 
 

@@ -1,0 +1,58 @@
+"""SIGTERM as Ctrl-C: how a tournament driver stops when `kill`, ``timeout`` or a
+process manager ends it.
+
+Why a module of its own, below the command line, the driver and `local_ray`: the
+command installs the handler before it imports the driver (so a SIGTERM while the
+heavy imports, the spec check or the service checks run is already an interrupt), the
+driver keeps it for the whole run, and the local Ray start keeps `ray.init` from
+swapping it for Ray's own (`local_ray`). Python's default ends the process at once
+(exit 143, nothing said, MLflow runs left ``RUNNING``); Ray's handler exits 15 with
+nothing said. As a `KeyboardInterrupt` every layer's Ctrl-C path runs: Ray is shut
+down, the MLflow runs end ``KILLED`` and the command says how to resume.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any
+
+STARTING_MESSAGE = (
+    "interrupted while starting, before any game was played; run the same command to start again"
+)
+"""What a tournament says when stopped before any game of the run was played (by the
+driver's `Interrupted`, or by the command when the interrupt comes while the
+experiments package itself is being imported). Here, below both, so one text serves."""
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def take_sigterm() -> Any:
+    """Make SIGTERM raise `KeyboardInterrupt`; return the handler it replaced (None off
+    the main thread, where no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
+
+
+def sigterm_is_interrupt() -> bool:
+    """Whether SIGTERM raises `KeyboardInterrupt` here now (`take_sigterm` is in force)."""
+    return signal.getsignal(signal.SIGTERM) is _interrupt
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While inside, SIGTERM stops the process as Ctrl-C does; the previous handler is
+    restored on the way out (off the main thread nothing changes: no handler can be
+    set there)."""
+    previous = take_sigterm()
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
