@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import subprocess
-import sys
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
-from mafia_arena.ray_watch import OWNER_VARIABLE, PROC
 from mafia_arena.sigterm import sigterm_is_interrupt
 
 LOOPBACK = "127.0.0.1"
@@ -90,73 +84,16 @@ def _quiet_default_token_notice() -> Iterator[None]:
         notices.removeFilter(drop)
 
 
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])  # where mafia_arena is imported from
-_WATCHERS: list[subprocess.Popen[bytes]] = []
-"""The `ray_watch` processes of the clusters this process started: held so that their
-stdin pipes stay open as long as this process lives (closing one ends its cluster)."""
-
-
-def _import_path() -> str:
-    """This process's PYTHONPATH with the folder mafia_arena is imported from first (a
-    checkout run from its ``src`` folder, or a test's path)."""
-    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    return os.pathsep.join([_PACKAGE_ROOT, *given])
-
-
-@contextlib.contextmanager
-def _watched() -> Iterator[None]:
-    """While inside, the processes started get a token in their environment, and a
-    `ray_watch` process waits to kill them once this process is gone (see there). Not on
-    a system without /proc."""
-    if not PROC.is_dir():
-        yield
-        return
-    token = uuid.uuid4().hex
-    watcher = subprocess.Popen(
-        [sys.executable, "-m", "mafia_arena.ray_watch", token],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # a terminal's Ctrl-C or SIGTERM to the group passes it by
-        env={**os.environ, "PYTHONPATH": _import_path()},
-    )
-    _WATCHERS.append(watcher)
-    os.environ[OWNER_VARIABLE] = token
-    try:
-        yield
-    finally:
-        os.environ.pop(OWNER_VARIABLE, None)
-
-
-def shutdown_ray() -> None:
-    """Shut down this process's Ray, then end the `ray_watch` processes of the clusters
-    it started: each, its pipe closed, kills what of its cluster is left and exits.
-
-    Why not only ``ray.shutdown()``: a watcher waits for its pipe to close, which
-    otherwise happens only when this process exits; a long-lived process (a test run,
-    training that evaluates) would keep one idle watcher per cluster it ever started."""
-    import ray
-
-    ray.shutdown()
-    while _WATCHERS:
-        watcher = _WATCHERS.pop()
-        if watcher.stdin is not None:
-            with contextlib.suppress(OSError):
-                watcher.stdin.close()
-
-
 def start_local_ray(num_cpus: int) -> None:
     """Start a private Ray cluster of `num_cpus` CPUs on this machine, reachable from it only.
 
     Ray's guidance is never to expose a cluster's ports on an untrusted network. Started
     with ``_node_ip_address="127.0.0.1"`` inside `_loopback_node`, the GCS, raylet,
     object manager and workers listen on 127.0.0.1 only. The dashboard is not started.
-    Every process of the cluster ends with this one, also when it is SIGKILLed
-    (`_watched`).
     """
     import ray
 
-    with _loopback_node(), _quiet_default_token_notice(), _keep_sigterm_interrupt(), _watched():
+    with _loopback_node(), _quiet_default_token_notice(), _keep_sigterm_interrupt():
         ray.init(
             num_cpus=num_cpus,
             include_dashboard=False,
@@ -180,8 +117,7 @@ def join_ray(address: str) -> None:
 def ensure_ray(address: str | None, num_cpus: int) -> bool:
     """Connect this process to Ray: join `address`, else start a private local cluster of
     `num_cpus` CPUs; a Ray already initialised here is reused. True if this call started
-    or joined one (so the caller shuts it down when done, with `shutdown_ray`), False if
-    it was reused.
+    or joined one (so the caller shuts it down when done), False if it was reused.
 
     Interrupted while starting (Ctrl-C, or SIGTERM as `mafia_arena.sigterm` makes it),
     what was started of Ray is shut down before the interrupt goes on: the caller has
@@ -197,6 +133,6 @@ def ensure_ray(address: str | None, num_cpus: int) -> bool:
             start_local_ray(num_cpus)
     except BaseException:
         with contextlib.suppress(Exception):
-            shutdown_ray()
+            ray.shutdown()
         raise
     return True

@@ -30,26 +30,3 @@ def test_a_local_start_keeps_token_authentication_without_its_notice() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["token"]
     assert "Token authentication is enabled" not in done.stderr + done.stdout
-
-
-WATCHER_PROBE = """
-import time
-from mafia_arena import local_ray
-
-local_ray.start_local_ray(1)
-watcher = local_ray._WATCHERS[0]
-local_ray.shutdown_ray()
-watcher.wait(timeout=30)  # its pipe closed, it ends while this process goes on
-print("ended", watcher.returncode, len(local_ray._WATCHERS))
-"""
-
-
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="the watcher reads /proc")
-def test_shutting_down_a_local_ray_ends_its_watcher_while_the_process_lives() -> None:
-    """A long-lived process (a test run, training) that starts and shuts down local
-    clusters keeps no idle watcher per cluster."""
-    done = subprocess.run(
-        [sys.executable, "-c", WATCHER_PROBE], capture_output=True, text=True, timeout=180
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["ended", "0", "0"]

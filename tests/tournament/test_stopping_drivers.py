@@ -1,13 +1,11 @@
-"""A tournament driver stopped while it starts (SIGTERM) or killed (SIGKILL), as a user
-runs it: a real `mafia-arena tournament` process on a real local Ray.
-
-- SIGTERM at any moment of the start ends the run as Ctrl-C does: one line saying what
-  to do, exit 130, no traceback, Ray shut down, a results folder the next run resumes.
-- After a SIGKILL no process of the Ray the driver started outlives it for long (Ray's
-  dashboard and runtime env agents used to wait a minute for the dead GCS).
+"""A tournament driver stopped while it starts (SIGTERM), as a user runs it: a real
+`mafia-arena tournament` process on a real local Ray. SIGTERM at any moment of the start
+ends the run as Ctrl-C does: one line saying what to do, exit 130, no traceback, Ray
+shut down, a results folder the next run resumes.
 
 The driver's processes are told apart from any other Ray of the machine by a variable
-of their environment (`MARK`), which every process the driver starts inherits.
+of their environment (`MARK`), which every process the driver starts inherits (the GCS
+and raylet keep it readable; Ray's Python agents write their titles over it).
 """
 
 from __future__ import annotations
@@ -144,21 +142,3 @@ def test_a_sigterm_while_starting_stops_the_run_as_ctrl_c_does(tmp_path: Path, m
     )
     assert done.returncode == 0, done.stderr
     assert "12/12 games stored" in done.stdout
-
-
-def test_no_ray_process_outlives_a_sigkilled_driver(tmp_path: Path) -> None:
-    token = uuid.uuid4().hex
-    driver = start_driver(tmp_path, token, 3.0)  # 12 games: 18 s at least on 2 workers
-    store = tmp_path / "r" / "games.jsonl"
-    try:
-        wait_for(driver, lambda: agents(token) == 2, "Ray agents")  # they are the point
-        wait_for(driver, lambda: store.exists() and store.stat().st_size > 0, "stored game")
-        driver.send_signal(signal.SIGKILL)
-        driver.communicate(timeout=30)
-    finally:
-        if driver.poll() is None:
-            driver.kill()
-    survivors = left_over(token, 15)  # Ray's agents alone waited 60 s
-    for pid, _ in survivors:  # leave nothing behind, even when failing
-        os.kill(pid, signal.SIGKILL)
-    assert survivors == []

@@ -82,58 +82,33 @@ def _tournament(
     force_resume: bool,
     host_key: bytes | None = None,
 ) -> Any:
-    with sigterm_as_interrupt():  # before the driver's imports: they take a while too
-        return _play_spec(
-            spec,
-            address=address,
-            no_ray=no_ray,
-            results=results,
-            tracking_uri=tracking_uri,
-            no_tracking=no_tracking,
-            no_resume=no_resume,
-            force_resume=force_resume,
-            host_key=host_key,
-        )
-
-
-def _play_spec(
-    spec: Path,
-    *,
-    address: str | None,
-    no_ray: bool,
-    results: Path | None,
-    tracking_uri: str | None,
-    no_tracking: bool,
-    no_resume: bool,
-    force_resume: bool,
-    host_key: bytes | None,
-) -> Any:
-    """`_tournament` once SIGTERM is an interrupt: run the spec, an interrupt said as
-    one line and exit 130."""
-    try:
-        from mafia_arena.experiments import Interrupted, run_tournament
-    except KeyboardInterrupt:
-        typer.echo(STARTING_MESSAGE, err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    if no_resume and force_resume:
-        raise CliError("--no-resume/--force-resume", "give one of them, not both")
-    if no_ray and address:
-        raise CliError("--address", "cannot join a Ray cluster with --no-ray")
-    try:
-        return run_tournament(
-            spec,
-            address=address,
-            use_ray=not no_ray,
-            resume=not no_resume,
-            force_resume=force_resume,
-            results_dir=results,
-            tracking_uri=tracking_uri,
-            track=not no_tracking,
-            host_key=host_key,
-        )
-    except Interrupted as exc:  # typer turns a KeyboardInterrupt into a bare exit 130
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+    """Run the spec; an interrupt is said as one line and exits 130. SIGTERM is an
+    interrupt from here on, before the driver's imports (they take a while too)."""
+    with sigterm_as_interrupt():
+        try:
+            from mafia_arena.experiments import Interrupted, run_tournament
+        except KeyboardInterrupt:
+            typer.echo(STARTING_MESSAGE, err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        if no_resume and force_resume:
+            raise CliError("--no-resume/--force-resume", "give one of them, not both")
+        if no_ray and address:
+            raise CliError("--address", "cannot join a Ray cluster with --no-ray")
+        try:
+            return run_tournament(
+                spec,
+                address=address,
+                use_ray=not no_ray,
+                resume=not no_resume,
+                force_resume=force_resume,
+                results_dir=results,
+                tracking_uri=tracking_uri,
+                track=not no_tracking,
+                host_key=host_key,
+            )
+        except Interrupted as exc:  # typer turns a KeyboardInterrupt into a bare exit 130
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def tournament(

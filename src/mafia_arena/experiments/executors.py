@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mafia_arena.experiments.worker import RETRYABLE, BatchJob, play_batch
-from mafia_arena.local_ray import ensure_ray, shutdown_ray
+from mafia_arena.local_ray import ensure_ray
 
 
 @dataclass
@@ -96,4 +96,4 @@ class RayExecutor:
     def close(self) -> None:
         self.cancel()
         if self.started:
-            shutdown_ray()
+            self.ray.shutdown()

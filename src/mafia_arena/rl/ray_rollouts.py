@@ -137,9 +137,7 @@ class RayVecEnv(VecEnv):
             self.ray.kill(actor)
         self.actors = []
         if self.started:
-            from mafia_arena.local_ray import shutdown_ray
-
-            shutdown_ray()
+            self.ray.shutdown()
             self.started = False
 
     # ------------------------------------------------------------------ internals
