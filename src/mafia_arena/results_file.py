@@ -335,14 +335,22 @@ def _no_constant(token: str) -> Any:
     raise json.JSONDecodeError(f"{token} is not standard JSON (a number must be finite)", "", 0)
 
 
-def record_line(record: Mapping[str, Any], **options: Any) -> str:
+def record_line(
+    record: Mapping[str, Any],
+    *,
+    where: str = "",
+    stored: str = "stored results",
+    **options: Any,
+) -> str:
     """`record` as one line of standard JSON (`json.dumps` with `options`); a number
-    that is not finite is a `ValueError` naming its field (``seats[2].cost``).
+    that is not finite is a `ValueError` naming its field (``seats[2].cost``), after
+    `where` (which record: ``event 12``) when given, and saying that `stored` (the kind
+    of file: ``game logs``) are standard JSON.
 
     Why: Python writes NaN and Infinity as bare tokens no JSON reader but Python's takes,
-    and this file's readers refuse them (`json_line`): a record holding one is refused
-    when written, where the mistake is made, rather than stored for every later read
-    to fail on."""
+    and this file's readers refuse them (`json_line`), as do the game log's: a record
+    holding one is refused when written, where the mistake is made, rather than stored
+    for every later read to fail on."""
     try:
         return json.dumps(record, allow_nan=False, **options)
     except ValueError:
@@ -350,8 +358,9 @@ def record_line(record: Mapping[str, Any], **options: Any) -> str:
         if found is None:
             raise
         field, value = found
+        prefix = f"{where}: " if where else ""
         raise ValueError(
-            f"{field}: {value!r} is not a finite number; stored results are standard JSON "
+            f"{prefix}{field}: {value!r} is not a finite number; {stored} are standard JSON "
             "(no NaN or Infinity)"
         ) from None
 

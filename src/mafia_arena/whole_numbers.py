@@ -14,7 +14,8 @@ MAX_DIGITS = 18
 
 MAX_SEED = 2**53
 """The largest game seed a person may choose (`mafia-arena play --seed`, a web table's
-``seed``): the largest whole number a JSON reader that parses numbers as doubles (a
+``seed``, `mafia-arena run --seed` for every game it plays, an experiment spec's
+``base_seed``): the largest whole number a JSON reader that parses numbers as doubles (a
 browser showing a replay) holds exactly, so the seed a log shows is the one played.
 Without a bound ``--seed`` took a number of any size (a 400-digit seed was played and
 logged)."""

@@ -393,6 +393,26 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
         ),
         ("play-seed-negative", ["play", "--players", "5", "--seed", "-1"], ("--seed", "0")),
         (
+            "run-seed-too-large",
+            ["run", "--players", "5", "--games", "1", "--seed", str(10**400)],
+            ("--seed", "less than or equal to 9007199254740992"),
+        ),
+        (
+            "run-seed-negative",
+            ["run", "--players", "5", "--games", "1", "--seed", "-1"],
+            ("--seed", "0"),
+        ),
+        (
+            "run-last-seed-too-large",
+            ["run", "--players", "5", "--games", "3", "--seed", str(2**53 - 1)],
+            (
+                "--seed",
+                "the last game's seed",
+                "above 9007199254740992",
+                "at most 9007199254740990",
+            ),
+        ),
+        (
             "run-set-count-true",
             ["run", "--variant", "simple", "--set", "mafia=true", "--games", "1"],
             ("simple.toml", "composition.formula.mafioso", "not true"),

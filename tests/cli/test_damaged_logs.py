@@ -137,7 +137,7 @@ def _nan_day(lines: Lines) -> Lines:
 LOG_CASES: list[tuple[str, Callable[[Lines], Lines], tuple[str, ...]]] = [
     ("deeply-nested-event", _nested, (": line ", "nested too deeply")),
     ("deeply-nested-header", _nested_header, (": line 1: ", "nested too deeply")),
-    ("integer-too-long", _long_int, (": line 1: ", "not readable JSON")),
+    ("integer-too-long", _long_int, (": line 1: ", "a number of more digits")),
     ("variant-a-number", _header(variant=42), (": line 1: variant: ", "not a variant name")),
     ("variant-null", _header(variant=None), (": line 1: variant: ", "not a variant name")),
     ("variant-not-the-setup", _header(variant="nosuch"), (": line 1: ", "the setup event")),
@@ -169,7 +169,8 @@ LOG_CASES: list[tuple[str, Callable[[Lines], Lines], tuple[str, ...]]] = [
     ("line-dropped", _drop, (": line 4: seq: ", "3 where 2 was due")),
     ("day-negative", _event("role", day=-1), (": line 3: day: ", "-1")),
     ("day-a-string", _event("role", day="x"), (": line 3: day: ",)),
-    ("day-nan", _nan_day, (": line 4: day: ", "nan")),
+    ("day-nan", _nan_day, (": line 4: ", "NaN is not standard JSON")),
+    ("meta-infinity", _meta(cost=float("inf")), (": line 1: ", "Infinity is not standard JSON")),
     ("phase-a-number", _event("role", phase=3), (": line 3: phase: ",)),
     ("seat-out-of-range", _payload("role", seat=99), (": line 3: payload.seat: ", "seat 99")),
     ("seat-negative", _payload("role", seat=-1), (": line 3: payload.seat: ", "seat -1")),
@@ -259,6 +260,12 @@ TRACE_CASES: list[tuple[str, Callable[[Lines], str], tuple[str, ...]]] = [
     ("answers-a-number", lambda ls: _trace(ls, answers=5), (": line 1: answers: ",)),
     ("answers-a-string", lambda ls: _trace(ls, answers="abc"), (": line 1: answers: ",)),
     ("question-a-list", lambda ls: _trace(ls, question=["a"]), (": line 1: question: ",)),
+    ("latency-nan", lambda ls: _trace(ls, latency_s=float("nan")), (": line 1: ", "NaN is not")),
+    (
+        "latency-minus-infinity",
+        lambda ls: _trace(ls) + _trace(ls, latency_s=float("-inf")),
+        (": line 2: ", "-Infinity is not standard JSON"),
+    ),
     # already refused before
     ("not-json", lambda ls: _trace(ls) + "nope\n", (": line 2: ", "not JSON")),
 ]
@@ -282,6 +289,27 @@ def test_a_damaged_trace_sidecar_is_refused_naming_file_line_and_key(
     code, err = run_cli(["replay", str(path), "--traces"], capsys)
     assert code == 2, err
     assert_one_paragraph(err, f"error: {traces}", *parts)
+
+
+@pytest.mark.parametrize(
+    ("where", "field"),
+    [("header", "meta.cost"), ("trace 2", "latency_s")],
+)
+def test_a_log_holding_a_non_finite_number_is_not_written(
+    real_log: Path, tmp_path: Path, where: str, field: str
+) -> None:
+    """Logs and sidecars are standard JSON, as their reader requires: a NaN or an
+    Infinity is refused when written, naming the record and field, and nothing is
+    stored."""
+    log = GameLog.load(real_log)
+    if where == "header":
+        log.meta["cost"] = float("nan")
+    else:
+        log.traces = [{"seat": 0, "latency_s": 0.5}, {"seat": 1, "latency_s": float("nan")}]
+    target = tmp_path / "game.jsonl"
+    with pytest.raises(ValueError, match=rf"^{where}: {field}: nan is not a finite number"):
+        log.save(target)
+    assert not target.exists()
 
 
 def test_a_sound_trace_sidecar_is_shown(

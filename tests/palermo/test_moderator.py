@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from tests.palermo.table import S16, P, Table
 
-from mafia_arena.engine import Game, IllegalDisqualification, IllegalModeration
+from mafia_arena.engine import PASS, Choice, Game, IllegalDisqualification, IllegalModeration
 from mafia_arena.engine.catalogue import Disqualified, RoleChange, StateChanged, Votes
 from mafia_arena.engine.player_states import PlayerState
 
@@ -100,6 +100,50 @@ def test_a_sanction_imprisons_without_a_card_or_calling_off_the_vote() -> None:
     for record in t.game.decisions:
         again.resubmit(record)
     assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
+
+
+@pytest.mark.parametrize("votes", [True, False])
+def test_a_player_released_in_the_change_window_may_vote_but_is_not_obliged(votes: bool) -> None:
+    """7.1: Imprisoned at VOTE CLOSE, Active during the CHANGE WINDOW: one optional vote
+    action there (7.3), offered at once, and no absence when it is not used."""
+    t = Table(keep={2, 14})
+    t.until(1, "afternoon")
+    t.game.moderate("sanction", P(14), "insulted a player")
+    t.until(1, "change_window")
+    assert P(14) not in t.game.pending()  # imprisoned at VOTE CLOSE: not asked
+    t.game.moderate("release", P(14))
+    request = t.game.request(P(14))
+    assert request is not None and request.kind == "change_vote"
+    assert PASS in request.choices and Choice("vote", P(2)) in request.choices
+    t.step({14: "vote:1" if votes else "pass"})
+    assert t.ps.phase != "change_window"  # the one action was the window's
+    t.finish_round(1)
+    ballots = next(f for f in t.facts(Votes) if f.kind == "vote").votes
+    assert (P(14) in ballots) is votes
+    assert all(f.seat != P(14) for f in t.facts_absence())  # may vote, not obliged
+    again = Game(t.game.variant, 16, 1, deal=S16, hands={})
+    for record in t.game.decisions:
+        again.resubmit(record)
+    assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
+
+
+@pytest.mark.parametrize("phase", ["night_early", "morning", "afternoon"])
+def test_no_card_imprisonment_is_open_in_a_change_window_that_is_held(phase: str) -> None:
+    """The other way to become Active in the CHANGE WINDOW, Cancel Imprisonment, has
+    nobody to free there: an imprisonment played this round calls the vote off (7.6),
+    and one played in the last afternoon has its window closed with the night (6.6)."""
+    hands = {16: "immediate_imprisonment", 13: "cancel_imprisonment"}
+    t = Table(hands=hands, keep={8, 13, 16})
+    t.until(2, phase)
+    t.step({16: "immediate_imprisonment:7"})
+    held = []
+    while not t.game.over and t.ps.round <= 3:
+        if t.ps.phase == "change_window" and t.game.pending():
+            held.append(t.ps.round)
+            assert not t.ps.windows and not t.offers(13, "cancel_imprisonment:7")
+        t.step()
+    assert held == [3]  # Vote 2 was called off; Vote 3 was held
+    assert t.state(8) is PlayerState.GHOST and t.ps.cards[P(13)] == "cancel_imprisonment"
 
 
 def test_no_other_variant_has_these_rulings() -> None:

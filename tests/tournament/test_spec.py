@@ -48,6 +48,16 @@ players = 5
         ("void_threshold = -0.1\n" + BASE, "void_threshold", "greater than or equal to 0"),
         ("void_threshold = true\n" + BASE, "void_threshold", "got true"),
         ('void_threshold = "20%"\n' + BASE, "void_threshold", 'got "20%"'),
+        (
+            BASE.replace("base_seed = 1", f"base_seed = {10**30}"),
+            "base_seed",
+            "less than or equal to 9007199254740992",
+        ),
+        (
+            BASE.replace("base_seed = 1", "base_seed = -1"),
+            "base_seed",
+            "greater than or equal to 0",
+        ),
     ],
 )
 def test_errors_name_file_key_and_reason(tmp_path: Path, body: str, key: str, reason: str) -> None:

@@ -220,17 +220,33 @@ def _unwritable(log: Path, error: OSError) -> CliError:
     return CliError("--log", f"{log}: cannot write: {error.strerror or error}")
 
 
+def _check_last_seed(seed: int, games: int) -> None:
+    """Usage error naming ``--seed`` when the last game's seed (``seed + games - 1``)
+    passes `MAX_SEED`: every seed ``run`` plays is bounded like ``play --seed``, so each
+    game can be played again alone with ``play --seed``."""
+    last = seed + games - 1
+    if last > MAX_SEED:
+        raise typer.BadParameter(
+            f"the last game's seed, {seed} + {games - 1} = {last}, is above {MAX_SEED}; "
+            f"use a seed of at most {MAX_SEED - games + 1} for {games} games",
+            param_hint="'--seed'",
+        )
+
+
 def run(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
     players: Annotated[int, typer.Option(help="number of players", min=1)] = DEFAULT_PLAYERS,
     agents: Annotated[str, typer.Option(help="agents: name, a,b,c or town=x,mafia=y")] = "random",
     games: Annotated[int, typer.Option(help="number of games", min=1)] = 100,
-    seed: Annotated[int, typer.Option(help="base seed; game i uses seed+i")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="base seed; game i uses seed+i")
+    ] = 0,
     key_dir: KeyDirOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
     set_: SetOption = None,
 ) -> None:
     """Play many games and print win rates per faction with 95% intervals."""
+    _check_last_seed(seed, games)
     from mafia_arena.agents.base import all_synchronous
     from mafia_arena.runner.match import play_match, play_match_sync
     from mafia_arena.seat_seeds import new_host_key

@@ -266,7 +266,8 @@ class Game:
           ``forfeit`` (a sanction; `value` the reason).
         - Palermo (4.4, `engine.palermo.moderator`): ``sanction`` (the Active seat is
           imprisoned without a card, the vote kept; `value` the reason) and ``release``
-          (only the moderator frees it). Its penalty exit is `disqualify`.
+          (only the moderator frees it; released while the CHANGE WINDOW waits, the seat
+          is added to that prompt). Its penalty exit is `disqualify`.
 
         Raises `GameOver` after the end and `IllegalModeration` (the state untouched)
         for a ruling that is not possible now. Recorded like a decision (a host
@@ -293,8 +294,8 @@ class Game:
         self.decisions.append(record)
         self.emit(DecisionRecord(**record), HOST)
         if palermo:
-            moderator.apply(self, kind, seat, value)
-            self._fit_prompt({seat} if kind == "sanction" else ())
+            added = moderator.apply(self, kind, seat, value)
+            self._fit_prompt({seat} if kind == "sanction" else (), added)
         else:
             moderation.apply(self, kind, seat, value)
             self._fit_prompt()
@@ -323,9 +324,11 @@ class Game:
             return f"{seat_name(seat)} is already out of the game"
         return ""
 
-    def _fit_prompt(self, out_of_play: Collection[int] = ()) -> None:
-        """Bring the waiting prompt in line with the removals (see `disqualify`), and
-        with `out_of_play`: seats taken out of play for now (a sanction)."""
+    def _fit_prompt(self, out_of_play: Collection[int] = (), added: Prompt | None = None) -> None:
+        """Bring the waiting prompt in line with the removals (see `disqualify`), with
+        `out_of_play`: seats taken out of play for now (a sanction), and with `added`:
+        requests of seats brought back into play that the waiting prompt must ask too
+        (a release during a phase that asks once), screened like the others."""
         if self.state.over:
             self._pending, self._answers = {}, {}
             self._flow.close()
@@ -340,6 +343,10 @@ class Game:
             prompt[seat] = screened
             if names_any(self._answers.get(seat), removed):
                 del self._answers[seat]  # that choice is void: the seat chooses again
+        for seat, request in (added or {}).items():
+            screened = request.screened(removed)
+            if screened is not None and seat not in prompt:
+                prompt[seat] = screened
         self._pending = prompt
         if len(self._answers) == len(prompt):
             answers, self._answers = self._answers, {}

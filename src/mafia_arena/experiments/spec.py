@@ -68,6 +68,7 @@ from mafia_arena.toml_file import (
     read_toml_text,
     why_unreadable,
 )
+from mafia_arena.whole_numbers import MAX_SEED
 
 if TYPE_CHECKING:
     from mafia_arena.experiments.plan import Experiment
@@ -153,7 +154,9 @@ class ExperimentSpec(_Model):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     description: str = ""
-    base_seed: Count = 0
+    # bounded like `play --seed` (`MAX_SEED`): the manifest's JSON holds it exactly
+    # for any reader, and a 400-digit base seed was taken before
+    base_seed: Count = Field(default=0, ge=0, le=MAX_SEED)
     games: Count = Field(default=100, ge=1)
     seating: Seating = "balanced"
     pool: list[str] = Field(default_factory=list)

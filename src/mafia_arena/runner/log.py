@@ -24,7 +24,6 @@ never enter the event log, so no seat view, replay or page can show them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,12 +33,15 @@ from mafia_arena.code_identity import code_identity, code_label
 from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
+from mafia_arena.results_file import record_line
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.rules.loader import coerce
 
 FORMAT = f"mafia-arena-log/{LOG_VERSION}"
 READABLE = ("mafia-arena-log/1", FORMAT)
 """Formats `load` reads: version 1 payloads are upgraded by `engine.catalogue`."""
+STORED = "game logs and their trace files"
+"""What `record_line` says is standard JSON when a log or sidecar holds NaN or Infinity."""
 
 
 def overrides_played(variant: Variant, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -109,22 +111,40 @@ class GameLog:
         }
 
     def to_jsonl(self) -> str:
-        lines = [json.dumps(self.header(), sort_keys=True)]
-        lines += [json.dumps(e.to_json(), sort_keys=True) for e in self.events]
+        """The log as its file's text: standard JSON lines (`results_file.record_line`).
+
+        A number that is not finite is a `ValueError` naming the line's record and field
+        (``event 12: payload.cost``): the log's reader refuses NaN and Infinity, so a log
+        holding one would be written but never read back."""
+        lines = [record_line(self.header(), where="header", stored=STORED, sort_keys=True)]
+        lines += [
+            record_line(e.to_json(), where=f"event {e.seq}", stored=STORED, sort_keys=True)
+            for e in self.events
+        ]
         return "\n".join(lines) + "\n"
 
     def save(self, path: str | Path) -> Path:
+        """Write the log to `path` and its traces to the sidecar. Both texts are made
+        first, so a log refused for a number that is not finite writes nothing."""
         path = Path(path)
+        text, traces = self.to_jsonl(), self.traces_jsonl()
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_jsonl(), encoding="utf-8")
-        if self.traces:
-            traces_path(path).write_text(self.traces_jsonl(), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
+        if traces:
+            traces_path(path).write_text(traces, encoding="utf-8")
         return path
 
     def traces_jsonl(self) -> str:
         """The decision traces as the sidecar file's text (one record a line; "" if none),
-        for stores that write logs themselves."""
-        lines = [json.dumps(t, sort_keys=True, ensure_ascii=False) for t in self.traces]
+        for stores that write logs themselves. Standard JSON like the log (`to_jsonl`):
+        a number that is not finite is a `ValueError` naming the trace and field
+        (``trace 3: latency_s``)."""
+        lines = [
+            record_line(
+                t, where=f"trace {number}", stored=STORED, sort_keys=True, ensure_ascii=False
+            )
+            for number, t in enumerate(self.traces, 1)
+        ]
         return "\n".join(lines) + "\n" if lines else ""
 
     @classmethod

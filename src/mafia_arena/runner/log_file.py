@@ -18,8 +18,10 @@ What is checked, and why:
   named), and a path that can be read at all (``OSError`` becomes "cannot read").
 * Each non-blank line (split at ``\\n`` only, as the writers join them: a U+2028 or NEL
   inside a string is text, not a line break) is one JSON value; nesting too deep for
-  the parser and integers too long to convert are named like any other bad JSON,
-  instead of a `RecursionError` or a bare `ValueError` deep inside `json`.
+  the parser, integers too long to convert and the tokens ``NaN``, ``Infinity`` and
+  ``-Infinity`` (not standard JSON; the writers refuse to store them) are named like
+  any other bad JSON, instead of a `RecursionError` or a bare `ValueError` deep inside
+  `json`.
 * The header (line 1): an object of a `READABLE` format with the keys a replay needs,
   each of its type: ``variant`` a name, ``overrides`` an object with string keys,
   ``players`` a whole number in 1..`MAX_PLAYERS` (readers allocate per seat, so a
@@ -58,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 from mafia_arena.engine.catalogue import KINDS, DecisionRecord, Setup
 from mafia_arena.engine.events import Event
 from mafia_arena.input_files import FileTooLarge, not_a_file, read_at_most
+from mafia_arena.results_file import json_line
 from mafia_arena.results_file import shown as _shown
 from mafia_arena.runner.log import FORMAT, READABLE
 
@@ -129,26 +132,25 @@ def read_text(path: Path, *, what: str) -> str:
 
 
 def json_lines(text: str, source: str, *, what: str) -> list[tuple[int, Any]]:
-    """(line number, parsed value) of each non-blank line, split at ``\\n`` only."""
+    """(line number, parsed value) of each non-blank line, split at ``\\n`` only.
+
+    Each line is read as the results store reads its own (`results_file.json_line`):
+    ``NaN``, ``Infinity`` and ``-Infinity`` are refused (the writers never store them,
+    `GameLog.to_jsonl`, and other JSON readers of the file would fail on them), like
+    nesting too deep and integers too long, with the file and line named."""
     parsed: list[tuple[int, Any]] = []
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            parsed.append((number, json.loads(line)))
+            parsed.append((number, json_line(line)))
         except json.JSONDecodeError as exc:
+            # `json_line`'s own refusals (NaN, nesting, long integers) have no position
+            column = f", column {exc.colno}" if exc.doc else ""
             raise LogFileError(
                 source,
                 f"line {number}",
-                f"not JSON ({exc.msg}, column {exc.colno}); {what} is one JSON object a line",
-            ) from None
-        except RecursionError:
-            raise LogFileError(
-                source, f"line {number}", f"JSON nested too deeply to read; not {what}"
-            ) from None
-        except ValueError as exc:  # e.g. an integer of more digits than Python converts
-            raise LogFileError(
-                source, f"line {number}", f"not readable JSON ({_one_line(exc)}); not {what}"
+                f"not JSON ({exc.msg}{column}); {what} is one JSON object a line",
             ) from None
     return parsed
 

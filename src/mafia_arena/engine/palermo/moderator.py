@@ -20,10 +20,11 @@ from __future__ import annotations
 
 from mafia_arena.engine.catalogue import Disqualified, Narration
 from mafia_arena.engine.events import PUBLIC
-from mafia_arena.engine.game import Game, seat_name
+from mafia_arena.engine.game import Game, Prompt, seat_name
 from mafia_arena.engine.palermo.changes import change
 from mafia_arena.engine.palermo.checks import state_check
 from mafia_arena.engine.palermo.state import of
+from mafia_arena.engine.palermo.vote import change_request
 from mafia_arena.engine.player_states import PlayerState
 
 CAUSE = "penalty"
@@ -66,8 +67,14 @@ def refusal(game: Game, kind: str, seat: int, value: str) -> str:
     return ""
 
 
-def apply(game: Game, kind: str, seat: int, value: str) -> None:
-    """Carry out a ruling that `refusal` allowed; then a state check."""
+def apply(game: Game, kind: str, seat: int, value: str) -> Prompt:
+    """Carry out a ruling that `refusal` allowed; then a state check. Returns the
+    requests the ruling adds to the waiting prompt.
+
+    A player released while the CHANGE WINDOW waits became Active during it: they may
+    vote but are not obliged (7.1), so they get the window's one action (a pass allowed)
+    at once; the window is one prompt, so waiting for the next one would skip them.
+    Released in any other phase, they are asked at the phase's next move as usual."""
     ps = of(game)
     ps.moderated += 1
     if kind == "sanction":
@@ -81,3 +88,8 @@ def apply(game: Game, kind: str, seat: int, value: str) -> None:
         ps.sanctioned.discard(seat)
         change(game, seat, PlayerState.ACTIVE, "sanction_lifted")
     state_check(game)
+    if kind == "release" and ps.phase == "change_window" and not game.over:
+        request = change_request(game, seat)
+        if request is not None:
+            return {seat: request}
+    return {}

@@ -85,26 +85,37 @@ def cast(game: Game, seat: int, target: int) -> None:
 
 def change_window(game: Game) -> Flow:
     """CHANGE WINDOW (7.3): one vote action per eligible voter; no chat."""
-    from mafia_arena.engine.palermo import cards  # cards import this module
-
     ps = of(game)
     ps.phase = game.state.phase = "change_window"
     prompt: dict[int, Request] = {}
     for seat in range(game.players):
-        picks = options(game, seat) + cards.options(game, seat, "vote")
-        if not picks:
-            continue
-        choices = (PASS, *(c for c, _ in picks))
-        labels = ("keep my ballot", *(label for _, label in picks))
-        text = "Change window: one action (change or cast your vote), or keep your ballot."
-        prompt[seat] = Request(
-            seat, "change_vote", text, choices, labels, "pass", info={"phase": "change_window"}
-        )
+        request = change_request(game, seat)
+        if request is not None:
+            prompt[seat] = request
     if not prompt:
         return
     answers = yield prompt
     for seat in sorted(answers):
         apply_single(game, seat, answers[seat])
+
+
+def change_request(game: Game, seat: int) -> Request | None:
+    """`seat`'s one action in the CHANGE WINDOW (7.3), or None if it has none.
+
+    Also asked of a player freed while the window's prompt waits (the moderator lifting
+    a sanction): Active after VOTE CLOSE, they may vote but are not obliged (7.1), so
+    the request allows a pass and RESOLUTION charges them no absence."""
+    from mafia_arena.engine.palermo import cards  # cards import this module
+
+    picks = options(game, seat) + cards.options(game, seat, "vote")
+    if not picks:
+        return None
+    choices = (PASS, *(c for c, _ in picks))
+    labels = ("keep my ballot", *(label for _, label in picks))
+    text = "Change window: one action (change or cast your vote), or keep your ballot."
+    return Request(
+        seat, "change_vote", text, choices, labels, "pass", info={"phase": "change_window"}
+    )
 
 
 def apply_single(game: Game, seat: int, decision: Decision) -> None:
