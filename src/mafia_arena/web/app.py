@@ -13,7 +13,8 @@ websocket message, never in URLs):
   (again from the same device only: the ``mafia_device`` HttpOnly cookie, `web/auth.py`);
 - ``POST /api/games/{id}/seat``: which seat an invite is for (the join page shows it);
 - ``POST /api/games/{id}/rematch``: a player of a finished game → their seat in the
-  same group's next game (made by the first to ask);
+  same group's next game (made by the first to ask); also after a restart (410 for a
+  game forgotten to make room: its seats' credentials are gone);
 - ``POST /api/games/{id}/resume``: a resume token (the player's link to move to another
   device) → a fresh seat credential;
 - ``POST /api/games/{id}/start``, ``GET /api/games/{id}/invites``: creator only (the
@@ -25,6 +26,10 @@ websocket message, never in URLs):
   ``?before=<id>``, the last id of a page: the next page); ``GET /replay/{id}``: a
   finished game's page;
 - ``WS /ws/{id}``: see `web/ws.py`.
+
+A finished game held only in the store (after a restart) answers the routes that need
+it in play (join, seat, resume, start, rulings, invites, view) with 409 "the game is
+over", never 404, which stays for ids the server never finished.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from mafia_arena.rules import VariantError, available_variants, load_variant, variant_path
 from mafia_arena.runner.log_file import LogFileError
 from mafia_arena.web.auth import DEVICE_COOKIE, Grant, SeatKeys, bearer, new_token
-from mafia_arena.web.db import UnknownCursor
+from mafia_arena.web.db import StoredGame, UnknownCursor
 from mafia_arena.web.guard import BodyGuard
 from mafia_arena.web.manager import CreateError, GameManager, LimitError, agent_choices
 from mafia_arena.web.render import lines
@@ -167,8 +172,15 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         return response
 
     def session_of(game_id: str) -> GameSession:
+        """The game held in memory; 409 for a finished game held only in the store (a
+        restart, or forgotten to make room), 404 for a game the server never finished.
+
+        Why 409: the game's links (an invite, a seat's page) still name a real game,
+        which is over; "no such game" told the people who came back that it was lost."""
         session = manager.get(game_id)
         if session is None:
+            if manager.stored_over(game_id) is not None:
+                raise HTTPException(409, f"the game is over; its replay: /replay/{game_id}")
             raise HTTPException(404, "no such game")
         return session
 
@@ -317,6 +329,11 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
 
     @app.post("/api/games/{game_id}/rematch")
     async def rematch(game_id: str, request: Request) -> JSONResponse:
+        """A player's seat in the rematch; for a finished game held only in the store
+        the same, from its stored seating (`GameManager.rematch_stored`)."""
+        row = manager.stored_over(game_id)
+        if row is not None:
+            return stored_rematch(row, request)
         session = session_of(game_id)
         seat = seat_of_grant(request, game_id, "only the game's players can ask for a rematch")
         if not session.slots[seat].human:
@@ -324,6 +341,29 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         device, fresh = device_of(request)
         try:
             new, keys = manager.rematch(session, seat, device)
+        except LimitError as exc:
+            raise HTTPException(429, str(exc)) from exc
+        except CreateError as exc:
+            raise HTTPException(400, str(exc)) from exc
+        return seat_reply(new.id, keys, fresh)
+
+    def stored_rematch(row: StoredGame, request: Request) -> JSONResponse:
+        """`rematch` for a finished game held only in the store. Its players' seat
+        credentials are stored, so they survive a restart; a game forgotten to make room
+        lost them (`GameManager._forget`), which is said (410), not a bare refusal."""
+        if not manager.credentials.kept(row.id):
+            raise HTTPException(
+                410,
+                "this game's seats are no longer kept (it finished a while ago), "
+                "so no rematch can be asked for from it: create a new game",
+            )
+        seat = seat_of_grant(request, row.id, "only the game's players can ask for a rematch")
+        if seat >= len(row.slots) or row.slots[seat]["kind"] != "human":
+            raise HTTPException(403, "that seat is played by a bot")
+        device, fresh = device_of(request)
+        client = request.client.host if request.client else ""
+        try:
+            new, keys = manager.rematch_stored(row, seat, device, client)
         except LimitError as exc:
             raise HTTPException(429, str(exc)) from exc
         except CreateError as exc:

@@ -132,6 +132,19 @@ class Credentials:
             return None
         return self._seat_keys(game_id, found.seat)
 
+    def device_keys(self, game_id: str, seat: int, device: str) -> SeatKeys | None:
+        """Fresh keys for `seat` when one of its invites was exchanged on `device`, as
+        exchanging that invite again there gives; None otherwise.
+
+        Why: a rematch's invites live in memory only (the store keeps digests), so a
+        player who took their rematch seat before a restart and asks again after it
+        has no invite left to exchange; their device is what proves the seat theirs."""
+        mine = digest(device)
+        for t in self._tokens.values():
+            if (t.game_id, t.kind, t.seat, t.device) == (game_id, "invite", seat, mine):
+                return self._seat_keys(game_id, seat)
+        return None
+
     def invite_seat(self, game_id: str, invite: str) -> int | None:
         """The seat an invite of `game_id` is for (it stays valid), else None."""
         found = self._tokens.get(digest(invite))
@@ -179,6 +192,10 @@ class Credentials:
         for d in dead:
             del self._tokens[d]
         self.store.drop_tokens(dead)
+
+    def kept(self, game_id: str) -> bool:
+        """Whether any token of `game_id` is still held (`forget` drops them all)."""
+        return any(t.game_id == game_id for t in self._tokens.values())
 
     def forget(self, game_id: str) -> None:
         dead = [d for d, t in self._tokens.items() if t.game_id == game_id]

@@ -62,6 +62,10 @@ CREATE TABLE IF NOT EXISTS chat (
     line TEXT NOT NULL,
     PRIMARY KEY (game_id, idx)
 );
+CREATE TABLE IF NOT EXISTS rematches (
+    game_id TEXT PRIMARY KEY,
+    next TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS server (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -251,6 +255,34 @@ class LiveStore:
             "winner": winner,
             "finished": finished,
         }
+
+    def game(self, game_id: str) -> StoredGame | None:
+        """One game's row as `games` lists it, but without its log (``log`` None: a
+        finished game's log may be megabytes, `log_of` reads it); None when the store
+        holds no game of that id."""
+        query = "SELECT id, spec, seed, started, over, slots, NULL, finished, winner FROM games"
+        row = self.db.execute(query + " WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        gid, spec, seed, st, ov, slots, log, fin, win = row
+        return StoredGame(
+            gid, json.loads(spec), seed, bool(st), bool(ov), json.loads(slots), log, fin, win
+        )
+
+    def set_rematch(self, game_id: str, next_id: str) -> None:
+        """`next_id` is the game the group of `game_id` plays next (its rematch).
+
+        Kept so that a player of a finished game who asks for the rematch after a
+        restart joins the one their table already made, not a second one."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO rematches (game_id, next) VALUES (?, ?)", (game_id, next_id)
+        )
+        self.db.commit()
+
+    def rematch_of(self, game_id: str) -> str | None:
+        """The rematch made for `game_id` (`set_rematch`), else None."""
+        row = self.db.execute("SELECT next FROM rematches WHERE game_id = ?", (game_id,)).fetchone()
+        return row[0] if row else None
 
     def log_of(self, game_id: str) -> str | None:
         row = self.db.execute("SELECT log FROM games WHERE id = ?", (game_id,)).fetchone()

@@ -10,7 +10,8 @@ unfinished games live at once.
 Everything is written through to the live store (`web/db.py`); `restore` (run when the
 server starts) rebuilds every lobby and live game from it, replaying their decisions.
 Finished games stay browsable from the store (`finished`, a page at a time;
-`finished_lobby`; `stored_log`), also after a restart.
+`finished_lobby`; `stored_log`), also after a restart, and their players may ask for
+the rematch from them then too (`rematch_stored`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from mafia_arena.agents.registry import make_agent, scripted_agent_names
 from mafia_arena.rules import VariantError, available_variants, load_variant
 from mafia_arena.rules.composition import deck
@@ -33,11 +36,11 @@ from mafia_arena.runner.log import GameLog, load_traces
 from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.web.auth import Credentials, Grant, SeatKeys
-from mafia_arena.web.db import LiveStore
+from mafia_arena.web.db import LiveStore, StoredGame
 from mafia_arena.web.guard import ClientCounter
 from mafia_arena.web.protocol import RateLimiter
 from mafia_arena.web.session import GameSession
-from mafia_arena.web.settings import GameSpec, Settings
+from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 
 log = logging.getLogger(__name__)
 
@@ -268,7 +271,14 @@ class GameManager:
             "over": True,
             "failed": False,
             "replay": f"/replay/{game_id}",
+            "rematch": self._held_rematch(game_id),
         }
+
+    def _held_rematch(self, game_id: str) -> str | None:
+        """The rematch made for `game_id` (`LiveStore.rematch_of`) while the server
+        still holds it, else None: asking then makes a new one."""
+        next_id = self.store.rematch_of(game_id)
+        return next_id if next_id is not None and next_id in self.games else None
 
     def stored_log(self, game_id: str) -> GameLog | None:
         """A finished game's log from the store (also after a restart), with its
@@ -434,10 +444,44 @@ class GameManager:
             new = self.games[created["game_id"]]
             session.rematch = new.id
             session.rematch_invites = {i["seat"]: i["invite"] for i in created["invites"]}
+            self.store.set_rematch(session.id, new.id)
             session.push_all()  # every page offers to join it
         invite = session.rematch_invites.get(seat)
         keys = self.join(new, invite, session.slots[seat].name, device) if invite else None
         return new, keys
+
+    def rematch_stored(
+        self, row: StoredGame, seat: int, device: str, client: str
+    ) -> tuple[GameSession, SeatKeys | None]:
+        """`rematch` for a finished game the server holds only in its store (after a
+        restart, or forgotten to make room): the same seating, names and settings from
+        its stored row, and the rematch its table already made (`LiveStore.rematch_of`)
+        while that game is still held. `seat` must be a person's seat of `row`.
+
+        The asker's seat there: through its invite while it is free; once taken, again
+        for the device that took it (`Credentials.device_keys`), as asking twice before
+        the restart gave. `client` (the asker's address) stands for the creator's,
+        which the store does not keep, in the per-client limits of a new rematch."""
+        next_id = self._held_rematch(row.id)
+        new = self.games.get(next_id) if next_id else None
+        if new is None:
+            try:
+                stored = GameSpec.model_validate(row.spec)
+            except ValidationError:  # stored by an older server, no longer a valid spec
+                raise CreateError("this game's settings cannot make a game any more") from None
+            spec = stored.model_copy(
+                update={
+                    "seed": None,
+                    "seats": [SeatSpec(kind=s["kind"], agent=s["agent"]) for s in row.slots],
+                }
+            )
+            new = self.games[self.create(spec, client)["game_id"]]
+            self.store.set_rematch(row.id, new.id)
+        name = str(row.slots[seat]["name"])
+        invite = new.invites.get(seat)
+        if invite is not None:
+            return new, self.join(new, invite, name, device)
+        return new, self.credentials.device_keys(new.id, seat, device)
 
     def start(self, session: GameSession) -> None:
         self.credentials.revoke_invites(session.id)
@@ -445,6 +489,13 @@ class GameManager:
 
     def grant(self, game_id: str, credential: str | None) -> Grant | None:
         return self.credentials.lookup(game_id, credential)
+
+    def stored_over(self, game_id: str) -> StoredGame | None:
+        """A finished game the server holds only in its store (not in memory), else None."""
+        if game_id in self.games:
+            return None
+        row = self.store.game(game_id)
+        return row if row is not None and row.over else None
 
     def prune(self) -> None:
         """Forget finished games past their time-to-live."""

@@ -376,6 +376,20 @@ async function showReplayOnly() {
   $("past-title").textContent = `Replay: ${replay.variant}, ${replay.players} players — ${replay.winner ? replay.winner + " won" : "a draw"}`;
   const select = $("past-seat");
   fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seatPlayer(seat.agent)} (${roleName(seat.role, replay.role_titles)})`);
+  offerPastRematch();
+}
+
+// A player of the game (their seat kept on this device) may ask for the rematch from
+// its replay too: after a restart every link to a finished game opens its replay.
+async function offerPastRematch() {
+  const seat = store.get("seat");
+  $("past-rematch-box").hidden = true;
+  if (!seat || !seat.credential) return;
+  let lobby;
+  try { lobby = await api("GET", `/api/games/${app.gameId}`); }
+  catch { return; }
+  offerRematch($("past-rematch"), $("past-rematch-note"), lobby.rematch, seat.credential);
+  $("past-rematch-box").hidden = false;
 }
 
 // A replay's point of view: any seat's, the moderator's (every line but the host's

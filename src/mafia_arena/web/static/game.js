@@ -30,9 +30,11 @@ function connect() {
     clearInterval(app.pinger);
     if (event.code === 4401 || event.code === 4404) {
       app.deadline = null; app.over = true;  // stop the countdown under the message
-      store.drop("seat"); store.drop("watch");
+      store.drop("watch");
       message("This seat's session is not valid any more (the game may have ended and been archived).");
-      if (event.code === 4404) replayIfFinished();  // over and kept: its replay
+      // over and kept: its replay, where the seat kept here may still ask for the rematch
+      if (event.code === 4404) replayIfFinished().then((kept) => kept || store.drop("seat"));
+      else store.drop("seat");
       return;
     }
     if (event.code === 4409) {  // the seat's newer pages took its place: no reconnecting
@@ -466,17 +468,24 @@ function renderEnd(s) {
 // ---------------------------------------------------------------- rematch
 function renderRematch(spectator) {
   $("rematch-box").hidden = !!spectator;
-  $("rematch").textContent = app.rematch ? "Join the rematch" : "Rematch with the same group";
-  $("rematch").onclick = async () => {
-    $("rematch").disabled = true;
+  offerRematch($("rematch"), $("rematch-note"), app.rematch, app.credential);
+}
+
+// A player's rematch button (the game-over screen's, and the replay page's after a
+// restart): their seat in the group's next game (made by the first to ask), kept on
+// this device for that game's page, which it then opens; a refusal is said beside it.
+function offerRematch(button, note, made, credential) {
+  button.textContent = made ? "Join the rematch" : "Rematch with the same group";
+  button.onclick = async () => {
+    button.disabled = true;
     try {
-      const joined = await api("POST", `/api/games/${app.gameId}/rematch`, {}, app.credential);
+      const joined = await api("POST", `/api/games/${app.gameId}/rematch`, {}, credential);
       const old = app.gameId;
       app.gameId = joined.game_id;
       store.set("seat", { credential: joined.credential, seat: joined.seat, resume: joined.resume, invite: null });
       app.gameId = old;
       location.assign(`/g/${joined.game_id}`);
-    } catch (err) { $("rematch-note").textContent = err.message; $("rematch").disabled = false; }
+    } catch (err) { note.textContent = err.message; button.disabled = false; }
   };
 }
 
