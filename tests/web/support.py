@@ -34,6 +34,7 @@ from mafia_arena.engine.game import Game
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.text import render_event
 from mafia_arena.web import Settings, create_app
+from mafia_arena.web.app import server_options
 from mafia_arena.web.manager import GameManager
 
 
@@ -47,7 +48,9 @@ class LiveServer:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        config = uvicorn.Config(self.app, log_level="warning", ws_max_size=64 * 1024, lifespan="on")
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="on", **server_options(settings)
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True

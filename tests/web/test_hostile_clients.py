@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -549,3 +550,193 @@ def test_a_missed_palermo_night_turn_never_brings_a_stand_in(tmp_path: Path) -> 
         assert not any("has not answered" in notice for notice in session.notices)
     finally:
         live.close()
+
+
+@pytest.fixture
+def strict_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A request must be wholly sent within 1 s; 4 open HTTP connections per address."""
+    live = LiveServer(
+        settings_for(tmp_path, request_timeout=1.0, max_connections_per_client=4, auth_timeout=0.5)
+    )
+    try:
+        yield live
+    finally:
+        live.close()
+
+
+def _connect(server: LiveServer, source: str = OTHER) -> socket.socket:
+    """A raw TCP connection to the server from the address `source`."""
+    sock = socket.create_connection(("127.0.0.1", server.port), source_address=(source, 0))
+    sock.settimeout(5)
+    return sock
+
+
+def _until_closed(sock: socket.socket) -> bytes:
+    """What the server sends on `sock` until it closes it (a reset ends it too)."""
+    received = b""
+    try:
+        while chunk := sock.recv(4096):
+            received += chunk
+    except ConnectionResetError:
+        pass
+    return received
+
+
+def _one_response(sock: socket.socket) -> bytes:
+    """One whole response read from `sock` (head and its ``content-length`` of body)."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        received += sock.recv(4096)
+    head, _, body = received.partition(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        body += sock.recv(4096)
+    return head + b"\r\n\r\n" + body
+
+
+def test_half_sent_requests_are_answered_408_while_others_are_served(
+    strict_server: LiveServer,
+) -> None:
+    """Slowloris: connections that send part of a request line or of the headers and
+    then nothing were held for good (uvicorn has no deadline for a request); each is
+    now answered 408 and closed at `request_timeout`, and a normal client is served
+    all along."""
+    server = strict_server
+    partial = [b"GET /api/fin", b"GET / HTTP/1.1\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nX-a: "]
+    began = time.monotonic()
+    held = [_connect(server) for _ in range(3)]
+    idle = _connect(server)  # connects and sends nothing at all
+    for sock, start in zip(held, partial, strict=True):
+        sock.sendall(start)
+    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+    for sock in [*held, idle]:
+        answer = _until_closed(sock)
+        assert answer.startswith(b"HTTP/1.1 408 "), answer
+        assert b"request not received in time" in answer
+        sock.close()
+    assert time.monotonic() - began < 3  # not held past the deadline (1 s) and a margin
+    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+
+
+def test_a_body_sent_a_byte_at_a_time_is_cut_off_at_the_deadline(
+    strict_server: LiveServer,
+) -> None:
+    """A request whose headers came at once and whose body trickles in (a byte every
+    0.2 s of a declared 100) held its connection and the app's reader as long as the
+    client kept sending; it gets 408 at the deadline, and the app's task ends."""
+    server = strict_server
+    sock = _connect(server)
+    sock.sendall(
+        b"POST /api/games HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+        b"content-length: 100\r\n\r\n{"
+    )
+    sock.settimeout(0.2)
+    began = time.monotonic()
+    answer = b""
+    while time.monotonic() - began < 5:
+        try:
+            sock.sendall(b" ")
+            answer = sock.recv(4096)
+        except TimeoutError:
+            continue
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        if answer:
+            break
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert time.monotonic() - began < 2
+    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+
+
+def test_a_body_refused_by_its_length_and_then_trickled_is_closed_without_a_second_answer(
+    strict_server: LiveServer,
+) -> None:
+    """A body declared too large gets its 413 at once; a client that goes on sending
+    it a byte at a time is closed at the deadline, with nothing more written after the
+    413 (a 408 there would read as the answer to a request never sent)."""
+    server = strict_server
+    sock = _connect(server)
+    sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: x\r\ncontent-length: 100000\r\n\r\n{")
+    assert _one_response(sock).startswith(b"HTTP/1.1 413 ")
+    began = time.monotonic()
+    rest = b""
+    sock.settimeout(0.2)
+    while time.monotonic() - began < 5:
+        try:
+            sock.sendall(b" ")
+            rest = sock.recv(4096)
+        except TimeoutError:
+            continue
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        break  # closed (b"") or, wrongly, answered again
+    sock.close()
+    assert rest == b"" and time.monotonic() - began < 2
+
+
+def test_a_kept_alive_connection_is_not_cut_for_its_age(strict_server: LiveServer) -> None:
+    """The deadline counts from a request's first byte: a connection kept alive past it
+    between two quick requests serves both, and a later slow request still times out."""
+    server = strict_server
+    sock = _connect(server)
+    request = b"GET /api/finished HTTP/1.1\r\nHost: x\r\n\r\n"
+    sock.sendall(request)
+    assert _one_response(sock).startswith(b"HTTP/1.1 200 ")
+    time.sleep(1.3)  # past the request deadline, within uvicorn's keep-alive (5 s)
+    sock.sendall(request)
+    assert _one_response(sock).startswith(b"HTTP/1.1 200 ")
+    sock.sendall(b"GET /api/finished HTTP/1.1\r\n")  # and then nothing
+    assert _until_closed(sock).startswith(b"HTTP/1.1 408 ")
+    sock.close()
+
+
+def test_one_address_holds_a_bounded_number_of_http_connections(
+    strict_server: LiveServer,
+) -> None:
+    """One address could open as many connections as the server had file descriptors
+    (and then nobody could connect): past `max_connections_per_client` a connection is
+    answered 429 and closed, other addresses are served, and a closed connection gives
+    its place back."""
+    server = strict_server
+    held = [_connect(server) for _ in range(4)]
+    time.sleep(0.1)  # the server has taken them
+    refused = _connect(server)
+    assert _until_closed(refused).startswith(b"HTTP/1.1 429 ")
+    refused.close()
+    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+    held.pop().close()
+    time.sleep(0.1)
+    again = _connect(server)
+    again.sendall(b"GET /api/finished HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert _one_response(again).startswith(b"HTTP/1.1 200 ")
+    for sock in [again, *held]:
+        sock.close()
+
+
+def test_a_socket_that_never_authenticates_is_closed_at_auth_timeout(
+    strict_server: LiveServer,
+) -> None:
+    """A websocket that never sends its credential is closed (4401) at `auth_timeout`
+    and gives back its place among the address's sockets; its upgrade leaves the HTTP
+    connections' count, so an address may hold more sockets (opened one after another)
+    than HTTP connections."""
+    server = strict_server
+    created = server.create(variant="standard", players=7, seats=[{"kind": "human"}])
+    url = f"{server.ws_url}/ws/{created['game_id']}"
+
+    async def silent_sockets() -> list[tuple[int | None, float]]:
+        opened = [await websockets.connect(url) for _ in range(6)]  # 4 HTTP connections
+        began = time.monotonic()
+
+        async def closed(ws: websockets.ClientConnection) -> tuple[int | None, float]:
+            with pytest.raises(websockets.ConnectionClosed):
+                while True:
+                    await ws.recv()
+            return ws.close_code, time.monotonic() - began
+
+        return await asyncio.gather(*(closed(ws) for ws in opened))
+
+    for code, took in asyncio.run(silent_sockets()):
+        assert code == 4401 and took < 1.5  # auth_timeout is 0.5 s
+    assert not server.manager.sockets.held

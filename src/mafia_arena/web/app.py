@@ -477,10 +477,21 @@ def serve(
 
     settings = settings or Settings(**options)
     uvicorn.run(
-        create_app(settings),
-        host=host,
-        port=port,
-        ws_max_size=64 * 1024,
-        log_level="info",
-        proxy_headers=False,  # a client's own X-Forwarded-For must not pick its address
+        create_app(settings), host=host, port=port, log_level="info", **server_options(settings)
     )
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """The uvicorn options the app is served with (`serve`, and the tests' server).
+
+    Why each: a client's own ``X-Forwarded-For`` must not pick its address (the
+    per-address limits count by it); frames above 64 KiB close the socket; and
+    uvicorn's HTTP protocol waits for a request without a deadline and takes any
+    number of connections from one address, so the app's is `connections.guarded_http`."""
+    from mafia_arena.web.connections import guarded_http
+
+    return {
+        "http": guarded_http(settings.request_timeout, settings.max_connections_per_client),
+        "ws_max_size": 64 * 1024,
+        "proxy_headers": False,
+    }

@@ -8,8 +8,9 @@
   a body that is not UTF-8 text (415: `utf8_text`) and a JSON body nested deeper than
   `max_depth` (400), before the app parses it, and
   answers a request whose client left mid-body (400, never read);
-- `ClientCounter` counts what each client address holds open (sockets), so one visitor
-  cannot use up the server for everyone.
+- `ClientCounter` counts what each client address holds open (websockets, and HTTP
+  connections in `web/connections.py`), so one visitor cannot use up the server for
+  everyone.
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ class BodyGuard:
 
 
 class ClientCounter:
-    """How many of something (open sockets) each client address holds now."""
+    """How many of something (open websockets, HTTP connections) each client address
+    holds now."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit

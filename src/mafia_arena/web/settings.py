@@ -136,7 +136,11 @@ class Settings:
       once and `creations_per_hour` after that (games of bots alone finish at once, so
       the live-games cap alone does not bound them), `max_sockets_per_client` open
       sockets per address and `max_sockets_per_seat` pages per seat (the oldest is closed),
-      `max_spectators` watching pages per game;
+      `max_spectators` watching pages per game; `request_timeout` seconds to send a
+      whole request (request line, headers, body; 408 after) and
+      `max_connections_per_client` open HTTP connections per address (429), held in
+      the server's protocol (`web/connections.py`): uvicorn itself waits for a slow
+      request forever;
       `allow_paid_bots`: whether creators may seat bots that spend an API key (agent
       files with ``api_key_env`` or a remote ``base_url``) — off unless the operator
       turns it on, or lists them in `allowed_agents`; `chosen_seeds` (below).
@@ -169,6 +173,9 @@ class Settings:
     max_sockets_per_seat: int = 4
     max_spectators: int = 50
     """Spectators' pages per game (the watch link can be passed around)."""
+    request_timeout: float = 10.0
+    max_connections_per_client: int = 32
+    """Open HTTP connections per address; a browser keeps about 6 per server."""
     allow_paid_bots: bool = False
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
     chosen_seeds: bool = False
