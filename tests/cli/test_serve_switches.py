@@ -1,5 +1,6 @@
 """`mafia-arena serve`'s switches for the operator's settings: which bots creators may
-seat, paid bots, the grace period and idle turns — checked before any server starts."""
+seat, paid bots, the grace period, idle turns and the per-address limits — checked
+before any server starts."""
 
 from __future__ import annotations
 
@@ -22,12 +23,15 @@ def test_the_switches_set_the_servers_settings(tmp_path: Path) -> None:
         allow_paid_bots=True,
         grace=30.5,
         idle_turns=4,
+        sockets_per_address=100,
+        connections_per_address=200,
     )
     settings = Settings(**options)
     assert settings.allowed_agents == ("random", str(agent_file))
     assert agent_choices(settings) == ["random", str(agent_file)]
     assert settings.allow_paid_bots is True
     assert settings.grace == 30.5 and settings.idle_turns == 4
+    assert (settings.max_sockets_per_client, settings.max_connections_per_client) == (100, 200)
 
 
 def test_without_the_switches_the_defaults_stay() -> None:
@@ -35,6 +39,8 @@ def test_without_the_switches_the_defaults_stay() -> None:
     defaults = Settings()
     assert settings.allowed_agents is None and not settings.allow_paid_bots
     assert (settings.grace, settings.idle_turns) == (defaults.grace, defaults.idle_turns)
+    assert settings.max_sockets_per_client == defaults.max_sockets_per_client
+    assert settings.max_connections_per_client == defaults.max_connections_per_client
 
 
 @pytest.mark.parametrize(
@@ -44,8 +50,17 @@ def test_without_the_switches_the_defaults_stay() -> None:
         (["--grace", "-1"], ("--grace", "at least 0")),
         (["--grace", "nan"], ("--grace", "at least 0")),
         (["--idle-turns", "0"], ("--idle-turns", "at least 1")),
+        (["--sockets-per-address", "0"], ("--sockets-per-address", "at least 1")),
+        (["--connections-per-address", "-3"], ("--connections-per-address", "at least 1")),
     ],
-    ids=["unknown-agent", "negative-grace", "nan-grace", "zero-idle-turns"],
+    ids=[
+        "unknown-agent",
+        "negative-grace",
+        "nan-grace",
+        "zero-idle-turns",
+        "zero-sockets",
+        "negative-connections",
+    ],
 )
 def test_a_bad_switch_is_a_user_error_and_no_server_starts(
     args: list[str], parts: tuple[str, ...], capsys: pytest.CaptureFixture[str]

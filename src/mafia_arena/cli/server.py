@@ -59,6 +59,17 @@ def serve(
         int | None,
         typer.Option(help="day turns in a row a player may miss before a stand-in (default 2)"),
     ] = None,
+    sockets_per_address: Annotated[
+        int | None,
+        typer.Option(
+            help="open game sockets (pages) one address may hold (default 16); raise it "
+            "for many players behind one address (a school's or an office's network)"
+        ),
+    ] = None,
+    connections_per_address: Annotated[
+        int | None,
+        typer.Option(help="open plain HTTP connections one address may hold (default 32)"),
+    ] = None,
 ) -> None:
     """Start the web app for mixed games of humans and bots."""
     from mafia_arena.web import serve as run_server
@@ -71,6 +82,8 @@ def serve(
         allow_paid_bots=allow_paid_bots,
         grace=grace,
         idle_turns=idle_turns,
+        sockets_per_address=sockets_per_address,
+        connections_per_address=connections_per_address,
     )
     check_port_free(host, port)
     run_server(host=host, port=port, **options)
@@ -107,6 +120,8 @@ def serve_settings(
     allow_paid_bots: bool = False,
     grace: float | None = None,
     idle_turns: int | None = None,
+    sockets_per_address: int | None = None,
+    connections_per_address: int | None = None,
 ) -> dict[str, Any]:
     """The `Settings` fields `serve`'s switches set (only those given), checked first:
     a bad value is a `CliError` naming the switch, before any server starts.
@@ -142,4 +157,13 @@ def serve_settings(
                 "--idle-turns", f"expected a whole number of at least 1, got {idle_turns}"
             )
         options["idle_turns"] = idle_turns
+    limits = (
+        ("--sockets-per-address", "max_sockets_per_client", sockets_per_address),
+        ("--connections-per-address", "max_connections_per_client", connections_per_address),
+    )
+    for switch, field, value in limits:  # per-address caps: many people may share one
+        if value is not None:
+            if value < 1:
+                raise CliError(switch, f"expected a whole number of at least 1, got {value}")
+            options[field] = value
     return options
