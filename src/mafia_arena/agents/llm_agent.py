@@ -420,29 +420,21 @@ class LLMAgent(AgentBase):
         completion = await self.client.complete(messages, progress=progress)
         self._account(completion.stats)
         picked = None if completion.fallback else picked_alternative(completion.text, alternatives)
+        text, kind = "", None
+        outcome: dict[str, str | None]
         if picked is not None:  # the model named a set move by its code: that choice
-            chosen = self._presentation.shown(picked.text)
-            self.traces.append(
-                self._trace(
-                    view,
-                    template,
-                    completion.sent,
-                    question,
-                    completion.stats,
-                    None,
-                    call="complete",
-                    options=options,
-                    answers=completion.answers,
-                    reasoning=completion.reasoning,
-                    choice=chosen,
-                )
-            )
-            return picked.choice
-        written = self._presentation.real(completion.text)  # back to the table's names
-        text = "" if completion.fallback else clean_speech(written, view.seat, request.max_chars)
-        kind = (completion.error_kind or "error") if completion.fallback else None
-        if kind is None and not text:
-            kind = "empty_answer"
+            outcome = {"choice": self._presentation.shown(picked.text)}
+        else:
+            written = self._presentation.real(completion.text)  # back to the table's names
+            if not completion.fallback:
+                text = clean_speech(written, view.seat, request.max_chars)
+            kind = (completion.error_kind or "error") if completion.fallback else None
+            if kind is None and not text:
+                kind = "empty_answer"
+            outcome = {
+                "speech": text or None,
+                "reason": completion.failure or ("nothing left after cleaning" if not text else ""),
+            }
         self.traces.append(
             self._trace(
                 view,
@@ -455,10 +447,11 @@ class LLMAgent(AgentBase):
                 options=options,
                 answers=completion.answers,
                 reasoning=completion.reasoning,
-                speech=text or None,
-                reason=completion.failure or ("nothing left after cleaning" if not text else ""),
+                **outcome,
             )
         )
+        if picked is not None:
+            return picked.choice
         if kind is not None and content:
             extra = self.stats.extra
             extra["forum_content_fallbacks"] = extra.get("forum_content_fallbacks", 0) + 1
