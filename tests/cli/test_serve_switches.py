@@ -1,14 +1,16 @@
 """`mafia-arena serve`'s switches for the operator's settings: which bots creators may
-seat, paid bots, the grace period, idle turns and the per-address limits — checked
-before any server starts."""
+seat, paid bots, the grace period, idle turns, the per-address limits and the time
+to send a request — checked before any server starts."""
 
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
 import pytest
 from tests.cli.test_cli_errors import assert_one_paragraph, run_cli
+from tests.web.support import ServerProcess
 
 from mafia_arena.cli.server import serve_settings
 from mafia_arena.web import Settings
@@ -25,6 +27,7 @@ def test_the_switches_set_the_servers_settings(tmp_path: Path) -> None:
         idle_turns=4,
         sockets_per_address=100,
         connections_per_address=200,
+        request_timeout=45.5,
     )
     settings = Settings(**options)
     assert settings.allowed_agents == ("random", str(agent_file))
@@ -32,6 +35,7 @@ def test_the_switches_set_the_servers_settings(tmp_path: Path) -> None:
     assert settings.allow_paid_bots is True
     assert settings.grace == 30.5 and settings.idle_turns == 4
     assert (settings.max_sockets_per_client, settings.max_connections_per_client) == (100, 200)
+    assert settings.request_timeout == 45.5
 
 
 def test_without_the_switches_the_defaults_stay() -> None:
@@ -41,6 +45,7 @@ def test_without_the_switches_the_defaults_stay() -> None:
     assert (settings.grace, settings.idle_turns) == (defaults.grace, defaults.idle_turns)
     assert settings.max_sockets_per_client == defaults.max_sockets_per_client
     assert settings.max_connections_per_client == defaults.max_connections_per_client
+    assert settings.request_timeout == defaults.request_timeout
 
 
 @pytest.mark.parametrize(
@@ -52,6 +57,11 @@ def test_without_the_switches_the_defaults_stay() -> None:
         (["--idle-turns", "0"], ("--idle-turns", "at least 1")),
         (["--sockets-per-address", "0"], ("--sockets-per-address", "at least 1")),
         (["--connections-per-address", "-3"], ("--connections-per-address", "at least 1")),
+        (["--request-timeout", "0"], ("--request-timeout", "above 0")),
+        (["--request-timeout", "-2.5"], ("--request-timeout", "above 0")),
+        (["--request-timeout", "nan"], ("--request-timeout", "above 0")),
+        (["--request-timeout", "inf"], ("--request-timeout", "above 0")),
+        (["--request-timeout", "soon"], ("--request-timeout", "a valid number")),
     ],
     ids=[
         "unknown-agent",
@@ -60,6 +70,11 @@ def test_without_the_switches_the_defaults_stay() -> None:
         "zero-idle-turns",
         "zero-sockets",
         "negative-connections",
+        "zero-request-timeout",
+        "negative-request-timeout",
+        "nan-request-timeout",
+        "endless-request-timeout",
+        "wordy-request-timeout",
     ],
 )
 def test_a_bad_switch_is_a_user_error_and_no_server_starts(
@@ -83,3 +98,21 @@ def test_a_port_another_program_holds_is_a_user_error(
     assert code == 2, err
     assert_one_paragraph(err, "--port", f"cannot listen on 127.0.0.1:{port}")
     assert not (tmp_path / "web.sqlite").exists()
+
+
+def test_the_request_timeout_switch_reaches_the_running_server(tmp_path: Path) -> None:
+    """`serve --request-timeout 1`: a request left half-sent is answered 408 after about
+    a second, not after the default 10 s (`web/connections.py` holds the deadline)."""
+    process = ServerProcess(tmp_path, tmp_path / "live.sqlite", args=("--request-timeout", "1"))
+    process.start()
+    try:
+        with socket.create_connection(("127.0.0.1", process.port)) as sock:
+            sock.settimeout(8)
+            began = time.monotonic()
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # the headers never end
+            answer = sock.recv(4096)
+            waited = time.monotonic() - began
+    finally:
+        process.kill()
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert 0.5 < waited < 5, waited

@@ -409,11 +409,15 @@ class ServerProcess:
     be taken when the server comes back (the bind fails, "address already in use").
     `start` also waits until the port can be bound, and retries a start that lost the
     race anyway. The server's output goes to ``server.log`` in the folder, and a
-    failed start quotes its end.
+    failed start quotes its end. `args` are more ``serve`` switches, given at every
+    start.
     """
 
-    def __init__(self, folder: Any, db: Any, port: int | None = None) -> None:
+    def __init__(
+        self, folder: Any, db: Any, port: int | None = None, args: tuple[str, ...] = ()
+    ) -> None:
         self.folder, self.db = Path(folder), db
+        self.args = args
         self.port = free_fixed_port() if port is None else port
         self.proc: subprocess.Popen[bytes] | None = None
         self.output = self.folder / "server.log"
@@ -444,7 +448,7 @@ class ServerProcess:
             log.write(f"--- start {time.strftime('%H:%M:%S')} port {self.port}\n".encode())
             log.flush()
             self.proc = subprocess.Popen(
-                [*command, "--db", str(self.db)],
+                [*command, "--db", str(self.db), *self.args],
                 cwd=self.folder,
                 env=env,
                 stdout=log,

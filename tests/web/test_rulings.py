@@ -1,17 +1,22 @@
 """The creator of a forum game moderates it over HTTP (`web/rulings.py`): rulings are
 the creator's alone, validated before parsing further, refused with the engine's reason,
 applied at once (a forfeit ends the game while a person's turn is still open, without
-waiting for their timer), stored with the game, and replayed from its log."""
+waiting for their timer; a player released in Palermo's change window is asked at once),
+stored with the game, and replayed from its log."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.web.support import LiveServer
+import websockets
+from tests.web.support import LiveServer, SendPace, open_seat, recv_until
 
 from mafia_arena.engine.catalogue import GameMasterNotice
 from mafia_arena.runner.log import GameLog, replay
@@ -156,3 +161,130 @@ def test_a_palermo_sanction_takes_a_waiting_person_out_of_the_prompt(server: Liv
     again = _rule(server, game_id, admin, kind="sanction", seat=0, value="twice")
     assert again.status_code == 409  # still imprisoned, or the bots finished the game
     assert again.json()["detail"] in ("P1 is not Active", "the game is over")
+
+
+CHANGE_WINDOW_SEED = 3
+"""A 12-player Palermo game whose first vote is held (no bot's Immediate Imprisonment
+calls it off), so its CHANGE WINDOW opens with P1 asked."""
+
+
+def _answer(request: dict[str, Any]) -> dict[str, Any]:
+    """A page's answer to `request`: ``pass`` where it is offered, else the first option."""
+    keys = request["keys"]
+    choice = keys.index("pass") if "pass" in keys else 0
+    return {"type": "act", "turn": request["turn"], "choice": choice}
+
+
+async def _play_until_the_change_window(ws: Any, pace: SendPace) -> dict[str, Any]:
+    """Answer every request on a seat's page (`_answer`) until the page is asked for
+    the CHANGE WINDOW's one action; that request, left unanswered."""
+    answered = None
+    while True:
+        msg = await recv_until(ws, lambda m: m["type"] in ("state", "error"), timeout=60)
+        assert msg["type"] == "state", msg
+        assert not msg["over"], "the game ended before a change window"
+        request = msg["request"]
+        if request is None or request["turn"] == answered:
+            continue
+        if request["kind"] == "change_vote":
+            return request
+        answered = request["turn"]
+        await pace.wait()
+        await ws.send(json.dumps(_answer(request)))
+
+
+async def _drain(ws: Any, asked: asyncio.Event, seen: list[dict[str, Any]]) -> None:
+    """Read a seat's page until it closes; set `asked` once it offers the change
+    window's action (its state then goes to `seen`). Read all along, so the server
+    never finds the page's outbox full."""
+    with contextlib.suppress(websockets.ConnectionClosed):
+        async for raw in ws:
+            msg = json.loads(raw)
+            request = msg.get("request") if msg["type"] == "state" else None
+            if request is not None and request["kind"] == "change_vote" and not asked.is_set():
+                seen.append(msg)
+                asked.set()
+
+
+async def _until_answered(game: Any, seat: int) -> None:
+    """Wait until `seat`'s change-window action is in the game's decisions."""
+    deadline = time.monotonic() + 20
+    while not any(d["seat"] == seat and d["kind"] == "change_vote" for d in game.decisions):
+        assert time.monotonic() < deadline, f"P{seat + 1}'s window action was not taken"
+        await asyncio.sleep(0.05)
+
+
+async def _release_in_the_change_window(
+    server: LiveServer, game_id: str, admin: str, credentials: list[str]
+) -> tuple[dict[str, Any], dict[str, Any], float]:
+    """P2 is imprisoned by the moderator from the start; P1 plays on until the change
+    window asks them, then waits; the moderator releases P2. Returns P1's window
+    request, P2's first state offering its window action, and how long that took."""
+    session = server.manager.get(game_id)
+    assert session is not None
+    ws1 = await open_seat(server, game_id, credentials[0])
+    ws2 = await open_seat(server, game_id, credentials[1])
+    asked = asyncio.Event()
+    seen: list[dict[str, Any]] = []
+    draining = asyncio.ensure_future(_drain(ws2, asked, seen))
+    try:
+        started = httpx.post(
+            f"{server.url}/api/games/{game_id}/start",
+            json={},
+            headers={"Authorization": f"Bearer {admin}"},
+            timeout=10,
+        )
+        assert started.status_code == 200, started.text
+        jailed = _rule(server, game_id, admin, kind="sanction", seat=1, value="spam")
+        assert jailed.status_code == 200, jailed.text
+        waiting = await _play_until_the_change_window(ws1, SendPace())
+        assert not asked.is_set()  # imprisoned at VOTE CLOSE: not asked
+        freed_at = time.monotonic()
+        freed = _rule(server, game_id, admin, kind="release", seat=1)
+        assert freed.status_code == 200, freed.text
+        try:
+            await asyncio.wait_for(asked.wait(), 10)
+        except TimeoutError:
+            pytest.fail("the released P2 was not asked while the window waited for P1")
+        took = time.monotonic() - freed_at
+        assert session.slots[0].active and session.slots[0].turn == waiting["turn"]
+        game = server.game(game_id)
+        await ws2.send(json.dumps(_answer(seen[0]["request"])))  # one action, a pass allowed
+        await _until_answered(game, 1)
+        assert 0 in game.pending()  # taken while P1's turn was still open
+        await ws1.send(json.dumps(_answer(waiting)))
+        await _until_answered(game, 0)
+        return waiting, seen[0], took
+    finally:
+        await ws1.close()
+        await ws2.close()
+        await asyncio.wait_for(draining, 10)
+
+
+def test_a_player_released_in_the_change_window_is_asked_at_once(server: LiveServer) -> None:
+    """Palermo 7.1: P2, imprisoned by the moderator at VOTE CLOSE, is released while the
+    CHANGE WINDOW waits for P1 (a person taking their time): P2's page is offered the
+    window's one action at once, P1's turn going on as it was. The table used to ask
+    P2 only once every seat asked before had answered: after P1, or P1's timer."""
+    created = server.create(
+        variant="palermo",
+        players=12,
+        seed=CHANGE_WINDOW_SEED,
+        seats=[{"kind": "human"}, {"kind": "human"}],
+    )
+    game_id, admin = created["game_id"], created["admin"]
+    credentials = [
+        server.join(game_id, invite["invite"], name)["credential"]
+        for invite, name in zip(created["invites"], ("Ada", "Bea"), strict=True)
+    ]
+    waiting, offered, took = asyncio.run(
+        _release_in_the_change_window(server, game_id, admin, credentials)
+    )
+    assert took < 5
+    request = offered["request"]
+    assert request["kind"] == "change_vote" and "pass" in request["keys"]
+    assert offered["you"]["alive"]  # Active again
+    assert waiting["seconds_left"] > 30  # P1 had most of the window's time left
+    game = server.game(game_id)
+    window = [d["seat"] for d in game.decisions if d["kind"] == "change_vote"]
+    assert window.index(1) < window.index(0)  # P2 answered while P1's turn was open

@@ -70,6 +70,13 @@ def serve(
         int | None,
         typer.Option(help="open plain HTTP connections one address may hold (default 32)"),
     ] = None,
+    request_timeout: Annotated[
+        float | None,
+        typer.Option(
+            help="seconds a client has to send a whole HTTP request, from its first byte "
+            "(from the connection's opening for its first one); 408 after (default 10)"
+        ),
+    ] = None,
 ) -> None:
     """Start the web app for mixed games of humans and bots."""
     from mafia_arena.web import serve as run_server
@@ -84,6 +91,7 @@ def serve(
         idle_turns=idle_turns,
         sockets_per_address=sockets_per_address,
         connections_per_address=connections_per_address,
+        request_timeout=request_timeout,
     )
     check_port_free(host, port)
     run_server(host=host, port=port, **options)
@@ -122,6 +130,7 @@ def serve_settings(
     idle_turns: int | None = None,
     sockets_per_address: int | None = None,
     connections_per_address: int | None = None,
+    request_timeout: float | None = None,
 ) -> dict[str, Any]:
     """The `Settings` fields `serve`'s switches set (only those given), checked first:
     a bad value is a `CliError` naming the switch, before any server starts.
@@ -166,4 +175,11 @@ def serve_settings(
             if value < 1:
                 raise CliError(switch, f"expected a whole number of at least 1, got {value}")
             options[field] = value
+    if request_timeout is not None:
+        if not math.isfinite(request_timeout) or request_timeout <= 0:
+            raise CliError(
+                "--request-timeout",
+                f"expected a number of seconds above 0, got {request_timeout}",
+            )
+        options["request_timeout"] = request_timeout
     return options

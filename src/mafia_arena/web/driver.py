@@ -5,7 +5,9 @@ from `timer_for(kind)`), push every seat its view, then let each pending seat de
 concurrently — bots through `agent.act(view)` after a paced delay, humans through
 their `HumanAgent` mailbox — and submit with `game.submit` (a fallback a bot reports,
 `take_fallback()`, is submitted as the engine's default with its reason, as in
-tournaments). An illegal human decision
+tournaments). A seat the engine adds to the waiting prompt meanwhile (a player a
+moderator's ruling releases during Palermo's change window) is given its turn at once,
+beside the seats still answering (`_answer`). An illegal human decision
 is refused to that person only and they may try again until the deadline; a timeout
 records the request's default (`game.submit_default(seat, "timeout")`). A human away
 past the grace period is replaced (a flagged stand-in bot or default actions, as the
@@ -24,10 +26,12 @@ import contextlib
 import logging
 import random
 import time
+from asyncio import FIRST_COMPLETED, Task
 
 from mafia_arena.agents.human import HumanAgent
 from mafia_arena.engine.choices import Speech
 from mafia_arena.engine.errors import GameOver, IllegalDecision
+from mafia_arena.web.night_pace import NightPace
 from mafia_arena.web.session import GameSession, Slot
 from mafia_arena.web.settings import timer_for
 
@@ -65,21 +69,9 @@ async def drive(session: GameSession) -> None:
             if game.state.phase == "night" and not session.night_open:
                 session.open_night()
             for seat in seats:
-                session.asked(seat)
-                slot = session.slots[seat]
-                if slot.opened is None or slot.opened.request is not game.request(seat):
-                    slot.opened = session.view(seat)  # what a bot decides on: see catch_up
-                request = game.pending()[seat]
-                slot.turn += 1
-                slot.active = True
-                slot.hurry = False
-                slot.deadline = now + timer_for(request.kind, session.timer_scale)
-                if pace is not None:  # never past the slot (by design it fits in it)
-                    if pace.solo and slot.human:  # the person's own slot waits for them
-                        pace.hold(slot.deadline)
-                    slot.deadline = min(slot.deadline, pace.slot_end)
+                _open_turn(session, seat, now, pace)
             session.push_all()
-            await asyncio.gather(*(_decide(session, seat, seats) for seat in seats))
+            await _answer(session, seats, pace)
             if pace is not None and pace.solo and any(session.slots[s].human for s in seats):
                 pace.close(session.now())  # the person's slot: over once all have answered
             at_night = clock.plan is not None
@@ -106,6 +98,86 @@ async def drive(session: GameSession) -> None:
     session.stored = store(session)
     session.finished_at = time.monotonic()
     session.push_all()
+
+
+def _open_turn(session: GameSession, seat: int, now: float, pace: NightPace | None) -> None:
+    """Give `seat` a turn on the request the engine now waits for from it: a new turn
+    number, a deadline from `timer_for` (never past the night slot `pace` runs, which
+    a solo night's person holds open) and the view a bot decides on (see catch_up)."""
+    game = session.game
+    assert game is not None
+    request = game.request(seat)
+    assert request is not None, f"seat {seat} is not asked"
+    session.asked(seat)
+    slot = session.slots[seat]
+    if slot.opened is None or slot.opened.request is not request:
+        slot.opened = session.view(seat)
+    slot.turn += 1
+    slot.active = True
+    slot.hurry = False
+    slot.deadline = now + timer_for(request.kind, session.timer_scale)
+    if pace is not None:  # never past the slot (by design it fits in it)
+        if pace.solo and slot.human:  # the person's own slot waits for them
+            pace.hold(slot.deadline)
+        slot.deadline = min(slot.deadline, pace.slot_end)
+
+
+async def _answer(session: GameSession, prompt: list[int], pace: NightPace | None) -> None:
+    """Run the turns of `prompt` (`_decide`, concurrently) until every one has ended.
+
+    A seat the engine adds to the waiting prompt while the others still answer gets
+    its turn at once beside theirs (they keep their numbers and deadlines): Palermo's
+    moderator releasing a player while the CHANGE WINDOW waits adds that player's one
+    action to the window (`Game.moderate`). Why
+    not at the loop's next pass: that pass comes only once every seat asked before has
+    answered, so the freed player would wait for the slowest of them, and at a table
+    with a person that is minutes of the window's timer. The rulings wake this wait
+    (`GameSession.prompt_changed`); `prompt` grows with the seats added, so the last
+    call and the pushes of `_decide` count them. A turn that raises ends the wait
+    with its exception, the other turns cancelled (the game stops: see `drive`)."""
+    changed = session.prompt_changed
+    changed.clear()
+    turns = {asyncio.create_task(_decide(session, seat, prompt)) for seat in prompt}
+    try:
+        while turns:
+            waking = asyncio.create_task(changed.wait())
+            try:
+                done, _ = await asyncio.wait({*turns, waking}, return_when=FIRST_COMPLETED)
+            finally:
+                waking.cancel()
+            for turn in done - {waking}:
+                turns.discard(turn)
+                turn.result()  # a bug in a turn stops the game (`drive` logs it)
+            if changed.is_set():
+                changed.clear()
+                turns |= _join(session, prompt, pace)
+    finally:
+        for turn in turns:
+            turn.cancel()
+
+
+def _join(session: GameSession, prompt: list[int], pace: NightPace | None) -> set[Task[None]]:
+    """Open a turn for each seat the engine's waiting prompt asks that has none open,
+    add it to `prompt` and push every page; the new turns (none if nobody joined).
+
+    Only while a turn of `prompt` is still open: the engine moves to its next prompt
+    only once every seat asked has answered, so an open turn means the waiting prompt
+    is still the one `prompt` began with. Once every turn has ended, the driver's loop
+    asks the engine's next prompt as usual."""
+    game = session.game
+    assert game is not None
+    if game.over or not any(session.slots[s].active for s in prompt):
+        return set()
+    joined = [s for s in sorted(game.pending()) if not session.slots[s].active]
+    if not joined:
+        return set()
+    now = session.now()
+    for seat in joined:
+        _open_turn(session, seat, now, pace)
+        if seat not in prompt:
+            prompt.append(seat)
+    session.push_all()
+    return {asyncio.create_task(_decide(session, seat, prompt)) for seat in joined}
 
 
 async def _end_slot(session: GameSession) -> None:

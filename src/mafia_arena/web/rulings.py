@@ -10,7 +10,8 @@ Why a ruling is applied at once rather than at the end of the open prompt: a for
 window is one long prompt, and a post judged irrelevant must be judged before the
 window's inactivity count. The driver's turns then follow (`settle`): a seat that the
 ruling took out of the prompt (a sanction), or every seat when it ended the game (a
-forfeit), stops waiting.
+forfeit), stops waiting, and a seat it brought into the waiting prompt (a release in
+Palermo's CHANGE WINDOW) is asked at once.
 """
 
 from __future__ import annotations
@@ -76,10 +77,13 @@ def give(session: GameSession, ruling: Ruling) -> None:
 
 def settle(session: GameSession) -> None:
     """End the turns of seats that no longer have to answer (out of the prompt, or the
-    game over): their coroutines in the driver stop waiting."""
+    game over): their coroutines in the driver stop waiting. And wake the driver, which
+    opens a turn at once for a seat the waiting prompt asks now (a Palermo player
+    released in the CHANGE WINDOW), not after the seats asked before it answer."""
     game = session.game
     assert game is not None
     for slot in session.slots:
         if slot.active and (game.over or game.request(slot.seat) is None):
             slot.active = False
             slot.changed.set()
+    session.prompt_changed.set()

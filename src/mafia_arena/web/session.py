@@ -220,6 +220,10 @@ class GameSession:
         """Bot decisions that came out differently when a restart caught the bots up."""
         self.night_open = False
         """Set by the driver from a night's start until its dawn is shown (see `hold`)."""
+        self.prompt_changed = asyncio.Event()
+        """Set by every ruling (`web/rulings.settle`): the waiting prompt may ask a seat
+        more (Palermo's release in the CHANGE WINDOW), whose turn the driver then opens
+        at once (`web.driver._answer`)."""
         self.clock = NightClock(variant, len(spec.seat_list()), enabled=settings.fixed_nights)
         """The night's public slots (`engine/night_clock.py`), run in time by `pace`."""
         self.pace: NightPace | None = None
