@@ -1,12 +1,13 @@
 """club.md 2.3, 3.1, 5.1 and D37 (civilians never wake, not even on night 1), 6.2 (a
 round-1 nomination may carry an explanation) and 3.2 step 2 (the host sets a theme for
-the day-1 introductions)."""
+the day-1 introductions), 6.1 (round 1's running total is public)."""
 
 import pytest
 from tests.club.club_table import Table
 
 from mafia_arena.engine import PASS, Choice, Game, Speech
 from mafia_arena.rules import load_variant
+from mafia_arena.views.text import render_event
 
 CLUB = load_variant("club")
 EIGHT = "D M K Dr Lv C1 C2 C3"
@@ -99,3 +100,41 @@ def test_item3_6_2_the_docs_do_not_list_the_explanation_as_missing():
     missing = missing.split("\n## ", 1)[0]
     assert "explain" not in missing.lower(), missing
     assert "request kind\n     `explain`" in text or "`explain`" in text
+
+
+def test_item2_6_1_every_round_1_nomination_shows_the_running_total():
+    """6.1: each vote and each running total is public; the source's round 1: "the
+    suspect raises one finger per vote against" as the names are given."""
+    t = Table(EIGHT, explain_nominations=False)
+    _until_nomination(t)
+    votes = {"D": "C1", "M": "C1", "K": "M", "Dr": "C1", "Lv": "M", "C1": "D", "C2": "M"}
+    t.day(votes={**votes, "C3": "C1"}, finals={"C3": "C1"})
+    D, M, C1 = t["D"], t["M"], t["C1"]
+    totals = [{int(s): c for s, c in p["tally"].items()} for p in t.events("nomination", 1)]
+    assert totals == [
+        {C1: 1},
+        {C1: 2},
+        {M: 1, C1: 2},
+        {M: 1, C1: 3},
+        {M: 2, C1: 3},
+        {D: 1, M: 2, C1: 3},
+        {D: 1, M: 3, C1: 3},
+        {D: 1, M: 3, C1: 4},
+    ]
+    last = next(e for e in reversed(t.game.events) if e.kind == "nomination")
+    assert last.visibility.scope == "public"
+    assert render_event(last, t["C2"]) == "[D1] P8 nominates P6. Running total: P1 1, P2 3, P6 4."
+
+
+def test_item2_classic_nominations_stay_without_a_running_total():
+    """classic 5.1 publishes the counts after each round only (the `nomination_tally`)."""
+    game = Game(load_variant("classic"), 8, seed=1)
+    while not any(e.kind == "nomination_tally" for e in game.events):
+        for seat, request in sorted(game.pending().items()):
+            named = [c for c in request.choices if c != PASS]
+            if request.kind == "nominate" and named:
+                game.submit(seat, named[0])
+            else:
+                game.submit(seat, PASS if PASS in request.choices else request.choices[0])
+    nominations = [e.fact.to_payload() for e in game.events if e.kind == "nomination"]
+    assert nominations and all("tally" not in p for p in nominations)

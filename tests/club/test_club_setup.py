@@ -128,6 +128,17 @@ def test_d1_above_26_one_more_mafia_and_yakuza_per_further_8_players(n, extra):
     assert counts["civilian"] == n - 25 - 2 * extra  # 25 non-civilian cards in the full preset
 
 
+@pytest.mark.parametrize(("n", "extra"), [(60, 4), (61, 4), (66, 5), (100, 9)])
+def test_d1_has_no_upper_player_limit(n, extra):
+    """D1 sets only a minimum and extends the full preset to every larger count (one
+    more mafia and yakuza per further 8 players); neither the spec nor the source
+    names a maximum."""
+    assert CLUB.max_players is None
+    counts = deck_counts(CLUB, n)
+    assert counts["mafia"] == counts["yakuza"] == 2 + extra
+    assert counts["civilian"] == n - 25 - 2 * extra
+
+
 def test_d1_the_minimum_is_8_players():
     with pytest.raises(VariantError, match="7 players is too few: at least 8"):
         deck_counts(CLUB, 7)

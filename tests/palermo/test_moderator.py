@@ -127,6 +127,30 @@ def test_a_player_released_in_the_change_window_may_vote_but_is_not_obliged(vote
     assert [e.fact for e in again.events] == [e.fact for e in t.game.events]
 
 
+@pytest.mark.parametrize("votes", [True, False])
+def test_a_player_sanctioned_and_released_in_the_change_window_is_no_longer_obliged(
+    votes: bool,
+) -> None:
+    """Active at VOTE CLOSE, imprisoned by the moderator in the CHANGE WINDOW (the ballot
+    is lost, 4.3) and released in it: a player who becomes Active during the window may
+    vote but is not obliged (7.1), so the one action is offered again and leaving it
+    unused charges no absence."""
+    t = Table(keep={2, 14})
+    t.until(1, "change_window")
+    assert P(14) in t.game.pending() and P(14) in t.ps.ballots  # voted by VOTE CLOSE
+    t.game.moderate("sanction", P(14), "insulted a player")
+    assert P(14) not in t.game.pending() and P(14) not in t.ps.ballots
+    t.game.moderate("release", P(14))
+    request = t.game.request(P(14))
+    assert request is not None and request.kind == "change_vote" and PASS in request.choices
+    t.step({14: "vote:1" if votes else "pass"})
+    t.finish_round(1)
+    ballots = next(f for f in t.facts(Votes) if f.kind == "vote").votes
+    assert (P(14) in ballots) is votes
+    assert all(f.seat != P(14) for f in t.facts_absence())  # may vote, not obliged
+    assert t.ps.absences_total[P(14)] == 0
+
+
 @pytest.mark.parametrize("phase", ["night_early", "morning", "afternoon"])
 def test_no_card_imprisonment_is_open_in_a_change_window_that_is_held(phase: str) -> None:
     """The other way to become Active in the CHANGE WINDOW, Cancel Imprisonment, has

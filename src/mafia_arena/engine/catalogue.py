@@ -328,11 +328,17 @@ class VoteIntentions(Fact):
 @_fact("nomination")
 @dataclass(frozen=True, slots=True)
 class Nomination(Fact):
-    """public — `seat` nominates (or accuses) `target` in nomination round `round`."""
+    """public — `seat` nominates (or accuses) `target` in nomination round `round`.
+
+    `tally` is the running total after this nomination (candidate → nominations so
+    far), where the rules make it public as the names are given (club 6.1: the suspect
+    raises a finger per vote against); None where only the round's closing
+    `NominationTally` is published (classic 5.1)."""
 
     seat: int
     target: int
     round: int
+    tally: Mapping[int, int] | None = None
 
 
 @_fact("nomination_tally")

@@ -162,7 +162,10 @@ def _speech(f: SpeechMade, prefix: str, names: DisplayNames) -> str:
 
 
 def _nomination(f: Nomination, prefix: str, names: DisplayNames) -> str:
-    return f"{prefix}{name(f.seat)} nominates {name(f.target)}."
+    line = f"{prefix}{name(f.seat)} nominates {name(f.target)}."
+    if f.tally is None:
+        return line
+    return line + " Running total: " + ", ".join(f"{name(s)} {c}" for s, c in f.tally.items()) + "."
 
 
 def _nomination_tally(f: NominationTally, prefix: str, names: DisplayNames) -> str:

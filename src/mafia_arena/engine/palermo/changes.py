@@ -57,6 +57,8 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
     seat_state = game.state.seats[seat]
     seat_state.alive = to is PlayerState.ACTIVE
     game.state._living = None
+    if to is PlayerState.ACTIVE and ps.phase == "change_window":
+        ps.obliged.discard(seat)  # back during the window: may vote, not obliged (7.1)
     if before is PlayerState.ACTIVE:
         ps.ballots.pop(seat, None)
         ps.extra_vote.pop(seat, None)

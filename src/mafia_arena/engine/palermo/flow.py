@@ -90,14 +90,14 @@ def round_(game: Game, number: int) -> Flow:
     if ps.imprisonment_standing:
         game.emit(NoExecution("an Immediate Imprisonment stands: nobody leaves by vote this round"))
     else:
-        obliged = set(ps.states.active())
+        ps.obliged = set(ps.states.active())
         yield from vote.change_window(game)
         end_of_timed_phase(game)
         if game.over:
             return
         ps.voting_open = False
         powers = yield from vote.vote_end_actions(game)
-        yield from vote.resolution(game, powers or {}, obliged)
+        yield from vote.resolution(game, powers or {})
     ps.voting_open = False
     end_round(game)
 
@@ -111,6 +111,7 @@ def end_round(game: Game) -> None:
     ps.cancelled = set()
     ps.exempt = set()
     ps.imprisonment_standing = False
+    ps.obliged = set()
     ps.echo = ps.states.echo = False
     ps.todays_victim = None
 

@@ -59,6 +59,10 @@ class PalermoState:
     todays_victim: int | None = None
     """Assassinated at this round's NOON (may play Failed Assassination until VOTE CLOSE)."""
     took_part: set[int] = field(default_factory=set)
+    obliged: set[int] = field(default_factory=set)
+    """The voters RESOLUTION charges an absence if they hold no ballot (7.1): the Active
+    players at VOTE CLOSE, less any who left the Active state and came back during the
+    CHANGE WINDOW (they may vote there but are not obliged; see `changes.change`)."""
     voting_open: bool = True
     # imprisonment windows: seat → timed-phase ends still to come before it is final
     windows: dict[int, int] = field(default_factory=dict)

@@ -171,15 +171,16 @@ def vote_end_actions(game: Game) -> Flow:
     return {s: d for s, d in answers.items() if isinstance(d, Choice) and d != PASS}
 
 
-def resolution(game: Game, powers: dict[int, Choice], obliged: set[int]) -> Flow:
-    """RESOLUTION (7.2, 7.4, 7.5), the RUNOFF (7.7) and LAST WORDS (7.8)."""
+def resolution(game: Game, powers: dict[int, Choice]) -> Flow:
+    """RESOLUTION (7.2, 7.4, 7.5), the RUNOFF (7.7) and LAST WORDS (7.8); the obliged
+    voters are `PalermoState.obliged`."""
     ps = of(game)
     spec = game.variant.palermo
     assert spec is not None
     ps.phase = game.state.phase = "resolution"
     seats = game.state.seats
     absent: list[int] = []
-    for seat in sorted(obliged):
+    for seat in sorted(ps.obliged):
         if not ps.states.is_active(seat):
             continue
         if seat in ps.ballots or not legal_targets(game, seat):

@@ -2,13 +2,14 @@
 
 Voters and candidates are the living players not silenced today. Round 1: in order
 from the day's first speaker, each voter names one candidate other than themselves (no
-abstention), each name public as it is given. The accused are the top group of the
-tally, widened by the second group when the top group is one player. Each accused gives
-a defence speech (most votes first, ties in voting order); a lone accused is the vote
-winner. Round 2: in the same order each voter votes against one accused other than
-themselves; a tie gets one re-vote among the tied, and a second tie means nobody is
-executed. A protected winner (the lawyer's defence) is announced and survives with no
-further vote; otherwise the winner is executed, the card shown, and a last word given.
+abstention), each name public as it is given, with the running total (6.1). The accused
+are the top group of the tally, widened by the second group when the top group is one
+player. Each accused gives a defence speech (most votes first, ties in voting order); a
+lone accused is the vote winner. Round 2: in the same order each voter votes against
+one accused other than themselves; a tie gets one re-vote among the tied, and a second
+tie means nobody is executed. A protected winner (the lawyer's defence) is announced and
+survives with no further vote; otherwise the winner is executed, the card shown, and a
+last word given.
 
 A player disqualified during the procedure (club D34) leaves it at once: he is asked
 nothing more, votes he cast and votes against him are void, and an accused left alone
@@ -135,7 +136,7 @@ def _nominations(
         if target is None:
             continue
         named[voter] = target
-        game.emit(Nomination(voter, target, 1), PUBLIC)
+        game.emit(Nomination(voter, target, 1, _running_total(game, named)), PUBLIC)
         if explain:
             prompt = f"Day {game.state.day}: you named {seat_name(target)}; say why (or pass)."
             reason = yield from ask_one(game, speak_request(game, voter, "explain", prompt, 300))
@@ -144,6 +145,13 @@ def _nominations(
     tally = dict(Counter(standing_votes(game, named).values()))
     game.emit(NominationTally(1, 1, {s: tally[s] for s in sorted(tally)}), PUBLIC)
     return tally
+
+
+def _running_total(game: Game, named: dict[int, int]) -> dict[int, int]:
+    """The round-1 count per candidate so far, as the table sees it (club 6.1: "the
+    suspect raises one finger per vote against", so every running total is public);
+    nominations made void by a disqualification are left out (`standing_votes`)."""
+    return dict(sorted(Counter(standing_votes(game, named).values()).items()))
 
 
 def _ballots(

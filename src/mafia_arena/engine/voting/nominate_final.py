@@ -10,8 +10,9 @@ nominees give final pleas, then everyone votes at once for one of them, a nomine
 himself too (5.2, OP-C13; ``self_vote = false`` forbids that). The nominee with the
 most votes is executed, whatever the number of nominees (``nominees``, default 2); a
 tie at the top is decided by the last dead among the tied. ``ballot = "sequential"``
-makes the final vote public, one voter at a time (`sequential_vote`), instead of the
-secret ballot published together.
+makes the final vote public, one voter at a time (`sequential_vote`), instead of all at
+once, hidden until everyone has voted and then published with who voted for whom (the
+show of hands of 5.2, "per Handzeichen": never a secret ballot).
 
 Where a variant allows disqualification, a removed player leaves the procedure at once:
 nominations of him no longer count, a nominee removed before the final vote is not
