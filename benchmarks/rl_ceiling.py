@@ -27,7 +27,7 @@ from mafia_arena.agents.advice import advice_id
 from mafia_arena.agents.base import SyncAgent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
-from mafia_arena.rl.evaluate import HELD_OUT_SEED, WinRate, win_rate
+from mafia_arena.rl.evaluate import HELD_OUT_SEED, WinRate, shown_margin, win_rate
 from mafia_arena.rl.spec import load_train_spec
 from mafia_arena.rl.team_env import Chooser, TeamEnv, TeamSetup
 
@@ -101,14 +101,16 @@ def main() -> None:
     parser.add_argument("--spec", type=Path, default=REPO / "experiments" / "rl-town-votes.toml")
     parser.add_argument("--games", type=int, default=2000)
     args = parser.parse_args()
+    if args.games < 1:  # a win rate over no games measures nothing
+        parser.error("--games must be at least 1")
     setup = load_train_spec(args.spec).setup
     for opponent in setup.opponents:
         heuristic = win_rate(setup, "heuristic votes", None, opponent, args.games)
         print("  " + heuristic.row())
         for whole_view in (False, True):
             informed = informed_rate(setup, opponent, args.games, whole_view)
-            room = informed.rate - heuristic.rate
-            print("  " + informed.row() + f"  room {room:+.3f}")
+            room = shown_margin(informed, heuristic)
+            print("  " + informed.row() + f"  room {room}")
 
 
 if __name__ == "__main__":

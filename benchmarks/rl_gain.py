@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.agents.policy_file import PolicyFile
-from mafia_arena.rl.evaluate import WinRate, random_chooser, win_rate
+from mafia_arena.rl.evaluate import WinRate, random_chooser, shown_margin, win_rate
 from mafia_arena.rl.spec import TrainSpec, load_train_spec
 from mafia_arena.rl.team_env import TeamSetup
 from mafia_arena.views.encode_history import ObservationSpec
@@ -90,22 +90,18 @@ def markdown(
 ) -> str:
     """The win rates and margins as Markdown tables (for docs/rl.md)."""
 
-    def cell(rate: WinRate) -> str:
-        lo, hi = rate.interval
-        return f"{rate.rate:.3f} [{lo:.3f}, {hi:.3f}]"
-
     head = "| town votes by | " + " | ".join(f"vs {o}" for o in opponents) + " |"
     rule = "| --- |" + " --- |" * len(opponents)
     lines = [f"Town win rate on {games:,} held-out seeded games per opponent [95% CI]:", ""]
     lines += [head, rule]
     for label, rates in {**policies, **baselines}.items():
-        lines.append(f"| {label} | " + " | ".join(cell(r) for r in rates) + " |")
+        lines.append(f"| {label} | " + " | ".join(r.shown() for r in rates) + " |")
     if baselines.get(HEURISTIC):
         lines += ["", "Margin over the heuristic's votes (target: +0.10 against every opponent):"]
         lines += ["", head.replace("town votes by", "policy"), rule]
         for label, rates in policies.items():
-            margins = [r.rate - h.rate for r, h in zip(rates, baselines[HEURISTIC], strict=True)]
-            lines.append(f"| {label} | " + " | ".join(f"{m:+.3f}" for m in margins) + " |")
+            margins = [shown_margin(r, h) for r, h in zip(rates, baselines[HEURISTIC], strict=True)]
+            lines.append(f"| {label} | " + " | ".join(margins) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -127,6 +123,8 @@ def main() -> None:
     parser.add_argument("--markdown", type=Path, default=None, help="write the tables here")
     parser.add_argument("--out", type=Path, default=REPO / "runs" / "rl_gain")
     args = parser.parse_args()
+    if args.games < 1:  # a win rate over no games measures nothing, and meets no target
+        parser.error("--games must be at least 1")
 
     spec = load_train_spec(args.spec)
     if args.steps is not None:
@@ -174,8 +172,8 @@ def main() -> None:
                 continue
             for row in (baselines[HEURISTIC][index], baselines[RANDOM][index]):
                 print("  " + row.row())
-            margin = rate.rate - baselines[HEURISTIC][index].rate
-            print(f"  margin over heuristic votes vs {rate.opponent}: {margin:+.3f}")
+            margin = shown_margin(rate, baselines[HEURISTIC][index])
+            print(f"  margin over heuristic votes vs {rate.opponent}: {margin}")
         if baselines:
             ok = all(
                 r.rate - h.rate >= TARGET

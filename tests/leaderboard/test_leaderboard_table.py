@@ -159,6 +159,25 @@ def test_an_llm_board_always_shows_both_fallback_rates_and_void_games(
         assert cells[columns.index(name)] in {"0", "0.000"}, name
 
 
+def test_an_llm_board_shows_a_fallback_rate_and_a_cost_of_zero(game: GameFactory) -> None:
+    """An LLM agent that never fell back and cost nothing (a local model): the README
+    shows the overall fallback rate, tokens and cost per game as 0, as the CSV does. A
+    scripted board, where none of them is measured, still leaves them out."""
+    table = leaderboard_table([game(SEATS, "town", kinds={"hero": "llm"})], n_boot=0)
+    titles = {"Fallback rate": "0.000", "Tokens/game": "0", "Cost/game": "0.0000"}
+    for column in ("fallback_rate", "tokens_per_game", "cost_per_game"):
+        assert (table[column] == 0).all(), column
+    lines = markdown_leaderboard(table).splitlines()
+    columns = [c.strip() for c in lines[0].strip("|").split("|")]
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for title, zero in titles.items():
+            assert title in columns, title
+            assert cells[columns.index(title)] == zero, (title, line)
+    scripted = markdown_leaderboard(leaderboard_table([game(SEATS, "town")], n_boot=0))
+    assert not [title for title in titles if title in scripted]
+
+
 def test_solo_side_columns(game: GameFactory) -> None:
     seats = [*SEATS, ("jester", "jester", "solo")]
     rec = game(seats, "solo")

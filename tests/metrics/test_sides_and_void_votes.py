@@ -69,6 +69,7 @@ def test_false_claims_count_for_the_side_of_their_moment() -> None:
     # per seat: both of P2's role claims, whatever his side
     assert seat["false_role_claims"] == 2
     assert seat["false_claim_days"] == 1.5
+    assert seat["false_claim_days_sq"] == (2**2 + 1**2) / 2  # the spread: 2 days and 1
     assert seat["false_result_claims"] == 1
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "COLUMN_DECIMALS",
     "FALSE_CLAIMS",
     "FALSE_CLAIM_DAYS",
+    "FALSE_CLAIM_DAYS_SQ",
     "INTERVAL_COLUMNS",
     "LLM_COLUMNS",
     "OPTIONAL_COLUMNS",
@@ -100,10 +101,18 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
 #: Columns dropped from the agent table when no agent has a nonzero value: the split of
 #: fallbacks by blame says nothing where nobody fell back (scripted tables).
 ZERO_OPTIONAL_COLUMNS: tuple[str, ...] = ("infra_fallback_rate", "model_fallback_rate")
-#: Columns always kept (zeros included) on a board with an LLM agent: there a 0 is a
-#: measurement (the endpoint and the model never failed), and a missing column would
-#: read as "not measured".
-LLM_COLUMNS: tuple[str, ...] = ("infra_fallback_rate", "model_fallback_rate", "void_games")
+#: The reliability and cost columns, always kept (zeros included) in the table and shown in
+#: the README on a board with an LLM agent: there a 0 is a measurement (the endpoint and
+#: the model never failed, the games cost nothing), and a missing column would read as
+#: "not measured". On other boards the README shows them only where some agent's is not 0.
+LLM_COLUMNS: tuple[str, ...] = (
+    "fallback_rate",
+    "infra_fallback_rate",
+    "model_fallback_rate",
+    "void_games",
+    "tokens_per_game",
+    "cost_per_game",
+)
 
 
 def has_llm_agent(frame: pd.DataFrame) -> bool:
@@ -116,10 +125,17 @@ def has_llm_agent(frame: pd.DataFrame) -> bool:
 #: Per-seat metrics (``docs/metrics.md``) whose mean over seats is a column.
 PER_SEAT_MEANS = ("irp", "vss", "bus_rate", "brier")
 #: Per-seat metrics (``docs/metrics.md``) the false-claim column is built from: the number
-#: of distinct false role claims and the mean days they stood.
+#: of distinct false role claims, the mean days they stood and the mean of those days
+#: squared (each claim's days are one value of the column's mean and its interval).
 FALSE_CLAIMS, FALSE_CLAIM_DAYS = "false_role_claims", "false_claim_days"
+FALSE_CLAIM_DAYS_SQ = "false_claim_days_sq"
 #: Every per-seat metric a column reads; a test checks that the metrics write each one.
-SEAT_METRICS_READ: tuple[str, ...] = (*PER_SEAT_MEANS, FALSE_CLAIMS, FALSE_CLAIM_DAYS)
+SEAT_METRICS_READ: tuple[str, ...] = (
+    *PER_SEAT_MEANS,
+    FALSE_CLAIMS,
+    FALSE_CLAIM_DAYS,
+    FALSE_CLAIM_DAYS_SQ,
+)
 
 
 def side_sort_key(side: str) -> tuple[int, str]:

@@ -19,10 +19,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mafia_arena.metrics.aggregate import clustered_mean_ci
+from mafia_arena.metrics.aggregate import Moments, clustered_mean_ci, clustered_moments_ci
 from mafia_arena.stats import clustered_wilson_interval
 
-from .columns import FALSE_CLAIM_DAYS, FALSE_CLAIMS, PER_SEAT_MEANS
+from .columns import FALSE_CLAIM_DAYS, FALSE_CLAIM_DAYS_SQ, FALSE_CLAIMS, PER_SEAT_MEANS
 from .records import GameResult, SeatResult
 
 __all__ = ["SeatTotals"]
@@ -54,6 +54,11 @@ class SeatTotals:
     """Each per-seat metric's values by game: a game's values are one cluster."""
     false_claims: int = 0
     false_claim_days: float = 0.0
+    claim_moments: dict[int, Moments] = field(default_factory=dict)
+    """The false role claims of each game: their number, days and days squared, summed
+    over the seats (each claim one value of `false_claim_survival`, a game one cluster)."""
+    claim_spread_unknown: bool = False
+    """Whether a seat of several claims came without the mean square of their days."""
     decisions: int = 0
     fallbacks: int = 0
     infra_fallbacks: int = 0
@@ -98,11 +103,24 @@ class SeatTotals:
             if value is not None:
                 self.metric_values[name][game_no].append(value)
         claims = seat.metric(FALSE_CLAIMS)
-        if claims is not None and claims > 0:  # false_claim_days is the mean per claim
-            days = seat.metric(FALSE_CLAIM_DAYS) or 0.0
-            self.false_claims += int(claims)
-            self.false_claim_days += claims * days
-            self.metric_values[FALSE_CLAIM_DAYS][game_no].extend([days] * int(claims))
+        if claims is not None and claims > 0:
+            self._add_claims(game_no, int(claims), seat)
+
+    def _add_claims(self, game_no: int, claims: int, seat: SeatResult) -> None:
+        """Count a seat's `claims` false role claims. The record gives the mean days they
+        stood and the mean of those days squared (for a lone claim, its mean squared),
+        so the game's sums over claims are those of each claim's own days."""
+        days = seat.metric(FALSE_CLAIM_DAYS) or 0.0
+        squares = seat.metric(FALSE_CLAIM_DAYS_SQ)
+        if squares is None:
+            self.claim_spread_unknown |= claims > 1
+            squares = days * days
+        self.false_claims += claims
+        self.false_claim_days += claims * days
+        known = self.claim_moments.get(game_no, Moments(0, 0.0, 0.0))
+        self.claim_moments[game_no] = Moments(
+            known.n + claims, known.total + claims * days, known.squares + claims * squares
+        )
 
     def win_rate_interval(self, confidence: float) -> tuple[float, float]:
         """The win rate's interval with the seats of one game as one cluster (they share
@@ -120,6 +138,21 @@ class SeatTotals:
         floor, ceiling = _METRIC_RANGE.get(name, (-math.inf, math.inf))
         low, high = max(floor, estimate.low), min(ceiling, estimate.high)
         return (float(math.fsum(_flat(by_game.values())) / estimate.n), low, high)
+
+    def false_claim_survival(self, confidence: float) -> tuple[float, float, float]:
+        """(mean days a false role claim stood, low, high): each claim is one value and a
+        game's claims one cluster (`metrics.aggregate.clustered_moments_ci`), the interval
+        clipped at 0 days; NaNs without a claim. The interval is NaN where a seat of
+        several claims came without `FALSE_CLAIM_DAYS_SQ` (a record written before it):
+        the spread of those claims' days is unknown, and counting their mean once per
+        claim would make the interval too narrow."""
+        estimate = clustered_moments_ci(self.claim_moments.values(), confidence)
+        if estimate is None:
+            return (math.nan, math.nan, math.nan)
+        value = self.false_claim_days / self.false_claims
+        if self.claim_spread_unknown:
+            return (value, math.nan, math.nan)
+        return (value, max(0.0, estimate.low), estimate.high)
 
     def rate(self, side: str, confidence: float) -> tuple[float, float, float]:
         """(win rate, low, high) on one side, clustered by game; NaNs without a seat."""
@@ -153,5 +186,4 @@ _METRIC_RANGE: dict[str, tuple[float, float]] = {
     "vss": (0.0, 1.0),
     "bus_rate": (0.0, 1.0),
     "brier": (0.0, 1.0),
-    FALSE_CLAIM_DAYS: (0.0, math.inf),
 }

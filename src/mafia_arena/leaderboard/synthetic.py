@@ -120,7 +120,7 @@ def synthetic_records(
             skill = _sigmoid(strengths.get(agent, 0.0))
             town_seat = side == "town"
             false_claims = 0 if town_seat else int(rng.integers(0, 3))
-            per_seat[str(seat_no)] = {
+            values = per_seat[str(seat_no)] = {
                 "irp": round(float(np.clip(skill + rng.normal(0, 0.15), 0, 1)), 4)
                 if town_seat
                 else None,
@@ -132,6 +132,7 @@ def synthetic_records(
                 "false_claim_days": int(rng.integers(0, length + 1)) if false_claims else 0,
                 "brier": round(float(np.clip(0.3 - 0.2 * skill + rng.normal(0, 0.05), 0, 1)), 4),
             }
+            values["false_claim_days_sq"] = values["false_claim_days"] ** 2  # every claim alike
         records.append(
             {
                 "experiment": experiment,

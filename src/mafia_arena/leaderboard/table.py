@@ -23,7 +23,6 @@ import pandas as pd
 
 from .columns import (
     AGENT_COLUMNS,
-    FALSE_CLAIM_DAYS,
     INTERVAL_COLUMNS,
     LLM_COLUMNS,
     OPTIONAL_COLUMNS,
@@ -126,9 +125,7 @@ def leaderboard_table(
         _put_interval(row, "mafia_survival", a.mafia_survival(confidence))
         for name in PER_SEAT_MEANS:
             _put_interval(row, name, a.mean(name, confidence))
-        _, fc_low, fc_high = a.mean(FALSE_CLAIM_DAYS, confidence)
-        fc = _ratio(a.false_claim_days, a.false_claims)
-        _put_interval(row, "false_claim_survival", (fc, fc_low, fc_high))
+        _put_interval(row, "false_claim_survival", a.false_claim_survival(confidence))
         rows.append(row)
     frame = pd.DataFrame(rows, columns=AGENT_COLUMNS)
     frame = _sort_and_rank(frame, ["agent"])

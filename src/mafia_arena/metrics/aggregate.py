@@ -197,6 +197,41 @@ def clustered_mean_ci(
     return _fed_twice(ClusteredMeanAccumulator(), clusters, confidence)
 
 
+@dataclass(frozen=True)
+class Moments:
+    """`n` values known by their sum `total` and their sum of `squares` (not one by one):
+    enough for their mean and variance, as `ClusteredMeanAccumulator` takes them."""
+
+    n: int
+    total: float
+    squares: float
+
+
+def clustered_moments_ci(
+    clusters: Iterable[Moments], confidence: float = CONFIDENCE
+) -> Estimate | None:
+    """`clustered_mean_ci` of values known only by each cluster's `Moments`: the same
+    mean, variances and quantiles (``s^2`` from the sums of squares), so a mean over
+    values a record keeps as a count, a mean and a mean square (a seat's false claims)
+    has the interval its values would have one by one. None without a value."""
+    clusters = [c for c in clusters if c.n > 0]
+    n = sum(c.n for c in clusters)
+    if not n:
+        return None
+    mean = math.fsum(c.total for c in clusters) / n
+    if n == 1:
+        return Estimate(mean, mean, mean, 1)
+    squares = math.fsum(c.squares - 2.0 * mean * c.total + c.n * mean * mean for c in clusters)
+    independent = t_quantile(n - 1, confidence) * math.sqrt(max(0.0, squares) / (n - 1) / n)
+    groups = len(clusters)
+    half = independent
+    if groups > 1:
+        spread = math.fsum((c.total - c.n * mean) ** 2 for c in clusters)
+        variance = groups / (groups - 1) * spread / (n * n)
+        half = max(half, t_quantile(groups - 1, confidence) * math.sqrt(variance))
+    return Estimate(mean, mean - half, mean + half, n)
+
+
 def mean_ci(
     values: Iterable[float | int | bool | None], confidence: float = CONFIDENCE
 ) -> Estimate | None:

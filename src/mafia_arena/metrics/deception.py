@@ -47,6 +47,8 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
             "bus_rate": bus.of(seat),
             "false_role_claims": len(stood),
             "false_claim_days": ratio(sum(stood), len(stood)),
+            # with the count and the mean, the spread of the days over the seat's claims
+            "false_claim_days_sq": ratio(sum(d * d for d in stood), len(stood)),
             "false_result_claims": len(claims.results.get(seat, [])),
         }
     game: dict[str, Any] = {

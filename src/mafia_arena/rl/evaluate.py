@@ -8,6 +8,7 @@ players' seat seeds come from a host key made from `seed`, so the comparison is 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,8 +19,17 @@ from mafia_arena.stats import wilson_interval
 HELD_OUT_SEED = 1_000_000_007  # far from training seeds, which come from the env's draws
 
 
+#: How a win rate (or a difference of two) over no games is printed: not as 0, nor as nan.
+NO_GAMES = "no games"
+
+
 @dataclass(frozen=True)
 class WinRate:
+    """`wins` of `contender`'s side in `games` games against `opponent`.
+
+    Over no games nothing was measured: the rate is NaN, as its interval is, rather than
+    a 0 that would read as "lost every game", and every printed form says `NO_GAMES`."""
+
     contender: str
     opponent: str
     games: int
@@ -27,18 +37,38 @@ class WinRate:
 
     @property
     def rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+        """wins / games; NaN when there are no games."""
+        return self.wins / self.games if self.games else math.nan
 
     @property
     def interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of `rate`; (NaN, NaN) when there are no games."""
         return wilson_interval(self.wins, self.games)
 
-    def row(self) -> str:
+    def shown(self, interval: bool = True) -> str:
+        """The rate to 3 decimals, with its interval unless `interval` is False
+        ("0.512 [0.498, 0.526]"), or `NO_GAMES`."""
+        if not self.games:
+            return NO_GAMES
+        if not interval:
+            return f"{self.rate:.3f}"
         lo, hi = self.interval
+        return f"{self.rate:5.3f} [{lo:5.3f}, {hi:5.3f}]"
+
+    def row(self) -> str:
+        """One line of a report: contender, opponent, rate, interval and the count."""
         return (
-            f"{self.contender:<22} vs {self.opponent:<16} {self.rate:5.3f} "
-            f"[{lo:5.3f}, {hi:5.3f}]  ({self.wins}/{self.games})"
+            f"{self.contender:<22} vs {self.opponent:<16} {self.shown()}  "
+            f"({self.wins}/{self.games})"
         )
+
+
+def shown_margin(rate: WinRate, base: WinRate) -> str:
+    """`rate`'s win rate minus `base`'s, signed to 3 decimals ("+0.012"), or `NO_GAMES`
+    when either was measured over no games (a difference with nothing is no margin)."""
+    if not (rate.games and base.games):
+        return NO_GAMES
+    return f"{rate.rate - base.rate:+.3f}"
 
 
 def random_chooser(seed: int) -> Chooser:

@@ -195,7 +195,8 @@ def _train(
         ]
         point = {"step": float(step), **{f"win_vs_{r.opponent}": r.rate for r in rates}}
         curve.append(point)
-        log(f"step {step:>8}: " + "  ".join(f"{r.opponent} {r.rate:.3f}" for r in rates))
+        shown = "  ".join(f"{r.opponent} {r.shown(interval=False)}" for r in rates)
+        log(f"step {step:>8}: {shown}")
         if step:  # the latest policy is on disk at every evaluation, not only at the end
             policy.save(out / "policy.npz")
             _write_curve(curve, out)
