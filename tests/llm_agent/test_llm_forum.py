@@ -4,6 +4,7 @@ and writes the form's content as free text."""
 
 from __future__ import annotations
 
+import pytest
 from tests.dictator.table import C1, C2, C3, C4, C5, Table, c, w
 from tests.llm.fake_openai import FakeOpenAI, error, reply
 from tests.llm_agent.support import enum_of, last_user
@@ -111,6 +112,34 @@ async def test_an_llm_player_widens_a_private_message_to_several_players(
     sent = [(e, f) for e in events if isinstance(f := e.fact, PrivateMessage) and f.sender == C2]
     assert [(f.recipients, f.text) for _, f in sent] == [((C1, C3, C4), "Meet me after the vote.")]
     assert sent[0][0].visibility.seats == {C1, C2, C3, C4}  # the recipients only
+
+
+@pytest.mark.parametrize(
+    "opening", ["Also to: P99.", "Also to: P12.", "Also to: everyone.", "also to P0 and P99"]
+)
+async def test_a_message_addressed_to_nobody_who_can_read_it_is_refused(
+    fake: FakeOpenAI, fake_definition: AgentDefinition, opening: str
+) -> None:
+    """An ``Also to`` opening that names no living other player (none there, the writer
+    itself, no seat at all) is not sent to the first recipient alone: the content is
+    refused as the model's invalid answer, with the opening in the trace, and the form
+    is played with its standard text like any failed content (no decision fallback)."""
+    t = Table().to("day", 1)
+    request = SeatTracker(C2).view(t.game).request
+    assert request is not None
+    label = request.labels[request.choices.index(c("pm", C3))]
+    fake.script(
+        reply(f'{{"choice": "{label}", "reason": "allies"}}'),
+        reply(f"{opening} Meet me after the vote."),
+    )
+    agent, decision = await _acting(fake_definition, SeatTracker(C2).view(t.game), C2)
+    assert decision == c("pm", C3)
+    assert agent.take_fallback() is None and agent.stats.fallbacks == 0
+    assert agent.stats.extra.get("forum_content_fallbacks") == 1
+    content_trace = agent.traces[-1]
+    assert content_trace["fallback"] == "invalid_answer" and content_trace["speech"] is None
+    assert content_trace["reason"].startswith("'Also to:' names no living player")
+    assert opening in content_trace["reason"]
 
 
 async def test_an_llm_player_places_an_ad_under_a_pseudonym_it_owns(

@@ -6,14 +6,16 @@ speech as before (`agents.llm_alternatives`)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.llm.fake_openai import Action, FakeOpenAI, reply
+from tests.llm.fake_openai import Action, FakeOpenAI, reply, tool_call
 from tests.llm_agent.support import (
     assert_replays,
+    enum_of,
     first_view,
     last_user,
     play,
@@ -35,6 +37,7 @@ from mafia_arena.engine.catalogue import SpeechMade
 from mafia_arena.engine.choices import PASS, Choice, Decision, Request, Speech
 from mafia_arena.llm import AgentDefinition, load_agent_definition
 from mafia_arena.llm.local_server import LocalServer
+from mafia_arena.runner.traces import trace_lines
 from mafia_arena.views.view import View, view_of
 
 AGENT = Path(__file__).resolve().parents[2] / "agents" / "local-smollm2.toml"
@@ -43,11 +46,18 @@ SET_MOVES = "Instead of your own words you may make one of these set moves"
 
 async def _answer(definition: AgentDefinition, view: View, seed: int = 7) -> Decision:
     """The decision of a fresh LLM player at the view's seat."""
+    return (await _acting(definition, view, seed))[1]
+
+
+async def _acting(
+    definition: AgentDefinition, view: View, seed: int = 7
+) -> tuple[LLMAgent, Decision]:
+    """A fresh LLM player at the view's seat and its decision (its traces kept)."""
     agent = LLMAgent(definition)
     agent.reset(view.seat, seed)
     agent.set_variant(view.rules)
     try:
-        return await agent.act(view)
+        return agent, await agent.act(view)
     finally:
         await aclose_shared_clients()
 
@@ -159,6 +169,61 @@ async def test_codes_played_in_a_game_are_logged_as_choices_and_replay(
     assert all(t["speech"] is None and t["fallback"] is None for t in traces)
     assert sum(a.stats.fallbacks for a in agents[:3]) == 0
     assert_replays(log, tmp_path)
+
+
+async def test_a_tool_call_naming_a_code_is_that_set_move(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """No tool is offered; a server may still turn the model's answer into a tool call.
+    Arguments naming an offered code are that move, at the first answer; the trace keeps
+    the call as the answer."""
+    t = _palermo_post()
+    fake.script(tool_call("say_nothing", '{"move": "#1"}'))
+    agent, decision = await _acting(fake_definition, view_of(t.game, P(1)))
+    assert decision is PASS and agent.take_fallback() is None
+    [trace] = agent.traces
+    assert trace["choice"] == "say nothing" and trace["fallback"] is None
+    assert trace["answers"] == ['(tool call) say_nothing {"move": "#1"}']
+    assert trace["requests"] == 1 and trace["dropped"] == []
+
+
+async def test_speech_beside_a_tool_call_is_spoken_and_the_call_traced_as_not_used(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    t = _palermo_post()
+    fake.script(Action(text="P4 is lying.", tool_calls=(("post", '{"to": "all"}'),)))
+    agent, decision = await _acting(fake_definition, view_of(t.game, P(1)))
+    assert decision == Speech("P4 is lying.")
+    [trace] = agent.traces
+    assert trace["speech"] == "P4 is lying."
+    assert trace["answers"] == ['P4 is lying.\n(tool call) post {"to": "all"}']
+    dropped = 'answer 1 tool call (the content is the answer): post {"to": "all"}'
+    assert trace["dropped"] == [dropped]
+    assert f"not used: {dropped}" in "\n".join(trace_lines(trace))
+
+
+async def test_a_vote_beside_other_words_is_the_tool_calls_and_the_words_are_traced(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """On a decision turn the tool call is the decision: content naming another option
+    does not change it, and the trace says the content was not used."""
+    view = first_view("vote")
+    request = view.request
+    assert request is not None and len(request.choices) > 2
+
+    def vote(body: dict[str, Any]) -> Action | None:
+        options = enum_of(body)
+        assert options is not None
+        arguments = json.dumps({"choice": options[1], "reason": "loud"})
+        return Action(text=f"{options[0]}.", tool_calls=(("vote", arguments),))
+
+    set_answer(fake, vote)
+    agent, decision = await _acting(fake_definition, view)
+    assert decision == request.choices[1]
+    [trace] = agent.traces
+    first = trace["options"][0]
+    assert trace["choice"] == trace["options"][1] and trace["reason"] == "loud"
+    assert trace["dropped"] == [f"answer 1 content (a tool call is the decision): {first}."]
 
 
 def test_only_a_reply_that_is_exactly_a_code_picks_it() -> None:

@@ -9,7 +9,8 @@ Contract
   cleaned of role-play prefixes and capped at ``request.max_chars``; the question lists
   the choices the turn offers besides free text (a pass or silence, the speech acts'
   set sentences) under codes ``#1``, ``#2``, ... (template ``alternatives``), and a
-  reply that is exactly one of those codes returns that choice
+  reply that is exactly one of those codes, or a tool call whose arguments name
+  exactly one (``ChatClient.complete``'s ``moves``), returns that choice
   (:mod:`mafia_arena.agents.llm_alternatives`). For every other
   request it returns one of ``request.choices``, picked by ``ChatClient.choose`` with the
   schema ``enum`` exactly the request's labels. A request with a single choice is
@@ -98,7 +99,7 @@ from mafia_arena.agents.llm_alternatives import (
     speech_alternatives,
 )
 from mafia_arena.agents.llm_card import model_card
-from mafia_arena.agents.llm_forum import content_hint, filled
+from mafia_arena.agents.llm_forum import content_hint, filled, unaddressed
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
     clean_speech,
@@ -360,6 +361,7 @@ class LLMAgent(AgentBase):
                 reasoning=result.reasoning,
                 choice=result.choice,
                 reason=result.failure if failed else result.reason,
+                dropped=result.dropped,
             )
         )
         if kind is not None or result.index is None:
@@ -380,7 +382,7 @@ class LLMAgent(AgentBase):
         who = seat_label(form.target) if form.target is not None else ""
         prompt = FORUM_CONTENT[form.verb].format(who=who) + content_hint(view, form)
         speech = await self._speak(
-            view, request, prompt=prompt, kind=f"forum_{form.verb}", content=True
+            view, request, prompt=prompt, kind=f"forum_{form.verb}", content=form
         )
         if not isinstance(speech, Speech):
             return form  # the form with its standard text
@@ -393,23 +395,30 @@ class LLMAgent(AgentBase):
         *,
         prompt: str | None = None,
         kind: str | None = None,
-        content: bool = False,
+        content: Choice | None = None,
     ) -> Decision:
         """The model's speech for ``request``, or its default on a fallback; or the
         choice whose code the reply is, exactly, among the set moves the turn offers
         besides free text (listed with the ``alternatives`` template, none for a forum
         form's ``content``; `agents.llm_alternatives`).
 
-        ``content``: the text of a forum form already decided. Its failure is traced
-        but is no fallback of the decision: the form is played with its standard text,
-        the log records no fallback, so neither does ``stats.fallbacks`` (the records
-        count fallbacks from the log, and the two must agree); it is counted in
-        ``stats.extra["forum_content_fallbacks"]`` and PASS is returned."""
+        A tool call whose arguments name one of the codes is that choice too; a reply
+        that carries both content and a tool call is the content's speech otherwise
+        (`ChatClient.complete`), and the trace's ``dropped`` says what was not used.
+
+        ``content``: the form already decided, whose text this is. Its failure is
+        traced but is no fallback of the decision: the form is played with its standard
+        text, the log records no fallback, so neither does ``stats.fallbacks`` (the
+        records count fallbacks from the log, and the two must agree); it is counted in
+        ``stats.extra["forum_content_fallbacks"]`` and PASS is returned. A text whose
+        ``Also to:`` opening names nobody who can receive it is such a failure
+        (``invalid_answer``, `agents.llm_forum.unaddressed`): sending it to the first
+        recipient alone would narrow the audience the model wrote for."""
         template = self.templates.for_request("speak", kind or request.kind)
         question = self._render(
             template, view, prompt=prompt or request.prompt, max_chars=request.max_chars
         )
-        alternatives = [] if content else self._alternatives(view, request)
+        alternatives = [] if content is not None else self._alternatives(view, request)
         if alternatives:
             question += "\n" + self._render(
                 "alternatives", view, options=listing(alternatives), example=alternatives[0].code
@@ -417,7 +426,8 @@ class LLMAgent(AgentBase):
         messages = self._messages(view, question)
         options = [self._presentation.shown(a.text) for a in alternatives]
         progress = self._ask(True, "complete", template, question, options)
-        completion = await self.client.complete(messages, progress=progress)
+        codes = [a.code for a in alternatives]
+        completion = await self.client.complete(messages, progress=progress, moves=codes)
         self._account(completion.stats)
         picked = None if completion.fallback else picked_alternative(completion.text, alternatives)
         text, kind = "", None
@@ -429,12 +439,13 @@ class LLMAgent(AgentBase):
             if not completion.fallback:
                 text = clean_speech(written, view.seat, request.max_chars)
             kind = (completion.error_kind or "error") if completion.fallback else None
+            reason = completion.failure or ("nothing left after cleaning" if not text else "")
             if kind is None and not text:
                 kind = "empty_answer"
-            outcome = {
-                "speech": text or None,
-                "reason": completion.failure or ("nothing left after cleaning" if not text else ""),
-            }
+            refused = None if kind or content is None else unaddressed(view, content, text)
+            if refused is not None:  # sent as written it would reach fewer players
+                kind, reason, text = "invalid_answer", refused, ""
+            outcome = {"speech": text or None, "reason": reason}
         self.traces.append(
             self._trace(
                 view,
@@ -447,12 +458,13 @@ class LLMAgent(AgentBase):
                 options=options,
                 answers=completion.answers,
                 reasoning=completion.reasoning,
+                dropped=completion.dropped,
                 **outcome,
             )
         )
         if picked is not None:
             return picked.choice
-        if kind is not None and content:
+        if kind is not None and content is not None:
             extra = self.stats.extra
             extra["forum_content_fallbacks"] = extra.get("forum_content_fallbacks", 0) + 1
             return PASS
@@ -543,6 +555,7 @@ class LLMAgent(AgentBase):
                 call=traced.call if traced else None,
                 options=list(traced.options) if traced else [],
                 answers=list(traced.progress.answers) if traced else [],
+                dropped=list(traced.progress.dropped) if traced else [],
                 reason=reason,
             )
         )

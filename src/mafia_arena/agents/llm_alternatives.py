@@ -20,7 +20,9 @@ Contract
   words, a code this turn does not offer, a sentence that only looks like one) is None,
   and the reply is a speech as before. Strict on purpose: a model that writes its own
   words is never read as having made a move it did not name, and the same reply always
-  gives the same decision.
+  gives the same decision. A tool call (no tool is offered, but a server may turn the
+  model's answer into one) names a code by the same strict rule
+  (:func:`mafia_arena.llm.parsing.parse_move`): the client then answers with the code.
 """
 
 from __future__ import annotations

@@ -11,11 +11,15 @@ the content question says how to widen it, and the written content is read back:
   ad in this edition: ``Pseudonym: Raven.`` publishes under that one instead.
 
 Only what the engine would accept is made of it: named players who are not living
-others are dropped, a pseudonym the seat cannot use now is never offered (one ad per
-pseudonym and edition, the edition's pseudonym limit), and a name it does not own
-leaves the ad under a new pseudonym. Pseudonym transfers and private testaments stay
-the scripted players' (a tiny model cannot be trusted to give a name away on purpose).
-Everything here reads the seat's own view only.
+others are dropped where at least one named player is one, a pseudonym the seat
+cannot use now is never offered (one ad per pseudonym and edition, the edition's
+pseudonym limit), and a name it does not own leaves the ad under a new pseudonym.
+Pseudonym transfers and private testaments stay the scripted players' (a tiny model
+cannot be trusted to give a name away on purpose).
+An ``Also to:`` opening that names no living other player at all (``Also to: P99.``,
+the writer itself, ``Also to: everyone.``) is refused (:func:`unaddressed`): sent to
+the first recipient alone, the message would reach fewer players than the model wrote
+it for, and nothing would say so. Everything here reads the seat's own view only.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ ALSO_TO = re.compile(
     re.IGNORECASE,
 )
 PSEUDONYM = re.compile(r"^pseudonym\s*:?\s*", re.IGNORECASE)
+#: Any opening that addresses more recipients, well-formed or not (the colon tells it
+#: from prose such as "Also to be fair, ...").
+ADDRESSED = re.compile(r"^also\s+to\s*:", re.IGNORECASE)
 
 
 def content_hint(view: View, form: Choice) -> str:
@@ -65,6 +72,26 @@ def filled(view: View, form: Choice, text: str) -> Speech:
             name, rest = picked
             return Speech(rest, Choice("ad", None, name))
     return Speech(text, form)
+
+
+def unaddressed(view: View, form: Choice, text: str) -> str | None:
+    """Why `text` cannot be sent as the private message `form`, or None if it can.
+
+    It cannot when it opens with an ``Also to`` line (:data:`ALSO_TO`, or any
+    ``Also to:`` opening) naming no living player other than the writer: `filled` would
+    send it to the first recipient alone, a smaller audience than the one written for.
+    The reason quotes the opening line, so the trace says what was refused."""
+    if form.verb != "pm" or form.target is None:
+        return None
+    match = ALSO_TO.match(text)
+    if match is None and ADDRESSED.match(text) is None:
+        return None
+    if match is not None:
+        named = {int(n) - 1 for n in re.findall(r"\d+", match["names"])}
+        if named & set(_others(view)):
+            return None
+    line = " ".join(text.splitlines()[0].split())[:120]
+    return f"'Also to:' names no living player other than the writer: {line!r}"
 
 
 def usable_pseudonyms(view: View) -> list[str]:

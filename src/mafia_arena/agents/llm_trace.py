@@ -19,7 +19,9 @@ Contract
   ``options`` (the option texts in the order shown), ``answers`` (every raw reply
   text, re-asks included), ``reasoning`` (thinking separated from the answer),
   ``choice`` (the chosen option text or ``null``), ``speech`` (the speech as
-  published or ``null``), ``reason``, ``fallback`` (the error kind or ``null``),
+  published or ``null``), ``reason``, ``dropped`` (the part of each reply that
+  carried both a content and a tool call that was not used, and why: the client's
+  ``dropped``; empty for most decisions), ``fallback`` (the error kind or ``null``),
   ``attribution`` (``"infrastructure"``, ``"model"`` or ``null``), ``tokens_in``,
   ``tokens_out``, ``usage_estimated``, ``latency_s``, ``requests``, ``reasks``,
   ``retries``.
@@ -71,6 +73,7 @@ def decision_trace(
     choice: str | None = None,
     speech: str | None = None,
     reason: str = "",
+    dropped: Sequence[str] = (),
 ) -> dict[str, Any]:
     """One trace record; see the module docstring for the keys. ``sent``: the messages
     of every request of the call, in order (empty when none was sent)."""
@@ -93,6 +96,7 @@ def decision_trace(
         "choice": choice,
         "speech": speech,
         "reason": reason,
+        "dropped": list(dropped),
         "fallback": fallback,
         "attribution": attribution(fallback) if fallback else None,
         "tokens_in": stats.prompt_tokens,

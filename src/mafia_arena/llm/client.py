@@ -58,8 +58,20 @@ Contract
   same lenient parser as any text: no tool was offered, so the call can only be the
   model's way of writing its answer, and an ``{"choice": ...}`` naming a legal option is
   exactly the answer asked for; arguments that name no option, or several, are re-asked
-  like any other text. ``complete`` asks for speech, which a tool call is not: it is
-  re-asked as an empty answer (the trace still keeps the call).
+  like any other text. ``complete`` asks for speech, which a tool call is not, unless
+  the question offers set moves by code (``moves``, the codes ``#1``, ``#2``, ... of a
+  speaking turn): a tool call whose arguments name exactly one of them
+  (:func:`~mafia_arena.llm.parsing.parse_move`) is that move and ends the call with the
+  code as ``text``; any other tool call is re-asked as an empty answer (the trace still
+  keeps the call). No request offers tools, so this is all a tool call can mean.
+* A reply that carries both a content and a tool call is recorded whole (the content,
+  then the marked tool call on its own line), and one part is used, by the kind of
+  question: in ``choose`` (a decision) the tool call is the answer and the content is
+  not read; in ``complete`` (speech) the content is the text, unless the tool call
+  names one of ``moves``, which then is the answer. ``dropped`` of the result lists the
+  part of each such reply that was not used (``answer <n> content (...): <text>`` or
+  ``answer <n> tool call (...): <name> <arguments>``, on one line, cut like a failure
+  reason), so that the trace says what the model sent and the game did not take.
 * Every result carries :class:`~mafia_arena.llm.accounting.CallStats` (tokens, latency,
   cost, requests, re-asks, retries, fallback, error kind), and ``client.usage`` sums them
   for this agent.
@@ -98,6 +110,7 @@ from .parsing import (
     choice_schema,
     correction_message,
     parse_choice,
+    parse_move,
     response_format,
     validate_options,
 )
@@ -177,6 +190,7 @@ class Completion:
     answers: tuple[str, ...] = ()
     failure: str = ""
     sent: tuple[tuple[ChatMessage, ...], ...] = ()
+    dropped: tuple[str, ...] = ()
 
     @property
     def fallback(self) -> bool:
@@ -200,6 +214,7 @@ class ChoiceResult:
     answers: tuple[str, ...] = ()
     failure: str = ""
     sent: tuple[tuple[ChatMessage, ...], ...] = ()
+    dropped: tuple[str, ...] = ()
 
     @property
     def fallback(self) -> bool:
@@ -213,7 +228,8 @@ class ChoiceResult:
 @dataclass
 class CallProgress:
     """What one call has done so far: requests, tokens, every reply and every message
-    list sent; ``stats`` once the call has finished (or was cancelled)."""
+    list sent, the parts of replies that were not used (``dropped``); ``stats`` once
+    the call has finished (or was cancelled)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -224,6 +240,7 @@ class CallProgress:
     answers: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
     sent: list[tuple[ChatMessage, ...]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
     stats: CallStats | None = None
 
     def reply(self, reply: RawReply) -> str:
@@ -238,16 +255,45 @@ class CallProgress:
         self.reasoning.append(join_reasoning(reply.reasoning, thought))
         return answer
 
+    def drop(self, part: str, why: str, text: str) -> None:
+        """Note that ``part`` ("content" or "tool call") of the last reply was not used,
+        and ``why``, with its ``text`` on one line (see the module docstring)."""
+        self.dropped.append(f"answer {len(self.answers)} {part} ({why}): {short_reason(text)}")
+
+
+def _has_tool_call(reply: RawReply) -> bool:
+    """Whether ``reply`` carries a tool call (a name or arguments)."""
+    return bool(reply.tool_name or reply.tool_arguments)
+
 
 def _recorded_answer(reply: RawReply, note: str) -> str:
-    """What the trace keeps of one reply (:meth:`CallProgress.reply`)."""
+    """What the trace keeps of one reply (:meth:`CallProgress.reply`): its content, its
+    refusal or its tool call, and both content and tool call when it carries both."""
+    tool = f"{TOOL_CALL_MARK}{reply.tool_name} {reply.tool_arguments}"
     if reply.text.strip():
-        return reply.text + note
+        return f"{reply.text}\n{tool}{note}" if _has_tool_call(reply) else reply.text + note
     if reply.refusal:
         return f"{REFUSAL_MARK}{reply.refusal}"
-    if reply.tool_name or reply.tool_arguments:
-        return f"{TOOL_CALL_MARK}{reply.tool_name} {reply.tool_arguments}{note}"
+    if _has_tool_call(reply):
+        return f"{tool}{note}"
     return reply.text + note
+
+
+def _spoken(reply: RawReply, tally: CallProgress, moves: Sequence[str]) -> str:
+    """The answer ``complete`` takes from ``reply`` ("" to re-ask it as empty): the
+    code of a set move its tool call names, else its content (module docstring)."""
+    answer = tally.reply(reply).strip()
+    if not _has_tool_call(reply):
+        return answer
+    move = parse_move(reply.tool_arguments, moves)
+    if move is not None:
+        if answer:
+            tally.drop("content", f"the tool call named set move {move}", answer)
+        return move
+    if answer:
+        call = f"{reply.tool_name} {reply.tool_arguments}"
+        tally.drop("tool call", "the content is the answer", call)
+    return answer
 
 
 def _normalise_messages(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
@@ -315,9 +361,16 @@ class ChatClient:
     # ------------------------------------------------------------------ public API
 
     async def complete(
-        self, messages: Sequence[Mapping[str, Any]], *, progress: CallProgress | None = None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        progress: CallProgress | None = None,
+        moves: Sequence[str] = (),
     ) -> Completion:
-        """Free text. An empty answer is re-asked; see the module docstring."""
+        """Free text. An empty answer is re-asked; see the module docstring.
+
+        ``moves``: the codes of the set moves the question offers besides free text; a
+        tool call that names one of them answers with that code (module docstring)."""
         started = time.monotonic()
         tally = progress if progress is not None else CallProgress()
         conversation = _normalise_messages(messages)
@@ -331,7 +384,7 @@ class ChatClient:
                 except TransportError as exc:
                     error, failure = exc.kind, exc.reason
                     break
-                text = tally.reply(reply).strip()
+                text = _spoken(reply, tally, moves)
                 if text:
                     break
                 if ask < self.definition.max_reasks:
@@ -354,6 +407,7 @@ class ChatClient:
             answers=tuple(tally.answers),
             failure=failure,
             sent=tuple(tally.sent),
+            dropped=tuple(tally.dropped),
         )
 
     async def choose(
@@ -387,7 +441,9 @@ class ChatClient:
                     error, failure = exc.kind, exc.reason
                     break
                 raw = tally.reply(reply)
-                if not raw.strip() and not reply.refusal:
+                if reply.tool_arguments.strip() and not reply.refusal:
+                    if raw.strip():  # the tool call is the decision: the content is not
+                        tally.drop("content", "a tool call is the decision", raw)
                     raw = reply.tool_arguments  # a tool call's arguments as the answer
                 said = raw.strip() or reply.refusal  # a refusal is an answer, not a choice
                 parsed = parse_choice(raw, options)
@@ -421,6 +477,7 @@ class ChatClient:
             answers=tuple(tally.answers),
             failure=failure,
             sent=tuple(tally.sent),
+            dropped=tuple(tally.dropped),
         )
 
     # ------------------------------------------------------------------ internals

@@ -21,6 +21,9 @@ Contract
   mentioned are never guessed between. An explicit JSON ``choice`` that matches nothing
   is *not* rescued by searching the rest of the text: the model said something illegal
   and gets re-asked.
+* :func:`parse_move` reads a tool call's arguments on a free-text question that offers
+  set moves by code (``#1``, ``#2``, ...): the one code the arguments name exactly, or
+  ``None``. Strict like the codes themselves: nothing is guessed from prose.
 
 Why lenient: small local models (SmolLM2-135M) often wrap, quote or paraphrase an
 answer; rejecting those would turn most of their turns into fallbacks and measure the
@@ -46,6 +49,7 @@ __all__ = [
     "correction_message",
     "match_option",
     "parse_choice",
+    "parse_move",
     "response_format",
     "validate_options",
 ]
@@ -312,3 +316,31 @@ def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
     if hits:
         return ParsedChoice(None, problem="it names more than one option")
     return ParsedChoice(None, problem="it does not name any of the options")
+
+
+def parse_move(arguments: str, moves: Sequence[str]) -> str | None:
+    """The one of ``moves`` (the set moves' codes a free-text question offers) that a
+    tool call's ``arguments`` name, or None.
+
+    The arguments name a code when, once surrounding whitespace is removed, they are
+    the code itself, a JSON string that is the code, or a JSON object one of whose
+    top-level values is that string (``{"move": "#2"}``, ``{"code": "#2", "reason":
+    "..."}``). A code inside other words (``"I pick #2"``), a bare number, or two
+    different codes name nothing. Why strict: a set move counts as the model's
+    decision, so it is taken only where the model named exactly that code, as a reply
+    in text must (`agents.llm_alternatives`); the same arguments always give the same
+    move. Never raises on model output."""
+    offered = {move.strip() for move in moves if move.strip()}
+    if not offered:
+        return None
+    raw = arguments.strip()
+    candidates: list[object] = [raw]
+    value: object = None
+    with contextlib.suppress(ValueError, RecursionError):
+        value = json.loads(raw)
+    if isinstance(value, dict):
+        candidates.extend(value.values())
+    else:
+        candidates.append(value)
+    named = {c.strip() for c in candidates if isinstance(c, str) and c.strip() in offered}
+    return named.pop() if len(named) == 1 else None

@@ -41,8 +41,8 @@ What is checked, and why:
   differs).
 * Each trace (sidecar): an object whose keys that readers use have their types
   (``seat``, ``seq``, ``day``, token and retry counts whole numbers, ``latency_s`` a
-  finite number, ``kind`` and the texts strings, ``answers`` and ``options`` lists of
-  strings).
+  finite number, ``kind`` and the texts strings, ``answers``, ``options`` and
+  ``dropped`` lists of strings).
 * `check_playable` (the replay command only): the variant named loads with the
   header's overrides for its player count; the variant's own error is quoted after
   the log's file, line and key.
@@ -82,7 +82,7 @@ SCOPES = ("public", "seats", "host")
 
 _TRACE_INTS = ("seat", "seq", "day", "tokens_in", "tokens_out", "requests", "reasks", "retries")
 _TRACE_TEXTS = ("kind", "question", "reasoning", "reason", "speech", "choice", "fallback")
-_TRACE_LISTS = ("answers", "options")
+_TRACE_LISTS = ("answers", "options", "dropped")
 
 
 class LogFileError(ValueError):

@@ -10,7 +10,8 @@ Contract
   traces of no recorded decision (a turn a ruling ended before the answer was
   submitted), in log order.
 * :func:`trace_lines` renders one trace as indented text lines: the request kind and
-  the decision, the question, every raw answer, the reasoning, the reason, tokens,
+  the decision, the question, every raw answer, the reasoning, the reason, the parts
+  of replies that were not used (``dropped``), tokens,
   latency, requests, re-asks, retries and the fallback with its blame.
 * :func:`trace_summary` is the JSON a replay page shows for one trace (the same
   fields, with the seat's label and agent; never the full messages).
@@ -43,6 +44,7 @@ _SHOWN = (
     "choice",
     "speech",
     "reason",
+    "dropped",
     "fallback",
     "attribution",
     "tokens_in",
@@ -108,6 +110,8 @@ def trace_lines(trace: dict[str, Any], agent: str = "", pad: str = "    ") -> li
         out += _indented("reasoning", trace["reasoning"], inner)
     if trace.get("reason"):
         out += _indented("reason", trace["reason"], inner)
+    for dropped in trace.get("dropped") or []:
+        out += _indented("not used", dropped, inner)
     if trace.get("speech") is not None:
         out += _indented("speech", trace["speech"], inner)
     out.append(
