@@ -202,7 +202,7 @@ def test_reset_gives_up_when_the_learner_side_is_never_asked() -> None:
     a setup whose learner is never asked ends in an error, not in endless deals."""
     env = TeamEnv(TeamSetup(side="town", kinds=("vote",)), seed=0)
     env.setup = dataclasses.replace(env.setup, kinds=("night:mafia_kill",))
-    with pytest.raises(RuntimeError, match=f"{MAX_DEALS} games dealt and none asked"):
+    with pytest.raises(RuntimeError, match=f"{MAX_DEALS} games of standard at 7 players dealt"):
         env.reset()
 
 
@@ -231,3 +231,21 @@ def test_a_numpy_integer_seed_is_the_seed_its_int_is() -> None:
         _, _, done, _, _ = first.step(int(np.flatnonzero(mask)[0]))
     with pytest.raises(RuntimeError, match="no episode is running"):
         first.step(0)
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "side", "reason"),
+    [
+        ("palermo", 12, "solo", "palermo deals no solo seat at 12 players"),
+        ("club", 8, "solo", "club deals no solo seat at 8 players"),
+        ("standard", 7, "twon", "'twon' is not a side of standard (mafia, town)"),
+    ],
+)
+def test_a_side_no_seat_is_dealt_is_refused_when_built(
+    variant: str, players: int, side: str, reason: str
+) -> None:
+    """Even with every kind (``*``): the learner plays the seats dealt to its side, so
+    otherwise `reset` dealt `MAX_DEALS` games before giving up, and `play` (the
+    evaluation) failed on a side no seat holds."""
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        TeamEnv(TeamSetup(variant, players, side=side, kinds=("*",)), seed=0)

@@ -129,6 +129,18 @@ SPEC_ERRORS: list[tuple[str, dict[str, str], str, str]] = [
         "train.fallback",
         "must be 'heuristic'",
     ),
+    (
+        "side-never-dealt",  # Palermo's solo Rival is dealt to the town
+        {"variant": '"palermo"', "players": "12", "side": '"solo"', "kinds": '["*"]'},
+        "train.side",
+        "palermo deals no solo seat at 12 players",
+    ),
+    (
+        "side-beaten-before-its-turn",  # 1 mafioso, 2 villagers: the first night ends it
+        {"variant": '"simple"', "players": "3"},
+        "train.kinds",
+        "none asked the town side for vote",
+    ),
 ]
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.rl.team_env import TeamEnv, TeamSetup, check_kinds
+from mafia_arena.rl.team_env import TeamEnv, TeamSetup, check_kinds, check_side
 from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text, why_unreadable
 
 
@@ -275,6 +275,10 @@ def _check_sizes(path: Path, spec: TrainSpec, steps_given: bool) -> None:
         env = TeamEnv(spec.setup)
     except ValueError as exc:  # a layout that cannot hold the table (max_players < players)
         raise TrainSpecError(f"{path}: key 'train.max_players': {exc}") from None
+    try:  # the learner's first decision: a side beaten before its turn is never asked
+        env.reset(seed=spec.seed)
+    except RuntimeError as exc:
+        raise TrainSpecError(f"{path}: key 'train.kinds': {exc}") from None
     width = env.observation_size + env.actions
     if rollout * width > MAX_ROLLOUT_VALUES:
         raise TrainSpecError(
@@ -318,12 +322,12 @@ def _check_sizes(path: Path, spec: TrainSpec, steps_given: bool) -> None:
 
 
 def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
-    """The variant loads and deals at `players`, `side` is one of its sides, every
-    request kind in `kinds` is one the variant asks, every agent named exists and is a
-    scripted player, and with `advice` the fallback is the co-player (whose advice the
-    policy reads; an `rl` agent refuses any other): otherwise training fails minutes in
-    with a bare `ValueError`, or (a kind never asked) deals games forever without a
-    decision to learn from, or writes a policy no agent file can load."""
+    """The variant loads and deals at `players`, `side` is one of its sides and dealt at
+    that size, every request kind in `kinds` is one the variant asks, every agent named
+    exists and is a scripted player, and with `advice` the fallback is the co-player
+    (whose advice the policy reads; an `rl` agent refuses any other): otherwise training
+    fails minutes in with a bare `ValueError`, or (a kind never asked) deals games
+    forever without a decision to learn from, or writes a policy no agent file can load."""
     from mafia_arena.agents.base import SyncAgent
     from mafia_arena.agents.registry import make_agent
     from mafia_arena.rules import VariantError, load_variant
@@ -338,12 +342,10 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
         deck_counts(variant, setup.players)
     except VariantError as exc:
         raise TrainSpecError(f"{path}: key 'train.players': {exc.reason}") from None
-    sides = sorted({faction.side for faction in variant.factions.values()})
-    if setup.side not in sides:
-        raise TrainSpecError(
-            f"{path}: key 'train.side': {setup.side!r} is not a side of {setup.variant} "
-            f"({', '.join(sides)})"
-        )
+    try:
+        check_side(variant, setup.players, setup.side)
+    except ValueError as exc:
+        raise TrainSpecError(f"{path}: key 'train.side': {exc}") from None
     for i, kind in enumerate(setup.kinds):
         try:
             check_kinds([kind], variant, setup.players, setup.side)

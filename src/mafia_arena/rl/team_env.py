@@ -61,15 +61,34 @@ def unknown_kinds(kinds: Sequence[str], variant: Variant, players: int) -> list[
     return [k for k in kinds if k != ALL_KINDS and k not in known]
 
 
+def check_side(variant: Variant, players: int, side: str) -> None:
+    """Raise `ValueError` unless `side` is a side of `variant` that a role dealt at
+    `players` seats starts on (`rl.kinds`): the learner plays the seats dealt to its
+    side, so a side nobody is dealt (Palermo's solo side, whose Rival is dealt to the
+    town) would have `reset` deal `MAX_DEALS` games for nothing, even with ``*``. The
+    message names the side, the variant, the player count and the sides it deals."""
+    sides = sorted({faction.side for faction in variant.factions.values()})
+    if side not in sides:
+        raise ValueError(f"{side!r} is not a side of {variant.name} ({', '.join(sides)})")
+    dealt = sorted(set().union(*asked_sides(variant, players).values()))
+    if side not in dealt:
+        raise ValueError(
+            f"{variant.name} deals no {side} seat at {players} players, so the learner "
+            f"would never be asked (sides dealt: {', '.join(dealt)})"
+        )
+
+
 def check_kinds(
     kinds: Sequence[str], variant: Variant, players: int, side: str | None = None
 ) -> None:
     """Raise `ValueError` unless `kinds` names at least one kind and only kinds the
-    variant can ask at `players` seats (of `side`, when given; `rl.kinds`): a learner
-    asked nothing would have `reset` deal games forever. The message names the kind,
-    the variant and the kinds it does ask."""
+    variant can ask at `players` seats (of `side`, when given, which must be dealt
+    there: `check_side`; `rl.kinds`): a learner asked nothing would have `reset` deal
+    games forever. The message names the kind, the variant and the kinds it does ask."""
     if not kinds:
         raise ValueError("name at least one request kind (or '*' for every decision)")
+    if side is not None:
+        check_side(variant, players, side)
     asked = asked_sides(variant, players)
     mine = request_kinds(variant, players, side=side)
     listed = f"{', '.join(mine)}, or '*' for every decision"
@@ -207,8 +226,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             # the game ended before any learner decision (rare): play a fresh one
             options = {k: v for k, v in options.items() if k != "game_seed"}
         raise RuntimeError(
-            f"{MAX_DEALS} games dealt and none asked the {self.setup.side} side for "
-            f"{', '.join(self.setup.kinds)}: check `side` and `kinds`"
+            f"{MAX_DEALS} games of {self.setup.variant} at {self.setup.players} players "
+            f"dealt and none asked the {self.setup.side} side for "
+            f"{', '.join(self.setup.kinds)}: each ended first, or that side's seats "
+            "changed sides; check `side`, `kinds` and `players`"
         )
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
