@@ -15,9 +15,13 @@ encodes its seat's view exactly as the env did in training (that layout, the act
 table's mask, egocentric action ids turned back into seats) and takes the most likely
 legal action for those requests (a policy trained with ``advice`` in its header also
 sees the fallback's own choice, `agents.advice`); every other request — another kind,
-another side, a game the policy does not fit (variant or player count) — goes to the
-fallback player, which also sees every view so its memory stays complete. Only numpy
-is needed, so any worker (Ray, the web app, the CLI) can seat it by its file name.
+another side, a game the policy does not fit (other rules or another player count) —
+goes to the fallback player, which also sees every view so its memory stays complete.
+"Other rules" is judged on the rules themselves (`rules_content`), not the variant's
+name: the same variant with other switches (``--set mafia=1``) is another game, and a
+file read by path with the bundled variant's rules is the same one. The fallback is
+also told the game's exact variant (`set_variant`), as every seated player is. Only
+numpy is needed, so any worker (Ray, the web app, the CLI) can seat it by its file name.
 """
 
 from __future__ import annotations
@@ -35,11 +39,27 @@ from mafia_arena.agents.policy_file import PolicyFile, answers, check_header, ta
 from mafia_arena.agents.registry import make_agent, register_loader
 from mafia_arena.engine.choices import Decision
 from mafia_arena.env.actions import build_action_table
-from mafia_arena.rules import load_variant
+from mafia_arena.rules import Variant, load_variant
 from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.view import View
 
 RL_KIND = "rl"
+
+DESCRIPTIVE_FIELDS = frozenset({"name", "title", "description", "source"})
+"""`Variant` fields that name or describe the rules without being part of them."""
+
+
+def rules_content(variant: Variant) -> dict[str, Any]:
+    """The rules a game of `variant` is played by: its fields with the switches applied,
+    less `DESCRIPTIVE_FIELDS` (the file it was read from is no field at all).
+
+    Why: a policy fits only the rules it was trained on. The variant's name does not
+    say which those are (``--set`` changes the rules and keeps the name), and neither
+    does `Variant.digest`, the digest of the file's bytes before the switches; two
+    variants whose contents are equal deal and play the same games, wherever they
+    were read from.
+    """
+    return variant.model_dump(exclude=set(DESCRIPTIVE_FIELDS))
 
 
 class PolicyAgent(SyncAgent):
@@ -99,6 +119,8 @@ class PolicyAgent(SyncAgent):
             self.encoder = make_encoder(self.trained_variant, self.players, self.observation)
         except (ValueError, TypeError) as exc:
             raise refuse("observation", f"{exc} (retrain it or update mafia-arena)") from None
+        self.trained_rules = rules_content(self.trained_variant)
+        self._judged: tuple[Variant, bool] | None = None  # the last rules seen, and their fit
         # a policy trained with advice sees its co-player's choice; the fallback gives it
         self.advice = header.get("advice")
         if self.advice is not None and self.advice != fallback.name:
@@ -126,6 +148,13 @@ class PolicyAgent(SyncAgent):
         self.encoder.reset()
         self.seat = seat
 
+    def set_variant(self, variant: Variant) -> None:
+        """The game's exact variant, kept and passed on to the fallback: the fallback is
+        a player of this game too (it makes every decision the policy does not), and
+        the `Agent` protocol tells every player the rules before the first view."""
+        super().set_variant(variant)
+        self.fallback.set_variant(variant)
+
     def decide(self, view: View) -> Decision:
         request = view.request
         assert request is not None, "decide() needs a view with a request"
@@ -149,13 +178,26 @@ class PolicyAgent(SyncAgent):
         return self.table.choice_of(self.policy.act(observation, mask))
 
     def _fits(self, view: View) -> bool:
+        """Whether the policy may answer this view: the game's rules are the trained
+        ones (`fits_rules`), and so are the player count and the seat's side."""
         knowledge = view.knowledge
-        if view.variant != self.trained_variant.name or knowledge.players != self.players:
+        if knowledge.players != self.players or not self.fits_rules(view.rules):
             return False
         factions = self.trained_variant.factions
         faction = knowledge.faction or ""
         side = factions[faction].side if faction in factions else faction
         return side == self.side
+
+    def fits_rules(self, rules: Variant) -> bool:
+        """Whether `rules` are the rules the policy was trained on (`rules_content`).
+
+        A view carries the game's variant, so each decision is judged by the game it
+        belongs to (no driver has to tell the agent first); the answer is kept for the
+        variant object last seen, since a game's views all share one.
+        """
+        if self._judged is None or self._judged[0] is not rules:
+            self._judged = (rules, rules_content(rules) == self.trained_rules)
+        return self._judged[1]
 
 
 AGENT_KEYS = ("name", "kind", "policy", "fallback", "description")
