@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.web.browser_support import play_pages
+from tests.web.browser_support import WINDOWS, play_pages
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
@@ -91,5 +91,79 @@ def test_an_idle_player_is_warned_replaced_by_a_stand_in_and_takes_the_seat_back
         assert "human:Idle" not in set(board["agent"])
         stand_in_row = board.set_index("agent").loc["stand-in:heuristic"]
         assert stand_in_row["seats"] == 1 and stand_in_row["wins"] == int(seat["won"])
+    finally:
+        server.close()
+
+
+# The text colour of an element and the colour behind it (the nearest painted ancestor's),
+# each as [r, g, b].
+COLOURS = """(selector) => {
+  const element = document.querySelector(selector);
+  const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  let behind = element;
+  while (behind && getComputedStyle(behind).backgroundColor.replace(/ /g, "").endsWith(",0)")) {
+    behind = behind.parentElement;
+  }
+  const back = getComputedStyle(behind || document.body).backgroundColor;
+  return [rgb(getComputedStyle(element).color), rgb(back)];
+}"""
+
+
+def contrast(page: Any, selector: str) -> float:
+    """The WCAG contrast ratio of the element's text against what is behind it."""
+
+    def luminance(rgb: list[float]) -> float:
+        channels = [c / 255 for c in rgb]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    text, behind = (luminance(rgb) for rgb in page.evaluate(COLOURS, selector))
+    return (max(text, behind) + 0.05) / (min(text, behind) + 0.05)
+
+
+def idle_until_the_stand_in(browser: Any, server: LiveServer) -> Any:
+    """A phone page whose player lets two speaking turns run out: the stand-in plays."""
+    created = server.create(
+        variant="standard",
+        players=7,
+        seed=4,
+        seats=[{"kind": "human"}],
+        timer_scale=0.05,  # a 4.5 s speech
+        bot_delay=0.3,  # the game goes on long enough to be looked at
+    )
+    page = browser.new_context(**WINDOWS["phone"]).new_page()
+    page.goto(f"{server.url}/g/{created['game_id']}#invite={created['invites'][0]['invite']}")
+    page.fill("#join-name", "Idle")
+    page.click("#join-button")
+    page.wait_for_selector("#warning:has-text('a stand-in bot takes your seat')")
+    page.wait_for_selector("#stand-in:not([hidden])", timeout=60_000)
+    return page
+
+
+def test_the_countdown_to_a_stand_in_goes_once_the_stand_in_plays(
+    browser: Any, tmp_path: Path
+) -> None:
+    """ "After 1 more missed turn a stand-in bot takes your seat" is untrue once it has: the
+    page that shows the stand-in drops that warning (the take-back box says what holds)."""
+    server = LiveServer(settings_for(tmp_path, grace=600.0, idle_turns=2))
+    try:
+        page = idle_until_the_stand_in(browser, server)
+        assert page.locator("#warning").inner_text() == ""
+        page.context.close()
+    finally:
+        server.close()
+
+
+def test_the_absence_notes_are_readable_on_the_dark_page(browser: Any, tmp_path: Path) -> None:
+    """The stand-in box, the table's notices and the warning keep the text readable
+    (WCAG AA, 4.5:1) on the page's dark theme, not light text on a pale box."""
+    server = LiveServer(settings_for(tmp_path, grace=600.0, idle_turns=2))
+    try:
+        page = idle_until_the_stand_in(browser, server)
+        page.wait_for_selector("#notices li")
+        page.evaluate("document.querySelector('#warning').textContent = 'sample'")
+        for selector in ("#stand-in p", "#notices li", "#warning"):
+            assert contrast(page, selector) >= 4.5, selector
+        page.context.close()
     finally:
         server.close()

@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.web.browser_support import join_all, play_pages, step
+from playwright.sync_api import expect
+from tests.web.browser_support import WINDOWS, assert_fits, join_all, play_pages, step
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, ServerProcess
 
@@ -245,3 +246,25 @@ def test_a_restarted_lobby_shows_fresh_invites_and_the_old_links_still_work(
         assert names == ["Early", "Fresh", "Sent"]
     finally:
         process.kill()
+
+
+def test_the_resume_link_stays_inside_the_card_on_a_phone(browser: Any, server: LiveServer) -> None:
+    """The seat's key is one long word: on a phone it wraps inside the card instead of
+    running past the screen's edge, where its end could not be read or selected."""
+    created = server.create(variant="standard", players=7, seed=3, seats=[{"kind": "human"}])
+    context = browser.new_context(**WINDOWS["phone"])
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/g/{created['game_id']}#invite={created['invites'][0]['invite']}")
+        page.fill("#join-name", "Ada")
+        page.click("#join-button")
+        page.wait_for_selector("#game:not([hidden])")
+        page.click("#move summary")
+        link = page.locator("#resume-link")
+        expect(link).to_contain_text("#resume=")
+        right = page.evaluate("document.querySelector('#card').getBoundingClientRect().right")
+        end = page.evaluate("document.querySelector('#resume-link').getBoundingClientRect().right")
+        assert end <= right, f"the link ends at {end}px, the card at {right}px"
+        assert_fits(page, "the resume link shown")
+    finally:
+        context.close()

@@ -4,10 +4,12 @@ called with the request's prompt (`notify` in static/game.js)."""
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 
 import pytest
+from tests.web.browser_support import step
 from tests.web.support import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
@@ -48,5 +50,73 @@ def test_the_first_request_marks_the_tab_title_and_sends_a_notification(
         assert len(alerts) == 1  # one alert per request, not one per state push
         assert alerts[0]["title"] == "Mafia Arena: your turn"
         assert alerts[0]["body"] and alerts[0]["body"] in page.locator("#action").inner_text()
+    finally:
+        context.close()
+
+
+# A page the player has not touched yet, as the browser reports it (a reloaded page or a
+# second tab; Chromium's own report after a navigation varies from run to run), and every
+# call to navigator.vibrate counted.
+UNTOUCHED = """
+Object.defineProperty(navigator, "userActivation", {
+  configurable: true, get: () => ({ hasBeenActive: false, isActive: false }),
+});
+window.__buzzes = 0;
+navigator.vibrate = () => { window.__buzzes += 1; return false; };
+"""
+
+
+def test_an_untouched_page_does_not_buzz(browser: Any, server: LiveServer) -> None:
+    """Chromium blocks `navigator.vibrate` on a page that has had no tap yet and logs an
+    error for each call ("Blocked call to navigator.vibrate because user hasn't tapped"),
+    so a turn on such a page (a reload, a second tab of the seat) does not buzz."""
+    created = server.create(variant="standard", players=7, seed=3, seats=[{"kind": "human"}])
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    context.add_init_script(UNTOUCHED)
+    page = context.new_page()
+    try:
+        page.goto(f"{server.url}/g/{created['game_id']}#invite={created['invites'][0]['invite']}")
+        page.fill("#join-name", "Quiet")
+        page.click("#join-button")
+        deadline = time.monotonic() + 45
+        while not page.title().startswith("▶ Your turn"):
+            assert time.monotonic() < deadline, f"no turn; title {page.title()!r}"
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(300)  # the turn's alert has run
+        assert page.evaluate("window.__buzzes") == 0
+    finally:
+        context.close()
+
+
+# Every AudioContext the page makes, counted (the real class, so the beep still plays).
+COUNT_AUDIO = """
+window.__audio = 0;
+const RealAudio = window.AudioContext;
+window.AudioContext = class extends RealAudio {
+  constructor(...args) { super(...args); window.__audio += 1; }
+};
+try { localStorage.setItem("mafia:sound", "1"); } catch (e) { /* no storage here */ }
+"""
+
+
+def test_the_turn_sound_reuses_one_audio_context(browser: Any, server: LiveServer) -> None:
+    """With sound on, each turn beeps through the page's one AudioContext: a context made
+    per turn and never closed piles up, and browsers cap how many a page may hold (past
+    the cap the beep stops)."""
+    created = server.create(variant="standard", players=7, seed=3, seats=[{"kind": "human"}])
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    context.add_init_script(STUB + COUNT_AUDIO)
+    page = context.new_page()
+    rng = random.Random(3)
+    try:
+        page.goto(f"{server.url}/g/{created['game_id']}#invite={created['invites'][0]['invite']}")
+        page.fill("#join-name", "Beep")
+        page.click("#join-button")
+        deadline = time.monotonic() + 45
+        while len(page.evaluate("window.__alerts")) < 3:  # one alert per turn
+            assert time.monotonic() < deadline, "fewer than three turns came"
+            assert not step(page, rng, None), "the game ended before three turns"
+            page.wait_for_timeout(50)
+        assert page.evaluate("window.__audio") == 1
     finally:
         context.close()

@@ -115,7 +115,10 @@ function renderState(s) {
 function renderNotices(notices, standIn) {
   const list = $("notices");
   list.replaceChildren(...notices.map((text) => el("li", text)));
-  $("stand-in").hidden = !standIn || app.over;
+  const replaced = Boolean(standIn) && !app.over;
+  // "After N more missed turns a stand-in takes your seat" is over once it has: the box says so.
+  if (replaced && $("stand-in").hidden) $("warning").textContent = "";
+  $("stand-in").hidden = !replaced;
   $("take-back").onclick = () => send({ type: "back" });
 }
 
@@ -418,15 +421,28 @@ function renderRequest(req) {
   tick();  // show the new countdown now, not at the next quarter-second
 }
 
+let audio = null;
+
+// The page's one AudioContext, made at the first beep: browsers cap how many a page may
+// hold open, so one per turn would silence the beep after a few turns.
+function turnAudio() {
+  audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+  if (audio.state === "suspended") audio.resume().catch(() => { /* sound is optional */ });
+  return audio;
+}
+
 function notify(prompt) {
-  if (navigator.vibrate) navigator.vibrate(150);
+  // Only a page the player has touched may buzz: on a reloaded page or a second tab the
+  // browser blocks the call and logs an error (test_an_untouched_page_does_not_buzz).
+  const touched = !navigator.userActivation || navigator.userActivation.hasBeenActive;
+  if (navigator.vibrate && touched) navigator.vibrate(150);
   if ($("alerts").checked && document.hidden && window.Notification && Notification.permission === "granted") {
     try { new Notification("Mafia Arena: your turn", { body: prompt, tag: "mafia-turn" }); }
     catch { /* notifications are optional */ }
   }
   if (!$("sound").checked) return;
   try {
-    const ctx = new (window.AudioContext || window.webkitAudioContext)();
+    const ctx = turnAudio();
     const osc = ctx.createOscillator(); const gain = ctx.createGain();
     osc.frequency.value = 660; gain.gain.value = 0.08;
     osc.connect(gain); gain.connect(ctx.destination);
