@@ -13,6 +13,7 @@ tournament worker, command line) can use it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -50,25 +51,103 @@ def load_or_create_host_key(folder: str | Path, new: bytes | None = None) -> byt
     """The host key kept in `folder` (``host_key``), created there if it is missing:
     `new` where given (a published board's key, so its games are played again as
     published), else a fresh random one. A key already in the folder always wins; one
-    that holds no key raises `HostKeyError` (it is never replaced).
+    that holds no key raises `HostKeyError` (it is never replaced). Runs that create
+    the key at once all return the one that lands in the folder.
 
     Why a file in the results folder: resuming or re-running an experiment must hand
     every seat the same seed again, and copying the folder (with its key) reproduces it
     elsewhere. The file is created readable by its owner only, since whoever reads it
     can recover the deal of every game from the seat seeds.
+
+    Why `_create_key` rather than writing the file in place: the key file appears
+    whole or not at all, so an interrupted run never leaves an empty or cut key for the
+    next one. What an interrupted creation can leave is a pending file (`PENDING_GLOB`),
+    which is never read as a key and is removed here once the key is in place.
     """
     path = Path(folder) / KEY_FILE
-    if path.is_file():
-        return read_host_key(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = new_host_key() if new is None else new
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process created it meanwhile: use theirs
-        return read_host_key(path)
-    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
-        handle.write(key.hex() + "\n")
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _create_key(path, new_host_key() if new is None else new)
+    key = read_host_key(path)
+    _remove_pending(path.parent)
     return key
+
+
+PENDING_GLOB = f".{KEY_FILE}.*.pending"
+"""The names of keys still being written (``.host_key.<pid>.<random>.pending``)."""
+
+
+def _create_key(path: Path, key: bytes) -> None:
+    """Put `key` at `path` unless a key is there already, never leaving a part of it.
+
+    The key is written to a pending file of its own in the same folder and synced to
+    disk, then hard-linked to `path`: the link either makes the whole file appear or
+    fails because another run's key is there (theirs then stands, so racing runs agree
+    on one key); unlike a rename it never replaces a key. The pending file is removed
+    in every case, also when a signal interrupts, except by a kill (SIGKILL, a power
+    cut), whose leftover `load_or_create_host_key` removes later.
+    """
+    pending = path.with_name(f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(8)}.pending")
+    try:
+        _write_synced(pending, key.hex() + "\n")
+        try:
+            os.link(pending, path)
+        except FileExistsError:
+            return  # another run's key came first: it stands
+        except FileNotFoundError:
+            if path.is_file():  # a run that found the key in place removed our pending file
+                return
+            raise
+        except OSError:  # a file system without hard links (FAT, some network mounts)
+            _write_in_place(path, key.hex() + "\n")
+            return
+        _sync_folder(path.parent)
+    finally:
+        pending.unlink(missing_ok=True)
+
+
+def _write_synced(path: Path, text: str) -> None:
+    """A new file `path` (owner-readable only) holding `text`, flushed to disk."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _write_in_place(path: Path, text: str) -> None:
+    """Create the key file `path` holding `text` directly, where the file system cannot
+    link: never replacing a key (`O_EXCL`: another run's stands), but a run stopped in
+    the instant between creating and filling it can leave it empty, which
+    `read_host_key` then reports instead of using."""
+    try:
+        _write_synced(path, text)
+    except FileExistsError:
+        return
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush `folder`'s entries to disk (the new link), where the system allows it."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:  # a folder cannot be opened on every system (Windows)
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _remove_pending(folder: Path) -> None:
+    """Remove the pending key files an interrupted creation left in `folder`.
+
+    Only called once the key is in place, so a run still creating one loses nothing:
+    its link then fails and it reads the key in place (`_create_key`)."""
+    for leftover in folder.glob(PENDING_GLOB):
+        with contextlib.suppress(OSError):  # a read-only folder still gives its key
+            leftover.unlink()
 
 
 class HostKeyError(ValueError):
@@ -81,16 +160,25 @@ class HostKeyError(ValueError):
 
 
 def read_host_key(path: Path) -> bytes:
-    """The key in file `path`; `HostKeyError` naming the file when it holds no key
-    (text that is not hex, too short, or not ASCII at all)."""
+    """The key in file `path`; `HostKeyError` naming the file and what is wrong when it
+    holds no key: empty (earlier versions wrote the file in place, so a run stopped
+    meanwhile left it empty), or text that is not hex, too short, or not ASCII at all.
+    Such a file is never used as a key: it would hand out other seat seeds."""
+    raw = path.read_bytes()
+    if not raw.strip():
+        raise HostKeyError(
+            f"{path}: the host key file is empty (a run was stopped while creating it). {_RESTORE}"
+        )
     try:
-        text = path.read_text(encoding="ascii").strip()
-    except UnicodeDecodeError:
-        text = ""
-    try:
-        key = bytes.fromhex(text)
-    except ValueError:
+        key = bytes.fromhex(raw.decode("ascii").strip())
+    except (UnicodeDecodeError, ValueError):
         key = b""
     if len(key) < 16:
-        raise HostKeyError(f"{path}: not a host key (expected at least 32 hex digits)")
+        raise HostKeyError(f"{path}: not a host key (expected at least 32 hex digits). {_RESTORE}")
     return key
+
+
+_RESTORE = (
+    "Restore it from a copy; removing it makes a new key, which plays other games "
+    "than the ones played with the old key."
+)

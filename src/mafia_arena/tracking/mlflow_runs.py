@@ -270,8 +270,16 @@ class TournamentTracker:
 
     def _child(self, matchup: TrackedMatchup, metrics: Mapping[str, float]) -> str:
         """Open (or reopen) the matchup's child run and log its params, code tags and
-        `metrics`, in one batch."""
+        `metrics`: a new run gets its tags (code tags included) with its creation and
+        the rest in one batch; a reopened run gets all of it, code tags included (the
+        code may have changed since), in one batch.
+
+        Why tags at creation: each MLflow call that writes commits on its own (a
+        batch commits params, metrics and tags one after the other), and on a local
+        SQLite store a commit waits for the disk; the code tags of a new run are
+        written with the run itself, one commit fewer per matchup."""
         run_id = self._existing_children().get(matchup.label)
+        tags: Mapping[str, str] = self.code_tags
         if run_id is None:
             run = self.client.create_run(
                 self.experiment_id,
@@ -282,10 +290,12 @@ class TournamentTracker:
                     TAG_MATCHUP: matchup.label,
                     TAG_STORE: self.store_id,
                     TAG_PARENT: self.parent_id,
+                    **self.code_tags,
                 },
             )
             run_id = run.info.run_id
             self._artifact_uris[run_id] = run.info.artifact_uri or ""
+            tags = {}
         else:
             self.client.update_run(run_id, status="RUNNING")
         self.child_ids[matchup.label] = run_id
@@ -299,7 +309,7 @@ class TournamentTracker:
         }
         params.update({f"set.{k}": v for k, v in sorted(matchup.overrides.items())})
         params.update({f"seats.{k}": v for k, v in sorted(matchup.quotas.items())})
-        self._log(run_id, metrics, params=params, tags=self.code_tags)
+        self._log(run_id, metrics, params=params, tags=tags)
         return run_id
 
     # ------------------------------------------------------------------ logging

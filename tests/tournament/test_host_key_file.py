@@ -1,0 +1,117 @@
+"""A results folder's host key file appears whole or not at all.
+
+Runs that create it at once (two tournaments started on one fresh folder) end with one
+key that all of them use; an empty key file, which a run stopped while creating it left
+with earlier versions, is reported as the user's to fix, naming the file and what is
+wrong, and never used; a pending file that a killed creation left behind is neither
+read as a key nor kept.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.cli.support import assert_one_paragraph, run_cli
+from tests.host_key import FIXED_HOST_KEY
+from tests.tournament.conftest import write_spec
+
+from mafia_arena.seat_seeds import KEY_FILE, HostKeyError, load_or_create_host_key
+
+RACERS = 4
+FOLDERS = 120
+
+
+def _race(folders: list[str], start: Any, answers: Any) -> None:
+    """In a process of its own: for each folder, wait for every racer, then read or
+    create its key; put (folder, the key's hex or the error) on `answers`."""
+    for folder in folders:
+        start.wait()
+        try:
+            answers.put((folder, load_or_create_host_key(folder).hex()))
+        except Exception as error:  # reported to the test, which fails on it
+            answers.put((folder, f"{type(error).__name__}: {error}"))
+
+
+def test_runs_creating_the_key_at_once_agree_on_one_key(tmp_path: Path) -> None:
+    folders = [str(tmp_path / f"results-{i}") for i in range(FOLDERS)]
+    context = multiprocessing.get_context("spawn")
+    start, answers = context.Barrier(RACERS, timeout=60), context.Queue()
+    racers = [context.Process(target=_race, args=(folders, start, answers)) for _ in range(RACERS)]
+    for racer in racers:
+        racer.start()
+    got: dict[str, set[str]] = {folder: set() for folder in folders}
+    for _ in range(RACERS * FOLDERS):
+        folder, answer = answers.get(timeout=120)
+        got[folder].add(answer)
+    for racer in racers:
+        racer.join(timeout=60)
+        assert racer.exitcode == 0
+    for folder, answer in got.items():
+        assert len(answer) == 1, (folder, answer)  # one key, and no racer saw another
+        (key,) = answer
+        assert (Path(folder) / KEY_FILE).read_text(encoding="ascii") == key + "\n"
+        assert sorted(p.name for p in Path(folder).iterdir()) == [KEY_FILE]
+
+
+def test_an_empty_key_file_is_reported_and_left_alone(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / KEY_FILE).write_bytes(b"")
+    with pytest.raises(HostKeyError, match="host key file is empty") as raised:
+        load_or_create_host_key(results)
+    assert str(results / KEY_FILE) in str(raised.value)
+    assert (results / KEY_FILE).read_bytes() == b""  # kept for its owner to restore
+
+
+def test_the_tournament_command_names_an_empty_key_file_in_one_paragraph(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write_spec(
+        tmp_path,
+        "empty-key",
+        'base_seed = 1\npool = ["random"]\ngames = 1\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
+    )
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / KEY_FILE).write_bytes(b"\n")
+    args = ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(results)]
+    code, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, str(results / KEY_FILE), "host key file is empty")
+    assert not (results / "games.jsonl").read_text()  # no game played with another key
+
+
+@pytest.mark.parametrize("key_in_place", [False, True])
+def test_a_pending_key_file_left_behind_is_ignored_and_removed(
+    tmp_path: Path, key_in_place: bool
+) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    leftover = results / f".{KEY_FILE}.4242.0123456789abcdef.pending"
+    leftover.write_text("0" * 20, encoding="ascii")  # cut short when its run was killed
+    if key_in_place:
+        (results / KEY_FILE).write_text(FIXED_HOST_KEY.hex() + "\n", encoding="ascii")
+    key = load_or_create_host_key(results, FIXED_HOST_KEY if not key_in_place else None)
+    assert key == FIXED_HOST_KEY
+    assert sorted(p.name for p in results.iterdir()) == [KEY_FILE]
+
+
+def test_a_file_system_without_hard_links_still_gets_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fault injected: `os.link` refused as FAT or some network mounts refuse it. The key
+    is then written in place, once, and never replaces one already there."""
+
+    def no_links(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("mafia_arena.seat_seeds.os.link", no_links)
+    key = load_or_create_host_key(tmp_path, FIXED_HOST_KEY)
+    assert key == FIXED_HOST_KEY
+    assert (tmp_path / KEY_FILE).read_text(encoding="ascii") == FIXED_HOST_KEY.hex() + "\n"
+    assert load_or_create_host_key(tmp_path, bytes(32)) == FIXED_HOST_KEY  # never replaced
+    assert not list(tmp_path.glob(".host_key.*.pending"))
