@@ -1,6 +1,7 @@
 """club.md 2.3, 3.1, 5.1 and D37 (civilians never wake, not even on night 1), 6.2 (a
 round-1 nomination may carry an explanation) and 3.2 step 2 (the host sets a theme for
-the day-1 introductions), 6.1 (round 1's running total is public)."""
+the day-1 introductions), 6.1 (every running total is public, round 2's too, and the
+simultaneous round-2 switch is no secret ballot)."""
 
 import pytest
 from tests.club.club_table import Table
@@ -138,3 +139,63 @@ def test_item2_classic_nominations_stay_without_a_running_total():
                 game.submit(seat, PASS if PASS in request.choices else request.choices[0])
     nominations = [e.fact.to_payload() for e in game.events if e.kind == "nomination"]
     assert nominations and all("tally" not in p for p in nominations)
+
+
+def test_item2_6_1_every_round_2_ballot_shows_the_running_total():
+    """6.1: each vote and each running total is public, in round 2 as in round 1; the
+    `ballot` events carry the count and the transcript shows it with each ballot."""
+    t = Table(EIGHT, explain_nominations=False)
+    _until_nomination(t)
+    votes = {"D": "C1", "M": "C1", "K": "M", "Dr": "C1", "Lv": "M", "C1": "D", "C2": "M"}
+    finals = {"D": "C1", "M": "C1", "K": "M", "Dr": "C1", "Lv": "M", "C1": "M", "C2": "C1"}
+    t.day(votes={**votes, "C3": "C1"}, finals={**finals, "C3": "C1"})
+    M, C1 = t["M"], t["C1"]
+    ballots = [e for e in t.game.events if e.kind == "ballot" and e.day == 1]
+    totals = [{int(s): c for s, c in e.fact.to_payload()["tally"].items()} for e in ballots]
+    assert totals == [
+        {C1: 1},
+        {C1: 2},
+        {M: 1, C1: 2},
+        {M: 1, C1: 3},
+        {M: 2, C1: 3},
+        {M: 3, C1: 3},
+        {M: 3, C1: 4},
+        {M: 3, C1: 5},
+    ]
+    assert all(e.visibility.scope == "public" for e in ballots)
+    text = render_event(ballots[-1], t["C2"])
+    assert text == "[D1] P8 votes against P6. Running total: P2 3, P6 5."
+
+
+@pytest.mark.parametrize("variant", ["palermo", "standard"])
+def test_item2_other_variants_ballots_stay_without_a_running_total(variant):
+    """Only club's ballots show the count (`Ballot.total_public`): Palermo's forum
+    ballots and the other variants' sequential final votes read as before."""
+    overrides = {"ballot": "sequential"} if variant == "standard" else {}
+    game = Game(load_variant(variant, overrides), 12 if variant == "palermo" else 7, seed=1)
+    while not game.over and not any(e.kind == "ballot" for e in game.events):
+        for seat, request in sorted(game.pending().items()):
+            game.submit(seat, request.choices[-1])
+    ballot = next(e for e in game.events if e.kind == "ballot")
+    assert ballot.fact.tally and not ballot.fact.total_public
+    assert "total_public" not in ballot.fact.to_payload()
+    assert render_event(ballot, ballot.fact.seat).endswith(
+        f"votes against P{ballot.fact.target + 1}."
+    )
+
+
+def test_item3_6_1_the_simultaneous_round_2_is_no_secret_ballot():
+    """6.1: every vote is public. The `ballot = "simultaneous"` switch only hides the
+    round-2 ballots until all are in; the closing `votes` then says who voted for whom,
+    and the prompt says so rather than promising a secret ballot."""
+    t = Table(EIGHT, explain_nominations=False, ballot="simultaneous")
+    request = t.until("D", "final_vote")
+    assert "secret" not in request.prompt.lower()
+    assert request.prompt.endswith(
+        "Everyone votes at once: the votes stay hidden until all are in,"
+        " then they are published with who voted for whom."
+    )
+    t.day()
+    closing = next(e for e in t.game.events if e.kind == "votes" and e.day == 1)
+    assert closing.visibility.scope == "public"
+    assert len(closing.fact.votes) == 8  # each voter with his target

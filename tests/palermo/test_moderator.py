@@ -176,3 +176,24 @@ def test_no_other_variant_has_these_rulings() -> None:
     game = Game(load_variant("classic"), 9, 1)
     with pytest.raises(IllegalModeration):
         game.moderate("sanction", 0, "no moderator here")
+
+
+@pytest.mark.parametrize("voted", [True, False])
+def test_taking_part_is_settled_at_the_end_of_the_change_window(voted: bool) -> None:
+    """7.2: a voter took part if they hold a ballot at the end of the CHANGE WINDOW. A
+    seat sanctioned during VOTE-END ACTIONS loses its ballot (4.3); released before
+    RESOLUTION it is Active and obliged again, but whether it took part was settled
+    when the window closed: no absence if it held a ballot then, one if it did not."""
+    t = Table(keep={2, 14}, absent=set() if voted else {14})
+    t.until(1, "vote_end")
+    assert (P(14) in t.ps.ballots) is voted
+    t.game.moderate("sanction", P(14), "insulted a player")
+    assert P(14) not in t.ps.ballots
+    t.game.moderate("release", P(14))
+    assert t.state(14) is PlayerState.ACTIVE
+    t.finish_round(1)
+    charged = [f for f in t.facts_absence() if f.seat == P(14)]
+    assert len(charged) == (0 if voted else 1)
+    assert t.ps.absences_total[P(14)] == (0 if voted else 1)
+    assert t.ps.absences_consecutive[P(14)] == (0 if voted else 1)
+    assert not t.ps.took_part  # the record lasts one round's vote

@@ -257,7 +257,7 @@ FLIPS = [
         "ballot",
         "simultaneous",
         "in the same order and in public",
-        "all at once, the votes published together",
+        "all at once, the votes hidden until all are in, then published with who voted for whom",
     ),
     Flip(
         "standard",

@@ -384,12 +384,20 @@ class Votes(Fact):
 @_fact("ballot")
 @dataclass(frozen=True, slots=True)
 class Ballot(Fact):
-    """public — one ballot as it is cast, with the running tally."""
+    """public — one ballot as it is cast, with the running tally.
+
+    `total_public` is True where the rules make each running total public as the
+    ballots are cast (club 6.1: the suspect raises one finger per vote against), so the
+    transcript shows `tally` with the ballot; None elsewhere (Palermo's forum ballots,
+    the sequential final votes of the other variants), where the transcript shows the
+    ballot alone and the count comes with the closing `votes`. None is left out of the
+    stored form, so those variants' ballots are stored as before."""
 
     seat: int
     target: int
     revote: bool
     tally: Mapping[int, int]
+    total_public: bool | None = None
 
 
 @_fact("no_execution")

@@ -74,7 +74,8 @@ class AccuseDefendParams(_Params):
     ballot: Literal["simultaneous", "sequential"] = "sequential"
     """Round 2 and its re-vote: ``sequential`` (club 6.3, each ballot public as cast, in
     order from the day's first speaker) or ``simultaneous`` (everyone at once, the
-    ballots published together: a secret ballot until then)."""
+    ballots hidden until all are in, then published with who voted for whom: every vote
+    is public, 6.1)."""
 
 
 class DiscussionParams(_Params):

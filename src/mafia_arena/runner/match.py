@@ -219,7 +219,7 @@ def play_match_sync(
     `host_key` derives the agents' seat seeds (`mafia_arena.seat_seeds`); the same
     variant, seed, key and agents give the same log, and the same log as `play_match`
     gives: the seats of a simultaneous request answer in seat order in both (the engine
-    asks them in its own order, a club secret ballot in speaking order, and the log
+    asks them in its own order, a club simultaneous ballot in speaking order, and the log
     records the answers in the order they come). `void_threshold`: as in
     `play_match`; `shuffle_names`, `shuffle_options`: the presentation switches
     (module doc)."""

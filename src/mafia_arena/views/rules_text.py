@@ -518,7 +518,8 @@ def _accuse_defend(variant: Variant, params: AccuseDefendParams) -> str:
     ballots = (
         "in the same order and in public"
         if params.ballot == "sequential"
-        else "all at once, the votes published together"
+        else "all at once, the votes hidden until all are in, then published with who voted"
+        " for whom"
     )
     return (
         "Accusations: in turn from the day's first speaker, each player who is not "

@@ -19,7 +19,7 @@ without them writes the ids.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -161,11 +161,14 @@ def _speech(f: SpeechMade, prefix: str, names: DisplayNames) -> str:
     return f"{prefix}{name(f.seat)}{where}: {quote_speech(f.text)}"
 
 
+def _running_total(tally: Mapping[int, int]) -> str:
+    """`` Running total: P2 1, P4 3.``: the count so far, where the rules make it public."""
+    return " Running total: " + ", ".join(f"{name(s)} {c}" for s, c in tally.items()) + "."
+
+
 def _nomination(f: Nomination, prefix: str, names: DisplayNames) -> str:
     line = f"{prefix}{name(f.seat)} nominates {name(f.target)}."
-    if f.tally is None:
-        return line
-    return line + " Running total: " + ", ".join(f"{name(s)} {c}" for s, c in f.tally.items()) + "."
+    return line if f.tally is None else line + _running_total(f.tally)
 
 
 def _nomination_tally(f: NominationTally, prefix: str, names: DisplayNames) -> str:
@@ -174,8 +177,11 @@ def _nomination_tally(f: NominationTally, prefix: str, names: DisplayNames) -> s
 
 
 def _ballot(f: Ballot, prefix: str, names: DisplayNames) -> str:
+    """The ballot, with the running total only where the rules make it public
+    (`Ballot.total_public`: club 6.1); other variants' ballots read as before."""
     again = " (re-vote)" if f.revote else ""
-    return f"{prefix}{name(f.seat)} votes against {name(f.target)}{again}."
+    line = f"{prefix}{name(f.seat)} votes against {name(f.target)}{again}."
+    return line + _running_total(f.tally) if f.total_public else line
 
 
 def _floor(f: FloorGranted, prefix: str, names: DisplayNames) -> str:

@@ -112,6 +112,7 @@ def end_round(game: Game) -> None:
     ps.exempt = set()
     ps.imprisonment_standing = False
     ps.obliged = set()
+    ps.took_part = set()
     ps.echo = ps.states.echo = False
     ps.todays_victim = None
 

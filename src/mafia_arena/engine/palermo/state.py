@@ -59,10 +59,15 @@ class PalermoState:
     todays_victim: int | None = None
     """Assassinated at this round's NOON (may play Failed Assassination until VOTE CLOSE)."""
     took_part: set[int] = field(default_factory=set)
+    """The seats holding a ballot at the end of the CHANGE WINDOW (7.2), recorded then by
+    `vote.change_window`. Taking part is settled at that moment: a seat that leaves the
+    Active state afterwards loses its ballot (4.3) but not its participation, so a seat
+    sanctioned and released during VOTE-END ACTIONS is not charged an absence."""
     obliged: set[int] = field(default_factory=set)
-    """The voters RESOLUTION charges an absence if they hold no ballot (7.1): the Active
-    players at VOTE CLOSE, less any who left the Active state and came back during the
-    CHANGE WINDOW (they may vote there but are not obliged; see `changes.change`)."""
+    """The voters RESOLUTION charges an absence if they did not take part (7.1, 7.2):
+    the Active players at VOTE CLOSE, less any who left the Active state and came back
+    during the CHANGE WINDOW (they may vote there but are not obliged; see
+    `changes.change`)."""
     voting_open: bool = True
     # imprisonment windows: seat → timed-phase ends still to come before it is final
     windows: dict[int, int] = field(default_factory=dict)

@@ -84,9 +84,17 @@ def cast(game: Game, seat: int, target: int) -> None:
 
 
 def change_window(game: Game) -> Flow:
-    """CHANGE WINDOW (7.3): one vote action per eligible voter; no chat."""
+    """CHANGE WINDOW (7.3): one vote action per eligible voter; no chat. At its end the
+    seats holding a ballot are recorded as having taken part (7.2, `took_part`), before
+    VOTE-END ACTIONS can take a ballot away with a state change."""
     ps = of(game)
     ps.phase = game.state.phase = "change_window"
+    yield from _window_actions(game)
+    ps.took_part = set(ps.ballots)
+
+
+def _window_actions(game: Game) -> Flow:
+    """Ask every seat with a window action for it and apply the answers in seat order."""
     prompt: dict[int, Request] = {}
     for seat in range(game.players):
         request = change_request(game, seat)
@@ -172,8 +180,12 @@ def vote_end_actions(game: Game) -> Flow:
 
 
 def resolution(game: Game, powers: dict[int, Choice]) -> Flow:
-    """RESOLUTION (7.2, 7.4, 7.5), the RUNOFF (7.7) and LAST WORDS (7.8); the obliged
-    voters are `PalermoState.obliged`."""
+    """RESOLUTION (7.2, 7.4, 7.5), the RUNOFF (7.7) and LAST WORDS (7.8).
+
+    An obliged voter (`PalermoState.obliged`) still Active here is charged an absence
+    unless they took part (`PalermoState.took_part`, settled at the end of the CHANGE
+    WINDOW) or had no legal target; the ballots themselves may have changed since (a
+    seat that left the Active state lost its ballot, 4.3)."""
     ps = of(game)
     spec = game.variant.palermo
     assert spec is not None
@@ -183,7 +195,7 @@ def resolution(game: Game, powers: dict[int, Choice]) -> Flow:
     for seat in sorted(ps.obliged):
         if not ps.states.is_active(seat):
             continue
-        if seat in ps.ballots or not legal_targets(game, seat):
+        if seat in ps.took_part or not legal_targets(game, seat):
             ps.absences_consecutive[seat] = 0
             continue
         ps.absences_total[seat] += 1

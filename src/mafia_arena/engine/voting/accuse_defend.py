@@ -19,7 +19,8 @@ Parameters: ``reveal`` (show the executed player's card at once, default true);
 ``explain`` (after each round-1 nomination the voter may say why, club 6.2: an optional
 public speech of kind ``explain``; default false); ``ballot`` (round 2 and its
 re-vote: ``sequential``, the club's public ballots in turn, the default, or
-``simultaneous``, a secret ballot published together).
+``simultaneous``, everyone at once, the ballots hidden until all are in and then
+published with who voted for whom: never a secret ballot, as every vote is public, 6.1).
 """
 
 from __future__ import annotations
@@ -154,14 +155,24 @@ def _running_total(game: Game, named: dict[int, int]) -> dict[int, int]:
     return dict(sorted(Counter(standing_votes(game, named).values()).items()))
 
 
+SIMULTANEOUS = (
+    " Everyone votes at once: the votes stay hidden until all are in,"
+    " then they are published with who voted for whom."
+)
+"""The round-2 prompt's note under ``ballot = "simultaneous"``: every vote is public
+(club 6.1), so the switch only hides the ballots until everyone has voted; the closing
+`votes` names each voter's target."""
+
+
 def _ballots(
     game: Game, order: Sequence[int], pool: Sequence[int], revote: bool, sequential: bool
 ) -> Flow:
     """Round 2 (or its re-vote): each voter votes against one of `pool`.
 
     `sequential` (club 6.3): in order, every ballot public as cast, with the running
-    tally. Otherwise everyone is asked at once and only the closing `votes` publishes
-    the ballots. Returns the final tally of the ballots that still stand
+    tally, which is public too (6.1: `Ballot.total_public`). Otherwise everyone is
+    asked at once and only the closing `votes` publishes the ballots, with who voted
+    for whom. Returns the final tally of the ballots that still stand
     (`standing_votes`).
     """
     tally: Counter[int] = Counter()
@@ -171,7 +182,7 @@ def _ballots(
         f"Day {game.state.day}, {what}: vote against one of "
         + ", ".join(seat_name(s) for s in pool)
         + "."
-        + ("" if sequential else " Secret ballot, published together.")
+        + ("" if sequential else SIMULTANEOUS)
     )
 
     def request_of(voter: int) -> Request | None:
@@ -212,7 +223,8 @@ def _ballots(
             tally = Counter(standing_votes(game, votes).values())
         else:
             tally[target] += 1
-        game.emit(Ballot(voter, target, revote, {s: tally[s] for s in sorted(tally)}), PUBLIC)
+        running = {s: tally[s] for s in sorted(tally)}
+        game.emit(Ballot(voter, target, revote, running, total_public=True), PUBLIC)
     if game.state.disqualified:
         votes = standing_votes(game, votes)
         tally = Counter(votes.values())
