@@ -7,6 +7,7 @@ import pytest
 from tests.club.club_table import Table
 
 from mafia_arena.engine import PASS, Choice, Game, Speech
+from mafia_arena.engine.catalogue import Ballot, Votes
 from mafia_arena.rules import load_variant
 from mafia_arena.views.text import render_event
 
@@ -177,11 +178,12 @@ def test_item2_other_variants_ballots_stay_without_a_running_total(variant):
         for seat, request in sorted(game.pending().items()):
             game.submit(seat, request.choices[-1])
     ballot = next(e for e in game.events if e.kind == "ballot")
-    assert ballot.fact.tally and not ballot.fact.total_public
-    assert "total_public" not in ballot.fact.to_payload()
-    assert render_event(ballot, ballot.fact.seat).endswith(
-        f"votes against P{ballot.fact.target + 1}."
-    )
+    fact = ballot.fact
+    assert isinstance(fact, Ballot)
+    assert fact.tally and not fact.total_public
+    assert "total_public" not in fact.to_payload()
+    text = render_event(ballot, fact.seat)
+    assert text is not None and text.endswith(f"votes against P{fact.target + 1}.")
 
 
 def test_item3_6_1_the_simultaneous_round_2_is_no_secret_ballot():
@@ -198,4 +200,5 @@ def test_item3_6_1_the_simultaneous_round_2_is_no_secret_ballot():
     t.day()
     closing = next(e for e in t.game.events if e.kind == "votes" and e.day == 1)
     assert closing.visibility.scope == "public"
+    assert isinstance(closing.fact, Votes)
     assert len(closing.fact.votes) == 8  # each voter with his target
