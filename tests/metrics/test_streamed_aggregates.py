@@ -12,7 +12,13 @@ import statistics
 
 from scipy.stats import t as student_t
 
-from mafia_arena.metrics.aggregate import FloatSum, mean_ci
+from mafia_arena.metrics.aggregate import (
+    FloatSum,
+    Moments,
+    clustered_mean_ci,
+    clustered_moments_ci,
+    mean_ci,
+)
 
 
 def test_float_sum_adds_exactly_as_the_builtin_sum() -> None:
@@ -39,3 +45,25 @@ def test_mean_ci_is_the_two_pass_student_interval() -> None:
     half = t499 * math.sqrt(sum((x - mean) ** 2 for x in xs) / 499) / math.sqrt(500)
     assert (estimate.value, estimate.low, estimate.high) == (mean, mean - half, mean + half)
     assert abs(estimate.value - statistics.fmean(xs)) < 1e-12
+
+
+def test_the_interval_from_moments_is_the_interval_from_the_values() -> None:
+    """`clustered_moments_ci` (values known only by each cluster's count, sum and sum of
+    squares, as a record keeps a seat's false claims) gives what `clustered_mean_ci`
+    gives over the same values one by one, so the two cannot drift apart."""
+    rng = random.Random(11)
+    for _ in range(500):
+        clusters = [
+            [float(rng.randrange(0, 9)) for _ in range(rng.randrange(1, 5))]
+            for _ in range(rng.randrange(1, 7))
+        ]
+        moments = [Moments(len(c), sum(c), sum(v * v for v in c)) for c in clusters]
+        by_values, by_moments = clustered_mean_ci(clusters), clustered_moments_ci(moments)
+        assert by_values is not None and by_moments is not None
+        assert by_moments.n == by_values.n
+        for got, want in zip(
+            (by_moments.value, by_moments.low, by_moments.high),
+            (by_values.value, by_values.low, by_values.high),
+            strict=True,
+        ):
+            assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9), (clusters, got, want)
