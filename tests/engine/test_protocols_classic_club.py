@@ -114,4 +114,5 @@ def test_each_protocol_switch_plays_a_whole_game_and_shows_in_the_log(
 def test_the_rule_books_ballot_is_the_default(variant: str) -> None:
     game, _seen = play(variant, {}, 3)
     public = any(isinstance(e.fact, Ballot) for e in game.events)
-    assert public is (variant == "club")  # classic 5.2: secret; club 6.3: public in turn
+    # classic 5.2: a show of hands, published once all are in; club 6.5: public in turn
+    assert public is (variant == "club")

@@ -197,3 +197,57 @@ def test_taking_part_is_settled_at_the_end_of_the_change_window(voted: bool) -> 
     assert t.ps.absences_total[P(14)] == (0 if voted else 1)
     assert t.ps.absences_consecutive[P(14)] == (0 if voted else 1)
     assert not t.ps.took_part  # the record lasts one round's vote
+
+
+def test_taking_part_resets_the_consecutive_count_of_a_player_held_through_resolution() -> None:
+    """7.2: the consecutive count is reset to 0 by taking part, settled at the end of the
+    CHANGE WINDOW. A voter who took part and is then imprisoned by the moderator during
+    VOTE-END ACTIONS, still held at RESOLUTION, took part all the same: the count from an
+    earlier absence is reset, and a later absence starts a new run instead of removing."""
+    t = Table(keep={2, 14}, absent={14})
+    t.finish_round(1)
+    assert t.ps.absences_consecutive[P(14)] == 1  # absent in Vote 1
+    t.absent = set()
+    t.until(2, "vote_end")
+    assert P(14) in t.ps.took_part
+    t.game.moderate("sanction", P(14), "insulted a player")
+    t.until(2, "last_words")
+    assert t.state(14) is PlayerState.IMPRISONED  # held through RESOLUTION
+    assert t.ps.absences_consecutive[P(14)] == 0
+    assert t.ps.absences_total[P(14)] == 1
+
+
+def test_a_player_held_from_vote_end_through_resolution_is_not_charged() -> None:
+    """An obliged voter who held no ballot at the end of the CHANGE WINDOW but is
+    Imprisoned at RESOLUTION, where absences are charged (3.3), is not charged: only an
+    Active player is (4.2, "Charged with absences"), and a removal for absences is a
+    move from Active only (4.3). Both counts stay as they were."""
+    t = Table(keep={2, 14}, absent={14})
+    t.until(1, "vote_end")
+    assert P(14) in t.ps.obliged and P(14) not in t.ps.took_part
+    t.game.moderate("sanction", P(14), "insulted a player")
+    t.until(1, "last_words")
+    assert t.state(14) is PlayerState.IMPRISONED
+    assert all(f.seat != P(14) for f in t.facts_absence())
+    assert (t.ps.absences_total[P(14)], t.ps.absences_consecutive[P(14)]) == (0, 0)
+
+
+def test_a_vote_cast_when_not_obliged_leaves_the_consecutive_count_unchanged() -> None:
+    """7.2 (Decision): "A vote in which the player was not obliged ... leaves it
+    unchanged". Imprisoned at VOTE CLOSE and released in the CHANGE WINDOW, the player may
+    vote (7.1); voting there neither charges nor resets, so the run of an earlier absence
+    goes on."""
+    t = Table(keep={2, 14}, absent={14})
+    t.finish_round(1)
+    assert t.ps.absences_consecutive[P(14)] == 1  # absent in Vote 1
+    t.absent = set()
+    t.until(2, "afternoon")
+    t.game.moderate("sanction", P(14), "insulted a player")
+    t.until(2, "change_window")
+    t.game.moderate("release", P(14))
+    t.step({14: "vote:1"})
+    t.finish_round(2)
+    ballots = [f for f in t.facts(Votes) if f.kind == "vote"][-1].votes
+    assert ballots.get(P(14)) == P(2)  # voted, not obliged
+    assert t.ps.absences_consecutive[P(14)] == 1
+    assert t.ps.absences_total[P(14)] == 1

@@ -40,10 +40,10 @@ class PluralityParams(_Params):
     min_votes: int = Field(default=1, ge=1)
     """An execution needs at least this many votes for the top player."""
     ballot: Literal["simultaneous", "sequential"] = "simultaneous"
-    """``simultaneous``: every voter decides at once and the ballots are published
-    together (a secret ballot until then); ``sequential``: one voter after the other,
-    from the day's first speaker, each ballot public as it is cast, so later voters see
-    the earlier ones."""
+    """``simultaneous``: every voter decides at once, the ballots hidden until all are
+    in, then published with who voted for whom (the closing ``votes`` event: the vote
+    is never secret); ``sequential``: one voter after the other, from the day's first
+    speaker, each ballot public as it is cast, so later voters see the earlier ones."""
 
 
 class NominateFinalParams(_Params):
@@ -58,9 +58,10 @@ class NominateFinalParams(_Params):
     """May a nominee vote for himself in the final vote (classic 5.2.2: every voter picks
     either nominee)?"""
     ballot: Literal["simultaneous", "sequential"] = "simultaneous"
-    """The final vote: ``simultaneous`` (classic 5.2, a secret ballot published together)
-    or ``sequential`` (public, one voter at a time from the day's first speaker, each
-    seeing the earlier ballots), as for ``plurality``."""
+    """The final vote: ``simultaneous`` (classic 5.2, the show of hands, "per
+    Handzeichen": everyone at once, hidden until all are in, then published with who
+    voted for whom) or ``sequential`` (public, one voter at a time from the day's first
+    speaker, each seeing the earlier ballots), as for ``plurality``."""
 
 
 class AccuseDefendParams(_Params):
@@ -72,7 +73,7 @@ class AccuseDefendParams(_Params):
     """After each round-1 accusation, may the accuser say why (club 6.2)? An optional
     public speech of kind ``explain``."""
     ballot: Literal["simultaneous", "sequential"] = "sequential"
-    """Round 2 and its re-vote: ``sequential`` (club 6.3, each ballot public as cast, in
+    """Round 2 and its re-vote: ``sequential`` (club 6.5, each ballot public as cast, in
     order from the day's first speaker) or ``simultaneous`` (everyone at once, the
     ballots hidden until all are in, then published with who voted for whom: every vote
     is public, 6.1)."""

@@ -62,7 +62,8 @@ class PalermoState:
     """The seats holding a ballot at the end of the CHANGE WINDOW (7.2), recorded then by
     `vote.change_window`. Taking part is settled at that moment: a seat that leaves the
     Active state afterwards loses its ballot (4.3) but not its participation, so a seat
-    sanctioned and released during VOTE-END ACTIONS is not charged an absence."""
+    sanctioned and released during VOTE-END ACTIONS is not charged an absence, and one
+    still held at RESOLUTION has its consecutive count reset (`vote.charge_absences`)."""
     obliged: set[int] = field(default_factory=set)
     """The voters RESOLUTION charges an absence if they did not take part (7.1, 7.2):
     the Active players at VOTE CLOSE, less any who left the Active state and came back

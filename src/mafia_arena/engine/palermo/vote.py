@@ -182,28 +182,13 @@ def vote_end_actions(game: Game) -> Flow:
 def resolution(game: Game, powers: dict[int, Choice]) -> Flow:
     """RESOLUTION (7.2, 7.4, 7.5), the RUNOFF (7.7) and LAST WORDS (7.8).
 
-    An obliged voter (`PalermoState.obliged`) still Active here is charged an absence
-    unless they took part (`PalermoState.took_part`, settled at the end of the CHANGE
-    WINDOW) or had no legal target; the ballots themselves may have changed since (a
-    seat that left the Active state lost its ballot, 4.3)."""
+    Absences first (`charge_absences`); the ballots counted next are those held now,
+    which may differ from those at the end of the CHANGE WINDOW (a seat that left the
+    Active state since lost its ballot, 4.3)."""
     ps = of(game)
-    spec = game.variant.palermo
-    assert spec is not None
     ps.phase = game.state.phase = "resolution"
     seats = game.state.seats
-    absent: list[int] = []
-    for seat in sorted(ps.obliged):
-        if not ps.states.is_active(seat):
-            continue
-        if seat in ps.took_part or not legal_targets(game, seat):
-            ps.absences_consecutive[seat] = 0
-            continue
-        ps.absences_total[seat] += 1
-        ps.absences_consecutive[seat] += 1
-        total, run = ps.absences_total[seat], ps.absences_consecutive[seat]
-        game.emit(Absence(seat, total, run), PUBLIC)
-        if run >= spec.absences_consecutive or total >= spec.absences_total:
-            absent.append(seat)
+    absent = charge_absences(game)
     # the pipeline (7.4)
     counted = [
         [voter, target, weight(ps, voter)]
@@ -298,6 +283,41 @@ def resolution(game: Game, powers: dict[int, Choice]) -> Flow:
             if isinstance(said, Speech):
                 game.emit(SpeechMade(seat, said.text, "last_words"), PUBLIC)
     state_check(game)
+
+
+def charge_absences(game: Game) -> list[int]:
+    """Settle this vote's absences (7.2); returns the seats removed for them, in order.
+
+    Only obliged voters (`PalermoState.obliged`, 7.1) are counted: a vote in which a
+    player was not obliged leaves both counters unchanged, even if they voted (the
+    Decision of 7.2). An obliged voter who took part (`PalermoState.took_part`, settled
+    at the end of the CHANGE WINDOW) has the consecutive count reset, whatever their state
+    now: taking part is what resets it. One who did not take part is charged only if
+    Active now, since RESOLUTION is where absences are charged (3.3) and only an Active
+    player is charged (4.2) or removed for absences (4.3); a seat the moderator holds
+    imprisoned from VOTE-END ACTIONS through RESOLUTION keeps both counts as they were.
+    An obliged voter with no legal target is not charged (7.1); their consecutive count
+    is reset as if they had taken part."""
+    ps = of(game)
+    spec = game.variant.palermo
+    assert spec is not None
+    absent: list[int] = []
+    for seat in sorted(ps.obliged):
+        if seat in ps.took_part:
+            ps.absences_consecutive[seat] = 0
+            continue
+        if not ps.states.is_active(seat):
+            continue
+        if not legal_targets(game, seat):
+            ps.absences_consecutive[seat] = 0
+            continue
+        ps.absences_total[seat] += 1
+        ps.absences_consecutive[seat] += 1
+        total, run = ps.absences_total[seat], ps.absences_consecutive[seat]
+        game.emit(Absence(seat, total, run), PUBLIC)
+        if run >= spec.absences_consecutive or total >= spec.absences_total:
+            absent.append(seat)
+    return absent
 
 
 def runoff(game: Game, candidates: list[int], mayor: int | None) -> Flow:

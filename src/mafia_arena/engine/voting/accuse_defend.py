@@ -169,7 +169,7 @@ def _ballots(
 ) -> Flow:
     """Round 2 (or its re-vote): each voter votes against one of `pool`.
 
-    `sequential` (club 6.3): in order, every ballot public as cast, with the running
+    `sequential` (club 6.5): in order, every ballot public as cast, with the running
     tally, which is public too (6.1: `Ballot.total_public`). Otherwise everyone is
     asked at once and only the closing `votes` publishes the ballots, with who voted
     for whom. Returns the final tally of the ballots that still stand

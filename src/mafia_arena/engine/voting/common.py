@@ -23,7 +23,8 @@ def simultaneous_vote(
     self_vote: bool = False,
 ) -> Flow:
     """Everyone votes at once for one candidate, other than themselves unless
-    `self_vote`; published together.
+    `self_vote`. The ballots stay hidden until all are in; then one public `votes`
+    event publishes them with who voted for whom.
 
     Returns ``{voter: target or None}``. A timeout is a recorded abstention.
     """

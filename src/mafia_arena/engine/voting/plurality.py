@@ -2,9 +2,10 @@
 
 Parameters: ``abstain`` (may a voter abstain, default false), ``tie`` (``random``:
 uniform draw among the tied, the default; ``none``: nobody is executed), ``min_votes``
-(executions need at least this many votes, default 1), ``ballot`` (``simultaneous``:
-a secret ballot published together, the default; ``sequential``: public, one voter at a
-time, each seeing the earlier ballots).
+(executions need at least this many votes, default 1), ``ballot`` (``simultaneous``,
+the default: everyone votes at once, the votes hidden until all are in, then published
+with who voted for whom; ``sequential``: public, one voter at a time, each seeing the
+earlier ballots).
 """
 
 from __future__ import annotations
