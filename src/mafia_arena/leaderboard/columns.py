@@ -170,12 +170,7 @@ AGENT_COLUMNS = [
     *_with_bounds("bus_rate"),
     *_with_bounds("false_claim_survival"),
     *_with_bounds("brier"),
-    "fallback_rate",
-    "infra_fallback_rate",
-    "model_fallback_rate",
-    "void_games",
-    "tokens_per_game",
-    "cost_per_game",
+    *LLM_COLUMNS,
 ]
 
 #: Columns of the roles table, in order, before ``rank`` is put first.
