@@ -135,7 +135,8 @@ def check_values(record: Mapping[str, Any]) -> None:
     seats), ``length_days`` (a whole number), ``seats`` (an array of objects, each with
     string ``agent``/``agent_kind``/``role``/``faction``/``side``, a distinct whole
     ``seat`` number, true/false ``won``/``survived``/``replaced``, whole-number counts,
-    a number ``cost``, a string ``stand_in``), ``metrics`` (an object whose ``game`` and
+    a number ``cost``, a string ``stand_in``, an ``extra`` object of the agent's own
+    counters mapping names to numbers or null), ``metrics`` (an object whose ``game`` and
     ``per_seat`` entries map names to numbers or null), ``cards`` (an object of objects),
     ``fallback_record`` and ``code`` (objects).
 
@@ -189,6 +190,8 @@ def _check_seat(index: int, seat: Any, numbers: dict[int, int]) -> None:
         keyed(f"{where}: {key}", _count_or_null, seat.get(key))
     keyed(f"{where}: cost", _number_or_null, seat.get("cost"))
     keyed(f"{where}: stand_in", _text_or_null, seat.get("stand_in"))
+    if seat.get("extra") is not None:
+        _check_numbers(f"{where}: extra", seat["extra"])
 
 
 def _check_metrics(record: Mapping[str, Any]) -> None:

@@ -19,6 +19,7 @@ from mafia_arena.leaderboard.columns import (
     FALSE_CLAIM_DAYS,
     FALSE_CLAIMS,
     OPTIONAL_COLUMNS,
+    POLICY_COUNTERS,
     SEAT_METRICS_READ,
     ZERO_OPTIONAL_COLUMNS,
 )
@@ -56,6 +57,7 @@ SOURCE: dict[str, Callable[[Seats], int]] = {
     "void_games": lambda seats: sum(g.void for g, _ in seats),
     "infra_fallback_rate": lambda seats: sum(s.fallbacks_infrastructure > 0 for _, s in seats),
     "model_fallback_rate": lambda seats: sum(s.fallbacks_model > 0 for _, s in seats),
+    "policy_share": lambda seats: sum(POLICY_COUNTERS[0] in s.extra for _, s in seats),
 }
 
 

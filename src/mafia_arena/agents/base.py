@@ -36,7 +36,16 @@ class AgentStats:
 
     def plus(self, other: AgentStats) -> AgentStats:
         """The counters of two agents that played one seat (a person and the stand-in
-        bot that played their absences), summed; `extra` is the first's."""
+        bot that played their absences), summed.
+
+        `extra` holds the counters of both: one that both keep is summed, one that only
+        either keeps is taken as it is (a policy stand-in's ``fallback_decisions``
+        beside a person, who counts none). Why: the seat's header counts every decision
+        made there, as its re-asks and retries already do; keeping only the first's
+        would drop what the stand-in counted."""
+        extra = dict(self.extra)
+        for key, value in other.extra.items():
+            extra[key] = extra.get(key, 0) + value
         return AgentStats(
             self.decisions + other.decisions,
             self.reasks + other.reasks,
@@ -46,18 +55,24 @@ class AgentStats:
             self.tokens_out + other.tokens_out,
             self.cost + other.cost,
             self.latency_s + other.latency_s,
-            dict(self.extra),
+            extra,
         )
 
-    def to_json(self) -> dict[str, float]:
+    def to_json(self) -> dict[str, Any]:
         """The counters a game log's header records (``meta.agent_stats``).
 
         `latency_s` is left out: it is measured wall time, so two plays of one game with
         the same decisions would log different bytes, and a log must be a function of
         the game. Each decision's latency is in its trace (the log's sidecar), the one
         stored file that holds measured times; `latency_s` stays on the object for
-        callers that time a run."""
-        return {
+        callers that time a run.
+
+        The agent's own further counters (`extra`: a trained policy's
+        ``policy_decisions`` and ``fallback_decisions``, an LLM player's belief calls)
+        are under ``extra``, sorted by name, each whole number as an integer
+        (`extra_json`). The key is there only when the agent counted something, so the
+        header of an agent that keeps no such counter is the one it always was."""
+        out: dict[str, Any] = {
             "decisions": self.decisions,
             "reasks": self.reasks,
             "retries": self.retries,
@@ -66,6 +81,20 @@ class AgentStats:
             "tokens_out": self.tokens_out,
             "cost": round(self.cost, 8),
         }
+        if self.extra:
+            out["extra"] = extra_json(self.extra)
+        return out
+
+
+def extra_json(extra: Mapping[str, float]) -> dict[str, int | float]:
+    """`extra` counters as stored: sorted by name, a whole number as an integer (``3``,
+    not ``3.0``, whether the agent counted in ints or floats), any other rounded like
+    ``cost``. Why: the same counts give the same bytes in logs and records whichever
+    way an agent adds them up."""
+    return {
+        key: int(value) if float(value).is_integer() else round(float(value), 8)
+        for key, value in sorted(extra.items())
+    }
 
 
 @runtime_checkable

@@ -22,6 +22,12 @@ name: the same variant with other switches (``--set mafia=1``) is another game, 
 file read by path with the bundled variant's rules is the same one. The fallback is
 also told the game's exact variant (`set_variant`), as every seated player is. Only
 numpy is needed, so any worker (Ray, the web app, the CLI) can seat it by its file name.
+
+Each decision is counted as the policy's or the fallback's (``policy_decisions`` and
+``fallback_decisions`` in `AgentStats.extra`); the game log's header and the results
+record keep both, and the leaderboard's ``policy_share`` reads them, so a researcher
+sees how much of a policy seat's play was the fallback's (all of it, in a game the
+policy does not fit).
 """
 
 from __future__ import annotations
@@ -44,6 +50,11 @@ from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.view import View
 
 RL_KIND = "rl"
+
+POLICY_DECISIONS = "policy_decisions"
+"""The `AgentStats.extra` counter of the decisions the policy answered itself."""
+FALLBACK_DECISIONS = "fallback_decisions"
+"""The `AgentStats.extra` counter of the decisions the agent left to its fallback."""
 
 DESCRIPTIVE_FIELDS = frozenset({"name", "title", "description", "source"})
 """`Variant` fields that name or describe the rules without being part of them."""
@@ -143,7 +154,11 @@ class PolicyAgent(SyncAgent):
         self.seat = 0
 
     def reset(self, seat: int, seed: int) -> None:
+        """Start a game at `seat`: both counters of who answered (`POLICY_DECISIONS`,
+        `FALLBACK_DECISIONS`) start at 0, so every game's log and record show the split,
+        also where one side of it is 0 (a game the policy does not fit at all)."""
         super().reset(seat, seed)
+        self.stats.extra.update({POLICY_DECISIONS: 0, FALLBACK_DECISIONS: 0})
         self.fallback.reset(seat, seed)
         self.encoder.reset()
         self.seat = seat
@@ -160,12 +175,9 @@ class PolicyAgent(SyncAgent):
         assert request is not None, "decide() needs a view with a request"
         if not self._fits(view) or not answers(self.kinds, request.kind):
             decision = self.fallback.decide(view)
-            self.stats.extra["fallback_decisions"] = (
-                self.stats.extra.get("fallback_decisions", 0) + 1
-            )
-            self.stats.decisions += 1
+            self._count(FALLBACK_DECISIONS)
             return decision
-        self.stats.decisions += 1
+        self._count(POLICY_DECISIONS)
         observation = self.encoder.encode(view)
         egocentric = self.observation.egocentric
         if self.advice is not None:  # as in training: the fallback's own choice, one-hot
@@ -176,6 +188,12 @@ class PolicyAgent(SyncAgent):
             rotation = self.table.rotation(view.seat)
             return self.table.choice_of(int(rotation[self.policy.act(observation, mask[rotation])]))
         return self.table.choice_of(self.policy.act(observation, mask))
+
+    def _count(self, who: str) -> None:
+        """One more decision, answered by `who` (`POLICY_DECISIONS` or
+        `FALLBACK_DECISIONS`); the two always add up to `stats.decisions`."""
+        self.stats.decisions += 1
+        self.stats.extra[who] = self.stats.extra.get(who, 0) + 1
 
     def _fits(self, view: View) -> bool:
         """Whether the policy may answer this view: the game's rules are the trained

@@ -7,7 +7,8 @@ The schema is a contract with the leaderboard package (docs/tournaments.md)::
      "seats": [{"seat", "agent", "agent_kind", "role", "faction", "side", "won",
                 "survived", "decisions", "reasks", "retries", "fallbacks",
                 "fallbacks_infrastructure", "fallbacks_model",
-                "tokens_in", "tokens_out", "cost"}],
+                "tokens_in", "tokens_out", "cost",
+                "extra" (only for an agent that keeps its own counters)}],
      "metrics": {"per_seat": {"0": {...}}, "game": {...}},
      "void", "void_reason" (only when void), "fallback_record",
      "cards" (only with LLM seats: {agent: model card}),
@@ -24,8 +25,13 @@ so ratings and win rates leave it out and a resumed tournament plays it again.
 ``banned`` lists the seats the rules bar from the next game (Palermo's removal for
 absences, `GameEnded.banned`), so a platform can act on it.
 ``fallbacks_infrastructure``/``fallbacks_model`` split a seat's fallbacks by who is to
-blame. ``cards`` holds each LLM agent's model card (`model_card`): what a reader needs
-to know which model, endpoint kind, sampling and prompt version produced the play.
+blame. A seat's ``extra`` is the agent's own further counters as its log's header
+records them (``meta.agent_stats``, `AgentStats.to_json`): a trained policy's
+``policy_decisions`` and ``fallback_decisions`` (how many of the seat's decisions the
+policy answered itself), an LLM player's belief calls; absent for agents that keep
+none, so their records are what they were. ``cards`` holds each LLM agent's model
+card (`model_card`): what a reader needs to know which model, endpoint kind, sampling
+and prompt version produced the play.
 """
 
 from __future__ import annotations
@@ -127,27 +133,28 @@ def build_record(
         card = model_card(agent)
         if card is not None:
             cards[agent.name] = card
-        seats.append(
-            {
-                "seat": seat,
-                "agent": agent.name,
-                "agent_kind": agent.kind,
-                "role": facts.roles.get(seat, ""),
-                "faction": facts.factions.get(seat, ""),
-                "side": facts.side_of(seat),
-                "won": seat in facts.winners,
-                "survived": facts.survived(seat),
-                "decisions": facts.decisions.get(seat, 0),
-                "reasks": int(stats.get("reasks", 0)),
-                "retries": int(stats.get("retries", 0)),
-                "fallbacks": facts.fallbacks.get(seat, 0),
-                "fallbacks_infrastructure": int(blame.get("infrastructure", 0)),
-                "fallbacks_model": int(blame.get("model", 0)),
-                "tokens_in": int(stats.get("tokens_in", 0)),
-                "tokens_out": int(stats.get("tokens_out", 0)),
-                "cost": float(stats.get("cost", 0.0)),
-            }
-        )
+        entry: dict[str, Any] = {
+            "seat": seat,
+            "agent": agent.name,
+            "agent_kind": agent.kind,
+            "role": facts.roles.get(seat, ""),
+            "faction": facts.factions.get(seat, ""),
+            "side": facts.side_of(seat),
+            "won": seat in facts.winners,
+            "survived": facts.survived(seat),
+            "decisions": facts.decisions.get(seat, 0),
+            "reasks": int(stats.get("reasks", 0)),
+            "retries": int(stats.get("retries", 0)),
+            "fallbacks": facts.fallbacks.get(seat, 0),
+            "fallbacks_infrastructure": int(blame.get("infrastructure", 0)),
+            "fallbacks_model": int(blame.get("model", 0)),
+            "tokens_in": int(stats.get("tokens_in", 0)),
+            "tokens_out": int(stats.get("tokens_out", 0)),
+            "cost": float(stats.get("cost", 0.0)),
+        }
+        if stats.get("extra"):
+            entry["extra"] = dict(stats["extra"])
+        seats.append(entry)
     record: dict[str, Any] = {
         "experiment": experiment,
         "spec_hash": spec_hash,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mafia_arena.metrics.deception import FALSE_CLAIM_DAYS_SQ
+
 from .records import SIDE_ORDER
 
 __all__ = [
@@ -25,10 +27,14 @@ __all__ = [
     "LLM_COLUMNS",
     "OPTIONAL_COLUMNS",
     "PER_SEAT_MEANS",
+    "POLICY_COUNTERS",
+    "RL_COLUMNS",
     "ROLE_COLUMNS",
     "SEAT_METRICS_READ",
     "ZERO_OPTIONAL_COLUMNS",
+    "has_agent_of_kind",
     "has_llm_agent",
+    "kept_columns",
     "side_sort_key",
 ]
 
@@ -60,6 +66,7 @@ COLUMN_DECIMALS: dict[str, int] = {
     "model_fallback_rate": 4,
     "tokens_per_game": 1,
     "cost_per_game": 6,
+    "policy_share": 4,
 }
 
 
@@ -97,6 +104,7 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "bt_solo",
     *_METRIC_COLUMNS,
     "void_games",
+    "policy_share",
 )
 #: Columns dropped from the agent table when no agent has a nonzero value: the split of
 #: fallbacks by blame says nothing where nobody fell back (scripted tables).
@@ -115,11 +123,38 @@ LLM_COLUMNS: tuple[str, ...] = (
 )
 
 
-def has_llm_agent(frame: pd.DataFrame) -> bool:
-    """Whether some agent of the table is of kind ``llm`` (alone or among its kinds)."""
+#: The columns of trained policies (agents of kind ``rl``), always kept in the table and
+#: shown in the README on a board with such an agent, and dropped on any other (no
+#: agent there has a value): `policy_share`, the share of their decisions the policy
+#: answered itself rather than its fallback. A 0 there is a result (a policy that never
+#: fitted the game), never "not measured".
+RL_COLUMNS: tuple[str, ...] = ("policy_share",)
+#: The counters a trained policy keeps of who answered its seat's decisions (the
+#: record's ``seats[].extra``; `agents.policy.PolicyAgent`): itself, or its fallback.
+#: Named here, not imported, so reading a board loads no agent code; a test plays the
+#: shipped policy through a tournament to this column, so the names cannot drift apart.
+POLICY_COUNTERS: tuple[str, str] = ("policy_decisions", "fallback_decisions")
+
+
+def has_agent_of_kind(frame: pd.DataFrame, kind: str) -> bool:
+    """Whether some agent of the table is of `kind` (alone or among its kinds)."""
     if "kind" not in frame:
         return False
-    return any("llm" in str(kind).split("+") for kind in frame["kind"])
+    return any(kind in str(kinds).split("+") for kinds in frame["kind"])
+
+
+def has_llm_agent(frame: pd.DataFrame) -> bool:
+    """Whether some agent of the table is of kind ``llm`` (alone or among its kinds)."""
+    return has_agent_of_kind(frame, "llm")
+
+
+def kept_columns(frame: pd.DataFrame) -> tuple[str, ...]:
+    """The columns the agent table and its README keep whatever their values, for the
+    kinds of agent on the board: `LLM_COLUMNS` with an ``llm`` agent, `RL_COLUMNS` with
+    an ``rl`` one (a 0 there is a measurement, and a missing column would read as "not
+    measured")."""
+    kept = LLM_COLUMNS if has_llm_agent(frame) else ()
+    return kept + (RL_COLUMNS if has_agent_of_kind(frame, "rl") else ())
 
 
 #: Per-seat metrics (``docs/metrics.md``) whose mean over seats is a column.
@@ -128,7 +163,6 @@ PER_SEAT_MEANS = ("irp", "vss", "bus_rate", "brier")
 #: of distinct false role claims, the mean days they stood and the mean of those days
 #: squared (each claim's days are one value of the column's mean and its interval).
 FALSE_CLAIMS, FALSE_CLAIM_DAYS = "false_role_claims", "false_claim_days"
-FALSE_CLAIM_DAYS_SQ = "false_claim_days_sq"
 #: Every per-seat metric a column reads; a test checks that the metrics write each one.
 SEAT_METRICS_READ: tuple[str, ...] = (
     *PER_SEAT_MEANS,
@@ -171,6 +205,7 @@ AGENT_COLUMNS = [
     *_with_bounds("false_claim_survival"),
     *_with_bounds("brier"),
     *LLM_COLUMNS,
+    *RL_COLUMNS,
 ]
 
 #: Columns of the roles table, in order, before ``rank`` is put first.

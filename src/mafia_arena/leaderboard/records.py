@@ -94,6 +94,9 @@ class SeatResult:
     metrics: Mapping[str, Any] = field(default_factory=dict)
     fallbacks_infrastructure: int = 0
     fallbacks_model: int = 0
+    #: The agent's own further counters (the record's ``seats[].extra``: a trained
+    #: policy's ``policy_decisions`` and ``fallback_decisions``); {} where it kept none.
+    extra: Mapping[str, float] = field(default_factory=dict)
 
     def metric(self, name: str) -> float | None:
         """The per-seat metric ``name`` as a finite float, or None when absent/null/NaN."""
@@ -264,7 +267,16 @@ def _parse_seat(raw: Mapping[str, Any], index: int, per_seat: Mapping[str, Any])
         metrics=dict(metrics),
         fallbacks_infrastructure=_int(raw.get("fallbacks_infrastructure")),
         fallbacks_model=_int(raw.get("fallbacks_model")),
+        extra=_extra(raw.get("extra")),
     )
+
+
+def _extra(raw: Any) -> dict[str, float]:
+    """A seat's ``extra`` counters as floats, {} where absent (a record written before
+    it, or an agent that keeps none); a null counter is left out (not counted)."""
+    if not isinstance(raw, Mapping):
+        return {}
+    return {str(k): _float(v) for k, v in raw.items() if v is not None}
 
 
 def parse_game(record: Mapping[str, Any]) -> GameResult:

@@ -6,8 +6,9 @@ NaN as the empty string and never ``-0.0``, so ``table_to_csv`` is byte-identica
 identical games, in any input order, and a published board's diff in git shows only
 what changed. The Markdown renderings are the compact README tables: a value with its
 interval in brackets, and optional metric columns shown only where some agent has a
-value (on a board with an LLM agent, the ``columns.LLM_COLUMNS`` always). Strings in,
-strings out: nothing here computes a statistic.
+value (always those of ``columns.kept_columns``: the ``columns.LLM_COLUMNS`` on a board
+with an LLM agent, the ``columns.RL_COLUMNS`` on one with a trained policy). Strings
+in, strings out: nothing here computes a statistic.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from .columns import COLUMN_DECIMALS, INTERVAL_COLUMNS, LLM_COLUMNS, has_llm_agent
+from .columns import COLUMN_DECIMALS, INTERVAL_COLUMNS, kept_columns
 
 __all__ = [
     "format_number",
@@ -123,6 +124,7 @@ _MD_METRICS: tuple[tuple[str, str, int], ...] = (
     ("void_games", "Void games", 0),
     ("tokens_per_game", "Tokens/game", 0),
     ("cost_per_game", "Cost/game", 4),
+    ("policy_share", "Policy share", 3),
 )
 
 
@@ -134,8 +136,10 @@ def _shown(frame: pd.DataFrame, column: str, keep: Sequence[str]) -> bool:
     agent's mafia survival of 0 is a result, and a README without the column would
     read as "not measured". A reliability or cost column (fallbacks, tokens, cost, void
     games) is shown only where some agent has a nonzero value, since a scripted board
-    counts none of them, and always when it is in `keep` (`columns.LLM_COLUMNS` on a
-    board with an LLM agent, where a 0 is a measurement)."""
+    counts none of them, and always when it is in `keep` (`columns.kept_columns`:
+    `columns.LLM_COLUMNS` on a board with an LLM agent, `columns.RL_COLUMNS` on one
+    with a trained policy, where a 0 is a measurement). `policy_share` is such a
+    column: it has a value only for trained policies, and then always."""
     if column not in frame:
         return False
     if column in keep:
@@ -161,7 +165,7 @@ def markdown_leaderboard(frame: pd.DataFrame, confidence: float = 0.95) -> str:
         f"BT Elo [{pct}]",
         "OpenSkill ordinal",
     ]
-    keep = LLM_COLUMNS if has_llm_agent(frame) else ()
+    keep = kept_columns(frame)
     metrics = [m for m in _MD_METRICS if _shown(frame, m[0], keep)]
     header += [f"{m[1]} [{pct}]" if m[0] in INTERVAL_COLUMNS else m[1] for m in metrics]
     rows = []

@@ -9,7 +9,8 @@ In the usual arena setup (one seat per agent per game) seats equal games. Seats 
 game share an outcome and read the same events, so every rate and mean over seats takes a
 game's seats as one cluster for its interval (`stats.clustered_wilson_interval`,
 `metrics.aggregate.ClusteredMeanAccumulator`). A void game (decided by infrastructure
-failures) counts only in reliability and cost.
+failures) counts only in reliability and cost, and in a trained policy's share of its
+own decisions (who answered is known however the game was decided).
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from dataclasses import dataclass, field
 from mafia_arena.metrics.aggregate import Moments, clustered_mean_ci, clustered_moments_ci
 from mafia_arena.stats import clustered_wilson_interval
 
-from .columns import FALSE_CLAIM_DAYS, FALSE_CLAIM_DAYS_SQ, FALSE_CLAIMS, PER_SEAT_MEANS
+from .columns import (
+    FALSE_CLAIM_DAYS,
+    FALSE_CLAIM_DAYS_SQ,
+    FALSE_CLAIMS,
+    PER_SEAT_MEANS,
+    POLICY_COUNTERS,
+)
 from .records import GameResult, SeatResult
 
 __all__ = ["SeatTotals"]
@@ -65,6 +72,10 @@ class SeatTotals:
     model_fallbacks: int = 0
     tokens: int = 0
     cost: float = 0.0
+    policy_decisions: float = 0.0
+    delegated_decisions: float = 0.0
+    """Decisions of the seats that count who answered them (`POLICY_COUNTERS`: trained
+    policies): answered by the policy itself, and left to its fallback."""
     void_games: set[int] = field(default_factory=set)
     all_games: set[int] = field(default_factory=set)
     per_game: dict[int, tuple[int, int]] = field(default_factory=dict)
@@ -81,6 +92,10 @@ class SeatTotals:
         self.model_fallbacks += seat.fallbacks_model
         self.tokens += seat.tokens_in + seat.tokens_out
         self.cost += seat.cost
+        own, delegated = POLICY_COUNTERS
+        if own in seat.extra:  # a seat without the counters says nothing of the split
+            self.policy_decisions += seat.extra[own]
+            self.delegated_decisions += seat.extra.get(delegated, 0.0)
         if game.void:
             self.void_games.add(game_no)
             return

@@ -24,12 +24,12 @@ import pandas as pd
 from .columns import (
     AGENT_COLUMNS,
     INTERVAL_COLUMNS,
-    LLM_COLUMNS,
     OPTIONAL_COLUMNS,
     PER_SEAT_MEANS,
     ROLE_COLUMNS,
     ZERO_OPTIONAL_COLUMNS,
     has_llm_agent,
+    kept_columns,
     side_sort_key,
 )
 from .ratings import DEFAULT_N_BOOT, compute_ratings
@@ -76,7 +76,8 @@ def leaderboard_table(
 
     ``ratings`` is the output of :func:`compute_ratings` for the same records (computed
     here with ``n_boot``/``seed``/``confidence`` when omitted). Optional metric columns
-    with no value for any agent are dropped (see :data:`.columns.OPTIONAL_COLUMNS`).
+    with no value for any agent are dropped (see :data:`.columns.OPTIONAL_COLUMNS`),
+    but for those the agents' kinds keep (:func:`.columns.kept_columns`).
     """
     games = prepare_games(records)
     ratings = _ratings_or_compute(games, ratings, n_boot, seed, confidence)
@@ -119,6 +120,7 @@ def leaderboard_table(
             "void_games": len(a.void_games),
             "tokens_per_game": _ratio(a.tokens, len(a.all_games)),
             "cost_per_game": _ratio(a.cost, len(a.all_games)),
+            "policy_share": _ratio(a.policy_decisions, a.policy_decisions + a.delegated_decisions),
         }
         for side in ("town", "mafia", "solo"):
             _put_interval(row, f"win_rate_{side}", a.rate(side, confidence))
@@ -131,7 +133,7 @@ def leaderboard_table(
     frame = _sort_and_rank(frame, ["agent"])
     if not has_llm_agent(frame):  # no void game and no split to report: not measured
         frame["void_games"] = frame["void_games"].where(frame["void_games"] > 0)
-    keep = LLM_COLUMNS if has_llm_agent(frame) else ()
+    keep = kept_columns(frame)
     drop = [c for c in OPTIONAL_COLUMNS if c in frame and frame[c].isna().all()]
     drop += [f"{c}_{end}" for c in drop if c in INTERVAL_COLUMNS for end in ("low", "high")]
     drop += [c for c in ZERO_OPTIONAL_COLUMNS if c in frame and not (frame[c] > 0).any()]

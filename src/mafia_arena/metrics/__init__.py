@@ -4,6 +4,8 @@
 ``metrics`` of a results-store record. A value is None where a metric is undefined for
 that game (no town votes, no beliefs stated, ...), never a made-up zero. The formulas
 are in docs/metrics.md; `aggregate` turns many games' values into means with CIs.
+`SEAT_MOMENTS` names the per-seat values that are moments kept for an interval (not
+metrics of their own): an agent's summary leaves them out.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mafia_arena.metrics.channels import channels
-from mafia_arena.metrics.deception import deception
+from mafia_arena.metrics.deception import SEAT_MOMENTS, deception
 from mafia_arena.metrics.detection import detection
 from mafia_arena.metrics.facts import GameFacts, extract_facts
 from mafia_arena.metrics.outcome import outcome
@@ -22,7 +24,14 @@ from mafia_arena.runner.log import GameLog
 
 FAMILIES = (outcome, detection, deception, persuasion, reliability, channels)
 
-__all__ = ["FAMILIES", "GameFacts", "compute_metrics", "extract_facts", "metrics_of_facts"]
+__all__ = [
+    "FAMILIES",
+    "SEAT_MOMENTS",
+    "GameFacts",
+    "compute_metrics",
+    "extract_facts",
+    "metrics_of_facts",
+]
 
 
 def metrics_of_facts(facts: GameFacts) -> dict[str, Any]:

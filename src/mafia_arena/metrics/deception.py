@@ -15,6 +15,14 @@ from mafia_arena.metrics.ratios import Counts, ratio
 
 PerSeat = dict[int, dict[str, Any]]
 
+FALSE_CLAIM_DAYS_SQ = "false_claim_days_sq"
+"""The per-seat mean of the squared days the seat's false role claims stood: a second
+moment, kept beside ``false_claim_days`` so that an interval over claims (the
+leaderboard's ``false_claim_survival``) counts each claim's own days once."""
+SEAT_MOMENTS: frozenset[str] = frozenset({FALSE_CLAIM_DAYS_SQ})
+"""Per-seat values that are moments for an interval, not metrics to read on their own:
+the records keep them for the intervals, summaries of an agent (MLflow) leave them out."""
+
 
 def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
     drawn: dict[str, list[int]] = {MAFIA: [0, 0], TOWN: [0, 0]}  # town votes, exposures
@@ -48,7 +56,7 @@ def deception(f: GameFacts) -> tuple[PerSeat, dict[str, Any]]:
             "false_role_claims": len(stood),
             "false_claim_days": ratio(sum(stood), len(stood)),
             # with the count and the mean, the spread of the days over the seat's claims
-            "false_claim_days_sq": ratio(sum(d * d for d in stood), len(stood)),
+            FALSE_CLAIM_DAYS_SQ: ratio(sum(d * d for d in stood), len(stood)),
             "false_result_claims": len(claims.results.get(seat, [])),
         }
     game: dict[str, Any] = {

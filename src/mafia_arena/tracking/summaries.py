@@ -11,7 +11,9 @@ run's metric list holds one entry per quantity rather than three.
 * per agent (`agent_aggregates`, names ``agent.<name>.…``): win rate and survival
   overall and per side (Wilson at the effective number of seats, a game's seats one
   cluster: `stats.clustered_wilson_interval`, as the leaderboard's), the mean of every
-  per-seat metric over the agent's seats where it is defined, and tokens and cost per
+  per-seat metric over the agent's seats where it is defined (but the moments the records
+  keep only for an interval, `metrics.SEAT_MOMENTS` such as ``false_claim_days_sq``:
+  no quantity a reader reads on its own), and tokens and cost per
   seat (means whose interval takes a game's seats as one cluster:
   `metrics.aggregate.ClusteredMeanAccumulator`); seat counts are counts (their interval
   is the point);
@@ -29,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
+from mafia_arena.metrics import SEAT_MOMENTS
 from mafia_arena.metrics.aggregate import (
     ClusteredMeanAccumulator,
     Estimate,
@@ -197,7 +200,8 @@ class SeatTally:
         for seat, metrics in self._seats(record):
             per_metric, per_token = values.setdefault(seat["agent"], ({}, {}))
             for key, value in metrics.items():
-                per_metric.setdefault(key, []).append(_number(value))
+                if key not in SEAT_MOMENTS:
+                    per_metric.setdefault(key, []).append(_number(value))
             for key in self.TOKEN_KEYS:
                 per_token.setdefault(key, []).append(_number(seat.get(key, 0)))
         for name, (per_metric, per_token) in values.items():

@@ -1,7 +1,8 @@
 """Per-game and per-seat tables of a set of records, written as CSV (and Parquet).
 
 One row per game (`game_rows`) or per seat (`seat_rows`), metric columns prefixed
-``m.`` so they never collide with the record's own fields; one row per aggregate
+``m.`` and a seat's agent counters ``extra.`` so they never collide with the record's
+own fields; one row per aggregate
 estimate with its interval (`estimate_rows`). Parquet is written as well
 when pyarrow is installed (typed columns load faster in pandas than CSV).
 
@@ -53,7 +54,10 @@ def game_row(r: Row, matchup_of: Callable[[int], str]) -> Row:
 
 
 def seat_rows_of(r: Row, matchup_of: Callable[[int], str]) -> Iterator[Row]:
-    """The rows of one game record's seats."""
+    """The rows of one game record's seats: the seat's fields, its agent's own counters
+    (``extra``) one column each as ``extra.<name>`` (a column holds one type; an object
+    would be a text in the CSV and a struct of whichever names came first in the
+    Parquet file), then its metrics."""
     per_seat = stored_metrics(r, "per_seat")
     matchup = matchup_of(r["game_index"])
     for seat in r["seats"]:
@@ -62,8 +66,9 @@ def seat_rows_of(r: Row, matchup_of: Callable[[int], str]) -> Iterator[Row]:
             "matchup": matchup,
             "variant": r["variant"],
             "players": r["players"],
-            **seat,
+            **{k: v for k, v in seat.items() if k != "extra"},
         }
+        row.update({f"extra.{k}": v for k, v in (seat.get("extra") or {}).items()})
         row.update({f"m.{k}": v for k, v in per_seat.get(str(seat["seat"]), {}).items()})
         yield row
 

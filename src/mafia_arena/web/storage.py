@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mafia_arena.agents.base import AgentStats
+from mafia_arena.agents.base import AgentStats, extra_json
 from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.engine.game import Game
 from mafia_arena.results_file import STORE_NAME, after_last_newline, record_line
@@ -130,7 +130,10 @@ def results_record(
     ``void_reason`` (only when void), ``fallback_record`` and per seat
     ``fallbacks_infrastructure`` / ``fallbacks_model`` (bot seats; 0 for people).
     ``banned`` (only when there are any) lists the seats the rules bar from the next
-    game (Palermo's removal for absences), for the platform to act on."""
+    game (Palermo's removal for absences), for the platform to act on. A seat's
+    ``extra`` (only where its agent keeps counters of its own: a trained policy's
+    ``policy_decisions`` and ``fallback_decisions``) is that agent's, as a tournament
+    record's; like ``tokens_in``, it leaves out the stand-in's."""
     meta = meta or {}
     blame = (meta.get("fallbacks") or {}).get("by_seat", {})
     assert game.over
@@ -146,30 +149,29 @@ def results_record(
     seats = []
     for seat_no, entry in enumerate(entries):
         seat = state.seats[seat_no]
-        seats.append(
-            {
-                "seat": seat_no,
-                "agent": entry.agent,
-                "agent_kind": entry.kind,
-                "role": seat.card,
-                "faction": seat.faction,
-                "side": game.variant.factions[seat.faction].side,
-                "won": seat_no in state.winners,
-                "survived": seat.alive,
-                "decisions": decisions[seat_no],
-                "fallbacks": fallbacks[seat_no],
-                "fallbacks_infrastructure": int(
-                    blame.get(str(seat_no), {}).get("infrastructure", 0)
-                ),
-                "fallbacks_model": int(blame.get(str(seat_no), {}).get("model", 0)),
-                "tokens_in": entry.stats.tokens_in,
-                "tokens_out": entry.stats.tokens_out,
-                "cost": entry.stats.cost,
-                "replaced": entry.replaced,
-                "stand_in": entry.stand_in if stood_in[seat_no] else None,
-                "stand_in_decisions": stood_in[seat_no],
-            }
-        )
+        row: dict[str, Any] = {
+            "seat": seat_no,
+            "agent": entry.agent,
+            "agent_kind": entry.kind,
+            "role": seat.card,
+            "faction": seat.faction,
+            "side": game.variant.factions[seat.faction].side,
+            "won": seat_no in state.winners,
+            "survived": seat.alive,
+            "decisions": decisions[seat_no],
+            "fallbacks": fallbacks[seat_no],
+            "fallbacks_infrastructure": int(blame.get(str(seat_no), {}).get("infrastructure", 0)),
+            "fallbacks_model": int(blame.get(str(seat_no), {}).get("model", 0)),
+            "tokens_in": entry.stats.tokens_in,
+            "tokens_out": entry.stats.tokens_out,
+            "cost": entry.stats.cost,
+            "replaced": entry.replaced,
+            "stand_in": entry.stand_in if stood_in[seat_no] else None,
+            "stand_in_decisions": stood_in[seat_no],
+        }
+        if entry.stats.extra:  # the seat's agent's own counters, as a tournament's
+            row["extra"] = extra_json(entry.stats.extra)
+        seats.append(row)
     record: dict[str, Any] = {
         "experiment": source,
         "source": source,
