@@ -225,12 +225,16 @@ def test_reset_seed_reproduces_the_engine_game() -> None:
 
 def test_an_unchanged_view_gives_back_the_same_observation() -> None:
     """A seat whose knowledge and request did not change since its last observation
-    gets the same arrays (a Parallel step observes every seat); a changed one new ones."""
+    gets the same arrays (a Parallel step observes every seat), read-only and in a dict
+    of its own; a changed one new ones."""
     env = mafia_env.raw_parallel_env("standard", 7)
     env.reset(seed=3)
     session = env.session
     first = session.observe(0)
-    assert session.observe(0) is first
+    again = session.observe(0)
+    assert again is not first
+    assert all(again[key] is first[key] for key in ("observation", "action_mask"))
+    assert not (first["observation"].flags.writeable or first["action_mask"].flags.writeable)
     seen = len(session.view(0).knowledge.events)
     while len(session.view(0).knowledge.events) == seen:
         actions = dict.fromkeys(env.agents, 0)
@@ -239,7 +243,7 @@ def test_an_unchanged_view_gives_back_the_same_observation() -> None:
             assert request is not None
             actions[f"player_{seat}"] = session.table.ids(request)[0]
         env.step(actions)
-    assert session.observe(0) is not first
+    assert session.observe(0)["observation"] is not first["observation"]
 
 
 def test_a_forum_rounds_turns_do_not_show_who_hands_in_a_night_form() -> None:

@@ -102,3 +102,15 @@ def test_switches_change_the_kinds_a_variant_asks() -> None:
     assert "speak" not in request_kinds("standard", 7, {"discussion_rounds": 0})
     assert "explain" in request_kinds("club", 10)
     assert "explain" not in request_kinds("club", 10, {"explain_nominations": False})
+
+
+def test_kinds_given_as_one_string_is_refused_by_that_string() -> None:
+    """``kinds="vote"`` is a sequence of letters: the refusal names the string the user
+    wrote and the tuple to write, with the kinds the variant asks, not ``'v'``."""
+    with pytest.raises(ValueError) as refused:
+        TeamEnv(TeamSetup(variant="standard", players=7, kinds="vote"), seed=0)  # type: ignore[arg-type]
+    message = str(refused.value)
+    assert "kinds is the string 'vote'" in message
+    assert "kinds=('vote',)" in message
+    assert "speak, vote, or '*' for every decision" in message
+    assert "'v'" not in message

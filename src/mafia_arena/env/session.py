@@ -297,25 +297,32 @@ class GameSession:
         equal to encoding its `view`, without freezing a snapshot that only `info`
         needs. New entries the encoding does not show (a narration, a ballot before its
         tally) also give the same arrays back (`ObservationEncoder.encode_seat`).
-        Callers must not write into the arrays.
+
+        So the arrays are read-only (`numpy.ndarray.flags.writeable` is False): a caller
+        that wrote into one in place (a normalising wrapper, a preprocessing step) would
+        otherwise see its writes again in the seat's later observations, and a mask's
+        in those of every seat offered the same choices (`ActionTable.shared_mask`). A
+        write raises ``ValueError``; copy an array to change it. The dict is a new one
+        at every call (two entries), so a caller may take the mask out of it.
         """
         game = self.current
         stamp = self._stamp(game)
         last = self._observed[seat]
         if last is not None and last.stamp == stamp:
-            return last.obs
+            return last.obs.copy()
         fold = self._advance(seat, game, stamp)
         request = game.request(seat) if self._asking() else None
         count = len(fold.entries)
         if last is not None and last.request is request:
             if last.fold is fold and last.count == count:
                 last.stamp = stamp
-                return last.obs
+                return last.obs.copy()
             mask = last.obs["action_mask"]  # same request, same legal actions
         else:
-            mask = self.table.shared_mask(request)
+            mask = self.table.shared_mask(request)  # read-only already
             if self.egocentric:  # ids relative to the seat (`ActionTable.rotation`)
                 mask = mask[self.table.rotation(seat)]
+                mask.flags.writeable = False
         observation = self.encoder.encode_seat(fold, request)
         if (
             last is not None
@@ -323,10 +330,12 @@ class GameSession:
             and last.obs["action_mask"] is mask
         ):
             last.stamp, last.fold, last.count, last.request = stamp, fold, count, request
-            return last.obs
+            return last.obs.copy()
+        # the encoder hands out an array it never writes again (a new state is a copy)
+        observation.flags.writeable = False
         obs = {"observation": observation, "action_mask": mask}
         self._observed[seat] = _Observed(stamp, fold, count, request, obs)
-        return obs
+        return obs.copy()
 
     def state(self) -> np.ndarray:
         """The omniscient encoding of the game now, for centralised critics only

@@ -28,7 +28,10 @@ only legal action is 0, wait) left out.
   game's last observation of the acting seat is ``infos["final_obs"][i]`` and
   ``infos["_final_obs"][i]`` is true (Gymnasium's convention), with
   ``infos["final_rewards"]`` / ``infos["final_seed"]`` beside it. (So Gymnasium's
-  vector observation wrappers refuse the env: they would miss the final observations.)
+  vector observation wrappers, ``FlattenObservation`` among them, refuse the env: they
+  would miss the final observations. Their refusal names only the autoreset mode; none
+  is needed, ``obs["observation"]`` is already flat and ``obs["action_mask"]`` holds
+  the masks.)
 - Rows as sub-environments: `call` / `get_attr` / `set_attr` as Gymnasium's
   `SyncVectorEnv` has them, a row being one game (`MafiaVectorEnv.call`).
 - Seeding, per game: ``reset(seed=s)`` deals row i the engine seed ``s + i`` (so row i's
@@ -99,12 +102,12 @@ class MafiaVectorEnv(VectorEnv):
     ) -> None:
         """`variant`, `players`, `overrides` as for `env()` (overrides apply to a variant
         name or path); `illegal_reward` as in the module docstring; `copy`: return fresh
-        arrays from `reset`/`step` (False: the env's own buffers, overwritten by the next
-        call — faster, for loops that consume them at once); `text`: also return each
-        row's text view in ``infos["text"]`` (off by default: rendering it costs more
-        than the numbers, and a learner reads the arrays); `observation`,
-        `history_days`, `egocentric`, `max_players`: the observation layout and its
-        options, as for `env()` (`docs/env.md`)."""
+        arrays from `reset`/`step` (False: read-only views of the env's own buffers,
+        overwritten by the next call — faster, for loops that consume them at once);
+        `text`: also return each row's text view in ``infos["text"]`` (off by default:
+        rendering it costs more than the numbers, and a learner reads the arrays);
+        `observation`, `history_days`, `egocentric`, `max_players`: the observation
+        layout and its options, as for `env()` (`docs/env.md`)."""
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
         spec = variant if isinstance(variant, Variant) else load_variant(variant, overrides)
@@ -143,6 +146,13 @@ class MafiaVectorEnv(VectorEnv):
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, actions))
         self._obs = np.zeros((num_envs, size), dtype=np.float32)
         self._masks = np.zeros((num_envs, actions), dtype=np.int8)
+        self._shared: Obs = {
+            "observation": _read_only(self._obs),
+            "action_mask": _read_only(self._masks),
+        }
+        """What ``copy=False`` hands out: read-only views of the buffers, which the env
+        rewrites at every call and a caller's write must not reach (an illegal move's
+        final observation is copied from them)."""
         self._shown: list[np.ndarray] = [self.table.shared_mask(None)] * num_envs
         """The mask each row shows, the table's own read-only array: legality is judged
         on it, not on the buffers a caller may hold (`copy=False`)."""
@@ -446,7 +456,7 @@ class MafiaVectorEnv(VectorEnv):
     def _out(self) -> Obs:
         if self.copy:
             return {"observation": self._obs.copy(), "action_mask": self._masks.copy()}
-        return {"observation": self._obs, "action_mask": self._masks}
+        return self._shared.copy()
 
     def __repr__(self) -> str:
         return f"MafiaVectorEnv({self.metadata['name']}, num_envs={self.num_envs})"
@@ -469,6 +479,13 @@ attribute): a row's spaces are the env's single spaces, as a sub-environment's a
 
 SETTABLE = ("illegal_reward", "copy", "text")
 """The options `MafiaVectorEnv.set_attr` sets (shared by every row)."""
+
+
+def _read_only(buffer: np.ndarray) -> np.ndarray:
+    """A view of `buffer` that refuses writes (the buffer itself stays writeable)."""
+    view = buffer.view()
+    view.flags.writeable = False
+    return view
 
 
 def _team_rewards(game: Game, players: int) -> np.ndarray:

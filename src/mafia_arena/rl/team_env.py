@@ -84,7 +84,10 @@ def check_kinds(
     """Raise `ValueError` unless `kinds` names at least one kind and only kinds the
     variant can ask at `players` seats (of `side`, when given, which must be dealt
     there: `check_side`; `rl.kinds`): a learner asked nothing would have `reset` deal
-    games forever. The message names the kind, the variant and the kinds it does ask."""
+    games forever. The message names the kind, the variant and the kinds it does ask.
+
+    A bare string (``kinds="vote"``) is refused as such: it is a sequence of its
+    letters, and the refusal would otherwise name ``'v'``, a kind nobody wrote."""
     if not kinds:
         raise ValueError("name at least one request kind (or '*' for every decision)")
     if side is not None:
@@ -92,6 +95,11 @@ def check_kinds(
     asked = asked_sides(variant, players)
     mine = request_kinds(variant, players, side=side)
     listed = f"{', '.join(mine)}, or '*' for every decision"
+    if isinstance(kinds, str):
+        raise ValueError(
+            f"kinds is the string {kinds!r}, not a sequence of request kinds: write "
+            f"kinds=({kinds!r},) (the kinds of {variant.name} at {players} players: {listed})"
+        )
     for kind in kinds:
         if kind == ALL_KINDS or kind in mine:
             continue
@@ -376,10 +384,15 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         return reward, signals
 
     def _observation(self) -> np.ndarray:
+        """The deciding seat's observation as an array of the caller's own: the
+        session's is read-only and handed out again while the seat's view is unchanged
+        (`GameSession.observe`), and a Gymnasium learner may write into what `reset`
+        and `step` return. One copy per learner decision, next to the scripted
+        players' decisions it waits for."""
         assert self._seat is not None
         observation = self.session.observe(self._seat)["observation"]
         if not self.setup.advice:
-            return observation
+            return observation.copy()
         return with_advice(observation, self.teacher_action(), self.actions)
 
     def _info(self, signals: list[dict[str, Any]], final: bool = False) -> dict[str, Any]:
