@@ -17,7 +17,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "mafia_arena"
 
 LAYERS: list[set[str]] = [
-    {"input_files", "sigterm"},
+    {"input_files", "sigterm", "local_ray_reaper"},
     {
         "stats",
         "seat_seeds",

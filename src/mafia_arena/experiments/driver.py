@@ -37,16 +37,18 @@ The driver is the only process that writes results and talks to MLflow. It
    (beyond an index of 9 bytes and a compact rating entry per game).
 
 Ctrl-C (or SIGTERM) cancels the outstanding tasks, ends the MLflow runs ``KILLED`` and
-raises `Interrupted` (a `KeyboardInterrupt`) saying how many games are stored; the next
-call resumes. SIGTERM is such an interrupt from the first line of `run_tournament`
-on (`mafia_arena.sigterm`), also while Ray starts (`local_ray`: what it had started is
-shut down); stopped before the store was read, `Interrupted` says that no game was
-played. Games that failed are reported at the end by `TournamentError`, after
-everything else is stored and tracked.
+raises `Interrupted` (a `KeyboardInterrupt`) saying how many games are stored, read back
+from the store once it is closed (`_stored_after_interrupt`); the next call resumes.
+SIGTERM is such an interrupt from the first line of `run_tournament` on
+(`mafia_arena.sigterm`), also while Ray starts (`local_ray`: what it had started is shut
+down); stopped before the store was read, `Interrupted` says that no game was played.
+Games that failed are reported at the end by `TournamentError`, after everything else is
+stored and tracked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 import uuid
@@ -297,7 +299,7 @@ def _run(
         if tracker is not None:
             tracker.interrupted("KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
         if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
-            stored = len(StoredRecords(store.path, experiment.spec_hash))
+            stored = _stored_after_interrupt(store, experiment)
             raise Interrupted(stored, experiment.games_total) from None
         raise
     finally:
@@ -320,6 +322,20 @@ def _run(
             summary,
         )
     return summary
+
+
+def _stored_after_interrupt(store: ResultsStore, experiment: Experiment) -> int:
+    """How many games of `experiment` the store holds once an interrupt stopped the run:
+    the store is closed first, then read back, so the count is what the next run finds.
+
+    Why closed first: an interrupt that lands while a batch is being appended leaves some
+    of its lines in the file's buffer, and closing writes them to the store (their logs
+    are already in place: `ResultsStore.append`). Counting before that undercounted the
+    games the next run skips. A store that cannot take them (a full disk) keeps what it
+    holds; the count reads that."""
+    with contextlib.suppress(OSError):
+        store.close()
+    return len(StoredRecords(store.path, experiment.spec_hash))
 
 
 def _jobs(

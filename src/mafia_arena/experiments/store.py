@@ -47,6 +47,7 @@ Contract
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import time
@@ -281,13 +282,26 @@ class ResultsStore:
         return stamp
 
     def close(self) -> None:
-        if self._writers is not None:
-            self._writers.shutdown()
-            self._writers = None
-        if self._out is not None:
-            self._out.close()
-            self._out = None
-        if self._lock is not None:
-            fcntl.flock(self._lock, fcntl.LOCK_UN)
-            self._lock.close()
-            self._lock = None
+        """Release the folder (a second call does nothing). Lines that an interrupted
+        `append` left in the file's buffer are written and fsynced first: their logs are
+        already in place, so they are stored games like the ones before them. The lock
+        is released even if that write fails."""
+        try:
+            if self._writers is not None:
+                self._writers.shutdown()
+                self._writers = None
+            if self._out is not None:
+                out, self._out = self._out, None
+                try:
+                    out.flush()
+                    os.fsync(out.fileno())
+                except OSError as exc:
+                    with contextlib.suppress(OSError):  # it failed to write them once
+                        out.close()
+                    raise naming(exc, self.path) from exc
+                out.close()
+        finally:
+            if self._lock is not None:
+                fcntl.flock(self._lock, fcntl.LOCK_UN)
+                self._lock.close()
+                self._lock = None

@@ -1,0 +1,62 @@
+"""Two tournaments started at once on one machine, as a user runs them: two real
+`mafia-arena tournament` processes, each on the private local Ray it starts. Both store
+every game, and neither cluster finds a port taken by the other (Ray's defaults fix
+three: the dashboard agent's 52365 and the metrics servers' 44217 and 44227).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from tests.tournament.conftest import REPO, SMOKE
+
+pytest.importorskip("ray")
+
+
+def session_logs(driver_pid: int) -> list[Path]:
+    """The log files of the Ray session the driver `driver_pid` started (Ray names a
+    session folder after the process that started it)."""
+    from ray._common.utils import get_default_ray_temp_dir
+
+    sessions = list(Path(get_default_ray_temp_dir()).glob(f"session_*_{driver_pid}"))
+    assert len(sessions) == 1, sessions
+    return [path for path in (sessions[0] / "logs").rglob("*") if path.is_file()]
+
+
+def test_two_tournaments_started_at_once_both_finish_on_ports_of_their_own(
+    tmp_path: Path,
+) -> None:
+    env = {**os.environ, "MAFIA_ARENA_FAULT": json.dumps({"sleep_per_game_s": 0.5})}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    command = [sys.executable, "-m", "mafia_arena.cli", "tournament", str(SMOKE), "--no-tracking"]
+    drivers = [
+        subprocess.Popen(
+            [*command, "--results", str(tmp_path / name)],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("first", "second")
+    ]
+    try:
+        ends = [driver.communicate(timeout=300) for driver in drivers]
+    finally:
+        for driver in drivers:
+            if driver.poll() is None:
+                driver.kill()
+    for driver, (out, err) in zip(drivers, ends, strict=True):
+        assert driver.returncode == 0, err
+        assert "12/12 games stored (12 played now" in out
+        taken = [
+            path.name
+            for path in session_logs(driver.pid)
+            if "address already in use" in path.read_text(errors="replace").lower()
+        ]
+        assert taken == [], f"a port of the cluster of driver {driver.pid} was taken: {taken}"
