@@ -1,7 +1,8 @@
 """LLM bots in a web game are recorded as in tournaments: a fallback an LLM player
 reports is the engine's default with its reason, the log's meta and the results record
 carry the fallback record and the void verdict, the traces are stored beside the log,
-and the replay shows them only after the game.
+and the replay shows them only after the game, on the replay page too, with the parts
+of replies that were not used marked as such.
 
 The LLM bots talk to the scripted OpenAI-compatible server of the LLM tests (a real
 HTTP server on loopback) that fails some requests (503s: the endpoint's fault) and
@@ -17,15 +18,23 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 from tests.host_key import FIXED_HOST_KEY
 from tests.llm.fake_openai import Action, FakeOpenAI, error, reply
 from tests.llm_agent.support import auto_fake_with_fresh_breakers, enum_of, set_answer
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, autopilot
+from tests.web.test_replay_mismatch import stored_game
 
+from mafia_arena.agents.llm_trace import decision_trace
+from mafia_arena.agents.random_agent import RandomAgent
+from mafia_arena.engine.catalogue import DecisionRecord
 from mafia_arena.llm.accounting import attribution
 from mafia_arena.results_file import read_records
+from mafia_arena.rules import load_variant
+from mafia_arena.runner import play_match_sync
 from mafia_arena.runner.log import GameLog, traces_path
+from mafia_arena.runner.traces import trace_lines
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -127,3 +136,62 @@ def test_llm_bots_fallbacks_verdict_and_traces_are_stored_and_replayed_after_the
     assert len(shown) == len(log.traces)
     assert any(t["reason"] == MARK and t["agent"] == "web-llm" for t in shown)
     assert {t["decided"].split(":")[0] for t in shown} >= {"fell back"}
+
+
+UNUSED = "answer 1 content (beside a tool call): I would vote P3, but let me think"
+
+
+@pytest.mark.browser
+def test_the_replay_page_shows_the_parts_of_replies_that_were_not_used(
+    browser: Any, server: LiveServer
+) -> None:
+    """A trace's ``dropped`` lines (what a model wrote that was not used, as content
+    beside a tool call) are shown in the host view of the replay page, each under "not
+    used" and set apart from the answers, as the terminal replay writes them."""
+    log = play_match_sync(
+        load_variant("simple"), [RandomAgent(s) for s in range(5)], 3, host_key=FIXED_HOST_KEY
+    ).log
+    decided = next(e for e in log.events if isinstance(e.fact, DecisionRecord) and not e.fact.host)
+    assert isinstance(decided.fact, DecisionRecord)
+    log.traces = [
+        decision_trace(
+            seat=decided.fact.seat,
+            seq=decided.seq - 1,
+            day=decided.day,
+            kind=decided.fact.kind,
+            call="choose",
+            template="vote",
+            versions={},
+            sent=[],
+            question="Whom do you vote for?",
+            full_prompt=False,
+            stats=None,
+            fallback=None,
+            answers=['{"choice": "P3"}'],
+            choice="P3",
+            dropped=[UNUSED],
+        )
+    ]
+    assert f"not used: {UNUSED}" in "\n".join(trace_lines(log.traces[0]))  # the terminal's
+    log.save(server.manager.settings.logs_dir / "unused.jsonl")  # the traces beside it
+    stored_game(server, "unused", log)
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/replay/unused")
+        page.locator("#past-seat").select_option("traces")
+        trace = page.locator("#past-lines li.trace")
+        expect(trace).to_have_count(1, timeout=15_000)
+        unused = trace.locator("dd.dropped")
+        expect(unused).to_have_text(UNUSED)
+        expect(trace.locator("dt.dropped")).to_have_text("not used")
+        # set apart from the answer the bot gave
+        expect(trace.locator("dd:not(.dropped)", has_text="P3").first).to_be_visible()
+        styles = page.evaluate(
+            "[...document.querySelectorAll('#past-lines li.trace dd')]"
+            ".map((dd) => getComputedStyle(dd).fontStyle)"
+        )
+        assert styles.count("italic") == 1
+    finally:
+        context.close()

@@ -1,11 +1,16 @@
 """A Palermo game in Chromium: the seat's role panel shows the intrigue card it holds
 (title, text, when it can be played) and its own player state, and the player list
 gives every seat a state badge, so an imprisoned player no longer looks like any other
-one. Only what the page data carries for that seat is shown (web/render.py)."""
+one. Only what the page data carries for that seat is shown (web/render.py). A ghost's
+turn says why it is asked; on a phone the header keeps its two rows with the clock's
+long phase names."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -127,3 +132,104 @@ def test_palermo_roles_are_named_on_the_page_not_by_their_ids(
         "Known Mafioso A",
         "Hidden Mafioso",
     ]
+
+
+def _invited_page(browser: Any, server: LiveServer, created: dict[str, Any], **options: Any) -> Any:
+    """P1's page, joined through its invite, in a context of its own (`options`)."""
+    page = browser.new_context(**options).new_page()
+    page.goto(f"{server.url}/g/{created['game_id']}#invite={created['invites'][0]['invite']}")
+    page.fill("#join-name", "Ada")
+    page.click("#join-button")
+    return page
+
+
+def _pass_until(page: Any, reached: Callable[[], bool], timeout: float = 90) -> None:
+    """Answer every turn with its first option, the pass ("done for this phase", "keep
+    my ballot"), until `reached()`."""
+    deadline = time.monotonic() + timeout
+    done = page.locator("#choices button[data-choice='0']:enabled")
+    while not reached():
+        assert time.monotonic() < deadline, "the game never reached the moment"
+        assert not page.locator("#end").is_visible(), "the game ended first"
+        if done.count():
+            with contextlib.suppress(Exception):  # re-rendered under the click: poll again
+                done.first.click(timeout=2000)
+        page.wait_for_timeout(50)
+
+
+GHOST_NOTE = (
+    "Ghosts are asked alike, with an intrigue card or without, so being asked tells nobody"
+    " who holds one. Nothing to play? Choose \u201cdone for this phase\u201d."
+)
+
+
+def test_a_ghosts_turn_says_why_the_ghost_is_asked(
+    browser: Any, heuristic_server: LiveServer
+) -> None:
+    """P1, assassinated in round 3's night, is asked in that day's afternoon, card or
+    not (being asked must not show who holds Failed Assassination): P1 holds Pythia's
+    Oracle, which a ghost cannot play, so the turn offers only "done for this phase".
+    The page says why in one fixed line, from the seat's own state alone, so it reads
+    the same for every ghost; an active seat's turns do not show it."""
+    server = heuristic_server
+    created = server.create(variant="palermo", players=12, seed=7, seats=[{"kind": "human"}])
+    page = _invited_page(browser, server, created, viewport={"width": 1280, "height": 900})
+    try:
+        note = page.get_by_test_id("ghost-note")
+        expect(page.locator("#choices button").first).to_be_visible(timeout=30_000)
+        expect(page.get_by_test_id("you-state")).to_have_text("Your state: active")
+        expect(note).to_have_count(1)
+        expect(note).to_be_hidden()  # an active seat's turn
+        _pass_until(page, note.is_visible)
+        expect(note).to_have_text(GHOST_NOTE)
+        expect(page.get_by_test_id("you-state")).to_have_text("Your state: ghost")
+        assert page.locator("#choices button").all_inner_texts() == ["done for this phase"]
+        expect(page.locator("#you-intrigue-title")).to_have_text("Pythia's Oracle")
+        assert view_of(server.game(created["game_id"]), 0).knowledge.card == "pythia"
+    finally:
+        page.context.close()
+
+
+def _rows(page: Any) -> int:
+    """How many rows the header's items sit in (their vertical centres, 6 px apart)."""
+    centres = page.evaluate(
+        "['#brand', '#phase', '#timer', '#players-toggle', '#sound', '#alerts']"
+        ".map((q) => document.querySelector(q)).map((e) => e.closest('label') || e)"
+        ".map((e) => e.getBoundingClientRect()).map((r) => r.top + r.height / 2)"
+    )
+    rows: list[float] = []
+    for centre in sorted(centres):
+        if not rows or centre - rows[-1] > 6:
+            rows.append(centre)
+    return len(rows)
+
+
+def test_on_a_phone_a_long_phase_name_does_not_wrap_the_header(
+    browser: Any, heuristic_server: LiveServer
+) -> None:
+    """At 360 px the header keeps two rows, the name and the switches above the phase,
+    the countdown and the players button, whatever the phase: "early night 1" wrapped
+    the switches onto a third row; a name too long for its row is cut with an
+    ellipsis, and the header's height does not change."""
+    server = heuristic_server
+    created = server.create(variant="palermo", players=12, seed=1, seats=[{"kind": "human"}])
+    phone = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+    page = _invited_page(browser, server, created, **phone)
+    try:
+        phase = page.locator("#phase")
+        expect(phase).to_have_text("morning 1", timeout=30_000)
+        _pass_until(page, lambda: phase.inner_text().lower().startswith("early night"))
+        expect(phase).to_have_text("early night 1")  # the seat's own turn names it
+        assert _rows(page) == 2
+        height = page.evaluate("document.getElementById('top').getBoundingClientRect().height")
+        cut = page.evaluate(
+            "(() => { const p = document.getElementById('phase');"
+            " p.textContent = 'early night 1 of a very long game indeed';"
+            " const r = document.getElementById('top').getBoundingClientRect().height;"
+            " return [r, p.scrollWidth > p.clientWidth]; })()"
+        )
+        assert cut == [height, True]  # cut, not wrapped
+        assert _rows(page) == 2
+        assert_fits(page, "palermo header at 360 px")
+    finally:
+        page.context.close()

@@ -1,6 +1,7 @@
 """Turn alerts in real Chromium: at a player's first request the tab title carries the
 turn marker and, with alerts on and the tab in the background, the Notification API is
-called with the request's prompt (`notify` in static/game.js)."""
+called with the request's prompt (`notify` in static/game.js); a browser that refuses
+notifications unticks "alerts" and the page says so."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from tests.web.browser_support import step
 from tests.web.support import LiveServer
 
@@ -118,5 +120,44 @@ def test_the_turn_sound_reuses_one_audio_context(browser: Any, server: LiveServe
             assert not step(page, rng, None), "the game ended before three turns"
             page.wait_for_timeout(50)
         assert page.evaluate("window.__audio") == 1
+    finally:
+        context.close()
+
+
+def test_alerts_refused_by_the_browser_say_so_and_how_to_allow_them(
+    browser: Any, server: LiveServer
+) -> None:
+    """Notifications denied for the site (as a person's "Block" leaves them, set here
+    through the browser's own permission store, so the page's real call to
+    `Notification.requestPermission` is answered "denied"): ticking "alerts" unticks
+    it and says that the browser refused and how to allow them; the note goes on "OK"."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        cdp = context.new_cdp_session(page)
+        target = cdp.send("Target.getTargetInfo")["targetInfo"]
+        cdp.send(
+            "Browser.setPermission",
+            {
+                "permission": {"name": "notifications"},
+                "setting": "denied",
+                "origin": server.url,
+                "browserContextId": target["browserContextId"],
+            },
+        )
+        page.goto(server.url + "/")
+        note = page.get_by_test_id("alerts-note")
+        expect(note).to_be_hidden()
+        page.locator("#alerts").click()
+        expect(note).to_be_visible(timeout=5_000)
+        expect(note).to_contain_text("The browser refused notifications")
+        expect(note).to_contain_text("allow notifications in the site's settings")
+        expect(page.locator("#alerts")).not_to_be_checked()
+        assert page.evaluate("[Notification.permission, localStorage.getItem('mafia:alerts')]") == [
+            "denied",
+            "0",
+        ]
+        note.get_by_role("button", name="OK").click()
+        expect(note).to_be_hidden()
     finally:
         context.close()

@@ -417,7 +417,9 @@ function fillReplay(select, list, replay, label) {
 }
 
 // One item per LLM decision: who decided what, then the question, raw answers,
-// reasoning and reason (text only, never markup), and what the decision cost.
+// reasoning and reason (text only, never markup), the parts of replies that were not
+// used (`dropped`: each under "not used", as the terminal replay writes them), and
+// what the decision cost.
 function showTraces(list, traces) {
   list.replaceChildren();
   for (const t of traces) {
@@ -426,14 +428,15 @@ function showTraces(list, traces) {
     const who = t.agent ? `${t.label} (${t.agent})` : t.label;
     li.append(el("strong", `[D${t.day}] ${who} ${t.kind}: ${t.decided}`));
     const details = el("dl");
-    const row = (name, value) => {
+    const row = (name, value, style = "") => {
       if (value === null || value === undefined || value === "") return;
-      details.append(el("dt", name), el("dd", value));
+      details.append(el("dt", name, style), el("dd", value, style));
     };
     row("question", t.question);
     (t.answers || []).forEach((answer, i) => row(`answer ${i + 1}`, answer));
     row("reasoning", t.reasoning);
     row("reason", t.reason);
+    (t.dropped || []).forEach((part) => row("not used", part, "dropped"));
     row("speech", t.speech);
     row("cost", `tokens ${t.tokens_in} in / ${t.tokens_out} out, latency ${Number(t.latency_s).toFixed(3)} s, `
       + `requests ${t.requests}, re-asks ${t.reasks}, retries ${t.retries}`);
@@ -472,12 +475,24 @@ $("sound").checked = localStorage.getItem("mafia:sound") === "1";
 $("sound").onchange = () => localStorage.setItem("mafia:sound", $("sound").checked ? "1" : "0");
 // turn alerts through the Notification API (only while the tab is in the background)
 $("alerts").checked = localStorage.getItem("mafia:alerts") === "1" && window.Notification?.permission === "granted";
+// A refusal (the browser's or the player's) unticks the box and says why under the
+// header, with how to allow them: a box that unticked itself silently looked broken.
 $("alerts").onchange = async () => {
-  if ($("alerts").checked && window.Notification && Notification.permission !== "granted") {
-    $("alerts").checked = (await Notification.requestPermission()) === "granted";
+  let refused = "";
+  if ($("alerts").checked && !window.Notification) {
+    refused = "This browser has no notifications, so turn alerts cannot be shown.";
+  } else if ($("alerts").checked && Notification.permission !== "granted") {
+    if ((await Notification.requestPermission()) !== "granted") {
+      refused = "The browser refused notifications for this page. To get turn alerts, allow "
+        + "notifications in the site's settings (the icon beside the address), then tick “alerts” again.";
+    }
   }
+  if (refused) $("alerts").checked = false;
+  $("alerts-note-text").textContent = refused;
+  $("alerts-note").hidden = !refused;
   localStorage.setItem("mafia:alerts", $("alerts").checked ? "1" : "0");
 };
+$("alerts-note-close").onclick = () => { $("alerts-note").hidden = true; };
 // phones: the players list is one tap away, over whatever the page shows (a vote too)
 $("players-toggle").onclick = () => {
   $("players-panel").style.top = `${Math.ceil($("top").getBoundingClientRect().bottom) + 4}px`;

@@ -108,6 +108,10 @@ function renderState(s) {
   renderModerator(s);
   app.waiting = s.waiting || null;
   renderRequest(s.request);
+  // Palermo: a ghost's turn says why it is asked at all (often with nothing to play but
+  // "done for this phase"). One fixed line, from the seat's own state only, so it reads
+  // the same whatever card the ghost holds.
+  $("ghost-note").hidden = !(s.request && s.request.kind === "turn" && s.you && s.you.state === "ghost");
   renderNotices(s.notices || [], s.stand_in);
   if (s.over) renderEnd(s);
 }
