@@ -241,3 +241,34 @@ def test_taking_the_mask_out_of_an_observation_leaves_the_next_one_whole(
         observations, *_ = env.step(actions)
         for obs in observations.values():
             assert obs.keys() == {"observation", "action_mask"}
+
+
+@pytest.mark.parametrize("factory", [mafia_env.env, mafia_env.parallel_env])
+def test_a_key_added_to_an_info_is_not_in_the_seats_later_infos(
+    factory: Callable[..., Any],
+) -> None:
+    """Each info is a dict of the caller's own, as each observation is: a wrapper that
+    adds a key to the info it was given (an episode's statistics, a step counter) does
+    not see it again in the seat's later infos, which the env builds once per change of
+    the seat's view and would otherwise hand out as the same dict."""
+    env = factory("standard", 7)
+    rng = np.random.default_rng(0)
+    if factory is mafia_env.env:
+        env.reset(seed=4)
+        for agent in env.agent_iter(STEPS):
+            obs, _, terminated, truncated, info = env.last()
+            assert "added" not in info
+            info["added"] = agent
+            mask = obs["action_mask"]
+            env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(mask))))
+        return
+    observations, infos = env.reset(seed=4)
+    while env.agents:
+        for info in infos.values():
+            assert "added" not in info
+            info["added"] = True
+        actions = {
+            a: int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            for a, obs in observations.items()
+        }
+        observations, _, _, _, infos = env.step(actions)

@@ -135,7 +135,6 @@ class GameSession:
         self._observed: list[_Observed | None] = []
         self._advanced: list[tuple[Any, ...] | None] = []
         self._infos: list[_Informed | None] = []
-        self._waiting: list[dict[str, Any] | None] = []
 
     # ------------------------------------------------------------------ lifecycle
     def new_game(
@@ -153,7 +152,6 @@ class GameSession:
         self._observed = [None] * self.players
         self._advanced = [None] * self.players
         self._infos = [None] * self.players
-        self._waiting = [None] * self.players
         self.encoder.reset()
         self.clock.reset()
         self.forum.start(self.game)
@@ -360,16 +358,19 @@ class GameSession:
         """The seat's text view and its legal choices with labels (for language agents).
 
         Built once per change of the seat's knowledge or request (or the game's end):
-        the same dict comes back until then, as `observe` does with its arrays. Read
+        the same contents come back until then, as `observe` does with its arrays. Read
         from the seat's live fold (its transcript and entry count), as `observe` is: the
         text equals `views.text.render_view` of the seat's `view`, without freezing a
-        snapshot the info does not keep. Callers must not write into it."""
+        snapshot the info does not keep. The dict is a new one at every call, so a
+        wrapper that adds a key to it (an episode's statistics) does not add it to the
+        seat's later infos; the values inside are shared: callers must not write into
+        them."""
         game = self.current
         stamp = self._stamp(game)
         over = self.over
         last = self._infos[seat]
         if last is not None and last.stamp == stamp and last.over == over:
-            return last.info
+            return dict(last.info)
         fold = self._advance(seat, game, stamp)
         request = game.request(seat) if self._asking() else None
         count = len(fold.entries)
@@ -381,7 +382,7 @@ class GameSession:
             and last.over == over
         ):
             last.stamp = stamp
-            return last.info
+            return dict(last.info)
         relative = self.table.rotation(seat) if self.egocentric else None
         info: dict[str, Any] = {
             "seat": seat,
@@ -396,16 +397,12 @@ class GameSession:
             state = game.state
             info["result"] = {"winner": state.winner, "winners": list(state.winners)}
         self._infos[seat] = _Informed(stamp, over, fold, count, request, info)
-        return info
+        return dict(info)
 
     def waiting_info(self, seat: int) -> dict[str, Any]:
         """The short info of a seat with nothing to decide (``seat``, no ``request``):
-        one dict per seat and game, handed out again at every step (as `info` does;
-        callers must not write into it)."""
-        found = self._waiting[seat]
-        if found is None:
-            found = self._waiting[seat] = {"seat": seat, "request": None}
-        return found
+        a new dict at every call, as `info` gives (a key a wrapper adds stays its own)."""
+        return {"seat": seat, "request": None}
 
     def text(self, seat: int) -> str:
         """The seat's whole text view (equal to `views.text.render_view`)."""
