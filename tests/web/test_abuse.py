@@ -23,6 +23,7 @@ from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer
 
+from mafia_arena.web.session import CLOSE_ELSEWHERE
 from mafia_arena.web.settings import GameSpec
 
 PAID = "agents/openai-gpt-4o-mini.toml"
@@ -261,28 +262,26 @@ def test_anonymous_creators_cannot_seat_paid_bots_or_choose_seeds(guarded: LiveS
     assert "seed" not in lobby
 
 
-def test_a_seat_keeps_a_bounded_number_of_pages(guarded: LiveServer) -> None:
+def test_a_seat_keeps_one_page_however_many_are_opened(guarded: LiveServer) -> None:
     game_id, credential = normal_player(guarded)
-    limit = guarded.manager.settings.max_sockets_per_seat
 
     async def pages() -> list[int | None]:
         opened = []
-        for _ in range(limit + 3):
+        for _ in range(7):
             ws = await websockets.connect(f"{guarded.ws_url}/ws/{game_id}")
             await ws.send(json.dumps({"type": "auth", "credential": credential}))
             await ws.recv()
             opened.append(ws)
-        for ws in opened[:3]:
+        for ws in opened[:-1]:
             async with asyncio.timeout(10):
                 await ws.wait_closed()
-        codes = [ws.close_code for ws in opened[:3]]
-        for ws in opened[3:]:
-            await ws.close()
+        codes = [ws.close_code for ws in opened[:-1]]
+        await opened[-1].close()
         return codes
 
-    assert len(asyncio.run(pages())) == 3  # the three oldest pages were closed
+    assert asyncio.run(pages()) == [CLOSE_ELSEWHERE] * 6  # each closed by the next
     session = guarded.manager.get(game_id)
-    assert session is not None and len(session.slots[0].connections) <= limit
+    assert session is not None and len(session.slots[0].connections) <= 1
 
 
 def test_creating_games_of_bots_alone_is_refused_past_the_budget(guarded: LiveServer) -> None:

@@ -1,7 +1,7 @@
 """`GameSession`: one web game — seats, connections, the lobby, pushes to each seat.
 
 A session owns the `Game` (created when the lobby starts), one `Slot` per seat (who
-plays it, its `SeatTracker`, its open connections, its timer) and the driver task
+plays it, its `SeatTracker`, its open page, its timer) and the driver task
 (`web/driver.py`). Everything a connection receives is built here from that seat's
 `View` (`web/render.py`), pushed through the connection's own outbox so that a slow
 client never stalls the game.
@@ -38,6 +38,15 @@ from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.rulings import ruling_kinds
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings, look_alike_key
 from mafia_arena.web.stand_ins import Moves, StandInMoves
+
+CLOSE_ELSEWHERE = 4409
+"""The websocket close code of a page whose seat a newer page took (`GameSession.attach`):
+the page says so and does not reconnect. Why a code of its own: a page closed with a
+plain 1000 reconnects by itself, so it would take the seat back from the newer page,
+which would do the same in its turn: two open pages would take the seat from each other
+forever."""
+ELSEWHERE = "this seat was opened in another tab or device"
+"""What a page whose seat a newer page took is told before it is closed."""
 
 
 class NameTaken(ValueError):
@@ -113,6 +122,7 @@ class Slot:
     tracker: SeatTracker
     taken: bool = False
     connections: list[Connection] = field(default_factory=list)
+    """The seat's open page, if any: at most one, the newest (`GameSession.attach`)."""
     turn: int = 0
     active: bool = False
     deadline: float = 0.0
@@ -409,11 +419,25 @@ class GameSession:
 
     # ------------------------------------------------------------------ presence
     def attach(self, conn: Connection) -> None:
+        """A page opens: a spectator's joins the gallery, a seat's plays the seat.
+
+        A seat is played from one page, the newest: a page of the seat that is still
+        open (the resume link opened on a phone while the laptop's tab is open, the
+        game's page in a second tab) is told (`ELSEWHERE`) and closed with
+        `CLOSE_ELSEWHERE`, and nothing it sends from then on reaches the seat
+        (`web/ws.py` reads no frame of a closed page). Why: two pages both played the
+        seat, each sending its own actions for the same turn. The seat stays present
+        throughout, so no other page is sent anything (no "away", no grace timer), and
+        its open turn keeps its number and deadline: the new page gets them, with its
+        whole view."""
         if conn.seat is None:
             self.gallery.attach(conn)
             return
         slot = self.slots[conn.seat]
-        slot.connections.append(conn)
+        for older in slot.connections:
+            older.send({"type": "error", "reason": ELSEWHERE})
+            older.close(CLOSE_ELSEWHERE)
+        slot.connections[:] = [conn]
         slot.away_since = None
         disarm(slot)
         slot.changed.set()  # wake a waiting turn: presence changes its deadlines
@@ -422,13 +446,18 @@ class GameSession:
         self.push_all()
 
     def detach(self, conn: Connection) -> None:
+        """A page closed. A seat's page that no longer played the seat (a newer page
+        took it: `attach`) changes nothing: the seat was not left, and were the newer
+        page closed meanwhile, the seat's absence would start again (its grace period
+        too) at this late detach."""
         if conn.seat is None:
             self.gallery.detach(conn)
             return
         slot = self.slots[conn.seat]
-        if conn in slot.connections:
-            slot.connections.remove(conn)
         conn.close()
+        if conn not in slot.connections:
+            return
+        slot.connections.remove(conn)
         if not slot.connections and self.started:
             self._away(slot)
             slot.changed.set()

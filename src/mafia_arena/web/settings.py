@@ -135,9 +135,10 @@ class Settings:
       live games per creating address, `creation_burst` games an address may create at
       once and `creations_per_hour` after that (games of bots alone finish at once, so
       the live-games cap alone does not bound them), `max_sockets_per_client` open
-      sockets per address and `max_sockets_per_seat` pages per seat (the oldest is closed),
-      `max_spectators` watching pages per game; `request_timeout` seconds to send a
-      whole request (request line, headers, body; 408 after) and
+      sockets per address (a seat is played from one page, its newest:
+      `GameSession.attach`), `max_spectators` watching pages per game;
+      `request_timeout` seconds to send a whole request (request line, headers, body;
+      408 after) and
       `max_connections_per_client` open HTTP connections per address (429), held in
       the server's protocol (`web/connections.py`): uvicorn itself waits for a slow
       request forever;
@@ -170,7 +171,6 @@ class Settings:
     creation_burst: int = 20
     creations_per_hour: float = 120.0
     max_sockets_per_client: int = 16
-    max_sockets_per_seat: int = 4
     max_spectators: int = 50
     """Spectators' pages per game (the watch link can be passed around)."""
     request_timeout: float = 10.0

@@ -2,7 +2,9 @@
 
 Protocol: the page's first message must be ``{"type": "auth", "credential": …}``
 within `Settings.auth_timeout`; a credential that is not a seat credential of this game
-closes the socket (4401). From then on the connection is bound to that seat: it receives
+closes the socket (4401). From then on the connection is bound to that seat — until a
+newer page opens the seat, which takes it: this one is told and closed with 4409
+(`GameSession.attach`), and a frame it sent meanwhile is not read. It receives
 ``state`` messages (the seat's new transcript lines plus its snapshot), ``lobby``
 before the start, and ``error`` replies meant for it alone, and it may send ``act``,
 ``say``, ``form`` (a forum form the turn does not list), ``back`` (take the seat back
@@ -43,11 +45,6 @@ CLOSE_AUTH = 4401
 CLOSE_UNKNOWN = 4404
 CLOSE_POLICY = 1008
 CLOSE_BUSY = 4429
-CLOSE_ELSEWHERE = 4409
-"""The seat was opened on more pages than it may keep, and this one, the oldest, was
-closed: the page says so and does not reconnect. Why: closed with a plain 1000 it came
-back at once and closed the next oldest, and so on around every open page, forever."""
-ELSEWHERE = "this seat was opened on too many other pages; this one is closed"
 MAX_STRIKES = 60  # frames dropped by the rate limiter before the socket is closed
 DROPPED = "too many messages; slow down"
 CHAT_RATE, CHAT_BURST = 1.0, 5.0  # chat lines per second per page, and a burst
@@ -176,19 +173,15 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
         return
     conn = Connection(grant.seat)
     writer = asyncio.ensure_future(_writer(ws, conn))
-    if grant.seat is not None:
-        pages = session.slots[grant.seat].connections
-        while len(pages) >= manager.settings.max_sockets_per_seat:  # the oldest page goes
-            pages[0].send({"type": "error", "reason": ELSEWHERE})
-            pages[0].close(CLOSE_ELSEWHERE)
-            session.detach(pages[0])
-    session.attach(conn)
+    session.attach(conn)  # the seat's older page, if one is open, is closed
     limiter = RateLimiter(manager.settings.rate_per_s, manager.settings.rate_burst)
     chat = RateLimiter(CHAT_RATE, CHAT_BURST)
     try:
         while not conn.closed:
             raw = await _receive(ws)
-            if raw is None:
+            if raw is None or conn.closed:
+                # closed by the server meanwhile (a newer page took the seat, or its
+                # outbox overflowed): what it sent after that must not act for the seat
                 break
             if not limiter.allow():
                 if limiter.strikes > MAX_STRIKES:

@@ -37,16 +37,22 @@ function connect() {
       else store.drop("seat");
       return;
     }
-    if (event.code === 4409) {  // the seat's newer pages took its place: no reconnecting
-      app.deadline = null; app.over = true;
-      message("This seat is open on too many other pages, so this one was closed. Reload it to play here.");
-      return;
-    }
+    if (event.code === 4409) { openedElsewhere(); return; }
     if (app.over) return;
     $("conn").classList.add("off");
     app.retry = Math.min(app.retry + 1, 6);
     setTimeout(connect, 500 * 2 ** app.retry);
   };
+}
+
+// The seat was opened in another tab or on another device (close code 4409): that page
+// plays it now. This one says so, stops its countdown and buttons, and never reconnects
+// by itself: a reconnect would take the seat back, the other page would be closed the
+// same way, and two pages that both reconnected would take the seat from each other
+// forever. Reloading this page takes the seat back here.
+function openedElsewhere() {
+  app.deadline = null; app.over = true;
+  message("This seat was opened in another tab or device, so this page was closed. Reload it to play here.");
 }
 
 function send(obj) {
