@@ -17,8 +17,9 @@ one, so no snippet drifts unchecked. A block is checked in one of four ways:
 * run elsewhere (`ELSEWHERE`): the RL snippets, by the tests under tests/rl/ that need the
   `rl` extra.
 
-Two blocks of program output are checked against the program too: the loader's sample
-errors in docs/variants.md and the local model server's command in docs/llm.md.
+Program output is checked against the program too: the loader's sample errors in
+docs/variants.md (its block of lines, the command line's error under a switch and the
+samples written inline) and the local model server's command in docs/llm.md.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import shutil
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -249,11 +251,13 @@ LOADER_ERRORS: dict[str, tuple[str, dict[str, Any]]] = {
 switches that make the loader say it."""
 
 
-def test_the_variant_errors_shown_are_the_loader_s_words() -> None:
-    """docs/variants.md opens with sample `FILE: KEY: REASON` lines; each is what the
-    loader says for such a mistake (a list of known keys included), the folder aside."""
+def test_the_variant_errors_shown_are_the_loader_s_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/variants.md opens with sample `FILE: KEY: REASON` lines; each is exactly what
+    the loader says for such a mistake (a list of known keys included), the file given
+    by its path from the checkout's root as the text says."""
     from mafia_arena.rules import VariantError, load_variant
 
+    monkeypatch.chdir(ROOT)
     text = (ROOT / "docs" / "variants.md").read_text(encoding="utf-8")
     block = re.search(r"```\n(envs/.*?)```", text, re.S)
     assert block, "the sample errors come first"
@@ -262,8 +266,59 @@ def test_the_variant_errors_shown_are_the_loader_s_words() -> None:
     for line in shown:
         name, overrides = LOADER_ERRORS[line.split(": ")[1]]
         with pytest.raises(VariantError) as error:
-            load_variant(name, overrides)
-        assert str(error.value).endswith(line), (str(error.value), line)
+            load_variant(f"envs/{name}.toml", overrides)
+        assert str(error.value) == line
+
+
+def test_the_command_line_variant_error_shown_is_the_one_printed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/variants.md shows a command and the error it prints: run from the checkout's
+    root, the command prints exactly that (the path as given, not a full one)."""
+    from tests.cli.support import run_cli
+
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "docs" / "variants.md").read_text(encoding="utf-8")
+    shown = re.search(r"```\nmafia-arena (.*?)\n(error: .*?)\n```", text, re.S)
+    assert shown, "docs/variants.md shows a command and its error"
+    code, err = run_cli(shown.group(1).split(), capsys)
+    assert code == 2
+    assert err == shown.group(2) + "\n"
+
+
+def test_the_inline_variant_errors_shown_are_the_loader_s_words(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The loader errors docs/variants.md quotes in its text (`` `envs/...: KEY: ...` ``)
+    are what the loader says for the mistake each stands for: a value of the wrong type,
+    a file that is not UTF-8 (a stray byte at the offset shown), a count that turns
+    negative when a table is dealt."""
+    from mafia_arena.rules import VariantError, load_variant
+    from mafia_arena.rules.composition import deck_counts
+
+    text = (ROOT / "docs" / "variants.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"`(envs/[a-z]+\.toml: [^`]*)`", text)
+    assert [line.split(": ")[1] for line in quoted] == list(INLINE_LOADER_ERRORS)
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "x.toml").write_bytes(b"#" * 31 + b"\xe4\n")  # offset 31
+    shutil.copy(ROOT / "envs" / "standard.toml", tmp_path / "envs" / "standard.toml")
+    monkeypatch.chdir(tmp_path)
+    for line in quoted:
+        name, overrides, players = INLINE_LOADER_ERRORS[line.split(": ")[1]]
+        with pytest.raises(VariantError) as error:
+            variant = load_variant(f"envs/{name}.toml", overrides)
+            if players is not None:
+                deck_counts(variant, players)
+        assert str(error.value) == line
+
+
+INLINE_LOADER_ERRORS: dict[str, tuple[str, dict[str, Any], int | None]] = {
+    "night.0.display": ("standard", {"night.0.display": 3}, None),
+    "-": ("x", {}, None),
+    "composition.formula.villager": ("standard", {"mafia": 6}, 7),
+}
+"""The key of each loader error docs/variants.md quotes inline -> the variant file, the
+switches and the player count (a deal) that make the loader say it."""
 
 
 def test_the_local_server_command_shown_is_the_one_started() -> None:

@@ -14,6 +14,7 @@ from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.catalogue import Newspaper, PrivateMessage
 from mafia_arena.engine.choices import PASS, Decision, Speech
 from mafia_arena.llm import AgentDefinition
+from mafia_arena.runner.traces import trace_lines
 from mafia_arena.views import SeatTracker, View
 
 
@@ -112,6 +113,36 @@ async def test_an_llm_player_widens_a_private_message_to_several_players(
     sent = [(e, f) for e in events if isinstance(f := e.fact, PrivateMessage) and f.sender == C2]
     assert [(f.recipients, f.text) for _, f in sent] == [((C1, C3, C4), "Meet me after the vote.")]
     assert sent[0][0].visibility.seats == {C1, C2, C3, C4}  # the recipients only
+
+
+async def test_the_names_a_widened_message_is_not_sent_to_are_in_its_trace(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """The names of an ``Also to`` opening that the message cannot reach (a dead
+    player, the writer, no seat) are not dropped unsaid: the content's trace lists them,
+    each once and in the order written, among its ``dropped`` parts, and the terminal
+    replay shows them as not used. The message still goes to the others."""
+    view = day_two_view()  # P15 was executed on day 1
+    request = view.request
+    assert request is not None and not view.knowledge.alive[C5]
+    label = request.labels[request.choices.index(c("pm", C3))]
+    fake.script(
+        reply(f'{{"choice": "{label}", "reason": "allies"}}'),
+        reply("Also to: P14, P15, P12, P99, P15 and P11. Meet me after the vote."),
+    )
+    agent, decision = await _acting(fake_definition, view, C2)
+    assert decision == Speech("Meet me after the vote.", c("pm", None, f"{C1}.{C3}.{C4}"))
+    content_trace = agent.traces[-1]
+    assert content_trace["fallback"] is None
+    note = "'Also to:' names not sent to (no living player other than the writer): P15, P12, P99"
+    assert content_trace["dropped"] == [note]
+    assert f"not used: {note}" in "\n".join(trace_lines(content_trace))
+    fake.script(
+        reply(f'{{"choice": "{label}", "reason": "allies"}}'),
+        reply("Also to: P14. Meet me after the vote."),
+    )
+    agent, _ = await _acting(fake_definition, day_two_view(), C2)
+    assert agent.traces[-1]["dropped"] == []  # every name reached: nothing to say
 
 
 @pytest.mark.parametrize(

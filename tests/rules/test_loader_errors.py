@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.cli.support import run_cli
 
 import mafia_arena.rules
 from mafia_arena.engine.voting import PROCEDURES
@@ -745,3 +746,41 @@ def test_a_variant_name_that_is_no_file_says_what_could_be_given() -> None:
     assert "give a bundled name (classic, club, dictator, palermo, simple, standard)" in message
     with pytest.raises(VariantError, match=r"^no such file \(looked for .*nope\.toml\)"):
         load_variant("nope.toml")
+
+
+ONE_ENTRY = "no such entry: the list has 1 entry, numbered 0"
+EMPTY = "no such entry: the list is empty"
+NO_ALLIES = ('knows_roles = ["mafioso"]', "knows_roles = []")
+
+
+@pytest.mark.parametrize(
+    ("edit", "switch", "key", "reason"),
+    [
+        (None, "night.1", "night.1", ONE_ENTRY),  # simple has one night step
+        (None, "night.1.rounds", "night.1", ONE_ENTRY),
+        (NO_ALLIES, "roles.mafioso.knows_roles.0", "roles.mafioso.knows_roles.0", EMPTY),
+    ],
+)
+def test_an_entry_past_a_short_list_is_said_in_plain_words(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: tuple[str, str] | None,
+    switch: str,
+    key: str,
+    reason: str,
+) -> None:
+    """A switch naming an entry that a list of a variant file does not have: a list of
+    one entry is said in the singular ("1 entry, numbered 0", not "1 entries, numbered
+    0..0"), an empty list plainly. The file is the user's own (simple's, edited), loaded
+    by its path, and the command line prints the same words, naming the switch."""
+    text = (variant_path("simple")).read_text()
+    if edit is not None:
+        assert edit[0] in text
+        text = text.replace(edit[0], edit[1])
+    path = tmp_path / "house.toml"
+    path.write_text(text)
+    with pytest.raises(VariantError) as error:
+        load_variant(path, {switch: 1})
+    assert str(error.value) == f"{path}: {key}: {reason}"
+    code, err = run_cli(["run", "--variant", str(path), "--set", f"{switch}=1"], capsys)
+    assert (code, err) == (2, f"error: {path}: {key}: {reason} (from --set {switch}=1)\n")

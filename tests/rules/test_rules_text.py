@@ -234,7 +234,7 @@ FLIPS = [
         "standard",
         "ballot",
         "sequential",
-        "votes at once",
+        "(nobody may abstain), all at once, the votes hidden until all are in, then published",
         "votes in turn, in seat order from the day's first speaker, each vote public",
     ),
     Flip("classic", "discussion_order", "random", None, "drawn at random each round"),
@@ -245,7 +245,7 @@ FLIPS = [
         "classic",
         "ballot",
         "sequential",
-        "everyone votes at once",
+        "(a nominee may vote for himself), all at once, the votes hidden until all are in",
         "everyone votes in turn, from the day's first speaker, each vote public",
     ),
     Flip("club", "discussion_order", "random", None, "drawn at random each round"),
@@ -256,7 +256,7 @@ FLIPS = [
         "club",
         "ballot",
         "simultaneous",
-        "in the same order and in public",
+        "in the same order, each vote public as it is cast with the running total",
         "all at once, the votes hidden until all are in, then published with who voted for whom",
     ),
     Flip(
@@ -362,7 +362,7 @@ FLIPS = [
         "a tie for the most votes means nobody is executed",
     ),
     Flip("simple", "day.1.params.abstain", True, "nobody may abstain", "abstaining is allowed"),
-    Flip("simple", "day.1.params.ballot", "sequential", "votes at once", "votes in turn"),
+    Flip("simple", "day.1.params.ballot", "sequential", "all at once", "votes in turn"),
     Flip("standard", "day.1.params.order", "parallel", None, "Everyone speaks at once"),
     Flip("standard", "day.1.params.intentions", True, None, "a poll that is never counted"),
     Flip(
@@ -701,3 +701,45 @@ def test_text_without_a_player_count_names_the_range() -> None:
     text = rules_text(load_variant("standard"))
     assert "Players: 5 to 30" in text
     assert "after n + 2 rounds" in text
+
+
+HIDDEN = "all at once, the votes hidden until all are in, then published with who voted for whom"
+IN_TURN = "each vote public as it is cast"
+
+BALLOTS = [
+    ("simple", {}, 6, [HIDDEN]),
+    ("simple", {"day.1.params.ballot": "sequential"}, 6, [IN_TURN]),
+    ("standard", {}, 8, [HIDDEN]),
+    ("standard", {"ballot": "sequential"}, 8, [IN_TURN]),
+    ("classic", {}, 8, ["each nomination public as it is made", HIDDEN]),
+    ("classic", {"ballot": "sequential"}, 8, ["each nomination public as it is made", IN_TURN]),
+    ("club", {}, 8, ["each name public as it is given", f"{IN_TURN} with the running total"]),
+    ("club", {"ballot": "simultaneous"}, 8, ["each name public as it is given", HIDDEN]),
+    ("palermo", {}, 12, ["each ballot and each change public as it is made", HIDDEN]),
+    ("dictator", {}, 18, ["No ballot or count of an election or a revolution is ever published"]),
+]
+"""Each bundled variant's votes, under each ballot switch -> what its rules text must
+say about when the ballots are seen (the voting module's behaviour)."""
+
+
+@pytest.mark.parametrize(
+    ("variant", "switches", "players", "said"),
+    BALLOTS,
+    ids=[f"{v}:{','.join(f'{k}={x}' for k, x in s.items()) or 'default'}" for v, s, *_ in BALLOTS],
+)
+def test_every_vote_says_when_its_ballots_are_seen(
+    variant: str, switches: dict[str, Any], players: int, said: list[str]
+) -> None:
+    """A vote whose ballots are asked at once (`simultaneous_vote`, club's simultaneous
+    round 2, Palermo's runoff) reads the same in every variant: hidden until all are in,
+    then published with who voted for whom; ballots in turn are public as they are cast;
+    the dictator's election and revolutions are never published. Neither way is said of
+    a vote that is not cast so, and "at once" alone, which a seat could read as a secret
+    ballot, is never said."""
+    text = rules_text(load_variant(variant, switches), players)
+    for phrase in said:
+        assert phrase in text, phrase
+    for way in (HIDDEN, IN_TURN):
+        if not any(way in phrase for phrase in said):
+            assert way not in text, way
+    assert "votes at once" not in text

@@ -232,6 +232,35 @@ def test_create_waits_for_the_variants_and_says_when_they_cannot_load(
     context.close()
 
 
+def test_the_player_count_follows_the_variant_s_range_and_the_table_cap(
+    browser: Any, server: LiveServer
+) -> None:
+    """The create form names each variant with the rules' range ("7+" where the rules
+    set no upper bound), and its player count stays within the chosen variant's range,
+    cut at the server's table cap: a count the variant cannot seat becomes the nearest
+    one it can, with a seat row for each player."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#create button[type=submit]:not([disabled])")
+    players = page.locator("#players")
+    rows = page.locator("#seat-specs select")
+    page.select_option("#variant", "classic")
+    assert page.locator("#variant option:checked").inner_text() == "Classic party Mafia (7+)"
+    assert (players.get_attribute("min"), players.get_attribute("max")) == ("7", "40")
+    page.fill("#players", "99")
+    page.dispatch_event("#players", "input")
+    assert rows.count() == 40  # the server's cap, not a bound of the rules
+    page.select_option("#variant", "dictator")
+    assert page.locator("#variant option:checked").inner_text().endswith("(12-24)")
+    assert (players.get_attribute("min"), players.get_attribute("max")) == ("12", "24")
+    assert players.input_value() == "24" and rows.count() == 24
+    page.fill("#players", "7")
+    page.dispatch_event("#players", "input")
+    assert rows.count() == 12
+    context.close()
+
+
 def test_the_finished_games_list_tells_loading_empty_and_unreachable_apart(
     browser: Any, server: LiveServer
 ) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 import websockets
+from tests.cli.support import run_cli_output
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, autopilot
@@ -20,6 +21,7 @@ from mafia_arena.runner.log import GameLog
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines
+from mafia_arena.web.settings import MAX_PLAYERS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -205,6 +207,30 @@ def test_create_validates_the_request(server: LiveServer) -> None:
     for spec in bad:
         response = httpx.post(f"{server.url}/api/games", json=spec)
         assert response.status_code in (400, 422), spec
+
+
+def test_the_variants_list_gives_the_rules_range_and_the_table_cap_apart(
+    server: LiveServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each variant's player range is the rules' own, as ``mafia-arena variants`` lists
+    it (classic: 7 and no upper bound, not the server's 40), and the most players this
+    server seats at one table is a field of its own."""
+    listed = httpx.get(f"{server.url}/api/variants", timeout=10)
+    assert listed.status_code == 200, listed.text
+    by_name = {v["name"]: v for v in listed.json()}
+    assert (by_name["classic"]["min_players"], by_name["classic"]["max_players"]) == (7, None)
+    assert by_name["dictator"]["max_players"] == 24
+    assert {v["table_cap"] for v in by_name.values()} == {MAX_PLAYERS}
+    code, out, _ = run_cli_output(["variants"], capsys)
+    assert code == 0
+    shown = {line.split()[0]: line.split()[1] for line in out.splitlines() if line.strip()}
+    ranges = {
+        name: f"{v['min_players']}+"
+        if v["max_players"] is None
+        else f"{v['min_players']}-{v['max_players']}"
+        for name, v in by_name.items()
+    }
+    assert ranges == shown
 
 
 def test_a_broken_variant_file_leaves_the_others_on_the_create_form(

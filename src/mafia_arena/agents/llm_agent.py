@@ -99,7 +99,7 @@ from mafia_arena.agents.llm_alternatives import (
     speech_alternatives,
 )
 from mafia_arena.agents.llm_card import model_card
-from mafia_arena.agents.llm_forum import content_hint, filled, unaddressed
+from mafia_arena.agents.llm_forum import content_hint, filled, unaddressed, unsent
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
     clean_speech,
@@ -413,7 +413,9 @@ class LLMAgent(AgentBase):
         ``stats.extra["forum_content_fallbacks"]`` and PASS is returned. A text whose
         ``Also to:`` opening names nobody who can receive it is such a failure
         (``invalid_answer``, `agents.llm_forum.unaddressed`): sending it to the first
-        recipient alone would narrow the audience the model wrote for."""
+        recipient alone would narrow the audience the model wrote for. One that also
+        names players who cannot is sent to the others, and the trace's ``dropped``
+        names those left out (`agents.llm_forum.unsent`)."""
         template = self.templates.for_request("speak", kind or request.kind)
         question = self._render(
             template, view, prompt=prompt or request.prompt, max_chars=request.max_chars
@@ -431,6 +433,7 @@ class LLMAgent(AgentBase):
         self._account(completion.stats)
         picked = None if completion.fallback else picked_alternative(completion.text, alternatives)
         text, kind = "", None
+        dropped = list(completion.dropped)
         outcome: dict[str, str | None]
         if picked is not None:  # the model named a set move by its code: that choice
             outcome = {"choice": self._presentation.shown(picked.text)}
@@ -445,6 +448,9 @@ class LLMAgent(AgentBase):
             refused = None if kind or content is None else unaddressed(view, content, text)
             if refused is not None:  # sent as written it would reach fewer players
                 kind, reason, text = "invalid_answer", refused, ""
+            left_out = None if kind or content is None else unsent(view, content, text)
+            if left_out is not None:  # sent to the others: the trace says who was left out
+                dropped.append(left_out)
             outcome = {"speech": text or None, "reason": reason}
         self.traces.append(
             self._trace(
@@ -458,7 +464,7 @@ class LLMAgent(AgentBase):
                 options=options,
                 answers=completion.answers,
                 reasoning=completion.reasoning,
-                dropped=completion.dropped,
+                dropped=dropped,
                 **outcome,
             )
         )

@@ -14,6 +14,9 @@ Only what the engine would accept is made of it: named players who are not livin
 others are dropped where at least one named player is one, a pseudonym the seat
 cannot use now is never offered (one ad per pseudonym and edition, the edition's
 pseudonym limit), and a name it does not own leaves the ad under a new pseudonym.
+Dropped names are not dropped unsaid: :func:`unsent` gives the note the decision's
+trace keeps (among its ``dropped`` parts, shown as "not used" in a replay), and the
+seat's own transcript shows the message with the recipients it reached.
 Pseudonym transfers and private testaments stay the scripted players' (a tiny model
 cannot be trusted to give a name away on purpose).
 An ``Also to:`` opening that names no living other player at all (``Also to: P99.``,
@@ -59,9 +62,8 @@ def filled(view: View, form: Choice, text: str) -> Speech:
     if form.verb == "pm" and form.target is not None:
         match = ALSO_TO.match(text)
         if match:
-            named = {int(n) - 1 for n in re.findall(r"\d+", match["names"])}
             living = set(_others(view))
-            group = sorted({form.target} | (named & living))
+            group = sorted({form.target} | (set(_named(match)) & living))
             rest = text[match.end() :]
             if len(group) > 1:
                 return Speech(rest, Choice("pm", None, ".".join(map(str, group))))
@@ -86,12 +88,36 @@ def unaddressed(view: View, form: Choice, text: str) -> str | None:
     match = ALSO_TO.match(text)
     if match is None and ADDRESSED.match(text) is None:
         return None
-    if match is not None:
-        named = {int(n) - 1 for n in re.findall(r"\d+", match["names"])}
-        if named & set(_others(view)):
-            return None
+    if match is not None and set(_named(match)) & set(_others(view)):
+        return None
     line = " ".join(text.splitlines()[0].split())[:120]
     return f"'Also to:' names no living player other than the writer: {line!r}"
+
+
+def unsent(view: View, form: Choice, text: str) -> str | None:
+    """The names of `text`'s ``Also to:`` opening that the private message `form` is
+    not sent to, as a note for the decision's trace; None where there are none.
+
+    `filled` drops the names that are no living player other than the writer (a dead
+    player, the writer itself, no seat at all) and sends the message to the others; the
+    note says which were dropped, each once, in the order written, so a reader of the
+    trace sees that the model wrote for a wider audience than the message reached. An
+    opening that names nobody who can receive it is no concern here: it is refused
+    (:func:`unaddressed`)."""
+    if form.verb != "pm" or form.target is None:
+        return None
+    match = ALSO_TO.match(text)
+    if match is None:
+        return None
+    named = _named(match)
+    living = set(_others(view))
+    if not set(named) & living:
+        return None  # refused as a whole (`unaddressed`)
+    left_out = [f"P{seat + 1}" for seat in dict.fromkeys(named) if seat not in living]
+    if not left_out:
+        return None
+    names = ", ".join(left_out)
+    return f"'Also to:' names not sent to (no living player other than the writer): {names}"
 
 
 def usable_pseudonyms(view: View) -> list[str]:
@@ -130,6 +156,12 @@ def _pseudonym(usable: list[str], text: str) -> tuple[str, str] | None:
             if not rest or not rest[0].isalnum():
                 return name, rest.lstrip(" .:;,-")
     return None
+
+
+def _named(match: re.Match[str]) -> list[int]:
+    """The seats (0-based) an :data:`ALSO_TO` opening names, in the order written
+    (``P0`` is seat -1: no seat)."""
+    return [int(n) - 1 for n in re.findall(r"\d+", match["names"])]
 
 
 def _others(view: View) -> list[int]:

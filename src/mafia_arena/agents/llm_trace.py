@@ -19,9 +19,11 @@ Contract
   ``options`` (the option texts in the order shown), ``answers`` (every raw reply
   text, re-asks included), ``reasoning`` (thinking separated from the answer),
   ``choice`` (the chosen option text or ``null``), ``speech`` (the speech as
-  published or ``null``), ``reason``, ``dropped`` (the part of each reply that
-  carried both a content and a tool call that was not used, and why: the client's
-  ``dropped``; empty for most decisions), ``fallback`` (the error kind or ``null``),
+  published or ``null``), ``reason``, ``dropped`` (what the model wrote that was not
+  used, and why: the part of each reply that carried both a content and a tool call
+  that was not used, the client's ``dropped``; and the names of a private message's
+  ``Also to:`` line that it was not sent to, `agents.llm_forum.unsent`; empty for most
+  decisions), ``fallback`` (the error kind or ``null``),
   ``attribution`` (``"infrastructure"``, ``"model"`` or ``null``), ``tokens_in``,
   ``tokens_out``, ``usage_estimated``, ``latency_s``, ``requests``, ``reasks``,
   ``retries``.

@@ -474,6 +474,10 @@ def _set_path(document: dict[str, Any], parts: list[str], value: Any, source: st
 
 
 def _no_entry(items: list[Any]) -> str:
+    """Why a dotted path's list index names nothing, with the entries there are (an
+    empty list said plainly, one entry in the singular)."""
     if not items:
         return "no such entry: the list is empty"
+    if len(items) == 1:
+        return "no such entry: the list has 1 entry, numbered 0"
     return f"no such entry: the list has {len(items)} entries, numbered 0..{len(items) - 1}"

@@ -10,8 +10,8 @@ Contract
   traces of no recorded decision (a turn a ruling ended before the answer was
   submitted), in log order.
 * :func:`trace_lines` renders one trace as indented text lines: the request kind and
-  the decision, the question, every raw answer, the reasoning, the reason, the parts
-  of replies that were not used (``dropped``), tokens,
+  the decision, the question, every raw answer, the reasoning, the reason, what the
+  model wrote that was not used (``dropped``, each as "not used"), tokens,
   latency, requests, re-asks, retries and the fallback with its blame.
 * :func:`trace_summary` is the JSON a replay page shows for one trace (the same
   fields, with the seat's label and agent; never the full messages).

@@ -55,7 +55,8 @@ def forum_rules_text(variant: Variant, players: int | None, head: list[str]) -> 
         "Each day he alone orders one execution. Each night every other player may call "
         "a revolution naming a successor: more than half of the players in the game "
         "depose the dictator (his status stays secret) and the most-named player takes "
-        "the office. A dictator's own special role is suspended; he cannot be murdered. "
+        "the office. No ballot or count of an election or a revolution is ever published. "
+        "A dictator's own special role is suspended; he cannot be murdered. "
         "Whoever queries or compares the dictator is thrown into jail.",
         "The mafia's kill authority sends one murder each night with a death message; "
         "without a message nobody dies. Night results come the next morning.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from mafia_arena.engine.player_states import CAPABILITIES, Capability, PlayerState
 from mafia_arena.rules import Variant
 from mafia_arena.rules.palermo import PalermoSpec
+from mafia_arena.views.rules_text import HIDDEN_VOTES
 
 _PHASES = {
     "night_early": "night before midnight",
@@ -50,14 +51,16 @@ def palermo_lines(variant: Variant, players: int | None) -> list[str]:
         f"In each timed phase you may make up to {spec.moves} moves (a vote, a card, a "
         "night action or a post), one at a time, or say you are done.",
         "Voting is mandatory for every Active player: a ballot may be cast from the start "
-        "of the round and changed until 20:00; in the change window each voter gets one "
+        "of the round and changed until 20:00, each ballot and each change public as it is "
+        "made; in the change window each voter gets one "
         "more action. Not taking part is an absence: "
         f"{spec.absences_consecutive} in a row or {spec.absences_total} in all remove you "
         "permanently, with your role shown.",
         "Resolution: cancelled votes are void, then the Mayor's mark (his pick wins a tie), "
         "the Lawyer's defence (votes on his client are annulled), the Corrupt Cop's "
-        "transfer (votes on one player move to another). A tie without the mark goes to a "
-        "runoff; a tied runoff is decided by the Mayor's runoff vote, else by lot.",
+        "transfer (votes on one player move to another); then the ballots are published "
+        "with the count. A tie without the mark goes to a runoff, voted "
+        f"{HIDDEN_VOTES}; a tied runoff is decided by the Mayor's runoff vote, else by lot.",
         "Player states:",
     ]
     for key, name in _STATES.items():

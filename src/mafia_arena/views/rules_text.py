@@ -448,6 +448,20 @@ def _discussion(rounds: int, protocol: DiscussionParams | None) -> str:
     return text
 
 
+HIDDEN_VOTES = (
+    "all at once, the votes hidden until all are in, then published with who voted for whom"
+)
+"""How a simultaneous ballot (`engine.voting.common.simultaneous_vote`, club's round 2
+under ``ballot = "simultaneous"``, Palermo's runoff) reads in every procedure: the
+ballots are never secret, only hidden until the last is in, and the closing `votes`
+names each voter's target. One phrase for all of them, so a seat reads the same ballot
+the same way in every variant (`views.palermo_rules` uses it too)."""
+
+VOTES_IN_TURN = "each vote public as it is cast"
+"""How a sequential ballot (`engine.voting.common.sequential_vote`, club's round 2)
+reads: every ballot is published at once, so later voters see the earlier ones."""
+
+
 def _vote(variant: Variant, step: DayStep) -> str:
     params = step.params
     later = "" if step.win_check else " The win is checked only at the end of the day."
@@ -471,11 +485,14 @@ def _plurality(params: PluralityParams) -> str:
     if params.ballot == "sequential":
         how = (
             "Vote: every living player who is not silenced votes in turn, in seat order from"
-            " the day's first speaker, each vote public as it is cast, for another such"
+            f" the day's first speaker, {VOTES_IN_TURN}, for another such player ({abstain})"
         )
     else:
-        how = "Vote: every living player who is not silenced votes at once for another such"
-    return f"{how} player ({abstain}); the most-voted player is executed{least}; {tie}."
+        how = (
+            "Vote: every living player who is not silenced votes for another such player"
+            f" ({abstain}), {HIDDEN_VOTES}"
+        )
+    return f"{how}; the most-voted player is executed{least}; {tie}."
 
 
 def _nominate_final(params: NominateFinalParams) -> str:
@@ -487,16 +504,18 @@ def _nominate_final(params: NominateFinalParams) -> str:
     )
     own = "a nominee may vote for himself" if params.self_vote else "a nominee not for himself"
     how = (
-        "everyone votes in turn, from the day's first speaker, each vote public as it is cast,"
+        f"everyone votes in turn, from the day's first speaker, {VOTES_IN_TURN}, for one of"
+        f" the {k} nominees ({own})"
         if params.ballot == "sequential"
-        else "everyone votes at once"
+        else f"everyone votes for one of the {k} nominees ({own}), {HIDDEN_VOTES}"
     )
     return (
         f"Nominations: in turn ({first}), each player names up to {k} other players, "
-        f"or passes. The {k} most named go to the final vote; a tie for the last places "
+        f"or passes, each nomination public as it is made. The {k} most named go to the "
+        "final vote; a tie for the last places "
         "goes to a runoff nomination among the tied, and a runoff that repeats the same "
         "tie is decided by the most recently dead player. The nominees give final pleas; "
-        f"then {how} for one of the {k} nominees ({own}), and the nominee "
+        f"then {how}; the nominee "
         "with the most votes is executed. A tied final vote is decided by the most recently dead "
         "player (drawn at random while nobody has died)."
     )
@@ -516,14 +535,14 @@ def _accuse_defend(variant: Variant, params: AccuseDefendParams) -> str:
     )
     why = " and may then say why" if params.explain else ""
     ballots = (
-        "in the same order and in public"
+        f"in the same order, {VOTES_IN_TURN} with the running total"
         if params.ballot == "sequential"
-        else "all at once, the votes hidden until all are in, then published with who voted"
-        " for whom"
+        else HIDDEN_VOTES
     )
     return (
         "Accusations: in turn from the day's first speaker, each player who is not "
-        f"silenced names one other player{why}. The most accused (with the second-most too when "
+        "silenced names one other player (each name public as it is given, with the running "
+        f"total){why}. The most accused (with the second-most too when "
         "one player leads alone) give a defence speech; a lone accused is the vote winner. "
         f"Then each votes against one accused other than themselves, {ballots}; "
         "a tie gets one re-vote among the tied, and a second tie means nobody "

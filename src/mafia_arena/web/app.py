@@ -217,6 +217,12 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
         while the server runs) is left out and logged: one broken file must not take
         every other variant off the create form.
 
+        ``min_players`` and ``max_players`` are the rules' own range, as ``mafia-arena
+        variants`` shows it (``max_players`` is null where the rules set no upper
+        bound: classic's "7+"); ``table_cap`` is the most players this server seats at
+        one table (`MAX_PLAYERS`), whatever the rules allow. Two fields, because one
+        number cannot say both: 40 for classic read as a bound of the rules.
+
         Made again only when a variant file changed (`variant_files`). Why: reading and
         checking every file took about 10 ms of the event loop per request, so a few
         clients asking at once, in a loop, slowed every live table's sockets."""
@@ -236,8 +242,8 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                     "title": v.title,
                     "description": v.description,
                     "min_players": v.min_players,
-                    # this server seats at most MAX_PLAYERS, whatever the rules allow
-                    "max_players": min(v.max_players or MAX_PLAYERS, MAX_PLAYERS),
+                    "max_players": v.max_players,
+                    "table_cap": MAX_PLAYERS,
                     # the switches a creator may set from the page: numbers and yes/no
                     # (the others are formulas or named options: `--set` on the CLI)
                     "params": {

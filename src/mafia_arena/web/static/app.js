@@ -88,9 +88,13 @@ async function showHome() {
   const select = $("variant");
   select.replaceChildren();
   for (const v of variants) {
-    const option = el("option", `${v.title} (${v.min_players}-${v.max_players})`);
+    // the rules' range as `mafia-arena variants` writes it ("7+": no upper bound); the
+    // player count this form takes stops at the rules' bound or this server's table cap
+    const range = v.max_players === null ? `${v.min_players}+` : `${v.min_players}-${v.max_players}`;
+    const option = el("option", `${v.title} (${range})`);
     option.value = v.name;
-    option.dataset.min = v.min_players; option.dataset.max = v.max_players;
+    option.dataset.min = v.min_players;
+    option.dataset.max = Math.min(v.max_players ?? v.table_cap, v.table_cap);
     option.dataset.text = v.description;
     option.dataset.params = JSON.stringify(v.params || {});
     if (v.name === "standard") option.selected = true;
@@ -123,8 +127,13 @@ async function showHome() {
     }
     return out;
   };
+  // the player count within the chosen variant's range (the input's own min and max)
+  const playerCount = () => {
+    const input = $("players");
+    return Math.max(Number(input.min), Math.min(Number(input.max), Number(input.value) || 7));
+  };
   const seatRows = () => {
-    const n = Math.max(3, Math.min(40, Number($("players").value) || 7));
+    const n = playerCount();
     const list = $("seat-specs");
     const old = [...list.querySelectorAll("select")].map((s) => s.value);
     list.replaceChildren();
@@ -144,10 +153,11 @@ async function showHome() {
   const variantChanged = () => {
     const option = select.selectedOptions[0];
     $("players").min = option.dataset.min; $("players").max = option.dataset.max;
+    $("players").value = String(playerCount());  // a count the new variant seats
     $("variant-text").textContent = option.dataset.text;
     paramRows(JSON.parse(option.dataset.params || "{}"));
   };
-  select.onchange = variantChanged;
+  select.onchange = () => { variantChanged(); seatRows(); };
   $("players").oninput = seatRows;
   variantChanged(); seatRows();
   $("create").onsubmit = async (event) => {
