@@ -70,6 +70,21 @@ def _drop(*path: Any) -> Edit:
 
 CASES = [
     Case(
+        "switch of the wrong type written in the file",
+        "standard",
+        "day.1.rounds",
+        "Input should be a valid integer, unable to parse string as an integer "
+        "(the value of params.discussion_rounds)",
+        edit=_set("params", "discussion_rounds", value="two"),
+    ),
+    Case(
+        "switch out of range written in the file",
+        "standard",
+        "day.2.params.tie",
+        "Input should be 'random' or 'none' (the value of params.vote_tie)",
+        edit=_set("params", "vote_tie", value="coin"),
+    ),
+    Case(
         "tie value misspelt",
         "standard",
         "day.2.params.tie",

@@ -498,3 +498,21 @@ def test_a_channel_line_with_no_form_open_is_refused_never_posted() -> None:
     )
     with pytest.raises(IllegalDecision, match="no testament is open to you now"):
         parse_line(without, "testament public I was the detective", short=True)
+
+
+def test_a_terminal_game_of_an_own_variant_file_ends_with_its_rules(tmp_path: Path) -> None:
+    # the closing view is the log replayed, which read the bundled variant of the file's
+    # name: a file of a name of its own ended a finished game in "no variant 'short'"
+    text = (REPO / "envs" / "simple.toml").read_text()
+    assert 'name = "simple"' in text
+    variant = tmp_path / "short.toml"
+    variant.write_text(text.replace('name = "simple"', 'name = "short"'))
+    path = tmp_path / "terminal.jsonl"
+    out = io.StringIO()
+    result = play_in_terminal(
+        str(variant), 5, 0, "random", 3, read=lambda _: "0", out=out, log_path=path
+    )
+    assert result.log.variant == "short"
+    assert result.log.meta["variant_file"] == str(variant.resolve())
+    assert GameLog.load(path).to_jsonl() == result.log.to_jsonl()
+    assert "Game over" in out.getvalue()

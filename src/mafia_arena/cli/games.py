@@ -38,9 +38,10 @@ from mafia_arena.rules import available_variants, load_variant
 from mafia_arena.whole_numbers import MAX_SEED
 
 REPLAY_DIFFERS = "replay DIFFERS FROM the stored log:"
-"""How `replay` starts the line saying why a log does not replay (exit 1): a logged
-decision the game refuses (`runner.log.replay_or_why`), or events that differ
-(`runner.log.replay_differs`)."""
+"""How `replay` starts the line saying why a log does not replay (exit 1): a variant
+file whose content is not the one that played it, refused before anything is replayed,
+or a logged decision the game refuses (`runner.log.replay_or_why`), or events that
+differ (`runner.log.replay_differs`)."""
 
 
 def variants() -> None:
@@ -311,18 +312,38 @@ def replay(
             ".traces.jsonl); with --seat only that seat's",
         ),
     ] = False,
+    variant: Annotated[
+        Path | None,
+        typer.Option(
+            parser=nonempty_path,
+            metavar="<path>",
+            help="the variant file that played the game (default: the file the log "
+            "records, else the bundled variant of its name); a file of your own is refused "
+            "unless its content digest is the one the log records",
+        ),
+    ] = None,
 ) -> None:
-    """Replay a stored log, omniscient or from one seat's view."""
-    from mafia_arena.runner.log import replay_differs, replay_or_why, traces_path
+    """Replay a stored log, omniscient or from one seat's view.
+
+    Only the rules that played the game replay it: a variant file of your
+    own whose content digest is not the one the log records exits 1 saying
+    so; ``--variant`` gives the file that played it (moved, or a copy). A
+    bundled variant edited since replays, and a note names the edit."""
+    from mafia_arena.runner.log import (
+        replay_differs,
+        replay_or_why,
+        traces_path,
+        variant_edited,
+    )
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.display_names import DisplayNames
     from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
     from mafia_arena.views.text import render_event
 
-    stored = read_log(log)
+    stored = read_log(log, variant)
     check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
-    game = replay_or_why(stored, str(log))
+    game = replay_or_why(stored, str(log), variant)
     if isinstance(game, str):  # a logged decision the game refuses: nothing to show
         typer.echo(f"{REPLAY_DIFFERS} {game}")
         raise typer.Exit(1)
@@ -360,6 +381,9 @@ def replay(
         typer.echo(f"no decision traces beside this log ({traces_path(log)})")
     why = replay_differs(stored, game)
     if why is None:
+        edited = variant_edited(stored, game.variant)
+        if edited is not None:  # a bundled file edited since, to no effect on this game
+            typer.echo(f"note: {edited}; it replays this game all the same")
         typer.echo("replay matches the stored log")
         return
     typer.echo(f"{REPLAY_DIFFERS} {why}")

@@ -28,9 +28,10 @@ A seat's faction is the one its `role` event deals it, changed by a `role_change
 Night 0 (a host `trigger`: he counts for the copied party from then on, though he is
 told it only on Day 2). Sides come from the variant (`FactionSpec.side`). The caller
 passes the `Variant` when it has one (the tournament worker does); otherwise it is
-loaded from the log's header, and if that fails a faction called ``mafia`` is taken
-as the mafia side and any other as town, so a log from an unknown variant still
-yields numbers.
+loaded from the log's header (the file it records for a researcher's own variant,
+``meta["variant_file"]``, else the bundled variant of its name), and if that fails a
+faction called ``mafia`` is taken as the mafia side and any other as town, so a log
+from an unknown variant still yields numbers.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ from mafia_arena.engine.catalogue import (
 )
 from mafia_arena.engine.events import Event
 from mafia_arena.rules import Variant, load_variant
-from mafia_arena.runner.log import GameLog
+from mafia_arena.runner.log import GameLog, variant_source
 from mafia_arena.speech.claims import Claim, extract_claims
 
 MAFIA, TOWN = "mafia", "town"
@@ -193,10 +194,10 @@ def _info(variant: Variant) -> VariantInfo:
 
 
 @lru_cache(maxsize=64)
-def _variant_info(name: str, overrides: str) -> VariantInfo:
+def _variant_info(name_or_file: str, overrides: str) -> VariantInfo:
     import json
 
-    return _info(load_variant(name, json.loads(overrides)))
+    return _info(load_variant(name_or_file, json.loads(overrides)))
 
 
 def variant_info(log: GameLog, variant: Variant | None = None) -> VariantInfo:
@@ -209,7 +210,8 @@ def variant_info(log: GameLog, variant: Variant | None = None) -> VariantInfo:
     import json
 
     try:
-        return _variant_info(log.variant, json.dumps(log.overrides, sort_keys=True))
+        source = str(variant_source(log))  # a researcher's own file, else the name
+        return _variant_info(source, json.dumps(log.overrides, sort_keys=True))
     except (ValueError, OSError):
         return {}, (), (), {}
 

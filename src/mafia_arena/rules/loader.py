@@ -82,6 +82,26 @@ def _exists(path: Path) -> bool:
         return False
 
 
+def custom_file(variant: Variant) -> str | None:
+    """The absolute path of the file `variant` was read from, when that file is not the
+    bundled file of the variant's name (``envs/<name>.toml``); None for a bundled
+    variant and for one built in memory.
+
+    Why: a game log names its variant by the file's ``name``, and a replay loads that
+    name from `envs_dir`. A researcher's own file (a copy of ``standard.toml`` with other
+    counts, or a new name) is not there, so its log records this path as well
+    (``meta["variant_file"]``, `runner.log.GameLog.from_game`) for the replay to read
+    the rules that played it; bundled variants' logs stay as they were."""
+    if not variant.digest:
+        return None
+    path = Path(variant.origin).resolve()
+    try:
+        bundled = (envs_dir() / f"{variant.name}.toml").resolve()
+    except FileNotFoundError:  # no bundled variants at all: every file is the user's
+        return str(path)
+    return None if path == bundled else str(path)
+
+
 def available_variants() -> list[str]:
     """Names of the bundled variants."""
     return sorted(p.stem for p in envs_dir().glob("*.toml"))
@@ -139,7 +159,8 @@ def build_variant(document: dict[str, Any], source: str, overrides: Mapping[str,
         located = [(_path_in(resolved, error), error) for error in exc.errors()]
         loc, first = max(located, key=lambda pair: len(pair[0]))  # first of the deepest
         key = ".".join(str(part) for part in loc) or "-"
-        raise VariantError(source, key, _reason(first, loc, resolved)) from None
+        reason = _reason(first, loc, resolved) + _from_switch(document, loc, overrides)
+        raise VariantError(source, key, reason) from None
     check_references(variant, source)
     check_expressions(variant, source)
     return variant.from_file(source)
@@ -165,6 +186,27 @@ def _path_in(document: Any, error: Any) -> tuple[Any, ...]:
             continue  # a branch name (``int``, ``str``, a model's), not a key of the file
         path.append(part)
     return tuple(path)
+
+
+def _from_switch(document: Any, loc: tuple[Any, ...], overrides: Mapping[str, Any]) -> str:
+    """`` (the value of params.NAME)`` when the file writes ``"${NAME}"`` at `loc` and
+    the value is the file's own (not a ``--set``, which the caller names itself,
+    `rules.table`); else "".
+
+    Why: the refused value is then written in ``[params]``, not at the key the error
+    names (``discussion_rounds = "two"`` fails at ``day.1.rounds``), and a user who
+    looks at that key finds only ``"${discussion_rounds}"``."""
+    node = document
+    for part in loc:
+        in_table = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if not (in_table or in_list):
+            return ""
+        node = node[part]
+    match = _PARAM.match(node) if isinstance(node, str) else None
+    if match is None or match.group(2) in overrides:
+        return ""
+    return f" (the value of params.{match.group(2)})"
 
 
 def _reason(error: Any, loc: tuple[Any, ...], document: dict[str, Any]) -> str:

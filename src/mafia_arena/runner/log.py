@@ -13,7 +13,15 @@ before (their meta simply has no ``code``). Likewise ``meta["variant_digest"]`` 
 content digest of the variant file that played the game (`rules.Variant.digest`; absent
 for a variant built in memory and in older logs): a log that no longer replays after
 that file was edited is said to be played with another version of the file, naming it,
-not to be damaged.
+not to be damaged. A variant read from a file other than the bundled one of its name (a
+researcher's own file, `rules.loader.custom_file`) also has ``meta["variant_file"]``, the
+file's absolute path (absent for bundled variants, whose logs stay as they were): the
+header's ``variant`` is only the file's ``name``, which loads the bundled file or none.
+`played_variant` reads the rules a replay uses: a file given by the caller
+(``mafia-arena replay --variant FILE``), else the recorded file, else the name; a
+replay of a researcher's own file whose digest is not the one recorded is refused
+before anything is replayed (`refused_before_replay`), never played against other
+rules; a bundled file edited since replays as before, a difference named after it.
 
 Decision traces (`traces`: one record per LLM decision, see
 `mafia_arena.agents.llm_trace`) are host-side research data, not part of the game: `save`
@@ -35,7 +43,7 @@ from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
 from mafia_arena.results_file import record_line
 from mafia_arena.rules import Variant, load_variant
-from mafia_arena.rules.loader import coerce
+from mafia_arena.rules.loader import coerce, custom_file
 
 FORMAT = f"mafia-arena-log/{LOG_VERSION}"
 READABLE = ("mafia-arena-log/1", FORMAT)
@@ -86,7 +94,12 @@ class GameLog:
     ) -> GameLog:
         # the switch values in force, plus any dotted overrides, so the log replays alone
         switches = {**game.variant.params, **overrides_played(game.variant, overrides)}
-        played = {"variant_digest": game.variant.digest} if game.variant.digest else {}
+        played: dict[str, Any] = {}
+        if game.variant.digest:
+            played["variant_digest"] = game.variant.digest
+        own_file = custom_file(game.variant)
+        if own_file is not None:  # only a researcher's own file: bundled logs unchanged
+            played["variant_file"] = own_file
         meta = {"code": dict(code_identity()), **played, **(meta or {})}
         return cls(
             game.variant.name,
@@ -232,11 +245,76 @@ class _Refusal:
     error: Exception
 
 
-def _rebuild(log: GameLog) -> tuple[Game, _Refusal | None]:
-    """The game of `log`, rebuilt by resubmitting its logged decisions in order, and the
-    first decision the game refused (None when every one was taken); the game then
-    stands just before that decision."""
-    game = Game(load_variant(log.variant, log.overrides), log.players, log.seed)
+def played_variant(log: GameLog, variant_file: str | Path | None = None) -> Variant:
+    """The rules a replay of `log` is rebuilt with, loaded with the log's overrides:
+    `variant_file` when given (a copy of the file that played the game), else the file
+    the log records (``meta["variant_file"]``, a researcher's own variant file), else the
+    bundled variant of the log's name. Raises `VariantError` when it does not load;
+    whether it is the file that played the game is `variant_mismatch`'s question."""
+    return load_variant(variant_source(log, variant_file), log.overrides)
+
+
+def variant_source(log: GameLog, variant_file: str | Path | None = None) -> str | Path:
+    """Where `played_variant` reads the rules of `log`: `variant_file` when given, else
+    the file the log records (``meta["variant_file"]``, a `Path`), else the log's variant
+    name (a `str`, looked up among the bundled variants)."""
+    if variant_file is not None:
+        return variant_file
+    recorded = log.meta.get("variant_file")
+    return Path(recorded) if isinstance(recorded, str) and recorded else log.variant
+
+
+def refused_before_replay(
+    log: GameLog, variant: Variant, variant_file: str | Path | None = None
+) -> str | None:
+    """Why `log` is not replayed with `variant` at all, or None: the rules come from a
+    file of the researcher's own (given as `variant_file`, or recorded in
+    ``meta["variant_file"]``) whose digest is not the recorded one (`variant_mismatch`).
+
+    A bundled variant whose file was edited since (an upgrade, a corrected comment) is
+    replayed all the same, as before: an edit that changes the game shows as a replay
+    that differs and is named by `replay_differs`, and one that does not (a comment)
+    leaves an old log replayable. A researcher's own file has no such history, and a copy
+    that keeps a bundled name must never be read as the bundled rules."""
+    if variant_file is None and not log.meta.get("variant_file"):
+        return None
+    return variant_mismatch(log, variant)
+
+
+def variant_mismatch(log: GameLog, variant: Variant) -> str | None:
+    """Why `variant` must not replay `log`, or None: its file's content digest is not the
+    ``meta["variant_digest"]`` the log records (`variant_edited`), with what to do.
+
+    Why refuse before replaying rather than after: other rules may well replay the same
+    events (a changed round limit the game never reached, another description), and a
+    replay that matches would then vouch for rules that did not play the game."""
+    edited = variant_edited(log, variant)
+    if edited is None:
+        return None
+    return (
+        f"{edited}, and a game is not replayed with other rules; give the file that "
+        "played it: mafia-arena replay LOG --variant FILE"
+    )
+
+
+def variant_edited(log: GameLog, variant: Variant) -> str | None:
+    """That `variant`'s file is not the one that played `log`, naming both digests, or
+    None: the digests agree, or either is missing (logs older than the field, variants
+    built in memory)."""
+    played, now = log.meta.get("variant_digest"), variant.digest
+    if not isinstance(played, str) or not played or not now or played == now:
+        return None
+    return (
+        f"the variant file {variant.origin} differs from the one that played this game "
+        f"(its content digest is {now}, the game was played with {played})"
+    )
+
+
+def _rebuild(log: GameLog, variant: Variant) -> tuple[Game, _Refusal | None]:
+    """The game of `log`, rebuilt with `variant` by resubmitting its logged decisions in
+    order, and the first decision the game refused (None when every one was taken); the
+    game then stands just before that decision."""
+    game = Game(variant, log.players, log.seed)
     decisions = log.decision_facts
     for number, (seq, fact) in enumerate(decisions, 1):
         record = fact.record()
@@ -247,24 +325,38 @@ def _rebuild(log: GameLog) -> tuple[Game, _Refusal | None]:
     return game, None
 
 
-def replay(log: GameLog) -> Game:
-    """Rebuild the game by resubmitting the logged decisions; the engine's error for a
-    logged decision it refuses is raised as it is (`replay_or_why` says which one)."""
-    game, refused = _rebuild(log)
+def replay(log: GameLog, variant_file: str | Path | None = None) -> Game:
+    """Rebuild the game by resubmitting the logged decisions (with `played_variant`'s
+    rules); the engine's error for a logged decision it refuses is raised as it is
+    (`replay_or_why` says which one), and a researcher's own file that is not the one
+    that played the game raises `ValueError` (`refused_before_replay`)."""
+    variant = played_variant(log, variant_file)
+    mismatch = refused_before_replay(log, variant, variant_file)
+    if mismatch is not None:
+        raise ValueError(mismatch)
+    game, refused = _rebuild(log, variant)
     if refused is not None:
         raise refused.error
     return game
 
 
-def replay_or_why(log: GameLog, source: str = "<log>") -> Game | str:
-    """`replay` of the whole `log`, or why it cannot be rebuilt: a logged decision the
-    rebuilt game refuses (`source` names the log in that message).
+def replay_or_why(
+    log: GameLog, source: str = "<log>", variant_file: str | Path | None = None
+) -> Game | str:
+    """`replay` of the whole `log`, or why it cannot be rebuilt: a researcher's own file
+    that is not the one that played it (`refused_before_replay`), or a logged decision
+    the rebuilt game refuses (`source` names the log in that message). `variant_file`: as for
+    `played_variant`.
 
     A hand-edited seed, a choice that is no longer legal or is not a choice at all makes
     `Game.resubmit` raise; that is what the log says, not a bug of the replay, so it is
     reported like a replay that differs: played by other code (`replay_differs`), else
     damaged, naming the decision and the error."""
-    game, refused = _rebuild(log)
+    variant = played_variant(log, variant_file)
+    mismatch = refused_before_replay(log, variant, variant_file)
+    if mismatch is not None:
+        return f"{source}: {mismatch}"
+    game, refused = _rebuild(log, variant)
     if refused is None:
         return game
     exc = refused.error
@@ -301,17 +393,10 @@ def _played_elsewhere(log: GameLog, game: Game) -> str | None:
 
 
 def _other_variant(log: GameLog, game: Game) -> str | None:
-    """The variant file's content differs from the one that played the game: its
-    ``meta["variant_digest"]`` is not the digest of the file read now (None when the log
-    or the rebuilt variant has no digest, as older logs do not)."""
-    played, now = log.meta.get("variant_digest"), game.variant.digest
-    if not isinstance(played, str) or not played or not now or played == now:
-        return None
-    return (
-        f"the variant file {game.variant.origin} differs from the one that played this "
-        f"game (its content digest is {now}, the game was played with {played}), and the "
-        "log no longer replays to the same game with it; that version of the file replays it"
-    )
+    """The variant file `game` was rebuilt from differs from the one that played it
+    (`variant_mismatch`; `replay_or_why` refuses such a replay before it starts, this
+    names it for a caller that rebuilt the game otherwise)."""
+    return variant_mismatch(log, game.variant)
 
 
 def _other_code(log: GameLog) -> str | None:

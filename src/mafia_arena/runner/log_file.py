@@ -28,8 +28,8 @@ What is checked, and why:
   count of a billion must not reach them), ``seed`` a whole number (the engine seeds
   with its text, so ``"3"`` or ``3.0`` would silently play another or the same game),
   ``seating`` a list of one agent name per seat (or empty), ``meta`` an object whose
-  ``code``, ``variant_digest``, ``agent_kinds`` and ``agent_stats`` have the types their
-  readers use.
+  ``code``, ``variant_digest``, ``variant_file``, ``agent_kinds`` and ``agent_stats``
+  have the types their readers use.
 * Each event: an object with ``seq`` numbering the events 0, 1, 2, ... in order (a
   duplicated, dropped or moved line is named, not replayed as a different game),
   ``day`` a whole number >= 0, ``phase`` a non-empty name, a known ``kind``, a
@@ -43,9 +43,13 @@ What is checked, and why:
   (``seat``, ``seq``, ``day``, token and retry counts whole numbers, ``latency_s`` a
   finite number, ``kind`` and the texts strings, ``answers``, ``options`` and
   ``dropped`` lists of strings).
-* `check_playable` (the replay command only): the variant named loads with the
-  header's overrides for its player count; the variant's own error is quoted after
-  the log's file, line and key.
+* `check_playable` (the replay command only): the variant loads with the header's
+  overrides for its player count; the variant's own error is quoted after the log's
+  file, line and key. The variant is read as a replay reads it
+  (`runner.log.played_variant`): the file given with ``--variant``, else the file the
+  log records (``meta.variant_file``, a researcher's own variant), else the bundled
+  variant of the header's name; a file that is not there says to give it with
+  ``--variant``.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from mafia_arena.engine.events import Event
 from mafia_arena.input_files import FileTooLarge, not_a_file, read_at_most
 from mafia_arena.results_file import json_line
 from mafia_arena.results_file import shown as _shown
+from mafia_arena.rules.errors import NoSuchVariant, names_a_file
 from mafia_arena.runner.log import FORMAT, READABLE
 
 if TYPE_CHECKING:
@@ -93,13 +98,13 @@ class LogFileError(ValueError):
         super().__init__(f"{source}: {key}: {reason}" if key else f"{source}: {reason}")
 
 
-def read_log(path: Path) -> GameLog:
+def read_log(path: Path, variant_file: Path | None = None) -> GameLog:
     """The log stored at `path`, checked to be well formed and playable here (the
-    module docstring), or a `LogFileError`."""
+    module docstring) with the rules of `variant_file` when given, or a `LogFileError`."""
     from mafia_arena.runner.log import GameLog
 
     log = GameLog.load(path)
-    check_playable(log, str(path))
+    check_playable(log, str(path), variant_file)
     return log
 
 
@@ -218,6 +223,9 @@ def check_header(header: Any, source: str) -> None:
     digest = meta.get("variant_digest", "")
     if not isinstance(digest, str):
         raise bad("meta.variant_digest", f"not a content digest: {_shown(digest)}")
+    own_file = meta.get("variant_file", "")
+    if not isinstance(own_file, str):
+        raise bad("meta.variant_file", f"not a file path: {_shown(own_file)}")
     kinds = meta.get("agent_kinds", [])
     if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
         raise bad("meta.agent_kinds", f"not a list of names: {_shown(kinds)}")
@@ -326,18 +334,37 @@ def check_trace(record: dict[str, Any], source: str, number: int) -> dict[str, A
     return record
 
 
-def check_playable(log: GameLog, source: str) -> None:
+def check_playable(log: GameLog, source: str, variant_file: Path | None = None) -> None:
     """`LogFileError` unless the log's variant loads with its overrides for its player
-    count (what a replay builds first), quoting the variant's own error."""
+    count (what a replay builds first), quoting the variant's own error. The variant is
+    read where a replay reads it (`runner.log.variant_source`): `variant_file` when
+    given, else the file the log records, else the bundled variant of its name.
+
+    A variant that is no file here is worded for the replay command: a log of a
+    researcher's own variant file names that file (``meta.variant_file``) or only its
+    ``name`` (a log written before the field), and either way the remedy is to give the
+    file with ``--variant``."""
     from mafia_arena.engine.game import Game
     from mafia_arena.rules import VariantError, load_variant
+    from mafia_arena.runner.log import variant_source
 
+    chosen = variant_source(log, variant_file)
+    named = (
+        "--variant"
+        if variant_file is not None
+        else "line 1: meta.variant_file"
+        if isinstance(chosen, Path)
+        else None
+    )
     for key, overrides in (("variant", None), ("overrides", log.overrides)):
         try:
-            variant = load_variant(log.variant, overrides)
+            variant = load_variant(chosen, overrides)
+        except NoSuchVariant as exc:
+            raise LogFileError(source, named or "line 1: variant", _no_file(log, exc)) from None
         except (VariantError, ValueError, TypeError, OSError) as exc:
+            where = named if named and key == "variant" else f"line 1: {key}"
             raise LogFileError(
-                source, f"line 1: {key}", f"the variant does not load: {_one_line(exc)}"
+                source, where, f"the variant does not load: {_one_line(exc)}"
             ) from None
     try:
         Game(variant, log.players, log.seed)
@@ -345,6 +372,21 @@ def check_playable(log: GameLog, source: str) -> None:
         raise LogFileError(
             source, "line 1: players", f"the game cannot be dealt: {_one_line(exc)}"
         ) from None
+
+
+def _no_file(log: GameLog, error: NoSuchVariant) -> str:
+    """Why a log's variant is not there, and how to replay it anyway: give the file that
+    played it (with its content digest, when the log records one)."""
+    digest = log.meta.get("variant_digest")
+    played = f" (content digest {digest})" if digest else ""
+    if names_a_file(error.asked):
+        missing = f"no such variant file {error.asked}"
+    else:
+        missing = f"no variant {log.variant!r} is bundled (looked for {error.source})"
+    return (
+        f"the variant does not load: {missing}; a game played from a variant file "
+        f"replays with that file{played}: mafia-arena replay LOG --variant FILE"
+    )
 
 
 def _fits(value: Any, annotation: str) -> bool:
