@@ -35,6 +35,7 @@ function el(tag, text, cls) {
 
 function show(id) {
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== id;
+  $("skip").hidden = id !== "game";  // "Skip to your move" only where there is a move
 }
 
 function message(text) {
@@ -299,6 +300,7 @@ async function adminLobby(admin) {
           .catch((e) => { $("lobby-note").textContent = e.message; });
         const copy = el("button", "Copy link");
         copy.type = "button";
+        copy.setAttribute("aria-label", `Copy link for P${inv.seat + 1}`);  // one per seat, told apart
         copy.onclick = () => navigator.clipboard?.writeText(inviteLink(inv.invite));
         row.append(el("span", `P${inv.seat + 1} `), copy, " ", take, el("code", inviteLink(inv.invite)));
         list.append(row);
@@ -509,6 +511,14 @@ $("players-toggle").onclick = () => {
   const open = document.body.classList.toggle("players-open");
   $("players-toggle").setAttribute("aria-expanded", String(open));
 };
+$("skip").onclick = skipToMove;
+// the phones' players list, opened over the page, closes with Escape too
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape" || !document.body.classList.contains("players-open")) return;
+  document.body.classList.remove("players-open");
+  $("players-toggle").setAttribute("aria-expanded", "false");
+  $("players-toggle").focus();
+});
 setInterval(tick, 250);
 window.addEventListener("popstate", route);
 route();

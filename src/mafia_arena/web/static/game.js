@@ -95,6 +95,7 @@ function renderState(s) {
   show("game");
   app.roleTitles = s.role_titles || {};
   document.body.classList.toggle("spectator", !!s.spectator);
+  announceNews(s);
   appendLines($("transcript"), s.lines, s.reset);
   appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
   // a Palermo turn names its timed phase; otherwise the phase of the seat's last event
@@ -120,6 +121,106 @@ function renderState(s) {
   $("ghost-note").hidden = !(s.request && s.request.kind === "turn" && s.you && s.you.state === "ghost");
   renderNotices(s.notices || [], s.stand_in);
   if (s.over) renderEnd(s);
+}
+
+// ---------------------------------------------------------------- screen readers
+// What the page says aloud goes through two live regions (index.html): "announce"
+// (polite: new lines, deaths) and "announce-urgent" (assertive: a turn, its last
+// seconds, the game's end). Everything said is taken from the push being rendered, so
+// a screen reader hears nothing the seat's page does not show.
+function announce(text, urgent = false) {
+  const region = $(urgent ? "announce-urgent" : "announce");
+  // the same words twice (two turns with one prompt) must still change the region
+  region.textContent = region.textContent === text ? `${text}\u00a0` : text;
+}
+
+// How many of a push's new lines are read out; the rest are counted, not read, so a
+// burst of bot lines (or a reconnect's catch-up) does not flood the listener.
+const READ_LINES = 3;
+
+// One polite announcement per push: who died since the last push (from the players
+// list, which every seat sees), then the push's newest lines. A reset (the first push,
+// a reconnect) is the whole transcript again: it is not read out, and sets the deaths'
+// baseline.
+function announceNews(s) {
+  const deaths = newDeaths(s.players, s.reset);
+  if (s.reset) return;
+  const lines = s.lines.map(lineText);
+  const skipped = lines.length - READ_LINES;
+  const parts = deaths.map((p) => `${p.label} ${p.name} is dead.`);
+  if (skipped > 0) parts.push(`${skipped} more lines on the table.`);
+  parts.push(...lines.slice(-READ_LINES));
+  if (parts.length) announce(parts.join(" "));
+}
+
+// The players who were alive at the last push and are not now (none at a reset).
+function newDeaths(players, reset) {
+  const before = app.alive || {};
+  app.alive = Object.fromEntries(players.map((p) => [p.seat, p.alive]));
+  return reset ? [] : players.filter((p) => before[p.seat] && !p.alive);
+}
+
+// A transcript line as words: a speech as "P2 Ada says: ...", a private line tagged.
+function lineText(line) {
+  const said = line.kind === "speech" && typeof line.speech === "string"
+    ? `${line.speaker} says: ${line.speech.replace(/\s+/g, " ")}` : line.text;
+  return line.private ? `(${line.channel ? line.channel.replace(/_/g, " ") : "private"}) ${said}` : said;
+}
+
+// A choice that names a seat ("P3") says whom it is for in its accessible name: "vote
+// for P3 Ada" (the players list's name, which the page shows anyway); other choices
+// ("pass", "no lynch") keep their own words.
+function choiceName(label, kind) {
+  if (!/^P\d+$/.test(label)) return null;
+  const player = (app.players || []).find((p) => p.label === label);
+  const verb = /vote/.test(kind) && kind !== "vote_intent" ? "vote for"
+    : /nominat/.test(kind) ? "nominate" : kind === "vote_intent" ? "would vote for" : "choose";
+  return player ? `${verb} ${label} ${player.name}` : `${verb} ${label}`;
+}
+
+// ---------------------------------------------------------------- keyboard focus
+// The control of the turn's answer that holds the focus, as the next render can find
+// it again (each push rebuilds the buttons): its choice index or written form's verb.
+function heldControl() {
+  const active = document.activeElement;
+  if (!active || !($("choices").contains(active) || $("phrase-choices").contains(active))) return null;
+  if (active.dataset.choice !== undefined) return `button[data-choice="${active.dataset.choice}"]`;
+  if (active.dataset.form !== undefined) return `button[data-form="${active.dataset.form}"]`;
+  return active.id ? `#${active.id}` : null;  // a written form's players box or pseudonym
+}
+
+// Whether the focus is nowhere a person put it: on the page itself, on an element a
+// render removed or hid (the lobby's "Take my seat" once the game shows), or inside the
+// move panel (which a new turn rebuilds). A person typing in the chat keeps their
+// place; the turn is announced to them instead.
+function focusIsFree() {
+  const active = document.activeElement;
+  return !active || active === document.body || !active.isConnected
+    || !active.getClientRects().length || $("action").contains(active);
+}
+
+// A new turn: the first thing to answer with takes the focus (the speech box, else the
+// first choice), when the focus is free. The same turn re-rendered: the control that
+// had the focus gets it back.
+function focusTurn(fresh, held) {
+  const again = held && !fresh ? $("action").querySelector(held) : null;
+  if (again && !again.disabled) { again.focus(); return; }
+  if (!fresh || !focusIsFree()) return;
+  const first = $("speech").hidden ? $("choices").querySelector("button:enabled") : $("speech-text");
+  if (first) first.focus();
+}
+
+// After an answer is sent its buttons are disabled (and later removed): the focus waits
+// on the prompt, in the move panel, rather than fall back to the top of the page.
+function parkFocus() {
+  if ($("action").contains(document.activeElement)) $("prompt").focus();
+}
+
+// "Skip to your move": the move panel takes the focus (a link to #action would change
+// the address, which the page's router reads).
+function skipToMove(event) {
+  event.preventDefault();
+  $("action").focus();
 }
 
 function renderNotices(notices, standIn) {
@@ -189,6 +290,7 @@ function renderPalermoCard(you) {
 }
 
 function renderPlayers(players) {
+  app.players = players;
   const list = $("players-list");
   const alive = players.filter((p) => p.alive).length;
   $("players-count").textContent = `${alive} alive, ${players.length - alive} dead`;
@@ -202,6 +304,7 @@ function renderPlayers(players) {
     if (p.role) li.append(el("span", roleName(p.role), "badge role"));
     // Palermo: ghost, imprisoned and permanently out look alike as "dead" without it
     if (p.state) li.append(el("span", STATE_LABELS[p.state] || p.state, `badge state ${p.state}`));
+    else if (!p.alive) li.append(el("span", "dead", "badge dead"));  // in words, not only struck through
     if (p.away) li.append(el("span", "away", "badge away"));
     if (p.replaced) li.append(el("span", p.stand_in ? `stand-in: ${p.stand_in} bot` : "stand-in: default actions", "badge replaced"));
     list.append(li);
@@ -356,15 +459,18 @@ function writtenButton(label, verb, turn) {
     if (send(message)) {
       for (const x of document.querySelectorAll("#action button")) x.disabled = true;
       $("action-error").textContent = "";
+      parkFocus();
     }
   };
   return b;
 }
 
-function choiceButton(label, index, turn, key) {
+function choiceButton(label, index, turn, key, kind = "") {
   const b = el("button", label);
   b.type = "button";
   b.dataset.choice = String(index);
+  const name = choiceName(label, kind);
+  if (name) b.setAttribute("aria-label", name);
   b.onclick = () => {
     const words = $("speech-text").value.trim();
     const verb = (key || "").split(":")[0];
@@ -374,6 +480,7 @@ function choiceButton(label, index, turn, key) {
     if (send(message)) {  // the words stay until taken, as a written form's
       for (const x of document.querySelectorAll("#action button")) x.disabled = true;
       $("action-error").textContent = "";
+      parkFocus();
     }
   };
   return b;
@@ -381,6 +488,8 @@ function choiceButton(label, index, turn, key) {
 
 function renderRequest(req) {
   const panel = $("action");
+  const held = heldControl();
+  if (held) $("prompt").focus();  // its button is rebuilt below: wait on the prompt meanwhile
   $("choices").replaceChildren(); $("phrase-choices").replaceChildren();
   if (!req) {
     app.turn = null; app.deadline = null;
@@ -406,7 +515,7 @@ function renderRequest(req) {
   const keys = req.keys || [];
   panel.classList.toggle("forum", app.forum);
   if (app.forum) { renderForms(target, req, keys); renderWritten(target, req, keys); }
-  else req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn, keys[i])));
+  else req.options.forEach((label, i) => target.append(choiceButton(label, i, req.turn, keys[i], req.kind)));
   $("speech").hidden = !req.free_text; $("phrases").hidden = !req.free_text || app.forum;
   $("speech-text").placeholder = app.forum
     ? "Words to Say, or for a form…"
@@ -422,12 +531,18 @@ function renderRequest(req) {
       if (!text) return;
       if (send({ type: "say", turn: req.turn, text })) {
         for (const x of document.querySelectorAll("#action button")) x.disabled = true;
+        parkFocus();
       }
     };
   }
   document.body.classList.add("your-turn");
   document.title = "▶ Your turn · " + TITLE;
-  if (fresh && app.notified !== req.turn) { app.notified = req.turn; notify(req.prompt); }
+  if (fresh && app.notified !== req.turn) {
+    app.notified = req.turn;
+    notify(req.prompt);
+    announce(`Your turn: ${$("prompt").textContent}`, true);
+  }
+  focusTurn(fresh, held);
   tick();  // show the new countdown now, not at the next quarter-second
 }
 
@@ -466,6 +581,28 @@ function tick() {
   const left = Math.max(0, Math.round((app.deadline - Date.now()) / 1000));
   timer.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
   timer.classList.toggle("urgent", left <= 10);
+  warnLastSeconds(left);
+}
+
+// The countdown is never read second by second (the timer is not a live region): a
+// turn's last URGENT_SECONDS are announced once, the moment they begin, unless its
+// answer is already sent (its buttons disabled).
+const URGENT_SECONDS = 10;
+
+function warnLastSeconds(left) {
+  if (app.turn === null || left > URGENT_SECONDS || left === 0 || app.warned === app.turn) return;
+  if (!document.querySelector("#choices button:enabled, #speech button:enabled")) return;
+  app.warned = app.turn;
+  announce(`${left} second${left === 1 ? "" : "s"} left to answer.`, true);
+}
+
+// The end screen, once: said at once, and the focus taken to its title when the move
+// panel (now hidden) held it or it was nowhere.
+function announceEnd() {
+  if (app.ended) return;
+  app.ended = true;
+  announce(`${$("end-title").textContent}. ${$("end-reason").textContent}`.trim(), true);
+  if (focusIsFree()) $("end-title").focus();
 }
 
 function renderEnd(s) {
@@ -487,6 +624,7 @@ function renderEnd(s) {
     body.append(tr);
   }
   document.title = TITLE + " · game over";
+  announceEnd();
   renderRematch(s.spectator);
   if (!app.replay) loadReplay();
 }
