@@ -173,18 +173,19 @@ def test_a_tournament_of_own_variant_files_gives_a_board_and_replayable_logs(
     tmp_path: Path,
 ) -> None:
     own_variant(tmp_path, "no-detective", NO_DETECTIVE)
-    own_variant(tmp_path, "standard", LONGER)
+    own_variant(tmp_path, "longer", LONGER)  # a name of its own: other rules than standard's
     (tmp_path / "spec.toml").write_text(
         'name = "own-variants"\nbase_seed = 7\ngames = 2\npool = ["random", "heuristic"]\n'
         'results = "results"\n\n'
         '[[variants]]\nvariant = "no-detective-copy.toml"\nplayers = 7\n\n'
-        '[[variants]]\nvariant = "standard-copy.toml"\nplayers = 7\nlabel = "longer"\n'
+        '[[variants]]\nvariant = "longer-copy.toml"\nplayers = 7\n'
     )
     ran = cli("tournament", "spec.toml", "--no-ray", "--no-tracking", cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     board = cli("leaderboard", "results", "--out", "board", cwd=tmp_path)
     assert board.returncode == 0, board.stdout + board.stderr
-    assert "`no-detective/7`" in (tmp_path / "board" / "README.md").read_text()
+    readme = (tmp_path / "board" / "README.md").read_text()
+    assert "`no-detective/7`" in readme and "`longer/7`" in readme
 
     logs = sorted((tmp_path / "results" / "logs").glob("game-*.jsonl"))
     assert len(logs) == 4

@@ -98,7 +98,22 @@ def nan_in(name: str) -> Callable[[Arrays], Arrays]:
 RNG = np.random.default_rng(0)
 
 # (id, damage, "agent" or "policy": the file the message names, key, reason)
+OWN_FILE = {"variant_file": "/nowhere/own.toml", "variant_digest": "ab", "rules_digest": "cd"}
+"""A header that says the policy was trained on a variant file of one's own."""
+
 AGENT_FILE_CASES: list[tuple[str, Damage, str, str]] = [
+    (
+        "variant-of-a-bundled-policy",
+        Damage(agent=('name = "rl-town-votes"', 'name = "rl-town-votes"\nvariant = "x.toml"')),
+        "variant",
+        "trained on the bundled variant 'standard'",
+    ),
+    (
+        "agent-variant-number",
+        Damage(agent=('name = "rl-town-votes"', 'name = "rl-town-votes"\nvariant = 5')),
+        "variant",
+        "must be non-empty text, not 5",
+    ),
     ("name-number", Damage(agent=('name = "rl-town-votes"', "name = 5")), "name", "not 5"),
     (
         "name-array",
@@ -185,6 +200,25 @@ HEADER_CASES: list[tuple[str, Damage, str, str]] = [
         "retrain it",
     ),
     ("advice-number", Damage(header={"advice": 5}), "advice", "not 5"),
+    (
+        "variant-file-without-digests",
+        Damage(header={"variant_file": "/nowhere/own.toml"}),
+        "variant_digest",
+        "missing",
+    ),
+    (
+        "rules-digest-number",
+        Damage(header={**OWN_FILE, "rules_digest": 5}),
+        "rules_digest",
+        "must be non-empty text, not 5",
+    ),
+    (
+        "variant-file-gone",
+        Damage(header=OWN_FILE),
+        "variant_file",
+        "no such file /nowhere/own.toml; the policy was trained on the variant file "
+        "/nowhere/own.toml (content digest ab, rules digest cd): put that file back",
+    ),
     ("header-fallback-number", Damage(header={"fallback": 5}), "fallback", "not 5"),
     ("layers-huge-float", Damage(header={"layers": 1e9}), "layers", "whole number"),
     ("layers-huge", Damage(header={"layers": 10**9}), "layers", "the archive holds 7"),

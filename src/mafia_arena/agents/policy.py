@@ -6,6 +6,8 @@ name = "rl-town-votes"
 kind = "rl"
 policy = "policies/rl-town-votes.npz"   # relative to this file
 fallback = "heuristic"                  # optional; the policy file names one too
+variant = "../my-variants/two-doctors.toml"  # optional: a policy trained on a file of
+                                        # one's own, when that file was moved
 ```
 
 The policy file (`agents.policy_file`) says which variant, player count, side and request
@@ -19,7 +21,9 @@ another side, a game the policy does not fit (other rules or another player coun
 goes to the fallback player, which also sees every view so its memory stays complete.
 "Other rules" is judged on the rules themselves (`rules_content`), not the variant's
 name: the same variant with other switches (``--set mafia=1``) is another game, and a
-file read by path with the bundled variant's rules is the same one. The fallback is
+file read by path with the bundled variant's rules is the same one. A policy trained on
+a variant file of one's own records that file, its content digest and its rules' digest,
+and is seated only with those rules (`load_trained_variant`). The fallback is
 also told the game's exact variant (`set_variant`), as every seated player is. Only
 numpy is needed, so any worker (Ray, the web app, the CLI) can seat it by its file name.
 
@@ -33,7 +37,7 @@ policy does not fit).
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -46,6 +50,8 @@ from mafia_arena.agents.registry import make_agent, register_loader
 from mafia_arena.engine.choices import Decision
 from mafia_arena.env.actions import build_action_table
 from mafia_arena.rules import Variant, load_variant
+from mafia_arena.rules.errors import NoSuchVariant
+from mafia_arena.rules.loader import rules_content, rules_digest
 from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.view import View
 
@@ -56,29 +62,15 @@ POLICY_DECISIONS = "policy_decisions"
 FALLBACK_DECISIONS = "fallback_decisions"
 """The `AgentStats.extra` counter of the decisions the agent left to its fallback."""
 
-DESCRIPTIVE_FIELDS = frozenset({"name", "title", "description", "source"})
-"""`Variant` fields that name or describe the rules without being part of them."""
-
-
-def rules_content(variant: Variant) -> dict[str, Any]:
-    """The rules a game of `variant` is played by: its fields with the switches applied,
-    less `DESCRIPTIVE_FIELDS` (the file it was read from is no field at all).
-
-    Why: a policy fits only the rules it was trained on. The variant's name does not
-    say which those are (``--set`` changes the rules and keeps the name), and neither
-    does `Variant.digest`, the digest of the file's bytes before the switches; two
-    variants whose contents are equal deal and play the same games, wherever they
-    were read from.
-    """
-    return variant.model_dump(exclude=set(DESCRIPTIVE_FIELDS))
-
 
 class PolicyAgent(SyncAgent):
     """A trained policy with a fallback player (see the module docstring)."""
 
     kind = RL_KIND
 
-    def __init__(self, name: str, policy: PolicyFile, fallback: Agent) -> None:
+    def __init__(
+        self, name: str, policy: PolicyFile, fallback: Agent, variant_file: str | Path | None = None
+    ) -> None:
         """Seat `policy` as `name`; `ValueError` naming the policy file (its `source`,
         else `name`), the header key or array and the reason when the policy does not
         fit this code: a header of the wrong shape (`check_header`), a variant, switch,
@@ -86,6 +78,10 @@ class PolicyAgent(SyncAgent):
         observation size that changed since training, or weights that do not chain
         from the observation to the action table (`PolicyFile.check`). Everything a
         game later reads is checked here, so a policy that is built never fails mid-game.
+
+        A policy trained on a variant file of one's own records that file
+        (`load_trained_variant`); `variant_file` (the agent file's ``variant``) names
+        where it is now, when it was moved.
         """
         super().__init__()
         if not isinstance(fallback, SyncAgent):
@@ -106,11 +102,7 @@ class PolicyAgent(SyncAgent):
         self.kinds = frozenset(header["kinds"])
         self.variant_name = header["variant"]
         overrides = dict(header.get("overrides", {}))
-        try:
-            self.trained_variant = load_variant(self.variant_name, overrides)
-        except (ValueError, TypeError, OSError) as exc:
-            key = "overrides" if overrides and _loads(self.variant_name) else "variant"
-            raise refuse(key, exc) from None
+        self.trained_variant = load_trained_variant(header, overrides, variant_file, refuse)
         self.side = header["side"]
         sides = sorted({faction.side for faction in self.trained_variant.factions.values()})
         if self.side not in sides:
@@ -218,7 +210,7 @@ class PolicyAgent(SyncAgent):
         return self._judged[1]
 
 
-AGENT_KEYS = ("name", "kind", "policy", "fallback", "description")
+AGENT_KEYS = ("name", "kind", "policy", "fallback", "description", "variant")
 """The keys of an ``rl`` agent file."""
 
 _LOADING: ContextVar[tuple[Path, ...]] = ContextVar("rl_agent_files_loading", default=())
@@ -232,7 +224,8 @@ class _FallbackCycle(ValueError):
 def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
     """Raise `ValueError` ``PATH: key 'K': reason`` unless an ``rl`` agent file's keys
     are usable: only `AGENT_KEYS`; ``policy`` (required), ``name`` and ``fallback``
-    non-empty text; ``description`` text.
+    non-empty text; ``description`` text; ``variant`` (the variant file a policy was
+    trained on, where it is now, relative to the agent file) non-empty text.
 
     Why: each value becomes a string in the game's records or an agent spec; read as
     anything else (a number, an array, a table), it would be turned into text quietly
@@ -243,7 +236,7 @@ def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
         raise ValueError(f"{path}: key {unknown[0]!r}: unknown in an rl agent file")
     if not isinstance(data.get("policy"), str) or not data["policy"].strip():
         raise ValueError(f"{path}: key 'policy': the path of a policy file is required")
-    for key in ("name", "fallback", "description"):
+    for key in ("name", "fallback", "description", "variant"):
         if key not in data:
             continue
         value = data[key]
@@ -259,6 +252,57 @@ def _loads(variant: str) -> bool:
     except (ValueError, OSError):
         return False
     return True
+
+
+def load_trained_variant(
+    header: Mapping[str, Any],
+    overrides: Mapping[str, Any],
+    moved_to: str | Path | None,
+    refuse: Callable[[str, object], ValueError],
+) -> Variant:
+    """The variant a policy was trained on, loaded with its switches.
+
+    A policy trained on a bundled variant names it (``variant``) and is loaded by that
+    name. One trained on a file of one's own (`rules.loader.custom_file`: a new name,
+    or a copy of a bundled file with other rules) also records the file's absolute
+    path (``variant_file``), its content digest (``variant_digest``) and the digest of
+    its rules with the switches (``rules_digest``, `rules.loader.rules_digest`), as
+    `rl.train.export_policy` writes them. That file is read (or `moved_to`, the agent
+    file's ``variant``, when it was moved) and taken when its bytes are the recorded
+    ones or its rules are (a corrected comment is the same game); otherwise the policy
+    is refused, naming the file, both digests and what to do, never fitted to other
+    rules. Why: the name alone is not the rules (a copy may keep ``standard``), and a
+    new name is in no ``envs/``, so the policy could not be seated later.
+
+    `refuse(key, reason)` builds the caller's error."""
+    name = header["variant"]
+    recorded = header.get("variant_file")
+    if recorded is None:
+        try:
+            return load_variant(name, overrides)
+        except (ValueError, TypeError, OSError) as exc:
+            raise refuse("overrides" if overrides and _loads(name) else "variant", exc) from None
+    source = str(moved_to) if moved_to is not None else recorded
+    trained = (
+        f"the policy was trained on the variant file {recorded} (content digest "
+        f"{header['variant_digest']}, rules digest {header['rules_digest']})"
+    )
+    give = 'put that file back, or give where it is now in the agent file: variant = "FILE"'
+    try:
+        variant = load_variant(source, overrides)
+    except NoSuchVariant:
+        raise refuse("variant_file", f"no such file {source}; {trained}: {give}") from None
+    except (ValueError, TypeError, OSError) as exc:
+        raise refuse("variant_file", f"{exc}; {trained}: {give}") from None
+    if variant.digest != header["variant_digest"] and (
+        rules_digest(variant) != header["rules_digest"]
+    ):
+        raise refuse(
+            "rules_digest",
+            f"{variant.origin} has other rules (rules digest {rules_digest(variant)}), and a "
+            f"policy is not seated with other rules; {trained}: {give}, or retrain it",
+        )
+    return variant
 
 
 def load_policy_agent(spec: str) -> PolicyAgent | None:
@@ -293,7 +337,13 @@ def load_policy_agent(spec: str) -> PolicyAgent | None:
         raise ValueError(f"{path}: {where}: {exc}") from None
     finally:
         _LOADING.reset(token)
-    return PolicyAgent(data.get("name", path.stem), policy, fallback_agent)
+    moved_to = (path.parent / data["variant"]).resolve() if "variant" in data else None
+    if moved_to is not None and "variant_file" not in policy.header:
+        raise ValueError(
+            f"{path}: key 'variant': the policy was trained on the bundled variant "
+            f"{policy.header.get('variant')!r}, not on a file of one's own; leave the key out"
+        )
+    return PolicyAgent(data.get("name", path.stem), policy, fallback_agent, moved_to)
 
 
 register_loader(load_policy_agent)

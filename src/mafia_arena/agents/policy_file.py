@@ -84,8 +84,10 @@ def check_header(header: object) -> dict[str, Any]:
     (non-empty text), ``kinds`` (a non-empty list of request kinds, as text). Optional:
     ``overrides`` (an object of switches), ``observation`` (an object or null),
     ``advice`` (text or null), ``fallback`` (text), ``actions`` (a whole number, at
-    least 1). Other keys (``name``, ``spec``, ``seed`` …) are only recorded. The
-    file-level keys ``format`` and ``layers`` are `PolicyFile.load`'s to check.
+    least 1), ``variant_file`` (a variant file of one's own, as non-empty text, with
+    ``variant_digest`` and ``rules_digest``, non-empty text). Other keys (``name``,
+    ``spec``, ``seed`` …) are only recorded. The file-level keys ``format`` and
+    ``layers`` are `PolicyFile.load`'s to check.
 
     Raises `ValueError` ``key 'K': reason`` for the first key that is missing or of
     the wrong type. Why: the agent reads these keys when it is built and while it
@@ -126,6 +128,11 @@ def check_header(header: object) -> dict[str, Any]:
         raise ValueError(f"key 'advice': must be a player's name or null, not {advice!r}")
     if "fallback" in header and not isinstance(header["fallback"], str):
         raise ValueError(f"key 'fallback': must be a player's name, not {header['fallback']!r}")
+    if "variant_file" in header:  # a file of one's own: its digests say which rules
+        for key in ("variant_file", "variant_digest", "rules_digest"):
+            value = need(key)
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"key {key!r}: must be non-empty text, not {value!r}")
     if "actions" in header and not _count(header["actions"]):
         raise ValueError(
             f"key 'actions': must be a whole number of at least 1, not {header['actions']!r}"

@@ -18,6 +18,9 @@ Contract
   moving a run to a cluster or another folder keeps its identity. `Experiment.inputs`
   keeps the digest of each of those files by name, so a refused resume can say which
   one changed (`experiments.provenance`).
+* One name, one rule set: records and leaderboards name a game's variant by its file's
+  ``name``, so an entry whose file bears a bundled variant's name, or another entry's,
+  with other rules is refused (`_check_one_rule_set`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,16 @@ from mafia_arena.experiments.errors import SpecError
 from mafia_arena.experiments.provenance import agent_file_inputs, display_name, file_digest
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
 from mafia_arena.results_file import MAX_GAME_INDEX
-from mafia_arena.rules import VariantError, available_variants, load_table, variant_path
+from mafia_arena.rules import (
+    Variant,
+    VariantError,
+    available_variants,
+    custom_file,
+    load_table,
+    load_variant,
+    rules_digest,
+    variant_path,
+)
 from mafia_arena.rules.errors import names_a_file
 from mafia_arena.rules.loader import NO_SUCH_VARIANT
 from mafia_arena.runner.integrity import VOID_THRESHOLD
@@ -214,6 +226,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
     matchups: list[Matchup] = []
     labels: set[str] = set()
     inputs: dict[str, str] = {}
+    rule_sets: dict[str, tuple[str, str]] = {}
     index = 0
     for i, entry in enumerate(spec.variants):
         key = f"variants.{i}"
@@ -226,6 +239,8 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
             inputs[display_name(variant_file, spec_path)] = digest
         except VariantError as exc:
             raise _variant_error(source, key, entry.variant, exc) from exc
+        shown = display_name(variant_file, spec_path)
+        _check_one_rule_set(source, key, variant, entry.player_counts, shown, rule_sets)
         raw_pool = entry.pool if entry.pool is not None else spec.pool
         pool_key = f"{key}.pool" if entry.pool is not None else "pool"
         if not raw_pool:
@@ -299,6 +314,60 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         void_threshold=spec.void_threshold,
     )
     return _with_hash(experiment)
+
+
+def _check_one_rule_set(
+    source: str,
+    key: str,
+    variant: Variant,
+    players: list[int],
+    shown: str,
+    rule_sets: dict[str, tuple[str, str]],
+) -> None:
+    """Raise `SpecError` at ``<key>.variant`` when the entry's file bears the name of
+    another rule set: a bundled variant's name on a file whose rules are not the
+    bundled file's, or the name of another entry's file with other rules.
+
+    `rule_sets` maps each name seen so far to the digest of its file's rules (without
+    the entry's switches, `_file_rules`) and to what they are (the bundled file, or
+    the entry and file that brought them); this entry's are added.
+
+    Why: a game's record names its variant by the file's ``name``, and the leaderboard
+    pools the games of one name and player count as one setup (``standard/7``: win
+    rates, the side advantage of the ratings, the role tables). Two rule sets under
+    one name would be counted as one, and nothing on the board would tell; a matchup
+    ``label`` names only the matchup, not the records, so only a name of the file's
+    own keeps them apart. Switches (``set``) are the entry's to choose, as for a
+    bundled variant, and do not count here."""
+    name = variant.name
+    own = custom_file(variant) is not None
+    bundled = f"the bundled {variant_path(name).parent.name}/{name}.toml"
+    if own and name in available_variants() and name not in rule_sets:
+        rule_sets[name] = (_file_rules(variant_path(name)), bundled)
+    rules = _file_rules(Path(variant.origin))
+    seen, where = rule_sets.setdefault(
+        name, (rules, f"{key}.variant ({shown})" if own else bundled)
+    )
+    if seen != rules:
+        setups = ", ".join(f"{name}/{n}" for n in players)
+        raise SpecError(
+            source,
+            f"{key}.variant",
+            f"{shown} is named {name!r}, as {where} is, but their rules differ: the games "
+            f"of both would be recorded and rated as one variant ({setups} on a "
+            'leaderboard); give the file a name of its own (its name = "..."; a label '
+            "names only the matchup)",
+        )
+
+
+def _file_rules(path: Path) -> str:
+    """The digest of the rules a variant file holds without switches (`rules_digest`:
+    two files that differ only in comments or layout hold the same rules), else of its
+    bytes (a file that needs switches to load)."""
+    try:
+        return rules_digest(load_variant(path))
+    except VariantError:
+        return file_digest(path)
 
 
 def _variant_error(source: str, key: str, name: str, error: VariantError) -> SpecError:

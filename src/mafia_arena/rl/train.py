@@ -36,6 +36,7 @@ from mafia_arena.agents.policy_file import PolicyFile, table_hash
 from mafia_arena.rl.evaluate import WinRate, win_rate
 from mafia_arena.rl.spec import TrainSpec
 from mafia_arena.rl.team_env import TeamEnv
+from mafia_arena.rules import Variant, custom_file, rules_digest
 
 IMITATION_SEED = 700_000_000  # the demonstrations' env seed, + the spec's seed
 
@@ -92,8 +93,31 @@ def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
         "spec_hash": spec.digest,
         "steps": spec.steps,
         "seed": spec.seed,
+        **trained_file(env.session.variant),
     }
     return PolicyFile(layers, header)
+
+
+def trained_file(variant: Variant) -> dict[str, str]:
+    """The header keys naming the variant file of one's own a policy was trained on:
+    the variant's ``name``, the file's absolute path, its content digest and the
+    digest of its rules with the switches (`agents.policy.load_trained_variant`
+    reads them); {} for a bundled variant, whose name is enough (its header is as it
+    was).
+
+    Why: the spec names the file as its author wrote it, often relative to the folder
+    training ran in, and a copy of a bundled file may keep the bundled name: the
+    policy could not be seated from another folder, or would be fitted to whatever
+    the file says by then."""
+    path = custom_file(variant)
+    if path is None:
+        return {}
+    return {
+        "variant": variant.name,
+        "variant_file": path,
+        "variant_digest": variant.digest,
+        "rules_digest": rules_digest(variant),
+    }
 
 
 def _shown_path(source: str) -> str:

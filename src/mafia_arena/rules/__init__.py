@@ -4,7 +4,14 @@ Imports nothing else of ours; the engine consumes what this package produces.
 """
 
 from mafia_arena.rules.errors import VariantError
-from mafia_arena.rules.loader import available_variants, load_variant, variant_path
+from mafia_arena.rules.loader import (
+    available_variants,
+    custom_file,
+    load_variant,
+    rules_content,
+    rules_digest,
+    variant_path,
+)
 from mafia_arena.rules.spec import (
     DayStep,
     FactionSpec,
@@ -24,7 +31,10 @@ __all__ = [
     "VariantError",
     "WinRule",
     "available_variants",
+    "custom_file",
     "load_table",
     "load_variant",
+    "rules_content",
+    "rules_digest",
     "variant_path",
 ]

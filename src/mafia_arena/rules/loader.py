@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import errno
 import hashlib
+import json
 import math
 import re
 import tomllib
@@ -100,6 +101,32 @@ def custom_file(variant: Variant) -> str | None:
     except FileNotFoundError:  # no bundled variants at all: every file is the user's
         return str(path)
     return None if path == bundled else str(path)
+
+
+DESCRIPTIVE_FIELDS = frozenset({"name", "title", "description", "source"})
+"""`Variant` fields that name or describe the rules without being part of them."""
+
+
+def rules_content(variant: Variant) -> dict[str, Any]:
+    """The rules a game of `variant` is played by: its fields with the switches applied,
+    less `DESCRIPTIVE_FIELDS` (the file it was read from is no field at all).
+
+    Why: the variant's name does not say which rules a game was played by (``--set``
+    changes the rules and keeps the name; a copy of ``standard.toml`` may keep its
+    name), and neither does `Variant.digest`, the digest of the file's bytes before the
+    switches (a corrected comment changes it); two variants whose contents are equal
+    deal and play the same games, wherever they were read from. A trained policy fits
+    only its rules (`agents.policy`), and a tournament pools only games of one rule set
+    under one name (`experiments.plan`)."""
+    return variant.model_dump(exclude=set(DESCRIPTIVE_FIELDS))
+
+
+def rules_digest(variant: Variant) -> str:
+    """sha256 (16 hex digits) of `rules_content` as canonical JSON: equal for two
+    variants exactly when their rules are equal, short enough for a file's header."""
+    content = variant.model_dump(mode="json", exclude=set(DESCRIPTIVE_FIELDS))
+    blob = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 def available_variants() -> list[str]:
