@@ -8,6 +8,8 @@ prints its timings (run with ``-s`` to see them).
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import importlib.metadata
 import os
 import signal
 import time
@@ -23,7 +25,12 @@ from mafia_arena.agents.llm_agent import LLMAgent
 from mafia_arena.agents.llm_shared import aclose_shared_clients
 from mafia_arena.engine.choices import Speech
 from mafia_arena.llm import AgentDefinition, load_agent_definition
-from mafia_arena.llm.local_server import SMOLLM2_MODEL_NAME, LocalServer, start_local_server
+from mafia_arena.llm.local_server import (
+    SMOLLM2_MODEL_NAME,
+    LocalServer,
+    find_smollm2_gguf,
+    start_local_server,
+)
 from mafia_arena.runner.log import GameLog
 
 pytestmark = [pytest.mark.llm, pytest.mark.timeout(900)]
@@ -76,6 +83,10 @@ async def test_mixed_game_with_the_bundled_model(local_server: LocalServer, tmp_
     assert any("choice" in d for d in mine), "the model never chose"
     assert all(a.stats.tokens_in > 0 for a in agents[:3] if a.stats.decisions)
     assert log.meta["agent_kinds"] == ["llm"] * 3 + ["scripted"] * 4
+    # the log names the build that played: the server's and weights' versions, the GGUF
+    local = log.meta["cards"][definition.name]["local_model"]
+    assert local["gguf_sha256"] == hashlib.sha256(find_smollm2_gguf().read_bytes()).hexdigest()
+    assert local["llama-cpp-python"] == importlib.metadata.version("llama-cpp-python")
 
 
 async def test_second_server_needs_no_code_change_and_its_death_is_survived(

@@ -151,7 +151,9 @@ async def test_each_request_kind_has_its_template_and_traces_stay_with_the_host(
     path = tmp_path / "game.jsonl"
     stored = traces_path(path).read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in stored] == log.traces
-    assert "prompt_hash" not in path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")  # the header's model card has a prompt_hash
+    assert not any(t["prompt_hash"] in text for t in log.traces if t["prompt_hash"])
+    assert "sent_hashes" not in text and "template_version" not in text
 
 
 KEY = b"fixed host key: the games replay"  # seat seeds alike in every play below

@@ -120,6 +120,8 @@ def test_llm_bots_fallbacks_verdict_and_traces_are_stored_and_replayed_after_the
             assert counted[blame] == entry[f"fallbacks_{blame}"] == expected
         assert entry["fallbacks"] == len(mine)
     assert record["fallback_record"] == fallbacks
+    # the log names the model that played its bot seats, as a tournament's log does
+    assert log.meta["cards"]["web-llm"]["model"] == "fake-model"
     assert record["void"] is log.meta["void"]
     assert log.meta["void"] is (log.meta.get("void_reason") is not None)
 

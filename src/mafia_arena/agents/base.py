@@ -160,9 +160,10 @@ class Agent(Protocol):
         ...
 
     def card(self) -> Mapping[str, Any] | None:
-        """The model card a results record keeps for this agent (LLM players: model,
-        endpoint kind, sampling, prompt versions; `experiments.records.model_card`);
-        None for agents without one (scripted, RL and human players)."""
+        """The card a game log's header and its results record keep for this agent
+        (LLM players: model, endpoint kind, sampling, prompt versions, local build;
+        trained policies: the policy file and its sha256; `runner.match.agent_cards`);
+        None for agents without one (scripted and human players)."""
         ...
 
 

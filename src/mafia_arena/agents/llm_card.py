@@ -3,8 +3,8 @@
 Contract
 --------
 * ``model_card(definition, versions)`` is ``{"model", "endpoint", "sampling",
-  "prompt_hash"}`` of an agent definition and its templates' versions, and
-  ``"local_model"`` for an agent the bundled server answers; ``LLMAgent.card()``
+  "prompt_hash", "definition_hash"}`` of an agent definition and its templates'
+  versions, and ``"local_model"`` for an agent the bundled server answers; ``LLMAgent.card()``
   returns it, and a results record keeps it.
 * ``local_model_versions()`` names the versions of the bundled server's and weights'
   distributions and the sha256 of the GGUF file the server loads (``None`` for what is
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import threading
 from collections.abc import Mapping
 from functools import lru_cache
@@ -32,8 +33,9 @@ __all__ = ["LOCAL_MODEL_DISTRIBUTIONS", "file_sha256", "local_model_versions", "
 
 
 def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict[str, Any]:
-    """``{"model", "endpoint", "sampling", "prompt_hash"}`` of an agent definition, and
-    ``"local_model"`` for an agent the bundled server answers (:func:`local_model_versions`).
+    """``{"model", "endpoint", "sampling", "prompt_hash", "definition_hash"}`` of an agent
+    definition, and ``"local_model"`` for an agent the bundled server answers
+    (:func:`local_model_versions`).
 
     ``endpoint`` is the backend and the endpoint's kind: ``local`` for the bundled
     server, else the host name (never the port or path, which vary per machine), or the
@@ -41,9 +43,13 @@ def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict
     ``sampling``);
     ``sampling`` the exact sampling and length fields sent
     (:meth:`AgentDefinition.request_parameters`, plus ``extra_body`` when set);
-    ``prompt_hash`` a 12-hex-digit hash of every template's version. Why: a leaderboard
-    row must say which model, settings and prompts produced the play, and none of it may
-    depend on where the games were run.
+    ``prompt_hash`` a 12-hex-digit hash of every template's version;
+    ``definition_hash`` a 12-hex-digit hash of every field of the definition but its
+    URL (the agent file as read: persona, re-asks, structured output, timeouts,
+    beliefs, ...), which play depends on as much as on the sampling, though the card
+    lists none of them.
+    Why: a leaderboard row must say which model, settings and prompts produced the
+    play, and none of it may depend on where the games were run.
     """
     from urllib.parse import urlsplit
 
@@ -56,11 +62,16 @@ def model_card(definition: AgentDefinition, versions: Mapping[str, str]) -> dict
         if definition.chat_model_kwargs:
             sampling["chat_model_kwargs"] = dict(definition.chat_model_kwargs)
     joined = "\n".join(f"{name}={version}" for name, version in sorted(versions.items()))
+    # every field but the URL, whose port and path may vary per machine (its host is
+    # the endpoint's kind above)
+    fields = definition.model_dump(mode="json", exclude={"base_url"})
+    settings = json.dumps(fields, sort_keys=True)
     card: dict[str, Any] = {
         "model": definition.model,
         "endpoint": f"{definition.backend}:{host}",
         "sampling": sampling,
         "prompt_hash": hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12],
+        "definition_hash": hashlib.sha256(settings.encode("utf-8")).hexdigest()[:12],
     }
     if definition.is_local and definition.chat_model is None:  # the bundled server
         card["local_model"] = local_model_versions()

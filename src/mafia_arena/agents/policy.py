@@ -42,6 +42,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from mafia_arena.agents.advice import advice_id, with_advice
 from mafia_arena.agents.base import Agent, SyncAgent
 from mafia_arena.agents.files import agent_file_kind, is_dir, is_file, resolve_agent_file
@@ -197,6 +199,25 @@ class PolicyAgent(SyncAgent):
         faction = knowledge.faction or ""
         side = factions[faction].side if faction in factions else faction
         return side == self.side
+
+    def card(self) -> dict[str, Any]:
+        """What a results record and the game log's header keep of this player
+        (``cards``): ``policy``, the policy file's name, and ``policy_sha256``, the
+        sha256 of its bytes as loaded (both None for a policy built in memory),
+        ``fallback``, the fallback player's name, and ``numpy``, the version of the
+        library that computes the policy's answers.
+
+        Why: the agent's name is not the weights that played. Retraining into the same
+        file, or another fallback in the agent file, plays other games under the same
+        name, and a record or a log read apart from its results folder (whose manifest
+        holds the input files' digests) must still say which policy it came from."""
+        source = self.policy.source
+        return {
+            "policy": None if source is None else Path(source).name,
+            "policy_sha256": self.policy.sha256,
+            "fallback": self.fallback.name,
+            "numpy": np.__version__,
+        }
 
     def fits_rules(self, rules: Variant) -> bool:
         """Whether `rules` are the rules the policy was trained on (`rules_content`).

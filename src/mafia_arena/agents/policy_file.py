@@ -15,6 +15,7 @@ the header key or array at fault, and `act` cannot fail in the middle of a game.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -198,12 +199,15 @@ def check_values(layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
 class PolicyFile:
     """Weights (`layers`: list of (W, b), hidden first, action layer last) and header.
 
-    `source` is the file it was loaded from (None when built in memory), for messages.
+    `source` is the file it was loaded from (None when built in memory), for messages;
+    `sha256` the digest of that file's bytes, for the agent's card (`PolicyAgent.card`).
     """
 
     layers: list[tuple[np.ndarray, np.ndarray]]
     header: dict[str, Any] = field(default_factory=dict)
     source: Path | None = field(default=None, compare=False, repr=False)
+    sha256: str | None = field(default=None, compare=False, repr=False)
+    """The sha256 of the file's bytes as loaded (None when built in memory)."""
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         hidden = np.asarray(observation, dtype=np.float32)
@@ -248,18 +252,24 @@ class PolicyFile:
         not finite.
         """
         path = Path(path)
-        try:
-            archive = np.load(path, allow_pickle=False)
-        except _ARCHIVE_ERRORS as exc:
-            raise ValueError(f"{path}: not a policy file ({_reason(exc)})") from None
-        if not isinstance(archive, np.lib.npyio.NpzFile):
-            raise ValueError(f"{path}: not a policy file (a single array, not an npz archive)")
-        try:
-            with archive:
-                header, layers = _read(archive)
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
-        return cls(layers, header, path)
+        with contextlib.ExitStack() as stack:
+            try:
+                handle = stack.enter_context(path.open("rb"))
+                # hashed from the handle the weights are then read from: the digest is
+                # of the bytes that play, even if the file is replaced meanwhile
+                sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
+                handle.seek(0)
+                archive = np.load(handle, allow_pickle=False)
+            except _ARCHIVE_ERRORS as exc:
+                raise ValueError(f"{path}: not a policy file ({_reason(exc)})") from None
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise ValueError(f"{path}: not a policy file (a single array, not an npz archive)")
+            try:
+                with archive:
+                    header, layers = _read(archive)
+            except ValueError as exc:
+                raise ValueError(f"{path}: {exc}") from None
+        return cls(layers, header, path, sha256)
 
 
 def _reason(exc: BaseException) -> str:

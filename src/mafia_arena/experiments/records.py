@@ -4,6 +4,7 @@ The schema is a contract with the leaderboard package (docs/tournaments.md)::
 
     {"experiment", "spec_hash", "game_index", "seed", "variant", "players",
      "winner" (faction or null), "length_days",
+     "overrides" (the variant's switches in force, as the log's header; only when any),
      "seats": [{"seat", "agent", "agent_kind", "role", "faction", "side", "won",
                 "survived", "decisions", "reasks", "retries", "fallbacks",
                 "fallbacks_infrastructure", "fallbacks_model",
@@ -11,7 +12,7 @@ The schema is a contract with the leaderboard package (docs/tournaments.md)::
                 "extra" (only for an agent that keeps its own counters)}],
      "metrics": {"per_seat": {"0": {...}}, "game": {...}},
      "void", "void_reason" (only when void), "fallback_record",
-     "cards" (only with LLM seats: {agent: model card}),
+     "cards" (only with seats of agents that have a card: {agent: card}),
      "banned" (only when the rules barred seats from the next game: [seat, ...]),
      "log_path"}
 
@@ -19,6 +20,10 @@ Nothing in a record depends on time or on the machine, so the same game always g
 the same record byte for byte. `decisions` and `fallbacks` are the engine's counts (from
 the log's decision events); re-asks, retries, tokens and cost are the agent's own.
 
+``overrides`` are the switch values the game was played with (the log header's: the
+variant's switches in force and any dotted overrides), so two records of one variant
+played with other switches (``set = {...}`` in a spec) are told apart without their
+spec or log.
 ``void``, ``void_reason`` and ``fallback_record`` are the log's verdict
 (`runner.integrity`, ``log.meta``): a void game was decided by infrastructure failures,
 so ratings and win rates leave it out and a resumed tournament plays it again.
@@ -30,8 +35,10 @@ records them (``meta.agent_stats``, `AgentStats.to_json`): a trained policy's
 ``policy_decisions`` and ``fallback_decisions`` (how many of the seat's decisions the
 policy answered itself), an LLM player's belief calls; absent for agents that keep
 none, so their records are what they were. ``cards`` holds each LLM agent's model
-card (`model_card`): what a reader needs to know which model, endpoint kind, sampling
-and prompt version produced the play.
+card (`model_card`): what a reader needs to know which model, endpoint kind, sampling,
+prompt version and local build produced the play; and each trained policy's (its file
+and the file's sha256, the fallback, the numpy version). It is the log header's
+``meta["cards"]`` (`runner.match.agent_cards`), so a record and its log say the same.
 """
 
 from __future__ import annotations
@@ -126,13 +133,10 @@ def build_record(
     meta = result.log.meta
     fallbacks = meta.get("fallbacks") or {"by_seat": {}}
     seats = []
-    cards: dict[str, dict[str, Any]] = {}
+    cards = {name: dict(card) for name, card in (meta.get("cards") or {}).items()}
     for seat, agent in enumerate(agents):
         stats = result.stats[seat] if seat < len(result.stats) else {}
         blame = fallbacks["by_seat"].get(str(seat), {})
-        card = model_card(agent)
-        if card is not None:
-            cards[agent.name] = card
         entry: dict[str, Any] = {
             "seat": seat,
             "agent": agent.name,
@@ -170,6 +174,8 @@ def build_record(
         "fallback_record": fallbacks,
         "log_path": log_path(game_index),
     }
+    if result.log.overrides:  # the switches in force, as the log's header has them
+        record["overrides"] = dict(sorted(result.log.overrides.items()))
     if meta.get("void_reason"):
         record["void_reason"] = str(meta["void_reason"])
     if cards:
@@ -181,7 +187,7 @@ def build_record(
 
 
 def model_card(agent: Agent) -> dict[str, Any] | None:
-    """The model card of an agent that has one (LLM players: ``agent.card()``), as a
-    plain dict for the record, else None. Scripted, RL and human players have none."""
+    """The card of an agent that has one (``agent.card()``: LLM players, trained
+    policies), as a plain dict, else None. Scripted and human players have none."""
     card = agent.card()
     return None if card is None else dict(card)

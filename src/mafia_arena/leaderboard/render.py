@@ -208,17 +208,22 @@ def markdown_roles(frame: pd.DataFrame, confidence: float = 0.95) -> str:
 
 def markdown_model_cards(frame: pd.DataFrame) -> str:
     """Markdown rendering of :func:`~mafia_arena.leaderboard.table.model_cards` ("" when
-    no agent has a card)."""
+    no agent has a card); JSON and hashes in code spans, an empty cell left empty."""
     if frame.empty:
         return ""
-    header = ["Agent", "Model", "Endpoint", "Sampling", "Prompt hash", "Games"]
+    header = ["Agent", "Model", "Endpoint", "Sampling", "Prompt hash", "Build", "Games"]
+
+    def code(text: object) -> str:
+        return f"`{text}`" if text else ""
+
     rows = [
         [
             str(r["agent"]),
             str(r["model"]),
             str(r["endpoint"]),
-            f"`{r['sampling']}`",
-            f"`{r['prompt_hash']}`",
+            code(r["sampling"]),
+            code(r["prompt_hash"]),
+            code(r["build"]),
             format_number(r["games"], 0),
         ]
         for r in frame.to_dict(orient="records")

@@ -6,8 +6,8 @@ deterministic text (CSV, Markdown). Games are put in canonical order first, so t
 set of games gives the same table in any input order. Each row's counts, rates and means
 come from a ``seat_totals.SeatTotals`` (win rates count seats, intervals clustered by
 game); its ratings come from ``compute_ratings``, whose intervals come from a bootstrap
-over whole games and the fit's Laplace interval. ``model_cards`` lists the LLM agents'
-model cards. Which columns exist, in what order, and when one is dropped:
+over whole games and the fit's Laplace interval. ``model_cards`` lists the cards of
+the LLM agents and trained policies. Which columns exist, in what order, and when one is dropped:
 ``columns.py``. Column meanings and formulas: ``docs/leaderboard.md``.
 """
 
@@ -214,15 +214,31 @@ def roles_table(
 
 
 #: Columns of :func:`model_cards`.
-CARD_COLUMNS = ("agent", "model", "endpoint", "sampling", "prompt_hash", "games")
+CARD_COLUMNS = ("agent", "model", "endpoint", "sampling", "prompt_hash", "build", "games")
+
+#: The card keys with a column of their own; every other key of a card goes to ``build``.
+_CARD_KEYS = CARD_COLUMNS[1:5]
+
+
+def _card_build(card: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of a card that say which build played, beyond model, endpoint, sampling
+    and prompts: an LLM player's ``definition_hash`` (its agent file's settings) and
+    ``local_model`` (the bundled server's and weights' versions, the GGUF's sha256), a
+    trained policy's file, its sha256, its fallback and the numpy version."""
+    return {key: value for key, value in card.items() if key not in _CARD_KEYS}
 
 
 def model_cards(records: Iterable[Mapping[str, Any] | GameResult]) -> pd.DataFrame:
-    """One row per LLM agent: its model, endpoint kind, sampling parameters (JSON) and
-    prompt-template hash, and the games it played (void ones included), sorted by agent.
+    """One row per agent with a card (LLM players, trained policies): its model,
+    endpoint kind, sampling parameters (JSON), prompt-template hash and build (JSON of
+    the card's other keys, `_card_build`; "" when it has none), and the games it played
+    (void ones included), sorted by agent. A key the card lacks is "" (a policy has
+    no model, endpoint, sampling or prompts).
 
     An agent whose card changed between games (a results folder mixing versions) gets
     each distinct value, joined with `` | ``, so the mix is visible rather than hidden.
+    Why the build: a model's name is not the weights that played, so a board must say
+    which server, weights file and policy file its games came from.
     """
     import json
 
@@ -231,14 +247,16 @@ def model_cards(records: Iterable[Mapping[str, Any] | GameResult]) -> pd.DataFra
     for game in prepare_games(records):
         for agent, card in game.cards.items():
             games[agent] += 1
-            for key in CARD_COLUMNS[1:5]:
-                value = card.get(key, "")
+            build = _card_build(card)
+            values = {key: card.get(key, "") for key in _CARD_KEYS}
+            values["build"] = build or ""
+            for key, value in values.items():
                 text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
                 seen[agent][key].add(text)
     rows = [
         {
             "agent": agent,
-            **{key: " | ".join(sorted(seen[agent][key])) for key in CARD_COLUMNS[1:5]},
+            **{key: " | ".join(sorted(seen[agent][key])) for key in CARD_COLUMNS[1:6]},
             "games": games[agent],
         }
         for agent in sorted(seen)

@@ -94,6 +94,7 @@ def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
         "steps": spec.steps,
         "seed": spec.seed,
         **trained_file(env.session.variant),
+        "trained_with": trained_with(),
     }
     return PolicyFile(layers, header)
 
@@ -118,6 +119,30 @@ def trained_file(variant: Variant) -> dict[str, str]:
         "variant_digest": variant.digest,
         "rules_digest": rules_digest(variant),
     }
+
+
+#: The distributions whose versions decide what a training run learns.
+TRAINING_LIBRARIES = ("torch", "stable-baselines3", "sb3-contrib", "gymnasium", "numpy")
+
+
+def trained_with() -> dict[str, Any]:
+    """``{"code": code_identity(), "libraries": {name: version}}`` of this process, for
+    the policy file's header (``trained_with``; a library not installed is None).
+
+    Why: the spec hash and seed say what was asked for, not what answered it; the same
+    spec trained by another version of the package or of PyTorch or Stable-Baselines3
+    learns other weights, and a policy file travels without the run that made it."""
+    import importlib.metadata
+
+    from mafia_arena.code_identity import code_identity
+
+    libraries: dict[str, str | None] = {}
+    for name in TRAINING_LIBRARIES:
+        try:
+            libraries[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            libraries[name] = None
+    return {"code": code_identity(), "libraries": libraries}
 
 
 def _shown_path(source: str) -> str:

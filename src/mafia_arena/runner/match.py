@@ -11,9 +11,11 @@ engine's default is recorded with that reason. A person (`HumanAgent`, the termi
 player) whose decision the engine refuses is told the engine's reason and asked again,
 as the web page asks (`web.driver`): a mistyped form must not become a default move
 played in their name.
-Agents that keep stated `beliefs` (LLM players with `state_beliefs`) have them copied to
-`log.meta["beliefs"]`; agents that keep decision `traces` (LLM players) have them
-copied to `log.traces` (stored beside the log, never shown to a seat). Every log's meta
+Agents that have a model card (`Agent.card`: LLM players, trained policies) have it copied
+to `log.meta["cards"]` by agent name. Agents that keep stated `beliefs` (LLM players with
+`state_beliefs`) have them copied to `log.meta["beliefs"]`; agents that keep decision
+`traces` (LLM players) have them copied to `log.traces` (stored beside the log, never
+shown to a seat). Every log's meta
 carries the fallback record and the `void` verdict of `runner.integrity`.
 `play_match_sync` is the fast path for agents that are all `synchronous` (scripted
 players, trained policies): their decisions are deterministic code, so an exception there
@@ -102,6 +104,9 @@ def _result(
 ) -> MatchResult:
     stats = [a.stats.to_json() for a in agents]
     meta: dict[str, Any] = {"agent_stats": stats, "agent_kinds": [a.kind for a in agents]}
+    cards = agent_cards(agents)
+    if cards:
+        meta["cards"] = cards
     if presentation.active:
         meta["presentation"] = presentation.to_json()
     # beliefs stated by agents that keep them (LLM players with state_beliefs = true);
@@ -118,6 +123,22 @@ def _result(
     traces = host_traces(agents, trackers)
     log = GameLog.from_game(game, overrides, [a.name for a in agents], meta, traces)
     return MatchResult(log, game.state.winner, stats)
+
+
+def agent_cards(agents: Sequence[Agent]) -> dict[str, dict[str, Any]]:
+    """``{agent name: card}`` of the seated agents that have a card (`Agent.card`: an
+    LLM player's model, endpoint kind, sampling, prompts and local build; a trained
+    policy's file and its hash), in seat order; {} when none has one.
+
+    Why in the log's header: a log read apart from its results record must still say
+    which model or weights played it. Scripted players have no card, so their logs
+    keep the bytes they had."""
+    cards: dict[str, dict[str, Any]] = {}
+    for agent in agents:
+        card = agent.card()
+        if card is not None:
+            cards.setdefault(agent.name, dict(card))
+    return cards
 
 
 def host_traces(agents: Sequence[Agent], trackers: Sequence[SeatTracker]) -> list[dict[str, Any]]:

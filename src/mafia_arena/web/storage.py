@@ -39,7 +39,7 @@ from mafia_arena.engine.game import Game
 from mafia_arena.results_file import STORE_NAME, after_last_newline, record_line
 from mafia_arena.runner.integrity import fallback_record, void_verdict
 from mafia_arena.runner.log import GameLog, replay_differs, replay_or_why
-from mafia_arena.runner.match import host_traces
+from mafia_arena.runner.match import agent_cards, host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
@@ -57,8 +57,9 @@ log = logging.getLogger(__name__)
 def game_log(session: GameSession) -> GameLog:
     """The finished session's log: the game, who sat where, and what a tournament log
     also holds (`runner.match`): the fallback record and void verdict of the bot seats
-    (``meta["fallbacks"]``, ``meta["void"]``, ``meta["void_reason"]``) and the bots'
-    decision traces (``log.traces``, dated on the host's timeline).
+    (``meta["fallbacks"]``, ``meta["void"]``, ``meta["void_reason"]``), the cards of
+    the bots that have one (``meta["cards"]``: LLM players, trained policies) and the
+    bots' decision traces (``log.traces``, dated on the host's timeline).
 
     Why bot seats only in the verdict: a person who lets the timer run out is no
     endpoint failure, so a human seat never makes a game void."""
@@ -86,6 +87,9 @@ def game_log(session: GameSession) -> GameLog:
     if reason is not None:
         meta["void_reason"] = reason
     bots = [a for s in slots for a in (s.agent, s.stand_in) if a is not None]
+    cards = agent_cards(bots)  # the LLM and policy bots' cards, as a tournament's log
+    if cards:
+        meta["cards"] = cards
     traces = host_traces(bots, [s.tracker for s in slots])
     return GameLog.from_game(
         game, session.spec.overrides, [s.agent.name for s in slots], meta, traces
