@@ -97,6 +97,12 @@ SPEC_ERRORS = [
         "at 5 players: ",
     ),
     (
+        "variant-file-keeps-a-bundled-name",
+        BASE.replace('"simple"', '"variants/fifths.toml"'),
+        "variants.0.variant",
+        "is named 'simple', as the bundled envs/simple.toml is, but their rules differ",
+    ),
+    (
         "variant-file-broken",
         BASE.replace('"simple"', '"variants/broken.toml"'),
         "variants.0.variant",
@@ -161,6 +167,9 @@ def write_inputs(tmp: Path) -> None:
     thirds = simple.replace('mafia = "max(1, round(n/4))"', 'mafia = "n/3"')
     assert thirds != simple  # loads (n/3 is computable) but deals at multiples of 3 only
     (tmp / "variants" / "thirds.toml").write_text(thirds)
+    fifths = simple.replace('mafia = "max(1, round(n/4))"', 'mafia = "max(1, round(n/5))"')
+    assert fifths != simple  # deals at 5 players as simple does, but its rules differ
+    (tmp / "variants" / "fifths.toml").write_text(fifths)
     (tmp / "variants" / "broken.toml").write_text("name = \n")
 
 
