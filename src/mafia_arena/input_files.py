@@ -6,6 +6,8 @@ and a device such as ``/dev/zero`` never ends, so reading it fills the memory. O
 regular file is opened, and no more than the reader's limit is read (a file's size is
 not trusted: it may grow while it is read). The messages here are reasons alone; each
 reader puts its file, key and what the file should be in front of them.
+`find_beside_spec` is where a spec's relative paths are looked up, for every reader of
+a spec.
 """
 
 from __future__ import annotations
@@ -41,3 +43,32 @@ def read_at_most(path: Path, limit: int) -> bytes:
     if len(data) > limit:
         raise FileTooLarge(f"larger than {limit // MIB} MiB")
     return data
+
+
+def find_beside_spec(raw: str, spec_path: Path) -> Path | None:
+    """The file or folder a spec names by `raw`, or None when there is none.
+
+    An absolute path is taken as it is. A relative one is looked up from the working
+    folder, then the spec's folder, then the folder above it (the repository root for
+    specs in experiments/), and the first that exists is returned resolved.
+
+    Why every spec reader uses this one lookup: a tournament and a training spec name
+    variant and agent files alike, and a researcher runs either from the repository
+    root or from the folder of their own spec; one rule means a file found by one
+    command is found by the other."""
+    candidate = Path(raw)
+    if candidate.is_absolute():
+        return candidate if _exists(candidate) else None
+    for base in (Path.cwd(), spec_path.parent, spec_path.parent.parent):
+        if _exists(base / candidate):
+            return (base / candidate).resolve()
+    return None
+
+
+def _exists(path: Path) -> bool:
+    """`Path.exists`, False for a name the system cannot look up (longer than it allows):
+    such a spec entry is "no such file", not an `OSError` traceback."""
+    try:
+        return path.exists()
+    except OSError:
+        return False

@@ -270,14 +270,16 @@ def test_a_previous_runs_folder_and_the_shipped_spec_still_reach_training(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], no_training: list[Any]
 ) -> None:
     """Valid input is untouched: a folder holding only a previous run's files is
-    rewritten as before, and every shipped training spec passes the checks."""
+    trained into again with --overwrite, and every shipped training spec passes the
+    checks."""
     out = tmp_path / "out"
     out.mkdir()
     (out / "policy.npz").write_text("an earlier run\n")
     repo = Path(__file__).resolve().parents[2]
     specs = [write_spec(tmp_path, {}), *sorted((repo / "experiments").glob("rl-town-*.toml"))]
     for spec in specs:
-        code, err = run_cli(["train", str(spec), "--no-track", "--out", str(out)], capsys)
+        args = ["train", str(spec), "--no-track", "--out", str(out), "--overwrite"]
+        code, err = run_cli(args, capsys)
         assert code == 0, (spec, err)
     assert [out for _, out in no_training] == [out] * len(specs)
     assert (out / "policy.npz").read_text() == "an earlier run\n"  # the stub wrote nothing

@@ -1,9 +1,13 @@
 """The train command: train a policy from a training spec (needs the rl extra).
 
 A bad training spec, a missing rl extra, an output folder that cannot take the run's
-files or an unusable tracking store prints ``error: ...`` (one paragraph naming the file
-or option, the key and the reason) and exits 2, before any game is dealt or anything is
-written.
+files (or holds a previous run's policy, without ``--overwrite``) or an unusable
+tracking store prints ``error: ...`` (one paragraph naming the file or option, the key
+and the reason) and exits 2, before any game is dealt or anything is written. An empty
+spec path, ``--out`` or ``--tracking-uri`` is a usage error (exit 2), as in a
+tournament. Relative paths in the spec are looked up as a tournament's are
+(`rl.spec`); the output folder, like a tournament's results folder, is relative to the
+working folder.
 """
 
 from __future__ import annotations
@@ -13,22 +17,41 @@ from typing import Annotated
 
 import typer
 
+from mafia_arena.cli.app import nonempty_path, nonempty_text, path_argument
+
 #: The files a training run writes into its output folder (`rl.train`). A folder that
-#: holds only these is a previous run's, which a new run rewrites; any other file means
-#: the folder is not a training output (``--out .``, ``--out agents``) and it is refused.
+#: holds only these is a previous run's, which a new run replaces only with
+#: ``--overwrite``; any other file means the folder is not a training output
+#: (``--out .``, ``--out agents``) and it is refused.
 TRAINING_OUTPUTS = frozenset({"policy.npz", "model.zip", "curve.csv", "curve.png"})
 
 
 def train(
     spec: Annotated[
-        Path, typer.Argument(help="a training spec, e.g. experiments/rl-town-votes.toml")
+        Path, path_argument("spec", "a training spec, e.g. experiments/rl-town-votes.toml")
     ],
-    out: Annotated[Path | None, typer.Option(help="output folder (runs/train/<name>)")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            parser=nonempty_path, metavar="<path>", help="output folder (runs/train/<name>)"
+        ),
+    ] = None,
     steps: Annotated[
         int | None, typer.Option(help="override the spec's steps (0: evaluate only)", min=0)
     ] = None,
-    tracking_uri: Annotated[str | None, typer.Option(help="MLflow tracking URI")] = None,
+    tracking_uri: Annotated[
+        str | None,
+        typer.Option(parser=nonempty_text, metavar="<str>", help="MLflow tracking URI"),
+    ] = None,
     track: Annotated[bool, typer.Option(help="log the run to MLflow")] = True,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="train again into an output folder that holds a previous run's policy, "
+            "replacing its policy, checkpoint and curve",
+        ),
+    ] = False,
 ) -> None:
     """Train a policy from a spec (needs the rl extra); writes policy.npz and a curve."""
     from mafia_arena.experiments.errors import ServiceError
@@ -39,7 +62,7 @@ def train(
     try:
         loaded = load_train_spec(spec, steps=steps)
         folder = out or Path("runs") / "train" / loaded.name
-        _check_out(folder, "--out" if out is not None else f"{spec}: key 'name'")
+        _check_out(folder, "--out" if out is not None else f"{spec}: key 'name'", overwrite)
         if track:
             _check_tracking(tracking_uri)
         result = run_training(loaded, folder, tracking_uri=tracking_uri, track=track)
@@ -51,25 +74,40 @@ def train(
         typer.echo(rate.row())
 
 
-def _check_out(folder: Path, where: str) -> None:
+def _check_out(folder: Path, where: str, overwrite: bool) -> None:
     """Raise `TrainSpecError` unless `folder` can take the run's files: a folder (or one
-    that can be made) that is writable and holds nothing but `TRAINING_OUTPUTS`.
-    `where` names what chose the folder (the option, or the spec's name)."""
+    that can be made) that is writable, holds nothing but `TRAINING_OUTPUTS`, and holds
+    none of them unless `overwrite`. `where` names what chose the folder (the option,
+    or the spec's name).
+
+    Why a previous run's files are refused: the same command run twice (or a spec
+    whose name another spec already trained under) would replace a trained policy, its
+    checkpoint and its curve without a word, hours of training gone; as a tournament
+    keeps its stored games unless told (``--no-resume``), a run replaces them only when
+    told (``--overwrite``)."""
     from mafia_arena.output_folders import unwritable_reason
     from mafia_arena.rl.spec import TrainSpecError
 
     reason = unwritable_reason(folder)
     if reason is not None:
         raise TrainSpecError(f"{where}: {folder} {reason}")
-    if folder.is_dir():
-        others = sorted(p.name for p in folder.iterdir() if p.name not in TRAINING_OUTPUTS)
-        if others:
-            raise TrainSpecError(
-                f"{where}: {folder} holds other files ({', '.join(others[:3])}"
-                f"{', ...' if len(others) > 3 else ''}) and is no training output folder; "
-                "give a new folder, or one a previous training wrote (its "
-                f"{', '.join(sorted(TRAINING_OUTPUTS))} are rewritten)"
-            )
+    if not folder.is_dir():
+        return
+    present = sorted(p.name for p in folder.iterdir())
+    others = [name for name in present if name not in TRAINING_OUTPUTS]
+    if others:
+        raise TrainSpecError(
+            f"{where}: {folder} holds other files ({', '.join(others[:3])}"
+            f"{', ...' if len(others) > 3 else ''}) and is no training output folder; "
+            "give a new folder, or one a previous training wrote (with --overwrite its "
+            f"{', '.join(sorted(TRAINING_OUTPUTS))} are replaced)"
+        )
+    if present and not overwrite:
+        raise TrainSpecError(
+            f"{where}: {folder} holds a previous training run ({', '.join(present)}); "
+            "training again would replace its policy. Pass --overwrite to replace it, or "
+            "give another folder with --out."
+        )
 
 
 def _check_tracking(tracking_uri: str | None) -> None:

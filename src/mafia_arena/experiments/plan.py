@@ -36,6 +36,7 @@ from typing import Any
 from mafia_arena.experiments.errors import SpecError
 from mafia_arena.experiments.provenance import agent_file_inputs, display_name, file_digest
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
+from mafia_arena.input_files import find_beside_spec
 from mafia_arena.results_file import MAX_GAME_INDEX
 from mafia_arena.rules import (
     Variant,
@@ -172,28 +173,6 @@ def game_seed(base_seed: int, game_index: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-def _find(raw: str, spec_path: Path) -> Path | None:
-    """A relative path is looked up from the working folder, the spec's folder and the
-    folder above it (the repository root for specs in experiments/)."""
-    candidate = Path(raw)
-    if candidate.is_absolute():
-        return candidate if _exists(candidate) else None
-    bases = [Path.cwd(), spec_path.parent, spec_path.parent.parent]
-    for base in bases:
-        if _exists(base / candidate):
-            return (base / candidate).resolve()
-    return None
-
-
-def _exists(path: Path) -> bool:
-    """`Path.exists`, False for a name the system cannot look up (longer than it allows):
-    such a spec entry is "no such file", not an `OSError` traceback."""
-    try:
-        return path.exists()
-    except OSError:
-        return False
-
-
 def _agent(
     raw: str, source: str, key: str, spec_path: Path, presets: list[str], inputs: dict[str, str]
 ) -> AgentRef:
@@ -202,7 +181,7 @@ def _agent(
     if raw in presets:
         return AgentRef(raw, raw)
     looks_like_file = "/" in raw or raw.endswith(".toml") or os.sep in raw
-    found = _find(raw, spec_path) if looks_like_file else None
+    found = find_beside_spec(raw, spec_path) if looks_like_file else None
     if found is None or not found.is_file():
         raise SpecError(
             source,
@@ -230,7 +209,9 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
     index = 0
     for i, entry in enumerate(spec.variants):
         key = f"variants.{i}"
-        found = _find(entry.variant, spec_path) if entry.variant.endswith(".toml") else None
+        found = (
+            find_beside_spec(entry.variant, spec_path) if entry.variant.endswith(".toml") else None
+        )
         variant_source = str(found) if found else entry.variant
         try:
             variant = load_table(variant_source, entry.set, entry.player_counts)

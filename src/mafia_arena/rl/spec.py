@@ -22,7 +22,11 @@ rollout_workers = 2       # optional: step the envs in this many Ray actors (0: 
 ray_address = ""          # optional: a Ray cluster to join; "" starts a private local one
 ```
 
-Errors name the file, the key and the reason (`TrainSpecError`).
+A variant or agent file named by a relative path (``variant = "my-variant.toml"``,
+``opponents = ["agents/x.toml"]``) is looked up as a tournament's is: from the working
+folder, then the spec's folder, then the folder above it (`input_files.find_beside_spec`);
+the loaded spec holds it as an absolute path. Errors name the file, the key and the
+reason (`TrainSpecError`).
 """
 
 from __future__ import annotations
@@ -31,11 +35,13 @@ import hashlib
 import importlib.util
 import itertools
 import math
+import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mafia_arena.input_files import find_beside_spec
 from mafia_arena.rl.team_env import TeamEnv, TeamSetup, check_kinds, check_side
 from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text, why_unreadable
 
@@ -115,6 +121,8 @@ MAX_SHAPING = 10.0
 """A reward per execution ten times the game's ±1 outcome is already all shaping; much
 larger ones give nan values."""
 _NAME_SEPARATORS = ("/", "\\")
+_LOOKED = "from the working folder, the spec's folder and the folder above it"
+"""Where a relative path in a spec is looked up (`input_files.find_beside_spec`)."""
 
 
 def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
@@ -133,6 +141,11 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
         raise TrainSpecError(f"{path}: not valid TOML ({exc})") from None
     train = data.get("train")
     if not isinstance(train, dict):
+        if "variants" in data:  # the tournament's reader says the converse
+            raise TrainSpecError(
+                f"{path}: key 'train': this is an experiment spec, not a training spec "
+                "(run it with mafia-arena tournament)"
+            )
         raise TrainSpecError(f"{path}: key 'train': a [train] table is required")
     unknown = sorted(set(train) - _SETUP_KEYS - _TRAIN_KEYS)
     if unknown:
@@ -192,13 +205,32 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     max_players = None
     if "max_players" in train:
         max_players = whole("max_players", 1, 1, MAX_MAX_PLAYERS, "seat rows of the observation")
+
+    def found(key: str, raw: str, what: str) -> str:
+        """A name that looks like a path, as the file it names (looked up as a
+        tournament's, `find_beside_spec`), absolute so that every env (a Ray actor's
+        too) and the policy's header name the same file; other names as written."""
+        if not (raw.endswith(".toml") or "/" in raw or os.sep in raw):
+            return raw
+        file = find_beside_spec(raw, path)
+        if file is None:
+            raise fail(key, f"no such {what} {raw!r} (looked {_LOOKED})")
+        return str(file)
+
+    variant = typed("variant", str, "standard")
+    if variant.endswith(".toml"):  # as a tournament's: other names are the loader's
+        variant = found("variant", variant, "variant file")
+    co_player = found("co_player", typed("co_player", str, "heuristic"), "agent file")
+    opponents = tuple(
+        found(f"opponents.{i}", name, "agent file") for i, name in enumerate(opponents)
+    )
     setup = TeamSetup(
-        variant=typed("variant", str, "standard"),
+        variant=variant,
         players=whole("players", 7, 1, None),  # the variant bounds it
         overrides=dict(typed("overrides", dict, {})),
         side=typed("side", str, "town"),
         kinds=kinds,
-        co_player=typed("co_player", str, "heuristic"),
+        co_player=co_player,
         opponents=opponents,
         shaping=real("shaping", 0.0, -MAX_SHAPING, MAX_SHAPING),
         observation=typed("observation", str, "v0"),
@@ -211,7 +243,7 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
         setup.observation_spec()
     except ValueError as exc:
         raise fail("observation", str(exc)) from None
-    fallback = typed("fallback", str, "heuristic")
+    fallback = found("fallback", typed("fallback", str, "heuristic"), "agent file")
     _check_setup(path, setup, fallback)
     spec = TrainSpec(
         name=name,
