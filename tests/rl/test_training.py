@@ -77,6 +77,8 @@ def test_training_writes_the_curve_checkpoint_and_an_mlflow_run(
     history = client.get_metric_history(run.info.run_id, "win_vs_heuristic")
     assert [m.step for m in history] == [0, 8000, 16000]
     assert {a.path for a in client.list_artifacts(run.info.run_id)} >= {"policy.npz", "curve.png"}
+    # beside the store's database, as a tournament's, not in the working folder's mlruns/
+    assert str(folder / "mlruns") in run.info.artifact_uri, run.info.artifact_uri
 
 
 def test_the_numpy_policy_matches_the_torch_policy(trained: tuple[Path, object]) -> None:

@@ -296,13 +296,16 @@ def _track(
 ) -> None:
     import mlflow
 
-    from mafia_arena.tracking.uri import resolve_tracking_uri
+    from mafia_arena.tracking.uri import artifact_location, resolve_tracking_uri
 
-    client = mlflow.MlflowClient(tracking_uri=resolve_tracking_uri(tracking_uri))
+    uri = resolve_tracking_uri(tracking_uri)
+    client = mlflow.MlflowClient(tracking_uri=uri)
     name = f"train:{spec.name}"
     experiment = client.get_experiment_by_name(name)
-    experiment_id = (
-        experiment.experiment_id if experiment is not None else client.create_experiment(name)
+    experiment_id = (  # a local store's artifacts beside its database, as a tournament's
+        experiment.experiment_id
+        if experiment is not None
+        else client.create_experiment(name, artifact_location=artifact_location(uri))
     )
     run = client.create_run(experiment_id, tags={"spec_hash": spec.digest})
     run_id = run.info.run_id
