@@ -108,7 +108,7 @@ def stored_metrics(record: Mapping[str, Any], part: str) -> Mapping[str, Any]:
 
 
 #: Record keys whose value is a JSON string or null (absent): names and paths.
-_TEXT_KEYS = ("experiment", "spec_hash", "variant", "winner", "log_path")
+_TEXT_KEYS = ("experiment", "spec_hash", "variant", "rules_digest", "winner", "log_path")
 #: Seat keys whose value is a JSON string: who sat there and what they played.
 _SEAT_TEXT_KEYS = ("agent", "agent_kind", "role", "faction", "side")
 #: Seat keys whose value is a whole number of at least 0 or null (absent): counts.
@@ -131,12 +131,13 @@ def check_values(record: Mapping[str, Any]) -> None:
 
     Checked, where present (an absent key, or a null where the writers may write one, is
     the reader's default): the names (``experiment``, ``spec_hash``, ``variant``,
-    ``winner``, ``log_path``: strings), ``players`` (a whole number, the number of
-    seats), ``length_days`` (a whole number), ``seats`` (an array of objects, each with
-    string ``agent``/``agent_kind``/``role``/``faction``/``side``, a distinct whole
-    ``seat`` number, true/false ``won``/``survived``/``replaced``, whole-number counts,
-    a number ``cost``, a string ``stand_in``, an ``extra`` object of the agent's own
-    counters mapping names to numbers or null), ``metrics`` (an object whose ``game`` and
+    ``rules_digest``, ``winner``, ``log_path``: strings), ``overrides`` (an object),
+    ``players`` (a whole number, the number of seats), ``length_days`` (a whole
+    number), ``seats`` (an array of objects, each with string
+    ``agent``/``agent_kind``/``role``/``faction``/``side``, a distinct whole ``seat``
+    number, true/false ``won``/``survived``/``replaced``, whole-number counts, a number
+    ``cost``, a string ``stand_in``, an ``extra`` object of the agent's own counters
+    mapping names to numbers or null), ``metrics`` (an object whose ``game`` and
     ``per_seat`` entries map names to numbers or null), ``cards`` (an object of objects),
     ``fallback_record`` and ``code`` (objects).
 
@@ -168,6 +169,8 @@ def check_values(record: Mapping[str, Any]) -> None:
                 keyed(f"fallback_record: by_kind: {kind}", _count_or_null, n)
     if record.get("code") is not None:
         _object("code", record["code"])
+    if record.get("overrides") is not None:
+        _object("overrides", record["overrides"])
 
 
 def _check_seat(index: int, seat: Any, numbers: dict[int, int]) -> None:
@@ -264,7 +267,8 @@ def _number_or_null(value: Any) -> float | None:
 
 def _players(seats: Sequence[Any] | None) -> Callable[[Any], int | None]:
     """The check of ``players``: a whole number, the number of `seats` where they are
-    given (the setup a side advantage is fitted for is ``variant/players``)."""
+    given (the setup a side advantage is fitted for is ``variant/players``, with the
+    switches set)."""
 
     def check(value: Any) -> int | None:
         players = _count_or_null(value)

@@ -4,8 +4,8 @@ play again byte for byte.
 The agent's name is not the weights: every record and every game log's header carries
 the policy's card (the file's name and sha256, the fallback, the numpy version), so a
 record or a log read apart from its results folder still names the policy. Every record
-names the switches in force (``overrides``, as its log's header), so records of one
-variant played with other switches are told apart. Two runs of the same spec with the
+names the switches its entry sets (``overrides``), so records of one variant played with
+other switches are told apart. Two runs of the same spec with the
 same host key into two folders store the same records and logs, byte for byte (only the
 store's own id differs), and every stored log replays. The leaderboard's model cards
 show the policy's build.
@@ -69,9 +69,9 @@ def test_a_policy_tournament_names_its_policy_and_plays_again_byte_for_byte(
         assert record["cards"] == {"rl-town-votes": card}
         log = GameLog.load(first / record["log_path"])
         assert log.meta["cards"] == {"rl-town-votes": card}
-        # the switches the game was played with, as its log's header has them
-        assert record["overrides"] == log.overrides
-        assert record["overrides"]["discussion_rounds"] == 1
+        # the switches the entry sets, which its log's header has in force
+        assert record["overrides"] == {"discussion_rounds": 1}
+        assert log.overrides["discussion_rounds"] == 1
         game = replay_or_why(log, record["log_path"])
         assert not isinstance(game, str), game
         assert replay_differs(log, game) is None

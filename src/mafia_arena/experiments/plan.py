@@ -314,8 +314,8 @@ def _check_one_rule_set(
     the entry and file that brought them); this entry's are added.
 
     Why: a game's record names its variant by the file's ``name``, and the leaderboard
-    pools the games of one name and player count as one setup (``standard/7``: win
-    rates, the side advantage of the ratings, the role tables). Two rule sets under
+    pools the games of one name, player count and switches as one setup (``standard/7``:
+    win rates, the side advantage of the ratings, the role tables). Two rule sets under
     one name would be counted as one, and nothing on the board would tell; a matchup
     ``label`` names only the matchup, not the records, so only a name of the file's
     own keeps them apart. Switches (``set``) are the entry's to choose, as for a

@@ -3,6 +3,8 @@
 The schema is a contract with the leaderboard package (docs/tournaments.md)::
 
     {"experiment", "spec_hash", "game_index", "seed", "variant", "players",
+     "overrides" (only when the spec entry sets switches: {switch: value}),
+     "rules_digest" (only for a researcher's own variant file),
      "winner" (faction or null), "length_days",
      "overrides" (the variant's switches in force, as the log's header; only when any),
      "seats": [{"seat", "agent", "agent_kind", "role", "faction", "side", "won",
@@ -20,10 +22,6 @@ Nothing in a record depends on time or on the machine, so the same game always g
 the same record byte for byte. `decisions` and `fallbacks` are the engine's counts (from
 the log's decision events); re-asks, retries, tokens and cost are the agent's own.
 
-``overrides`` are the switch values the game was played with (the log header's: the
-variant's switches in force and any dotted overrides), so two records of one variant
-played with other switches (``set = {...}`` in a spec) are told apart without their
-spec or log.
 ``void``, ``void_reason`` and ``fallback_record`` are the log's verdict
 (`runner.integrity`, ``log.meta``): a void game was decided by infrastructure failures,
 so ratings and win rates leave it out and a resumed tournament plays it again.
@@ -39,16 +37,37 @@ card (`model_card`): what a reader needs to know which model, endpoint kind, sam
 prompt version and local build produced the play; and each trained policy's (its file
 and the file's sha256, the fallback, the numpy version). It is the log header's
 ``meta["cards"]`` (`runner.match.agent_cards`), so a record and its log say the same.
+
+``overrides`` and ``rules_digest`` say which rules the game was played by, beyond the
+variant's name: the name alone does not, since a spec entry's switches change the rules
+and keep the name, and a researcher's own file may bear any name. ``overrides`` holds
+the switches the spec entry sets (its ``set = {...}``, under the key a web game's
+record gives its switches); ``rules_digest`` is the digest of the rules played
+(`rules.loader.rules_digest`, switches applied, as a trained policy's file records it)
+for a researcher's own variant file whose rules are not the bundled ones of its name
+(`own_rules_digest`). The leaderboard tells setups apart by them (docs/leaderboard.md).
+Both are left out where they would say nothing (no switches, the bundled rules), so
+those records are what they were. The file's path is not recorded: it belongs to one
+machine.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from mafia_arena.agents.base import Agent
 from mafia_arena.metrics import extract_facts, metrics_of_facts
-from mafia_arena.rules import Variant
+from mafia_arena.rules import (
+    Variant,
+    VariantError,
+    available_variants,
+    custom_file,
+    load_variant,
+    rules_digest,
+)
 from mafia_arena.runner.match import MatchResult
 
 SEAT_KEYS = (
@@ -127,8 +146,12 @@ def build_record(
     variant: Variant,
     agents: Sequence[Agent],
     result: MatchResult,
+    switches: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The record of a played game (metrics computed here, from its log)."""
+    """The record of a played game (metrics computed here, from its log).
+
+    `switches` are the spec entry's ``set`` (`Matchup.overrides`), already applied to
+    `variant`: recorded, sorted by name, as ``overrides`` when there are any."""
     facts = extract_facts(result.log, variant)
     meta = result.log.meta
     fallbacks = meta.get("fallbacks") or {"by_seat": {}}
@@ -166,6 +189,8 @@ def build_record(
         "seed": seed,
         "variant": variant.name,
         "players": len(agents),
+        **({"overrides": dict(sorted(switches.items()))} if switches else {}),
+        **({"rules_digest": digest} if (digest := own_rules_digest(variant, switches)) else {}),
         "winner": result.winner,
         "length_days": facts.length_days,
         "seats": seats,
@@ -174,8 +199,6 @@ def build_record(
         "fallback_record": fallbacks,
         "log_path": log_path(game_index),
     }
-    if result.log.overrides:  # the switches in force, as the log's header has them
-        record["overrides"] = dict(sorted(result.log.overrides.items()))
     if meta.get("void_reason"):
         record["void_reason"] = str(meta["void_reason"])
     if cards:
@@ -184,6 +207,34 @@ def build_record(
     if ended is not None and ended.banned:
         record["banned"] = list(ended.banned)
     return record
+
+
+def own_rules_digest(variant: Variant, switches: Mapping[str, Any] | None) -> str | None:
+    """`rules_digest` of `variant` (played with `switches`) when it was read from a
+    researcher's own file (`custom_file`) and its rules are not those of the bundled
+    variant of its name with the same switches; None otherwise.
+
+    Why not every own file: a copy of a bundled file that keeps its name and its rules
+    (a comment more) plays the bundled games, and a spec may play it beside the bundled
+    file (`experiments.plan` takes it); their records must be one setup's, as they are
+    when neither carries a digest."""
+    if custom_file(variant) is None:
+        return None
+    digest = rules_digest(variant)
+    bundled = _bundled_rules(variant.name, json.dumps(dict(switches or {}), sort_keys=True))
+    return None if digest == bundled else digest
+
+
+@lru_cache(maxsize=32)
+def _bundled_rules(name: str, switches: str) -> str | None:
+    """`rules_digest` of the bundled variant `name` with `switches` (JSON), None where
+    there is none or it does not take them (a switch of the own file only)."""
+    if name not in available_variants():
+        return None
+    try:
+        return rules_digest(load_variant(name, json.loads(switches)))
+    except VariantError:
+        return None
 
 
 def model_card(agent: Agent) -> dict[str, Any] | None:

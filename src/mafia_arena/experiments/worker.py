@@ -138,6 +138,7 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
                 variant=variant,
                 agents=agents,
                 result=result,
+                switches=matchup.overrides,
             )
             # the code that played it, which the driver checks against its own
             record["code"] = dict(result.log.meta.get("code") or {})

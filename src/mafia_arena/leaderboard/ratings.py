@@ -14,7 +14,7 @@ with Luce probability ``exp(S_W) / sum_teams exp(S_T)``; with the usual two team
 vs mafia) that is exactly Bradley–Terry, ``P(W beats L) = sigmoid(S_W - S_L)``. Keeping
 losing factions apart matters: lumping an always-losing solo seat in with the losing
 mafia would let its side term "explain" every game and drown the agents' signal.
-The side-advantage term ``bias`` (per rule setup ``variant/players`` and side) soaks up
+The side-advantage term ``bias`` (per rule setup, `GameResult.setup`, and side) soaks up
 the fact that e.g. town wins more often in some variants, so an agent is not rewarded for
 having been dealt the easier side. All parameters are fitted **at once** by penalised
 maximum likelihood (Newton's method; Gaussian priors, sd ``prior_sd`` logits on

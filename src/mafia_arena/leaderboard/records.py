@@ -17,6 +17,12 @@ Only the keys documented in ``docs/leaderboard.md`` are read; extra keys are ign
 tournament resumed (`LeaderboardError`, naming file, line and reason).
 A seat a stand-in played for a person who left is credited to the stand-in, never to
 the person (:func:`stood_in`).
+
+A *setup* is one rule set at one table size (:attr:`GameResult.setup`): the variant's
+name and player count, and the switches the game was played with, so that games of two rule
+sets are never fitted one side advantage. `prepare_games` refuses games that share a
+setup's name but were played by another rule set (a researcher's own variant file under
+a name another file of other rules bears, :func:`check_rule_sets`).
 """
 
 from __future__ import annotations
@@ -130,11 +136,28 @@ class GameResult:
     #: Model card per LLM agent of the game (``cards`` of the record; see
     #: ``experiments.records.model_card``).
     cards: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: The switches the game was played with (the record's ``overrides``: a spec
+    #: entry's ``set``, a web game's choice), by name; {} for none.
+    switches: Mapping[str, Any] = field(default_factory=dict)
+    #: The digest of the rules played (the record's ``rules_digest``), written only for
+    #: a researcher's own variant file whose rules are not the bundled ones of its
+    #: name; "" for the bundled rules.
+    rules_digest: str = ""
 
     @property
     def setup(self) -> str:
-        """Rule setup the side-advantage term is estimated for: ``"<variant>/<players>"``."""
-        return f"{self.variant}/{self.players}"
+        """Rule setup the side-advantage term is estimated for: ``"<variant>/<players>"``,
+        followed by the switches set, e.g. ``"standard/7 (discussion_rounds=1)"``.
+
+        Why every switch, not only those that change the rules: what a switch changes is
+        the variant file's to say (its ``${name}`` may stand anywhere in the rules), so
+        any switch set is taken as another rule set, a rule a reader can check on the
+        board without knowing the file."""
+        base = f"{self.variant}/{self.players}"
+        if not self.switches:
+            return base
+        shown = ", ".join(f"{k}={_switch_value(v)}" for k, v in sorted(self.switches.items()))
+        return f"{base} ({shown})"
 
     @property
     def winners(self) -> tuple[SeatResult, ...]:
@@ -172,6 +195,12 @@ class GameResult:
     @property
     def kinds(self) -> frozenset[str]:
         return frozenset(s.kind for s in self.seats)
+
+
+def _switch_value(value: Any) -> str:
+    """A switch's value as ``--set KEY=VALUE`` writes it: text as it is, else JSON
+    (``true``, ``1``, ``0.5``)."""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -329,6 +358,8 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
         seats=seats,
         void=void,
         cards=_cards(record.get("cards")),
+        switches=dict(record.get("overrides") or {}),
+        rules_digest=str(record.get("rules_digest") or ""),
     )
 
 
@@ -345,10 +376,50 @@ def _cards(raw: Any) -> dict[str, dict[str, Any]]:
 
 
 def prepare_games(records: Iterable[Mapping[str, Any] | GameResult]) -> list[GameResult]:
-    """Parse records (or pass through parsed games) and return them in canonical order."""
+    """Parse records (or pass through parsed games) and return them in canonical order.
+
+    Raises `LeaderboardError` when two of them share a setup but not its rules
+    (:func:`check_rule_sets`)."""
     games = [r if isinstance(r, GameResult) else parse_game(r) for r in records]
     games.sort(key=lambda g: g.key)
+    check_rule_sets(games)
     return games
+
+
+def check_rule_sets(games: Iterable[GameResult]) -> None:
+    """Raise `LeaderboardError` when games of one :attr:`GameResult.setup` were played by
+    different rules: a researcher's own variant file (its ``rules_digest``) beside
+    another own file of the same name with other rules, or beside the bundled file of
+    its name. The message names each rule set with the experiments and spec hashes
+    whose games it played, so the stores can be told apart.
+
+    Why refuse rather than pool: the name is all a board shows of a variant, and one
+    spec never plays two rule sets under one name (`experiments.plan` refuses it); but
+    records of several tournaments given together (`write_leaderboard` with two stores'
+    records) may, and their side advantage, win rates and role tables would mix two
+    games as one. Telling them apart on the board would take a name nobody wrote, while
+    the fix is the researcher's one line: give the file a name of its own. A record
+    without a digest counts as played by the bundled rules (so does one written before
+    ``rules_digest`` existed)."""
+    seen: dict[str, dict[str, set[str]]] = {}
+    names: dict[str, str] = {}
+    for game in games:
+        where = f"{game.experiment or '?'} (spec {game.spec_hash or '?'})"
+        seen.setdefault(game.setup, {}).setdefault(game.rules_digest, set()).add(where)
+        names.setdefault(game.setup, game.variant)
+    for setup, rule_sets in sorted(seen.items()):
+        if len(rule_sets) > 1:
+            found = "; ".join(
+                f"{f'rules digest {digest}' if digest else 'no rules digest (bundled rules)'}"
+                f": {', '.join(sorted(where))}"
+                for digest, where in sorted(rule_sets.items())
+            )
+            raise LeaderboardError(
+                f"setup {setup!r}: its games were played by {len(rule_sets)} rule sets "
+                f"under the variant name {names[setup]!r} ({found}); one board would rate them as "
+                'one setup. Give each own variant file a name of its own (name = "...") '
+                "and play it again, or publish each store on its own"
+            )
 
 
 def filter_records(
