@@ -50,11 +50,32 @@ from mafia_arena.input_files import not_a_file
 
 STORE_NAME = "games.jsonl"
 LOGS_NAME = "logs"
+MANIFEST_NAME = "manifest.json"
+"""A tournament results folder's record of what its games were played with
+(`experiments.provenance`); the leaderboard reads its host key fingerprint."""
 
 #: Game indices of a store are below this (ten million games). The reader keeps 9 bytes
 #: for every index up to the largest it meets, so one mistyped index (an extra digit or
 #: three) must be refused, not allocated: without a bound ``3e10`` asks for 270 GB.
 MAX_GAME_INDEX = 10_000_000
+
+
+#: The keys of a record's card (``cards``: `Agent.card`) that the agent file and its
+#: prompt templates decide, so the spec hash covers them; every other key names the
+#: build that played (`card_build`).
+CARD_DESCRIPTION_KEYS = ("model", "endpoint", "sampling", "prompt_hash")
+
+
+def card_build(card: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of a card that say which build played, beyond model, endpoint, sampling
+    and prompts: an LLM player's ``definition_hash`` (its agent file's settings) and
+    ``local_model`` (the bundled server's and weights' versions, the GGUF's sha256), a
+    trained policy's file, its sha256, its fallback and the numpy version.
+
+    Why one definition: a board's *Build* column (`leaderboard.table.model_cards`) and
+    the build a tournament's resume must match (`experiments.provenance.pool_builds`)
+    are the same keys, so what a board would show mixed is what a resume refuses."""
+    return {key: value for key, value in card.items() if key not in CARD_DESCRIPTION_KEYS}
 
 
 class StoreFormatError(ValueError):

@@ -36,6 +36,23 @@ def keyed_digest(key: bytes, message: str) -> bytes:
     return hmac.new(key, message.encode(), hashlib.sha256).digest()
 
 
+#: The domain-separation prefix of `host_key_fingerprint`: the fingerprint is a hash
+#: of nothing else the package computes from the key.
+FINGERPRINT_PREFIX = b"mafia-arena host key fingerprint\x00"
+
+
+def host_key_fingerprint(key: bytes) -> str:
+    """16 hex digits of ``sha256(FINGERPRINT_PREFIX + key)``: which key a results folder
+    was played with (its manifest and board name it), never the key itself.
+
+    Why it reveals nothing of the key: sha256 cannot be inverted, the key is 16 bytes or
+    more of randomness (`read_host_key`), so 64 bits of a hash of it cannot be searched
+    back to it, and the prefix keeps the hash apart from the keyed digests the players
+    get (`keyed_digest` is an HMAC of other messages). It is derived from the key alone
+    and stays with the host: no seat is handed it, so no player's view depends on it."""
+    return hashlib.sha256(FINGERPRINT_PREFIX + key).hexdigest()[:16]
+
+
 def seat_seed(key: bytes, game_seed: int, seat: int) -> int:
     """The seed handed to the player of `seat` in the game of `game_seed` (< 2**63)."""
     digest = keyed_digest(key, f"mafia-arena seat seed:{int(game_seed)}:{int(seat)}")

@@ -54,8 +54,8 @@ ForceResumeOption = Annotated[
     bool,
     typer.Option(
         "--force-resume",
-        help="resume even though the stored games were played by other code (records "
-        "keep which code played each game)",
+        help="resume even though the stored games were played by other code or another "
+        "build of their agents (records keep which code and build played each game)",
     ),
 ]
 AddressOption = Annotated[

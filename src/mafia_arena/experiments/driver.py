@@ -14,10 +14,13 @@ The driver is the only process that writes results and talks to MLflow. It
    holding another version of the spec (a changed spec, variant file, agent file or
    prompt template) is refused (`ResultsConflict`, naming what changed) unless
    ``resume=False``, which archives the old store and starts over; a store whose games
-   were played by other code (package version or source, `experiments.provenance`) is
-   refused unless ``force_resume=True``; a store with games but no manifest (written
-   before manifests existed) is resumed with a one-line warning on stderr, while one
-   whose manifest is there but unreadable is refused (`ManifestError`, a
+   were played by other code (package version or source, `experiments.provenance`) or
+   by another build of its agents (the manifest's ``builds``: the local server's and
+   weights' versions and the GGUF's sha256, a policy file's sha256, the numpy version;
+   `provenance.build_differences`) is refused unless ``force_resume=True``; a store
+   with games but no manifest (written before manifests existed) is resumed with a
+   one-line warning on stderr, while one whose manifest is there but unreadable is
+   refused (`ManifestError`, a
    `ResultsConflict`) and left as it is: it is the only record of the code that played
    the games. A store line that is not a game record the leaderboard can rate
    (`leaderboard.records.check_store`: not a JSON object, a ``won`` or ``void`` that is
@@ -55,6 +58,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from mafia_arena.agents.base import Agent
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.experiments.errors import (
     Interrupted,
@@ -67,10 +71,12 @@ from mafia_arena.experiments.faults import FaultPlan
 from mafia_arena.experiments.plan import Experiment, batches, game_seed
 from mafia_arena.experiments.provenance import (
     MANIFEST_NAME,
+    build_differences,
     code_differences,
     code_provenance,
     input_differences,
     manifest,
+    pool_builds,
     read_manifest,
     write_manifest,
 )
@@ -151,7 +157,7 @@ def _start(
     experiment = load_spec(spec_path)
     if results_dir is not None:
         experiment = Experiment(**{**experiment.__dict__, "results_dir": Path(results_dir)})
-    async_agents = _preflight(experiment)
+    async_agents, builds = _preflight(experiment)
     uri = resolve_tracking_uri(tracking_uri or experiment.tracking_uri) if track else None
     writable_results(experiment.results_dir, _results_origin(experiment, results_dir))
     if uri is not None:
@@ -166,6 +172,7 @@ def _start(
             experiment,
             store,
             async_agents,
+            builds,
             address=address,
             use_ray=use_ray,
             resume=resume,
@@ -188,9 +195,12 @@ def _results_origin(experiment: Experiment, results_dir: str | Path | None) -> s
     return f'{experiment.source}: results "{experiment.results_dir}"'
 
 
-def _preflight(experiment: Experiment) -> set[str]:
-    """Build each pool agent once; return the labels of async (non-scripted) agents."""
+def _preflight(experiment: Experiment) -> tuple[set[str], dict[str, dict[str, Any]]]:
+    """Build each pool agent once; return the labels of async (non-scripted) agents and
+    the builds of the agents that have a card (`provenance.pool_builds`), which the
+    resume check compares with the manifest's."""
     async_agents: set[str] = set()
+    agents: list[Agent] = []
     for i, matchup in enumerate(experiment.matchups):
         for j, ref in enumerate(matchup.pool):
             try:
@@ -204,13 +214,22 @@ def _preflight(experiment: Experiment) -> set[str]:
                 ) from exc
             if not agent.synchronous:
                 async_agents.add(ref.label)
-    return async_agents
+            agents.append(agent)
+    return async_agents, pool_builds(agents)
 
 
 def _stored(
-    experiment: Experiment, store: ResultsStore, resume: bool, force_resume: bool
-) -> tuple[set[int], str]:
-    """The stored game indices to skip and the store's id (see the module docstring)."""
+    experiment: Experiment,
+    store: ResultsStore,
+    builds: dict[str, dict[str, Any]],
+    resume: bool,
+    force_resume: bool,
+    host_key: bytes | None,
+) -> tuple[set[int], str, bytes]:
+    """The stored game indices to skip, the store's id and the results folder's host
+    key (created there, from `host_key` if given, when it has none; the manifest names
+    it by its fingerprint), once the store passed the resume checks (see the module
+    docstring)."""
     # lazily: the leaderboard package loads its rating and plotting libraries
     from mafia_arena.leaderboard.records import check_store
 
@@ -225,7 +244,10 @@ def _stored(
     old = read_manifest(store.folder) if stored else None  # unreadable: ManifestError
     others = stored.spec_hashes() - {experiment.spec_hash}
     store_id = str(old.get("store_id") or "") if old is not None else ""
-    current = manifest(experiment.spec_hash, experiment.inputs, store_id or uuid.uuid4().hex[:12])
+    key = load_or_create_host_key(experiment.results_dir, host_key)  # kept there
+    current = manifest(
+        experiment.spec_hash, experiment.inputs, store_id or uuid.uuid4().hex[:12], builds, key
+    )
     if others:
         changed = input_differences(old, current) if old is not None else []
         what = "; ".join(changed) if changed else "the spec itself changed"
@@ -251,14 +273,24 @@ def _stored(
                 "Pass --force-resume (force_resume=True) to resume anyway, --no-resume "
                 "to archive them and start over, or use another results folder (--results)."
             )
+        changed = build_differences(old, current)
+        if changed and not force_resume:
+            raise ResultsConflict(
+                f"{store.path}: its {len(stored)} games were played by another build of "
+                f"their agents ({'; '.join(changed)}); resuming would mix games of two "
+                "builds. Pass --force-resume (force_resume=True) to resume anyway, "
+                "--no-resume to archive them and start over, or use another results "
+                "folder (--results)."
+            )
     write_manifest(store.folder, current)
-    return stored.played_indices(), str(current["store_id"])
+    return stored.played_indices(), str(current["store_id"]), key
 
 
 def _run(
     experiment: Experiment,
     store: ResultsStore,
     async_agents: set[str],
+    builds: dict[str, dict[str, Any]],
     *,
     address: str | None,
     use_ray: bool,
@@ -268,7 +300,7 @@ def _run(
     tracking_uri: str | None,
     host_key: bytes | None,
 ) -> Summary:
-    done, store_id = _stored(experiment, store, resume, force_resume)
+    done, store_id, key = _stored(experiment, store, builds, resume, force_resume, host_key)
     summary = Summary(
         experiment.name,
         experiment.spec_hash,
@@ -284,7 +316,7 @@ def _run(
     try:
         if tracking_uri is not None:
             tracker = _tracker(experiment, tracking_uri, address, use_ray, store_id)
-        jobs = _jobs(experiment, async_agents, done, host_key)
+        jobs = _jobs(experiment, async_agents, done, key)
         conc = experiment.concurrency
         executor = (
             RayExecutor(address=address, num_cpus=conc.workers, max_retries=conc.max_retries)
@@ -339,13 +371,11 @@ def _stored_after_interrupt(store: ResultsStore, experiment: Experiment) -> int:
 
 
 def _jobs(
-    experiment: Experiment, async_agents: set[str], done: set[int], host_key: bytes | None
+    experiment: Experiment, async_agents: set[str], done: set[int], key: bytes
 ) -> list[BatchJob]:
-    """The batch jobs of the games not in `done`, with the results folder's host key
-    (created there, from `host_key` if given, when it has none)."""
+    """The batch jobs of the games not in `done`, with the results folder's host `key`."""
     conc = experiment.concurrency
     fault = FaultPlan.from_env()
-    key = load_or_create_host_key(experiment.results_dir, host_key)  # kept there
     return [
         BatchJob(
             experiment.name,

@@ -15,6 +15,15 @@ compares it with the present before playing more:
   spec hash, each with a stable name of the file (`agent_file_inputs`), so a changed,
   renamed or swapped input is a changed spec.
 
+* `pool_builds`: per agent with a card, the build that plays (``builds``: the local
+  server's and weights' versions and the GGUF's sha256, a policy file's sha256 and the
+  numpy version), which neither of the above covers: a store whose games were played
+  by another build is refused like one of other code (`build_differences`); a
+  manifest written before builds were recorded resumes as before;
+* ``host_key_fingerprint`` (`seat_seeds.host_key_fingerprint`): which host key dealt
+  the seats their seeds, so two folders played with different keys are told apart
+  (recorded, not compared: the key file in the folder always wins).
+
 A manifest that is there but cannot be read (`read_manifest`: `ManifestError`) stops a
 resume: treating it as missing would skip the code check and overwrite the evidence.
 `differences` says, one item per line, what changed between two manifests. Each record
@@ -27,15 +36,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mafia_arena.code_identity import code_identity
 from mafia_arena.experiments.errors import ResultsConflict
 from mafia_arena.output_folders import naming
-from mafia_arena.results_file import json_line
+from mafia_arena.results_file import MANIFEST_NAME, card_build, json_line
+from mafia_arena.seat_seeds import host_key_fingerprint
 
-MANIFEST_NAME = "manifest.json"
+if TYPE_CHECKING:
+    from mafia_arena.agents.base import Agent
 
 
 def file_digest(path: Path) -> str:
@@ -140,13 +152,83 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def manifest(spec_hash: str, inputs: dict[str, str], store_id: str) -> dict[str, Any]:
-    return {
+def manifest(
+    spec_hash: str,
+    inputs: dict[str, str],
+    store_id: str,
+    builds: Mapping[str, Mapping[str, Any]] | None = None,
+    host_key: bytes | None = None,
+) -> dict[str, Any]:
+    """The manifest of a results folder: `spec_hash`, `store_id`, the ``code``, the
+    ``inputs``' digests, ``builds`` (`pool_builds`: what a resume must match beyond
+    the spec and the code; {} for a pool without cards) and, given the folder's host
+    key, ``host_key_fingerprint`` (`seat_seeds.host_key_fingerprint`, never the key:
+    two folders played with different keys deal their seats other seeds)."""
+    data: dict[str, Any] = {
         "spec_hash": spec_hash,
         "store_id": store_id,
         "code": code_provenance(),
         "inputs": dict(sorted(inputs.items())),
+        "builds": {name: dict(build) for name, build in sorted((builds or {}).items())},
     }
+    if host_key is not None:
+        data["host_key_fingerprint"] = host_key_fingerprint(host_key)
+    return data
+
+
+def pool_builds(agents: Iterable[Agent]) -> dict[str, dict[str, Any]]:
+    """``{agent name: build}`` of the pool's agents that have a card (`Agent.card`):
+    the card's keys that say which build plays (`results_file.card_build`: an LLM
+    player's settings' hash and, for the bundled server, ``local_model``, the server's
+    and weights' versions and the GGUF's sha256; a trained policy's file, its sha256,
+    its fallback and the numpy version), as this process computes them.
+
+    Why in the manifest: the spec hash covers the bytes of the agent and policy files
+    and the code identity covers the package, but not the installed libraries or the
+    weights file the local server loads; a resume after upgrading llama-cpp-python
+    would otherwise mix two builds in one store silently."""
+    cards: dict[str, Mapping[str, Any]] = {}
+    for agent in agents:
+        card = agent.card()
+        if card is not None:
+            cards.setdefault(agent.name, card)
+    builds = {name: card_build(card) for name, card in sorted(cards.items())}
+    return {name: build for name, build in builds.items() if build}
+
+
+def build_differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """What changed in the agents' builds (``builds``), one item per changed value,
+    ``<agent>: <key> <before> -> <after>`` (nested keys dotted: ``local_model.gguf_sha256``);
+    [] when the same, or when `old` records no builds (a manifest written before they
+    were recorded: such a store resumes as before)."""
+    if "builds" not in old:
+        return []
+    before, after = old.get("builds") or {}, new.get("builds") or {}
+    lines = []
+    for agent in sorted(set(before) | set(after)):
+        if agent not in after:
+            lines.append(f"{agent}: its build is no longer recorded")
+            continue
+        if agent not in before:
+            lines.append(f"{agent}: a build not recorded before")
+            continue
+        was, now = _dotted(before[agent]), _dotted(after[agent])
+        lines += [
+            f"{agent}: {key} {was.get(key)} -> {now.get(key)}"
+            for key in sorted(set(was) | set(now))
+            if was.get(key) != now.get(key)
+        ]
+    return lines
+
+
+def _dotted(value: Any, prefix: str = "") -> dict[str, Any]:
+    """`value`'s leaves by dotted key (a value that is no mapping: itself, under `prefix`)."""
+    if not isinstance(value, Mapping):
+        return {prefix: value}
+    found: dict[str, Any] = {}
+    for key, item in value.items():
+        found.update(_dotted(item, f"{prefix}.{key}" if prefix else str(key)))
+    return found
 
 
 class ManifestError(ResultsConflict):

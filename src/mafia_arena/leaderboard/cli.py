@@ -3,12 +3,14 @@
 The folder is `leaderboards/<experiment>/` unless `--out` says otherwise. Its README
 records what produced it: the command as it was run (`Invocation`: the spec or results
 store given and the options that decide what is played and where the board goes), the
-spec and its base seed when a spec was given, the package version, and what the records
+spec and its base seed when a spec was given, the package version, what the records
 say made them (`played_by`): their spec hashes and the code that played the games
-(version and source digest). The command is recorded, not guessed from the experiment's
-name: a guess once told readers of a board published with ``--out`` to run a command
-that writes another folder. Paths under the working folder are written relative to it,
-and nothing depends on time or machine, so the same results give byte-identical files.
+(version and source digest), and the fingerprint of the host key that dealt the seat
+seeds, from the results folder's manifest (`host_key_fingerprint_of`). The command is
+recorded, not guessed from the experiment's name: a guess once told readers of a
+board published with ``--out`` to run a command that writes another folder. Paths under
+the working folder are written relative to it, and nothing depends on time or machine,
+so the same results give byte-identical files.
 
 Before anything is written the store is checked line by line (`records.check_store`,
 which a tournament's resume runs too): a file that is not a results store (a game log
@@ -41,7 +43,7 @@ from mafia_arena.leaderboard.records import (  # LeaderboardError: raised here t
     load_records,
 )
 from mafia_arena.output_folders import unwritable_reason
-from mafia_arena.results_file import STORE_NAME
+from mafia_arena.results_file import MANIFEST_NAME, STORE_NAME, json_line
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def leaderboard_command(
         records,
         target,
         title=f"Leaderboard: {experiment}",
-        provenance=_provenance(experiment, records, invocation),
+        provenance=_provenance(experiment, records, invocation, path.parent),
         view=cast(View, view),  # checked by the command line and by `filter_records`
     )
     for written in paths:
@@ -212,16 +214,20 @@ def _is_board_readme(readme: Path) -> bool:
 
 
 def _provenance(
-    experiment: str, records: list[dict[str, Any]], invocation: Invocation
+    experiment: str, records: list[dict[str, Any]], invocation: Invocation, folder: Path
 ) -> dict[str, str]:
     """The README's "How this was produced" entries (see the module docstring), with
-    what the records say made them: the spec hashes and the code (`played_by`)."""
+    what the records say made them: the spec hashes and the code (`played_by`), and the
+    fingerprint of the host key the results `folder`'s manifest names (`host_key`)."""
     provenance = {
         "experiment": experiment,
         "games": str(len(records)),
         "package_version": __version__,
         **played_by(records),
     }
+    fingerprint = host_key_fingerprint_of(folder)
+    if fingerprint is not None:
+        provenance["host_key"] = fingerprint
     spec = invocation.spec
     if spec is not None:
         provenance["spec"] = shown_path(spec)
@@ -230,6 +236,24 @@ def _provenance(
             provenance["seed"] = str(data.get("base_seed", 0))  # the spec's default
     provenance["command"] = invocation.command()
     return provenance
+
+
+def host_key_fingerprint_of(folder: Path) -> str | None:
+    """The ``host_key_fingerprint`` of `folder`'s manifest (`experiments.provenance`,
+    read here as JSON: the leaderboard does not import the tournament package); None
+    without one (a web store, a folder written before fingerprints were recorded, a
+    manifest that cannot be read: the board is still published, without the line).
+
+    Why on the board: the host key derives every seat's seed, so two boards of the same
+    spec played with different keys rate different games; the fingerprint tells them
+    apart and, with the key published beside the board, checks that it is the one that
+    played. The fingerprint reveals nothing of the key (`seat_seeds.host_key_fingerprint`)."""
+    try:
+        data = json_line((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):  # missing, unreadable, not JSON
+        return None
+    fingerprint = data.get("host_key_fingerprint") if isinstance(data, dict) else None
+    return fingerprint if isinstance(fingerprint, str) and fingerprint else None
 
 
 def played_by(records: list[dict[str, Any]]) -> dict[str, str]:

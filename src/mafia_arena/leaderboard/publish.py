@@ -40,6 +40,7 @@ _PROVENANCE_LABELS: tuple[tuple[str, str], ...] = (
     ("seed", "Seed"),
     ("package_version", "mafia-arena version"),
     ("code", "Code that played the games"),
+    ("host_key", "Host key fingerprint"),
     ("version", "Version"),
     ("command", "Command"),
 )

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mafia_arena.results_file import CARD_DESCRIPTION_KEYS, card_build
+
 from .columns import (
     AGENT_COLUMNS,
     INTERVAL_COLUMNS,
@@ -216,23 +218,12 @@ def roles_table(
 #: Columns of :func:`model_cards`.
 CARD_COLUMNS = ("agent", "model", "endpoint", "sampling", "prompt_hash", "build", "games")
 
-#: The card keys with a column of their own; every other key of a card goes to ``build``.
-_CARD_KEYS = CARD_COLUMNS[1:5]
-
-
-def _card_build(card: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of a card that say which build played, beyond model, endpoint, sampling
-    and prompts: an LLM player's ``definition_hash`` (its agent file's settings) and
-    ``local_model`` (the bundled server's and weights' versions, the GGUF's sha256), a
-    trained policy's file, its sha256, its fallback and the numpy version."""
-    return {key: value for key, value in card.items() if key not in _CARD_KEYS}
-
 
 def model_cards(records: Iterable[Mapping[str, Any] | GameResult]) -> pd.DataFrame:
     """One row per agent with a card (LLM players, trained policies): its model,
     endpoint kind, sampling parameters (JSON), prompt-template hash and build (JSON of
-    the card's other keys, `_card_build`; "" when it has none), and the games it played
-    (void ones included), sorted by agent. A key the card lacks is "" (a policy has
+    the card's other keys, `results_file.card_build`; "" when it has none), and the
+    games it played (void ones included), sorted by agent. A key the card lacks is "" (a policy has
     no model, endpoint, sampling or prompts).
 
     An agent whose card changed between games (a results folder mixing versions) gets
@@ -247,8 +238,8 @@ def model_cards(records: Iterable[Mapping[str, Any] | GameResult]) -> pd.DataFra
     for game in prepare_games(records):
         for agent, card in game.cards.items():
             games[agent] += 1
-            build = _card_build(card)
-            values = {key: card.get(key, "") for key in _CARD_KEYS}
+            build = card_build(card)
+            values = {key: card.get(key, "") for key in CARD_DESCRIPTION_KEYS}
             values["build"] = build or ""
             for key, value in values.items():
                 text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)

@@ -11,8 +11,9 @@ the ``human`` and ``mixed`` leaderboard views.
 
 The log's meta also holds the bot seats' fallback record and void verdict, and the
 bots' decision traces are written beside the log (``<game id>.traces.jsonl``), as a
-tournament stores them (`game_log`); the record carries ``void``, ``fallback_record``
-and the per-seat split of fallbacks by blame.
+tournament stores them (`game_log`); the record carries ``void``, ``fallback_record``,
+the per-seat split of fallbacks by blame and the bots' ``cards`` (copied from the log's
+header, as a tournament record's).
 
 `replay_views` rebuilds the game with `runner.replay` and renders every seat's view
 from it, which is the after-game replay of the page (a stand-in's speech and votes
@@ -131,8 +132,11 @@ def results_record(
     a stand-in's decisions are counted as the stand-in's (``stand_in_decisions``, with
     its name in ``stand_in``), not in the person's ``decisions`` and ``fallbacks``.
     `meta` (the log's, `game_log`) adds what a tournament record has: ``void``,
-    ``void_reason`` (only when void), ``fallback_record`` and per seat
-    ``fallbacks_infrastructure`` / ``fallbacks_model`` (bot seats; 0 for people).
+    ``void_reason`` (only when void), ``fallback_record``, ``cards`` (only when the
+    log's header has any: the LLM and policy bots' cards, copied from it as a
+    tournament record copies them, so a board published from a web store shows its
+    model cards) and per seat ``fallbacks_infrastructure`` / ``fallbacks_model`` (bot
+    seats; 0 for people).
     ``banned`` (only when there are any) lists the seats the rules bar from the next
     game (Palermo's removal for absences), for the platform to act on. A seat's
     ``extra`` (only where its agent keeps counters of its own: a trained policy's
@@ -197,6 +201,8 @@ def results_record(
         record["fallback_record"] = meta["fallbacks"]
     if meta.get("void_reason"):
         record["void_reason"] = str(meta["void_reason"])
+    if meta.get("cards"):  # the log header's, as `experiments.records.build_record`
+        record["cards"] = {agent: dict(card) for agent, card in meta["cards"].items()}
     if state.banned:
         record["banned"] = sorted(state.banned)
     return record
