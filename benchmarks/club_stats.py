@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from mafia_arena.agents import make_agent
 from mafia_arena.engine import Game
+from mafia_arena.engine.catalogue import NightAction, Protected, Trigger
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.runner import play_match_sync
 from mafia_arena.stats import wilson_interval
@@ -68,17 +69,26 @@ class PresetStats:
 
 
 def record(stats: PresetStats, game: Game) -> None:
-    """Fold one finished game into `stats`: winner, cards dealt, abilities used."""
+    """Fold one finished game into `stats`: winner, cards dealt, abilities used.
+
+    A copy with nothing to copy (the source arrested or without a night skill) is
+    recorded as a copy step's action without a `skill`; it is no use of the ability.
+    The typed fact is read, not its stored payload, which leaves an empty `skill` out
+    and so looks like any other step's action.
+    """
     cards = {seat.seat: seat.card for seat in game.state.seats}
+    copies = {step.name for step in game.variant.night if step.action == "copy"}
     used: Counter[str] = Counter()
     for event in game.events:
-        p = event.fact.to_payload()
-        if event.kind == "night_action" and p.get("skill", "") is not None:
-            for seat in p.get("seats") or [p["seat"]]:
+        fact = event.fact
+        if isinstance(fact, NightAction):
+            if fact.step in copies and fact.skill is None:
+                continue
+            for seat in fact.seats:
                 used[cards[seat]] += 1
-        elif event.kind == "trigger":
-            used[cards[p["seat"]]] += 1
-        elif event.kind == "protected":
+        elif isinstance(fact, Trigger):
+            used[cards[fact.seat]] += 1
+        elif isinstance(fact, Protected):
             stats.saves += 1
     stats.games += 1
     stats.days += game.state.day

@@ -4,7 +4,8 @@ Plays seeded games of each Palermo preset (12, 16, 20, 24 players) with strict
 heuristic players (an error in a strategy stops the run with its preset and seed) and
 reports, per preset, each camp's win rate with a 95% Wilson interval and the mean
 number of uses per game of every card and ability (the engine's own count), plus the
-share of games in which each was used at least once.
+share of games in which each was used at least once; and each preset's games per
+CPU-second (summed over the workers).
 
     python benchmarks/palermo_stats.py [--games 10000] [--presets 12,16,20,24]
         [--workers 2] [--seed 0] [--markdown table.md]
@@ -36,9 +37,11 @@ class PresetStats:
     uses: Counter[str] = field(default_factory=Counter)
     used_in: Counter[str] = field(default_factory=Counter)
     rounds: int = 0
+    cpu_seconds: float = 0.0
 
     def merge(self, other: PresetStats) -> None:
         self.games += other.games
+        self.cpu_seconds += other.cpu_seconds
         self.wins.update(other.wins)
         self.uses.update(other.uses)
         self.used_in.update(other.used_in)
@@ -73,6 +76,7 @@ def play_one(players: int, seed: int) -> tuple[str, dict[str, int], int]:
 
 def chunk(players: int, seeds: range) -> PresetStats:
     stats = PresetStats()
+    cpu = time.process_time()
     for seed in seeds:
         try:
             winner, used, rounds = play_one(players, seed)
@@ -83,6 +87,7 @@ def chunk(players: int, seeds: range) -> PresetStats:
         stats.uses.update(used)
         stats.used_in.update(used.keys())
         stats.rounds += rounds
+    stats.cpu_seconds = time.process_time() - cpu
     return stats
 
 
@@ -160,6 +165,10 @@ def main() -> None:
     print(
         f"\n{args.games} games per preset in {elapsed:.1f}s "
         f"({played / elapsed:.1f} games/s on {args.workers} workers)"
+    )
+    print(
+        "Games per CPU-second: "
+        + ", ".join(f"{n}: {s.games / s.cpu_seconds:.1f}" for n, s in results.items())
     )
     if args.markdown:
         with open(args.markdown, "w") as handle:
