@@ -11,6 +11,7 @@ const app = {
   gameId: null, credential: null, seat: null, ws: null, retry: 0, over: false,
   turn: null, notified: null, deadline: null, replay: null, pinger: null,
   roleTitles: {},
+  answered: null, sentWords: "", lostDraft: "",  // drafts (game.js): the turn answered, its words; a closed turn's unsent words
 };
 
 // A refused request's reasons: the server's validation errors say what is wrong with
@@ -279,6 +280,23 @@ function renderLobby(lobby, admin) {
   if (lobby.started) $("lobby-note").textContent = "The game has started.";
 }
 
+// The lobby's invite rows are rebuilt at every poll: a button of theirs that had the
+// focus (a keyboard player about to take a seat) is found again by its accessible name
+// and gets the focus back, rather than the focus falling to the top of the page. The
+// name box above the rows is never rebuilt, so what is typed there stays as it is.
+function heldInviteButton(list) {
+  const active = document.activeElement;
+  if (!active || !list.contains(active) || active.tagName !== "BUTTON") return null;
+  return active.getAttribute("aria-label") || active.textContent;
+}
+
+function refocusInviteButton(list, held) {
+  if (!held) return;
+  const again = [...list.querySelectorAll("button")]
+    .find((b) => (b.getAttribute("aria-label") || b.textContent) === held);
+  if (again) again.focus();
+}
+
 async function adminLobby(admin) {
   const poll = async () => {
     if (app.credential) return;  // the creator took a seat: the socket takes over
@@ -291,6 +309,7 @@ async function adminLobby(admin) {
       $("watch-link").textContent = watchLink(watch);
       $("copy-watch").onclick = () => navigator.clipboard?.writeText(watchLink(watch));
       const list = $("invites");
+      const held = heldInviteButton(list);
       list.replaceChildren();
       for (const inv of invites) {
         const row = el("li");
@@ -305,6 +324,7 @@ async function adminLobby(admin) {
         row.append(el("span", `P${inv.seat + 1} `), copy, " ", take, el("code", inviteLink(inv.invite)));
         list.append(row);
       }
+      refocusInviteButton(list, held);
       setTimeout(poll, 2000);
     } catch (err) { $("lobby-note").textContent = err.message; }
   };

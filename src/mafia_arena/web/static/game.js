@@ -57,12 +57,15 @@ function openedElsewhere() {
 
 function send(obj) {
   if (obj.type !== "ping") $("warning").textContent = "";  // the player is here: warnings are read
-  if (app.ws && app.ws.readyState === WebSocket.OPEN) { app.ws.send(JSON.stringify(obj)); return true; }
-  return false;
+  if (!app.ws || app.ws.readyState !== WebSocket.OPEN) return false;
+  app.ws.send(JSON.stringify(obj));
+  if (["say", "act", "form"].includes(obj.type)) noteAnswer(obj);
+  return true;
 }
 
 function showError(reason) {
   $("action-error").textContent = reason;
+  app.answered = null; app.sentWords = "";  // refused: the words in the box were not taken
   for (const b of document.querySelectorAll("#action button")) b.disabled = false;
 }
 
@@ -176,6 +179,74 @@ function choiceName(label, kind) {
   const verb = /vote/.test(kind) && kind !== "vote_intent" ? "vote for"
     : /nominat/.test(kind) ? "nominate" : kind === "vote_intent" ? "would vote for" : "choose";
   return player ? `${verb} ${label} ${player.name}` : `${verb} ${label}`;
+}
+
+// ---------------------------------------------------------------- drafts
+// What a person types or picks before sending is theirs until they send it or its turn
+// closes, whatever arrives meanwhile (other seats' lines, bots' posts, the countdown, a
+// reconnect's catch-up). The speech box and the chat box are never redrawn by a push;
+// the forum's "Write to" row is rebuilt with the turn's buttons (`renderWritten`), so
+// its players box and pseudonym are carried across the rebuild with their caret,
+// selection and focus.
+const WRITE_FIELDS = ["form-seats", "form-pseudonym"];
+
+// One field as the person left it: value, focus, and the caret or selection of a text box.
+function fieldDraft(id) {
+  const field = $(id);
+  if (!field) return null;
+  const draft = { id, value: field.value, focused: document.activeElement === field, start: null, end: null, direction: "none" };
+  if (field.tagName === "INPUT") {
+    draft.start = field.selectionStart; draft.end = field.selectionEnd;
+    draft.direction = field.selectionDirection || "none";
+  }
+  return draft;
+}
+
+// The field of the same id in the rebuilt panel gets its draft back (a pseudonym only
+// while the seat still owns it).
+function restoreField(draft) {
+  const field = draft && $(draft.id);
+  if (!field) return;
+  if (field.tagName !== "SELECT" || [...field.options].some((o) => o.value === draft.value)) field.value = draft.value;
+  if (draft.focused) field.focus();
+  if (draft.start !== null && field.setSelectionRange) field.setSelectionRange(draft.start, draft.end, draft.direction);
+}
+
+// An answer sent for a turn, and the words it carried ("" for none), so that the turn's
+// close can tell words taken from words never sent.
+function noteAnswer(message) {
+  app.answered = message.turn;
+  app.sentWords = (message.text || "").trim();
+}
+
+// The turn the drafts belonged to has closed (answered, timed out, or its phase over).
+// Words it took leave the box quietly. Words typed after the answer went (a forum's next
+// message, begun while the last one was being taken) are the next turn's draft, and
+// stay. Words of a turn that closed unanswered (run out, its window over, or its answer
+// refused) are not dropped in silence: the panel says so and keeps them, to put back.
+function closeDrafts(turn) {
+  const words = $("speech-text").value.trim();
+  const answered = app.answered === turn;
+  const sent = app.sentWords;
+  app.answered = null; app.sentWords = "";
+  if (answered && words !== sent) return;
+  $("speech-text").value = "";
+  if (!words || answered) return;
+  app.lostDraft = words;
+  $("draft-lost-text").textContent = `Your draft was not sent: the turn closed. It was: “${words}”`;
+  $("draft-lost").hidden = false;
+}
+
+// "Put it back in the box": a lost draft returns to the speech box, when the turn
+// shown has one, with the caret at its end.
+function restoreLostDraft() {
+  const input = $("speech-text");
+  if (!app.lostDraft || $("speech").hidden) return;
+  input.value = (input.value ? `${input.value} ` : "") + app.lostDraft;
+  app.lostDraft = "";
+  $("draft-lost").hidden = true;
+  input.focus();
+  input.setSelectionRange(input.value.length, input.value.length);
 }
 
 // ---------------------------------------------------------------- keyboard focus
@@ -311,6 +382,11 @@ function renderPlayers(players) {
   }
 }
 
+// A list whose options were rebuilt keeps the person's choice while it is still offered.
+function keepChoice(select, chosen) {
+  if (chosen && [...select.options].some((o) => o.value === chosen)) select.value = chosen;
+}
+
 // The creator of a forum game is its moderator: rulings on any seat (web/rulings.py).
 function renderModerator(s) {
   const admin = store.get("admin");
@@ -321,9 +397,11 @@ function renderModerator(s) {
     const wanted = values.map(([value, text]) => `${value}:${text}`).join("|");
     if (select.dataset.options === wanted) return;  // keep the moderator's selection
     select.dataset.options = wanted;
+    const chosen = select.value;
     select.replaceChildren(...values.map(([value, text]) => {
       const option = el("option", text); option.value = String(value); return option;
     }));
+    keepChoice(select, chosen);
   };
   fill($("ruling-kind"), kinds.map((k) => [k, k]));
   fill($("ruling-seat"), s.players.map((p) => [p.seat, `${p.label} ${p.name}`]));
@@ -488,6 +566,9 @@ function choiceButton(label, index, turn, key, kind = "") {
 
 function renderRequest(req) {
   const panel = $("action");
+  const same = Boolean(req) && app.turn === req.turn;
+  const drafts = same ? WRITE_FIELDS.map(fieldDraft) : [];
+  if (!same && app.turn !== null && app.turn !== undefined) closeDrafts(app.turn);
   const held = heldControl();
   if (held) $("prompt").focus();  // its button is rebuilt below: wait on the prompt meanwhile
   $("choices").replaceChildren(); $("phrase-choices").replaceChildren();
@@ -499,6 +580,7 @@ function renderRequest(req) {
     $("prompt").textContent = app.over ? "" : waiting ? waiting.text : "Waiting for the other players…";
     if (waiting && waiting.seconds_left !== null) app.deadline = Date.now() + waiting.seconds_left * 1000;
     $("speech").hidden = true; $("phrases").hidden = true;
+    $("draft-back").disabled = true;  // no box to put a lost draft back in
     document.body.classList.remove("your-turn");
     document.title = TITLE;
     tick();
@@ -523,7 +605,6 @@ function renderRequest(req) {
   if (req.free_text) {
     const input = $("speech-text");
     input.maxLength = req.max_chars;
-    if (fresh) input.value = "";  // the last turn's words were taken (or its time is up)
     for (const b of $("speech").querySelectorAll("button")) b.disabled = false;
     $("speech").onsubmit = (event) => {
       event.preventDefault();
@@ -543,6 +624,9 @@ function renderRequest(req) {
     announce(`Your turn: ${$("prompt").textContent}`, true);
   }
   focusTurn(fresh, held);
+  for (const draft of drafts) restoreField(draft);  // after the focus: caret and selection last
+  $("draft-back").disabled = !req.free_text;
+  $("draft-back").onclick = restoreLostDraft;
   tick();  // show the new countdown now, not at the next quarter-second
 }
 
@@ -665,7 +749,9 @@ function renderChats(chats) {
   const names = writable.map((c) => c.name).join(",");
   if (select.dataset.names !== names) {
     select.dataset.names = names;
+    const chosen = select.value;
     select.replaceChildren(...writable.map((c) => { const o = el("option", c.title); o.value = c.name; return o; }));
+    keepChoice(select, chosen);
   }
   select.hidden = writable.length < 2;
   $("chat-form").onsubmit = (event) => {
