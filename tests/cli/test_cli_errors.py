@@ -470,8 +470,8 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
         ("serve-port-zero", ["serve", "--port", "0"], ("--port",)),
         (
             "train-side-unknown",
-            ["train", str(tmp / "train.toml"), "--no-track", "--out", str(tmp / "r")],
-            (str(tmp / "train.toml"), "'train.side'", "'twon' is not a side of standard"),
+            ["train", str(tmp / "train.toml"), "--no-tracking", "--out", str(tmp / "r")],
+            (str(tmp / "train.toml"), "train.side: ", "'twon' is not a side of standard"),
         ),
         (
             "leaderboard-no-records",
@@ -794,15 +794,15 @@ def test_training_spec_errors_name_file_key_and_reason(
 ) -> None:
     spec = tmp_path / "train.toml"
     spec.write_text(body)
-    code, err = run_cli(["train", str(spec), "--no-track", "--out", str(tmp_path / "r")], capsys)
+    code, err = run_cli(["train", str(spec), "--no-tracking", "--out", str(tmp_path / "r")], capsys)
     assert code == 2, err
-    where = f"{spec}: not valid TOML" if key == "-" else f"{spec}: key '{key}': "
+    where = f"{spec}: -: not valid TOML" if key == "-" else f"{spec}: {key}: "
     assert_one_paragraph(err, where, reason)
     assert not (tmp_path / "r").exists()
 
 
 def test_a_missing_training_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, err = run_cli(["train", str(tmp_path / "none.toml"), "--no-track"], capsys)
+    code, err = run_cli(["train", str(tmp_path / "none.toml"), "--no-tracking"], capsys)
     assert code == 2
     assert_one_paragraph(err, str(tmp_path / "none.toml"), "no such training spec")
 

@@ -64,7 +64,7 @@ def _command(command: str, path: Path, tmp_path: Path) -> list[str]:
     if command == "tournament":
         results = str(tmp_path / "results")
         return ["tournament", str(path), "--no-ray", "--no-tracking", "--results", results]
-    return ["train", str(path), "--no-track", "--out", str(tmp_path / "out")]
+    return ["train", str(path), "--no-tracking", "--out", str(tmp_path / "out")]
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGES))

@@ -53,7 +53,7 @@ def test_a_spec_with_a_request_kind_the_variant_never_asks_is_refused(
     path.write_text(SHIPPED.read_text().replace('kinds = ["vote"]', f"kinds = {kinds}"))
     with pytest.raises(TrainSpecError) as caught:
         load_train_spec(path)
-    assert f"{path}: key '{key}': " in str(caught.value) and reason in str(caught.value)
+    assert f"{path}: {key}: " in str(caught.value) and reason in str(caught.value)
 
 
 def test_every_kind_of_the_variant_and_the_wildcard_are_accepted(tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_a_kind_the_variant_never_asks_is_refused_naming_the_spec_key(tmp_path: 
     path.write_text(SHIPPED.read_text().replace('kinds = ["vote"]', 'kinds = ["final_vote"]'))
     with pytest.raises(TrainSpecError) as refused:
         load_train_spec(path)
-    assert "train.kinds.0': 'final_vote' is not a request kind of standard at 7" in str(
+    assert "train.kinds.0: 'final_vote' is not a request kind of standard at 7" in str(
         refused.value
     )
 
@@ -83,10 +83,10 @@ def test_train_with_an_unknown_kind_exits_2_with_one_line(
     spec = tmp_path / "spec.toml"
     spec.write_text(SHIPPED.read_text().replace('kinds = ["vote"]', 'kinds = ["vot"]'))
     out = tmp_path / "out"
-    code, err = run_cli(["train", str(spec), "--no-track", "--out", str(out)], capsys)
+    code, err = run_cli(["train", str(spec), "--no-tracking", "--out", str(out)], capsys)
     assert code == 2, err
     assert err.strip().count("\n") == 0 and "Traceback" not in err
-    assert f"{spec}: key 'train.kinds.0': 'vot' is not a request kind" in err
+    assert f"{spec}: train.kinds.0: 'vot' is not a request kind" in err
     assert not out.exists()
 
 
@@ -96,7 +96,7 @@ def test_train_with_negative_steps_exits_2_with_one_line(
     spec = tmp_path / "tiny.toml"
     spec.write_text(TINY)
     out = tmp_path / "out"
-    args = ["train", str(spec), "--steps", "-5", "--no-track", "--out", str(out)]
+    args = ["train", str(spec), "--steps", "-5", "--no-tracking", "--out", str(out)]
     code, err = run_cli(args, capsys)
     assert code == 2, err
     assert err.strip().count("\n") == 0 and "Traceback" not in err

@@ -90,7 +90,7 @@ def test_a_variant_file_found_nowhere_names_where_it_was_looked_for(
     with pytest.raises(TrainSpecError) as refused:
         load_train_spec(spec)
     assert str(refused.value) == (
-        f"{spec}: key 'train.variant': no such variant file 'my-variant.toml' (looked from "
+        f"{spec}: train.variant: no such variant file 'my-variant.toml' (looked from "
         "the working folder, the spec's folder and the folder above it)"
     )
 
@@ -117,7 +117,7 @@ def test_training_from_another_folder_on_a_variant_beside_the_spec(
     specs = tmp_path / "specs"
     spec = write_spec(specs, variant="my-variant.toml")
     variant = own_variant(specs)
-    code, err = run_cli(["train", str(spec), "--no-track"], capsys)
+    code, err = run_cli(["train", str(spec), "--no-tracking"], capsys)
     assert code == 0, err
     header = PolicyFile.load(elsewhere / "runs" / "train" / "tiny" / "policy.npz").header
     assert header["variant"] == "my-standard"
@@ -130,27 +130,27 @@ def test_a_second_run_keeps_the_trained_policy_unless_told_to_overwrite(
     pytest.importorskip("sb3_contrib")
     spec = write_spec(tmp_path / "specs")
     out = elsewhere / "runs" / "train" / "tiny"
-    code, err = run_cli(["train", str(spec), "--no-track"], capsys)
+    code, err = run_cli(["train", str(spec), "--no-tracking"], capsys)
     assert code == 0, err
     written = {p.name: p.read_bytes() for p in out.iterdir()}
     assert set(written) == {"policy.npz", "model.zip", "curve.csv", "curve.png"}
 
-    code, err = run_cli(["train", str(spec), "--no-track", "--steps", "0"], capsys)
+    code, err = run_cli(["train", str(spec), "--no-tracking", "--steps", "0"], capsys)
     assert code == 2, err
     assert_one_paragraph(
         err,
-        f"error: {spec}: key 'name': runs/train/tiny holds a previous training run "
+        f"error: {spec}: name: runs/train/tiny holds a previous training run "
         "(curve.csv, curve.png, model.zip, policy.npz)",
         "--overwrite",
         "--out",
     )
     assert {p.name: p.read_bytes() for p in out.iterdir()} == written
 
-    code, err = run_cli(["train", str(spec), "--no-track", "--out", str(out)], capsys)
+    code, err = run_cli(["train", str(spec), "--no-tracking", "--out", str(out)], capsys)
     assert code == 2, err
     assert_one_paragraph(err, f"error: --out: {out} holds a previous training run")
 
-    args = ["train", str(spec), "--no-track", "--steps", "0", "--overwrite"]
+    args = ["train", str(spec), "--no-tracking", "--steps", "0", "--overwrite"]
     code, err = run_cli(args, capsys)
     assert code == 0, err
     # evaluation only: the untrained policy replaces the trained one, as asked
@@ -178,7 +178,7 @@ def test_an_empty_path_or_uri_is_a_usage_error(
     read as the working folder (a spec, or a folder to train into) or as "not given"."""
     spec = write_spec(tmp_path / "specs")
     args = [str(spec) if arg == "SPEC" else arg for arg in args]
-    code, err = run_cli([*args, "--steps", "0", "--no-track"], capsys)
+    code, err = run_cli([*args, "--steps", "0", "--no-tracking"], capsys)
     assert code == 2, err
     assert_one_paragraph(err, f"Invalid value for {name}: is empty")
     assert list(elsewhere.iterdir()) == []
@@ -191,6 +191,6 @@ def test_an_experiment_spec_is_named_as_one(
     assert code == 2, err
     assert_one_paragraph(
         err,
-        "smoke.toml: key 'train': this is an experiment spec, not a training spec "
+        "smoke.toml: train: this is an experiment spec, not a training spec "
         "(run it with mafia-arena tournament)",
     )

@@ -15,7 +15,8 @@ naming the file (or option), the key and the reason, and exits with code 2; no
 traceback unless ``--debug`` is given (then the traceback is printed instead of the
 paragraph, and the exit code stays the same).
 Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
-and exits 130. Games that failed exit 1 after the summary.
+and exits 130; during a training run, one line saying what its output folder holds,
+and exits 130 too. Games that failed exit 1 after the summary.
 """
 
 from __future__ import annotations

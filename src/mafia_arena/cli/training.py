@@ -8,6 +8,12 @@ spec path, ``--out`` or ``--tracking-uri`` is a usage error (exit 2), as in a
 tournament. Relative paths in the spec are looked up as a tournament's are
 (`rl.spec`); the output folder, like a tournament's results folder, is relative to the
 working folder.
+
+Tracking is switched off with ``--no-tracking``, as in a tournament (``--no-track``,
+the older spelling, still works, unlisted). Ctrl-C (or SIGTERM) prints one line saying
+what the output folder holds and exits 130 (`EXIT_INTERRUPTED`), as a tournament does:
+stopped before the first evaluation nothing is written (a folder the run made is
+removed); later, the policy and curve of the latest evaluation are kept.
 """
 
 from __future__ import annotations
@@ -17,7 +23,13 @@ from typing import Annotated
 
 import typer
 
-from mafia_arena.cli.app import nonempty_path, nonempty_text, path_argument
+from mafia_arena.cli.app import EXIT_INTERRUPTED, nonempty_path, nonempty_text, path_argument
+from mafia_arena.cli.tournaments import NoTrackingOption
+from mafia_arena.sigterm import sigterm_as_interrupt
+
+#: What a run stopped before it trained says (while importing the libraries or checking
+#: the spec, the folder and the tracking store): nothing was written by then.
+STARTING_MESSAGE = "interrupted while starting, before training began; nothing written"
 
 #: The files a training run writes into its output folder (`rl.train`). A folder that
 #: holds only these is a previous run's, which a new run replaces only with
@@ -43,7 +55,8 @@ def train(
         str | None,
         typer.Option(parser=nonempty_text, metavar="<str>", help="MLflow tracking URI"),
     ] = None,
-    track: Annotated[bool, typer.Option(help="log the run to MLflow")] = True,
+    no_tracking: NoTrackingOption = False,
+    track: Annotated[bool, typer.Option("--track/--no-track", hidden=True)] = True,
     overwrite: Annotated[
         bool,
         typer.Option(
@@ -54,31 +67,42 @@ def train(
     ] = False,
 ) -> None:
     """Train a policy from a spec (needs the rl extra); writes policy.npz and a curve."""
-    from mafia_arena.experiments.errors import ServiceError
-    from mafia_arena.rl.spec import TrainSpecError, load_train_spec
-    from mafia_arena.rl.train import MissingRLExtra
-    from mafia_arena.rl.train import train as run_training
+    track = track and not no_tracking
+    with sigterm_as_interrupt():
+        try:
+            from mafia_arena.experiments.errors import ServiceError
+            from mafia_arena.rl.spec import TrainSpecError, load_train_spec
+            from mafia_arena.rl.train import MissingRLExtra, TrainingInterrupted
+            from mafia_arena.rl.train import train as run_training
 
-    try:
-        loaded = load_train_spec(spec, steps=steps)
-        folder = out or Path("runs") / "train" / loaded.name
-        _check_out(folder, "--out" if out is not None else f"{spec}: key 'name'", overwrite)
-        if track:
-            _check_tracking(tracking_uri)
-        result = run_training(loaded, folder, tracking_uri=tracking_uri, track=track)
-    except (TrainSpecError, MissingRLExtra, ServiceError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+            try:
+                loaded = load_train_spec(spec, steps=steps)
+                folder = out or Path("runs") / "train" / loaded.name
+                where = ("--out", None) if out is not None else (str(spec), "name")
+                _check_out(folder, where, overwrite)
+                if track:
+                    _check_tracking(tracking_uri)
+                result = run_training(loaded, folder, tracking_uri=tracking_uri, track=track)
+            except (TrainSpecError, MissingRLExtra, ServiceError) as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(2) from None
+        except TrainingInterrupted as exc:  # typer makes a KeyboardInterrupt a bare 130
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt:
+            typer.echo(STARTING_MESSAGE, err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     typer.echo(f"policy written to {result.policy_path}")
     for rate in result.final:
         typer.echo(rate.row())
 
 
-def _check_out(folder: Path, where: str, overwrite: bool) -> None:
+def _check_out(folder: Path, where: tuple[str, str | None], overwrite: bool) -> None:
     """Raise `TrainSpecError` unless `folder` can take the run's files: a folder (or one
     that can be made) that is writable, holds nothing but `TRAINING_OUTPUTS`, and holds
-    none of them unless `overwrite`. `where` names what chose the folder (the option,
-    or the spec's name).
+    none of them unless `overwrite`. `where` names what chose the folder: the option
+    (``("--out", None)``) or the spec's name (``(spec, "name")``), as
+    `TrainSpecError`'s source and key.
 
     Why a previous run's files are refused: the same command run twice (or a spec
     whose name another spec already trained under) would replace a trained policy, its
@@ -90,23 +114,25 @@ def _check_out(folder: Path, where: str, overwrite: bool) -> None:
 
     reason = unwritable_reason(folder)
     if reason is not None:
-        raise TrainSpecError(f"{where}: {folder} {reason}")
+        raise TrainSpecError(*where, f"{folder} {reason}")
     if not folder.is_dir():
         return
     present = sorted(p.name for p in folder.iterdir())
     others = [name for name in present if name not in TRAINING_OUTPUTS]
     if others:
         raise TrainSpecError(
-            f"{where}: {folder} holds other files ({', '.join(others[:3])}"
+            *where,
+            f"{folder} holds other files ({', '.join(others[:3])}"
             f"{', ...' if len(others) > 3 else ''}) and is no training output folder; "
             "give a new folder, or one a previous training wrote (with --overwrite its "
-            f"{', '.join(sorted(TRAINING_OUTPUTS))} are replaced)"
+            f"{', '.join(sorted(TRAINING_OUTPUTS))} are replaced)",
         )
     if present and not overwrite:
         raise TrainSpecError(
-            f"{where}: {folder} holds a previous training run ({', '.join(present)}); "
+            *where,
+            f"{folder} holds a previous training run ({', '.join(present)}); "
             "training again would replace its policy. Pass --overwrite to replace it, or "
-            "give another folder with --out."
+            "give another folder with --out.",
         )
 
 
@@ -119,6 +145,7 @@ def _check_tracking(tracking_uri: str | None) -> None:
 
     try:
         check_tracking(resolve_tracking_uri(tracking_uri), origin=tracking_uri_origin(tracking_uri))
-    except ServiceError as exc:  # its advice names the tournament's switch
-        text = str(exc).replace("play without MLflow", "train without MLflow")
-        raise ServiceError(text.replace("--no-tracking", "--no-track")) from None
+    except ServiceError as exc:  # its advice speaks of playing
+        raise ServiceError(
+            str(exc).replace("play without MLflow", "train without MLflow")
+        ) from None

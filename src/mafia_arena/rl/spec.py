@@ -47,7 +47,18 @@ from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text, why
 
 
 class TrainSpecError(ValueError):
-    """A training spec that cannot be used; the message names file, key and reason."""
+    """A training spec that cannot be used. The message is ``FILE: KEY: REASON``, as a
+    tournament's `experiments.errors.SpecError` reads (key ``-``: the file as a whole),
+    so one who knows the one command reads the other's errors alike; a command-line
+    option's is ``OPTION: REASON`` (`key` None), as the command line's `CliError`.
+
+    Why not that class itself: `rl` sits beside `experiments`, not above it."""
+
+    def __init__(self, source: str, key: str | None, reason: str) -> None:
+        self.source = source
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{source}: {reason}" if key is None else f"{source}: {key}: {reason}")
 
 
 @dataclass(frozen=True)
@@ -134,28 +145,33 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
         text = read_toml_text(path)
         data = parse_toml(text)
     except FileNotFoundError:
-        raise TrainSpecError(f"{path}: no such training spec") from None
+        raise TrainSpecError(str(path), "-", "no such training spec") from None
     except (OSError, TomlFileError) as exc:  # a folder, a device, a link loop, not UTF-8
-        raise TrainSpecError(f"{path}: cannot read: {why_unreadable(exc)}") from None
+        raise TrainSpecError(
+            str(path), "-", f"cannot read the spec: {why_unreadable(exc)}"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise TrainSpecError(f"{path}: not valid TOML ({exc})") from None
+        raise TrainSpecError(str(path), "-", f"not valid TOML: {exc}") from None
     train = data.get("train")
     if not isinstance(train, dict):
         if "variants" in data:  # the tournament's reader says the converse
             raise TrainSpecError(
-                f"{path}: key 'train': this is an experiment spec, not a training spec "
-                "(run it with mafia-arena tournament)"
+                str(path),
+                "train",
+                "this is an experiment spec, not a training spec "
+                "(run it with mafia-arena tournament)",
             )
-        raise TrainSpecError(f"{path}: key 'train': a [train] table is required")
+        raise TrainSpecError(str(path), "train", "a [train] table is required")
     unknown = sorted(set(train) - _SETUP_KEYS - _TRAIN_KEYS)
     if unknown:
         raise TrainSpecError(
-            f"{path}: key 'train.{unknown[0]}': unknown; known keys: "
-            + ", ".join(sorted(_SETUP_KEYS | _TRAIN_KEYS))
+            str(path),
+            f"train.{unknown[0]}",
+            "unknown; known keys: " + ", ".join(sorted(_SETUP_KEYS | _TRAIN_KEYS)),
         )
 
     def fail(key: str, reason: str) -> TrainSpecError:
-        return TrainSpecError(f"{path}: key 'train.{key}': {reason}")
+        return TrainSpecError(str(path), f"train.{key}", reason)
 
     def typed(key: str, kind: type | tuple[type, ...], default: Any) -> Any:
         value = train.get(key, default)
@@ -193,12 +209,13 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.strip() or name in (".", ".."):
         raise TrainSpecError(
-            f"{path}: key 'name': {name!r} is not a name (text naming runs/train/<name>)"
+            str(path), "name", f"{name!r} is not a name (text naming runs/train/<name>)"
         )
     if any(sep in name for sep in _NAME_SEPARATORS):
         raise TrainSpecError(
-            f"{path}: key 'name': {name!r} holds a path separator; the name is one folder "
-            "under runs/train/"
+            str(path),
+            "name",
+            f"{name!r} holds a path separator; the name is one folder under runs/train/",
         )
     kinds = names("kinds", ["vote"], "request kind")
     opponents = names("opponents", ["heuristic"], "opponent")
@@ -270,7 +287,9 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     if steps is not None:
         if not 0 <= steps <= MAX_STEPS:
             raise TrainSpecError(
-                f"--steps: must be from 0 to {MAX_STEPS:,} (weeks of training), not {steps:,}"
+                "--steps",
+                None,
+                f"must be from 0 to {MAX_STEPS:,} (weeks of training), not {steps:,}",
             )
         spec = replace(spec, steps=steps)
     _check_sizes(path, spec, steps is not None)
@@ -286,9 +305,9 @@ def _layers(path: Path, net: list[Any]) -> tuple[int, ...]:
     linear policy)."""
     for i, width in enumerate(net):
         if isinstance(width, bool) or not isinstance(width, int):
-            raise TrainSpecError(f"{path}: key 'train.net.{i}': {width!r} has the wrong type")
+            raise TrainSpecError(str(path), f"train.net.{i}", f"{width!r} has the wrong type")
         if width < 1:
-            raise TrainSpecError(f"{path}: key 'train.net.{i}': must be positive, not {width}")
+            raise TrainSpecError(str(path), f"train.net.{i}", f"must be positive, not {width}")
     return tuple(net)
 
 
@@ -299,57 +318,70 @@ def _check_sizes(path: Path, spec: TrainSpec, steps_given: bool) -> None:
     rollout = spec.n_steps * spec.envs
     if spec.batch_size > rollout:
         raise TrainSpecError(
-            f"{path}: key 'train.batch_size': {spec.batch_size:,} is more than the "
+            str(path),
+            "train.batch_size",
+            f"{spec.batch_size:,} is more than the "
             f"{rollout:,} decisions of one rollout (n_steps × envs), so every minibatch "
-            "would be the whole rollout; lower it or raise n_steps"
+            "would be the whole rollout; lower it or raise n_steps",
         )
     try:
         env = TeamEnv(spec.setup)
     except ValueError as exc:  # a layout that cannot hold the table (max_players < players)
-        raise TrainSpecError(f"{path}: key 'train.max_players': {exc}") from None
+        raise TrainSpecError(str(path), "train.max_players", str(exc)) from None
     try:  # the learner's first decision: a side beaten before its turn is never asked
         env.reset(seed=spec.seed)
     except RuntimeError as exc:
-        raise TrainSpecError(f"{path}: key 'train.kinds': {exc}") from None
+        raise TrainSpecError(str(path), "train.kinds", str(exc)) from None
     width = env.observation_size + env.actions
     if rollout * width > MAX_ROLLOUT_VALUES:
         raise TrainSpecError(
-            f"{path}: key 'train.n_steps': a rollout of {spec.n_steps:,} × {spec.envs:,} envs "
+            str(path),
+            "train.n_steps",
+            f"a rollout of {spec.n_steps:,} × {spec.envs:,} envs "
             f"holds {rollout:,} observations of {width:,} values, more than "
-            f"{MAX_ROLLOUT_VALUES:,} (4 GiB); lower n_steps or envs"
+            f"{MAX_ROLLOUT_VALUES:,} (4 GiB); lower n_steps or envs",
         )
     sizes = [env.observation_size, *spec.net, env.actions]
     weights = sum(a * b for a, b in itertools.pairwise(sizes))
     if weights > MAX_WEIGHTS:
         raise TrainSpecError(
-            f"{path}: key 'train.net': {list(spec.net)} on an observation of "
+            str(path),
+            "train.net",
+            f"{list(spec.net)} on an observation of "
             f"{env.observation_size:,} values has {weights:,} weights per head, more than "
-            f"{MAX_WEIGHTS:,}; use narrower layers (or a smaller observation layout)"
+            f"{MAX_WEIGHTS:,}; use narrower layers (or a smaller observation layout)",
         )
     evaluations = spec.steps // spec.eval_every + 2
     games = evaluations * spec.eval_games * len(spec.setup.opponents)
     if games > MAX_EVALUATION_GAMES:
         steps = "--steps" if steps_given else "steps"
         raise TrainSpecError(
-            f"{path}: key 'train.eval_every': {steps} {spec.steps:,} with an evaluation "
+            str(path),
+            "train.eval_every",
+            f"{steps} {spec.steps:,} with an evaluation "
             f"every {spec.eval_every:,} decisions, {spec.eval_games:,} games per opponent "
             f"and {len(spec.setup.opponents)} opponents plays up to {games:,} evaluation "
-            f"games, more than {MAX_EVALUATION_GAMES:,}; raise eval_every or lower eval_games"
+            f"games, more than {MAX_EVALUATION_GAMES:,}; raise eval_every or lower eval_games",
         )
     if spec.rollout_workers > spec.envs:
         raise TrainSpecError(
-            f"{path}: key 'train.rollout_workers': {spec.rollout_workers} workers for "
-            f"{spec.envs} envs would leave some idle; give at most envs ({spec.envs})"
+            str(path),
+            "train.rollout_workers",
+            f"{spec.rollout_workers} workers for "
+            f"{spec.envs} envs would leave some idle; give at most envs ({spec.envs})",
         )
     if spec.ray_address and not spec.rollout_workers:
         raise TrainSpecError(
-            f"{path}: key 'train.ray_address': {spec.ray_address!r} is used only with "
-            "rollout_workers above 0 (training without them never joins a cluster)"
+            str(path),
+            "train.ray_address",
+            f"{spec.ray_address!r} is used only with "
+            "rollout_workers above 0 (training without them never joins a cluster)",
         )
     if spec.rollout_workers and importlib.util.find_spec("ray") is None:
         raise TrainSpecError(
-            f"{path}: key 'train.rollout_workers': rollout workers need Ray: "
-            "pip install -e '.[scale]' (or set rollout_workers = 0)"
+            str(path),
+            "train.rollout_workers",
+            "rollout workers need Ray: pip install -e '.[scale]' (or set rollout_workers = 0)",
         )
 
 
@@ -369,20 +401,20 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
         variant = load_variant(setup.variant, setup.overrides)
     except VariantError as exc:
         key = "variant" if exc.key == "-" else "overrides"
-        raise TrainSpecError(f"{path}: key 'train.{key}': {exc}") from None
+        raise TrainSpecError(str(path), f"train.{key}", str(exc)) from None
     try:
         deck_counts(variant, setup.players)
     except VariantError as exc:
-        raise TrainSpecError(f"{path}: key 'train.players': {exc.reason}") from None
+        raise TrainSpecError(str(path), "train.players", f"{exc.reason}") from None
     try:
         check_side(variant, setup.players, setup.side)
     except ValueError as exc:
-        raise TrainSpecError(f"{path}: key 'train.side': {exc}") from None
+        raise TrainSpecError(str(path), "train.side", str(exc)) from None
     for i, kind in enumerate(setup.kinds):
         try:
             check_kinds([kind], variant, setup.players, setup.side)
         except ValueError as exc:
-            raise TrainSpecError(f"{path}: key 'train.kinds.{i}': {exc}") from None
+            raise TrainSpecError(str(path), f"train.kinds.{i}", str(exc)) from None
     named = [("co_player", setup.co_player), ("fallback", fallback)]
     named += [(f"opponents.{i}", name) for i, name in enumerate(setup.opponents)]
     for key, name in named:
@@ -390,22 +422,26 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
             agent = make_agent(name)
         except ValueError as exc:
             reason = " ".join(str(exc).split())
-            raise TrainSpecError(f"{path}: key 'train.{key}': {reason}") from None
+            raise TrainSpecError(str(path), f"train.{key}", reason) from None
         if not isinstance(agent, SyncAgent):
             raise TrainSpecError(
-                f"{path}: key 'train.{key}': {name!r} is not a scripted player; training "
-                "seats only those (and the trained policy delegates only to one)"
+                str(path),
+                f"train.{key}",
+                f"{name!r} is not a scripted player; training "
+                "seats only those (and the trained policy delegates only to one)",
             )
     if setup.advice and fallback != setup.co_player:
         raise TrainSpecError(
-            f"{path}: key 'train.fallback': with advice = true the policy reads "
+            str(path),
+            "train.fallback",
+            f"with advice = true the policy reads "
             f"{setup.co_player!r}'s advice, so its fallback must be {setup.co_player!r} "
-            f"(the co_player), not {fallback!r}"
+            f"(the co_player), not {fallback!r}",
         )
 
 
 def _flag(path: Path, train: dict[str, Any], key: str) -> bool:
     value = train.get(key, False)
     if not isinstance(value, bool):
-        raise TrainSpecError(f"{path}: key 'train.{key}': {value!r} is not true or false")
+        raise TrainSpecError(str(path), f"train.{key}", f"{value!r} is not true or false")
     return value

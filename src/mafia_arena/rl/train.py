@@ -24,6 +24,7 @@ params, the curve as metrics and the files as artifacts.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -43,6 +44,30 @@ IMITATION_SEED = 700_000_000  # the demonstrations' env seed, + the spec's seed
 
 class MissingRLExtra(RuntimeError):
     """The ``[rl]`` extra is not installed."""
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped a training run. `saved_step` is the step of the latest
+    evaluation whose policy and curve are in `out` (None: none was, and `out` is as it
+    was before the run: a folder the run made is removed again); `checkpoint` says
+    whether this run's ``model.zip`` is there too (stopped while the run was tracked, at
+    the very end). The message says which, in one line, as a stopped tournament's does."""
+
+    def __init__(self, out: Path, saved_step: int | None, checkpoint: bool = False) -> None:
+        if saved_step is None:
+            message = (
+                f"interrupted before the first evaluation; nothing written, {out} left as it was"
+            )
+        else:
+            kept = "" if checkpoint else " (no model.zip)"
+            message = (
+                f"interrupted; {out} holds the policy and curve evaluated at step "
+                f"{saved_step:,}{kept}; run again with --overwrite to train from the start"
+            )
+        super().__init__(message)
+        self.out = out
+        self.saved_step = saved_step
+        self.checkpoint = checkpoint
 
 
 @dataclass
@@ -180,18 +205,31 @@ def train(
     torch.manual_seed(spec.seed)
     torch.set_num_threads(1)
     out = Path(out)
+    made = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    saved: list[int] = []  # the steps whose policy and curve are on disk
     seeds = [spec.seed * 1000 + i for i in range(spec.envs)]
-    if spec.rollout_workers:
-        from mafia_arena.rl.ray_rollouts import RayVecEnv
-
-        envs = RayVecEnv(spec.setup, seeds, spec.rollout_workers, address=spec.ray_address or None)
-    else:
-        envs = DummyVecEnv([(lambda s=s: TeamEnv(spec.setup, seed=s)) for s in seeds])
+    envs: Any = None
     try:
-        return _train(spec, out, envs, MaskablePPO, tracking_uri, track, log)
+        if spec.rollout_workers:
+            from mafia_arena.rl.ray_rollouts import RayVecEnv
+
+            address = spec.ray_address or None
+            envs = RayVecEnv(spec.setup, seeds, spec.rollout_workers, address=address)
+        else:
+            envs = DummyVecEnv([(lambda s=s: TeamEnv(spec.setup, seed=s)) for s in seeds])
+        return _train(spec, out, envs, MaskablePPO, tracking_uri, track, log, saved)
+    except KeyboardInterrupt:
+        if not saved and made:
+            with contextlib.suppress(OSError):  # (unless something else was put there)
+                out.rmdir()  # nothing of the run was written into the folder it made
+        if not saved:
+            raise TrainingInterrupted(out, None) from None
+        # once a policy of this run is saved, a model.zip is this run's (`_train`)
+        raise TrainingInterrupted(out, saved[-1], (out / "model.zip").exists()) from None
     finally:
-        envs.close()
+        if envs is not None:
+            envs.close()
 
 
 def _train(
@@ -202,7 +240,10 @@ def _train(
     tracking_uri: str | None,
     track: bool,
     log: Callable[[str], None],
+    saved: list[int],
 ) -> TrainResult:
+    """The run itself; each evaluation step whose files are written is appended to
+    `saved`, so an interrupted run can say what it left."""
     model = MaskablePPO(
         "MlpPolicy",
         envs,
@@ -247,8 +288,11 @@ def _train(
         shown = "  ".join(f"{r.opponent} {r.shown(interval=False)}" for r in rates)
         log(f"step {step:>8}: {shown}")
         if step:  # the latest policy is on disk at every evaluation, not only at the end
+            if not saved:  # a previous run's checkpoint (--overwrite) is not of this policy
+                (out / "model.zip").unlink(missing_ok=True)
             policy.save(out / "policy.npz")
             _write_curve(curve, out)
+            saved.append(step)
         return rates
 
     final = evaluate(0)
@@ -261,6 +305,8 @@ def _train(
     policy_path = export_policy(model, spec, probe).save(out / "policy.npz")
     model.save(out / "model.zip")
     _write_curve(curve, out)
+    if not saved or saved[-1] != spec.steps:  # steps 0: the first files of the run
+        saved.append(spec.steps)
     if track:
         _track(spec, out, curve, tracking_uri)
     return TrainResult(policy_path, curve, final if spec.steps else [])
@@ -321,6 +367,9 @@ def _track(
         for path in ("policy.npz", "curve.csv", "curve.png"):
             client.log_artifact(run_id, str(out / path))
         client.set_terminated(run_id, "FINISHED")
+    except KeyboardInterrupt:  # as a tournament's runs: none is left RUNNING
+        client.set_terminated(run_id, "KILLED")
+        raise
     except Exception:
         client.set_terminated(run_id, "FAILED")
         raise
