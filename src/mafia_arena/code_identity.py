@@ -14,13 +14,17 @@ Computed once per process (`lru_cache`): a worker reads the source once, not per
 So a process names the code it imported, and a worker started after the checkout was
 edited names other code than its driver: the tournament driver refuses to store such
 a worker's games (`experiments.driver`).
+
+`installed_versions` names the versions of other distributions that made a result
+(the local model's server and weights, the training libraries).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -49,6 +53,18 @@ def code_label(code: Mapping[str, Any]) -> str:
     leaderboard's README and a replay's messages name it: ``"<version>, source digest
     <digest>"``."""
     return f"{code.get('version')}, source digest {code.get('digest')}"
+
+
+def installed_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The installed version of each distribution in `names`, None for one not
+    installed: the libraries a model card or a policy file names beside the code."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = None
+    return found
 
 
 def _git_commit(folder: Path) -> str | None:

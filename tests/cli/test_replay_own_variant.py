@@ -70,18 +70,7 @@ def play_seed_3(variant: Path, folder: Path) -> subprocess.CompletedProcess[str]
 
 def test_a_log_of_an_own_variant_file_replays_with_that_file(tmp_path: Path) -> None:
     variant = own_variant(tmp_path, "no-detective", NO_DETECTIVE)
-    played = cli(
-        "play",
-        "--variant",
-        variant.name,
-        "--players",
-        "7",
-        "--seed",
-        "3",
-        "--log",
-        "game.jsonl",
-        cwd=tmp_path,
-    )
+    played = play_seed_3(Path(variant.name), tmp_path)  # the file by its name, as typed
     assert played.returncode == 0, played.stderr
     log = tmp_path / "game.jsonl"
     meta = header(log)["meta"]

@@ -19,7 +19,6 @@ that played.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import threading
 from collections.abc import Mapping
@@ -89,14 +88,10 @@ def local_model_versions() -> dict[str, str | None]:
     Why: ``model = "smollm2-135m-instruct"`` names the model, not the build that
     played; a new server or re-quantised weights change play, and a results record
     must say which ones it came from. The hash is computed once per process."""
+    from mafia_arena.code_identity import installed_versions
     from mafia_arena.llm.local_server import LocalServerError, find_smollm2_gguf
 
-    found: dict[str, str | None] = {}
-    for name in LOCAL_MODEL_DISTRIBUTIONS:
-        try:
-            found[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            found[name] = None
+    found = installed_versions(LOCAL_MODEL_DISTRIBUTIONS)
     try:
         found["gguf_sha256"] = file_sha256(find_smollm2_gguf())
     except (LocalServerError, OSError):

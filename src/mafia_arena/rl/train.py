@@ -157,17 +157,9 @@ def trained_with() -> dict[str, Any]:
     Why: the spec hash and seed say what was asked for, not what answered it; the same
     spec trained by another version of the package or of PyTorch or Stable-Baselines3
     learns other weights, and a policy file travels without the run that made it."""
-    import importlib.metadata
+    from mafia_arena.code_identity import code_identity, installed_versions
 
-    from mafia_arena.code_identity import code_identity
-
-    libraries: dict[str, str | None] = {}
-    for name in TRAINING_LIBRARIES:
-        try:
-            libraries[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            libraries[name] = None
-    return {"code": code_identity(), "libraries": libraries}
+    return {"code": code_identity(), "libraries": installed_versions(TRAINING_LIBRARIES)}
 
 
 def _shown_path(source: str) -> str:
