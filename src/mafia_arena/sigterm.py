@@ -9,6 +9,10 @@ swapping it for Ray's own (`local_ray`). Python's default ends the process at on
 (exit 143, nothing said, MLflow runs left ``RUNNING``); Ray's handler exits 15 with
 nothing said. As a `KeyboardInterrupt` every layer's Ctrl-C path runs: Ray is shut
 down, the MLflow runs end ``KILLED`` and the command says how to resume.
+
+`interrupts_deferred` holds both signals back over a few lines that must not be cut in
+the middle (a training run's files of one evaluation: an interrupt inside numpy's zip
+writer left a half-made archive and a traceback at exit).
 """
 
 from __future__ import annotations
@@ -56,3 +60,28 @@ def sigterm_as_interrupt() -> Iterator[None]:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """While inside, Ctrl-C and SIGTERM wait: the first that arrives is delivered again
+    on the way out, under the handlers that were in force before (so Ctrl-C raises
+    `KeyboardInterrupt` after the block, and SIGTERM does what it would have done).
+    For short blocks only: the process does not stop until the block ends. Off the main
+    thread nothing changes (no handler can be set there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        arrived.append(signum)
+
+    previous = {number: signal.signal(number, hold) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():  # None: a handler not set from Python
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        if arrived:
+            signal.raise_signal(arrived[0])

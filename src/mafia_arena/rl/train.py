@@ -16,7 +16,10 @@ random votes. It writes:
 - ``curve.csv`` and ``curve.png``: the evaluation win rates over training.
 
 ``policy.npz`` and the curve are rewritten at every evaluation, so a long run that is
-stopped early leaves its latest evaluated policy behind.
+stopped early leaves its latest evaluated policy behind. Each file is written under a
+temporary name and renamed into place, and an interrupt that arrives meanwhile waits
+until the evaluation's files are all out: a stopped or killed run never leaves a
+half-written file, nor a policy and curve of different evaluations.
 
 One MLflow run per training (experiment ``train:<name>``) holds the spec's values as
 params, the curve as metrics and the files as artifacts.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,6 +42,7 @@ from mafia_arena.rl.evaluate import WinRate, win_rate
 from mafia_arena.rl.spec import TrainSpec
 from mafia_arena.rl.team_env import TeamEnv
 from mafia_arena.rules import Variant, custom_file, rules_digest
+from mafia_arena.sigterm import interrupts_deferred
 
 IMITATION_SEED = 700_000_000  # the demonstrations' env seed, + the spec's seed
 
@@ -280,11 +285,12 @@ def _train(
         shown = "  ".join(f"{r.opponent} {r.shown(interval=False)}" for r in rates)
         log(f"step {step:>8}: {shown}")
         if step:  # the latest policy is on disk at every evaluation, not only at the end
-            if not saved:  # a previous run's checkpoint (--overwrite) is not of this policy
-                (out / "model.zip").unlink(missing_ok=True)
-            policy.save(out / "policy.npz")
-            _write_curve(curve, out)
-            saved.append(step)
+            with interrupts_deferred():  # policy, curve and `saved` agree when stopped
+                if not saved:  # a previous run's checkpoint (--overwrite) is not this policy's
+                    (out / "model.zip").unlink(missing_ok=True)
+                _save_replacing(out / "policy.npz", policy.save)
+                _write_curve(curve, out)
+                saved.append(step)
         return rates
 
     final = evaluate(0)
@@ -294,22 +300,41 @@ def _train(
         model.learn(chunk, reset_num_timesteps=False)
         done += chunk
         final = evaluate(done)
-    policy_path = export_policy(model, spec, probe).save(out / "policy.npz")
-    model.save(out / "model.zip")
-    _write_curve(curve, out)
-    if not saved or saved[-1] != spec.steps:  # steps 0: the first files of the run
-        saved.append(spec.steps)
+    policy = export_policy(model, spec, probe)
+    with interrupts_deferred():
+        policy_path = _save_replacing(out / "policy.npz", policy.save)
+        _save_replacing(out / "model.zip", lambda path: model.save(path))
+        _write_curve(curve, out)
+        if not saved or saved[-1] != spec.steps:  # steps 0: the first files of the run
+            saved.append(spec.steps)
     if track:
         _track(spec, out, curve, tracking_uri)
     return TrainResult(policy_path, curve, final if spec.steps else [])
 
 
+def _save_replacing(target: Path, write: Callable[[Path], object]) -> Path:
+    """`write` the file under a temporary name beside `target`, then rename it over
+    `target`: a run killed or out of disk space mid-write leaves the previous file whole
+    (a half-written ``policy.npz`` would not load), and no temporary file behind."""
+    temporary = target.with_name(f".{target.name}.partial")
+    try:
+        write(temporary)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return target
+
+
 def _write_curve(curve: list[dict[str, float]], out: Path) -> None:
     keys = list(curve[0])
-    with (out / "curve.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, keys)
-        writer.writeheader()
-        writer.writerows(curve)
+
+    def write_table(path: Path) -> None:
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, keys)
+            writer.writeheader()
+            writer.writerows(curve)
+
+    _save_replacing(out / "curve.csv", write_table)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -325,8 +350,13 @@ def _write_curve(curve: list[dict[str, float]], out: Path) -> None:
     ax.legend(title="opponent")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out / "curve.png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
+    try:
+        _save_replacing(
+            out / "curve.png",
+            lambda path: fig.savefig(path, format="png", dpi=100, metadata={"Software": None}),
+        )
+    finally:
+        plt.close(fig)
 
 
 def _track(
