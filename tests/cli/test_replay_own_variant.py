@@ -182,3 +182,55 @@ def test_a_tournament_of_own_variant_files_gives_a_board_and_replayable_logs(
         replayed = cli("replay", log, cwd=tmp_path)
         assert replayed.returncode == 0, replayed.stdout + replayed.stderr
         assert replayed.stdout.strip().endswith("replay matches the stored log")
+
+
+def test_a_tournament_results_folder_moved_with_its_project_still_replays(
+    tmp_path: Path,
+) -> None:
+    """A tournament's logs name an own file inside the project by a path from their own
+    folder, so no path of the machine that played them is stored and the folder, moved
+    with its project (another checkout, machine or user), replays as it is; a file
+    outside the project keeps its absolute path."""
+    project = tmp_path / "alice" / "study"
+    (project / "experiments").mkdir(parents=True)
+    (project / "my-variants").mkdir()
+    own_variant(project / "my-variants", "longer", LONGER)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    outside = own_variant(shared, "no-detective", NO_DETECTIVE)
+    (project / "experiments" / "own.toml").write_text(
+        'name = "own"\nbase_seed = 7\ngames = 1\npool = ["random", "heuristic"]\n'
+        'results = "results/own"\n\n'
+        '[[variants]]\nvariant = "my-variants/longer-copy.toml"\nplayers = 7\n\n'
+        f'[[variants]]\nvariant = "{outside}"\nplayers = 7\n'
+    )
+    ran = cli("tournament", "experiments/own.toml", "--no-ray", "--no-tracking", cwd=project)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    inside_log, outside_log = sorted((project / "results" / "own" / "logs").glob("game-*"))
+    inside, elsewhere = header(inside_log)["meta"], header(outside_log)["meta"]
+    assert isinstance(inside, dict) and isinstance(elsewhere, dict)
+    assert inside["variant_file"] == "../../../my-variants/longer-copy.toml"
+    store = inside_log.parent.parent / "games.jsonl"
+    assert str(tmp_path) not in inside_log.read_text() + store.read_text()
+    assert elsewhere["variant_file"] == str(outside.resolve())
+
+    moved = tmp_path / "bob" / "checkout"
+    moved.parent.mkdir()
+    project.rename(moved)
+    logs = moved / "results" / "own" / "logs"
+    for log, cwd in (
+        (logs / inside_log.name, moved),
+        (Path(inside_log.name), logs),
+        (logs / outside_log.name, tmp_path),
+    ):
+        replayed = cli("replay", log, cwd=cwd)
+        assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+        assert replayed.stdout.strip().endswith("replay matches the stored log")
+    board = cli("leaderboard", "results/own", "--out", "board", cwd=moved)
+    assert board.returncode == 0, board.stdout + board.stderr
+    assert "`longer/7`" in (moved / "board" / "README.md").read_text()
+
+    (moved / "my-variants" / "longer-copy.toml").rename(moved / "longer-copy.toml")
+    gone = cli("replay", logs / inside_log.name, cwd=moved)  # named where it was looked for
+    assert gone.returncode == 2, gone.stdout + gone.stderr
+    assert f"no such variant file {moved / 'my-variants' / 'longer-copy.toml'}" in gone.stderr

@@ -5,12 +5,14 @@ count that differ by a switch (``set = {...}``) were pooled as one: one side-adv
 term, one setup on the README, for games of other rules. Records now carry the entry's
 switches (``overrides``) and the board names them in the setup. Games of a researcher's own
 variant file carry their ``rules_digest``, so the records of two tournaments whose own
-files bear one name but hold other rules are refused rather than rated as one setup.
+files bear one name but hold other rules are refused rather than rated as one setup;
+records of an own file written before the digest are not taken for the bundled rules.
 Records of bundled variants without switches are what they were.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from tests.tournament.test_own_variant_setups import copy_of_standard
 
 from mafia_arena.experiments import run_tournament
 from mafia_arena.leaderboard import load_records, write_leaderboard
+from mafia_arena.leaderboard.cli import leaderboard_command
 from mafia_arena.leaderboard.records import LeaderboardError, parse_game
 from mafia_arena.leaderboard.synthetic import synthetic_records
 
@@ -139,3 +142,55 @@ def test_a_hand_edited_rule_key_of_another_type_is_refused(
     with pytest.raises(ValueError) as caught:
         parse_game({**record, key: value})
     assert str(caught.value).startswith(reason), caught.value
+
+
+def recorded_before_digests(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`records` as a tournament wrote them before records kept ``rules_digest``."""
+    return [{key: value for key, value in r.items() if key != "rules_digest"} for r in records]
+
+
+def test_own_file_games_recorded_before_rules_digests_are_noted_alone_and_refused_beside_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records of an own file without a digest (older tournaments) are neither taken for
+    the bundled rules nor pooled with other stores' games of the name: one store alone is
+    rated with a note on the board, beside games of a digest or of another such store
+    they are refused, named as rules not known."""
+    monkeypatch.chdir(tmp_path)  # the files are named from the working folder
+    copy_of_standard(tmp_path / "a.toml", "mine")
+    copy_of_standard(tmp_path / "b.toml", "mine", ('max_rounds = "n + 2"', "max_rounds = 9"))
+    first = play(tmp_path, "first", own_file_spec("a.toml"))
+    second = play(tmp_path, "second", own_file_spec("b.toml"))
+    old_first, old_second = recorded_before_digests(first), recorded_before_digests(second)
+
+    store = tmp_path / "results" / "first" / "games.jsonl"
+    store.write_text("".join(json.dumps(r) + "\n" for r in old_first), encoding="utf-8")
+    leaderboard_command(store.parent, tmp_path / "alone")
+    readme = (tmp_path / "alone" / "README.md").read_text(encoding="utf-8")
+    assert "setups: `mine/7`;" in readme
+    assert (
+        "Rules not recorded: `mine/7` (games of a variant file of the experimenter's own, "
+        "recorded before results kept its rules digest): whether all of them were played "
+        "by one rule set is not checked" in readme
+    ), readme
+    assert "Rules not recorded" not in board(first, tmp_path / "new")  # a digest: no note
+
+    with pytest.raises(LeaderboardError) as caught:
+        board(old_first + second, tmp_path / "mixed")
+    message = str(caught.value)
+    assert message.startswith("setup 'mine/7': its games were played by 2 rule sets"), message
+    assert (
+        "no rules digest (an own variant file's games recorded before rules digests were "
+        f"kept: their rules are not known): first (spec {first[0]['spec_hash']})" in message
+    )
+    assert f"rules digest {second[0]['rules_digest']}: second" in message
+    assert "bundled rules" not in message
+    assert "play it again (then its records carry the rules digest)" in message
+
+    with pytest.raises(LeaderboardError) as caught:
+        board(old_first + old_second, tmp_path / "old")
+    message = str(caught.value)
+    assert message.startswith(
+        "setup 'mine/7': its games of 2 specs were played by rules their records do not say"
+    ), message
+    assert not (tmp_path / "mixed").exists() and not (tmp_path / "old").exists()

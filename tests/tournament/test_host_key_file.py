@@ -4,21 +4,29 @@ Runs that create it at once (two tournaments started on one fresh folder) end wi
 key that all of them use; an empty key file, which a run stopped while creating it left
 with earlier versions, is reported as the user's to fix, naming the file and what is
 wrong, and never used; a pending file that a killed creation left behind is neither
-read as a key nor kept.
+read as a key nor kept. A resume whose key file was removed or replaced since the stored
+games were played is refused: it would deal their seats other seeds.
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.cli.support import assert_one_paragraph, run_cli
-from tests.host_key import FIXED_HOST_KEY
+from tests.host_key import FIXED_HOST_KEY, with_host_key
 from tests.tournament.conftest import write_spec
 
-from mafia_arena.seat_seeds import KEY_FILE, HostKeyError, load_or_create_host_key
+from mafia_arena.experiments import ResultsConflict, run_tournament
+from mafia_arena.seat_seeds import (
+    KEY_FILE,
+    HostKeyError,
+    host_key_fingerprint,
+    load_or_create_host_key,
+)
 
 RACERS = 4
 FOLDERS = 120
@@ -115,3 +123,87 @@ def test_a_file_system_without_hard_links_still_gets_the_key(
     assert (tmp_path / KEY_FILE).read_text(encoding="ascii") == FIXED_HOST_KEY.hex() + "\n"
     assert load_or_create_host_key(tmp_path, bytes(32)) == FIXED_HOST_KEY  # never replaced
     assert not list(tmp_path.glob(".host_key.*.pending"))
+
+
+def _cut_last_game(results: Path) -> None:
+    """Leave `results` as a run stopped before its last game: the store without the last
+    record, the logs without its log."""
+    lines = (results / "games.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (results / "games.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")
+    logs = sorted((results / "logs").glob("game-*.jsonl"))
+    logs[-1].unlink()
+
+
+def test_a_resume_whose_key_file_was_removed_or_replaced_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Played for real (in-process), stopped before its last game, then resumed with the
+    key file gone, with another key, and forced: each refused in one paragraph naming
+    the file and both fingerprints, nothing played or written, no key created; with the
+    key restored (or given, as a published board's) the resume stores what an
+    uninterrupted run does, byte for byte."""
+    spec = write_spec(
+        tmp_path,
+        "key-resume",
+        'base_seed = 4\npool = ["random", "heuristic"]\ngames = 3\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
+    )
+    whole, results = with_host_key(tmp_path / "whole"), with_host_key(tmp_path / "results")
+    args = ["tournament", str(spec), "--no-ray", "--no-tracking"]
+    for folder in (whole, results):
+        code, err = run_cli([*args, "--results", str(folder)], capsys)
+        assert code == 0, err
+    _cut_last_game(results)
+    stored = (results / "games.jsonl").read_bytes()
+    manifest = (results / "manifest.json").read_bytes()
+    played_with = host_key_fingerprint(FIXED_HOST_KEY)
+    other_key = bytes(range(100, 132))
+    key_file = results / KEY_FILE
+
+    key_file.unlink()
+    code, err = run_cli([*args, "--results", str(results)], capsys)
+    assert code == 2, err
+    assert_one_paragraph(
+        err,
+        f"{key_file} is missing, but the 2 stored games were played with the key of "
+        f"fingerprint {played_with} (manifest.json)",
+        "Restore that key file",
+        "--no-resume",
+        "--results",
+    )
+    assert not key_file.exists()  # no new key made
+
+    key_file.write_text(other_key.hex() + "\n", encoding="ascii")
+    for forced in ([], ["--force-resume"]):
+        code, err = run_cli([*args, "--results", str(results), *forced], capsys)
+        assert code == 2, err
+        assert_one_paragraph(
+            err,
+            f"{key_file} holds another key (fingerprint {host_key_fingerprint(other_key)}), "
+            f"but the 2 stored games were played with the key of fingerprint {played_with}",
+        )
+        assert key_file.read_text(encoding="ascii") == other_key.hex() + "\n"
+    assert (results / "games.jsonl").read_bytes() == stored  # nothing played
+    assert (results / "manifest.json").read_bytes() == manifest  # the evidence kept
+    assert len(list((results / "logs").iterdir())) == 2
+
+    key_file.unlink()  # a published board's key is taken only if it is the one that played
+    options: dict[str, Any] = {"use_ray": False, "track": False, "progress": False}
+    with pytest.raises(ResultsConflict, match="is missing"):
+        run_tournament(spec, results_dir=results, host_key=other_key, **options)
+    assert not key_file.exists()
+    run_tournament(spec, results_dir=results, host_key=FIXED_HOST_KEY, **options)
+    assert (results / "games.jsonl").read_bytes() == (whole / "games.jsonl").read_bytes()
+
+    _cut_last_game(results)  # the key file restored from a copy resumes as well
+    key_file.unlink()
+    with_host_key(results)
+    code, err = run_cli([*args, "--results", str(results)], capsys)
+    assert code == 0, err
+    assert (results / "games.jsonl").read_bytes() == (whole / "games.jsonl").read_bytes()
+
+    key_file.write_text(other_key.hex() + "\n", encoding="ascii")  # starting over is taken
+    code, err = run_cli([*args, "--results", str(results), "--no-resume"], capsys)
+    assert code == 0, err
+    fingerprint = json.loads((results / "manifest.json").read_text())["host_key_fingerprint"]
+    assert fingerprint == host_key_fingerprint(other_key)

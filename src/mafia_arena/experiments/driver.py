@@ -17,16 +17,17 @@ The driver is the only process that writes results and talks to MLflow. It
    were played by other code (package version or source, `experiments.provenance`) or
    by another build of its agents (the manifest's ``builds``: the local server's and
    weights' versions and the GGUF's sha256, a policy file's sha256, the numpy version;
-   `provenance.build_differences`) is refused unless ``force_resume=True``; a store
-   with games but no manifest (written before manifests existed) is resumed with a
-   one-line warning on stderr, while one whose manifest is there but unreadable is
-   refused (`ManifestError`, a
-   `ResultsConflict`) and left as it is: it is the only record of the code that played
-   the games. A store line that is not a game record the leaderboard can rate
-   (`leaderboard.records.check_store`: not a JSON object, a ``won`` or ``void`` that is
-   not a boolean, a ``game_index`` that is not a whole number) or whose ``game_index``
-   lies outside the spec's games (`StoreFormatError`) stops the run before anything is
-   played;
+   `provenance.build_differences`) is refused unless ``force_resume=True``; one whose
+   host key file is gone or holds another key than the manifest's fingerprint names
+   is refused, always (`provenance.folder_host_key`: the seats of resumed games would
+   get other seeds); a store with games but no manifest (written before manifests
+   existed) is resumed with a one-line warning on stderr, while one whose manifest is
+   there but unreadable is refused (`ManifestError`, a `ResultsConflict`) and left as
+   it is: it is the only record of the code that played the games. A store line that
+   is not a game record the leaderboard can rate (`leaderboard.records.check_store`:
+   not a JSON object, a ``won`` or ``void`` that is not a boolean, a ``game_index``
+   that is not a whole number) or whose ``game_index`` lies outside the spec's games
+   (`StoreFormatError`) stops the run before anything is played;
 4. cuts the missing games into idempotent batches, runs them (`executors`), and stores
    every finished game the moment its batch arrives, with a progress bar (rate, ETA). A
    game that raised is recorded in ``failed.jsonl`` (index, seed, error) and reported;
@@ -74,6 +75,7 @@ from mafia_arena.experiments.provenance import (
     build_differences,
     code_differences,
     code_provenance,
+    folder_host_key,
     input_differences,
     manifest,
     pool_builds,
@@ -87,7 +89,8 @@ from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
 from mafia_arena.results_file import StoredRecords
-from mafia_arena.seat_seeds import load_or_create_host_key
+from mafia_arena.rules.loader import variant_path
+from mafia_arena.runner.log import variant_file_reference
 from mafia_arena.sigterm import sigterm_as_interrupt
 from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
@@ -114,7 +117,8 @@ def run_tournament(
     `results_dir` and `tracking_uri` override the spec's (they do not
     change the spec hash); `track=False` skips MLflow. Raises `SpecError` for a bad spec,
     `ServiceError` for an unreachable service, `ResultsConflict` for a results folder of
-    another spec or code version, in use, or with an unreadable manifest,
+    another spec or code version, in use, with an unreadable manifest, or whose host key
+    is not the one its stored games were played with,
     `LeaderboardError` or `StoreFormatError` for a store line that is not a game record
     (naming file, line and key), `TournamentError` if games failed, `Interrupted` on
     Ctrl-C.
@@ -228,8 +232,8 @@ def _stored(
 ) -> tuple[set[int], str, bytes]:
     """The stored game indices to skip, the store's id and the results folder's host
     key (created there, from `host_key` if given, when it has none; the manifest names
-    it by its fingerprint), once the store passed the resume checks (see the module
-    docstring)."""
+    it by its fingerprint, and a resume checks it against that: `folder_host_key`), once
+    the store passed the resume checks (see the module docstring)."""
     # lazily: the leaderboard package loads its rating and plotting libraries
     from mafia_arena.leaderboard.records import check_store
 
@@ -244,7 +248,7 @@ def _stored(
     old = read_manifest(store.folder) if stored else None  # unreadable: ManifestError
     others = stored.spec_hashes() - {experiment.spec_hash}
     store_id = str(old.get("store_id") or "") if old is not None else ""
-    key = load_or_create_host_key(experiment.results_dir, host_key)  # kept there
+    key = folder_host_key(experiment.results_dir, old, len(stored), host_key)  # kept there
     current = manifest(
         experiment.spec_hash, experiment.inputs, store_id or uuid.uuid4().hex[:12], builds, key
     )
@@ -316,7 +320,7 @@ def _run(
     try:
         if tracking_uri is not None:
             tracker = _tracker(experiment, tracking_uri, address, use_ray, store_id)
-        jobs = _jobs(experiment, async_agents, done, key)
+        jobs = _jobs(experiment, async_agents, done, key, store.logs)
         conc = experiment.concurrency
         executor = (
             RayExecutor(address=address, num_cpus=conc.workers, max_retries=conc.max_retries)
@@ -371,9 +375,11 @@ def _stored_after_interrupt(store: ResultsStore, experiment: Experiment) -> int:
 
 
 def _jobs(
-    experiment: Experiment, async_agents: set[str], done: set[int], key: bytes
+    experiment: Experiment, async_agents: set[str], done: set[int], key: bytes, logs: Path
 ) -> list[BatchJob]:
-    """The batch jobs of the games not in `done`, with the results folder's host `key`."""
+    """The batch jobs of the games not in `done`, with the results folder's host `key`
+    and, per matchup played from a variant file, how the game logs written to `logs`
+    name it (`_variant_file`)."""
     conc = experiment.concurrency
     fault = FaultPlan.from_env()
     return [
@@ -388,9 +394,22 @@ def _jobs(
             fault,
             key,
             experiment.void_threshold,
+            _variant_file(experiment, b.matchup.variant_source, logs),
         )
         for b in batches(experiment, None, async_agents, skip=done)
     ]
+
+
+def _variant_file(experiment: Experiment, source: str, logs: Path) -> str | None:
+    """What the logs in `logs` record as the variant file `source` (a matchup's
+    ``variant_source``) where it is a researcher's own (`play_batch` sets it only
+    then): `runner.log.variant_file_reference`, relative where the file and the logs lie
+    in the working folder or the spec's repository; None where `source` names no file."""
+    file = variant_path(source)
+    if not file.is_file():
+        return None
+    projects = (Path.cwd(), Path(experiment.source).resolve().parent.parent)
+    return variant_file_reference(file, logs, projects)
 
 
 def _same_code(

@@ -21,8 +21,8 @@ compares it with the present before playing more:
   by another build is refused like one of other code (`build_differences`); a
   manifest written before builds were recorded resumes as before;
 * ``host_key_fingerprint`` (`seat_seeds.host_key_fingerprint`): which host key dealt
-  the seats their seeds, so two folders played with different keys are told apart
-  (recorded, not compared: the key file in the folder always wins).
+  the seats their seeds, so two folders played with different keys are told apart; a
+  resume whose key file is gone or holds another key is refused (`folder_host_key`).
 
 A manifest that is there but cannot be read (`read_manifest`: `ManifestError`) stops a
 resume: treating it as missing would skip the code check and overwrite the evidence.
@@ -44,7 +44,7 @@ from mafia_arena.code_identity import code_identity
 from mafia_arena.experiments.errors import ResultsConflict
 from mafia_arena.output_folders import naming
 from mafia_arena.results_file import MANIFEST_NAME, card_build, json_line
-from mafia_arena.seat_seeds import host_key_fingerprint
+from mafia_arena.seat_seeds import KEY_FILE, host_key_fingerprint, load_or_create_host_key
 
 if TYPE_CHECKING:
     from mafia_arena.agents.base import Agent
@@ -174,6 +174,49 @@ def manifest(
     if host_key is not None:
         data["host_key_fingerprint"] = host_key_fingerprint(host_key)
     return data
+
+
+def folder_host_key(
+    folder: Path, old: Mapping[str, Any] | None, games: int, new: bytes | None = None
+) -> bytes:
+    """The host key of the results `folder` (`seat_seeds.load_or_create_host_key`: the
+    key file there, else one created from `new` or drawn), once it is the key that
+    played the folder's `games` stored games, which the manifest `old` names by its
+    ``host_key_fingerprint``. Raises `ResultsConflict`, in one line naming the key file,
+    both fingerprints and the ways on, when the file is gone (and `new` is not that key)
+    or holds another key; a missing key is then not created, so the folder stays as it
+    was. Without stored games, or with a manifest from before fingerprints were
+    recorded, there is nothing to compare: the folder's key is used as before.
+
+    Why refuse, and why even ``force_resume`` does not pass: every seat's seed is derived
+    from the key, so a replaced or recreated key plays the resumed games (and void games
+    played again) with other seeds than the stored ones, and rewriting the manifest
+    would erase the fingerprint of the key that played those. Unlike code or builds,
+    which each record names, no record names its key (it stays with the host), so a
+    store of two keys could not say which games either one played."""
+    recorded = old.get("host_key_fingerprint") if old is not None else None
+    path = folder / KEY_FILE
+    if not games or not isinstance(recorded, str) or not recorded:
+        return load_or_create_host_key(folder, new)
+    if not path.is_file() and (new is None or host_key_fingerprint(new) != recorded):
+        raise _key_conflict(path, games, recorded, "is missing")
+    key = load_or_create_host_key(folder, new)
+    if host_key_fingerprint(key) != recorded:
+        raise _key_conflict(
+            path, games, recorded, f"holds another key (fingerprint {host_key_fingerprint(key)})"
+        )
+    return key
+
+
+def _key_conflict(path: Path, games: int, recorded: str, what: str) -> ResultsConflict:
+    """The refusal of a resume whose key file `path` `what` (is missing, holds another
+    key), with the ways on."""
+    return ResultsConflict(
+        f"{path} {what}, but the {games} stored games were played with the key of "
+        f"fingerprint {recorded} ({MANIFEST_NAME}); resuming would deal their seats other "
+        "seeds. Restore that key file from a copy, or pass --no-resume (resume=False) to "
+        "archive the games and start over, or use another results folder (--results)."
+    )
 
 
 def pool_builds(agents: Iterable[Agent]) -> dict[str, dict[str, Any]]:

@@ -56,6 +56,10 @@ class BatchJob:
     folder, so a re-run batch hands the agents the same seeds."""
     void_threshold: float = VOID_THRESHOLD
     """The experiment's `void_threshold` (`runner.integrity`)."""
+    variant_file: str | None = None
+    """What the logs record as the matchup's variant file where it is a researcher's own
+    (``meta["variant_file"]``, `runner.log.variant_file_reference`: a path from the logs
+    folder where the file lies in the project), instead of its absolute path."""
 
 
 RETRYABLE: tuple[type[Exception], ...] = (TransientError, ConnectionError, TimeoutError)
@@ -129,6 +133,8 @@ def play_batch(job: BatchJob) -> list[dict[str, Any]]:
         if isinstance(result, BaseException):
             out[index] = failure(index, seed, result)
             continue
+        if job.variant_file is not None and result.log.meta.get("variant_file"):
+            result.log.meta["variant_file"] = job.variant_file  # an own file: as it travels
         try:
             record = build_record(
                 experiment=job.experiment,

@@ -107,6 +107,7 @@ def render_readme(
             else ""
         ),
         "",
+        *_unknown_rules_note(games),
         "![Ratings](ratings.png)",
         "",
         "## Agents",
@@ -163,6 +164,26 @@ def render_readme(
         "",
     ]
     return "\n".join(parts)
+
+
+def _unknown_rules_note(games: list[GameResult]) -> list[str]:
+    """The README's note on setups whose games' records do not say their rules
+    (:attr:`GameResult.rules_known`: an own variant file's games recorded before rules
+    digests were kept), as a paragraph and a blank line; [] when there are none.
+
+    Why on the board: such games are rated as one setup (`records.check_rule_sets`
+    takes them from one spec alone), and a reader must not take the setup for a
+    checked rule set; the games' logs still name the file that played them."""
+    unknown = sorted({g.setup for g in games if not g.rules_known})
+    if not unknown:
+        return []
+    return [
+        f"Rules not recorded: {', '.join(f'`{s}`' for s in unknown)} "
+        "(games of a variant file of the experimenter's own, recorded before results kept "
+        "its rules digest): whether all of them were played by one rule set is not "
+        "checked; each game's log names the file that played it.",
+        "",
+    ]
 
 
 def write_leaderboard(

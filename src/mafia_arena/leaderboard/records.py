@@ -31,6 +31,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -143,6 +144,10 @@ class GameResult:
     #: a researcher's own variant file whose rules are not the bundled ones of its
     #: name; "" for the bundled rules.
     rules_digest: str = ""
+    #: False for a game of a researcher's own variant file recorded before records kept
+    #: its ``rules_digest``: no digest, and a variant name no bundled file bears, so its
+    #: rules are neither the bundled ones nor known (:func:`rules_known`).
+    rules_known: bool = True
 
     @property
     def setup(self) -> str:
@@ -360,7 +365,44 @@ def parse_game(record: Mapping[str, Any]) -> GameResult:
         cards=_cards(record.get("cards")),
         switches=dict(record.get("overrides") or {}),
         rules_digest=str(record.get("rules_digest") or ""),
+        rules_known=rules_known(record),
     )
+
+
+#: What :func:`check_rule_sets` groups the games of an own variant file under when their
+#: records carry no rules digest (:attr:`GameResult.rules_known` False).
+UNKNOWN_RULES = "?"
+
+
+def rules_known(record: Mapping[str, Any]) -> bool:
+    """Whether `record` says which rules played it: it carries a ``rules_digest``, or
+    names no variant, or a bundled one (played by the bundled rules, as every record
+    without a digest was taken to be). False for a record that names a variant no
+    bundled file bears and carries no digest: a game of a researcher's own variant file
+    recorded before records kept the digest (tournaments since record it for every such
+    file), whose rules are not known.
+
+    Why tell them apart: taken as "the bundled rules" such games were pooled silently
+    with other stores' games of a file of the same name whatever its rules, and named
+    "bundled rules" where a setup was refused for two rule sets."""
+    variant = record.get("variant")
+    if record.get("rules_digest") or not isinstance(variant, str) or not variant:
+        return True
+    bundled = _bundled_names()
+    return bundled is None or variant in bundled
+
+
+@lru_cache(maxsize=1)
+def _bundled_names() -> frozenset[str] | None:
+    """The names of the bundled variants; None where no bundled variants are found
+    (every record without a digest is then taken as played by the bundled rules, as
+    before)."""
+    from mafia_arena.rules import available_variants
+
+    try:
+        return frozenset(available_variants())
+    except FileNotFoundError:
+        return None
 
 
 def _flag(value: Any, key: str) -> bool:
@@ -400,26 +442,48 @@ def check_rule_sets(games: Iterable[GameResult]) -> None:
     games as one. Telling them apart on the board would take a name nobody wrote, while
     the fix is the researcher's one line: give the file a name of its own. A record
     without a digest counts as played by the bundled rules (so does one written before
-    ``rules_digest`` existed)."""
+    ``rules_digest`` existed), except where no bundled file bears its variant's name
+    (:func:`rules_known`): such games of an own file, recorded before digests were kept,
+    are refused beside games of any other rule set or of another spec, since whether
+    their rules are the others' cannot be told; the games of one spec alone are rated,
+    and the board says their rules were not recorded (`publish.render_readme`)."""
     seen: dict[str, dict[str, set[str]]] = {}
     names: dict[str, str] = {}
     for game in games:
         where = f"{game.experiment or '?'} (spec {game.spec_hash or '?'})"
-        seen.setdefault(game.setup, {}).setdefault(game.rules_digest, set()).add(where)
+        rules = game.rules_digest or ("" if game.rules_known else UNKNOWN_RULES)
+        seen.setdefault(game.setup, {}).setdefault(rules, set()).add(where)
         names.setdefault(game.setup, game.variant)
     for setup, rule_sets in sorted(seen.items()):
-        if len(rule_sets) > 1:
+        unknown = rule_sets.get(UNKNOWN_RULES, set())
+        if len(rule_sets) > 1 or len(unknown) > 1:
             found = "; ".join(
-                f"{f'rules digest {digest}' if digest else 'no rules digest (bundled rules)'}"
-                f": {', '.join(sorted(where))}"
-                for digest, where in sorted(rule_sets.items())
+                f"{_rule_set_label(rules)}: {', '.join(sorted(where))}"
+                for rules, where in sorted(rule_sets.items())
             )
+            played = (
+                f"were played by {len(rule_sets)} rule sets"
+                if len(rule_sets) > 1
+                else f"of {len(unknown)} specs were played by rules their records do not say"
+            )
+            again = " (then its records carry the rules digest)" if unknown else ""
             raise LeaderboardError(
-                f"setup {setup!r}: its games were played by {len(rule_sets)} rule sets "
-                f"under the variant name {names[setup]!r} ({found}); one board would rate them as "
-                'one setup. Give each own variant file a name of its own (name = "...") '
-                "and play it again, or publish each store on its own"
+                f"setup {setup!r}: its games {played} under the variant name "
+                f"{names[setup]!r} ({found}); one board would rate them as one setup. "
+                'Give each own variant file a name of its own (name = "...") and play it '
+                f"again{again}, or publish each store on its own"
             )
+
+
+def _rule_set_label(rules: str) -> str:
+    """How :func:`check_rule_sets` names a rule set: its digest, the bundled rules, or
+    an own file's rules that its records do not say (`UNKNOWN_RULES`)."""
+    if rules == UNKNOWN_RULES:
+        return (
+            "no rules digest (an own variant file's games recorded before rules digests "
+            "were kept: their rules are not known)"
+        )
+    return f"rules digest {rules}" if rules else "no rules digest (bundled rules)"
 
 
 def filter_records(

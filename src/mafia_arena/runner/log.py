@@ -17,6 +17,10 @@ not to be damaged. A variant read from a file other than the bundled one of its 
 researcher's own file, `rules.loader.custom_file`) also has ``meta["variant_file"]``, the
 file's absolute path (absent for bundled variants, whose logs stay as they were): the
 header's ``variant`` is only the file's ``name``, which loads the bundled file or none.
+A tournament's logs record it relative to their own folder instead where the file lies
+in the project of the results folder (`variant_file_reference`), so a results folder
+moved with its project names no path of the machine that played it; a relative path is
+read from the folder of the log file (`GameLog.path`, `variant_source`).
 `played_variant` reads the rules a replay uses: a file given by the caller
 (``mafia-arena replay --variant FILE``), else the recorded file, else the name; a
 replay of a researcher's own file whose digest is not the one recorded is refused
@@ -32,7 +36,8 @@ never enter the event log, so no seat view, replay or page can show them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +87,9 @@ class GameLog:
     seating: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     traces: list[dict[str, Any]] = field(default_factory=list)
+    path: Path | None = field(default=None, compare=False, repr=False)
+    """The file the log was loaded from (`load`; None for one made or parsed in memory):
+    where a relative ``meta["variant_file"]`` is read from (`variant_source`)."""
 
     @classmethod
     def from_game(
@@ -168,7 +176,9 @@ class GameLog:
 
         path = Path(path)
         text = read_text(path, what=f"a game log ({FORMAT})")
-        return cls.loads(text, str(path), load_traces(path))
+        log = cls.loads(text, str(path), load_traces(path))
+        log.path = path
+        return log
 
     @classmethod
     def loads(
@@ -256,12 +266,37 @@ def played_variant(log: GameLog, variant_file: str | Path | None = None) -> Vari
 
 def variant_source(log: GameLog, variant_file: str | Path | None = None) -> str | Path:
     """Where `played_variant` reads the rules of `log`: `variant_file` when given, else
-    the file the log records (``meta["variant_file"]``, a `Path`), else the log's variant
-    name (a `str`, looked up among the bundled variants)."""
+    the file the log records (``meta["variant_file"]``, a `Path`; a relative one is taken
+    from the folder of the log's file, `GameLog.path`, as `variant_file_reference` wrote
+    it), else the log's variant name (a `str`, looked up among the bundled variants)."""
     if variant_file is not None:
         return variant_file
     recorded = log.meta.get("variant_file")
-    return Path(recorded) if isinstance(recorded, str) and recorded else log.variant
+    if not isinstance(recorded, str) or not recorded:
+        return log.variant
+    path = Path(recorded)
+    if path.is_absolute() or log.path is None:
+        return path
+    return Path(os.path.normpath(log.path.parent.resolve() / path))
+
+
+def variant_file_reference(file: Path, log_folder: Path, projects: Sequence[Path]) -> str:
+    """What a log written to `log_folder` records as the researcher's own variant `file`
+    (``meta["variant_file"]``): the path from `log_folder` to it (``../../../x.toml``,
+    with ``/``) when both lie in one of `projects` (the folders whose layout travels
+    with the results: the working folder, the spec's repository), else its absolute path.
+
+    Why: an absolute path names the machine and the home folder of whoever played the
+    games, so a results folder moved to another machine or checkout, or published,
+    named a file that is not there and showed that path; a path from the log's own folder
+    finds the file wherever the project that holds both is moved (`variant_source`). A
+    file outside the project (another disk, a shared folder) is kept absolute: a path up
+    out of the project would be no truer elsewhere, and says less where it is."""
+    file, log_folder = file.resolve(), log_folder.resolve()
+    for project in (p.resolve() for p in projects):
+        if file.is_relative_to(project) and log_folder.is_relative_to(project):
+            return Path(os.path.relpath(file, log_folder)).as_posix()
+    return str(file)  # as `rules.loader.custom_file` names it
 
 
 def refused_before_replay(
