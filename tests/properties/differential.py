@@ -828,12 +828,23 @@ def run_parallel(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = N
     return steps
 
 
-def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) -> int:
+AecTurn = Callable[[list[Any], int], None]
+"""Called by `run_aec` before each step is taken, once the worlds compared equal: both
+worlds' AEC envs (A's first) and the step's number. It may raise `Leak` or `Parted`."""
+
+
+def run_aec(
+    worlds: Worlds,
+    policy_seed: int,
+    seen: Counter[str] | None = None,
+    on_turn: AecTurn | None = None,
+) -> int:
     """Both worlds through the AEC env in lockstep; returns the steps compared.
 
     The agent selected at every step must be the same in both worlds (who is asked is
     visible to every seat), and so must the observer's observation at every step.
-    `seen` counts what the compared play reached (`reached`).
+    `seen` counts what the compared play reached (`reached`); `on_turn` compares more
+    at each step (an LLM player's prompts, `prompts.run_prompts_aec`).
     """
     envs = [mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides)]
     envs.append(mafia_env.raw_env(worlds.variant, worlds.players, worlds.overrides))
@@ -857,6 +868,8 @@ def run_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) 
             selected = [e.agent_selection for e in envs]
             if selected[0] != selected[1]:
                 raise Leak(f"aec step {steps}: selected {selected[0]} vs {selected[1]}")
+            if on_turn is not None:
+                on_turn(envs, steps)
             mover = int(selected[0].rsplit("_", 1)[1])
             pendings = [_engine_pending(e.session) for e in envs]
             if any(

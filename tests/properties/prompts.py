@@ -18,6 +18,12 @@ the decisions `differential.pair` makes.
 The two worlds' message lists must be equal wherever the seat's event streams are
 (`compare_prompts`); once the streams part for a reason `differential.legit` names, the
 case stops, as the stream comparison does, and `run_refined` deals world B again.
+
+`run_prompts` hands the player its view as the match runner builds it (a tracker of the
+seat over the whole game); `run_prompts_aec` plays the worlds through the AEC env
+(`differential.run_aec`) and hands it the view the env itself gives an agent
+(`raw_env.view`, a night shown slot by slot): the two routes by which a seat's view
+reaches an LLM player.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from tests.properties.differential import (
     legit,
     observed,
     pair,
+    run_aec,
     start_parallel_pair,
 )
 
@@ -185,6 +192,35 @@ def run_prompts(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = No
                 steps += 1
         except Parted as parted:
             worlds.keep = parted.keep
+    if seen is not None:
+        seen.update(rendered(players[0][0]))
+    return compared
+
+
+def run_prompts_aec(worlds: Worlds, policy_seed: int, seen: Counter[str] | None = None) -> int:
+    """Both worlds through the AEC env in lockstep, as `differential.run_aec` plays
+    them, with the observer's LLM player asked on the view the env itself hands an
+    agent (`raw_env.view`: a night shown slot by slot, a forum round by round) at every
+    turn on which it is the selected agent and has a decision, in both worlds
+    (`compare_prompts`); returns the chat requests compared. `seen` as in
+    `run_prompts`."""
+    players = [make_player(worlds) for _ in range(2)]
+    seat, agent = worlds.observer, f"player_{worlds.observer}"
+    compared = 0
+    with asyncio.Runner() as loop:
+
+        def turn(envs: list[Any], steps: int) -> None:
+            nonlocal compared
+            if envs[0].agent_selection != agent:
+                return
+            if not any(env.session.asks(seat) for env in envs):
+                return
+            views = [env.view(agent) for env in envs]
+            asked = [asked_of(loop, p, v) for p, v in zip(players, views, strict=True)]
+            compare_prompts(worlds, views, asked, f"aec prompt step {steps}")
+            compared += len(asked[0])
+
+        run_aec(worlds, policy_seed, on_turn=turn)
     if seen is not None:
         seen.update(rendered(players[0][0]))
     return compared

@@ -2,38 +2,51 @@
 worlds it cannot tell apart.
 
 See `tests/properties/prompts.py` for the method and `tests/properties/differential.py`
-for the worlds. The default run plays `PER_SETTING` cases of every setting of
-`SETTINGS` (every variant), refined around the cards shown like the stream comparison
+for the worlds. A seat's view reaches an LLM player by two routes, and both are
+compared: the match runner's (a tracker of the seat over the whole game, `run_prompts`,
+the games played through the Parallel env) and the AEC env's own (`raw_env.view`, a
+night shown slot by slot, `run_prompts_aec`). The default run plays `PER_SETTING` cases
+of every setting of `SETTINGS` (every variant) by the first route and `AEC_PER_SETTING`
+by the second, refined around the cards shown like the stream comparison
 (`run_refined`), plus a few Palermo cases whose intrigue cards move too; every variant
-must render the templates its play asks for (`REACHED`). ``MAFIA_PROMPT_GAMES=N`` plays
-N cases per setting; ``MAFIA_SLOW=1`` runs the `slow` test (100 more per setting).
+must render the templates its play asks for (`REACHED`) by either route.
+``MAFIA_PROMPT_GAMES=N`` and ``MAFIA_PROMPT_AEC_GAMES=N`` play N cases per setting;
+``MAFIA_SLOW=1`` runs the `slow` test (100 more per setting, by both routes).
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from tests.properties import prompts
 from tests.properties.differential import (
     SETTINGS,
     Leak,
+    Runner,
     Worlds,
     card_case,
     describe,
     random_case,
+    run_aec,
     run_refined,
 )
-from tests.properties.prompts import Recorder, run_prompts
+from tests.properties.prompts import Recorder, run_prompts, run_prompts_aec
 
 from mafia_arena.agents.llm_agent import LLMAgent
 from mafia_arena.agents.llm_prompts import seat_label
+from mafia_arena.env.aec import raw_env
 from mafia_arena.views.view import View
 
 PER_SETTING = int(os.environ.get("MAFIA_PROMPT_GAMES", "2"))
 """Cases per setting of `SETTINGS` in the default run (about 0.7 s a case on one CPU,
 each played about twice over where cards are shown)."""
+AEC_PER_SETTING = int(os.environ.get("MAFIA_PROMPT_AEC_GAMES", "1"))
+"""Cases per setting played by the AEC env's route in the default run (as long as the
+first route's): the first of the first route's cases, which reach every template of
+`REACHED` by this route too."""
 CARD_CASES = 4
 SLOW_FIRST, SLOW_PER = 100, 100
 """The slow batch: rounds 100 to 199 of the seeded sequence, one case per setting each."""
@@ -63,23 +76,42 @@ def _cases(variant: str, rounds: range) -> list[int]:
     return [k * len(SETTINGS) + s for k in rounds for s in settings]
 
 
-def _play(cases: list[int], seen: Counter[str] | None = None) -> int:
+ROUTES: dict[str, Runner] = {"runner": run_prompts, "aec": run_prompts_aec}
+"""How a seat's view reaches the LLM player: by the match runner's tracker over the
+game, or by the AEC env's `view`."""
+
+
+def _play(cases: list[int], route: str, seen: Counter[str] | None = None) -> int:
     compared = 0
     for index in cases:
         worlds, policy_seed = random_case(index)
         try:
-            compared += run_refined(run_prompts, worlds, policy_seed, seen)
+            compared += run_refined(ROUTES[route], worlds, policy_seed, seen)
         except Leak as leak:
-            raise AssertionError(f"case {index} ({describe(worlds)}): {leak}") from None
+            raise AssertionError(f"case {index} ({describe(worlds)}, {route}): {leak}") from None
     return compared
+
+
+def _assert_reached(variant: str, seen: Counter[str]) -> None:
+    missing = sorted(REACHED[variant] - set(seen))
+    assert not missing, f"no {variant} case rendered {missing}: {dict(seen)}"
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_seats_prompts_are_the_same_in_worlds_it_cannot_tell_apart(variant: str) -> None:
     seen: Counter[str] = Counter()
-    assert _play(_cases(variant, range(PER_SETTING)), seen) > 0
-    missing = sorted(REACHED[variant] - set(seen))
-    assert not missing, f"no {variant} case rendered {missing}: {dict(seen)}"
+    assert _play(_cases(variant, range(PER_SETTING)), "runner", seen) > 0
+    _assert_reached(variant, seen)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_prompts_of_the_aec_envs_views_are_the_same_in_worlds_a_seat_cannot_tell_apart(
+    variant: str,
+) -> None:
+    """The view an LLM player consuming the AEC env is handed (`raw_env.view`)."""
+    seen: Counter[str] = Counter()
+    assert _play(_cases(variant, range(AEC_PER_SETTING)), "aec", seen) > 0
+    _assert_reached(variant, seen)
 
 
 def test_a_seats_prompts_do_not_tell_who_holds_the_other_intrigue_cards() -> None:
@@ -104,8 +136,9 @@ def test_a_seats_prompts_do_not_tell_who_holds_the_other_intrigue_cards() -> Non
 @pytest.mark.slow
 @pytest.mark.skipif(not RUN_SLOW, reason="hundreds of games: set MAFIA_SLOW=1")
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_hundreds_of_worlds_prompt_the_same(variant: str) -> None:
-    assert _play(_cases(variant, range(SLOW_FIRST, SLOW_FIRST + SLOW_PER))) > 0
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_hundreds_of_worlds_prompt_the_same(variant: str, route: str) -> None:
+    assert _play(_cases(variant, range(SLOW_FIRST, SLOW_FIRST + SLOW_PER)), route) > 0
 
 
 def test_the_prompt_comparison_catches_a_leaked_role(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,5 +164,32 @@ def test_the_prompt_comparison_catches_a_leaked_role(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(prompts, "make_player", player)
     monkeypatch.setattr(LLMAgent, "_system_message", leaky)
-    with pytest.raises(Leak, match="system message"):
-        run_prompts(worlds, policy_seed)
+    for route in ROUTES.values():
+        made.clear()
+        with pytest.raises(Leak, match="system message"):
+            route(worlds, policy_seed, None)
+
+
+def test_the_aec_route_catches_a_leak_in_the_view_the_env_hands_an_agent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Mutation check: the AEC env's `view` that tells the observer, in its request's
+    prompt, the true card of a seat it does not know. The env's own observations
+    (stream, arrays, info, text) never read that view, nor does the match runner's
+    route: only the comparison of the prompts of the AEC route can see it."""
+    worlds, policy_seed = random_case(3)
+    moved = next(s for s in sorted(worlds.sigma) if worlds.deal_a[s] != worlds.deal_b[s])
+    real_view = raw_env.view
+
+    def leaky(env: raw_env, agent: str) -> View:
+        view = real_view(env, agent)
+        if view.request is None or env.session.deal is None:
+            return view
+        told = f"{view.request.prompt} ({seat_label(moved)} is the {env.session.deal[moved]}.)"
+        return replace(view, request=replace(view.request, prompt=told))
+
+    monkeypatch.setattr(raw_env, "view", leaky)
+    assert run_prompts(worlds, policy_seed) > 0
+    assert run_aec(worlds, policy_seed) > 0
+    with pytest.raises(Leak, match=r"aec prompt step \d+: request \d+, human message, .* is the "):
+        run_prompts_aec(worlds, policy_seed)

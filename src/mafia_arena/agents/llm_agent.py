@@ -6,7 +6,9 @@ Contract
   protocol (``name``, ``kind = "llm"``, ``stats``, ``reset``, ``async act``). For a
   request with ``free_text`` (day discussion, pleas, defences, last words, night chat,
   the manner of a death) it returns :class:`Speech` written by ``ChatClient.complete``,
-  cleaned of role-play prefixes and capped at ``request.max_chars``; the question lists
+  cleaned of role-play prefixes and of words given to the host or another seat
+  (`llm_prompts.cleaned_speech`; ``stats.extra["impersonations_cleaned"]`` counts the
+  speeches that had such words) and capped at ``request.max_chars``; the question lists
   the choices the turn offers besides free text (a pass or silence, the speech acts'
   set sentences) under codes ``#1``, ``#2``, ... (template ``alternatives``), and a
   reply that is exactly one of those codes, or a tool call whose arguments name
@@ -69,6 +71,14 @@ Contract
 * Accounting: ``stats`` (reset per game) adds every call's tokens, cost and latency;
   ``reasks``, ``retries`` and ``fallbacks`` count decision calls only, so per-decision
   rates are not inflated by belief calls (whose counts go to ``stats.extra``).
+  ``stats.extra`` also splits them by cause (`CallStats.retry_causes`, ``reask_causes``):
+  ``retries_<cause>`` (``retries_timeout``, ``retries_connection``,
+  ``retries_rate_limit``, ``retries_server_error``, ``retries_endpoint_error``,
+  ``retries_response_format``) and ``reasks_<cause>`` (``reasks_invalid_answer``,
+  ``reasks_empty_answer``) for decision calls, each set summing to ``retries`` or
+  ``reasks``, and the same with ``belief_`` in front for belief calls; a cause that
+  never happened has no key. So a game's header, its record and the tracked seat
+  table say what each request beyond a decision's first was for.
 * One :class:`~mafia_arena.llm.ChatClient` per definition is shared by every agent of
   that definition in the process, and its templates are loaded once
   (:mod:`mafia_arena.agents.llm_shared`). ``card()`` is the agent's model card
@@ -102,7 +112,7 @@ from mafia_arena.agents.llm_card import model_card
 from mafia_arena.agents.llm_forum import content_hint, filled, unaddressed, unsent
 from mafia_arena.agents.llm_prompts import (
     PromptTemplates,
-    clean_speech,
+    cleaned_speech,
     fit_transcript,
     parse_beliefs,
     seat_label,
@@ -440,7 +450,11 @@ class LLMAgent(AgentBase):
         else:
             written = self._presentation.real(completion.text)  # back to the table's names
             if not completion.fallback:
-                text = clean_speech(written, view.seat, request.max_chars)
+                cleaned = cleaned_speech(written, view.seat, request.max_chars)
+                text = cleaned.text
+                if cleaned.impersonation:  # words given to the host or another seat: gone
+                    extra = self.stats.extra
+                    extra["impersonations_cleaned"] = extra.get("impersonations_cleaned", 0) + 1
             kind = (completion.error_kind or "error") if completion.fallback else None
             reason = completion.failure or ("nothing left after cleaning" if not text else "")
             if kind is None and not text:
@@ -777,6 +791,11 @@ class LLMAgent(AgentBase):
         else:
             s.extra["belief_reasks"] = s.extra.get("belief_reasks", 0) + stats.reasks
             s.extra["belief_retries"] = s.extra.get("belief_retries", 0) + stats.retries
+        prefix = "" if decision else "belief_"
+        for counted, split in (("retries", stats.retry_causes), ("reasks", stats.reask_causes)):
+            for cause, count in split:
+                key = f"{prefix}{counted}_{cause}"
+                s.extra[key] = s.extra.get(key, 0) + count
 
 
 FORUM_CONTENT = {

@@ -32,12 +32,22 @@ Contract
 * :func:`clean_speech` turns a completion into one player's speech: it strips role-play
   prefixes (``P3:``, ``**P3 (discussion):**``, ``Assistant:``), stops where the model starts
   writing other players' lines or host lines (a tagged transcript line such as ``[D1] P5
-  was killed ...``, ``--- Night 1 ---``, ``Game over: ...``, ``Host: ...``, a forum
-  game's ``Game master: ...``, a line of the prompt's coded set moves such as ``#3: I
-  suspect P4 is mafia.``: echoed, it would publish the prompt's ``(your teammate)``
-  marks), removes wrapping quotes (again after an unfinished rest
-  is cut) and caps the length at a word boundary. It never raises; an empty result
-  means "nothing usable". Like a human's speech
+  was killed ...``, ``--- Night 1 ---``, ``Game over: ...``, a line of the prompt's coded
+  set moves such as ``#3: I suspect P4 is mafia.``: echoed, it would publish the
+  prompt's ``(your teammate)`` marks), removes wrapping quotes (again after an
+  unfinished rest is cut) and caps the length at a word boundary. It never raises; an
+  empty result means "nothing usable".
+* No speech speaks for the game or for another seat. A line opened by a voice of the
+  game (``Host:``, ``Moderator:``, ``Narrator:``, ``System:``, ``Game master to you:``,
+  ``GM:``, also as ``**Host:**``, ``> Host:``, ``[Host]`` or ``Host (night):``) is
+  dropped whole before the speech and ends it after; such a tag, or another player's
+  (``P4:``, ``**Player 4:**``), inside a line after a sentence ends it there; another
+  player's tag opening the completion is stripped, so that its words are the
+  speaker's own. Why: a speech is shown to the other seats as a quotation on its own
+  line, but a small model reading ``P2: "Moderator: P5 was the detective."`` may
+  still take it for the moderator's word. :func:`cleaned_speech` says whether the
+  cleaning took out such words (``impersonation``; the seat's own name and a role-play
+  tag do not count), and the LLM player counts those speeches. Like a human's speech
   (:func:`~mafia_arena.agents.human.clean_text`) it keeps no character a page shows as
   nothing (format and tag characters, bidi overrides, private-use code points, stray
   variation selectors): a model's speech is public, and invisible text in it would be
@@ -66,10 +76,12 @@ from mafia_arena.views.transcript import TranscriptLine
 __all__ = [
     "PLACEHOLDERS",
     "TEMPLATE_NAMES",
+    "CleanedSpeech",
     "PromptTemplates",
     "TemplateError",
     "TranscriptLine",
     "clean_speech",
+    "cleaned_speech",
     "default_prompts_dir",
     "fit_transcript",
     "kind_slug",
@@ -306,19 +318,49 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 #: Lines only the host writes (views.text): phase headers, the end, the prompt's own parts
-#: (a speaking turn's coded set moves among them, "#3: I suspect P4 is mafia."), and the
-#: forum games' game-master lines (views.forum_text: "Game master: noted ...",
-#: "Game master to you: ...", or a model's own "GM: ...").
+#: (a speaking turn's coded set moves among them, "#3: I suspect P4 is mafia.").
 _HOST_LINE = re.compile(
-    r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Host\s*:|Options?:|#\d{1,3}\s*:"
-    r"|Game\s*master(?:\s+to\s+you)?\s*(?:\([^)]{0,40}\))?\s*:|GM\s*:)",
+    r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Options?:|#\d{1,3}\s*:)",
     re.IGNORECASE,
 )
-_QUOTES = "\"'“”‘’`"
-#: Inside a line: where a model starts another transcript line ("... D1: ...", "... P4: ").
-_INLINE_CUT = re.compile(
-    r"\s(?:\[?[DN]\d{1,2}\]?(?=[:\s]|$)|\[P\d{1,2}\]|P\s?\d{1,2}\s*(?:\([^)]{0,30}\))?\s*:\s)"
+#: Names under which a line would speak for the game rather than for a player: the host,
+#: the forum games' game master (views.forum_text), and what a model calls them.
+_VOICES = (
+    r"host|moderator|mod|narrator|system|admin(?:istrator)?|announcer|referee|storyteller"
+    r"|game\s*master|gm|game"
 )
+#: A voice's speaker tag: "Host:", "Moderator:", "Narrator (night):", "[System]", "Game
+#: master to you (result):" (markdown may close before the colon: "**Host:**").
+_VOICE_TAG = (
+    r"(?:\[\s*(?:" + _VOICES + r")\s*\]"
+    r"|(?:" + _VOICES + r")(?:\s+to\s+(?:you|all|everyone))?\s*(?:\([^)]{0,40}\))?"
+    r"\s*[*_`]*\s*[:：])"
+)
+#: A line opened by a voice's tag, after markdown, list bullets or a quote mark. (One
+#: character class for all of them: two runs that could share characters would make a
+#: line of many asterisks slow to refuse.)
+_VOICE_LINE = re.compile(r"^[*_`>#\s-]*" + _VOICE_TAG, re.IGNORECASE)
+#: A voice's tag inside a line, where a sentence has just ended ("... P3. Host: ...");
+#: elsewhere the word is a player's ("I agree with the host: P5 is quiet").
+_INLINE_VOICE = re.compile(r"(?<=[.!?…\"'”’)*])\s+[*_`>#-]*" + _VOICE_TAG, re.IGNORECASE)
+_QUOTES = "\"'“”‘’`"
+#: Inside a line: where a model starts another transcript line ("... D1: ...", "... P4: ",
+#: "... **Player 4:** ").
+_INLINE_CUT = re.compile(
+    r"\s(?:\[?[DN]\d{1,2}\]?(?=[:\s]|$)|\[P\d{1,2}\]"
+    r"|[*_`]*(?P<who>P\s?\d{1,2}|(?i:player)\s*\d{1,2})\s*(?:\([^)]{0,30}\))?\s*[*_`]*\s*:[*_`]*\s)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CleanedSpeech:
+    """A completion as one player's speech (:func:`cleaned_speech`).
+
+    ``impersonation``: the completion gave words to another speaker, and the cleaning
+    took them out (module docstring)."""
+
+    text: str
+    impersonation: bool
 
 
 def _speaker(match: re.Match[str]) -> str | None:
@@ -330,10 +372,20 @@ def _speaker(match: re.Match[str]) -> str | None:
 
 def clean_speech(text: str, seat: int, max_chars: int) -> str:
     """One player's speech out of a completion; see the module docstring."""
-    speech = re.sub(r"\s+", " ", " ".join(_speech_lines(text, seat_label(seat)))).strip()
-    inline = _INLINE_CUT.search(speech)
+    return cleaned_speech(text, seat, max_chars).text
+
+
+def cleaned_speech(text: str, seat: int, max_chars: int) -> CleanedSpeech:
+    """:func:`clean_speech`, and whether it took out words given to another speaker."""
+    me = seat_label(seat)
+    lines, impersonation = _speech_lines(text, me)
+    speech = re.sub(r"\s+", " ", " ".join(lines)).strip()
+    cuts = [m for m in (_INLINE_CUT.search(speech), _INLINE_VOICE.search(speech)) if m]
+    inline = min(cuts, key=lambda m: m.start(), default=None)
     if inline and inline.start() > 0:
         speech = speech[: inline.start()].strip()
+        own = inline.re is _INLINE_CUT and _speaker(inline) == me
+        impersonation = impersonation or not own
     while len(speech) >= 2 and speech[0] in _QUOTES and speech[-1] in _QUOTES:
         speech = speech[1:-1].strip()
     speech = speech.strip(_QUOTES + " ") if speech.count('"') == 1 else speech
@@ -342,18 +394,23 @@ def clean_speech(text: str, seat: int, max_chars: int) -> str:
         cut = speech[: max_chars + 1]
         space = cut.rfind(" ")
         speech = (cut[:space] if space > max_chars // 2 else cut[:max_chars]).rstrip(" ,;:-")
-    return speech[:max_chars]
+    return CleanedSpeech(speech[:max_chars], impersonation)
 
 
-def _speech_lines(text: str, me: str) -> list[str]:
-    """The completion's lines that are the seat's speech, prefixes stripped.
+def _speech_lines(text: str, me: str) -> tuple[list[str], bool]:
+    """The completion's lines that are the seat's speech, prefixes stripped, and
+    whether any line was given to another speaker.
 
-    Before any speech, a transcript tag or the seat's own name is an echo of the line
-    the model was asked to write: stripped. After it, a blank line, a line of another
-    player, a tagged transcript line (``[D1] P5 was killed ...``) or a host line
-    (``--- Night 1 ---``, ``Game over: ...``) is the model writing the record on: the
-    speech ends there."""
+    Before any speech, a transcript tag or a player's name is an echo of the line the
+    model was asked to write: stripped; a host line or a line opened by a voice of the
+    game (``Host:``, ``**Moderator:**``, ``[System]``) is dropped whole. After it, a
+    blank line, a line of another player, a tagged transcript line (``[D1] P5 was
+    killed ...``), a host line (``--- Night 1 ---``, ``Game over: ...``) or a voice's
+    line is the model writing the record on: the speech ends there. Every one of these
+    but the seat's own name (and a role-play tag such as ``Assistant:``) gives words to
+    another speaker."""
     kept: list[str] = []
+    others = False
     for raw in text.replace("\r", "").split("\n"):
         line = clean_text(raw)  # what a reader of the page would not see goes
         if not line:
@@ -363,16 +420,25 @@ def _speech_lines(text: str, me: str) -> list[str]:
         match = _PREFIX.match(line)
         if match and (match.group("who") or match.group("day")):
             speaker = _speaker(match)
-            if kept and (match.group("day") or (speaker is not None and speaker != me)):
+            other = speaker is not None and speaker != me
+            # another seat's name, or a dated record line: not the seat's own, nor "Assistant:"
+            others = others or other or not match.group("who")
+            if kept and (match.group("day") or other):
                 break
             line = line[match.end() :].strip()
-        elif _HOST_LINE.match(line):
+            if _VOICE_LINE.match(line):  # "[D2] Host: ..."
+                if kept:
+                    break
+                others = True
+                continue
+        elif _HOST_LINE.match(line) or _VOICE_LINE.match(line):
+            others = True
             if kept:
                 break
             continue
         if line:
             kept.append(line)
-    return kept
+    return kept, others
 
 
 def _unquote(speech: str) -> str:

@@ -7,6 +7,16 @@ Contract
   retries included; 0 when the endpoint reports no usage), wall-clock latency of the whole
   call, cost from the agent's prices, how many requests, re-asks and retries it took,
   whether it ended in a fallback and, if so, why (``error_kind``).
+* ``retry_causes`` and ``reask_causes`` split ``retries`` and ``reasks`` by cause, as
+  ``(cause, count)`` pairs sorted by cause (:func:`causes`), each summing to its
+  total. A retry's cause is the error kind of the request that failed (``timeout``,
+  ``connection``, ``rate_limit``, ``server_error``, ``endpoint_error``), or
+  ``response_format`` for the request sent again in llama.cpp's dialect after the
+  endpoint refused ``json_schema``; a re-ask's is what was wrong with the answer
+  (``invalid_answer``, a refusal included, or ``empty_answer``). Why: a decision that
+  took five requests because of a flaky proxy and one that took five because the
+  model kept naming no option cost alike; only the causes tell which of the two the
+  endpoint or the model is to answer for.
 * Every fallback kind is attributed (:func:`attribution`) to ``"infrastructure"`` (the
   network, the endpoint, its rate limits, an error or empty body the endpoint sent as
   an answer, the circuit breaker, the game's failure budget or its decision time limit:
@@ -28,6 +38,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -40,6 +51,7 @@ __all__ = [
     "ErrorKind",
     "UsageCounter",
     "attribution",
+    "causes",
     "estimate_tokens",
 ]
 
@@ -87,6 +99,12 @@ def attribution(kind: str) -> Attribution:
     return "model" if bare in MODEL_KINDS else "infrastructure"
 
 
+def causes(counts: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    """``counts`` as :class:`CallStats` keeps them: ``(cause, count)`` pairs sorted by
+    cause, zero counts left out (the same counts always give the same value)."""
+    return tuple((cause, count) for cause, count in sorted(counts.items()) if count)
+
+
 def estimate_tokens(chars: int) -> int:
     """Tokens of a text of ``chars`` characters, for replies that report no usage."""
     return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
@@ -106,6 +124,9 @@ class CallStats:
     fallback: bool = False
     error_kind: ErrorKind | None = None
     usage_estimated: int = 0
+    #: ``retries`` and ``reasks`` by cause (module docstring, :func:`causes`)
+    retry_causes: tuple[tuple[str, int], ...] = ()
+    reask_causes: tuple[tuple[str, int], ...] = ()
 
     @property
     def total_tokens(self) -> int:

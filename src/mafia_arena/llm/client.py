@@ -73,8 +73,8 @@ Contract
   ``answer <n> tool call (...): <name> <arguments>``, on one line, cut like a failure
   reason), so that the trace says what the model sent and the game did not take.
 * Every result carries :class:`~mafia_arena.llm.accounting.CallStats` (tokens, latency,
-  cost, requests, re-asks, retries, fallback, error kind), and ``client.usage`` sums them
-  for this agent.
+  cost, requests, re-asks and retries, each also by cause, fallback, error kind), and
+  ``client.usage`` sums them for this agent.
 * The API key is read from the environment when the connection for an event loop is
   first built, is passed straight to the HTTP client, and never appears in a log line or
   ``repr`` (logs carry agent name, model, endpoint, counts and error kinds only). A key
@@ -96,11 +96,12 @@ import random
 import time
 import urllib.parse
 import weakref
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .accounting import CallStats, ErrorKind, UsageCounter, estimate_tokens
+from .accounting import CallStats, ErrorKind, UsageCounter, causes, estimate_tokens
 from .breaker import endpoint_breaker
 from .concurrency import endpoint_semaphore
 from .definition import AgentDefinition, AgentDefinitionError
@@ -237,6 +238,10 @@ class CallProgress:
     reasks: int = 0
     retries: int = 0
     usage_estimated: int = 0
+    #: ``retries`` and ``reasks`` by cause (:mod:`mafia_arena.llm.accounting`): what
+    #: each request beyond the first was sent for
+    retry_causes: Counter[str] = field(default_factory=Counter)
+    reask_causes: Counter[str] = field(default_factory=Counter)
     answers: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
     sent: list[tuple[ChatMessage, ...]] = field(default_factory=list)
@@ -254,6 +259,18 @@ class CallProgress:
         self.answers.append(_recorded_answer(reply, note))
         self.reasoning.append(join_reasoning(reply.reasoning, thought))
         return answer
+
+    def retried(self, cause: str) -> None:
+        """Count one request sent again because of ``cause`` (an error kind, or
+        ``response_format``): the total and the cause's own count move together."""
+        self.retries += 1
+        self.retry_causes[cause] += 1
+
+    def reasked(self, cause: str) -> None:
+        """Count one corrective re-ask of an answer that was ``cause``
+        (``invalid_answer`` or ``empty_answer``)."""
+        self.reasks += 1
+        self.reask_causes[cause] += 1
 
     def drop(self, part: str, why: str, text: str) -> None:
         """Note that ``part`` ("content" or "tool call") of the last reply was not used,
@@ -388,7 +405,7 @@ class ChatClient:
                 if text:
                     break
                 if ask < self.definition.max_reasks:
-                    tally.reasks += 1
+                    tally.reasked("empty_answer")
                     conversation = [
                         *conversation,
                         {"role": "assistant", "content": _EMPTY_PLACEHOLDER},
@@ -454,7 +471,7 @@ class ChatClient:
                 if not raw.strip() and reply.refusal:
                     problem = "it was a refusal, not a choice"
                 if ask < self.definition.max_reasks:
-                    tally.reasks += 1
+                    tally.reasked("invalid_answer" if said else "empty_answer")
                     conversation = [
                         *conversation,
                         {"role": "assistant", "content": said or _EMPTY_PLACEHOLDER},
@@ -496,6 +513,8 @@ class ChatClient:
             fallback=error is not None,
             error_kind=error,
             usage_estimated=tally.usage_estimated,
+            retry_causes=causes(tally.retry_causes),
+            reask_causes=causes(tally.reask_causes),
         )
         tally.stats = stats
         self.usage.add(stats)
@@ -615,12 +634,12 @@ class ChatClient:
             if error.retryable:
                 breaker.record_failure()
             if schema is not None and self._learn_dialect(error):
-                tally.retries += 1
+                tally.retried("response_format")
                 continue
             if not error.retryable or retry >= d.max_retries or not breaker.allow():
                 raise error
             retry += 1
-            tally.retries += 1
+            tally.retried(error.kind)
             delay = self._backoff(retry, error.retry_after)
             _log.debug(
                 "llm retry agent=%s error=%s retry=%d/%d in %.2fs",
