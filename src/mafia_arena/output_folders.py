@@ -1,5 +1,6 @@
 """Whether a folder can take a command's output: one check for every command that writes
-into a folder it is given (a tournament's results, a training run, a leaderboard).
+into a folder it is given (a tournament's results, a training run, a leaderboard), and
+one way to write a file there whole (`write_whole`).
 
 Permission bits do not answer this for root, nor on a read-only mount or in a pseudo
 file system such as ``/proc``, so the nearest existing folder is asked by creating (and
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -45,3 +47,37 @@ def naming(error: OSError, path: Path) -> OSError:
     if error.filename is not None:
         return error
     return OSError(error.errno, error.strerror, str(path))
+
+
+def partial_path(target: Path) -> Path:
+    """Where `write_whole` writes `target` before renaming it: ``.<name>.partial`` in the
+    same folder (the same file system, so the rename is atomic; hidden, so a file left
+    by a killed process is not taken for an output)."""
+    return target.with_name(f".{target.name}.partial")
+
+
+def write_whole(target: Path, write: Callable[[Path], object]) -> Path:
+    """`write` the file at `partial_path` (`target`'s temporary name), then rename it
+    over `target`; return `target`.
+
+    Why: a file written in place and cut off (Ctrl-C, SIGTERM, a full disk) is a
+    truncated policy, log or manifest that the next reader refuses or misreads. Here
+    `target` is either the previous file, whole, or the new one, whole; the temporary
+    is removed whatever stops `write`, so none is left behind (only a process ended
+    outright, by SIGKILL or by a SIGTERM that nothing handles, leaves one). To finish
+    a write rather than abandon it, or to keep several files of one moment together,
+    callers hold interrupts back around it (`sigterm.interrupts_deferred`).
+
+    A target that is a link or no regular file (``--log /dev/stdout``, a named pipe) is
+    written in place, through it: a rename would put a plain file where the link, the
+    device or the pipe was (run as root, in place of ``/dev/stdout`` itself)."""
+    if target.is_symlink() or (target.exists() and not target.is_file()):
+        write(target)
+        return target
+    temporary = partial_path(target)
+    try:
+        write(temporary)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return target

@@ -11,8 +11,9 @@ nothing said. As a `KeyboardInterrupt` every layer's Ctrl-C path runs: Ray is sh
 down, the MLflow runs end ``KILLED`` and the command says how to resume.
 
 `interrupts_deferred` holds both signals back over a few lines that must not be cut in
-the middle (a training run's files of one evaluation: an interrupt inside numpy's zip
-writer left a half-made archive and a traceback at exit).
+the middle: a training run's files of one evaluation (an interrupt inside numpy's zip
+writer left a half-made archive and a traceback at exit), a game log and its traces, a
+board's renames, a results store moved aside with its logs.
 """
 
 from __future__ import annotations

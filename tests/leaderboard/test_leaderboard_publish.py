@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import random
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,28 @@ def test_an_interrupted_publish_leaves_the_previous_board_as_it_was(
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     if isinstance(stop, OSError):
         assert isinstance(caught.value, OSError) and caught.value.filename == str(out)
+
+
+def test_ctrl_c_while_the_board_is_renamed_waits_until_all_of_it_is(
+    tmp_path: Path, graded_records: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after the first of the new board's files replaced the published one: the
+    others are renamed too before it stops, so the README never describes other games
+    than the tables and figures beside it, and no staged file is left."""
+    half = graded_records[: len(graded_records) // 2]
+    expected = {p.name: p.read_bytes() for p in _write(half, tmp_path / "expected")}
+    out = tmp_path / "board"
+    _write(graded_records, out)
+    replace = os.replace
+    renamed: list[str] = []
+
+    def interrupted(source: Any, target: Any) -> None:
+        replace(source, target)
+        renamed.append(str(target))
+        if len(renamed) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _write(half, out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == expected

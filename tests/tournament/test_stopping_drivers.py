@@ -108,7 +108,7 @@ def check_folder(results: Path) -> None:
         json.loads((results / "manifest.json").read_text())
     if (results / "host_key").exists():
         assert len((results / "host_key").read_text().strip()) == 64
-    assert not list(results.glob("*.tmp"))
+    assert not list(results.glob("*.tmp")) and not list(results.glob(".*.partial"))
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from mafia_arena.experiments import ResultsConflict, read_records
 from mafia_arena.experiments.records import log_path
 from mafia_arena.experiments.store import ResultsStore
+from mafia_arena.output_folders import partial_path
 
 
 def game(index: int, spec_hash: str = "h") -> dict:
@@ -118,6 +120,30 @@ def test_archive_moves_old_results_aside(tmp_path: Path) -> None:
     assert moved is not None and moved.name.endswith(".old")
     assert [r["game_index"] for r in read_records(tmp_path / "games.jsonl")] == [5]
     assert [p.name for p in (tmp_path / "logs").iterdir()] == ["game-000005.jsonl"]
+
+
+def test_ctrl_c_while_the_store_is_archived_moves_its_logs_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C as the store has been moved aside (``--no-resume``) but not yet its logs:
+    the logs are moved too before it stops, so the archive keeps its games' logs and
+    the new games' logs do not replace them, and the store still closes."""
+    replace = os.replace
+
+    def interrupted(source: Any, target: Any) -> None:
+        replace(source, target)
+        if Path(source).name == "games.jsonl":
+            os.kill(os.getpid(), signal.SIGINT)
+
+    store = ResultsStore(tmp_path)
+    store.open()
+    store.append([game(0)])
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.archive()
+    store.close()
+    logs = [p for p in tmp_path.glob("logs.*.old") if (p / "game-000000.jsonl").is_file()]
+    assert len(logs) == 1 and not list((tmp_path / "logs").iterdir())
 
 
 def _reference(path: Path) -> list[dict]:
@@ -290,8 +316,30 @@ def test_a_manifest_that_cannot_be_written_names_its_file(
     with pytest.raises(OSError) as caught:
         write_manifest(tmp_path, {"store_id": "x"})
     assert caught.value.errno == errno.ENOSPC
-    assert caught.value.filename == str(tmp_path / "manifest.json.tmp")
+    assert caught.value.filename == str(partial_path(tmp_path / "manifest.json"))
     assert not (tmp_path / "manifest.json").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_while_the_manifest_is_written_keeps_the_previous_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the new manifest is being written (before it is synced): the previous
+    manifest stays whole and no temporary file is left beside it."""
+    from mafia_arena.experiments.provenance import read_manifest, write_manifest
+
+    write_manifest(tmp_path, {"store_id": "before"})
+    fsync = os.fsync
+
+    def interrupted(fd: int) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_manifest(tmp_path, {"store_id": "after"})
+    assert read_manifest(tmp_path) == {"store_id": "before"}
+    assert [p.name for p in tmp_path.iterdir()] == ["manifest.json"]
 
 
 def test_two_archives_in_one_second_keep_both(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ from mafia_arena.cli.tables import (
     warn_below_recommended,
 )
 from mafia_arena.rules import available_variants, load_variant
+from mafia_arena.sigterm import interrupts_deferred
 from mafia_arena.whole_numbers import MAX_SEED
 
 REPLAY_DIFFERS = "replay DIFFERS FROM the stored log:"
@@ -101,30 +102,19 @@ def play(
 
         try:
             # the bots seated here play, so their endpoint faults can be counted below;
-            # the entry at the person's own seat is replaced there and never plays
+            # the entry at the person's own seat is replaced there and never plays. The
+            # log is written below, once the game is over: one abandoned recorded nothing
             played = play_in_terminal(
-                variant,
-                players,
-                human - 1,
-                seated,
-                seed,
-                overrides,
-                log_path=log,
-                host_key=key,
-                key_dir=key_dir,
+                variant, players, human - 1, seated, seed, overrides, host_key=key, key_dir=key_dir
             )
         except (QuitGame, KeyboardInterrupt):
             typer.echo("\nGame abandoned: nothing was recorded.", err=True)
             raise typer.Exit(130) from None
-        except OSError as exc:
-            if log is None or exc.filename != str(log):
-                raise
-            raise _unwritable(log, exc) from exc
         human_faults: Counter[tuple[str, str, str]] = Counter()
         count_endpoint_faults(seated, played.log, human_faults, skip=(human - 1,))
         warn_endpoint_faults(human_faults, 1)
         if log is not None:
-            typer.echo(f"log written to {log}")
+            _write_log(played.log, log)
         return
     viewer = None if seat is None else seat - 1
     hidden = owners_hidden(rules)  # OP-D36: the omniscient transcript names no owner
@@ -152,11 +142,21 @@ def play(
     warn_endpoint_faults(faults, 1)
     typer.echo(f"game seed: {seed}")
     if log is not None:
+        _write_log(result.log, log)
+
+
+def _write_log(log: Any, path: Path) -> None:
+    """Write the game `log` (a `runner.log.GameLog`) to ``--log`` `path` and say so.
+
+    Ctrl-C or SIGTERM arriving meanwhile waits until both are done
+    (`sigterm.interrupts_deferred`): a game stopped then has its whole log where the
+    line says, rather than a truncated one or a line never printed."""
+    with interrupts_deferred():
         try:
-            result.log.save(log)
+            log.save(path)
         except OSError as exc:
-            raise _unwritable(log, exc) from exc
-        typer.echo(f"log written to {log}")
+            raise _unwritable(path, exc) from exc
+        typer.echo(f"log written to {path}")
 
 
 def check_seat_with_human(seat: int | None, human: int | None) -> None:

@@ -4,7 +4,9 @@ missing games first).
 
 Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
 (or, stopped while starting, that no game was played) and exits 130
-(`EXIT_INTERRUPTED`); SIGTERM does the same from the moment the command runs.
+(`EXIT_INTERRUPTED`); SIGTERM does the same from the moment the command runs. While
+a board is written, SIGTERM stops it as Ctrl-C does: the previous board stays as it
+was, with no staged file beside it (`leaderboard.publish`).
 Contradictory options (``--no-resume`` with ``--force-resume``, ``--address`` with
 ``--no-ray``) are a `CliError`.
 """
@@ -189,7 +191,8 @@ def leaderboard(
         )
         typer.echo(str(summary))
         source = summary.results_dir
-    leaderboard_command(source, out, view, invocation)
+    with sigterm_as_interrupt():  # the board's staged files are removed, as on Ctrl-C
+        leaderboard_command(source, out, view, invocation)
 
 
 def _check_out_first(out: Path | None) -> None:

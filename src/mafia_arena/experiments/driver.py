@@ -43,6 +43,8 @@ The driver is the only process that writes results and talks to MLflow. It
 Ctrl-C (or SIGTERM) cancels the outstanding tasks, ends the MLflow runs ``KILLED`` and
 raises `Interrupted` (a `KeyboardInterrupt`) saying how many games are stored, read back
 from the store once it is closed (`_stored_after_interrupt`); the next call resumes.
+So does an interrupt after the games, while the store is read back and the runs are
+logged: the games are stored, and the next call logs the runs.
 SIGTERM is such an interrupt from the first line of `run_tournament` on
 (`mafia_arena.sigterm`), also while Ray starts (`local_ray`: what it had started is shut
 down); stopped before the store was read, `Interrupted` says that no game was played.
@@ -343,14 +345,23 @@ def _run(
         if executor is not None:
             executor.close()
     summary.games_per_s = summary.games_played / summary.wall_s if summary.wall_s else 0.0
-    records = StoredRecords(store.path, experiment.spec_hash)  # streamed, never held
-    summary.games_stored = len(records)
-    summary.games_void = records.void_count()
-    summary.add_matchups({m.label: m.indices for m in experiment.matchups}, records)
-    if store.failures_path().exists():  # only games still not stored stay listed
-        store.keep_failures(experiment.spec_hash, {int(r["game_index"]) for r in records})
-    if tracker is not None:
-        _finish_tracking(tracker, experiment, summary, records)
+    finishing = False  # once true, the tracking ends its runs itself if interrupted
+    try:
+        records = StoredRecords(store.path, experiment.spec_hash)  # streamed, never held
+        summary.games_stored = len(records)
+        summary.games_void = records.void_count()
+        summary.add_matchups({m.label: m.indices for m in experiment.matchups}, records)
+        if store.failures_path().exists():  # only games still not stored stay listed
+            store.keep_failures(experiment.spec_hash, {int(r["game_index"]) for r in records})
+        if tracker is not None:
+            finishing = True
+            _finish_tracking(tracker, experiment, summary, records)
+    except KeyboardInterrupt:  # the games are stored: say so, not "while starting"
+        if tracker is not None and not finishing:
+            tracker.interrupted("KILLED")
+        raise Interrupted(
+            _stored_after_interrupt(store, experiment), experiment.games_total
+        ) from None
     if summary.failed:
         raise TournamentError(
             f"{len(summary.failed)} game(s) failed; the others are "

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from mafia_arena.code_identity import code_identity
 from mafia_arena.experiments.errors import ResultsConflict
-from mafia_arena.output_folders import naming
+from mafia_arena.output_folders import naming, write_whole
 from mafia_arena.results_file import MANIFEST_NAME, card_build, json_line
 from mafia_arena.seat_seeds import KEY_FILE, host_key_fingerprint, load_or_create_host_key
 
@@ -315,19 +315,21 @@ def _manifest_error(path: Path, reason: str) -> ManifestError:
 
 
 def write_manifest(folder: Path, data: dict[str, Any]) -> None:
-    """Write atomically (temporary file, fsync, rename); a failed write (a full disk)
-    names the file (`output_folders.naming`)."""
-    target = folder / MANIFEST_NAME
-    temporary = target.with_name(target.name + ".tmp")
-    try:
-        with temporary.open("w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        raise naming(exc, temporary) from exc
-    os.replace(temporary, target)
+    """Write atomically (`output_folders.write_whole`: temporary file, fsync, rename), so
+    an interrupt or a full disk leaves the previous manifest whole and no temporary
+    file; a failed write names the file it was writing (`output_folders.naming`)."""
+
+    def dump(temporary: Path) -> None:
+        try:
+            with temporary.open("w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=2, sort_keys=True)
+                handle.write("\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise naming(exc, temporary) from exc
+
+    write_whole(folder / MANIFEST_NAME, dump)
 
 
 def input_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

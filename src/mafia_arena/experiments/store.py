@@ -68,6 +68,7 @@ from mafia_arena.results_file import (
     store_exists,
 )
 from mafia_arena.runner.log import traces_path
+from mafia_arena.sigterm import interrupts_deferred
 
 __all__ = ["LOGS_NAME", "STORE_NAME", "ResultsStore", "read_records"]
 
@@ -236,35 +237,54 @@ class ResultsStore:
 
     def _write_files(self, files: list[tuple[Path, str]]) -> None:
         """Each `(target, text)` durably: every temporary written, all fsynced (by the
-        pool when the store is open), then each renamed onto its target, in order."""
+        pool when the store is open), then each renamed onto its target, in order.
+
+        A write that fails or an interrupt (Ctrl-C, SIGTERM) removes the temporaries
+        not yet renamed: their games are not stored (the next run plays and writes them
+        again), and left behind they would lie in the logs folder beside the logs until
+        then, or for good if the tournament is never resumed."""
         opened: list[int] = []
         try:
-            for target, text in files:
-                fd = os.open(_temporary(target), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-                opened.append(fd)
-                _write_all(fd, text.encode("utf-8"))
-            pool = self._writers
-            list(pool.map(os.fsync, opened) if pool is not None else map(os.fsync, opened))
-        finally:
-            for fd in opened:
-                os.close(fd)
-        for target, _text in files:
-            os.replace(_temporary(target), target)
+            try:
+                for target, text in files:
+                    fd = os.open(_temporary(target), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                    opened.append(fd)
+                    _write_all(fd, text.encode("utf-8"))
+                pool = self._writers
+                list(pool.map(os.fsync, opened) if pool is not None else map(os.fsync, opened))
+            finally:
+                for fd in opened:
+                    os.close(fd)
+            for target, _text in files:
+                os.replace(_temporary(target), target)
+        except BaseException:  # only then: a clean batch costs no extra system call
+            for target, _text in files:
+                with contextlib.suppress(OSError):
+                    _temporary(target).unlink(missing_ok=True)
+            raise
 
     def archive(self) -> Path | None:
-        """Move the store and logs aside (``*.old``) to start over; returns the new name."""
+        """Move the store and logs aside (``*.old``) to start over; returns the new name.
+
+        Ctrl-C or SIGTERM arriving meanwhile waits until the store and its logs have
+        both moved and a new store file is open (`sigterm.interrupts_deferred`): stopped
+        between them, the archived store's logs stayed behind, to be overwritten by the
+        new games' logs, and closing the store then failed with a traceback on the file
+        it had closed."""
         if not self.path.exists() and not any(self.logs.glob("*.jsonl")):
             return None
         stamp = self._free_stamp()
         moved = self.folder / f"{STORE_NAME}.{stamp}.old"
-        if self._out is not None:
-            self._out.close()
-        if self.path.exists():
-            os.replace(self.path, moved)
-        if self.logs.exists():
-            os.replace(self.logs, self.folder / f"{LOGS_NAME}.{stamp}.old")
-        self.logs.mkdir(exist_ok=True)
-        self._out = self.path.open("ab")
+        with interrupts_deferred():
+            out, self._out = self._out, None
+            if out is not None:
+                out.close()
+            if self.path.exists():
+                os.replace(self.path, moved)
+            if self.logs.exists():
+                os.replace(self.logs, self.folder / f"{LOGS_NAME}.{stamp}.old")
+            self.logs.mkdir(exist_ok=True)
+            self._out = self.path.open("ab")
         return moved
 
     def _free_stamp(self) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.output_folders import naming
+from mafia_arena.sigterm import interrupts_deferred
 
 from .plots import plot_ratings, plot_win_rate_by_role
 from .ratings import DEFAULT_N_BOOT, ELO_SCALE, compute_ratings, fit_bradley_terry
@@ -205,7 +206,8 @@ def write_leaderboard(
     ``seed``, ``package_version``, ``command``, ...). ``n_boot``/``seed`` configure the
     bootstrap. Output bytes depend only on the arguments (no timestamps). Every file is
     written in full before any published one is replaced (`_staging`), so an
-    interrupted call leaves a previous board in `out_dir` as it was.
+    interrupted call leaves a previous board in `out_dir` as it was; Ctrl-C or SIGTERM
+    arriving while the files are renamed waits until all of them are.
     """
     games = prepare_games(filter_records(list(records), view))  # a bad record raises here
     out = Path(out_dir)
@@ -242,8 +244,9 @@ def write_leaderboard(
             title=f"{title}: win rate by role",
             agent_order=list(agents["agent"]),
         )
-        for temporary, path in zip(staged, paths, strict=True):
-            os.replace(temporary, path)
+        with interrupts_deferred():  # all renamed, or none: never a board of two sets
+            for temporary, path in zip(staged, paths, strict=True):
+                os.replace(temporary, path)
     except OSError as exc:  # a full disk: say where (a write names no file)
         raise naming(exc, out) from exc
     finally:  # after a failure or Ctrl-C: no half-written file is left beside the board

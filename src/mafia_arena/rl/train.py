@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from mafia_arena.agents.policy_file import PolicyFile, table_hash
+from mafia_arena.output_folders import write_whole
 from mafia_arena.rl.evaluate import WinRate, win_rate
 from mafia_arena.rl.spec import TrainSpec
 from mafia_arena.rl.team_env import TeamEnv
@@ -288,7 +288,7 @@ def _train(
             with interrupts_deferred():  # policy, curve and `saved` agree when stopped
                 if not saved:  # a previous run's checkpoint (--overwrite) is not this policy's
                     (out / "model.zip").unlink(missing_ok=True)
-                _save_replacing(out / "policy.npz", policy.save)
+                write_whole(out / "policy.npz", policy.save)
                 _write_curve(curve, out)
                 saved.append(step)
         return rates
@@ -302,27 +302,14 @@ def _train(
         final = evaluate(done)
     policy = export_policy(model, spec, probe)
     with interrupts_deferred():
-        policy_path = _save_replacing(out / "policy.npz", policy.save)
-        _save_replacing(out / "model.zip", lambda path: model.save(path))
+        policy_path = write_whole(out / "policy.npz", policy.save)
+        write_whole(out / "model.zip", lambda path: model.save(path))
         _write_curve(curve, out)
         if not saved or saved[-1] != spec.steps:  # steps 0: the first files of the run
             saved.append(spec.steps)
     if track:
         _track(spec, out, curve, tracking_uri)
     return TrainResult(policy_path, curve, final if spec.steps else [])
-
-
-def _save_replacing(target: Path, write: Callable[[Path], object]) -> Path:
-    """`write` the file under a temporary name beside `target`, then rename it over
-    `target`: a run killed or out of disk space mid-write leaves the previous file whole
-    (a half-written ``policy.npz`` would not load), and no temporary file behind."""
-    temporary = target.with_name(f".{target.name}.partial")
-    try:
-        write(temporary)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
-    return target
 
 
 def _write_curve(curve: list[dict[str, float]], out: Path) -> None:
@@ -334,7 +321,7 @@ def _write_curve(curve: list[dict[str, float]], out: Path) -> None:
             writer.writeheader()
             writer.writerows(curve)
 
-    _save_replacing(out / "curve.csv", write_table)
+    write_whole(out / "curve.csv", write_table)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -351,7 +338,7 @@ def _write_curve(curve: list[dict[str, float]], out: Path) -> None:
     ax.grid(alpha=0.3)
     fig.tight_layout()
     try:
-        _save_replacing(
+        write_whole(
             out / "curve.png",
             lambda path: fig.savefig(path, format="png", dpi=100, metadata={"Software": None}),
         )

@@ -46,9 +46,11 @@ from mafia_arena.code_identity import code_identity, code_label
 from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
+from mafia_arena.output_folders import write_whole
 from mafia_arena.results_file import record_line
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.rules.loader import coerce, custom_file
+from mafia_arena.sigterm import interrupts_deferred
 
 FORMAT = f"mafia-arena-log/{LOG_VERSION}"
 READABLE = ("mafia-arena-log/1", FORMAT)
@@ -145,14 +147,26 @@ class GameLog:
         return "\n".join(lines) + "\n"
 
     def save(self, path: str | Path) -> Path:
-        """Write the log to `path` and its traces to the sidecar. Both texts are made
-        first, so a log refused for a number that is not finite writes nothing."""
+        """Write the log to `path` and its traces to the sidecar (or remove a sidecar
+        left there by an earlier log: it holds another game's traces, which `load` would
+        take for this one's). Both texts are made first, so a log refused for a number
+        that is not finite writes nothing.
+
+        Each file is written whole (`output_folders.write_whole`), the sidecar before
+        the log, and Ctrl-C or SIGTERM arriving meanwhile waits until both are out
+        (`sigterm.interrupts_deferred`): a game stopped as its log is written leaves
+        the log and its traces whole, never a truncated log that does not replay, a
+        temporary file, or the log beside another game's traces."""
         path = Path(path)
         text, traces = self.to_jsonl(), self.traces_jsonl()
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if traces:
-            traces_path(path).write_text(traces, encoding="utf-8")
+        sidecar = traces_path(path)
+        with interrupts_deferred():
+            if traces:
+                write_whole(sidecar, lambda partial: partial.write_text(traces, encoding="utf-8"))
+            else:
+                sidecar.unlink(missing_ok=True)
+            write_whole(path, lambda partial: partial.write_text(text, encoding="utf-8"))
         return path
 
     def traces_jsonl(self) -> str:
