@@ -12,15 +12,28 @@ caller keeps its own words for a missing file.
 (``a = [[[...]]]`` some thousand levels deep raises `RecursionError`) is a
 `tomllib.TOMLDecodeError` like any other broken TOML, so each caller's refusal of
 broken TOML covers it.
+
+Every reader of such a file words its refusals ``FILE: KEY: REASON`` (``-`` for the file
+as a whole): `validation_problems` turns pydantic's findings into those keys and
+reasons, `joined_problems` puts several in one message, `toml_spelling` writes a refused
+value as the file wrote it, and `file_kind` tells which of the project's files a table
+is, for a file given where another kind was wanted. One wording for all of them, so one
+who has fixed a variant file reads an agent file's or a spec's errors alike.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mafia_arena.input_files import FileTooLarge, not_a_file, read_at_most
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MAX_TOML_BYTES = 4 * 1024 * 1024
 """The largest TOML input read (4 MiB): the bundled variants are a few KiB; a larger
@@ -64,3 +77,75 @@ def why_unreadable(error: OSError | TomlFileError) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
+
+
+def toml_spelling(value: Any) -> str:
+    """A value as a TOML file writes it: ``true``, ``"yes"``, ``96.0``, ``inf``, ``nan``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def validation_problems(
+    error: ValidationError, branches: Collection[str] = ()
+) -> list[tuple[str, str]]:
+    """(dotted key, reason) for each problem pydantic found in a file's table.
+
+    An unknown key is "unknown key (typo?)", a missing one "required key is missing", a
+    validator's own words lose pydantic's "Value error, " and a wrong type or value says
+    what the file wrote (", got true"). `branches` are the names pydantic puts in a
+    location for the member of a union it tried (``int``, ``list[int]``): no key of the
+    file, so left out. The file as a whole is ``-``."""
+    problems = []
+    for item in error.errors():
+        key = ".".join(str(part) for part in item["loc"] if str(part) not in branches) or "-"
+        reason = str(item["msg"])
+        kind = item["type"]
+        if kind == "extra_forbidden":
+            reason = "unknown key (typo?)"
+        elif kind == "missing":
+            reason = "required key is missing"
+        elif kind == "value_error":
+            reason = reason.removeprefix("Value error, ")
+        elif kind.endswith("_type") or kind in ("literal_error", "finite_number"):
+            reason = f"{reason}, got {toml_spelling(item.get('input'))}"
+        problems.append((key, reason))
+    return problems
+
+
+def joined_problems(source: str, problems: list[tuple[str, str]]) -> tuple[str, str]:
+    """The first problem's key, and its reason followed by each other problem on a line
+    of its own (``SOURCE: KEY: REASON``): the message of an error whose first line is
+    ``SOURCE: KEY: REASON`` and that hides none of the others."""
+    key, reason = problems[0]
+    more = "".join(f"\n{source}: {k}: {r}" for k, r in problems[1:])
+    return key, reason + more
+
+
+VARIANT_KEYS = frozenset({"composition", "factions", "rules", "roles", "min_players"})
+"""Top-level keys only a variant file has (`rules.spec.Variant`)."""
+AGENT_KEYS = frozenset({"kind", "backend", "model", "base_url", "policy", "persona"})
+"""Top-level keys only an agent file has (`llm.definition`, `agents.policy`)."""
+
+
+def file_kind(data: dict[str, Any]) -> str | None:
+    """Which of the project's TOML files a parsed table looks like: ``"experiment
+    spec"`` (it has ``variants``), ``"variant file"``, ``"training spec"`` (a ``train``
+    table), ``"agent file"``; None for none of them.
+
+    Why: a file given where another kind was wanted fails validation with a dozen
+    missing and unknown keys, none of which says the file is simply the wrong kind; each
+    reader says that in one line instead."""
+    keys = data.keys()
+    if "variants" in keys:
+        return "experiment spec"
+    if keys & VARIANT_KEYS:
+        return "variant file"
+    if isinstance(data.get("train"), dict):
+        return "training spec"
+    if keys & AGENT_KEYS:
+        return "agent file"
+    return None

@@ -128,6 +128,12 @@ SPEC_ERRORS = [
         "pool.0",
         "unknown agent",
     ),
+    (  # it is there: "unknown agent" sent one looking for a file that exists
+        "agent-folder",
+        BASE.replace('["random"]', '["agents/folder.toml"]'),
+        "pool.0",
+        "'agents/folder.toml': it is a folder, not an agent file",
+    ),
     ("agent-twice", BASE.replace('["random"]', '["random", "random"]'), "pool", "listed twice"),
     ("empty-pool", BASE.replace('["random"]', "[]"), "pool", "empty"),
     ("seats-overflow", BASE + "seats = { random = 9 }\n", "variants.0.seats", "cannot fill"),
@@ -162,6 +168,7 @@ def write_inputs(tmp: Path) -> None:
     """The agent and variant files next to bad.toml that the SPEC_ERRORS cases name."""
     (tmp / "agents").mkdir()
     (tmp / "agents" / "broken.toml").write_text(BROKEN_AGENT)
+    (tmp / "agents" / "folder.toml").mkdir()
     (tmp / "variants").mkdir()
     simple = (REPO / "envs" / "simple.toml").read_text()
     thirds = simple.replace('mafia = "max(1, round(n/4))"', 'mafia = "n/3"')
@@ -770,7 +777,7 @@ TRAIN_ERRORS = [
     (
         "unknown-switch",
         "[train]\noverrides = { mafai = 2 }\n",
-        "train.overrides",
+        "train.overrides.mafai",
         "unknown switch",
     ),
     ("too-few-players", "[train]\nplayers = 2\n", "train.players", "too few"),
@@ -814,13 +821,13 @@ def test_a_missing_training_spec(tmp_path: Path, capsys: pytest.CaptureFixture[s
             "kind",
             'kind = "rl"',
             'kind = "rll"',
-            ("key 'kind'", "'rll' is no agent kind", "llm, rl"),
+            (": kind: ", '"rll" is no agent kind', "llm, rl"),
         ),
         (
             "fallback",
             'fallback = "heuristic"',
             'fallback = "heuristc"',
-            ("key 'fallback'", "unknown agent 'heuristc'"),
+            (": fallback: ", "unknown agent 'heuristc'"),
         ),
     ],
 )

@@ -139,7 +139,7 @@ def test_an_agent_file_with_an_infinite_price_is_a_user_error(
     agent.parent.mkdir()
     agent.write_text(text.replace(old, "price_per_input_token = inf"))
     code, err = run_cli(["run", "--agents", str(agent), "--games", "1"], capsys)
-    assert_user_error(code, err, str(agent), "'price_per_input_token'", "finite number, got inf")
+    assert_user_error(code, err, str(agent), ": price_per_input_token: ", "finite number, got inf")
 
 
 def test_a_spec_with_an_infinite_decision_timeout_is_a_user_error(

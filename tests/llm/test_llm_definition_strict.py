@@ -53,7 +53,7 @@ def test_a_value_of_the_wrong_type_is_one_line_naming_file_key_and_value(
     path = write(tmp_path, text)
     message = load_error(path)
     assert "\n" not in message
-    assert message.startswith(f"{path}: key '{key}': ") and message.endswith(written)
+    assert message.startswith(f"{path}: {key}: ") and message.endswith(written)
 
 
 def test_an_integer_is_a_number_where_a_number_is_expected(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_a_missing_prompt_template_names_the_agent_file_and_key(tmp_path: Path) 
     message = load_error(path)
     prompts = tmp_path / "prompts"
     assert message == (
-        f"{path}: key 'prompt_template': no such file {prompts / 'nope.txt'} (looked in {prompts})"
+        f"{path}: prompt_template: no such file {prompts / 'nope.txt'} (looked in {prompts})"
     )
 
 
@@ -106,8 +106,8 @@ def test_an_unset_api_key_variable_names_the_agent_file_and_key(
     with pytest.raises(AgentDefinitionError) as info:
         definition.api_key()
     assert str(info.value) == (
-        f"{path}: key 'api_key_env': environment variable MAFIA_ARENA_UNSET_KEY is not set"
+        f"{path}: api_key_env: environment variable MAFIA_ARENA_UNSET_KEY is not set"
     )
     moved = definition.model_copy(update={"base_url": "http://127.0.0.1:9/v1"})
-    with pytest.raises(AgentDefinitionError, match=f"^{re.escape(str(path))}: key 'api_key_env'"):
+    with pytest.raises(AgentDefinitionError, match=f"^{re.escape(str(path))}: api_key_env: "):
         moved.api_key()

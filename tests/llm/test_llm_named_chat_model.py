@@ -147,7 +147,7 @@ def test_a_bad_chat_model_value_names_file_key_and_reason(
     with pytest.raises(AgentDefinitionError) as info:
         load_agent_definition(path)
     message = str(info.value)
-    assert f"{path}: key '{key}': " in message and reason in message, message
+    assert f"{path}: {key}: " in message and reason in message, message
 
 
 def test_the_chat_model_keys_are_in_the_experiment_hash(tmp_path: Path) -> None:

@@ -127,7 +127,7 @@ AGENT_FILE_CASES: list[tuple[str, Damage, str, str]] = [
         "name",
         "must be non-empty text",
     ),
-    ("name-empty", Damage(agent=('name = "rl-town-votes"', 'name = ""')), "name", "not ''"),
+    ("name-empty", Damage(agent=('name = "rl-town-votes"', 'name = ""')), "name", 'not ""'),
     (
         "fallback-number",
         Damage(agent=('fallback = "heuristic"', "fallback = 5")),
@@ -280,9 +280,10 @@ ARRAY_CASES: list[tuple[str, Damage, str, str]] = [
     ),
 ]
 
-# (id, damage, the file named: "agent" or "policy", "key 'K'" or "array 'A'", reason)
+# (id, damage, the file named: "agent" or "policy", ": K" (an agent file's key), "key 'K'"
+# (a policy header's) or "array 'A'", reason)
 CASES: list[tuple[str, Damage, str, str, str]] = [
-    *[(i, d, "agent", f"key '{k}'", r) for i, d, k, r in AGENT_FILE_CASES],
+    *[(i, d, "agent", f": {k}", r) for i, d, k, r in AGENT_FILE_CASES],
     *[(i, d, "policy", f"key '{k}'", r) for i, d, k, r in HEADER_CASES if k != "header"],
     *[(i, d, "policy", f"array '{k}'", r) for i, d, k, r in HEADER_CASES if k == "header"],
     *[(i, d, "policy", f"array '{k}'", r) for i, d, k, r in ARRAY_CASES],
@@ -429,7 +430,7 @@ def test_fallbacks_that_lead_back_to_the_agent_file_are_refused(tmp_path: Path) 
     agent.write_text(
         SHIPPED_AGENT.read_text().replace('fallback = "heuristic"', f'fallback = "{agent}"')
     )
-    with pytest.raises(ValueError, match="key 'fallback': the fallbacks go round") as caught:
+    with pytest.raises(ValueError, match=": fallback: the fallbacks go round") as caught:
         make_agent(str(agent))
     assert str(caught.value).startswith(f"{agent}: ")
 

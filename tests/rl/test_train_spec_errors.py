@@ -129,6 +129,24 @@ SPEC_ERRORS: list[tuple[str, dict[str, str], str, str]] = [
         "train.fallback",
         "must be 'heuristic'",
     ),
+    (  # TOML text where a count is meant: a spec's switches are typed, as a variant's
+        "override-quoted-count",
+        {"overrides": '{ discussion_rounds = "2" }'},
+        "train.overrides.discussion_rounds",
+        '"2" is text; write 2, without quotes',
+    ),
+    (
+        "override-one-for-true",
+        {"overrides": "{ abstain = 1 }"},
+        "train.overrides.abstain",
+        "day.2.params.abstain: not true or false: got 1",
+    ),
+    (  # the switch at fault is named, as a tournament's variants.<i>.set.mafia
+        "override-more-mafia-than-seats",
+        {"overrides": "{ mafia = 10 }"},
+        "train.overrides.mafia",
+        "-5 villager for 7 players",
+    ),
     (
         "side-never-dealt",  # Palermo's solo Rival is dealt to the town
         {"variant": '"palermo"', "players": "12", "side": '"solo"', "kinds": '["*"]'},

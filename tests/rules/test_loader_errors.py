@@ -73,8 +73,7 @@ CASES = [
         "switch of the wrong type written in the file",
         "standard",
         "day.1.rounds",
-        "Input should be a valid integer, unable to parse string as an integer "
-        "(the value of params.discussion_rounds)",
+        'not an integer: got "two" (the value of params.discussion_rounds)',
         edit=_set("params", "discussion_rounds", value="two"),
     ),
     Case(
@@ -116,7 +115,7 @@ CASES = [
         "club reveal is not a switch value",
         "club",
         "day.3.params.reveal",
-        "Input should be a valid boolean",
+        'not true or false: got "sometimes"',
         overrides={"day.3.params.reveal": "sometimes"},
     ),
     Case(

@@ -70,7 +70,11 @@ def test_agent_files_that_make_no_bot_are_not_offered_and_logged_once(
     assert not {f"agents/{name}" for name in BROKEN} & set(first)
     said = [r.getMessage() for r in caplog.records if "left off the bot list" in r.getMessage()]
     assert len(said) == len(BROKEN)  # each once, though the list was made twice
-    reasons = {"nomodel.toml": "'model'", "telepath.toml": "'telepath'", "lost.toml": "none.npz"}
+    reasons = {
+        "nomodel.toml": ": model: required key is missing",
+        "telepath.toml": ': kind: "telepath" is no agent kind',
+        "lost.toml": ": policy: ",
+    }
     for name, reason in reasons.items():
         (line,) = [text for text in said if f"agents/{name}" in text]
         assert reason in line

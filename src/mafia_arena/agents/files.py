@@ -39,12 +39,24 @@ def is_dir(path: Path) -> bool:
         return False
 
 
+def _exists(path: Path) -> bool:
+    """Whether anything is at `path`; False for a name the system cannot look up (as
+    `is_file`)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 def resolve_agent_file(spec: str) -> Path | None:
     """The agent file a spec names, or None if the spec is not an agent file.
 
     ``agents/x.toml`` or any ``*.toml`` path (relative to the working directory, else to
     the repository); a bare name ``x`` if ``agents/x.toml`` exists in the working
-    directory or the repository. A ``.toml`` spec that names no file raises ValueError.
+    directory or the repository. A ``.toml`` spec that names nothing raises ValueError;
+    one that names something other than a file (a folder, a pipe) is returned, for the
+    loader to say what it is (`llm.definition.load_agent_definition`) rather than that
+    nothing is there.
     """
     spec = spec.strip()
     roots = [Path.cwd()]
@@ -56,6 +68,9 @@ def resolve_agent_file(spec: str) -> Path | None:
         candidates = [path] if path.is_absolute() else [root / path for root in roots]
         for candidate in candidates:
             if is_file(candidate):
+                return candidate.resolve()
+        for candidate in candidates:
+            if _exists(candidate):
                 return candidate.resolve()
         raise ValueError(f"agent file not found: {spec}")
     if not spec or "/" in spec or "\\" in spec or spec.startswith("."):

@@ -54,6 +54,13 @@ from mafia_arena.env.actions import build_action_table
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.rules.errors import NoSuchVariant
 from mafia_arena.rules.loader import rules_content, rules_digest
+from mafia_arena.toml_file import (
+    TomlFileError,
+    parse_toml,
+    read_toml_text,
+    toml_spelling,
+    why_unreadable,
+)
 from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.view import View
 
@@ -243,7 +250,7 @@ class _FallbackCycle(ValueError):
 
 
 def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
-    """Raise `ValueError` ``PATH: key 'K': reason`` unless an ``rl`` agent file's keys
+    """Raise `ValueError` ``PATH: KEY: REASON`` unless an ``rl`` agent file's keys
     are usable: only `AGENT_KEYS`; ``policy`` (required), ``name`` and ``fallback``
     non-empty text; ``description`` text; ``variant`` (the variant file a policy was
     trained on, where it is now, relative to the agent file) non-empty text.
@@ -254,16 +261,16 @@ def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
     """
     unknown = sorted(set(data) - set(AGENT_KEYS))
     if unknown:
-        raise ValueError(f"{path}: key {unknown[0]!r}: unknown in an rl agent file")
+        raise ValueError(f"{path}: {unknown[0]}: unknown in an rl agent file")
     if not isinstance(data.get("policy"), str) or not data["policy"].strip():
-        raise ValueError(f"{path}: key 'policy': the path of a policy file is required")
+        raise ValueError(f"{path}: policy: the path of a policy file is required")
     for key in ("name", "fallback", "description", "variant"):
         if key not in data:
             continue
         value = data[key]
         if not isinstance(value, str) or (key != "description" and not value.strip()):
             what = "text" if key == "description" else "non-empty text"
-            raise ValueError(f"{path}: key {key!r}: must be {what}, not {value!r}")
+            raise ValueError(f"{path}: {key}: must be {what}, not {toml_spelling(value)}")
 
 
 def _loads(variant: str) -> bool:
@@ -339,16 +346,21 @@ def load_policy_agent(spec: str) -> PolicyAgent | None:
     loading = _LOADING.get()
     if path in loading:  # a fallback chain back to itself would recurse without end
         chain = " -> ".join(str(p) for p in (*loading, path))
-        raise _FallbackCycle(f"{loading[0]}: key 'fallback': the fallbacks go round ({chain})")
-    data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+        raise _FallbackCycle(f"{loading[0]}: fallback: the fallbacks go round ({chain})")
+    try:  # read as `agent_file_kind` read it; the file may have changed since
+        data = parse_toml(read_toml_text(path))
+    except (OSError, TomlFileError) as exc:
+        raise ValueError(f"{path}: -: cannot read the file: {why_unreadable(exc)}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: -: not valid TOML: {exc}") from None
     check_agent_file(path, data)
     policy_path = path.parent / data["policy"]
     if not is_file(policy_path):
         missing = "is a folder" if is_dir(policy_path) else "does not exist"
-        raise ValueError(f"{path}: key 'policy': {policy_path} {missing}, not a policy file")
+        raise ValueError(f"{path}: policy: {policy_path} {missing}, not a policy file")
     policy = PolicyFile.load(policy_path)
     fallback = data.get("fallback", policy.header.get("fallback", "heuristic"))
-    where = "key 'fallback'" if "fallback" in data else "its policy's fallback"
+    where = "fallback" if "fallback" in data else "its policy's fallback"
     token = _LOADING.set((*loading, path))
     try:
         fallback_agent = make_agent(fallback)
@@ -361,7 +373,7 @@ def load_policy_agent(spec: str) -> PolicyAgent | None:
     moved_to = (path.parent / data["variant"]).resolve() if "variant" in data else None
     if moved_to is not None and "variant_file" not in policy.header:
         raise ValueError(
-            f"{path}: key 'variant': the policy was trained on the bundled variant "
+            f"{path}: variant: the policy was trained on the bundled variant "
             f"{policy.header.get('variant')!r}, not on a file of one's own; leave the key out"
         )
     return PolicyAgent(data.get("name", path.stem), policy, fallback_agent, moved_to)

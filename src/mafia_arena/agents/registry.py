@@ -8,6 +8,7 @@ from mafia_arena.agents.base import Agent
 from mafia_arena.agents.files import AGENT_KINDS, resolve_agent_file
 from mafia_arena.agents.random_agent import RandomAgent
 from mafia_arena.llm.definition import declared_kind
+from mafia_arena.toml_file import toml_spelling
 
 _SCRIPTED: dict[str, Callable[[], Agent]] = {"random": RandomAgent}
 _LOADERS: list[Callable[[str], Agent | None]] = []
@@ -40,7 +41,7 @@ def make_agent(spec: str) -> Agent:
     if path is not None:  # a file no loader builds: its kind is the mistake
         kind = declared_kind(path)
         raise ValueError(
-            f"{path}: key 'kind': {kind!r} is no agent kind; give one of "
+            f"{path}: kind: {toml_spelling(kind)} is no agent kind; give one of "
             f"{', '.join(AGENT_KINDS)} (or leave it out for llm)"
         )
     raise ValueError(

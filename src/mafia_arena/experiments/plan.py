@@ -36,7 +36,7 @@ from typing import Any
 from mafia_arena.experiments.errors import SpecError
 from mafia_arena.experiments.provenance import agent_file_inputs, display_name, file_digest
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
-from mafia_arena.input_files import find_beside_spec
+from mafia_arena.input_files import find_beside_spec, not_a_file
 from mafia_arena.results_file import MAX_GAME_INDEX
 from mafia_arena.rules import (
     Variant,
@@ -182,7 +182,10 @@ def _agent(
         return AgentRef(raw, raw)
     looks_like_file = "/" in raw or raw.endswith(".toml") or os.sep in raw
     found = find_beside_spec(raw, spec_path) if looks_like_file else None
-    if found is None or not found.is_file():
+    problem = _not_a_file(found) if found is not None else None
+    if problem is not None:  # it is there: "unknown agent" would send one looking for it
+        raise SpecError(source, key, f"{raw!r}: {problem}, not an agent file")
+    if found is None:
         raise SpecError(
             source,
             key,
@@ -192,6 +195,15 @@ def _agent(
     files, digest = _agent_inputs(found, spec_path)
     inputs.update(files)
     return AgentRef(raw, str(found), digest)
+
+
+def _not_a_file(path: Path) -> str | None:
+    """Why `path`, which exists, is no file to read as an agent file (`not_a_file`), or
+    None; a path that cannot be looked up says so."""
+    try:
+        return not_a_file(path)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
 
 
 def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:

@@ -48,9 +48,10 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -61,11 +62,15 @@ from pydantic import (
 )
 
 from mafia_arena.experiments.errors import SpecError
+from mafia_arena.rules.loader import quoted_value
 from mafia_arena.runner.integrity import VOID_THRESHOLD
 from mafia_arena.toml_file import (
     TomlFileError,
+    file_kind,
+    joined_problems,
     parse_toml,
     read_toml_text,
+    validation_problems,
     why_unreadable,
 )
 from mafia_arena.whole_numbers import MAX_SEED
@@ -75,6 +80,18 @@ if TYPE_CHECKING:
 
 Seating = Literal["random", "balanced"]
 Count = StrictInt  # TOML ``true`` is not 1 game: counts and seeds must be written as integers
+
+
+def _typed_switch(value: Any) -> Any:
+    """A switch value of a ``set`` table: quoted text that means a number or true/false
+    is refused (`rules.loader.quoted_value`), never converted."""
+    problem = quoted_value(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+Switch = Annotated[Any, AfterValidator(_typed_switch)]
 
 
 class _Model(BaseModel):
@@ -119,7 +136,7 @@ class VariantEntry(_Model):
     variant: str = Field(min_length=1)
     players: Count | list[Count]
     games: Count | None = Field(default=None, ge=1)
-    set: dict[str, Any] = Field(default_factory=dict)
+    set: dict[str, Switch] = Field(default_factory=dict)
     pool: list[str] | None = None
     seats: dict[str, Count] = Field(default_factory=dict)
     seating: Seating | None = None
@@ -212,10 +229,6 @@ def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:
         raise _spec_error(source, exc) from None
 
 
-_VARIANT_KEYS = frozenset({"composition", "factions", "rules", "roles", "min_players"})
-_AGENT_KEYS = frozenset({"kind", "backend", "model", "base_url", "policy", "persona"})
-
-
 def is_training_spec(data: dict[str, Any]) -> bool:
     """Whether a parsed TOML file is a training spec: a ``train`` table marks one
     (docs/rl.md). The tournament reader's test, and the table `mafia_arena.rl.spec`
@@ -223,58 +236,29 @@ def is_training_spec(data: dict[str, Any]) -> bool:
     return isinstance(data.get("train"), dict)
 
 
+_OTHER_KINDS = {
+    "variant file": "this is a variant file, not an experiment spec (a spec names variant "
+    "files in variants.<i>.variant)",
+    "training spec": "this is a training spec, not an experiment spec (run it with "
+    "mafia-arena train)",
+    "agent file": "this is an agent file, not an experiment spec (a spec lists agent files "
+    "in pool)",
+}
+
+
 def other_kind_of_file(data: dict[str, Any]) -> str | None:
-    """What the project's other TOML files look like, for a file given where a spec was
-    wanted: a variant file or an agent file fails validation with a dozen missing and
-    unknown keys, none of which says the file is simply the wrong kind. Returns that
-    reason in one line; None when the file looks like a spec (it has ``variants``) or
-    like nothing known."""
-    if "variants" in data:
-        return None
-    keys = data.keys()
-    if keys & _VARIANT_KEYS:
-        return (
-            "this is a variant file, not an experiment spec (a spec names variant files "
-            "in variants.<i>.variant)"
-        )
-    if is_training_spec(data):
-        return "this is a training spec, not an experiment spec (run it with mafia-arena train)"
-    if keys & _AGENT_KEYS:
-        return "this is an agent file, not an experiment spec (a spec lists agent files in pool)"
-    return None
+    """Why a file given where a spec was wanted is another of the project's files
+    (`toml_file.file_kind`), in one line; None when it looks like a spec (it has
+    ``variants``) or like nothing known."""
+    kind = file_kind(data)
+    return None if kind is None else _OTHER_KINDS.get(kind)
 
 
 def _spec_error(source: str, error: ValidationError) -> SpecError:
     """The first problem as a SpecError; the others appended, one per line."""
-    problems = []
-    for item in error.errors():
-        loc = [str(p) for p in item["loc"]]
-        # pydantic adds the union member tried ("int", "list[int]"): not a key of the file
-        loc = [p for p in loc if p not in {"int", "list[int]"}]
-        key = ".".join(loc) or "-"
-        reason = item["msg"]
-        if item["type"] == "extra_forbidden":
-            reason = "unknown key (typo?)"
-        elif item["type"] == "missing":
-            reason = "required key is missing"
-        elif item["type"] == "value_error":  # our validators' words, without pydantic's
-            reason = reason.removeprefix("Value error, ")
-        elif item["type"].endswith("_type"):
-            reason = f"{reason}, got {_toml_value(item.get('input'))}"
-        problems.append((key, reason))
-    key, reason = problems[0]
-    more = "".join(f"\n{source}: {k}: {r}" for k, r in problems[1:])
-    return SpecError(source, key, reason + more)
-
-
-def _toml_value(value: Any) -> str:
-    """A value as it is written in TOML (``true``, ``"text"``, ``3``)."""
-    import json
-
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
+    # pydantic adds the union member tried ("int", "list[int]"): not a key of the file
+    problems = validation_problems(error, branches={"int", "list[int]"})
+    return SpecError(source, *joined_problems(source, problems))
 
 
 def load_spec(path: str | Path) -> Experiment:

@@ -4,8 +4,12 @@ Contract
 --------
 * ``load_agent_definition(path)`` reads a TOML file and returns a frozen, validated
   :class:`AgentDefinition`. Any problem raises :class:`AgentDefinitionError` whose message
-  names the file, the offending key and the reason, so a typo in a tournament's agent list
-  is fixed in seconds rather than discovered mid-run.
+  is ``FILE: KEY: REASON`` (key ``-``: the file as a whole), as every reader of a user's
+  file words it (`mafia_arena.toml_file`), so a typo in a tournament's agent list is
+  fixed in seconds rather than discovered mid-run. A file that is no agent file at all
+  (empty, not TOML, not text, a folder, a variant file or spec, the settings inside an
+  ``[agent]`` table) is refused in one line that says so, rather than with a line for
+  every key it lacks.
 * Unknown keys are errors (``extra="forbid"``): a misspelt ``temprature`` must not silently
   fall back to a default and skew a rating.
 * Values are strict (``strict=True``): each key takes exactly its TOML type, and a
@@ -44,7 +48,6 @@ reproducible from a single small file that can be diffed and reviewed.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
@@ -62,7 +65,16 @@ from pydantic import (
     field_validator,
 )
 
-from mafia_arena.toml_file import parse_toml
+from mafia_arena.toml_file import (
+    TomlFileError,
+    file_kind,
+    joined_problems,
+    parse_toml,
+    read_toml_text,
+    toml_spelling,
+    validation_problems,
+    why_unreadable,
+)
 
 __all__ = [
     "LOCAL_BASE_URL",
@@ -72,6 +84,9 @@ __all__ = [
     "load_agent_definition",
     "load_agent_definitions",
 ]
+
+LLM_KIND = "llm"
+"""The ``kind`` of an LLM player's agent file; a file that declares none is one."""
 
 #: Special ``base_url`` value selecting the embedded SmolLM2 server.
 LOCAL_BASE_URL = "local"
@@ -87,7 +102,16 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "
 
 
 class AgentDefinitionError(ValueError):
-    """An agent file could not be read or is invalid; the message names file, key, reason."""
+    """An agent file could not be read or is invalid. The message is ``FILE: KEY:
+    REASON``, as a spec's (`experiments.errors.SpecError`) and a variant file's; key
+    ``-`` is the file as a whole. Where several keys are wrong, each further one follows
+    on a line of its own, in the same form."""
+
+    def __init__(self, source: str, key: str, reason: str) -> None:
+        self.source = source
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{source}: {key}: {reason}")
 
 
 class AgentDefinition(BaseModel):
@@ -334,7 +358,7 @@ class AgentDefinition(BaseModel):
         if not value:
             where = str(self._source) if self._source is not None else f"agent {self.name!r}"
             raise AgentDefinitionError(
-                f"{where}: key 'api_key_env': environment variable {self.api_key_env} is not set"
+                where, "api_key_env", f"environment variable {self.api_key_env} is not set"
             )
         return SecretStr(value)
 
@@ -352,35 +376,6 @@ class AgentDefinition(BaseModel):
         )
 
 
-def _format_validation_error(path: Path, error: ValidationError) -> str:
-    """One line per problem: ``<file>: key '<key>': <reason>``; a wrong type or value
-    also says what the file wrote, in TOML spelling (``got true``)."""
-    lines = []
-    for item in error.errors():
-        key = ".".join(str(part) for part in item["loc"]) or "<file>"
-        reason = item["msg"]
-        if item["type"] == "extra_forbidden":
-            reason = "unknown key (typo?)"
-        elif item["type"] == "missing":
-            reason = "required key is missing"
-        elif item["type"].endswith("_type") or item["type"] in ("literal_error", "finite_number"):
-            reason = f"{reason}, got {_toml_spelling(item['input'])}"
-        lines.append(f"{path}: key {key!r}: {reason}")
-    return "\n".join(lines)
-
-
-def _toml_spelling(value: Any) -> str:
-    """A value as an agent file writes it: ``true``, ``"yes"``, ``96.0``, ``inf``."""
-    if isinstance(value, float) and value != value:
-        return "nan"
-    if isinstance(value, float) and value in (float("inf"), float("-inf")):
-        return "inf" if value > 0 else "-inf"
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
 def _check_prompt_template(path: Path, definition: AgentDefinition) -> None:
     """The definition's ``prompt_template`` exists in ``prompts/`` beside the agent file
     (where the player reads it), else an error naming the file, the key and the place."""
@@ -389,32 +384,38 @@ def _check_prompt_template(path: Path, definition: AgentDefinition) -> None:
     template = definition.prompt_template_path(path.parent)
     if template is not None and not template.exists():
         raise AgentDefinitionError(
-            f"{path}: key 'prompt_template': no such file {template} "
-            f"(looked in {path.parent / 'prompts'})"
+            str(path),
+            "prompt_template",
+            f"no such file {template} (looked in {path.parent / 'prompts'})",
         )
 
 
 def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
     """Load and validate one agent TOML file.
 
-    ``name`` defaults to the file stem when the file does not set it.
-    """
+    ``name`` defaults to the file stem when the file does not set it. The file is read
+    as every user's TOML file is (`toml_file.read_toml_text`: a regular file of at most
+    4 MiB, UTF-8), so a folder, a pipe or a binary file is refused in one line."""
     path = Path(path)
+    source = str(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise AgentDefinitionError(f"{path}: cannot read file: {exc.strerror or exc}") from exc
-    try:
-        data: dict[str, Any] = parse_toml(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise AgentDefinitionError(f"{path}: not UTF-8 text: {exc}") from exc
+        data = parse_toml(read_toml_text(path))
+    except (OSError, TomlFileError) as exc:
+        reason = f"cannot read the file: {why_unreadable(exc)}"
+        raise AgentDefinitionError(source, "-", reason) from None
     except tomllib.TOMLDecodeError as exc:
-        raise AgentDefinitionError(f"{path}: invalid TOML: {exc}") from exc
+        raise AgentDefinitionError(source, "-", f"not valid TOML: {exc}") from None
+    _check_shape(source, data)
+    kind = data.pop("kind", LLM_KIND)
+    if kind != LLM_KIND:  # another kind's loader took a file it builds
+        reason = f'must be "{LLM_KIND}" (or left out) for an LLM player, got {toml_spelling(kind)}'
+        raise AgentDefinitionError(source, "kind", reason)
     data.setdefault("name", path.stem)
     try:
         definition = AgentDefinition.model_validate(data)
     except ValidationError as exc:
-        raise AgentDefinitionError(_format_validation_error(path, exc)) from None
+        problems = validation_problems(exc)
+        raise AgentDefinitionError(source, *joined_problems(source, problems)) from None
     definition._source = path
     _check_prompt_template(path, definition)
     if definition.chat_model is not None:
@@ -423,16 +424,58 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
         try:
             check_chat_model(definition)
         except ValueError as exc:
-            raise AgentDefinitionError(f"{path}: key 'chat_model_kwargs': {exc}") from None
+            raise AgentDefinitionError(source, "chat_model_kwargs", str(exc)) from None
     return definition
+
+
+_OTHER_KINDS = {
+    "variant file": "this is a variant file, not an agent file (give it with --variant, "
+    "or as a spec's variants.<i>.variant)",
+    "experiment spec": "this is an experiment spec, not an agent file (run it with "
+    "mafia-arena tournament)",
+    "training spec": "this is a training spec, not an agent file (run it with mafia-arena train)",
+}
+"""What each of the project's other TOML files is, given as an agent file."""
+
+
+def _check_shape(source: str, data: dict[str, Any]) -> None:
+    """Refuse, in one line, a file that is no agent file at all: an empty one, another
+    of the project's files (`toml_file.file_kind`: a variant file, a spec) that sets no
+    agent key, or one that writes its settings in a table (``[agent]``) rather than at
+    the top level.
+
+    Why: validation would report each of these as a list of missing and unknown keys,
+    one line apiece, none of which says what is wrong with the file."""
+    if not data:
+        raise AgentDefinitionError(
+            source, "-", 'the file is empty; an agent file sets at least model = "NAME"'
+        )
+    fields = AgentDefinition.model_fields
+    kind = file_kind(data)
+    if kind in _OTHER_KINDS and not data.keys() & (set(fields) - {"name", "description"}):
+        raise AgentDefinitionError(source, "-", _OTHER_KINDS[kind])
+    for key, value in data.items():
+        if key in fields:
+            continue
+        tables = isinstance(value, list) and bool(value)
+        tables = tables and all(isinstance(item, dict) for item in value)
+        if isinstance(value, dict) or tables:
+            written = f"[{key}]" if isinstance(value, dict) else f"[[{key}]]"
+            raise AgentDefinitionError(
+                source,
+                key,
+                f"unknown table {written}; an agent file writes its settings at the top "
+                'level (model = "...", base_url = "..."), in no table',
+            )
 
 
 def declared_kind(path: Path) -> object:
     """The ``kind`` a TOML agent file declares, or None (unreadable files: None, so the
-    loader reports them properly)."""
+    loader reports them properly). The file is read as the loader reads it
+    (`read_toml_text`): a pipe given as an agent file would wait for a writer."""
     try:
-        return parse_toml(path.read_text(encoding="utf-8")).get("kind")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return parse_toml(read_toml_text(path)).get("kind")
+    except (OSError, TomlFileError, tomllib.TOMLDecodeError):
         return None
 
 
@@ -446,13 +489,13 @@ def load_agent_definitions(directory: str | os.PathLike[str]) -> dict[str, Agent
     found: dict[str, AgentDefinition] = {}
     origin: dict[str, Path] = {}
     for path in sorted(Path(directory).glob("*.toml")):
-        if declared_kind(path) not in (None, "llm"):
+        if declared_kind(path) not in (None, LLM_KIND):
             continue
         definition = load_agent_definition(path)
         if definition.name in found:
             other = origin[definition.name]
             raise AgentDefinitionError(
-                f"{path}: key 'name': {definition.name!r} is already used by {other}"
+                str(path), "name", f"{definition.name!r} is already used by {other}"
             )
         found[definition.name] = definition
         origin[definition.name] = path

@@ -244,7 +244,7 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     setup = TeamSetup(
         variant=variant,
         players=whole("players", 7, 1, None),  # the variant bounds it
-        overrides=dict(typed("overrides", dict, {})),
+        overrides=_switches(path, typed("overrides", dict, {})),
         side=typed("side", str, "town"),
         kinds=kinds,
         co_player=co_player,
@@ -386,26 +386,29 @@ def _check_sizes(path: Path, spec: TrainSpec, steps_given: bool) -> None:
 
 
 def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
-    """The variant loads and deals at `players`, `side` is one of its sides and dealt at
-    that size, every request kind in `kinds` is one the variant asks, every agent named
-    exists and is a scripted player, and with `advice` the fallback is the co-player
-    (whose advice the policy reads; an `rl` agent refuses any other): otherwise training
-    fails minutes in with a bare `ValueError`, or (a kind never asked) deals games
-    forever without a decision to learn from, or writes a policy no agent file can load."""
+    """The variant loads and deals at `players` (an error there names the override at
+    fault, ``train.overrides.mafia``, as a tournament names ``variants.<i>.set.mafia``),
+    `side` is one of its sides and dealt at that size, every request kind in `kinds` is
+    one the variant asks, every agent named exists and is a scripted player, and with
+    `advice` the fallback is the co-player (whose advice the policy reads; an `rl` agent
+    refuses any other): otherwise training fails minutes in with a bare `ValueError`, or
+    (a kind never asked) deals games forever without a decision to learn from, or writes
+    a policy no agent file can load."""
     from mafia_arena.agents.base import SyncAgent
     from mafia_arena.agents.registry import make_agent
-    from mafia_arena.rules import VariantError, load_variant
-    from mafia_arena.rules.composition import deck_counts
+    from mafia_arena.rules import VariantError
+    from mafia_arena.rules.table import load_table
 
-    try:
-        variant = load_variant(setup.variant, setup.overrides)
+    try:  # the blame as a tournament's: the switch at fault, else the count or the file
+        variant = load_table(setup.variant, setup.overrides, [setup.players])
     except VariantError as exc:
-        key = "variant" if exc.key == "-" else "overrides"
-        raise TrainSpecError(str(path), f"train.{key}", str(exc)) from None
-    try:
-        deck_counts(variant, setup.players)
-    except VariantError as exc:
-        raise TrainSpecError(str(path), "train.players", f"{exc.reason}") from None
+        if exc.overrides:
+            key, reason = f"overrides.{next(iter(exc.overrides))}", str(exc)
+        elif exc.players is not None:
+            key, reason = "players", exc.reason
+        else:
+            key, reason = ("variant" if exc.key == "-" else "overrides"), str(exc)
+        raise TrainSpecError(str(path), f"train.{key}", reason) from None
     try:
         check_side(variant, setup.players, setup.side)
     except ValueError as exc:
@@ -438,6 +441,19 @@ def _check_setup(path: Path, setup: TeamSetup, fallback: str) -> None:
             f"{setup.co_player!r}'s advice, so its fallback must be {setup.co_player!r} "
             f"(the co_player), not {fallback!r}",
         )
+
+
+def _switches(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The ``overrides`` table, each value as the spec wrote it: quoted text that means
+    a number or true/false is refused (`rules.loader.quoted_value`), as a tournament's
+    ``set`` refuses it, never converted."""
+    from mafia_arena.rules.loader import quoted_value
+
+    for switch, value in overrides.items():
+        problem = quoted_value(value)
+        if problem is not None:
+            raise TrainSpecError(str(path), f"train.overrides.{switch}", problem)
+    return dict(overrides)
 
 
 def _flag(path: Path, train: dict[str, Any], key: str) -> bool:

@@ -37,6 +37,7 @@ from mafia_arena.toml_file import (
     TomlFileError,
     parse_toml,
     read_toml_text,
+    toml_spelling,
     why_unreadable,
 )
 from mafia_arena.whole_numbers import read_whole_number
@@ -278,6 +279,23 @@ def coerce(value: Any) -> Any:
         except ValueError:
             pass
     return value
+
+
+def quoted_value(value: Any) -> str | None:
+    """Why a switch value a spec wrote in TOML is refused: text that `coerce` would turn
+    into a number or true/false (``"2"``, ``"true"``); None for any other value.
+
+    Why: `coerce` reads the command line's ``--set`` text, and `build_variant` applies it
+    to every override so that a log's recorded switches replay as played. A spec's
+    ``set`` (``overrides``) table is TOML, typed already, so ``discussion_rounds =
+    "2"`` there is text where a count is meant, which would be converted silently; a
+    spec refuses it as a variant file refuses ``rounds = "2"``."""
+    if not isinstance(value, str):
+        return None
+    meant = coerce(value)
+    if isinstance(meant, str):
+        return None
+    return f"{toml_spelling(value)} is text; write {toml_spelling(meant)}, without quotes"
 
 
 def check_references(variant: Variant, source: str) -> None:

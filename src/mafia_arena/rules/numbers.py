@@ -1,10 +1,13 @@
-"""Numbers in a variant file: true/false is never a number, and a role count is a
-whole number that is not negative, ``"rest"`` or a formula over `n`.
+"""Numbers and switches in a variant file: each key takes its own TOML type, and a role
+count is a whole number that is not negative, ``"rest"`` or a formula over `n`.
 
-Why: pydantic's lax mode reads ``true`` as 1 for an integer field, so ``--set
-mafia=true`` dealt one mafioso and ``--set day.2.params.nominees=true`` reported a
-bound instead of the wrong type. Both model bases (`spec._Spec`, `params._Params`) run
-`refuse_bool_numbers` on every field, and composition rows hold `Count` values.
+Why: pydantic's lax mode converts what a file wrote into the type a key wants, so the
+file's mistake plays as a game nobody wrote. It read ``true`` as 1 for an integer field
+(``--set mafia=true`` dealt one mafioso, ``--set day.2.params.nominees=true`` reported a
+bound instead of the wrong type), the text ``"5"`` as 5 (``min_players = "5"``), 5.0 as
+5, and 1, 0, ``"yes"`` or ``"true"`` as true/false (``abstain = 1``, ``--set
+abstain=yes``). The model bases (`spec._Spec`, `params._Params`, `palermo._Spec`) run
+`refuse_loose_scalars` on every field, and composition rows hold `Count` values.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import types
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BeforeValidator, ValidationInfo
+
+from mafia_arena.toml_file import toml_spelling
 
 
 def _takes(annotation: Any) -> set[type]:
@@ -25,17 +30,32 @@ def _takes(annotation: Any) -> set[type]:
     return {annotation} if isinstance(annotation, type) else set()
 
 
-def refuse_bool_numbers(cls: Any, value: Any, info: ValidationInfo) -> Any:
-    """A ``before`` validator for every field: true/false where a number is expected is
-    an error naming the type, not the number 1 or 0."""
-    if not isinstance(value, bool) or info.field_name is None:
+def refuse_loose_scalars(cls: Any, value: Any, info: ValidationInfo) -> Any:
+    """A ``before`` validator for every field: a true/false, number or text of another
+    TOML type than the field takes is an error naming the type wanted and what the file
+    wrote (``not an integer: got "5"``, ``not true or false: got 1``), never converted.
+
+    An integer is a number, so a field of floats takes one; a field that takes text as
+    well (a `Count`, which reads formulas) and fields of other kinds (choices of words,
+    lists, tables) are left to their own validation."""
+    if info.field_name is None:
         return value
     field = cls.model_fields.get(info.field_name)
     kinds = _takes(field.annotation) if field is not None else set()
-    if bool in kinds or not kinds & {int, float}:
+    if not kinds & {bool, int, float}:
         return value
-    wanted = "an integer" if float not in kinds else "a number"
-    raise ValueError(f"not {wanted}: got {str(value).lower()}")
+    if not isinstance(value, int | float | str):  # a list or table: the field's to judge
+        return value
+    written: type = type(value)  # as TOML reads them: bool, int, float or str exactly
+    if written in kinds or (written is int and float in kinds):
+        return value
+    if written is float and str in kinds:  # a count: `_count` judges 5.0 and 2.5 itself
+        return value
+    if int in kinds:
+        wanted = "an integer" if float not in kinds else "a number"
+    else:
+        wanted = "a number" if float in kinds else "true or false"
+    raise ValueError(f"not {wanted}: got {toml_spelling(value)}")
 
 
 def _count(value: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from mafia_arena.rules.numbers import refuse_bool_numbers
+from mafia_arena.rules.numbers import refuse_loose_scalars
 
 TimedPhase = Literal[
     "night_early",
@@ -38,7 +38,7 @@ CARD_PHASES: tuple[str, ...] = (
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    no_bool_numbers = field_validator("*", mode="before")(classmethod(refuse_bool_numbers))
+    strict_scalars = field_validator("*", mode="before")(classmethod(refuse_loose_scalars))
 
 
 class CardSpec(_Spec):

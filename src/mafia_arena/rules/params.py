@@ -16,12 +16,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from mafia_arena.rules.numbers import refuse_bool_numbers
+from mafia_arena.rules.numbers import refuse_loose_scalars
 
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-    no_bool_numbers = field_validator("*", mode="before")(classmethod(refuse_bool_numbers))
+    strict_scalars = field_validator("*", mode="before")(classmethod(refuse_loose_scalars))
 
 
 # ------------------------------------------------------------------ voting procedures

@@ -21,7 +21,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mafia_arena.rules import vocabulary
-from mafia_arena.rules.numbers import Count, refuse_bool_numbers
+from mafia_arena.rules.numbers import Count, refuse_loose_scalars
 from mafia_arena.rules.palermo import PalermoSpec
 from mafia_arena.rules.params import (
     NightParams,
@@ -40,7 +40,7 @@ discussion_rounds=1000000000000``) made a game that never ended."""
 
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    no_bool_numbers = field_validator("*", mode="before")(classmethod(refuse_bool_numbers))
+    strict_scalars = field_validator("*", mode="before")(classmethod(refuse_loose_scalars))
 
 
 Appearance = Literal["mafia", "innocent"]
@@ -63,7 +63,7 @@ class WinRule(_Spec):
 
     type: Literal["eliminated", "parity", "sole_survivors", "clan", "solo"]
     factions: tuple[str, ...] = ()
-    others: int = 2
+    others: int = Field(default=2, ge=0)
 
 
 class FactionSpec(_Spec):
@@ -139,7 +139,7 @@ class Limits(_Spec):
     """Usage limits of an action; checked by the engine when offering choices."""
 
     no_repeat: bool = False
-    per_target: int | None = None
+    per_target: int | None = Field(default=None, ge=0)
     uses: int | None = Field(default=None, ge=0)
     nights: Literal["all", "even", "odd"] = "all"
 
@@ -293,7 +293,7 @@ class Rules(_Spec):
     narrate_steps: bool = False
     """Publicly narrate every night step of a role in the starting deck, every night,
     whether its holder is alive or blocked (club D13: a theft stays silent)."""
-    recommended_min_players: int | None = None
+    recommended_min_players: int | None = Field(default=None, ge=0)
     """Below this many players the game still plays, with a public notice at setup
     (classic OP-C1: the source asks for at least 8 but its table starts at 7)."""
     disqualification: bool = False
