@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -186,6 +187,47 @@ def test_a_ghosts_turn_says_why_the_ghost_is_asked(
         assert page.locator("#choices button").all_inner_texts() == ["done for this phase"]
         expect(page.locator("#you-intrigue-title")).to_have_text("Pythia's Oracle")
         assert view_of(server.game(created["game_id"]), 0).knowledge.card == "pythia"
+    finally:
+        page.context.close()
+
+
+LAST_WORDS_NOTE = (
+    "Every player the vote removes is asked for last words, with an intrigue card or"
+    " without, and no card is played now: one message to the whole table. Nothing to"
+    " say? Choose \u201csay nothing\u201d under \u201cQuick phrases\u201d."
+)
+
+
+def test_the_last_words_of_a_player_voted_out_say_why_they_are_asked(
+    browser: Any, heuristic_server: LiveServer
+) -> None:
+    """P1 votes for P2 whenever a ballot is open and passes otherwise; the table votes P1
+    out on day 1, a ghost now, and asks for last words. That turn explains itself too
+    (the ghost's line showed on a ghost's turns only, never on the last words): every
+    player the vote removes is asked, card or not, and no card is played then; "say
+    nothing" is under the quick phrases, as on any turn with words."""
+    server = heuristic_server
+    created = server.create(variant="palermo", players=12, seed=1, seats=[{"kind": "human"}])
+    page = _invited_page(browser, server, created, viewport={"width": 1280, "height": 900})
+    try:
+        note = page.get_by_test_id("ghost-note")
+        ballot = page.locator("#choices button:enabled", has_text=re.compile(r"^vote P\d+$"))
+        done = page.locator("#choices button[data-choice='0']:enabled")
+        last_words = page.locator("#phrase-choices button:enabled", has_text="say nothing")
+        deadline = time.monotonic() + 90
+        while not last_words.count():
+            assert time.monotonic() < deadline, "P1 was never asked for last words"
+            assert not page.locator("#end").is_visible(), "the game ended first"
+            with contextlib.suppress(Exception):  # re-rendered under the click: poll again
+                (ballot if ballot.count() else done).first.click(timeout=2000)
+            page.wait_for_timeout(50)
+        expect(page.locator("#prompt")).to_contain_text("last words")
+        expect(page.get_by_test_id("you-state")).to_have_text("Your state: ghost")
+        expect(note).to_be_visible()
+        expect(note).to_have_text(LAST_WORDS_NOTE)
+        page.fill("#speech-text", "I was a plain citizen.")
+        page.press("#speech-text", "Enter")
+        expect(note).to_be_hidden()  # said: the turn is over, and its line with it
     finally:
         page.context.close()
 

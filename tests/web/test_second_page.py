@@ -130,9 +130,9 @@ def test_the_newest_page_plays_the_seat_and_the_older_pages_late_action_is_not_r
     seen = asyncio.run(table())
     told = seen["told"]
     assert seen["codes"] == [CLOSE_ELSEWHERE] * 3  # the page's script does not reconnect
-    assert told == [{"type": "error", "reason": ELSEWHERE}]
+    assert told == [{"type": "error", "about": "seat", "reason": ELSEWHERE}]
     assert [m for c in seen["closed"] for m in c if m["type"] == "error"] == [
-        {"type": "error", "reason": ELSEWHERE}
+        {"type": "error", "about": "seat", "reason": ELSEWHERE}
     ] * 2
     # the new page has the open turn as it was: its number, question and deadline
     asked, taken = seen["asked"]["request"], seen["taken"]["request"]
@@ -218,7 +218,7 @@ async def test_a_frame_read_from_the_older_page_after_the_takeover_is_not_handle
         await until(lambda: pages[0].done())
         await asyncio.sleep(0.2)  # a vote taken would be submitted by now
         assert laptop.code == CLOSE_ELSEWHERE
-        assert laptop.sent[-1] == {"type": "error", "reason": ELSEWHERE}
+        assert laptop.sent[-1] == {"type": "error", "about": "seat", "reason": ELSEWHERE}
         assert seat.active and seat.turn == turn
         assert session.game is not None and len(session.game.decisions) == decided
         last = len(asked["keys"]) - 1
@@ -281,6 +281,52 @@ def test_a_page_whose_seat_is_opened_elsewhere_says_so_and_does_not_reconnect(
         assert session is not None and len(session.slots[0].connections) == 1
         play_pages([newest])
         assert server.wait_over(game_id).over
+    finally:
+        laptop.close()
+        phone.close()
+
+
+# Every text the move panel's error line is given, in order (a refused move says why
+# there); the observer runs before the page's next event, so a text replaced at once is
+# still seen.
+RECORD_MOVE_ERRORS = """
+window.__moveErrors = [];
+new MutationObserver(() => {
+  const node = document.getElementById("action-error");
+  const text = node && node.textContent.trim();
+  if (text) window.__moveErrors.push(text);
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+@pytest.mark.browser
+def test_a_page_whose_seat_is_taken_over_goes_straight_to_the_note(
+    browser: Any, server: LiveServer
+) -> None:
+    """The older page shows the takeover note at once: the server's error that comes
+    before the close (marked as about the seat) is not shown as a refused move under the
+    turn's buttons, which it also enabled again, until the close arrived."""
+    created = server.create(variant="simple", players=5, seed=1, seats=[{"kind": "human"}])
+    game_id = created["game_id"]
+    laptop = browser.new_context(viewport={"width": 1200, "height": 800})
+    laptop.add_init_script(RECORD_MOVE_ERRORS)
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    try:
+        first = laptop.new_page()
+        first.goto(f"{server.url}/g/{game_id}#invite={created['invites'][0]['invite']}")
+        first.fill("#join-name", "Ada")
+        first.click("#join-button")
+        expect(first.locator("#choices button").first).to_be_enabled(timeout=30_000)
+        resume_link = first.locator("#resume-link").text_content() or ""
+        second = phone.new_page()
+        second.goto(resume_link)
+        second.wait_for_selector("#game:not([hidden])")
+        expect(first.locator("#message-text")).to_contain_text(
+            "This seat was opened in another tab or device"
+        )
+        first.wait_for_timeout(500)  # the close, after the error
+        assert first.evaluate("window.__moveErrors") == []
+        expect(first.locator("#game")).to_be_hidden()
     finally:
         laptop.close()
         phone.close()

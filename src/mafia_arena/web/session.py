@@ -46,7 +46,9 @@ plain 1000 reconnects by itself, so it would take the seat back from the newer p
 which would do the same in its turn: two open pages would take the seat from each other
 forever."""
 ELSEWHERE = "this seat was opened in another tab or device"
-"""What a page whose seat a newer page took is told before it is closed."""
+"""What a page whose seat a newer page took is told before it is closed, in an error
+marked ``"about": "seat"``: the page goes straight to its note on the takeover rather than
+show the words as a refused move until the close arrives."""
 
 
 class NameTaken(ValueError):
@@ -435,7 +437,7 @@ class GameSession:
             return
         slot = self.slots[conn.seat]
         for older in slot.connections:
-            older.send({"type": "error", "reason": ELSEWHERE})
+            older.send({"type": "error", "about": "seat", "reason": ELSEWHERE})
             older.close(CLOSE_ELSEWHERE)
         slot.connections[:] = [conn]
         slot.away_since = None

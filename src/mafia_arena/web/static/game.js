@@ -23,6 +23,7 @@ function connect() {
     else if (msg.type === "lobby") renderLobby(msg, false);
     else if (msg.type === "chat") renderChat(msg);
     else if (msg.type === "error" && msg.about === "chat") refusedChat(msg.reason);
+    else if (msg.type === "error" && msg.about === "seat") openedElsewhere();
     else if (msg.type === "error") showError(msg.reason);
     else if (msg.type === "warning" || msg.type === "info") $("warning").textContent = msg.text;
   };
@@ -45,11 +46,13 @@ function connect() {
   };
 }
 
-// The seat was opened in another tab or on another device (close code 4409): that page
-// plays it now. This one says so, stops its countdown and buttons, and never reconnects
-// by itself: a reconnect would take the seat back, the other page would be closed the
-// same way, and two pages that both reconnected would take the seat from each other
-// forever. Reloading this page takes the seat back here.
+// The seat was opened in another tab or on another device (the server's error "about"
+// the seat, then close code 4409): that page plays it now. This one says so at the
+// first of the two, stops its countdown and buttons, and never reconnects by itself: a
+// reconnect would take the seat back, the other page would be closed the same way, and
+// two pages that both reconnected would take the seat from each other forever.
+// Reloading this page takes the seat back here. The error is not shown as a refusal
+// under the move (which flashed, buttons enabled again, before the close arrived).
 function openedElsewhere() {
   app.deadline = null; app.over = true;
   message("This seat was opened in another tab or device, so this page was closed. Reload it to play here.");
@@ -118,12 +121,27 @@ function renderState(s) {
   renderModerator(s);
   app.waiting = s.waiting || null;
   renderRequest(s.request);
-  // Palermo: a ghost's turn says why it is asked at all (often with nothing to play but
-  // "done for this phase"). One fixed line, from the seat's own state only, so it reads
-  // the same whatever card the ghost holds.
-  $("ghost-note").hidden = !(s.request && s.request.kind === "turn" && s.you && s.you.state === "ghost");
+  renderGhostNote(s.request, s.you);
   renderNotices(s.notices || [], s.stand_in);
   if (s.over) renderEnd(s);
+}
+
+// Palermo: why a seat out of play is asked at all, in one fixed line per kind of turn,
+// from the seat's own request and state only, so that it reads the same whatever card
+// the seat holds. A ghost's turn often has nothing to play but "done for this phase";
+// the last words (request kind "last_words") are asked of every player the vote just
+// removed, a ghost now or out for absences, and take no card.
+const GHOST_NOTES = {
+  turn: "Ghosts are asked alike, with an intrigue card or without, so being asked tells nobody who holds one. Nothing to play? Choose “done for this phase”.",
+  last_words: "Every player the vote removes is asked for last words, with an intrigue card or without, and no card is played now: one message to the whole table. Nothing to say? Choose “say nothing” under “Quick phrases”.",
+};
+
+function renderGhostNote(req, you) {
+  const kind = req ? req.kind : null;
+  const text = kind === "last_words" ? GHOST_NOTES.last_words
+    : kind === "turn" && you && you.state === "ghost" ? GHOST_NOTES.turn : "";
+  $("ghost-note").textContent = text;
+  $("ghost-note").hidden = !text;
 }
 
 // ---------------------------------------------------------------- screen readers
@@ -275,10 +293,19 @@ function focusIsFree() {
 // had the focus gets it back.
 function focusTurn(fresh, held) {
   const again = held && !fresh ? $("action").querySelector(held) : null;
-  if (again && !again.disabled) { again.focus(); return; }
+  if (again && !again.disabled) { focusInView(again); return; }
   if (!fresh || !focusIsFree()) return;
   const first = $("speech").hidden ? $("choices").querySelector("button:enabled") : $("speech-text");
-  if (first) first.focus();
+  if (first) focusInView(first);
+}
+
+// A control given the focus for the player is brought into the window, clear of the
+// sticky header (its scroll margin, style.css). The browser scrolls on focus() only when
+// the focus moves: a speech box that kept it (its turn closed unanswered, the next one
+// opened at once) stayed wherever the player had scrolled to read the table, out of sight.
+function focusInView(control) {
+  control.focus({ preventScroll: true });
+  control.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 
 // After an answer is sent its buttons are disabled (and later removed): the focus waits
