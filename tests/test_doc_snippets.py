@@ -51,6 +51,7 @@ HOW_CHECKED: dict[tuple[str, str], str] = {
     ("docs/env.md", "## Infos and language agents"): DECLARES,
     ("docs/env.md", "## Example loops"): RUN,
     ("docs/env.md", "## Batched env for RL"): RUN_CHANGED,
+    ("docs/env.md", "### Gymnasium's vector wrappers"): RUN,
     ("docs/leaderboard.md", "# Leaderboards"): RUN_CHANGED,
     ("docs/metrics.md", "# Metrics"): RUN,
     ("docs/rl.md", "## The team env"): ELSEWHERE,  # tests/rl/test_team_env.py
@@ -117,7 +118,10 @@ def test_every_python_snippet_has_a_check() -> None:
     assert set(found) == set(HOW_CHECKED)
 
 
-@pytest.mark.parametrize("heading", ["# The PettingZoo environments", "## Example loops"])
+@pytest.mark.parametrize(
+    "heading",
+    ["# The PettingZoo environments", "## Example loops", "### Gymnasium's vector wrappers"],
+)
 def test_the_env_snippets_run_as_written(heading: str) -> None:
     namespace: dict[str, Any] = {}
     exec(snippet("docs/env.md", heading).compiled(), namespace)

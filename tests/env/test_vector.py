@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import FlattenObservation, RecordEpisodeStatistics
 from tests.env.env_cases import SMALL_CASES
@@ -437,15 +438,18 @@ def test_call_get_attr_and_set_attr_treat_each_row_as_a_sub_environment() -> Non
 
 
 def test_gymnasium_observation_wrappers_refuse_the_same_step_autoreset() -> None:
-    """The rows reset within the step (the ended game's observation is in
+    """By default the rows reset within the step (the ended game's observation is in
     ``infos["final_obs"]``), and the env says so: Gymnasium's vector observation
     wrappers, which would transform the returned observations but not the final ones,
-    refuse it. None is needed: ``obs["observation"]`` is already flat. (The refusal is
-    Gymnasium's: a `ValueError` naming the mode from 1.4, a bare assertion before.)"""
+    refuse it (a `ValueError` naming the mode from Gymnasium 1.4, a bare assertion
+    before). ``autoreset_mode=AutoresetMode.NEXT_STEP`` is the mode they take
+    (tests/env/test_vector_wrappers.py); ``obs["observation"]`` is flat already."""
     vec = MafiaVectorEnv("simple", 5, 2)
     assert vec.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
     with pytest.raises((ValueError, AssertionError)):
         FlattenObservation(vec)
     obs, _ = vec.reset(seed=0)
-    size = vec.single_observation_space["observation"].shape
+    space = vec.single_observation_space
+    assert isinstance(space, spaces.Dict)  # the mask inside (action_mask="observation")
+    size = space["observation"].shape
     assert size is not None and obs["observation"].shape == (2, size[0])

@@ -119,7 +119,8 @@ class ActionTable:
 
         Kept per choices and labels tuples (the engine shares both between requests; a
         speaking turn offers some forty acts, and the same lists come back all game).
-        Shared, like the info that holds them: callers must not change them."""
+        Shared: callers must not change them. The envs hand each caller copies
+        (`GameSession.info`)."""
         choices, labels = request.choices, request.labels
         known = self._rows.get(id(choices))  # type: ignore[attr-defined]
         if known is not None and known[0] is choices and known[1][0] is labels:

@@ -361,16 +361,20 @@ class GameSession:
         the same contents come back until then, as `observe` does with its arrays. Read
         from the seat's live fold (its transcript and entry count), as `observe` is: the
         text equals `views.text.render_view` of the seat's `view`, without freezing a
-        snapshot the info does not keep. The dict is a new one at every call, so a
-        wrapper that adds a key to it (an episode's statistics) does not add it to the
-        seat's later infos; the values inside are shared: callers must not write into
-        them."""
+        snapshot the info does not keep.
+
+        The info is the caller's own, every dict and list in it included (`_own_info`):
+        the kept info comes back again while nothing changed, and its choice rows are
+        the action table's, shared by every seat offered the same choices
+        (`ActionTable.rows`). So a wrapper that adds a key to an info (an episode's
+        statistics) or changes a row in it (a label it shortens) does not see that in
+        the seat's later infos, nor in another seat's."""
         game = self.current
         stamp = self._stamp(game)
         over = self.over
         last = self._infos[seat]
         if last is not None and last.stamp == stamp and last.over == over:
-            return dict(last.info)
+            return _own_info(last.info)
         fold = self._advance(seat, game, stamp)
         request = game.request(seat) if self._asking() else None
         count = len(fold.entries)
@@ -382,7 +386,7 @@ class GameSession:
             and last.over == over
         ):
             last.stamp = stamp
-            return dict(last.info)
+            return _own_info(last.info)
         relative = self.table.rotation(seat) if self.egocentric else None
         info: dict[str, Any] = {
             "seat": seat,
@@ -397,7 +401,7 @@ class GameSession:
             state = game.state
             info["result"] = {"winner": state.winner, "winners": list(state.winners)}
         self._infos[seat] = _Informed(stamp, over, fold, count, request, info)
-        return dict(info)
+        return _own_info(info)
 
     def waiting_info(self, seat: int) -> dict[str, Any]:
         """The short info of a seat with nothing to decide (``seat``, no ``request``):
@@ -519,6 +523,23 @@ class GameSession:
                 self.current.resubmit(record)
             self.clock.plan, self.clock.last_night, self._completed = state["clock"]
             self.forum = state.get("forum", self.forum)
+
+
+def _own_info(info: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a kept info (`GameSession.info`) whose dicts and lists are all new: the
+    top dict, the request, its choice rows and the result. Everything else in it is a
+    string, a number or None, which nobody can change in place. Written for the info's
+    known shape rather than with `copy.deepcopy`, which walks every string and costs
+    many times more: a step hands out an info, a speaking turn's with some forty rows."""
+    own = dict(info)
+    request = own["request"]
+    if request is not None:
+        request = own["request"] = request.copy()
+        request["choices"] = list(map(dict.copy, request["choices"]))
+    result = own.get("result")
+    if result is not None:
+        own["result"] = {"winner": result["winner"], "winners": list(result["winners"])}
+    return own
 
 
 def _request_info(

@@ -23,15 +23,29 @@ only legal action is 0, wait) left out.
   play, its team reward at the end (+1 win, -1 loss, 0 draw). The other seats' end
   rewards are in ``infos["final_rewards"][i]`` (one per seat), to credit to each seat's
   last transition.
-- Autoreset (`AutoresetMode.SAME_STEP`): a row whose game ended is dealt a new game in
-  the same `step`; the returned row is the new game's first observation, the ended
-  game's last observation of the acting seat is ``infos["final_obs"][i]`` and
-  ``infos["_final_obs"][i]`` is true (Gymnasium's convention), with
-  ``infos["final_rewards"]`` / ``infos["final_seed"]`` beside it. (So Gymnasium's
-  vector observation wrappers, ``FlattenObservation`` among them, refuse the env: they
-  would miss the final observations. Their refusal names only the autoreset mode; none
-  is needed, ``obs["observation"]`` is already flat and ``obs["action_mask"]`` holds
-  the masks.)
+- Autoreset, same step (`AutoresetMode.SAME_STEP`, the default): a row whose game ended
+  is dealt a new game in the same `step`; the returned row is the new game's first
+  observation, the ended game's last observation of the acting seat is
+  ``infos["final_obs"][i]`` and ``infos["_final_obs"][i]`` is true (Gymnasium's
+  convention), with ``infos["final_rewards"]`` / ``infos["final_seed"]`` beside it.
+  Gymnasium's vector observation wrappers (``FlattenObservation``,
+  ``NormalizeObservation``, …) refuse this mode (`VectorObservationWrapper` checks
+  ``metadata["autoreset_mode"]``): they would transform the returned observations and
+  miss the final ones. `RecordEpisodeStatistics` and the reward wrappers take it.
+- Autoreset, next step (``autoreset_mode=AutoresetMode.NEXT_STEP``): the row shows the
+  ended game's last observation itself (no ``final_obs``; ``final_rewards``,
+  ``final_seed`` and ``illegal`` as above, in the step that ends it), and the next
+  `step` deals it the next game, ignores that row's action (any value; the raise policy
+  does not judge it) and returns reward 0, no termination and the new game's first
+  observation. A row's games are the same in both modes. The observation wrappers
+  accept it.
+- Where the masks go: ``action_mask="observation"`` (the default) gives the `Dict`
+  above; ``action_mask="info"`` gives the observation array alone (the space is the
+  `Box` of the Dict's ``"observation"``) and the masks in ``infos["action_mask"]``
+  (``final_obs`` holding arrays too), as `TeamEnv` hands its masks out. The wrappers
+  that need a `Box` (``NormalizeObservation``, ``DtypeObservation``,
+  ``RescaleObservation``) need this: on the `Dict`, Gymnasium refuses the last two by
+  name, and ``NormalizeObservation`` fails at the first reset with an ``AxisError``.
 - Rows as sub-environments: `call` / `get_attr` / `set_attr` as Gymnasium's
   `SyncVectorEnv` has them, a row being one game (`MafiaVectorEnv.call`).
 - Seeding, per game: ``reset(seed=s)`` deals row i the engine seed ``s + i`` (so row i's
@@ -61,7 +75,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -79,6 +93,12 @@ from mafia_arena.views.text import render_with_request
 from mafia_arena.views.view import SeatTracker
 
 Obs = dict[str, np.ndarray]
+Batch = Any
+"""The observations `reset` and `step` return: an `Obs` by default, the observation
+array alone with ``action_mask="info"``. Typed loosely so that a caller of either
+setting reads its own without a cast."""
+MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+"""The autoreset modes the env offers (`MafiaVectorEnv`'s ``autoreset_mode``)."""
 
 
 class MafiaVectorEnv(VectorEnv):
@@ -99,9 +119,13 @@ class MafiaVectorEnv(VectorEnv):
         history_days: int = 3,
         egocentric: bool = False,
         max_players: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        action_mask: Literal["observation", "info"] = "observation",
     ) -> None:
         """`variant`, `players`, `overrides` as for `env()` (overrides apply to a variant
-        name or path); `illegal_reward` as in the module docstring; `copy`: return fresh
+        name or path); `illegal_reward`, `autoreset_mode` (`MODES`, or its value such
+        as ``"NextStep"``) and `action_mask` (where the masks go) as in the module
+        docstring; `copy`: return fresh
         arrays from `reset`/`step` (False: read-only views of the env's own buffers,
         overwritten by the next call — faster, for loops that consume them at once);
         `text`: also return each row's text view in ``infos["text"]`` (off by default:
@@ -110,6 +134,15 @@ class MafiaVectorEnv(VectorEnv):
         layout and its options, as for `env()` (`docs/env.md`)."""
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
+        mode = _autoreset_mode(autoreset_mode)
+        if action_mask not in ("observation", "info"):
+            raise ValueError(
+                f"action_mask must be 'observation' (a Dict observation holding the mask) "
+                f"or 'info' (a Box observation, the masks in infos), not {action_mask!r}"
+            )
+        self.autoreset_mode = mode
+        self.action_mask = action_mask
+        self._masks_in_info = action_mask == "info"
         spec = variant if isinstance(variant, Variant) else load_variant(variant, overrides)
         self.variant = spec
         self.num_envs = num_envs
@@ -136,11 +169,15 @@ class MafiaVectorEnv(VectorEnv):
         size, actions = self._encoders[0].size, self.table.size
         self.metadata = {
             **type(self).metadata,
+            "autoreset_mode": mode,
             "name": f"{env_name(spec)}_vector",
             "observation": {**layout.header(), "size": size},
         }
         row_spaces, row_actions = build_spaces(["row"], size, actions)
-        self.single_observation_space: spaces.Dict = row_spaces["row"]
+        row_space: spaces.Dict = row_spaces["row"]
+        self.single_observation_space: spaces.Dict | spaces.Box = (
+            row_space["observation"] if self._masks_in_info else row_space  # type: ignore[assignment]
+        )
         self.single_action_space: spaces.Discrete = row_actions["row"]
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, actions))
@@ -158,6 +195,10 @@ class MafiaVectorEnv(VectorEnv):
         on it, not on the buffers a caller may hold (`copy=False`)."""
         self._seats = [0] * num_envs
         self._row_seeds: list[np.random.Generator] = []
+        self._ended: set[int] = set()
+        """With `AutoresetMode.NEXT_STEP`, the rows showing the last observation of a
+        game that ended in the last `step`: the next `step` deals them a new game and
+        ignores their actions. Always empty with `AutoresetMode.SAME_STEP`."""
 
     @property
     def seats(self) -> np.ndarray:
@@ -170,7 +211,7 @@ class MafiaVectorEnv(VectorEnv):
         *,
         seed: int | Sequence[int | None] | None = None,
         options: dict[str, Any] | None = None,
-    ) -> tuple[Obs, dict[str, Any]]:
+    ) -> tuple[Batch, dict[str, Any]]:
         """Deal a new game in every row; `seed` as in the module docstring."""
         n = self.num_envs
         if seed is None:
@@ -190,20 +231,26 @@ class MafiaVectorEnv(VectorEnv):
         # how many games the other rows have played
         self._row_seeds = [np.random.default_rng([k, i]) for i, k in enumerate(keys)]
         self.games = [self._new_game(row, s) for row, s in enumerate(first)]
+        self._ended = set()
         for row, game in enumerate(self.games):
             self._show(row, game)
         infos: dict[str, Any] = {"seat": self.seats}
         if self.text:
             infos["text"] = self._texts()
-        return self._out(), infos
+        return self._out(infos), infos
 
-    def step(self, actions: Any) -> tuple[Obs, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(
+        self, actions: Any
+    ) -> tuple[Batch, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision per row, for the seat that row showed; see the module docstring."""
         if not self.games:
             raise RuntimeError("reset() the vector env before stepping it")
         ids = self._ids(actions)
         size = self.table.size
         legal = [0 <= a < size and mask[a] == 1 for a, mask in zip(ids, self._shown, strict=True)]
+        resetting = self._ended  # next-step autoreset: these rows' actions are ignored
+        for row in resetting:
+            ids[row], legal[row] = 0, True
         if self.illegal_reward is None and not all(legal):
             row = legal.index(False)
             raise IllegalActionError(f"row {row}: {self._refusal(row, actions)}")
@@ -219,6 +266,9 @@ class MafiaVectorEnv(VectorEnv):
         ended: dict[int, tuple[Obs, np.ndarray, bool]] = {}
         choices, seats = self.table.choices, self._seats
         for row, game in enumerate(self.games):
+            if resetting and row in resetting:
+                self._next_game(row)
+                continue
             seat = seats[row]
             if legal[row]:
                 game.submit(seat, choices[ids[row]])
@@ -235,13 +285,18 @@ class MafiaVectorEnv(VectorEnv):
             rewards[row] = final[seat]
             terminations[row] = True
         infos = self._final_infos(ended)
-        for row in ended:
-            game = self.games[row] = self._new_game(row, int(self._row_seeds[row].integers(2**31)))
-            self._show(row, game)
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            for row in ended:
+                self._next_game(row)
+        else:  # the rows show their ended games' last observations until the next step
+            for row, (last, _, _) in ended.items():
+                self._obs[row] = last["observation"]
+                self._masks[row] = self._shown[row] = last["action_mask"]
+            self._ended = set(ended)
         infos["seat"] = self.seats
         if self.text:
             infos["text"] = self._texts()
-        return self._out(), rewards, terminations, np.zeros(n, dtype=bool), infos
+        return self._out(infos), rewards, terminations, np.zeros(n, dtype=bool), infos
 
     def close_extras(self, **kwargs: Any) -> None:
         self.games = []
@@ -315,6 +370,9 @@ class MafiaVectorEnv(VectorEnv):
             "copy": self.copy,
             "text": self.text,
             "observation": self.observation,
+            "autoreset_mode": self.autoreset_mode,
+            "action_mask": self.action_mask,
+            "ended": {row: self._seats[row] for row in self._ended},
             "rows": [(game.seed, list(game.decisions)) for game in self.games],
             "row_seeds": self._row_seeds,
             "np_random": (self._np_random, self._np_random_seed),
@@ -330,15 +388,25 @@ class MafiaVectorEnv(VectorEnv):
             copy=state["copy"],
             text=state["text"],
             observation=state["observation"],
+            autoreset_mode=state.get("autoreset_mode", AutoresetMode.SAME_STEP),
+            action_mask=state.get("action_mask", "observation"),
         )
         self._row_seeds = state["row_seeds"]
         self._np_random, self._np_random_seed = state["np_random"]
+        ended: dict[int, int] = state.get("ended", {})
+        self._ended = set(ended)
         for row, (seed, decisions) in enumerate(state["rows"]):
             game = self._new_game(row, seed)
             for record in decisions:
                 game.resubmit(record)
             self.games.append(game)
-            self._show(row, game)
+            if row in ended and game.state.over:  # showing the game's last view
+                self._seats[row] = ended[row]
+                last = self._observe(row, game, ended[row])
+                self._obs[row] = last["observation"]
+                self._masks[row] = self._shown[row] = last["action_mask"]
+            else:  # playing, or ended by an illegal move: the view it showed
+                self._show(row, game)
 
     # ------------------------------------------------------------------ internals
     def _ids(self, actions: Any) -> list[int]:
@@ -381,6 +449,9 @@ class MafiaVectorEnv(VectorEnv):
         return f"player_{seat}: action {action!r} is not legal for {kind!r}; legal ids: {legal}"
 
     def _final_infos(self, ended: dict[int, tuple[Obs, np.ndarray, bool]]) -> dict[str, Any]:
+        """The infos of the rows whose games `ended` in this step: their seats' rewards,
+        seeds and illegal flags, and with the same-step autoreset their last
+        observations (with the next-step one the rows themselves show those)."""
         if not ended:
             return {}
         n = self.num_envs
@@ -391,18 +462,24 @@ class MafiaVectorEnv(VectorEnv):
         illegal = np.zeros(n, dtype=bool)
         seeds = np.full(n, -1, dtype=np.int64)
         for row, (obs, final, was_illegal) in ended.items():
-            final_obs[row] = obs
+            final_obs[row] = obs["observation"] if self._masks_in_info else obs
             final_rewards[row] = final
             illegal[row] = was_illegal
             seeds[row] = self.games[row].seed  # the ended game: rows get new ones after
-        return {
-            "final_obs": final_obs,
-            "_final_obs": flags,
+        infos: dict[str, Any] = {
             "final_rewards": final_rewards,
             "_final_rewards": flags.copy(),
             "final_seed": seeds,
             "illegal": illegal,
         }
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            infos["final_obs"], infos["_final_obs"] = final_obs, flags
+        return infos
+
+    def _next_game(self, row: int) -> None:
+        """Deal `row` its next game (the seed from the row's own generator) and show it."""
+        game = self.games[row] = self._new_game(row, int(self._row_seeds[row].integers(2**31)))
+        self._show(row, game)
 
     def _new_game(self, row: int, seed: int) -> Game:
         """A new game for `row`, its trackers bound to it (and folded up to its start):
@@ -453,10 +530,18 @@ class MafiaVectorEnv(VectorEnv):
             mask = mask[self._rotations[seat]]
         return mask
 
-    def _out(self) -> Obs:
+    def _out(self, infos: dict[str, Any]) -> Batch:
+        """The observations to return (fresh arrays, or with ``copy=False`` the read-only
+        views of the buffers); with ``action_mask="info"`` the observation array alone,
+        the masks going into `infos`."""
         if self.copy:
-            return {"observation": self._obs.copy(), "action_mask": self._masks.copy()}
-        return self._shared.copy()
+            observation, masks = self._obs.copy(), self._masks.copy()
+        else:
+            observation, masks = self._shared["observation"], self._shared["action_mask"]
+        if self._masks_in_info:
+            infos["action_mask"] = masks
+            return observation
+        return {"observation": observation, "action_mask": masks}
 
     def __repr__(self) -> str:
         return f"MafiaVectorEnv({self.metadata['name']}, num_envs={self.num_envs})"
@@ -471,6 +556,7 @@ ROW_VALUES: dict[str, Callable[..., Any]] = {
 SHARED = {
     **{name: name for name in ("players", "variant", "observation", "metadata", "spec")},
     **{name: name for name in ("render_mode", "illegal_reward", "copy", "text")},
+    **{name: name for name in ("autoreset_mode", "action_mask")},
     "observation_space": "single_observation_space",
     "action_space": "single_action_space",
 }
@@ -479,6 +565,20 @@ attribute): a row's spaces are the env's single spaces, as a sub-environment's a
 
 SETTABLE = ("illegal_reward", "copy", "text")
 """The options `MafiaVectorEnv.set_attr` sets (shared by every row)."""
+
+
+def _autoreset_mode(mode: AutoresetMode | str) -> AutoresetMode:
+    """`mode` as one of `MODES`; `ValueError` naming them otherwise. Why no
+    `AutoresetMode.DISABLED`: a row's game would then stay over until the caller reset
+    that row alone, and `reset` deals every row."""
+    try:
+        found = AutoresetMode(mode)
+    except ValueError:
+        found = None
+    if found is None or found not in MODES:
+        offered = " or ".join(f"{m} ({m.value!r})" for m in MODES)
+        raise ValueError(f"autoreset_mode must be {offered}, not {mode!r}")
+    return found
 
 
 def _read_only(buffer: np.ndarray) -> np.ndarray:
