@@ -7,12 +7,17 @@ regular file is opened, and no more than the reader's limit is read (a file's si
 not trusted: it may grow while it is read). The messages here are reasons alone; each
 reader puts its file, key and what the file should be in front of them.
 `find_beside_spec` is where a spec's relative paths are looked up, for every reader of
-a spec.
+a spec. A file that one written file names (a game log's variant file, a policy's
+variant and fallback files) is recorded by `reference_from` and read back by
+`read_reference`: by its path from the writer's folder where both lie in the project
+(`spec_projects`), so what is written names no path of the machine that wrote it.
 """
 
 from __future__ import annotations
 
+import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 MIB = 1024 * 1024
@@ -63,6 +68,40 @@ def find_beside_spec(raw: str, spec_path: Path) -> Path | None:
         if _exists(base / candidate):
             return (base / candidate).resolve()
     return None
+
+
+def spec_projects(spec_path: str | Path) -> tuple[Path, Path]:
+    """The folders whose layout travels with what a run of the spec at `spec_path`
+    writes: the working folder and the spec's repository (the folder above the spec's,
+    as `find_beside_spec` looks there), for `reference_from`."""
+    return (Path.cwd(), Path(spec_path).resolve().parent.parent)
+
+
+def reference_from(file: Path, folder: Path, projects: Sequence[Path]) -> str:
+    """How a file written to `folder` names `file`: the path from `folder` to it
+    (``../../my-variant.toml``, with ``/``) when both lie in one of `projects`
+    (`spec_projects`), else its absolute path; `read_reference` reads either back.
+
+    Why: an absolute path names the machine and the home folder of whoever wrote it,
+    so a results folder or a policy file moved to another machine or checkout, or
+    published, named a file that is not there and showed that path; a path from the
+    writer's folder finds the file wherever the project that holds both is moved. A file
+    outside the project (another disk, a shared folder) is kept absolute: a path up out
+    of the project would be no truer elsewhere, and says less where it is."""
+    file, folder = file.resolve(), folder.resolve()
+    for project in (p.resolve() for p in projects):
+        if file.is_relative_to(project) and folder.is_relative_to(project):
+            return Path(os.path.relpath(file, folder)).as_posix()
+    return str(file)
+
+
+def read_reference(recorded: str, folder: Path) -> Path:
+    """The file that `recorded` (as `reference_from` wrote it) names, read from a file in
+    `folder`: an absolute path as it is, a relative one from `folder`."""
+    path = Path(recorded)
+    if path.is_absolute():
+        return path
+    return Path(os.path.normpath(folder.resolve() / path))
 
 
 def _exists(path: Path) -> bool:

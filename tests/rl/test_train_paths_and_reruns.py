@@ -109,8 +109,9 @@ def test_training_from_another_folder_on_a_variant_beside_the_spec(
     tmp_path: Path, elsewhere: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The command trains on the file beside the spec, and the policy's header names
-    that file; the output folder stays relative to the working folder (as a
-    tournament's results folder is)."""
+    that file, by its path from the policy's folder (both lie in the spec's repository);
+    the output folder stays relative to the working folder (as a tournament's results
+    folder is)."""
     pytest.importorskip("sb3_contrib")
     from mafia_arena.agents.policy_file import PolicyFile
 
@@ -121,7 +122,9 @@ def test_training_from_another_folder_on_a_variant_beside_the_spec(
     assert code == 0, err
     header = PolicyFile.load(elsewhere / "runs" / "train" / "tiny" / "policy.npz").header
     assert header["variant"] == "my-standard"
-    assert header["variant_file"] == str(variant.resolve())
+    assert header["variant_file"] == "../../../../../specs/my-variant.toml"
+    out = elsewhere / "runs" / "train" / "tiny"
+    assert (out / header["variant_file"]).resolve() == variant.resolve()
 
 
 def test_a_second_run_keeps_the_trained_policy_unless_told_to_overwrite(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.cli.support import assert_one_paragraph, run_cli
+from tests.cli.support import assert_one_paragraph, run_cli, run_cli_output
 from tests.host_key import FIXED_HOST_KEY, with_host_key
 from tests.tournament.conftest import write_spec
 
@@ -207,3 +207,52 @@ def test_a_resume_whose_key_file_was_removed_or_replaced_is_refused(
     assert code == 0, err
     fingerprint = json.loads((results / "manifest.json").read_text())["host_key_fingerprint"]
     assert fingerprint == host_key_fingerprint(other_key)
+
+
+def test_the_board_command_says_what_the_published_key_is_taken_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mafia-arena leaderboard SPEC`` takes the key published beside the board for a
+    results folder without a key file. A new folder is played with it; one that holds
+    stored games (its key file removed) is not called new: the line says it is resumed
+    with that key when it is the one that played them, and that it is not otherwise,
+    before the resume is refused."""
+    spec = write_spec(
+        tmp_path,
+        "board-key",
+        'base_seed = 4\npool = ["random", "heuristic"]\ngames = 3\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
+    )
+    board, results = with_host_key(tmp_path / "board"), tmp_path / "results"
+    published, key_file = board / KEY_FILE, results / KEY_FILE
+    args = ["leaderboard", str(spec), "--out", str(board), "--results", str(results)]
+    args += ["--no-ray", "--no-tracking"]
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 0, err
+    assert f"{results}: a new results folder, played with the host key of {published}" in out
+
+    _cut_last_game(results)
+    key_file.unlink()
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 0, err
+    assert "a new results folder" not in out, out
+    assert (
+        f"{results}: holds stored games but no {KEY_FILE} file; resuming with the host key "
+        f"of {published}, the one its stored games were played with (manifest.json)"
+    ) in out
+    assert key_file.read_text(encoding="ascii") == FIXED_HOST_KEY.hex() + "\n"
+
+    _cut_last_game(results)
+    key_file.unlink()
+    other_key = bytes(range(100, 132))
+    published.write_text(other_key.hex() + "\n", encoding="ascii")
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 2, err
+    assert "a new results folder" not in out, out
+    assert (
+        f"{results}: holds stored games but no {KEY_FILE} file; the host key of {published} "
+        f"(fingerprint {host_key_fingerprint(other_key)}) is not the one its stored games "
+        f"were played with (fingerprint {host_key_fingerprint(FIXED_HOST_KEY)}, manifest.json)"
+    ) in out
+    assert_one_paragraph(err, f"{key_file} is missing")
+    assert not key_file.exists()

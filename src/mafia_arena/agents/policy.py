@@ -36,6 +36,7 @@ policy does not fit).
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -51,6 +52,7 @@ from mafia_arena.agents.policy_file import PolicyFile, answers, check_header, ta
 from mafia_arena.agents.registry import make_agent, register_loader
 from mafia_arena.engine.choices import Decision
 from mafia_arena.env.actions import build_action_table
+from mafia_arena.input_files import read_reference
 from mafia_arena.rules import Variant, load_variant
 from mafia_arena.rules.errors import NoSuchVariant
 from mafia_arena.rules.loader import rules_content, rules_digest
@@ -78,7 +80,12 @@ class PolicyAgent(SyncAgent):
     kind = RL_KIND
 
     def __init__(
-        self, name: str, policy: PolicyFile, fallback: Agent, variant_file: str | Path | None = None
+        self,
+        name: str,
+        policy: PolicyFile,
+        fallback: Agent,
+        variant_file: str | Path | None = None,
+        fallback_file: Path | None = None,
     ) -> None:
         """Seat `policy` as `name`; `ValueError` naming the policy file (its `source`,
         else `name`), the header key or array and the reason when the policy does not
@@ -90,7 +97,10 @@ class PolicyAgent(SyncAgent):
 
         A policy trained on a variant file of one's own records that file
         (`load_trained_variant`); `variant_file` (the agent file's ``variant``) names
-        where it is now, when it was moved.
+        where it is now, when it was moved. `fallback_file` is the agent file the
+        fallback was built from (None for a scripted player): a policy trained on the
+        advice of an agent file names that file (``advice``, `header_agent`), not the
+        player's name.
         """
         super().__init__()
         if not isinstance(fallback, SyncAgent):
@@ -111,7 +121,8 @@ class PolicyAgent(SyncAgent):
         self.kinds = frozenset(header["kinds"])
         self.variant_name = header["variant"]
         overrides = dict(header.get("overrides", {}))
-        self.trained_variant = load_trained_variant(header, overrides, variant_file, refuse)
+        folder = None if policy.source is None else Path(policy.source).parent
+        self.trained_variant = load_trained_variant(header, overrides, variant_file, refuse, folder)
         self.side = header["side"]
         sides = sorted({faction.side for faction in self.trained_variant.factions.values()})
         if self.side not in sides:
@@ -135,7 +146,9 @@ class PolicyAgent(SyncAgent):
         self._judged: tuple[Variant, bool] | None = None  # the last rules seen, and their fit
         # a policy trained with advice sees its co-player's choice; the fallback gives it
         self.advice = header.get("advice")
-        if self.advice is not None and self.advice != fallback.name:
+        if self.advice is not None and not _advised_by(
+            self.advice, policy, fallback, fallback_file
+        ):
             raise refuse(
                 "advice",
                 f"the policy was trained on {self.advice!r}'s advice, "
@@ -238,6 +251,39 @@ class PolicyAgent(SyncAgent):
         return self._judged[1]
 
 
+def _advised_by(
+    advice: str, policy: PolicyFile, fallback: Agent, fallback_file: Path | None
+) -> bool:
+    """Whether `fallback` is the player whose advice `policy` was trained on: its name
+    is the header's `advice`, or `advice` names the agent file `fallback_file` it was
+    built from (`header_agent`)."""
+    if advice == fallback.name:
+        return True
+    if fallback_file is None or not _names_a_file(advice):
+        return False
+    return Path(header_agent(advice, policy)).resolve() == fallback_file.resolve()
+
+
+def _names_a_file(name: str) -> bool:
+    """Whether a player's name is a path to an agent file (as `rl.spec` tells them
+    apart), not a scripted player's or a bare agent name."""
+    return name.endswith(".toml") or "/" in name or os.sep in name
+
+
+def header_agent(recorded: str, policy: PolicyFile) -> str:
+    """The player a policy's header names as ``fallback`` or ``advice``, as
+    `make_agent` takes it: an agent file named by a relative path, from the policy
+    file's folder (`input_files.read_reference`: `rl.train.recorded_file` writes it so,
+    and the policy file travels), where it is there; otherwise as recorded (a scripted
+    player's name, an absolute path, a policy built in memory, or a file written before
+    headers named files from their folder, whose relative path was the working
+    folder's)."""
+    if policy.source is None or not _names_a_file(recorded) or Path(recorded).is_absolute():
+        return recorded
+    path = read_reference(recorded, Path(policy.source).parent)
+    return str(path) if is_file(path) else recorded
+
+
 AGENT_KEYS = ("name", "kind", "policy", "fallback", "description", "variant")
 """The keys of an ``rl`` agent file."""
 
@@ -287,13 +333,16 @@ def load_trained_variant(
     overrides: Mapping[str, Any],
     moved_to: str | Path | None,
     refuse: Callable[[str, object], ValueError],
+    folder: Path | None = None,
 ) -> Variant:
     """The variant a policy was trained on, loaded with its switches.
 
     A policy trained on a bundled variant names it (``variant``) and is loaded by that
     name. One trained on a file of one's own (`rules.loader.custom_file`: a new name,
-    or a copy of a bundled file with other rules) also records the file's absolute
-    path (``variant_file``), its content digest (``variant_digest``) and the digest of
+    or a copy of a bundled file with other rules) also records the file
+    (``variant_file``: its path from the policy file's `folder` where both lay in the
+    project, read from there, `input_files.read_reference`; else, and in files written
+    before, its absolute path), its content digest (``variant_digest``) and the digest of
     its rules with the switches (``rules_digest``, `rules.loader.rules_digest`), as
     `rl.train.export_policy` writes them. That file is read (or `moved_to`, the agent
     file's ``variant``, when it was moved) and taken when its bytes are the recorded
@@ -305,6 +354,8 @@ def load_trained_variant(
     `refuse(key, reason)` builds the caller's error."""
     name = header["variant"]
     recorded = header.get("variant_file")
+    if recorded is not None and folder is not None:
+        recorded = str(read_reference(recorded, folder))
     if recorded is None:
         try:
             return load_variant(name, overrides)
@@ -359,7 +410,10 @@ def load_policy_agent(spec: str) -> PolicyAgent | None:
         missing = "is a folder" if is_dir(policy_path) else "does not exist"
         raise ValueError(f"{path}: policy: {policy_path} {missing}, not a policy file")
     policy = PolicyFile.load(policy_path)
-    fallback = data.get("fallback", policy.header.get("fallback", "heuristic"))
+    fallback = data.get("fallback")
+    if fallback is None:
+        fallback = policy.header.get("fallback", "heuristic")
+        fallback = header_agent(fallback, policy) if isinstance(fallback, str) else fallback
     where = "fallback" if "fallback" in data else "its policy's fallback"
     token = _LOADING.set((*loading, path))
     try:
@@ -376,7 +430,8 @@ def load_policy_agent(spec: str) -> PolicyAgent | None:
             f"{path}: variant: the policy was trained on the bundled variant "
             f"{policy.header.get('variant')!r}, not on a file of one's own; leave the key out"
         )
-    return PolicyAgent(data.get("name", path.stem), policy, fallback_agent, moved_to)
+    fallback_file = resolve_agent_file(fallback) if isinstance(fallback, str) else None
+    return PolicyAgent(data.get("name", path.stem), policy, fallback_agent, moved_to, fallback_file)
 
 
 register_loader(load_policy_agent)

@@ -224,5 +224,44 @@ def _board_key(spec: Path, out: Path | None, results: Path | None) -> bytes | No
     folder = results or experiment.results_dir
     if published is None or (folder / KEY_FILE).exists():
         return None
-    typer.echo(f"{folder}: a new results folder, played with the host key of {published}")
-    return read_host_key(published)
+    key = read_host_key(published)
+    typer.echo(_board_key_note(folder, published, key))
+    return key
+
+
+def _board_key_note(folder: Path, published: Path, key: bytes) -> str:
+    """The line that says what the published `key` (read from `published`) is taken for
+    in the results `folder`, which has no key file: a new folder's games are played with
+    it; a folder holding stored games (whose key file was removed) resumes with it only
+    where its manifest names that key (`provenance.folder_host_key`, which refuses
+    otherwise, after this line).
+
+    Why: the line is printed before the resume checks run, and a folder with games is not
+    a new one; taking it for one, a reader would not look for the lost key file."""
+    from mafia_arena.experiments.provenance import ManifestError, read_manifest
+    from mafia_arena.results_file import MANIFEST_NAME, STORE_NAME
+    from mafia_arena.seat_seeds import KEY_FILE, host_key_fingerprint
+
+    store = folder / STORE_NAME
+    if not store.is_file() or not store.stat().st_size:
+        return f"{folder}: a new results folder, played with the host key of {published}"
+    try:
+        recorded = (read_manifest(folder) or {}).get("host_key_fingerprint")
+    except ManifestError:  # the resume refuses it, naming the file and the reason
+        recorded = None
+    missing = f"{folder}: holds stored games but no {KEY_FILE} file"
+    if not isinstance(recorded, str) or not recorded:
+        return (
+            f"{missing}; resuming with the host key of {published}, which {MANIFEST_NAME} "
+            "does not say whether its stored games were played with"
+        )
+    if recorded != host_key_fingerprint(key):
+        return (
+            f"{missing}; the host key of {published} (fingerprint "
+            f"{host_key_fingerprint(key)}) is not the one its stored games were played "
+            f"with (fingerprint {recorded}, {MANIFEST_NAME})"
+        )
+    return (
+        f"{missing}; resuming with the host key of {published}, the one its stored games "
+        f"were played with ({MANIFEST_NAME})"
+    )

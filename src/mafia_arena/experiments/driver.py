@@ -90,6 +90,7 @@ from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
+from mafia_arena.input_files import spec_projects
 from mafia_arena.results_file import StoredRecords
 from mafia_arena.rules.loader import variant_path
 from mafia_arena.runner.log import variant_file_reference
@@ -419,8 +420,7 @@ def _variant_file(experiment: Experiment, source: str, logs: Path) -> str | None
     file = variant_path(source)
     if not file.is_file():
         return None
-    projects = (Path.cwd(), Path(experiment.source).resolve().parent.parent)
-    return variant_file_reference(file, logs, projects)
+    return variant_file_reference(file, logs, spec_projects(experiment.source))
 
 
 def _same_code(

@@ -16,8 +16,9 @@ Contract
   seating, a ``void_threshold`` other than the default) and nothing that does not
   (concurrency, results folder, tracking URI), so
   moving a run to a cluster or another folder keeps its identity. `Experiment.inputs`
-  keeps the digest of each of those files by name, so a refused resume can say which
-  one changed (`experiments.provenance`).
+  keeps the digest of each of those files by a name that travels with the results
+  (`provenance.input_names`), so a refused resume can say which one changed
+  (`experiments.provenance`).
 * One name, one rule set: records and leaderboards name a game's variant by its file's
   ``name``, so an entry whose file bears a bundled variant's name, or another entry's,
   with other rules is refused (`_check_one_rule_set`).
@@ -34,7 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.experiments.errors import SpecError
-from mafia_arena.experiments.provenance import agent_file_inputs, display_name, file_digest
+from mafia_arena.experiments.provenance import (
+    agent_file_inputs,
+    display_name,
+    file_digest,
+    input_names,
+)
 from mafia_arena.experiments.spec import Concurrency, ExperimentSpec
 from mafia_arena.input_files import find_beside_spec, not_a_file
 from mafia_arena.results_file import MAX_GAME_INDEX
@@ -68,14 +74,15 @@ class AgentRef:
         return bool(self.digest)
 
 
-def _agent_inputs(path: Path, spec_path: Path) -> tuple[dict[str, str], str]:
+def _agent_inputs(path: Path) -> tuple[dict[Path, str], str]:
     """Digests of an agent file, of every prompt template it can use and of the files it
-    names (an RL policy), by display name (`Experiment.inputs`), and the agent's digest
-    for the spec hash: of each file's stable name with its content
-    (`provenance.agent_file_inputs`: a swap or a rename of two templates is a change)."""
+    names (an RL policy), by path (named for `Experiment.inputs` by
+    `provenance.input_names`), and the agent's digest for the spec hash: of each file's
+    stable name with its content (`provenance.agent_file_inputs`: a swap or a rename of
+    two templates is a change)."""
     files = agent_file_inputs(path)
     digests = {name: file_digest(file) for name, file in files.items()}
-    inputs = {display_name(file, spec_path): digests[name] for name, file in files.items()}
+    inputs = {file: digests[name] for name, file in files.items()}
     blob = json.dumps(sorted(digests.items())).encode()
     return inputs, hashlib.sha256(blob).hexdigest()[:16]
 
@@ -174,7 +181,7 @@ def game_seed(base_seed: int, game_index: int) -> int:
 
 
 def _agent(
-    raw: str, source: str, key: str, spec_path: Path, presets: list[str], inputs: dict[str, str]
+    raw: str, source: str, key: str, spec_path: Path, presets: list[str], inputs: dict[Path, str]
 ) -> AgentRef:
     """A pool entry; a file agent's digest covers the file, its prompt templates and the
     files it names, each by name and content."""
@@ -192,7 +199,7 @@ def _agent(
             f"unknown agent {raw!r}: not a scripted preset "
             f"({', '.join(presets)}) nor an existing agent file",
         )
-    files, digest = _agent_inputs(found, spec_path)
+    files, digest = _agent_inputs(found)
     inputs.update(files)
     return AgentRef(raw, str(found), digest)
 
@@ -216,7 +223,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
     presets = scripted_agent_names()
     matchups: list[Matchup] = []
     labels: set[str] = set()
-    inputs: dict[str, str] = {}
+    inputs: dict[Path, str] = {}  # named at the end: `provenance.input_names`
     rule_sets: dict[str, tuple[str, str]] = {}
     index = 0
     for i, entry in enumerate(spec.variants):
@@ -229,7 +236,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
             variant = load_table(variant_source, entry.set, entry.player_counts)
             variant_file = variant_path(variant_source)
             digest = file_digest(variant_file)
-            inputs[display_name(variant_file, spec_path)] = digest
+            inputs[variant_file.resolve()] = digest
         except VariantError as exc:
             raise _variant_error(source, key, entry.variant, exc) from exc
         shown = display_name(variant_file, spec_path)
@@ -303,7 +310,7 @@ def resolve(spec: ExperimentSpec, spec_path: Path, text: str) -> Experiment:
         spec.concurrency,
         results,
         spec.tracking_uri,
-        inputs=inputs,
+        inputs=input_names(inputs, spec_path),
         void_threshold=spec.void_threshold,
     )
     return _with_hash(experiment)

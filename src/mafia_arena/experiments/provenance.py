@@ -13,7 +13,8 @@ compares it with the present before playing more:
   prompt template (of LLM agent files) and file an agent file names (an RL policy) the
   spec uses (the agent file holds the model parameters). These are also hashed into the
   spec hash, each with a stable name of the file (`agent_file_inputs`), so a changed,
-  renamed or swapped input is a changed spec.
+  renamed or swapped input is a changed spec. The manifest keeps them by names free of
+  the machine's paths (`input_names`), which say what changed (`input_differences`).
 
 * `pool_builds`: per agent with a card, the build that plays (``builds``: the local
   server's and weights' versions and the GGUF's sha256, a policy file's sha256 and the
@@ -33,15 +34,17 @@ games were played by which code.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from mafia_arena.code_identity import code_identity
 from mafia_arena.experiments.errors import ResultsConflict
+from mafia_arena.input_files import spec_projects
 from mafia_arena.output_folders import naming, write_whole
 from mafia_arena.results_file import MANIFEST_NAME, card_build, json_line
 from mafia_arena.seat_seeds import KEY_FILE, host_key_fingerprint, load_or_create_host_key
@@ -61,15 +64,100 @@ def code_provenance() -> dict[str, str | None]:
 
 
 def display_name(path: Path, spec_path: Path) -> str:
-    """A stable name for an input file: relative to the working folder or the spec's
+    """How a message names an input file: relative to the working folder or the spec's
     repository when it lies inside one of them, else absolute."""
     path = path.resolve()
-    for base in (Path.cwd(), spec_path.resolve().parent.parent):
+    for base in spec_projects(spec_path):
         try:
             return path.relative_to(base.resolve()).as_posix()
         except ValueError:
             continue
     return path.as_posix()
+
+
+OUTSIDE = "..."
+"""What stands for the folders of an input file outside the project in its manifest
+name (`input_name`: ``.../my-variant.toml``)."""
+
+
+def input_name(path: Path, spec_path: Path) -> str:
+    """The manifest's name of an input file (``inputs``): a bundled variant as
+    ``envs/<file>`` and a default prompt template as ``agents/prompts/<file>`` wherever
+    the package lies; another file by its path from the working folder or the spec's
+    repository when it lies in one of them (`display_name`); a file outside both by its
+    file name after `OUTSIDE` (`input_names` tells such files of one name apart).
+
+    Why: the names are written into a results folder that travels (copied to another
+    machine, published) and compared when it is resumed (`input_differences`). Taken
+    from where the package or the spec happen to lie, a bundled file was named
+    ``h3_tree/envs/simple.toml`` beside a spec in a temporary folder, or by an absolute
+    path from an installed package, and a file outside the project by its absolute
+    path: names that told nothing of the game, changed with the folder the run started
+    from, and published the home folder of whoever played it."""
+    path = path.resolve()
+    bundled = _bundled_name(path)
+    if bundled is not None:
+        return bundled
+    for base in spec_projects(spec_path):
+        if path.is_relative_to(base.resolve()):
+            return path.relative_to(base.resolve()).as_posix()
+    return f"{OUTSIDE}/{path.name}"
+
+
+def input_names(files: Mapping[Path, str], spec_path: Path) -> dict[str, str]:
+    """``{input_name: digest}`` of `files` (``{path: digest}``), as the manifest's
+    ``inputs`` keep them, so that no digest hides another's: files outside the project
+    that share a file name are named by as many of their last folders as tell them
+    apart (``.../a/x.toml``, ``.../b/x.toml``); of other files that share a name (a
+    project's own ``agents/prompts/speak.txt`` beside the bundled one), the bundled one
+    keeps it and the others are numbered (``agents/prompts/speak.txt (2)``)."""
+    named: dict[str, dict[Path, str]] = {}
+    for path, digest in files.items():
+        named.setdefault(input_name(path, spec_path), {})[path.resolve()] = digest
+    inputs: dict[str, str] = {}
+    for name, found in named.items():
+        if len(found) == 1:
+            inputs[name] = next(iter(found.values()))
+        elif name.startswith(f"{OUTSIDE}/"):
+            depth = 1
+            while len({_tail(p, depth) for p in found}) < len(found):
+                depth += 1
+            inputs.update({f"{OUTSIDE}/{_tail(p, depth)}": d for p, d in found.items()})
+        else:
+            paths = sorted(found, key=lambda p: (_bundled_name(p) is None, str(p)))
+            inputs[name] = found[paths[0]]
+            inputs.update({f"{name} ({i})": found[p] for i, p in enumerate(paths[1:], 2)})
+    return inputs
+
+
+def _tail(path: Path, depth: int) -> str:
+    """The last `depth` parts of `path` (the root's separator left out), with ``/``."""
+    return "/".join(part for part in path.parts[-depth:] if part != path.anchor)
+
+
+def _bundled_name(path: Path) -> str | None:
+    """The name of the resolved `path` among the files the package brings
+    (`_bundled_folders`: ``envs/simple.toml``); None for any other file."""
+    for prefix, folder in _bundled_folders():
+        if path.is_relative_to(folder):
+            return f"{prefix}/{path.relative_to(folder).as_posix()}"
+    return None
+
+
+def _bundled_folders() -> list[tuple[str, Path]]:
+    """The folders of the files the package brings, with the name each has in a
+    checkout: the bundled variants (``envs``) and the default prompt templates
+    (``agents/prompts``), wherever they are installed."""
+    from mafia_arena.agents.llm_prompts import default_prompts_dir
+    from mafia_arena.rules.loader import envs_dir
+
+    folders: list[tuple[str, Path]] = []
+    with contextlib.suppress(FileNotFoundError):  # no bundled variants: none to name
+        folders.append(("envs", envs_dir().resolve()))
+    prompts = default_prompts_dir()
+    if prompts is not None:
+        folders.append(("agents/prompts", prompts.resolve()))
+    return folders
 
 
 def agent_file_inputs(agent_file: Path) -> dict[str, Path]:
@@ -333,17 +421,40 @@ def write_manifest(folder: Path, data: dict[str, Any]) -> None:
 
 
 def input_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """What changed among the input files, one line each."""
+    """What changed among the input files, one line each.
+
+    A name of an older manifest that names the same file as a present one in another
+    way (``h3_tree/envs/simple.toml`` or an absolute path for ``envs/simple.toml``,
+    before `input_name` named files as it does) is taken for that file, when it is the
+    only present name it can be (`_same_file`): a file is not reported as gone and
+    new for its name alone, and a changed one is reported as changed."""
     before, after = old.get("inputs") or {}, new.get("inputs") or {}
+    was = {name: name for name in before if name in after}
+    fresh = [name for name in after if name not in before]
+    for name in sorted(set(before) - set(after)):
+        matches = [new_name for new_name in fresh if _same_file(name, new_name)]
+        if len(matches) == 1:
+            was[matches[0]] = name
+            fresh.remove(matches[0])
     lines = []
-    for name in sorted(set(before) | set(after)):
+    for name in sorted(set(after) | (set(before) - set(was.values()))):
         if name not in after:
             lines.append(f"{name} is no longer used")
-        elif name not in before:
+        elif name not in was:
             lines.append(f"{name} is new")
-        elif before[name] != after[name]:
-            lines.append(f"{name} changed (content {before[name]} -> {after[name]})")
+        elif before[was[name]] != after[name]:
+            lines.append(f"{name} changed (content {before[was[name]]} -> {after[name]})")
     return lines
+
+
+def _same_file(old: str, new: str) -> bool:
+    """Whether manifest names `old` and `new` may name one file: the parts of one
+    (`OUTSIDE` and the root left out) end the other's."""
+    a, b = (
+        [p for p in PurePosixPath(name).parts if p not in (OUTSIDE, "/")] for name in (old, new)
+    )
+    shorter, longer = sorted((a, b), key=len)
+    return bool(shorter) and longer[len(longer) - len(shorter) :] == shorter
 
 
 def code_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

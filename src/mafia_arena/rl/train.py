@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from mafia_arena.agents.policy_file import PolicyFile, table_hash
+from mafia_arena.input_files import reference_from, spec_projects
 from mafia_arena.output_folders import write_whole
 from mafia_arena.rl.evaluate import WinRate, win_rate
 from mafia_arena.rl.spec import TrainSpec
@@ -93,8 +94,13 @@ def _sb3() -> tuple[Any, Any]:
     return MaskablePPO, DummyVecEnv
 
 
-def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
-    """The actor of a trained `MaskablePPO` model as a `PolicyFile`."""
+def export_policy(
+    model: Any, spec: TrainSpec, env: TeamEnv, folder: Path | None = None
+) -> PolicyFile:
+    """The actor of a trained `MaskablePPO` model as a `PolicyFile` to be written to
+    `folder`, whose header names the files it was trained with (a variant file of one's
+    own, an agent file as fallback or co-player) by their path from `folder` where both
+    lie in the project (`recorded_file`); by absolute paths without a `folder`."""
     import torch
 
     policy = model.policy
@@ -113,25 +119,26 @@ def export_policy(model: Any, spec: TrainSpec, env: TeamEnv) -> PolicyFile:
         "overrides": setup.overrides,
         "side": setup.side,
         "kinds": list(setup.kinds),
-        "fallback": spec.fallback,
+        "fallback": recorded_file(spec.fallback, spec, folder),
         "observation_size": env.observation_size,
         "observation": env.session.observation.header(),
-        "advice": setup.co_player if setup.advice else None,
+        "advice": recorded_file(setup.co_player, spec, folder) if setup.advice else None,
         "actions": env.actions,
         "table_hash": table_hash(list(env.session.table.keys)),
         "spec": _shown_path(spec.source),
         "spec_hash": spec.digest,
         "steps": spec.steps,
         "seed": spec.seed,
-        **trained_file(env.session.variant),
+        **trained_file(env.session.variant, spec, folder),
         "trained_with": trained_with(),
     }
     return PolicyFile(layers, header)
 
 
-def trained_file(variant: Variant) -> dict[str, str]:
+def trained_file(variant: Variant, spec: TrainSpec, folder: Path | None) -> dict[str, str]:
     """The header keys naming the variant file of one's own a policy was trained on:
-    the variant's ``name``, the file's absolute path, its content digest and the
+    the variant's ``name``, the file (`recorded_file`: from the policy's `folder` where
+    both lie in the project, else its absolute path), its content digest and the
     digest of its rules with the switches (`agents.policy.load_trained_variant`
     reads them); {} for a bundled variant, whose name is enough (its header is as it
     was).
@@ -145,10 +152,27 @@ def trained_file(variant: Variant) -> dict[str, str]:
         return {}
     return {
         "variant": variant.name,
-        "variant_file": path,
+        "variant_file": recorded_file(path, spec, folder),
         "variant_digest": variant.digest,
         "rules_digest": rules_digest(variant),
     }
+
+
+def recorded_file(name: str, spec: TrainSpec, folder: Path | None) -> str:
+    """How a policy file written to `folder` names the file `name` its spec gave (a
+    variant or agent file: an absolute path, as `rl.spec` resolves it): by its path from
+    `folder` when both lie in the working folder or the spec's repository
+    (`input_files.reference_from`), else as it is; other names (``heuristic``, a
+    bundled variant) and every name without a `folder`, as they are.
+    `agents.policy.header_file` reads it back from the policy file's folder.
+
+    Why: the policy file is moved (into a repository's ``agents/policies/``, to another
+    machine) and loaded there; an absolute path named a file of the machine that
+    trained it, and showed its home folder to everyone the file was shipped to."""
+    path = Path(name)
+    if folder is None or not path.is_absolute():
+        return name
+    return reference_from(path, folder, spec_projects(spec.source))
 
 
 #: The distributions whose versions decide what a training run learns.
@@ -275,7 +299,7 @@ def _train(
     curve: list[dict[str, float]] = []
 
     def evaluate(step: int) -> list[WinRate]:
-        policy = export_policy(model, spec, probe)
+        policy = export_policy(model, spec, probe, out)
         rates = [
             win_rate(spec.setup, "policy", policy.act, opponent, spec.eval_games)
             for opponent in spec.setup.opponents
@@ -300,7 +324,7 @@ def _train(
         model.learn(chunk, reset_num_timesteps=False)
         done += chunk
         final = evaluate(done)
-    policy = export_policy(model, spec, probe)
+    policy = export_policy(model, spec, probe, out)
     with interrupts_deferred():
         policy_path = write_whole(out / "policy.npz", policy.save)
         write_whole(out / "model.zip", lambda path: model.save(path))

@@ -36,7 +36,6 @@ never enter the event log, so no seat view, replay or page can show them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,7 @@ from mafia_arena.code_identity import code_identity, code_label
 from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
+from mafia_arena.input_files import read_reference, reference_from
 from mafia_arena.output_folders import write_whole
 from mafia_arena.results_file import record_line
 from mafia_arena.rules import Variant, load_variant
@@ -288,10 +288,9 @@ def variant_source(log: GameLog, variant_file: str | Path | None = None) -> str 
     recorded = log.meta.get("variant_file")
     if not isinstance(recorded, str) or not recorded:
         return log.variant
-    path = Path(recorded)
-    if path.is_absolute() or log.path is None:
-        return path
-    return Path(os.path.normpath(log.path.parent.resolve() / path))
+    if log.path is None:
+        return Path(recorded)
+    return read_reference(recorded, log.path.parent)
 
 
 def variant_file_reference(file: Path, log_folder: Path, projects: Sequence[Path]) -> str:
@@ -305,12 +304,9 @@ def variant_file_reference(file: Path, log_folder: Path, projects: Sequence[Path
     named a file that is not there and showed that path; a path from the log's own folder
     finds the file wherever the project that holds both is moved (`variant_source`). A
     file outside the project (another disk, a shared folder) is kept absolute: a path up
-    out of the project would be no truer elsewhere, and says less where it is."""
-    file, log_folder = file.resolve(), log_folder.resolve()
-    for project in (p.resolve() for p in projects):
-        if file.is_relative_to(project) and log_folder.is_relative_to(project):
-            return Path(os.path.relpath(file, log_folder)).as_posix()
-    return str(file)  # as `rules.loader.custom_file` names it
+    out of the project would be no truer elsewhere, and says less where it is
+    (`input_files.reference_from`, which a trained policy's header uses too)."""
+    return reference_from(file, log_folder, projects)
 
 
 def refused_before_replay(
