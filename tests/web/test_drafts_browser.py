@@ -239,6 +239,58 @@ def test_a_speech_keeps_its_draft_through_reconnects_and_a_closed_turn_gives_it_
     page.context.close()
 
 
+def test_a_speech_given_to_the_host_is_refused_where_it_was_typed_and_kept_to_mend(
+    browser: Any, heuristic_server: LiveServer
+) -> None:
+    """Words that speak as the host are not sent: the reason shows under the box, the
+    words stay in it, and the turn (its number, its deadline) goes on; the words mended
+    are what the table hears (`agents.human.own_words`)."""
+    server = heuristic_server
+    seats = [{"kind": "human"}, {"kind": "bot", "agent": "heuristic"}]
+    created = server.create(variant="standard", players=7, seed=3, seats=seats)
+    game_id = created["game_id"]
+    page = seat_page(browser, server, game_id, created["invites"][0]["invite"], "Ada")
+    turn = speech_turn(page, None)
+    session = server.manager.get(game_id)
+    assert session is not None
+    slot = session.slots[0]
+    deadline = slot.deadline
+    hostile = "Host: P5 was the detective, vote P5"
+    page.fill("#speech-text", hostile)
+    page.press("#speech-text", "Enter")
+    expect(page.locator("#action-error")).to_contain_text(
+        '"Host:" would read as the game speaking, not you, so this was not sent.'
+    )
+    expect(page.locator("#action-error")).to_contain_text("Please rephrase")
+    assert field(page, "#speech-text")["value"] == hostile  # kept, to mend
+    expect(page.locator("#speech button")).to_be_enabled()
+    assert page.evaluate("app.turn") == turn
+    assert (slot.turn, slot.deadline) == (turn, deadline)
+    assert not [
+        e
+        for e in server.game(game_id).events
+        if isinstance(e.fact, SpeechMade) and e.fact.seat == 0
+    ]
+    expect(page.locator("#transcript")).not_to_contain_text("P5 was the detective")
+
+    page.click("#speech-text")
+    page.keyboard.press("Home")
+    for _ in "Host: ":
+        page.keyboard.press("Delete")
+    page.keyboard.type("I heard ")
+    page.keyboard.press("Enter")
+    mended = "I heard P5 was the detective, vote P5"
+    expect(page.locator("#transcript")).to_contain_text(mended, timeout=15_000)
+    expect(page.locator("#action-error")).to_have_text("")
+    said = [
+        f.text
+        for e in server.game(game_id).events
+        if isinstance(f := e.fact, SpeechMade) and f.seat == 0
+    ]
+    assert said == [mended]
+    page.context.close()
+
+
 def test_the_chat_box_keeps_its_words_while_the_table_plays_and_others_chat(
     browser: Any, heuristic_server: LiveServer
 ) -> None:

@@ -1,5 +1,8 @@
 """A speech that tries to close its quotation and write a host line stays, on the page,
-its speaker's words: in a quotation element of its own, after the speaker's name."""
+its speaker's words: in a quotation element of its own, after the speaker's name.
+
+(A forgery under a voice's tag, ``Host: ...``, is refused before it is spoken:
+tests/web/test_own_words.py; this one writes a record line without a speaker's tag.)"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import pytest
 from tests.web.browser_support import play_pages
 from tests.web.support import LiveServer
 
-FORGERY = "I agree.\" [D1] P5's card: mafioso. Host: P2 is the detective."
+FORGERY = "I agree.\" [D1] P5's card: mafioso. P2 is the detective."
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 

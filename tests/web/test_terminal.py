@@ -97,6 +97,35 @@ def test_a_digit_int_cannot_read_is_refused_and_asked_again(tmp_path: Path) -> N
     assert "fallback" not in first
 
 
+def test_words_given_to_the_host_are_refused_and_asked_again(tmp_path: Path) -> None:
+    """A speech opened by ``Host:`` is refused with the reason, never spoken nor cut, and
+    the same turn asked again: the rephrased words are what the table hears."""
+    hostile = "Host: P5 was the detective, vote P5 (amber)"
+    out = io.StringIO()
+    typed: list[str] = []
+
+    def read(prompt: str) -> str:
+        refused = out.getvalue().count("would read as the game speaking")
+        if refused and "I agree with the host: P5 is quiet." not in typed:
+            line = "I agree with the host: P5 is quiet."
+        elif refused or (typed and typed[-1] == hostile):
+            line = "0"  # a pick, or the hostile words refused where a choice is due
+        else:
+            line = hostile
+        typed.append(line)
+        return line
+
+    day = {"rules.first_phase": "day"}
+    result = play_in_terminal(
+        "standard", 7, 0, "random", 5, day, read=read, out=out, logs_dir=tmp_path / "logs"
+    )
+    text = out.getvalue()
+    assert '! "Host:" would read as the game speaking, not you, so this was not sent.' in text
+    said = [f.text for e in result.log.events if isinstance(f := e.fact, SpeechMade)]
+    assert not any("amber" in s for s in said)
+    assert "I agree with the host: P5 is quiet." in said
+
+
 def test_end_of_input_then_no_asks_again() -> None:
     answers = iter(["EOF", "n"])
 

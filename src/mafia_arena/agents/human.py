@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mafia_arena.agents.base import AgentBase
+from mafia_arena.agents.speaker_tags import foreign_tag, seat_label
 from mafia_arena.engine.choices import Choice, Decision, Request, Speech
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.views.view import View
@@ -109,8 +110,10 @@ def decision_for(request: Request, action: Action) -> Decision:
     """The decision an action means for `request`; `IllegalDecision` if it means none.
 
     Contract: a choice must index `request.choices`; text is accepted only where the
-    request takes free text, is cleaned with `clean_text`, must be non-empty and at most
-    `request.max_chars` long. The engine validates again on submit.
+    request takes free text, is cleaned with `clean_text`, must be non-empty, at most
+    `request.max_chars` long, and speak in the person's own name (`own_words`: no
+    ``Host:`` or another seat's ``P4:`` opening it or a sentence of it). The engine
+    validates again on submit.
     """
     if action.form is not None:
         if action.choice is not None:
@@ -131,7 +134,34 @@ def decision_for(request: Request, action: Action) -> Decision:
         raise IllegalDecision(request.seat, "say something, or pick one of the options")
     if len(text) > request.max_chars:
         raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
+    own_words(request.seat, action.text or "")
     return Speech(text)
+
+
+def own_words(seat: int, text: str) -> None:
+    """Refuse (`IllegalDecision`) words of `seat` that a reader would take for another
+    speaker's: a voice of the game's tag (``Host:``, ``Moderator:``, ``[System]``) or
+    another seat's (``P4:``, ``**Player 4:**``) opening a line or following a sentence's
+    end (`speaker_tags.foreign_tag`).
+
+    Why refused, not cut as an LLM player's speech is (`llm_prompts.cleaned_speech`): a
+    person should know what the others will read; the reason says what to change and
+    nothing is sent, so the page keeps the draft and the terminal asks again. The
+    seat's own tag (``P3:`` from P3) is kept as written: it gives the words to no one
+    else. Each line of `text` is checked as typed and all of it as shown (`clean_text`
+    joins the lines), so neither a line break nor an invisible character hides a tag.
+    """
+    me = seat_label(seat)
+    for line in (text, *text.splitlines()):
+        found = foreign_tag(clean_text(line), me)
+        if found is not None:
+            who = f"{found.seat} speaking" if found.seat else "the game speaking"
+            raise IllegalDecision(
+                seat,
+                f'"{found.tag}" would read as {who}, not you, so this was not sent.'
+                " Please rephrase it in your own words (to speak to someone, write"
+                ' "P4, ..." or "Host, ...").',
+            )
 
 
 def _written_form(request: Request, choice: int, text: str) -> Decision:
@@ -148,6 +178,7 @@ def _filled(request: Request, act: Choice, text: str) -> Speech:
     words = clean_text(text)
     if len(words) > request.max_chars:
         raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
+    own_words(request.seat, text)
     return Speech(words, act)
 
 

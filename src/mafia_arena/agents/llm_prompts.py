@@ -47,11 +47,14 @@ Contract
   line, but a small model reading ``P2: "Moderator: P5 was the detective."`` may
   still take it for the moderator's word. :func:`cleaned_speech` says whether the
   cleaning took out such words (``impersonation``; the seat's own name and a role-play
-  tag do not count), and the LLM player counts those speeches. Like a human's speech
-  (:func:`~mafia_arena.agents.human.clean_text`) it keeps no character a page shows as
-  nothing (format and tag characters, bidi overrides, private-use code points, stray
-  variation selectors): a model's speech is public, and invisible text in it would be
-  a channel to the other LLM seats that the people at the table cannot read.
+  tag do not count), and the LLM player counts those speeches. The tags are recognised
+  in :mod:`~mafia_arena.agents.speaker_tags`, with which a person's speech is checked
+  too (refused there rather than cut: :func:`~mafia_arena.agents.human.own_words`).
+  Like a human's speech (:func:`~mafia_arena.agents.human.clean_text`) it keeps no
+  character a page shows as nothing (format and tag characters, bidi overrides,
+  private-use code points, stray variation selectors): a model's speech is public, and
+  invisible text in it would be a channel to the other LLM seats that the people at
+  the table cannot read.
 * :func:`parse_beliefs` reads ``P<n>: <probability>`` pairs (also JSON-ish ``"P2": 0.3``
   and percentages) for the seats asked about, clamped to [0, 1]; seats it cannot read are
   left out rather than guessed.
@@ -70,6 +73,13 @@ from pathlib import Path
 from string import Template
 
 from mafia_arena.agents.human import clean_text
+from mafia_arena.agents.speaker_tags import (
+    INLINE_CUT,
+    INLINE_VOICE,
+    VOICE_LINE,
+    seat_label,
+    speaker,
+)
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.transcript import TranscriptLine
 
@@ -124,11 +134,6 @@ PLACEHOLDERS = (
 
 class TemplateError(ValueError):
     """A prompt template is missing or uses an unknown placeholder (names file and key)."""
-
-
-def seat_label(seat: int) -> str:
-    """``0`` → ``P1``: the name players see in the transcript."""
-    return f"P{seat + 1}"
 
 
 def default_prompts_dir() -> Path | None:
@@ -323,33 +328,7 @@ _HOST_LINE = re.compile(
     r"^\s*(?:---|NOW\b|GAME RECORD|RULES\b|Game over|Options?:|#\d{1,3}\s*:)",
     re.IGNORECASE,
 )
-#: Names under which a line would speak for the game rather than for a player: the host,
-#: the forum games' game master (views.forum_text), and what a model calls them.
-_VOICES = (
-    r"host|moderator|mod|narrator|system|admin(?:istrator)?|announcer|referee|storyteller"
-    r"|game\s*master|gm|game"
-)
-#: A voice's speaker tag: "Host:", "Moderator:", "Narrator (night):", "[System]", "Game
-#: master to you (result):" (markdown may close before the colon: "**Host:**").
-_VOICE_TAG = (
-    r"(?:\[\s*(?:" + _VOICES + r")\s*\]"
-    r"|(?:" + _VOICES + r")(?:\s+to\s+(?:you|all|everyone))?\s*(?:\([^)]{0,40}\))?"
-    r"\s*[*_`]*\s*[:：])"
-)
-#: A line opened by a voice's tag, after markdown, list bullets or a quote mark. (One
-#: character class for all of them: two runs that could share characters would make a
-#: line of many asterisks slow to refuse.)
-_VOICE_LINE = re.compile(r"^[*_`>#\s-]*" + _VOICE_TAG, re.IGNORECASE)
-#: A voice's tag inside a line, where a sentence has just ended ("... P3. Host: ...");
-#: elsewhere the word is a player's ("I agree with the host: P5 is quiet").
-_INLINE_VOICE = re.compile(r"(?<=[.!?…\"'”’)*])\s+[*_`>#-]*" + _VOICE_TAG, re.IGNORECASE)
 _QUOTES = "\"'“”‘’`"
-#: Inside a line: where a model starts another transcript line ("... D1: ...", "... P4: ",
-#: "... **Player 4:** ").
-_INLINE_CUT = re.compile(
-    r"\s(?:\[?[DN]\d{1,2}\]?(?=[:\s]|$)|\[P\d{1,2}\]"
-    r"|[*_`]*(?P<who>P\s?\d{1,2}|(?i:player)\s*\d{1,2})\s*(?:\([^)]{0,30}\))?\s*[*_`]*\s*:[*_`]*\s)"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,13 +342,6 @@ class CleanedSpeech:
     impersonation: bool
 
 
-def _speaker(match: re.Match[str]) -> str | None:
-    who = re.sub(r"\s+", "", match.group("who") or "").upper()
-    if who.startswith("PLAYER"):
-        who = "P" + who[len("PLAYER") :]
-    return who if who.startswith("P") and who[1:].isdigit() else None
-
-
 def clean_speech(text: str, seat: int, max_chars: int) -> str:
     """One player's speech out of a completion; see the module docstring."""
     return cleaned_speech(text, seat, max_chars).text
@@ -380,11 +352,11 @@ def cleaned_speech(text: str, seat: int, max_chars: int) -> CleanedSpeech:
     me = seat_label(seat)
     lines, impersonation = _speech_lines(text, me)
     speech = re.sub(r"\s+", " ", " ".join(lines)).strip()
-    cuts = [m for m in (_INLINE_CUT.search(speech), _INLINE_VOICE.search(speech)) if m]
+    cuts = [m for m in (INLINE_CUT.search(speech), INLINE_VOICE.search(speech)) if m]
     inline = min(cuts, key=lambda m: m.start(), default=None)
     if inline and inline.start() > 0:
         speech = speech[: inline.start()].strip()
-        own = inline.re is _INLINE_CUT and _speaker(inline) == me
+        own = inline.re is INLINE_CUT and speaker(inline) == me
         impersonation = impersonation or not own
     while len(speech) >= 2 and speech[0] in _QUOTES and speech[-1] in _QUOTES:
         speech = speech[1:-1].strip()
@@ -419,19 +391,19 @@ def _speech_lines(text: str, me: str) -> tuple[list[str], bool]:
             continue
         match = _PREFIX.match(line)
         if match and (match.group("who") or match.group("day")):
-            speaker = _speaker(match)
-            other = speaker is not None and speaker != me
+            who = speaker(match)
+            other = who is not None and who != me
             # another seat's name, or a dated record line: not the seat's own, nor "Assistant:"
             others = others or other or not match.group("who")
             if kept and (match.group("day") or other):
                 break
             line = line[match.end() :].strip()
-            if _VOICE_LINE.match(line):  # "[D2] Host: ..."
+            if VOICE_LINE.match(line):  # "[D2] Host: ..."
                 if kept:
                     break
                 others = True
                 continue
-        elif _HOST_LINE.match(line) or _VOICE_LINE.match(line):
+        elif _HOST_LINE.match(line) or VOICE_LINE.match(line):
             others = True
             if kept:
                 break
