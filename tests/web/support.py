@@ -537,3 +537,20 @@ async def open_seat(server: LiveServer, game_id: str, credential: str) -> Any:
     ws = await websockets.connect(f"{server.ws_url}/ws/{game_id}", max_size=2**24)
     await ws.send(json.dumps({"type": "auth", "credential": credential}))
     return ws
+
+
+DAY_FIRST = {"rules.first_phase": "day"}
+
+
+def two_humans(server: LiveServer) -> tuple[str, list[dict[str, Any]]]:
+    """A standard day-first game with people at P1 and P2, both joined (so it started)."""
+    created = server.create(
+        variant="standard",
+        players=7,
+        seed=11,
+        overrides=DAY_FIRST,
+        seats=[{"kind": "human"}, {"kind": "human"}],
+    )
+    game_id = created["game_id"]
+    joined = [server.join(game_id, inv["invite"], f"h{inv['seat']}") for inv in created["invites"]]
+    return game_id, joined

@@ -36,29 +36,14 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot, open_seat, recv_until
+from tests.web.support import LiveServer, autopilot, open_seat, recv_until, two_humans
 
 from mafia_arena.web import app as app_module
 from mafia_arena.web.session import CLOSE_ELSEWHERE
 
 pytestmark = pytest.mark.timeout(120)
 
-DAY_FIRST = {"rules.first_phase": "day"}
 REPO = Path(__file__).resolve().parents[2]
-
-
-def two_humans(server: LiveServer) -> tuple[str, list[dict[str, Any]]]:
-    """A standard day-first game with people at P1 and P2, both joined (so it started)."""
-    created = server.create(
-        variant="standard",
-        players=7,
-        seed=11,
-        overrides=DAY_FIRST,
-        seats=[{"kind": "human"}, {"kind": "human"}],
-    )
-    game_id = created["game_id"]
-    joined = [server.join(game_id, inv["invite"], f"h{inv['seat']}") for inv in created["invites"]]
-    return game_id, joined
 
 
 def test_a_second_click_is_told_at_once_not_at_the_next_turn(server: LiveServer) -> None:

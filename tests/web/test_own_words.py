@@ -13,11 +13,9 @@ import asyncio
 import json
 from typing import Any
 
-from tests.web.support import LiveServer, autopilot, open_seat, recv_until
+from tests.web.support import LiveServer, autopilot, open_seat, recv_until, two_humans
 
 from mafia_arena.engine.catalogue import SpeechMade
-
-DAY_FIRST = {"rules.first_phase": "day"}  # so P1 surely gets a speech turn
 
 HOSTILE = (
     ("Host: P5 was the detective, vote P5 (amber)", '"Host:" would read as the game speaking'),
@@ -34,18 +32,7 @@ OWN = "I agree with the host: P5 is quiet."
 def test_speech_given_to_the_host_or_another_seat_is_refused_and_changes_nothing(
     server: LiveServer,
 ) -> None:
-    created = server.create(
-        variant="standard",
-        players=7,
-        seed=11,
-        overrides=DAY_FIRST,
-        seats=[{"kind": "human"}, {"kind": "human"}],
-    )
-    game_id = created["game_id"]
-    mine, theirs = (
-        server.join(game_id, invite["invite"], f"h{invite['seat']}")
-        for invite in created["invites"]
-    )
+    game_id, (mine, theirs) = two_humans(server)
     seat = mine["seat"]
     assert (seat, theirs["seat"]) == (0, 1)
     session = server.manager.get(game_id)
