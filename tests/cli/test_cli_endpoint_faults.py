@@ -102,3 +102,54 @@ def test_the_persons_own_seat_is_not_charged_to_the_bot_it_replaced() -> None:
     faults: Counter[tuple[str, str, str]] = Counter()
     count_endpoint_faults([card, card], log, faults, skip=(1,))
     assert faults == Counter({("llm:down", "http://x/v1", "timeout"): 1})
+
+
+def tournament_spec(tmp_path: Path, pool: str) -> Path:
+    """A two-game 5-player spec of `pool` (TOML list items), stored under `tmp_path`."""
+    spec = tmp_path / "probe.toml"
+    spec.write_text(
+        f'name = "probe"\nbase_seed = 5\ngames = 2\npool = [{pool}]\n'
+        f'results = "{tmp_path / "results"}"\n'
+        '[[variants]]\nvariant = "standard"\nplayers = 5\n'
+        "set = { discussion_rounds = 1 }\n",
+        encoding="utf-8",
+    )
+    return spec
+
+
+def test_a_tournament_left_with_void_games_says_so_and_exits_1(
+    tmp_path: Path, dead_endpoint: FakeOpenAI
+) -> None:
+    """Every game against a dead endpoint is void: the summary still prints (with the
+    fallback kinds, and no dangling separator where the win rates would be), then one
+    stderr line, and the exit code is 1, so ``tournament && leaderboard`` stops before a
+    board is written from results the spec does not yet have."""
+    agent = agent_file(tmp_path, dead_endpoint.base_url)
+    spec = tournament_spec(tmp_path, f'"{agent}"')
+    args = ["tournament", str(spec), "--no-ray", "--no-tracking"]
+    result = CliRunner().invoke(app, args)
+
+    assert result.exit_code == 1, result.output
+    assert "2/2 games stored" in result.stdout and "2 void" in result.stdout
+    (matchup,) = [line for line in result.stdout.splitlines() if "standard-5p:" in line]
+    assert matchup.endswith("(2 void, not counted); no game counted"), matchup
+    assert "void games' fallbacks, seats of down: llm:" in result.stdout
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert line.startswith("error: 2 void game(s) decided by infrastructure failures")
+    assert "run the same command to play them again" in line
+    assert "Traceback" not in result.output
+
+
+def test_a_tournament_without_void_games_exits_0(tmp_path: Path) -> None:
+    """...and a rerun with every game stored says there was nothing left to play, not a
+    rate of 0 games/s on Ray, which it never started."""
+    spec = tournament_spec(tmp_path, '"heuristic"')
+    result = CliRunner().invoke(app, ["tournament", str(spec), "--no-ray", "--no-tracking"])
+    assert result.exit_code == 0, result.output
+    assert "0 void" in result.stdout and "error:" not in result.stderr
+    assert "games/s (in-process)" in result.stdout
+
+    again = CliRunner().invoke(app, ["tournament", str(spec), "--no-tracking"])
+    assert again.exit_code == 0, again.output
+    (line,) = [line for line in again.stdout.splitlines() if "games stored" in line]
+    assert line.endswith("(0 played now, 2 resumed, 0 failed, 0 void) nothing left to play")

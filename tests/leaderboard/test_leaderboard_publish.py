@@ -31,6 +31,33 @@ def _write(records: list[dict[str, Any]], out: Path) -> list[Path]:
     return write_leaderboard(records, out, title="Test board", provenance=PROVENANCE, n_boot=20)
 
 
+def test_a_board_of_void_games_only_shows_the_agents_fallbacks(
+    tmp_path: Path, game: GameFactory
+) -> None:
+    """Every game void (the endpoint was down all along): nothing is rated, yet the
+    README's agents table shows what the CSV has, each agent's fallback rates and void
+    games, rather than "No games" over a CSV that says the endpoint failed."""
+    records = []
+    for index in range(2):
+        record = game(
+            [("down", "villager", "town"), ("heuristic", "mafioso", "mafia")],
+            "town",
+            game_index=index,
+            kinds={"down": "llm"},
+        )
+        record["void"] = True
+        record["seats"][0].update(fallbacks=10, fallbacks_infrastructure=10)
+        records.append(record)
+    readme = _write(records, tmp_path)[0].read_text(encoding="utf-8")
+    agents = readme.split("## Agents", 1)[1].split("## By role", 1)[0]
+    assert "_No games._" not in agents
+    (row,) = [line for line in agents.splitlines() if "| down | llm |" in line]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[3] == "0"  # no game counted
+    assert "1.000" in cells and "2" in cells[-3:]  # infrastructure fallbacks, void games
+    assert "2 void games (decided by infrastructure failures) not counted." in readme
+
+
 def test_writes_all_files_byte_identically(
     tmp_path: Path, graded_records: list[dict[str, Any]]
 ) -> None:

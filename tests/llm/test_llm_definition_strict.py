@@ -111,3 +111,58 @@ def test_an_unset_api_key_variable_names_the_agent_file_and_key(
     moved = definition.model_copy(update={"base_url": "http://127.0.0.1:9/v1"})
     with pytest.raises(AgentDefinitionError, match=f"^{re.escape(str(path))}: api_key_env: "):
         moved.api_key()
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("", "is set but empty"),
+        (" \n", "holds only whitespace"),
+        ("sk-abc def123", "holds a character an HTTP header cannot carry at position 7 "),
+        ("sk-abc\x1bdef", "holds a character an HTTP header cannot carry at position 7 "),
+        ("sk-abcdéf", "holds a character an HTTP header cannot carry at position 8 "),
+    ],
+)
+def test_a_key_variable_that_holds_no_sendable_key_is_refused_without_showing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, problem: str
+) -> None:
+    """Set but empty is not "not set"; a key with a space, a control or a non-ASCII
+    character inside cannot go in the ``Authorization`` header, and every request would
+    fail as a connection error blamed on the endpoint: refused before any game, naming
+    the variable and the position, never the key."""
+    monkeypatch.setenv("MAFIA_ARENA_ODD_KEY", value)
+    path = write(tmp_path, 'model = "m"\napi_key_env = "MAFIA_ARENA_ODD_KEY"\n')
+    with pytest.raises(AgentDefinitionError) as info:
+        load_agent_definition(path).api_key()
+    message = str(info.value)
+    assert message.startswith(f"{path}: api_key_env: environment variable MAFIA_ARENA_ODD_KEY ")
+    assert problem in message
+    assert "def" not in message.removeprefix(str(path))
+
+
+async def test_a_key_read_with_its_line_break_is_sent_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``KEY=$(cat key.txt)`` drops the file's last line break, an ``.env`` file or a
+    mounted secret may not: the key is sent without it, and the game's first request is
+    answered (it used to fail, and every retry with it, as ``connection``)."""
+    from tests.llm.fake_openai import FakeOpenAI, reply
+
+    from mafia_arena.llm import ChatClient
+
+    monkeypatch.setenv("MAFIA_ARENA_FILE_KEY", "sk-from-a-file-0123\n")
+    server = FakeOpenAI()
+    try:
+        path = write(
+            tmp_path,
+            f'model = "m"\nbase_url = "{server.base_url}"\nmax_retries = 1\n'
+            'api_key_env = "MAFIA_ARENA_FILE_KEY"\nretry_backoff_s = 0.01\n',
+        )
+        server.script(reply("hello"))
+        result = await ChatClient(load_agent_definition(path)).complete(
+            [{"role": "user", "content": "hi"}]
+        )
+    finally:
+        server.close()
+    assert not result.fallback and result.text == "hello", result.failure
+    assert [h["authorization"] for h in server.headers] == ["Bearer sk-from-a-file-0123"]

@@ -15,6 +15,8 @@ from tests.llm.fake_openai import (
     Action,
     FakeOpenAI,
     error_body_200,
+    fake_agent_definition,
+    free_port,
     no_choices,
     reply,
     slow,
@@ -124,6 +126,47 @@ async def test_bad_request_keeps_the_endpoints_code_and_message(
     assert result.error_kind == "bad_request"
     assert result.failure.startswith("HTTP 400 context_length_exceeded: ")
     assert "maximum context length is 10 tokens" in result.failure
+
+
+async def test_a_path_the_server_does_not_serve_names_the_url_asked(
+    fake_openai: FakeOpenAI,
+) -> None:
+    """A ``base_url`` without its ``/v1`` reaches a server that does not serve the path:
+    vLLM and llama-cpp-python answer FastAPI's ``{"detail": "Not Found"}``. The reason
+    says so and names the URL asked, without the user name and password the base URL
+    carried; it used to read ``HTTP 404 Error code: 404``, which says neither."""
+    root = f"http://127.0.0.1:{fake_openai.port}"
+    definition = fake_agent_definition(f"http://me:hunter2@127.0.0.1:{fake_openai.port}")
+    fake_openai.script(Action(status=404, body={"detail": "Not Found"}))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS, "vote")
+    assert result.fallback and result.error_kind == "bad_request"
+    assert result.failure == f"HTTP 404 Not Found (at {root}/chat/completions)"
+    assert "hunter2" not in result.failure and result.stats.requests == 1
+
+
+async def test_a_model_the_server_does_not_know_is_said_with_the_url(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    """vLLM's answer to a model name it does not serve: its message is kept, and the URL
+    (with ``/v1``) tells it apart from a wrong path."""
+    body = {"error": {"message": "The model `gpt-x` does not exist.", "code": 404}}
+    fake_openai.script(Action(status=404, body=body))
+    result = await ChatClient(fake_definition).complete(MESSAGES)
+    assert result.error_kind == "bad_request"
+    assert result.failure == (
+        f"HTTP 404 The model `gpt-x` does not exist. (at {fake_openai.base_url}/chat/completions)"
+    )
+
+
+async def test_a_connection_failure_says_its_cause() -> None:
+    """Nothing listens on the port: the reason keeps the cause the openai package wraps
+    in its bare ``Connection error.`` (a refused port, a host name that does not resolve
+    and a TLS failure each have their own fix)."""
+    definition = fake_agent_definition(f"http://127.0.0.1:{free_port()}/v1", max_retries=0)
+    result = await ChatClient(definition).complete(MESSAGES)
+    assert result.error_kind == "connection"
+    assert result.failure.startswith("APIConnectionError: Connection error. (ConnectError: ")
+    assert result.failure.endswith(")") and len(result.failure) > 60
 
 
 async def test_reason_is_short_and_masks_the_key(

@@ -8,7 +8,11 @@ Ctrl-C during a tournament prints ``N games stored; run the same command to resu
 a board is written, SIGTERM stops it as Ctrl-C does: the previous board stays as it
 was, with no staged file beside it (`leaderboard.publish`).
 Contradictory options (``--no-resume`` with ``--force-resume``, ``--address`` with
-``--no-ray``) are a `CliError`.
+``--no-ray``) are a `CliError`. A tournament that leaves void games in the store (decided
+by infrastructure failures: an endpoint down, a wrong URL or model name, a quota) prints
+its summary, then one stderr line saying so, and exits 1 as for failed games
+(`EXIT_VOID_GAMES`): its results are not yet the spec's, and a script that goes on to
+publish them must be able to tell.
 """
 
 from __future__ import annotations
@@ -138,6 +142,25 @@ def tournament(
         force_resume=force_resume,
     )
     typer.echo(str(summary))
+    if summary.games_void:
+        typer.echo(void_games_message(summary.games_void), err=True)
+        raise typer.Exit(EXIT_VOID_GAMES)
+
+
+EXIT_VOID_GAMES = 1
+"""Exit code of `tournament` when void games remain: the one failed games give, since
+both are games the spec asks for that the results do not yet hold, and the same command
+plays both again."""
+
+
+def void_games_message(void: int) -> str:
+    """The stderr line after a summary with `void` void games: what they are and what to
+    do (the fallback kinds are in the summary above it)."""
+    return (
+        f"error: {void} void game(s) decided by infrastructure failures (see the "
+        "fallbacks above); they are stored but not counted: fix the endpoint and run "
+        "the same command to play them again"
+    )
 
 
 def leaderboard(

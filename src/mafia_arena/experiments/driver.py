@@ -330,6 +330,7 @@ def _run(
             if use_ray and jobs
             else InProcessExecutor()
         )
+        summary.executor = "ray" if isinstance(executor, RayExecutor) else "in-process"
         started = time.perf_counter()
         _play(executor, jobs, store, summary, tracker, progress, len(done))
     except BaseException as exc:  # Ctrl-C, or the store failing (disk full): stop cleanly

@@ -20,8 +20,10 @@ class Summary:
     `games_played` counts the games this call played; `games_skipped` those already in
     the store when it started (resume); `games_stored` the store's games of this spec
     at the end. `games_per_s` is over the playing phase only (not Ray start-up, not
-    MLflow logging). `matchups` holds, per matchup label, the games stored and each
-    faction's win rate with its 95% Wilson interval.
+    MLflow logging); `executor` names what played them, ``"ray"`` only when a Ray
+    cluster was started or joined (a call with nothing to play starts none).
+    `matchups` holds, per matchup label, the games stored and each faction's win rate
+    with its 95% Wilson interval.
     """
 
     experiment: str
@@ -91,11 +93,18 @@ class Summary:
         tally.update({str(kind): int(n) for kind, n in kinds.items()})
 
     def __str__(self) -> str:
+        """The summary the command line prints. A call that played nothing (every game
+        stored already: a rerun, or ``leaderboard SPEC``) says so rather than a rate of
+        0 games/s on an executor that was never started."""
+        pace = (
+            f"in {self.wall_s:.1f} s, {self.games_per_s:.3g} games/s ({self.executor})"
+            if self.games_played or self.failed
+            else "nothing left to play"
+        )
         lines = [
             f"{self.experiment} [{self.spec_hash}]: {self.games_stored}/{self.games_total} "
             f"games stored ({self.games_played} played now, {self.games_skipped} resumed, "
-            f"{len(self.failed)} failed, {self.games_void} void) in {self.wall_s:.1f} s, "
-            f"{self.games_per_s:.3g} games/s ({self.executor})",
+            f"{len(self.failed)} failed, {self.games_void} void) {pace}",
             f"results: {self.store_path}",
         ]
         if self.tracking_uri:
@@ -107,7 +116,7 @@ class Summary:
                 if v[0] or k != "draw"
             )
             void = f" ({info['void']} void, not counted)" if info.get("void") else ""
-            lines.append(f"  {label}: {info['games']} games{void}; {rates}")
+            lines.append(f"  {label}: {info['games']} games{void}; {rates or 'no game counted'}")
         for agents, kinds in sorted(self.void_causes.items()):
             shown = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
             lines.append(f"  void games' fallbacks, seats of {agents}: {shown or 'none recorded'}")

@@ -87,7 +87,10 @@ def render_readme(
     """README text for a leaderboard directory (see :func:`write_leaderboard`).
 
     Void games (decided by infrastructure failures) are named in the count line and left
-    out of every result; ``cards_md`` (the model cards) gets its own section when set."""
+    out of every result; ``cards_md`` (the model cards) gets its own section when set.
+    The agents table is shown whenever it has rows, also when every game was void: its
+    rows are then the agents' fallback rates and void games, the one thing a board of a
+    run against a dead endpoint has to say (the roles table has no row then)."""
     n_void = sum(1 for g in games if g.void)
     games = [g for g in games if not g.void]
     n_games = len(games)
@@ -113,7 +116,7 @@ def render_readme(
         "",
         "## Agents",
         "",
-        agent_md.rstrip("\n") if n_games else "_No games._",
+        agent_md.rstrip("\n") if n_games or n_void else "_No games._",
         "",
         "Full precision and all columns: [leaderboard.csv](leaderboard.csv).",
         "",

@@ -349,16 +349,37 @@ class AgentDefinition(BaseModel):
     def api_key(self) -> SecretStr | None:
         """Read the API key from the environment now. ``None`` when no variable is named.
 
-        Raises :class:`AgentDefinitionError` when the named variable is unset or empty, so a
-        missing key fails loudly instead of sending an unauthenticated request.
+        Whitespace around the key is dropped: a key read from a file or an ``.env`` line
+        often keeps its line break, which is never part of a key and which no HTTP
+        header may carry (every request would fail before it is sent, as a connection
+        error blamed on the endpoint, and void every game of the agent).
+
+        Raises :class:`AgentDefinitionError` when the named variable is unset, empty or
+        blank, or when the key holds a character an HTTP header cannot carry (a space,
+        a control or non-ASCII character, named by its position, never shown), so a
+        missing or damaged key fails loudly before any game instead of sending
+        unauthenticated or unsendable requests.
         """
         if self.api_key_env is None:
             return None
-        value = os.environ.get(self.api_key_env, "")
-        if not value:
+        raw = os.environ.get(self.api_key_env)
+        value = (raw or "").strip()
+        problem = None
+        if raw is None:
+            problem = "is not set"
+        elif not value:
+            problem = "is set but empty" if not raw else "holds only whitespace"
+        else:
+            bad = next((i for i, c in enumerate(value) if not "!" <= c <= "~"), None)
+            if bad is not None:
+                problem = (
+                    f"holds a character an HTTP header cannot carry at position {bad + 1} "
+                    "(a space, a control or a non-ASCII character)"
+                )
+        if problem is not None:
             where = str(self._source) if self._source is not None else f"agent {self.name!r}"
             raise AgentDefinitionError(
-                where, "api_key_env", f"environment variable {self.api_key_env} is not set"
+                where, "api_key_env", f"environment variable {self.api_key_env} {problem}"
             )
         return SecretStr(value)
 

@@ -322,16 +322,44 @@ def _error_object(body: object) -> dict[str, Any]:
 
 
 def _error_text(error: dict[str, Any], fallback: str) -> str:
-    """``code: message`` of an error object (``type`` when it has no code)."""
+    """``code: message`` of an error object (``type`` when it has no code).
+
+    A body without ``message`` may carry a text ``detail`` instead: what FastAPI and
+    Starlette, under vLLM's and llama-cpp-python's servers, answer for a path they do not
+    serve (``{"detail": "Not Found"}``); the openai package's own message for it would
+    say only ``Error code: 404``."""
     code = error.get("code") or error.get("type")
     message = error.get("message")
+    if not (isinstance(message, str) and message):
+        message = error.get("detail")
     message = message if isinstance(message, str) and message else fallback
     return f"{code}: {message}" if isinstance(code, str) and code else message
 
 
 def _status_reason(exc: openai.APIStatusError) -> str:
-    """``HTTP <status> <code>: <message>`` from the endpoint's error body."""
-    return f"HTTP {exc.status_code} " + _error_text(_error_object(exc.body), exc.message)
+    """``HTTP <status> <code>: <message>`` from the endpoint's error body.
+
+    A 404 also names the URL that was asked (scheme, host, port and path: no user
+    name, password or query, which may carry credentials): either the path is not
+    served, most often a ``base_url`` without its ``/v1``, or the server does not know
+    the model, and the URL tells the two apart at a glance."""
+    reason = f"HTTP {exc.status_code} " + _error_text(_error_object(exc.body), exc.message)
+    if exc.status_code == 404:
+        url = getattr(getattr(exc, "request", None), "url", None)
+        if url is not None:
+            reason += f" (at {url.scheme}://{url.netloc.decode('ascii')}{url.path})"
+    return reason
+
+
+def _connection_reason(exc: BaseException) -> str:
+    """``<name>: <message>``, with the cause the openai package wraps and does not say
+    (``Connection error.`` alone hides whether the port refused, the host name did not
+    resolve or TLS failed: each has its own fix)."""
+    reason = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__
+    if cause is not None and str(cause):
+        reason += f" ({type(cause).__name__}: {cause})"
+    return reason
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -389,7 +417,7 @@ def classify_exception(exc: BaseException, status: int = 200) -> TransportError:
     if isinstance(exc, openai.APITimeoutError | TimeoutError | asyncio.TimeoutError):
         return TransportError("timeout", f"no answer in time ({name})", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
-        return TransportError("connection", f"{name}: {exc}", retryable=True)
+        return TransportError("connection", _connection_reason(exc), retryable=True)
     if isinstance(exc, openai.RateLimitError):
         return TransportError(
             "rate_limit", _status_reason(exc), retryable=True, retry_after=_retry_after(exc)
