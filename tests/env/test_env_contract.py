@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from tests.env.env_cases import SMALL_CASES
@@ -340,3 +342,18 @@ def test_a_forum_window_takes_the_same_rounds_whatever_others_write_in_private()
         steps += 1
     assert envs[1].session.over == envs[0].session.over
     assert len(sent) >= 3 and max(sent.values()) > 1, sent
+
+
+@pytest.mark.parametrize("max_text", [-1, 1.5, "300", True], ids=repr)
+@pytest.mark.parametrize("make", [mafia_env.env, mafia_env.parallel_env])
+def test_a_max_text_that_is_no_count_of_characters_is_refused(make: Any, max_text: object) -> None:
+    """-1 kept all but the text's first character and 1.5 failed mid-game, at the first
+    info; both are refused when the env is built."""
+    with pytest.raises(ValueError, match="max_text must be None"):
+        make("simple", players=5, max_text=max_text)
+
+
+def test_max_text_keeps_that_many_trailing_characters() -> None:
+    env = mafia_env.raw_env("simple", players=5, max_text=40)
+    env.reset(seed=0)
+    assert len(env.infos[env.agent_selection]["text"]) == 40

@@ -453,3 +453,79 @@ def test_gymnasium_observation_wrappers_refuse_the_same_step_autoreset() -> None
     assert isinstance(space, spaces.Dict)  # the mask inside (action_mask="observation")
     size = space["observation"].shape
     assert size is not None and obs["observation"].shape == (2, size[0])
+
+
+@pytest.mark.parametrize("seed", [1.0, 2.5, "3", [0, 1.5, 2], [0.0, 1, 2]], ids=repr)
+def test_a_seed_that_is_no_integer_is_refused_naming_it(seed: object) -> None:
+    """As the AEC env's `reset`: a float seed alone failed as "'float' object is not
+    iterable", and one in a list was truncated to another game's seed."""
+    vec = MafiaVectorEnv("simple", players=5, num_envs=3)
+    with pytest.raises(TypeError, match=r"reset: seed .* is not an integer"):
+        vec.reset(seed=seed)  # type: ignore[arg-type]
+
+
+def test_integer_seeds_of_every_form_deal_the_same_games() -> None:
+    vec = MafiaVectorEnv("simple", players=5, num_envs=3)
+
+    def first_seeds(seed: object) -> list[int]:
+        vec.reset(seed=seed)  # type: ignore[arg-type]
+        return [game.seed for game in vec.games]
+
+    assert first_seeds(4) == first_seeds(np.int64(4)) == first_seeds(np.array(4)) == [4, 5, 6]
+    assert first_seeds([7, 8, 9]) == first_seeds(np.array([7, 8, 9])) == [7, 8, 9]
+
+
+def test_reset_mask_deals_new_games_in_the_marked_rows_only() -> None:
+    """As Gymnasium's `SyncVectorEnv` takes ``options["reset_mask"]``: the option used to
+    be ignored, and every row was dealt anew."""
+    vec = MafiaVectorEnv("simple", players=5, num_envs=3)
+    obs, _ = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(3):  # a few decisions in, no game over yet
+        keys = rng.random(obs["action_mask"].shape) * obs["action_mask"]
+        obs, _, terminations, _, _ = vec.step(keys.argmax(axis=1))
+        assert not terminations.any()
+    games = list(vec.games)
+    decisions = [list(game.decisions) for game in games]
+    mask = np.array([False, True, False])
+    after, infos = vec.reset(seed=[None, 42, None], options={"reset_mask": mask})
+    assert vec.games[0] is games[0] and vec.games[2] is games[2]
+    assert [list(vec.games[i].decisions) for i in (0, 2)] == [decisions[0], decisions[2]]
+    for key in ("observation", "action_mask"):
+        assert np.array_equal(after[key][[0, 2]], obs[key][[0, 2]])
+    fresh = MafiaVectorEnv("simple", players=5, num_envs=3)
+    first, _ = fresh.reset(seed=[40, 41, 42])
+    assert vec.games[1].seed == 42 and not vec.games[1].decisions
+    assert np.array_equal(after["observation"][1], first["observation"][2])
+    assert infos["seat"][1] == fresh.seats[2]
+
+
+@pytest.mark.parametrize(
+    ("mask", "error"),
+    [
+        ([True, False], TypeError),
+        (np.array([1, 0]), TypeError),
+        (np.array([True]), ValueError),
+        (np.array([False, False]), ValueError),
+    ],
+)
+def test_a_bad_reset_mask_is_refused(mask: object, error: type[Exception]) -> None:
+    vec = MafiaVectorEnv("simple", players=5, num_envs=2)
+    vec.reset(seed=0)
+    with pytest.raises(error, match="reset_mask"):
+        vec.reset(options={"reset_mask": mask})
+
+
+def test_a_partial_reset_before_the_first_reset_is_refused() -> None:
+    vec = MafiaVectorEnv("simple", players=5, num_envs=2)
+    with pytest.raises(RuntimeError, match="reset_mask"):
+        vec.reset(seed=0, options={"reset_mask": np.array([True, False])})
+    vec.reset(seed=0, options={"reset_mask": np.array([True, True])})
+    assert [game.seed for game in vec.games] == [0, 1]
+
+
+@pytest.mark.parametrize("num_envs", ["4", 2.0, True], ids=repr)
+def test_a_batch_size_that_is_no_whole_number_is_refused_naming_it(num_envs: object) -> None:
+    """'4' failed as "'<' not supported between instances of 'str' and 'int'"."""
+    with pytest.raises(TypeError, match="num_envs must be a whole number"):
+        MafiaVectorEnv("simple", players=5, num_envs=num_envs)  # type: ignore[arg-type]

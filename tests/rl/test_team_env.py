@@ -11,6 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from mafia_arena.engine.catalogue import Death, StateChanged
+from mafia_arena.env.session import IllegalActionError
 from mafia_arena.rl.evaluate import random_chooser, win_rate
 from mafia_arena.rl.team_env import MAX_DEALS, TeamEnv, TeamSetup, request_kinds
 from mafia_arena.rules import load_variant
@@ -72,6 +73,50 @@ def test_an_illegal_action_ends_the_episode_with_the_penalty() -> None:
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, done, _, info = env.step(illegal)
     assert done and reward == -1.0 and "not legal" in info["illegal"]
+
+
+@pytest.mark.parametrize("action", [1.5, 3.0, None, np.array([1]), np.float32(2), "1"], ids=repr)
+def test_an_action_that_is_no_integer_id_raises_and_changes_nothing(action: object) -> None:
+    """A wrong dtype or shape is the caller's bug (as in `MafiaVectorEnv.step`): it must
+    not be scored as a lost game, where it would hide among the returns."""
+    env, twin = TeamEnv(seed=1), TeamEnv(seed=1)
+    env.reset()
+    twin.reset()
+    with pytest.raises(IllegalActionError, match="is not an integer action id"):
+        env.step(action)
+    legal = int(np.flatnonzero(env.action_masks())[0])  # the same decision is still open
+    obs, reward, done, _, info = env.step(np.int64(legal))
+    twin_obs, twin_reward, twin_done, _, twin_info = twin.step(legal)
+    assert "illegal" not in info
+    assert np.array_equal(obs, twin_obs) and (reward, done) == (twin_reward, twin_done)
+    assert info.get("seat") == twin_info.get("seat")
+
+
+@pytest.mark.parametrize(
+    ("players", "message"),
+    [
+        ({"opponents": ()}, "opponents: name at least one player"),
+        ({"opponents": "heuristic"}, r"opponents is the string 'heuristic'.*\('heuristic',\)"),
+        ({"opponents": ("heuristic", "heuristc")}, r"opponents\[1\]: unknown agent 'heuristc'"),
+        ({"co_player": "nobody"}, "co_player: unknown agent 'nobody'"),
+    ],
+)
+def test_bad_players_are_refused_when_the_env_is_built(
+    players: dict[str, object], message: str
+) -> None:
+    """As a bad kind is: found by `reset`, an empty pool was numpy's IndexError, a bare
+    string drew a letter ("unknown agent 't'") and a misspelt opponent failed only in
+    the game that drew it."""
+    with pytest.raises(ValueError, match=message):
+        TeamEnv(dataclasses.replace(TeamSetup(), **players), seed=0)  # type: ignore[arg-type]
+
+
+def test_a_game_seed_option_is_an_integer_never_truncated() -> None:
+    env = TeamEnv(seed=0)
+    with pytest.raises(TypeError):
+        env.reset(options={"game_seed": 4.5})
+    env.reset(options={"game_seed": np.int64(4)})
+    assert env.session.seed == 4
 
 
 def test_shaping_signals_report_day_deaths_by_side() -> None:

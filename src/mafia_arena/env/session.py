@@ -115,7 +115,14 @@ class GameSession:
             variant if isinstance(variant, Variant) else load_variant(variant, self.overrides)
         )
         self.players = players
-        self.max_text = max_text
+        if max_text is not None and (
+            isinstance(max_text, bool) or not isinstance(max_text, int | np.integer) or max_text < 0
+        ):  # -1 kept all but the first character, 1.5 failed at the first info
+            raise ValueError(
+                f"max_text must be None (the whole text) or a whole number of characters "
+                f"(0 leaves the text out), not {max_text!r}"
+            )
+        self.max_text = None if max_text is None else int(max_text)
         self.table: ActionTable = build_action_table(self.variant, players)
         self.observation = observation or ObservationSpec()
         self.encoder = make_encoder(self.variant, players, self.observation)

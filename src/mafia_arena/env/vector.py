@@ -56,7 +56,10 @@ only legal action is 0, wait) left out.
   (``infos["final_seed"]``), never while it is played: the seed fixes the deal, and an
   info that a learner's loop can read is no place for the hidden roles.
   A list of seeds gives each row its own first seed (None: one drawn from the env's
-  generator, as Gymnasium's vector envs take it).
+  generator, as Gymnasium's vector envs take it); ``options={"reset_mask": mask}``
+  deals new games in the marked rows only. Seeds are integers, as the AEC env's:
+  a float (``1.0`` too), in the list or alone, raises `TypeError` naming it, never
+  truncated to another game's seed.
 - Illegal actions: with ``illegal_reward`` a number (the default, -1 as in `env()`), an
   illegal action ends that row's game with that reward for the mover and 0 for everyone
   else (``infos["illegal"][i]`` true), and the row is dealt a new game; with
@@ -84,7 +87,7 @@ from gymnasium.vector.utils import batch_space
 
 from mafia_arena.engine import Game, Request
 from mafia_arena.env.actions import ActionTable, build_action_table
-from mafia_arena.env.session import IllegalActionError, action_index
+from mafia_arena.env.session import IllegalActionError, action_index, whole_seed
 from mafia_arena.env.spaces import build_spaces, env_name, observation_spec
 from mafia_arena.env.wrappers import ILLEGAL_REWARD
 from mafia_arena.rules import Variant, load_variant
@@ -99,6 +102,19 @@ array alone with ``action_mask="info"``. Typed loosely so that a caller of eithe
 setting reads its own without a cast."""
 MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
 """The autoreset modes the env offers (`MafiaVectorEnv`'s ``autoreset_mode``)."""
+
+
+def _seed(seed: Any, row: int | None = None) -> int | None:
+    """`seed` (row `row`'s in a list) as `whole_seed` takes it: an int or a numpy integer;
+    `TypeError` naming it otherwise. A list used to truncate ``1.5`` to 1 and a lone
+    float to fail as "not iterable"."""
+    try:
+        return whole_seed(seed)
+    except TypeError:
+        where = "" if row is None else f" (row {row})"
+        raise TypeError(
+            f"reset: seed {seed!r}{where} is not an integer; seeds are ints or numpy integers"
+        ) from None
 
 
 class MafiaVectorEnv(VectorEnv):
@@ -132,8 +148,11 @@ class MafiaVectorEnv(VectorEnv):
         rendering it costs more than the numbers, and a learner reads the arrays);
         `observation`, `history_days`, `egocentric`, `max_players`: the observation
         layout and its options, as for `env()` (`docs/env.md`)."""
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer):
+            raise TypeError(f"num_envs must be a whole number of games, not {num_envs!r}")
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1")
+        num_envs = int(num_envs)
         mode = _autoreset_mode(autoreset_mode)
         if action_mask not in ("observation", "info"):
             raise ValueError(
@@ -212,32 +231,72 @@ class MafiaVectorEnv(VectorEnv):
         seed: int | Sequence[int | None] | None = None,
         options: dict[str, Any] | None = None,
     ) -> tuple[Batch, dict[str, Any]]:
-        """Deal a new game in every row; `seed` as in the module docstring."""
+        """Deal a new game in every row; `seed` as in the module docstring.
+
+        ``options={"reset_mask": mask}`` (a bool array, one per row, at least one true)
+        deals new games in the rows it marks only, as Gymnasium's `SyncVectorEnv` does;
+        the other rows go on with their games (the seeds of the rows left out are not
+        used). Other options are ignored, as a sub-environment's unknown ones are."""
         n = self.num_envs
+        rows = self._reset_rows(options)
         if seed is None:
             first = [int(s) for s in self.np_random.integers(2**31, size=n)]
             keys = first
-        elif isinstance(seed, int | np.integer):
-            super().reset(seed=int(seed))
-            first = [int(seed) + i for i in range(n)]
-            keys = [int(seed)] * n
+        elif isinstance(seed, str | bytes) or not (
+            isinstance(seed, Sequence) or (isinstance(seed, np.ndarray) and seed.ndim)
+        ):
+            whole = _seed(seed)
+            assert whole is not None  # None took the first branch
+            super().reset(seed=whole)
+            first = [whole + i for i in range(n)]
+            keys = [whole] * n
         else:
-            seeds = list(seed)
+            seeds = [_seed(s, row) for row, s in enumerate(seed)]
             if len(seeds) != n:
                 raise ValueError(f"reset: {len(seeds)} seeds for {n} games")
             draw = self.np_random.integers
-            first = keys = [int(draw(2**31)) if s is None else int(s) for s in seeds]
+            first = keys = [int(draw(2**31)) if s is None else s for s in seeds]
         # row i's later games: a generator keyed by (its seed key, i), independent of
         # how many games the other rows have played
-        self._row_seeds = [np.random.default_rng([k, i]) for i, k in enumerate(keys)]
-        self.games = [self._new_game(row, s) for row, s in enumerate(first)]
-        self._ended = set()
-        for row, game in enumerate(self.games):
-            self._show(row, game)
+        if rows is None:
+            rows = list(range(n))
+            self._row_seeds = [np.random.default_rng([k, i]) for i, k in enumerate(keys)]
+            self.games = [self._new_game(row, s) for row, s in enumerate(first)]
+            self._ended = set()
+        else:
+            for row in rows:
+                self._row_seeds[row] = np.random.default_rng([keys[row], row])
+                self.games[row] = self._new_game(row, first[row])
+                self._ended.discard(row)
+        for row in rows:
+            self._show(row, self.games[row])
         infos: dict[str, Any] = {"seat": self.seats}
         if self.text:
             infos["text"] = self._texts()
         return self._out(infos), infos
+
+    def _reset_rows(self, options: Mapping[str, Any] | None) -> list[int] | None:
+        """The rows ``options["reset_mask"]`` marks, None without one (every row); checked
+        as Gymnasium's `SyncVectorEnv` checks it, and refused before the first reset,
+        when the rows it leaves out have no game to go on with."""
+        if options is None or "reset_mask" not in options:
+            return None
+        mask = options["reset_mask"]
+        if not isinstance(mask, np.ndarray):
+            raise TypeError(f"options['reset_mask'] must be a numpy array, got {type(mask)}")
+        if mask.shape != (self.num_envs,):
+            raise ValueError(
+                f"options['reset_mask'] must have shape ({self.num_envs},), got {mask.shape}"
+            )
+        if mask.dtype != np.bool_:
+            raise TypeError(f"options['reset_mask'] must have dtype bool, got {mask.dtype}")
+        if not mask.any():
+            raise ValueError("options['reset_mask'] must mark at least one row")
+        if not self.games:  # nothing to go on with: every row, or a refusal
+            if not mask.all():
+                raise RuntimeError("reset() every row before resetting some with reset_mask")
+            return None
+        return np.flatnonzero(mask).tolist()
 
     def step(
         self, actions: Any

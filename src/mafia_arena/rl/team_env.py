@@ -20,7 +20,8 @@ shaping, and `shaping` adds them to the reward when set. They are read from the 
 not from the phase: the night's kills are announced at dawn, already by day.
 
 `kinds` must name request kinds the variant can ask the learner's side (`request_kinds`,
-read from the variant's data by `rl.kinds`), checked when the env is built, and a
+read from the variant's data by `rl.kinds`), checked when the env is built (as are
+the names of `co_player` and `opponents`: `check_players`), and a
 `reset` that deals `MAX_DEALS` games in a row without a learner decision (a role that
 changed sides) raises instead of dealing forever.
 """
@@ -41,7 +42,7 @@ from mafia_arena.agents.policy_file import ALL_KINDS, answers
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, StateChanged
-from mafia_arena.env.session import GameSession, IllegalActionError, whole_seed
+from mafia_arena.env.session import GameSession, IllegalActionError, action_index, whole_seed
 from mafia_arena.rl.kinds import asked_sides, request_kinds
 from mafia_arena.rules import Variant
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
@@ -114,6 +115,32 @@ def check_kinds(
         )
 
 
+def check_players(co_player: str, opponents: Sequence[str]) -> None:
+    """Raise `ValueError` unless `co_player` and each of `opponents` (at least one) name
+    a scripted player (`make_agent`), the message naming the field and the player.
+
+    Checked when the env is built, as the kinds are: found by `reset` instead, an empty
+    pool failed as the random module's ``IndexError`` ("Cannot choose from an empty
+    sequence"), a bare string (``opponents="heuristic"``) drew one of its letters and
+    was refused as ``unknown agent 't'``, and a misspelt opponent only in the game that
+    happened to draw it."""
+    if isinstance(opponents, str):
+        raise ValueError(
+            f"opponents is the string {opponents!r}, not a sequence of player names: "
+            f"write opponents=({opponents!r},)"
+        )
+    if not opponents:
+        raise ValueError("opponents: name at least one player for the other side")
+    named = [("co_player", co_player)] + [(f"opponents[{i}]", o) for i, o in enumerate(opponents)]
+    for key, name in named:
+        if not isinstance(name, str):
+            raise ValueError(f"{key}: {name!r} is not a player name (text)")
+        try:
+            TeamEnv.seat_agent(name)
+        except ValueError as exc:
+            raise ValueError(f"{key}: {' '.join(str(exc).split())}") from None
+
+
 def _executed(fact: object) -> tuple[int, str | None] | None:
     """The seat a public fact removes by the table's vote and the role it shows (None
     where the card stays hidden), else None: an execution, or Palermo's exit by the vote
@@ -140,7 +167,9 @@ class TeamSetup:
     `advice` appends the co-player's own choice for the decision (one-hot over the
     action ids, `agents.advice`) to the observation;
     an illegal action ends the episode with `illegal_reward` (``info["illegal"]``), as
-    PettingZoo's terminate-on-illegal policy does; a masked policy never takes one.
+    PettingZoo's terminate-on-illegal policy does; a masked policy never takes one. An
+    action that is no integer id at all (a float, None, an array of one) is the caller's
+    bug, not a move: `step` raises instead, as `MafiaVectorEnv.step` does.
     """
 
     variant: str = "standard"
@@ -193,6 +222,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             fixed_nights=False,
         )
         check_kinds(self.setup.kinds, self.session.variant, self.setup.players, self.setup.side)
+        check_players(self.setup.co_player, self.setup.opponents)
         self.actions = self.session.table.size
         self.observation_size = self.session.encoder.size + (
             self.actions if self.setup.advice else 0
@@ -217,6 +247,13 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal the next game and play up to the learner's first decision.
+
+        `seed` reseeds the env's generator (game seeds, opponents, the host key).
+        ``options={"game_seed": g, "opponent": name}`` plays engine seed g and that
+        opponent instead of the drawn ones (the generator draws the game seed all the
+        same). Seeds are integers, as `seed` is: ``1.5`` raises `TypeError`, never
+        truncated to another game."""
         seed = whole_seed(seed)
         super().reset(seed=seed)
         if seed is not None:
@@ -224,8 +261,10 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
             self._host_key = self._key_for(seed)
         options = options or {}
         for _ in range(MAX_DEALS):
+            drawn = self._rng.randrange(2**31)
+            given = whole_seed(options.get("game_seed"))
             self._start(
-                int(options.get("game_seed", self._rng.randrange(2**31))),
+                drawn if given is None else given,
                 options.get("opponent") or self._rng.choice(self.setup.opponents),
             )
             _, signals = self._advance()
@@ -241,10 +280,23 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         )
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Submit the learner's action for `info["seat"]` and play on to its next decision.
+
+        An integer id that is not legal now (masked out, or past the table) ends the
+        episode with `illegal_reward`. Anything that is not an integer id (``1.5``,
+        ``3.0``, None, a one-element array such as a batched ``predict`` returns) raises
+        `IllegalActionError` with the episode unchanged, as `MafiaVectorEnv.step` does:
+        scored as a lost game, a policy's wrong dtype or shape would only show as bad
+        returns."""
         if self._seat is None:
             raise RuntimeError(
                 "no episode is running (never reset, or the last one ended): "
                 "reset() the environment before stepping it"
+            )
+        if action_index(action) is None:
+            raise IllegalActionError(
+                f"player_{self._seat}: action {action!r} is not an integer action id "
+                f"(step takes an int, a numpy integer or a 0-d integer array; nothing changed)"
             )
         try:
             self.session.act(self._seat, action)
@@ -327,7 +379,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         game = self.session.new_game(game_seed)
         self._sides = [self._side_of(game, s) for s in range(self.setup.players)]
         self._agents = [
-            self._agent(self.setup.co_player if side == self.setup.side else opponent)
+            self.seat_agent(self.setup.co_player if side == self.setup.side else opponent)
             for side in self._sides
         ]
         agent_seeds = seat_seeds(self._host_key, game_seed, self.setup.players)
@@ -416,7 +468,9 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         return factions[faction].side if faction in factions else faction
 
     @staticmethod
-    def _agent(name: str) -> SyncAgent:
+    def seat_agent(name: str) -> SyncAgent:
+        """A fresh scripted player `name`; `ValueError` for an unknown name or a player
+        that is not scripted (an LLM, a human)."""
         agent = make_agent(name)
         if not isinstance(agent, SyncAgent):
             raise ValueError(f"{name!r} is not a scripted player; TeamEnv seats only those")
