@@ -63,9 +63,9 @@ def find_beside_spec(raw: str, spec_path: Path) -> Path | None:
     command is found by the other."""
     candidate = Path(raw)
     if candidate.is_absolute():
-        return candidate if _exists(candidate) else None
+        return candidate if exists(candidate) else None
     for base in (Path.cwd(), spec_path.parent, spec_path.parent.parent):
-        if _exists(base / candidate):
+        if exists(base / candidate):
             return (base / candidate).resolve()
     return None
 
@@ -104,9 +104,9 @@ def read_reference(recorded: str, folder: Path) -> Path:
     return Path(os.path.normpath(folder.resolve() / path))
 
 
-def _exists(path: Path) -> bool:
+def exists(path: Path) -> bool:
     """`Path.exists`, False for a name the system cannot look up (longer than it allows):
-    such a spec entry is "no such file", not an `OSError` traceback."""
+    such a spec entry or agent name is "no such file", not an `OSError` traceback."""
     try:
         return path.exists()
     except OSError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mafia_arena.agents.llm_prompts import default_prompts_dir
+from mafia_arena.input_files import exists
 from mafia_arena.llm.definition import declared_kind
 
 
@@ -39,15 +40,6 @@ def is_dir(path: Path) -> bool:
         return False
 
 
-def _exists(path: Path) -> bool:
-    """Whether anything is at `path`; False for a name the system cannot look up (as
-    `is_file`)."""
-    try:
-        return path.exists()
-    except OSError:
-        return False
-
-
 def resolve_agent_file(spec: str) -> Path | None:
     """The agent file a spec names, or None if the spec is not an agent file.
 
@@ -70,7 +62,7 @@ def resolve_agent_file(spec: str) -> Path | None:
             if is_file(candidate):
                 return candidate.resolve()
         for candidate in candidates:
-            if _exists(candidate):
+            if exists(candidate):
                 return candidate.resolve()
         raise ValueError(f"agent file not found: {spec}")
     if not spec or "/" in spec or "\\" in spec or spec.startswith("."):

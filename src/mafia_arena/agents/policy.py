@@ -36,7 +36,6 @@ policy does not fit).
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -54,7 +53,7 @@ from mafia_arena.engine.choices import Decision
 from mafia_arena.env.actions import build_action_table
 from mafia_arena.input_files import read_reference
 from mafia_arena.rules import Variant, load_variant
-from mafia_arena.rules.errors import NoSuchVariant
+from mafia_arena.rules.errors import NoSuchVariant, names_a_file
 from mafia_arena.rules.loader import rules_content, rules_digest
 from mafia_arena.toml_file import (
     TomlFileError,
@@ -259,15 +258,9 @@ def _advised_by(
     built from (`header_agent`)."""
     if advice == fallback.name:
         return True
-    if fallback_file is None or not _names_a_file(advice):
+    if fallback_file is None or not names_a_file(advice):
         return False
     return Path(header_agent(advice, policy)).resolve() == fallback_file.resolve()
-
-
-def _names_a_file(name: str) -> bool:
-    """Whether a player's name is a path to an agent file (as `rl.spec` tells them
-    apart), not a scripted player's or a bare agent name."""
-    return name.endswith(".toml") or "/" in name or os.sep in name
 
 
 def header_agent(recorded: str, policy: PolicyFile) -> str:
@@ -278,7 +271,7 @@ def header_agent(recorded: str, policy: PolicyFile) -> str:
     player's name, an absolute path, a policy built in memory, or a file written before
     headers named files from their folder, whose relative path was the working
     folder's)."""
-    if policy.source is None or not _names_a_file(recorded) or Path(recorded).is_absolute():
+    if policy.source is None or not names_a_file(recorded) or Path(recorded).is_absolute():
         return recorded
     path = read_reference(recorded, Path(policy.source).parent)
     return str(path) if is_file(path) else recorded

@@ -90,10 +90,9 @@ from mafia_arena.experiments.spec import load_spec
 from mafia_arena.experiments.store import ResultsStore
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.experiments.worker import BatchJob, failure
-from mafia_arena.input_files import spec_projects
+from mafia_arena.input_files import reference_from, spec_projects
 from mafia_arena.results_file import StoredRecords
 from mafia_arena.rules.loader import variant_path
-from mafia_arena.runner.log import variant_file_reference
 from mafia_arena.sigterm import sigterm_as_interrupt
 from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
@@ -416,12 +415,12 @@ def _jobs(
 def _variant_file(experiment: Experiment, source: str, logs: Path) -> str | None:
     """What the logs in `logs` record as the variant file `source` (a matchup's
     ``variant_source``) where it is a researcher's own (`play_batch` sets it only
-    then): `runner.log.variant_file_reference`, relative where the file and the logs lie
+    then): `input_files.reference_from`, relative where the file and the logs lie
     in the working folder or the spec's repository; None where `source` names no file."""
     file = variant_path(source)
     if not file.is_file():
         return None
-    return variant_file_reference(file, logs, spec_projects(experiment.source))
+    return reference_from(file, logs, spec_projects(experiment.source))
 
 
 def _same_code(

@@ -98,10 +98,8 @@ def input_name(path: Path, spec_path: Path) -> str:
     bundled = _bundled_name(path)
     if bundled is not None:
         return bundled
-    for base in spec_projects(spec_path):
-        if path.is_relative_to(base.resolve()):
-            return path.relative_to(base.resolve()).as_posix()
-    return f"{OUTSIDE}/{path.name}"
+    shown = display_name(path, spec_path)
+    return f"{OUTSIDE}/{path.name}" if Path(shown).is_absolute() else shown
 
 
 def input_names(files: Mapping[Path, str], spec_path: Path) -> dict[str, str]:

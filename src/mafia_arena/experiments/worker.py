@@ -58,7 +58,7 @@ class BatchJob:
     """The experiment's `void_threshold` (`runner.integrity`)."""
     variant_file: str | None = None
     """What the logs record as the matchup's variant file where it is a researcher's own
-    (``meta["variant_file"]``, `runner.log.variant_file_reference`: a path from the logs
+    (``meta["variant_file"]``, `input_files.reference_from`: a path from the logs
     folder where the file lies in the project), instead of its absolute path."""
 
 

@@ -17,9 +17,11 @@ random votes. It writes:
 
 ``policy.npz`` and the curve are rewritten at every evaluation, so a long run that is
 stopped early leaves its latest evaluated policy behind. Each file is written under a
-temporary name and renamed into place, and an interrupt that arrives meanwhile waits
-until the evaluation's files are all out: a stopped or killed run never leaves a
-half-written file, nor a policy and curve of different evaluations.
+temporary name and renamed into place (`output_folders.write_whole`), and Ctrl-C or
+SIGTERM arriving meanwhile waits until the evaluation's files are all out: a stopped run
+leaves neither a half-written file nor a policy and curve of different evaluations. A
+run killed outright (SIGKILL) may leave the two of different evaluations and a hidden
+temporary file, never a half-written file in their place.
 
 One MLflow run per training (experiment ``train:<name>``) holds the spec's values as
 params, the curve as metrics and the files as artifacts.
@@ -164,7 +166,7 @@ def recorded_file(name: str, spec: TrainSpec, folder: Path | None) -> str:
     `folder` when both lie in the working folder or the spec's repository
     (`input_files.reference_from`), else as it is; other names (``heuristic``, a
     bundled variant) and every name without a `folder`, as they are.
-    `agents.policy.header_file` reads it back from the policy file's folder.
+    `agents.policy.header_agent` reads it back from the policy file's folder.
 
     Why: the policy file is moved (into a repository's ``agents/policies/``, to another
     machine) and loaded there; an absolute path named a file of the machine that

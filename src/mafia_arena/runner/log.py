@@ -18,7 +18,7 @@ researcher's own file, `rules.loader.custom_file`) also has ``meta["variant_file
 file's absolute path (absent for bundled variants, whose logs stay as they were): the
 header's ``variant`` is only the file's ``name``, which loads the bundled file or none.
 A tournament's logs record it relative to their own folder instead where the file lies
-in the project of the results folder (`variant_file_reference`), so a results folder
+in the project of the results folder (`input_files.reference_from`), so a results folder
 moved with its project names no path of the machine that played it; a relative path is
 read from the folder of the log file (`GameLog.path`, `variant_source`).
 `played_variant` reads the rules a replay uses: a file given by the caller
@@ -36,7 +36,7 @@ never enter the event log, so no seat view, replay or page can show them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from mafia_arena.code_identity import code_identity, code_label
 from mafia_arena.engine.catalogue import LOG_VERSION, DecisionRecord, GameEnded
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
-from mafia_arena.input_files import read_reference, reference_from
+from mafia_arena.input_files import read_reference
 from mafia_arena.output_folders import write_whole
 from mafia_arena.results_file import record_line
 from mafia_arena.rules import Variant, load_variant
@@ -281,7 +281,7 @@ def played_variant(log: GameLog, variant_file: str | Path | None = None) -> Vari
 def variant_source(log: GameLog, variant_file: str | Path | None = None) -> str | Path:
     """Where `played_variant` reads the rules of `log`: `variant_file` when given, else
     the file the log records (``meta["variant_file"]``, a `Path`; a relative one is taken
-    from the folder of the log's file, `GameLog.path`, as `variant_file_reference` wrote
+    from the folder of the log's file, `GameLog.path`, as `input_files.reference_from` wrote
     it), else the log's variant name (a `str`, looked up among the bundled variants)."""
     if variant_file is not None:
         return variant_file
@@ -291,22 +291,6 @@ def variant_source(log: GameLog, variant_file: str | Path | None = None) -> str 
     if log.path is None:
         return Path(recorded)
     return read_reference(recorded, log.path.parent)
-
-
-def variant_file_reference(file: Path, log_folder: Path, projects: Sequence[Path]) -> str:
-    """What a log written to `log_folder` records as the researcher's own variant `file`
-    (``meta["variant_file"]``): the path from `log_folder` to it (``../../../x.toml``,
-    with ``/``) when both lie in one of `projects` (the folders whose layout travels
-    with the results: the working folder, the spec's repository), else its absolute path.
-
-    Why: an absolute path names the machine and the home folder of whoever played the
-    games, so a results folder moved to another machine or checkout, or published,
-    named a file that is not there and showed that path; a path from the log's own folder
-    finds the file wherever the project that holds both is moved (`variant_source`). A
-    file outside the project (another disk, a shared folder) is kept absolute: a path up
-    out of the project would be no truer elsewhere, and says less where it is
-    (`input_files.reference_from`, which a trained policy's header uses too)."""
-    return reference_from(file, log_folder, projects)
 
 
 def refused_before_replay(
