@@ -353,6 +353,26 @@ def test_a_max_text_that_is_no_count_of_characters_is_refused(make: Any, max_tex
         make("simple", players=5, max_text=max_text)
 
 
+BAD_REWARDS = [
+    ("x", TypeError, "must be a number"),
+    (None, TypeError, "must be a number"),
+    (True, TypeError, "must be a number"),
+    (float("nan"), ValueError, "must be a finite number"),
+    (float("inf"), ValueError, "must be a finite number"),
+]
+
+
+@pytest.mark.parametrize(("reward", "error", "message"), BAD_REWARDS, ids=repr)
+@pytest.mark.parametrize("make", [mafia_env.env, mafia_env.parallel_env])
+def test_an_illegal_reward_that_is_no_finite_number_is_refused_naming_it(
+    make: Any, reward: object, error: type[Exception], message: str
+) -> None:
+    """The AEC env took "x" and None (and handed them back as the reward of an illegal
+    move), a bool scored as 0 or 1, NaN and an infinity reached the returns."""
+    with pytest.raises(error, match=f"illegal_reward {message}"):
+        make("simple", players=5, illegal_reward=reward)
+
+
 def test_max_text_keeps_that_many_trailing_characters() -> None:
     env = mafia_env.raw_env("simple", players=5, max_text=40)
     env.reset(seed=0)

@@ -524,6 +524,24 @@ def test_a_partial_reset_before_the_first_reset_is_refused() -> None:
     assert [game.seed for game in vec.games] == [0, 1]
 
 
+@pytest.mark.parametrize(
+    ("reward", "error"),
+    [("x", TypeError), (True, TypeError), (float("nan"), ValueError), (-np.inf, ValueError)],
+    ids=repr,
+)
+def test_an_illegal_reward_that_is_no_finite_number_is_refused_naming_it(
+    reward: object, error: type[Exception]
+) -> None:
+    """Text failed as float()'s "could not convert string to float", a bool and NaN or
+    an infinity were taken; `set_attr` is checked the same way. None still means raise."""
+    with pytest.raises(error, match="illegal_reward must be"):
+        MafiaVectorEnv("simple", players=5, num_envs=2, illegal_reward=reward)  # type: ignore[arg-type]
+    vec = MafiaVectorEnv("simple", players=5, num_envs=2, illegal_reward=None)
+    with pytest.raises(error, match="illegal_reward must be"):
+        vec.set_attr("illegal_reward", reward)
+    assert vec.illegal_reward is None
+
+
 @pytest.mark.parametrize("num_envs", ["4", 2.0, True], ids=repr)
 def test_a_batch_size_that_is_no_whole_number_is_refused_naming_it(num_envs: object) -> None:
     """'4' failed as "'<' not supported between instances of 'str' and 'int'"."""

@@ -390,6 +390,34 @@ def test_a_file_that_is_no_npz_archive_is_refused(
     assert_one_paragraph(err, "--agents", str(policy), "not a policy file")
 
 
+def test_a_stable_baselines3_checkpoint_is_named_and_the_policy_file_beside_it_advised(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A training run writes model.zip beside policy.npz; seated by mistake, the
+    checkpoint (a zip archive, as an npz file is) was "array 'header': missing (not a
+    policy file)". Its members are the ones Stable-Baselines3's `save` writes."""
+    agent, policy = write_copy(tmp_path, Damage())
+    checkpoint = policy.with_name("model.zip")
+    with zipfile.ZipFile(checkpoint, "w") as archive:
+        for member in ("data", "pytorch_variables.pth", "policy.pth", "policy.optimizer.pth"):
+            archive.writestr(member, b"{}")
+        archive.writestr("_stable_baselines3_version", "2.3.2")
+    agent.write_text(agent.read_text().replace(POLICY, "policies/model.zip"))
+    code, err = run_cli(["run", "--players", "7", "--agents", str(agent), "--games", "1"], capsys)
+    assert code == 2, err
+    assert_one_paragraph(
+        err,
+        "--agents",
+        f"{checkpoint}: array 'header': missing",
+        "a Stable-Baselines3 checkpoint",
+        "seat the policy.npz",
+    )
+    with zipfile.ZipFile(checkpoint, "w") as archive:  # "data" alone is no checkpoint
+        archive.writestr("data", b"{}")
+    with pytest.raises(ValueError, match=r"array 'header': missing \(not a policy file\)$"):
+        PolicyFile.load(checkpoint)
+
+
 def declared_only(shape: tuple[int, ...]) -> bytes:
     """An npy member that declares float32 `shape` and holds no data: what a compressed
     archive of zeros declares, without writing them."""

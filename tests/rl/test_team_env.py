@@ -111,6 +111,21 @@ def test_bad_players_are_refused_when_the_env_is_built(
         TeamEnv(dataclasses.replace(TeamSetup(), **players), seed=0)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("name", ["illegal_reward", "shaping"])
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [("x", TypeError), (None, TypeError), (True, TypeError), (float("nan"), ValueError)],
+    ids=repr,
+)
+def test_a_reward_setting_that_is_no_finite_number_is_refused_when_built(
+    name: str, value: object, error: type[Exception]
+) -> None:
+    """Both are read only when their event comes: "x" failed in the middle of a game,
+    None came back as the reward, a bool scored as 0 or 1 and NaN reached the returns."""
+    with pytest.raises(error, match=f"{name} must be"):
+        TeamEnv(dataclasses.replace(TeamSetup(), **{name: value}), seed=0)  # type: ignore[arg-type]
+
+
 def test_a_game_seed_option_is_an_integer_never_truncated() -> None:
     env = TeamEnv(seed=0)
     with pytest.raises(TypeError):

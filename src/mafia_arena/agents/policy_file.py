@@ -55,6 +55,12 @@ MAX_WEIGHTS = 1 << 26
 any network trained here). Why: the archive is compressed, so a small file could
 declare arrays that fill memory when read; the declared sizes are checked first."""
 
+SB3_MEMBERS = frozenset({"data", "policy.pth"})
+"""Members of every Stable-Baselines3 checkpoint (``model.zip``: the algorithm's JSON
+``data`` and the policy's weights). Why: a checkpoint is a zip archive as an npz file
+is, so seated by mistake it reads as an archive without a header; this names what it
+is and the file to seat instead."""
+
 
 ALL_KINDS = "*"
 """In a policy's ``kinds`` (and a training spec's): every request kind."""
@@ -283,6 +289,11 @@ def _read(archive: Any) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarr
     """The header and layers of an open npz archive, checked before the weights are
     read (their declared shapes first, so a hostile size is never allocated)."""
     names = set(archive.files)
+    if "header" not in names and names >= SB3_MEMBERS:
+        raise ValueError(
+            "array 'header': missing (a Stable-Baselines3 checkpoint, not a policy file: "
+            "seat the policy.npz that training wrote beside it)"
+        )
     if "header" not in names:
         raise ValueError("array 'header': missing (not a policy file)")
     header_size = math.prod(_declared(archive, "header"))

@@ -20,10 +20,12 @@ the game on load by replaying the decisions — the engine's determinism makes t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from numbers import Real
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -53,6 +55,30 @@ def whole_seed(seed: Any) -> int | None:
     import operator
 
     return None if seed is None else operator.index(seed)
+
+
+@overload
+def reward_setting(name: str, value: Any) -> float: ...
+@overload
+def reward_setting(name: str, value: Any, *, none: str) -> float | None: ...
+def reward_setting(name: str, value: Any, *, none: str | None = None) -> float | None:
+    """`value`, the env setting `name` that is a reward (``illegal_reward``,
+    ``shaping``), as a float; checked when the env is built.
+
+    A real number that is finite passes (a numpy float or integer too); `TypeError`
+    naming the setting for anything else (text, a bool, None), `ValueError` for NaN or
+    an infinity. `none`, where given, says what None means for this setting, and lets
+    it through. Why: a reward setting is only read when its event comes, so ``"x"`` or
+    None failed in the middle of a game (or came back as the reward itself), a bool
+    scored as 0 or 1, and NaN or an infinity poisoned every return it reached."""
+    if value is None and none is not None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real):
+        allowed = "a number" if none is None else f"a number or None ({none})"
+        raise TypeError(f"{name} must be {allowed}, not {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, not {value!r}")
+    return float(value)
 
 
 def action_index(action: Any) -> int | None:

@@ -64,6 +64,8 @@ only legal action is 0, wait) left out.
   illegal action ends that row's game with that reward for the mover and 0 for everyone
   else (``infos["illegal"][i]`` true), and the row is dealt a new game; with
   ``illegal_reward=None`` the step raises `IllegalActionError` before any row changes.
+  Anything else (text, a bool, NaN, an infinity) is refused when the env is built or
+  the setting is set (`reward_setting`).
 
 The env pickles and deep-copies mid-game: each row's game is rebuilt by replaying its
 decisions (as the AEC and Parallel envs do).
@@ -87,7 +89,12 @@ from gymnasium.vector.utils import batch_space
 
 from mafia_arena.engine import Game, Request
 from mafia_arena.env.actions import ActionTable, build_action_table
-from mafia_arena.env.session import IllegalActionError, action_index, whole_seed
+from mafia_arena.env.session import (
+    IllegalActionError,
+    action_index,
+    reward_setting,
+    whole_seed,
+)
 from mafia_arena.env.spaces import build_spaces, env_name, observation_spec
 from mafia_arena.env.wrappers import ILLEGAL_REWARD
 from mafia_arena.rules import Variant, load_variant
@@ -102,6 +109,9 @@ array alone with ``action_mask="info"``. Typed loosely so that a caller of eithe
 setting reads its own without a cast."""
 MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
 """The autoreset modes the env offers (`MafiaVectorEnv`'s ``autoreset_mode``)."""
+
+RAISE = "an illegal action raises"
+"""What ``illegal_reward=None`` means, in the refusal of a bad one (`reward_setting`)."""
 
 
 def _seed(seed: Any, row: int | None = None) -> int | None:
@@ -166,7 +176,7 @@ class MafiaVectorEnv(VectorEnv):
         self.variant = spec
         self.num_envs = num_envs
         self.players = players
-        self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
+        self.illegal_reward = reward_setting("illegal_reward", illegal_reward, none=RAISE)
         self.copy = copy
         self.text = text
         self.observation = observation_spec(observation, history_days, egocentric, max_players)
@@ -411,7 +421,7 @@ class MafiaVectorEnv(VectorEnv):
                 )
             values = values[0]
         if name == "illegal_reward":
-            values = None if values is None else float(values)
+            values = reward_setting("illegal_reward", values, none=RAISE)
         else:
             values = bool(values)
         setattr(self, name, values)

@@ -20,7 +20,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.base import BaseWrapper
 from pettingzoo.utils.wrappers.base_parallel import BaseParallelWrapper
 
-from mafia_arena.env.session import IllegalActionError, action_index
+from mafia_arena.env.session import IllegalActionError, action_index, reward_setting
 
 ILLEGAL_REWARD = -1.0
 
@@ -81,7 +81,7 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
 
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
         self._bind_raw(env)
-        super().__init__(env, illegal_reward)
+        super().__init__(env, reward_setting("illegal_reward", illegal_reward))
 
     def step(self, action: Any) -> None:
         """A legal action of a live agent, judged on the mask of the observation it was
@@ -209,7 +209,7 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
 
     def __init__(self, env: ParallelEnv, illegal_reward: float = ILLEGAL_REWARD) -> None:
         super().__init__(env)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = reward_setting("illegal_reward", illegal_reward)
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         raw = self.env.unwrapped

@@ -42,7 +42,13 @@ from mafia_arena.agents.policy_file import ALL_KINDS, answers
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine import Game
 from mafia_arena.engine.catalogue import Death, StateChanged
-from mafia_arena.env.session import GameSession, IllegalActionError, action_index, whole_seed
+from mafia_arena.env.session import (
+    GameSession,
+    IllegalActionError,
+    action_index,
+    reward_setting,
+    whole_seed,
+)
 from mafia_arena.rl.kinds import asked_sides, request_kinds
 from mafia_arena.rules import Variant
 from mafia_arena.seat_seeds import new_host_key, seat_seeds
@@ -170,6 +176,8 @@ class TeamSetup:
     PettingZoo's terminate-on-illegal policy does; a masked policy never takes one. An
     action that is no integer id at all (a float, None, an array of one) is the caller's
     bug, not a move: `step` raises instead, as `MafiaVectorEnv.step` does.
+    `illegal_reward` and `shaping` are finite numbers, checked when the env is built
+    (`reward_setting`).
     """
 
     variant: str = "standard"
@@ -213,6 +221,8 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         default: a fresh key, or for a seeded env one made from its seed (so a seeded env
         replays its episodes exactly)."""
         self.setup = setup or TeamSetup()
+        for name in ("illegal_reward", "shaping"):  # read only when their event comes
+            reward_setting(name, getattr(self.setup, name))
         # no night clock: the learner is handed only its own decisions, never a step count
         self.session = GameSession(
             self.setup.variant,
