@@ -542,8 +542,11 @@ async def open_seat(server: LiveServer, game_id: str, credential: str) -> Any:
 DAY_FIRST = {"rules.first_phase": "day"}
 
 
-def two_humans(server: LiveServer) -> tuple[str, list[dict[str, Any]]]:
-    """A standard day-first game with people at P1 and P2, both joined (so it started)."""
+def two_humans(
+    server: LiveServer, names: tuple[str, str] = ("h0", "h1")
+) -> tuple[str, list[dict[str, Any]]]:
+    """A standard day-first game with people at P1 and P2, both joined (so it started)
+    under `names`."""
     created = server.create(
         variant="standard",
         players=7,
@@ -552,5 +555,5 @@ def two_humans(server: LiveServer) -> tuple[str, list[dict[str, Any]]]:
         seats=[{"kind": "human"}, {"kind": "human"}],
     )
     game_id = created["game_id"]
-    joined = [server.join(game_id, inv["invite"], f"h{inv['seat']}") for inv in created["invites"]]
+    joined = [server.join(game_id, inv["invite"], names[inv["seat"]]) for inv in created["invites"]]
     return game_id, joined

@@ -16,14 +16,22 @@ from __future__ import annotations
 
 import asyncio
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from mafia_arena.agents.base import AgentBase
-from mafia_arena.agents.speaker_tags import foreign_tag, seat_label
+from mafia_arena.agents.speaker_tags import (
+    NO_NAMES,
+    ForeignTag,
+    Named,
+    SpeakerNames,
+    foreign_tag,
+    seat_label,
+)
 from mafia_arena.engine.choices import Choice, Decision, Request, Speech
 from mafia_arena.engine.errors import IllegalDecision
+from mafia_arena.views.pseudonyms import pseudonyms_in
 from mafia_arena.views.view import View
 
 HUMAN_KIND = "human"
@@ -106,23 +114,25 @@ def clean_text(text: str) -> str:
     return " ".join("".join(" " if _hidden(c) else c for c in text).split())
 
 
-def decision_for(request: Request, action: Action) -> Decision:
+def decision_for(request: Request, action: Action, names: SpeakerNames = NO_NAMES) -> Decision:
     """The decision an action means for `request`; `IllegalDecision` if it means none.
 
     Contract: a choice must index `request.choices`; text is accepted only where the
     request takes free text, is cleaned with `clean_text`, must be non-empty, at most
     `request.max_chars` long, and speak in the person's own name (`own_words`: no
-    ``Host:`` or another seat's ``P4:`` opening it or a sentence of it). The engine
+    ``Host:``, another seat's ``P4:`` or another name of `names`' ``Ada:`` opening it
+    or a sentence of it; `names` are the table's, `speaker_names`). The engine
     validates again on submit.
     """
     if action.form is not None:
         if action.choice is not None:
             raise IllegalDecision(request.seat, "send either a choice or a form")
-        return _filled(request, written_act(request, action.form), action.text or "")
+        act = written_act(request, action.form)
+        return _filled(request, act, action.text or "", names)
     if action.choice is None and action.text is None:
         raise IllegalDecision(request.seat, "send either a choice or a text")
     if action.choice is not None and action.text is not None:
-        return _written_form(request, action.choice, action.text)
+        return _written_form(request, action.choice, action.text, names)
     if action.choice is not None:
         if not 0 <= action.choice < len(request.choices):
             raise IllegalDecision(request.seat, "that choice is not one of the options")
@@ -134,51 +144,83 @@ def decision_for(request: Request, action: Action) -> Decision:
         raise IllegalDecision(request.seat, "say something, or pick one of the options")
     if len(text) > request.max_chars:
         raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
-    own_words(request.seat, action.text or "")
+    own_words(request.seat, action.text or "", names)
     return Speech(text)
 
 
-def own_words(seat: int, text: str) -> None:
+def speaker_names(view: View, table: Sequence[str] = ()) -> SpeakerNames:
+    """The names the seat of `view` reads its table's speakers by, beside the labels:
+    `table`, each seat's display name by seat (the web page's: `HumanAgent.table`), and
+    the forum pseudonyms its own view holds (`views.pseudonyms.pseudonyms_in`: the
+    newspaper's, its own ads', those handed to or by it), those it owns now (its
+    request's `owned_pseudonyms`) as its own.
+
+    Why only these: a refusal tells the person that a name is known, so a name the
+    seat cannot see (another seat's pseudonym never published) must not be in it. Built
+    once per request, not per action or character (`speaker_tags.SpeakerNames`)."""
+    named = [Named(shown, seat_label(seat)) for seat, shown in enumerate(table)]
+    request = view.request
+    owned = owned_pseudonyms(request) if request is not None else []
+    named += [Named(pseudonym, seat_label(view.seat)) for pseudonym in owned]
+    seen = pseudonyms_in(event.fact for event in view.knowledge.events)
+    named += [Named(pseudonym) for pseudonym in sorted(seen)]
+    return SpeakerNames(named) if named else NO_NAMES
+
+
+def own_words(seat: int, text: str, names: SpeakerNames = NO_NAMES) -> None:
     """Refuse (`IllegalDecision`) words of `seat` that a reader would take for another
-    speaker's: a voice of the game's tag (``Host:``, ``Moderator:``, ``[System]``) or
-    another seat's (``P4:``, ``**Player 4:**``) opening a line or following a sentence's
-    end (`speaker_tags.foreign_tag`).
+    speaker's: a voice of the game's tag (``Host:``, ``Moderator:``, ``[System]``),
+    another seat's (``P4:``, ``**Player 4:**``) or a name of `names` other than the
+    seat's own (another seat's display name ``Ada:``, a pseudonym it does not own)
+    opening a line or following a sentence's end (`speaker_tags.foreign_tag`).
 
     Why refused, not cut as an LLM player's speech is (`llm_prompts.cleaned_speech`): a
     person should know what the others will read; the reason says what to change and
     nothing is sent, so the page keeps the draft and the terminal asks again. The
-    seat's own tag (``P3:`` from P3) is kept as written: it gives the words to no one
-    else. Each line of `text` is checked as typed and all of it as shown (`clean_text`
-    joins the lines), so neither a line break nor an invisible character hides a tag.
+    seat's own tag (``P3:`` from P3, its own display name, a pseudonym it owns) is kept
+    as written: it gives the words to no one else. Each line of `text` is checked as
+    typed and all of it as shown (`clean_text` joins the lines), so neither a line
+    break nor an invisible character hides a tag.
     """
     me = seat_label(seat)
     for line in (text, *text.splitlines()):
-        found = foreign_tag(clean_text(line), me)
+        found = foreign_tag(clean_text(line), me, names)
         if found is not None:
-            who = f"{found.seat} speaking" if found.seat else "the game speaking"
             raise IllegalDecision(
                 seat,
-                f'"{found.tag}" would read as {who}, not you, so this was not sent.'
-                " Please rephrase it in your own words (to speak to someone, write"
+                f'"{found.tag}" would read as {_speaking(found)}, not you, so this was not'
+                " sent. Please rephrase it in your own words (to speak to someone, write"
                 ' "P4, ..." or "Host, ...").',
             )
 
 
-def _written_form(request: Request, choice: int, text: str) -> Decision:
+def _speaking(found: ForeignTag) -> str:
+    """Who a refused tag gives the words to: ``Ada (P2) speaking``, ``P4 speaking``,
+    ``the pseudonym Sparrow speaking``, ``the game speaking``."""
+    if found.name is not None and found.seat is not None:
+        return f"{found.name} ({found.seat}) speaking"
+    if found.seat is not None:
+        return f"{found.seat} speaking"
+    if found.name is not None:
+        return f"the pseudonym {found.name} speaking"
+    return "the game speaking"
+
+
+def _written_form(request: Request, choice: int, text: str, names: SpeakerNames) -> Decision:
     """A forum form with its content: the option `choice` filled with `text`."""
     if not request.free_text or request.kind != FORUM_KIND:
         raise IllegalDecision(request.seat, "send either a choice or a text")
     if not 0 <= choice < len(request.choices):
         raise IllegalDecision(request.seat, "that choice is not one of the options")
-    return _filled(request, request.choices[choice], text)
+    return _filled(request, request.choices[choice], text, names)
 
 
-def _filled(request: Request, act: Choice, text: str) -> Speech:
+def _filled(request: Request, act: Choice, text: str, names: SpeakerNames) -> Speech:
     """`act` with `text` (cleaned, at most `request.max_chars`) as its content."""
     words = clean_text(text)
     if len(words) > request.max_chars:
         raise IllegalDecision(request.seat, f"at most {request.max_chars} characters")
-    own_words(request.seat, text)
+    own_words(request.seat, text, names)
     return Speech(words, act)
 
 
@@ -248,6 +290,11 @@ class HumanAgent(AgentBase):
         self.name = name
         self.turn = 0
         self.on_reject: Callable[[str], None] | None = None
+        self.table: tuple[str, ...] = ()
+        """The name each seat of the table goes by, by seat, as every page of it shows
+        them (the web session's seat names, public); empty where seats go by their
+        labels alone (the terminal). A speech may not open with another's
+        (`speaker_names`)."""
         self._inbox: asyncio.Queue[Action] = asyncio.Queue(maxsize=inbox_size)
 
     def offer(self, action: Action) -> bool:
@@ -279,6 +326,7 @@ class HumanAgent(AgentBase):
         request = view.request
         if request is None:
             raise ValueError("act called without a request")
+        names = speaker_names(view, self.table)
         while True:
             action = await self._inbox.get()
             wrong_turn = turn_mismatch(action.turn, self.turn)
@@ -286,7 +334,7 @@ class HumanAgent(AgentBase):
                 self.reject(wrong_turn)
                 continue
             try:
-                decision = decision_for(request, action)
+                decision = decision_for(request, action, names)
             except IllegalDecision as exc:
                 self.reject(exc.reason)
                 continue

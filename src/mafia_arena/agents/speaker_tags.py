@@ -14,6 +14,15 @@ Contract
   inside a line right after a sentence ends (``... P3. Host: ...``). Elsewhere the word
   is the speaker's own prose: "I agree with the host: P5 is quiet" names the host, and
   "Game master, count my vote" speaks to it.
+* A *name's tag* is a name a reader knows a speaker by beside the seat labels, and a
+  colon: a seat's display name on the web page (``Ada:``, ``**Ada (P2):**``; the page
+  lists "P2 Ada"), or a forum game's pseudonym (``Owl:``, as the newspaper prints its
+  ads, in the prompts and on the page alike). People choose them, so
+  :class:`SpeakerNames` matches them literally (escaped, any case), one pattern for a
+  table's names; :func:`foreign_tag` reads them where it reads the other tags. A name
+  is the speaker's own where it is its display name or a pseudonym it owns. Only a
+  person's words are checked for names: the LLM players' prompts name every seat by
+  its label (``P<n>``), so no model knows a display name to write.
 * Two readers use them. An LLM player's completion is *cleaned*
   (:func:`~mafia_arena.agents.llm_prompts.cleaned_speech`): lines and rests given to
   another speaker are cut, with :data:`VOICE_LINE`, :data:`INLINE_VOICE` and
@@ -36,15 +45,20 @@ asterisks, dashes or spaces is matched or refused at once.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = [
     "INLINE_CUT",
     "INLINE_VOICE",
+    "NO_NAMES",
     "VOICES",
     "VOICE_LINE",
     "VOICE_TAG",
     "ForeignTag",
+    "Named",
+    "SpeakerNames",
     "foreign_tag",
     "seat_label",
     "speaker",
@@ -87,16 +101,23 @@ INLINE_CUT = re.compile(
     r"|[*_`]*(?P<who>P\s?\d{1,2}|(?i:player)\s*\d{1,2})\s*(?:\([^)]{0,30}\))?\s*[*_`]*\s*:[*_`]*\s)"
 )
 
+#: What closes a seat's or a name's tag: an aside in brackets ("P4 (day):", "Ada (P2):"),
+#: markdown closed before the colon ("**P4:**"), and the colon.
+_TAG_END = r"\s*(?:\([^)]{0,30}\))?\s*[*_`]*\s*[:：]"
 #: A seat's tag as a person may write it: "P4:", "p 4:", "Player 4 (day):", "**P4:**",
 #: "[P4]"; the seat is group ``who`` or ``boxed``.
 _SEAT_TAG = (
     r"(?:\[\s*(?P<boxed>P\s?\d{1,2}|player\s*\d{1,2})\s*\]"
-    r"|(?P<who>P\s?\d{1,2}|player\s*\d{1,2})\s*(?:\([^)]{0,30}\))?\s*[*_`]*\s*[:：])"
+    r"|(?P<who>P\s?\d{1,2}|player\s*\d{1,2})" + _TAG_END + ")"
 )
 #: What may stand before a tag that opens a person's line or sentence: markdown,
 #: bullets, quote marks, and a transcript's day tag ("[D2] Host: ..."). One class, as
 #: above.
 _OPENING = r"[*_`>#\s\"'“”‘’-]*(?:\[[DN]\d{1,2}\][*_`>#\s\"'“”‘’-]*)?"
+_OPENING_RUN = re.compile(_OPENING)
+#: The characters of `_OPENING`'s runs at the start of a name: a name's tag is read
+#: after the opening, which takes them (see :class:`SpeakerNames`).
+_NAME_LEAD = re.compile(r"^[*_`>#\s\"'“”‘’-]+")
 _PERSON_TAG = re.compile(
     _OPENING + r"(?P<tag>" + VOICE_TAG + r"|" + _SEAT_TAG + r")", re.IGNORECASE
 )
@@ -124,26 +145,113 @@ def speaker(match: re.Match[str]) -> str | None:
 @dataclass(frozen=True, slots=True)
 class ForeignTag:
     """A tag giving a line's words to another speaker (:func:`foreign_tag`): ``tag`` as
-    written without its markdown (``Host:``, ``[System]``, ``Player 4 (day):``), and
-    ``seat`` the seat it names (``P4``), None for a voice of the game."""
+    written without its markdown (``Host:``, ``[System]``, ``Player 4 (day):``,
+    ``Ada:``), ``seat`` the seat it names (``P4``), None for a voice of the game or a
+    pseudonym, and ``name`` the display name or pseudonym it names, as the table
+    writes it (``Ada``), None for a voice or a seat's label."""
 
     tag: str
     seat: str | None
+    name: str | None = None
 
 
-def foreign_tag(line: str, me: str) -> ForeignTag | None:
-    """The first tag in `line` that gives its words to a voice of the game or to a seat
-    other than `me` (a :func:`seat_label`); None when the words are the speaker's own.
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A name the table shows a speaker under beside the seat labels, as it writes it:
+    a seat's display name (``seat`` its label, ``P2``) or a forum pseudonym (``seat``
+    None: who writes under it is not the reader's to know; the speaker's own label for
+    one the speaker owns)."""
+
+    name: str
+    seat: str | None = None
+
+
+@lru_cache(maxsize=64)
+def _names_tag(keys: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern matching a tag of any of `keys` (one group each, in order) at a
+    position: compiled once for a table's names, not per line or per character."""
+    names = "|".join("(" + re.escape(key) + ")" for key in keys)
+    return re.compile("(?:" + names + ")" + _TAG_END, re.IGNORECASE)
+
+
+class SpeakerNames:
+    """The names a seat's readers know the table's speakers by (see :class:`Named`),
+    as tags: ``Ada:``, ``**Ada (P2):**``, a name opening the words or a sentence as
+    a seat's label would (:func:`foreign_tag`).
+
+    A name is matched literally (escaped: a name's ``.`` or ``(`` is that character)
+    and in any case, whole up to the tag's colon, so "Adam:" is no tag of Ada's. A name
+    that holds another (``Ada``, ``Ada Lovelace``) is tried first. The characters an
+    opening may hold (quote marks, hyphens, markdown) are left off a name's start: the
+    opening takes them before the name is read, so ``'Ada`` is read as ``Ada``; a name
+    of such characters alone is no tag. Where two names read alike, the first given
+    counts (a seat's display name before a pseudonym).
+
+    Why one pattern per table: a speech is checked at every sentence, and a table of
+    forty seats with long names must still answer at once."""
+
+    __slots__ = ("_named", "_pattern")
+
+    def __init__(self, names: Iterable[Named] = ()) -> None:
+        by_key: dict[str, tuple[str, Named]] = {}
+        for named in names:
+            key = _NAME_LEAD.sub("", named.name).strip()
+            if key and key.casefold() not in by_key:
+                by_key[key.casefold()] = (key, named)
+        ordered = sorted(by_key.values(), key=lambda entry: -len(entry[0]))
+        self._named = tuple(named for _, named in ordered)
+        self._pattern = _names_tag(tuple(key for key, _ in ordered)) if ordered else None
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def tag(self, line: str, at: int) -> ForeignTag | None:
+        """The name's tag that starts at `at` in `line` (its opening read already), with
+        the name's seat; None where none does."""
+        if self._pattern is None:
+            return None
+        match = self._pattern.match(line, at)
+        if match is None or match.lastindex is None:
+            return None
+        named = self._named[match.lastindex - 1]
+        return ForeignTag(match.group().strip(" *_`"), named.seat, named.name)
+
+
+NO_NAMES = SpeakerNames()
+"""No names beside the seat labels: a table where every seat goes by ``P<n>``."""
+
+
+def _sentences(line: str) -> Iterator[tuple[int, int]]:
+    """Where each sentence of `line` starts and ends (see `_SENTENCE_END`)."""
+    start = 0
+    for end in _SENTENCE_END.finditer(line):
+        yield start, end.start()
+        start = end.end()
+    yield start, len(line)
+
+
+def foreign_tag(line: str, me: str, names: SpeakerNames = NO_NAMES) -> ForeignTag | None:
+    """The first tag in `line` that gives its words to a voice of the game, to a seat
+    other than `me` (a :func:`seat_label`), or to a name of `names` that is not `me`'s
+    (another seat's display name, a pseudonym `me` does not own); None when the words
+    are the speaker's own.
 
     `line` is one line as a reader sees it (cleaned of invisible characters: a hidden
     character before ``Host:`` must not hide the tag from this check while the page
-    shows it). The speaker's own tag (``P3:`` from P3) is no other speaker's. A tag
-    counts where the module docstring says; the host named in a sentence does not."""
-    for sentence in _SENTENCE_END.split(line):
-        match = _PERSON_TAG.match(sentence)
-        if match is None:
+    shows it). The speaker's own tag (``P3:`` from P3, its own display name) is no
+    other speaker's. A tag counts where the module docstring says; the host named in a
+    sentence does not. A name is read from the sentence's opening on, and may run past
+    what looks like a sentence's end ("J. R. Smith:")."""
+    for start, end in _sentences(line):
+        match = _PERSON_TAG.match(line, start, end)
+        if match is not None:
+            seat = _seat_named(match.group("who") or match.group("boxed"))
+            if seat != me:
+                return ForeignTag(match.group("tag").strip(" *_`"), seat)
             continue
-        seat = _seat_named(match.group("who") or match.group("boxed"))
-        if seat != me:
-            return ForeignTag(match.group("tag").strip(" *_`"), seat)
+        if names:
+            opening = _OPENING_RUN.match(line, start, end)
+            found = names.tag(line, opening.end() if opening is not None else start)
+            if found is not None and found.seat != me:
+                return found
     return None

@@ -364,8 +364,11 @@ class GameSession:
         from mafia_arena.web.driver import drive  # local: the driver imports this module
 
         self.game = Game(self.variant, len(self.slots), self.seed, deal=self.deal, hands=self.hands)
+        table = tuple(slot.name for slot in self.slots)  # final: no seat is named after the start
         for slot in self.slots:
             self._seat_agent(slot.agent, slot.seat)
+            if isinstance(slot.agent, HumanAgent):
+                slot.agent.table = table  # a speech may not open with another seat's name
         for seat, view in catch_up(self, decisions).items():
             self.slots[seat].opened = view
         self.marks = [by for _, by in decisions]

@@ -32,6 +32,7 @@ from mafia_arena.agents.human import (
     HumanAgent,
     decision_for,
     owned_pseudonyms,
+    speaker_names,
 )
 from mafia_arena.engine.choices import Choice, Decision, Request
 from mafia_arena.engine.errors import IllegalDecision
@@ -177,6 +178,7 @@ class TerminalHuman(HumanAgent):
         for line in short_menu(request) if short else full_menu(request):
             self.write(line)
         self.write(f"  ({QUIT_COMMAND} leaves the game)")
+        names = speaker_names(view, self.table)  # the forum's pseudonyms this seat saw
         while True:
             try:
                 line = (await self.read_line("> ")).strip()
@@ -190,7 +192,7 @@ class TerminalHuman(HumanAgent):
             if line == QUIT_COMMAND:
                 return await self._leave()
             try:
-                decision = decision_for(request, parse_line(request, line, short))
+                decision = decision_for(request, parse_line(request, line, short), names)
             except IllegalDecision as exc:
                 self.write(f"  ! {exc.reason}")
                 continue
