@@ -94,7 +94,8 @@ def test_a_name_that_reads_as_another_seat_or_a_bot_is_refused_with_the_reason(
     server: LiveServer,
 ) -> None:
     # the table writes "Ada (P3)" and marks bots by "bot" after the name: a person named
-    # "P3" or "heuristic bot" read as another seat or as a bot, and a blank name as none
+    # "P3" or "heuristic bot" read as another seat or as a bot, "Host" as the game, and a
+    # blank name as none
     created = server.create(
         variant="standard", players=7, seats=[{"kind": "human"}, {"kind": "human"}]
     )
@@ -112,6 +113,9 @@ def test_a_name_that_reads_as_another_seat_or_a_bot_is_refused_with_the_reason(
         ("P3.", "a seat's label"),  # punctuation around a name changes nothing
         ("random bot.", "cannot end in 'bot'"),
         ("heuristic bot'", "cannot end in 'bot'"),
+        ("Host", "'Host' would read as the game speaking"),
+        ("the Moderator", "would read as the game speaking"),
+        ("GM.", "would read as the game speaking"),
         ("<b>Ada</b>", "1 to 24 letters, digits, spaces"),
         ("x" * 25, "1 to 24 letters"),
     ]:

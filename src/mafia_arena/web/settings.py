@@ -22,6 +22,7 @@ from typing import Literal
 from confusable_homoglyphs import confusables
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from mafia_arena.agents.speaker_tags import VOICES
 from mafia_arena.whole_numbers import MAX_SEED
 
 #: Seconds a seat has to answer, by request kind (scaled by `Settings.timer_scale`).
@@ -43,6 +44,8 @@ NAME_PATTERN = r"^[\w .'-]{1,24}$"
 _SEAT_LABEL = re.compile(r"p\s*\d+", re.IGNORECASE)
 _BOT_NAME = re.compile(r".*\bbot", re.IGNORECASE)
 _GUEST_NAME = re.compile(r"guest\s*\d+", re.IGNORECASE)
+#: The names under which words read as the game's (`agents.speaker_tags.VOICES`).
+_VOICE_NAME = re.compile(r"(?:the\s+)?(?:" + VOICES + ")", re.IGNORECASE)
 """What a person's seat is called until they name it (`GameSession`: "guest 3")."""
 
 
@@ -52,8 +55,9 @@ def player_name(value: str | None) -> str | None:
     Compatibility forms are folded (NFKC: fullwidth letters and digits, ligatures).
     Raises ValueError with the reason the page shows. Why the refusals: the table writes
     "Ada (P3)" and marks a bot by the word "bot" after its name, so a person called "P2"
-    or "heuristic bot" would read as another seat or as a bot, and one called "guest 3"
-    as the seat P3 before its person named it."""
+    or "heuristic bot" would read as another seat or as a bot, one called "guest 3" as
+    the seat P3 before its person named it, and one called "Host" or "Moderator" as the
+    game itself (in the table chat: "Host (P2): ...")."""
     if value is None or not value.strip():
         return None
     # compatibility forms folded first: a fullwidth "Ａda" or "Ｐ3" is the "Ada" or "P3"
@@ -68,6 +72,8 @@ def player_name(value: str | None) -> str | None:
         raise ValueError(f"{name!r} is a seat's label; choose a name")
     if _BOT_NAME.fullmatch(looks_like):
         raise ValueError("a name cannot end in 'bot': the table marks its bots that way")
+    if _VOICE_NAME.fullmatch(looks_like):
+        raise ValueError(f"{name!r} would read as the game speaking; choose a name")
     if _GUEST_NAME.fullmatch(looks_like):
         # another seat may still be called that: a rematch, which seats each person
         # under their name while the others' seats are still "guest n", failed on it
