@@ -60,7 +60,9 @@ class Gallery:
 
     def state(self) -> dict[str, Any]:
         session = self.session
-        state = public_snapshot(self.knowledge(), session.variant, session.roster(), session.names)
+        knowledge = self.knowledge()
+        why = session.why_ended(knowledge)
+        state = public_snapshot(knowledge, session.variant, session.roster(), session.names, why)
         state["rules"] = session.rules
         state["notices"] = list(session.notices)
         state["stand_in"] = False

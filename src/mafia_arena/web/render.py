@@ -4,9 +4,11 @@ Contract: every field comes from `view.knowledge` (the fold of the events admitt
 the seat: the panels read its dated records, never a rescan of its stream), the
 view's request, the variant's public rule text, or the public roster (names, bot/human,
 presence). Nothing here reads `Game` state, so the page can show nothing its seat may
-not know. Event sequence numbers are deliberately not sent: gaps between the numbers
-of visible events would count the hidden events in between (e.g. how many night
-actions ran, hence which power roles are alive).
+not know; the one field from outside, the end screen's `why`, is the caller's
+(`web.endings`), given only once the seat has seen the game's end, when everything it
+draws on is public. Event sequence numbers are deliberately not sent: gaps between
+the numbers of visible events would count the hidden events in between (e.g. how many
+night actions ran, hence which power roles are alive).
 
 Lines write roles and Palermo's intrigue cards by the variant's readable names
 (`views.display_names`, public rule data), as the text view does, so the page, the
@@ -180,14 +182,16 @@ def _vote_panel(knowledge: Knowledge, names: DisplayNames) -> dict[str, Any]:
     return {"day": latest, "today": today, "entries": entries}
 
 
-def _reveal(knowledge: Knowledge) -> dict[str, Any] | None:
-    """After the game: every card and who won, from the public game_over event."""
+def _reveal(knowledge: Knowledge, why: str = "") -> dict[str, Any] | None:
+    """After the game: every card and who won, from the public game_over event, and why
+    it ended: `why` where the caller gives it (`web.endings.end_reason`, the rule that
+    held, found in the finished game's public state), else the event's reason."""
     f = knowledge.ended
     if f is None:
         return None
     return {
         "winner": f.winner,
-        "reason": f.reason,
+        "reason": why or f.reason,
         "seats": [
             {
                 "seat": s,
@@ -250,10 +254,12 @@ def snapshot(
     roster: list[SeatInfo],
     turn: Turn | None,
     names: DisplayNames,
+    why: str = "",
 ) -> dict[str, Any]:
     """Everything but the transcript: role card, players, phase, request, votes, and
     the seat's private results, written with `names` (`DisplayNames.of(variant)`, kept
-    by the game's session) as its lines are."""
+    by the game's session) as its lines are. `why`: the reason the end screen shows
+    once the game is over (`_reveal`)."""
     k = view.knowledge
     request = view.request if turn is not None else None
     return {
@@ -264,7 +270,7 @@ def snapshot(
         else {
             "turn": turn.turn,
             "kind": request.kind,
-            "prompt": request.prompt,
+            "prompt": team_round_prompt(request, k, variant),
             "options": list(request.labels),
             "keys": [c.key for c in request.choices],
             "free_text": request.free_text,
@@ -276,9 +282,34 @@ def snapshot(
             "last_call": turn.last_call,
             **_forum_request(request),
         },
-        **_panels(k, names),
+        **_panels(k, names, why),
         "results": [render_event(o.entry, k.seat, names) for o in k.outcomes],
     }
+
+
+def team_round_prompt(request: Request, knowledge: Knowledge, variant: Variant) -> str:
+    """The prompt the page shows for `request`: the engine's, and for a team's later
+    round of picks at a night step, which round it is and why it is asked ("Night 1:
+    choose tonight's victim (round 2 of 2: the team did not agree)").
+
+    The engine asks every round with the same words, so a person read the second
+    round as their first click lost. The round is known from the seat's own record of
+    its team's picks tonight (`Knowledge.team_picks`: the previous round's `GroupPicks`,
+    shown to the team before it is asked again); the number of rounds from the
+    variant's public rules. Added here, not in the engine: the request's prompt is part
+    of every stored log, which must replay unchanged."""
+    if not request.kind.startswith("night:") or knowledge.phase != "night":
+        return request.prompt
+    step_name = request.info.get("step")
+    done = [
+        picks.round
+        for day, picks in knowledge.team_picks
+        if day == knowledge.day and picks.step == step_name
+    ]
+    step = next((s for s in variant.night if s.name == step_name), None)
+    if not done or step is None:
+        return request.prompt
+    return f"{request.prompt} (round {max(done) + 1} of {step.rounds}: the team did not agree)"
 
 
 def _forum_request(request: Request) -> dict[str, Any]:
@@ -291,17 +322,21 @@ def _forum_request(request: Request) -> dict[str, Any]:
 
 
 def public_snapshot(
-    knowledge: Knowledge, variant: Variant, roster: list[SeatInfo], names: DisplayNames
+    knowledge: Knowledge,
+    variant: Variant,
+    roster: list[SeatInfo],
+    names: DisplayNames,
+    why: str = "",
 ) -> dict[str, Any]:
     """What a spectator sees: the public events only (`knowledge` is the fold of a seat
     that no private event admits), so no card but the publicly revealed ones, no
-    channel, no request; the same fields as `snapshot` where they exist."""
+    channel, no request; the same fields as `snapshot` where they exist (`why` too)."""
     return {
         "you": None,
         "spectator": True,
         **_table(knowledge, variant, roster, None),
         "request": None,
-        **_panels(knowledge, names),
+        **_panels(knowledge, names, why),
         "results": [],
     }
 
@@ -322,11 +357,11 @@ def _table(
     }
 
 
-def _panels(k: Knowledge, names: DisplayNames) -> dict[str, Any]:
+def _panels(k: Knowledge, names: DisplayNames, why: str = "") -> dict[str, Any]:
     """The vote, forum and reveal panels, from the knowledge alone (and the variant's
-    public names)."""
+    public names; `why`, the end's reason, public once the game is over)."""
     return {
         "votes": _vote_panel(k, names),
         "forum": _forum_panel(k),
-        "reveal": _reveal(k) if k.over else None,
+        "reveal": _reveal(k, why) if k.over else None,
     }

@@ -25,6 +25,7 @@ from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.display_names import DisplayNames
+from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name as name_of
 from mafia_arena.views.view import SeatTracker, View
@@ -32,6 +33,7 @@ from mafia_arena.views.words import FORUM_PHASES
 from mafia_arena.web.catch_up import catch_up
 from mafia_arena.web.chat import ChatBook, ChatRefused, seat_member
 from mafia_arena.web.db import LiveStore
+from mafia_arena.web.endings import end_reason
 from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
@@ -726,7 +728,9 @@ class GameSession:
         """The seat's snapshot plus the table's public notices and whether a stand-in
         plays the seat now (the page then offers to take it back), and the table's
         rules (`rules`, public)."""
-        state = snapshot(view, self.variant, self.roster(), self.turn_of(seat), self.names)
+        state = snapshot(
+            view, self.variant, self.roster(), self.turn_of(seat), self.names, self.why_ended(view)
+        )
         state["rules"] = self.rules
         state["notices"] = list(self.notices)
         state["stand_in"] = self.slots[seat].replaced
@@ -737,6 +741,14 @@ class GameSession:
         state["rematch"] = self.rematch
         state["chats"] = self.chat.open_to(seat_member(seat, view))
         return state
+
+    def why_ended(self, view: View | Knowledge) -> str:
+        """The reason the end screen shows once `view`'s seat has seen the end
+        (`web.endings.end_reason`, from the finished game), else ""."""
+        knowledge = view.knowledge if isinstance(view, View) else view
+        if knowledge.ended is None or self.game is None:
+            return ""
+        return end_reason(self.game, knowledge.ended)
 
     # ------------------------------------------------------------------ table chat
     def post_chat(self, conn: Connection, channel: str, text: str) -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentStats, extra_json
-from mafia_arena.engine.catalogue import DecisionRecord
+from mafia_arena.engine.catalogue import DecisionRecord, GameEnded
 from mafia_arena.engine.game import Game
 from mafia_arena.results_file import STORE_NAME, after_last_newline, record_line
 from mafia_arena.runner.integrity import fallback_record, void_verdict
@@ -46,6 +46,7 @@ from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
+from mafia_arena.web.endings import end_reason
 from mafia_arena.web.render import lines, role_titles
 from mafia_arena.web.stand_ins import Moves, stand_in_moves, tag
 
@@ -330,6 +331,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
         "players": stored.players,
         "seed": stored.seed,
         "winner": game.state.winner,
+        "reason": _end_reason(game),
         "role_titles": role_titles(game.variant),
         "seats": seats,
         "moderator": moderator_lines(game, moves),
@@ -337,6 +339,13 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
         # only, which opens after the game
         "traces": traces,
     }
+
+
+def _end_reason(game: Game) -> str:
+    """Why the replayed game ended, as its end screen said (`web.endings.end_reason`);
+    "" for a log without an end."""
+    ended = next((e.fact for e in reversed(game.events) if isinstance(e.fact, GameEnded)), None)
+    return "" if ended is None else end_reason(game, ended)
 
 
 def ordered_traces(stored: GameLog) -> list[dict[str, Any]]:

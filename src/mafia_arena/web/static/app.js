@@ -406,6 +406,7 @@ async function showReplayOnly() {
   try { replay = await api("GET", `/api/games/${app.gameId}/replay`); }
   catch (err) { message(err.message); return; }
   $("past-title").textContent = `Replay: ${replay.variant}, ${replay.players} players — ${replay.winner ? replay.winner + " won" : "a draw"}`;
+  $("past-reason").textContent = replay.reason || "";
   const select = $("past-seat");
   fillReplay(select, $("past-lines"), replay, (seat) => `${seat.label} ${seatPlayer(seat.agent)} (${roleName(seat.role, replay.role_titles)})`);
   offerPastRematch();
