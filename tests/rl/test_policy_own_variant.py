@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 from tests.host_key import FIXED_HOST_KEY
+from tests.rl.seating import seat
 
 pytest.importorskip("sb3_contrib")
 
-from mafia_arena.agents.policy import PolicyAgent
 from mafia_arena.agents.policy_file import PolicyFile
-from mafia_arena.agents.registry import make_agent
 from mafia_arena.rl.spec import load_train_spec
 from mafia_arena.rl.train import train
 from mafia_arena.rules import load_variant, rules_digest
@@ -72,12 +71,6 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
         'name = "rl-one-round"\nkind = "rl"\npolicy = "out/policy.npz"\n'
     )
     return folder
-
-
-def seat(agent_file: Path) -> PolicyAgent:
-    agent = make_agent(str(agent_file))
-    assert isinstance(agent, PolicyAgent)
-    return agent
 
 
 def test_the_policy_file_records_the_variant_file_and_its_digests(trained: Path) -> None:

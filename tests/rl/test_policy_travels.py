@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from tests.host_key import FIXED_HOST_KEY
+from tests.rl.seating import seat
 
 pytest.importorskip("sb3_contrib")
 
 from mafia_arena.agents.policy import PolicyAgent
 from mafia_arena.agents.policy_file import PolicyFile
-from mafia_arena.agents.registry import make_agent
 from mafia_arena.rl.spec import load_train_spec
 from mafia_arena.rl.train import train
 from mafia_arena.rules import load_variant
@@ -78,12 +78,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         'name = "mine"\nkind = "rl"\npolicy = "../runs/train/tiny-mates/policy.npz"\n'
     )
     return root
-
-
-def seat(agent_file: Path) -> PolicyAgent:
-    agent = make_agent(str(agent_file))
-    assert isinstance(agent, PolicyAgent)
-    return agent
 
 
 def plays(agent_file: Path, variant_file: Path) -> None:
