@@ -111,6 +111,26 @@ def _report(error: BaseException, prefix: str = "") -> None:
 
 def main(args: Sequence[str] | None = None) -> None:
     """Run the command line (see the module docstring for exit codes)."""
+    try:
+        _run_command_line(args)
+    finally:
+        _forget_caught_interrupts()
+
+
+def _forget_caught_interrupts() -> None:
+    """Keep the exit code chosen here when an interrupt was caught on the way.
+
+    CPython 3.11 marks a `KeyboardInterrupt` raised while `exec` or `eval` runs a
+    string (as `dataclasses` and `namedtuple` do while a module is imported, which a
+    Ctrl-C or SIGTERM at the start of a command often hits) as unhandled even when it
+    is caught, and at exit then ends the process by SIGINT (status -2) instead of
+    exiting 130. Running any string clears that mark; every interrupt reaching here
+    has been handled, and one arriving later sets it again."""
+    exec("")
+
+
+def _run_command_line(args: Sequence[str] | None) -> None:
+    """`main`'s body: the command, its errors as messages and exit codes."""
     from mafia_arena.experiments.errors import Interrupted, TournamentError
 
     _STATE["debug"] = "--debug" in (sys.argv[1:] if args is None else args)
