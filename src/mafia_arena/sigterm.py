@@ -33,8 +33,37 @@ driver's `Interrupted`, or by the command when the interrupt comes while the
 experiments package itself is being imported). Here, below both, so one text serves."""
 
 
+_ARRIVED: list[int] = []
+"""The SIGTERMs that `_interrupt` turned into `KeyboardInterrupt`s since `take_sigterm`
+(see `sigterm_arrived`)."""
+
+
 def _interrupt(signum: int, frame: FrameType | None) -> None:
+    _ARRIVED.append(signum)
     raise KeyboardInterrupt
+
+
+def sigterm_arrived() -> bool:
+    """Whether a SIGTERM arrived since `take_sigterm`, even if the `KeyboardInterrupt`
+    it raised went nowhere: Python reports and drops an exception raised inside a
+    `__del__`, a weak reference's callback or a garbage collection, and a library may
+    catch it; a command checks this where it must not go on after a SIGTERM."""
+    return bool(_ARRIVED)
+
+
+def interrupt_behind(error: BaseException) -> bool:
+    """Whether `error` is a `KeyboardInterrupt` or was raised from one (its chain of
+    direct causes holds one): Python 3.11 turns an interrupt that lands while a class
+    is made, inside a descriptor's `__set_name__` (as `dataclasses` has), into a
+    `RuntimeError` raised from it."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__
+    return False
 
 
 def take_sigterm() -> Any:
@@ -42,6 +71,7 @@ def take_sigterm() -> Any:
     the main thread, where no handler can be set)."""
     if threading.current_thread() is not threading.main_thread():
         return None
+    _ARRIVED.clear()
     return signal.signal(signal.SIGTERM, _interrupt)
 
 

@@ -1,14 +1,16 @@
-"""A SIGTERM that lands while Python runs a string of code still exits 130.
+"""A SIGTERM at the start of a tournament exits 130 wherever in Python it lands.
 
-CPython 3.11 marks a `KeyboardInterrupt` raised inside `exec` or `eval` of a string
-as unhandled even when it is caught, and then ends the process by SIGINT (status -2)
-at exit. `dataclasses` builds its methods that way while modules are imported, so a
-SIGTERM at the start of a tournament sometimes landed there: the command said that it
-was interrupted while starting and how to start again, but exited -2, not 130. Here
-the signal is sent as the first such string starts to run once SIGTERM is the
-command's interrupt (a profile hook watches for it), which is where it landed. The
-command runs as a module (``python -m``), as the console script does: ``python -c``
-exits from inside its own error handling and never reads that mark.
+Python does not always deliver the `KeyboardInterrupt` that the command's SIGTERM
+handler raises as it is: CPython 3.11 marks one raised inside `exec` of a string as
+unhandled even when it is caught, and then ends the process by SIGINT (status -2) at
+exit; it wraps one raised inside a descriptor's `__set_name__` in a `RuntimeError`;
+and it reports and drops one raised inside a `__del__`. `dataclasses` runs both of the
+first while modules are imported, which is where a SIGTERM at the start of a
+tournament lands, and the command then exited -2, or 1 with a traceback. Here the
+signal is sent at each such place (a profile hook watches for it once SIGTERM is the
+command's interrupt). The command runs as a module (``python -m``), as the console
+script can be run: ``python -c`` exits from inside its own error handling and never
+reads the unhandled mark.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from mafia_arena.sigterm import STARTING_MESSAGE
 
@@ -35,21 +39,39 @@ CHILD = """
 import os, signal, sys
 from mafia_arena import sigterm
 
-def send_inside_a_string(frame, event, arg):
-    if event == "call" and frame.f_code.co_filename == "<string>":
-        if sigterm.sigterm_is_interrupt():
-            sys.setprofile(None)
+class Dropped:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        [0 for _ in range(10**7)]
+
+def at_the_place(frame):
+    {place}
+
+def send_there(frame, event, arg):
+    if event == "call" and sigterm.sigterm_is_interrupt() and at_the_place(frame):
+        sys.setprofile(None)
+        if {dropped}:
+            Dropped()
+        else:
             os.kill(os.getpid(), signal.SIGTERM)
 
-sys.setprofile(send_inside_a_string)
+sys.setprofile(send_there)
 from mafia_arena.cli import main
 main()
 """
 
+PLACES = {
+    "inside a string of code run by exec": ('return frame.f_code.co_filename == "<string>"', False),
+    "inside a descriptor's __set_name__": ('return frame.f_code.co_name == "__set_name__"', False),
+    "inside a __del__, where Python drops it": ("return True", True),
+}
 
-def test_a_sigterm_inside_a_string_of_code_while_starting_exits_130(tmp_path: Path) -> None:
+
+@pytest.mark.parametrize("place", list(PLACES))
+def test_a_sigterm_while_starting_exits_130_wherever_it_lands(tmp_path: Path, place: str) -> None:
+    test, dropped = PLACES[place]
     (tmp_path / "spec.toml").write_text(SPEC)
-    (tmp_path / "stopped_command.py").write_text(CHILD)
+    (tmp_path / "stopped_command.py").write_text(CHILD.format(place=test, dropped=dropped))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(tmp_path)])}
     command = ["tournament", "spec.toml", "--no-ray", "--no-tracking"]
     done = subprocess.run(
@@ -60,5 +82,7 @@ def test_a_sigterm_inside_a_string_of_code_while_starting_exits_130(tmp_path: Pa
         text=True,
         timeout=120,
     )
-    assert done.stderr.strip() == STARTING_MESSAGE
+    assert done.stderr.strip().splitlines()[-1] == STARTING_MESSAGE, done.stderr
     assert done.returncode == 130
+    if not dropped:
+        assert "Traceback" not in done.stderr

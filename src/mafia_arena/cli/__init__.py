@@ -31,6 +31,7 @@ import typer
 
 from mafia_arena.cli import games, server, tournaments, training
 from mafia_arena.cli.app import _STATE, EXIT_INTERRUPTED, EXIT_USER_ERROR, CliError, app
+from mafia_arena.sigterm import interrupt_behind
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_USER_ERROR", "CliError", "app", "main"]
 
@@ -158,6 +159,9 @@ def _run_command_line(args: Sequence[str] | None) -> None:
         _report(exc)
         sys.exit(1)
     except Exception as exc:
+        if interrupt_behind(exc):  # an interrupt that Python wrapped (see interrupt_behind)
+            typer.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
         user_errors = (*_user_errors(), FileNotFoundError, IsADirectoryError, PermissionError)
         if not isinstance(exc, user_errors) and not _no_room(exc):
             raise

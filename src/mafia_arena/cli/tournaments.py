@@ -29,7 +29,12 @@ from mafia_arena.cli.app import (
     nonempty_text,
     path_argument,
 )
-from mafia_arena.sigterm import STARTING_MESSAGE, sigterm_as_interrupt
+from mafia_arena.sigterm import (
+    STARTING_MESSAGE,
+    interrupt_behind,
+    sigterm_arrived,
+    sigterm_as_interrupt,
+)
 
 ResultsOption = Annotated[
     Path | None,
@@ -93,9 +98,14 @@ def _tournament(
     with sigterm_as_interrupt():
         try:
             from mafia_arena.experiments import Interrupted, run_tournament
-        except KeyboardInterrupt:
+        except BaseException as exc:
+            if not interrupt_behind(exc):
+                raise
             typer.echo(STARTING_MESSAGE, err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        if sigterm_arrived():  # its interrupt was dropped on the way (see sigterm_arrived)
+            typer.echo(STARTING_MESSAGE, err=True)
+            raise typer.Exit(EXIT_INTERRUPTED)
         if no_resume and force_resume:
             raise CliError("--no-resume/--force-resume", "give one of them, not both")
         if no_ray and address:
