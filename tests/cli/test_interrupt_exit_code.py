@@ -6,7 +6,8 @@ unhandled even when it is caught, and then ends the process by SIGINT (status -2
 exit; it wraps one raised inside a descriptor's `__set_name__` in a `RuntimeError`;
 and it reports and drops one raised inside a `__del__`. `dataclasses` runs both of the
 first while modules are imported, which is where a SIGTERM at the start of a
-tournament lands, and the command then exited -2, or 1 with a traceback. Here the
+tournament lands (while the driver is imported, or while it starts Ray), and the
+command then exited -2, or 1 with a traceback, or said only "interrupted". Here the
 signal is sent at each such place (a profile hook watches for it once SIGTERM is the
 command's interrupt). The command runs as a module (``python -m``), as the console
 script can be run: ``python -c`` exits from inside its own error handling and never
@@ -44,6 +45,13 @@ class Dropped:
         os.kill(os.getpid(), signal.SIGTERM)
         [0 for _ in range(10**7)]
 
+def in_the_driver(frame):
+    while frame is not None:
+        if frame.f_code.co_name == "_start" and frame.f_code.co_filename.endswith("driver.py"):
+            return True
+        frame = frame.f_back
+    return False
+
 def at_the_place(frame):
     {place}
 
@@ -64,7 +72,12 @@ PLACES = {
     "inside a string of code run by exec": ('return frame.f_code.co_filename == "<string>"', False),
     "inside a descriptor's __set_name__": ('return frame.f_code.co_name == "__set_name__"', False),
     "inside a __del__, where Python drops it": ("return True", True),
+    "inside a __set_name__ once the driver runs (Ray imported)": (
+        'return frame.f_code.co_name == "__set_name__" and in_the_driver(frame)',
+        False,
+    ),
 }
+ON_RAY = "inside a __set_name__ once the driver runs (Ray imported)"
 
 
 @pytest.mark.parametrize("place", list(PLACES))
@@ -73,7 +86,8 @@ def test_a_sigterm_while_starting_exits_130_wherever_it_lands(tmp_path: Path, pl
     (tmp_path / "spec.toml").write_text(SPEC)
     (tmp_path / "stopped_command.py").write_text(CHILD.format(place=test, dropped=dropped))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(tmp_path)])}
-    command = ["tournament", "spec.toml", "--no-ray", "--no-tracking"]
+    command = ["tournament", "spec.toml", "--no-tracking"]
+    command += [] if place == ON_RAY else ["--no-ray"]
     done = subprocess.run(
         [sys.executable, "-m", "stopped_command", *command],
         env=env,

@@ -93,7 +93,7 @@ from mafia_arena.experiments.worker import BatchJob, failure
 from mafia_arena.input_files import reference_from, spec_projects
 from mafia_arena.results_file import StoredRecords
 from mafia_arena.rules.loader import variant_path
-from mafia_arena.sigterm import sigterm_as_interrupt
+from mafia_arena.sigterm import interrupt_behind, sigterm_as_interrupt
 from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
 
@@ -141,7 +141,9 @@ def run_tournament(
             )
         except Interrupted:
             raise
-        except KeyboardInterrupt:  # before the games started: nothing of this run stored
+        except BaseException as exc:  # before the games started: nothing of this run stored
+            if not interrupt_behind(exc):  # Ctrl-C, or one Python wrapped (interrupt_behind)
+                raise
             raise Interrupted.while_starting() from None
 
 
@@ -336,8 +338,8 @@ def _run(
         if isinstance(executor, RayExecutor):
             executor.cancel()
         if tracker is not None:
-            tracker.interrupted("KILLED" if isinstance(exc, KeyboardInterrupt) else "FAILED")
-        if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
+            tracker.interrupted("KILLED" if interrupt_behind(exc) else "FAILED")
+        if interrupt_behind(exc) and not isinstance(exc, Interrupted):
             stored = _stored_after_interrupt(store, experiment)
             raise Interrupted(stored, experiment.games_total) from None
         raise
