@@ -10,7 +10,7 @@ import asyncio
 import io
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -21,8 +21,10 @@ from tests.web.support import LiveServer
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.catalogue import CardDealt, RoleDealt
 from mafia_arena.rules import load_variant
+from mafia_arena.runner.log import replay
 from mafia_arena.runner.match import play_match_sync
 from mafia_arena.views.display_names import PLAIN, DisplayNames
+from mafia_arena.views.people_text import people_line
 from mafia_arena.views.text import render_event
 from mafia_arena.web.render import role_titles
 from mafia_arena.web.storage import replay_views
@@ -48,16 +50,21 @@ def own_lines(events: list[Any], seat: int) -> list[str]:
     return told
 
 
-def named_lines(events: list[Any], seat: int | None) -> list[str]:
-    """The lines `seat` (None: the moderator) reads whose names differ from the ids."""
+def named_lines(
+    events: list[Any],
+    seat: int | None,
+    render: Callable[[Any, int | None, DisplayNames], str | None] = render_event,
+) -> list[str]:
+    """The lines `seat` (None: the moderator) reads whose names differ from the ids,
+    written by `render` (the text view's; the terminal's are the lines people read)."""
     out = []
     for event in events:
         if event.visibility.scope == "host" or (
             seat is not None and not event.visibility.admits(seat)
         ):
             continue
-        line = render_event(event, seat, NAMES)
-        if line and line != render_event(event, seat, PLAIN):
+        line = render(event, seat, NAMES)
+        if line and line != render(event, seat, PLAIN):
             out.append(line)
     return out
 
@@ -130,7 +137,8 @@ def test_the_replay_and_the_moderators_view_name_roles_and_cards() -> None:
 
 
 def test_the_terminal_names_roles_and_cards() -> None:
-    """`mafia-arena play --human`: the seat's lines are the text view's, with names."""
+    """`mafia-arena play --human`: the seat's lines are the text view's as people read
+    them (`views.people_text`: the end with why the game ended), with names."""
     out = io.StringIO()
     seat = 5
     answers: Iterator[str] = itertools.repeat("0")  # the first choice: done for this phase
@@ -141,5 +149,10 @@ def test_the_terminal_names_roles_and_cards() -> None:
     events = list(result.log.events)
     for told in own_lines(events, seat):
         assert told in printed, told
-    named = named_lines(events, seat)
+    game = replay(result.log)
+
+    def terminal(event: Any, viewer: int | None, names: DisplayNames) -> str | None:
+        return people_line(event, viewer, names, game.variant, game)
+
+    named = named_lines(events, seat, terminal)
     assert named and all(line in printed for line in named)

@@ -82,10 +82,12 @@ def play(
 
     The same ``--seed`` deals the same cards; with the same ``--key-dir`` too (and, at a
     ``--human`` seat, the same answers) the whole game plays again, log for log."""
+    from mafia_arena.engine.catalogue import GameEnded
+    from mafia_arena.runner.log import replay_or_why
     from mafia_arena.runner.match import play_match
     from mafia_arena.views.display_names import DisplayNames
+    from mafia_arena.views.people_text import people_line
     from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
-    from mafia_arena.views.text import render_event
 
     check_seat("--seat", seat, players)
     check_seat("--human", human, players)
@@ -120,23 +122,39 @@ def play(
     hidden = owners_hidden(rules)  # OP-D36: the omniscient transcript names no owner
     names = DisplayNames.of(rules)  # roles and cards by the variant's own names
 
-    def show(event: Any) -> None:
+    def shown(event: Any, game: Any = None) -> str | None:
+        """The line `event` prints, if any; `game`, the finished game, says why it ended."""
         if viewer is None and event.visibility.scope == "host":
-            return
+            return None
         if viewer is None and hidden and tells_owner(event.fact):
-            return
+            return None
         if viewer is not None and not event.visibility.admits(viewer):
+            return None
+        line = people_line(event, viewer, names, rules, game)
+        if line and viewer is None and event.visibility.scope == "seats":
+            seats = ", ".join(f"P{s + 1}" for s in sorted(event.visibility.seats))
+            line = f"  (private to {seats}) {line}"
+        return line
+
+    ending: list[Any] = []  # the end and what follows it: printed once the game is over
+
+    def show(event: Any) -> None:
+        if ending or isinstance(event.fact, GameEnded):
+            ending.append(event)
             return
-        line = render_event(event, viewer, names)
+        line = shown(event)
         if line:
-            if viewer is None and event.visibility.scope == "seats":
-                seats = ", ".join(f"P{s + 1}" for s in sorted(event.visibility.seats))
-                line = f"  (private to {seats}) {line}"
             typer.echo(line)
 
     if seed is None:
         seed = secrets.randbelow(2**31)
     result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show, host_key=key))
+    if ending:  # why it ended is found in the finished game (`views.endings`)
+        finished = replay_or_why(result.log)
+        for event in ending:
+            line = shown(event, None if isinstance(finished, str) else finished)
+            if line:
+                typer.echo(line)
     faults: Counter[tuple[str, str, str]] = Counter()
     count_endpoint_faults(seated, result.log, faults)
     warn_endpoint_faults(faults, 1)
@@ -338,8 +356,8 @@ def replay(
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.display_names import DisplayNames
+    from mafia_arena.views.people_text import people_line
     from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
-    from mafia_arena.views.text import render_event
 
     stored = read_log(log, variant)
     check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
@@ -371,7 +389,7 @@ def replay(
             continue
         if hidden and tells_owner(event.fact):
             continue
-        line = render_event(event, viewer, names)
+        line = people_line(event, viewer, names, game.variant, game)
         if line:
             typer.echo(line)
     if orphans:

@@ -8,7 +8,9 @@ quotation early or start a line that reads as the host's.
 
 The transcript only grows (events are rendered in log order and never rewritten), so an
 LLM prompt built from it keeps a stable prefix between turns and server-side prompt
-caching works. The same rendering serves humans in the terminal.
+caching works. The lines people read in the terminal game and in ``mafia-arena play``
+and ``replay`` start from these (`views.people_text`: kinds in words, the forum game's
+Night 0 dated, a team's rounds counted, why the game ended) and leave them unchanged.
 
 Roles, intrigue cards and night steps are written by the variant's own names where it
 gives one (`views.display_names`: "Known Mafioso A", "Echo from Beyond", "the mafia's
@@ -82,17 +84,24 @@ def choice_text(key: str) -> str:
 
 
 def render_event(
-    event: SeatEvent | Event, viewer: int | None = None, names: DisplayNames = PLAIN
+    event: SeatEvent | Event,
+    viewer: int | None = None,
+    names: DisplayNames = PLAIN,
+    *,
+    prefix: str | None = None,
 ) -> str | None:
     """One line for an event (as a seat or the host sees it), or None for events that
     carry nothing to read. `names`: the variant's readable names for role, card and
     night step ids (`views.display_names`; a seat's transcript gets its game's from its
-    tracker); without them every id is written as it is."""
+    tracker); without them every id is written as it is. `prefix`: the line's date
+    where the caller writes its own (`views.people_text`); None, as every transcript
+    and prompt renders it: `phase_tag`'s."""
     fact = event.fact
     render = _RENDER.get(type(fact))
     if render is None:
         return None
-    prefix = phase_tag(event.phase, event.day)
+    if prefix is None:
+        prefix = phase_tag(event.phase, event.day)
     return render(fact, prefix, names)
 
 
@@ -238,9 +247,17 @@ def _role_change(f: RoleChange, prefix: str, names: DisplayNames) -> str:
 
 
 def _game_over(f: GameEnded, prefix: str, names: DisplayNames) -> str:
+    return game_over_line(f, names)
+
+
+def game_over_line(f: GameEnded, names: DisplayNames, why: str = "") -> str:
+    """The end's line: who won and every card; with `why` (the lines people read,
+    `views.people_text`), why it ended between the two. A transcript writes it without:
+    a model's prompt keeps the text it always had."""
     roles = ", ".join(f"{name(s)} {names.role(r)}" for s, r in f.roles.items())
     outcome = f"{f.winner} won" if f.winner else "a draw"  # "citizens won", not "wins"
-    return f"Game over: {outcome}. Roles: {roles}."
+    because = f" Why it ended: {why.rstrip('.')}." if why else ""
+    return f"Game over: {outcome}.{because} Roles: {roles}."
 
 
 def _state(f: StateChanged, prefix: str, names: DisplayNames) -> str:

@@ -5,7 +5,7 @@ the seat: the panels read its dated records, never a rescan of its stream), the
 view's request, the variant's public rule text, or the public roster (names, bot/human,
 presence). Nothing here reads `Game` state, so the page can show nothing its seat may
 not know; the one field from outside, the end screen's `why`, is the caller's
-(`web.endings`), given only once the seat has seen the game's end, when everything it
+(`views.endings`), given only once the seat has seen the game's end, when everything it
 draws on is public. Event sequence numbers are deliberately not sent: gaps between
 the numbers of visible events would count the hidden events in between (e.g. how many
 night actions ran, hence which power roles are alive).
@@ -27,6 +27,7 @@ from mafia_arena.engine.choices import Request
 from mafia_arena.rules import Variant
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.people_text import team_round_prompt
 from mafia_arena.views.text import name, quote_speech, render_event
 from mafia_arena.views.view import View
 from mafia_arena.web.stand_ins import Moves, tag
@@ -184,7 +185,7 @@ def _vote_panel(knowledge: Knowledge, names: DisplayNames) -> dict[str, Any]:
 
 def _reveal(knowledge: Knowledge, why: str = "") -> dict[str, Any] | None:
     """After the game: every card and who won, from the public game_over event, and why
-    it ended: `why` where the caller gives it (`web.endings.end_reason`, the rule that
+    it ended: `why` where the caller gives it (`views.endings.end_reason`, the rule that
     held, found in the finished game's public state), else the event's reason."""
     f = knowledge.ended
     if f is None:
@@ -285,31 +286,6 @@ def snapshot(
         **_panels(k, names, why),
         "results": [render_event(o.entry, k.seat, names) for o in k.outcomes],
     }
-
-
-def team_round_prompt(request: Request, knowledge: Knowledge, variant: Variant) -> str:
-    """The prompt the page shows for `request`: the engine's, and for a team's later
-    round of picks at a night step, which round it is and why it is asked ("Night 1:
-    choose tonight's victim (round 2 of 2: the team did not agree)").
-
-    The engine asks every round with the same words, so a person read the second
-    round as their first click lost. The round is known from the seat's own record of
-    its team's picks tonight (`Knowledge.team_picks`: the previous round's `GroupPicks`,
-    shown to the team before it is asked again); the number of rounds from the
-    variant's public rules. Added here, not in the engine: the request's prompt is part
-    of every stored log, which must replay unchanged."""
-    if not request.kind.startswith("night:") or knowledge.phase != "night":
-        return request.prompt
-    step_name = request.info.get("step")
-    done = [
-        picks.round
-        for day, picks in knowledge.team_picks
-        if day == knowledge.day and picks.step == step_name
-    ]
-    step = next((s for s in variant.night if s.name == step_name), None)
-    if not done or step is None:
-        return request.prompt
-    return f"{request.prompt} (round {max(done) + 1} of {step.rounds}: the team did not agree)"
 
 
 def _forum_request(request: Request) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from mafia_arena.rules import Variant
 from mafia_arena.runner.log import GameLog
 from mafia_arena.seat_seeds import seat_seed
 from mafia_arena.views.display_names import DisplayNames
+from mafia_arena.views.endings import end_reason
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name as name_of
@@ -33,7 +34,6 @@ from mafia_arena.views.words import FORUM_PHASES
 from mafia_arena.web.catch_up import catch_up
 from mafia_arena.web.chat import ChatBook, ChatRefused, seat_member
 from mafia_arena.web.db import LiveStore
-from mafia_arena.web.endings import end_reason
 from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
@@ -744,7 +744,7 @@ class GameSession:
 
     def why_ended(self, view: View | Knowledge) -> str:
         """The reason the end screen shows once `view`'s seat has seen the end
-        (`web.endings.end_reason`, from the finished game), else ""."""
+        (`views.endings.end_reason`, from the finished game), else ""."""
         knowledge = view.knowledge if isinstance(view, View) else view
         if knowledge.ended is None or self.game is None:
             return ""

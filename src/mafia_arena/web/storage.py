@@ -43,10 +43,10 @@ from mafia_arena.runner.log import GameLog, replay_differs, replay_or_why
 from mafia_arena.runner.match import agent_cards, host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.display_names import DisplayNames
+from mafia_arena.views.endings import end_reason
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
 from mafia_arena.views.text import name, render_event
 from mafia_arena.views.view import SeatTracker
-from mafia_arena.web.endings import end_reason
 from mafia_arena.web.render import lines, role_titles
 from mafia_arena.web.stand_ins import Moves, stand_in_moves, tag
 
@@ -342,7 +342,7 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
 
 
 def _end_reason(game: Game) -> str:
-    """Why the replayed game ended, as its end screen said (`web.endings.end_reason`);
+    """Why the replayed game ended, as its end screen said (`views.endings.end_reason`);
     "" for a log without an end."""
     ended = next((e.fact for e in reversed(game.events) if isinstance(e.fact, GameEnded)), None)
     return "" if ended is None else end_reason(game, ended)

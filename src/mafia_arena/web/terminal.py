@@ -1,10 +1,11 @@
 """Terminal mode: one person plays one seat in the terminal against bots.
 
-The seat's text view is printed incrementally (`views.text.render_event` over the
-events its `SeatTracker` admits, roles and cards by the variant's readable names —
-the same lines an LLM reads), and each decision is
-read from stdin: the number of a listed choice, or, on a speaking turn, any text.
-No timers: the game waits for the person. Ctrl-C quits at once; Ctrl-D (end of input)
+The seat's text view is printed incrementally (`views.people_text.people_line` over
+the events its `SeatTracker` admits, roles and cards by the variant's readable names:
+the lines an LLM reads, with a speech's kind in words, the forum game's Night 0 dated,
+a team's round of picks counted and, at the end, why the game ended), and each
+decision is read from stdin: the number of a listed choice, or, on a speaking turn, any
+text. No timers: the game waits for the person. Ctrl-C quits at once; Ctrl-D (end of input)
 asks whether to quit, and a second end of input quits; typing ``/quit`` quits too.
 Input that cannot be read at all (standard input closed) is end of input; a line that
 is not text in the terminal's encoding is refused and asked again.
@@ -36,13 +37,15 @@ from mafia_arena.agents.human import (
 )
 from mafia_arena.engine.choices import Choice, Decision, Request
 from mafia_arena.engine.errors import IllegalDecision
-from mafia_arena.rules import load_variant
+from mafia_arena.engine.game import Game
+from mafia_arena.rules import Variant, load_variant
 from mafia_arena.runner.log import replay
 from mafia_arena.runner.match import MatchResult, play_match
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.people_text import people_line, team_round_prompt
 from mafia_arena.views.rules_text import rules_text
-from mafia_arena.views.text import name, render_event
+from mafia_arena.views.text import name
 from mafia_arena.views.view import SeatTracker, View
 from mafia_arena.whole_numbers import read_whole_number
 
@@ -118,12 +121,14 @@ class TerminalHuman(HumanAgent):
         """The engine refused the decision (`runner.match`): say why; it asks again."""
         self.write(f"  ! {reason}")
 
-    def show_new(self, knowledge: Knowledge, names: DisplayNames) -> None:
-        """Print the events this seat has not seen yet, in log order, roles and cards
-        written by `names` (`DisplayNames.of(variant)`: the text view's lines, so the
-        terminal reads as an LLM's transcript and the web page do)."""
+    def show_new(self, knowledge: Knowledge, variant: Variant, game: Game | None = None) -> None:
+        """Print the events this seat has not seen yet, in log order, as people read
+        them (`views.people_text.people_line`: roles and cards by the `variant`'s
+        names, as an LLM's transcript and the web page write them); `game`, once it is
+        over, says why it ended."""
+        names = DisplayNames.of(variant)
         for event in knowledge.events[self.cursor :]:
-            line = render_event(event, knowledge.seat, names)
+            line = people_line(event, knowledge.seat, names, variant, game)
             if line:
                 self.write(line)
         self.cursor = len(knowledge.events)
@@ -172,8 +177,9 @@ class TerminalHuman(HumanAgent):
         request = view.request
         if request is None:
             raise ValueError("act called without a request")
-        self.show_new(view.knowledge, DisplayNames.of(view.rules))
-        self.write(f"\nNOW ({name(view.seat)}): {request.prompt}")
+        self.show_new(view.knowledge, view.rules)
+        prompt = team_round_prompt(request, view.knowledge, view.rules)
+        self.write(f"\nNOW ({name(view.seat)}): {prompt}")
         short = uses_short_menu(request)
         for line in short_menu(request) if short else full_menu(request):
             self.write(line)
@@ -467,7 +473,7 @@ def play_in_terminal(
     if log_path is not None:
         result.log.save(log_path)
     game = replay(result.log)
-    human.show_new(SeatTracker(human_seat).update(game), DisplayNames.of(game.variant))
+    human.show_new(SeatTracker(human_seat).update(game), game.variant, game)
     human.write(replay_hint(seed, None if host_key is None else key_dir))
     if results_dir is not None:
         from mafia_arena.web.storage import SeatEntry, results_record, save_game

@@ -1,0 +1,47 @@
+"""The terminal game shows the lines people read (`views.people_text`): a team's later
+round of night picks says which round of how many it is and why it is asked, the end
+says why the game ended, a team's chat is called so; the log keeps the engine's prompt,
+the same every round."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from tests.host_key import FIXED_HOST_KEY
+
+from mafia_arena.runner.log import GameLog
+from mafia_arena.web.terminal import play_in_terminal
+
+
+@pytest.fixture(scope="module")
+def mafioso() -> tuple[list[str], GameLog]:
+    """What seat 1, a mafioso at this seed, is shown when it answers "0" to everything
+    (on night 1 not its partner's pick), and the game's log."""
+    out = io.StringIO()
+    result = play_in_terminal(
+        "classic", 7, 0, "heuristic", 3, read=lambda _: "0", out=out, host_key=FIXED_HOST_KEY
+    )
+    shown = out.getvalue().splitlines()
+    assert any("your role is mafioso" in line for line in shown)
+    return shown, result.log
+
+
+def test_a_team_s_later_round_of_picks_says_which_round_and_why(
+    mafioso: tuple[list[str], GameLog],
+) -> None:
+    shown, log = mafioso
+    asked = [line for line in shown if line.startswith("NOW (P1): Night 1: choose tonight")]
+    assert len(asked) >= 2
+    assert "(round" not in asked[0]
+    assert asked[1].endswith("(round 2 of 3: the team did not agree)"), asked
+    assert any("Team picks for the mafia's kill (round 1 of 3): " in line for line in shown)
+    assert "the team did not agree" not in log.to_jsonl()  # the request's prompt as asked
+
+
+def test_the_end_says_why_the_game_ended(mafioso: tuple[list[str], GameLog]) -> None:
+    shown, log = mafioso
+    end = next(line for line in shown if line.startswith("Game over: "))
+    assert " Why it ended: no player of the mafia is left alive. Roles: " in end, end
+    assert any(" (team chat): " in line for line in shown)
+    assert "Why it ended" not in log.to_jsonl()
