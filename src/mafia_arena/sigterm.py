@@ -71,7 +71,8 @@ def take_sigterm() -> Any:
     the main thread, where no handler can be set)."""
     if threading.current_thread() is not threading.main_thread():
         return None
-    _ARRIVED.clear()
+    if not sigterm_is_interrupt():  # a nested take keeps what arrived under the outer
+        _ARRIVED.clear()
     return signal.signal(signal.SIGTERM, _interrupt)
 
 

@@ -93,7 +93,7 @@ from mafia_arena.experiments.worker import BatchJob, failure
 from mafia_arena.input_files import reference_from, spec_projects
 from mafia_arena.results_file import StoredRecords
 from mafia_arena.rules.loader import variant_path
-from mafia_arena.sigterm import interrupt_behind, sigterm_as_interrupt
+from mafia_arena.sigterm import interrupt_behind, sigterm_arrived, sigterm_as_interrupt
 from mafia_arena.tracking.uri import resolve_tracking_uri, tracking_uri_origin
 
 
@@ -504,6 +504,15 @@ def _tracker(
     )
 
 
+def _stop_if_sigterm_dropped() -> None:
+    """Raise `KeyboardInterrupt` if a SIGTERM arrived whose interrupt went nowhere
+    (`sigterm_arrived`: Python drops one raised in a `__del__`, a library may catch
+    one), so the run stops as SIGTERM says: checked once Ray has started and after
+    each stored batch, where stopping leaves the store whole."""
+    if sigterm_arrived():
+        raise KeyboardInterrupt
+
+
 def _play(
     executor: Any,
     jobs: list[BatchJob],
@@ -526,6 +535,7 @@ def _play(
         smoothing=0.1,
     )
     try:
+        _stop_if_sigterm_dropped()  # Ray has started
         for outcome in executor.run(jobs):
             job = outcome.job
             if outcome.games is None:  # the whole task failed (retries spent)
@@ -550,5 +560,6 @@ def _play(
             bar.update(len(games))
             if tracker is not None:
                 tracker.progress(already + summary.games_played)
+            _stop_if_sigterm_dropped()
     finally:
         bar.close()
