@@ -14,10 +14,11 @@ caller keeps its own words for a missing file.
 broken TOML covers it.
 
 Every reader of such a file words its refusals ``FILE: KEY: REASON`` (``-`` for the file
-as a whole): `validation_problems` turns pydantic's findings into those keys and
-reasons, `joined_problems` puts several in one message, `toml_spelling` writes a refused
-value as the file wrote it, and `file_kind` tells which of the project's files a table
-is, for a file given where another kind was wanted. One wording for all of them, so one
+as a whole): `refusal` says why a file could not be read or parsed,
+`validation_problems` turns pydantic's findings into those keys and reasons,
+`joined_problems` puts several in one message, `toml_spelling` writes a refused value as
+the file wrote it, and `file_kind` tells which of the project's files a table is, for a
+file given where another kind was wanted. One wording for all of them, so one
 who has fixed a variant file reads an agent file's or a spec's errors alike.
 """
 
@@ -77,6 +78,19 @@ def why_unreadable(error: OSError | TomlFileError) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
+
+
+def refusal(error: OSError | TomlFileError | tomllib.TOMLDecodeError, what: str = "file") -> str:
+    """Why `read_toml_text` and `parse_toml` refused a file, in every reader's words:
+    ``cannot read the file: REASON`` (`why_unreadable`; `what` names the file, ``spec``
+    for a spec) or ``not valid TOML: REASON`` (the parser's words, with line and
+    column). The caller puts it after ``FILE: -:``: it is the file as a whole.
+
+    Why one place: the readers of variant files, specs and agent files say these alike,
+    and a wording changed in one of them would otherwise drift from the others."""
+    if isinstance(error, tomllib.TOMLDecodeError):
+        return f"not valid TOML: {error}"
+    return f"cannot read the {what}: {why_unreadable(error)}"
 
 
 def toml_spelling(value: Any) -> str:

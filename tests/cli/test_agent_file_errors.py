@@ -200,3 +200,134 @@ def test_an_llm_agent_file_may_name_its_kind(tmp_path: Path) -> None:
     agent = tmp_path / "named.toml"
     agent.write_text('kind = "llm"\nmodel = "m"\n', encoding="utf-8")
     assert load_agent_definition(agent).model == "m"
+
+
+def test_an_rl_agent_file_says_each_bad_key_on_a_line_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As an LLM agent file's and a spec's problems are told (each ``FILE: KEY: REASON``,
+    in the file's order), not only the first. Before, this file was refused for
+    ``falback`` alone ("unknown in an rl agent file"), and the next run for ``nme``."""
+    agent = tmp_path / "bot.toml"
+    agent.write_text(
+        'kind = "rl"\npolicy = "p.npz"\nfalback = "heuristic"\nnme = "x"\nname = 5\n',
+        encoding="utf-8",
+    )
+    code, err = run_cli(["play", "--players", "7", "--agents", str(agent), "--seed", "1"], capsys)
+    assert code == 2, err
+    unknown = (
+        "unknown key (typo?); an rl agent file's keys: "
+        "description, fallback, kind, name, policy, variant"
+    )
+    assert err == (
+        f"error: --agents: {agent}: falback: {unknown}\n"
+        f"{agent}: nme: {unknown}\n"
+        f"{agent}: name: must be non-empty text, not 5\n"
+    )
+
+
+def _folder_with_bad_speak(path: Path) -> None:
+    """A folder of templates whose ``speak.txt`` has a ``$`` that names nothing."""
+    path.mkdir()
+    (path / "speak.txt").write_text("a $", encoding="utf-8")
+
+
+PLACEHOLDERS = (
+    "known: $rules, $seat, $role, $faction, $goal, $allies, $persona, $transcript, $prompt, "
+    "$options, $max_chars, $day, $example, $target, $situation"
+)
+
+# (id, the agent file's prompt_template, what is written at prompts/<that>, the file
+# the message names ("template": that file; "speak": speak.txt in it), the reason)
+TEMPLATE_CASES: list[tuple[str, str, Writer, str, str]] = [
+    (
+        "unknown-placeholder",
+        "mine.txt",
+        _text("Hello $nosuch"),
+        "template",
+        f"unknown placeholder $nosuch; {PLACEHOLDERS}",
+    ),
+    (
+        "not-utf8",
+        "mine.txt",
+        lambda path: path.write_bytes(b"x\xff"),
+        "template",
+        "cannot read the template: not UTF-8 text (byte 0xff at offset 1)",
+    ),
+    (
+        "device",
+        "mine.txt",
+        lambda path: path.symlink_to("/dev/null"),
+        "template",
+        "not a regular file (a pipe or a device)",
+    ),
+    (
+        "folder-with-bad-speak",
+        "mine",
+        _folder_with_bad_speak,
+        "speak",
+        "bad placeholder syntax: Invalid placeholder in string: line 1, col 3",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "named", "write", "file", "reason"),
+    TEMPLATE_CASES,
+    ids=[case[0] for case in TEMPLATE_CASES],
+)
+def test_a_prompt_template_the_agent_file_names_is_told_as_its_key(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    case: str,
+    named: str,
+    write: Writer,
+    file: str,
+    reason: str,
+) -> None:
+    """``AGENT_FILE: prompt_template: TEMPLATE: REASON``: the key to fix, and the file.
+    Before, the agent file and key went unnamed ("TEMPLATE: unknown placeholder ..."),
+    and a template that was a device read "key 'prompt_template': ... not found (no
+    such file or folder)", naming no file."""
+    (tmp_path / "prompts").mkdir()
+    agent = tmp_path / "bot.toml"
+    agent.write_text(
+        f'model = "m"\nbase_url = "http://127.0.0.1:9/v1"\nprompt_template = "{named}"\n',
+        encoding="utf-8",
+    )
+    template = tmp_path / "prompts" / named
+    write(template)
+    shown = template if file == "template" else template / "speak.txt"
+    code, err = run_cli(["play", "--players", "5", "--agents", str(agent), "--seed", "1"], capsys)
+    assert code == 2, err
+    assert err == f"error: --agents: {agent}: prompt_template: {shown}: {reason}\n"
+
+
+def test_a_broken_template_of_the_agent_folder_is_told_as_its_own_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A template the agent folder's ``prompts/`` holds by name (no key names it) is the
+    file at fault as a whole: ``TEMPLATE: -: REASON``, in a tournament's pool too.
+    Before, the key was left out ("TEMPLATE: bad placeholder syntax: ...")."""
+    (tmp_path / "prompts").mkdir()
+    speak = tmp_path / "prompts" / "speak.txt"
+    speak.write_text("a $", encoding="utf-8")
+    agent = tmp_path / "bot.toml"
+    agent.write_text('model = "m"\nbase_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8")
+    reason = "bad placeholder syntax: Invalid placeholder in string: line 1, col 3"
+    code, err = run_cli(["play", "--players", "5", "--agents", str(agent), "--seed", "1"], capsys)
+    assert code == 2, err
+    assert err == f"error: --agents: {speak}: -: {reason}\n"
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        f'name = "t"\ngames = 1\npool = ["random", "{agent}"]\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
+        encoding="utf-8",
+    )
+    args = ["tournament", str(spec), "--results", str(tmp_path / "results"), "--no-tracking"]
+    code, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert err == (
+        f"error: {spec}: pool: agent {str(agent)!r} (matchup 0, entry 1) cannot be built: "
+        f"{speak}: -: {reason}\n"
+    )

@@ -120,7 +120,8 @@ def test_a_store_of_two_specs_is_refused(
     out = tmp_path / "board"
     code, err = run_cli(["leaderboard", str(mixed), "--out", str(out)], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, str(mixed / "games.jsonl"), "'spec_hash'", "2 specs", "(one)")
+    store = mixed / "games.jsonl"
+    assert_one_paragraph(err, f"{store}: spec_hash: the store holds games of 2 specs", "(one)")
     assert not out.exists()
 
 
@@ -147,7 +148,8 @@ def test_an_experiment_name_that_leaves_leaderboards_needs_an_out_folder(
     before = snapshot(tmp_path)
     code, err = run_cli(["leaderboard", str(folder)], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, "key 'experiment'", repr(name), "give --out")
+    store = folder / "games.jsonl"
+    assert_one_paragraph(err, f"{store}: experiment: {name!r} cannot name a folder", "give --out")
     assert snapshot(tmp_path) == before
 
 

@@ -1,6 +1,7 @@
 """Damaged or hostile `rl` agent files and policy files are refused when they are loaded,
-before any game starts: `make_agent` raises `ValueError` naming the file, the key (or
-array) and the reason, and the command line prints that as one paragraph, exit code 2.
+before any game starts: `make_agent` raises `ValueError` ``FILE: KEY: REASON`` (the key
+of the agent file, or the policy file's header key or array), and the command line
+prints that as one paragraph, exit code 2.
 
 Every case is a copy of the shipped agent file and policy file with one thing broken."""
 
@@ -21,6 +22,7 @@ from tests.cli.support import assert_one_paragraph, run_cli
 from mafia_arena.agents.policy import PolicyAgent
 from mafia_arena.agents.policy_file import MAX_HEADER_BYTES, MAX_WEIGHTS, PolicyFile
 from mafia_arena.agents.registry import make_agent
+from mafia_arena.rules import load_variant, rules_digest
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED_AGENT = REPO / "agents" / "rl-town-votes.toml"
@@ -220,6 +222,12 @@ HEADER_CASES: list[tuple[str, Damage, str, str]] = [
         "/nowhere/own.toml (content digest ab, rules digest cd): put that file back",
     ),
     ("header-fallback-number", Damage(header={"fallback": 5}), "fallback", "not 5"),
+    (
+        "overrides-deal-no-game",
+        Damage(header={"overrides": {"mafia": 9}}),
+        "players",
+        "7 players with the header's overrides: ",
+    ),
     ("layers-huge-float", Damage(header={"layers": 1e9}), "layers", "whole number"),
     ("layers-huge", Damage(header={"layers": 10**9}), "layers", "the archive holds 7"),
     ("layers-negative", Damage(header={"layers": -1}), "layers", "not -1"),
@@ -246,12 +254,12 @@ ARRAY_CASES: list[tuple[str, Damage, str, str]] = [
         "w2",
         "39 rows (one per action), but the action table has 40",
     ),
-    ("actions-other", Damage(header={"actions": 41}), "w2", "but key 'actions' says 41"),
+    ("actions-other", Damage(header={"actions": 41}), "w2", "but the header says actions = 41"),
     (
         "action-rows-and-key",
         Damage(arrays=cut_actions),
         "w2",
-        "39 rows (one per action), but key 'actions' says 40",
+        "39 rows (one per action), but the header says actions = 40",
     ),
     ("b0-length", Damage(arrays=replaced("b0", np.zeros(100, np.float32))), "b0", "(100,)"),
     ("b1-matrix", Damage(arrays=replaced("b1", np.zeros((1, 128), np.float32))), "b1", "(1, 128)"),
@@ -280,13 +288,12 @@ ARRAY_CASES: list[tuple[str, Damage, str, str]] = [
     ),
 ]
 
-# (id, damage, the file named: "agent" or "policy", ": K" (an agent file's key), "key 'K'"
-# (a policy header's) or "array 'A'", reason)
+# (id, damage, the file named: "agent" or "policy", the key (an agent file's, a policy
+# header's or an array's name), reason)
 CASES: list[tuple[str, Damage, str, str, str]] = [
-    *[(i, d, "agent", f": {k}", r) for i, d, k, r in AGENT_FILE_CASES],
-    *[(i, d, "policy", f"key '{k}'", r) for i, d, k, r in HEADER_CASES if k != "header"],
-    *[(i, d, "policy", f"array '{k}'", r) for i, d, k, r in HEADER_CASES if k == "header"],
-    *[(i, d, "policy", f"array '{k}'", r) for i, d, k, r in ARRAY_CASES],
+    *[(i, d, "agent", k, r) for i, d, k, r in AGENT_FILE_CASES],
+    *[(i, d, "policy", k, r) for i, d, k, r in HEADER_CASES],
+    *[(i, d, "policy", k, r) for i, d, k, r in ARRAY_CASES],
 ]
 
 
@@ -300,8 +307,8 @@ def test_make_agent_refuses_the_file_naming_file_key_and_reason(
     with pytest.raises(ValueError) as caught:
         make_agent(str(agent))
     message = str(caught.value)
-    assert f"{agent if named == 'agent' else policy}: " in message, message
-    assert f"{where}: " in message and reason in message, message
+    assert message.startswith(f"{agent if named == 'agent' else policy}: {where}: "), message
+    assert reason in message, message
 
 
 @pytest.mark.parametrize(
@@ -320,7 +327,9 @@ def test_the_command_line_refuses_it_in_one_paragraph(
     args = ["run", "--players", "7", "--agents", f"town={agent},mafia=heuristic"]
     code, err = run_cli([*args, "--games", "2", "--seed", "1"], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, "--agents", str(agent if named == "agent" else policy), where, reason)
+    named_file = agent if named == "agent" else policy
+    assert err.startswith(f"error: --agents: {named_file}: {where}: "), err
+    assert_one_paragraph(err, reason)
 
 
 @pytest.mark.parametrize("command", ["play", "run"])
@@ -334,7 +343,7 @@ def test_play_and_run_refuse_weights_that_do_not_chain(
     log = tmp_path / "game.jsonl"
     code, err = run_cli([*args, "--log", str(log)] if command == "play" else args, capsys)
     assert code == 2, err
-    assert_one_paragraph(err, "--agents", str(policy), f"array '{array}'", reason)
+    assert_one_paragraph(err, f"--agents: {policy}: {array}: {reason}")
     assert not log.exists()  # refused before the game started
 
 
@@ -364,8 +373,33 @@ players = 7
     args = ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(results)]
     code, err = run_cli(args, capsys)
     assert code == 2, err
-    assert_one_paragraph(err, str(spec), "pool", str(policy), f"array '{array}'", reason)
+    assert_one_paragraph(err, str(spec), "pool", f"{policy}: {array}: {reason}")
     assert not (results / "games.jsonl").exists()
+
+
+def test_a_policy_whose_variant_file_has_other_rules_names_the_rules_digest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The refusal docs/rl.md shows ("A policy trained on a variant file of your own"),
+    as the command line prints it: the policy file, its header key, the reason. Before,
+    it read ``FILE: key 'rules_digest': ...``."""
+    own = tmp_path / "my-variants" / "two-doctors.toml"
+    own.parent.mkdir()
+    standard = (REPO / "envs" / "standard.toml").read_text()
+    assert "discussion_rounds = 2 " in standard
+    own.write_text(standard.replace("discussion_rounds = 2 ", "discussion_rounds = 3 "))
+    recorded = {"variant_digest": "3d1990d5502d131a", "rules_digest": "a8a5ae7f872e8cbf"}
+    agent, policy = write_copy(tmp_path, Damage(header={"variant_file": str(own), **recorded}))
+    args = ["run", "--players", "7", "--agents", f"town={agent},mafia=heuristic", "--games", "1"]
+    code, err = run_cli(args, capsys)
+    assert code == 2, err
+    assert err == (
+        f"error: --agents: {policy}: rules_digest: {own} has other rules (rules digest "
+        f"{rules_digest(load_variant(own))}), and a policy is not seated with other rules; "
+        f"the policy was trained on the variant file {own} (content digest 3d1990d5502d131a, "
+        "rules digest a8a5ae7f872e8cbf): put that file back, or give where it is now in the "
+        'agent file: variant = "FILE", or retrain it\n'
+    )
 
 
 @pytest.mark.parametrize(
@@ -387,15 +421,15 @@ def test_a_file_that_is_no_npz_archive_is_refused(
         policy.write_bytes(content)
     code, err = run_cli(["run", "--players", "7", "--agents", str(agent), "--games", "1"], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, "--agents", str(policy), "not a policy file")
+    assert_one_paragraph(err, f"--agents: {policy}: -: not a policy file")
 
 
 def test_a_stable_baselines3_checkpoint_is_named_and_the_policy_file_beside_it_advised(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A training run writes model.zip beside policy.npz; seated by mistake, the
-    checkpoint (a zip archive, as an npz file is) was "array 'header': missing (not a
-    policy file)". Its members are the ones Stable-Baselines3's `save` writes."""
+    checkpoint (a zip archive, as an npz file is) was "header: missing (not a policy
+    file)". Its members are the ones Stable-Baselines3's `save` writes."""
     agent, policy = write_copy(tmp_path, Damage())
     checkpoint = policy.with_name("model.zip")
     with zipfile.ZipFile(checkpoint, "w") as archive:
@@ -408,13 +442,13 @@ def test_a_stable_baselines3_checkpoint_is_named_and_the_policy_file_beside_it_a
     assert_one_paragraph(
         err,
         "--agents",
-        f"{checkpoint}: array 'header': missing",
+        f"{checkpoint}: header: missing",
         "a Stable-Baselines3 checkpoint",
         "seat the policy.npz",
     )
     with zipfile.ZipFile(checkpoint, "w") as archive:  # "data" alone is no checkpoint
         archive.writestr("data", b"{}")
-    with pytest.raises(ValueError, match=r"array 'header': missing \(not a policy file\)$"):
+    with pytest.raises(ValueError, match=r": header: missing \(not a policy file\)$"):
         PolicyFile.load(checkpoint)
 
 
@@ -448,9 +482,11 @@ def test_arrays_that_declare_more_than_a_policy_may_hold_are_refused_unread(
                 np.save(buffer, array)
                 data = buffer.getvalue()
             archive.writestr(f"{name}.npy", data)
-    with pytest.raises(ValueError, match=rf"array '{member}': declares|the arrays declare") as err:
+    with pytest.raises(
+        ValueError, match=rf": {member}: declares|: layers: the arrays declare"
+    ) as err:
         PolicyFile.load(policy)
-    assert "more than" in str(err.value) and str(policy) in str(err.value)
+    assert "more than" in str(err.value) and str(err.value).startswith(f"{policy}: ")
 
 
 def test_fallbacks_that_lead_back_to_the_agent_file_are_refused(tmp_path: Path) -> None:
@@ -469,7 +505,7 @@ def test_an_agent_built_in_memory_is_checked_against_its_action_table() -> None:
     layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(3)]
     header.pop("actions")
     layers[-1] = (layers[-1][0][:-1], layers[-1][1][:-1])
-    with pytest.raises(ValueError, match="array 'w2': 39 rows") as caught:
+    with pytest.raises(ValueError, match="in-memory: w2: 39 rows") as caught:
         PolicyAgent("in-memory", PolicyFile(layers, header), make_agent("heuristic"))
     assert str(caught.value).startswith("in-memory: ")
 

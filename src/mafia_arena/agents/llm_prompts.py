@@ -80,6 +80,7 @@ from mafia_arena.agents.speaker_tags import (
     seat_label,
     speaker,
 )
+from mafia_arena.input_files import not_a_file
 from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.transcript import TranscriptLine
 
@@ -133,7 +134,19 @@ PLACEHOLDERS = (
 
 
 class TemplateError(ValueError):
-    """A prompt template is missing or uses an unknown placeholder (names file and key)."""
+    """A prompt template that cannot be read or uses a placeholder wrongly.
+
+    The message is ``FILE: KEY: REASON``, as every reader of a user's file words it
+    (`mafia_arena.toml_file`): a template file has no keys, so `load_templates` gives
+    ``TEMPLATE: -: REASON``; the agent file whose ``prompt_template`` named the
+    template says ``AGENT_FILE: prompt_template: TEMPLATE: REASON``
+    (`llm_shared.templates_for`)."""
+
+    def __init__(self, source: str, key: str, reason: str) -> None:
+        self.source = source
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{source}: {key}: {reason}")
 
 
 def default_prompts_dir() -> Path | None:
@@ -202,8 +215,9 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
     """Load the default templates from ``prompts_dir``, then apply each override in order.
 
     An override is a folder (its files replace templates by name) or one file (replaces
-    the system template); ``None`` is skipped. Raises :class:`TemplateError` naming the
-    file and the problem.
+    the system template); ``None`` is skipped. Raises :class:`TemplateError`
+    ``TEMPLATE: -: REASON`` for an override that is neither a file nor a folder and for a
+    template that cannot be read or uses an unknown or malformed placeholder.
     """
     sources: dict[str, Path] = {name: prompts_dir / f"{name}.txt" for name in TEMPLATE_NAMES}
     sources.update(_per_kind_files(prompts_dir))
@@ -218,9 +232,7 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
         elif override.is_file():
             sources["system"] = override
         else:
-            raise TemplateError(
-                f"key 'prompt_template': {override} not found (no such file or folder)"
-            )
+            raise TemplateError(str(override), "-", _neither_file_nor_folder(override))
     compiled: dict[str, Template] = {}
     versions: dict[str, str] = {}
     dummy = {key: "x" for key in PLACEHOLDERS}
@@ -229,29 +241,38 @@ def load_templates(prompts_dir: Path, *overrides: Path | None) -> PromptTemplate
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise TemplateError(
-                f"{path}: cannot read prompt template: {exc.strerror or exc}"
+                str(path), "-", f"cannot read the template: {exc.strerror or exc}"
             ) from exc
         except UnicodeDecodeError as exc:  # a template is text the model reads
             byte = exc.object[exc.start : exc.start + 1].hex()
             raise TemplateError(
-                f"{path}: cannot read prompt template: not UTF-8 text "
-                f"(byte 0x{byte} at offset {exc.start})"
+                str(path),
+                "-",
+                f"cannot read the template: not UTF-8 text (byte 0x{byte} at offset {exc.start})",
             ) from None
         template = Template(text)
         try:
             template.substitute(dummy)
         except KeyError as exc:
-            raise TemplateError(
-                f"{path}: unknown placeholder ${exc.args[0]}; known: "
-                + ", ".join(f"${k}" for k in PLACEHOLDERS)
-            ) from None
+            known = ", ".join(f"${k}" for k in PLACEHOLDERS)
+            reason = f"unknown placeholder ${exc.args[0]}; known: {known}"
+            raise TemplateError(str(path), "-", reason) from None
         except ValueError as exc:
-            raise TemplateError(f"{path}: bad placeholder syntax: {exc}") from None
+            raise TemplateError(str(path), "-", f"bad placeholder syntax: {exc}") from None
         compiled[name] = template
         versions[name] = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
     kinds = {name: compiled.pop(name) for name in list(compiled) if name not in TEMPLATE_NAMES}
     assert {f.name for f in fields(PromptTemplates)} - {"kinds", "versions"} == set(compiled)
     return PromptTemplates(**compiled, kinds=kinds, versions=versions)
+
+
+def _neither_file_nor_folder(path: Path) -> str:
+    """Why a template override is neither a template file nor a folder of them: it is
+    missing, or a pipe or device (whose reading could wait for ever)."""
+    try:
+        return not_a_file(path) or "not a template file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
 
 
 def _per_kind_files(folder: Path) -> dict[str, Path]:

@@ -73,14 +73,31 @@ def _cached_templates(defaults: Path, local: Path | None, override: Path | None)
 def templates_for(definition: AgentDefinition, agents_dir: str | Path | None) -> PromptTemplates:
     """The repository's default templates (``agents/prompts``), overridden by name by
     the files in ``<agents_dir>/prompts`` (when that is another folder), then by the
-    definition's ``prompt_template`` (relative to that ``prompts`` folder)."""
+    definition's ``prompt_template`` (relative to that ``prompts`` folder).
+
+    Raises `TemplateError` ``FILE: KEY: REASON``: a template the definition's
+    ``prompt_template`` names (the file, or one in the folder it names) is told as the
+    agent file's key, ``AGENT_FILE: prompt_template: TEMPLATE: REASON``, since that key
+    is what to fix; any other template as ``TEMPLATE: -: REASON``."""
     defaults = default_prompts_dir()
     if defaults is None:
-        raise TemplateError("agents/prompts/ with the default prompt templates not found")
+        raise TemplateError("agents/prompts", "-", "no such folder (the default prompt templates)")
     defaults = defaults.resolve()
     base = Path(agents_dir).resolve() if agents_dir is not None else defaults.parent
     local = base / "prompts"
     override = local / definition.prompt_template if definition.prompt_template else None
-    return _cached_templates(
-        defaults, local if local.is_dir() and local != defaults else None, override
-    )
+    try:
+        return _cached_templates(
+            defaults, local if local.is_dir() and local != defaults else None, override
+        )
+    except TemplateError as exc:
+        agent_file = definition.source_file
+        if agent_file is None or override is None or not _within(Path(exc.source), override):
+            raise
+        reason = f"{exc.source}: {exc.reason}"
+        raise TemplateError(str(agent_file), "prompt_template", reason) from None
+
+
+def _within(path: Path, override: Path) -> bool:
+    """Whether `path` is the template file `override` or a file in the folder it names."""
+    return path == override or override in path.parents

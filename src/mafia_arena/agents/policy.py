@@ -57,10 +57,11 @@ from mafia_arena.rules.errors import NoSuchVariant, names_a_file
 from mafia_arena.rules.loader import rules_content, rules_digest
 from mafia_arena.toml_file import (
     TomlFileError,
+    joined_problems,
     parse_toml,
     read_toml_text,
+    refusal,
     toml_spelling,
-    why_unreadable,
 )
 from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.view import View
@@ -86,13 +87,14 @@ class PolicyAgent(SyncAgent):
         variant_file: str | Path | None = None,
         fallback_file: Path | None = None,
     ) -> None:
-        """Seat `policy` as `name`; `ValueError` naming the policy file (its `source`,
-        else `name`), the header key or array and the reason when the policy does not
-        fit this code: a header of the wrong shape (`check_header`), a variant, switch,
-        player count, side or layout that cannot be set up, an action table or
-        observation size that changed since training, or weights that do not chain
-        from the observation to the action table (`PolicyFile.check`). Everything a
-        game later reads is checked here, so a policy that is built never fails mid-game.
+        """Seat `policy` as `name`; `ValueError` ``FILE: KEY: REASON`` naming the
+        policy file (its `source`, else `name`), the header key or array and the reason
+        when the policy does not fit this code: a header of the wrong shape
+        (`check_header`), a variant, switch, player count, side or layout that cannot be
+        set up, an action table or observation size that changed since training, or
+        weights that do not chain from the observation to the action table
+        (`PolicyFile.check`). Everything a game later reads is checked here, so a policy
+        that is built never fails mid-game.
 
         A policy trained on a variant file of one's own records that file
         (`load_trained_variant`); `variant_file` (the agent file's ``variant``) names
@@ -110,7 +112,7 @@ class PolicyAgent(SyncAgent):
         where = str(policy.source) if policy.source is not None else name
 
         def refuse(key: str, reason: object) -> ValueError:
-            return ValueError(f"{where}: key '{key}': {reason}")
+            return ValueError(f"{where}: {key}: {reason}")
 
         try:
             header = check_header(policy.header)
@@ -129,7 +131,8 @@ class PolicyAgent(SyncAgent):
         try:
             self.table = build_action_table(self.trained_variant, self.players)
         except ValueError as exc:  # the count, or switches that do not deal it
-            raise refuse("players' with key 'overrides" if overrides else "players", exc) from None
+            dealt = f"{self.players} players with the header's overrides: " if overrides else ""
+            raise refuse("players", f"{dealt}{exc}") from None
         if table_hash(list(self.table.keys)) != header["table_hash"]:
             raise refuse(
                 "table_hash",
@@ -292,24 +295,30 @@ def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
     """Raise `ValueError` ``PATH: KEY: REASON`` unless an ``rl`` agent file's keys
     are usable: only `AGENT_KEYS`; ``policy`` (required), ``name`` and ``fallback``
     non-empty text; ``description`` text; ``variant`` (the variant file a policy was
-    trained on, where it is now, relative to the agent file) non-empty text.
+    trained on, where it is now, relative to the agent file) non-empty text. Every
+    problem is told, each on a line of its own (`toml_file.joined_problems`), as an LLM
+    agent file's and a spec's are: a missing ``policy`` first, then the keys in the
+    file's order.
 
     Why: each value becomes a string in the game's records or an agent spec; read as
     anything else (a number, an array, a table), it would be turned into text quietly
-    and the agent would play under a name nobody wrote.
+    and the agent would play under a name nobody wrote. All at once, so that fixing
+    one key does not reveal the next on the following run.
     """
-    unknown = sorted(set(data) - set(AGENT_KEYS))
-    if unknown:
-        raise ValueError(f"{path}: {unknown[0]}: unknown in an rl agent file")
-    if not isinstance(data.get("policy"), str) or not data["policy"].strip():
-        raise ValueError(f"{path}: policy: the path of a policy file is required")
-    for key in ("name", "fallback", "description", "variant"):
-        if key not in data:
-            continue
-        value = data[key]
-        if not isinstance(value, str) or (key != "description" and not value.strip()):
+    problems: list[tuple[str, str]] = []
+    if "policy" not in data:
+        problems.append(("policy", "required key is missing (the path of a policy file)"))
+    known = ", ".join(sorted(AGENT_KEYS))
+    for key, value in data.items():
+        text = isinstance(value, str) and (key == "description" or bool(value.strip()))
+        if key not in AGENT_KEYS:
+            problems.append((key, f"unknown key (typo?); an rl agent file's keys: {known}"))
+        elif key != "kind" and not text:
             what = "text" if key == "description" else "non-empty text"
-            raise ValueError(f"{path}: {key}: must be {what}, not {toml_spelling(value)}")
+            problems.append((key, f"must be {what}, not {toml_spelling(value)}"))
+    if problems:
+        key, reason = joined_problems(str(path), problems)
+        raise ValueError(f"{path}: {key}: {reason}")
 
 
 def _loads(variant: str) -> bool:
@@ -393,10 +402,8 @@ def load_policy_agent(spec: str) -> PolicyAgent | None:
         raise _FallbackCycle(f"{loading[0]}: fallback: the fallbacks go round ({chain})")
     try:  # read as `agent_file_kind` read it; the file may have changed since
         data = parse_toml(read_toml_text(path))
-    except (OSError, TomlFileError) as exc:
-        raise ValueError(f"{path}: -: cannot read the file: {why_unreadable(exc)}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: -: not valid TOML: {exc}") from None
+    except (OSError, TomlFileError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"{path}: -: {refusal(exc)}") from None
     check_agent_file(path, data)
     policy_path = path.parent / data["policy"]
     if not is_file(policy_path):

@@ -10,7 +10,9 @@ workers, the web app and the CLI can seat a trained policy with numpy alone.
 A file is checked in full when it is loaded (`PolicyFile.load`: `check_header`, then
 `check_shapes` on the arrays' declared shapes, then `check_values`), so a damaged or
 hostile file is refused before any game starts, with a `ValueError` naming the file and
-the header key or array at fault, and `act` cannot fail in the middle of a game.
+the header key or array at fault (``FILE: KEY: REASON``, as every reader of a user's
+file words it: a header key or an array's name is the key), and `act` cannot fail in
+the middle of a game.
 """
 
 from __future__ import annotations
@@ -96,53 +98,49 @@ def check_header(header: object) -> dict[str, Any]:
     ``spec``, ``seed`` …) are only recorded. The file-level keys ``format`` and
     ``layers`` are `PolicyFile.load`'s to check.
 
-    Raises `ValueError` ``key 'K': reason`` for the first key that is missing or of
-    the wrong type. Why: the agent reads these keys when it is built and while it
-    plays; a wrong type would end a game mid-way or quietly change what the policy
-    plays (a text ``kinds`` would be read as a set of letters, a fractional
-    ``players`` rounded down).
+    Raises `ValueError` ``K: reason`` for the first key that is missing or of the
+    wrong type (the caller puts the file before it). Why: the agent reads these keys
+    when it is built and while it plays; a wrong type would end a game mid-way or
+    quietly change what the policy plays (a text ``kinds`` would be read as a set of
+    letters, a fractional ``players`` rounded down).
     """
     if not isinstance(header, dict):
-        raise ValueError(f"the header is JSON {type(header).__name__}, not an object")
+        raise ValueError(f"header: JSON {type(header).__name__}, not an object")
 
     def need(key: str) -> Any:
         if key not in header:
-            raise ValueError(f"key {key!r}: missing")
+            raise ValueError(f"{key}: missing")
         return header[key]
 
     for key in ("variant", "side", "table_hash"):
         value = need(key)
         if not isinstance(value, str) or not value:
-            raise ValueError(f"key {key!r}: must be non-empty text, not {value!r}")
+            raise ValueError(f"{key}: must be non-empty text, not {value!r}")
     for key in ("players", "observation_size"):
         value = need(key)
         if not _count(value):
-            raise ValueError(f"key {key!r}: must be a whole number of at least 1, not {value!r}")
+            raise ValueError(f"{key}: must be a whole number of at least 1, not {value!r}")
     kinds = need("kinds")
     if not isinstance(kinds, list) or not kinds or not all(isinstance(k, str) and k for k in kinds):
-        raise ValueError(
-            f"key 'kinds': must be a non-empty list of request kinds (text), not {kinds!r}"
-        )
+        raise ValueError(f"kinds: must be a non-empty list of request kinds (text), not {kinds!r}")
     if not isinstance(header.get("overrides", {}), dict):
-        raise ValueError(
-            f"key 'overrides': must be an object of switches, not {header['overrides']!r}"
-        )
+        raise ValueError(f"overrides: must be an object of switches, not {header['overrides']!r}")
     observation = header.get("observation")
     if observation is not None and not isinstance(observation, dict):
-        raise ValueError(f"key 'observation': must be an object or null, not {observation!r}")
+        raise ValueError(f"observation: must be an object or null, not {observation!r}")
     advice = header.get("advice")
     if advice is not None and not isinstance(advice, str):
-        raise ValueError(f"key 'advice': must be a player's name or null, not {advice!r}")
+        raise ValueError(f"advice: must be a player's name or null, not {advice!r}")
     if "fallback" in header and not isinstance(header["fallback"], str):
-        raise ValueError(f"key 'fallback': must be a player's name, not {header['fallback']!r}")
+        raise ValueError(f"fallback: must be a player's name, not {header['fallback']!r}")
     if "variant_file" in header:  # a file of one's own: its digests say which rules
         for key in ("variant_file", "variant_digest", "rules_digest"):
             value = need(key)
             if not isinstance(value, str) or not value:
-                raise ValueError(f"key {key!r}: must be non-empty text, not {value!r}")
+                raise ValueError(f"{key}: must be non-empty text, not {value!r}")
     if "actions" in header and not _count(header["actions"]):
         raise ValueError(
-            f"key 'actions': must be a whole number of at least 1, not {header['actions']!r}"
+            f"actions: must be a whole number of at least 1, not {header['actions']!r}"
         )
     return header
 
@@ -156,7 +154,8 @@ def check_shapes(
     actions: int | None,
     actions_from: str = "the action table has",
 ) -> None:
-    """Raise `ValueError` ``array 'wN': reason`` unless the layers chain.
+    """Raise `ValueError` ``wN: reason`` (the array's name, then why) unless the layers
+    chain.
 
     `shapes` holds (weight shape, bias shape) per layer, first to last. Each weight
     must be a matrix whose columns are the previous layer's rows (the first's: the
@@ -167,30 +166,29 @@ def check_shapes(
     refused before its data is even read, and `act` cannot fail later.
     """
     if not shapes:
-        raise ValueError("key 'layers': a policy needs at least one layer")
+        raise ValueError("layers: a policy needs at least one layer")
     width = observation_size
     for index, (weight, bias) in enumerate(shapes):
         if len(weight) != 2:
-            raise ValueError(f"array 'w{index}': must be a matrix, not {len(weight)}-d {weight}")
+            raise ValueError(f"w{index}: must be a matrix, not {len(weight)}-d {weight}")
         if weight[1] != width:
             fits = (
                 f"the observation size is {width}"
                 if index == 0
                 else f"'w{index - 1}' has {width} rows"
             )
-            raise ValueError(f"array 'w{index}': {weight[1]} columns, but {fits}")
+            raise ValueError(f"w{index}: {weight[1]} columns, but {fits}")
         if bias != (weight[0],):
-            raise ValueError(f"array 'b{index}': shape {bias}, but 'w{index}' has {weight[0]} rows")
+            raise ValueError(f"b{index}: shape {bias}, but 'w{index}' has {weight[0]} rows")
         width = weight[0]
     if actions is not None and width != actions:
         raise ValueError(
-            f"array 'w{len(shapes) - 1}': {width} rows (one per action), but "
-            f"{actions_from} {actions}"
+            f"w{len(shapes) - 1}: {width} rows (one per action), but {actions_from} {actions}"
         )
 
 
 def check_values(layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
-    """Raise `ValueError` ``array 'wN': reason`` for a weight that is not a finite number.
+    """Raise `ValueError` ``wN: reason`` for a weight that is not a finite number.
 
     Why: a NaN or infinite weight makes every logit NaN, and the argmax then picks the
     first legal action whatever the game: the policy would play nonsense, silently.
@@ -198,7 +196,7 @@ def check_values(layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
     for index, pair in enumerate(layers):
         for letter, array in zip("wb", pair, strict=True):
             if not np.isfinite(array).all():
-                raise ValueError(f"array '{letter}{index}': holds NaN or infinite values")
+                raise ValueError(f"{letter}{index}: holds NaN or infinite values")
 
 
 @dataclass
@@ -228,8 +226,9 @@ class PolicyFile:
         return int(np.argmax(logits))
 
     def check(self, actions: int | None = None) -> None:
-        """Raise `ValueError` (key or array, reason) unless header and weights fit
-        together and, when given, an action table of `actions` entries."""
+        """Raise `ValueError` ``KEY: reason`` (a header key or an array) unless header
+        and weights fit together and, when given, an action table of `actions`
+        entries."""
         header = check_header(self.header)
         shapes = [(weight.shape, bias.shape) for weight, bias in self.layers]
         check_shapes(shapes, header["observation_size"], actions)
@@ -252,10 +251,9 @@ class PolicyFile:
     def load(cls, path: str | Path) -> PolicyFile:
         """Read and check a policy file (see the module docstring).
 
-        Raises `ValueError` ``PATH: reason`` for a file that cannot be read or is no
-        npz archive, and ``PATH: key 'K': reason`` / ``PATH: array 'A': reason`` for a
-        header key or weight array that is missing, of the wrong type or shape, or
-        not finite.
+        Raises `ValueError` ``PATH: -: reason`` for a file that cannot be read or is no
+        npz archive, and ``PATH: K: reason`` for a header key or array ``K`` (``header``,
+        ``w0``, ``b0`` …) that is missing, of the wrong type or shape, or not finite.
         """
         path = Path(path)
         with contextlib.ExitStack() as stack:
@@ -267,9 +265,11 @@ class PolicyFile:
                 handle.seek(0)
                 archive = np.load(handle, allow_pickle=False)
             except _ARCHIVE_ERRORS as exc:
-                raise ValueError(f"{path}: not a policy file ({_reason(exc)})") from None
+                raise ValueError(f"{path}: -: not a policy file ({_reason(exc)})") from None
             if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise ValueError(f"{path}: not a policy file (a single array, not an npz archive)")
+                raise ValueError(
+                    f"{path}: -: not a policy file (a single array, not an npz archive)"
+                )
             try:
                 with archive:
                     header, layers = _read(archive)
@@ -291,45 +291,45 @@ def _read(archive: Any) -> tuple[dict[str, Any], list[tuple[np.ndarray, np.ndarr
     names = set(archive.files)
     if "header" not in names and names >= SB3_MEMBERS:
         raise ValueError(
-            "array 'header': missing (a Stable-Baselines3 checkpoint, not a policy file: "
+            "header: missing (a Stable-Baselines3 checkpoint, not a policy file: "
             "seat the policy.npz that training wrote beside it)"
         )
     if "header" not in names:
-        raise ValueError("array 'header': missing (not a policy file)")
+        raise ValueError("header: missing (not a policy file)")
     header_size = math.prod(_declared(archive, "header"))
     if header_size > MAX_HEADER_BYTES:
-        raise ValueError(
-            f"array 'header': declares {header_size} bytes, more than {MAX_HEADER_BYTES}"
-        )
+        raise ValueError(f"header: declares {header_size} bytes, more than {MAX_HEADER_BYTES}")
     try:
         header = json.loads(bytes(_array(archive, "header")).decode())
     except (UnicodeDecodeError, RecursionError, json.JSONDecodeError) as exc:
-        raise ValueError(f"array 'header': not JSON text ({exc})") from None
+        raise ValueError(f"header: not JSON text ({exc})") from None
     if not isinstance(header, dict):
-        raise ValueError(f"array 'header': JSON {type(header).__name__}, not an object")
+        raise ValueError(f"header: JSON {type(header).__name__}, not an object")
     if header.get("format") != FORMAT:
-        raise ValueError(f"key 'format': {header.get('format')!r}, expected {FORMAT!r}")
+        raise ValueError(f"format: {header.get('format')!r}, expected {FORMAT!r}")
     header = check_header(header)
     count = header.get("layers")
     if not _count(count):
-        raise ValueError(f"key 'layers': must be a whole number of at least 1, not {count!r}")
+        raise ValueError(f"layers: must be a whole number of at least 1, not {count!r}")
     if count > len(names):  # before the names below are built: a hostile count costs nothing
-        raise ValueError(f"key 'layers': {count} layers, but the archive holds {len(names)} arrays")
+        raise ValueError(f"layers: {count} layers, but the archive holds {len(names)} arrays")
     wanted = [f"{letter}{index}" for index in range(count) for letter in "wb"]
     extra = sorted(names - {"header"} - set(wanted), key=_natural)
     if extra:
-        raise ValueError(f"array {extra[0]!r}: not one of the {count} layers of key 'layers'")
+        raise ValueError(
+            f"{extra[0]}: not one of the {count} layers (the header says layers = {count})"
+        )
     for name in wanted:
         if name not in names:
-            raise ValueError(f"array {name!r}: missing (key 'layers' says {count} layers)")
+            raise ValueError(f"{name}: missing (the header says layers = {count})")
     declared = {name: _declared(archive, name) for name in wanted}
     weights = sum(math.prod(shape) for shape in declared.values())
     if weights > MAX_WEIGHTS:
-        raise ValueError(
-            f"key 'layers': the arrays declare {weights} numbers, more than {MAX_WEIGHTS}"
-        )
+        raise ValueError(f"layers: the arrays declare {weights} numbers, more than {MAX_WEIGHTS}")
     shapes = [(declared[f"w{i}"], declared[f"b{i}"]) for i in range(count)]
-    check_shapes(shapes, header["observation_size"], header.get("actions"), "key 'actions' says")
+    check_shapes(
+        shapes, header["observation_size"], header.get("actions"), "the header says actions ="
+    )
     layers = [(_array(archive, f"w{i}"), _array(archive, f"b{i}")) for i in range(count)]
     check_values(layers)
     return header, layers
@@ -347,9 +347,9 @@ def _declared(archive: Any, name: str) -> Shape:
         with archive.zip.open(f"{name}.npy") as member:
             shape, dtype = _npy_header(member)
     except _ARCHIVE_ERRORS as exc:
-        raise ValueError(f"array {name!r}: unreadable ({_reason(exc)})") from None
+        raise ValueError(f"{name}: unreadable ({_reason(exc)})") from None
     if dtype.kind not in "biuf":
-        raise ValueError(f"array {name!r}: {dtype} values are not real numbers")
+        raise ValueError(f"{name}: {dtype} values are not real numbers")
     return shape
 
 
@@ -369,7 +369,7 @@ def _array(archive: Any, name: str) -> np.ndarray:
     try:
         array = archive[name]
     except _ARCHIVE_ERRORS as exc:
-        raise ValueError(f"array {name!r}: unreadable ({_reason(exc)})") from None
+        raise ValueError(f"{name}: unreadable ({_reason(exc)})") from None
     if not isinstance(array, np.ndarray):
-        raise ValueError(f"array {name!r}: not an npy array")
+        raise ValueError(f"{name}: not an npy array")
     return array if name == "header" else array.astype(np.float32)

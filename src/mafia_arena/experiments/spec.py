@@ -70,8 +70,8 @@ from mafia_arena.toml_file import (
     joined_problems,
     parse_toml,
     read_toml_text,
+    refusal,
     validation_problems,
-    why_unreadable,
 )
 from mafia_arena.whole_numbers import MAX_SEED
 
@@ -215,11 +215,11 @@ def read_spec(path: str | Path) -> tuple[ExperimentSpec, str]:
     try:
         text = read_toml_text(path)
     except (OSError, TomlFileError) as exc:
-        raise SpecError(source, "-", f"cannot read the spec: {why_unreadable(exc)}") from exc
+        raise SpecError(source, "-", refusal(exc, "spec")) from exc
     try:
         data = parse_toml(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SpecError(source, "-", f"not valid TOML: {exc}") from exc
+        raise SpecError(source, "-", refusal(exc)) from exc
     other = other_kind_of_file(data)
     if other is not None:
         raise SpecError(source, "-", other)

@@ -136,7 +136,7 @@ def leaderboard_command(
     experiment = str(records[0].get("experiment", results.stem))
     if out is None and not _FOLDER_NAME.fullmatch(experiment):
         raise LeaderboardError(
-            f"{path}: key 'experiment': {experiment!r} cannot name a folder under "
+            f"{path}: experiment: {experiment!r} cannot name a folder under "
             "leaderboards/; give --out"
         )
     target = out or board_folder(experiment)
@@ -179,7 +179,7 @@ def _check_one_spec(path: Path, records: list[dict[str, Any]]) -> None:
     if len(hashes) > 1:
         found = ", ".join(f"{h} ({name})" for h, name in sorted(hashes.items()))
         raise LeaderboardError(
-            f"{path}: key 'spec_hash': the store holds games of {len(hashes)} specs ({found}); "
+            f"{path}: spec_hash: the store holds games of {len(hashes)} specs ({found}); "
             "publish each tournament's store on its own"
         )
 

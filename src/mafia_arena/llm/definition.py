@@ -71,9 +71,9 @@ from mafia_arena.toml_file import (
     joined_problems,
     parse_toml,
     read_toml_text,
+    refusal,
     toml_spelling,
     validation_problems,
-    why_unreadable,
 )
 
 __all__ = [
@@ -383,6 +383,12 @@ class AgentDefinition(BaseModel):
             )
         return SecretStr(value)
 
+    @property
+    def source_file(self) -> Path | None:
+        """The agent file this definition was read from (None when built in code): what
+        an error found after loading names (``FILE: KEY: REASON``)."""
+        return self._source
+
     def prompt_template_path(self, agents_dir: Path) -> Path | None:
         """Absolute path of the prompt template, given the ``agents/`` directory."""
         if self.prompt_template is None:
@@ -421,11 +427,8 @@ def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
     source = str(path)
     try:
         data = parse_toml(read_toml_text(path))
-    except (OSError, TomlFileError) as exc:
-        reason = f"cannot read the file: {why_unreadable(exc)}"
-        raise AgentDefinitionError(source, "-", reason) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise AgentDefinitionError(source, "-", f"not valid TOML: {exc}") from None
+    except (OSError, TomlFileError, tomllib.TOMLDecodeError) as exc:
+        raise AgentDefinitionError(source, "-", refusal(exc)) from None
     _check_shape(source, data)
     kind = data.pop("kind", LLM_KIND)
     if kind != LLM_KIND:  # another kind's loader took a file it builds

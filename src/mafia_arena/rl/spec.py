@@ -43,7 +43,7 @@ from typing import Any
 
 from mafia_arena.input_files import find_beside_spec
 from mafia_arena.rl.team_env import TeamEnv, TeamSetup, check_kinds, check_side
-from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text, why_unreadable
+from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text, refusal
 
 
 class TrainSpecError(ValueError):
@@ -147,11 +147,9 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     except FileNotFoundError:
         raise TrainSpecError(str(path), "-", "no such training spec") from None
     except (OSError, TomlFileError) as exc:  # a folder, a device, a link loop, not UTF-8
-        raise TrainSpecError(
-            str(path), "-", f"cannot read the spec: {why_unreadable(exc)}"
-        ) from None
+        raise TrainSpecError(str(path), "-", refusal(exc, "spec")) from None
     except tomllib.TOMLDecodeError as exc:
-        raise TrainSpecError(str(path), "-", f"not valid TOML: {exc}") from None
+        raise TrainSpecError(str(path), "-", refusal(exc)) from None
     train = data.get("train")
     if not isinstance(train, dict):
         if "variants" in data:  # the tournament's reader says the converse

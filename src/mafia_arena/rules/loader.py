@@ -37,8 +37,8 @@ from mafia_arena.toml_file import (
     TomlFileError,
     parse_toml,
     read_toml_text,
+    refusal,
     toml_spelling,
-    why_unreadable,
 )
 from mafia_arena.whole_numbers import read_whole_number
 
@@ -150,9 +150,9 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
             bundled = available_variants()
             raise NoSuchVariant(str(name_or_path), source, NO_SUCH_VARIANT, bundled) from exc
         # a folder, a pipe or device, no permission, a link loop, bytes that are not UTF-8
-        raise VariantError(source, "-", f"cannot read the file: {why_unreadable(exc)}") from exc
+        raise VariantError(source, "-", refusal(exc)) from exc
     except tomllib.TOMLDecodeError as exc:
-        raise VariantError(source, "-", f"not valid TOML: {exc}") from exc
+        raise VariantError(source, "-", refusal(exc)) from exc
     return build_variant(document, source, overrides or {}).from_file(source, text_digest(text))
 
 
