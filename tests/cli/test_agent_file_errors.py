@@ -100,6 +100,23 @@ CASES: list[tuple[str, Writer, str, str]] = [
 IDS = [case[0] for case in CASES]
 
 
+def _tournament_refusal(
+    tmp_path: Path, agent: Path, capsys: pytest.CaptureFixture[str]
+) -> tuple[Path, str]:
+    """A tournament whose pool holds `agent`, run: its spec and what it said on stderr,
+    once it has refused with exit 2 (the shape every case checks)."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        f'name = "t"\ngames = 1\npool = ["random", "{agent}"]\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
+        encoding="utf-8",
+    )
+    args = ["tournament", str(spec), "--results", str(tmp_path / "results"), "--no-tracking"]
+    code, err = run_cli(args, capsys)
+    assert code == 2, err
+    return spec, err
+
+
 @pytest.mark.parametrize(("case", "write", "key", "reason"), CASES, ids=IDS)
 def test_play_names_the_agent_file_key_and_reason_in_one_line(
     tmp_path: Path,
@@ -139,15 +156,7 @@ def test_a_tournament_names_the_pool_entry_and_the_agent_file_in_one_line(
 ) -> None:
     agent = tmp_path / f"{case}.toml"
     write(agent)
-    spec = tmp_path / "spec.toml"
-    spec.write_text(
-        f'name = "t"\ngames = 1\npool = ["random", "{agent}"]\n'
-        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
-        encoding="utf-8",
-    )
-    args = ["tournament", str(spec), "--results", str(tmp_path / "results"), "--no-tracking"]
-    code, err = run_cli(args, capsys)
-    assert code == 2, err
+    spec, err = _tournament_refusal(tmp_path, agent, capsys)
     assert err == (
         f"error: {spec}: pool: agent {str(agent)!r} (matchup 0, entry 1) cannot be built: "
         f"{agent}: {key}: {reason}\n"
@@ -318,15 +327,7 @@ def test_a_broken_template_of_the_agent_folder_is_told_as_its_own_file(
     code, err = run_cli(["play", "--players", "5", "--agents", str(agent), "--seed", "1"], capsys)
     assert code == 2, err
     assert err == f"error: --agents: {speak}: -: {reason}\n"
-    spec = tmp_path / "spec.toml"
-    spec.write_text(
-        f'name = "t"\ngames = 1\npool = ["random", "{agent}"]\n'
-        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
-        encoding="utf-8",
-    )
-    args = ["tournament", str(spec), "--results", str(tmp_path / "results"), "--no-tracking"]
-    code, err = run_cli(args, capsys)
-    assert code == 2, err
+    spec, err = _tournament_refusal(tmp_path, agent, capsys)
     assert err == (
         f"error: {spec}: pool: agent {str(agent)!r} (matchup 0, entry 1) cannot be built: "
         f"{speak}: -: {reason}\n"
