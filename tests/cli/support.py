@@ -1,9 +1,14 @@
-"""Running the command line in-process and judging a user error's message, for the
-command-line tests."""
+"""Running the command line in-process (or, to stop it by a real signal, in a child
+process: `run_stopped`) and judging a user error's message, for the command-line
+tests."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -11,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from mafia_arena.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_cli_output(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -60,3 +67,28 @@ def pipe_writer(path: Path, data: bytes, seconds: float = 3) -> threading.Thread
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     return writer
+
+
+def run_stopped(
+    tmp_path: Path, setup: str, *args: str, answers: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """`mafia-arena ARGS` in a child process, `setup` (Python) run first to wrap a writer
+    so that it signals the process mid-write; SIGINT is the default one, as in a terminal.
+    `answers` are the lines a person at a ``--human`` seat types."""
+    child = textwrap.dedent(setup) + "\nfrom mafia_arena.cli import main\nmain(sys.argv[1:])\n"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
+    return subprocess.run(
+        [sys.executable, "-c", "import os, signal, sys\n" + child, *args],
+        env=env,
+        cwd=tmp_path,
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def assert_quiet(stderr: str) -> None:
+    """No traceback, and none of the "Exception ignored" lines Python prints at exit."""
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr

@@ -153,3 +153,44 @@ def test_a_tournament_without_void_games_exits_0(tmp_path: Path) -> None:
     assert again.exit_code == 0, again.output
     (line,) = [line for line in again.stdout.splitlines() if "games stored" in line]
     assert line.endswith("(0 played now, 2 resumed, 0 failed, 0 void) nothing left to play")
+
+
+def test_a_void_games_line_names_the_endpoints_error(
+    tmp_path: Path, dead_endpoint: FakeOpenAI
+) -> None:
+    """The summary's line on void games gives the error the endpoint answered (here
+    its HTTP 500), as the decision traces hold it: a fallback kind says what failed,
+    the error says what to fix."""
+    agent = agent_file(tmp_path, dead_endpoint.base_url)
+    spec = tournament_spec(tmp_path, f'"{agent}"')
+    result = CliRunner().invoke(app, ["tournament", str(spec), "--no-ray", "--no-tracking"])
+
+    assert result.exit_code == 1, result.output
+    (line,) = [line for line in result.stdout.splitlines() if "void games' fallbacks" in line]
+    assert "; first error: " in line, line
+    error = line.split("; first error: ", 1)[1]
+    assert "500" in error and "circuit" not in error, line
+
+
+@pytest.mark.parametrize("source", ["store", "spec"])
+def test_a_board_of_void_games_leaves_them_out_and_says_how_many(
+    tmp_path: Path, dead_endpoint: FakeOpenAI, source: str
+) -> None:
+    """`leaderboard` on a store of void games (or on its spec, which plays them again
+    first, void again), as the tournament: they are rated and counted nowhere (the
+    README's provenance counts the games rated, and the void ones apart), and the
+    command says on stderr how many it left out."""
+    agent = agent_file(tmp_path, dead_endpoint.base_url)
+    spec = tournament_spec(tmp_path, f'"{agent}"')
+    args = ["tournament", str(spec), "--no-ray", "--no-tracking"]
+    assert CliRunner().invoke(app, args).exit_code == 1
+    board = tmp_path / "board"
+    given = [str(tmp_path / "results")] if source == "store" else [str(spec), *args[2:]]
+    result = CliRunner().invoke(app, ["leaderboard", *given, "--out", str(board)])
+
+    assert result.exit_code == 0, result.output
+    (note,) = [line for line in result.stderr.splitlines() if line.startswith("note:")]
+    assert note.startswith("note: 2 void game(s) decided by infrastructure failures left out")
+    readme = (board / "README.md").read_text(encoding="utf-8")
+    assert "0 games (0 decisive, 0 drawn)" in readme and "2 void games" in readme
+    assert "- **games**: `0`" in readme and "- **void_games**: `2`" in readme

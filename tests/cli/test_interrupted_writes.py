@@ -14,11 +14,10 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-from tests.cli.support import run_cli
+from tests.cli.support import assert_quiet, run_cli, run_stopped
 
 from mafia_arena.experiments.summary import Summary
 from mafia_arena.results_file import read_records
@@ -37,31 +36,6 @@ players = 5
 [concurrency]
 batch_size = 2
 """
-
-
-def run_stopped(
-    tmp_path: Path, setup: str, *args: str, answers: str = ""
-) -> subprocess.CompletedProcess[str]:
-    """`mafia-arena ARGS` in a child process, `setup` (Python) run first to wrap a writer
-    so that it signals the process mid-write; SIGINT is the default one, as in a terminal.
-    `answers` are the lines a person at a ``--human`` seat types."""
-    child = textwrap.dedent(setup) + "\nfrom mafia_arena.cli import main\nmain(sys.argv[1:])\n"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])}
-    return subprocess.run(
-        [sys.executable, "-c", "import os, signal, sys\n" + child, *args],
-        env=env,
-        cwd=tmp_path,
-        input=answers,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-
-
-def assert_quiet(stderr: str) -> None:
-    """No traceback, and none of the "Exception ignored" lines Python prints at exit."""
-    assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
 
 
 #: Wraps `Path.write_text` for the game log: half the text is out when the signal is sent.
@@ -219,8 +193,8 @@ def test_sigterm_while_a_board_is_written_leaves_the_previous_board(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`kill` while `leaderboard` writes the board's files: it stops as Ctrl-C does (exit
-    130, no traceback), the board published before is as it was, and none of the new
-    board's staged files is left beside it."""
+    130, no traceback, one line saying the board was not written), the board published
+    before is as it was, and none of the new board's staged files is left beside it."""
     board = tmp_path / "board"
     stores = []
     for games in (2, 4):  # the board of 2 games is published, that of 4 is stopped
@@ -238,6 +212,8 @@ def test_sigterm_while_a_board_is_written_leaves_the_previous_board(
     )
     assert done.returncode == 130, done.stderr
     assert_quiet(done.stderr)
+    said = f"interrupted before the board was written: no file in {board} was replaced"
+    assert done.stderr.strip().splitlines()[-1] == said
     assert {p.name: p.read_bytes() for p in board.iterdir()} == before
 
 
@@ -278,3 +254,104 @@ def test_ctrl_c_after_the_games_says_they_are_stored_and_ends_the_runs(
     assert experiment is not None
     runs = client.search_runs([experiment.experiment_id])
     assert runs and "RUNNING" not in {run.info.status for run in runs}
+
+
+#: Wraps the file copy MLflow logs artifacts with: half of the first {suffix} file
+#: copied into a run's artifacts is out when Ctrl-C is sent.
+ARTIFACT_COPY_STOPPED = """
+import shutil
+copyfile = shutil.copyfile
+copied = []
+
+def stopped(source, target, *args, **kwargs):
+    if "artifacts" not in str(target) or not str(source).endswith("{suffix}") or copied:
+        return copyfile(source, target, *args, **kwargs)
+    copied.append(target)
+    with open(source, "rb") as handle:
+        data = handle.read()
+    with open(target, "wb") as handle:
+        handle.write(data[: len(data) // 2])
+        handle.flush()
+        os.kill(os.getpid(), signal.SIGINT)
+        handle.write(data[len(data) // 2 :])
+    return target
+
+shutil.copyfile = stopped
+"""
+
+
+@pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy")  # MLflow's
+@pytest.mark.parametrize(
+    "suffix", [".toml", ".csv"], ids=["the-spec-of-the-tournament-run", "a-matchup-runs-tables"]
+)
+def test_ctrl_c_while_a_runs_artifacts_are_copied_leaves_them_whole(
+    tmp_path: Path, suffix: str
+) -> None:
+    """Ctrl-C while MLflow copies a run's files into a local store's artifacts (the
+    tournament run's spec as it opens, before any game; a matchup run's tables after
+    the games): the copy finishes first (the spec whole; every table whole, a seat per
+    row of each game, the games and estimates tables there too), then the command
+    stops (exit 130) and every run ends KILLED, none RUNNING or FAILED."""
+    from mlflow import MlflowClient
+
+    (tmp_path / "stopped.toml").write_text(SPEC)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    args = ("tournament", "stopped.toml", "--no-ray", "--results", "r", "--tracking-uri", uri)
+    done = run_stopped(tmp_path, ARTIFACT_COPY_STOPPED.replace("{suffix}", suffix), *args)
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    stored = 0 if suffix == ".toml" else 4
+    assert f"{stored} games stored; run the same command to resume" in done.stderr
+    client = MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name("stopped")
+    assert experiment is not None
+    runs = client.search_runs([experiment.experiment_id])
+    assert {run.info.status for run in runs} == {"KILLED"}
+    kinds = {run.data.tags["mafia_arena.run_kind"]: run.info.run_id for run in runs}
+    artifacts = {kind: tmp_path / "mlruns" / run_id / "artifacts" for kind, run_id in kinds.items()}
+    if suffix == ".toml":
+        assert (artifacts["tournament"] / "spec.toml").read_text() == SPEC
+        return
+    tables = artifacts["matchup"] / "tables"
+    seats = (tables / "seats.csv").read_text(encoding="utf-8")
+    assert seats.endswith("\n") and len(seats.splitlines()) == 1 + 4 * 5
+    assert len((tables / "games.csv").read_text(encoding="utf-8").splitlines()) == 1 + 4
+    assert (tables / "estimates.csv").is_file()
+
+
+#: Wraps MLflow's run creation: Ctrl-C as a {kind} run has been created, before the
+#: tracker has its id.
+RUN_CREATION_STOPPED = """
+from mlflow import MlflowClient
+create_run = MlflowClient.create_run
+
+def stopped(self, *args, **kwargs):
+    run = create_run(self, *args, **kwargs)
+    if (kwargs.get("tags") or {}).get("mafia_arena.run_kind") == "{kind}":
+        os.kill(os.getpid(), signal.SIGINT)
+    return run
+
+MlflowClient.create_run = stopped
+"""
+
+
+@pytest.mark.filterwarnings("ignore:The ``noload`` loader strategy")  # MLflow's
+@pytest.mark.parametrize("kind", ["tournament", "matchup"])
+def test_ctrl_c_as_a_run_is_created_leaves_no_run_running(tmp_path: Path, kind: str) -> None:
+    """Ctrl-C the moment MLflow has created a run (the tournament's, or a matchup's
+    after the games) in a local store: the tracker still learns its id, so the run ends
+    KILLED with the others, never left RUNNING for `mlflow ui` to show as live."""
+    from mlflow import MlflowClient
+
+    (tmp_path / "stopped.toml").write_text(SPEC)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    args = ("tournament", "stopped.toml", "--no-ray", "--results", "r", "--tracking-uri", uri)
+    done = run_stopped(tmp_path, RUN_CREATION_STOPPED.replace("{kind}", kind), *args)
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    client = MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name("stopped")
+    assert experiment is not None
+    runs = client.search_runs([experiment.experiment_id])
+    assert {run.data.tags["mafia_arena.run_kind"] for run in runs} >= {kind}
+    assert {run.info.status for run in runs} == {"KILLED"}

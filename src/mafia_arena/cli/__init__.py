@@ -16,8 +16,11 @@ traceback unless ``--debug`` is given (then the traceback is printed instead of 
 paragraph, and the exit code stays the same).
 Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
 and exits 130; during a training run, one line saying what its output folder holds,
-and exits 130 too. Games that failed exit 1 after the summary, and so does a
-tournament that leaves void games in the store (decided by infrastructure failures).
+and exits 130 too; so do `play`, `run`, `replay` and `leaderboard`, each with one line
+saying what was (not) written (`games`, `tournaments`). `serve` stops its server
+gracefully, as the server itself does on Ctrl-C. Games that failed exit 1 after the
+summary, and so does a tournament that leaves void games in the store (decided by
+infrastructure failures).
 """
 
 from __future__ import annotations

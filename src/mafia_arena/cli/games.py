@@ -5,7 +5,12 @@ A game whose model-backed agents fell back on infrastructure faults says so on s
 (`count_endpoint_faults`, `warn_endpoint_faults`): without it, a game against a server
 that is down ends as if all were well. ``--log`` names an output, so a file that cannot
 be written is "cannot write" (`CliError`, exit 2). A replay that differs from its stored
-log exits 1.
+log exits 1. Ctrl-C prints one line on stderr saying what was (not) written and exits
+130 (`EXIT_INTERRUPTED`): ``play``, that nothing was recorded and the game's seed (its
+``--log`` is written only once the game is over, and whole); ``run``, how many games it
+finished and that no summary was printed; ``replay``, that the log was not checked.
+SIGTERM ends them as it ends any program (they hold no file open to finish, and
+``play`` writes its log with interrupts held back).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Annotated, Any
 import typer
 from tqdm import tqdm
 
-from mafia_arena.cli.app import CliError, nonempty_path, path_argument
+from mafia_arena.cli.app import EXIT_INTERRUPTED, CliError, nonempty_path, path_argument
 from mafia_arena.cli.tables import (
     DEFAULT_PLAYERS,
     KeyDirOption,
@@ -148,7 +153,13 @@ def play(
 
     if seed is None:
         seed = secrets.randbelow(2**31)
-    result = asyncio.run(play_match(rules, seated, seed, overrides, on_event=show, host_key=key))
+    try:
+        result = asyncio.run(
+            play_match(rules, seated, seed, overrides, on_event=show, host_key=key)
+        )
+    except KeyboardInterrupt:  # typer would make it a bare exit 130
+        typer.echo(play_interrupted_message(seed, log), err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if ending:  # why it ended is found in the finished game (`views.endings`)
         finished = replay_or_why(result.log)
         for event in ending:
@@ -161,6 +172,19 @@ def play(
     typer.echo(f"game seed: {seed}")
     if log is not None:
         _write_log(result.log, log)
+
+
+def play_interrupted_message(seed: int, log: Path | None) -> str:
+    """What `play` says when Ctrl-C stops its game: nothing was recorded (a log is
+    written only once the game is over), and the seed that plays it again.
+
+    Why the seed: a game dealt from a random seed is otherwise lost; with it, ``play
+    --seed`` deals the same cards."""
+    unwritten = "" if log is None else f"; no log written to {log}"
+    return (
+        f"\ninterrupted before the game ended: nothing was recorded{unwritten} "
+        f"(game seed: {seed}; --seed {seed} deals it again)"
+    )
 
 
 def _write_log(log: Any, path: Path) -> None:
@@ -279,15 +303,20 @@ def run(
     winners: Counter[str] = Counter()
     lengths: list[int] = []
     faults: Counter[tuple[str, str, str]] = Counter()
-    for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
-        seated = _seat(agents, players, rules)
-        if all_synchronous(seated):
-            result = play_match_sync(rules, seated, seed + index, overrides, host_key=key)
-        else:
-            result = asyncio.run(play_match(rules, seated, seed + index, overrides, host_key=key))
-            count_endpoint_faults(seated, result.log, faults)
-        winners[result.winner or "draw"] += 1
-        lengths.append(result.game_length)
+    try:
+        for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
+            seated = _seat(agents, players, rules)
+            if all_synchronous(seated):
+                result = play_match_sync(rules, seated, seed + index, overrides, host_key=key)
+            else:
+                played = play_match(rules, seated, seed + index, overrides, host_key=key)
+                result = asyncio.run(played)
+                count_endpoint_faults(seated, result.log, faults)
+            winners[result.winner or "draw"] += 1
+            lengths.append(result.game_length)
+    except KeyboardInterrupt:  # typer would make it a bare exit 130
+        typer.echo(run_interrupted_message(len(lengths), games), err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     summary: dict[str, Any] = {
         "variant": variant,
         "players": players,
@@ -316,6 +345,25 @@ def run(
             f"({row['wins']}/{games})"
         )
     typer.echo(f"mean game length: {summary['mean_length_days']:.2f} days")
+
+
+def run_interrupted_message(finished: int, games: int) -> str:
+    """What `run` says when Ctrl-C stops it: how far it got, and that no summary came
+    (``run`` writes no file; with ``--json`` its output is then empty, and a script
+    must not take the missing summary for a run of no games).
+
+    Why no summary of the games finished: they are the first seeds of the run, not a
+    sample of it, and rates printed as the run's would pass for its result."""
+    return (
+        f"\ninterrupted after {finished} of {games} games: no summary printed, nothing "
+        "written; run the same command to play them all"
+    )
+
+
+REPLAY_INTERRUPTED = (
+    "\ninterrupted: the replay was not checked against the stored log; nothing written"
+)
+"""What `replay` says when Ctrl-C stops it (it only reads; the verdict line is missing)."""
 
 
 def replay(
@@ -347,6 +395,15 @@ def replay(
     own whose content digest is not the one the log records exits 1 saying
     so; ``--variant`` gives the file that played it (moved, or a copy). A
     bundled variant edited since replays, and a note names the edit."""
+    try:
+        _replay(log, seat, traces, variant)
+    except KeyboardInterrupt:  # typer would make it a bare exit 130
+        typer.echo(REPLAY_INTERRUPTED, err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _replay(log: Path, seat: int | None, traces: bool, variant: Path | None) -> None:
+    """`replay`'s body (its docstring says what it does)."""
     from mafia_arena.runner.log import (
         replay_differs,
         replay_or_why,

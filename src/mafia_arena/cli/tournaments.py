@@ -6,7 +6,9 @@ Ctrl-C during a tournament prints ``N games stored; run the same command to resu
 (or, stopped while starting, that no game was played) and exits 130
 (`EXIT_INTERRUPTED`); SIGTERM does the same from the moment the command runs. While
 a board is written, SIGTERM stops it as Ctrl-C does: the previous board stays as it
-was, with no staged file beside it (`leaderboard.publish`).
+was, with no staged file beside it (`leaderboard.publish`), and one line says which
+board the folder holds (exit 130). A board whose games include void ones is written
+without them, and a stderr line says how many were left out (`leaderboard.cli`).
 Contradictory options (``--no-resume`` with ``--force-resume``, ``--address`` with
 ``--no-ray``) are a `CliError`. A tournament that leaves void games in the store (decided
 by infrastructure failures: an endpoint down, a wrong URL or model name, a quota) prints
@@ -225,7 +227,22 @@ def leaderboard(
         typer.echo(str(summary))
         source = summary.results_dir
     with sigterm_as_interrupt():  # the board's staged files are removed, as on Ctrl-C
-        leaderboard_command(source, out, view, invocation)
+        try:
+            leaderboard_command(source, out, view, invocation)
+        except KeyboardInterrupt as exc:  # typer would make it a bare exit 130
+            typer.echo(_board_interrupted_message(exc), err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _board_interrupted_message(interrupt: KeyboardInterrupt) -> str:
+    """The line `leaderboard` prints when Ctrl-C or SIGTERM stops it while it reads the
+    store or writes the board: which board the output folder holds (the previous one,
+    as it was, or the new one, whole: never a mix, `leaderboard.publish`)."""
+    from mafia_arena.leaderboard.publish import BoardInterrupted
+
+    if isinstance(interrupt, BoardInterrupted):
+        return str(interrupt)
+    return "interrupted before the board was written; no file of it written"
 
 
 def _check_out_first(out: Path | None) -> None:

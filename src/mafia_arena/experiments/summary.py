@@ -47,6 +47,18 @@ class Summary:
     """Per agent whose seats fell back for infrastructure faults in void games: the
     fallback kinds of those games (``llm:connection``…), so a void game names what to
     fix (an endpoint down, a quota) rather than only a count."""
+    void_errors: dict[str, str] = field(default_factory=dict)
+    """Per agent of `void_causes`: the error its endpoint gave in the first void game
+    whose decision traces say one (`first_void_error`), as the summary line shows it.
+
+    Why: a kind such as ``llm:connection`` says what failed, not why; the error text
+    (a refused connection, a 401, an unknown model) is what the user fixes, and it is
+    otherwise only in the traces beside the logs."""
+
+    _void_logs_read: dict[str, int] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """Per agent of `void_causes`: void games whose traces were read for an error."""
 
     @property
     def ok(self) -> bool:
@@ -89,8 +101,15 @@ class Summary:
             }
         )
         kinds = (record.get("fallback_record") or {}).get("by_kind", {})
-        tally = self.void_causes.setdefault(", ".join(agents) or "unknown agent", Counter())
+        key = ", ".join(agents) or "unknown agent"
+        tally = self.void_causes.setdefault(key, Counter())
         tally.update({str(kind): int(n) for kind, n in kinds.items()})
+        tried = self._void_logs_read.get(key, 0)
+        if key not in self.void_errors and tried < VOID_LOGS_READ:
+            self._void_logs_read[key] = tried + 1
+            error = first_void_error(self.store_path.parent, record)
+            if error is not None:
+                self.void_errors[key] = error
 
     def __str__(self) -> str:
         """The summary the command line prints. A call that played nothing (every game
@@ -119,7 +138,48 @@ class Summary:
             lines.append(f"  {label}: {info['games']} games{void}; {rates or 'no game counted'}")
         for agents, kinds in sorted(self.void_causes.items()):
             shown = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
-            lines.append(f"  void games' fallbacks, seats of {agents}: {shown or 'none recorded'}")
+            error = self.void_errors.get(agents)
+            said = f"; first error: {error}" if error else ""
+            lines.append(
+                f"  void games' fallbacks, seats of {agents}: {shown or 'none recorded'}{said}"
+            )
         for index, error in sorted(self.failed.items())[:5]:
             lines.append(f"  game {index} failed: {error.strip().splitlines()[-1]}")
         return "\n".join(lines)
+
+
+VOID_LOGS_READ = 5
+"""How many void games' traces `Summary` reads, per agent, for an error text: a few,
+since a store of thousands of void games would otherwise be read whole for one line,
+and games without the text (an agent of code, whose failures are not traced) say no
+more the more are read."""
+
+ERROR_SHOWN = 300
+"""At most this many characters of an error text in the summary (a server's error
+page can be long)."""
+
+
+def first_void_error(folder: Path, record: Mapping[str, Any]) -> str | None:
+    """The error text of the first infrastructure fallback in the decision traces of a
+    void game (`record`, stored in the results `folder`), on one line; None when its
+    traces hold none (no sidecar, an agent that keeps no traces, a sidecar that cannot
+    be read: the summary then names the fallback kinds alone).
+
+    A breaker's "circuit open" is passed over for an error of the endpoint itself when
+    the game has one: it only says that earlier requests failed, not why."""
+    from mafia_arena.runner.log import load_traces
+
+    try:
+        traces = load_traces(folder / str(record["log_path"]))
+    except (KeyError, OSError, ValueError):  # LogFileError is a ValueError
+        return None
+    errors = [
+        (str(t.get("fallback", "")), " ".join(str(t["reason"]).split()))
+        for t in traces
+        if t.get("attribution") == "infrastructure" and str(t.get("reason") or "").strip()
+    ]
+    if not errors:
+        return None
+    own = [text for kind, text in errors if not kind.endswith("circuit_open")]
+    text = (own or [errors[0][1]])[0]
+    return text if len(text) <= ERROR_SHOWN else text[: ERROR_SHOWN - 1] + "…"

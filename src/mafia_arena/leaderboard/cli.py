@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +36,12 @@ from typing import Any, cast
 
 from mafia_arena import __version__
 from mafia_arena.code_identity import code_label
-from mafia_arena.leaderboard.publish import OUTPUT_FILES, write_leaderboard
+from mafia_arena.leaderboard.publish import OUTPUT_FILES, BoardInterrupted, write_leaderboard
 from mafia_arena.leaderboard.records import (  # LeaderboardError: raised here too
     LeaderboardError,
     View,
     check_store,
+    filter_records,
     load_records,
 )
 from mafia_arena.output_folders import unwritable_reason
@@ -148,9 +150,30 @@ def leaderboard_command(
         provenance=_provenance(experiment, records, invocation, path.parent),
         view=cast(View, view),  # checked by the command line and by `filter_records`
     )
-    for written in paths:
-        print(written)
+    try:
+        for written in paths:
+            print(written)
+        void = sum(1 for r in filter_records(records, cast(View, view)) if r.get("void") is True)
+        if void:
+            print(void_games_note(void), file=sys.stderr)
+    except KeyboardInterrupt:  # the board is out: do not say it was not written
+        raise BoardInterrupted(target, published=True) from None
     return paths
+
+
+def void_games_note(void: int) -> str:
+    """The stderr line after a board whose view held `void` void games: they are left
+    out of it (as of the tournament's summary and its MLflow aggregates), and how to
+    play them again.
+
+    Why a line of the command's: the board's README says so too, but a script or a
+    person publishing a board must see, as a tournament's run says, that the board is
+    not yet of every game the spec asks for."""
+    return (
+        f"note: {void} void game(s) decided by infrastructure failures left out of the "
+        "board (see its README); the tournament plays them again when its spec is run "
+        "again"
+    )
 
 
 def board_folder(experiment: str) -> Path:
@@ -219,9 +242,11 @@ def _provenance(
     """The README's "How this was produced" entries (see the module docstring), with
     what the records say made them: the spec hashes and the code (`played_by`), and the
     fingerprint of the host key the results `folder`'s manifest names (`host_key`)."""
+    void = sum(1 for r in records if r.get("void") is True)
     provenance = {
         "experiment": experiment,
-        "games": str(len(records)),
+        "games": str(len(records) - void),  # the README's count: void games are apart
+        **({"void_games": str(void)} if void else {}),
         "package_version": __version__,
         **played_by(records),
     }

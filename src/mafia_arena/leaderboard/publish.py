@@ -23,7 +23,13 @@ from .records import GameResult, View, filter_records, load_records, prepare_gam
 from .render import markdown_leaderboard, markdown_model_cards, markdown_roles, table_to_csv
 from .table import leaderboard_table, model_cards, roles_table
 
-__all__ = ["OUTPUT_FILES", "load_records", "render_readme", "write_leaderboard"]
+__all__ = [
+    "OUTPUT_FILES",
+    "BoardInterrupted",
+    "load_records",
+    "render_readme",
+    "write_leaderboard",
+]
 
 #: Files written by :func:`write_leaderboard`, in the order their paths are returned.
 OUTPUT_FILES: tuple[str, ...] = (
@@ -45,6 +51,25 @@ _PROVENANCE_LABELS: tuple[tuple[str, str], ...] = (
     ("version", "Version"),
     ("command", "Command"),
 )
+
+
+class BoardInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM made one) stopped the publishing of a board: `published` says
+    whether the new board's files had all replaced the ones in `folder` by then; its
+    message is the one line the command prints.
+
+    Why a `KeyboardInterrupt`: every caller that stops on Ctrl-C still does; the
+    command line tells the user which of the two boards the folder now holds, the one
+    thing they need to know before publishing (or committing) it."""
+
+    def __init__(self, folder: Path, published: bool) -> None:
+        self.folder = folder
+        self.published = published
+        super().__init__(
+            f"interrupted after the board was written to {folder}"
+            if published
+            else f"interrupted before the board was written: no file in {folder} was replaced"
+        )
 
 
 def _provenance_value(value: Any) -> str:
@@ -210,7 +235,9 @@ def write_leaderboard(
     bootstrap. Output bytes depend only on the arguments (no timestamps). Every file is
     written in full before any published one is replaced (`_staging`), so an
     interrupted call leaves a previous board in `out_dir` as it was; Ctrl-C or SIGTERM
-    arriving while the files are renamed waits until all of them are.
+    arriving while the files are renamed waits until all of them are. Ctrl-C while
+    the files are written or renamed raises `BoardInterrupted`, which says whether the
+    new board had replaced the old one.
     """
     games = prepare_games(filter_records(list(records), view))  # a bad record raises here
     out = Path(out_dir)
@@ -235,6 +262,7 @@ def write_leaderboard(
     )
     paths = [out / name for name in OUTPUT_FILES]
     staged = [_staging(path) for path in paths]
+    published = False
     try:
         readme_p, agents_p, roles_p, ratings_p, heat_p = staged
         readme_p.write_text(readme, encoding="utf-8", newline="\n")
@@ -250,6 +278,9 @@ def write_leaderboard(
         with interrupts_deferred():  # all renamed, or none: never a board of two sets
             for temporary, path in zip(staged, paths, strict=True):
                 os.replace(temporary, path)
+            published = True
+    except KeyboardInterrupt:  # which board the folder holds: said by the command
+        raise BoardInterrupted(out, published) from None
     except OSError as exc:  # a full disk: say where (a write names no file)
         raise naming(exc, out) from exc
     finally:  # after a failure or Ctrl-C: no half-written file is left beside the board

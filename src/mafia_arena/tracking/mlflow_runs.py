@@ -27,6 +27,9 @@ Contract
 * Runs never stay ``RUNNING``: if the final logging fails, every run this tracker
   opened is ended ``FAILED`` before the error propagates; `interrupted` ends them
   ``KILLED`` (Ctrl-C) or ``FAILED``.
+* A run's artifacts are whole: a copy onto this machine's disk is held against Ctrl-C
+  and SIGTERM until it ends (`interrupts_deferred`), then the runs end ``KILLED``; so
+  is a run's creation on a local SQLite store, until the tracker keeps its id (`_held`).
 * Artifacts of a local SQLite store are written under ``<db folder>/mlruns`` of the
   database *in use*: a working folder that was copied elsewhere writes into its own
   copy, never back into the folder its runs were first created in. Opening such a store
@@ -38,6 +41,7 @@ Contract
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import math
 import shutil
@@ -46,8 +50,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlparse
 
 from mafia_arena.metrics.aggregate import Estimate
+from mafia_arena.sigterm import interrupts_deferred
 from mafia_arena.tracking.artifact_roots import reroot_local_store
 from mafia_arena.tracking.run_tally import RunTally
 from mafia_arena.tracking.summaries import point_values, safe_key
@@ -232,19 +238,39 @@ class TournamentTracker:
         self._children = children
         return children
 
+    def _held(self) -> contextlib.AbstractContextManager[None]:
+        """Hold Ctrl-C and SIGTERM back (`interrupts_deferred`) over a run's creation on
+        a local SQLite store, until its id is kept: MLflow commits the run ``RUNNING``
+        before it hands back the id, and an interrupt in between left a run that
+        nothing ended, ``RUNNING`` for good. Not on a server: a request there may wait
+        on the network as long as MLflow's timeout and retries."""
+        if sqlite_path(self.uri) is None:
+            return contextlib.nullcontext()
+        return interrupts_deferred()
+
     def _open_parent(self, tags: dict[str, str]) -> str:
         exp = self.experiment
         run_id = self._find("tournament")
-        if run_id is None:
-            run = self.client.create_run(
-                self.experiment_id,
-                run_name=f"{exp.name}-{exp.spec_hash}",
-                tags={TAG_HASH: exp.spec_hash, TAG_KIND: "tournament", TAG_STORE: self.store_id},
-            )
-            run_id = run.info.run_id
-            self._artifact_uris[run_id] = run.info.artifact_uri or ""
-        else:
-            self.client.update_run(run_id, status="RUNNING")
+        try:
+            with self._held():
+                if run_id is None:
+                    run = self.client.create_run(
+                        self.experiment_id,
+                        run_name=f"{exp.name}-{exp.spec_hash}",
+                        tags={
+                            TAG_HASH: exp.spec_hash,
+                            TAG_KIND: "tournament",
+                            TAG_STORE: self.store_id,
+                        },
+                    )
+                    run_id = run.info.run_id
+                    self._artifact_uris[run_id] = run.info.artifact_uri or ""
+                else:
+                    self.client.update_run(run_id, status="RUNNING")
+        except KeyboardInterrupt:  # delivered once the run is kept: end it, as below
+            if run_id is not None:
+                self.client.set_terminated(run_id, status="KILLED")
+            raise
         params = {
             "spec_hash": exp.spec_hash,
             "base_seed": exp.base_seed,
@@ -263,8 +289,9 @@ class TournamentTracker:
                 spec = Path(tmp) / "spec.toml"
                 spec.write_text(exp.text, encoding="utf-8")
                 self._log_artifacts(run_id, Path(tmp))
-        except BaseException:
-            self.client.set_terminated(run_id, status="FAILED")
+        except BaseException as exc:  # Ctrl-C ends it KILLED, as every other run
+            failed = not isinstance(exc, KeyboardInterrupt)
+            self.client.set_terminated(run_id, status="FAILED" if failed else "KILLED")
             raise
         return run_id
 
@@ -280,25 +307,26 @@ class TournamentTracker:
         written with the run itself, one commit fewer per matchup."""
         run_id = self._existing_children().get(matchup.label)
         tags: Mapping[str, str] = self.code_tags
-        if run_id is None:
-            run = self.client.create_run(
-                self.experiment_id,
-                run_name=matchup.label,
-                tags={
-                    TAG_HASH: self.experiment.spec_hash,
-                    TAG_KIND: "matchup",
-                    TAG_MATCHUP: matchup.label,
-                    TAG_STORE: self.store_id,
-                    TAG_PARENT: self.parent_id,
-                    **self.code_tags,
-                },
-            )
-            run_id = run.info.run_id
-            self._artifact_uris[run_id] = run.info.artifact_uri or ""
-            tags = {}
-        else:
-            self.client.update_run(run_id, status="RUNNING")
-        self.child_ids[matchup.label] = run_id
+        with self._held():  # kept in `child_ids` before an interrupt: `interrupted` ends it
+            if run_id is None:
+                run = self.client.create_run(
+                    self.experiment_id,
+                    run_name=matchup.label,
+                    tags={
+                        TAG_HASH: self.experiment.spec_hash,
+                        TAG_KIND: "matchup",
+                        TAG_MATCHUP: matchup.label,
+                        TAG_STORE: self.store_id,
+                        TAG_PARENT: self.parent_id,
+                        **self.code_tags,
+                    },
+                )
+                run_id = run.info.run_id
+                self._artifact_uris[run_id] = run.info.artifact_uri or ""
+                tags = {}
+            else:
+                self.client.update_run(run_id, status="RUNNING")
+            self.child_ids[matchup.label] = run_id
         params: dict[str, Any] = {
             "variant": matchup.variant,
             "players": matchup.players,
@@ -468,14 +496,35 @@ class TournamentTracker:
         self._log_artifacts(run_id, folder)
 
     def _log_artifacts(self, run_id: str, folder: Path) -> None:
-        """Upload the contents of `folder` into the run's artifact root (see the contract)."""
-        local = self._local_artifact_dir(run_id)
-        if local is None:
-            self.client.log_artifacts(run_id, str(folder))
-            return
-        from mlflow.store.artifact.local_artifact_repo import LocalArtifactRepository
+        """Upload the contents of `folder` into the run's artifact root (see the contract).
 
-        LocalArtifactRepository(str(local)).log_artifacts(str(folder))
+        A copy onto this machine's disk is held against Ctrl-C and SIGTERM
+        (`interrupts_deferred`; a few tables, plots and one log archive: short). Why:
+        MLflow copies file by file, in place, so an interrupt in the middle left a
+        truncated table in the run's artifacts, beside tables of the run that were
+        never copied; held, the run's artifacts are its folder's, whole, and the
+        interrupt then ends the runs ``KILLED``. An upload to a server is not held (it
+        may wait on the network as long as MLflow's timeout): stopped there, the runs
+        end ``KILLED`` and the next run of the store logs the artifacts again."""
+        local = self._local_artifact_dir(run_id)
+        if local is not None:
+            from mlflow.store.artifact.local_artifact_repo import LocalArtifactRepository
+
+            with interrupts_deferred():
+                LocalArtifactRepository(str(local)).log_artifacts(str(folder))
+        elif self._artifacts_on_disk(run_id):
+            with interrupts_deferred():
+                self.client.log_artifacts(run_id, str(folder))
+        else:
+            self.client.log_artifacts(run_id, str(folder))
+
+    def _artifacts_on_disk(self, run_id: str) -> bool:
+        """Whether MLflow writes the run's artifacts to a folder of this machine (a
+        ``file:`` URI or a plain path: a custom artifact location, not a server)."""
+        stored = self._artifact_uris.get(run_id)
+        if stored is None:
+            stored = self.client.get_run(run_id).info.artifact_uri or ""
+        return urlparse(stored).scheme in ("", "file")
 
     def _local_artifact_dir(self, run_id: str) -> Path | None:
         """``<db folder>/mlruns/<run id>/artifacts`` for a local SQLite store, else None.

@@ -1,0 +1,190 @@
+"""Ctrl-C stops `play`, `run`, `replay` and `leaderboard` with one line saying what was
+(not) written, and exit 130, as a tournament and a training run do.
+
+Typer turns a `KeyboardInterrupt` into a bare exit 130: without the line, a user (or a
+script reading ``run --json``) cannot tell a run that stopped from one that printed
+nothing, nor whether a board folder holds the old board or the new one. Each case stops
+a real command in a child process by a real signal, sent from inside the step it
+interrupts (a test double wraps it), as a user's Ctrl-C or a `kill` would land there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.cli.support import assert_quiet, run_cli, run_cli_output, run_stopped
+
+#: Wraps the transcript's renderer (`play`, `replay`): Ctrl-C at the {at}-th event shown.
+RENDER_STOPPED = """
+from mafia_arena.views import text
+render_event = text.render_event
+shown = []
+
+def stopped(*args, **kwargs):
+    shown.append(None)
+    if len(shown) == {at}:
+        os.kill(os.getpid(), signal.SIGINT)
+    return render_event(*args, **kwargs)
+
+text.render_event = stopped
+"""
+
+#: Wraps the game of `run`: Ctrl-C as its third game starts.
+GAME_STOPPED = """
+from mafia_arena.runner import match
+play_match_sync = match.play_match_sync
+started = []
+
+def stopped(*args, **kwargs):
+    started.append(None)
+    if len(started) == 3:
+        os.kill(os.getpid(), signal.SIGINT)
+    return play_match_sync(*args, **kwargs)
+
+match.play_match_sync = stopped
+"""
+
+SPEC = """name = "stopped"
+base_seed = 1
+pool = ["random"]
+games = {games}
+[[variants]]
+variant = "simple"
+players = 5
+"""
+
+#: Wraps the board's renames: Ctrl-C as the first file of the new board replaces the old.
+RENAME_STOPPED = """
+import os as _os
+replace = _os.replace
+
+def stopped(source, target, *args, **kwargs):
+    if _os.path.basename(str(source)) == ".README.md.tmp":
+        _os.kill(_os.getpid(), signal.SIGINT)
+    return replace(source, target, *args, **kwargs)
+
+_os.replace = stopped
+"""
+
+#: Wraps the store's check: Ctrl-C while `leaderboard` reads the store, before any file.
+STORE_READ_STOPPED = """
+from mafia_arena.leaderboard import cli
+check_store = cli.check_store
+
+def stopped(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    return check_store(*args, **kwargs)
+
+cli.check_store = stopped
+"""
+
+
+def last_line(stderr: str) -> str:
+    """The last line on stderr: what the command said as it stopped."""
+    lines = stderr.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def test_play_stopped_mid_game_says_nothing_was_recorded_and_its_seed(tmp_path: Path) -> None:
+    """Ctrl-C while a game plays: exit 130, one line saying that nothing was recorded,
+    that no log was written where ``--log`` said, and the seed that deals the game
+    again; no file is left."""
+    log = tmp_path / "game.jsonl"
+    args = ("play", "--variant", "simple", "--players", "5", "--agents", "random")
+    done = run_stopped(
+        tmp_path, RENDER_STOPPED.replace("{at}", "5"), *args, "--seed", "3", "--log", str(log)
+    )
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    assert last_line(done.stderr) == (
+        f"interrupted before the game ended: nothing was recorded; no log written to {log} "
+        "(game seed: 3; --seed 3 deals it again)"
+    )
+    assert "game seed: 3" not in done.stdout  # the line of a finished game
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_run_stopped_mid_run_says_how_far_it_got_and_prints_no_summary(
+    tmp_path: Path, as_json: bool
+) -> None:
+    """Ctrl-C as the third of 50 games starts: exit 130, one line saying 2 of 50 games
+    were played and no summary printed; stdout holds no rates (with ``--json``, nothing
+    a script could parse as the run's result)."""
+    args = ["run", "--variant", "simple", "--players", "5", "--games", "50"]
+    done = run_stopped(tmp_path, GAME_STOPPED, *args, *(["--json"] if as_json else []))
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    assert last_line(done.stderr) == (
+        "interrupted after 2 of 50 games: no summary printed, nothing written; run the "
+        "same command to play them all"
+    )
+    assert done.stdout == ""
+
+
+def test_replay_stopped_says_the_log_was_not_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while a log replays: exit 130, one line saying the log was not checked
+    (never the verdict of a replay that did not finish), the log untouched."""
+    log = tmp_path / "game.jsonl"
+    play = ["play", "--variant", "simple", "--players", "5", "--agents", "random"]
+    code, _, err = run_cli_output([*play, "--seed", "3", "--log", str(log)], capsys)
+    assert code == 0, err
+    before = log.read_bytes()
+    done = run_stopped(tmp_path, RENDER_STOPPED.replace("{at}", "3"), "replay", str(log))
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    assert last_line(done.stderr) == (
+        "interrupted: the replay was not checked against the stored log; nothing written"
+    )
+    assert "replay matches" not in done.stdout and "DIFFERS" not in done.stdout
+    assert log.read_bytes() == before
+
+
+def stores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    """Two stores of one spec's name, of 2 and of 4 games, played in-process."""
+    played = []
+    for games in (2, 4):
+        spec = tmp_path / f"stopped-{games}.toml"
+        spec.write_text(SPEC.format(games=games))
+        played.append(tmp_path / f"r{games}")
+        args = ["tournament", str(spec), "--no-ray", "--no-tracking", "--results", str(played[-1])]
+        code, err = run_cli(args, capsys)
+        assert code == 0, err
+    return played[0], played[1]
+
+
+def test_leaderboard_stopped_as_its_board_replaces_the_old_one_says_it_was_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while the new board's files replace the old board's: the renames finish
+    (exit 130), and the line says the board was written, which the folder shows: the
+    new board whole, not the old one that a "not written" would send the user to."""
+    small, large = stores(tmp_path, capsys)
+    board = tmp_path / "board"
+    code, err = run_cli(["leaderboard", str(small), "--out", str(board)], capsys)
+    assert code == 0, err
+    done = run_stopped(tmp_path, RENAME_STOPPED, "leaderboard", str(large), "--out", str(board))
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    assert last_line(done.stderr) == f"interrupted after the board was written to {board}"
+    assert "4 games (" in (board / "README.md").read_text(encoding="utf-8")
+    assert sorted(p.name for p in board.iterdir() if p.name.startswith(".")) == []
+
+
+def test_leaderboard_stopped_while_reading_the_store_says_nothing_was_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C while the store is read, before any file of the board: exit 130, one line
+    saying nothing was written, and no board folder."""
+    small, _ = stores(tmp_path, capsys)
+    board = tmp_path / "board"
+    done = run_stopped(tmp_path, STORE_READ_STOPPED, "leaderboard", str(small), "--out", str(board))
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    assert (
+        last_line(done.stderr) == "interrupted before the board was written; no file of it written"
+    )
+    assert not board.exists()
