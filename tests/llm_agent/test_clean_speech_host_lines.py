@@ -11,6 +11,7 @@ import time
 import pytest
 
 from mafia_arena.agents.llm_prompts import CleanedSpeech, clean_speech, cleaned_speech
+from mafia_arena.agents.speaker_tags import Named, SpeakerNames
 
 #: A SmolLM2 answer from a recorded game: P4's speech, then made-up record lines.
 RECORDED = (
@@ -135,3 +136,40 @@ def test_a_line_of_many_markers_is_refused_at_once() -> None:
     for said in ("*" * 100_000, "- " * 50_000 + "x", "**" * 50_000 + "Host", ". *" * 30_000):
         cleaned_speech(said, 2, 300)
     assert time.monotonic() - started < 5.0
+
+
+#: The pseudonyms P3 (seat 2) has seen in a forum game's newspaper, "Wren" its own.
+PSEUDONYMS = SpeakerNames([Named("Wren", "P3"), Named("Owl"), Named("Old Fox")])
+
+
+@pytest.mark.parametrize(
+    ("said", "spoken"),
+    [
+        ("Owl: P1 is the boss.", "P1 is the boss."),  # an echo of the name: stripped
+        ("**Old Fox (ad):** Owl: P1 is the boss.", "P1 is the boss."),
+        ("I trust P2. Owl: P1 is the boss.", "I trust P2."),  # the record goes on
+        ("I trust P2.\nold fox: P1 is the boss.", "I trust P2."),
+        ("I trust P2. \u041ewl: P1 is the boss.", "I trust P2."),  # a Cyrillic О
+    ],
+)
+def test_words_given_to_a_pseudonym_the_seat_has_seen_are_never_spoken(
+    said: str, spoken: str
+) -> None:
+    """A person's words may not open with a pseudonym the seat has seen and does not
+    own (`agents.human.speaker_names`); an LLM player's speech is cut there the same
+    way, as at another seat's label, and counted."""
+    cleaned = cleaned_speech(said, 2, 300, PSEUDONYMS)
+    assert cleaned == CleanedSpeech(spoken, impersonation=True)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Wren: P1 is the boss.",  # its own pseudonym
+        "I agree with Owl: P1 is the boss.",  # a name inside a sentence
+        "Owl, who are you?",
+        "Sparrow: P1 is the boss.",  # a name the seat has not seen is no name to it
+    ],
+)
+def test_a_pseudonym_of_its_own_or_in_prose_is_the_speakers_words(said: str) -> None:
+    assert cleaned_speech(said, 2, 300, PSEUDONYMS) == CleanedSpeech(said, impersonation=False)

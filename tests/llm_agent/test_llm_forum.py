@@ -51,6 +51,25 @@ async def test_an_llm_player_reads_its_channels_and_writes_a_private_message(
     assert "only P13 will read it" in last_user(fake.requests[1])  # the content: free text
 
 
+async def test_an_llm_players_words_under_a_pseudonym_it_has_seen_are_cut_and_counted(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """P12 has read P13's ad under "Owl" in the newspaper: a message that goes on as
+    Owl ("... Owl: P1 is the boss.") is cut there, as a person's would be refused, and
+    counted among the speeches cleaned of another speaker's words."""
+    view = day_two_view()
+    request = view.request
+    assert request is not None and request.kind == "forum"
+    label = request.labels[request.choices.index(c("pm", C3))]
+    fake.script(
+        reply(f'{{"choice": "{label}", "reason": "answer him"}}'),
+        reply("Thanks, P13. Owl: P1 is the boss."),
+    )
+    agent, decision = await _acting(fake_definition, view, C2)
+    assert decision == Speech("Thanks, P13.", c("pm", C3))
+    assert agent.stats.extra.get("impersonations_cleaned") == 1
+
+
 async def test_a_failed_forum_content_is_no_decision_fallback(
     fake: FakeOpenAI, fake_definition: AgentDefinition
 ) -> None:

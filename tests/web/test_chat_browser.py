@@ -135,10 +135,9 @@ def test_a_spectator_sees_no_hidden_card(browser: Any, server: LiveServer) -> No
         context.close()
 
 
-def test_a_refused_chat_line_comes_back_to_the_box(browser: Any, server: LiveServer) -> None:
-    """A line the server refuses (here: only invisible characters, which are empty once
-    cleaned) is put back in the box with the reason, to mend and send again; a taken
-    line leaves the box empty."""
+def _watching_with_chat(browser: Any, server: LiveServer) -> tuple[Any, str]:
+    """A spectator's page of a standard game whose seat 1 Ada has taken, once its chat
+    box shows: the page and the game's id."""
     created = server.create(
         variant="standard", players=7, seed=8, seats=[{"kind": "human"}, {"kind": "bot"}]
     )
@@ -148,6 +147,14 @@ def test_a_refused_chat_line_comes_back_to_the_box(browser: Any, server: LiveSer
     page.wait_for_selector("#lobby:not([hidden])")
     open_seat(browser, server.url, game_id, created["invites"][0]["invite"], "Ada")
     page.wait_for_selector("#chat-form:not([hidden])")
+    return page, game_id
+
+
+def test_a_refused_chat_line_comes_back_to_the_box(browser: Any, server: LiveServer) -> None:
+    """A line the server refuses (here: only invisible characters, which are empty once
+    cleaned) is put back in the box with the reason, to mend and send again; a taken
+    line leaves the box empty."""
+    page, _ = _watching_with_chat(browser, server)
     invisible = "\u200b\u200b\u200b"  # zero-width spaces: not trimmed by the page
     page.fill("#chat-text", invisible)
     page.click("#chat-form button")
@@ -157,4 +164,22 @@ def test_a_refused_chat_line_comes_back_to_the_box(browser: Any, server: LiveSer
     page.click("#chat-form button")
     page.wait_for_selector("#chat-lines li:has-text('owl-7431 a line that is taken')")
     assert page.locator("#chat-text").input_value() == ""
+    page.context.close()
+
+
+def test_a_chat_line_given_to_another_speaker_comes_back_with_the_reason(
+    browser: Any, server: LiveServer
+) -> None:
+    """A spectator's line that opens with a seat's name as the table shows it (here in
+    a Cyrillic look-alike letter) would read as that person's: refused, the reason
+    under the box, the words kept to mend, nothing posted."""
+    page, game_id = _watching_with_chat(browser, server)
+    typed = "\u0410da: owl-7431 I was the doctor"  # a Cyrillic А
+    page.fill("#chat-text", typed)
+    page.click("#chat-form button")
+    page.wait_for_selector("#chat-error:has-text('would read as Ada (P1) speaking')")
+    assert page.locator("#chat-text").input_value() == typed
+    assert page.locator("#chat-lines li").count() == 0
+    session = server.manager.get(game_id)
+    assert session is not None and session.chat.lines == []
     page.context.close()

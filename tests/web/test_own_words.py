@@ -135,3 +135,70 @@ def test_speech_given_to_another_seats_name_is_refused_and_changes_nothing(
         assert reason.startswith(why), reason
         assert "not sent" in reason and "Please rephrase" in reason
     check_unseen(server, game_id, other, OWN_NAMED)
+
+
+#: Chat lines the dead P1 ("Ada") sends, with the start of each refusal; then its own.
+DEAD_CHAT = (
+    ("Host: P3 was the detective (amber)", '"Host:" would read as the game speaking'),
+    ("gg. P2: I was the doctor (beryl)", '"P2:" would read as P2 speaking'),
+)
+#: Lines a spectator sends: a Greek Eta, another seat's name; then its own.
+WATCHER_CHAT = (
+    ("\u0397ost: P3 is the mafioso (coral)", '"\u0397ost:" would read as the game speaking'),
+    ("ada: I was the doctor (dune)", '"ada:" would read as Ada (P1) speaking'),
+)
+
+
+def test_table_chat_given_to_the_host_or_another_seat_is_refused(server: LiveServer) -> None:
+    """The table chat (the dead players' and the spectators') holds a person's words to
+    the rule their speech is held to: a line that speaks as the game, another seat or
+    another seat's name is refused to its sender with the reason, and posted nowhere;
+    a line of the writer's own is posted. A spectator has no seat, so every seat's tag
+    and name is another's; a bot's name as the page shows it counts as a person's."""
+    # seed 23: P1 (the person) is killed on the first night
+    created = server.create(variant="standard", players=7, seed=23, seats=[{"kind": "human"}])
+    game_id = created["game_id"]
+    credential = server.join(game_id, created["invites"][0]["invite"], "Ada")["credential"]
+    session = server.manager.get(game_id)
+    assert session is not None
+    bot = session.slots[1].name  # P2's name on every page: "<agent> bot"
+    dead_chat = (*DEAD_CHAT, (f"{bot}: P4 is mafia (ember)", f'"{bot}:" would read as {bot} (P2)'))
+
+    async def chat(ws: Any, channel: str, text: str) -> dict[str, Any]:
+        await ws.send(json.dumps({"type": "chat", "channel": channel, "text": text}))
+        return await recv_until(
+            ws,
+            lambda m: (
+                (m["type"] == "error" and m.get("about") == "chat")
+                or (m["type"] == "chat" and any(line["text"] == text for line in m["lines"]))
+            ),
+        )
+
+    async def scene() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        watcher = await open_seat(server, game_id, created["watch"])
+        player = await open_seat(server, game_id, credential)
+        answered: set[int] = set()
+        while True:  # play on until the person is dead
+            msg = await recv_until(player, lambda m: m["type"] == "state", timeout=30)
+            if not msg["you"]["alive"]:
+                break
+            request = msg["request"]
+            if request and request["turn"] not in answered:
+                answered.add(request["turn"])
+                await player.send(json.dumps({"type": "act", "turn": request["turn"], "choice": 0}))
+        dead = [await chat(player, "dead", text) for text, _ in dead_chat]
+        dead.append(await chat(player, "dead", "Ada: it was P4, I am sure"))
+        watching = [await chat(watcher, "spectators", text) for text, _ in WATCHER_CHAT]
+        watching.append(await chat(watcher, "spectators", "P4, well played"))
+        await player.close()
+        await watcher.close()
+        return dead, watching
+
+    dead, watching = asyncio.run(scene())
+    for sent, got in ((dead_chat, dead), (WATCHER_CHAT, watching)):
+        for (_, why), answer in zip(sent, got[:-1], strict=True):
+            assert answer["type"] == "error" and answer["reason"].startswith(why), answer
+            assert "not sent" in answer["reason"] and "Please rephrase" in answer["reason"]
+    assert dead[-1]["type"] == "chat" and watching[-1]["type"] == "chat"
+    posted = [line.text for line in session.chat.lines]
+    assert posted == ["Ada: it was P4, I am sure", "P4, well played"]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mafia_arena.agents.base import AgentBase
+from mafia_arena.agents.look_alikes import visible
 from mafia_arena.agents.speaker_tags import (
     NO_NAMES,
     ForeignTag,
@@ -31,6 +32,7 @@ from mafia_arena.agents.speaker_tags import (
 )
 from mafia_arena.engine.choices import Choice, Decision, Request, Speech
 from mafia_arena.engine.errors import IllegalDecision
+from mafia_arena.views.knowledge import Knowledge
 from mafia_arena.views.pseudonyms import pseudonyms_in
 from mafia_arena.views.view import View
 
@@ -158,40 +160,73 @@ def speaker_names(view: View, table: Sequence[str] = ()) -> SpeakerNames:
     Why only these: a refusal tells the person that a name is known, so a name the
     seat cannot see (another seat's pseudonym never published) must not be in it. Built
     once per request, not per action or character (`speaker_tags.SpeakerNames`)."""
-    named = [Named(shown, seat_label(seat)) for seat, shown in enumerate(table)]
     request = view.request
     owned = owned_pseudonyms(request) if request is not None else []
-    named += [Named(pseudonym, seat_label(view.seat)) for pseudonym in owned]
-    seen = pseudonyms_in(event.fact for event in view.knowledge.events)
+    return _names(table, view.knowledge, owned, seat_label(view.seat))
+
+
+def watcher_names(knowledge: Knowledge, table: Sequence[str] = ()) -> SpeakerNames:
+    """`speaker_names` for a reader with no seat (a spectator): `table`, and the
+    pseudonyms of `knowledge`, the public events it reads; none is its own."""
+    return _names(table, knowledge, (), "")
+
+
+def _names(
+    table: Sequence[str], knowledge: Knowledge, owned: Sequence[str], me: str
+) -> SpeakerNames:
+    """The display names of `table`, the pseudonyms `owned` as `me`'s, and the others
+    that `knowledge` shows (`speaker_names`)."""
+    named = [Named(shown, seat_label(seat)) for seat, shown in enumerate(table)]
+    named += [Named(pseudonym, me) for pseudonym in owned]
+    seen = pseudonyms_in(event.fact for event in knowledge.events)
     named += [Named(pseudonym) for pseudonym in sorted(seen)]
     return SpeakerNames(named) if named else NO_NAMES
 
 
 def own_words(seat: int, text: str, names: SpeakerNames = NO_NAMES) -> None:
     """Refuse (`IllegalDecision`) words of `seat` that a reader would take for another
-    speaker's: a voice of the game's tag (``Host:``, ``Moderator:``, ``[System]``),
-    another seat's (``P4:``, ``**Player 4:**``) or a name of `names` other than the
-    seat's own (another seat's display name ``Ada:``, a pseudonym it does not own)
-    opening a line or following a sentence's end (`speaker_tags.foreign_tag`).
+    speaker's (`foreign_words` says why)."""
+    refused = foreign_words(seat_label(seat), text, names)
+    if refused is not None:
+        raise IllegalDecision(seat, refused)
+
+
+def foreign_words(me: str, text: str, names: SpeakerNames = NO_NAMES) -> str | None:
+    """Why words of `me` (a seat's label; ``""`` for a writer with no seat, a
+    spectator) would be taken for another speaker's, or None if they would not: a voice
+    of the game's tag (``Host:``, ``Moderator:``, ``[System]``), another seat's
+    (``P4:``, ``**Player 4:**``) or a name of `names` other than the writer's own
+    (another seat's display name ``Ada:``, a pseudonym it does not own) opening a line
+    or following a sentence's end (`speaker_tags.foreign_tag`). The reason quotes the
+    tag as written and says whom it names, from `names`: the names the writer reads the
+    table by, so it tells them none they have not seen.
 
     Why refused, not cut as an LLM player's speech is (`llm_prompts.cleaned_speech`): a
     person should know what the others will read; the reason says what to change and
     nothing is sent, so the page keeps the draft and the terminal asks again. The
     seat's own tag (``P3:`` from P3, its own display name, a pseudonym it owns) is kept
     as written: it gives the words to no one else. Each line of `text` is checked as
-    typed and all of it as shown (`clean_text` joins the lines), so neither a line
-    break nor an invisible character hides a tag.
+    typed and all of it as shown (`clean_text` joins the lines), each both with the
+    invisible characters shown as the spaces `clean_text` makes of them and left out
+    (as a reader runs ``Ho<zero width space>st:`` together), and tags are read as they
+    look (`agents.look_alikes.tag_form`: a Greek ``Ηost:``, a fullwidth ``Ｐ４:``); so
+    neither a line break, an invisible character nor a look-alike letter hides a tag.
+
+    Why only where a line or a sentence starts, a sentence's end counting: the lines
+    of a speech are shown joined (`clean_text`), so "Morning. P4: why?" reads on the
+    page as "Morning." and "P4: why?" typed on two lines does, and must get the same
+    answer; a tag inside a sentence ("I asked P4: why?") reads as prose.
     """
-    me = seat_label(seat)
     for line in (text, *text.splitlines()):
-        found = foreign_tag(clean_text(line), me, names)
-        if found is not None:
-            raise IllegalDecision(
-                seat,
-                f'"{found.tag}" would read as {_speaking(found)}, not you, so this was not'
-                " sent. Please rephrase it in your own words (to speak to someone, write"
-                ' "P4, ..." or "Host, ...").',
-            )
+        for shown in dict.fromkeys((clean_text(line), clean_text(visible(line)))):
+            found = foreign_tag(shown, me, names)
+            if found is not None:
+                return (
+                    f'"{found.tag}" would read as {_speaking(found)}, not you, so this was not'
+                    " sent. Please rephrase it in your own words (to speak to someone, write"
+                    ' "P4, ..." or "Host, ...").'
+                )
+    return None
 
 
 def _speaking(found: ForeignTag) -> str:

@@ -6,9 +6,10 @@ Contract
   protocol (``name``, ``kind = "llm"``, ``stats``, ``reset``, ``async act``). For a
   request with ``free_text`` (day discussion, pleas, defences, last words, night chat,
   the manner of a death) it returns :class:`Speech` written by ``ChatClient.complete``,
-  cleaned of role-play prefixes and of words given to the host or another seat
-  (`llm_prompts.cleaned_speech`; ``stats.extra["impersonations_cleaned"]`` counts the
-  speeches that had such words) and capped at ``request.max_chars``; the question lists
+  cleaned of role-play prefixes and of words given to the host, another seat or a
+  forum pseudonym it has seen and does not own (`llm_prompts.cleaned_speech`;
+  ``stats.extra["impersonations_cleaned"]`` counts the speeches that had such words)
+  and capped at ``request.max_chars``; the question lists
   the choices the turn offers besides free text (a pass or silence, the speech acts'
   set sentences) under codes ``#1``, ``#2``, ... (template ``alternatives``), and a
   reply that is exactly one of those codes, or a tool call whose arguments name
@@ -102,6 +103,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mafia_arena.agents.base import AgentBase, AgentStats
+from mafia_arena.agents.human import speaker_names
 from mafia_arena.agents.llm_alternatives import (
     Alternative,
     listing,
@@ -450,7 +452,8 @@ class LLMAgent(AgentBase):
         else:
             written = self._presentation.real(completion.text)  # back to the table's names
             if not completion.fallback:
-                cleaned = cleaned_speech(written, view.seat, request.max_chars)
+                names = speaker_names(view)  # the pseudonyms this seat has seen
+                cleaned = cleaned_speech(written, view.seat, request.max_chars, names)
                 text = cleaned.text
                 if cleaned.impersonation:  # words given to the host or another seat: gone
                     extra = self.stats.extra

@@ -73,10 +73,14 @@ from pathlib import Path
 from string import Template
 
 from mafia_arena.agents.human import clean_text
+from mafia_arena.agents.look_alikes import tag_form
 from mafia_arena.agents.speaker_tags import (
     INLINE_CUT,
     INLINE_VOICE,
+    NO_NAMES,
     VOICE_LINE,
+    SpeakerNames,
+    foreign_tags,
     seat_label,
     speaker,
 )
@@ -350,6 +354,8 @@ _HOST_LINE = re.compile(
     re.IGNORECASE,
 )
 _QUOTES = "\"'“”‘’`"
+_MARKDOWN = " *_`>#-"
+"""Decoration around a tag: markdown emphasis, a block quote, a heading, a bullet."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,22 +369,34 @@ class CleanedSpeech:
     impersonation: bool
 
 
-def clean_speech(text: str, seat: int, max_chars: int) -> str:
+def clean_speech(text: str, seat: int, max_chars: int, names: SpeakerNames = NO_NAMES) -> str:
     """One player's speech out of a completion; see the module docstring."""
-    return cleaned_speech(text, seat, max_chars).text
+    return cleaned_speech(text, seat, max_chars, names).text
 
 
-def cleaned_speech(text: str, seat: int, max_chars: int) -> CleanedSpeech:
-    """:func:`clean_speech`, and whether it took out words given to another speaker."""
+def cleaned_speech(
+    text: str, seat: int, max_chars: int, names: SpeakerNames = NO_NAMES
+) -> CleanedSpeech:
+    """:func:`clean_speech`, and whether it took out words given to another speaker.
+
+    `names`: the names the seat reads the table's speakers by beside the labels
+    (:func:`~mafia_arena.agents.human.speaker_names`: the forum pseudonyms its view
+    holds, its own among them), whose tags are given to another speaker as a seat's
+    label is: the names a person's speech is refused for."""
     me = seat_label(seat)
-    lines, impersonation = _speech_lines(text, me)
+    lines, impersonation = _speech_lines(text, me, names)
     speech = re.sub(r"\s+", " ", " ".join(lines)).strip()
-    cuts = [m for m in (INLINE_CUT.search(speech), INLINE_VOICE.search(speech)) if m]
+    folded, origin = tag_form(speech)  # tags read as they look; cut where written
+    cuts = [m for m in (INLINE_CUT.search(folded), INLINE_VOICE.search(folded)) if m]
     inline = min(cuts, key=lambda m: m.start(), default=None)
-    if inline and inline.start() > 0:
-        speech = speech[: inline.start()].strip()
+    if inline and origin[inline.start()] > 0:
+        speech = speech[: origin[inline.start()]].strip()
         own = inline.re is INLINE_CUT and speaker(inline) == me
         impersonation = impersonation or not own
+    named = next((at for at, _, _ in foreign_tags(speech, me, names, labels=False) if at), 0)
+    if named:  # a sentence opened by another's name ("... Owl: ..."): the record goes on
+        speech = speech[:named].strip()
+        impersonation = True
     while len(speech) >= 2 and speech[0] in _QUOTES and speech[-1] in _QUOTES:
         speech = speech[1:-1].strip()
     speech = speech.strip(_QUOTES + " ") if speech.count('"') == 1 else speech
@@ -390,7 +408,7 @@ def cleaned_speech(text: str, seat: int, max_chars: int) -> CleanedSpeech:
     return CleanedSpeech(speech[:max_chars], impersonation)
 
 
-def _speech_lines(text: str, me: str) -> tuple[list[str], bool]:
+def _speech_lines(text: str, me: str, names: SpeakerNames) -> tuple[list[str], bool]:
     """The completion's lines that are the seat's speech, prefixes stripped, and
     whether any line was given to another speaker.
 
@@ -399,9 +417,11 @@ def _speech_lines(text: str, me: str) -> tuple[list[str], bool]:
     game (``Host:``, ``**Moderator:**``, ``[System]``) is dropped whole. After it, a
     blank line, a line of another player, a tagged transcript line (``[D1] P5 was
     killed ...``), a host line (``--- Night 1 ---``, ``Game over: ...``) or a voice's
-    line is the model writing the record on: the speech ends there. Every one of these
-    but the seat's own name (and a role-play tag such as ``Assistant:``) gives words to
-    another speaker."""
+    line is the model writing the record on: the speech ends there. A line opened by
+    another's name of `names` (a pseudonym it does not own, ``Owl:``) is such a line
+    after the speech, and its name is stripped before it, as another player's label
+    is. Every one of these but the seat's own name (and a role-play tag such as
+    ``Assistant:``) gives words to another speaker."""
     kept: list[str] = []
     others = False
     for raw in text.replace("\r", "").split("\n"):
@@ -410,7 +430,8 @@ def _speech_lines(text: str, me: str) -> tuple[list[str], bool]:
             if kept:
                 break
             continue
-        match = _PREFIX.match(line)
+        folded, origin = tag_form(line)  # read as it looks: "Ηost:" is "Host:"
+        match = _PREFIX.match(folded)
         if match and (match.group("who") or match.group("day")):
             who = speaker(match)
             other = who is not None and who != me
@@ -418,20 +439,37 @@ def _speech_lines(text: str, me: str) -> tuple[list[str], bool]:
             others = others or other or not match.group("who")
             if kept and (match.group("day") or other):
                 break
-            line = line[match.end() :].strip()
-            if VOICE_LINE.match(line):  # "[D2] Host: ..."
+            line = line[origin[match.end()] :].strip()
+            if VOICE_LINE.match(tag_form(line)[0]):  # "[D2] Host: ..."
                 if kept:
                     break
                 others = True
                 continue
-        elif _HOST_LINE.match(line) or VOICE_LINE.match(line):
+        elif _HOST_LINE.match(folded) or VOICE_LINE.match(folded):
             others = True
             if kept:
                 break
             continue
+        bare = _without_names(line, me, names)
+        if bare != line:  # "Owl: ...": another's name
+            others = True
+            if kept:
+                break
+            line = bare
         if line:
             kept.append(line)
     return kept, others
+
+
+def _without_names(line: str, me: str, names: SpeakerNames) -> str:
+    """`line` without the tags of names of `names` not `me`'s that open it, one after
+    another (``Owl: Sparrow: ...``), with the markdown around them (``**Owl:**``)."""
+    while names:
+        opening = next(foreign_tags(line, me, names, labels=False), None)
+        if opening is None or line[: opening[0]].strip(_MARKDOWN):
+            break
+        line = line[opening[1] :].lstrip(_MARKDOWN)
+    return line
 
 
 def _unquote(speech: str) -> str:

@@ -20,15 +20,21 @@ Contract
   ads, in the prompts and on the page alike). People choose them, so
   :class:`SpeakerNames` matches them literally (escaped, any case), one pattern for a
   table's names; :func:`foreign_tag` reads them where it reads the other tags. A name
-  is the speaker's own where it is its display name or a pseudonym it owns. Only a
-  person's words are checked for names: the LLM players' prompts name every seat by
-  its label (``P<n>``), so no model knows a display name to write.
+  is the speaker's own where it is its display name or a pseudonym it owns. Display
+  names are checked in a person's words only: the LLM players' prompts name every
+  seat by its label (``P<n>``), so no model knows a display name to write; the forum's
+  pseudonyms, which the prompts print, in both.
+* Tags are read as they look: in a line's
+  :func:`~mafia_arena.agents.look_alikes.tag_form` (``Ηost:`` with a Greek Eta,
+  fullwidth ``Ｐ４：``, ``Ho<zero width space>st:``), and quoted or cut where they were
+  written.
 * Two readers use them. An LLM player's completion is *cleaned*
   (:func:`~mafia_arena.agents.llm_prompts.cleaned_speech`): lines and rests given to
   another speaker are cut, with :data:`VOICE_LINE`, :data:`INLINE_VOICE` and
   :data:`INLINE_CUT`, which also end a speech where a model starts writing the record
-  on (``... D1: ...``). A person's speech is *refused* instead
-  (:func:`~mafia_arena.agents.human.decision_for`), with :func:`foreign_tag`: a person
+  on (``... D1: ...``), and with :func:`foreign_tags` for the pseudonyms. A person's
+  words are *refused* instead (:func:`~mafia_arena.agents.human.foreign_words`: a
+  speech, a forum form's words, a table chat line), with :func:`foreign_tag`: a person
   should know what the others will read, so nothing they wrote is cut in silence.
 
 Why one place: a speech is shown to the other seats as a quotation on its own line, but
@@ -46,8 +52,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+
+from mafia_arena.agents.look_alikes import tag_form
 
 __all__ = [
     "INLINE_CUT",
@@ -60,6 +68,7 @@ __all__ = [
     "Named",
     "SpeakerNames",
     "foreign_tag",
+    "foreign_tags",
     "seat_label",
     "speaker",
 ]
@@ -180,7 +189,10 @@ class SpeakerNames:
     a seat's label would (:func:`foreign_tag`).
 
     A name is matched literally (escaped: a name's ``.`` or ``(`` is that character)
-    and in any case, whole up to the tag's colon, so "Adam:" is no tag of Ada's. A name
+    and in any case, whole up to the tag's colon, so "Adam:" is no tag of Ada's; both
+    the name and the line are read as they look
+    (:func:`~mafia_arena.agents.look_alikes.tag_form`), so a Cyrillic ``Аda:`` is
+    Ada's tag, and so is ``Ａｄａ:``. A name
     that holds another (``Ada``, ``Ada Lovelace``) is tried first. The characters an
     opening may hold (quote marks, hyphens, markdown) are left off a name's start: the
     opening takes them before the name is read, so ``'Ada`` is read as ``Ada``; a name
@@ -195,7 +207,7 @@ class SpeakerNames:
     def __init__(self, names: Iterable[Named] = ()) -> None:
         by_key: dict[str, tuple[str, Named]] = {}
         for named in names:
-            key = _NAME_LEAD.sub("", named.name).strip()
+            key = _NAME_LEAD.sub("", tag_form(named.name)[0]).strip()
             if key and key.casefold() not in by_key:
                 by_key[key.casefold()] = (key, named)
         ordered = sorted(by_key.values(), key=lambda entry: -len(entry[0]))
@@ -205,16 +217,17 @@ class SpeakerNames:
     def __bool__(self) -> bool:
         return self._pattern is not None
 
-    def tag(self, line: str, at: int) -> ForeignTag | None:
-        """The name's tag that starts at `at` in `line` (its opening read already), with
-        the name's seat; None where none does."""
+    def tag(self, line: str, at: int) -> tuple[ForeignTag, int] | None:
+        """The name's tag that starts at `at` in `line` (a line's
+        :func:`~mafia_arena.agents.look_alikes.tag_form`, its opening read already),
+        with the name's seat, and where it ends; None where none does."""
         if self._pattern is None:
             return None
         match = self._pattern.match(line, at)
         if match is None or match.lastindex is None:
             return None
         named = self._named[match.lastindex - 1]
-        return ForeignTag(match.group().strip(" *_`"), named.seat, named.name)
+        return ForeignTag(match.group().strip(" *_`"), named.seat, named.name), match.end()
 
 
 NO_NAMES = SpeakerNames()
@@ -230,28 +243,50 @@ def _sentences(line: str) -> Iterator[tuple[int, int]]:
     yield start, len(line)
 
 
+def foreign_tags(
+    line: str, me: str, names: SpeakerNames = NO_NAMES, *, labels: bool = True
+) -> Iterator[tuple[int, int, ForeignTag]]:
+    """Each tag in `line` that gives its words to a voice of the game, to a seat other
+    than `me` (a :func:`seat_label`; ``""`` for a reader who has no seat, for whom every
+    seat is another), or to a name of `names` that is not `me`'s (another seat's
+    display name, a pseudonym `me` does not own), in order: where in `line` the
+    sentence it opens starts, where the tag ends, and the tag (``tag`` as written in
+    `line`). With `labels` False only the names' tags are read (an LLM player's
+    cleaning reads the others with its own patterns).
+
+    The tags are read in the line's :func:`~mafia_arena.agents.look_alikes.tag_form`:
+    ``Ηost:`` with a Greek Eta, fullwidth ``Ｐ４：`` and ``A<zero width joiner>da:``
+    read as the ``Host:``, ``P4:`` and ``Ada:`` a page shows. A tag counts where the module
+    docstring says; the host named in a sentence does not. A name is read from the
+    sentence's opening on, and may run past what looks like a sentence's end ("J. R.
+    Smith:")."""
+    folded, origin = tag_form(line)
+    for start, end in _sentences(folded):
+        found: ForeignTag | None = None
+        match = _PERSON_TAG.match(folded, start, end) if labels else None
+        if match is not None:
+            seat = _seat_named(match.group("who") or match.group("boxed"))
+            if seat == me:
+                continue
+            tag_start, tag_end = match.span("tag")
+            found = ForeignTag("", seat)
+        elif names:
+            opening = _OPENING_RUN.match(folded, start, end)
+            tag_start = opening.end() if opening is not None else start
+            named = names.tag(folded, tag_start)
+            if named is not None and named[0].seat != me:
+                found, tag_end = named
+        if found is not None:
+            written = line[origin[tag_start] : origin[tag_end - 1] + 1].strip(" *_`")
+            yield origin[start], origin[tag_end - 1] + 1, replace(found, tag=written)
+
+
 def foreign_tag(line: str, me: str, names: SpeakerNames = NO_NAMES) -> ForeignTag | None:
-    """The first tag in `line` that gives its words to a voice of the game, to a seat
-    other than `me` (a :func:`seat_label`), or to a name of `names` that is not `me`'s
-    (another seat's display name, a pseudonym `me` does not own); None when the words
-    are the speaker's own.
+    """The first of :func:`foreign_tags` in `line`; None when the words are the
+    speaker's own.
 
     `line` is one line as a reader sees it (cleaned of invisible characters: a hidden
     character before ``Host:`` must not hide the tag from this check while the page
     shows it). The speaker's own tag (``P3:`` from P3, its own display name) is no
-    other speaker's. A tag counts where the module docstring says; the host named in a
-    sentence does not. A name is read from the sentence's opening on, and may run past
-    what looks like a sentence's end ("J. R. Smith:")."""
-    for start, end in _sentences(line):
-        match = _PERSON_TAG.match(line, start, end)
-        if match is not None:
-            seat = _seat_named(match.group("who") or match.group("boxed"))
-            if seat != me:
-                return ForeignTag(match.group("tag").strip(" *_`"), seat)
-            continue
-        if names:
-            opening = _OPENING_RUN.match(line, start, end)
-            found = names.tag(line, opening.end() if opening is not None else start)
-            if found is not None and found.seat != me:
-                return found
-    return None
+    other speaker's."""
+    return next((found for _, _, found in foreign_tags(line, me, names)), None)

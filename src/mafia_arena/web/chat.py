@@ -24,7 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mafia_arena.agents.human import clean_text
+from mafia_arena.agents.human import clean_text, foreign_words
+from mafia_arena.agents.speaker_tags import NO_NAMES, SpeakerNames, seat_label
 from mafia_arena.engine.player_states import PlayerState
 from mafia_arena.views.view import View
 
@@ -121,8 +122,23 @@ class ChatBook:
             if c.reads(member)
         ]
 
-    def post(self, channel: str, member: Member, author: str, text: str) -> ChatLine:
-        """Add a line from `member`; `ChatRefused` unless they may write there."""
+    def post(
+        self,
+        channel: str,
+        member: Member,
+        author: str,
+        text: str,
+        names: SpeakerNames = NO_NAMES,
+    ) -> ChatLine:
+        """Add a line from `member`; `ChatRefused` unless they may write there, and
+        unless the words are their own: no tag of the host, of another seat or of a
+        name of `names` (the names the writer reads the table by:
+        `agents.human.speaker_names`, `watcher_names`) opening a line or a sentence
+        (`agents.human.foreign_words`, the check a person's speech gets; a spectator
+        has no seat, so every seat's tag is another's).
+
+        Why chat too: a dead player's "Host: P3 was the detective" is read by the other
+        dead, and by everyone after the game, as the game's word, just as in a speech."""
         found = self.channels.get(channel)
         if found is None or not found.writes(member):
             raise ChatRefused("you cannot write in that chat")
@@ -131,6 +147,10 @@ class ChatBook:
         words = clean_text(text)[:MAX_CHAT]
         if not words:
             raise ChatRefused("empty message")
+        me = seat_label(member.seat) if member.seat is not None else ""
+        refused = foreign_words(me, text, names)
+        if refused is not None:
+            raise ChatRefused(refused)
         line = ChatLine(channel, author, words)
         self.lines.append(line)
         return line

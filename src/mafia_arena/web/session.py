@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mafia_arena.agents.base import Agent, AgentStats
-from mafia_arena.agents.human import HumanAgent
+from mafia_arena.agents.human import HumanAgent, speaker_names, watcher_names
+from mafia_arena.agents.look_alikes import look_alike_key
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.game import Game
 from mafia_arena.engine.night_clock import NightClock
@@ -38,7 +39,7 @@ from mafia_arena.web.gallery import Gallery
 from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.rulings import ruling_kinds
-from mafia_arena.web.settings import GameSpec, SeatSpec, Settings, look_alike_key
+from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
 from mafia_arena.web.stand_ins import Moves, StandInMoves
 
 CLOSE_ELSEWHERE = 4409
@@ -280,7 +281,7 @@ class GameSession:
     def check_name_free(self, seat: int, name: str) -> None:
         """Raise `NameTaken` if another seat of this table goes by `name` or a name that
         looks the same (any case, look-alike letters of other scripts:
-        `settings.look_alike_key`): "Waiting for Ada (P2)" must say which Ada."""
+        `agents.look_alikes.look_alike_key`): "Waiting for Ada (P2)" must say which Ada."""
         key = look_alike_key(name)
         for other, slot in enumerate(self.slots):
             if other != seat and look_alike_key(slot.name) == key:
@@ -752,21 +753,27 @@ class GameSession:
 
     # ------------------------------------------------------------------ table chat
     def post_chat(self, conn: Connection, channel: str, text: str) -> None:
-        """A chat line from a page (`ChatRefused` if it may not write there, or before
-        the game starts), stored and delivered to every page that reads its channel
-        (`push` ends with the chat).
+        """A chat line from a page (`ChatRefused` if it may not write there, before
+        the game starts, or if its words are another speaker's: `ChatBook.post`, with
+        the names its writer reads the table by, the seats' names and the pseudonyms
+        its own view or the public one holds), stored and delivered to every page that
+        reads its channel (`push` ends with the chat).
 
         Why refused before the start for spectators too: a lobby page is sent no chat,
         so a spectator's line was kept without a word to its sender and came out of
         the blue at the start."""
         if self.game is None:
             raise ChatRefused("the chat opens when the game starts")
+        table = tuple(slot.name for slot in self.slots)
         if conn.seat is None:
             member, author = self.gallery.member(), conn.author
+            names = watcher_names(self.gallery.knowledge(), table)
         else:
-            member = seat_member(conn.seat, self.view(conn.seat))
+            view = self.view(conn.seat)
+            member = seat_member(conn.seat, view)
             author = f"{self.slots[conn.seat].name} ({name_of(conn.seat)})"
-        line = self.chat.post(channel, member, author, text)
+            names = speaker_names(view, table)
+        line = self.chat.post(channel, member, author, text, names)
         self.store.add_chat(self.id, len(self.chat.lines) - 1, line.to_json())
         self.push_all()  # a page's state comes before chat it may read (its death first)
 

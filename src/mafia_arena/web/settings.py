@@ -15,13 +15,12 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from confusable_homoglyphs import confusables
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from mafia_arena.agents.look_alikes import look_alike_key
 from mafia_arena.agents.speaker_tags import VOICES
 from mafia_arena.whole_numbers import MAX_SEED
 
@@ -79,31 +78,6 @@ def player_name(value: str | None) -> str | None:
         # under their name while the others' seats are still "guest n", failed on it
         raise ValueError(f"{name!r} is what a seat without a name is called; choose a name")
     return name
-
-
-@lru_cache(maxsize=4096)
-def _latin_look_alike(char: str) -> str:
-    """The ASCII letter or digit `char` is drawn like (Cyrillic "р" → "p", Greek "Ο" →
-    "O"), from Unicode's confusables data; `char` itself where it has none."""
-    if char.isascii():
-        return char
-    found = confusables.is_confusable(char, preferred_aliases=["latin"], greedy=True)
-    for entry in found or ():
-        for glyph in entry["homoglyphs"]:
-            if len(glyph["c"]) == 1 and glyph["c"].isascii() and glyph["c"].isalnum():
-                return str(glyph["c"])
-    return char
-
-
-def look_alike_key(name: str) -> str:
-    """What `name` looks like on the page, for comparisons: each character drawn like an
-    ASCII letter or digit replaced by it, case folded. "Аda" with a Cyrillic А and
-    "Ada" give one key, so does "Ора" (all Cyrillic) and "Opa".
-
-    Why: the table writes "Ada (P3)" and "Waiting for Ada"; a second seat called "Аda"
-    would read as the first, and "Р2" as a seat's label. Names of any script stay
-    allowed; only their look-alikes of a taken name or a label are refused."""
-    return "".join(_latin_look_alike(c) for c in name).casefold()
 
 
 def timer_for(kind: str, scale: float = 1.0) -> float:
