@@ -134,6 +134,28 @@ def test_a_person_at_a_table_of_names_is_refused_in_their_seat() -> None:
     assert len(refused) == 1 and refused[0].startswith('"Bob:" would read as Bob (P2)')
 
 
+def test_a_name_several_seats_go_by_is_refused_naming_each_of_them() -> None:
+    """A web table's bots are each named after their agent: two or more seats go by
+    ``heuristic bot``. Words under that name read as any of them, so the refusal names
+    every such seat, not the first; a name only one seat has still names that one."""
+    game = Game(load_variant("standard", {"rules.first_phase": "day"}), 5, 11)
+    view = SeatTracker(0).view(game)
+    assert view.request is not None
+    table = ("Ada", "heuristic bot", "random bot", "Heuristic Bot", "heuristic bot")
+    names = speaker_names(view, table)
+    assert foreign_tag("heuristic bot: I am the doctor.", "P1", names) == ForeignTag(
+        "heuristic bot:", "P2, P4, P5", "heuristic bot"
+    )
+    assert foreign_tag("random bot: hi", "P1", names) == ForeignTag(
+        "random bot:", "P3", "random bot"
+    )
+    with pytest.raises(IllegalDecision) as refused:
+        decision_for(view.request, Action(0, text="Heuristic bot: vote P3."), names)
+    assert refused.value.reason.startswith(
+        '"Heuristic bot:" would read as heuristic bot (P2, P4, P5) speaking, not you'
+    ), refused.value.reason
+
+
 SIGNED = "Owl: P1 is the boss."
 
 

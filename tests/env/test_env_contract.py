@@ -353,6 +353,42 @@ def test_a_max_text_that_is_no_count_of_characters_is_refused(make: Any, max_tex
         make("simple", players=5, max_text=max_text)
 
 
+BAD_LAYOUT_OPTIONS = [
+    ("history_days", True, "a whole number of at least 1"),
+    ("history_days", 2.5, "a whole number of at least 1"),
+    ("history_days", 0, "a whole number of at least 1"),
+    ("history_days", "3", "a whole number of at least 1"),
+    ("max_players", 0, "a whole number of at least 1"),
+    ("max_players", -1, "a whole number of at least 1"),
+    ("max_players", True, "a whole number of at least 1"),
+    ("max_players", 8.0, "a whole number of at least 1"),
+    ("egocentric", 1, "true or false"),
+]
+
+
+@pytest.mark.parametrize(("option", "value", "wanted"), BAD_LAYOUT_OPTIONS, ids=repr)
+@pytest.mark.parametrize("make", [mafia_env.env, mafia_env.parallel_env])
+def test_a_history_layout_option_of_the_wrong_kind_is_refused_naming_it(
+    make: Any, option: str, value: object, wanted: str
+) -> None:
+    """``history_days=True`` played one day slot and 2.5 built a vector of another
+    size, ``max_players=0`` meant no padding while the metadata said 0, 8.0 failed in
+    Gymnasium's Box, ``egocentric=1`` was recorded as 1: each is refused when the env is
+    built, with `ValueError` naming the option and the value."""
+    with pytest.raises(ValueError, match=f"^{option} must be {wanted}, not {value!r}$"):
+        make("simple", players=5, observation="history", **{option: value})
+
+
+def test_a_numpy_count_is_a_history_layout_option() -> None:
+    """A count from numpy (a grid search's ``np.arange``) is taken as the whole number
+    it is, and the metadata holds a plain `int`."""
+    options: dict[str, Any] = {"history_days": np.int64(2), "max_players": np.int64(6)}
+    aec = mafia_env.raw_env("simple", 5, observation="history", **options)
+    meta = aec.metadata["observation"]
+    assert (meta["history_days"], meta["max_players"]) == (2, 6)
+    assert type(meta["history_days"]) is int and type(meta["max_players"]) is int
+
+
 BAD_REWARDS = [
     ("x", TypeError, "must be a number"),
     (None, TypeError, "must be a number"),

@@ -201,6 +201,22 @@ HEADER_CASES: list[tuple[str, Damage, str, str]] = [
         "observation",
         "retrain it",
     ),
+    *[
+        (
+            f"observation-{key.replace('_', '-')}-{case}",
+            Damage(header={"observation": {"layout": "history", "version": 1, key: value}}),
+            "observation",
+            f"{key} must be {wanted}, not {value!r}",
+        )
+        for key, case, value, wanted in [
+            ("history_days", "true", True, "a whole number of at least 1"),
+            ("history_days", "fraction", 2.5, "a whole number of at least 1"),
+            ("history_days", "zero", 0, "a whole number of at least 1"),
+            ("max_players", "zero", 0, "a whole number of at least 1"),
+            ("max_players", "whole-float", 8.0, "a whole number of at least 1"),
+            ("egocentric", "text", "no", "true or false"),
+        ]
+    ],
     ("advice-number", Damage(header={"advice": 5}), "advice", "not 5"),
     (
         "variant-file-without-digests",

@@ -181,6 +181,25 @@ def test_a_spec_value_that_would_break_a_run_is_refused_before_training(
     assert not no_training and not out.exists()
 
 
+def test_every_unknown_key_is_listed_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_training: list[Any]
+) -> None:
+    """Each misspelt key of ``[train]`` is named on a line of its own, in the file's
+    order, as a tournament's spec and an agent file list theirs, not only the first."""
+    spec = write_spec(tmp_path, {"stepz": "10", "sead": "1", "envz": "2"})
+    code, err = run_cli(["train", str(spec), "--no-tracking"], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err)
+    lines = err.strip().splitlines()
+    assert [line.split(": unknown; known keys: ")[0] for line in lines] == [
+        f"error: {spec}: train.stepz",
+        f"{spec}: train.sead",
+        f"{spec}: train.envz",
+    ], err
+    assert all("steps" in line for line in lines), err
+    assert not no_training
+
+
 @pytest.mark.parametrize(
     ("top", "reason"),
     [

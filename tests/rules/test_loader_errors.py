@@ -432,6 +432,20 @@ CASES = [
         "unknown card 'resurection'",
         edit=_set("palermo", "deal_first", value="resurection"),
     ),
+    Case(  # a window up to 0 players never applies: a typo, not a rule
+        "Palermo vendetta window for no players",
+        "palermo",
+        "palermo.vendetta.0.max_players",
+        "Input should be greater than or equal to 1",
+        edit=_set("palermo", "vendetta", 0, "max_players", value=0),
+    ),
+    Case(
+        "Palermo vendetta window for a negative count",
+        "palermo",
+        "palermo.vendetta.0.max_players",
+        "Input should be greater than or equal to 1",
+        edit=_set("palermo", "vendetta", 0, "max_players", value=-3),
+    ),
     Case(
         "Palermo deal order naming an unknown card",
         "palermo",

@@ -209,6 +209,22 @@ def test_a_resume_whose_key_file_was_removed_or_replaced_is_refused(
     assert fingerprint == host_key_fingerprint(other_key)
 
 
+def _board_played(tmp_path: Path, name: str, games: int) -> tuple[list[str], Path, Path, Path]:
+    """``mafia-arena leaderboard SPEC``'s arguments for a simple spec of `games` games,
+    with a board folder that publishes a host key: the arguments, the results folder,
+    the published key file and the results folder's key file."""
+    spec = write_spec(
+        tmp_path,
+        name,
+        f'base_seed = 4\npool = ["random", "heuristic"]\ngames = {games}\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
+    )
+    board, results = with_host_key(tmp_path / "board"), tmp_path / "results"
+    args = ["leaderboard", str(spec), "--out", str(board), "--results", str(results)]
+    args += ["--no-ray", "--no-tracking"]
+    return args, results, board / KEY_FILE, results / KEY_FILE
+
+
 def test_the_board_command_says_what_the_published_key_is_taken_for(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -217,16 +233,7 @@ def test_the_board_command_says_what_the_published_key_is_taken_for(
     stored games (its key file removed) is not called new: the line says it is resumed
     with that key when it is the one that played them, and that it is not otherwise,
     before the resume is refused."""
-    spec = write_spec(
-        tmp_path,
-        "board-key",
-        'base_seed = 4\npool = ["random", "heuristic"]\ngames = 3\n'
-        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
-    )
-    board, results = with_host_key(tmp_path / "board"), tmp_path / "results"
-    published, key_file = board / KEY_FILE, results / KEY_FILE
-    args = ["leaderboard", str(spec), "--out", str(board), "--results", str(results)]
-    args += ["--no-ray", "--no-tracking"]
+    args, results, published, key_file = _board_played(tmp_path, "board-key", 3)
     code, out, err = run_cli_output(args, capsys)
     assert code == 0, err
     assert f"{results}: a new results folder, played with the host key of {published}" in out
@@ -256,3 +263,29 @@ def test_the_board_command_says_what_the_published_key_is_taken_for(
     ) in out
     assert_one_paragraph(err, f"{key_file} is missing")
     assert not key_file.exists()
+
+
+def test_the_board_command_calls_a_store_of_only_a_cut_line_one_without_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A store that holds only the cut line of a stopped write has no stored games, as
+    the resume counts them (`StoredRecords`): the note does not say it holds games or
+    that the published key is not the one that played them, and the resume plays every
+    game with that key."""
+    args, results, published, key_file = _board_played(tmp_path, "board-key-cut", 2)
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 0, err
+    store = results / "games.jsonl"
+    whole = store.read_bytes()
+    store.write_bytes(whole[: whole.index(b"\n") // 2])  # the first record, cut short
+    for log in (results / "logs").glob("game-*.jsonl"):
+        log.unlink()
+    key_file.unlink()
+    other_key = bytes(range(100, 132))
+    published.write_text(other_key.hex() + "\n", encoding="ascii")
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 0, err
+    assert "holds stored games" not in out, out
+    assert f"{results}: a new results folder, played with the host key of {published}" in out
+    assert key_file.read_text(encoding="ascii") == other_key.hex() + "\n"
+    assert len(store.read_text(encoding="utf-8").splitlines()) == 2

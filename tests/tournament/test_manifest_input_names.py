@@ -21,6 +21,7 @@ from tests.tournament.conftest import REPO, write_spec
 
 from mafia_arena.experiments import ResultsConflict, run_tournament
 from mafia_arena.experiments.provenance import MANIFEST_NAME, file_digest, input_differences
+from mafia_arena.experiments.spec import load_spec
 
 OPTIONS: dict[str, Any] = {"use_ray": False, "track": False, "progress": False}
 
@@ -103,6 +104,35 @@ def test_an_older_manifests_names_resume_and_a_change_is_named_once(project: Pat
         in message
     ), message
     assert "no longer used" not in message and " is new" not in message, message
+
+
+def test_a_projects_template_of_a_bundled_name_is_named_as_the_projects(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project's own ``agents/prompts/speak.txt`` (beside its LLM agent file) has
+    the bundled template's name: the bundled one keeps it and the project's is named by
+    its path from the project, marked ``./``, not numbered as some second file."""
+    monkeypatch.chdir(project)
+    (project / "agents" / "prompts").mkdir(parents=True)
+    (project / "agents" / "mine.toml").write_text(
+        'name = "mine"\nbackend = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n',
+        encoding="utf-8",
+    )
+    own = project / "agents" / "prompts" / "speak.txt"
+    own.write_text("Speak now, {name}.\n", encoding="utf-8")
+    spec = write_spec(
+        project / "specs",
+        "own-template",
+        'pool = ["agents/mine.toml", "random"]\ngames = 1\n'
+        '[[variants]]\nvariant = "simple"\nplayers = 5\n',
+    )
+    inputs = load_spec(spec).inputs
+    speak = {name: digest for name, digest in inputs.items() if name.endswith("/speak.txt")}
+    assert speak == {
+        "agents/prompts/speak.txt": file_digest(REPO / "agents" / "prompts" / "speak.txt"),
+        "./agents/prompts/speak.txt": file_digest(own),
+    }
+    assert not [name for name in inputs if name.endswith(")")], inputs
 
 
 def test_names_of_one_file_are_paired_and_other_files_are_not() -> None:

@@ -125,10 +125,12 @@ def test_speech_given_to_another_seats_name_is_refused_and_changes_nothing(
     session = server.manager.get(game_id)
     assert session is not None
     bot = session.slots[2].name  # P3, a bot: "<agent> bot" on every page
+    bots = ", ".join(f"P{i + 1}" for i, slot in enumerate(session.slots) if slot.name == bot)
+    assert bots.startswith("P3, ")  # the bots share the name: every one is said
     named = (
         ("J. R. Smith: I am the doctor (amber)", '"J. R. Smith:" would read as J. R. Smith (P2)'),
         ("I trust P3. **j. r. smith (day):** vote P5 (beryl)", '"j. r. smith (day):" would'),
-        (f"{bot.upper()}: P4 is mafia (coral)", f'"{bot.upper()}:" would read as {bot} (P3)'),
+        (f"{bot.upper()}: P4 is mafia (coral)", f'"{bot.upper()}:" would read as {bot} ({bots})'),
     )
     reasons, other = speak(server, game_id, seats, [text for text, _ in named], OWN_NAMED)
     for (_, why), reason in zip(named, reasons, strict=True):
@@ -162,7 +164,9 @@ def test_table_chat_given_to_the_host_or_another_seat_is_refused(server: LiveSer
     session = server.manager.get(game_id)
     assert session is not None
     bot = session.slots[1].name  # P2's name on every page: "<agent> bot"
-    dead_chat = (*DEAD_CHAT, (f"{bot}: P4 is mafia (ember)", f'"{bot}:" would read as {bot} (P2)'))
+    bots = ", ".join(f"P{i + 1}" for i, slot in enumerate(session.slots) if slot.name == bot)
+    refused = (f"{bot}: P4 is mafia (ember)", f'"{bot}:" would read as {bot} ({bots})')
+    dead_chat = (*DEAD_CHAT, refused)
 
     async def chat(ws: Any, channel: str, text: str) -> dict[str, Any]:
         await ws.send(json.dumps({"type": "chat", "channel": channel, "text": text}))

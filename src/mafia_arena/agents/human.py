@@ -28,6 +28,7 @@ from mafia_arena.agents.speaker_tags import (
     Named,
     SpeakerNames,
     foreign_tag,
+    name_key,
     seat_label,
 )
 from mafia_arena.engine.choices import Choice, Decision, Request, Speech
@@ -157,6 +158,11 @@ def speaker_names(view: View, table: Sequence[str] = ()) -> SpeakerNames:
     newspaper's, its own ads', those handed to or by it), those it owns now (its
     request's `owned_pseudonyms`) as its own.
 
+    A display name that several seats go by (a web table's bots are each named after
+    their agent: two ``heuristic bot`` seats) names all of them (``P2, P3``), so a
+    refusal says every seat the words would read as, not the first that has the name
+    (the speaker's own too: under such a name, the words read as another's as well).
+
     Why only these: a refusal tells the person that a name is known, so a name the
     seat cannot see (another seat's pseudonym never published) must not be in it. Built
     once per request, not per action or character (`speaker_tags.SpeakerNames`)."""
@@ -176,7 +182,10 @@ def _names(
 ) -> SpeakerNames:
     """The display names of `table`, the pseudonyms `owned` as `me`'s, and the others
     that `knowledge` shows (`speaker_names`)."""
-    named = [Named(shown, seat_label(seat)) for seat, shown in enumerate(table)]
+    seats: dict[str, list[str]] = {}
+    for seat, shown in enumerate(table):
+        seats.setdefault(name_key(shown), []).append(seat_label(seat))
+    named = [Named(shown, ", ".join(seats[name_key(shown)])) for shown in table]
     named += [Named(pseudonym, me) for pseudonym in owned]
     seen = pseudonyms_in(event.fact for event in knowledge.events)
     named += [Named(pseudonym) for pseudonym in sorted(seen)]

@@ -155,9 +155,10 @@ def speaker(match: re.Match[str]) -> str | None:
 class ForeignTag:
     """A tag giving a line's words to another speaker (:func:`foreign_tag`): ``tag`` as
     written without its markdown (``Host:``, ``[System]``, ``Player 4 (day):``,
-    ``Ada:``), ``seat`` the seat it names (``P4``), None for a voice of the game or a
-    pseudonym, and ``name`` the display name or pseudonym it names, as the table
-    writes it (``Ada``), None for a voice or a seat's label."""
+    ``Ada:``), ``seat`` the seat it names (``P4``; ``P2, P3`` for a display name several
+    seats go by), None for a voice of the game or a pseudonym, and ``name`` the display
+    name or pseudonym it names, as the table writes it (``Ada``), None for a voice or a
+    seat's label."""
 
     tag: str
     seat: str | None
@@ -167,9 +168,10 @@ class ForeignTag:
 @dataclass(frozen=True, slots=True)
 class Named:
     """A name the table shows a speaker under beside the seat labels, as it writes it:
-    a seat's display name (``seat`` its label, ``P2``) or a forum pseudonym (``seat``
-    None: who writes under it is not the reader's to know; the speaker's own label for
-    one the speaker owns)."""
+    a seat's display name (``seat`` its label, ``P2``; the labels of every seat that
+    goes by it, ``P2, P3``, where several do) or a forum pseudonym (``seat`` None: who
+    writes under it is not the reader's to know; the speaker's own label for one the
+    speaker owns)."""
 
     name: str
     seat: str | None = None
@@ -228,6 +230,13 @@ class SpeakerNames:
             return None
         named = self._named[match.lastindex - 1]
         return ForeignTag(match.group().strip(" *_`"), named.seat, named.name), match.end()
+
+
+def name_key(name: str) -> str:
+    """What `SpeakerNames` matches a name by: without the characters an opening may
+    hold at its start, trimmed, in any case. Names of one key read alike, and where
+    several are given, the first counts."""
+    return _NAME_LEAD.sub("", name).strip().casefold()
 
 
 NO_NAMES = SpeakerNames()

@@ -284,16 +284,27 @@ def _board_key_note(folder: Path, published: Path, key: bytes) -> str:
     in the results `folder`, which has no key file: a new folder's games are played with
     it; a folder holding stored games (whose key file was removed) resumes with it only
     where its manifest names that key (`provenance.folder_host_key`, which refuses
-    otherwise, after this line).
+    otherwise, after this line). Stored games are counted as the resume counts them, by
+    the store's reader (`StoredRecords`): the cut last line of a stopped write is none.
 
     Why: the line is printed before the resume checks run, and a folder with games is not
-    a new one; taking it for one, a reader would not look for the lost key file."""
+    a new one; taking it for one, a reader would not look for the lost key file. Why
+    count records, not bytes: a store holding only a cut line is resumed as one without
+    games, with the published key, and a line saying otherwise would contradict it."""
     from mafia_arena.experiments.provenance import ManifestError, read_manifest
-    from mafia_arena.results_file import MANIFEST_NAME, STORE_NAME
+    from mafia_arena.results_file import (
+        MANIFEST_NAME,
+        STORE_NAME,
+        StoredRecords,
+        StoreFormatError,
+    )
     from mafia_arena.seat_seeds import KEY_FILE, host_key_fingerprint
 
-    store = folder / STORE_NAME
-    if not store.is_file() or not store.stat().st_size:
+    try:
+        new = not StoredRecords(folder / STORE_NAME)
+    except (OSError, StoreFormatError):  # records the resume refuses, naming file and line
+        new = False
+    if new:
         return f"{folder}: a new results folder, played with the host key of {published}"
     try:
         recorded = (read_manifest(folder) or {}).get("host_key_fingerprint")

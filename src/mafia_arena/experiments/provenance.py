@@ -80,6 +80,12 @@ OUTSIDE = "..."
 name (`input_name`: ``.../my-variant.toml``)."""
 
 
+OWN = "./"
+"""What marks a project's file that has the name of a file the package brings, in its
+manifest name (`input_names`: ``./agents/prompts/speak.txt``): its path from the
+project, not the bundled file's."""
+
+
 def input_name(path: Path, spec_path: Path) -> str:
     """The manifest's name of an input file (``inputs``): a bundled variant as
     ``envs/<file>`` and a default prompt template as ``agents/prompts/<file>`` wherever
@@ -108,7 +114,14 @@ def input_names(files: Mapping[Path, str], spec_path: Path) -> dict[str, str]:
     that share a file name are named by as many of their last folders as tell them
     apart (``.../a/x.toml``, ``.../b/x.toml``); of other files that share a name (a
     project's own ``agents/prompts/speak.txt`` beside the bundled one), the bundled one
-    keeps it and the others are numbered (``agents/prompts/speak.txt (2)``)."""
+    keeps it and the project's is named by its path from the project, marked as such
+    (`OWN`: ``./agents/prompts/speak.txt``); project files that still share a name
+    (one from the working folder, one from the spec's repository) are numbered after
+    the first (``./agents/prompts/speak.txt (2)``).
+
+    Why mark the project's: a bare number said that some other file had the name, not
+    which of the two was the project's own, so a reader of the manifest (or of a refused
+    resume's "changed" line) could not tell whether the edited template was theirs."""
     named: dict[str, dict[Path, str]] = {}
     for path, digest in files.items():
         named.setdefault(input_name(path, spec_path), {})[path.resolve()] = digest
@@ -123,8 +136,12 @@ def input_names(files: Mapping[Path, str], spec_path: Path) -> dict[str, str]:
             inputs.update({f"{OUTSIDE}/{_tail(p, depth)}": d for p, d in found.items()})
         else:
             paths = sorted(found, key=lambda p: (_bundled_name(p) is None, str(p)))
-            inputs[name] = found[paths[0]]
-            inputs.update({f"{name} ({i})": found[p] for i, p in enumerate(paths[1:], 2)})
+            own = name
+            if _bundled_name(paths[0]) is not None:
+                inputs[name] = found[paths.pop(0)]
+                own = f"{OWN}{name}"
+            inputs[own] = found[paths[0]]
+            inputs.update({f"{own} ({i})": found[p] for i, p in enumerate(paths[1:], 2)})
     return inputs
 
 

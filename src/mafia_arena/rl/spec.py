@@ -43,7 +43,13 @@ from typing import Any
 
 from mafia_arena.input_files import find_beside_spec
 from mafia_arena.rl.team_env import TeamEnv, TeamSetup, check_kinds, check_side
-from mafia_arena.toml_file import TomlFileError, parse_toml, read_toml_text, refusal
+from mafia_arena.toml_file import (
+    TomlFileError,
+    joined_problems,
+    parse_toml,
+    read_toml_text,
+    refusal,
+)
 
 
 class TrainSpecError(ValueError):
@@ -160,13 +166,7 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
                 "(run it with mafia-arena tournament)",
             )
         raise TrainSpecError(str(path), "train", "a [train] table is required")
-    unknown = sorted(set(train) - _SETUP_KEYS - _TRAIN_KEYS)
-    if unknown:
-        raise TrainSpecError(
-            str(path),
-            f"train.{unknown[0]}",
-            "unknown; known keys: " + ", ".join(sorted(_SETUP_KEYS | _TRAIN_KEYS)),
-        )
+    _check_keys(path, train)
 
     def fail(key: str, reason: str) -> TrainSpecError:
         return TrainSpecError(str(path), f"train.{key}", reason)
@@ -292,6 +292,20 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
         spec = replace(spec, steps=steps)
     _check_sizes(path, spec, steps is not None)
     return spec
+
+
+def _check_keys(path: Path, train: dict[str, Any]) -> None:
+    """Raise `TrainSpecError` naming every key of the ``[train]`` table that is not a
+    spec key, in the file's order, each on a line of its own with the keys there are
+    (`toml_file.joined_problems`), as a tournament's spec and an agent file list theirs.
+
+    Why all at once: a spec with several misspelt keys would otherwise take a run per
+    key to mend, each run revealing only the next one."""
+    keys = _SETUP_KEYS | _TRAIN_KEYS
+    known = "unknown; known keys: " + ", ".join(sorted(keys))
+    problems = [(f"train.{key}", known) for key in train if key not in keys]
+    if problems:
+        raise TrainSpecError(str(path), *joined_problems(str(path), problems))
 
 
 #: How `whole` words its lower bounds 0 and 1 (the wording the older checks used).

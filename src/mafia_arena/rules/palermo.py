@@ -63,7 +63,8 @@ class CardSpec(_Spec):
 class VendettaWindow(_Spec):
     """Up to `max_players` players, the vendetta is allowed on Nights 1..`nights`."""
 
-    max_players: int
+    max_players: int = Field(ge=1)
+    """A window up to 0 players (or fewer) would never apply: refused as a typo."""
     nights: int = Field(ge=0)
 
 

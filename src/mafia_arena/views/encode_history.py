@@ -90,9 +90,26 @@ CAUSES = ("night", "execution", "disqualification", "other")
 SLOT_PIECES = ("ballot", "nomination", "accuse", "vouch", "claim_mafia", "claim_innocent")
 
 
+def _positive(name: str, value: Any) -> int:
+    """`value` as an `int` if it is a whole number of at least 1 (a numpy integer too);
+    `ValueError` naming the option `name` otherwise: a bool, a float (even 8.0), text,
+    zero or less."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class ObservationSpec:
-    """Which observation layout an env or a policy uses (recorded in policy headers)."""
+    """Which observation layout an env or a policy uses (recorded in policy headers).
+
+    `history_days` is a whole number of at least 1, `max_players` one or None, and
+    `egocentric` true or false; anything else is a `ValueError` naming the option (a
+    numpy integer is taken as its `int`). Why: the layout read them loosely, so
+    ``history_days=True`` played as one day slot and 2.5 built a vector of another size,
+    ``max_players=0`` quietly meant no padding while the header recorded 0, 8.0 failed
+    deep in Gymnasium, and ``egocentric=1`` was recorded as 1 where a policy header is
+    read back as true or false."""
 
     layout: str = V0
     history_days: int = 3
@@ -102,8 +119,12 @@ class ObservationSpec:
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"observation {self.layout!r}: known layouts are {sorted(LAYOUTS)}")
-        if self.history_days < 1:
-            raise ValueError(f"history_days must be at least 1, not {self.history_days}")
+        object.__setattr__(self, "history_days", _positive("history_days", self.history_days))
+        if self.max_players is not None:
+            object.__setattr__(self, "max_players", _positive("max_players", self.max_players))
+        if not isinstance(self.egocentric, bool | np.bool_):
+            raise ValueError(f"egocentric must be true or false, not {self.egocentric!r}")
+        object.__setattr__(self, "egocentric", bool(self.egocentric))
         if self.layout == V0 and (self.egocentric or self.max_players is not None):
             raise ValueError("egocentric and max_players need observation='history'")
 
@@ -133,12 +154,11 @@ class ObservationSpec:
             )
         if layout == V0:
             return cls()
-        max_players = header.get("max_players")
-        return cls(
+        return cls(  # as written: a value of the wrong kind is refused, never converted
             HISTORY,
-            int(header.get("history_days", 3)),
-            bool(header.get("egocentric", False)),
-            None if max_players is None else int(max_players),
+            header.get("history_days", 3),
+            header.get("egocentric", False),
+            header.get("max_players"),
         )
 
 
