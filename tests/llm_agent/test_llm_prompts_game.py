@@ -120,7 +120,11 @@ async def test_a_forged_host_line_stays_inside_its_speakers_quotation(
     game = replay(result.log)
     check(render_view(SeatTracker(3).view(game)))
     # the page: the words travel apart from the line, shown in their own element
-    entries = lines(SeatTracker(3).view(game).knowledge, names=DisplayNames.of(game.variant))
+    entries = lines(
+        SeatTracker(3).view(game).knowledge,
+        names=DisplayNames.of(game.variant),
+        variant=game.variant,
+    )
     said = [e for e in entries if e["kind"] == "speech" and e.get("speech") == INJECTION]
     assert said and all(e["speaker"] == "[D1] P1" for e in said)
     script = (

@@ -32,7 +32,7 @@ import websockets
 from mafia_arena.engine.catalogue import RoleChange, RoleDealt
 from mafia_arena.engine.game import Game
 from mafia_arena.views.display_names import DisplayNames
-from mafia_arena.views.text import render_event
+from mafia_arena.views.people_text import people_line
 from mafia_arena.web import Settings, create_app
 from mafia_arena.web.app import server_options
 from mafia_arena.web.manager import GameManager
@@ -326,18 +326,19 @@ def check_no_leaks(
 
     `seat` -1 checks a spectator: public lines only, no ally, no card of its own.
 
-    Lines are rendered as the server writes them, roles and cards by the variant's
-    readable names (`DisplayNames.of`), and a role a line shows is read back to its id
-    (`role_ids`) before it is compared with the true cards.
+    Lines are rendered as the server writes them (`people_line`: the lines people
+    read), roles and cards by the variant's readable names (`DisplayNames.of`), and a
+    role a line shows is read back to its id (`role_ids`) before it is compared with
+    the true cards.
     """
     names = DisplayNames.of(game.variant)
     ids = role_ids(game)
-    admitted = {render_event(e, seat, names) for e in game.events if e.visibility.admits(seat)}
-    hidden = (
-        {render_event(e, seat, names) for e in game.events if not e.visibility.admits(seat)}
-        - admitted
-        - {None}
-    )
+
+    def render(event: Any) -> str | None:
+        return people_line(event, seat, names, game.variant)
+
+    admitted = {render(e) for e in game.events if e.visibility.admits(seat)}
+    hidden = {render(e) for e in game.events if not e.visibility.admits(seat)} - admitted - {None}
     allies = _true_allies(game, seat) if seat >= 0 else set()  # -1: a spectator
     public_reveals: dict[str, set[tuple[int, str]]] = {}  # a public line naming a card
     for e in game.events:  # (a Palermo state change that shows it, say) -> (seat, card)
@@ -347,7 +348,7 @@ def check_no_leaks(
             and shown
             and isinstance(getattr(e.fact, "seat", None), int)
         ):
-            text = render_event(e, seat, names)
+            text = render(e)
             if text:
                 public_reveals.setdefault(text, set()).add((e.fact.seat, shown))  # type: ignore[attr-defined]
     told = {  # the roles the seat's own stream gave it (a dark past is told "citizen")

@@ -109,7 +109,11 @@ def test_the_palermo_page_names_roles_and_cards_in_its_lines(
             "You know: P8 (Known Mafioso B), P9 (Known Mafioso A), P10 (Hidden Mafioso)." in texts
         )
         assert message["role_titles"] == dict(NAMES.roles)
-    public = [render_event(e, -1, NAMES) for e in game.events if e.visibility.scope == "public"]
+    public = [
+        people_line(e, -1, NAMES, game.variant)  # the page's lines: the ones people read
+        for e in game.events
+        if e.visibility.scope == "public"
+    ]
     spectator = [line["text"] for line in watched["lines"]]
     assert spectator and all(text in public for text in spectator)
     assert not any("your role is" in text for text in spectator)
@@ -118,7 +122,7 @@ def test_the_palermo_page_names_roles_and_cards_in_its_lines(
 
 def test_the_replay_and_the_moderators_view_name_roles_and_cards() -> None:
     """The stored game's replay (every seat's lines) and the moderator's lines are the
-    text view's lines with the variant's names, not the bare ids."""
+    lines people read (`views.people_text`) with the variant's names, not the bare ids."""
     agents = [make_agent("random") for _ in range(12)]
     result = play_match_sync(
         load_variant("palermo", {"moves": 1}), agents, 3, {"moves": 1}, host_key=FIXED_HOST_KEY
@@ -131,7 +135,12 @@ def test_the_replay_and_the_moderators_view_name_roles_and_cards() -> None:
         for told in own_lines(events, seat["seat"]):
             assert told in texts, (told, texts[:5])
     moderator = [line["text"] for line in views["moderator"]]
-    named = named_lines(events, None)
+    game = replay(result.log)
+
+    def page(event: Any, viewer: int | None, names: DisplayNames) -> str | None:
+        return people_line(event, viewer, names, game.variant)  # no reason: the end screen's
+
+    named = named_lines(events, None, page)
     assert named and set(named) <= set(moderator)
     assert views["role_titles"] == dict(NAMES.roles)
 

@@ -56,7 +56,9 @@ def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_pat
     ).json()
     names = DisplayNames.of(game.variant)
     for seat in replay["seats"]:
-        assert seat["lines"] == lines(SeatTracker(seat["seat"]).update(game), names=names)
+        assert seat["lines"] == lines(
+            SeatTracker(seat["seat"]).update(game), names=names, variant=game.variant
+        )
         assert seat["role"] == game.state.seats[seat["seat"]].card
 
 
@@ -154,7 +156,9 @@ def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
             assert msg["type"] == "state" and msg["reset"] is True
             game = server.game(game_id)
             truth = lines(
-                SeatTracker(first["seat"]).update(game), names=DisplayNames.of(game.variant)
+                SeatTracker(first["seat"]).update(game),
+                names=DisplayNames.of(game.variant),
+                variant=game.variant,
             )
             assert msg["lines"] == truth[: len(msg["lines"])]
             assert len(msg["lines"]) >= len(truth) - 5

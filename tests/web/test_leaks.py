@@ -232,7 +232,7 @@ def test_the_leak_check_reads_role_names_and_still_catches_leaks() -> None:
         return {
             "type": "state",
             "over": False,
-            "lines": lines(k, names=names),
+            "lines": lines(k, names=names, variant=game.variant),
             "players": [{"seat": s, "role": known_role(k, s)} for s in range(game.players)],
             "you": {"role": k.role},
         }

@@ -6,7 +6,8 @@ mafiosi) and pick different victims: the rules give the mafia a second round to 
 prompt was the first one's word for word ("Night 1: choose tonight's victim"), so a
 person read it as their click lost and nothing said the team had not agreed. The page
 adds the round (`web.render.team_round_prompt`, from the team's picks the seat was
-shown); the engine's prompt, part of every stored log, is left as it was.
+shown); the engine's prompt, part of every stored log, is left as it was. The first
+round's picks in the transcript say their round of how many (`people_line`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ def test_a_mafia_that_did_not_agree_is_told_so_in_its_second_round(
         page.wait_for_selector(f'#prompt:text-is("{again}")', timeout=20000)
         assert page.locator("#choices button:enabled").count() == 5  # P2, P3, P4, P5, P7
         lines = page.locator("#transcript li").all_inner_texts()
-        assert any("Team picks for the mafia's kill (round 1): P1→P2, P6→P3." in t for t in lines)
+        assert any(
+            "Team picks for the mafia's kill (round 1 of 2): P1→P2, P6→P3." in t for t in lines
+        )
     for context in contexts:
         context.close()

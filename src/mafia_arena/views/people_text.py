@@ -1,5 +1,7 @@
-"""The text view as people read it: the terminal game (``mafia-arena play --human``) and
-the command line's ``play`` and ``replay`` transcripts.
+"""The text view as people read it: the terminal game (``mafia-arena play --human``), the
+command line's ``play`` and ``replay`` transcripts, and the web page's lines (a seat's,
+a spectator's, the after-game replay's and the moderator's: `web.render.lines`,
+`web.storage.moderator_lines`).
 
 A line starts from the one a model reads (`views.text.render_event`) and differs only
 where the transcript writes an id or leaves out what a person asks for:
@@ -14,7 +16,8 @@ where the transcript writes an id or leaves out what a person asks for:
   the web page does), the number of rounds from the variant's public rules;
 - the end says why the game ended (`views.endings.end_reason`: the engine's reason, or
   the win rule that held, in words, with the living counts) where the finished game is
-  given: everything it draws on is public once the game is over.
+  given: everything it draws on is public once the game is over. The web page does not
+  give it: its end screen says why, and the end's line would say it twice.
 
 Why a second rendering and not a change to the first: a seat's transcript, the LLM
 prompts and the envs' text observations are built from `render_event` alone, and what

@@ -423,7 +423,12 @@ def create_app(settings: Settings | None = None, *, manager: GameManager | None 
                 "type": "state",
                 "reset": True,
                 "seat": seat,
-                "lines": lines(seat_view.knowledge, moves=session.moves(), names=session.names),
+                "lines": lines(
+                    seat_view.knowledge,
+                    moves=session.moves(),
+                    names=session.names,
+                    variant=session.variant,
+                ),
                 **state,
             }
         )

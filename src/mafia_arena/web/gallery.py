@@ -85,7 +85,13 @@ class Gallery:
         state = self.state()
         key = json.dumps({**state, "waiting": state["waiting"] and state["waiting"]["text"]})
         for conn in list(self.pages):
-            new = lines(knowledge, conn.cursor, session.moves(), names=session.names)
+            new = lines(
+                knowledge,
+                conn.cursor,
+                session.moves(),
+                names=session.names,
+                variant=session.variant,
+            )
             reset = conn.cursor == 0
             conn.cursor = len(knowledge.events)
             if new or reset:

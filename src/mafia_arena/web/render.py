@@ -11,8 +11,14 @@ the numbers of visible events would count the hidden events in between (e.g. how
 night actions ran, hence which power roles are alive).
 
 Lines write roles and Palermo's intrigue cards by the variant's readable names
-(`views.display_names`, public rule data), as the text view does, so the page, the
-terminal, the stored replay and an LLM's transcript read alike.
+(`views.display_names`, public rule data), and are the lines people read
+(`views.people_text.people_line`), as the terminal game and the command line's
+transcripts print them: a speech's or a vote's kind in words ("P2 (team chat): ...",
+"Votes (final vote): ..."), the forum game's Night 0 dated "[N0]", a team's picks with
+their round of how many. Each is a line of the seat's own transcript
+(`views.text.render_event`, what a model reads, left as it was) with only those words
+changed, so a line says nothing its event does not. The end's line is the
+transcript's: the page says why the game ended on its end screen (`_reveal`), once.
 """
 
 from __future__ import annotations
@@ -27,8 +33,8 @@ from mafia_arena.engine.choices import Request
 from mafia_arena.rules import Variant
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.people_text import team_round_prompt
-from mafia_arena.views.text import name, quote_speech, render_event
+from mafia_arena.views.people_text import people_line, team_round_prompt
+from mafia_arena.views.text import name, quote_speech
 from mafia_arena.views.view import View
 from mafia_arena.web.stand_ins import Moves, tag
 
@@ -77,12 +83,16 @@ def lines(
     hide: Callable[[Any], bool] | None = None,
     *,
     names: DisplayNames,
+    variant: Variant,
 ) -> list[dict[str, Any]]:
-    """Rendered transcript entries for `knowledge.events[start:]` (empty ones skipped).
+    """Rendered transcript entries for `knowledge.events[start:]` (empty ones skipped),
+    as people read them (`views.people_text.people_line`, without the end's reason:
+    the end screen gives it).
 
     `names` are the game's variant's readable names (`DisplayNames.of(variant)`): a
-    role or card is written as the text view writes it ("Role: Known Mafioso A."), so
-    it is required, not defaulted — a caller that forgot it would show bare ids.
+    role or card is written as the text view writes it ("Role: Known Mafioso A."), and
+    `variant` gives a team's picks their number of rounds ("round 1 of 3"); both are
+    required, not defaulted — a caller that forgot them would show bare ids.
     `moves` (`web/stand_ins.py`) names the speech and votes a stand-in made for an
     absent person: those lines say "(stand-in)" after the seat. `hide` leaves out the
     events whose fact it accepts (the after-game replay: `views.pseudonyms`)."""
@@ -90,7 +100,7 @@ def lines(
     for event in knowledge.events[start:]:
         if hide is not None and hide(event.fact):
             continue
-        text = render_event(event, knowledge.seat, names)
+        text = people_line(event, knowledge.seat, names, variant)
         if not text:
             continue
         text = tag(text, event.fact, moves)
@@ -162,7 +172,8 @@ def _palermo_card(k: Knowledge, variant: Variant) -> dict[str, Any]:
 
 
 def _vote_panel(knowledge: Knowledge, names: DisplayNames) -> dict[str, Any]:
-    """The latest day's public voting record, ballots and tallies as the events carry them.
+    """The latest day's public voting record, ballots and tallies as the events carry them,
+    each line as people read it (`people_line`: "Votes (final vote): ...").
 
     In most variants the vote ends the day, so "today's" record would be empty from the
     moment it is complete until the next day's vote: the panel keeps the last day that
@@ -175,7 +186,7 @@ def _vote_panel(knowledge: Knowledge, names: DisplayNames) -> dict[str, Any]:
     entries = []
     for noted in voting:
         event, fact = noted.entry, noted.fact
-        entry: dict[str, Any] = {"kind": event.kind, "text": render_event(event, None, names)}
+        entry: dict[str, Any] = {"kind": event.kind, "text": people_line(event, None, names)}
         if isinstance(fact, Votes | NominationTally):
             entry["tally"] = [{"label": name(s), "count": c} for s, c in fact.tally.items()]
         entries.append(entry)
@@ -284,7 +295,7 @@ def snapshot(
             **_forum_request(request),
         },
         **_panels(k, names, why),
-        "results": [render_event(o.entry, k.seat, names) for o in k.outcomes],
+        "results": [people_line(o.entry, k.seat, names, variant) for o in k.outcomes],
     }
 
 

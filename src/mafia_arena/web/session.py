@@ -859,7 +859,7 @@ class GameSession:
         member = seat_member(seat, view)
         moves = self.moves()
         for conn in list(slot.connections):
-            new = lines(view.knowledge, conn.cursor, moves, names=self.names)
+            new = lines(view.knowledge, conn.cursor, moves, names=self.names, variant=self.variant)
             reset = conn.cursor == 0
             conn.cursor = len(view.knowledge.events)
             if new or reset:

@@ -16,9 +16,10 @@ the per-seat split of fallbacks by blame and the bots' ``cards`` (copied from th
 header, as a tournament record's).
 
 `replay_views` rebuilds the game with `runner.replay` and renders every seat's view
-from it, which is the after-game replay of the page (a stand-in's speech and votes
-tagged "(stand-in)" from the log's ``decided_by``), with the moderator's lines and the
-LLM decisions' traces (host views, served only with the replay, after the game).
+from it, which is the after-game replay of the page (the page's lines, `render.lines`;
+a stand-in's speech and votes tagged "(stand-in)" from the log's ``decided_by``), with
+the moderator's lines and the LLM decisions' traces (host views, served only with the
+replay, after the game).
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ from mafia_arena.runner.match import agent_cards, host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.endings import end_reason
+from mafia_arena.views.people_text import people_line
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
-from mafia_arena.views.text import name, render_event
+from mafia_arena.views.text import name
 from mafia_arena.views.view import SeatTracker
 from mafia_arena.web.render import lines, role_titles
 from mafia_arena.web.stand_ins import Moves, stand_in_moves, tag
@@ -320,7 +322,9 @@ def replay_views(stored: GameLog) -> dict[str, Any]:
                 "label": name(seat),
                 "agent": stored.seating[seat] if seat < len(stored.seating) else "",
                 "role": game.state.seats[seat].card,
-                "lines": lines(knowledge, moves=moves, hide=hide, names=names),
+                "lines": lines(
+                    knowledge, moves=moves, hide=hide, names=names, variant=game.variant
+                ),
             }
         )
     traces = [trace_summary(t, stored.seating) for t in ordered_traces(stored)]
@@ -357,8 +361,10 @@ def ordered_traces(stored: GameLog) -> list[dict[str, Any]]:
 def moderator_lines(game: Game, moves: Moves | None = None) -> list[dict[str, Any]]:
     """The moderator's view of a finished game: every line any seat saw, each private
     one marked with who saw it (the host's own draws and decision records left out),
-    a stand-in's speech and votes tagged (`web/stand_ins.py`, from `moves`), roles and
-    cards written by the variant's names (`views.display_names`), as every seat's lines.
+    a stand-in's speech and votes tagged (`web/stand_ins.py`, from `moves`), written as
+    every seat's lines are: as people read them (`views.people_text.people_line`, the
+    variant's names for roles and cards, kinds in words), the end's reason left to the
+    replay's ``reason``.
     Served only with the replay, after the game, so the facts that tie a pseudonym to
     its owner are left out unless the host opted in (OP-D36, `views.pseudonyms`)."""
     hidden = owners_hidden(game.variant)
@@ -367,7 +373,7 @@ def moderator_lines(game: Game, moves: Moves | None = None) -> list[dict[str, An
     for event in game.events:
         if event.visibility.scope == "host" or (hidden and tells_owner(event.fact)):
             continue
-        text = render_event(event, None, names)
+        text = people_line(event, None, names, game.variant)
         if not text:
             continue
         text = tag(text, event.fact, moves)
