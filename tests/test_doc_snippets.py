@@ -55,6 +55,7 @@ HOW_CHECKED: dict[tuple[str, str], str] = {
     ("docs/leaderboard.md", "# Leaderboards"): RUN_CHANGED,
     ("docs/metrics.md", "# Metrics"): RUN,
     ("docs/rl.md", "## The team env"): ELSEWHERE,  # tests/rl/test_team_env.py
+    ("docs/rl.md", "### Gymnasium's wrappers on the team env"): ELSEWHERE,  # test_team_env_wrappers
     ("docs/rl.md", "## Masked training with Stable-Baselines3"): ELSEWHERE,  # test_sb3_route
     ("docs/tournaments.md", "# Tournaments"): DECLARES,
 }

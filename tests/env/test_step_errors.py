@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mafia_arena import env as mafia_env
-from mafia_arena.env import IllegalActionError
+from mafia_arena.env import IllegalActionError, NotAnActionError
 from mafia_arena.env.vector import MafiaVectorEnv
 
 
@@ -173,3 +173,93 @@ def test_a_numpy_integer_seed_deals_the_game_its_int_deals(kind: str) -> None:
     assert np.array_equal(first_observation(np.int64(11)), first_observation(11))
     with pytest.raises(TypeError):
         first_observation(11.0)
+
+
+NOT_IDS = {
+    **NOT_INTEGERS,
+    "None": lambda a: None,
+    "a numpy bool": lambda a: np.bool_(True),
+}
+"""Values no env takes as an action id, for a seat that must decide."""
+
+INTEGERS = {
+    "int": int,
+    "np.int64 (a predict's scalar)": np.int64,
+    "np.int32": np.int32,
+    "np.uint8": np.uint8,
+    "a 0-d array (an unbatched predict)": lambda a: np.array(a),
+}
+"""The integer types a PettingZoo or Stable-Baselines3 loop hands over."""
+
+
+def parallel_deciding(env: object, seed: int = 3) -> tuple[dict[str, int], str, list[int]]:
+    """Reset `env` (a Parallel env) and return a legal action per agent, one pending
+    agent and that agent's legal ids."""
+    env.reset(seed=seed)  # type: ignore[attr-defined]
+    actions = pending_actions(env)
+    raw = env.unwrapped  # type: ignore[attr-defined]
+    seat = raw.session.pending_seats()[0]
+    legal = np.flatnonzero(raw.session.observe(seat)["action_mask"]).tolist()
+    return actions, raw.possible_agents[seat], legal
+
+
+@pytest.mark.parametrize("bad", list(NOT_IDS.values()), ids=list(NOT_IDS))
+@pytest.mark.parametrize("make", [mafia_env.parallel_env, mafia_env.raw_parallel_env])
+def test_a_parallel_action_that_is_no_integer_id_raises_with_nothing_changed(
+    make: object, bad: object
+) -> None:
+    """`parallel_env()` scored such a value (text too, where the decision takes none)
+    as the seat's illegal move and ended the game; it is the caller's bug, refused as
+    `env()` and the raw envs refuse it (and `step_text` refuses text in AEC)."""
+    env = make("standard", players=7)  # type: ignore[operator]
+    actions, agent, legal = parallel_deciding(env)
+    events = len(env.unwrapped.session.game.events)
+    with pytest.raises(NotAnActionError, match=rf"^{agent}: .*action id"):
+        env.step({**actions, agent: bad(legal[-1])})  # type: ignore[operator]
+    assert env.agents == env.possible_agents
+    assert len(env.unwrapped.session.game.events) == events
+    _, rewards, terminations, _, _ = env.step(actions)  # the same step, legal, goes on
+    assert not any(terminations.values()) and set(rewards.values()) == {0.0}
+
+
+@pytest.mark.parametrize("bad", list(NOT_IDS.values()), ids=list(NOT_IDS))
+def test_the_wrapped_aec_env_refuses_what_is_no_integer_id_by_name(bad: object) -> None:
+    """PettingZoo's bare ``AssertionError: action is not in action space`` named
+    neither the agent nor the value; an id past the table still gets it."""
+    env = mafia_env.env("standard", players=7)
+    env.reset(seed=0)
+    agent, legal = wrapped_deciding(env)
+    env.last()
+    with pytest.raises(NotAnActionError, match=rf"{agent}: action .* is not an integer action id"):
+        env.step(bad(legal[-1]))  # type: ignore[operator]
+    assert env.agent_selection == agent and not any(env.terminations.values())
+    env.step(legal[-1])  # nothing changed: the legal step goes on
+    assert not any(env.terminations.values())
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(env.unwrapped.session.table.size)
+
+
+@pytest.mark.parametrize("wrap", list(INTEGERS.values()), ids=list(INTEGERS))
+def test_every_integer_type_plays_as_its_int_in_every_wrapped_env(wrap: object) -> None:
+    """A numpy integer or a 0-d integer array is the same move as its int, legal or
+    not: the same next state for a legal id, the illegal-move policy for an illegal one
+    (the mover gets -1, the game ends, the raw game is not played on)."""
+    as_int, typed = mafia_env.parallel_env("standard", 7), mafia_env.parallel_env("standard", 7)
+    actions, agent, legal = parallel_deciding(as_int)
+    parallel_deciding(typed)
+    expected = as_int.step(actions)[0]
+    got = typed.step({a: wrap(v) for a, v in actions.items()})[0]  # type: ignore[operator]
+    assert all(np.array_equal(expected[a]["observation"], got[a]["observation"]) for a in expected)
+    illegal = next(i for i in range(1, 256) if i not in legal)
+    typed = mafia_env.parallel_env("standard", 7)
+    parallel_deciding(typed)
+    events = len(typed.unwrapped.session.game.events)
+    _, rewards, terminations, _, _ = typed.step({**actions, agent: wrap(illegal)})  # type: ignore[operator]
+    assert all(terminations.values()) and rewards[agent] == -1.0 and typed.agents == []
+    assert len(typed.unwrapped.session.game.events) == events
+    aec = mafia_env.env("standard", players=7)
+    aec.reset(seed=0)
+    mover, legal = wrapped_deciding(aec)
+    aec.last()
+    aec.step(wrap(legal[-1]))  # type: ignore[operator]
+    assert aec.agent_selection != mover and not any(aec.terminations.values())

@@ -23,10 +23,11 @@ SHIPPED = REPO / "agents" / "policies" / "rl-town-votes.npz"
 HISTORY = ObservationSpec("history", history_days=2, egocentric=True)
 
 
-def history_policy(tmp_path: Path) -> Path:
-    """A random-weight town voting policy on the egocentric history layout."""
+def history_policy(tmp_path: Path, layout: ObservationSpec = HISTORY) -> Path:
+    """A random-weight town voting policy at 7 players on the egocentric history
+    layout (or on `layout`)."""
     shipped = PolicyFile.load(SHIPPED)
-    session = GameSession("standard", 7, observation=HISTORY)
+    session = GameSession("standard", 7, observation=layout)
     rng = np.random.default_rng(0)
     size, actions = session.encoder.size, session.table.size
     layers = [
@@ -36,7 +37,7 @@ def history_policy(tmp_path: Path) -> Path:
     kept = {k: v for k, v in shipped.header.items() if k not in ("format", "layers", "advice")}
     header = {
         **kept,
-        "observation": HISTORY.header(),
+        "observation": layout.header(),
         "observation_size": size,
         "name": "random-history",
     }
@@ -117,3 +118,34 @@ def test_bad_layout_keys_in_a_spec_name_file_and_key(tmp_path: Path, body: str, 
 def test_the_history_spec_loads_with_its_layout() -> None:
     spec = load_train_spec(REPO / "experiments" / "rl-town-votes-history.toml")
     assert spec.setup.observation_spec() == ObservationSpec("history", 3, egocentric=True)
+
+
+@pytest.mark.parametrize("players", [5, 6, 7, 8, 9])
+def test_a_padded_policy_plays_only_at_its_trained_count(tmp_path: Path, players: int) -> None:
+    """A policy trained at 7 players with seat rows padded to 9 reads a 5- to 9-player
+    game's observation at its own size, but its action ids are the 7-player table's
+    (K grows with the seats): at any other count the fallback makes every decision,
+    and every one is legal; at 7 the policy answers the town's votes. docs/rl.md,
+    *Seating a trained policy*."""
+    padded = ObservationSpec("history", history_days=2, egocentric=True, max_players=9)
+    agent = make_agent(str(history_policy(tmp_path, padded)))
+    assert isinstance(agent, PolicyAgent)
+    session = GameSession("standard", players, observation=padded)
+    assert session.encoder.size == agent.encoder.size  # the padding's promise
+    assert (session.table.size == agent.table.size) == (players == 7)
+    rng = random.Random(players)
+    answered = 0.0
+    for seed in range(4):
+        game = session.new_game(seed)
+        agent.reset(0, seed)
+        agent.set_variant(session.variant)
+        while not game.over:
+            for seat, request in sorted(game.pending().items()):
+                if seat == 0:
+                    game.submit(seat, agent.decide(session.view(seat)))  # legal, or raises
+                else:
+                    game.submit(seat, rng.choice(request.choices))
+        extra = agent.stats.extra
+        assert extra["policy_decisions"] + extra["fallback_decisions"] == agent.stats.decisions
+        answered += extra["policy_decisions"]
+    assert (answered > 0) == (players == 7)  # seat 0 is dealt to the town in some seeds

@@ -42,7 +42,7 @@ from mafia_arena.env.actions import ActionTable, UnknownChoiceError, build_actio
 from mafia_arena.env.aec import raw_env
 from mafia_arena.env.parallel import raw_parallel_env
 from mafia_arena.env.registry import VariantEnvs, env_names, lookup
-from mafia_arena.env.session import GameSession, IllegalActionError
+from mafia_arena.env.session import GameSession, IllegalActionError, NotAnActionError
 from mafia_arena.env.vector import MafiaVectorEnv
 from mafia_arena.env.wrappers import ILLEGAL_REWARD, TerminateIllegalParallelWrapper, wrap_aec
 from mafia_arena.rules import Variant
@@ -102,6 +102,7 @@ __all__ = [
     "GameSession",
     "IllegalActionError",
     "MafiaVectorEnv",
+    "NotAnActionError",
     "TerminateIllegalParallelWrapper",
     "UnknownChoiceError",
     "VariantEnvs",

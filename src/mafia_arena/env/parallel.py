@@ -12,7 +12,9 @@ Contract:
 - a seat with nothing to decide now (waiting, or dead) gets a mask with only action 0
   (no-op) and its action, whatever it is, is ignored;
 - a pending seat's action may also be a `str`: free text for a speaking turn
-  (requests with `free_text`); otherwise it is an action id;
+  (requests with `free_text`); otherwise it is an action id (an int, a numpy integer or
+  a 0-d integer array); anything else raises `NotAnActionError`, also under the
+  terminate-on-illegal policy: it is the caller's bug, not a move;
 - the batch is checked before anything is submitted, so an illegal action raises
   `IllegalActionError` with the state unchanged (`parallel_env()` adds the
   terminate-on-illegal policy);
@@ -29,7 +31,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from mafia_arena.engine import Choice
-from mafia_arena.env.session import GAME_OVER, NOT_RESET, IllegalActionError
+from mafia_arena.env.session import GAME_OVER, NOT_RESET, IllegalActionError, NotAnActionError
 from mafia_arena.env.spaces import SessionSpaces, agent_name, observation_spec
 from mafia_arena.rules import Variant
 from mafia_arena.views.encode_history import ObservationSpec
@@ -90,7 +92,10 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
 
     def check_action(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
         """The decision of one pending seat in `actions`, or `IllegalActionError`; the
-        keys of `actions` must have passed `check_agents`."""
+        keys of `actions` must have passed `check_agents`. A value that is no action at
+        all (no integer id, or text where the request takes none, as `step_text` refuses
+        it in AEC) is `NotAnActionError`, which the terminate-on-illegal policy raises
+        on rather than scoring."""
         agent = agent_name(seat)
         if agent not in actions:
             raise IllegalActionError(f"{agent} must decide now but has no action")
@@ -99,7 +104,9 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
             return self.session.check_action(seat, action)
         request = self.session.view(seat).request
         if request is None or not request.free_text:
-            raise IllegalActionError(f"{agent}: this decision does not accept free text")
+            raise NotAnActionError(
+                f"{agent}: this decision does not accept free text; give an action id"
+            )
         if len(action) > request.max_chars:
             raise IllegalActionError(f"{agent}: speech longer than {request.max_chars} characters")
         return action

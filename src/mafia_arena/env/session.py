@@ -44,6 +44,17 @@ class IllegalActionError(ValueError):
     """An action that is not legal for the seat now; nothing was changed."""
 
 
+class NotAnActionError(IllegalActionError, TypeError):
+    """An action that is no integer action id at all (``2.0``, ``2.5``, None for a seat
+    that must decide, a numpy bool, an array of one); nothing was changed.
+
+    Every env raises it, whatever its illegal-move policy: a policy that emits such a
+    value has a bug in its own code (a float output, the array a batched `predict`
+    returns), and scoring it as a lost game would show that bug only as bad returns.
+    It is an `IllegalActionError`, as the raw envs always raised, and a `TypeError`,
+    which is what it says."""
+
+
 NOT_RESET = "reset() was never called: reset() the environment before stepping it"
 GAME_OVER = "the game is over; reset() the environment"
 
@@ -93,6 +104,19 @@ def action_index(action: Any) -> int | None:
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         return int(action)
     return None
+
+
+def integer_action(agent: str, action: Any) -> int:
+    """`action` as an action id (`action_index`), or `NotAnActionError` naming `agent`
+    and the value: one wording for every env that refuses it."""
+    index = action_index(action)
+    if index is None:
+        raise NotAnActionError(
+            f"{agent}: action {action!r} is not an integer action id (an int, a numpy "
+            "integer or a 0-d integer array; a float is refused even when whole, never "
+            "truncated: cast it with int() where the policy makes it)"
+        )
+    return index
 
 
 @dataclass(slots=True)
@@ -460,11 +484,7 @@ class GameSession:
     def check_action(self, seat: int, action: Any) -> Choice:
         """The choice `action` stands for, if it is legal for `seat` now; else raise."""
         request = self._request(seat)
-        index = action_index(action)
-        if index is None:
-            raise IllegalActionError(
-                f"player_{seat}: action {action!r} is not an integer action id"
-            )
+        index = integer_action(f"player_{seat}", action)
         if not 0 <= index < self.table.size:
             raise IllegalActionError(
                 f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
@@ -480,12 +500,7 @@ class GameSession:
     def check_wait(self, seat: int, action: Any) -> None:
         """A seat with nothing to decide in a night slot (or a forum round) may only
         wait (action 0)."""
-        index = action_index(action)
-        if index is None:
-            raise IllegalActionError(
-                f"player_{seat}: action {action!r} is not an integer action id"
-            )
-        if index != 0:
+        if integer_action(f"player_{seat}", action) != 0:
             raise IllegalActionError(
                 f"player_{seat} has nothing to decide in this round of turns (a night slot or "
                 "a forum round); only action 0 (wait)"

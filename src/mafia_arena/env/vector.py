@@ -18,7 +18,7 @@ only legal action is 0, wait) left out.
   layout `env()`'s ``observation`` options name (with ``egocentric`` the mask and the
   actions are the deciding seat's relative ids, as in the AEC env).
 - Actions: integer ids, as the AEC env takes them; a float or a numpy bool raises
-  `IllegalActionError` naming the row, before any row changes.
+  `NotAnActionError` (an `IllegalActionError`) naming the row, before any row changes.
 - Rewards: ``rewards[i]`` is the reward of the seat that just acted in row i: 0 during
   play, its team reward at the end (+1 win, -1 loss, 0 draw). The other seats' end
   rewards are in ``infos["final_rewards"][i]`` (one per seat), to credit to each seat's
@@ -91,6 +91,7 @@ from mafia_arena.engine import Game, Request
 from mafia_arena.env.actions import ActionTable, build_action_table
 from mafia_arena.env.session import (
     IllegalActionError,
+    NotAnActionError,
     action_index,
     reward_setting,
     whole_seed,
@@ -480,8 +481,8 @@ class MafiaVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ internals
     def _ids(self, actions: Any) -> list[int]:
         """Every row's action as an int; `ValueError` unless there is one action per row,
-        `IllegalActionError` (before any row changes, whatever `illegal_reward` says)
-        unless the actions are integers.
+        `NotAnActionError` (an `IllegalActionError`; before any row changes, whatever
+        `illegal_reward` says) unless the actions are integers.
 
         As the AEC env's `step` takes them: an integer array of any width, or Python and
         numpy integers in a list. Floats (``3.0`` too) and numpy bools are refused, never
@@ -503,7 +504,7 @@ class MafiaVectorEnv(VectorEnv):
             if None not in ids:
                 return cast(list[int], ids)
             row = ids.index(None)
-        raise IllegalActionError(
+        raise NotAnActionError(
             f"row {row}: player_{self._seats[row]}: action {values[row]!r} is not an "
             f"integer action id (the actions' dtype is {actions.dtype}; step takes integers)"
         )

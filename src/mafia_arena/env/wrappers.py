@@ -20,7 +20,13 @@ from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.base import BaseWrapper
 from pettingzoo.utils.wrappers.base_parallel import BaseParallelWrapper
 
-from mafia_arena.env.session import IllegalActionError, action_index, reward_setting
+from mafia_arena.env.session import (
+    IllegalActionError,
+    NotAnActionError,
+    action_index,
+    integer_action,
+    reward_setting,
+)
 
 ILLEGAL_REWARD = -1.0
 
@@ -68,6 +74,18 @@ class _RawState:
         self._state: Any = self._raw if not self._guarded else _BeforeReset()
 
 
+def live_integer(raw: Any, agent: str, action: Any) -> int | None:
+    """`action` as an action id; None where the agent is done (PettingZoo's `None`
+    step) or the game is over or not dealt (the raw env says which), and
+    `NotAnActionError` for anything else that is no integer id."""
+    index = action_index(action)
+    if index is not None or not raw.agents or raw.session.game is None:
+        return index
+    if raw.terminations.get(agent) or raw.truncations.get(agent):
+        return None
+    return integer_action(agent, action)
+
+
 class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
     """PettingZoo's `TerminateIllegalWrapper`, reading the state from the raw env.
 
@@ -90,11 +108,13 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
         PettingZoo's path, which ends the game on an illegal action. An integer action
         (a bool included, as the raw env and Gymnasium's `Discrete` take it) is judged
         by the mask entry of its id: indexing the mask with a bool would select, not
-        look up."""
+        look up. A value that is no integer id at all, for a live agent of a game still
+        on, raises `NotAnActionError` with nothing changed (`live_integer`): it is the
+        caller's bug, not a move to score."""
         raw = self._raw
         agent = raw.agent_selection
         seen = self._prev_obs
-        index = action if type(action) is int else action_index(action)
+        index = action if type(action) is int else live_integer(raw, agent, action)
         if (
             type(seen) is dict
             and index is not None
@@ -131,9 +151,14 @@ class AssertOutOfBoundsWrapper(_RawState, wrappers.AssertOutOfBoundsWrapper):
         self._actions = self._raw.session.table.size
 
     def step(self, action: Any) -> None:
+        """A value that is no integer id at all, for a live agent, raises
+        `NotAnActionError` naming the agent and the value (`live_integer`), as every
+        env of the package does; PettingZoo's bare ``AssertionError`` ("action is not
+        in action space") is left for an integer past the table."""
         if type(action) is int and 0 <= action < self._actions:
             self.env.step(action)
         else:
+            live_integer(self._raw, self._raw.agent_selection, action)
             super().step(action)
 
 
@@ -205,7 +230,8 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
     """An illegal action by a pending seat ends the game: `illegal_reward` for every
     offender, 0 for the others, everyone terminated and truncated (as
     `TerminateIllegalWrapper` does in AEC). Actions of seats with nothing to decide are
-    ignored, never judged."""
+    ignored, never judged. A pending seat's value that is no integer id (nor text) is
+    no move: `NotAnActionError`, nothing changed, as `env()` and the raw envs raise."""
 
     def __init__(self, env: ParallelEnv, illegal_reward: float = ILLEGAL_REWARD) -> None:
         super().__init__(env)
@@ -219,6 +245,8 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
             for seat in raw.session.pending_seats():
                 try:
                     raw.check_action(seat, actions)
+                except NotAnActionError:
+                    raise  # the caller's bug, not a move: nothing changed
                 except IllegalActionError:
                     offenders.append(raw.possible_agents[seat])
         if not offenders:

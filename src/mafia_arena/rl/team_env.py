@@ -45,7 +45,7 @@ from mafia_arena.engine.catalogue import Death, StateChanged
 from mafia_arena.env.session import (
     GameSession,
     IllegalActionError,
-    action_index,
+    integer_action,
     reward_setting,
     whole_seed,
 )
@@ -295,7 +295,8 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         An integer id that is not legal now (masked out, or past the table) ends the
         episode with `illegal_reward`. Anything that is not an integer id (``1.5``,
         ``3.0``, None, a one-element array such as a batched ``predict`` returns) raises
-        `IllegalActionError` with the episode unchanged, as `MafiaVectorEnv.step` does:
+        `NotAnActionError` (an `IllegalActionError`) with the episode unchanged, as
+        every env of the package does (`MafiaVectorEnv.step`, `parallel_env`, `env`):
         scored as a lost game, a policy's wrong dtype or shape would only show as bad
         returns."""
         if self._seat is None:
@@ -303,11 +304,7 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
                 "no episode is running (never reset, or the last one ended): "
                 "reset() the environment before stepping it"
             )
-        if action_index(action) is None:
-            raise IllegalActionError(
-                f"player_{self._seat}: action {action!r} is not an integer action id "
-                f"(step takes an int, a numpy integer or a 0-d integer array; nothing changed)"
-            )
+        integer_action(f"player_{self._seat}", action)  # NotAnActionError, nothing changed
         try:
             self.session.act(self._seat, action)
             self.session.close_turn()  # the engine's next prompt is open again
