@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -61,18 +62,33 @@ def _keep_sigterm_interrupt() -> Iterator[None]:
 
     Why: `ray.init` sets, first thing, a handler that exits 15 at once, so a SIGTERM
     while Ray starts (seconds) would end a tournament with nothing said and nothing shut
-    down. A process without that handler (training) gets Ray's, as before."""
+    down. Nor does the core worker it makes in this process install Ray's C++ crash
+    handler (Python's fault handler still prints a crash's stack): that handler takes
+    SIGTERM too, prints a stack, hands the signal on and arms an alarm that aborts the
+    process 3 s later (exit -6, "Aborted") unless it has ended by then, which a tournament
+    shutting Ray down on a loaded machine often had not. Python's handler is put back at
+    the end all the same, for a Ray that installs its own anyway. A process without that
+    handler (training) gets Ray's, as before."""
     if not sigterm_is_interrupt():
         yield
         return
-    from ray._private import utils
+    from ray._private import ray_constants, utils
 
     ray_sets = utils.set_sigterm_handler
+    crash_handler_off = getattr(ray_constants, _NO_CRASH_HANDLER, False)
     utils.set_sigterm_handler = _leave_sigterm
+    setattr(ray_constants, _NO_CRASH_HANDLER, True)
     try:
         yield
     finally:
         utils.set_sigterm_handler = ray_sets
+        setattr(ray_constants, _NO_CRASH_HANDLER, crash_handler_off)
+        signal.signal(signal.SIGTERM, signal.getsignal(signal.SIGTERM))
+
+
+_NO_CRASH_HANDLER = "RAY_DISABLE_FAILURE_SIGNAL_HANDLER"
+"""Ray's switch (read from `ray_constants` as the core worker is made) that leaves its
+C++ failure signal handler out of the process."""
 
 
 def _leave_sigterm(handler: object) -> None:

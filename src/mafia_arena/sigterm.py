@@ -109,11 +109,27 @@ def interrupts_deferred() -> Iterator[None]:
     def hold(signum: int, frame: FrameType | None) -> None:
         arrived.append(signum)
 
-    previous = {number: signal.signal(number, hold) for number in (signal.SIGINT, signal.SIGTERM)}
+    # Read before any is swapped: an interrupt raised by the handler not yet swapped (or
+    # already given back) may land between two swaps, and must not leave `hold` in place,
+    # which would swallow every later Ctrl-C or SIGTERM of the process.
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
+        for number in previous:
+            signal.signal(number, hold)
         yield
     finally:
-        for number, handler in previous.items():  # None: a handler not set from Python
-            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        _give_back(previous)
         if arrived:
             signal.raise_signal(arrived[0])
+
+
+def _give_back(handlers: dict[signal.Signals, Any]) -> None:
+    """Set each signal's handler in `handlers` again (None, a handler not set from Python:
+    the default), every one of them even when an interrupt lands between two."""
+    if not handlers:
+        return
+    number, handler = next(iter(handlers.items()))
+    try:
+        signal.signal(number, signal.SIG_DFL if handler is None else handler)
+    finally:
+        _give_back({n: h for n, h in handlers.items() if n != number})

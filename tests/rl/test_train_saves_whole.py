@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -63,6 +64,52 @@ def test_sigterm_inside_the_block_does_what_its_handler_says_after_it() -> None:
         assert reached_end
         assert signal.getsignal(signal.SIGTERM) is term
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def _signalled_at_a_swap(
+    monkeypatch: pytest.MonkeyPatch, swapped: int, to_hold: bool, sent: int
+) -> None:
+    """Make the next setting of `swapped`'s handler (to `interrupts_deferred`'s own when
+    `to_hold`, else back to the one before) send this process `sent` right after it,
+    as a signal landing between the block's two handler swaps would."""
+    real = signal.signal
+    before = signal.getsignal(swapped)
+    fired: list[int] = []
+
+    def swap(number: int, handler: Any) -> Any:
+        replaced = real(number, handler)
+        if number == swapped and (handler is not before) == to_hold and not fired:
+            fired.append(number)
+            os.kill(os.getpid(), sent)
+        return replaced
+
+    monkeypatch.setattr(signal, "signal", swap)
+
+
+@pytest.mark.parametrize(
+    ("swapped", "to_hold", "sent"),
+    [(signal.SIGINT, True, signal.SIGTERM), (signal.SIGINT, False, signal.SIGINT)],
+    ids=["sigterm-as-the-block-starts", "ctrl-c-as-the-block-ends"],
+)
+def test_an_interrupt_between_the_handler_swaps_leaves_no_handler_of_the_block(
+    monkeypatch: pytest.MonkeyPatch, swapped: int, to_hold: bool, sent: int
+) -> None:
+    """An interrupt raised by a handler not yet swapped (SIGTERM, as Ctrl-C, once
+    Ctrl-C's is held) or already given back (Ctrl-C's, before SIGTERM's is): both
+    handlers are the ones before the block afterwards; one left holding would swallow
+    every later Ctrl-C or SIGTERM of the process."""
+    with sigterm_as_interrupt():
+        handlers = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM)}
+        _signalled_at_a_swap(monkeypatch, swapped, to_hold, sent)
+        try:
+            with pytest.raises(KeyboardInterrupt), interrupts_deferred():
+                pass
+        finally:
+            monkeypatch.undo()
+            left = {n: signal.getsignal(n) for n in handlers}
+            for number, handler in handlers.items():  # none holding for the tests after
+                signal.signal(number, handler)
+        assert left == handlers
 
 
 def test_ctrl_c_while_the_policy_is_written_keeps_that_evaluation(

@@ -1,9 +1,11 @@
 """A tournament driver stopped, as a user stops it: a real `mafia-arena tournament`
 process on a real local Ray. SIGTERM at any moment of the start ends the run as Ctrl-C
 does: one line saying what to do, exit 130, no traceback, Ray shut down, a results
-folder the next run resumes. A SIGINT while a batch is being appended says how many
-games the store holds once the driver has ended. A SIGKILL mid-run takes the driver's
-whole cluster along within seconds, and the next run resumes the stored games.
+folder the next run resumes; once Ray runs, a SIGTERM is still that interrupt, never
+an abort seconds later by Ray's crash handler. A SIGINT while a batch is being appended
+says how many games the store holds once the driver has ended. A SIGKILL mid-run takes
+the driver's whole cluster along within seconds, and the next run resumes the stored
+games.
 
 The driver's processes are told apart from any other Ray of the machine by a variable
 of their environment (`MARK`), which every process the driver starts inherits (the GCS
@@ -47,12 +49,6 @@ def marked(token: str) -> list[tuple[int, str]]:
         if entry in environment.split(b"\0"):
             found.append((int(folder.name), command.decode(errors="replace")))
     return found
-
-
-def agents(token: str) -> int:
-    """How many of Ray's two node agents (dashboard, runtime env) of the driver run."""
-    names = ("DashboardAgent", "dashboard/agent.py", "RuntimeEnvAgent", "runtime_env/agent")
-    return sum(any(name in command for name in names) for _, command in marked(token))
 
 
 def catches_sigterm(pid: int) -> bool:
@@ -138,6 +134,53 @@ def test_a_sigterm_while_starting_stops_the_run_as_ctrl_c_does(tmp_path: Path, m
     assert "12/12 games stored" in done.stdout
 
 
+SIGTERM_ONCE_RAY_RUNS = """
+import os
+import signal
+import time
+
+import ray
+
+from mafia_arena.local_ray import start_local_ray
+from mafia_arena.sigterm import sigterm_as_interrupt
+
+with sigterm_as_interrupt():
+    start_local_ray(1)
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+    except KeyboardInterrupt:
+        time.sleep(5)  # a shutdown as slow as a loaded machine's
+        ray.shutdown()
+        print("interrupted and shut down", flush=True)
+"""
+
+
+def test_a_sigterm_once_ray_runs_is_an_interrupt_that_is_not_aborted_later(
+    tmp_path: Path,
+) -> None:
+    """A driver's local Ray has started (as the tournament starts it) when SIGTERM comes:
+    it is Ctrl-C, and the process ends when its shutdown is done, however long that takes.
+    Ray's C++ crash handler, put on SIGTERM by the core worker `ray.init` makes, printed
+    a stack and aborted the process 3 s after the signal (exit -6): a tournament stopped
+    mid-run on a loaded machine ended so, its store closed but its exit code lost."""
+    token = uuid.uuid4().hex
+    env = {**os.environ, MARK: token}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", SIGTERM_ONCE_RAY_RUNS],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "interrupted and shut down\n"
+    assert "SIGTERM received" not in done.stderr
+    assert left_over(token, 15) == []
+
+
 INTERRUPT_MID_APPEND = """
 import os
 import signal
@@ -215,6 +258,26 @@ def test_an_interrupt_during_an_append_counts_the_games_the_store_holds(tmp_path
     assert again.returncode == 0, again.stderr
     assert "12/12 games stored" in again.stdout
     assert "(8 played now, 4 resumed" in again.stdout
+
+
+def test_an_interrupt_while_the_executor_closes_counts_the_stored_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after the last game, while the executor is closed (a local Ray's shutdown
+    takes seconds): every game is stored, and the interrupt says so; it was taken for
+    one before any game was played ("interrupted while starting")."""
+    from mafia_arena.experiments import Interrupted, run_tournament
+    from mafia_arena.experiments.executors import InProcessExecutor
+
+    def interrupted_close(self: InProcessExecutor) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(InProcessExecutor, "close", interrupted_close)
+    results = tmp_path / "r"
+    with pytest.raises(Interrupted) as stopped:
+        run_tournament(SMOKE, use_ray=False, results_dir=results, track=False, progress=False)
+    assert stopped.value.games_stored == stopped.value.games_total == 12
+    assert str(stopped.value) == "12 games stored; run the same command to resume"
 
 
 def descendants(pid: int) -> dict[int, tuple[int, str]]:

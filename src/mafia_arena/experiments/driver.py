@@ -346,7 +346,7 @@ def _run(
     finally:
         summary.wall_s = time.perf_counter() - started
         if executor is not None:
-            executor.close()
+            _close(executor, store, experiment)
     summary.games_per_s = summary.games_played / summary.wall_s if summary.wall_s else 0.0
     finishing = False  # once true, the tracking ends its runs itself if interrupted
     try:
@@ -372,6 +372,22 @@ def _run(
             summary,
         )
     return summary
+
+
+def _close(executor: Any, store: ResultsStore, experiment: Experiment) -> None:
+    """Close `executor`; an interrupt meanwhile is said with the games the store holds.
+
+    Why: a local Ray's shutdown takes seconds after the last game, and an interrupt then
+    reached `run_tournament` bare, which took it for one before any game was played
+    ("interrupted while starting") with every game of the run stored."""
+    try:
+        executor.close()
+    except BaseException as exc:
+        if isinstance(exc, Interrupted) or not interrupt_behind(exc):
+            raise
+        raise Interrupted(
+            _stored_after_interrupt(store, experiment), experiment.games_total
+        ) from None
 
 
 def _stored_after_interrupt(store: ResultsStore, experiment: Experiment) -> int:
