@@ -376,6 +376,31 @@ def test_item7_ctrl_c_during_the_final_logging_ends_the_runs_killed(
     assert runs and {r.info.status for r in runs} == {"KILLED"}
 
 
+def test_item7_ctrl_c_while_the_executor_closes_ends_the_runs_killed(
+    tmp_path: Path, mlflow_uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after the last game, while the executor is closed (a local Ray's shutdown
+    takes seconds), ends the runs KILLED: it passed the games' handler, and the runs
+    stayed RUNNING for good."""
+    from mlflow import MlflowClient
+
+    from mafia_arena.experiments import Interrupted
+    from mafia_arena.experiments.executors import InProcessExecutor
+
+    def stopped(self: InProcessExecutor) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(InProcessExecutor, "close", stopped)
+    spec = write_spec(tmp_path, "closestop", TWELVE.replace("games = 12", "games = 2"))
+    with pytest.raises(Interrupted):
+        quiet(spec, tmp_path / "r", use_ray=False, tracking_uri=mlflow_uri)
+    client = MlflowClient(tracking_uri=mlflow_uri)
+    experiment = client.get_experiment_by_name("closestop")
+    assert experiment is not None
+    runs = client.search_runs([experiment.experiment_id])
+    assert runs and {r.info.status for r in runs} == {"KILLED"}
+
+
 def test_item7_games_done_is_fresh_and_a_copied_folder_writes_into_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -320,6 +320,7 @@ def _run(
     )
     tracker: Any = None
     executor: Any = None
+    ended = False  # the tracker's runs ended by an error or interrupt of the games
     started = time.perf_counter()
     try:
         if tracking_uri is not None:
@@ -338,6 +339,7 @@ def _run(
         if isinstance(executor, RayExecutor):
             executor.cancel()
         if tracker is not None:
+            ended = True
             tracker.interrupted("KILLED" if interrupt_behind(exc) else "FAILED")
         if interrupt_behind(exc) and not isinstance(exc, Interrupted):
             stored = _stored_after_interrupt(store, experiment)
@@ -346,7 +348,7 @@ def _run(
     finally:
         summary.wall_s = time.perf_counter() - started
         if executor is not None:
-            _close(executor, store, experiment)
+            _close(executor, store, experiment, None if ended else tracker)
     summary.games_per_s = summary.games_played / summary.wall_s if summary.wall_s else 0.0
     finishing = False  # once true, the tracking ends its runs itself if interrupted
     try:
@@ -374,17 +376,21 @@ def _run(
     return summary
 
 
-def _close(executor: Any, store: ResultsStore, experiment: Experiment) -> None:
-    """Close `executor`; an interrupt meanwhile is said with the games the store holds.
+def _close(executor: Any, store: ResultsStore, experiment: Experiment, tracker: Any) -> None:
+    """Close `executor`; an interrupt meanwhile is said with the games the store holds,
+    and ends the `tracker`'s runs ``KILLED`` (None: no tracker, or its runs are ended).
 
     Why: a local Ray's shutdown takes seconds after the last game, and an interrupt then
     reached `run_tournament` bare, which took it for one before any game was played
-    ("interrupted while starting") with every game of the run stored."""
+    ("interrupted while starting") with every game of the run stored; and it passes the
+    tracking's own handlers, so its runs would stay ``RUNNING`` for good."""
     try:
         executor.close()
     except BaseException as exc:
         if isinstance(exc, Interrupted) or not interrupt_behind(exc):
             raise
+        if tracker is not None:
+            tracker.interrupted("KILLED")
         raise Interrupted(
             _stored_after_interrupt(store, experiment), experiment.games_total
         ) from None
