@@ -98,6 +98,18 @@ def in_view(page: Any, locator: Any) -> bool:
     return box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] + box["width"] <= width
 
 
+def wait_for_lines(page: Any, at_least: int, selector: str = "#transcript li") -> None:
+    """Wait until `page` shows at least `at_least` elements matching `selector`.
+
+    Why not ``page.wait_for_function("...length >= n")``: Playwright checks a string
+    predicate once directly and then polls it through ``eval`` in the page, which the
+    app's Content Security Policy (``script-src 'self'``) refuses, so such a wait failed
+    with an EvalError whenever the lines had not all arrived at the first check. The
+    selector engine is not bound by the page's policy."""
+    if at_least > 0:
+        page.locator(selector).nth(at_least - 1).wait_for(state="attached")
+
+
 def shoot(page: Any, name: str) -> None:
     """Save a viewport screenshot as `<MAFIA_WEB_SHOTS>/<name>.png` when the folder is set."""
     folder = os.environ.get("MAFIA_WEB_SHOTS")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from tests.web.browser_support import join_all, play_pages, shoot, step
+from tests.web.browser_support import join_all, play_pages, shoot, step, wait_for_lines
 from tests.web.support import LiveServer
 
 XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
@@ -304,7 +304,7 @@ def test_a_reload_mid_game_continues_where_the_player_was(browser: Any, server: 
     role = page.locator("#you-role").inner_text()
     page.reload()
     page.wait_for_selector("#game:not([hidden])")
-    page.wait_for_function(f"document.querySelectorAll('#transcript li').length >= {len(before)}")
+    wait_for_lines(page, len(before))
     after = page.locator("#transcript li").all_inner_texts()
     assert after[: len(before)] == before
     assert page.locator("#you-role").inner_text() == role

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import expect
+from tests.web.browser_support import wait_for_lines
 from tests.web.support import LiveServer
 
 from mafia_arena.engine.catalogue import GameMasterNotice, PrivateMessage, SpeechMade
@@ -323,7 +324,7 @@ def test_the_chat_box_keeps_its_words_while_the_table_plays_and_others_chat(
         other.press("#chat-text", "Enter")
         expect(page.locator("#chat-lines")).to_contain_text(f"watching closely {n}")
     reconnect(page)
-    page.wait_for_function(f"document.querySelectorAll('#transcript li').length > {lines + 2}")
+    wait_for_lines(page, lines + 3)
     assert field(page, "#chat-text") == typed
 
     page.keyboard.type("nes lie")  # over the selected "ne"

@@ -18,7 +18,14 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import expect
-from tests.web.browser_support import WINDOWS, assert_fits, join_all, play_pages, step
+from tests.web.browser_support import (
+    WINDOWS,
+    assert_fits,
+    join_all,
+    play_pages,
+    step,
+    wait_for_lines,
+)
 from tests.web.conftest import settings_for
 from tests.web.support import LiveServer, ServerProcess
 
@@ -89,9 +96,7 @@ def test_closing_the_tab_keeps_the_seat_and_the_resume_link_moves_it(
         again = laptop.new_page()
         again.goto(invite_url)  # the same invite, the same device
         again.wait_for_selector("#game:not([hidden])")
-        again.wait_for_function(
-            f"document.querySelectorAll('#transcript li').length >= {len(before['transcript'])}"
-        )
+        wait_for_lines(again, len(before["transcript"]))
         after = seat_state(again)
         assert after["label"] == "You are P3" and after["role"] == before["role"]
         assert after["transcript"][: len(before["transcript"])] == before["transcript"]
