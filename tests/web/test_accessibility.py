@@ -17,6 +17,7 @@ import itertools
 import json
 import random
 import re
+import secrets
 import time
 from typing import Any
 
@@ -142,12 +143,17 @@ def _prop(node: dict[str, Any], prop: str) -> Any:
     return None
 
 
-def test_a_keyboard_player_plays_a_whole_game(browser: Any, server: LiveServer) -> None:
+def test_a_keyboard_player_plays_a_whole_game(
+    browser: Any, server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Create, take a seat and play to the end with Tab, Enter and typing only (the
     lobby's buttons named apart): each new turn takes the focus to its first control
     (the speech box or the first choice), an answer leaves the focus in the move panel
     (not on the page's top), each turn and the end are announced at once, and the end
-    screen's title then has the focus."""
+    screen's title then has the focus. The create form deals from a random seed; the
+    seed is fixed here (a deal where P1 lives to take turns: with a random one, P1 was
+    sometimes killed before its first turn, about 1 game in 25)."""
+    monkeypatch.setattr(secrets, "randbelow", lambda _: 3)
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     context.add_init_script(RECORD_ANNOUNCEMENTS)
     page = context.new_page()
