@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.cli.support import assert_quiet, run_cli, run_stopped
@@ -294,12 +295,7 @@ def test_ctrl_c_while_a_runs_artifacts_are_copied_leaves_them_whole(
     stops (exit 130) and every run ends KILLED, none RUNNING or FAILED."""
     from mlflow import MlflowClient
 
-    (tmp_path / "stopped.toml").write_text(SPEC)
-    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    args = ("tournament", "stopped.toml", "--no-ray", "--results", "r", "--tracking-uri", uri)
-    done = run_stopped(tmp_path, ARTIFACT_COPY_STOPPED.replace("{suffix}", suffix), *args)
-    assert done.returncode == 130, done.stderr
-    assert_quiet(done.stderr)
+    done, uri = _tracked_and_stopped(tmp_path, ARTIFACT_COPY_STOPPED.replace("{suffix}", suffix))
     stored = 0 if suffix == ".toml" else 4
     assert f"{stored} games stored; run the same command to resume" in done.stderr
     client = MlflowClient(tracking_uri=uri)
@@ -343,15 +339,23 @@ def test_ctrl_c_as_a_run_is_created_leaves_no_run_running(tmp_path: Path, kind: 
     KILLED with the others, never left RUNNING for `mlflow ui` to show as live."""
     from mlflow import MlflowClient
 
-    (tmp_path / "stopped.toml").write_text(SPEC)
-    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    args = ("tournament", "stopped.toml", "--no-ray", "--results", "r", "--tracking-uri", uri)
-    done = run_stopped(tmp_path, RUN_CREATION_STOPPED.replace("{kind}", kind), *args)
-    assert done.returncode == 130, done.stderr
-    assert_quiet(done.stderr)
+    _, uri = _tracked_and_stopped(tmp_path, RUN_CREATION_STOPPED.replace("{kind}", kind))
     client = MlflowClient(tracking_uri=uri)
     experiment = client.get_experiment_by_name("stopped")
     assert experiment is not None
     runs = client.search_runs([experiment.experiment_id])
     assert {run.data.tags["mafia_arena.run_kind"] for run in runs} >= {kind}
     assert {run.info.status for run in runs} == {"KILLED"}
+
+
+def _tracked_and_stopped(tmp_path: Path, setup: str) -> tuple[Any, str]:
+    """The spec's tournament tracked in a SQLite MLflow store under `tmp_path`, stopped
+    by `setup` (see `run_stopped`): what it did, once it exited 130 with no traceback,
+    and the store's URI."""
+    (tmp_path / "stopped.toml").write_text(SPEC)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    args = ("tournament", "stopped.toml", "--no-ray", "--results", "r", "--tracking-uri", uri)
+    done = run_stopped(tmp_path, setup, *args)
+    assert done.returncode == 130, done.stderr
+    assert_quiet(done.stderr)
+    return done, uri
