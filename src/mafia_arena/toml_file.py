@@ -139,10 +139,12 @@ def joined_problems(source: str, problems: list[tuple[str, str]]) -> tuple[str, 
     return key, reason + more
 
 
-VARIANT_KEYS = frozenset({"composition", "factions", "rules", "roles", "min_players"})
-"""Top-level keys only a variant file has (`rules.spec.Variant`)."""
-AGENT_KEYS = frozenset({"kind", "backend", "model", "base_url", "policy", "persona"})
-"""Top-level keys only an agent file has (`llm.definition`, `agents.policy`)."""
+VARIANT_FILE_MARKERS = frozenset({"composition", "factions", "rules", "roles", "min_players"})
+"""Top-level keys only a variant file has (`rules.spec.Variant`): they mark a table as
+one, not the keys a variant file may have."""
+AGENT_FILE_MARKERS = frozenset({"kind", "backend", "model", "base_url", "policy", "persona"})
+"""Top-level keys only an agent file has (`llm.definition`, `agents.policy`): they mark a
+table as one, not the keys an agent file may have (`agents.policy.RL_AGENT_KEYS`)."""
 
 
 def file_kind(data: dict[str, Any]) -> str | None:
@@ -156,10 +158,10 @@ def file_kind(data: dict[str, Any]) -> str | None:
     keys = data.keys()
     if "variants" in keys:
         return "experiment spec"
-    if keys & VARIANT_KEYS:
+    if keys & VARIANT_FILE_MARKERS:
         return "variant file"
     if isinstance(data.get("train"), dict):
         return "training spec"
-    if keys & AGENT_KEYS:
+    if keys & AGENT_FILE_MARKERS:
         return "agent file"
     return None

@@ -280,7 +280,7 @@ def header_agent(recorded: str, policy: PolicyFile) -> str:
     return str(path) if is_file(path) else recorded
 
 
-AGENT_KEYS = ("name", "kind", "policy", "fallback", "description", "variant")
+RL_AGENT_KEYS = ("name", "kind", "policy", "fallback", "description", "variant")
 """The keys of an ``rl`` agent file."""
 
 _LOADING: ContextVar[tuple[Path, ...]] = ContextVar("rl_agent_files_loading", default=())
@@ -293,7 +293,7 @@ class _FallbackCycle(ValueError):
 
 def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
     """Raise `ValueError` ``PATH: KEY: REASON`` unless an ``rl`` agent file's keys
-    are usable: only `AGENT_KEYS`; ``policy`` (required), ``name`` and ``fallback``
+    are usable: only `RL_AGENT_KEYS`; ``policy`` (required), ``name`` and ``fallback``
     non-empty text; ``description`` text; ``variant`` (the variant file a policy was
     trained on, where it is now, relative to the agent file) non-empty text. Every
     problem is told, each on a line of its own (`toml_file.joined_problems`), as an LLM
@@ -308,10 +308,10 @@ def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
     problems: list[tuple[str, str]] = []
     if "policy" not in data:
         problems.append(("policy", "required key is missing (the path of a policy file)"))
-    known = ", ".join(sorted(AGENT_KEYS))
+    known = ", ".join(sorted(RL_AGENT_KEYS))
     for key, value in data.items():
         text = isinstance(value, str) and (key == "description" or bool(value.strip()))
-        if key not in AGENT_KEYS:
+        if key not in RL_AGENT_KEYS:
             problems.append((key, f"unknown key (typo?); an rl agent file's keys: {known}"))
         elif key != "kind" and not text:
             what = "text" if key == "description" else "non-empty text"
