@@ -347,3 +347,52 @@ def test_the_activated_rival_mafioso_left_alone_wins() -> None:
     assert t.game.over
     end = t.facts(GameEnded)[-1]
     assert end.winner == "rival" and end.winners == (P(6),)
+
+
+S26 = [
+    "known_a", "known_b", "hidden", "hidden", "hidden", "archmafioso", "corrupt_cop",
+    "prostitute", "rival", "detective", "medium", "informant", "mayor", "lawyer",
+    "roommate", "roommate",
+] + ["citizen"] * 10  # fmt: skip
+"""Above 24 players (the 24 column of 2.2 and two more Simple Citizens): the vendetta
+window is the 50% rule of 8.4, not a count of nights."""
+
+
+def _night_1_above_24(card: str, ghosts: list[int]) -> Table:
+    """S26 at NIGHT 1, P17 holding `card`: `ghosts` became ghosts on Day 1, and the Day 1
+    vote took the highest seat not kept (the vote driver's fodder)."""
+    t = Table(S26, hands={17: card}, keep={3, 9, 12, 17})
+    t.until(1, "afternoon")
+    _ghost(t, *ghosts)
+    t.until(2, "night_early")
+    return t
+
+
+def test_8_4_above_24_players_an_imprisonment_at_night_does_not_close_the_vendetta() -> None:
+    """8.4, the row "above 24": "any Night that starts with Active count >= N/2", checked
+    at the start of the Night (Decision; OP-17: "the 50% rule checked at the start of each
+    Night"), when the window is announced. 13 of 26 are Active when NIGHT 1 starts, so
+    the vendetta is accepted; an Immediate Imprisonment played that night leaves 12, and
+    the vendetta may still be declared: the declaration follows the announcement."""
+    t = _night_1_above_24("immediate_imprisonment", [14, 15, 16, *range(18, 27)])
+    assert len(t.ps.states.active()) == 13
+    said = [f.text for f in t.facts(Narration) if f.step == "vendetta"]
+    assert said == ["The vendetta snitch is accepted tonight."]
+    t.step({17: f"immediate_imprisonment:{P(12)}"})
+    assert t.ps.phase == "night_early" and len(t.ps.states.active()) == 12
+    assert t.offers(3, f"snitch:{P(9)}:vendetta")
+    t.step({3: f"snitch:{P(9)}:vendetta"})
+    assert t.ps.declarations[P(3)].kind == "vendetta"
+
+
+def test_8_4_above_24_players_a_resurrection_at_night_does_not_open_the_vendetta() -> None:
+    """8.4 and OP-17, the other way round: 12 of 26 are Active when NIGHT 1 starts, so
+    the vendetta is not accepted that night; a Resurrection played that night makes 13
+    Active, and the vendetta still may not be declared."""
+    r = _night_1_above_24("resurrection", [13, 14, 15, 16, *range(18, 27)])
+    assert len(r.ps.states.active()) == 12
+    said = [f.text for f in r.facts(Narration) if f.step == "vendetta"]
+    assert said == ["The vendetta snitch is not accepted tonight."]
+    r.step({17: f"resurrection:{P(13)}"})
+    assert r.ps.phase == "night_early" and len(r.ps.states.active()) == 13
+    assert not r.offers(3, f"snitch:{P(9)}:vendetta")

@@ -20,6 +20,7 @@ from mafia_arena.engine.catalogue import (
     Votes,
     fact_from_payload,
 )
+from mafia_arena.engine.palermo.changes import change
 from mafia_arena.engine.player_states import PlayerState
 from mafia_arena.engine.win import end_game
 from mafia_arena.experiments.records import build_record
@@ -112,6 +113,30 @@ def test_logs_without_the_ban_flag_still_read() -> None:
     assert fact_from_payload("game_over", ended).banned is None  # type: ignore[attr-defined]
     flagged = StateChanged(13, "out", "absences", "P14 is removed.", banned=True)
     assert fact_from_payload("state", flagged.to_payload()) == flagged
+
+
+def test_7_2_a_voter_with_no_legal_target_keeps_both_absence_counts() -> None:
+    """7.1: "An obliged voter with no legal target available is not charged"; 7.2: the
+    consecutive count is "reset to 0 by taking part", and a vote that charges nothing
+    leaves it unchanged. P6, the Rival Mafioso, misses Vote 1; in round 2 he is Active
+    with only P14 and P15, who are both exempt, so he cannot vote: Vote 2 neither
+    charges him nor resets his run of one absence."""
+    t = Table(hands={14: "vote_exemption", 15: "vote_exemption"}, keep={6, 14, 15}, absent={6})
+    t.until(2, "morning")
+    assert absences(t, 6) == [(1, 1)]
+    _ghost_all_but(t, 6, 14, 15)
+    t.step({14: "vote_exemption", 15: "vote_exemption"})
+    assert t.ps.activated and t.ps.states.active() == (P(6), P(14), P(15))
+    t.until(3, "night_early")
+    assert absences(t, 6) == [(1, 1)]  # no new absence
+    assert (t.ps.absences_total[P(6)], t.ps.absences_consecutive[P(6)]) == (1, 1)
+
+
+def _ghost_all_but(t: Table, *numbers: int) -> None:
+    """Every Active player but `numbers` becomes a ghost (a hand-made table)."""
+    for seat in t.ps.states.active():
+        if seat + 1 not in numbers:
+            change(t.game, seat, GHOST, "vote")
 
 
 def test_T06_consecutive_absences_skip_rounds_as_a_ghost() -> None:

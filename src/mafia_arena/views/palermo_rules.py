@@ -96,12 +96,12 @@ def _vendetta_line(spec: PalermoSpec, players: int | None) -> str:
         table = ", ".join(f"nights 1 to {w.nights} up to {w.max_players} players" for w in windows)
         return (
             f"The vendetta snitch is accepted on {table}; at larger tables on nights "
-            f"with at least {share} of the starting players Active."
+            f"that start with at least {share} of the starting players Active."
         )
     nights = spec.vendetta_nights(players)
     if nights is None:
         return (
-            "The vendetta snitch is accepted on nights with at least "
+            "The vendetta snitch is accepted on nights that start with at least "
             f"{share} of the starting players Active."
         )
     return f"The vendetta snitch is accepted on nights 1 to {nights}."

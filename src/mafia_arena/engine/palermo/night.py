@@ -39,10 +39,11 @@ def start_night(game: Game) -> None:
     ps.investigations = {}
     ps.assassination = None
     ps.declarations = {}
-    open_ = snitch.vendetta_window(game)  # public facts only (`snitch.vendetta_window`)
+    # public facts only (`snitch.vendetta_window`); settled for the whole night (8.4)
+    ps.vendetta_tonight = snitch.vendetta_window(game)
     text = (
         "The vendetta snitch is accepted tonight."
-        if open_
+        if ps.vendetta_tonight
         else "The vendetta snitch is not accepted tonight."
     )
     game.emit(Narration("vendetta", text), PUBLIC)

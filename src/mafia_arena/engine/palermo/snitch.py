@@ -57,10 +57,12 @@ def vendetta_window(game: Game) -> bool:
 
 
 def vendetta_open(game: Game) -> bool:
-    """May a vendetta be declared tonight (8.4): the window is open, the game's one
+    """May a vendetta be declared tonight (8.4): the window announced at the night's
+    start is open (`PalermoState.vendetta_tonight`: above 24 players the 50% rule is
+    checked at the start of the Night, not again at each declaration), the game's one
     snitch is unused and the Rival Mafioso has not activated (no mafioso is left)?"""
     ps = of(game)
-    return not ps.activated and ps.snitch_used is None and vendetta_window(game)
+    return not ps.activated and ps.snitch_used is None and ps.vendetta_tonight
 
 
 def _kinds_open(game: Game, seat: int) -> list[str]:

@@ -87,6 +87,11 @@ class PalermoState:
     declarations: dict[int, Declaration] = field(default_factory=dict)
     snitch_used: str | None = None
     """The type of the game's one snitch, once declared and resolved."""
+    vendetta_tonight: bool = False
+    """Is tonight inside the vendetta window (8.4)? Settled when the night starts
+    (`night.start_night`) and announced then: above 24 players the 50% rule is checked
+    at the start of the Night, so a card that changes the Active count during the night
+    (an imprisonment, a resurrection) neither closes nor opens the window announced."""
     activated: bool = False
     sanctioned: set[int] = field(default_factory=set)
     """Imprisoned by the moderator (4.4): no card window, only the moderator frees them."""

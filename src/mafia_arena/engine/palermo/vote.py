@@ -296,8 +296,9 @@ def charge_absences(game: Game) -> list[int]:
     Active now, since RESOLUTION is where absences are charged (3.3) and only an Active
     player is charged (4.2) or removed for absences (4.3); a seat the moderator holds
     imprisoned from VOTE-END ACTIONS through RESOLUTION keeps both counts as they were.
-    An obliged voter with no legal target is not charged (7.1); their consecutive count
-    is reset as if they had taken part."""
+    An obliged voter with no legal target is not charged (7.1) and did not take part,
+    so both counts stay as they were: only taking part resets the consecutive count
+    (7.2), and a vote that charges nothing leaves it unchanged."""
     ps = of(game)
     spec = game.variant.palermo
     assert spec is not None
@@ -309,7 +310,6 @@ def charge_absences(game: Game) -> list[int]:
         if not ps.states.is_active(seat):
             continue
         if not legal_targets(game, seat):
-            ps.absences_consecutive[seat] = 0
             continue
         ps.absences_total[seat] += 1
         ps.absences_consecutive[seat] += 1
