@@ -88,6 +88,22 @@ def test_role_mafia_boss_holds_the_kill_authority_and_points_from_night_0() -> N
     assert "murder" not in verbs(t, R) and "murder" not in verbs(t, F)
 
 
+def test_4_6_a_boss_who_takes_office_keeps_the_disguise_he_pointed_before() -> None:
+    """4.6, "While dictator": he can no longer point, "and his last pointing made before
+    taking office stays valid". B points at MM in Night 0 and is elected; killed by the
+    terrorist on Day 2 (an elimination that reveals, 3.7), he is shown as MM's status."""
+    t = Table()
+    t.night0_defaults = False
+    for seat in range(18):
+        t.act(seat, c("ballot", B))
+    t.act(B, c("point", MM)).act(Q, c("copy_status", C3)).phase()
+    assert t.game.derived["forum"].dictator == B
+    t.to("day", 2).act(T, c("attack", B)).phase()
+    assert not t.alive(B)
+    shown = [f.status for f in t.facts(StatusShown) if f.seat == B]
+    assert shown == ["Bürger – Matchmaker"]
+
+
 def test_role_character_assassin_marks_anyone_but_himself() -> None:
     t = Table().to("night", 1)
     request = t.game.pending()[R]
@@ -99,6 +115,20 @@ def test_role_forger_plants_passports_from_night_1() -> None:
     assert "passport" not in verbs(t, F)
     t.to("night", 1)
     assert c("passport", B) in t.game.pending()[F].choices
+
+
+def test_4_8_a_forged_passport_does_not_hide_the_status_of_an_attack_victim() -> None:
+    """4.8: the passport is valid only for the execution on Day n+1 and "has no effect on
+    the murder, the terrorist attack, deposition or jail"; 3.7 step 4: the victim is
+    revealed by 4.13, "attack variant (no passport effect)". F plants a passport on C2 in
+    Night 1; the terrorist takes C2 with him on Day 2: C2 shows "Bürger", not "Status
+    unbekannt"."""
+    t = Table().to("night", 1)
+    t.act(F, c("passport", C2)).phase()
+    t.act(T, c("attack", C2)).phase()
+    assert not t.alive(C2)
+    shown = [f.status for f in t.facts(StatusShown) if f.seat == C2]
+    assert shown == ["Bürger"]
 
 
 def test_role_terrorist_attacks_by_day_and_has_no_night_form() -> None:

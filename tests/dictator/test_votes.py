@@ -137,3 +137,25 @@ def test_V10_a_vacancy_election_needs_no_majority() -> None:
         t.act(winner, c("execute", victim)).phase()  # he executes from Day 5
         assert not t.alive(victim) and not t.last_phase_facts(NoExecution)
     assert chosen == {C2, C3}
+
+
+def test_5_1_ballots_naming_a_player_murdered_that_night_fall_to_a_lot_among_all() -> None:
+    """5.1 steps 2 and 4: a vacancy election discards "ballots naming a player eliminated
+    in this night's resolution (R2, R3)", and with no valid ballot left the office goes
+    "by lot among all players in the game". The terrorist takes the dictator with him on
+    Day 1; in Night 1 every ballot names C5, whom the boss murders: the new dictator is
+    drawn from the players still in the game, and not always the same one."""
+    elected = set()
+    for seed in range(8):
+        t = Table(seed=seed).to("day", 1)
+        t.act(T, c("attack", C1)).phase()
+        assert dictator(t) is None
+        for seat in range(18):
+            if t.alive(seat):
+                t.act(seat, c("revolution", C5))
+        t.act(B, murder(C5)).phase()
+        assert not t.alive(C5)
+        winner = dictator(t)
+        assert winner is not None and t.alive(winner)
+        elected.add(winner)
+    assert len(elected) > 1
