@@ -7,12 +7,14 @@ words for a win rule type it has none for. The commands' side is
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from tests.host_key import FIXED_HOST_KEY
 
-from mafia_arena.engine.catalogue import GameEnded, GroupPicks, SpeechMade
+from mafia_arena.engine.catalogue import GameEnded, GroupPicks, NightAction, SpeechMade
+from mafia_arena.engine.choices import PASS, Request
 from mafia_arena.engine.events import Event
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import load_variant
@@ -22,9 +24,17 @@ from mafia_arena.runner.match import play_match_sync
 from mafia_arena.seating import seat_agents
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.endings import end_reason, rule_words
-from mafia_arena.views.people_text import kind_words, people_line
+from mafia_arena.views.people_text import (
+    channel_words,
+    kind_words,
+    people_line,
+    people_prompt,
+    people_tag,
+    team_round_prompt,
+)
 from mafia_arena.views.text import render_event
 from mafia_arena.views.view import SeatTracker
+from mafia_arena.views.words import palermo_when
 from mafia_arena.web import endings as web_endings
 
 
@@ -129,3 +139,130 @@ def test_a_win_rule_type_without_words_gets_plain_ones_not_an_error(classic: Gam
     words = rule_words(classic, "mafia", rule)
     assert words.startswith("the mafia meet their last stand win rule (")
     assert web_endings.rule_words is rule_words  # the web's import names the same words
+
+
+def test_a_step_of_one_round_says_nothing_of_rounds() -> None:
+    """Simple's mafia pick once: "(round 1 of 1)" told the team nothing."""
+    game = played("simple", 7)
+    names = DisplayNames.of(game.variant)
+    picks = [e for e in game.events if isinstance(e.fact, GroupPicks)]
+    assert picks and {s.rounds for s in game.variant.night if s.group} == {1}
+    for event in picks:
+        line = people_line(event, None, names, game.variant) or ""
+        tag = people_tag(event.phase, event.day)
+        assert line.startswith(f"{tag}Team picks for the mafia's kill: "), line
+        assert "round" not in line
+
+
+def test_a_lone_detective_reads_its_picks_and_action_as_its_own(classic: Game) -> None:
+    """Classic at 7 deals one detective: a team of one, whose lines said "Team picks"
+    and "Your team's night action". The transcript a model reads keeps its words."""
+    names = DisplayNames.of(classic.variant)
+    seat = next(s for s in range(classic.players) if classic.state.seats[s].card == "detective")
+    knowledge = SeatTracker(seat).update(classic)
+    mine = [e for e in knowledge.events if isinstance(e.fact, GroupPicks | NightAction)]
+    assert mine
+    for event in mine:
+        line = people_line(event, seat, names, classic.variant, knowledge=knowledge) or ""
+        plain = render_event(event, seat, names) or ""
+        if isinstance(event.fact, GroupPicks):
+            assert "Your pick for the detectives' check (round 1 of 2): " in line, line
+            assert "Team picks for the detectives' check (round 1): " in plain
+        else:
+            assert "Your night action (the detectives' check): " in line, line
+            assert "Your team's night action (the detectives' check): " in plain
+    # the whole log (the moderator's replay) tells it from the picks' audience
+    logged = [(e, f.step) for e in classic.events if isinstance(f := e.fact, GroupPicks)]
+    detective = [e for e, step in logged if step == "detective_check"]
+    mafia = [e for e, step in logged if step == "mafia_kill"]
+    assert detective and mafia
+    assert all(
+        "Your pick for" in (people_line(e, None, names, classic.variant) or "") for e in detective
+    )
+    assert any(
+        "Team picks for" in (people_line(e, None, names, classic.variant) or "") for e in mafia
+    )
+
+
+def test_two_mafiosi_read_team_picks_and_their_team_s_action(classic: Game) -> None:
+    names = DisplayNames.of(classic.variant)
+    knowledge = SeatTracker(0).update(classic)  # P1, a mafioso beside P2
+    lines = [
+        people_line(e, 0, names, classic.variant, knowledge=knowledge) or ""
+        for e in knowledge.events
+    ]
+    assert any("Team picks for the mafia's kill (round 1 of 3): P1→" in t for t in lines)
+    assert any("Your team's night action (the mafia's kill): " in t for t in lines)
+
+
+def _knows(seat: int, *picks: GroupPicks) -> Any:
+    """A seat's view at night 1 with its team's earlier rounds of picks tonight: the
+    fields `team_round_prompt` reads."""
+    return SimpleNamespace(seat=seat, phase="night", day=1, team_picks=[(1, p) for p in picks])
+
+
+@pytest.mark.parametrize(
+    ("picks", "why"),
+    [
+        ({0: "kill:4", 1: "kill:5"}, "the team did not agree"),
+        ({1: "kill:4"}, "you passed or did not answer in time"),
+        ({0: "kill:4"}, "a teammate passed or did not answer in time"),
+        (
+            {1: "kill:4", 2: "kill:5"},
+            "the team did not agree; you passed or did not answer in time",
+        ),
+    ],
+)
+def test_a_later_round_says_why_from_the_picks_the_seat_was_shown(
+    picks: dict[int, str], why: str
+) -> None:
+    """Before, every later round said "the team did not agree", also when all the
+    picks agreed and a member had passed or let the clock run out. Which of the two
+    the seat cannot tell (the host's log alone records it), nor which teammate was
+    asked: the words say no more than the picks."""
+    variant = load_variant("classic")
+    prompt = "Night 1: choose tonight's victim (the mafia must agree)"
+    request = Request(
+        0, "night:mafia_kill", prompt, (PASS,), ("pass",), "pass", info={"step": "mafia_kill"}
+    )
+    shown = team_round_prompt(request, _knows(0, GroupPicks("mafia_kill", 1, picks)), variant)
+    assert shown == f"{prompt} (round 2 of 3: {why})"
+
+
+def test_a_palermo_turn_is_dated_as_its_header_is() -> None:
+    """The page's header said "early night 1" while the prompt said "round 2" for the
+    same moment; both now say the night's number, as the lines' tags do ([N1])."""
+    variant = load_variant("palermo")
+    engine = "Night, before midnight of round 2: one move, or done."
+    request = Request(
+        0, "turn", engine, (PASS,), ("done for this phase",), "pass", info={"phase": "night_early"}
+    )
+    knowledge: Any = SimpleNamespace(seat=0, phase="night_early", day=2, team_picks=())
+    assert people_prompt(request, knowledge, variant) == (
+        "Early night 1 (before midnight): one move, or done."
+    )
+    assert palermo_when("night_early", 2) == "early night 1"
+    morning = Request(
+        0,
+        "turn",
+        "Morning of round 2: one move, or done.",
+        (PASS,),
+        ("done",),
+        "pass",
+        info={"phase": "morning"},
+    )
+    assert people_prompt(morning, knowledge, variant) == "Morning 2: one move, or done."
+    assert palermo_when("change_window", 2) == "vote 2"
+    assert palermo_when("night", 2) is None  # another variant's phase: no Palermo date
+    classic = load_variant("classic")
+    assert people_prompt(request, knowledge, classic) == engine  # no Palermo: as asked
+
+
+def test_a_private_line_s_tag_is_in_words(classic: Game) -> None:
+    names = DisplayNames.of(classic.variant)
+    assert channel_words("mafia_kill", names) == "the mafia's kill"
+    assert channel_words("detective_check", names) == "the detectives' check"
+    assert channel_words("gm", names) == "game master"
+    assert channel_words("mafia", names) == "the mafia's channel"
+    assert channel_words(None, names) == "private"
+    assert channel_words("new_channel", names) == "new channel"

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from tests.host_key import FIXED_HOST_KEY
 from tests.palermo.table import P, Table
 
+from mafia_arena.agents.human import speaker_names
 from mafia_arena.agents.speaker_tags import Named, SpeakerNames
 from mafia_arena.engine import Game
+from mafia_arena.engine.catalogue import FormNoted, Newspaper, PseudonymTransfer
 from mafia_arena.engine.palermo.changes import change
 from mafia_arena.engine.player_states import PlayerState
 from mafia_arena.rules import load_variant
+from mafia_arena.runner.log import replay
+from mafia_arena.runner.match import play_match_sync
+from mafia_arena.seating import seat_agents
 from mafia_arena.views import view_of
+from mafia_arena.views.pseudonyms import held_pseudonyms
 from mafia_arena.web.chat import MAX_LINES, ChatBook, ChatRefused, Member, seat_member
 
 LIVING = Member(2, alive=True)
@@ -22,8 +29,8 @@ AFTER = Member(2, alive=True, over=True)
 def test_the_dead_chat_is_read_and_written_by_the_dead_only() -> None:
     book = ChatBook()
     book.post("dead", DEAD, "Ada (P5)", "I was the doctor")
-    assert book.readable(DEAD) == [
-        {"channel": "dead", "author": "Ada (P5)", "text": "I was the doctor"}
+    assert book.readable(DEAD) == [  # the tag: the page's words for the channel
+        {"channel": "dead", "author": "Ada (P5)", "text": "I was the doctor", "tag": "dead chat"}
     ]
     assert book.readable(LIVING) == [] and book.readable(SPECTATOR) == []
     for member in (LIVING, SPECTATOR):
@@ -37,7 +44,7 @@ def test_spectators_have_their_own_chat_that_no_seat_reads() -> None:
     book = ChatBook()
     book.post("spectators", SPECTATOR, "spectator 1", "P3 looks shifty")
     assert book.readable(LIVING) == [] and book.readable(DEAD) == []
-    assert len(book.readable(SPECTATOR)) == 1
+    assert [line["tag"] for line in book.readable(SPECTATOR)] == ["spectators"]
     with pytest.raises(ChatRefused):
         book.post("spectators", DEAD, "Ada (P5)", "P3 is the mafioso")
 
@@ -148,3 +155,36 @@ def test_in_other_variants_a_seat_dead_in_its_own_view_joins_the_dead_chat() -> 
     alive = next(s for s in range(7) if game.state.alive(s))
     assert not seat_member(dead, view_of(game, dead)).alive
     assert seat_member(alive, view_of(game, alive)).alive
+
+
+def test_a_dead_player_s_own_pseudonym_is_theirs_in_the_dead_chat() -> None:
+    """Dictator, 12 scripted players, seed 1: P9 placed an ad as 'Thistle' and is out
+    by the end. With no forum request open, its own pseudonym was refused as another
+    speaker's ("the pseudonym Thistle speaking"): the request alone listed it. Its own
+    events (the ad's notice) make it P9's; a pseudonym it only read stays refused."""
+    rules = load_variant("dictator")
+    game = replay(
+        play_match_sync(rules, seat_agents("heuristic", 12, rules), 1, host_key=FIXED_HOST_KEY).log
+    )
+    view = view_of(game, 8)
+    assert view.request is None and not view.alive
+    assert held_pseudonyms(8, (e.fact for e in view.knowledge.events)) == ["Thistle"]
+    names = speaker_names(view)  # its names as the game left them; a dead writer's line
+    book = ChatBook()
+    book.post("dead", Member(8, alive=False), "bot (P9)", "Thistle: that ad was mine", names)
+    read = {
+        p for e in view.knowledge.events if isinstance(e.fact, Newspaper) for p in e.fact.pseudonyms
+    }
+    other = sorted(read - {"Thistle"})[0]
+    with pytest.raises(ChatRefused, match=f"the pseudonym {other} speaking"):
+        book.post("dead", Member(8, alive=False), "bot (P9)", f"{other}: mine too", names)
+
+
+def test_pseudonyms_handed_on_are_no_longer_held() -> None:
+    facts = [
+        FormNoted("ad", "Your ad under 'Owl' is in the next edition.", "Owl"),
+        PseudonymTransfer("Owl", 2, 4),
+        PseudonymTransfer("Lark", 6, 2),
+    ]
+    assert held_pseudonyms(2, facts) == ["Lark"]
+    assert held_pseudonyms(4, facts[1:]) == ["Owl"]

@@ -74,7 +74,8 @@ def test_two_mafiosi_chat_at_night_while_the_town_sees_nothing(
     second.fill("#speech-text", REPLY)
     second.click("#speech button")
     first.wait_for_selector(f"#private li:has-text('{REPLY}')")
-    assert "mafia kill" in first.locator("#private li", has_text=REPLY).inner_text()
+    # tagged in the terminal's words, sent with the line (it read "[mafia kill]")
+    assert "[the mafia's kill]" in first.locator("#private li", has_text=REPLY).inner_text()
     shoot(first, "desktop-night-chat")
 
     # the villager's page: the night, and nothing of the talk
@@ -112,6 +113,8 @@ def test_a_spectator_sees_no_hidden_card(browser: Any, server: LiveServer) -> No
     page.fill("#chat-text", "owl-7431 hello from the gallery")
     page.click("#chat-form button")
     page.wait_for_selector("#chat-lines li:has-text('owl-7431 hello from the gallery')")
+    # the channel's tag comes with the line (web/chat.py), not from a table in the page
+    assert page.locator("#chat-lines li .tag").all_inner_texts() == ["[spectators]"]
     shoot(page, "desktop-spectator")
     assert "owl-7431" not in player.locator("body").inner_text()  # no seat reads it
     rng = random.Random(5)

@@ -21,6 +21,7 @@ from tests.web.browser_support import assert_fits
 from tests.web.support import LiveServer
 
 from mafia_arena.views.view import view_of
+from mafia_arena.views.words import palermo_when
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -49,26 +50,24 @@ def test_the_palermo_page_shows_the_held_intrigue_card_and_every_seats_state(
     expect(page.locator("#choices button").first).to_be_visible(timeout=30_000)
     assert view_of(server.game(game_id), 0).knowledge.card == "grave_robbing"
     # the first turn is round 1's morning, and the header says so (it said "setup 1":
-    # the day's announcement was dated in the phase before it)
-    expect(page.locator("#prompt")).to_contain_text("Morning of round 1")
+    # the day's announcement was dated in the phase before it), in the prompt's words
+    # (it read "Morning of round 1" under "morning 1", and "round 2" under "early
+    # night 1": both are the server's now, `views.words.palermo_when`)
+    expect(page.locator("#prompt")).to_have_text("Morning 1: one move, or done.")
     expect(page.locator("#phase")).to_have_text("morning 1")
     # round 2's night is Night 1, as its announcement and line tags say; the dictator's
     # first night is night 0; setup has no number. Without a turn of its own a seat is
     # shown night or day only: its last event may be phases old (a ghost's, noon's)
+    assert [
+        palermo_when("night_early", 2),
+        palermo_when("dead_time", 3),
+        palermo_when("noon", 2),
+    ] == ["early night 1", "dead time 2", "noon 2"]
     headers = page.evaluate(
-        "[phaseHeader('night_early', 2, true), phaseHeader('dead_time', 3, true),"
-        " phaseHeader('noon', 2, true), phaseHeader('noon', 2), phaseHeader('dead_time', 3),"
+        "[phaseHeader('noon', 2), phaseHeader('dead_time', 3),"
         " phaseHeader('night', 0), phaseHeader('setup', 0)]"
     )
-    assert headers == [
-        "early night 1",
-        "dead time 2",
-        "noon 2",
-        "day 2",
-        "night 2",
-        "night 0",
-        "setup",
-    ]
+    assert headers == ["day 2", "night 2", "night 0", "setup"]
 
     card = page.get_by_test_id("intrigue-card")
     expect(card).to_be_visible()
@@ -262,6 +261,10 @@ def test_on_a_phone_a_long_phase_name_does_not_wrap_the_header(
         expect(phase).to_have_text("morning 1", timeout=30_000)
         _pass_until(page, lambda: phase.inner_text().lower().startswith("early night"))
         expect(phase).to_have_text("early night 1")  # the seat's own turn names it
+        # and the prompt dates it alike (it said "Night, before midnight of round 2")
+        expect(page.locator("#prompt")).to_have_text(
+            "Early night 1 (before midnight): one move, or done."
+        )
         assert _rows(page) == 2
         height = page.evaluate("document.getElementById('top').getBoundingClientRect().height")
         cut = page.evaluate(

@@ -1,7 +1,8 @@
 """In the browser, the replay page reads as the terminal game does
 (`views.people_text.people_line`): a team's chat is "team chat", a vote's kind and a
 plea in words, a team's picks with their round of how many, where the page wrote the
-transcript's ids ("P1 (night_chat)", "Votes (final_vote)"). The live page and the
+transcript's ids ("P1 (night_chat)", "Votes (final_vote)"); a private line's tag is in
+the terminal's words, sent by the server. The live page and the
 spectator's page get the same lines (`test_web_people_lines.py`, over the websocket).
 """
 
@@ -34,8 +35,15 @@ def test_the_replay_page_says_team_chat_and_the_kinds_in_words(
     lines = page.locator("#past-lines li").all_inner_texts()
     assert any(t.startswith("[D1] Votes (final vote): ") for t in lines), lines
     assert any("Team picks for the mafia's kill (round 1 of 3): " in t for t in lines)
+    # a private line's tag is the server's words, the terminal's ("[mafia kill]" before)
+    tags = page.locator("#past-lines li.private .tag").all_inner_texts()
+    assert "[the mafia's kill]" in tags and "[private]" in tags, tags
+    assert "[mafia kill]" not in tags
     page.select_option("#past-seat", "moderator")
     moderator = page.locator("#past-lines li").all_inner_texts()
-    assert any("Team picks for the detectives' check (round 1 of 2): " in t for t in moderator)
+    # the seven-player table's one detective is a team of one: its picks are its own
+    assert any("Your pick for the detectives' check (round 1 of 2): " in t for t in moderator)
+    tags = page.locator("#past-lines li.private .tag").all_inner_texts()
+    assert "[the mafia's kill: P1, P2]" in tags, tags
     assert not [t for t in lines + moderator if "_chat)" in t or "_vote)" in t]
     context.close()

@@ -6,6 +6,7 @@ the same every round."""
 from __future__ import annotations
 
 import io
+import itertools
 
 import pytest
 from tests.host_key import FIXED_HOST_KEY
@@ -45,3 +46,31 @@ def test_the_end_says_why_the_game_ended(mafioso: tuple[list[str], GameLog]) -> 
     assert " Why it ended: no player of the mafia is left alive. Roles: " in end, end
     assert any(" (team chat): " in line for line in shown)
     assert "Why it ended" not in log.to_jsonl()
+
+
+def test_a_private_line_says_whose_it_is_in_the_page_s_words(
+    mafioso: tuple[list[str], GameLog],
+) -> None:
+    """The terminal tags a private line as the web page does (`channel_words`, sent
+    as each line's ``tag``): the team's night talk is the mafia's kill's, the seat's
+    own card is private; a public line has no tag."""
+    shown, _ = mafioso
+    assert "[private] You are P1; your role is mafioso (mafia)." in shown
+    assert any(line.startswith("[the mafia's kill] [N1] P2 (team chat): ") for line in shown)
+    assert any(line.startswith("[D1] Votes (final vote): ") for line in shown)
+
+
+def test_a_palermo_turn_is_dated_as_its_lines_are() -> None:
+    """The engine asks "Night, before midnight of round 2"; round 2's night is Night 1
+    (its lines are dated [N1], the web page's header says "early night 1"), so the
+    person reads "Early night 1 (before midnight)"."""
+    out = io.StringIO()
+    answers = itertools.repeat("0")  # done for this phase
+    play_in_terminal(
+        "palermo", 12, 5, "random", 1, {"moves": 1}, read=lambda _: next(answers), out=out
+    )
+    asked = [line for line in out.getvalue().splitlines() if line.startswith("NOW (P6): ")]
+    assert "NOW (P6): Morning 1: one move, or done." in asked
+    assert "NOW (P6): Early night 1 (before midnight): one move, or done." in asked
+    assert "NOW (P6): Morning 2: one move, or done." in asked
+    assert not [line for line in asked if " of round " in line]

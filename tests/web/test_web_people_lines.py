@@ -89,8 +89,14 @@ def texts(lines: list[dict[str, Any]]) -> list[str]:
 
 def skeleton(text: str) -> str:
     """A line less what the page may word otherwise than the transcript: the Night 0
-    date and the words in parentheses (a kind, a round)."""
-    return re.sub(r"\([^()]*\)", "()", text.removeprefix("[N0] "))
+    date, the words in parentheses (a kind, a round, which a step of one round leaves
+    out) and a team of one's picks and action read as a single player's ("Your pick
+    for ...: P4." where the transcript has "Team picks for ...: P1→P4.")."""
+    text = re.sub(r" ?\([^()]*\)", "", text.removeprefix("[N0] "))
+    text = text.replace("Your team's night action", "Your night action")
+    if "Team picks for " in text:
+        text = re.sub(r"P\d+→", "", text.replace("Team picks for ", "Your pick for "))
+    return text
 
 
 def assert_transcript_lines(lines: list[str], game: Game, seat: int) -> None:
@@ -155,7 +161,9 @@ def test_the_replay_reads_as_the_pages_did(classic: Table) -> None:
         assert_transcript_lines(lines, game, seat["seat"])
     assert texts(classic.replay["seats"][0]["lines"]) == texts(classic.view["lines"])
     moderator = texts(classic.replay["moderator"])
-    assert any("Team picks for the detectives' check (round 1 of 2): " in t for t in moderator)
+    # the one detective of a 7-player table is a team of one: a single player's picks
+    assert any("Your pick for the detectives' check (round 1 of 2): " in t for t in moderator)
+    assert not [t for t in moderator if "Team picks for the detectives' check" in t]
     assert any(" (team chat): " in line for line in moderator)
     assert not [line for line in moderator if IDS.search(line)]
 
@@ -191,3 +199,16 @@ def test_the_forum_game_s_night_0_is_dated_on_the_page(server: LiveServer) -> No
         if (e.phase, e.day) == ("night", 0) and e.kind != "phase"
     ]
     assert any(t.startswith("P1 (post): ") for t in undated)  # what a model reads
+
+
+def test_a_private_line_carries_its_tag_in_the_terminal_s_words(classic: Table) -> None:
+    """The page tags a private line with the words the server sends (`channel_words`,
+    as the terminal writes them before the line), where it made them from the channel
+    id ("[mafia kill]"); the moderator's tag adds who saw the line."""
+    lines = classic.view["lines"]
+    chat = [line for line in lines if " (team chat): " in line["text"]]
+    assert chat and {line["tag"] for line in chat} == {"the mafia's kill"}
+    assert all(line.get("tag") for line in lines if line["private"])
+    assert not [line for line in lines if "tag" in line and not line["private"]]
+    moderator = [line for line in classic.replay["moderator"] if " (team chat): " in line["text"]]
+    assert moderator and {line["tag"] for line in moderator} == {"the mafia's kill: P1, P2"}

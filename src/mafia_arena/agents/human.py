@@ -34,7 +34,7 @@ from mafia_arena.agents.speaker_tags import (
 from mafia_arena.engine.choices import Choice, Decision, Request, Speech
 from mafia_arena.engine.errors import IllegalDecision
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.pseudonyms import pseudonyms_in
+from mafia_arena.views.pseudonyms import held_pseudonyms, pseudonyms_in
 from mafia_arena.views.view import View
 
 HUMAN_KIND = "human"
@@ -156,7 +156,10 @@ def speaker_names(view: View, table: Sequence[str] = ()) -> SpeakerNames:
     `table`, each seat's display name by seat (the web page's: `HumanAgent.table`), and
     the forum pseudonyms its own view holds (`views.pseudonyms.pseudonyms_in`: the
     newspaper's, its own ads', those handed to or by it), those it owns now (its
-    request's `owned_pseudonyms`) as its own.
+    forum request's `owned_pseudonyms`) as its own; with no forum request open (a seat
+    out of the game, writing in the dead chat), those its own events show it held
+    last (`views.pseudonyms.held_pseudonyms`), so its own pseudonym is not refused as
+    another speaker's.
 
     A display name that several seats go by (a web table's bots are each named after
     their agent: two ``heuristic bot`` seats) names all of them (``P2, P3``), so a
@@ -167,7 +170,10 @@ def speaker_names(view: View, table: Sequence[str] = ()) -> SpeakerNames:
     seat cannot see (another seat's pseudonym never published) must not be in it. Built
     once per request, not per action or character (`speaker_tags.SpeakerNames`)."""
     request = view.request
-    owned = owned_pseudonyms(request) if request is not None else []
+    if request is not None and request.kind == FORUM_KIND:
+        owned = owned_pseudonyms(request)
+    else:
+        owned = held_pseudonyms(view.seat, (event.fact for event in view.knowledge.events))
     return _names(table, view.knowledge, owned, seat_label(view.seat))
 
 

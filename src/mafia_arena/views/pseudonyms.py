@@ -55,6 +55,28 @@ def pseudonyms_in(facts: Iterable[Any]) -> set[str]:
     return found
 
 
+def held_pseudonyms(seat: int, facts: Iterable[Any]) -> list[str]:
+    """The pseudonyms `seat` held last, as its own events show them (`facts`, the
+    seat's stream in order): each of its ads' (the author's own notice), each handed
+    to it, less each it handed on; sorted, spelled as the game spells them.
+
+    Why from the events: the forum request lists the pseudonyms a seat owns now
+    (`agents.human.owned_pseudonyms`), but a seat out of the game has no request, and
+    its pseudonyms, retired at its elimination (7.4.6), are still its own words' names
+    in the dead chat. Every fact read here was shown to the seat, so the list tells it
+    nothing new."""
+    held: dict[str, str] = {}
+    for fact in facts:
+        if isinstance(fact, FormNoted) and fact.pseudonym:
+            held[fact.pseudonym.casefold()] = fact.pseudonym
+        elif isinstance(fact, PseudonymTransfer):
+            if fact.receiver == seat:
+                held[fact.pseudonym.casefold()] = fact.pseudonym
+            elif fact.giver == seat:
+                held.pop(fact.pseudonym.casefold(), None)
+    return sorted(held.values())
+
+
 def mask(value: Any, pseudonyms: set[str]) -> Any:
     """`value` with every pseudonym in its strings replaced by ``[pseudonym]``
     (case-insensitively, longest first so one name inside another is masked whole);

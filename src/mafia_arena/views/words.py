@@ -37,6 +37,35 @@ def phase_tag(phase: str, day: int) -> str:
     return f"[N{day - 1}] " if part == "night" else f"[D{day}] "
 
 
+PALERMO_PHASE_WORDS = {
+    "night_early": "early night",
+    "night_late": "late night",
+    "dead_time": "dead time",
+    "morning": "morning",
+    "noon": "noon",
+    "afternoon": "afternoon",
+    **dict.fromkeys(("vote_close", "change_window", "vote_end", "resolution"), "vote"),
+    "runoff": "runoff",
+    "last_words": "last words",
+}
+"""Palermo's clock phases in words, as a turn's date (`palermo_when`)."""
+
+
+def palermo_when(phase: object, day: int) -> str | None:
+    """A Palermo turn's moment as people read it, numbered as its lines are dated
+    (`phase_tag`: round n is Night n-1 and then Day n): ``"early night 1"`` in round 2's
+    first night phase, ``"morning 2"`` after it; None for a phase that is not one of
+    Palermo's clock phases (every other variant's).
+
+    One wording for the web page's header and the prompt people read
+    (`views.people_text.people_prompt`), where the engine's prompt counts rounds."""
+    words = PALERMO_PHASE_WORDS.get(phase) if isinstance(phase, str) else None
+    if words is None or not day:
+        return None
+    number = day - 1 if FORUM_PHASES.get(str(phase)) == "night" else day
+    return f"{words} {number}"
+
+
 #: Line breaks for `str.splitlines` (and many renderers) that JSON leaves unescaped
 #: when it keeps non-ASCII text: each would start a new line inside a quotation.
 _UNESCAPED_BREAKS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}

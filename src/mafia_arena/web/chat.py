@@ -51,11 +51,14 @@ class Member:
 
 @dataclass(frozen=True)
 class Channel:
-    """A chat channel and its audience (a predicate on the reader)."""
+    """A chat channel and its audience (a predicate on the reader); `tag`, the words a
+    line of it is tagged with on the page ("dead chat"), sent with each line so the
+    page holds no table of channel names."""
 
     name: str
     title: str
     belongs: Callable[[Member], bool]
+    tag: str = ""
 
     def reads(self, member: Member) -> bool:
         return member.over or self.belongs(member)
@@ -76,8 +79,8 @@ def seat_member(seat: int, view: View) -> Member:
 
 
 CHANNELS = (
-    Channel("dead", "Dead chat", lambda m: m.seat is not None and not m.alive),
-    Channel("spectators", "Spectator chat", lambda m: m.seat is None),
+    Channel("dead", "Dead chat", lambda m: m.seat is not None and not m.alive, "dead chat"),
+    Channel("spectators", "Spectator chat", lambda m: m.seat is None, "spectators"),
 )
 
 
@@ -168,9 +171,10 @@ class ChatBook:
             page.send({"type": "chat", "reset": reset, "lines": new})
 
     def readable(self, member: Member, start: int = 0) -> list[dict[str, Any]]:
-        """The lines from `start` on that `member` may read, as JSON."""
+        """The lines from `start` on that `member` may read, as JSON, each with its
+        channel's `tag` (the channel's name where it has none)."""
         return [
-            line.to_json()
+            {**line.to_json(), "tag": c.tag or c.name}
             for line in self.lines[start:]
             if (c := self.channels.get(line.channel)) is not None and c.reads(member)
         ]

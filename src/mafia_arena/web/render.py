@@ -33,9 +33,10 @@ from mafia_arena.engine.choices import Request
 from mafia_arena.rules import Variant
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.people_text import people_line, team_round_prompt
+from mafia_arena.views.people_text import channel_words, people_line, people_prompt
 from mafia_arena.views.text import name, quote_speech
 from mafia_arena.views.view import View
+from mafia_arena.views.words import palermo_when
 from mafia_arena.web.stand_ins import Moves, tag
 
 
@@ -95,12 +96,14 @@ def lines(
     required, not defaulted — a caller that forgot them would show bare ids.
     `moves` (`web/stand_ins.py`) names the speech and votes a stand-in made for an
     absent person: those lines say "(stand-in)" after the seat. `hide` leaves out the
-    events whose fact it accepts (the after-game replay: `views.pseudonyms`)."""
+    events whose fact it accepts (the after-game replay: `views.pseudonyms`). A
+    private line carries its ``tag``, whose it is in the words the terminal writes
+    before it (`views.people_text.channel_words`), which the page shows as it is."""
     out = []
     for event in knowledge.events[start:]:
         if hide is not None and hide(event.fact):
             continue
-        text = people_line(event, knowledge.seat, names, variant)
+        text = people_line(event, knowledge.seat, names, variant, knowledge=knowledge)
         if not text:
             continue
         text = tag(text, event.fact, moves)
@@ -112,6 +115,8 @@ def lines(
             "private": event.private,
             "channel": event.channel,
         }
+        if event.private:  # whose line it is, in the terminal's words (`channel_words`)
+            entry["tag"] = channel_words(event.channel, names)
         if isinstance(event.fact, SpeechMade):  # the page shows the words in their own element
             words = event.fact.text
             entry["speaker"] = text[: len(text) - len(quote_speech(words)) - 2]  # "[D1] P3"
@@ -282,7 +287,7 @@ def snapshot(
         else {
             "turn": turn.turn,
             "kind": request.kind,
-            "prompt": team_round_prompt(request, k, variant),
+            "prompt": people_prompt(request, k, variant),
             "options": list(request.labels),
             "keys": [c.key for c in request.choices],
             "free_text": request.free_text,
@@ -290,6 +295,11 @@ def snapshot(
             # the timed phase a Palermo turn belongs to (the phases after the first of
             # a day or night announce nothing, so the seat's last event may be older)
             "phase": request.info.get("phase"),
+            # a Palermo turn's moment for the header, in the prompt's words ("early
+            # night 1": `views.words.palermo_when`); None in other variants
+            "when": palermo_when(request.info.get("phase"), k.day)
+            if variant.palermo is not None
+            else None,
             "seconds_left": round(turn.seconds_left, 1),
             "last_call": turn.last_call,
             **_forum_request(request),

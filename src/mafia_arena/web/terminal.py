@@ -43,7 +43,7 @@ from mafia_arena.runner.log import replay
 from mafia_arena.runner.match import MatchResult, play_match
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.people_text import people_line, team_round_prompt
+from mafia_arena.views.people_text import people_line, people_prompt, private_tag
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name
 from mafia_arena.views.view import SeatTracker, View
@@ -125,12 +125,13 @@ class TerminalHuman(HumanAgent):
         """Print the events this seat has not seen yet, in log order, as people read
         them (`views.people_text.people_line`: roles and cards by the `variant`'s
         names, as an LLM's transcript and the web page write them); `game`, once it is
-        over, says why it ended."""
+        over, says why it ended. A private line starts with whose it is, the web
+        page's tag in the same words (`views.people_text.private_tag`)."""
         names = DisplayNames.of(variant)
         for event in knowledge.events[self.cursor :]:
-            line = people_line(event, knowledge.seat, names, variant, game)
+            line = people_line(event, knowledge.seat, names, variant, game, knowledge)
             if line:
-                self.write(line)
+                self.write(private_tag(event, names) + line)
         self.cursor = len(knowledge.events)
 
     def write(self, text: str) -> None:
@@ -178,7 +179,7 @@ class TerminalHuman(HumanAgent):
         if request is None:
             raise ValueError("act called without a request")
         self.show_new(view.knowledge, view.rules)
-        prompt = team_round_prompt(request, view.knowledge, view.rules)
+        prompt = people_prompt(request, view.knowledge, view.rules)
         self.write(f"\nNOW ({name(view.seat)}): {prompt}")
         short = uses_short_menu(request)
         for line in short_menu(request) if short else full_menu(request):

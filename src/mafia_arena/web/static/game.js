@@ -76,7 +76,9 @@ function lineItem(line) {
   const li = el("li", null, line.kind === "phase" ? "phase" : "");
   if (line.private) {
     li.classList.add("private");
-    li.append(el("span", line.channel ? `[${line.channel.replace(/_/g, " ")}]` : "[private]", "tag"));
+    // whose line it is, in the server's words (views/people_text.py channel_words), as
+    // the terminal game writes them before the line
+    li.append(el("span", `[${line.tag || "private"}]`, "tag"));
   }
   if (line.kind === "speech" && typeof line.speech === "string") {
     // a player's words sit in their own quotation element, so no speech can pass for
@@ -104,9 +106,11 @@ function renderState(s) {
   announceNews(s);
   appendLines($("transcript"), s.lines, s.reset);
   appendLines($("private"), s.lines.filter((l) => l.private), s.reset);
-  // a Palermo turn names its timed phase; otherwise the phase of the seat's last event
+  // a Palermo turn names its timed phase in the prompt's words ("early night 1", sent
+  // as the request's `when`); otherwise the phase of the turn or of the seat's last event
   const timed = (s.request && s.request.phase) || null;
-  $("phase").textContent = s.over ? "game over" : phaseHeader(timed || s.phase, s.day, !!timed);
+  const when = (s.request && s.request.when) || null;
+  $("phase").textContent = s.over ? "game over" : when || phaseHeader(timed || s.phase, s.day);
   $("watching").hidden = !s.spectator; $("card").hidden = !!s.spectator;
   $("private-panel").hidden = !!s.spectator;
   // the rules with the creator's switches applied; set only when they differ, so an
@@ -185,7 +189,7 @@ function newDeaths(players, reset) {
 function lineText(line) {
   const said = line.kind === "speech" && typeof line.speech === "string"
     ? `${line.speaker} says: ${line.speech.replace(/\s+/g, " ")}` : line.text;
-  return line.private ? `(${line.channel ? line.channel.replace(/_/g, " ") : "private"}) ${said}` : said;
+  return line.private ? `(${line.tag || "private"}) ${said}` : said;
 }
 
 // A choice that names a seat ("P3") says whom it is for in its accessible name: "vote
@@ -345,7 +349,8 @@ function renderCard(you) {
 
 // Palermo player states as the page names them (engine/player_states.py).
 const STATE_LABELS = { active: "active", ghost: "ghost", imprisoned: "imprisoned", out: "permanently out" };
-// Palermo's clock phases in the header, in words (the other variants' are words already).
+// Palermo's clock phases in words, for the intrigue cards' timing windows (a turn's
+// header comes with its request, views/words.py palermo_when).
 const PHASE_LABELS = {
   night_early: "early night", night_late: "late night", dead_time: "dead time",
   vote_close: "vote", change_window: "vote", vote_end: "vote", resolution: "vote",
@@ -358,14 +363,14 @@ const PALERMO_DAY = new Set(["morning", "noon", "afternoon", "vote_close", "chan
   "vote_end", "resolution", "runoff", "last_words"]);
 
 // The header's phase and number: "day 2", the dictator's "night 0", nothing after
-// setup's 0. A Palermo turn names its timed phase ("early night 1": `exact`, from the
-// request); otherwise only night or day, which change with public announcements (the
-// seat's last event may be phases old).
-function phaseHeader(phase, day, exact = false) {
+// setup's 0. A Palermo turn's header is the server's (the request's `when`, the
+// prompt's words); otherwise a Palermo phase reads only as night or day, which change
+// with public announcements (the seat's last event may be phases old).
+function phaseHeader(phase, day) {
   const night = PALERMO_NIGHT.has(phase);
   const palermo = night || PALERMO_DAY.has(phase);
   const number = night ? day - 1 : day;
-  const word = palermo && !exact ? (night ? "night" : "day") : PHASE_LABELS[phase] || phase;
+  const word = palermo ? (night ? "night" : "day") : phase;
   const shown = day || phase === "night" ? ` ${number}` : "";
   return `${word}${shown}`;
 }
@@ -765,8 +770,6 @@ function offerRematch(button, note, made, credential) {
 }
 
 // ---------------------------------------------------------------- table chat
-const CHAT_TAGS = { dead: "dead chat", spectators: "spectators" };
-
 function renderChats(chats) {
   $("chat-panel").hidden = !chats.length;
   const writable = chats.filter((c) => c.writable);
@@ -807,7 +810,7 @@ function renderChat(msg) {
   if (msg.reset) list.replaceChildren();
   for (const line of msg.lines) {
     const li = el("li", null, "chat");
-    li.append(el("span", `[${CHAT_TAGS[line.channel] || line.channel}]`, "tag"));
+    li.append(el("span", `[${line.tag}]`, "tag"));  // the server's words (web/chat.py)
     li.append(el("span", line.author, "speaker"), document.createTextNode(": "), el("q", line.text, "said"));
     list.append(li);
   }
