@@ -54,7 +54,9 @@ only legal action is 0, wait) left out.
   game of row i takes its seed from a generator seeded with ``(s, i)``.
   A game's engine seed, which replays it, is given when it has ended
   (``infos["final_seed"]``), never while it is played: the seed fixes the deal, and an
-  info that a learner's loop can read is no place for the hidden roles.
+  info that a learner's loop can read is no place for the hidden roles. Ended games'
+  seeds are still the host's: a row's first is ``s + i``, which gives ``s`` and so
+  every later game of the row, so a loop must not hand ``final_seed`` to a policy.
   A list of seeds gives each row its own first seed (None: one drawn from the env's
   generator, as Gymnasium's vector envs take it); ``options={"reset_mask": mask}``
   deals new games in the marked rows only. Seeds are integers, as the AEC env's:
