@@ -2,6 +2,12 @@
 into a folder it is given (a tournament's results, a training run, a leaderboard), and
 one way to write a file there whole (`write_whole`).
 
+`unusable_folder` words a refusal of such a folder alike for every command (``FOLDER:
+REASON (OPTION)``: the path given, why it cannot be used, and what gave it), and
+`check_output_folder` raises it as an `OutputFolderError`; `made_folder` makes a folder
+for a command's output and removes it again, if it is still empty, when the command is
+stopped before writing into it.
+
 Permission bits do not answer this for root, nor on a read-only mount or in a pseudo
 file system such as ``/proc``, so the nearest existing folder is asked by creating (and
 at once removing) an empty folder in it. Checked before any work starts, so a bad
@@ -10,9 +16,10 @@ folder costs a message rather than a finished run with nowhere to go.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 
@@ -36,6 +43,58 @@ def unwritable_reason(folder: Path) -> str | None:
         failure = exc.strerror or exc
         return f"cannot be made or written: making a folder in {existing} fails ({failure})"
     return None
+
+
+class OutputFolderError(ValueError):
+    """A folder given for a command's output (or for a file it keeps) that cannot take
+    it; the message is `unusable_folder`'s one line."""
+
+
+def unusable_folder(folder: Path, given_by: str) -> str | None:
+    """``FOLDER: REASON (GIVEN_BY)`` when `folder` cannot be made or written
+    (`unwritable_reason`), else None. `given_by` says what chose the folder, for the
+    user to change it: an option (``--out``), a spec's key (``spec.toml: results``).
+
+    Why one wording: every command that writes into a folder it is given refuses the
+    same mistakes (a file, a folder under a file, a read-only place); the path comes
+    first, as a bad file's name does in every other refusal (``FILE: KEY: REASON``),
+    so a message names what to fix even where several options take paths."""
+    reason = unwritable_reason(folder)
+    return None if reason is None else f"{folder}: {reason} ({given_by})"
+
+
+def check_output_folder(folder: Path, given_by: str) -> None:
+    """Raise `OutputFolderError` (`unusable_folder`'s line) unless `folder` can be made
+    and written."""
+    problem = unusable_folder(folder, given_by)
+    if problem is not None:
+        raise OutputFolderError(problem)
+
+
+@contextlib.contextmanager
+def made_folder(folder: Path) -> Iterator[Path]:
+    """Make `folder` (and its missing parents) for the block; when the block raises
+    (Ctrl-C included), remove again each folder made here that is still empty,
+    deepest first.
+
+    Why: a command stopped before it wrote anything leaves no empty folder behind that
+    it made itself (one the next run, or a person, would take for an output); a folder
+    that was there before, or that holds anything by then, is left as it is."""
+    missing = []
+    for path in [folder, *folder.parents]:
+        if path.exists():
+            break
+        missing.append(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield folder
+    except BaseException:
+        for path in missing:  # deepest first; a folder that is not empty stops it
+            try:
+                path.rmdir()
+            except OSError:
+                break
+        raise
 
 
 def naming(error: OSError, path: Path) -> OSError:

@@ -17,9 +17,10 @@ Every reader of such a file words its refusals ``FILE: KEY: REASON`` (``-`` for 
 as a whole): `refusal` says why a file could not be read or parsed,
 `validation_problems` turns pydantic's findings into those keys and reasons,
 `joined_problems` puts several in one message, `toml_spelling` writes a refused value as
-the file wrote it, and `file_kind` tells which of the project's files a table is, for a
-file given where another kind was wanted. One wording for all of them, so one
-who has fixed a variant file reads an agent file's or a spec's errors alike.
+the file wrote it, `wrong_type` says a value is of the wrong type (``not an integer: got
+true``), and `file_kind` tells which of the project's files a table is, for a file
+given where another kind was wanted. One wording for all of them, so one who has fixed
+a variant file reads an agent file's or a spec's errors alike.
 """
 
 from __future__ import annotations
@@ -101,6 +102,18 @@ def toml_spelling(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return repr(value)
+
+
+def wrong_type(wanted: str, value: Any) -> str:
+    """The reason a value of the wrong TOML type is refused, as every reader words it:
+    ``not an integer: got true`` (`wanted`: ``an integer``, ``a number``, ``text``,
+    ``true or false``, ``an array``, ``a table``; the value as the file wrote it,
+    `toml_spelling`).
+
+    Why: Python's names for the types (``bool``, ``str``, ``dict``) and spelling of the
+    value (``True``, ``'5'``) are not what the file says; one wording lets one who fixed
+    a variant file read a training spec's errors alike."""
+    return f"not {wanted}: got {toml_spelling(value)}"
 
 
 def validation_problems(

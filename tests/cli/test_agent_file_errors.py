@@ -332,3 +332,18 @@ def test_a_broken_template_of_the_agent_folder_is_told_as_its_own_file(
         f"error: {spec}: pool: agent {str(agent)!r} (matchup 0, entry 1) cannot be built: "
         f"{speak}: -: {reason}\n"
     )
+
+
+def test_a_missing_agent_file_is_named_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--agents`` naming a file that is not there: the option, then the path given and
+    the reason (``FILE: REASON``), as every other refusal of a file reads; before, "agent
+    file not found: PATH" put the path last."""
+    missing = tmp_path / "nowhere.toml"
+    code, err = run_cli(["run", "--agents", str(missing), "--games", "1"], capsys)
+    assert code == 2, err
+    assert err.strip().splitlines() == [
+        f"error: --agents: {missing}: no such agent file (looked from the working folder "
+        "and the repository)"
+    ]

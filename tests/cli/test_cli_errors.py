@@ -557,12 +557,12 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
         (
             "leaderboard-out-a-file-before-playing",
             ["leaderboard", str(spec), "--no-ray", "--no-tracking", *results, "--out", str(spec)],
-            ("--out", f"{spec}: is a file, not a folder"),
+            (f"{spec}: is a file, not a folder", "(--out)"),
         ),
         (
             "run-key-dir-a-file",
             ["run", "--games", "1", "--key-dir", str(spec)],
-            ("--key-dir", f"{spec} is a file, not a folder"),
+            (f"{spec}: is a file, not a folder", "(--key-dir)"),
         ),
     ]
 
@@ -766,11 +766,11 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does_and_ends_its_runs(tmp_path: P
 TRAIN_ERRORS = [
     ("no-train-table", 'name = "t"\n', "train", "a [train] table is required"),
     ("unknown-key", "[train]\nstepz = 10\n", "train.stepz", "unknown; known keys"),
-    ("wrong-type", "[train]\nplayers = 'seven'\n", "train.players", "has the wrong type"),
+    ("wrong-type", "[train]\nplayers = 'seven'\n", "train.players", 'not an integer: got "seven"'),
     ("steps-zero", "[train]\nsteps = 0\n", "train.steps", "must be positive"),
     ("negative", "[train]\nimitate_games = -1\n", "train.imitate_games", "must not be negative"),
     ("no-opponents", "[train]\nopponents = []\n", "train.opponents", "at least one opponent"),
-    ("flag-not-bool", "[train]\nadvice = 1\n", "train.advice", "is not true or false"),
+    ("flag-not-bool", "[train]\nadvice = 1\n", "train.advice", "not true or false: got 1"),
     ("bad-observation", "[train]\nobservation = 'v9'\n", "train.observation", "v9"),
     ("not-toml", "[train\n", "-", "not valid TOML"),
     ("unknown-variant", "[train]\nvariant = 'nope'\n", "train.variant", "no variant 'nope'"),
@@ -864,7 +864,9 @@ def test_a_key_folder_that_cannot_be_made_names_the_option(
     blocker.write_text("")
     code, err = run_cli(["run", "--key-dir", str(blocker / "keys"), "--games", "1"], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, "--key-dir", "cannot keep the host key in", str(blocker))
+    assert_one_paragraph(
+        err, f"{blocker / 'keys'}: cannot be made: {blocker} is a file", "--key-dir"
+    )
 
 
 @pytest.mark.parametrize("damage", [b"not hex\n", b"\xff\xfe binary"], ids=["text", "binary"])

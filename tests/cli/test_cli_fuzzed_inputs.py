@@ -116,7 +116,7 @@ def test_names_too_long_for_the_system_are_user_errors(
     code, err = run_cli(_run(long), capsys)
     assert_user_error(code, err, "--variant", "no variant")
     code, err = run_cli(["run", "--agents", f"{long}.toml", "--games", "1"], capsys)
-    assert_user_error(code, err, "--agents", "agent file not found")
+    assert_user_error(code, err, "--agents", f"{long}.toml: no such agent file")
     spec = tmp_path / "long.toml"
     spec.write_text(f'name = "long"\npool = ["random"]\n[[variants]]\nvariant = "{long}.toml"\n')
     spec.write_text(spec.read_text() + "players = 5\n")

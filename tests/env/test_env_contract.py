@@ -354,14 +354,18 @@ def test_a_max_text_that_is_no_count_of_characters_is_refused(make: Any, max_tex
 
 
 BAD_LAYOUT_OPTIONS = [
-    ("history_days", True, "a whole number of at least 1"),
-    ("history_days", 2.5, "a whole number of at least 1"),
-    ("history_days", 0, "a whole number of at least 1"),
-    ("history_days", "3", "a whole number of at least 1"),
-    ("max_players", 0, "a whole number of at least 1"),
-    ("max_players", -1, "a whole number of at least 1"),
-    ("max_players", True, "a whole number of at least 1"),
-    ("max_players", 8.0, "a whole number of at least 1"),
+    ("history_days", True, "a whole number from 1 to 100"),
+    ("history_days", 2.5, "a whole number from 1 to 100"),
+    ("history_days", 0, "a whole number from 1 to 100"),
+    ("history_days", "3", "a whole number from 1 to 100"),
+    ("history_days", 101, "a whole number from 1 to 100"),  # a training spec's cap too
+    ("history_days", 10**6, "a whole number from 1 to 100"),
+    ("max_players", 0, "a whole number from 1 to 1,000"),
+    ("max_players", -1, "a whole number from 1 to 1,000"),
+    ("max_players", True, "a whole number from 1 to 1,000"),
+    ("max_players", 8.0, "a whole number from 1 to 1,000"),
+    ("max_players", 1001, "a whole number from 1 to 1,000"),
+    ("max_players", 10**5, "a whole number from 1 to 1,000"),
     ("egocentric", 1, "true or false"),
 ]
 
@@ -373,10 +377,28 @@ def test_a_history_layout_option_of_the_wrong_kind_is_refused_naming_it(
 ) -> None:
     """``history_days=True`` played one day slot and 2.5 built a vector of another
     size, ``max_players=0`` meant no padding while the metadata said 0, 8.0 failed in
-    Gymnasium's Box, ``egocentric=1`` was recorded as 1: each is refused when the env is
-    built, with `ValueError` naming the option and the value."""
+    Gymnasium's Box, ``egocentric=1`` was recorded as 1, and ``history_days=10**6`` or
+    ``max_players=10**5`` asked for an observation of billions of values: each is
+    refused when the env is built, with `ValueError` naming the option, the value and
+    the range."""
     with pytest.raises(ValueError, match=f"^{option} must be {wanted}, not {value!r}$"):
         make("simple", players=5, observation="history", **{option: value})
+
+
+@pytest.mark.parametrize("make", [mafia_env.env, mafia_env.parallel_env])
+def test_the_history_layout_caps_are_usable_and_a_training_spec_s(make: Any) -> None:
+    """The largest values are taken (no vector is built larger than the caps allow), and
+    a training spec refuses past the very same caps: one definition for both."""
+    from mafia_arena.rl import spec
+    from mafia_arena.views import encode_history
+
+    assert (spec.MAX_HISTORY_DAYS, spec.MAX_MAX_PLAYERS) == (100, 1000)
+    assert spec.MAX_HISTORY_DAYS is encode_history.MAX_HISTORY_DAYS
+    assert spec.MAX_MAX_PLAYERS is encode_history.MAX_MAX_PLAYERS
+    options = {"history_days": 100, "max_players": 12}
+    built = make("simple", players=5, observation="history", **options)
+    assert built.metadata["observation"]["history_days"] == 100
+    built.close()
 
 
 def test_a_numpy_count_is_a_history_layout_option() -> None:

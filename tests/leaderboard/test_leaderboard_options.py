@@ -86,7 +86,7 @@ def test_an_output_folder_that_cannot_take_the_board_is_refused_untouched(
     before = snapshot(tmp_path)
     code, err = run_cli(["leaderboard", str(store), "--out", str(out)], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, f"--out {out}", reason)
+    assert_one_paragraph(err, f"error: {out}: ", reason, "(--out)")  # FOLDER: REASON (OPTION)
     assert snapshot(tmp_path) == before
 
 
@@ -132,7 +132,7 @@ def test_results_next_to_a_results_store_is_refused_not_ignored(
     args = ["leaderboard", str(store), "--results", str(other), "--out", str(tmp_path / "b")]
     code, err = run_cli(args, capsys)
     assert code == 2, err
-    assert_one_paragraph(err, f"--results {other}", "is a results store, not a spec")
+    assert_one_paragraph(err, f"error: {other}: --results ", "is a results store, not a spec")
     assert not (tmp_path / "b").exists() and not other.exists()
 
 
@@ -181,3 +181,24 @@ def test_playing_options_beside_a_store_are_refused(
     assert code == 2, err
     assert_one_paragraph(err, option[0], "results store, not a spec")
     assert not out.exists()
+
+
+def test_ctrl_c_before_the_board_is_out_leaves_no_out_folder_it_made(
+    tmp_path: Path,
+    store: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the ratings are fitted: one line, exit 130, and the ``--out`` folder
+    the command made (with its parent) is removed again, not left behind empty."""
+    from mafia_arena.leaderboard import publish
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(publish, "compute_ratings", interrupted)
+    out = tmp_path / "boards" / "x"
+    code, err = run_cli(["leaderboard", str(store), "--out", str(out)], capsys)
+    assert code == 130, err
+    assert_one_paragraph(err, "interrupted before the board was written")
+    assert not (tmp_path / "boards").exists()

@@ -156,3 +156,41 @@ def test_ctrl_c_while_the_board_is_renamed_waits_until_all_of_it_is(
     with pytest.raises(KeyboardInterrupt):
         _write(half, out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == expected
+
+
+@pytest.mark.parametrize(
+    "stop", [KeyboardInterrupt(), OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))]
+)
+def test_a_stopped_publish_removes_the_empty_folders_it_made(
+    tmp_path: Path,
+    graded_records: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+    stop: BaseException,
+) -> None:
+    """Ctrl-C (or a failure) while the ratings are fitted, before any file is written:
+    the board's folder, and the parent it made for it, are gone again, rather than an
+    empty folder of a board that was never published."""
+
+    def stopped(*args: Any, **kwargs: Any) -> None:
+        raise stop
+
+    monkeypatch.setattr(publish, "compute_ratings", stopped)
+    with pytest.raises(type(stop)):
+        _write(graded_records, tmp_path / "boards" / "new")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stopped_publish_keeps_a_folder_that_was_there(
+    tmp_path: Path, graded_records: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the call did not make is the user's: left there, even empty."""
+    out = tmp_path / "board"
+    out.mkdir()
+
+    def stopped(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(publish, "compute_ratings", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        _write(graded_records, out)
+    assert out.is_dir() and list(out.iterdir()) == []

@@ -209,11 +209,13 @@ HEADER_CASES: list[tuple[str, Damage, str, str]] = [
             f"{key} must be {wanted}, not {value!r}",
         )
         for key, case, value, wanted in [
-            ("history_days", "true", True, "a whole number of at least 1"),
-            ("history_days", "fraction", 2.5, "a whole number of at least 1"),
-            ("history_days", "zero", 0, "a whole number of at least 1"),
-            ("max_players", "zero", 0, "a whole number of at least 1"),
-            ("max_players", "whole-float", 8.0, "a whole number of at least 1"),
+            ("history_days", "true", True, "a whole number from 1 to 100"),
+            ("history_days", "fraction", 2.5, "a whole number from 1 to 100"),
+            ("history_days", "zero", 0, "a whole number from 1 to 100"),
+            ("history_days", "past-the-cap", 101, "a whole number from 1 to 100"),
+            ("max_players", "zero", 0, "a whole number from 1 to 1,000"),
+            ("max_players", "whole-float", 8.0, "a whole number from 1 to 1,000"),
+            ("max_players", "past-the-cap", 1001, "a whole number from 1 to 1,000"),
             ("egocentric", "text", "no", "true or false"),
         ]
     ],

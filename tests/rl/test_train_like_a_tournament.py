@@ -140,7 +140,7 @@ def test_no_tracking_is_the_switch_and_no_track_still_works(
     ("body", "key", "reason"),
     [
         ("[train]\nstepz = 10\n", "train.stepz", "unknown; known keys"),
-        ('name = "a/b"\n[train]\n', "name", "'a/b' holds a path separator"),
+        ('name = "a/b"\n[train]\n', "name", '"a/b" holds a path separator'),
         ("[train\n", "-", "not valid TOML: "),
     ],
 )

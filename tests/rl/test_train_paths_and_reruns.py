@@ -142,16 +142,17 @@ def test_a_second_run_keeps_the_trained_policy_unless_told_to_overwrite(
     assert code == 2, err
     assert_one_paragraph(
         err,
-        f"error: {spec}: name: runs/train/tiny holds a previous training run "
+        "error: runs/train/tiny: holds a previous training run "
         "(curve.csv, curve.png, model.zip, policy.npz)",
         "--overwrite",
         "--out",
+        f"({spec}: name, runs/train/<name>)",
     )
     assert {p.name: p.read_bytes() for p in out.iterdir()} == written
 
     code, err = run_cli(["train", str(spec), "--no-tracking", "--out", str(out)], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, f"error: --out: {out} holds a previous training run")
+    assert_one_paragraph(err, f"error: {out}: holds a previous training run", "(--out)")
 
     args = ["train", str(spec), "--no-tracking", "--steps", "0", "--overwrite"]
     code, err = run_cli(args, capsys)

@@ -111,15 +111,30 @@ SPEC_ERRORS: list[tuple[str, dict[str, str], str, str]] = [
         "train.max_players",
         "below the player count 7",
     ),
-    ("net-nested", {"net": "[[1]]"}, "train.net.0", "has the wrong type"),
-    ("net-text", {"net": '["a"]'}, "train.net.0", "has the wrong type"),
-    ("net-float", {"net": "[64, 1.5]"}, "train.net.1", "has the wrong type"),
-    ("net-bool", {"net": "[true]"}, "train.net.0", "has the wrong type"),
+    ("net-nested", {"net": "[[1]]"}, "train.net.0", "not an integer: got [1]"),
+    ("net-text", {"net": '["a"]'}, "train.net.0", 'not an integer: got "a"'),
+    ("net-float", {"net": "[64, 1.5]"}, "train.net.1", "not an integer: got 1.5"),
+    ("net-bool", {"net": "[true]"}, "train.net.0", "not an integer: got true"),
     ("net-zero", {"net": "[0]"}, "train.net.0", "must be positive"),
     ("net-negative", {"net": "[-1]"}, "train.net.0", "must be positive"),
     ("net-billion-wide", {"net": "[1000000000]"}, "train.net", "weights per head"),
-    ("kinds-number", {"kinds": "[1]"}, "train.kinds.0", "has the wrong type"),
-    ("opponents-number", {"opponents": '["random", 1]'}, "train.opponents.1", "wrong type"),
+    ("kinds-number", {"kinds": "[1]"}, "train.kinds.0", "not text: got 1 (a request kind name)"),
+    ("opponents-number", {"opponents": '["random", 1]'}, "train.opponents.1", "not text: got 1"),
+    # a value of the wrong type, in the words of every spec and variant file (TOML's
+    # names and spelling: "true", "an array"), not Python's ("True has the wrong type")
+    ("players-bool", {"players": "true"}, "train.players", "not an integer: got true"),
+    ("steps-float", {"steps": "64.0"}, "train.steps", "not an integer: got 64.0"),
+    ("rate-text", {"learning_rate": '"fast"'}, "train.learning_rate", 'not a number: got "fast"'),
+    ("variant-number", {"variant": "5"}, "train.variant", "not text: got 5"),
+    ("kinds-text", {"kinds": '"vote"'}, "train.kinds", 'not an array: got "vote"'),
+    ("overrides-number", {"overrides": "1"}, "train.overrides", "not a table: got 1"),
+    ("advice-one", {"advice": "1"}, "train.advice", "not true or false: got 1"),
+    (
+        "egocentric-text",
+        {"egocentric": '"yes"'},
+        "train.egocentric",
+        'not true or false: got "yes"',
+    ),
     ("variant-empty", {"variant": '""'}, "train.variant", "no variant ''"),
     ("workers-past-envs", {"rollout_workers": "4"}, "train.rollout_workers", "at most envs"),
     ("ray-address-unused", {"ray_address": '"auto"'}, "train.ray_address", "rollout_workers"),
@@ -204,8 +219,8 @@ def test_every_unknown_key_is_listed_one_line_each(
     ("top", "reason"),
     [
         ('name = "../escape"', "path separator"),
-        ("name = 1", "is not a name"),
-        ('name = ["a"]', "is not a name"),
+        ("name = 1", "not text: got 1"),
+        ('name = ["a"]', 'not text: got ["a"]'),
         ('name = ""', "is not a name"),
     ],
     ids=["path", "number", "array", "empty"],
@@ -286,7 +301,7 @@ def test_an_output_folder_that_cannot_take_the_run_is_refused_untouched(
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     code, err = run_cli(["train", str(spec), "--no-tracking", "--out", str(out)], capsys)
     assert code == 2, err
-    assert_one_paragraph(err, f"--out: {out}", reason)
+    assert_one_paragraph(err, f"error: {out}: ", reason, "(--out)")  # FOLDER: REASON (OPTION)
     assert not no_training
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
@@ -319,3 +334,46 @@ def test_a_previous_runs_folder_and_the_shipped_spec_still_reach_training(
         assert code == 0, (spec, err)
     assert [out for _, out in no_training] == [out] * len(specs)
     assert (out / "policy.npz").read_text() == "an earlier run\n"  # the stub wrote nothing
+
+
+@pytest.mark.parametrize(
+    ("top", "key", "reason"),
+    [
+        ('name = "tiny"\nsteps = 10', "steps", "unknown key; a training spec's top-level keys"),
+        (
+            'name = "tiny"\n[trian]\nsteps = 10',
+            "trian",
+            "unknown key; a training spec's top-level keys: name, train",
+        ),
+    ],
+    ids=["train-key-above-the-table", "misspelt-table"],
+)
+def test_a_bad_top_level_key_is_refused_not_ignored(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    no_training: list[Any],
+    top: str,
+    key: str,
+    reason: str,
+) -> None:
+    """Only ``name`` and ``[train]`` are top-level keys: ``steps = 10`` written above
+    the table was ignored without a word (the run trained its default steps)."""
+    spec = write_spec(tmp_path, {}, top=top)
+    code, err = run_cli(["train", str(spec), "--no-tracking", "--out", str(tmp_path / "o")], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, f"error: {spec}: {key}: {reason}")
+    assert not no_training
+
+
+def test_unknown_keys_at_the_top_and_in_train_are_listed_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_training: list[Any]
+) -> None:
+    spec = write_spec(tmp_path, {"stepz": "10"}, top='name = "tiny"\nseed = 1')
+    code, err = run_cli(["train", str(spec), "--no-tracking"], capsys)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert [line.split(": unknown")[0] for line in lines] == [
+        f"error: {spec}: seed",
+        f"{spec}: train.stepz",
+    ], err
+    assert not no_training

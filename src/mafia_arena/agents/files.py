@@ -64,7 +64,8 @@ def resolve_agent_file(spec: str) -> Path | None:
         for candidate in candidates:
             if exists(candidate):
                 return candidate.resolve()
-        raise ValueError(f"agent file not found: {spec}")
+        where = "the working folder" + (" and the repository" if len(roots) > 1 else "")
+        raise ValueError(f"{spec}: no such agent file (looked from {where})")
     if not spec or "/" in spec or "\\" in spec or spec.startswith("."):
         return None
     for root in roots:

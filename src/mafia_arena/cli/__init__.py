@@ -9,7 +9,8 @@ that the game commands share.
 Errors
 ------
 `main` is the entry point. A user error — a bad spec, variant, agent file or option, an
-unreachable service, a results folder that cannot be resumed, a file system that is
+unreachable service, a results folder that cannot be resumed, an output folder that
+cannot be made or written (`output_folders`), a file system that is
 full or read-only under a file being written — prints one paragraph
 naming the file (or option), the key and the reason, and exits with code 2; no
 traceback unless ``--debug`` is given (then the traceback is printed instead of the
@@ -56,6 +57,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from mafia_arena.agents.llm_prompts import TemplateError
     from mafia_arena.experiments.errors import ResultsConflict, ServiceError, SpecError
     from mafia_arena.leaderboard.cli import LeaderboardError
+    from mafia_arena.output_folders import OutputFolderError
     from mafia_arena.results_file import StoreFormatError
     from mafia_arena.rules import VariantError
     from mafia_arena.runner.log_file import LogFileError
@@ -70,6 +72,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ServiceError,
         TemplateError,
         LeaderboardError,
+        OutputFolderError,
         StoreFormatError,
         HostKeyError,
     ]

@@ -2,7 +2,10 @@
 
 Every switch and the port are checked before the server starts (`serve_settings`,
 `check_port_free`): a bad value, or a port another program holds, is a `CliError`
-naming the switch (exit 2), not the server's own log lines and exit code 3.
+naming the switch (exit 2), not the server's own log lines and exit code 3. So are the
+folders the server writes into (`check_server_folders`): the live store's, the results'
+and the game logs'; one that cannot be made or written is refused in one line naming it
+(`output_folders`), not with a traceback from the store's first write.
 """
 
 from __future__ import annotations
@@ -93,6 +96,7 @@ def serve(
         connections_per_address=connections_per_address,
         request_timeout=request_timeout,
     )
+    check_server_folders(options.get("db"))
     check_port_free(host, port)
     run_server(host=host, port=port, **options)
 
@@ -117,6 +121,29 @@ def check_port_free(host: str, port: int) -> None:
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise CliError("--port", f"cannot listen on {host}:{port}: {reason}") from None
+
+
+def check_server_folders(db: Path | None) -> None:
+    """Raise `output_folders.OutputFolderError` unless the server can keep its files:
+    the live store `db` (``--db``; None: the default, `Settings.db`) must not be a
+    folder, and its folder, the results folder and the game logs folder (`Settings`'s
+    `results_dir` and `logs_dir`) must be folders that can be made and written.
+
+    Why before the server starts: the live store is opened as the server starts, and
+    a folder under a file was a traceback from its ``mkdir``; the results and logs
+    folders are written only when a game ends, which would lose that game."""
+    from mafia_arena.output_folders import OutputFolderError, check_output_folder
+    from mafia_arena.web.settings import Settings
+
+    defaults = Settings()
+    given = "--db" if db is not None else "the default of --db"
+    store = db if db is not None else defaults.db
+    if store is not None:
+        if store.is_dir():
+            raise OutputFolderError(f"{store}: is a folder, not a file ({given})")
+        check_output_folder(store.parent, f"the folder of {given} {store}")
+    check_output_folder(defaults.results_dir, "the server's results folder")
+    check_output_folder(defaults.logs_dir, "the server's game logs folder")
 
 
 def serve_settings(

@@ -54,22 +54,25 @@ KeyDirOption = Annotated[
 
 def host_key_in(key_dir: Path | None) -> bytes | None:
     """The host key kept in ``--key-dir`` (created there if missing); None without one
-    (the match draws a fresh key). A folder that cannot hold the key is a `CliError`.
+    (the match draws a fresh key). A folder that cannot hold the key is an
+    `output_folders.OutputFolderError` naming it, the reason and ``--key-dir``.
 
     Why the option: the game seed repeats the deal only; the scripted players draw from
     seat seeds derived with the host key, so the same seed, key and decisions replay
     the same game, and a fresh key per game makes the agents' own draws differ."""
+    from mafia_arena.output_folders import OutputFolderError, check_output_folder
     from mafia_arena.seat_seeds import load_or_create_host_key
 
     if key_dir is None:
         return None
-    if key_dir.exists() and not key_dir.is_dir():
-        raise CliError("--key-dir", f"{key_dir} is a file, not a folder; give a folder")
+    check_output_folder(key_dir, "--key-dir")
     try:
         return load_or_create_host_key(key_dir)
-    except OSError as exc:  # the folder cannot be made, or the key cannot be written
+    except OSError as exc:  # the key cannot be written (a full disk), or read
         reason = exc.strerror or str(exc)
-        raise CliError("--key-dir", f"cannot keep the host key in {key_dir}: {reason}") from None
+        raise OutputFolderError(
+            f"{key_dir}: cannot keep the host key: {reason} (--key-dir)"
+        ) from None
 
 
 def warn_below_recommended(rules: Any, players: int) -> None:

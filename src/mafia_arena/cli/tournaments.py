@@ -250,11 +250,11 @@ def _check_out_first(out: Path | None) -> None:
     played (`LeaderboardError`): found after them, it costs the whole run's time, and
     the message would follow a tournament summary."""
     from mafia_arena.leaderboard.cli import LeaderboardError
-    from mafia_arena.output_folders import unwritable_reason
+    from mafia_arena.output_folders import unusable_folder
 
-    reason = None if out is None else unwritable_reason(out)
-    if reason is not None:
-        raise LeaderboardError(f"--out {out}: {reason}")
+    problem = None if out is None else unusable_folder(out, "--out")
+    if problem is not None:
+        raise LeaderboardError(problem)
 
 
 def _board_key(spec: Path, out: Path | None, results: Path | None) -> bytes | None:

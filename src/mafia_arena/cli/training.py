@@ -71,6 +71,7 @@ def train(
     with sigterm_as_interrupt():
         try:
             from mafia_arena.experiments.errors import ServiceError
+            from mafia_arena.output_folders import OutputFolderError
             from mafia_arena.rl.spec import TrainSpecError, load_train_spec
             from mafia_arena.rl.train import MissingRLExtra, TrainingInterrupted
             from mafia_arena.rl.train import train as run_training
@@ -78,12 +79,12 @@ def train(
             try:
                 loaded = load_train_spec(spec, steps=steps)
                 folder = out or Path("runs") / "train" / loaded.name
-                where = ("--out", None) if out is not None else (str(spec), "name")
-                _check_out(folder, where, overwrite)
+                given_by = "--out" if out is not None else f"{spec}: name, runs/train/<name>"
+                _check_out(folder, given_by, overwrite)
                 if track:
                     _check_tracking(tracking_uri)
                 result = run_training(loaded, folder, tracking_uri=tracking_uri, track=track)
-            except (TrainSpecError, MissingRLExtra, ServiceError) as exc:
+            except (TrainSpecError, OutputFolderError, MissingRLExtra, ServiceError) as exc:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(2) from None
         except TrainingInterrupted as exc:  # typer makes a KeyboardInterrupt a bare 130
@@ -97,42 +98,37 @@ def train(
         typer.echo(rate.row())
 
 
-def _check_out(folder: Path, where: tuple[str, str | None], overwrite: bool) -> None:
-    """Raise `TrainSpecError` unless `folder` can take the run's files: a folder (or one
-    that can be made) that is writable, holds nothing but `TRAINING_OUTPUTS`, and holds
-    none of them unless `overwrite`. `where` names what chose the folder: the option
-    (``("--out", None)``) or the spec's name (``(spec, "name")``), as
-    `TrainSpecError`'s source and key.
+def _check_out(folder: Path, given_by: str, overwrite: bool) -> None:
+    """Raise `output_folders.OutputFolderError` unless `folder` can take the run's
+    files: a folder (or one that can be made) that is writable, holds nothing but
+    `TRAINING_OUTPUTS`, and holds none of them unless `overwrite`. `given_by` names what
+    chose the folder (``--out``, or the spec's name), after the folder and the reason,
+    as every output folder's refusal reads (`output_folders.unusable_folder`).
 
     Why a previous run's files are refused: the same command run twice (or a spec
     whose name another spec already trained under) would replace a trained policy, its
     checkpoint and its curve without a word, hours of training gone; as a tournament
     keeps its stored games unless told (``--no-resume``), a run replaces them only when
     told (``--overwrite``)."""
-    from mafia_arena.output_folders import unwritable_reason
-    from mafia_arena.rl.spec import TrainSpecError
+    from mafia_arena.output_folders import OutputFolderError, check_output_folder
 
-    reason = unwritable_reason(folder)
-    if reason is not None:
-        raise TrainSpecError(*where, f"{folder} {reason}")
+    check_output_folder(folder, given_by)
     if not folder.is_dir():
         return
     present = sorted(p.name for p in folder.iterdir())
     others = [name for name in present if name not in TRAINING_OUTPUTS]
     if others:
-        raise TrainSpecError(
-            *where,
-            f"{folder} holds other files ({', '.join(others[:3])}"
+        raise OutputFolderError(
+            f"{folder}: holds other files ({', '.join(others[:3])}"
             f"{', ...' if len(others) > 3 else ''}) and is no training output folder; "
             "give a new folder, or one a previous training wrote (with --overwrite its "
-            f"{', '.join(sorted(TRAINING_OUTPUTS))} are replaced)",
+            f"{', '.join(sorted(TRAINING_OUTPUTS))} are replaced) ({given_by})",
         )
     if present and not overwrite:
-        raise TrainSpecError(
-            *where,
-            f"{folder} holds a previous training run ({', '.join(present)}); "
+        raise OutputFolderError(
+            f"{folder}: holds a previous training run ({', '.join(present)}); "
             "training again would replace its policy. Pass --overwrite to replace it, or "
-            "give another folder with --out.",
+            f"give another folder with --out ({given_by})",
         )
 
 

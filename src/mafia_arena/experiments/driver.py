@@ -197,10 +197,10 @@ def _results_origin(experiment: Experiment, results_dir: str | Path | None) -> s
     """Where the results folder came from, as the user can change it: the option, else
     the spec's ``results`` key (its default, ``results/<name>``, when not written)."""
     if results_dir is not None:
-        return f"--results {results_dir}"
+        return "--results"
     if experiment.results_dir == Path("results") / experiment.name:
-        return f"{experiment.source}: results (default results/{experiment.name})"
-    return f'{experiment.source}: results "{experiment.results_dir}"'
+        return f"{experiment.source}: results, by default results/<name>"
+    return f"{experiment.source}: results"
 
 
 def _preflight(experiment: Experiment) -> tuple[set[str], dict[str, dict[str, Any]]]:

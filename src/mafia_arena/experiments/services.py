@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from mafia_arena.experiments.errors import ServiceError
-from mafia_arena.output_folders import unwritable_reason
+from mafia_arena.output_folders import unusable_folder
 from mafia_arena.tracking.uri import sqlite_path
 from mafia_arena.whole_numbers import read_whole_number
 
@@ -294,14 +294,11 @@ def _ray_client_problem(target: str, timeout_s: float) -> str | None:
     return None
 
 
-def writable_results(folder: Path, origin: str = "") -> None:
-    """Raise `ServiceError` if the results folder cannot be created or written
-    (`output_folders.unwritable_reason`). `origin` says where the folder came from
-    (``--results DIR`` or the spec's ``results`` key) and starts the message."""
-    reason = unwritable_reason(folder)
-    if reason is not None:
-        where = origin or f"--results {folder}"
-        raise ServiceError(
-            f"{where}: cannot create or write the results folder {folder}: it {reason}; "
-            "pass another --results folder."
-        )
+def writable_results(folder: Path, origin: str = "--results") -> None:
+    """Raise `ServiceError` if the results folder cannot be created or written, in the
+    words of every output folder's refusal (`output_folders.unusable_folder`: the
+    folder, the reason, then `origin`, what chose it: ``--results`` or the spec's
+    ``results`` key)."""
+    problem = unusable_folder(folder, origin)
+    if problem is not None:
+        raise ServiceError(f"{problem}; pass another --results folder")

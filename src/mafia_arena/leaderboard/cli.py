@@ -44,7 +44,7 @@ from mafia_arena.leaderboard.records import (  # LeaderboardError: raised here t
     filter_records,
     load_records,
 )
-from mafia_arena.output_folders import unwritable_reason
+from mafia_arena.output_folders import unusable_folder
 from mafia_arena.results_file import MANIFEST_NAME, STORE_NAME, json_line
 
 
@@ -115,7 +115,7 @@ def leaderboard_command(
     invocation = invocation or Invocation(results, out, view)
     if invocation.results is not None and invocation.spec is None:
         raise LeaderboardError(
-            f"--results {invocation.results}: says where an experiment spec's games are "
+            f"{invocation.results}: --results says where an experiment spec's games are "
             f"stored, and {invocation.source} is a results store, not a spec; give the store "
             "to publish as SOURCE and leave --results out"
         )
@@ -142,7 +142,8 @@ def leaderboard_command(
             "leaderboards/; give --out"
         )
     target = out or board_folder(experiment)
-    _check_out(target, path.parent, "--out" if out is not None else "leaderboards/<experiment>")
+    where = "--out" if out is not None else "the default of --out, leaderboards/<experiment>"
+    _check_out(target, path.parent, where)
     paths = write_leaderboard(
         records,
         target,
@@ -210,20 +211,21 @@ def _check_one_spec(path: Path, records: list[dict[str, Any]]) -> None:
 def _check_out(target: Path, store: Path, where: str) -> None:
     """Raise `LeaderboardError` unless `target` can take the board (see the module
     docstring). `store` is the results store's folder; `where` names the option."""
-    reason = unwritable_reason(target)
-    if reason is not None:
-        raise LeaderboardError(f"{where} {target}: {reason}")
+    problem = unusable_folder(target, where)
+    if problem is not None:
+        raise LeaderboardError(problem)
     resolved, store_folder = target.resolve(), store.resolve()
     if resolved == store_folder or store_folder in resolved.parents:
         raise LeaderboardError(
-            f"{where} {target}: is inside the results store {store}; the board's files would "
-            "mix with the stored games and logs; give a folder outside it"
+            f"{target}: is inside the results store {store}; the board's files would "
+            f"mix with the stored games and logs; give a folder outside it ({where})"
         )
     readme = target / OUTPUT_FILES[0]
     if readme.is_file() and not _is_board_readme(readme):
         raise LeaderboardError(
-            f"{where} {target}: its {readme.name} is not a leaderboard's, and publishing "
-            f"would overwrite it (with {', '.join(OUTPUT_FILES[1:])}); give another folder"
+            f"{target}: its {readme.name} is not a leaderboard's, and publishing "
+            f"would overwrite it (with {', '.join(OUTPUT_FILES[1:])}); give another folder "
+            f"({where})"
         )
 
 

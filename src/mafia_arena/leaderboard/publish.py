@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from mafia_arena.output_folders import naming
+from mafia_arena.output_folders import made_folder, naming
 from mafia_arena.sigterm import interrupts_deferred
 
 from .plots import plot_ratings, plot_win_rate_by_role
@@ -237,55 +237,57 @@ def write_leaderboard(
     interrupted call leaves a previous board in `out_dir` as it was; Ctrl-C or SIGTERM
     arriving while the files are renamed waits until all of them are. Ctrl-C while
     the files are written or renamed raises `BoardInterrupted`, which says whether the
-    new board had replaced the old one.
+    new board had replaced the old one. A folder made here (`out_dir`, or its parents)
+    that is still empty when a failure or Ctrl-C stops the call is removed again
+    (`output_folders.made_folder`).
     """
     games = prepare_games(filter_records(list(records), view))  # a bad record raises here
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    ratings = compute_ratings(games, n_boot=n_boot, seed=seed, confidence=confidence)
-    agents = leaderboard_table(games, ratings=ratings, confidence=confidence)
-    roles = roles_table(games, ratings=ratings, confidence=confidence)
-    side_adv = fit_bradley_terry(games).side_advantage if games else {}
+    with made_folder(out):  # stopped before the board is out: no empty folder of ours
+        ratings = compute_ratings(games, n_boot=n_boot, seed=seed, confidence=confidence)
+        agents = leaderboard_table(games, ratings=ratings, confidence=confidence)
+        roles = roles_table(games, ratings=ratings, confidence=confidence)
+        side_adv = fit_bradley_terry(games).side_advantage if games else {}
 
-    readme = render_readme(
-        title=title,
-        provenance=provenance,
-        games=games,
-        agent_md=markdown_leaderboard(agents, confidence),
-        roles_md=markdown_roles(roles, confidence),
-        side_advantage=side_adv,
-        n_boot=n_boot,
-        seed=seed,
-        confidence=confidence,
-        view=view,
-        cards_md=markdown_model_cards(model_cards(games)),
-    )
-    paths = [out / name for name in OUTPUT_FILES]
-    staged = [_staging(path) for path in paths]
-    published = False
-    try:
-        readme_p, agents_p, roles_p, ratings_p, heat_p = staged
-        readme_p.write_text(readme, encoding="utf-8", newline="\n")
-        agents_p.write_text(table_to_csv(agents), encoding="utf-8", newline="\n")
-        roles_p.write_text(table_to_csv(roles), encoding="utf-8", newline="\n")
-        plot_ratings(agents, ratings_p, title=f"{title}: ratings", confidence=confidence)
-        plot_win_rate_by_role(
-            roles,
-            heat_p,
-            title=f"{title}: win rate by role",
-            agent_order=list(agents["agent"]),
+        readme = render_readme(
+            title=title,
+            provenance=provenance,
+            games=games,
+            agent_md=markdown_leaderboard(agents, confidence),
+            roles_md=markdown_roles(roles, confidence),
+            side_advantage=side_adv,
+            n_boot=n_boot,
+            seed=seed,
+            confidence=confidence,
+            view=view,
+            cards_md=markdown_model_cards(model_cards(games)),
         )
-        with interrupts_deferred():  # all renamed, or none: never a board of two sets
-            for temporary, path in zip(staged, paths, strict=True):
-                os.replace(temporary, path)
-            published = True
-    except KeyboardInterrupt:  # which board the folder holds: said by the command
-        raise BoardInterrupted(out, published) from None
-    except OSError as exc:  # a full disk: say where (a write names no file)
-        raise naming(exc, out) from exc
-    finally:  # after a failure or Ctrl-C: no half-written file is left beside the board
-        for temporary in staged:
-            temporary.unlink(missing_ok=True)
+        paths = [out / name for name in OUTPUT_FILES]
+        staged = [_staging(path) for path in paths]
+        published = False
+        try:
+            readme_p, agents_p, roles_p, ratings_p, heat_p = staged
+            readme_p.write_text(readme, encoding="utf-8", newline="\n")
+            agents_p.write_text(table_to_csv(agents), encoding="utf-8", newline="\n")
+            roles_p.write_text(table_to_csv(roles), encoding="utf-8", newline="\n")
+            plot_ratings(agents, ratings_p, title=f"{title}: ratings", confidence=confidence)
+            plot_win_rate_by_role(
+                roles,
+                heat_p,
+                title=f"{title}: win rate by role",
+                agent_order=list(agents["agent"]),
+            )
+            with interrupts_deferred():  # all renamed, or none: never a board of two sets
+                for temporary, path in zip(staged, paths, strict=True):
+                    os.replace(temporary, path)
+                published = True
+        except KeyboardInterrupt:  # which board the folder holds: said by the command
+            raise BoardInterrupted(out, published) from None
+        except OSError as exc:  # a full disk: say where (a write names no file)
+            raise naming(exc, out) from exc
+        finally:  # after a failure or Ctrl-C: no half-written file is left beside the board
+            for temporary in staged:
+                temporary.unlink(missing_ok=True)
     return paths
 
 

@@ -49,7 +49,10 @@ from mafia_arena.toml_file import (
     parse_toml,
     read_toml_text,
     refusal,
+    toml_spelling,
+    wrong_type,
 )
+from mafia_arena.views.encode_history import MAX_HISTORY_DAYS, MAX_MAX_PLAYERS
 
 
 class TrainSpecError(ValueError):
@@ -99,6 +102,17 @@ _TRAIN_KEYS = {"steps", "seed", "envs", "net", "learning_rate", "n_steps", "batc
 _TRAIN_KEYS |= {"ent_coef", "eval_games", "eval_every", "fallback"}
 _TRAIN_KEYS |= {"imitate_games", "imitate_epochs", "imitate_smoothing"}
 _TRAIN_KEYS |= {"rollout_workers", "ray_address"}
+_TOP_KEYS = frozenset({"name", "train"})
+"""The keys of a training spec outside its ``[train]`` table."""
+
+_WANTED: dict[type | tuple[type, ...], str] = {
+    int: "an integer",
+    (int, float): "a number",
+    str: "text",
+    list: "an array",
+    dict: "a table",
+}
+"""What a key of each Python type is called in a refusal (`toml_file.wrong_type`)."""
 
 # Bounds. Each keeps a typo (an extra zero or three, a number from another key) from
 # running for days or asking for more memory than a machine has; valid runs sit far
@@ -125,10 +139,8 @@ MAX_IMITATE_GAMES = 100_000
 """Demonstration games: every learner decision of every game is kept in memory."""
 MAX_IMITATE_EPOCHS = 1000
 """Passes over the demonstrations."""
-MAX_HISTORY_DAYS = 100
-"""Dated day slots of the history layout; each adds a block per seat pair."""
-MAX_MAX_PLAYERS = 1000
-"""Padded seat rows of the history layout; the observation grows with its square."""
+# MAX_HISTORY_DAYS and MAX_MAX_PLAYERS (imported above) are the observation layout's
+# own caps, which every env that builds one refuses past too.
 MAX_LEARNING_RATE = 10.0
 """Far past any useful Adam step; much larger ones send the weights to nan."""
 MAX_ENT_COEF = 10.0
@@ -166,7 +178,7 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
                 "(run it with mafia-arena tournament)",
             )
         raise TrainSpecError(str(path), "train", "a [train] table is required")
-    _check_keys(path, train)
+    _check_keys(path, data, train)
 
     def fail(key: str, reason: str) -> TrainSpecError:
         return TrainSpecError(str(path), f"train.{key}", reason)
@@ -174,7 +186,7 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     def typed(key: str, kind: type | tuple[type, ...], default: Any) -> Any:
         value = train.get(key, default)
         if isinstance(value, bool) or not isinstance(value, kind):
-            raise fail(key, f"{value!r} has the wrong type")
+            raise fail(key, wrong_type(_WANTED[kind], value))
         return value
 
     def whole(key: str, default: int, low: int, high: int | None, why: str = "") -> int:
@@ -201,19 +213,24 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
             raise fail(key, f"name at least one {what}")
         for i, item in enumerate(value):
             if not isinstance(item, str):
-                raise fail(f"{key}.{i}", f"{item!r} has the wrong type (a {what} name is text)")
+                raise fail(f"{key}.{i}", f"{wrong_type('text', item)} (a {what} name)")
         return tuple(value)
 
     name = data.get("name", path.stem)
-    if not isinstance(name, str) or not name.strip() or name in (".", ".."):
+    if not isinstance(name, str):
         raise TrainSpecError(
-            str(path), "name", f"{name!r} is not a name (text naming runs/train/<name>)"
+            str(path), "name", f"{wrong_type('text', name)} (naming runs/train/<name>)"
+        )
+    if not name.strip() or name in (".", ".."):
+        raise TrainSpecError(
+            str(path), "name", f"{toml_spelling(name)} is not a name (naming runs/train/<name>)"
         )
     if any(sep in name for sep in _NAME_SEPARATORS):
         raise TrainSpecError(
             str(path),
             "name",
-            f"{name!r} holds a path separator; the name is one folder under runs/train/",
+            f"{toml_spelling(name)} holds a path separator; the name is one folder under "
+            "runs/train/",
         )
     kinds = names("kinds", ["vote"], "request kind")
     opponents = names("opponents", ["heuristic"], "opponent")
@@ -294,16 +311,21 @@ def load_train_spec(path: str | Path, *, steps: int | None = None) -> TrainSpec:
     return spec
 
 
-def _check_keys(path: Path, train: dict[str, Any]) -> None:
-    """Raise `TrainSpecError` naming every key of the ``[train]`` table that is not a
-    spec key, in the file's order, each on a line of its own with the keys there are
+def _check_keys(path: Path, data: dict[str, Any], train: dict[str, Any]) -> None:
+    """Raise `TrainSpecError` naming every key that is not a spec key: at the top level
+    (only ``name`` and ``[train]`` are), then in the ``[train]`` table, each in the
+    file's order, each on a line of its own with the keys there are
     (`toml_file.joined_problems`), as a tournament's spec and an agent file list theirs.
 
     Why all at once: a spec with several misspelt keys would otherwise take a run per
-    key to mend, each run revealing only the next one."""
+    key to mend, each run revealing only the next one. Why the top level too: a key
+    meant for ``[train]`` but written above it (``steps = 10`` before the table) was
+    ignored without a word, and the run trained with the default."""
+    top = "unknown key; a training spec's top-level keys: " + ", ".join(sorted(_TOP_KEYS))
+    problems = [(key, top) for key in data if key not in _TOP_KEYS]
     keys = _SETUP_KEYS | _TRAIN_KEYS
     known = "unknown; known keys: " + ", ".join(sorted(keys))
-    problems = [(f"train.{key}", known) for key in train if key not in keys]
+    problems += [(f"train.{key}", known) for key in train if key not in keys]
     if problems:
         raise TrainSpecError(str(path), *joined_problems(str(path), problems))
 
@@ -317,7 +339,7 @@ def _layers(path: Path, net: list[Any]) -> tuple[int, ...]:
     linear policy)."""
     for i, width in enumerate(net):
         if isinstance(width, bool) or not isinstance(width, int):
-            raise TrainSpecError(str(path), f"train.net.{i}", f"{width!r} has the wrong type")
+            raise TrainSpecError(str(path), f"train.net.{i}", wrong_type("an integer", width))
         if width < 1:
             raise TrainSpecError(str(path), f"train.net.{i}", f"must be positive, not {width}")
     return tuple(net)
@@ -471,5 +493,5 @@ def _switches(path: Path, overrides: dict[str, Any]) -> dict[str, Any]:
 def _flag(path: Path, train: dict[str, Any], key: str) -> bool:
     value = train.get(key, False)
     if not isinstance(value, bool):
-        raise TrainSpecError(str(path), f"train.{key}", f"{value!r} is not true or false")
+        raise TrainSpecError(str(path), f"train.{key}", wrong_type("true or false", value))
     return value

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from mafia_arena.toml_file import toml_spelling
+from mafia_arena.toml_file import wrong_type
 
 
 def _takes(annotation: Any) -> set[type]:
@@ -55,7 +55,7 @@ def refuse_loose_scalars(cls: Any, value: Any, info: ValidationInfo) -> Any:
         wanted = "an integer" if float not in kinds else "a number"
     else:
         wanted = "a number" if float in kinds else "true or false"
-    raise ValueError(f"not {wanted}: got {toml_spelling(value)}")
+    raise ValueError(wrong_type(wanted, value))
 
 
 def _count(value: Any) -> Any:

@@ -90,12 +90,26 @@ CAUSES = ("night", "execution", "disqualification", "other")
 SLOT_PIECES = ("ballot", "nomination", "accuse", "vouch", "claim_mafia", "claim_innocent")
 
 
-def _positive(name: str, value: Any) -> int:
-    """`value` as an `int` if it is a whole number of at least 1 (a numpy integer too);
-    `ValueError` naming the option `name` otherwise: a bool, a float (even 8.0), text,
-    zero or less."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+MAX_HISTORY_DAYS = 100
+"""Dated day slots of the history layout; each adds a block per seat pair."""
+MAX_MAX_PLAYERS = 1000
+"""Padded seat rows of the history layout; the observation grows with its square."""
+# Why caps here, in the layout: an env built with ``history_days=10**6`` or
+# ``max_players=10**5`` asks for an observation of billions of values and fails deep in
+# NumPy (or takes the machine's memory) instead of naming the option; training specs
+# refuse the same values with the same caps (`rl.spec`), so one definition serves both.
+
+
+def _whole(name: str, value: Any, highest: int) -> int:
+    """`value` as an `int` if it is a whole number from 1 to `highest` (a numpy integer
+    too); `ValueError` naming the option `name`, the value and the range otherwise: a
+    bool, a float (even 8.0), text, zero or less, or above `highest`."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or not 1 <= value <= highest
+    ):
+        raise ValueError(f"{name} must be a whole number from 1 to {highest:,}, not {value!r}")
     return int(value)
 
 
@@ -103,9 +117,10 @@ def _positive(name: str, value: Any) -> int:
 class ObservationSpec:
     """Which observation layout an env or a policy uses (recorded in policy headers).
 
-    `history_days` is a whole number of at least 1, `max_players` one or None, and
-    `egocentric` true or false; anything else is a `ValueError` naming the option (a
-    numpy integer is taken as its `int`). Why: the layout read them loosely, so
+    `history_days` is a whole number from 1 to `MAX_HISTORY_DAYS`, `max_players` one
+    from 1 to `MAX_MAX_PLAYERS` or None, and `egocentric` true or false; anything else is
+    a `ValueError` naming the option, its value and the range (a numpy integer is taken
+    as its `int`). Why: the layout read them loosely, so
     ``history_days=True`` played as one day slot and 2.5 built a vector of another size,
     ``max_players=0`` quietly meant no padding while the header recorded 0, 8.0 failed
     deep in Gymnasium, and ``egocentric=1`` was recorded as 1 where a policy header is
@@ -119,9 +134,11 @@ class ObservationSpec:
     def __post_init__(self) -> None:
         if self.layout not in LAYOUTS:
             raise ValueError(f"observation {self.layout!r}: known layouts are {sorted(LAYOUTS)}")
-        object.__setattr__(self, "history_days", _positive("history_days", self.history_days))
+        days = _whole("history_days", self.history_days, MAX_HISTORY_DAYS)
+        object.__setattr__(self, "history_days", days)
         if self.max_players is not None:
-            object.__setattr__(self, "max_players", _positive("max_players", self.max_players))
+            seats = _whole("max_players", self.max_players, MAX_MAX_PLAYERS)
+            object.__setattr__(self, "max_players", seats)
         if not isinstance(self.egocentric, bool | np.bool_):
             raise ValueError(f"egocentric must be true or false, not {self.egocentric!r}")
         object.__setattr__(self, "egocentric", bool(self.egocentric))
