@@ -162,7 +162,7 @@ def test_agent_files_resolve_by_path_or_bare_name(
     assert resolve_agent_file("local-smollm2") == AGENT
     assert resolve_agent_file(str(AGENT)) == AGENT
     assert resolve_agent_file("heuristic") is None
-    with pytest.raises(ValueError, match="not found"):
+    with pytest.raises(ValueError, match=r"^agents/nope.toml: no such agent file"):
         resolve_agent_file("agents/nope.toml")
 
 
