@@ -35,6 +35,32 @@ def test_add_and_merge() -> None:
     json.dumps(snapshot)  # serialisable for result files
 
 
+def test_the_causes_of_retries_and_re_asks_are_summed_and_merged() -> None:
+    """Each call's split by cause adds up in the counter, and in a merge, as the
+    totals do: every cause's counts sum to ``retries`` and ``reasks``."""
+    agent = UsageCounter()
+    agent.add(
+        CallStats(
+            requests=4,
+            retries=2,
+            reasks=1,
+            retry_causes=(("rate_limit", 1), ("timeout", 1)),
+            reask_causes=(("invalid_answer", 1),),
+        )
+    )
+    agent.add(CallStats(requests=2, retries=1, retry_causes=(("rate_limit", 1),)))
+    assert agent.retry_causes == {"rate_limit": 2, "timeout": 1}
+    game = UsageCounter()
+    game.merge(agent)
+    game.merge(agent)
+    snapshot = game.as_dict()
+    assert snapshot["retry_causes"] == {"rate_limit": 4, "timeout": 2}
+    assert snapshot["reask_causes"] == {"invalid_answer": 2}
+    assert sum(snapshot["retry_causes"].values()) == snapshot["retries"]
+    assert sum(snapshot["reask_causes"].values()) == snapshot["reasks"]
+    json.dumps(snapshot)
+
+
 def test_add_is_thread_safe() -> None:
     counter = UsageCounter()
     stats = CallStats(prompt_tokens=1, completion_tokens=1, requests=1)

@@ -57,6 +57,8 @@ async def test_choose_valid_answer_is_counted(fake_openai: FakeOpenAI, fake_defi
         "fallbacks": 0,
         "usage_estimated": 0,
         "errors": {},
+        "retry_causes": {},
+        "reask_causes": {},
     }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
 from tests.llm.fake_openai import (
     CONTEXT_TOO_LONG,
     Action,
@@ -24,7 +25,7 @@ from tests.llm.fake_openai import (
 )
 from tests.llm.test_llm_reasoning_and_breaker import MESSAGES, OPTIONS
 
-from mafia_arena.llm import ChatClient
+from mafia_arena.llm import AgentDefinition, ChatClient
 from mafia_arena.llm.accounting import attribution
 from mafia_arena.llm.breaker import endpoint_breaker
 
@@ -167,6 +168,20 @@ async def test_a_connection_failure_says_its_cause() -> None:
     assert result.error_kind == "connection"
     assert result.failure.startswith("APIConnectionError: Connection error. (ConnectError: ")
     assert result.failure.endswith(")") and len(result.failure) > 60
+
+
+@pytest.mark.parametrize("backend", ["openai", "langchain"])
+async def test_a_body_cut_mid_way_says_its_cause_with_either_backend(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, backend: str
+) -> None:
+    """ChatOpenAI wraps the openai package's ``Connection error.`` in one of its own;
+    the reason still reaches the cause the two wrap (the server closed the connection
+    before the whole body came), as it does with the openai backend."""
+    definition = fake_definition.model_copy(update={"backend": backend, "max_retries": 0})
+    fake_openai.script(Action(text=answer("Bob"), cut_after=20))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert result.error_kind == "connection"
+    assert "(RemoteProtocolError: peer closed connection" in result.failure
 
 
 async def test_reason_is_short_and_masks_the_key(

@@ -70,6 +70,29 @@ def test_explicit_illegal_json_choice_is_not_rescued_from_reason() -> None:
     assert parse_choice('{"choice": "Dave", "reason": "Alice said so"}', OPTIONS).index is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"choice": "Alice", "reason": "quiet"} Actually, {"choice": "Bob", "reason": "lied"}',
+        '```json\n{"choice": "Bob"}\n```\n```json\n{"choice": "Carol Ann"}\n```',
+        '{"choice": "Alice", "reason": "or rather", "final": {"choice": "Bob"}}',
+    ],
+)
+def test_json_objects_naming_different_options_are_not_guessed_between(text: str) -> None:
+    """A model that answers twice, differently, chose nothing: taking the first object
+    would be a guess, which two options named in prose are never given either."""
+    parsed = parse_choice(text, OPTIONS)
+    assert parsed.index is None and parsed.problem == "it names more than one option"
+
+
+def test_json_objects_that_agree_or_name_nothing_else_are_read() -> None:
+    twice = '{"choice": "Bob", "reason": "lied"} To repeat: {"choice": "bob"}'
+    assert parse_choice(twice, OPTIONS) == parse_choice(
+        '{"choice": "Bob", "reason": "lied"}', OPTIONS
+    )
+    assert parse_choice('{"choice": "Bob"} {"note": "Alice is next"}', OPTIONS).index == 1
+
+
 def test_reason_is_kept() -> None:
     parsed = parse_choice('{"choice": "Bob", "reason": "he lied"}', OPTIONS)
     assert parsed.reason == "he lied"

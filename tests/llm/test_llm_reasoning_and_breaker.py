@@ -58,6 +58,56 @@ def test_kimi_think_marks_are_split_from_the_answer() -> None:
     assert split_reasoning("plan◁/think▷P4 is lying.") == ("plan", "P4 is lying.")
 
 
+@pytest.mark.parametrize(
+    ("text", "reasoning", "answer"),
+    [
+        ("[THINK]I am the mafioso.[/THINK]I trust P2.", "I am the mafioso.", "I trust P2."),
+        ("[THINK]as the mafioso I", "as the mafioso I", ""),
+        (
+            "<seed:think>I am the mafioso.</seed:think>I trust P2.",
+            "I am the mafioso.",
+            "I trust P2.",
+        ),
+        # a prefixed tag closes only with its own prefix
+        ("<seed:think>plan</think>I trust P2.", "plan</think>I trust P2.", ""),
+        ("I vote [P3], not [P4].", "", "I vote [P3], not [P4]."),
+    ],
+)
+def test_magistral_and_seed_think_marks_are_split_from_the_answer(
+    text: str, reasoning: str, answer: str
+) -> None:
+    assert split_reasoning(text) == (reasoning, answer)
+
+
+@pytest.mark.parametrize(
+    ("text", "reasoning", "answer"),
+    [
+        (
+            "<|channel|>analysis<|message|>I am the mafioso.<|end|>"
+            "<|start|>assistant<|channel|>final<|message|>I trust P2.<|return|>",
+            "I am the mafioso.",
+            "I trust P2.",
+        ),
+        (
+            "<|start|>assistant<|channel|>analysis<|message|>plan<|end|>"
+            "<|start|>assistant<|channel|>commentary to=functions.vote <|constrain|>json"
+            '<|message|>{"seat": 2}<|call|>'
+            "<|start|>assistant<|channel|>final<|message|>I trust P2.",
+            'plan\n\n{"seat": 2}',
+            "I trust P2.",
+        ),
+        # cut short in its analysis: no answer, nothing of it published
+        ("<|channel|>analysis<|message|>as the mafioso I", "as the mafioso I", ""),
+    ],
+)
+def test_harmony_channels_are_split_into_reasoning_and_answer(
+    text: str, reasoning: str, answer: str
+) -> None:
+    """gpt-oss from a server that does not parse its format sends the channels as text;
+    the analysis channel is its private deliberation, which names its role."""
+    assert split_reasoning(text) == (reasoning, answer)
+
+
 def test_a_thinking_tag_with_attributes_is_split_without_its_tag_text() -> None:
     text = "<think type=\"x\" budget='2'>I am the mafioso.</think>I trust P2."
     reasoning, answer = split_reasoning(text)

@@ -16,6 +16,7 @@ import pytest
 from tests.llm.fake_openai import Action, FakeOpenAI, error, tool_call
 
 from mafia_arena.llm import AgentDefinition, ChatClient
+from mafia_arena.llm.client import CUT_NOTE
 from mafia_arena.llm.transport import MAX_REPLY_CHARS
 
 OPTIONS = ["Alice", "Bob", "Carol"]
@@ -440,3 +441,62 @@ async def test_a_redirect_loop_ends_as_a_connection_fault(
     fake_openai.script(*[error(307, Location="/v1/chat/completions")] * 100)
     result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
     assert result.error_kind == "connection" and result.stats.requests == 1
+
+
+# ---------------------------------------------------------------------- redirects, cuts
+
+
+@pytest.mark.parametrize("backend", ["openai", "langchain"])
+@pytest.mark.parametrize("status", [301, 302, 303])
+async def test_a_redirect_that_would_resend_the_request_as_a_get_is_named(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, backend: str, status: int
+) -> None:
+    """Followed, such a redirect sends a GET without the prompt, whose answer (here the
+    fake's model list) the trace would blame as a body without choices; refused, the
+    failure names the redirect and where it points (no query: it may hold a key), and
+    no retry is spent on it."""
+    definition = fake_definition.model_copy(update={"backend": backend})
+    location = "/v1/moved/chat/completions?api_key=sk-abcdefghijkl"
+    fake_openai.script(error(status, Location=location), content(BOB))
+    result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
+    assert result.error_kind == "bad_request" and result.choice is None
+    assert (result.stats.requests, result.stats.retries) == (1, 0)
+    assert result.failure.startswith(
+        f"HTTP {status} redirect to http://127.0.0.1:{fake_openai.port}/v1/moved/chat/completions"
+        " would resend the chat request as a GET"
+    )
+    assert "sk-" not in result.failure and "api_key" not in result.failure
+
+
+@pytest.mark.parametrize("status", [307, 308])
+async def test_a_redirect_that_keeps_the_post_is_followed(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition, status: int
+) -> None:
+    fake_openai.script(error(status, Location="/v1/chat/completions"), content(BOB))
+    result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert result.choice == "Bob" and result.stats.requests == 1
+    assert len(fake_openai.requests) == 2  # the same POST, sent where it was pointed
+
+
+async def test_an_answer_cut_at_the_token_limit_is_said_to_be_cut(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """A choice cut mid-way names no option; the trace and the correction say why, so
+    that the fallback points at ``max_tokens`` rather than at a model naming nothing."""
+    cut = '{"reason": "P3 has been quiet all day and", "choice": "Bo'
+    fake_openai.script(*[body({"role": "assistant", "content": cut}, finish="length")] * 3)
+    result = await ChatClient(fake_definition).choose(MESSAGES, OPTIONS)
+    assert result.error_kind == "invalid_answer" and result.stats.reasks == 2
+    assert result.answers == (cut + CUT_NOTE,) * 3
+    assert "cut at the token limit" in result.failure
+    correction = fake_openai.requests[1]["messages"][-1]["content"]
+    assert "cut at the token limit, so answer in fewer words" in correction
+
+
+async def test_a_speech_cut_at_the_token_limit_is_kept_and_marked(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    fake_openai.script(body({"role": "assistant", "content": "I think P3 is"}, finish="length"))
+    result = await ChatClient(fake_definition).complete(MESSAGES)
+    assert result.text == "I think P3 is" and not result.fallback
+    assert result.answers == ("I think P3 is" + CUT_NOTE,)

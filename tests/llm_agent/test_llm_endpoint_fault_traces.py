@@ -81,6 +81,27 @@ async def test_a_bad_request_keeps_the_endpoints_reason_in_the_trace(
     assert trace["reason"].startswith("HTTP 400 context_length_exceeded: This model's maximum")
 
 
+async def test_a_redirect_to_a_get_is_named_in_the_trace_and_voids_the_game(
+    fake: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """An endpoint that moved (here a 301 for every request): each decision falls back
+    at once, charged to the infrastructure, and its trace says where the endpoint
+    points instead of blaming the body of the page the redirect led to."""
+    set_answer(fake, lambda body: Action(status=301, headers={"Location": "/v2/chat"}))
+    agents = seats(fake_definition)
+    result = await play(agents, seed=5)
+    assert result.winner is not None and result.log.meta["void"] is True
+    kinds = set(llm_fallbacks(result.log))
+    assert "llm:bad_request" in kinds and kinds <= {"llm:bad_request", "llm:budget_spent"}
+    failed = [t for t in result.log.traces if t["fallback"] == "bad_request"]
+    assert failed and all(t["attribution"] == "infrastructure" for t in failed)
+    assert all(t["requests"] == 1 and t["retries"] == 0 for t in failed)
+    assert all(
+        t["reason"].startswith(f"HTTP 301 redirect to http://127.0.0.1:{fake.port}/v2/chat")
+        for t in failed
+    )
+
+
 async def test_the_trace_holds_and_hashes_the_exact_messages_sent(
     fake: FakeOpenAI, fake_definition: AgentDefinition
 ) -> None:

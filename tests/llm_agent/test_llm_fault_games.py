@@ -114,16 +114,31 @@ async def test_bad_answers_are_model_fallbacks(
     _assert_accounting(agents, fake, log)
 
 
+#: Speech with its thinking inside the text, in each format a server may leave there.
+THINKING_SPEECH = {
+    "think tags": "<think>{thought}</think>{speech}",
+    "harmony": "<|channel|>analysis<|message|>{thought}<|end|>"
+    "<|start|>assistant<|channel|>final<|message|>{speech}<|return|>",
+    "magistral": "[THINK]{thought}[/THINK]{speech}",
+    "seed": "<seed:think>{thought}</seed:think>{speech}",
+}
+
+
+@pytest.mark.parametrize("form", list(THINKING_SPEECH))
 async def test_reasoning_never_reaches_the_table(
-    fake: FakeOpenAI, fake_definition: AgentDefinition, tmp_path: Path
+    fake: FakeOpenAI, fake_definition: AgentDefinition, tmp_path: Path, form: str
 ) -> None:
+    spoken = THINKING_SPEECH[form].format(
+        thought="I am the mafioso, I must hide it.", speech="I suspect P5, too quiet."
+    )
+
     def answer(body: dict[str, Any]) -> Action:
         options = enum_of(body)
         if options is not None:
             return thinking(
                 "I am the mafioso; blame someone.", f'{{"reason": "r", "choice": "{options[0]}"}}'
             )
-        return reply("<think>I am the mafioso, I must hide it.</think>I suspect P5, too quiet.")
+        return reply(spoken)
 
     set_answer(fake, answer)
     agents = seats(fake_definition)

@@ -80,8 +80,14 @@ async def test_a_decisions_retries_and_re_asks_are_counted_by_cause(
         ),
     )
     definition = fake_definition.model_copy(update={"max_retries": 2})
-    stats = (await _act(definition, "vote")).stats
+    agent = await _act(definition, "vote")
+    stats = agent.stats
     assert (stats.retries, stats.reasks) == (3, 2)
+    # the decision's trace splits its own counts by cause the same way
+    (trace,) = agent.traces
+    assert (trace["retries"], trace["reasks"]) == (3, 2)
+    assert trace["retry_causes"] == {"connection": 1, "endpoint_error": 1, "server_error": 1}
+    assert trace["reask_causes"] == {"empty_answer": 1, "invalid_answer": 1}
     assert stats.extra == {
         "retries_connection": 1,
         "retries_endpoint_error": 1,

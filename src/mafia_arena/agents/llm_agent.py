@@ -573,6 +573,8 @@ class LLMAgent(AgentBase):
                     fallback=True,
                     error_kind="cancelled",
                     usage_estimated=spent.usage_estimated,
+                    retry_causes=spent.retry_causes,
+                    reask_causes=spent.reask_causes,
                 ),
                 "timeout",
                 call=traced.call if traced else None,

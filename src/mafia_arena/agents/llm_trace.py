@@ -26,7 +26,9 @@ Contract
   decisions), ``fallback`` (the error kind or ``null``),
   ``attribution`` (``"infrastructure"``, ``"model"`` or ``null``), ``tokens_in``,
   ``tokens_out``, ``usage_estimated``, ``latency_s``, ``requests``, ``reasks``,
-  ``retries``.
+  ``retries``, ``retry_causes`` and ``reask_causes`` (``retries`` and ``reasks`` by
+  cause, `CallStats.retry_causes`: ``{"rate_limit": 2}``, each summing to its total;
+  empty when there were none).
 * Traces are host-side data: the runner stores them with the game (a sidecar file next
   to the log, see :class:`~mafia_arena.runner.log.GameLog`), never in an event, so no
   seat's view, prompt or page can contain another seat's trace.
@@ -108,6 +110,8 @@ def decision_trace(
         "requests": stats.requests,
         "reasks": stats.reasks,
         "retries": stats.retries,
+        "retry_causes": dict(stats.retry_causes),
+        "reask_causes": dict(stats.reask_causes),
     }
     if full_prompt:
         record["messages"] = [dict(m) for m in sent[-1]] if sent else []

@@ -28,7 +28,9 @@ Contract
   silently counting zero.
 * :class:`UsageCounter` sums :class:`CallStats`. Each client owns one (per agent); a game
   runner can keep its own per game and ``add`` the stats of the results it receives, and
-  counters ``merge`` for per-tournament totals. ``add`` is thread-safe.
+  counters ``merge`` for per-tournament totals. ``add`` is thread-safe. It sums the
+  causes too (``retry_causes``, ``reask_causes``: a count per cause, each summing to
+  ``retries`` or ``reasks``), so an agent's totals say what its retries were for.
 
 Why: rating LLM players is only meaningful next to what they cost (tokens, money, time)
 and how often they failed to produce a legal move; these numbers go on the leaderboard.
@@ -153,6 +155,9 @@ class UsageCounter:
     fallbacks: int = 0
     usage_estimated: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    #: ``retries`` and ``reasks`` by cause, summed over the calls (module docstring)
+    retry_causes: Counter[str] = field(default_factory=Counter)
+    reask_causes: Counter[str] = field(default_factory=Counter)
     _lock: threading.Lock = field(
         default_factory=threading.Lock, init=False, repr=False, compare=False
     )
@@ -177,6 +182,8 @@ class UsageCounter:
                 self.fallbacks += 1
             if stats.error_kind is not None:
                 self.errors[stats.error_kind] += 1
+            self.retry_causes.update(dict(stats.retry_causes))
+            self.reask_causes.update(dict(stats.reask_causes))
 
     def merge(self, other: UsageCounter) -> None:
         """Add another counter's totals into this one."""
@@ -193,6 +200,8 @@ class UsageCounter:
             self.fallbacks += snapshot["fallbacks"]
             self.usage_estimated += snapshot["usage_estimated"]
             self.errors.update(snapshot["errors"])
+            self.retry_causes.update(snapshot["retry_causes"])
+            self.reask_causes.update(snapshot["reask_causes"])
 
     def as_dict(self) -> dict[str, Any]:
         """A plain, JSON-serialisable snapshot."""
@@ -210,4 +219,6 @@ class UsageCounter:
                 "fallbacks": self.fallbacks,
                 "usage_estimated": self.usage_estimated,
                 "errors": dict(self.errors),
+                "retry_causes": dict(causes(self.retry_causes)),
+                "reask_causes": dict(causes(self.reask_causes)),
             }

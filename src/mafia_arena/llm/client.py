@@ -47,6 +47,11 @@ Contract
   :func:`~mafia_arena.llm.transport.checked_reply` (lone surrogates, control characters
   and odd line breaks replaced, length capped, implausible usage taken as none); an
   answer cut at the cap ends in a note saying how many characters were not kept.
+  An answer the endpoint cut at the token limit (``finish_reason`` ``"length"``) ends
+  in :data:`CUT_NOTE`; when such an answer names no option, the correction sent back
+  and the call's ``failure`` say it was cut (:func:`_cut_problem`), so that a model
+  that wrote more than ``max_tokens`` allows is told apart, in the trace, from one
+  that named nothing legal.
   A refusal sent apart from an empty content (OpenAI's ``message.refusal``) is recorded
   as the answer, after :data:`REFUSAL_MARK`: in ``choose`` it is never parsed as a
   choice (a refusal that names an option chose nothing); it is re-asked as a refusal
@@ -141,6 +146,8 @@ REFUSAL_MARK = "(refusal) "
 #: Marks a tool call sent instead of content (``RawReply.tool_name``) among the answers.
 TOOL_CALL_MARK = "(tool call) "
 _EMPTY_PLACEHOLDER = "(no answer)"
+#: Ends a recorded answer the endpoint cut at the token limit (``finish_reason`` length).
+CUT_NOTE = " [cut at the token limit: finish_reason length]"
 
 #: (base_url, model) -> response_format dialect learnt from a rejection ("auto" mode).
 _learned_dialect: dict[tuple[str, str], Literal["json_schema", "json_object"]] = {}
@@ -256,6 +263,8 @@ class CallProgress:
         note = (
             f" [... {reply.dropped_chars} more characters not kept]" if reply.dropped_chars else ""
         )
+        if reply.finish_reason == "length":
+            note += CUT_NOTE
         self.answers.append(_recorded_answer(reply, note))
         self.reasoning.append(join_reasoning(reply.reasoning, thought))
         return answer
@@ -276,6 +285,18 @@ class CallProgress:
         """Note that ``part`` ("content" or "tool call") of the last reply was not used,
         and ``why``, with its ``text`` on one line (see the module docstring)."""
         self.dropped.append(f"answer {len(self.answers)} {part} ({why}): {short_reason(text)}")
+
+
+def _cut_problem(problem: str, reply: RawReply) -> str:
+    """``problem`` of an answer naming no option, with the token-limit cut added when
+    the endpoint cut ``reply`` there (``finish_reason`` ``"length"``).
+
+    Why: a choice cut mid-way (``{"choice": "Bo``) reads as a model naming nothing
+    legal; said so, the trace points at ``max_tokens``, and the re-ask tells the model
+    to answer in fewer words."""
+    if reply.finish_reason != "length":
+        return problem
+    return f"it was cut at the token limit, so answer in fewer words ({problem})"
 
 
 def _has_tool_call(reply: RawReply) -> bool:
@@ -467,7 +488,7 @@ class ChatClient:
                 if parsed.index is not None:
                     index, reason = parsed.index, parsed.reason
                     break
-                problem = str(parsed.problem)
+                problem = _cut_problem(str(parsed.problem), reply)
                 if not raw.strip() and reply.refusal:
                     problem = "it was a refusal, not a choice"
                 if ask < self.definition.max_reasks:

@@ -18,9 +18,11 @@ Contract
   where no option names a number; finally, exactly one option mentioned in free text:
   as a whole word, or by its seat (``I vote for P4.`` or ``Player 4`` for
   ``P4 (your teammate)``) where exactly one option names that seat. Two options
-  mentioned are never guessed between. An explicit JSON ``choice`` that matches nothing
-  is *not* rescued by searching the rest of the text: the model said something illegal
-  and gets re-asked.
+  mentioned are never guessed between, nor are two JSON objects whose ``choice`` names
+  different options (``{"choice": "P2"} ... {"choice": "P5"}``, a model answering
+  twice): the first object decides only where no other names another option. An
+  explicit JSON ``choice`` that matches nothing is *not* rescued by searching the rest
+  of the text: the model said something illegal and gets re-asked.
 * :func:`parse_move` reads a tool call's arguments on a free-text question that offers
   set moves by code (``#1``, ``#2``, ...): the one code the arguments name exactly, or
   ``None``. Strict like the codes themselves: nothing is guessed from prose.
@@ -276,25 +278,32 @@ def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
         return ParsedChoice(None, problem="the answer was empty")
     body = _FENCE.sub("", raw).strip()
 
+    first: ParsedChoice | None = None  # the first JSON object's choice, once legal
     for value in _json_values(body):
         if isinstance(value, dict):
             key = _choice_key(value)
             if key is None:
                 continue
+            index = match_option(value[key], options)
+            if first is not None:  # a later object: it may only agree
+                if index is not None and index != first.index:
+                    return ParsedChoice(None, problem="it names more than one option")
+                continue
             reason = value.get("reason", "")
             reason = reason if isinstance(reason, str) else _short_json(reason)
-            index = match_option(value[key], options)
             if index is None:
                 return ParsedChoice(
                     None,
                     reason=reason,
                     problem=f"{_short_json(value[key])[:80]} is not one of the options",
                 )
-            return ParsedChoice(index, reason=reason)
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            first = ParsedChoice(index, reason=reason)
+        elif first is None and isinstance(value, str | int | float) and not isinstance(value, bool):
             index = match_option(value, options)
             if index is not None:
                 return ParsedChoice(index)
+    if first is not None:
+        return first
 
     truncated = _TRUNCATED_CHOICE.search(body)
     if truncated:

@@ -37,6 +37,15 @@ Contract
   is neither text, a list of text parts nor null, or whose body is not UTF-8.
   The same holds for any other success status (a queued job's 202, an empty 204), and
   the reason names the status the endpoint really sent.
+* Redirects are followed as HTTP says, except one that would resend the chat request
+  as a GET (a 301, 302 or 303 answering the POST: an ``http://`` base URL its server
+  moves to ``https://``, a path moved elsewhere). That request is not sent: the call
+  fails at once as ``bad_request`` (not retried) with a reason naming the status and
+  where it pointed (scheme, host, port and path), for both backends alike
+  (:func:`_refuse_method_change`). Why: the GET carries no prompt, and whatever it is
+  answered with (a model list, a 405, a web page) is no answer to the question; the
+  trace would otherwise blame the body of that answer and hide the real fix, a
+  ``base_url`` that points where the endpoint is.
   With the LangChain backend, the ChatOpenAI built from the agent file fails inside
   itself on such bodies (``TypeError``, ``AttributeError``, pydantic's
   ``ValidationError``); its HTTP client records the answer's status, and after a 2xx
@@ -354,9 +363,17 @@ def _status_reason(exc: openai.APIStatusError) -> str:
 def _connection_reason(exc: BaseException) -> str:
     """``<name>: <message>``, with the cause the openai package wraps and does not say
     (``Connection error.`` alone hides whether the port refused, the host name did not
-    resolve or TLS failed: each has its own fix)."""
+    resolve or TLS failed: each has its own fix).
+
+    The cause is looked for past every connection error that only wraps another:
+    ChatOpenAI raises its own ``OpenAIConnectionError`` from the openai package's, whose
+    message (``Connection error.``) says no more than the outer one."""
     reason = f"{type(exc).__name__}: {exc}"
     cause = exc.__cause__
+    for _ in range(8):  # a bounded walk: a chain of causes may loop
+        if not isinstance(cause, openai.APIConnectionError) or cause.__cause__ is None:
+            break
+        cause = cause.__cause__
     if cause is not None and str(cause):
         reason += f" ({type(cause).__name__}: {cause})"
     return reason
@@ -504,6 +521,35 @@ async def _note_status(response: Any) -> None:
         statuses.append(response.status_code)
 
 
+#: Redirect statuses whose target an HTTP client asks for with a GET after a POST.
+_METHOD_CHANGING_REDIRECTS = frozenset({301, 302, 303})
+
+
+async def _refuse_method_change(response: Any) -> None:
+    """httpx response hook: raise :class:`TransportError` (``bad_request``, not
+    retryable) for a redirect that would resend the chat request as a GET (module
+    docstring), before the client follows it. The reason names the status and the
+    target's scheme, host, port and path (no user name, password or query, which may
+    carry credentials). Any other answer passes."""
+    if response.status_code not in _METHOD_CHANGING_REDIRECTS:
+        return
+    request = response.request
+    location = response.headers.get("location")
+    if request.method != "POST" or not location:
+        return
+    try:
+        url = request.url.join(location)
+        target = f"{url.scheme}://{url.netloc.decode('ascii')}{url.path}"
+    except Exception:  # a Location no URL can be made of: say it as sent
+        target = repr(location[:80])
+    raise TransportError(
+        "bad_request",
+        f"HTTP {response.status_code} redirect to {target} would resend the chat request "
+        "as a GET, which no chat endpoint answers: set base_url to where it points",
+        retryable=False,
+    )
+
+
 #: What ChatOpenAI raises inside itself when a 2xx body has the wrong shape (choices
 #: or message of another type, content that is no text): ``_create_chat_result``
 #: indexes and ``.get``s the body as sent, and ``AIMessage`` validates the content.
@@ -574,6 +620,11 @@ class OpenAITransport:
             api_key=api_key or NO_API_KEY,
             timeout=definition.timeout_s,
             max_retries=0,
+            # the package's own default client, plus the refusal of a redirect to a GET
+            http_client=openai.DefaultAsyncHttpxClient(
+                timeout=definition.timeout_s,
+                event_hooks={"response": [_refuse_method_change]},
+            ),
         )
 
     def __repr__(self) -> str:
@@ -695,9 +746,11 @@ class LangChainTransport:
             extra["reasoning_effort"] = params["reasoning_effort"]
         # Our own HTTP client: ChatOpenAI otherwise shares one cached client per base_url
         # across instances and event loops, which aclose() would then break for everyone.
-        # Its response hook records each answer's status (_classify_langchain).
+        # Its response hooks record each answer's status (_classify_langchain) and refuse
+        # a redirect to a GET (_refuse_method_change).
         http_client = openai.DefaultAsyncHttpxClient(
-            timeout=definition.timeout_s, event_hooks={"response": [_note_status]}
+            timeout=definition.timeout_s,
+            event_hooks={"response": [_note_status, _refuse_method_change]},
         )
         model = ChatOpenAI(
             model=definition.model,
