@@ -134,6 +134,68 @@ def test_a_sigterm_while_starting_stops_the_run_as_ctrl_c_does(tmp_path: Path, m
     assert "12/12 games stored" in done.stdout
 
 
+#: `mafia-arena ARGS` with SIGTERM sent as the Ray executor is made, once Ray has started
+#: (at the first call into Ray's code under `RayExecutor.__init__`, `ensure_ray` done),
+#: and `ray.shutdown` wrapped to say so when the driver calls it (Ray's own exit hook
+#: calls the function it registered, unwrapped).
+SIGTERM_AS_THE_EXECUTOR_IS_MADE = """
+import os, signal, sys
+import ray
+
+shutdown = ray.shutdown
+
+def said(*args, **kwargs):
+    print("ray shut down by the driver", file=sys.stderr, flush=True)
+    return shutdown(*args, **kwargs)
+
+ray.shutdown = said
+
+def making_the_executor(frame):
+    inside = False
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "ensure_ray":
+            return False
+        if code.co_name == "__init__" and code.co_filename.endswith("executors.py"):
+            inside = True
+        frame = frame.f_back
+    return inside
+
+def send_there(frame, event, arg):
+    if event == "call" and "/ray/" in frame.f_code.co_filename and making_the_executor(frame):
+        sys.setprofile(None)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+sys.setprofile(send_there)
+from mafia_arena.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_sigterm_as_the_executor_is_made_shuts_ray_down_before_exit(tmp_path: Path) -> None:
+    """SIGTERM once Ray has started, while the executor declares its task: the run stops
+    as Ctrl-C does (exit 130, the line), and the driver shuts Ray down itself before the
+    interpreter ends, rather than leave it running, with its threads, into the exit."""
+    token = uuid.uuid4().hex
+    env = {**os.environ, MARK: token}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    command = ["tournament", str(SMOKE), "--results", str(tmp_path / "r"), "--no-tracking"]
+    done = subprocess.run(
+        [sys.executable, "-c", SIGTERM_AS_THE_EXECUTOR_IS_MADE, *command],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "ray shut down by the driver" in done.stderr
+    assert "run the same command to" in done.stderr.strip().splitlines()[-1]
+    assert left_over(token, 15) == []
+    check_folder(tmp_path / "r")
+
+
 SIGTERM_ONCE_RAY_RUNS = """
 import os
 import signal

@@ -7,10 +7,13 @@ that is down ends as if all were well. ``--log`` names an output, so a file that
 be written is "cannot write" (`CliError`, exit 2). A replay that differs from its stored
 log exits 1. Ctrl-C prints one line on stderr saying what was (not) written and exits
 130 (`EXIT_INTERRUPTED`): ``play``, that nothing was recorded and the game's seed (its
-``--log`` is written only once the game is over, and whole); ``run``, how many games it
-finished and that no summary was printed; ``replay``, that the log was not checked.
-SIGTERM ends them as it ends any program (they hold no file open to finish, and
-``play`` writes its log with interrupts held back).
+``--log`` is written only once the game is over, and whole), also when stopped as the
+game ended, while its end is found, or before it started, while the variant is loaded
+and the players seated; ``run``, how many games it finished (none, stopped while it
+sets up) and that no summary was printed; ``replay``, that the log was not checked.
+SIGTERM stops them as Ctrl-C does, from their first line (`sigterm.sigterm_as_interrupt`):
+a ``kill`` or ``timeout`` ending a script's ``run --json`` or ``replay`` leaves the line a
+Ctrl-C does, not a process ended by the signal with nothing said.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from mafia_arena.cli.tables import (
     warn_below_recommended,
 )
 from mafia_arena.rules import available_variants, load_variant
-from mafia_arena.sigterm import interrupts_deferred
+from mafia_arena.sigterm import interrupts_deferred, sigterm_as_interrupt
 from mafia_arena.whole_numbers import MAX_SEED
 
 REPLAY_DIFFERS = "replay DIFFERS FROM the stored log:"
@@ -61,6 +64,7 @@ def variants() -> None:
         typer.echo(f"{name:10} {players:6} players  {variant.title}")
 
 
+@sigterm_as_interrupt()
 def play(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
     players: Annotated[int, typer.Option(help="number of players", min=1)] = DEFAULT_PLAYERS,
@@ -100,10 +104,14 @@ def play(
     if log is not None and not log.parent.is_dir():
         raise CliError("--log", f"{log}: cannot write: no such folder {str(log.parent)!r}")
     overrides = parse_overrides(set_)
-    rules = load_for_table(variant, set_, players)
-    warn_below_recommended(rules, players)
-    seated = _seat(agents, players, rules)
-    key = host_key_in(key_dir)
+    try:  # the variant loaded, the players seated (agent files read, clients made)
+        rules = load_for_table(variant, set_, players)
+        warn_below_recommended(rules, players)
+        seated = _seat(agents, players, rules)
+        key = host_key_in(key_dir)
+    except KeyboardInterrupt:  # typer would make it a bare exit 130
+        typer.echo(play_interrupted_message(None, log), err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if human is not None:
         from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
@@ -153,36 +161,47 @@ def play(
 
     if seed is None:
         seed = secrets.randbelow(2**31)
+    ended = False
     try:
         result = asyncio.run(
             play_match(rules, seated, seed, overrides, on_event=show, host_key=key)
         )
+        ended = True
+        if ending:  # why it ended is found in the finished game (`views.endings`)
+            finished = replay_or_why(result.log)
+            for event in ending:
+                line = shown(event, None if isinstance(finished, str) else finished)
+                if line:
+                    typer.echo(line)
+        faults: Counter[tuple[str, str, str]] = Counter()
+        count_endpoint_faults(seated, result.log, faults)
+        warn_endpoint_faults(faults, 1)
+        typer.echo(f"game seed: {seed}")
     except KeyboardInterrupt:  # typer would make it a bare exit 130
-        typer.echo(play_interrupted_message(seed, log), err=True)
+        typer.echo(play_interrupted_message(seed, log, ended=ended), err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    if ending:  # why it ended is found in the finished game (`views.endings`)
-        finished = replay_or_why(result.log)
-        for event in ending:
-            line = shown(event, None if isinstance(finished, str) else finished)
-            if line:
-                typer.echo(line)
-    faults: Counter[tuple[str, str, str]] = Counter()
-    count_endpoint_faults(seated, result.log, faults)
-    warn_endpoint_faults(faults, 1)
-    typer.echo(f"game seed: {seed}")
     if log is not None:
         _write_log(result.log, log)
 
 
-def play_interrupted_message(seed: int, log: Path | None) -> str:
-    """What `play` says when Ctrl-C stops its game: nothing was recorded (a log is
-    written only once the game is over), and the seed that plays it again.
+def play_interrupted_message(seed: int | None, log: Path | None, *, ended: bool = False) -> str:
+    """What `play` says when Ctrl-C stops it: nothing was recorded (a log is written
+    only once the game is over), and the seed of the game it stopped. `seed` None: it
+    stopped before the game started, while the variant was loaded or the players
+    seated. `ended`: the game was over, and it stopped while it found and printed why
+    the game ended (it replays the finished game for that) or what followed, before
+    the log.
 
     Why the seed: a game dealt from a random seed is otherwise lost; with it, ``play
-    --seed`` deals the same cards."""
+    --seed`` deals the same cards. Why words of its own before the game and once it
+    ended: "before the game ended" would say a game was lost, or be untrue, and a bare
+    exit 130 (typer's) would not say that no log was written."""
     unwritten = "" if log is None else f"; no log written to {log}"
+    if seed is None:
+        return f"\ninterrupted before the game started: nothing was recorded{unwritten}"
+    when = "as the game ended" if ended else "before the game ended"
     return (
-        f"\ninterrupted before the game ended: nothing was recorded{unwritten} "
+        f"\ninterrupted {when}: nothing was recorded{unwritten} "
         f"(game seed: {seed}; --seed {seed} deals it again)"
     )
 
@@ -276,6 +295,7 @@ def _check_last_seed(seed: int, games: int) -> None:
         )
 
 
+@sigterm_as_interrupt()
 def run(
     variant: Annotated[str, typer.Option(help="variant name or file")] = "standard",
     players: Annotated[int, typer.Option(help="number of players", min=1)] = DEFAULT_PLAYERS,
@@ -295,15 +315,15 @@ def run(
     from mafia_arena.seat_seeds import new_host_key
     from mafia_arena.stats import wilson_interval
 
-    key = host_key_in(key_dir) or new_host_key()  # one key for all the games of the run
-    overrides = parse_overrides(set_)
-    rules = load_for_table(variant, set_, players)
-    warn_below_recommended(rules, players)
-    _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
     winners: Counter[str] = Counter()
     lengths: list[int] = []
     faults: Counter[tuple[str, str, str]] = Counter()
-    try:
+    overrides = parse_overrides(set_)
+    try:  # from the variant loaded and the players seated to the last game
+        key = host_key_in(key_dir) or new_host_key()  # one key for all the games of the run
+        rules = load_for_table(variant, set_, players)
+        warn_below_recommended(rules, players)
+        _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
         for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
             seated = _seat(agents, players, rules)
             if all_synchronous(seated):
@@ -366,6 +386,7 @@ REPLAY_INTERRUPTED = (
 """What `replay` says when Ctrl-C stops it (it only reads; the verdict line is missing)."""
 
 
+@sigterm_as_interrupt()
 def replay(
     log: Annotated[Path, path_argument("log", "a game log (JSONL)")],
     seat: Annotated[int | None, typer.Option(help="replay from this seat's view (1-based)")] = None,

@@ -4,17 +4,19 @@ missing games first).
 
 Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
 (or, stopped while starting, that no game was played) and exits 130
-(`EXIT_INTERRUPTED`); SIGTERM does the same from the moment the command runs. While
-a board is written, SIGTERM stops it as Ctrl-C does: the previous board stays as it
-was, with no staged file beside it (`leaderboard.publish`), and one line says which
-board the folder holds (exit 130). A board whose games include void ones is written
-without them, and a stderr line says how many were left out (`leaderboard.cli`).
-Contradictory options (``--no-resume`` with ``--force-resume``, ``--address`` with
-``--no-ray``) are a `CliError`. A tournament that leaves void games in the store (decided
-by infrastructure failures: an endpoint down, a wrong URL or model name, a quota) prints
-its summary, then one stderr line saying so, and exits 1 as for failed games
-(`EXIT_VOID_GAMES`): its results are not yet the spec's, and a script that goes on to
-publish them must be able to tell.
+(`EXIT_INTERRUPTED`); SIGTERM does the same from the moment the command runs until its
+last line. Stopped once the games are stored and before their summary is printed, it
+says so, as a moment earlier, and prints no summary (`_summary_said`). `leaderboard`
+takes SIGTERM as Ctrl-C from its start too; while a board is written, the previous
+board stays as it was, with no staged file beside it (`leaderboard.publish`), and one
+line says which board the folder holds (exit 130). A board whose games include void
+ones is written without them, and a stderr line says how many were left out
+(`leaderboard.cli`). Contradictory options (``--no-resume`` with ``--force-resume``,
+``--address`` with ``--no-ray``) are a `CliError`. A tournament that leaves void games in
+the store (decided by infrastructure failures: an endpoint down, a wrong URL or model
+name, a quota) prints its summary, then one stderr line saying so, and exits 1 as for
+failed games (`EXIT_VOID_GAMES`): its results are not yet the spec's, and a script that
+goes on to publish them must be able to tell.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from mafia_arena.cli.app import (
 from mafia_arena.sigterm import (
     STARTING_MESSAGE,
     interrupt_behind,
+    interrupts_deferred,
     sigterm_arrived,
     sigterm_as_interrupt,
 )
@@ -94,9 +97,12 @@ def _tournament(
     no_resume: bool,
     force_resume: bool,
     host_key: bytes | None = None,
+    void_said: bool = False,
 ) -> Any:
-    """Run the spec; an interrupt is said as one line and exits 130. SIGTERM is an
-    interrupt from here on, before the driver's imports (they take a while too)."""
+    """Run the spec and print its summary (with `void_said`, then the void games' line,
+    `void_games_message`); an interrupt is said as one line and exits 130. SIGTERM is an
+    interrupt from here on, before the driver's imports (they take a while too), until
+    the summary is out (`_summary_said`)."""
     with sigterm_as_interrupt():
         try:
             from mafia_arena.experiments import Interrupted, run_tournament
@@ -112,8 +118,9 @@ def _tournament(
             raise CliError("--no-resume/--force-resume", "give one of them, not both")
         if no_ray and address:
             raise CliError("--address", "cannot join a Ray cluster with --no-ray")
+        summary = None
         try:
-            return run_tournament(
+            summary = run_tournament(
                 spec,
                 address=address,
                 use_ray=not no_ray,
@@ -124,9 +131,50 @@ def _tournament(
                 track=not no_tracking,
                 host_key=host_key,
             )
+            _summary_said(summary, void_said)
         except Interrupted as exc:  # typer turns a KeyboardInterrupt into a bare exit 130
             typer.echo(str(exc), err=True)
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt:  # once the driver is done: every game of the run stored
+            typer.echo(_ended_message(summary), err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        return summary
+
+
+def _summary_said(summary: Any, void_said: bool) -> None:
+    """Print `summary` (and with `void_said`, its void games' line) whole: Ctrl-C or
+    SIGTERM arriving while the lines are printed waits until they are out.
+
+    An interrupt after the driver returned and before the summary is printed stops the
+    command with the line an interrupt gives a moment earlier, while the driver reads
+    the store back (``N games stored; run the same command to resume``, exit 130,
+    `_ended_message`), and no summary. Why not print the summary first: a stop asked
+    for is honoured at once, whether it lands in the driver's last lines or in the
+    command's first; the same command prints the summary without playing a game (every
+    one is stored); and the output of a stopped command holds no summary that a script
+    could take for a finished run's (as ``run --json``). One that arrives while the
+    summary is printed finds it whole: the line follows it."""
+    text = str(summary)
+    with interrupts_deferred():
+        typer.echo(text)
+        if void_said and summary.games_void:
+            typer.echo(void_games_message(summary.games_void), err=True)
+
+
+def _ended_message(summary: Any) -> str:
+    """What an interrupt after the driver returned says: how many games are stored, as
+    the driver's own interrupt says it (`Interrupted`). Without `summary` (the interrupt
+    landed while the driver gave back its SIGTERM handler, before its summary reached the
+    command) the count is not known here, but every game of the run is stored all the
+    same."""
+    from mafia_arena.experiments.errors import Interrupted
+
+    if summary is None:
+        return (
+            "interrupted as the tournament ended: its games are stored; run the same "
+            "command to resume"
+        )
+    return str(Interrupted(summary.games_stored, summary.games_total))
 
 
 def tournament(
@@ -152,10 +200,9 @@ def tournament(
         no_tracking=no_tracking,
         no_resume=no_resume,
         force_resume=force_resume,
+        void_said=True,
     )
-    typer.echo(str(summary))
     if summary.games_void:
-        typer.echo(void_games_message(summary.games_void), err=True)
         raise typer.Exit(EXIT_VOID_GAMES)
 
 
@@ -211,23 +258,24 @@ def leaderboard(
             f"says how an experiment spec's missing games are played, and {source} is a "
             "results store, not a spec; leave it out",
         )
-    if source.suffix == ".toml":
-        _check_out_first(out)
-        summary = _tournament(
-            source,
-            address=None,
-            no_ray=no_ray,
-            results=results,
-            tracking_uri=tracking_uri,
-            no_tracking=no_tracking,
-            no_resume=False,
-            force_resume=False,
-            host_key=_board_key(source, out, results),
-        )
-        typer.echo(str(summary))
-        source = summary.results_dir
-    with sigterm_as_interrupt():  # the board's staged files are removed, as on Ctrl-C
+    # SIGTERM stops it as Ctrl-C does from here to the board's staged files removed,
+    # the spec's games and their summary included (`_tournament` says its own interrupts)
+    with sigterm_as_interrupt():
         try:
+            if source.suffix == ".toml":
+                _check_out_first(out)
+                summary = _tournament(
+                    source,
+                    address=None,
+                    no_ray=no_ray,
+                    results=results,
+                    tracking_uri=tracking_uri,
+                    no_tracking=no_tracking,
+                    no_resume=False,
+                    force_resume=False,
+                    host_key=_board_key(source, out, results),
+                )
+                source = summary.results_dir
             leaderboard_command(source, out, view, invocation)
         except KeyboardInterrupt as exc:  # typer would make it a bare exit 130
             typer.echo(_board_interrupted_message(exc), err=True)

@@ -59,6 +59,13 @@ class RayExecutor:
     it a private local cluster of `num_cpus` CPUs is started (`start_local_ray`: bound
     to 127.0.0.1, dashboard off). If Ray is already initialised in this process (a test
     session, a notebook) it is reused and left running.
+
+    Stopped once Ray has started and before the executor is made (Ctrl-C, or SIGTERM as
+    `mafia_arena.sigterm` makes it, while the task is declared), what this call started
+    of Ray is shut down before the interrupt goes on, as `ensure_ray` does for one while
+    Ray starts. Why: the driver closes only an executor it holds, so Ray was otherwise
+    left running into the interpreter's exit, shut down by Ray's own exit hook only, its
+    threads still alive while the interpreter ends.
     """
 
     def __init__(self, *, address: str | None, num_cpus: int, max_retries: int) -> None:
@@ -66,9 +73,15 @@ class RayExecutor:
 
         self.ray = ray
         self.started = ensure_ray(address, num_cpus)
-        self.remote = ray.remote(play_batch).options(
-            num_cpus=1, max_retries=max_retries, retry_exceptions=list(RETRYABLE)
-        )
+        try:
+            self.remote = ray.remote(play_batch).options(
+                num_cpus=1, max_retries=max_retries, retry_exceptions=list(RETRYABLE)
+            )
+        except BaseException:
+            if self.started:
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+            raise
         self._pending: dict[Any, BatchJob] = {}
 
     def run(self, jobs: Sequence[BatchJob]) -> Iterator[Outcome]:

@@ -236,10 +236,10 @@ def write_leaderboard(
     written in full before any published one is replaced (`_staging`), so an
     interrupted call leaves a previous board in `out_dir` as it was; Ctrl-C or SIGTERM
     arriving while the files are renamed waits until all of them are. Ctrl-C while
-    the files are written or renamed raises `BoardInterrupted`, which says whether the
-    new board had replaced the old one. A folder made here (`out_dir`, or its parents)
-    that is still empty when a failure or Ctrl-C stops the call is removed again
-    (`output_folders.made_folder`).
+    the files are written or renamed, or the staged ones removed, raises
+    `BoardInterrupted`, which says whether the new board had replaced the old one. A
+    folder made here (`out_dir`, or its parents) that is still empty when a failure or
+    Ctrl-C stops the call is removed again (`output_folders.made_folder`).
     """
     games = prepare_games(filter_records(list(records), view))  # a bad record raises here
     out = Path(out_dir)
@@ -266,29 +266,42 @@ def write_leaderboard(
         staged = [_staging(path) for path in paths]
         published = False
         try:
-            readme_p, agents_p, roles_p, ratings_p, heat_p = staged
-            readme_p.write_text(readme, encoding="utf-8", newline="\n")
-            agents_p.write_text(table_to_csv(agents), encoding="utf-8", newline="\n")
-            roles_p.write_text(table_to_csv(roles), encoding="utf-8", newline="\n")
-            plot_ratings(agents, ratings_p, title=f"{title}: ratings", confidence=confidence)
-            plot_win_rate_by_role(
-                roles,
-                heat_p,
-                title=f"{title}: win rate by role",
-                agent_order=list(agents["agent"]),
-            )
-            with interrupts_deferred():  # all renamed, or none: never a board of two sets
-                for temporary, path in zip(staged, paths, strict=True):
-                    os.replace(temporary, path)
-                published = True
+            try:
+                readme_p, agents_p, roles_p, ratings_p, heat_p = staged
+                readme_p.write_text(readme, encoding="utf-8", newline="\n")
+                agents_p.write_text(table_to_csv(agents), encoding="utf-8", newline="\n")
+                roles_p.write_text(table_to_csv(roles), encoding="utf-8", newline="\n")
+                plot_ratings(agents, ratings_p, title=f"{title}: ratings", confidence=confidence)
+                plot_win_rate_by_role(
+                    roles,
+                    heat_p,
+                    title=f"{title}: win rate by role",
+                    agent_order=list(agents["agent"]),
+                )
+                with interrupts_deferred():  # all renamed, or none: never a board of two sets
+                    for temporary, path in zip(staged, paths, strict=True):
+                        os.replace(temporary, path)
+                    published = True
+            finally:  # after a failure or Ctrl-C: no half-written file is left beside it
+                _remove_staged(staged)
         except KeyboardInterrupt:  # which board the folder holds: said by the command
             raise BoardInterrupted(out, published) from None
         except OSError as exc:  # a full disk: say where (a write names no file)
             raise naming(exc, out) from exc
-        finally:  # after a failure or Ctrl-C: no half-written file is left beside the board
-            for temporary in staged:
-                temporary.unlink(missing_ok=True)
     return paths
+
+
+def _remove_staged(staged: list[Path]) -> None:
+    """Remove the staged files left (none once the board is published: all were
+    renamed), with Ctrl-C and SIGTERM held back until every one is gone.
+
+    Why held back: stopped half-way, the rest would be left beside the board. Why the
+    caller removes them inside the block that says which board the folder holds
+    (`BoardInterrupted`): an interrupt arriving here once the files are renamed would
+    otherwise leave as a plain `KeyboardInterrupt`, said as a board not written."""
+    with interrupts_deferred():
+        for temporary in staged:
+            temporary.unlink(missing_ok=True)
 
 
 def _staging(path: Path) -> Path:
