@@ -7,7 +7,10 @@ and leaves the server serving everyone else.
   before anything parses it: its bytes could hide nesting from the depth guard;
 - games of bots alone, which finish at once, cannot fill the server for other creators;
 - exchanging an invite or a resume link again and again keeps a bounded number of keys;
-- socket frames nest at most 8 levels, as documented;
+- socket frames nest at most 8 levels, as documented, and a number too long for
+  Python to read is refused with that reason;
+- a ping flood (answered below the app) closes the socket with 1008;
+- a request head past `MAX_HEAD` gets 431 at once, not at the deadline;
 - a fullwidth look-alike of a taken name or of a seat label is refused like the name,
   and so is one drawn with look-alike letters of another script (Cyrillic, Greek);
 - switches cannot raise a count of rounds without bound (a game that never ends);
@@ -21,6 +24,7 @@ and leaves the server serving everyone else.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -33,9 +37,10 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer
+from tests.web.support import LiveServer, open_seat, recv_until
 
 from mafia_arena.web.auth import KEYS_PER_SEAT
+from mafia_arena.web.connections import HEAD_TOO_LARGE, MAX_HEAD
 
 OTHER = "127.0.0.2"  # another client address than the test's own
 
@@ -192,7 +197,11 @@ def test_repeated_exchanges_keep_a_bounded_number_of_keys(server: LiveServer) ->
     assert stale.status_code == 403
 
 
-def test_socket_frames_nest_at_most_eight_levels(server: LiveServer) -> None:
+def _errors_of_frames(
+    server: LiveServer, frames: list[str], done: Callable[[list[dict[str, Any]]], bool]
+) -> list[str]:
+    """The error reasons a seated page is sent after `frames` (its first, a person's
+    seat in a new game, authenticated), its replies read until `done` holds of them."""
     created = server.create(variant="standard", players=7, seats=[{"kind": "human"}] * 2)
     game_id = created["game_id"]
     joined = server.join(game_id, created["invites"][0]["invite"], "Ada")
@@ -200,17 +209,70 @@ def test_socket_frames_nest_at_most_eight_levels(server: LiveServer) -> None:
     async def probe() -> list[dict[str, Any]]:
         async with websockets.connect(f"{server.ws_url}/ws/{game_id}") as ws:
             await ws.send(json.dumps({"type": "auth", "credential": joined["credential"]}))
-            await ws.send('{"type": "ping", "x": ' + "[" * 8 + "]" * 8 + "}")  # 9 levels
-            await ws.send('{"type": "ping", "x": ' + "[" * 7 + "]" * 7 + "}")  # 8 levels
+            for frame in frames:
+                await ws.send(frame)
             replies: list[dict[str, Any]] = []
             async with asyncio.timeout(10):
-                while len([r for r in replies if r["type"] == "error"]) < 2:
+                while not done(replies):
                     replies.append(json.loads(await ws.recv()))
             return replies
 
-    errors = [r["reason"] for r in asyncio.run(probe()) if r["type"] == "error"]
+    return [r["reason"] for r in asyncio.run(probe()) if r["type"] == "error"]
+
+
+def test_socket_frames_nest_at_most_eight_levels(server: LiveServer) -> None:
+    frames = [
+        '{"type": "ping", "x": ' + "[" * 8 + "]" * 8 + "}",  # 9 levels
+        '{"type": "ping", "x": ' + "[" * 7 + "]" * 7 + "}",  # 8 levels
+    ]
+    errors = _errors_of_frames(
+        server, frames, lambda replies: sum(r["type"] == "error" for r in replies) >= 2
+    )
     assert "nested too deeply (at most 8 levels)" in errors[0]
     assert "nested" not in errors[1] and "extra" in errors[1].lower()
+
+
+def test_a_frame_with_a_number_too_long_to_read_is_told_so(server: LiveServer) -> None:
+    """A number of more digits than Python reads (4300) is valid JSON: the frame is
+    refused with that reason, not as "not JSON", and the page's next frame is read."""
+    frames = ['{"type": "act", "turn": 0, "choice": ' + "9" * 5000 + "}", '{"type": "ping"}']
+    errors = _errors_of_frames(
+        server, frames, lambda replies: bool(replies) and replies[-1]["type"] == "pong"
+    )
+    assert errors == ["a number in the message is too long"]
+
+
+def test_a_ping_flood_closes_the_socket_with_1008(server: LiveServer) -> None:
+    """Ping frames never reach the app, and uvicorn answered each one, written out
+    whether the client read or not: a client sending pings as fast as it could held the
+    event loop and grew the server's buffers without end. Pings now share a page's rate
+    (`Settings.rate_per_s`, `rate_burst`); a flood past it closes the socket with 1008,
+    the seat's page is let go, and the seat's next page plays on."""
+    created = server.create(variant="standard", players=7, seats=[{"kind": "human"}] * 2)
+    game_id = created["game_id"]
+    joined = server.join(game_id, created["invites"][0]["invite"], "Ada")
+
+    async def flood() -> tuple[int | None, str | None, str]:
+        ws = await open_seat(server, game_id, joined["credential"])
+        await recv_until(ws, lambda m: m["type"] == "lobby")
+        for n in range(500):  # not waiting for the pongs
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await ws.ping(b"%d" % n)
+        with contextlib.suppress(websockets.ConnectionClosed):
+            await recv_until(ws, lambda m: False, timeout=5)
+        again = await open_seat(server, game_id, joined["credential"])
+        kind = (await recv_until(again, lambda m: m["type"] == "lobby"))["type"]
+        pong = await again.ping()
+        await asyncio.wait_for(pong, 5)  # a page's own pings are answered
+        await again.close()
+        return ws.close_code, ws.close_reason, kind
+
+    code, reason, kind = asyncio.run(flood())
+    assert (code, reason, kind) == (1008, "too many pings", "lobby")
+    deadline = time.monotonic() + 5
+    while server.manager.sockets.held and time.monotonic() < deadline:
+        time.sleep(0.05)  # the server has let both sockets go (each gave its place back)
+    assert not server.manager.sockets.held
 
 
 def table_with_ada(server: LiveServer) -> tuple[str, Callable[[str], httpx.Response]]:
@@ -689,6 +751,31 @@ def test_a_kept_alive_connection_is_not_cut_for_its_age(strict_server: LiveServe
     sock.sendall(b"GET /api/finished HTTP/1.1\r\n")  # and then nothing
     assert _until_closed(sock).startswith(b"HTTP/1.1 408 ")
     sock.close()
+
+
+def test_a_request_head_past_its_limit_is_refused_at_once(strict_server: LiveServer) -> None:
+    """A request line and headers that run on (one header's value growing without end)
+    get 431 as soon as they pass `MAX_HEAD`, not at the deadline: httptools's work on a
+    growing header is quadratic, and a 40 MB one held the event loop for seconds. A
+    large but ordinary request (an 8 KiB header, a body near `max_body`) is served."""
+    server = strict_server
+    sock = _connect(server)
+    began = time.monotonic()
+    sock.sendall(b"GET /api/finished HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * (MAX_HEAD + 100))
+    answer = _until_closed(sock)
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 431 "), answer
+    assert HEAD_TOO_LARGE.encode() in answer
+    assert time.monotonic() - began < 0.8  # before the request deadline (1 s)
+    body = json.dumps({"invite": "x" * 20, "name": "Ada"}).encode() + b" " * 60_000
+    big = httpx.post(
+        f"{server.url}/api/games/nosuchgame/join",
+        content=body,
+        headers={"content-type": "application/json", "x-long": "a" * 8192},
+        timeout=5,
+    )
+    assert big.status_code == 404  # read whole and answered by the app
+    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
 
 
 def test_one_address_holds_a_bounded_number_of_http_connections(

@@ -496,13 +496,16 @@ def server_options(settings: Settings) -> dict[str, Any]:
     """The uvicorn options the app is served with (`serve`, and the tests' server).
 
     Why each: a client's own ``X-Forwarded-For`` must not pick its address (the
-    per-address limits count by it); frames above 64 KiB close the socket; and
+    per-address limits count by it); frames above 64 KiB close the socket;
     uvicorn's HTTP protocol waits for a request without a deadline and takes any
-    number of connections from one address, so the app's is `connections.guarded_http`."""
-    from mafia_arena.web.connections import guarded_http
+    number of connections from one address, so the app's is `connections.guarded_http`;
+    and its websocket protocol answers every ping, so the app's is
+    `connections.guarded_ws`, which bounds their rate."""
+    from mafia_arena.web.connections import guarded_http, guarded_ws
 
     return {
         "http": guarded_http(settings.request_timeout, settings.max_connections_per_client),
+        "ws": guarded_ws(settings.rate_per_s, settings.rate_burst),
         "ws_max_size": 64 * 1024,
         "proxy_headers": False,
     }

@@ -13,10 +13,24 @@ gives uvicorn a protocol (its httptools one, which the ``web`` extra's
   (request line, headers and body) within `Settings.request_timeout` seconds of its
   first byte, or of the connection's opening for its first request (the idle time
   between requests stays uvicorn's keep-alive timeout);
+- answers 431 and closes the connection when a request's head (request line and
+  headers) runs past `MAX_HEAD` bytes before its end. Why: httptools joins a header's
+  value piece by piece as its bytes come in, each time copying what it has, so the
+  work grows with the square of its length: one 40 MB header held the event loop
+  (every table's sockets) for six seconds, well within the deadline;
 - refuses (429, then closes) a connection from an address that already holds
   `Settings.max_connections_per_client` open HTTP connections. A connection that
   becomes a websocket leaves this count at the upgrade: the app counts sockets
   (`Settings.max_sockets_per_client`).
+
+`guarded_ws` does the same for the websocket protocol (uvicorn's sans-I/O one, which it
+would pick itself): a websocket's control frames never reach the app, and uvicorn
+answers every ping at once, written out whether or not the client reads. A client
+that sent pings as fast as it could and read nothing held the event loop (another
+page's request waited seconds) and grew the server's write buffer by every pong. Pings
+share the rate of a page's frames (`protocol.RateLimiter`, `Settings.rate_per_s` and
+`rate_burst`); past `ws.MAX_STRIKES` pings over it the socket is closed with 1008, as
+a flood of frames is (`web/ws.py`).
 """
 
 from __future__ import annotations
@@ -25,11 +39,22 @@ import asyncio
 import json
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from mafia_arena.web.guard import ClientCounter
+from mafia_arena.web.protocol import RateLimiter
+from mafia_arena.web.ws import CLOSE_POLICY, MAX_STRIKES
 
 TIMED_OUT = "request not received in time"
 TOO_MANY = "too many connections from your address"
+HEAD_TOO_LARGE = "request line and headers too large"
+PING_FLOOD = "too many pings"
+AFTER_CLOSE = 65_536
+"""Bytes a socket closed for a ping flood may still send before its close answer (the
+frames it sent before it read the close); past them the connection is cut."""
+MAX_HEAD = 65_536
+"""Bytes a request's head (request line and headers) may take; a browser's are a few
+kilobytes, and servers commonly allow 8 to 64 KiB."""
 
 
 def _response(status: str, detail: str, default_headers: list[tuple[bytes, bytes]]) -> bytes:
@@ -45,10 +70,13 @@ def _response(status: str, detail: str, default_headers: list[tuple[bytes, bytes
     return b"\r\n".join(lines) + b"\r\n\r\n" + body
 
 
-def guarded_http(request_timeout: float, max_per_client: int) -> type[HttpToolsProtocol]:
-    """uvicorn's HTTP protocol (httptools) with a deadline to receive each request and
-    at most `max_per_client` open connections per client address (one count per server:
-    each call makes a class of its own)."""
+def guarded_http(
+    request_timeout: float, max_per_client: int, max_head: int = MAX_HEAD
+) -> type[HttpToolsProtocol]:
+    """uvicorn's HTTP protocol (httptools) with a deadline to receive each request, a
+    request head of at most `max_head` bytes, and at most `max_per_client` open
+    connections per client address (one count per server: each call makes a class of
+    its own)."""
     open_connections = ClientCounter(max_per_client)
 
     class GuardedHttp(HttpToolsProtocol):
@@ -58,6 +86,8 @@ def guarded_http(request_timeout: float, max_per_client: int) -> type[HttpToolsP
         counted: str | None = None
         receiving: RequestResponseCycle | None = None
         """The cycle of the request being received, once its headers are in."""
+        head: int = 0
+        """Bytes received since the request's first byte while its head is not whole."""
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -72,11 +102,19 @@ def guarded_http(request_timeout: float, max_per_client: int) -> type[HttpToolsP
             if self.counted is None:  # refused: nothing it sends is read
                 return
             super().data_received(data)
+            in_head = self.receiving is None and not self.transport.is_closing()
+            if in_head and self.counted is not None:  # None: it became a websocket
+                # the head is still coming in: counted after the parser read the bytes
+                # (the work of one read is bounded by its size), refused past `max_head`
+                self.head += len(data)
+                if self.head > max_head:
+                    self._refuse_head()
 
         def on_message_begin(self) -> None:
             """A request's first byte (the parser's callback): its deadline runs from
             here, or from the connection's opening for the first request."""
             self.receiving = None
+            self.head = 0
             if self.deadline is None:
                 self._arm()
             super().on_message_begin()
@@ -119,19 +157,86 @@ def guarded_http(request_timeout: float, max_per_client: int) -> type[HttpToolsP
             The app, if it waits for the body, reads a disconnect and its answer goes
             nowhere."""
             self.deadline = None
-            answering = bool(self.pipeline) or (
+            answered = self.receiving is not None and self.receiving.response_started
+            if self._answering() or answered:  # a 408 now would land inside or after an answer
+                self.transport.close()
+                return
+            self._answer("408 Request Timeout", TIMED_OUT)
+
+        def _refuse_head(self) -> None:
+            """431 for a head past `max_head`, or only closed where an answer to an
+            earlier request is being sent (a 431 would land inside it)."""
+            self._disarm()
+            if self._answering():
+                self.transport.close()
+                return
+            self._answer("431 Request Header Fields Too Large", HEAD_TOO_LARGE)
+
+        def _answering(self) -> bool:
+            """Whether an answer is being sent on the connection now (a pipelined one
+            waits, or one has started and not ended)."""
+            return bool(self.pipeline) or (
                 self.cycle is not None
                 and self.cycle.response_started
                 and not self.cycle.response_complete
             )
-            answered = self.receiving is not None and self.receiving.response_started
-            if answering or answered:  # a 408 now would land inside or after an answer
-                self.transport.close()
-                return
-            self._answer("408 Request Timeout", TIMED_OUT)
 
         def _answer(self, status: str, detail: str) -> None:
             self.transport.write(_response(status, detail, self.server_state.default_headers))
             self.transport.close()
 
     return GuardedHttp
+
+
+def guarded_ws(rate: float, burst: float) -> type[WebSocketsSansIOProtocol]:
+    """uvicorn's websocket protocol (sans-I/O) answering at most `rate` pings a second
+    after a burst of `burst`, per socket; past `MAX_STRIKES` pings over that rate the
+    socket is closed with `CLOSE_POLICY` (the app reads a disconnect)."""
+
+    class GuardedWebSocket(WebSocketsSansIOProtocol):
+        """One websocket: its pings' token bucket."""
+
+        pings: RateLimiter | None = None
+        after_close: int | None = None
+        """Bytes received since the flood's close frame was sent (None: not closed so)."""
+
+        def data_received(self, data: bytes) -> None:
+            if self.after_close is not None:
+                # a client that floods on after its close frame is cut off: reading its
+                # pings until the close timeout would hold the event loop all that time
+                self.after_close += len(data)
+                if self.after_close > AFTER_CLOSE:
+                    self.transport.abort()
+                    return
+            super().data_received(data)
+
+        def handle_ping(self) -> None:
+            if self.close_sent or self.transport.is_closing():
+                self.conn.data_to_send()  # the pong of a ping read after the close: dropped
+                return
+            if self.pings is None:
+                self.pings = RateLimiter(rate, burst)
+            if not self.pings.allow() and self.pings.strikes > MAX_STRIKES:
+                self._close_flooded()
+                return
+            super().handle_ping()
+
+        def _close_flooded(self) -> None:
+            """Close as uvicorn closes for the app: the app reads the disconnect, the
+            client gets the close frame, and the connection ends when the client answers
+            it or after uvicorn's close timeout. Why not at once, as uvicorn's keepalive
+            timeout does: pings still unread on the server would turn the close into a
+            reset, and the client would never read why (1008). A client that sends on
+            past `AFTER_CLOSE` bytes is cut off then (`data_received`)."""
+            code = CLOSE_POLICY
+            self.after_close = 0
+            self.queue.put_nowait({"type": "websocket.disconnect", "code": code})
+            self.conn.send_close(code, PING_FLOOD)
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            if self.read_paused:
+                self.read_paused = False
+                self.transport.resume_reading()
+            self.close_timer = self.loop.call_later(self.close_timeout, self.transport.close)
+
+    return GuardedWebSocket

@@ -112,8 +112,10 @@ def parse(raw: str | bytes, max_frame: int, max_depth: int = 8) -> Message:
         raise BadMessage(f"message nested too deeply (at most {max_depth} levels)")
     try:
         data = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise BadMessage("not JSON") from exc
+    except ValueError as exc:  # valid JSON: an integer past Python's digit limit (4300)
+        raise BadMessage("a number in the message is too long") from exc
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:

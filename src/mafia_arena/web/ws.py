@@ -13,6 +13,13 @@ page instead (`web/gallery.py`): public ``state`` messages, and only ``chat`` an
 ``ping`` from it. Every frame is size-checked, schema-validated and rate-limited before
 it reaches the seat's `HumanAgent` (a frame dropped by the rate limit is answered,
 never dropped unsaid); none can name another seat.
+
+Close codes: 4401 (no valid credential), 4404 (no such game), 4409 (the seat was
+opened in another page), 4429 (too many sockets from the address, or spectators of the
+game), 1008 (a page that went on sending past the rate limit: `MAX_STRIKES` dropped
+frames), 1009 (a frame over the server's 64 KiB websocket limit), 1000 (the game's
+server closed the page otherwise: it was too slow to read what it was sent, or the
+server stops; the page reconnects and gets its whole view again).
 """
 
 from __future__ import annotations
@@ -185,7 +192,8 @@ async def _serve(ws: WebSocket, manager: GameManager, game_id: str) -> None:
                 break
             if not limiter.allow():
                 if limiter.strikes > MAX_STRIKES:
-                    conn.close()
+                    # a policy close, not a normal one: the page did not stop when told
+                    conn.close(CLOSE_POLICY)
                     break
                 # every dropped frame is answered, so a page never waits on an answer
                 # that was not read; at most MAX_STRIKES replies before the socket closes
