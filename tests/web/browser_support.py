@@ -60,10 +60,21 @@ def ensure_chromium() -> bool:
     return CHROMIUM.exists()
 
 
-def launch_chromium() -> Iterator[Any]:
-    """Yield a headless Chromium (body of the `browser` fixture in conftest.py)."""
-    from playwright.sync_api import sync_playwright
+EXPECT_TIMEOUT_MS = 30_000
+"""How long an ``expect(...)`` assertion waits for its condition: Playwright's own
+default is 5 s, its actions' and ``wait_for_selector``'s 30 s. What an assertion waits
+for is the page's answer to a push or a request from a server that runs in the test's
+own process beside its bots, which a loaded 2-core machine can hold back for seconds.
+Set once here (`launch_chromium`) rather than per call; a condition that never holds
+still fails, and one that holds at once returns at once."""
 
+
+def launch_chromium() -> Iterator[Any]:
+    """Yield a headless Chromium (body of the `browser` fixture in conftest.py), with
+    `EXPECT_TIMEOUT_MS` as every ``expect`` assertion's wait."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=ARGS, headless=True

@@ -37,6 +37,19 @@ from mafia_arena.web import Settings, create_app
 from mafia_arena.web.app import server_options
 from mafia_arena.web.manager import GameManager
 
+HTTP_TIMEOUT = 60.0
+"""Seconds a test gives a request to the live server, or a socket's opening handshake,
+to be answered: the helpers here, and the tests' own clients that met the limits
+below (httpx's own default is 5 s, websockets' 10 s).
+
+Why so long: the server answers from the test's own process, on a thread that shares
+the interpreter with the test's clients, and a bot that thinks holds the server's loop
+while it does. On a loaded 2-core machine a join that started a game with the deal
+reader of tests/deal_reader.py (it tries 100,001 seeds at its first turn) took over
+10 s, and a Palermo game's view, polled beside its autopilots in test_leaks.py, over
+5 s: each failed with a read timeout. A server that never answers still fails the
+request, and each test's own timeout bounds the whole."""
+
 
 class LiveServer:
     """The app on 127.0.0.1:<free port>, served from a background thread."""
@@ -76,7 +89,7 @@ class LiveServer:
 
     # ------------------------------------------------------------------ helpers
     def create(self, **spec: Any) -> dict[str, Any]:
-        response = httpx.post(f"{self.url}/api/games", json=spec, timeout=10)
+        response = httpx.post(f"{self.url}/api/games", json=spec, timeout=HTTP_TIMEOUT)
         assert response.status_code == 200, response.text
         return response.json()
 
@@ -84,7 +97,7 @@ class LiveServer:
         response = httpx.post(
             f"{self.url}/api/games/{game_id}/join",
             json={"invite": invite, "name": name},
-            timeout=10,
+            timeout=HTTP_TIMEOUT,
         )
         assert response.status_code == 200, response.text
         return response.json()
@@ -184,7 +197,9 @@ async def autopilot(
     played = Played(seat)
     answered: int | None = None
     tried = wrote = False
-    async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
+    async with websockets.connect(
+        f"{ws_url}/ws/{game_id}", max_size=2**24, open_timeout=HTTP_TIMEOUT
+    ) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         async with asyncio.timeout(timeout):
             async for raw in ws:
@@ -227,7 +242,9 @@ async def spectate(ws_url: str, game_id: str, watch: str, timeout: float = 120) 
     """Watch a game through its watch token until it is over; write in the spectators'
     chat once and try the dead chat once (refused). Records everything received."""
     played = Played(-1)
-    async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
+    async with websockets.connect(
+        f"{ws_url}/ws/{game_id}", max_size=2**24, open_timeout=HTTP_TIMEOUT
+    ) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": watch}))
         await ws.send(json.dumps({"type": "chat", "channel": "spectators", "text": "hi all"}))
         await ws.send(json.dumps({"type": "chat", "channel": "dead", "text": "let me in"}))
@@ -397,6 +414,14 @@ def check_no_leaks(
     return checked
 
 
+START_TIMEOUT = 120.0
+"""Seconds `ServerProcess.start` waits for the server to answer. The child imports the
+whole server before it listens: a second or two on an idle machine, but 29 to 37 s
+measured on a loaded 2-core machine (and 39 s for the failing start of
+tests/web/test_server_process.py), more than half of a minute. A server that exits
+at start is told at once, whatever the wait."""
+
+
 class ServerProcess:
     """``mafia-arena serve`` as a child process on a fixed port, killable with SIGKILL.
 
@@ -427,7 +452,8 @@ class ServerProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60) -> None:
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start the server and wait until it answers (see `START_TIMEOUT`)."""
         deadline = time.monotonic() + timeout
         while True:
             wait_until_bindable(self.port, deadline)
@@ -535,7 +561,9 @@ async def recv_until(ws: Any, predicate: Any, timeout: float = 20) -> dict[str, 
 async def open_seat(server: LiveServer, game_id: str, credential: str) -> Any:
     """A websocket to game `game_id`, authenticated with `credential` (a seat's, or the
     watch token); frames up to 16 MiB are read (a finished game's state is large)."""
-    ws = await websockets.connect(f"{server.ws_url}/ws/{game_id}", max_size=2**24)
+    ws = await websockets.connect(
+        f"{server.ws_url}/ws/{game_id}", max_size=2**24, open_timeout=HTTP_TIMEOUT
+    )
     await ws.send(json.dumps({"type": "auth", "credential": credential}))
     return ws
 

@@ -189,7 +189,7 @@ def test_a_keyboard_player_plays_a_whole_game(
             if not page.locator("#end").is_visible():
                 assert not after["body"] and after["inAction"], f"after answering: {after}"
         assert turns >= 2
-        expect(page.locator("#end-title")).to_be_focused(timeout=5_000)
+        expect(page.locator("#end-title")).to_be_focused()
         said = page.evaluate("window.__said.urgent")
         assert sum(s.startswith("Your turn: ") for s in said) >= 2, said
         assert said[-1].startswith("Game over"), said

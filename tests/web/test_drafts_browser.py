@@ -87,7 +87,7 @@ def reconnect(page: Any) -> None:
     """The page's socket drops; the page reconnects by itself and is sent the whole
     view again (a reset push)."""
     page.evaluate("app.ws.close()")
-    expect(page.locator("#conn")).to_have_class("conn off", timeout=5_000)
+    expect(page.locator("#conn")).to_have_class("conn off")
     expect(page.locator("#conn")).to_have_class("conn", timeout=15_000)
     page.wait_for_timeout(300)  # the reset push is rendered
 

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from tests.web.support import (
+    HTTP_TIMEOUT,
     LiveServer,
     Played,
     assert_no_empty_pushes,
@@ -46,7 +47,7 @@ pytestmark = pytest.mark.timeout(600)
 
 async def poll_views(server: LiveServer, game_id: str, credential: str, into: Played) -> None:
     """The HTTP view API, polled while the game runs, is checked like the socket."""
-    async with httpx.AsyncClient(base_url=server.url) as client:
+    async with httpx.AsyncClient(base_url=server.url, timeout=HTTP_TIMEOUT) as client:
         while True:
             response = await client.get(
                 f"/api/games/{game_id}/view", headers={"Authorization": f"Bearer {credential}"}

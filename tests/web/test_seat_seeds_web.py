@@ -11,7 +11,7 @@ import httpx
 import pytest
 from tests.deal_reader import NAME, DealReader, reproduces
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot
 
 from mafia_arena.agents import registry
 from mafia_arena.seat_seeds import seat_seed
@@ -39,7 +39,8 @@ def test_a_web_game_gives_no_bot_the_deal(drawn: LiveServer) -> None:
     game_id = created["game_id"]
     joined = drawn.join(game_id, created["invites"][0]["invite"], "Ann")
     headers = {"Authorization": f"Bearer {joined['credential']}"}
-    early = httpx.get(f"{drawn.url}/api/games/{game_id}/replay", headers=headers)
+    replay_url = f"{drawn.url}/api/games/{game_id}/replay"
+    early = httpx.get(replay_url, headers=headers, timeout=HTTP_TIMEOUT)
     assert early.status_code == 409  # no seed while the game runs
     played = asyncio.run(autopilot(drawn.ws_url, game_id, joined["credential"], 0, 4))
     drawn.wait_over(game_id)
@@ -51,7 +52,7 @@ def test_a_web_game_gives_no_bot_the_deal(drawn: LiveServer) -> None:
     for report in DealReader.reports:
         assert report["seen"] and not reproduces(report, session.seed)
         assert report["given"] == [seat_seed(drawn.manager.host_key, session.seed, report["seat"])]
-    replay = httpx.get(f"{drawn.url}/api/games/{game_id}/replay", headers=headers).json()
+    replay = httpx.get(replay_url, headers=headers, timeout=HTTP_TIMEOUT).json()
     assert replay["seed"] == session.seed  # shown after the game
 
 

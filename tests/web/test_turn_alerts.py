@@ -149,7 +149,7 @@ def test_alerts_refused_by_the_browser_say_so_and_how_to_allow_them(
         note = page.get_by_test_id("alerts-note")
         expect(note).to_be_hidden()
         page.locator("#alerts").click()
-        expect(note).to_be_visible(timeout=5_000)
+        expect(note).to_be_visible()
         expect(note).to_contain_text("The browser refused notifications")
         expect(note).to_contain_text("allow notifications in the site's settings")
         expect(page.locator("#alerts")).not_to_be_checked()
