@@ -71,6 +71,9 @@ def test_kimi_think_marks_are_split_from_the_answer() -> None:
         # a prefixed tag closes only with its own prefix
         ("<seed:think>plan</think>I trust P2.", "plan</think>I trust P2.", ""),
         ("I vote [P3], not [P4].", "", "I vote [P3], not [P4]."),
+        # Magistral's marks are capitals: "[think]" in a speech is the speaker's word
+        ("I [think] P3 is lying.", "", "I [think] P3 is lying."),
+        ("I [Think] P3 lies; [/think] so P4.", "", "I [Think] P3 lies; [/think] so P4."),
     ],
 )
 def test_magistral_and_seed_think_marks_are_split_from_the_answer(

@@ -8,7 +8,8 @@ Contract
   case, the opening tag with attributes or not: ``<think type="x">``, and with a
   prefix: Seed-OSS's ``<seed:think>…</seed:think>``),
   ``<|begin_of_thought|>…<|end_of_thought|>`` (Sky-T1, OpenThoughts),
-  ``◁think▷…◁/think▷`` (Kimi) or ``[THINK]…[/THINK]`` (Mistral's Magistral); a
+  ``◁think▷…◁/think▷`` (Kimi) or ``[THINK]…[/THINK]`` (Mistral's Magistral, in
+  capitals only: a speech may say "I [think]"); a
   block closes only with the closing mark of its own format. The marks themselves
   are in neither part. An opening tag that is never closed (the token limit cut the
   thinking short) makes the rest of the text reasoning and leaves no answer, so the
@@ -39,15 +40,17 @@ __all__ = ["join_reasoning", "split_reasoning"]
 _TAGS = "think|thinking|reasoning"
 _OPEN = re.compile(
     rf"<(?P<prefix>[a-z]+:)?(?P<tag>{_TAGS})(?:\s[^<>]*)?>"
-    r"|(?P<thought><\|begin_of_thought\|>)|(?P<kimi>◁think▷)|(?P<bracket>\[THINK\])",
+    r"|(?P<thought><\|begin_of_thought\|>)|(?P<kimi>◁think▷)|(?P<bracket>(?-i:\[THINK\]))",
     re.IGNORECASE,
 )
 _CLOSE = re.compile(
-    rf"</(?:[a-z]+:)?(?:{_TAGS})\s*>|<\|end_of_thought\|>|◁/think▷|\[/THINK\]", re.IGNORECASE
+    rf"</(?:[a-z]+:)?(?:{_TAGS})\s*>|<\|end_of_thought\|>|◁/think▷|(?-i:\[/THINK\])",
+    re.IGNORECASE,
 )
 _THOUGHT_END = re.compile(r"<\|end_of_thought\|>", re.IGNORECASE)
 _KIMI_END = re.compile("◁/think▷", re.IGNORECASE)
-_BRACKET_END = re.compile(r"\[/THINK\]", re.IGNORECASE)
+#: Magistral's marks are matched in capitals only: "[think]" is a word a speech may hold.
+_BRACKET_END = re.compile(r"\[/THINK\]")
 
 #: A harmony channel header: ``<|channel|>`` and the channel's name, then its
 #: recipient or constraint (``to=functions.x <|constrain|>json``), up to ``<|message|>``.
