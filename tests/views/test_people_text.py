@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from tests.host_key import FIXED_HOST_KEY
 
-from mafia_arena.engine.catalogue import GameEnded, GroupPicks, NightAction, SpeechMade
+from mafia_arena.engine.catalogue import Death, GameEnded, GroupPicks, NightAction, SpeechMade
 from mafia_arena.engine.choices import PASS, Request
-from mafia_arena.engine.events import Event
+from mafia_arena.engine.events import Event, SeatEvent
 from mafia_arena.engine.game import Game
 from mafia_arena.rules import load_variant
 from mafia_arena.rules.spec import WinRule
@@ -24,6 +24,7 @@ from mafia_arena.runner.match import play_match_sync
 from mafia_arena.seating import seat_agents
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.endings import end_reason, rule_words
+from mafia_arena.views.knowledge import Knowledge, KnowledgeFold
 from mafia_arena.views.people_text import (
     channel_words,
     kind_words,
@@ -193,6 +194,42 @@ def test_two_mafiosi_read_team_picks_and_their_team_s_action(classic: Game) -> N
     ]
     assert any("Team picks for the mafia's kill (round 1 of 3): P1→" in t for t in lines)
     assert any("Your team's night action (the mafia's kill): " in t for t in lines)
+
+
+def _mafioso_alone_in_picks(classic: Game, ally_dies_first: bool) -> tuple[Knowledge, Any]:
+    """P1's view (a mafioso beside P2) to its first round of the mafia's kill, that
+    round's picks P1's alone (P2 passed), and P2 dead after them or, with
+    `ally_dies_first`, before them (the last mafioso); the view and the picks' event."""
+    knowledge = SeatTracker(0).update(classic)
+    assert knowledge.allies.get(1) == "mafioso"
+    at = next(
+        i
+        for i, e in enumerate(knowledge.events)
+        if isinstance(e.fact, GroupPicks) and e.fact.step == "mafia_kill"
+    )
+    real = knowledge.events[at]
+    assert isinstance(real.fact, GroupPicks)
+    mine = GroupPicks("mafia_kill", 1, {0: real.fact.picks[0]})
+    picks = SeatEvent(real.day, real.phase, mine, real.private, real.channel)
+    death = SeatEvent(real.day, real.phase, Death(1, "night"), False, None)
+    stream = [*knowledge.events[:at], *([death, picks] if ally_dies_first else [picks, death])]
+    fold = KnowledgeFold(0)
+    fold.extend(stream)
+    return fold.snapshot(), picks
+
+
+def test_picks_read_as_the_team_they_came_from_when_drawn_again_later(classic: Game) -> None:
+    """The lines are drawn again from a later view (a reconnected page, the terminal's
+    next turn, the view after the game): an ally who passed and died afterwards made
+    the team's picks read as a lone player's, "Team picks" live and "Your pick" later.
+    The last mafioso's picks, the ally dead before them, stay its own."""
+    names = DisplayNames.of(classic.variant)
+    later, picks = _mafioso_alone_in_picks(classic, ally_dies_first=False)
+    line = people_line(picks, 0, names, classic.variant, knowledge=later) or ""
+    assert "Team picks for the mafia's kill (round 1 of 3): P1→" in line, line
+    alone, picks = _mafioso_alone_in_picks(classic, ally_dies_first=True)
+    line = people_line(picks, 0, names, classic.variant, knowledge=alone) or ""
+    assert "Your pick for the mafia's kill (round 1 of 3): " in line, line
 
 
 def _knows(seat: int, *picks: GroupPicks) -> Any:

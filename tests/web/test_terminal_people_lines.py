@@ -66,8 +66,16 @@ def test_a_palermo_turn_is_dated_as_its_lines_are() -> None:
     person reads "Early night 1 (before midnight)"."""
     out = io.StringIO()
     answers = itertools.repeat("0")  # done for this phase
-    play_in_terminal(
-        "palermo", 12, 5, "random", 1, {"moves": 1}, read=lambda _: next(answers), out=out
+    play_in_terminal(  # the bots' draws fixed too: a fresh key ended P6's game early
+        "palermo",
+        12,
+        5,
+        "random",
+        2,
+        {"moves": 1},
+        read=lambda _: next(answers),
+        out=out,
+        host_key=FIXED_HOST_KEY,
     )
     asked = [line for line in out.getvalue().splitlines() if line.startswith("NOW (P6): ")]
     assert "NOW (P6): Morning 1: one move, or done." in asked

@@ -47,7 +47,7 @@ from mafia_arena.rules import Variant
 from mafia_arena.rules.spec import NightStep
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.endings import end_reason
-from mafia_arena.views.knowledge import Knowledge
+from mafia_arena.views.knowledge import Knowledge, KnowledgeFold
 from mafia_arena.views.text import choice_text, game_over_line, render_event
 from mafia_arena.views.words import name, palermo_when, phase_tag, quote_speech
 
@@ -142,8 +142,9 @@ def acts_alone(
     lists the seats that acted; the whole log's picks (no seat's view: the command
     line's omniscient transcript, the moderator's replay) go to exactly the team asked;
     a seat's picks are its own alone when they name no other seat and the seat's view
-    (`knowledge`) knows no living ally who holds one of the step's roles. Without
-    `knowledge`, a seat's picks read as a team's: never a single player's by guess."""
+    (`knowledge`) knew no living ally who held one of the step's roles when the picks
+    reached it (`_known_then`). Without `knowledge`, a seat's picks read as a team's:
+    never a single player's by guess."""
     fact = event.fact
     if isinstance(fact, NightAction):
         return len(fact.seats) == 1
@@ -154,9 +155,25 @@ def acts_alone(
     step = _step(variant, fact.step)
     if knowledge is None or step is None or set(fact.picks) - {knowledge.seat}:
         return False
-    return not any(
-        knowledge.alive[seat] for seat, role in knowledge.allies.items() if role in step.actors
-    )
+    then = _known_then(knowledge, event)
+    return not any(then.alive[seat] for seat, role in then.allies.items() if role in step.actors)
+
+
+def _known_then(knowledge: Knowledge, event: SeatEvent) -> Knowledge | KnowledgeFold:
+    """What the seat knew when `event` reached it: its view folded up to that event
+    (`knowledge` itself where the event is not in its stream).
+
+    Why not `knowledge` as it is: the lines are drawn again from a later view (a page
+    that reconnects, the terminal's lines shown at the seat's next turn, the view after
+    the game), and an ally who passed and died later read as never there, so the same
+    picks said "Team picks" live and "Your pick" afterwards."""
+    events = knowledge.events
+    index = next((i for i in reversed(range(len(events))) if events[i] is event), None)
+    if index is None or index == len(events) - 1:
+        return knowledge
+    fold = KnowledgeFold(knowledge.seat)
+    fold.extend(events[: index + 1])
+    return fold
 
 
 def people_line(

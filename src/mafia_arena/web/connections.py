@@ -189,9 +189,10 @@ def guarded_http(
 
 
 def guarded_ws(rate: float, burst: float) -> type[WebSocketsSansIOProtocol]:
-    """uvicorn's websocket protocol (sans-I/O) answering at most `rate` pings a second
-    after a burst of `burst`, per socket; past `MAX_STRIKES` pings over that rate the
-    socket is closed with `CLOSE_POLICY` (the app reads a disconnect)."""
+    """uvicorn's websocket protocol (sans-I/O) with a token bucket for pings per socket
+    (`rate` a second after a burst of `burst`): a ping over that rate is still answered,
+    as a frame over it is (`web/ws.py`), and past `MAX_STRIKES` of them the socket is
+    closed with `CLOSE_POLICY` (the app reads a disconnect)."""
 
     class GuardedWebSocket(WebSocketsSansIOProtocol):
         """One websocket: its pings' token bucket."""
