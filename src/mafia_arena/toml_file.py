@@ -16,8 +16,9 @@ broken TOML covers it.
 Every reader of such a file words its refusals ``FILE: KEY: REASON`` (``-`` for the file
 as a whole): `refusal` says why a file could not be read or parsed,
 `validation_problems` turns pydantic's findings into those keys and reasons,
-`joined_problems` puts several in one message, `toml_spelling` writes a refused value as
-the file wrote it, `wrong_type` says a value is of the wrong type (``not an integer: got
+`joined_problems` puts several in one message, `unknown_key` refuses a key the file
+may not have and lists those it may, `toml_spelling` writes a refused value as the file
+wrote it, `wrong_type` says a value is of the wrong type (``not an integer: got
 true``), and `file_kind` tells which of the project's files a table is, for a file
 given where another kind was wanted. One wording for all of them, so one who has fixed
 a variant file reads an agent file's or a spec's errors alike.
@@ -116,6 +117,22 @@ def wrong_type(wanted: str, value: Any) -> str:
     return f"not {wanted}: got {toml_spelling(value)}"
 
 
+UNKNOWN_KEY = "unknown key (typo?)"
+"""The reason every reader gives for a key its file does not have (`unknown_key`)."""
+
+
+def unknown_key(whose: str, known: Collection[str]) -> str:
+    """`UNKNOWN_KEY` followed by the keys there are, for a reader that lists them:
+    ``unknown key (typo?); a training spec's [train] keys: batch_size, ...`` (`whose`:
+    ``a training spec's [train]``, ``an rl agent file's``).
+
+    Why one wording: an unknown key read "unknown key (typo?)" in an experiment spec
+    and an agent file, "unknown key; ..." at a training spec's top level and
+    "unknown; known keys: ..." in its ``[train]`` table; one who misspelt a key reads
+    the same words in every file, and the list names the key meant."""
+    return f"{UNKNOWN_KEY}; {whose} keys: {', '.join(sorted(known))}"
+
+
 def validation_problems(
     error: ValidationError, branches: Collection[str] = ()
 ) -> list[tuple[str, str]]:
@@ -132,7 +149,7 @@ def validation_problems(
         reason = str(item["msg"])
         kind = item["type"]
         if kind == "extra_forbidden":
-            reason = "unknown key (typo?)"
+            reason = UNKNOWN_KEY
         elif kind == "missing":
             reason = "required key is missing"
         elif kind == "value_error":

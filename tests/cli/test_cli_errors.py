@@ -377,7 +377,7 @@ def cli_cases(tmp: Path) -> list[tuple[str, list[str], tuple[str, ...]]]:
         (
             "play-log-unwritable",
             ["play", "--players", "5", "--log", "/proc/nope/x.jsonl"],
-            ("--log", "/proc/nope/x.jsonl", "cannot write"),
+            ("/proc/nope: cannot be made or written", "(the folder of --log /proc/nope/x.jsonl)"),
         ),
         (
             "replay-missing-log",
@@ -765,7 +765,12 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does_and_ends_its_runs(tmp_path: P
 #: (id, training spec text, key, reason): each is written to train.toml and run by `train`.
 TRAIN_ERRORS = [
     ("no-train-table", 'name = "t"\n', "train", "a [train] table is required"),
-    ("unknown-key", "[train]\nstepz = 10\n", "train.stepz", "unknown; known keys"),
+    (
+        "unknown-key",
+        "[train]\nstepz = 10\n",
+        "train.stepz",
+        "unknown key (typo?); a training spec's [train] keys: ",
+    ),
     ("wrong-type", "[train]\nplayers = 'seven'\n", "train.players", 'not an integer: got "seven"'),
     ("steps-zero", "[train]\nsteps = 0\n", "train.steps", "must be positive"),
     ("negative", "[train]\nimitate_games = -1\n", "train.imitate_games", "must not be negative"),

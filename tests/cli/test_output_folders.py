@@ -1,7 +1,7 @@
 """Every folder a command is given to write into (a results store, a board, a training
-run, a host key, the web server's live store and its results and logs) is refused
-alike when it cannot be made or written: one line naming the folder, the reason and
-the option that gave it (``FOLDER: REASON (OPTION)``, `output_folders.unusable_folder`),
+run, a host key, a game log's, the web server's live store and its results and logs)
+is refused alike when it cannot be made or written: one line naming the folder, the
+reason and the option that gave it (``FOLDER: REASON (OPTION)``, `output_folders.unusable_folder`),
 exit 2, before anything is written. Before: ``serve --db`` under a file was a
 traceback from the live store's ``mkdir``, and the other commands each worded it their
 own way, some naming only the option first."""
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.cli.support import REPO, assert_one_paragraph, run_cli
+from tests.cli.support import REPO, assert_one_paragraph, run_cli, run_cli_output
 
 
 def _free_port() -> int:
@@ -59,11 +59,23 @@ def _command(tmp_path: Path, command: str, folder: Path) -> tuple[list[str], str
         "train": (["train", str(training), "--no-tracking", "--out", str(folder)], "--out"),
         "play": (["play", "--players", "5", "--key-dir", str(folder)], "--key-dir"),
         "run": (["run", "--games", "1", "--key-dir", str(folder)], "--key-dir"),
+        "play-log": (
+            ["play", "--players", "5", "--log", str(folder / "game.jsonl")],
+            f"the folder of --log {folder / 'game.jsonl'}",
+        ),
     }
     return cases[command]
 
 
-COMMANDS = ["tournament", "leaderboard-spec", "leaderboard-store", "train", "play", "run"]
+COMMANDS = [
+    "tournament",
+    "leaderboard-spec",
+    "leaderboard-store",
+    "train",
+    "play",
+    "run",
+    "play-log",
+]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -80,6 +92,28 @@ def test_an_output_folder_that_cannot_be_made_is_named_first(
     assert code == 2, err
     assert_one_paragraph(err, f"error: {folder}: ", "is a file, not a folder", f"({option}")
     assert sorted(tmp_path.rglob("*")) == before  # nothing made or written
+
+
+def test_play_refuses_a_log_that_is_a_folder_before_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found only when the game was over, it lost the game played ("cannot write")."""
+    code, err = run_cli(["play", "--players", "5", "--log", str(tmp_path)], capsys)
+    assert code == 2, err
+    assert_one_paragraph(err, f"error: {tmp_path}: is a folder, not a file (--log)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_play_writes_its_log_into_a_folder_it_makes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing folder is an output folder to make, as ``--key-dir``'s is, not "no
+    such folder"."""
+    log = tmp_path / "logs" / "today" / "game.jsonl"
+    args = ["play", "--players", "5", "--seed", "3", "--log", str(log)]
+    code, out, err = run_cli_output(args, capsys)
+    assert code == 0, err
+    assert log.is_file() and f"log written to {log}" in out
 
 
 def test_serve_with_a_live_store_under_a_file_is_refused_in_one_line(

@@ -57,6 +57,28 @@ async def test_a_tool_call_naming_no_single_offered_move_is_re_asked_as_empty(
     assert said.answers == (f"(tool call) move {arguments}", "Hello, table.")
 
 
+async def test_speech_never_given_says_the_answers_were_tool_calls(
+    fake_openai: FakeOpenAI, fake_definition: AgentDefinition
+) -> None:
+    """A tool call naming no move, each time re-asked, falls back saying the model sent
+    tool calls, not speech: not "empty answer", which blames an endpoint that sent
+    nothing. Answers that were empty say so as before, and a mix counts the calls."""
+    call = tool_call("move", '{"move": "#3"}')
+    fake_openai.script(call, call, call)
+    said = await ChatClient(fake_definition).complete(SPEAK, moves=MOVES)
+    assert said.fallback and said.error_kind == "empty_answer" and said.text == ""
+    assert said.failure == "a tool call, not speech, answered 3 of 3 request(s)"
+    assert said.answers == ('(tool call) move {"move": "#3"}',) * 3
+
+    fake_openai.script(reply(""), call, reply(""))
+    mixed = await ChatClient(fake_definition).complete(SPEAK, moves=MOVES)
+    assert mixed.failure == "a tool call, not speech, answered 1 of 3 request(s)"
+
+    fake_openai.script(reply(""), reply(""), reply(""))
+    empty = await ChatClient(fake_definition).complete(SPEAK, moves=MOVES)
+    assert empty.failure == "empty answer to 3 request(s)"
+
+
 def test_parse_move_reads_exactly_one_code() -> None:
     from mafia_arena.llm.parsing import parse_move
 

@@ -94,6 +94,32 @@ def test_ctrl_c_before_the_first_evaluation_writes_nothing(tmp_path: Path) -> No
     assert not out.exists()
 
 
+def test_ctrl_c_before_the_first_evaluation_removes_the_parents_the_run_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--out kept/made/deeper/out``, where only ``kept`` was there: stopped before
+    anything is written, the run removes every folder it made (``made`` and below) and
+    keeps ``kept``, as a board's command does. Before, only ``out`` itself was removed
+    and the empty ``made/deeper`` stayed behind."""
+    pytest.importorskip("sb3_contrib")
+    import mafia_arena.rl.train as training
+    from mafia_arena.rl.spec import load_train_spec
+
+    def stopped(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(training, "_train", stopped)  # Ctrl-C as the run starts
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    out = kept / "made" / "deeper" / "out"
+    spec = load_train_spec(_spec(tmp_path, eval_every=64))
+    with pytest.raises(training.TrainingInterrupted) as interrupted:
+        training.train(spec, out, track=False, log=lambda line: None)
+    assert interrupted.value.saved_step is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["endless.toml", "kept"]
+    assert list(kept.iterdir()) == []
+
+
 def test_ctrl_c_after_an_evaluation_keeps_its_policy_and_drops_an_old_checkpoint(
     tmp_path: Path,
 ) -> None:
@@ -139,7 +165,11 @@ def test_no_tracking_is_the_switch_and_no_track_still_works(
 @pytest.mark.parametrize(
     ("body", "key", "reason"),
     [
-        ("[train]\nstepz = 10\n", "train.stepz", "unknown; known keys"),
+        (
+            "[train]\nstepz = 10\n",
+            "train.stepz",
+            "unknown key (typo?); a training spec's [train] keys: ",
+        ),
         ('name = "a/b"\n[train]\n', "name", '"a/b" holds a path separator'),
         ("[train\n", "-", "not valid TOML: "),
     ],

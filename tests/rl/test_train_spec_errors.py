@@ -199,19 +199,27 @@ def test_a_spec_value_that_would_break_a_run_is_refused_before_training(
 def test_every_unknown_key_is_listed_one_line_each(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], no_training: list[Any]
 ) -> None:
-    """Each misspelt key of ``[train]`` is named on a line of its own, in the file's
-    order, as a tournament's spec and an agent file list theirs, not only the first."""
-    spec = write_spec(tmp_path, {"stepz": "10", "sead": "1", "envz": "2"})
+    """Each misspelt key, above ``[train]`` or in it, is named on a line of its own, in
+    the file's order, as a tournament's spec and an agent file list theirs, not only
+    the first; all in the words every file gives an unknown key ("unknown key
+    (typo?)"), with the keys of the table it is in. Before, ``[train]``'s read
+    "unknown; known keys: ..." and the top level's "unknown key; ...": two wordings
+    for one mistake."""
+    top = 'name = "tiny"\nstepz = 10'
+    spec = write_spec(tmp_path, {"stepz": "10", "sead": "1", "envz": "2"}, top=top)
     code, err = run_cli(["train", str(spec), "--no-tracking"], capsys)
     assert code == 2, err
     assert_one_paragraph(err)
     lines = err.strip().splitlines()
-    assert [line.split(": unknown; known keys: ")[0] for line in lines] == [
-        f"error: {spec}: train.stepz",
+    top_keys = ": unknown key (typo?); a training spec's top-level keys: name, train"
+    train_keys = ": unknown key (typo?); a training spec's [train] keys: "
+    assert [line.split(train_keys)[0] for line in lines] == [
+        f"error: {spec}: stepz{top_keys}",
+        f"{spec}: train.stepz",
         f"{spec}: train.sead",
         f"{spec}: train.envz",
     ], err
-    assert all("steps" in line for line in lines), err
+    assert all("steps" in line for line in lines[1:]), err
     assert not no_training
 
 
@@ -339,11 +347,15 @@ def test_a_previous_runs_folder_and_the_shipped_spec_still_reach_training(
 @pytest.mark.parametrize(
     ("top", "key", "reason"),
     [
-        ('name = "tiny"\nsteps = 10', "steps", "unknown key; a training spec's top-level keys"),
+        (
+            'name = "tiny"\nsteps = 10',
+            "steps",
+            "unknown key (typo?); a training spec's top-level keys",
+        ),
         (
             'name = "tiny"\n[trian]\nsteps = 10',
             "trian",
-            "unknown key; a training spec's top-level keys: name, train",
+            "unknown key (typo?); a training spec's top-level keys: name, train",
         ),
     ],
     ids=["train-key-above-the-table", "misspelt-table"],

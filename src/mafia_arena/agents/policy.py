@@ -62,6 +62,7 @@ from mafia_arena.toml_file import (
     read_toml_text,
     refusal,
     toml_spelling,
+    unknown_key,
 )
 from mafia_arena.views.encode_history import ObservationSpec, make_encoder
 from mafia_arena.views.view import View
@@ -308,11 +309,10 @@ def check_agent_file(path: Path, data: Mapping[str, Any]) -> None:
     problems: list[tuple[str, str]] = []
     if "policy" not in data:
         problems.append(("policy", "required key is missing (the path of a policy file)"))
-    known = ", ".join(sorted(RL_AGENT_KEYS))
     for key, value in data.items():
         text = isinstance(value, str) and (key == "description" or bool(value.strip()))
         if key not in RL_AGENT_KEYS:
-            problems.append((key, f"unknown key (typo?); an rl agent file's keys: {known}"))
+            problems.append((key, unknown_key("an rl agent file's", RL_AGENT_KEYS)))
         elif key != "kind" and not text:
             what = "text" if key == "description" else "non-empty text"
             problems.append((key, f"must be {what}, not {toml_spelling(value)}"))

@@ -3,8 +3,11 @@ win rates), replay (a stored log, checked against a fresh replay).
 
 A game whose model-backed agents fell back on infrastructure faults says so on stderr
 (`count_endpoint_faults`, `warn_endpoint_faults`): without it, a game against a server
-that is down ends as if all were well. ``--log`` names an output, so a file that cannot
-be written is "cannot write" (`CliError`, exit 2). A replay that differs from its stored
+that is down ends as if all were well. ``--log`` names an output: a folder, or a path
+whose folder cannot be made or written, is refused before the game as every output
+folder is (`check_log_path`), and a file that then cannot be written is "cannot write"
+(`CliError`, exit 2). ``run`` and ``replay`` write no file (``--key-dir`` is checked
+alike, `tables.host_key_in`). A replay that differs from its stored
 log exits 1. Ctrl-C prints one line on stderr saying what was (not) written and exits
 130 (`EXIT_INTERRUPTED`): ``play``, that nothing was recorded and the game's seed (its
 ``--log`` is written only once the game is over, and whole), also when stopped as the
@@ -101,8 +104,8 @@ def play(
     check_seat("--seat", seat, players)
     check_seat("--human", human, players)
     check_seat_with_human(seat, human)
-    if log is not None and not log.parent.is_dir():
-        raise CliError("--log", f"{log}: cannot write: no such folder {str(log.parent)!r}")
+    if log is not None:
+        check_log_path(log)
     overrides = parse_overrides(set_)
     try:  # the variant loaded, the players seated (agent files read, clients made)
         rules = load_for_table(variant, set_, players)
@@ -182,6 +185,27 @@ def play(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if log is not None:
         _write_log(result.log, log)
+
+
+def check_log_path(log: Path) -> None:
+    """Raise `output_folders.OutputFolderError` unless ``--log`` `log` can be written
+    when the game is over: `log` must not be a folder, and its folder must be one that
+    can be made (the log's writer makes a missing one) and written, worded as every
+    output folder's refusal is (``FOLDER: REASON (the folder of --log LOG)``, as
+    ``serve --db`` words its store's folder).
+
+    Why before the game: the log is written only once the game is over, so a bad path
+    found then loses the game played; and a folder under a file read "no such folder"
+    where the reason is the file in its way."""
+    from mafia_arena.output_folders import OutputFolderError, check_output_folder
+
+    check_output_folder(log.parent, f"the folder of --log {log}")
+    try:
+        folder = log.is_dir()
+    except OSError:  # a name too long: writing the log says so ("cannot write")
+        folder = False
+    if folder:
+        raise OutputFolderError(f"{log}: is a folder, not a file (--log)")
 
 
 def play_interrupted_message(seed: int | None, log: Path | None, *, ended: bool = False) -> str:

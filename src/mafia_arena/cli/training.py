@@ -12,8 +12,10 @@ working folder.
 Tracking is switched off with ``--no-tracking``, as in a tournament (``--no-track``,
 the older spelling, still works, unlisted). Ctrl-C (or SIGTERM) prints one line saying
 what the output folder holds and exits 130 (`EXIT_INTERRUPTED`), as a tournament does:
-stopped before the first evaluation nothing is written (a folder the run made is
-removed); later, the policy and curve of the latest evaluation are kept.
+stopped before the first evaluation nothing is written (the folders the run made,
+the output folder and any parents, are removed; one that was there before is kept, as
+for a board, `output_folders.made_folder`); later, the policy and curve of the latest
+evaluation are kept.
 """
 
 from __future__ import annotations

@@ -68,7 +68,9 @@ Contract
   speaking turn): a tool call whose arguments name exactly one of them
   (:func:`~mafia_arena.llm.parsing.parse_move`) is that move and ends the call with the
   code as ``text``; any other tool call is re-asked as an empty answer (the trace still
-  keeps the call). No request offers tools, so this is all a tool call can mean.
+  keeps the call), and a call that gets no speech says so in its ``failure`` ("a tool
+  call, not speech, answered 3 of 3 request(s)") rather than "empty answer". No request
+  offers tools, so this is all a tool call can mean.
 * A reply that carries both a content and a tool call is recorded whole (the content,
   then the marked tool call on its own line), and one part is used, by the kind of
   question: in ``choose`` (a decision) the tool call is the answer and the content is
@@ -334,6 +336,19 @@ def _spoken(reply: RawReply, tally: CallProgress, moves: Sequence[str]) -> str:
     return answer
 
 
+def _unspoken(requests: int, tool_calls: int) -> str:
+    """The ``failure`` of a ``complete`` call that got no speech in ``requests``
+    requests, ``tool_calls`` of whose answers were a tool call that named no set move
+    (re-asked as empty answers, module docstring).
+
+    Why not "empty answer" for those: the model did answer, with a tool call in place
+    of speech, and the reason should send the reader to the calls the trace keeps
+    (``answers``), not to an endpoint that sent nothing."""
+    if not tool_calls:
+        return f"empty answer to {requests} request(s)"
+    return f"a tool call, not speech, answered {tool_calls} of {requests} request(s)"
+
+
 def _normalise_messages(messages: Sequence[Mapping[str, Any]]) -> list[ChatMessage]:
     result: list[ChatMessage] = []
     for i, message in enumerate(messages):
@@ -415,6 +430,7 @@ class ChatClient:
         text = ""
         error: ErrorKind | None = None
         failure = ""
+        tool_calls = 0  # answers that were a tool call naming no set move, not speech
         try:
             for ask in range(self.definition.max_reasks + 1):
                 try:
@@ -425,6 +441,8 @@ class ChatClient:
                 text = _spoken(reply, tally, moves)
                 if text:
                     break
+                if _has_tool_call(reply):
+                    tool_calls += 1
                 if ask < self.definition.max_reasks:
                     tally.reasked("empty_answer")
                     conversation = [
@@ -433,7 +451,7 @@ class ChatClient:
                         {"role": "user", "content": EMPTY_REASK},
                     ]
             else:
-                error, failure = "empty_answer", f"empty answer to {tally.requests} request(s)"
+                error, failure = "empty_answer", _unspoken(tally.requests, tool_calls)
         except asyncio.CancelledError:
             self._finish("complete", started, tally, "cancelled")
             raise

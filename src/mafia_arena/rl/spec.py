@@ -50,6 +50,7 @@ from mafia_arena.toml_file import (
     read_toml_text,
     refusal,
     toml_spelling,
+    unknown_key,
     wrong_type,
 )
 from mafia_arena.views.encode_history import MAX_HISTORY_DAYS, MAX_MAX_PLAYERS
@@ -315,16 +316,17 @@ def _check_keys(path: Path, data: dict[str, Any], train: dict[str, Any]) -> None
     """Raise `TrainSpecError` naming every key that is not a spec key: at the top level
     (only ``name`` and ``[train]`` are), then in the ``[train]`` table, each in the
     file's order, each on a line of its own with the keys there are
-    (`toml_file.joined_problems`), as a tournament's spec and an agent file list theirs.
+    (`toml_file.joined_problems`), in the words of every file's unknown key
+    (`toml_file.unknown_key`), as an agent file lists its keys.
 
     Why all at once: a spec with several misspelt keys would otherwise take a run per
     key to mend, each run revealing only the next one. Why the top level too: a key
     meant for ``[train]`` but written above it (``steps = 10`` before the table) was
     ignored without a word, and the run trained with the default."""
-    top = "unknown key; a training spec's top-level keys: " + ", ".join(sorted(_TOP_KEYS))
+    top = unknown_key("a training spec's top-level", _TOP_KEYS)
     problems = [(key, top) for key in data if key not in _TOP_KEYS]
     keys = _SETUP_KEYS | _TRAIN_KEYS
-    known = "unknown; known keys: " + ", ".join(sorted(keys))
+    known = unknown_key("a training spec's [train]", keys)
     problems += [(f"train.{key}", known) for key in train if key not in keys]
     if problems:
         raise TrainSpecError(str(path), *joined_problems(str(path), problems))

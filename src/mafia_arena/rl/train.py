@@ -29,7 +29,6 @@ params, the curve as metrics and the files as artifacts.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -40,7 +39,7 @@ import numpy as np
 
 from mafia_arena.agents.policy_file import PolicyFile, table_hash
 from mafia_arena.input_files import reference_from, spec_projects
-from mafia_arena.output_folders import write_whole
+from mafia_arena.output_folders import made_folder, write_whole
 from mafia_arena.rl.evaluate import WinRate, win_rate
 from mafia_arena.rl.spec import TrainSpec
 from mafia_arena.rl.team_env import TeamEnv
@@ -57,7 +56,8 @@ class MissingRLExtra(RuntimeError):
 class TrainingInterrupted(KeyboardInterrupt):
     """Ctrl-C (or SIGTERM) stopped a training run. `saved_step` is the step of the latest
     evaluation whose policy and curve are in `out` (None: none was, and `out` is as it
-    was before the run: a folder the run made is removed again); `checkpoint` says
+    was before the run: the folders the run made for it, `out` and any missing parents,
+    are removed again, `output_folders.made_folder`); `checkpoint` says
     whether this run's ``model.zip`` is there too (stopped while the run was tracked, at
     the very end). The message says which, in one line, as a stopped tournament's does."""
 
@@ -228,31 +228,29 @@ def train(
     torch.manual_seed(spec.seed)
     torch.set_num_threads(1)
     out = Path(out)
-    made = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
     saved: list[int] = []  # the steps whose policy and curve are on disk
     seeds = [spec.seed * 1000 + i for i in range(spec.envs)]
     envs: Any = None
-    try:
-        if spec.rollout_workers:
-            from mafia_arena.rl.ray_rollouts import RayVecEnv
+    # stopped (or failed) before anything of the run was written, the folders made for it
+    # (`out` and its missing parents) are removed again; one there before is kept
+    with made_folder(out):
+        try:
+            if spec.rollout_workers:
+                from mafia_arena.rl.ray_rollouts import RayVecEnv
 
-            address = spec.ray_address or None
-            envs = RayVecEnv(spec.setup, seeds, spec.rollout_workers, address=address)
-        else:
-            envs = DummyVecEnv([(lambda s=s: TeamEnv(spec.setup, seed=s)) for s in seeds])
-        return _train(spec, out, envs, MaskablePPO, tracking_uri, track, log, saved)
-    except KeyboardInterrupt:
-        if not saved and made:
-            with contextlib.suppress(OSError):  # (unless something else was put there)
-                out.rmdir()  # nothing of the run was written into the folder it made
-        if not saved:
-            raise TrainingInterrupted(out, None) from None
-        # once a policy of this run is saved, a model.zip is this run's (`_train`)
-        raise TrainingInterrupted(out, saved[-1], (out / "model.zip").exists()) from None
-    finally:
-        if envs is not None:
-            envs.close()
+                address = spec.ray_address or None
+                envs = RayVecEnv(spec.setup, seeds, spec.rollout_workers, address=address)
+            else:
+                envs = DummyVecEnv([(lambda s=s: TeamEnv(spec.setup, seed=s)) for s in seeds])
+            return _train(spec, out, envs, MaskablePPO, tracking_uri, track, log, saved)
+        except KeyboardInterrupt:
+            if not saved:
+                raise TrainingInterrupted(out, None) from None
+            # once a policy of this run is saved, a model.zip is this run's (`_train`)
+            raise TrainingInterrupted(out, saved[-1], (out / "model.zip").exists()) from None
+        finally:
+            if envs is not None:
+                envs.close()
 
 
 def _train(
