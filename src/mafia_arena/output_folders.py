@@ -71,6 +71,24 @@ def check_output_folder(folder: Path, given_by: str) -> None:
         raise OutputFolderError(problem)
 
 
+def check_output_file(path: Path, given_by: str) -> None:
+    """Raise `OutputFolderError` unless a file can be written at `path` later: `path`
+    must not be a folder (``PATH: is a folder, not a file (GIVEN_BY)``), and its folder
+    must be one that can be made and written (`check_output_folder`, named ``the folder
+    of GIVEN_BY PATH``). For a file a command writes only after its work (a game's log,
+    a server's store), so a bad path costs a message rather than the work done.
+
+    A path whose name the system refuses to look up (too long) is left to the write,
+    which says so with the file's name."""
+    try:
+        folder = path.is_dir()
+    except OSError:
+        folder = False
+    if folder:
+        raise OutputFolderError(f"{path}: is a folder, not a file ({given_by})")
+    check_output_folder(path.parent, f"the folder of {given_by} {path}")
+
+
 @contextlib.contextmanager
 def made_folder(folder: Path) -> Iterator[Path]:
     """Make `folder` (and its missing parents) for the block; when the block raises

@@ -197,15 +197,9 @@ def check_log_path(log: Path) -> None:
     Why before the game: the log is written only once the game is over, so a bad path
     found then loses the game played; and a folder under a file read "no such folder"
     where the reason is the file in its way."""
-    from mafia_arena.output_folders import OutputFolderError, check_output_folder
+    from mafia_arena.output_folders import check_output_file
 
-    check_output_folder(log.parent, f"the folder of --log {log}")
-    try:
-        folder = log.is_dir()
-    except OSError:  # a name too long: writing the log says so ("cannot write")
-        folder = False
-    if folder:
-        raise OutputFolderError(f"{log}: is a folder, not a file (--log)")
+    check_output_file(log, "--log")  # a name too long: writing the log says so
 
 
 def play_interrupted_message(seed: int | None, log: Path | None, *, ended: bool = False) -> str:

@@ -132,16 +132,14 @@ def check_server_folders(db: Path | None) -> None:
     Why before the server starts: the live store is opened as the server starts, and
     a folder under a file was a traceback from its ``mkdir``; the results and logs
     folders are written only when a game ends, which would lose that game."""
-    from mafia_arena.output_folders import OutputFolderError, check_output_folder
+    from mafia_arena.output_folders import check_output_file, check_output_folder
     from mafia_arena.web.settings import Settings
 
     defaults = Settings()
     given = "--db" if db is not None else "the default of --db"
     store = db if db is not None else defaults.db
     if store is not None:
-        if store.is_dir():
-            raise OutputFolderError(f"{store}: is a folder, not a file ({given})")
-        check_output_folder(store.parent, f"the folder of {given} {store}")
+        check_output_file(store, given)
     check_output_folder(defaults.results_dir, "the server's results folder")
     check_output_folder(defaults.logs_dir, "the server's game logs folder")
 
