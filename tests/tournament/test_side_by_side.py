@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,24 @@ from tests.tournament.conftest import REPO, SMOKE
 pytest.importorskip("ray")
 
 
-def session_logs(driver_pid: int) -> list[Path]:
-    """The log files of the Ray session the driver `driver_pid` started (Ray names a
-    session folder after the process that started it)."""
+def session_started(folder: Path) -> datetime:
+    """When Ray started the session in `folder`: it names the folder
+    `session_<local date>_<local time>_<microseconds>_<pid>`."""
+    date, clock, micros = folder.name.split("_")[1:4]
+    return datetime.strptime(f"{date}_{clock}_{micros}", "%Y-%m-%d_%H-%M-%S_%f")
+
+
+def session_logs(driver_pid: int, since: datetime) -> list[Path]:
+    """The log files of the Ray session the driver `driver_pid` started at `since` or
+    later (Ray names a session folder after the process that started it; the temporary
+    folder may keep sessions of earlier runs whose process had the same number)."""
     from ray._common.utils import get_default_ray_temp_dir
 
-    sessions = list(Path(get_default_ray_temp_dir()).glob(f"session_*_{driver_pid}"))
+    sessions = [
+        folder
+        for folder in Path(get_default_ray_temp_dir()).glob(f"session_*_{driver_pid}")
+        if session_started(folder) >= since
+    ]
     assert len(sessions) == 1, sessions
     return [path for path in (sessions[0] / "logs").rglob("*") if path.is_file()]
 
@@ -34,6 +47,7 @@ def test_two_tournaments_started_at_once_both_finish_on_ports_of_their_own(
     env = {**os.environ, "MAFIA_ARENA_FAULT": json.dumps({"sleep_per_game_s": 0.5})}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
     command = [sys.executable, "-m", "mafia_arena.cli", "tournament", str(SMOKE), "--no-tracking"]
+    started = datetime.now() - timedelta(seconds=1)
     drivers = [
         subprocess.Popen(
             [*command, "--results", str(tmp_path / name)],
@@ -56,7 +70,7 @@ def test_two_tournaments_started_at_once_both_finish_on_ports_of_their_own(
         assert "12/12 games stored (12 played now" in out
         taken = [
             path.name
-            for path in session_logs(driver.pid)
+            for path in session_logs(driver.pid, since=started)
             if "address already in use" in path.read_text(errors="replace").lower()
         ]
         assert taken == [], f"a port of the cluster of driver {driver.pid} was taken: {taken}"
