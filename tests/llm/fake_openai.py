@@ -95,6 +95,17 @@ def no_choices() -> Action:
     return Action(raw_body=json.dumps(body).encode())
 
 
+def broken_gzip(status: int = 200) -> Action:
+    """A reply sent as ``Content-Encoding: gzip`` whose body no gzip reader can undo: a
+    gzip header, then bytes that are no deflate stream (a proxy that mangles what it
+    compresses)."""
+    return Action(
+        status=status,
+        raw_body=b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\xff not deflate" * 4,
+        headers={"Content-Encoding": "gzip"},
+    )
+
+
 def text_body(text: str = "\x00\xffGARBAGE <html>not json") -> Action:
     """HTTP 200 whose body is plain text, declared as such."""
     return Action(raw_body=text.encode("utf-8", "replace"), content_type="text/plain")

@@ -167,6 +167,31 @@ async def test_illegal_choice_reasks_exhausted_falls_back(
     assert client.usage.prompt_tokens == 33
 
 
+async def test_a_choice_key_written_twice_with_two_options_is_reasked_as_ambiguous(
+    fake_openai: FakeOpenAI, fake_definition
+) -> None:
+    """``{"choice": "Bob", "choice": "Carol"}`` names two options, as two JSON answers
+    do: the model is told so and asked again, and the re-ask is counted as an invalid
+    answer, never read as the last key's option."""
+    twice = '{"reason": "both lied", "choice": "Bob", "choice": "Carol"}'
+    fake_openai.script(reply(twice), reply(answer("Carol")))
+    client = ChatClient(fake_definition)
+
+    result = await client.choose(MESSAGES, OPTIONS, "vote")
+
+    assert result.choice == "Carol" and result.answers == (twice, answer("Carol"))
+    assert result.stats.reask_causes == (("invalid_answer", 1),)
+    second = fake_openai.requests[1]["messages"]
+    assert second[-2] == {"role": "assistant", "content": twice}
+    assert second[-1]["content"].startswith("That answer is not valid: it names more than one")
+
+    fake_openai.script(*[reply(twice) for _ in range(3)])
+    failed = await client.choose(MESSAGES, OPTIONS, "vote")
+    assert failed.fallback and failed.error_kind == "invalid_answer"
+    assert failed.failure == "no legal choice in 3 answer(s): it names more than one option"
+    assert client.usage.reask_causes == {"invalid_answer": 3}
+
+
 async def test_malformed_json_is_reasked(fake_openai: FakeOpenAI, fake_definition) -> None:
     fake_openai.script(reply('{"choice": "Ca'), reply("{{{ not json at all"), reply(answer("Bob")))
     # the first is truncated JSON naming no complete option: re-ask; so is the second

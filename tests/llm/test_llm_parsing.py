@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from mafia_arena.llm.parsing import (
+    ParsedChoice,
     choice_schema,
     match_option,
     parse_choice,
+    parse_move,
     response_format,
     validate_options,
 )
@@ -91,6 +93,46 @@ def test_json_objects_that_agree_or_name_nothing_else_are_read() -> None:
         '{"choice": "Bob", "reason": "lied"}', OPTIONS
     )
     assert parse_choice('{"choice": "Bob"} {"note": "Alice is next"}', OPTIONS).index == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"choice": "Alice", "choice": "Bob"}',
+        '{"reason": "lied", "choice": "Bob", "choice": "Carol Ann"}',
+        '{"choice": "Alice", "Choice": "Bob"}',  # the same key in another case
+        '```json\n{"choice": "Bob", "reason": "x", "choice": "no one"}\n```',
+        'My vote: {"choice": "Bob", "choice": "bob", "choice": "Alice"}',
+    ],
+)
+def test_a_choice_key_written_twice_naming_different_options_is_not_guessed_between(
+    text: str,
+) -> None:
+    """A JSON reader keeps the last value of a key written twice, in silence; the model
+    named two options, as two JSON answers do, and chose nothing."""
+    parsed = parse_choice(text, OPTIONS)
+    assert parsed.index is None and parsed.problem == "it names more than one option"
+
+
+def test_a_choice_key_written_twice_is_read_where_it_names_one_option() -> None:
+    """The same option written twice is one answer; an illegal first value is said as
+    such (the first answer decides, as among JSON objects), not passed over for the
+    second."""
+    assert parse_choice('{"choice": "Bob", "choice": "Bob"}', OPTIONS) == parse_choice(
+        '{"choice": "Bob"}', OPTIONS
+    )
+    assert parse_choice('{"choice": "Bob", "reason": "lied", "choice": "bob"}', OPTIONS) == (
+        ParsedChoice(1, reason="lied")
+    )
+    first_illegal = parse_choice('{"choice": "Dave", "choice": "Bob"}', OPTIONS)
+    assert first_illegal.index is None
+    assert first_illegal.problem == '"Dave" is not one of the options'
+
+
+def test_a_move_key_written_twice_with_two_codes_names_no_move() -> None:
+    """A tool call's arguments that name two set moves under one key name none."""
+    assert parse_move('{"move": "#1", "move": "#2"}', ["#1", "#2"]) is None
+    assert parse_move('{"move": "#2", "move": "#2"}', ["#1", "#2"]) == "#2"
 
 
 def test_reason_is_kept() -> None:

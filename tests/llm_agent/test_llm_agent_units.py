@@ -12,9 +12,11 @@ from mafia_arena.agents import make_agent
 from mafia_arena.agents.files import resolve_agent_file
 from mafia_arena.agents.llm_agent import LLMAgent, default_decision
 from mafia_arena.agents.llm_prompts import (
+    CleanedSpeech,
     TemplateError,
     TranscriptLine,
     clean_speech,
+    cleaned_speech,
     fit_transcript,
     load_templates,
     parse_beliefs,
@@ -61,6 +63,44 @@ AGENT = REPO / "agents" / "local-smollm2.toml"
 )
 def test_clean_speech(raw: str, seat: int, expected: str) -> None:
     assert clean_speech(raw, seat, 1000) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("My speech: I suspect P5.", "I suspect P5."),
+        ("**My answer:** P5 is mafia.", "P5 is mafia."),
+        ("Final answer: P5 is mafia.", "P5 is mafia."),
+        ('My speech (day 2): "I trust P2."', "I trust P2."),
+        ("\n\n- My response: I trust P2.", "I trust P2."),
+    ],
+)
+def test_a_label_opening_the_reply_is_cut(raw: str, expected: str) -> None:
+    """A model that labels its reply ("My speech:") speaks the words after the label;
+    the label is no one else's tag, so the speech is not counted as impersonation."""
+    cleaned = cleaned_speech(raw, 2, 1000)
+    assert cleaned == CleanedSpeech(expected, impersonation=False)
+
+
+def test_a_word_and_a_colon_that_is_no_label_is_kept() -> None:
+    """A label is cut only where it opens the reply: once the speech has begun, a line
+    opened by "You:" or "Answer:" is the speaker's own sentence, and so is a word and a
+    colon inside a line, or "You (P3):", which addresses a player."""
+    kept = [
+        "Listen: P3 lied about the night.",
+        "Note: P3 never claimed a role.",
+        "I say this to everyone. Vote: P3, today.",
+        "Speech matters: P3 said nothing.",
+        "Answers: none of you gave one.",
+        "You (P3): explain your vote.",
+    ]
+    for raw in kept:
+        assert clean_speech(raw, 2, 1000) == raw
+    assert clean_speech("I trust P2.\nYou: are lying, P3.", 2, 1000) == (
+        "I trust P2. You: are lying, P3."
+    )
+    assert clean_speech("I trust P2.\nAnswer: P3 lied.", 2, 1000) == "I trust P2. Answer: P3 lied."
+    assert clean_speech("Speech: Listen: P3 lied.", 2, 1000) == "Listen: P3 lied."
 
 
 def test_clean_speech_caps_at_a_word_boundary() -> None:

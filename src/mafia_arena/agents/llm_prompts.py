@@ -30,7 +30,11 @@ Contract
   lines. The amount dropped grows in half-budget steps, so between two steps the
   transcript is append-only and the server's prompt prefix cache keeps working.
 * :func:`clean_speech` turns a completion into one player's speech: it strips role-play
-  prefixes (``P3:``, ``**P3 (discussion):**``, ``Assistant:``), stops where the model starts
+  prefixes (``P3:``, ``**P3 (discussion):**``; a label such as ``Assistant:``,
+  ``Speech:``, ``My answer:`` or ``You:`` only where it opens the reply, before any
+  speech: later, and anywhere inside a line, a word and a colon are the speaker's own,
+  ``Listen: P3 lied``, ``Note: ...``, and so is ``You (P3): ...``, which addresses
+  someone), stops where the model starts
   writing other players' lines or host lines (a tagged transcript line such as ``[D1] P5
   was killed ...``, ``--- Night 1 ---``, ``Game over: ...``, a line of the prompt's coded
   set moves such as ``#3: I suspect P4 is mafia.``: echoed, it would publish the
@@ -339,10 +343,14 @@ def fit_transcript(lines: Sequence[TranscriptLine], max_chars: int) -> str:
 
 # ---------------------------------------------------------------------- speech
 
+#: Role-play labels a model may open its reply with ("Speech:", "My answer:", "You:"),
+#: as one alternation. "You" followed by an aside addresses someone ("You (P3): explain
+#: your vote."), so it is no label there.
+_LABELS = r"assistant|me|you(?!\s*\()|(?:(?:my|final)\s+)?(?:answer|speech|response)"
 _PREFIX = re.compile(
     r"^\s*(?:[*_`>#\s-]*)"  # markdown decoration, list bullets
     r"(?P<day>\[[A-Z]\d+\]\s*|(?:[DN]|Day\s|Night\s)\d+\s*:\s*)?"  # "[D1] ", "D1: "
-    r"(?:(?P<who>P\s?\d{1,2}|player\s*\d{1,2}|assistant|me|you|answer|speech|response)"
+    r"(?:(?:(?P<who>P\s?\d{1,2}|player\s*\d{1,2})|(?P<label>" + _LABELS + r"))"
     r"\s*(?:\([^)]{0,30}\))?"  # "(discussion)"
     r"\s*[*_`]*\s*[:：]\s*[*_`]*\s*)?",
     re.IGNORECASE,
@@ -432,11 +440,11 @@ def _speech_lines(text: str, me: str, names: SpeakerNames) -> tuple[list[str], b
             continue
         folded, origin = tag_form(line)  # read as it looks: "Ηost:" is "Host:"
         match = _PREFIX.match(folded)
-        if match and (match.group("who") or match.group("day")):
+        if match and _opening_tag(match, speaking=bool(kept)):
             who = speaker(match)
             other = who is not None and who != me
             # another seat's name, or a dated record line: not the seat's own, nor "Assistant:"
-            others = others or other or not match.group("who")
+            others = others or other or not (match.group("who") or match.group("label"))
             if kept and (match.group("day") or other):
                 break
             line = line[origin[match.end()] :].strip()
@@ -459,6 +467,19 @@ def _speech_lines(text: str, me: str, names: SpeakerNames) -> tuple[list[str], b
         if line:
             kept.append(line)
     return kept, others
+
+
+def _opening_tag(match: re.Match[str], *, speaking: bool) -> bool:
+    """Whether a line's :data:`_PREFIX` match is a tag to strip or stop at: a seat's
+    tag or a transcript's day tag wherever it opens a line; a role-play label
+    (``Speech:``, ``My answer:``, ``You:``) only before any speech (not ``speaking``).
+
+    Why: at the start of the reply a label names what follows; once the speech has
+    begun, a line opened by such a word and a colon is the speaker's own sentence
+    (``You: are lying, P3.``), and cutting the word would change what it says."""
+    if match.group("who") or match.group("day"):
+        return True
+    return bool(match.group("label")) and not speaking
 
 
 def _without_names(line: str, me: str, names: SpeakerNames) -> str:

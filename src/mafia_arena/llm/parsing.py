@@ -20,7 +20,10 @@ Contract
   ``P4 (your teammate)``) where exactly one option names that seat. Two options
   mentioned are never guessed between, nor are two JSON objects whose ``choice`` names
   different options (``{"choice": "P2"} ... {"choice": "P5"}``, a model answering
-  twice): the first object decides only where no other names another option. An
+  twice), nor one object whose ``choice`` key is written twice with different options
+  (``{"choice": "P2", "choice": "P5"}``, where a JSON reader would keep the last in
+  silence): the first answer decides only where no other names another option, and
+  the same option written twice is one answer. An
   explicit JSON ``choice`` that matches nothing is *not* rescued by searching the rest
   of the text: the model said something illegal and gets re-asked.
 * :func:`parse_move` reads a tool call's arguments on a free-text question that offers
@@ -60,6 +63,9 @@ _CHOICE_KEYS = ("choice", "answer")
 _STRIP_CHARS = " \t\r\n\"'`.,;:!?*()[]<>"
 _TRUNCATED_CHOICE = re.compile(r'"(?:choice|answer)"\s*:\s*"((?:[^"\\]|\\.)*)', re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json)?", re.IGNORECASE)
+#: The problem of an answer that names two options (in prose, in two JSON objects, or
+#: with its ``choice`` key written twice): re-asked, never guessed between.
+MORE_THAN_ONE = "it names more than one option"
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,14 +214,39 @@ def _only(hits: list[int]) -> int | None:
 _MAX_JSON_STARTS = 64
 
 
+class _WrittenObject(dict[str, Any]):
+    """A decoded JSON object (a key written twice holds its last value, as ``json``
+    gives it) that also keeps every value each key was given, in the order written,
+    under the key's case-folded form (``written``)."""
+
+    __slots__ = ("written",)
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.written: dict[str, list[Any]] = {}
+        for key, value in pairs:
+            self.written.setdefault(key.casefold(), []).append(value)
+
+
+def _values_given(obj: dict[str, Any], key: str) -> list[Any]:
+    """Every value ``obj``'s ``key`` was given, in the order written, the same key in
+    another case included (``{"choice": "P2", "Choice": "P5"}``): a key written twice
+    is two answers, where ``json`` would keep only the last one in silence."""
+    written = getattr(obj, "written", None)
+    if isinstance(written, dict) and key.casefold() in written:
+        return list(written[key.casefold()])
+    return [obj[key]]
+
+
 def _json_values(text: str) -> list[Any]:
-    """Every JSON value that starts at a ``{`` in ``text`` (plus the whole text).
+    """Every JSON value that starts at a ``{`` in ``text`` (plus the whole text); each
+    object a :class:`_WrittenObject`, so that a key written twice is seen.
 
     Nesting too deep for the decoder (``RecursionError``) counts as "not JSON here"."""
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_WrittenObject)
     values: list[Any] = []
     with contextlib.suppress(ValueError, RecursionError):
-        values.append(json.loads(text))
+        values.append(decoder.decode(text))
     for n, match in enumerate(re.finditer(r"\{", text)):
         if n >= _MAX_JSON_STARTS:
             break
@@ -284,20 +315,21 @@ def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
             key = _choice_key(value)
             if key is None:
                 continue
-            index = match_option(value[key], options)
-            if first is not None:  # a later object: it may only agree
-                if index is not None and index != first.index:
-                    return ParsedChoice(None, problem="it names more than one option")
-                continue
             reason = value.get("reason", "")
             reason = reason if isinstance(reason, str) else _short_json(reason)
-            if index is None:
-                return ParsedChoice(
-                    None,
-                    reason=reason,
-                    problem=f"{_short_json(value[key])[:80]} is not one of the options",
-                )
-            first = ParsedChoice(index, reason=reason)
+            for given in _values_given(value, key):  # a key written twice: two answers
+                index = match_option(given, options)
+                if first is not None:  # a later answer: it may only agree
+                    if index is not None and index != first.index:
+                        return ParsedChoice(None, problem=MORE_THAN_ONE)
+                    continue
+                if index is None:
+                    return ParsedChoice(
+                        None,
+                        reason=reason,
+                        problem=f"{_short_json(given)[:80]} is not one of the options",
+                    )
+                first = ParsedChoice(index, reason=reason)
         elif first is None and isinstance(value, str | int | float) and not isinstance(value, bool):
             index = match_option(value, options)
             if index is not None:
@@ -323,7 +355,7 @@ def parse_choice(text: str | None, options: Sequence[str]) -> ParsedChoice:
     if len(hits) == 1:
         return ParsedChoice(hits[0], reason=body)
     if hits:
-        return ParsedChoice(None, problem="it names more than one option")
+        return ParsedChoice(None, problem=MORE_THAN_ONE)
     return ParsedChoice(None, problem="it does not name any of the options")
 
 
@@ -335,10 +367,10 @@ def parse_move(arguments: str, moves: Sequence[str]) -> str | None:
     the code itself, a JSON string that is the code, or a JSON object one of whose
     top-level values is that string (``{"move": "#2"}``, ``{"code": "#2", "reason":
     "..."}``). A code inside other words (``"I pick #2"``), a bare number, or two
-    different codes name nothing. Why strict: a set move counts as the model's
-    decision, so it is taken only where the model named exactly that code, as a reply
-    in text must (`agents.llm_alternatives`); the same arguments always give the same
-    move. Never raises on model output."""
+    different codes (a key written twice with two codes among them) name nothing. Why
+    strict: a set move counts as the model's decision, so it is taken only where the
+    model named exactly that code, as a reply in text must (`agents.llm_alternatives`);
+    the same arguments always give the same move. Never raises on model output."""
     offered = {move.strip() for move in moves if move.strip()}
     if not offered:
         return None
@@ -346,9 +378,9 @@ def parse_move(arguments: str, moves: Sequence[str]) -> str | None:
     candidates: list[object] = [raw]
     value: object = None
     with contextlib.suppress(ValueError, RecursionError):
-        value = json.loads(raw)
-    if isinstance(value, dict):
-        candidates.extend(value.values())
+        value = json.JSONDecoder(object_pairs_hook=_WrittenObject).decode(raw)
+    if isinstance(value, _WrittenObject):  # every value of a key written twice
+        candidates.extend(given for values in value.written.values() for given in values)
     else:
         candidates.append(value)
     named = {c.strip() for c in candidates if isinstance(c, str) and c.strip() in offered}

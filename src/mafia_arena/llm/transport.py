@@ -36,7 +36,11 @@ Contract
   ``choices`` is not a list, whose first choice has no ``message`` object, whose content
   is neither text, a list of text parts nor null, or whose body is not UTF-8.
   The same holds for any other success status (a queued job's 202, an empty 204), and
-  the reason names the status the endpoint really sent.
+  the reason names the status the endpoint really sent. A body its
+  ``Content-Encoding`` cannot undo (a broken gzip) is ``server_error`` too, named by
+  the status it came with (:func:`classify_exception`): the openai package wraps the
+  HTTP client's ``DecodingError`` as a connection error, but the server did answer, and
+  a ``connection`` cause would send the reader of a trace to the network.
 * Redirects are followed as HTTP says, except one that would resend the chat request
   as a GET (a 301, 302 or 303 answering the POST: an ``http://`` base URL its server
   moves to ``https://``, a path moved elsewhere). That request is not sent: the call
@@ -48,8 +52,11 @@ Contract
   ``base_url`` that points where the endpoint is.
   With the LangChain backend, the ChatOpenAI built from the agent file fails inside
   itself on such bodies (``TypeError``, ``AttributeError``, pydantic's
-  ``ValidationError``); its HTTP client records the answer's status, and after a 2xx
-  these count as ``endpoint_error`` too (:func:`_classify_langchain`).
+  ``ValidationError``); its HTTP client records the answer, and after a 2xx these
+  count as the openai backend counts the same body (:func:`_classify_langchain`):
+  ``server_error`` with the same reason where the body is not JSON (an empty 204, a
+  text page, which its structured-output path indexes as a completion), else
+  ``endpoint_error``.
 * Every reply goes through :func:`checked_reply` before the client uses it (the
   client calls it, so a custom LangChain chat model gets the same treatment): lone
   surrogates become U+FFFD, every line break (``\r``, NEL, U+2028, ...) becomes ``\n``
@@ -79,6 +86,7 @@ import contextvars
 import datetime
 import email.utils
 import functools
+import importlib
 import json
 import math
 import re
@@ -423,14 +431,57 @@ def _retry_after_ms(value: object) -> float | None:
     return max(0.0, millis / 1000) if math.isfinite(millis) else None
 
 
+def _http_errors(name: str) -> tuple[type[BaseException], ...]:
+    """The exception class ``name`` of httpx and of httpx2, where installed: the openai
+    package is built on one or the other, as its version goes."""
+    found: list[type[BaseException]] = []
+    for library in ("httpx", "httpx2"):
+        try:
+            module = importlib.import_module(library)
+        except ImportError:
+            continue
+        error = getattr(module, name, None)
+        if isinstance(error, type) and issubclass(error, BaseException):
+            found.append(error)
+    return tuple(found)
+
+
+#: A body its ``Content-Encoding`` cannot undo, as the HTTP client says it.
+_DECODING_ERRORS = _http_errors("DecodingError")
+#: What a response whose body was not read raises when its content is asked for.
+_NOT_READ = _http_errors("ResponseNotRead")
+
+
+def _decoding_error(exc: BaseException) -> BaseException | None:
+    """The HTTP client's ``DecodingError`` behind ``exc`` (``exc`` itself or a cause it
+    wraps), or None.
+
+    A body its ``Content-Encoding`` cannot undo (a broken gzip) fails inside the HTTP
+    client, and the openai package (and ChatOpenAI after it) wraps whatever fails there
+    as a connection error. The server did answer: its answer is what is broken."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # a bounded walk: a chain of causes may loop
+        if seen is None or isinstance(seen, _DECODING_ERRORS):
+            return seen
+        seen = seen.__cause__
+    return None
+
+
 def classify_exception(exc: BaseException, status: int = 200) -> TransportError:
     """Map an exception from openai, LangChain, httpx or asyncio to a :class:`TransportError`.
 
-    ``status`` is the HTTP status of a success answer whose body failed to parse (a 202
-    or 204 is named as such in the reason, not as a 200)."""
+    ``status`` is the HTTP status of the answer whose body failed to parse or to decode
+    (a 202 or 204 is named as such in the reason, not as a 200)."""
     if isinstance(exc, TransportError):
         return exc
     name = type(exc).__name__
+    undecodable = _decoding_error(exc)
+    if undecodable is not None:  # the answer came, its body is broken: no lost connection
+        return TransportError(
+            "server_error",
+            f"HTTP {status} body cannot be decoded ({type(undecodable).__name__}: {undecodable})",
+            retryable=True,
+        )
     if isinstance(exc, openai.APITimeoutError | TimeoutError | asyncio.TimeoutError):
         return TransportError("timeout", f"no answer in time ({name})", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
@@ -506,19 +557,50 @@ def not_an_answer(body: object, status: int = 200) -> TransportError | None:
     return None
 
 
-#: The HTTP statuses the running chat call's requests were answered with, for the
-#: HTTP client :meth:`LangChainTransport.from_definition` builds (a list per call;
-#: tasks the call starts copy the context, so they append to the same list).
-_answer_statuses: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
-    "_answer_statuses", default=None
+#: The HTTP answers (``httpx.Response``) the running chat call's requests got, for the
+#: HTTP clients both transports build (a list per call; tasks the call starts copy the
+#: context, so they append to the same list). An answer is noted once its status and
+#: headers are in, before its body is read: a body that fails to decode still leaves
+#: the status it came with.
+_answers: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "_answers", default=None
 )
 
 
-async def _note_status(response: Any) -> None:
-    """httpx response hook: record the status for the running call, if one listens."""
-    statuses = _answer_statuses.get()
-    if statuses is not None:
-        statuses.append(response.status_code)
+async def _note_answer(response: Any) -> None:
+    """httpx response hook: record the answer for the running call, if one listens."""
+    answers = _answers.get()
+    if answers is not None:
+        answers.append(response)
+
+
+def _last_status(answers: list[Any], default: int = 200) -> int:
+    """The status of the call's last answer, or ``default`` when none came."""
+    return int(answers[-1].status_code) if answers else default
+
+
+def _success(answers: list[Any]) -> Any | None:
+    """The call's last answer if it was a success (2xx), else None."""
+    return answers[-1] if answers and 200 <= answers[-1].status_code < 300 else None
+
+
+def _not_json(response: Any) -> str | None:
+    """``response``'s body, for a reason, when it is not JSON; None when it is JSON or
+    was not read.
+
+    The openai package hands a body it cannot read as JSON over as its text (or fails
+    with ``JSONDecodeError`` where it was declared JSON): a proxy's page, a 204 without
+    a body. A chat model that then indexes that text fails in its own way; this tells
+    such a failure apart from one on a JSON body of the wrong shape."""
+    try:
+        content = response.content
+    except _NOT_READ:
+        return None
+    try:
+        json.loads(content)
+    except (ValueError, RecursionError):
+        return str(response.text)
+    return None
 
 
 #: Redirect statuses whose target an HTTP client asks for with a GET after a POST.
@@ -563,33 +645,46 @@ def _is_shape_error(exc: BaseException) -> bool:
     return isinstance(exc, (*_SHAPE_ERRORS, ValidationError))
 
 
-def _classify_langchain(exc: BaseException, status: int | None = None) -> TransportError:
+def _classify_langchain(
+    exc: BaseException, answer: Any = None, status: int = 200
+) -> TransportError:
     """As :func:`classify_exception`, plus what ChatOpenAI raises for a 2xx that is no
     answer: ``ValueError(<the error object>)`` for an error body, ``ValueError`` for a
     body that is not JSON, ``KeyError``/``TypeError`` for missing or null ``choices``.
     An empty ``choices`` list surfaces as a bare ``IndexError``, which only the call
     itself can tell apart (`LangChainTransport.chat` counts the generations).
 
-    ``status`` is the success status the call's request was answered with, when the
-    transport's own HTTP client saw one (:func:`_note_status`); it is named in the
-    reason. With it, any other :func:`_is_shape_error` is the body's wrong shape
-    (``endpoint_error``, as the openai backend says of the same body): after a 2xx only
-    the openai package and ChatOpenAI ran, reading that body. Without it (a caller's
-    chat model, or no answer at all) such an error stays our own ``error``."""
-    code = status if status is not None else 200
+    ``answer`` is the success answer (2xx) the call's request got, when the
+    transport's own HTTP client saw one (:func:`_note_answer`); its status is named in
+    the reason. With it, any other :func:`_is_shape_error` is the body's fault: after a
+    2xx only the openai package and ChatOpenAI ran, reading that body. A body that is
+    not JSON (:func:`_not_json`: a 204, a proxy's text page, which ChatOpenAI's
+    structured-output path indexes as a completion) is ``server_error``, a JSON body
+    of the wrong shape ``endpoint_error``: what the openai backend says of the same
+    bodies, named alike (``HTTP 204 body is not JSON: ''``). Without it (a caller's
+    chat model, or no answer at all) such an error stays our own ``error``. ``status``
+    is the last answer's status of any kind, named when a body cannot be decoded
+    (:func:`classify_exception`)."""
+    code = answer.status_code if answer is not None else status
     text = str(exc.args[0]) if exc.args else ""
     if isinstance(exc, ValueError) and exc.args and isinstance(exc.args[0], dict):
         message = _error_text(exc.args[0], "error without a message")
         return TransportError(
             "endpoint_error", f"HTTP {code} error body: {message}", retryable=True
         )
-    if isinstance(exc, ValueError) and text.startswith("Unexpected response type"):
+    unexpected_type = isinstance(exc, ValueError) and text.startswith("Unexpected response type")
+    body = _not_json(answer) if answer is not None else None
+    if body is not None and (unexpected_type or _is_shape_error(exc)):
+        return TransportError(
+            "server_error", f"HTTP {code} body is not JSON: {body[:80]!r}", retryable=True
+        )
+    if unexpected_type:
         return TransportError(
             "server_error", f"HTTP {code} body is not JSON: {text}", retryable=True
         )
     if isinstance(exc, KeyError | TypeError) and "'choices'" in text:
         return TransportError("endpoint_error", f"HTTP {code} body: {text}", retryable=True)
-    if status is not None and _is_shape_error(exc):
+    if answer is not None and _is_shape_error(exc):
         detail = (str(exc).splitlines() or [""])[0]
         return TransportError(
             "endpoint_error",
@@ -621,9 +716,10 @@ class OpenAITransport:
             timeout=definition.timeout_s,
             max_retries=0,
             # the package's own default client, plus the refusal of a redirect to a GET
+            # and the note of each answer's status (named when its body cannot be decoded)
             http_client=openai.DefaultAsyncHttpxClient(
                 timeout=definition.timeout_s,
-                event_hooks={"response": [_refuse_method_change]},
+                event_hooks={"response": [_note_answer, _refuse_method_change]},
             ),
         )
 
@@ -644,13 +740,18 @@ class OpenAITransport:
         if response_format is not None:
             kwargs["response_format"] = response_format
         status = 200
+        answers: list[Any] = []
+        listening = _answers.set(answers)
         try:
             # the raw response first: its status is named when the body is no answer
             raw = await self._client.chat.completions.with_raw_response.create(**kwargs)
             status = raw.status_code
             response: Any = raw.parse()
         except Exception as exc:
+            status = _last_status(answers, status)
             raise classify_exception(exc, status).masking(self._client.api_key) from exc
+        finally:
+            _answers.reset(listening)
         refused = not_an_answer(response, status)
         if refused is not None:
             raise refused.masking(self._client.api_key)
@@ -746,11 +847,11 @@ class LangChainTransport:
             extra["reasoning_effort"] = params["reasoning_effort"]
         # Our own HTTP client: ChatOpenAI otherwise shares one cached client per base_url
         # across instances and event loops, which aclose() would then break for everyone.
-        # Its response hooks record each answer's status (_classify_langchain) and refuse
-        # a redirect to a GET (_refuse_method_change).
+        # Its response hooks record each answer (_classify_langchain) and refuse a
+        # redirect to a GET (_refuse_method_change).
         http_client = openai.DefaultAsyncHttpxClient(
             timeout=definition.timeout_s,
-            event_hooks={"response": [_note_status, _refuse_method_change]},
+            event_hooks={"response": [_note_answer, _refuse_method_change]},
         )
         model = ChatOpenAI(
             model=definition.model,
@@ -777,8 +878,8 @@ class LangChainTransport:
         if response_format is not None and self.supports_response_format:
             runnable = self.chat_model.bind(response_format=response_format)
         seen = _generation_counter()()
-        statuses: list[int] = []
-        listening = _answer_statuses.set(statuses)
+        answers: list[Any] = []
+        listening = _answers.set(answers)
         try:
             message = await runnable.ainvoke(
                 [dict(m) for m in messages], config={"callbacks": [seen]}
@@ -792,11 +893,11 @@ class LangChainTransport:
                 raise TransportError(
                     "endpoint_error", "reply without choices (no generation)", retryable=True
                 ) from exc
-            raise _classify_langchain(exc, _success(statuses)) from exc
+            raise _classify_langchain(exc, _success(answers), _last_status(answers)) from exc
         except Exception as exc:
-            raise _classify_langchain(exc, _success(statuses)) from exc
+            raise _classify_langchain(exc, _success(answers), _last_status(answers)) from exc
         finally:
-            _answer_statuses.reset(listening)
+            _answers.reset(listening)
         usage = _usage(message)
         finish = (getattr(message, "response_metadata", None) or {}).get("finish_reason")
         tool_name, tool_arguments = _tool_call_fields(message)
@@ -818,11 +919,6 @@ class LangChainTransport:
         if self._owned_http_client is not None:
             await self._owned_http_client.aclose()
             self._owned_http_client = None
-
-
-def _success(statuses: list[int]) -> int | None:
-    """The status of the call's last answer if it was a success (2xx), else None."""
-    return statuses[-1] if statuses and 200 <= statuses[-1] < 300 else None
 
 
 @functools.cache
