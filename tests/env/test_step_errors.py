@@ -225,7 +225,8 @@ def test_a_parallel_action_that_is_no_integer_id_raises_with_nothing_changed(
 @pytest.mark.parametrize("bad", list(NOT_IDS.values()), ids=list(NOT_IDS))
 def test_the_wrapped_aec_env_refuses_what_is_no_integer_id_by_name(bad: object) -> None:
     """PettingZoo's bare ``AssertionError: action is not in action space`` named
-    neither the agent nor the value; an id past the table still gets it."""
+    neither the agent nor the value; an id past the table is refused by name too
+    (`ActionOutOfRangeError`)."""
     env = mafia_env.env("standard", players=7)
     env.reset(seed=0)
     agent, legal = wrapped_deciding(env)
@@ -235,7 +236,7 @@ def test_the_wrapped_aec_env_refuses_what_is_no_integer_id_by_name(bad: object) 
     assert env.agent_selection == agent and not any(env.terminations.values())
     env.step(legal[-1])  # nothing changed: the legal step goes on
     assert not any(env.terminations.values())
-    with pytest.raises(AssertionError, match="action is not in action space"):
+    with pytest.raises(mafia_env.ActionOutOfRangeError, match="is outside the action table"):
         env.step(env.unwrapped.session.table.size)
 
 

@@ -2,8 +2,13 @@
 
 - `raw_env(variant="standard", players=7, overrides=None, render_mode=None,
   max_text=None)`: the AEC env; `env(...)` is it wrapped in the standard policies
-  (terminate on an illegal move with reward -1, assert in-bounds actions, enforce
-  reset-before-step).
+  (terminate on an illegal move with reward -1, refuse ids outside the action table,
+  enforce reset-before-step).
+- what no env plays or scores, whatever its policy (`NotAMoveError`, an
+  `IllegalActionError`, nothing changed): a value that is no integer id
+  (`NotAnActionError`), an id outside the table (`ActionOutOfRangeError`), a speech
+  over the turn's ``max_chars`` (`SpeechTooLongError`); a name that is no agent is
+  `UnknownAgentError`.
 - observation layouts: ``observation="v0"`` (default, `views.encode`) or
   ``observation="history"`` with ``history_days``, ``egocentric`` and ``max_players``
   (`views.encode_history`); ``env.metadata["observation"]`` names the layout, its
@@ -42,7 +47,15 @@ from mafia_arena.env.actions import ActionTable, UnknownChoiceError, build_actio
 from mafia_arena.env.aec import raw_env
 from mafia_arena.env.parallel import raw_parallel_env
 from mafia_arena.env.registry import VariantEnvs, env_names, lookup
-from mafia_arena.env.session import GameSession, IllegalActionError, NotAnActionError
+from mafia_arena.env.session import (
+    ActionOutOfRangeError,
+    GameSession,
+    IllegalActionError,
+    NotAMoveError,
+    NotAnActionError,
+    SpeechTooLongError,
+    UnknownAgentError,
+)
 from mafia_arena.env.vector import MafiaVectorEnv
 from mafia_arena.env.wrappers import ILLEGAL_REWARD, TerminateIllegalParallelWrapper, wrap_aec
 from mafia_arena.rules import Variant
@@ -98,12 +111,16 @@ def __getattr__(name: str) -> VariantEnvs:
 
 
 __all__ = [
+    "ActionOutOfRangeError",
     "ActionTable",
     "GameSession",
     "IllegalActionError",
     "MafiaVectorEnv",
+    "NotAMoveError",
     "NotAnActionError",
+    "SpeechTooLongError",
     "TerminateIllegalParallelWrapper",
+    "UnknownAgentError",
     "UnknownChoiceError",
     "VariantEnvs",
     "build_action_table",

@@ -16,7 +16,9 @@ Contract (see `docs/env.md` and `mafia_arena.env`):
 - at the end every agent terminates with its team reward (+1 win, -1 loss, 0 draw; the
   engine turns the variant's maximum length into a draw);
 - an illegal action raises `IllegalActionError` and changes nothing: turning it into a
-  loss is the `TerminateIllegalWrapper` policy that `env()` adds, never a silent fix.
+  loss is the `TerminateIllegalWrapper` policy that `env()` adds, never a silent fix;
+  what is no move at all (no integer id, an id outside the action table, an over-long
+  speech: `NotAMoveError`) is raised under that policy too.
 """
 
 from __future__ import annotations
@@ -108,8 +110,9 @@ class raw_env(SessionSpaces, AECEnv):
         """Answer the selected seat's speaking turn with free text instead of an action.
 
         Only for requests whose `infos[agent]["request"]["free_text"]` is true; anything
-        else raises `IllegalActionError` (so does a finished game). `env()` passes it
-        through its wrappers.
+        else raises `IllegalActionError` (so does a finished game), and text longer than
+        the request's ``max_chars`` `SpeechTooLongError` (refused, never cut, as a `str`
+        action in Parallel). `env()` passes it through its wrappers.
         """
         agent = self.agent_selection
         if self.session.game is None:

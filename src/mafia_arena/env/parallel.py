@@ -15,6 +15,9 @@ Contract:
   (requests with `free_text`); otherwise it is an action id (an int, a numpy integer or
   a 0-d integer array); anything else raises `NotAnActionError`, also under the
   terminate-on-illegal policy: it is the caller's bug, not a move;
+- an action id outside the action table (negative, or at least K) is no move either:
+  `ActionOutOfRangeError`, under every policy; so is text longer than the turn's
+  ``max_chars`` (`SpeechTooLongError`: refused, never cut, as `step_text` in AEC);
 - the batch is checked before anything is submitted, so an illegal action raises
   `IllegalActionError` with the state unchanged (`parallel_env()` adds the
   terminate-on-illegal policy);
@@ -31,7 +34,14 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from mafia_arena.engine import Choice
-from mafia_arena.env.session import GAME_OVER, NOT_RESET, IllegalActionError, NotAnActionError
+from mafia_arena.env.session import (
+    GAME_OVER,
+    NOT_RESET,
+    IllegalActionError,
+    NotAnActionError,
+    speech_too_long,
+    unknown_agent,
+)
 from mafia_arena.env.spaces import SessionSpaces, agent_name, observation_spec
 from mafia_arena.rules import Variant
 from mafia_arena.views.encode_history import ObservationSpec
@@ -76,26 +86,26 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
         return {seat: self.check_action(seat, actions) for seat in self.session.pending_seats()}
 
     def check_agents(self, actions: Mapping[str, Any]) -> None:
-        """`RuntimeError` before the first `reset`, `ValueError` for a key naming no agent
-        (a misspelt name would otherwise be dropped unnoticed). Checked once per step, by
-        `check_actions` or by a wrapper that judges seat by seat (`check_action`): an
-        unknown name is the caller's error, not a seat's illegal move."""
+        """`RuntimeError` before the first `reset`, `UnknownAgentError` (a `ValueError`)
+        for a key naming no agent (a misspelt name would otherwise be dropped
+        unnoticed). Checked once per step, by `check_actions` or by a wrapper that
+        judges seat by seat (`check_action`): an unknown name is the caller's error,
+        not a seat's illegal move."""
         if self.session.game is None:
             raise RuntimeError(NOT_RESET)
         seat_of = self._seat_of
         for agent in actions:
             if agent not in seat_of:
-                raise ValueError(
-                    f"unknown agent {agent!r} in the actions; the agents are "
-                    f"player_0 … player_{len(self.possible_agents) - 1}"
-                )
+                raise unknown_agent(agent, self.possible_agents, "the actions")
 
     def check_action(self, seat: int, actions: Mapping[str, Any]) -> Choice | str:
         """The decision of one pending seat in `actions`, or `IllegalActionError`; the
         keys of `actions` must have passed `check_agents`. A value that is no action at
-        all (no integer id, or text where the request takes none, as `step_text` refuses
-        it in AEC) is `NotAnActionError`, which the terminate-on-illegal policy raises
-        on rather than scoring."""
+        all is a `NotAMoveError`, which the terminate-on-illegal policy raises rather
+        than scoring: no integer id, or text where the request takes none, as
+        `step_text` refuses it in AEC (`NotAnActionError`); an id outside the action
+        table (`ActionOutOfRangeError`); text longer than the turn's ``max_chars``
+        (`SpeechTooLongError`, refused and never cut, as in AEC)."""
         agent = agent_name(seat)
         if agent not in actions:
             raise IllegalActionError(f"{agent} must decide now but has no action")
@@ -108,7 +118,7 @@ class raw_parallel_env(SessionSpaces, ParallelEnv):
                 f"{agent}: this decision does not accept free text; give an action id"
             )
         if len(action) > request.max_chars:
-            raise IllegalActionError(f"{agent}: speech longer than {request.max_chars} characters")
+            raise speech_too_long(agent, action, request.max_chars)
         return action
 
     def step(

@@ -44,15 +44,66 @@ class IllegalActionError(ValueError):
     """An action that is not legal for the seat now; nothing was changed."""
 
 
-class NotAnActionError(IllegalActionError, TypeError):
+class NotAMoveError(IllegalActionError):
+    """A value no env plays or scores as a move; nothing was changed.
+
+    Every env raises it, whatever its illegal-move policy (the terminate-on-illegal
+    wrappers, `MafiaVectorEnv`'s and `TeamEnv`'s ``illegal_reward``): such a value can
+    only come from a bug in the caller's code, and scoring it as a lost game would show
+    that bug only as bad returns. A masked-out id of the action table is a move, and
+    meets the policy; these are not: `NotAnActionError`, `ActionOutOfRangeError`,
+    `SpeechTooLongError`."""
+
+
+class NotAnActionError(NotAMoveError, TypeError):
     """An action that is no integer action id at all (``2.0``, ``2.5``, None for a seat
     that must decide, a numpy bool, an array of one); nothing was changed.
 
-    Every env raises it, whatever its illegal-move policy: a policy that emits such a
-    value has a bug in its own code (a float output, the array a batched `predict`
-    returns), and scoring it as a lost game would show that bug only as bad returns.
-    It is an `IllegalActionError`, as the raw envs always raised, and a `TypeError`,
-    which is what it says."""
+    A policy that emits such a value has a bug in its own code (a float output, the
+    array a batched `predict` returns). It is an `IllegalActionError`, as the raw envs
+    always raised, and a `TypeError`, which is what it says."""
+
+
+class ActionOutOfRangeError(NotAMoveError):
+    """An integer action id outside the action table (negative, or at least its size
+    K, the `Discrete(K)` action space's ``n``); nothing was changed.
+
+    The table has no such move, so no env can play it, and a masked policy never emits
+    one: it is an off-by-one or a sentinel (``-1``) in the caller's code. Raised alike
+    by every env, the message naming the agent, the value and the valid ids, where
+    `env()` used to fail with PettingZoo's bare ``AssertionError`` and the others
+    scored it as an illegal move that ended the game."""
+
+
+class SpeechTooLongError(NotAMoveError):
+    """Free text longer than the speaking turn's ``max_chars`` (`request["max_chars"]`
+    in the info); nothing was changed.
+
+    Refused, never cut: the env does not choose which words of a speech to drop (a
+    language agent caps its own, `agents.llm`), and the AEC env's `step_text` always
+    refused it, so `parallel_env()` refuses it the same way instead of scoring it as
+    an illegal move."""
+
+
+class UnknownAgentError(KeyError, ValueError):
+    """A name that is not one of the env's agents (``possible_agents``).
+
+    A `KeyError`, as the lookup of a space by an unknown name always raised, and a
+    `ValueError`, as `raw_parallel_env.check_agents` always raised for an unknown key
+    in a step's actions; unlike a bare `KeyError` its message names the agent and the
+    possible ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def unknown_agent(agent: Any, possible: list[str], where: str) -> UnknownAgentError:
+    """The `UnknownAgentError` for `agent`, not among `possible`, met in `where` (what
+    the caller asked for: ``"the actions"``, ``"observation_space()"``)."""
+    listed = f"{possible[0]} … {possible[-1]}" if len(possible) > 2 else ", ".join(possible)
+    return UnknownAgentError(
+        f"unknown agent {agent!r} in {where}; the agents are {listed} ({len(possible)} seats)"
+    )
 
 
 NOT_RESET = "reset() was never called: reset() the environment before stepping it"
@@ -117,6 +168,23 @@ def integer_action(agent: str, action: Any) -> int:
             "truncated: cast it with int() where the policy makes it)"
         )
     return index
+
+
+def out_of_range(agent: str, index: int, size: int) -> ActionOutOfRangeError:
+    """The `ActionOutOfRangeError` for `agent`'s id `index` in a table of `size` ids:
+    one wording for every env that refuses it."""
+    return ActionOutOfRangeError(
+        f"{agent}: action {index} is outside the action table; valid ids are "
+        f"0..{size - 1} (Discrete({size})), the legal ones marked by the action mask"
+    )
+
+
+def speech_too_long(agent: str, text: str, max_chars: int) -> SpeechTooLongError:
+    """The `SpeechTooLongError` for `agent`'s `text` over the turn's `max_chars`."""
+    return SpeechTooLongError(
+        f"{agent}: speech of {len(text)} characters is longer than this turn's "
+        f"{max_chars} (request['max_chars']); shorten it, the env does not cut it"
+    )
 
 
 @dataclass(slots=True)
@@ -486,21 +554,32 @@ class GameSession:
         request = self._request(seat)
         index = integer_action(f"player_{seat}", action)
         if not 0 <= index < self.table.size:
-            raise IllegalActionError(
-                f"player_{seat}: action {index} is outside 0..{self.table.size - 1}"
-            )
+            raise out_of_range(f"player_{seat}", index, self.table.size)
         choice = self.table.choice_of(self.absolute(seat, index))
         if not request.offers(choice):  # by identity first: the table's choices are shared
             raise IllegalActionError(
                 f"player_{seat}: action {index} ({choice.key}) is not legal for "
-                f"{request.kind!r}; legal ids: {self.table.ids(request)}"
+                f"{request.kind!r}; legal ids: {self.legal_ids(seat, request)}"
             )
         return choice
 
+    def legal_ids(self, seat: int, request: Request) -> list[int]:
+        """The ids of `request`'s choices as `seat` numbers them, ascending: the
+        table's, or with an egocentric layout the seat's relative ids (those its mask
+        marks and its actions use), so a refusal lists ids the caller can send."""
+        ids = self.table.ids(request)
+        if not self.egocentric:
+            return sorted(ids)
+        inverse = np.argsort(self.table.rotation(seat))
+        return sorted(int(inverse[i]) for i in ids)
+
     def check_wait(self, seat: int, action: Any) -> None:
         """A seat with nothing to decide in a night slot (or a forum round) may only
-        wait (action 0)."""
-        if integer_action(f"player_{seat}", action) != 0:
+        wait (action 0); an id outside the table is `ActionOutOfRangeError` here too."""
+        index = integer_action(f"player_{seat}", action)
+        if not 0 <= index < self.table.size:
+            raise out_of_range(f"player_{seat}", index, self.table.size)
+        if index != 0:
             raise IllegalActionError(
                 f"player_{seat} has nothing to decide in this round of turns (a night slot or "
                 "a forum round); only action 0 (wait)"
@@ -516,6 +595,8 @@ class GameSession:
             raise IllegalActionError(
                 f"player_{seat}: {request.kind!r} does not accept free text; use an action id"
             )
+        if len(str(text)) > request.max_chars:
+            raise speech_too_long(f"player_{seat}", str(text), request.max_chars)
         try:
             self.submit(seat, Speech(str(text)))
         except IllegalDecision as exc:

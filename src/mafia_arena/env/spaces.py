@@ -128,7 +128,21 @@ class SessionSpaces:
         return self.session.state()
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        """The agent's observation space; `UnknownAgentError` (a `KeyError`) naming the
+        agent and the possible ones for a name that is not among `possible_agents`."""
+        found = self.observation_spaces.get(agent)
+        if found is None:
+            raise self._unknown(agent, "observation_space")
+        return found
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        """The agent's action space; `UnknownAgentError` as in `observation_space`."""
+        found = self.action_spaces.get(agent)
+        if found is None:
+            raise self._unknown(agent, "action_space")
+        return found
+
+    def _unknown(self, agent: Any, where: str) -> Exception:
+        from mafia_arena.env.session import unknown_agent
+
+        return unknown_agent(agent, self.possible_agents, f"{where}()")

@@ -18,7 +18,9 @@ only legal action is 0, wait) left out.
   layout `env()`'s ``observation`` options name (with ``egocentric`` the mask and the
   actions are the deciding seat's relative ids, as in the AEC env).
 - Actions: integer ids, as the AEC env takes them; a float or a numpy bool raises
-  `NotAnActionError` (an `IllegalActionError`) naming the row, before any row changes.
+  `NotAnActionError` (an `IllegalActionError`) naming the row, before any row changes,
+  and so does an id outside the action table (negative, or at least K):
+  `ActionOutOfRangeError`, whatever `illegal_reward` says.
 - Rewards: ``rewards[i]`` is the reward of the seat that just acted in row i: 0 during
   play, its team reward at the end (+1 win, -1 loss, 0 draw). The other seats' end
   rewards are in ``infos["final_rewards"][i]`` (one per seat), to credit to each seat's
@@ -62,12 +64,12 @@ only legal action is 0, wait) left out.
   deals new games in the marked rows only. Seeds are integers, as the AEC env's:
   a float (``1.0`` too), in the list or alone, raises `TypeError` naming it, never
   truncated to another game's seed.
-- Illegal actions: with ``illegal_reward`` a number (the default, -1 as in `env()`), an
-  illegal action ends that row's game with that reward for the mover and 0 for everyone
-  else (``infos["illegal"][i]`` true), and the row is dealt a new game; with
-  ``illegal_reward=None`` the step raises `IllegalActionError` before any row changes.
-  Anything else (text, a bool, NaN, an infinity) is refused when the env is built or
-  the setting is set (`reward_setting`).
+- Illegal actions (ids of the table the mask leaves out): with ``illegal_reward`` a
+  number (the default, -1 as in `env()`), an illegal action ends that row's game with
+  that reward for the mover and 0 for everyone else (``infos["illegal"][i]`` true), and
+  the row is dealt a new game; with ``illegal_reward=None`` the step raises
+  `IllegalActionError` before any row changes. Anything else (text, a bool, NaN, an
+  infinity) is refused when the env is built or the setting is set (`reward_setting`).
 
 The env pickles and deep-copies mid-game: each row's game is rebuilt by replaying its
 decisions (as the AEC and Parallel envs do).
@@ -95,6 +97,7 @@ from mafia_arena.env.session import (
     IllegalActionError,
     NotAnActionError,
     action_index,
+    out_of_range,
     reward_setting,
     whole_seed,
 )
@@ -318,11 +321,13 @@ class MafiaVectorEnv(VectorEnv):
         if not self.games:
             raise RuntimeError("reset() the vector env before stepping it")
         ids = self._ids(actions)
-        size = self.table.size
-        legal = [0 <= a < size and mask[a] == 1 for a, mask in zip(ids, self._shown, strict=True)]
         resetting = self._ended  # next-step autoreset: these rows' actions are ignored
         for row in resetting:
-            ids[row], legal[row] = 0, True
+            ids[row] = 0
+        self._check_range(ids)
+        legal = [mask[a] == 1 for a, mask in zip(ids, self._shown, strict=True)]
+        for row in resetting:
+            legal[row] = True
         if self.illegal_reward is None and not all(legal):
             row = legal.index(False)
             raise IllegalActionError(f"row {row}: {self._refusal(row, actions)}")
@@ -510,6 +515,17 @@ class MafiaVectorEnv(VectorEnv):
             f"row {row}: player_{self._seats[row]}: action {values[row]!r} is not an "
             f"integer action id (the actions' dtype is {actions.dtype}; step takes integers)"
         )
+
+    def _check_range(self, ids: list[int]) -> None:
+        """`ActionOutOfRangeError` naming the first row whose id is outside the action
+        table (negative, or at least its size), before any row changes and whatever
+        `illegal_reward` says: the table has no such move to play or to score, as in
+        every env of the package (`session.ActionOutOfRangeError`)."""
+        size = self.table.size
+        if min(ids) >= 0 and max(ids) < size:  # the usual case: two passes in C
+            return
+        row = next(r for r, a in enumerate(ids) if not 0 <= a < size)
+        raise out_of_range(f"row {row}: player_{self._seats[row]}", ids[row], size)
 
     def _refusal(self, row: int, actions: Any) -> str:
         """Why row `row`'s action is not legal for its seat (the engine's prompt)."""

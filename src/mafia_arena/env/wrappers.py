@@ -22,9 +22,10 @@ from pettingzoo.utils.wrappers.base_parallel import BaseParallelWrapper
 
 from mafia_arena.env.session import (
     IllegalActionError,
-    NotAnActionError,
+    NotAMoveError,
     action_index,
     integer_action,
+    out_of_range,
     reward_setting,
 )
 
@@ -75,15 +76,24 @@ class _RawState:
 
 
 def live_integer(raw: Any, agent: str, action: Any) -> int | None:
-    """`action` as an action id; None where the agent is done (PettingZoo's `None`
-    step) or the game is over or not dealt (the raw env says which), and
-    `NotAnActionError` for anything else that is no integer id."""
+    """`action` as an action id of the table. Where the agent is done (PettingZoo's
+    `None` step) or the game is over or not dealt (the raw env says which) the value
+    is not judged: its id, or None for a value that is none. For a live agent of a
+    game still on, anything that is no integer id is `NotAnActionError`, and an id
+    outside the table (negative, or at least its size) `ActionOutOfRangeError`: no
+    move to score, and no id to look up in the mask (-1 would read its last entry, K
+    fail as numpy's ``IndexError``)."""
     index = action_index(action)
-    if index is not None or not raw.agents or raw.session.game is None:
+    size = raw.session.table.size
+    if index is not None and 0 <= index < size:
+        return index
+    if not raw.agents or raw.session.game is None:
         return index
     if raw.terminations.get(agent) or raw.truncations.get(agent):
-        return None
-    return integer_action(agent, action)
+        return index
+    if index is None:
+        return integer_action(agent, action)  # raises: no integer id
+    raise out_of_range(agent, index, size)
 
 
 class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
@@ -100,6 +110,7 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
         self._bind_raw(env)
         super().__init__(env, reward_setting("illegal_reward", illegal_reward))
+        self._actions = self._raw.session.table.size
 
     def step(self, action: Any) -> None:
         """A legal action of a live agent, judged on the mask of the observation it was
@@ -108,13 +119,18 @@ class TerminateIllegalWrapper(_RawState, wrappers.TerminateIllegalWrapper):
         PettingZoo's path, which ends the game on an illegal action. An integer action
         (a bool included, as the raw env and Gymnasium's `Discrete` take it) is judged
         by the mask entry of its id: indexing the mask with a bool would select, not
-        look up. A value that is no integer id at all, for a live agent of a game still
-        on, raises `NotAnActionError` with nothing changed (`live_integer`): it is the
+        look up. A value that is no integer id at all, or an id outside the table, for
+        a live agent of a game still on, raises `NotAnActionError` or
+        `ActionOutOfRangeError` with nothing changed (`live_integer`): it is the
         caller's bug, not a move to score."""
         raw = self._raw
         agent = raw.agent_selection
         seen = self._prev_obs
-        index = action if type(action) is int else live_integer(raw, agent, action)
+        index = (
+            action
+            if type(action) is int and 0 <= action < self._actions
+            else live_integer(raw, agent, action)
+        )
         if (
             type(seen) is dict
             and index is not None
@@ -151,10 +167,11 @@ class AssertOutOfBoundsWrapper(_RawState, wrappers.AssertOutOfBoundsWrapper):
         self._actions = self._raw.session.table.size
 
     def step(self, action: Any) -> None:
-        """A value that is no integer id at all, for a live agent, raises
-        `NotAnActionError` naming the agent and the value (`live_integer`), as every
-        env of the package does; PettingZoo's bare ``AssertionError`` ("action is not
-        in action space") is left for an integer past the table."""
+        """A value that is no integer id at all, or an integer outside the table, for a
+        live agent raises `NotAnActionError` or `ActionOutOfRangeError` naming the
+        agent and the value (and the valid ids) (`live_integer`), as every env of the
+        package does; PettingZoo's bare ``AssertionError`` ("action is not in action
+        space") is left for an action given to an agent that is done."""
         if type(action) is int and 0 <= action < self._actions:
             self.env.step(action)
         else:
@@ -230,8 +247,9 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
     """An illegal action by a pending seat ends the game: `illegal_reward` for every
     offender, 0 for the others, everyone terminated and truncated (as
     `TerminateIllegalWrapper` does in AEC). Actions of seats with nothing to decide are
-    ignored, never judged. A pending seat's value that is no integer id (nor text) is
-    no move: `NotAnActionError`, nothing changed, as `env()` and the raw envs raise."""
+    ignored, never judged. A pending seat's value that is no move at all is raised,
+    nothing changed, as `env()` and the raw envs raise it (`NotAMoveError`): no integer
+    id (nor text), an id outside the action table, text over the turn's ``max_chars``."""
 
     def __init__(self, env: ParallelEnv, illegal_reward: float = ILLEGAL_REWARD) -> None:
         super().__init__(env)
@@ -245,7 +263,7 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
             for seat in raw.session.pending_seats():
                 try:
                     raw.check_action(seat, actions)
-                except NotAnActionError:
+                except NotAMoveError:
                     raise  # the caller's bug, not a move: nothing changed
                 except IllegalActionError:
                     offenders.append(raw.possible_agents[seat])

@@ -45,6 +45,7 @@ from mafia_arena.engine.catalogue import Death, StateChanged
 from mafia_arena.env.session import (
     GameSession,
     IllegalActionError,
+    NotAMoveError,
     integer_action,
     reward_setting,
     whole_seed,
@@ -174,8 +175,9 @@ class TeamSetup:
     action ids, `agents.advice`) to the observation;
     an illegal action ends the episode with `illegal_reward` (``info["illegal"]``), as
     PettingZoo's terminate-on-illegal policy does; a masked policy never takes one. An
-    action that is no integer id at all (a float, None, an array of one) is the caller's
-    bug, not a move: `step` raises instead, as `MafiaVectorEnv.step` does.
+    action that is no integer id at all (a float, None, an array of one), or an id
+    outside the action table, is the caller's bug, not a move: `step` raises instead,
+    as `MafiaVectorEnv.step` does.
     `illegal_reward` and `shaping` are finite numbers, checked when the env is built
     (`reward_setting`).
     """
@@ -292,13 +294,14 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Submit the learner's action for `info["seat"]` and play on to its next decision.
 
-        An integer id that is not legal now (masked out, or past the table) ends the
-        episode with `illegal_reward`. Anything that is not an integer id (``1.5``,
-        ``3.0``, None, a one-element array such as a batched ``predict`` returns) raises
-        `NotAnActionError` (an `IllegalActionError`) with the episode unchanged, as
-        every env of the package does (`MafiaVectorEnv.step`, `parallel_env`, `env`):
-        scored as a lost game, a policy's wrong dtype or shape would only show as bad
-        returns."""
+        An id of the action table that is not legal now (masked out) ends the episode
+        with `illegal_reward`. Anything that is not an integer id (``1.5``, ``3.0``,
+        None, a one-element array such as a batched ``predict`` returns) raises
+        `NotAnActionError`, and an integer outside the table (``-1``, or at least the
+        action space's ``n``) `ActionOutOfRangeError`, both `IllegalActionError`s, with
+        the episode unchanged, as every env of the package does (`MafiaVectorEnv.step`,
+        `parallel_env`, `env`): scored as a lost game, a policy's wrong dtype, shape or
+        offset would only show as bad returns."""
         if self._seat is None:
             raise RuntimeError(
                 "no episode is running (never reset, or the last one ended): "
@@ -308,6 +311,8 @@ class TeamEnv(gym.Env[np.ndarray, np.int64]):
         try:
             self.session.act(self._seat, action)
             self.session.close_turn()  # the engine's next prompt is open again
+        except NotAMoveError:
+            raise  # no move to score (past the table): nothing changed
         except IllegalActionError as exc:
             self._seat = None
             obs = np.zeros(self.observation_size, dtype=np.float32)
