@@ -1,6 +1,7 @@
 """`mafia-arena serve`'s switches for the operator's settings: which bots creators may
-seat, paid bots, the grace period, idle turns, the per-address limits and the time
-to send a request — checked before any server starts."""
+seat, paid bots, the grace period, idle turns, the per-address limits, the time to
+send a request and the time an idle connection is kept — checked before any server
+starts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.cli.test_cli_errors import assert_one_paragraph, run_cli
-from tests.web.support import ServerProcess
+from tests.web.support import ServerProcess, http_responses, idle_and_silent
 
 from mafia_arena.cli.server import serve_settings
 from mafia_arena.web import Settings
@@ -28,6 +29,7 @@ def test_the_switches_set_the_servers_settings(tmp_path: Path) -> None:
         sockets_per_address=100,
         connections_per_address=200,
         request_timeout=45.5,
+        keep_alive=20.0,
     )
     settings = Settings(**options)
     assert settings.allowed_agents == ("random", str(agent_file))
@@ -36,6 +38,7 @@ def test_the_switches_set_the_servers_settings(tmp_path: Path) -> None:
     assert settings.grace == 30.5 and settings.idle_turns == 4
     assert (settings.max_sockets_per_client, settings.max_connections_per_client) == (100, 200)
     assert settings.request_timeout == 45.5
+    assert settings.keep_alive == 20.0
 
 
 def test_without_the_switches_the_defaults_stay() -> None:
@@ -46,6 +49,7 @@ def test_without_the_switches_the_defaults_stay() -> None:
     assert settings.max_sockets_per_client == defaults.max_sockets_per_client
     assert settings.max_connections_per_client == defaults.max_connections_per_client
     assert settings.request_timeout == defaults.request_timeout
+    assert settings.keep_alive == defaults.keep_alive == 5.0
 
 
 @pytest.mark.parametrize(
@@ -62,6 +66,8 @@ def test_without_the_switches_the_defaults_stay() -> None:
         (["--request-timeout", "nan"], ("--request-timeout", "above 0")),
         (["--request-timeout", "inf"], ("--request-timeout", "above 0")),
         (["--request-timeout", "soon"], ("--request-timeout", "a valid number")),
+        (["--keep-alive", "0"], ("--keep-alive", "above 0")),
+        (["--keep-alive", "nan"], ("--keep-alive", "above 0")),
     ],
     ids=[
         "unknown-agent",
@@ -75,6 +81,8 @@ def test_without_the_switches_the_defaults_stay() -> None:
         "nan-request-timeout",
         "endless-request-timeout",
         "wordy-request-timeout",
+        "zero-keep-alive",
+        "nan-keep-alive",
     ],
 )
 def test_a_bad_switch_is_a_user_error_and_no_server_starts(
@@ -116,3 +124,20 @@ def test_the_request_timeout_switch_reaches_the_running_server(tmp_path: Path) -
         process.kill()
     assert answer.startswith(b"HTTP/1.1 408 "), answer
     assert 0.5 < waited < 5, waited
+
+
+def test_the_keep_alive_switch_reaches_the_running_server(tmp_path: Path) -> None:
+    """`serve --keep-alive 0.5`: a connection left idle after its answers is closed
+    before a later connection that sends nothing gets its 408 (`--request-timeout 3`);
+    with uvicorn's default keep-alive (5 s) the 408 came first. The order of the two
+    server timers tells it, not the test's clock (`idle_and_silent`)."""
+    args = ("--keep-alive", "0.5", "--request-timeout", "3")
+    process = ServerProcess(tmp_path, tmp_path / "live.sqlite", args=args)
+    process.start()
+    try:
+        race = idle_and_silent(process.port)
+    finally:
+        process.kill()
+    assert race.closed == ["idle", "silent"]
+    assert race.after["idle"] == b""
+    assert [status for status, _ in http_responses(race.after["silent"])] == [408]

@@ -15,6 +15,7 @@ import json
 import os
 import random
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -586,3 +587,79 @@ def two_humans(
     game_id = created["game_id"]
     joined = [server.join(game_id, inv["invite"], names[inv["seat"]]) for inv in created["invites"]]
     return game_id, joined
+
+
+STATUS_LINE = re.compile(rb"HTTP/1\.1 (\d{3}) ")
+NORMAL_REQUEST = b"GET /api/variants HTTP/1.1\r\nHost: x\r\n\r\n"
+"""A whole small request (the create form's variants), for raw sockets."""
+
+
+def http_responses(stream: bytes, whole_only: bool = False) -> list[tuple[int, bytes]]:
+    """The HTTP responses in `stream`, in order, as (status, body), each read by its
+    ``content-length``. A stream that ends inside one fails the test, or, with
+    `whole_only`, leaves that one out (the rest of it may still be on its way)."""
+    found: list[tuple[int, bytes]] = []
+    rest = stream
+    while rest:
+        head, blank, after = rest.partition(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length: (\d+)", head)
+        if whole_only and (not blank or length is None or len(after) < int(length.group(1))):
+            break
+        status = STATUS_LINE.match(head)
+        assert blank and status and length, f"not a whole response: {rest[:200]!r}"
+        assert len(after) >= int(length.group(1)), f"a body cut short: {head[:200]!r}"
+        found.append((int(status.group(1)), after[: int(length.group(1))]))
+        rest = after[int(length.group(1)) :]
+    return found
+
+
+@dataclass
+class IdleRace:
+    """How a server closed a kept-alive connection left idle and a later one that sent
+    nothing (`idle_and_silent`)."""
+
+    closed: list[str]
+    """``"idle"`` and ``"silent"`` in the order the server closed them."""
+    after: dict[str, bytes]
+    """What each received after its answers: the silent one's should be its 408."""
+    idle_seconds: float
+    """From the idle connection's first request to its close, by the test's clock: at
+    least the keep-alive time, which runs from its last answer."""
+
+
+def idle_and_silent(port: int, guard: float = 60.0) -> IdleRace:
+    """Send two requests on one connection to the server on `port` and read both
+    answers (so it was kept alive between them), leave it idle, open a second
+    connection that sends nothing, and wait until the server has closed both.
+
+    Why two connections: the idle one is closed at the keep-alive timeout after its
+    last answer, the silent one with a 408 at the request deadline after it opened (a
+    later start); both are timers of the server's one event loop, so the order of the
+    closes tells which time is the shorter, whatever the load, with no clock in the
+    test. `guard` seconds without a close fail it (a hang)."""
+    idle = socket.create_connection(("127.0.0.1", port))
+    idle.settimeout(guard)
+    began = time.monotonic()
+    idle.sendall(NORMAL_REQUEST * 2)
+    received = b""
+    while len(http_responses(received, whole_only=True)) < 2:
+        chunk = idle.recv(65536)
+        assert chunk, f"closed before its two answers: {received[:200]!r}"
+        received += chunk
+    assert [status for status, _ in http_responses(received)] == [200, 200]
+    silent = socket.create_connection(("127.0.0.1", port))
+    names = {idle: "idle", silent: "silent"}
+    race = IdleRace([], {"idle": b"", "silent": b""}, 0.0)
+    while names:
+        ready, _, _ = select.select(list(names), [], [], guard)
+        assert ready, "the server closed neither connection"
+        for sock in ready:
+            chunk = sock.recv(65536)
+            if chunk:
+                race.after[names[sock]] += chunk
+            else:
+                race.closed.append(names.pop(sock))
+                sock.close()
+                if sock is idle:
+                    race.idle_seconds = time.monotonic() - began
+    return race

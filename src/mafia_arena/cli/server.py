@@ -80,6 +80,13 @@ def serve(
             "(from the connection's opening for its first one); 408 after (default 10)"
         ),
     ] = None,
+    keep_alive: Annotated[
+        float | None,
+        typer.Option(
+            help="seconds an idle HTTP connection is kept open for the client's next "
+            "request, then closed (default 5)"
+        ),
+    ] = None,
 ) -> None:
     """Start the web app for mixed games of humans and bots."""
     from mafia_arena.web import serve as run_server
@@ -95,6 +102,7 @@ def serve(
         sockets_per_address=sockets_per_address,
         connections_per_address=connections_per_address,
         request_timeout=request_timeout,
+        keep_alive=keep_alive,
     )
     check_server_folders(options.get("db"))
     check_port_free(host, port)
@@ -156,6 +164,7 @@ def serve_settings(
     sockets_per_address: int | None = None,
     connections_per_address: int | None = None,
     request_timeout: float | None = None,
+    keep_alive: float | None = None,
 ) -> dict[str, Any]:
     """The `Settings` fields `serve`'s switches set (only those given), checked first:
     a bad value is a `CliError` naming the switch, before any server starts.
@@ -200,11 +209,13 @@ def serve_settings(
             if value < 1:
                 raise CliError(switch, f"expected a whole number of at least 1, got {value}")
             options[field] = value
-    if request_timeout is not None:
-        if not math.isfinite(request_timeout) or request_timeout <= 0:
-            raise CliError(
-                "--request-timeout",
-                f"expected a number of seconds above 0, got {request_timeout}",
-            )
-        options["request_timeout"] = request_timeout
+    timeouts = (
+        ("--request-timeout", "request_timeout", request_timeout),
+        ("--keep-alive", "keep_alive", keep_alive),
+    )
+    for switch, field, seconds in timeouts:  # 0 would close a connection as it is used
+        if seconds is not None:
+            if not math.isfinite(seconds) or seconds <= 0:
+                raise CliError(switch, f"expected a number of seconds above 0, got {seconds}")
+            options[field] = seconds
     return options

@@ -499,13 +499,16 @@ def server_options(settings: Settings) -> dict[str, Any]:
     per-address limits count by it); frames above 64 KiB close the socket;
     uvicorn's HTTP protocol waits for a request without a deadline and takes any
     number of connections from one address, so the app's is `connections.guarded_http`;
-    and its websocket protocol answers every ping, so the app's is
-    `connections.guarded_ws`, which bounds their rate."""
+    its websocket protocol answers every ping, so the app's is
+    `connections.guarded_ws`, which bounds their rate; and an idle connection is
+    closed after `Settings.keep_alive` seconds, set here rather than left to
+    uvicorn's default (why that value: `Settings`)."""
     from mafia_arena.web.connections import guarded_http, guarded_ws
 
     return {
         "http": guarded_http(settings.request_timeout, settings.max_connections_per_client),
         "ws": guarded_ws(settings.rate_per_s, settings.rate_burst),
+        "timeout_keep_alive": settings.keep_alive,
         "ws_max_size": 64 * 1024,
         "proxy_headers": False,
     }

@@ -12,7 +12,7 @@ gives uvicorn a protocol (its httptools one, which the ``web`` extra's
 - answers 408 and closes the connection when a request is not wholly received
   (request line, headers and body) within `Settings.request_timeout` seconds of its
   first byte, or of the connection's opening for its first request (the idle time
-  between requests stays uvicorn's keep-alive timeout);
+  between requests is uvicorn's keep-alive timeout, `Settings.keep_alive`);
 - answers 431 and closes the connection when a request's head (request line and
   headers) runs past `MAX_HEAD` bytes before its end. Why: httptools joins a header's
   value piece by piece as its bytes come in, each time copying what it has, so the
@@ -80,7 +80,8 @@ def guarded_http(
     open_connections = ClientCounter(max_per_client)
 
     class GuardedHttp(HttpToolsProtocol):
-        """One connection: its request deadline and its place in the address's count."""
+        """One connection: its request deadline, its place in the address's count, and
+        the refusal (408, 431) it owes once the answers to earlier requests are out."""
 
         deadline: asyncio.TimerHandle | None = None
         counted: str | None = None
@@ -88,6 +89,10 @@ def guarded_http(
         """The cycle of the request being received, once its headers are in."""
         head: int = 0
         """Bytes received since the request's first byte while its head is not whole."""
+        refused: bool = False
+        """A request was refused: nothing more is read, no later request is answered."""
+        owed: bytes | None = None
+        """The refusal to write once the earlier answers are whole (`_refuse`)."""
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -99,38 +104,80 @@ def guarded_http(
             self._arm()
 
         def data_received(self, data: bytes) -> None:
-            if self.counted is None:  # refused: nothing it sends is read
+            if self.counted is None or self.refused:  # refused: nothing it sends is read
                 return
             super().data_received(data)
-            in_head = self.receiving is None and not self.transport.is_closing()
-            if in_head and self.counted is not None:  # None: it became a websocket
+            # counted None: it became a websocket; refused: its answer is settled
+            settled = self.counted is None or self.refused or self.transport.is_closing()
+            if self.receiving is None and not settled:
                 # the head is still coming in: counted after the parser read the bytes
-                # (the work of one read is bounded by its size), refused past `max_head`
+                # (the work of one read is bounded by its size), refused past `max_head`.
+                # The read may also hold the end of an earlier request, counted with it.
                 self.head += len(data)
                 if self.head > max_head:
-                    self._refuse_head()
+                    self._refuse("431 Request Header Fields Too Large", HEAD_TOO_LARGE)
 
         def on_message_begin(self) -> None:
             """A request's first byte (the parser's callback): its deadline runs from
             here, or from the connection's opening for the first request."""
+            if self.refused:
+                return
             self.receiving = None
             self.head = 0
             if self.deadline is None:
                 self._arm()
             super().on_message_begin()
 
+        def on_url(self, url: bytes) -> None:
+            if not self.refused:
+                super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            if not self.refused:
+                super().on_header(name, value)
+
         def on_headers_complete(self) -> None:
+            """The head is whole: refused (431) if it is past `max_head`, which a head
+            read whole in one read was never counted against, before the app sees it."""
+            if self.refused:
+                return
+            if self._head_size() > max_head:
+                self._refuse("431 Request Header Fields Too Large", HEAD_TOO_LARGE)
+                return
             super().on_headers_complete()
             self.receiving = self.cycle
 
+        def on_body(self, body: bytes) -> None:
+            if not self.refused:
+                super().on_body(body)
+
         def on_message_complete(self) -> None:
+            if self.refused:
+                return
             self._disarm()  # the whole request is in: the app's time is not bounded here
             super().on_message_complete()
 
+        def on_response_complete(self) -> None:
+            """An answer is whole: the next pipelined request's app starts, or, where a
+            refusal is owed and this was the last answer before it, it is written and
+            the connection closed."""
+            last = not self.pipeline
+            super().on_response_complete()
+            if self.owed is not None and last and not self.transport.is_closing():
+                self._unset_keepalive_if_required()
+                self.transport.write(self.owed)
+                self.transport.close()
+
         def handle_websocket_upgrade(self) -> None:
+            if self.refused:
+                return
             self._disarm()
             self._release()
             super().handle_websocket_upgrade()
+
+        def send_400_response(self, msg: str) -> None:
+            if not self.refused:  # bytes after a refused request are not read as a request
+                super().send_400_response(msg)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
@@ -150,36 +197,57 @@ def guarded_http(
                 open_connections.give_back(self.counted)
                 self.counted = None
 
+        def _head_size(self) -> int:
+            """The bytes of the request line and header lines the parser read (blanks
+            around values left out), for a head whose end has come."""
+            method = self.parser.get_method()
+            line = len(method) + len(self.url) + len(b"  HTTP/1.1\r\n")
+            fields = sum(len(name) + len(value) + len(b": \r\n") for name, value in self.headers)
+            return line + fields + len(b"\r\n")
+
         def _expired(self) -> None:
-            """The request was not received in time: 408, unless an answer is being
-            sent on the connection or the request has had one already (a 413 from its
-            declared length): then only closed.
-            The app, if it waits for the body, reads a disconnect and its answer goes
-            nowhere."""
+            """The request was not received in time: 408 (after the answers to earlier
+            requests, `_refuse`), unless the request has an answer already begun (a 413
+            from its declared length): then only closed, as a 408 would land inside or
+            after that answer. The app, if it waits for the body, reads a disconnect and
+            its answer goes nowhere."""
             self.deadline = None
-            answered = self.receiving is not None and self.receiving.response_started
-            if self._answering() or answered:  # a 408 now would land inside or after an answer
+            receiving = self.receiving
+            if receiving is not None and receiving.response_started:
                 self.transport.close()
                 return
-            self._answer("408 Request Timeout", TIMED_OUT)
+            self._refuse("408 Request Timeout", TIMED_OUT, receiving)
 
-        def _refuse_head(self) -> None:
-            """431 for a head past `max_head`, or only closed where an answer to an
-            earlier request is being sent (a 431 would land inside it)."""
+        def _refuse(
+            self, status: str, detail: str, request: RequestResponseCycle | None = None
+        ) -> None:
+            """Refuse the request being received (`request`: its cycle, where its head
+            is whole) with `status`, then close: at once, or, where answers to earlier
+            requests of the connection (pipelined: sent before this one, on the same
+            connection) are not yet whole, once they are (`on_response_complete`).
+
+            Why wait: a refusal written at once landed before or inside an earlier
+            request's answer, so the client read it as that request's answer or got
+            that answer cut short; HTTP answers the requests of a connection in order.
+            Nothing more is read meanwhile, and the refused request's app never runs."""
             self._disarm()
-            if self._answering():
-                self.transport.close()
+            self.refused = True
+            self.flow.pause_reading()
+            if not self._earlier_answers_owed(request):
+                self._answer(status, detail)
                 return
-            self._answer("431 Request Header Fields Too Large", HEAD_TOO_LARGE)
+            for entry in list(self.pipeline):
+                if entry[0] is request:  # queued behind an earlier answer: never run
+                    self.pipeline.remove(entry)
+            self.owed = _response(status, detail, self.server_state.default_headers)
 
-        def _answering(self) -> bool:
-            """Whether an answer is being sent on the connection now (a pipelined one
-            waits, or one has started and not ended)."""
-            return bool(self.pipeline) or (
-                self.cycle is not None
-                and self.cycle.response_started
-                and not self.cycle.response_complete
-            )
+        def _earlier_answers_owed(self, request: RequestResponseCycle | None) -> bool:
+            """Whether an answer to a request received before `request` is still to
+            be written whole: one is queued (so one runs ahead of it), or the newest
+            request before it has an answer not yet begun or not yet ended."""
+            latest = self.cycle
+            running = latest is not None and latest is not request
+            return bool(self.pipeline) or (running and not latest.response_complete)
 
         def _answer(self, status: str, detail: str) -> None:
             self.transport.write(_response(status, detail, self.server_state.default_headers))

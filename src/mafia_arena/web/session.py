@@ -528,6 +528,18 @@ class GameSession:
             self._seat_agent(slot.stand_in, slot.seat)
         return slot.stand_in
 
+    def back_refusal(self, seat: int) -> str | None:
+        """Why the person at `seat` cannot take their seat back now (`take_back`), as
+        their page shows it; None when they can.
+
+        Why asked before `take_back`: a page's ``back`` is answered either way, with the
+        seat back or with this reason, never with silence (`web/ws.py`)."""
+        if self.over:
+            return "the game is over"
+        if not self.slots[seat].replaced:
+            return "no stand-in is playing for you"
+        return None
+
     def take_back(self, seat: int) -> None:
         """The person plays their seat again; their pages are told what happened.
 

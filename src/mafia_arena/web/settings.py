@@ -122,6 +122,15 @@ class Settings:
       `max_connections_per_client` open HTTP connections per address (429), held in
       the server's protocol (`web/connections.py`): uvicorn itself waits for a slow
       request forever;
+      `keep_alive` seconds an idle HTTP connection is kept open after its last answer
+      for the client's next request (uvicorn's keep-alive timeout; closed after). Why 5:
+      the page's HTTP traffic comes in bursts (its files, a click's request, the
+      creator's lobby polled every 2 s) and then moves to its websocket, which this
+      does not touch; each idle connection holds a place in its address's
+      `max_connections_per_client` and a file descriptor, and a browser keeps one
+      open as long as the server lets it (a minute or more), so people behind one
+      address would fill its places with connections nobody uses. Reopening one costs
+      a round trip;
       `allow_paid_bots`: whether creators may seat bots that spend an API key (agent
       files with ``api_key_env`` or a remote ``base_url``) — off unless the operator
       turns it on, or lists them in `allowed_agents`; `chosen_seeds` (below).
@@ -156,6 +165,8 @@ class Settings:
     request_timeout: float = 10.0
     max_connections_per_client: int = 32
     """Open HTTP connections per address; a browser keeps about 6 per server."""
+    keep_alive: float = 5.0
+    """Seconds an idle HTTP connection waits for its next request before it is closed."""
     allow_paid_bots: bool = False
     allowed_agents: tuple[str, ...] | None = None  # None: scripted presets + agents/*.toml
     chosen_seeds: bool = False

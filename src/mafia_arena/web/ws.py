@@ -12,7 +12,9 @@ from its stand-in), ``chat`` and ``ping``. The game's watch token opens a specta
 page instead (`web/gallery.py`): public ``state`` messages, and only ``chat`` and
 ``ping`` from it. Every frame is size-checked, schema-validated and rate-limited before
 it reaches the seat's `HumanAgent` (a frame dropped by the rate limit is answered,
-never dropped unsaid); none can name another seat.
+never dropped unsaid); none can name another seat. Every frame read is answered: by
+its effect (a ``state`` push, a ``pong``) or by an ``error`` saying why it did nothing
+(a ``back`` with no stand-in playing the seat, an action with nothing to decide).
 
 Close codes: 4401 (no valid credential), 4404 (no such game), 4409 (the seat was
 opened in another page), 4429 (too many sockets from the address, or spectators of the
@@ -110,6 +112,10 @@ def _handle(session: GameSession, conn: Connection, message: Message, chat: Rate
         conn.send({"type": "error", "reason": "spectators only watch and chat"})
         return
     if isinstance(message, Back):
+        refusal = session.back_refusal(conn.seat)
+        if refusal is not None:
+            conn.send({"type": "error", "reason": refusal})
+            return
         session.take_back(conn.seat)
         return
     if isinstance(message, Auth):
