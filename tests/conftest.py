@@ -10,8 +10,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from tests.ray_folder import use_a_ray_folder_of_this_run
 
 _EXIT_STATUS = pytest.StashKey[int]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Give this run's Ray clusters a temporary folder of their own (`tests.ray_folder`:
+    the machine's ``/tmp/ray`` keeps every earlier run's), before any test starts one."""
+    use_a_ray_folder_of_this_run()
 
 
 @pytest.fixture(scope="session")

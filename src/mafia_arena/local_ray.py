@@ -31,6 +31,18 @@ CLUSTER_VARIABLE = "MAFIA_ARENA_LOCAL_RAY"
 the driver, or from the raylet) to a token of the driver's: how its reaper tells them
 from every other process of the machine (`local_ray_reaper`)."""
 
+PRIVATE_START = "local"
+"""The address `start_local_ray` hands `ray.init`: start a new cluster, always.
+
+Why: given no address, `ray.init` first looks for a cluster to join, in the
+``RAY_ADDRESS`` variable and in the address file (``ray_current_cluster``) that
+``ray start --head`` leaves in Ray's temporary folder (``/tmp/ray``) and only ``ray stop``
+removes. Such a file, of a cluster started by hand and running or long gone, stopped
+every tournament and training run of the machine at once with Ray's traceback "When
+connecting to an existing cluster, num_cpus and num_gpus must not be provided" (a
+private start names its CPUs), and so did the variable. To use a cluster, pass its
+address."""
+
 FIXED_PORT_VARIABLES = ("AUTOSCALER_METRIC_PORT", "DASHBOARD_METRIC_PORT")
 """The variables in which Ray's autoscaler monitor and dashboard process read the ports
 of their metrics servers (fixed, 44217 and 44227, by default); set to 0 (any free port)
@@ -241,7 +253,8 @@ def start_local_ray(num_cpus: int) -> None:
     object manager and workers listen on 127.0.0.1 only. The dashboard is not started.
     Every port is a free one (`_free_ports`), so two drivers' clusters run side by side,
     and the cluster's processes end with this process, also when it is SIGKILLed
-    (`_reaped`).
+    (`_reaped`). A new cluster is started whatever cluster Ray would otherwise join
+    (`PRIVATE_START`).
     """
     import ray
 
@@ -253,6 +266,7 @@ def start_local_ray(num_cpus: int) -> None:
         _reaped(),
     ):
         ray.init(
+            address=PRIVATE_START,
             num_cpus=num_cpus,
             include_dashboard=False,
             logging_level=logging.WARNING,

@@ -3,17 +3,19 @@
 Read once by the driver from the environment variable ``MAFIA_ARENA_FAULT`` (JSON) and
 handed to every task, so it reaches Ray workers however they were started::
 
-    MAFIA_ARENA_FAULT='{"kill_at": 5, "marker": "/tmp/killed-once"}'
+    MAFIA_ARENA_FAULT='{"kill_at": 5, "marker": "<a fresh folder>/killed-once"}'
     MAFIA_ARENA_FAULT='{"sleep_per_game_s": 0.05}'
     MAFIA_ARENA_FAULT='{"crash_games": [3]}'
 
 ``kill_at``: the process that starts the batch holding game ``kill_at`` SIGKILLs itself,
 once — the marker file, created atomically, records that it happened, so the retry runs
 normally. On Ray that is a worker crash (Ray retries the task); in-process it kills the
-driver. ``sleep_per_game_s`` makes every game that long at least, so a test can stop a
-driver while games are still being played. ``crash_games``: those games raise
-`InjectedFault` when they start, as a bug in a game would (the other games of the batch
-go on). Unset, nothing happens and nothing is paid.
+driver. A marker that is there already means the kill happened, so give each run a path
+of its own (a test's temporary folder): one an earlier run left at a fixed path such as
+``/tmp/killed-once`` makes the run kill nothing. ``sleep_per_game_s`` makes every game
+that long at least, so a test can stop a driver while games are still being played.
+``crash_games``: those games raise `InjectedFault` when they start, as a bug in a game
+would (the other games of the batch go on). Unset, nothing happens and nothing is paid.
 """
 
 from __future__ import annotations
