@@ -115,8 +115,9 @@ def test_the_command_line_transcript_names_roles_and_cards() -> None:
         app, ["play", "--variant", "palermo", "--players", "12", "--seed", "1", "--seat", "2"]
     )
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
-    assert any(line.startswith("You are P2; your role is ") and "; " in line for line in lines)
-    card = next(line for line in lines if line.startswith("Your intrigue card: "))
+    lines = result.output.splitlines()  # the seat's private lines tagged, as the terminal's
+    own = "[private] You are P2; your role is "
+    assert any(line.startswith(own) and "; " in line for line in lines)
+    card = next(line for line in lines if line.startswith("[private] Your intrigue card: "))
     assert card.endswith(")."), card  # "Echo from Beyond (echo)."
     assert "Game of palermo with 12 players: 1 Known Mafioso A" in result.output

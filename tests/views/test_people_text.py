@@ -26,11 +26,14 @@ from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.endings import end_reason, rule_words
 from mafia_arena.views.knowledge import Knowledge, KnowledgeFold
 from mafia_arena.views.people_text import (
+    audience_tag,
     channel_words,
     kind_words,
     people_line,
     people_prompt,
     people_tag,
+    private_tag,
+    tag_words,
     team_round_prompt,
 )
 from mafia_arena.views.text import render_event
@@ -232,10 +235,20 @@ def test_picks_read_as_the_team_they_came_from_when_drawn_again_later(classic: G
     assert "Your pick for the mafia's kill (round 1 of 3): " in line, line
 
 
-def _knows(seat: int, *picks: GroupPicks) -> Any:
-    """A seat's view at night 1 with its team's earlier rounds of picks tonight: the
-    fields `team_round_prompt` reads."""
-    return SimpleNamespace(seat=seat, phase="night", day=1, team_picks=[(1, p) for p in picks])
+def _knows(
+    seat: int, *picks: GroupPicks, allies: tuple[int, ...] = (0, 1), dead: tuple[int, ...] = ()
+) -> Any:
+    """A seat's view at night 1 of a 7-player game with its team's earlier rounds of
+    picks tonight, its `allies` (itself among them) and the `dead`: the fields
+    `team_round_prompt` reads."""
+    return SimpleNamespace(
+        seat=seat,
+        phase="night",
+        day=1,
+        team_picks=[(1, p) for p in picks],
+        allies=dict.fromkeys(allies, "mafioso"),
+        alive=tuple(s not in dead for s in range(7)),
+    )
 
 
 @pytest.mark.parametrize(
@@ -303,3 +316,181 @@ def test_a_private_line_s_tag_is_in_words(classic: Game) -> None:
     assert channel_words("mafia", names) == "the mafia's channel"
     assert channel_words(None, names) == "private"
     assert channel_words("new_channel", names) == "new channel"
+
+
+@pytest.mark.parametrize(
+    ("picks", "how", "why", "team"),
+    [
+        ({0: "kill:4"}, {0: "player", 1: "timeout"}, "a teammate did not answer in time", {}),
+        ({0: "kill:4"}, {0: "player", 1: "absent"}, "a teammate is away", {}),
+        ({0: "kill:4"}, {0: "player", 1: "stand-in"}, "a teammate's stand-in passed", {}),
+        ({0: "kill:4"}, {0: "player", 1: "player"}, "a teammate passed", {}),
+        ({0: "kill:4"}, {0: "player", 1: "error"}, "a teammate's answer failed", {}),
+        (  # club's kills default to a random pick: no disagreement of the team's own
+            {0: "kill:4", 1: "kill:5"},
+            {0: "player", 1: "timeout"},
+            "a teammate did not answer in time (a random pick was made)",
+            {},
+        ),
+        ({0: "kill:4", 1: "kill:5"}, {0: "player", 1: "stand-in"}, "the team did not agree", {}),
+        ({1: "kill:4"}, {0: "timeout", 1: "bot"}, "you did not answer in time", {}),
+        ({1: "kill:4"}, {0: "bot", 1: "bot"}, "you passed", {}),
+        (  # removed after answering (and so out): the engine does not ask again for that
+            {0: "kill:4"},
+            {0: "player", 1: "removed", 2: "player"},
+            "a teammate passed",
+            {"allies": (0, 1, 2), "dead": (1,)},
+        ),
+        (  # the team's disagreement explains the round: of the teammate with no pick
+            # shown nothing is said (asked and away, or blocked, the seat cannot tell)
+            {0: "kill:4", 2: "kill:5"},
+            {0: "player", 1: "absent", 2: "player"},
+            "the team did not agree",
+            {"allies": (0, 1, 2)},
+        ),
+        (  # two teammates show no pick: which of them was asked the seat cannot tell
+            {0: "kill:4"},
+            {0: "player", 1: "absent", 2: "timeout"},
+            "a teammate passed or did not answer in time",
+            {"allies": (0, 1, 2)},
+        ),
+    ],
+)
+def test_a_later_round_says_what_happened_where_the_host_tells_it(
+    picks: dict[int, str], how: dict[int, str], why: str, team: dict[str, Any]
+) -> None:
+    """Read from the picks alone, a teammate whose clock ran out, who was away or whose
+    stand-in passed all read "a teammate passed or did not answer in time", and one
+    whose timeout drew a random pick "the team did not agree". Where the host says how
+    each member answered (the web table), the words say what happened; no teammate is
+    named (which one was asked, a blocked one is not, the seat was not shown)."""
+    variant = load_variant("classic")
+    prompt = "Night 1: choose tonight's victim (the mafia must agree)"
+    request = Request(
+        0, "night:mafia_kill", prompt, (PASS,), ("pass",), "pass", info={"step": "mafia_kill"}
+    )
+    last = GroupPicks("mafia_kill", 1, picks)
+    told: list[GroupPicks] = []
+
+    def answered(round_picks: GroupPicks) -> dict[int, str]:
+        told.append(round_picks)
+        return how
+
+    shown = people_prompt(request, _knows(0, last, **team), variant, answered)
+    assert shown == f"{prompt} (round 2 of 3: {why})"
+    assert told == [last]  # asked about the round the seat was shown, and only that one
+
+
+@pytest.mark.parametrize(
+    ("picks", "asked", "blocked"),
+    [
+        (  # the team did not agree; teammate 2 was asked and timed out, or blocked
+            {0: "kill:4", 1: "kill:5"},
+            {0: "player", 1: "player", 2: "timeout"},
+            {0: "player", 1: "player"},
+        ),
+        (  # teammate 1 away and teammate 2 passed, or teammate 2 blocked
+            {0: "kill:4"},
+            {0: "player", 1: "absent", 2: "player"},
+            {0: "player", 1: "absent"},
+        ),
+        (  # the seat passed; teammate 2 was asked and away, or blocked
+            {1: "kill:4"},
+            {0: "player", 1: "player", 2: "absent"},
+            {0: "player", 1: "player"},
+        ),
+    ],
+)
+def test_a_later_round_s_words_do_not_tell_a_blocked_teammate_from_an_asked_one(
+    picks: dict[int, str], asked: dict[int, str], blocked: dict[int, str]
+) -> None:
+    """Differential: two worlds the seat cannot tell apart (the same picks shown, the
+    same allies), in one of which teammate 2 was asked and did not pick and in the other
+    was blocked, and so not asked (a block is the other side's secret), give the same
+    words."""
+    variant = load_variant("classic")
+    request = Request(
+        0, "night:mafia_kill", "Night 1: kill", (PASS,), ("pass",), info={"step": "mafia_kill"}
+    )
+    last = GroupPicks("mafia_kill", 1, picks)
+    knows = _knows(0, last, allies=(0, 1, 2))
+
+    def told(how: dict[int, str]) -> str:
+        return team_round_prompt(request, knows, variant, lambda _picks: how)
+
+    assert told(asked) == told(blocked)
+
+
+def test_a_host_that_cannot_tell_leaves_the_words_of_the_picks() -> None:
+    variant = load_variant("classic")
+    request = Request(
+        0, "night:mafia_kill", "Night 1: kill", (PASS,), ("pass",), info={"step": "mafia_kill"}
+    )
+    knows = _knows(0, GroupPicks("mafia_kill", 1, {0: "kill:4"}))
+    shown = team_round_prompt(request, knows, variant, lambda picks: None)
+    assert shown.endswith("(round 2 of 3: a teammate passed or did not answer in time)")
+
+
+def _private_lines(game: Game) -> list[tuple[SeatEvent, str]]:
+    """Every seat's private lines of `game` as people read them, with their event."""
+    names = DisplayNames.of(game.variant)
+    out = []
+    for seat in range(game.players):
+        knowledge = SeatTracker(seat).update(game)
+        for event in knowledge.events:
+            line = people_line(event, seat, names, game.variant, game, knowledge)
+            if event.private and line:
+                out.append((event, line))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("variant", "players"),
+    [
+        ("simple", 7),
+        ("standard", 9),
+        ("classic", 10),
+        ("club", 12),
+        ("dictator", 12),
+        ("palermo", 12),
+    ],
+)
+def test_no_private_line_reads_its_tag_twice(variant: str, players: int) -> None:
+    """Every variant's private lines: the tag before a line (the terminal's, the
+    command line's view of a seat, the page's) and the moderator's never repeat the
+    words the line says ("[the mafia's kill] Team picks for the mafia's kill",
+    "[private message] Private message P1 → P2", "[game master] Game master to you");
+    a line that does not say whose it is keeps its tag."""
+    game = played(variant, players)
+    names = DisplayNames.of(game.variant)
+    lines = _private_lines(game)
+    assert lines
+    tagged = 0
+    for event, line in lines:
+        tag = private_tag(event, names, line)
+        words = tag[1:-2].casefold()
+        assert not words or words not in line.casefold(), tag + line
+        said = channel_words(event.channel, names)
+        assert tag or said.casefold() in line.casefold(), line  # untagged: the line says it
+        tagged += bool(tag)
+    assert tagged  # a seat's own card at least ("[private] You are P1; ...")
+    moderator = 0
+    for logged in game.events:
+        line = people_line(logged, None, names, game.variant, game) or ""
+        tag = audience_tag(logged, names, line) if line else ""
+        words, _, seen_by = tag.rpartition(": ")  # "the mafia's kill: P1, P2", or "P1, P2"
+        assert not words or words.casefold() not in line.casefold(), (tag, line)
+        assert bool(seen_by) == (bool(line) and logged.visibility.scope == "seats")
+        moderator += bool(words)
+    assert moderator or variant in ("simple", "standard", "dictator")  # every line says it
+
+
+def test_a_speech_that_names_its_channel_keeps_its_tag() -> None:
+    """Only the host's own words count: a team chat that says "the mafia's kill" is
+    still tagged with it."""
+    names = DisplayNames.of(load_variant("classic"))
+    line = '[N1] P2 (team chat): "About the mafia\'s kill: P5?"'
+    assert tag_words("mafia_kill", line, names) == "the mafia's kill"
+    assert tag_words("mafia_kill", "[N1] Team picks for the mafia's kill: P1→P5.", names) == ""
+    assert tag_words("pm", 'Private message P1 → P2: "hi"', names) == ""
+    assert tag_words("gm", "Game master to you (authority): P2 is your successor.", names) == ""

@@ -39,11 +39,17 @@ def test_the_replay_page_says_team_chat_and_the_kinds_in_words(
     tags = page.locator("#past-lines li.private .tag").all_inner_texts()
     assert "[the mafia's kill]" in tags and "[private]" in tags, tags
     assert "[mafia kill]" not in tags
+    # a line that says whose it is has no tag: it read "[the mafia's kill] ... Team
+    # picks for the mafia's kill"
+    picks = page.locator("#past-lines li.private", has_text="Team picks for the mafia's kill")
+    assert picks.count() and picks.locator(".tag").count() == 0
     page.select_option("#past-seat", "moderator")
     moderator = page.locator("#past-lines li").all_inner_texts()
     # the seven-player table's one detective is a team of one: its picks are its own
     assert any("Your pick for the detectives' check (round 1 of 2): " in t for t in moderator)
     tags = page.locator("#past-lines li.private .tag").all_inner_texts()
     assert "[the mafia's kill: P1, P2]" in tags, tags
+    picks = page.locator("#past-lines li.private", has_text="Team picks for the mafia's kill")
+    assert picks.count() and set(picks.locator(".tag").all_inner_texts()) == {"[P1, P2]"}
     assert not [t for t in lines + moderator if "_chat)" in t or "_vote)" in t]
     context.close()

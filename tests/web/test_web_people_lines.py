@@ -208,7 +208,17 @@ def test_a_private_line_carries_its_tag_in_the_terminal_s_words(classic: Table) 
     lines = classic.view["lines"]
     chat = [line for line in lines if " (team chat): " in line["text"]]
     assert chat and {line["tag"] for line in chat} == {"the mafia's kill"}
-    assert all(line.get("tag") for line in lines if line["private"])
+    assert all("tag" in line for line in lines if line["private"])
     assert not [line for line in lines if "tag" in line and not line["private"]]
     moderator = [line for line in classic.replay["moderator"] if " (team chat): " in line["text"]]
     assert moderator and {line["tag"] for line in moderator} == {"the mafia's kill: P1, P2"}
+
+
+def test_a_private_line_s_tag_does_not_repeat_what_the_line_says(classic: Table) -> None:
+    """The mafia's picks were tagged "[the mafia's kill]" before "Team picks for the
+    mafia's kill": a line that says whose it is gets an empty tag (the page then shows
+    none), and the moderator's tag keeps only who saw it."""
+    picks = [line for line in classic.view["lines"] if "Team picks for" in line["text"]]
+    assert picks and {line["tag"] for line in picks} == {""}
+    moderator = [line for line in classic.replay["moderator"] if "Team picks" in line["text"]]
+    assert moderator and {line["tag"] for line in moderator} == {"P1, P2"}

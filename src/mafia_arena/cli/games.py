@@ -98,7 +98,8 @@ def play(
     from mafia_arena.runner.log import replay_or_why
     from mafia_arena.runner.match import play_match
     from mafia_arena.views.display_names import DisplayNames
-    from mafia_arena.views.people_text import people_line
+    from mafia_arena.views.knowledge import KnowledgeFold
+    from mafia_arena.views.people_text import log_line, seat_line
     from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
 
     check_seat("--seat", seat, players)
@@ -137,20 +138,21 @@ def play(
     viewer = None if seat is None else seat - 1
     hidden = owners_hidden(rules)  # OP-D36: the omniscient transcript names no owner
     names = DisplayNames.of(rules)  # roles and cards by the variant's own names
+    fold = None if viewer is None else KnowledgeFold(viewer)  # the seat's view so far
 
     def shown(event: Any, game: Any = None) -> str | None:
-        """The line `event` prints, if any; `game`, the finished game, says why it ended."""
-        if viewer is None and event.visibility.scope == "host":
+        """The line `event` prints, if any, as the terminal game prints a seat's lines
+        (`seat_line`: whose a private line is first) or, without ``--seat``, as the
+        moderator's view tags the whole log's (`log_line`); `game`, the finished game,
+        says why it ended. Each event is shown once, in log order."""
+        if fold is None:
+            if event.visibility.scope == "host" or (hidden and tells_owner(event.fact)):
+                return None
+            return log_line(event, names, rules, game)
+        if not event.visibility.admits(fold.seat):
             return None
-        if viewer is None and hidden and tells_owner(event.fact):
-            return None
-        if viewer is not None and not event.visibility.admits(viewer):
-            return None
-        line = people_line(event, viewer, names, rules, game)
-        if line and viewer is None and event.visibility.scope == "seats":
-            seats = ", ".join(f"P{s + 1}" for s in sorted(event.visibility.seats))
-            line = f"  (private to {seats}) {line}"
-        return line
+        fold.extend([event.seen])
+        return seat_line(event.seen, fold.snapshot(), names, rules, game)
 
     ending: list[Any] = []  # the end and what follows it: printed once the game is over
 
@@ -452,8 +454,9 @@ def _replay(log: Path, seat: int | None, traces: bool, variant: Path | None) -> 
     from mafia_arena.runner.log_file import read_log
     from mafia_arena.runner.traces import trace_lines, traces_by_decision
     from mafia_arena.views.display_names import DisplayNames
-    from mafia_arena.views.people_text import people_line
+    from mafia_arena.views.people_text import log_line, seat_line
     from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
+    from mafia_arena.views.view import SeatTracker
 
     stored = read_log(log, variant)
     check_seat("--seat", seat, stored.players, f"{log} has {stored.players} players")
@@ -462,6 +465,7 @@ def _replay(log: Path, seat: int | None, traces: bool, variant: Path | None) -> 
         typer.echo(f"{REPLAY_DIFFERS} {game}")
         raise typer.Exit(1)
     viewer = None if seat is None else seat - 1
+    knowledge = None if viewer is None else SeatTracker(viewer).update(game)
     placed, orphans = traces_by_decision(stored) if traces else ({}, [])
     hidden = owners_hidden(game.variant)  # OP-D36: a finished game names no owner
     names = DisplayNames.of(game.variant)  # roles and cards by the variant's own names
@@ -485,7 +489,11 @@ def _replay(log: Path, seat: int | None, traces: bool, variant: Path | None) -> 
             continue
         if hidden and tells_owner(event.fact):
             continue
-        line = people_line(event, viewer, names, game.variant, game)
+        seen = event.seen  # the event as the seat received it (host events: None)
+        if knowledge is None or seen is None:  # the whole log, tagged as the moderator's
+            line = log_line(event, names, game.variant, game)
+        else:  # the seat's lines as its terminal game printed them
+            line = seat_line(seen, knowledge, names, game.variant, game)
         if line:
             typer.echo(line)
     if orphans:

@@ -14,13 +14,20 @@ where the transcript writes an id or leaves out what a person asks for:
 - a team's picks say which round of how many they were ("round 1 of 3"; nothing of
   rounds where the step has one), and the request for a later round says why it is
   asked, from the previous round's picks the seat was shown (`team_round_prompt`: the
-  team did not agree, the seat or a teammate passed or did not answer in time), the
+  team did not agree, the seat or a teammate passed or did not answer in time) and,
+  where the host tells how each member's answer came (`Answered`: the web table's
+  timeouts, absences and stand-ins), what happened to the seat, and to a teammate
+  where that tells nothing of whether a teammate was blocked (`_why_answered`); the
   number of rounds from the variant's public rules;
 - a team of one reads as a single player: "Your pick for the detectives' check" and
   "Your night action (...)", not "Team picks" and "Your team's" (`acts_alone`, the one
   decision every such line takes);
 - a private line says whose it is (`channel_words`: "the mafia's kill", "game
-  master"), the same words before the terminal's line and on the web page's tag;
+  master"), the same words before the terminal's line, the command line's view of a
+  seat and on the web page's tag (`tag_words`), unless the line says them itself
+  ("Team picks for the mafia's kill", "Private message P1 → P2"): a tag that repeats
+  its line reads the words twice; the whole log's lines (the command line's omniscient
+  transcript, the moderator's view) add the seats that saw the line (`audience_tag`);
 - a Palermo turn is dated as its header and its lines are ("Early night 1 (before
   midnight): ...", `people_prompt`), where the engine writes "of round 2";
 - the end says why the game ended (`views.endings.end_reason`: the engine's reason, or
@@ -38,6 +45,7 @@ and the requests' own prompts are untouched as well, so every stored log replays
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 
 from mafia_arena.engine.catalogue import GameEnded, GroupPicks, NightAction, SpeechMade, Votes
 from mafia_arena.engine.choices import Request
@@ -54,13 +62,18 @@ from mafia_arena.views.words import name, palermo_when, phase_tag, quote_speech
 __all__ = [
     "CHANNEL_WORDS",
     "KIND_WORDS",
+    "Answered",
     "acts_alone",
+    "audience_tag",
     "channel_words",
     "kind_words",
+    "log_line",
     "people_line",
     "people_prompt",
     "people_tag",
     "private_tag",
+    "seat_line",
+    "tag_words",
     "team_round_prompt",
 ]
 
@@ -109,10 +122,46 @@ def channel_words(channel: str | None, names: DisplayNames) -> str:
     return names.steps.get(channel) or CHANNEL_WORDS.get(channel) or channel.replace("_", " ")
 
 
-def private_tag(event: SeatEvent, names: DisplayNames) -> str:
-    """The terminal's tag before a private line of the seat's (``"[the mafia's kill] "``,
-    `channel_words`); empty for a public one."""
-    return f"[{channel_words(event.channel, names)}] " if event.private else ""
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+"""A player's quoted words in a line (`views.words.quote_speech`: one JSON string)."""
+
+
+def tag_words(channel: str | None, line: str, names: DisplayNames) -> str:
+    """The words a private `line` of `channel` is tagged with (`channel_words`), or ""
+    where the line already says them outside a player's quoted words: "Team picks for
+    the mafia's kill", "Your night action (the doctor's protection)", "Private message
+    P1 → P2", "Game master to you".
+
+    Why: the tag came before every private line, so those lines read the same words
+    twice ("[the mafia's kill] [N1] Team picks for the mafia's kill"); a line that says
+    whose it is needs no tag. A player's words never count: a team chat that names its
+    step keeps its tag."""
+    words = channel_words(channel, names)
+    outside_quotes = _QUOTED.sub("", line).casefold()
+    return "" if words.casefold() in outside_quotes else words
+
+
+def private_tag(event: SeatEvent, names: DisplayNames, line: str) -> str:
+    """The tag before a private `line` of the seat's in the terminal and the command
+    line's view of one seat (``"[the mafia's kill] "``, `tag_words`); empty for a public
+    line and for one that says whose it is itself."""
+    words = tag_words(event.channel, line, names) if event.private else ""
+    return f"[{words}] " if words else ""
+
+
+def audience_tag(event: Event, names: DisplayNames, line: str) -> str:
+    """Whose a private `line` of the whole log is and who saw it, as the moderator's
+    view tags it and the command line's omniscient transcript writes it in brackets:
+    "the mafia's kill: P1, P2" (`tag_words` and the seats; only the seats where the
+    line says whose it is, or where it has no channel); "" for a public line."""
+    visibility = event.visibility
+    if visibility.scope != "seats":
+        return ""
+    seen_by = ", ".join(name(s) for s in sorted(visibility.seats))
+    words = tag_words(visibility.channel, line, names) if visibility.channel else ""
+    if not seen_by:
+        return words or channel_words(visibility.channel, names)
+    return f"{words}: {seen_by}" if words else seen_by
 
 
 def people_tag(phase: str, day: int) -> str:
@@ -206,6 +255,35 @@ def people_line(
     return render_event(event, viewer, names, prefix=prefix)
 
 
+def seat_line(
+    event: SeatEvent,
+    knowledge: Knowledge,
+    names: DisplayNames,
+    variant: Variant,
+    game: Game | None = None,
+) -> str | None:
+    """A line of one seat's view as it is printed for a person, whose it is first
+    (`private_tag`) and then the line (`people_line`, read with the seat's `knowledge`,
+    which must hold `event`): the terminal game and the command line's ``play --seat``
+    and ``replay --seat`` print the same lines; None where the transcript has none."""
+    line = people_line(event, knowledge.seat, names, variant, game, knowledge)
+    return private_tag(event, names, line) + line if line else None
+
+
+def log_line(
+    event: Event, names: DisplayNames, variant: Variant, game: Game | None = None
+) -> str | None:
+    """A line of the whole log as the command line's omniscient ``play`` and ``replay``
+    print it: a private one after whose it is and who saw it, in brackets, as the
+    moderator's view tags it (`audience_tag`: "[the mafia's kill: P1, P2] "); None
+    where the transcript has none."""
+    line = people_line(event, None, names, variant, game)
+    if not line:
+        return None
+    tag = audience_tag(event, names, line)
+    return f"[{tag}] {line}" if tag else line
+
+
 def _group_picks(
     fact: GroupPicks, prefix: str, names: DisplayNames, variant: Variant | None, alone: bool
 ) -> str:
@@ -227,7 +305,22 @@ def _group_picks(
     return f"{prefix}Team picks for {names.step(fact.step)}{rounds}: {picks}."
 
 
-def team_round_prompt(request: Request, knowledge: Knowledge, variant: Variant) -> str:
+Answered = Callable[[GroupPicks], Mapping[int, str] | None]
+"""How the members asked in a round of picks answered, as the host knows it: for a
+round's `GroupPicks`, seat → ``player`` or ``bot`` (the seat's own decision),
+``stand-in`` (the bot that plays for an absent person), ``removed`` (disqualified after
+answering: the answer was dropped), or the reason a default was played instead
+(``timeout``, ``absent``, a bot's fallback); None where the host cannot tell. The web
+table gives it (`web.session.GameSession.answered`): its clocks, absences and stand-ins
+are what a seat's picks do not show."""
+
+OWN_ANSWER = frozenset({"player", "bot"})
+"""`Answered`'s words for a member's own decision."""
+
+
+def team_round_prompt(
+    request: Request, knowledge: Knowledge, variant: Variant, answered: Answered | None = None
+) -> str:
     """The prompt a person is shown for `request`: the engine's, and for a team's later
     round of picks at a night step, which round it is and why it is asked ("Night 1:
     choose tonight's victim (round 2 of 2: the team did not agree)"); the web page and
@@ -237,9 +330,10 @@ def team_round_prompt(request: Request, knowledge: Knowledge, variant: Variant) 
     round as their first click lost. The round is known from the seat's own record of
     its team's picks tonight (`Knowledge.team_picks`: the previous round's `GroupPicks`,
     shown to the team before it is asked again); the number of rounds from the
-    variant's public rules; why, from those picks alone (`_why_again`). Added here, not
-    in the engine: the request's prompt is part of every stored log, which must replay
-    unchanged, and of the prompt a model reads."""
+    variant's public rules; why, from those picks (`_why_again`) and, where the host
+    says how each member answered (`answered`), from what happened
+    (`_why_answered`). Added here, not in the engine: the request's prompt is part of
+    every stored log, which must replay unchanged, and of the prompt a model reads."""
     if not request.kind.startswith("night:") or knowledge.phase != "night":
         return request.prompt
     step_name = request.info.get("step")
@@ -252,7 +346,8 @@ def team_round_prompt(request: Request, knowledge: Knowledge, variant: Variant) 
     if not done or step is None:
         return request.prompt
     last = max(done, key=lambda picks: picks.round)
-    why = _why_again(last, knowledge.seat)
+    how = answered(last) if answered is not None else None
+    why = _why_again(last, knowledge.seat) if how is None else _why_answered(last, knowledge, how)
     return f"{request.prompt} (round {last.round + 1} of {step.rounds}: {why})"
 
 
@@ -275,6 +370,70 @@ def _why_again(picks: GroupPicks, seat: int) -> str:
     return "; ".join(reasons)
 
 
+def _why_answered(picks: GroupPicks, knowledge: Knowledge, how: Mapping[int, str]) -> str:
+    """Why a team is asked again after `picks`, from how each member asked answered
+    (`Answered`), saying no more of a teammate than the seat may know: "the team did not
+    agree" where the members' own picks (a stand-in's too) differ; what happened to the
+    seat's own answer ("you did not answer in time", "you were away"); a teammate whose
+    pick the seat was shown but was a default ("a teammate did not answer in time (a
+    random pick was made)"); and, where nothing of that explains the round, what
+    happened to the one living teammate with no pick shown ("a teammate is away", "a
+    teammate's stand-in passed"), else the words of the picks alone (`_why_again`).
+
+    Why: from the picks alone, a teammate whose clock ran out or who was replaced read
+    "a teammate passed or did not answer in time", and one whose timeout drew a random
+    default (club's kills) "the team did not agree"; neither is what happened. Why no
+    more: whether a teammate with no pick shown was asked the seat was not shown (a
+    blocked one is not, and the block is another side's secret). Words for such a
+    teammate where another reason is given, or where two teammates show no pick, would
+    tell an asked one from a blocked one; where they are the only reason and one
+    teammate shows no pick, the round itself says that one was asked. A member removed
+    after answering gives no reason: the engine does not ask again for that."""
+    seat = knowledge.seat
+    defaulted = {s for s, by in how.items() if by not in OWN_ANSWER and by != "stand-in"}
+    chosen = {pick for s, pick in picks.picks.items() if s not in defaulted}
+    reasons = ["the team did not agree"] if len(chosen) > 1 else []
+    shown = [seat] if seat in how else []
+    shown += sorted(s for s in how if s != seat and s in picks.picks)  # asked, as shown
+    for member in shown:
+        words = _answer_words(how[member], member == seat, member in picks.picks)
+        if words and words not in reasons:
+            reasons.append(words)
+    if reasons:
+        return "; ".join(reasons)
+    lacking = [s for s in _living_teammates(knowledge) if s not in picks.picks]
+    if len(lacking) == 1 and lacking[0] in how:
+        words = _answer_words(how[lacking[0]], False, False)
+        if words:
+            return words
+    return _why_again(picks, seat)
+
+
+def _living_teammates(knowledge: Knowledge) -> list[int]:
+    """The seats the seat knows as its allies and alive, itself left out."""
+    alive = knowledge.alive
+    return [s for s in knowledge.allies if s != knowledge.seat and (s >= len(alive) or alive[s])]
+
+
+def _answer_words(by: str, you: bool, picked: bool) -> str:
+    """What happened to one member's answer (`Answered`'s `by`), for the seat itself
+    (`you`) or a teammate, given whether the round's picks hold a pick of theirs: ""
+    where nothing calls for another round (their own pick, a removal)."""
+    if by == "removed" or (picked and (by in OWN_ANSWER or by == "stand-in")):
+        return ""
+    if by in OWN_ANSWER:
+        return "you passed" if you else "a teammate passed"
+    if by == "stand-in":
+        return "your stand-in passed" if you else "a teammate's stand-in passed"
+    if by == "timeout":
+        said = "you did not answer in time" if you else "a teammate did not answer in time"
+    elif by == "absent":
+        said = "you were away" if you else "a teammate is away"
+    else:
+        said = "your answer failed" if you else "a teammate's answer failed"
+    return said + (" (a random pick was made)" if picked else "")
+
+
 _PALERMO_TURN = re.compile(r".+? of round \d+: ")
 """The engine's date on a Palermo turn ("Night, before midnight of round 2: ")."""
 
@@ -282,19 +441,22 @@ _PALERMO_CLOCK = {"night_early": "before midnight", "night_late": "midnight to 0
 """The forum clock of the timed phases whose words do not give it (rules 3.2)."""
 
 
-def people_prompt(request: Request, knowledge: Knowledge, variant: Variant) -> str:
+def people_prompt(
+    request: Request, knowledge: Knowledge, variant: Variant, answered: Answered | None = None
+) -> str:
     """The prompt a person is shown for `request` (the terminal game and the web page):
     a team's later round counted (`team_round_prompt`), and a Palermo turn dated as
     its header and its lines are: "Early night 1 (before midnight): one move, or done."
     where the engine writes "Night, before midnight of round 2: one move, or done."
     (`views.words.palermo_when`: round n's night is Night n-1, rules 3.1), so the
     prompt and the header do not give one moment two numbers. The engine's prompt is
-    kept for the log and a model's prompt (see `team_round_prompt`)."""
+    kept for the log and a model's prompt (see `team_round_prompt`, which `answered`
+    is handed to)."""
     phase = request.info.get("phase")
     when = palermo_when(phase, knowledge.day) if variant.palermo is not None else None
     dated = _PALERMO_TURN.match(request.prompt) if request.kind == "turn" else None
     if when is None or dated is None or not isinstance(phase, str):
-        return team_round_prompt(request, knowledge, variant)
+        return team_round_prompt(request, knowledge, variant, answered)
     clock = _PALERMO_CLOCK.get(phase)
     said = when[0].upper() + when[1:] + (f" ({clock})" if clock else "")
     return f"{said}: {request.prompt[dated.end() :]}"

@@ -33,7 +33,7 @@ from mafia_arena.engine.choices import Request
 from mafia_arena.rules import Variant
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.people_text import channel_words, people_line, people_prompt
+from mafia_arena.views.people_text import Answered, people_line, people_prompt, tag_words
 from mafia_arena.views.text import name, quote_speech
 from mafia_arena.views.view import View
 from mafia_arena.views.words import palermo_when
@@ -98,7 +98,8 @@ def lines(
     absent person: those lines say "(stand-in)" after the seat. `hide` leaves out the
     events whose fact it accepts (the after-game replay: `views.pseudonyms`). A
     private line carries its ``tag``, whose it is in the words the terminal writes
-    before it (`views.people_text.channel_words`), which the page shows as it is."""
+    before it (`views.people_text.tag_words`), which the page shows as it is; an empty
+    one where the line says whose it is itself ("Team picks for the mafia's kill")."""
     out = []
     for event in knowledge.events[start:]:
         if hide is not None and hide(event.fact):
@@ -115,8 +116,8 @@ def lines(
             "private": event.private,
             "channel": event.channel,
         }
-        if event.private:  # whose line it is, in the terminal's words (`channel_words`)
-            entry["tag"] = channel_words(event.channel, names)
+        if event.private:  # whose line it is, in the terminal's words (`tag_words`);
+            entry["tag"] = tag_words(event.channel, text, names)  # "": the line says it
         if isinstance(event.fact, SpeechMade):  # the page shows the words in their own element
             words = event.fact.text
             entry["speaker"] = text[: len(text) - len(quote_speech(words)) - 2]  # "[D1] P3"
@@ -272,11 +273,14 @@ def snapshot(
     turn: Turn | None,
     names: DisplayNames,
     why: str = "",
+    answered: Answered | None = None,
 ) -> dict[str, Any]:
     """Everything but the transcript: role card, players, phase, request, votes, and
     the seat's private results, written with `names` (`DisplayNames.of(variant)`, kept
     by the game's session) as its lines are. `why`: the reason the end screen shows
-    once the game is over (`_reveal`)."""
+    once the game is over (`_reveal`). `answered`: how the members of the seat's team
+    answered a round of picks, which the request for the next round says
+    (`views.people_text.team_round_prompt`)."""
     k = view.knowledge
     request = view.request if turn is not None else None
     return {
@@ -287,7 +291,7 @@ def snapshot(
         else {
             "turn": turn.turn,
             "kind": request.kind,
-            "prompt": people_prompt(request, k, variant),
+            "prompt": people_prompt(request, k, variant, answered),
             "options": list(request.labels),
             "keys": [c.key for c in request.choices],
             "free_text": request.free_text,

@@ -20,6 +20,7 @@ from mafia_arena.agents.base import Agent, AgentStats
 from mafia_arena.agents.human import HumanAgent, speaker_names, watcher_names
 from mafia_arena.agents.look_alikes import look_alike_key
 from mafia_arena.agents.registry import make_agent
+from mafia_arena.engine.catalogue import Fact
 from mafia_arena.engine.game import Game
 from mafia_arena.engine.night_clock import NightClock
 from mafia_arena.rules import Variant
@@ -40,7 +41,7 @@ from mafia_arena.web.night_pace import NightPace, slot_seconds
 from mafia_arena.web.render import SeatInfo, Turn, lines, snapshot
 from mafia_arena.web.rulings import ruling_kinds
 from mafia_arena.web.settings import GameSpec, SeatSpec, Settings
-from mafia_arena.web.stand_ins import Moves, StandInMoves
+from mafia_arena.web.stand_ins import Moves, StandInMoves, round_answers
 
 CLOSE_ELSEWHERE = 4409
 """The websocket close code of a page whose seat a newer page took (`GameSession.attach`):
@@ -740,9 +741,16 @@ class GameSession:
     def state(self, seat: int, view: View) -> dict[str, Any]:
         """The seat's snapshot plus the table's public notices and whether a stand-in
         plays the seat now (the page then offers to take it back), and the table's
-        rules (`rules`, public)."""
+        rules (`rules`, public). A team's later round of picks says what happened to the
+        last one (`answered`)."""
         state = snapshot(
-            view, self.variant, self.roster(), self.turn_of(seat), self.names, self.why_ended(view)
+            view,
+            self.variant,
+            self.roster(),
+            self.turn_of(seat),
+            self.names,
+            self.why_ended(view),
+            self.answered,
         )
         state["rules"] = self.rules
         state["notices"] = list(self.notices)
@@ -754,6 +762,15 @@ class GameSession:
         state["rematch"] = self.rematch
         state["chats"] = self.chat.open_to(seat_member(seat, view))
         return state
+
+    def answered(self, picks: Fact) -> dict[int, str] | None:
+        """How each member asked answered the round of team picks `picks`, from the
+        decisions' marks (`web.stand_ins.round_answers`): the request for the team's
+        next round says what happened (a timeout, an absence, a stand-in's pass), which
+        the picks alone do not show (`views.people_text.team_round_prompt`)."""
+        if self.game is None:
+            return None
+        return round_answers(self.game.events, self.marks, picks)
 
     def why_ended(self, view: View | Knowledge) -> str:
         """The reason the end screen shows once `view`'s seat has seen the end

@@ -13,6 +13,10 @@ Keys are the facts' identities (`id`): the facts are shared by the host's events
 every seat's view of them (`SeatEvent.fact`), so a seat's page, the replay and the
 moderator's view look lines up the same way. The tag is public: who plays for an absent
 person is a public notice, and a tagged line is one the seat could already read.
+
+`round_answers` reads the same marks for a round of team picks: how each member asked
+answered (their own pick, a stand-in's, a default for a timeout or an absence), which
+the request for the next round says to the team (`views.people_text.team_round_prompt`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from mafia_arena.engine.catalogue import Ballot, DecisionRecord, Fact, Nomination, SpeechMade, Votes
+from mafia_arena.engine.catalogue import (
+    Ballot,
+    DecisionRecord,
+    Fact,
+    GroupPicks,
+    Nomination,
+    SpeechMade,
+    Votes,
+)
 from mafia_arena.engine.events import Event
 from mafia_arena.views.text import name
 
@@ -92,3 +104,41 @@ def tag(text: str, fact: Fact, moves: Moves | None) -> str:
         else:  # the acting seat is the first one named
             text = re.sub(rf"\b{label}(?!\d)", name(seat) + TAG, text, count=1)
     return text
+
+
+def round_answers(
+    events: Sequence[Event], marks: Sequence[str], picks: Fact
+) -> dict[int, str] | None:
+    """How each member asked in the round of team picks `picks` answered
+    (`views.people_text.Answered`): its mark (``player``, ``bot``, ``stand-in``) or the
+    reason its default was played (``timeout``, ``absent``, a bot's fallback), and
+    ``removed`` for a member disqualified after answering; None where `picks` is not in
+    `events`.
+
+    Read from the host's records of the round: the decisions of the step's kind before
+    its `GroupPicks` event, back to the previous round's picks or a decision of another
+    kind (the night's talk, an earlier step). A member's latest record counts: one whose
+    pick named a player removed meanwhile is asked again. Who was asked comes from the
+    records alone, never from the picks: a blocked teammate is not asked and has none."""
+    at = next((i for i in range(len(events) - 1, -1, -1) if events[i].fact is picks), None)
+    if at is None or not isinstance(picks, GroupPicks):
+        return None
+    kind = f"night:{picks.step}"
+    decided = sum(isinstance(e.fact, DecisionRecord) for e in events[:at])
+    how: dict[int, str] = {}
+    for event in reversed(events[:at]):
+        fact = event.fact
+        if isinstance(fact, GroupPicks) and fact.step == picks.step:
+            break
+        if not isinstance(fact, DecisionRecord):
+            continue
+        decided -= 1  # this record's place among the decisions, and so its mark
+        if fact.host:
+            if fact.kind == "disqualify":
+                how.setdefault(fact.seat, "removed")
+            continue
+        if fact.kind != kind:
+            break
+        mark = marks[decided] if decided < len(marks) else "player"
+        how.setdefault(fact.seat, fact.fallback or mark)
+    return how

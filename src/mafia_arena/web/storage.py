@@ -45,7 +45,7 @@ from mafia_arena.runner.match import agent_cards, host_traces
 from mafia_arena.runner.traces import trace_summary, traces_by_decision
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.endings import end_reason
-from mafia_arena.views.people_text import channel_words, people_line
+from mafia_arena.views.people_text import audience_tag, people_line
 from mafia_arena.views.pseudonyms import mask, owners_hidden, pseudonyms_in, tells_owner
 from mafia_arena.views.text import name
 from mafia_arena.views.view import SeatTracker
@@ -361,7 +361,7 @@ def ordered_traces(stored: GameLog) -> list[dict[str, Any]]:
 def moderator_lines(game: Game, moves: Moves | None = None) -> list[dict[str, Any]]:
     """The moderator's view of a finished game: every line any seat saw, each private
     one marked with who saw it (its ``tag``: the channel in the words a seat's line
-    is tagged with, `views.people_text.channel_words`, and the seats; the host's own
+    is tagged with and the seats, `views.people_text.audience_tag`; the host's own
     draws and decision records left out),
     a stand-in's speech and votes tagged (`web/stand_ins.py`, from `moves`), written as
     every seat's lines are: as people read them (`views.people_text.people_line`, the
@@ -391,7 +391,6 @@ def moderator_lines(game: Game, moves: Moves | None = None) -> list[dict[str, An
             "channel": f"{channel}: {seen_by}" if channel else seen_by or None,
         }
         if private:  # the page's tag: whose line (the seats' words) and who saw it
-            words = channel_words(channel, names)
-            entry["tag"] = f"{words}: {seen_by}" if channel else seen_by or words
+            entry["tag"] = audience_tag(event, names, text)
         out.append(entry)
     return out

@@ -43,7 +43,7 @@ from mafia_arena.runner.log import replay
 from mafia_arena.runner.match import MatchResult, play_match
 from mafia_arena.views.display_names import DisplayNames
 from mafia_arena.views.knowledge import Knowledge
-from mafia_arena.views.people_text import people_line, people_prompt, private_tag
+from mafia_arena.views.people_text import people_prompt, seat_line
 from mafia_arena.views.rules_text import rules_text
 from mafia_arena.views.text import name
 from mafia_arena.views.view import SeatTracker, View
@@ -126,12 +126,14 @@ class TerminalHuman(HumanAgent):
         them (`views.people_text.people_line`: roles and cards by the `variant`'s
         names, as an LLM's transcript and the web page write them); `game`, once it is
         over, says why it ended. A private line starts with whose it is, the web
-        page's tag in the same words (`views.people_text.private_tag`)."""
+        page's tag in the same words, unless the line says it itself
+        (`views.people_text.seat_line`, as ``play --seat`` and ``replay --seat`` print
+        them)."""
         names = DisplayNames.of(variant)
         for event in knowledge.events[self.cursor :]:
-            line = people_line(event, knowledge.seat, names, variant, game, knowledge)
+            line = seat_line(event, knowledge, names, variant, game)
             if line:
-                self.write(private_tag(event, names) + line)
+                self.write(line)
         self.cursor = len(knowledge.events)
 
     def write(self, text: str) -> None:

@@ -76,9 +76,10 @@ function lineItem(line) {
   const li = el("li", null, line.kind === "phase" ? "phase" : "");
   if (line.private) {
     li.classList.add("private");
-    // whose line it is, in the server's words (views/people_text.py channel_words), as
-    // the terminal game writes them before the line
-    li.append(el("span", `[${line.tag || "private"}]`, "tag"));
+    // whose line it is, in the server's words (views/people_text.py tag_words), as the
+    // terminal game writes them before the line; none where the line says it itself
+    const tag = line.tag ?? "private";
+    if (tag) li.append(el("span", `[${tag}]`, "tag"));
   }
   if (line.kind === "speech" && typeof line.speech === "string") {
     // a player's words sit in their own quotation element, so no speech can pass for
@@ -189,7 +190,8 @@ function newDeaths(players, reset) {
 function lineText(line) {
   const said = line.kind === "speech" && typeof line.speech === "string"
     ? `${line.speaker} says: ${line.speech.replace(/\s+/g, " ")}` : line.text;
-  return line.private ? `(${line.tag || "private"}) ${said}` : said;
+  const tag = line.private ? line.tag ?? "private" : "";
+  return tag ? `(${tag}) ${said}` : said;
 }
 
 // A choice that names a seat ("P3") says whom it is for in its accessible name: "vote
