@@ -39,9 +39,12 @@ from mafia_arena.web.app import server_options
 from mafia_arena.web.manager import GameManager
 
 HTTP_TIMEOUT = 60.0
-"""Seconds a test gives a request to the live server, or a socket's opening handshake,
-to be answered: the helpers here, and the tests' own clients that met the limits
-below (httpx's own default is 5 s, websockets' 10 s).
+"""Seconds a test gives a request to the live server, a socket's opening handshake, or
+a message it waits for on a socket, to be answered: the helpers here (`recv_until`'s
+default among them) and every test's own httpx call or client and ``websockets.connect``
+under tests/web, which pass it rather than a shorter number of their own or none
+(httpx's own default is 5 s, websockets' 10 s). A test that checks a timeout itself
+keeps its own value, and says so.
 
 Why so long: the server answers from the test's own process, on a thread that shares
 the interpreter with the test's clients, and a bot that thinks holds the server's loop
@@ -70,7 +73,7 @@ class LiveServer:
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
         )
         self.thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HTTP_TIMEOUT  # a hang guard, as for a request
         while not self.server.started:
             if time.monotonic() > deadline:
                 raise RuntimeError("server did not start")
@@ -489,7 +492,7 @@ class ServerProcess:
         while True:
             if self.proc.poll() is not None:
                 return False
-            try:
+            try:  # a short probe on purpose: one that times out is tried again
                 if httpx.get(self.url + "/api/variants", timeout=2).status_code == 200:
                     return True
             except httpx.HTTPError:
@@ -549,9 +552,9 @@ def wait_until_bindable(port: int, deadline: float) -> None:
         time.sleep(0.1)
 
 
-async def recv_until(ws: Any, predicate: Any, timeout: float = 20) -> dict[str, Any]:
+async def recv_until(ws: Any, predicate: Any, timeout: float = HTTP_TIMEOUT) -> dict[str, Any]:
     """The first message from `ws` that `predicate` accepts (earlier ones are skipped);
-    `TimeoutError` after `timeout` seconds."""
+    `TimeoutError` after `timeout` seconds (a hang guard: `HTTP_TIMEOUT` unless told)."""
     async with asyncio.timeout(timeout):
         while True:
             msg = json.loads(await ws.recv())

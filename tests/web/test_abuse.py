@@ -21,10 +21,11 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 from mafia_arena.web.session import CLOSE_ELSEWHERE
 from mafia_arena.web.settings import GameSpec
+from mafia_arena.web.ws import MAX_STRIKES
 
 PAID = "agents/openai-gpt-4o-mini.toml"
 OTHER = "127.0.0.2"  # a second loopback address: another client than the flooder
@@ -66,7 +67,9 @@ async def action_latencies(
     `source`: the local address to connect from (another client than the flood's)."""
     out: list[float] = []
     local: dict[str, Any] = {"local_addr": (source, 0)} if source else {}
-    async with websockets.connect(f"{server.ws_url}/ws/{game_id}", **local) as ws:
+    async with websockets.connect(
+        f"{server.ws_url}/ws/{game_id}", **local, open_timeout=HTTP_TIMEOUT
+    ) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         request: dict[str, Any] | None = None
         choice, sent = 0, None
@@ -111,7 +114,7 @@ def during(flood: Callable[[], Any], server: LiveServer, label: str) -> Any:
 def test_slot_flooding_is_refused_per_client(guarded: LiveServer) -> None:
     def flood() -> list[httpx.Response]:
         spec = {"variant": "simple", "players": 5, "seats": [{"kind": "human"}] * 5}
-        with httpx.Client(base_url=guarded.url, timeout=10) as client:
+        with httpx.Client(base_url=guarded.url, timeout=HTTP_TIMEOUT) as client:
             return [client.post("/api/games", json=spec) for _ in range(60)]
 
     replies = during(flood, guarded, "slot flood (60 creations)")
@@ -121,7 +124,7 @@ def test_slot_flooding_is_refused_per_client(guarded: LiveServer) -> None:
     assert "at most 3" in replies[-1].json()["detail"]
     # another address still gets a game
     transport = httpx.HTTPTransport(local_address=OTHER)
-    with httpx.Client(base_url=guarded.url, transport=transport, timeout=10) as other:
+    with httpx.Client(base_url=guarded.url, transport=transport, timeout=HTTP_TIMEOUT) as other:
         assert other.post("/api/games", json={"variant": "simple", "players": 5}).status_code == 200
 
 
@@ -135,7 +138,8 @@ def test_socket_flooding_is_refused_per_client(guarded: LiveServer) -> None:
 
         async def hold() -> list[dict[str, Any]]:
             held = [
-                await websockets.connect(f"{guarded.ws_url}/ws/{lobby}") for _ in range(limit + 20)
+                await websockets.connect(f"{guarded.ws_url}/ws/{lobby}", open_timeout=HTTP_TIMEOUT)
+                for _ in range(limit + 20)
             ]
             refusals = []
             for ws in held[limit:]:
@@ -153,7 +157,7 @@ def test_socket_flooding_is_refused_per_client(guarded: LiveServer) -> None:
     result: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: result.update(refusals=flood()))
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HTTP_TIMEOUT
     while guarded.manager.sockets.held.get("127.0.0.1", 0) < limit:
         assert time.monotonic() < deadline, "the flood never held its sockets"
         time.sleep(0.05)
@@ -176,7 +180,7 @@ def test_oversized_and_deeply_nested_bodies_are_refused(guarded: LiveServer) -> 
     big = b'{"variant": "' + b"a" * (30 * 1024 * 1024) + b'"}'
 
     def flood() -> list[httpx.Response]:
-        with httpx.Client(base_url=guarded.url, timeout=30) as client:
+        with httpx.Client(base_url=guarded.url, timeout=HTTP_TIMEOUT) as client:
             replies = [
                 client.post("/api/games", content=big, headers={"content-type": "application/json"})
                 for _ in range(3)
@@ -203,14 +207,18 @@ def test_deeply_nested_socket_frames_are_refused_before_parsing(guarded: LiveSer
     game_id, credential = normal_player(guarded)
 
     async def probe() -> tuple[int | None, dict[str, Any]]:
-        async with websockets.connect(f"{guarded.ws_url}/ws/{game_id}") as ws:
+        async with websockets.connect(
+            f"{guarded.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+        ) as ws:
             await ws.send("[" * 5000 + "]" * 5000)  # as the first (auth) message
             await ws.wait_closed()
             unauthenticated = ws.close_code
-        async with websockets.connect(f"{guarded.ws_url}/ws/{game_id}") as ws:
+        async with websockets.connect(
+            f"{guarded.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+        ) as ws:
             await ws.send(json.dumps({"type": "auth", "credential": credential}))
             await ws.send('{"type": "ping", "x": ' + "[" * 5000 + "]" * 5000 + "}")
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(HTTP_TIMEOUT):
                 while True:
                     msg = json.loads(await ws.recv())
                     if msg["type"] == "error":
@@ -223,17 +231,24 @@ def test_deeply_nested_socket_frames_are_refused_before_parsing(guarded: LiveSer
 
 def test_every_frame_dropped_by_the_rate_limit_is_answered(guarded: LiveServer) -> None:
     """A burst past the bucket: each ping is either read (a pong) or answered as dropped,
-    so a page is never left waiting on a frame the server did not read."""
+    so a page is never left waiting on a frame the server did not read.
+
+    The burst runs `MAX_STRIKES - 10` frames past the bucket: never enough strikes to
+    close the socket, and enough that some are dropped even if the server reads them
+    slowly (the bucket gains 5 frames a second: reading them all would take it ten
+    seconds)."""
     game_id, credential = normal_player(guarded)
-    sent = int(guarded.manager.settings.rate_burst) + 20  # well under the strikes that close
+    sent = int(guarded.manager.settings.rate_burst) + MAX_STRIKES - 10
 
     async def burst() -> tuple[int, int]:
-        async with websockets.connect(f"{guarded.ws_url}/ws/{game_id}") as ws:
+        async with websockets.connect(
+            f"{guarded.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+        ) as ws:
             await ws.send(json.dumps({"type": "auth", "credential": credential}))
             for _ in range(sent):
                 await ws.send(json.dumps({"type": "ping"}))
             pongs = dropped = 0
-            async with asyncio.timeout(20):
+            async with asyncio.timeout(HTTP_TIMEOUT):
                 while pongs + dropped < sent:
                     msg = json.loads(await ws.recv())
                     pongs += msg["type"] == "pong"
@@ -246,19 +261,24 @@ def test_every_frame_dropped_by_the_rate_limit_is_answered(guarded: LiveServer) 
 
 
 def test_anonymous_creators_cannot_seat_paid_bots_or_choose_seeds(guarded: LiveServer) -> None:
-    offered = httpx.get(guarded.url + "/api/agents").json()
+    offered = httpx.get(guarded.url + "/api/agents", timeout=HTTP_TIMEOUT).json()
     assert "heuristic" in offered and PAID not in offered
     assert "agents/local-smollm2.toml" in offered  # the bundled local model costs nothing
     paid = httpx.post(
         guarded.url + "/api/games",
         json={"variant": "simple", "players": 5, "seats": [{"kind": "bot", "agent": PAID}]},
+        timeout=HTTP_TIMEOUT,
     )
     assert paid.status_code == 400 and "disallowed" in paid.json()["detail"]
     seeded = httpx.post(
-        guarded.url + "/api/games", json={"variant": "simple", "players": 5, "seed": 1}
+        guarded.url + "/api/games",
+        json={"variant": "simple", "players": 5, "seed": 1},
+        timeout=HTTP_TIMEOUT,
     )
     assert seeded.status_code == 400 and "seed" in seeded.json()["detail"]
-    lobby = httpx.get(f"{guarded.url}/api/games/{normal_player(guarded)[0]}").json()
+    lobby = httpx.get(
+        f"{guarded.url}/api/games/{normal_player(guarded)[0]}", timeout=HTTP_TIMEOUT
+    ).json()
     assert "seed" not in lobby
 
 
@@ -268,12 +288,14 @@ def test_a_seat_keeps_one_page_however_many_are_opened(guarded: LiveServer) -> N
     async def pages() -> list[int | None]:
         opened = []
         for _ in range(7):
-            ws = await websockets.connect(f"{guarded.ws_url}/ws/{game_id}")
+            ws = await websockets.connect(
+                f"{guarded.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+            )
             await ws.send(json.dumps({"type": "auth", "credential": credential}))
             await ws.recv()
             opened.append(ws)
         for ws in opened[:-1]:
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(HTTP_TIMEOUT):
                 await ws.wait_closed()
         codes = [ws.close_code for ws in opened[:-1]]
         await opened[-1].close()
@@ -291,7 +313,7 @@ def test_creating_games_of_bots_alone_is_refused_past_the_budget(guarded: LiveSe
 
     def flood() -> list[httpx.Response]:
         spec = {"variant": "simple", "players": 5}  # bots only: each game ends at once
-        with httpx.Client(base_url=guarded.url, timeout=10) as client:
+        with httpx.Client(base_url=guarded.url, timeout=HTTP_TIMEOUT) as client:
             return [client.post("/api/games", json=spec) for _ in range(burst + 10)]
 
     replies = during(flood, guarded, f"bot-game churn ({burst + 10} creations)")
@@ -299,5 +321,5 @@ def test_creating_games_of_bots_alone_is_refused_past_the_budget(guarded: LiveSe
     assert codes[:burst] == [200] * burst and set(codes[burst:]) == {429}, codes
     assert "an hour" in replies[-1].json()["detail"]
     transport = httpx.HTTPTransport(local_address=OTHER)
-    with httpx.Client(base_url=guarded.url, transport=transport, timeout=10) as other:
+    with httpx.Client(base_url=guarded.url, transport=transport, timeout=HTTP_TIMEOUT) as other:
         assert other.post("/api/games", json={"variant": "simple", "players": 5}).status_code == 200

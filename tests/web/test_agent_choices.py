@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 from mafia_arena.web.manager import agent_choices
 from mafia_arena.web.settings import Settings
@@ -88,12 +88,12 @@ def test_the_server_offers_only_agent_files_that_load_and_says_why_at_start(
     caplog.set_level(logging.WARNING, logger="mafia_arena.web.manager")
     live = LiveServer(settings_for(tmp_path, allowed_agents=None))
     try:
-        offered = httpx.get(live.url + "/api/agents", timeout=30).json()
+        offered = httpx.get(live.url + "/api/agents", timeout=HTTP_TIMEOUT).json()
         assert "agents/free.toml" in offered and "heuristic" in offered
         assert not {f"agents/{name}" for name in BROKEN} & set(offered)
         seats = [{"kind": "bot", "agent": "agents/telepath.toml"}]
         spec = {"variant": "standard", "players": 7, "seats": seats}
-        refused = httpx.post(live.url + "/api/games", json=spec, timeout=10)
+        refused = httpx.post(live.url + "/api/games", json=spec, timeout=HTTP_TIMEOUT)
         assert refused.status_code == 400
         assert "unknown or disallowed bot 'agents/telepath.toml'" in refused.text
     finally:

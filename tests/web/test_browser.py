@@ -146,7 +146,7 @@ def test_a_click_on_join_while_the_table_loads_takes_the_seat(
     page.wait_for_selector("#join-button")
     assert held, "the table's details are still loading"
     page.click("#join-button")
-    page.wait_for_selector("#game:not([hidden])", timeout=20_000)
+    page.wait_for_selector("#game:not([hidden])")
     for route in held:
         route.continue_()
     page.unroute(f"**/api/games/{game_id}")
@@ -181,7 +181,7 @@ def test_a_join_page_tells_a_missing_game_from_a_failed_request(
     )
     page.fill("#join-name", "")
     page.click("#join-button")
-    page.wait_for_selector("#game:not([hidden])", timeout=20_000)
+    page.wait_for_selector("#game:not([hidden])")
     page.unroute(f"**/api/games/{game_id}")
 
     page.goto(f"{server.url}/g/{'0' * len(game_id)}#invite=nothing")

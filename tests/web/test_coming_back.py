@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot
 
 from mafia_arena.web.db import LiveStore
 
@@ -52,7 +52,7 @@ def every_page(url: str, limit: int | None = None) -> list[list[str]]:
         params: dict[str, Any] = {} if limit is None else {"limit": limit}
         if before is not None:
             params["before"] = before
-        reply = httpx.get(url + "/api/finished", params=params, timeout=10)
+        reply = httpx.get(url + "/api/finished", params=params, timeout=HTTP_TIMEOUT)
         assert reply.status_code == 200, reply.text
         ids = [game["id"] for game in reply.json()]
         if not ids:
@@ -105,7 +105,7 @@ def test_paging_values_out_of_range_are_refused_with_the_reason(
     stored: tuple[LiveServer, list[str]], query: str, status: int, words: str
 ) -> None:
     live, _ = stored
-    reply = httpx.get(f"{live.url}/api/finished?{query}", timeout=10)
+    reply = httpx.get(f"{live.url}/api/finished?{query}", timeout=HTTP_TIMEOUT)
     assert reply.status_code == status, reply.text
     assert words in reply.text
 
@@ -119,22 +119,22 @@ def test_a_finished_games_lobby_answers_after_a_restart_and_an_unknown_one_does_
         bots = [{"kind": "bot", "agent": "random"}]
         game_id = live.create(variant="standard", players=7, seed=3, seats=bots)["game_id"]
         live.wait_over(game_id)
-        before = httpx.get(f"{live.url}/api/games/{game_id}", timeout=10).json()
+        before = httpx.get(f"{live.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
         assert before["over"] is True
     finally:
         live.close()
     again = LiveServer(settings_for(tmp_path))
     try:
         assert again.manager.get(game_id) is None  # only in the store now
-        reply = httpx.get(f"{again.url}/api/games/{game_id}", timeout=10)
+        reply = httpx.get(f"{again.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT)
         assert reply.status_code == 200, reply.text
         lobby = reply.json()
         assert lobby["over"] is True and lobby["started"] is True
         assert lobby["replay"] == f"/replay/{game_id}"
         assert (lobby["id"], lobby["variant"], lobby["players"]) == (game_id, "standard", 7)
         assert lobby["title"] == before["title"]
-        assert httpx.get(again.url + lobby["replay"], timeout=10).status_code == 200
-        unknown = httpx.get(f"{again.url}/api/games/NoSuchGame1", timeout=10)
+        assert httpx.get(again.url + lobby["replay"], timeout=HTTP_TIMEOUT).status_code == 200
+        unknown = httpx.get(f"{again.url}/api/games/NoSuchGame1", timeout=HTTP_TIMEOUT)
         assert unknown.status_code == 404
         assert unknown.json()["detail"] == "no such game"
     finally:

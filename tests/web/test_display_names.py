@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import websockets
 from tests.host_key import FIXED_HOST_KEY
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 from mafia_arena.agents.registry import make_agent
 from mafia_arena.engine.catalogue import CardDealt, RoleDealt
@@ -82,9 +82,11 @@ def test_the_palermo_page_names_roles_and_cards_in_its_lines(
     credential = server.join(game_id, created["invites"][0]["invite"], "Ada")["credential"]
 
     async def first_state(token: str) -> dict[str, Any]:
-        async with websockets.connect(f"{server.ws_url}/ws/{game_id}") as ws:
+        async with websockets.connect(
+            f"{server.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+        ) as ws:
             await ws.send(json.dumps({"type": "auth", "credential": token}))
-            async with asyncio.timeout(30):
+            async with asyncio.timeout(HTTP_TIMEOUT):
                 while True:
                     msg = json.loads(await ws.recv())
                     if msg["type"] == "state" and msg["lines"]:
@@ -95,7 +97,7 @@ def test_the_palermo_page_names_roles_and_cards_in_its_lines(
     viewed = httpx.get(
         f"{server.url}/api/games/{game_id}/view",
         headers={"Authorization": f"Bearer {credential}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     ).json()
     game = server.game(game_id)
     assert game.state.seats[5].card == "corrupt_cop"

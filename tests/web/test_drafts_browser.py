@@ -25,7 +25,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 from tests.web.browser_support import wait_for_lines
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 from mafia_arena.engine.catalogue import GameMasterNotice, PrivateMessage, SpeechMade
 
@@ -77,10 +77,10 @@ def warn(server: LiveServer, game_id: str, admin: str, page: Any, reason: str) -
         f"{server.url}/api/games/{game_id}/rulings",
         json={"kind": "warning", "seat": 0, "value": reason},
         headers={"Authorization": f"Bearer {admin}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     assert response.status_code == 200, response.text
-    expect(page.locator("#transcript")).to_contain_text(reason, timeout=15_000)
+    expect(page.locator("#transcript")).to_contain_text(reason)
 
 
 def reconnect(page: Any) -> None:
@@ -88,7 +88,7 @@ def reconnect(page: Any) -> None:
     view again (a reset push)."""
     page.evaluate("app.ws.close()")
     expect(page.locator("#conn")).to_have_class("conn off")
-    expect(page.locator("#conn")).to_have_class("conn", timeout=15_000)
+    expect(page.locator("#conn")).to_have_class("conn")
     page.wait_for_timeout(300)  # the reset push is rendered
 
 
@@ -215,7 +215,7 @@ def test_a_speech_keeps_its_draft_through_reconnects_and_a_closed_turn_gives_it_
 
     # the turn runs out with the words unsent: said, and kept to put back
     note = page.locator("#draft-lost")
-    expect(note).to_be_visible(timeout=20_000)
+    expect(note).to_be_visible()
     expect(note).to_contain_text("Your draft was not sent: the turn closed.")
     expect(note).to_contain_text("I suspect P")
     speech_turn(page, first)
@@ -230,7 +230,7 @@ def test_a_speech_keeps_its_draft_through_reconnects_and_a_closed_turn_gives_it_
     }
     page.keyboard.type("3 most")
     page.keyboard.press("Enter")
-    expect(page.locator("#transcript")).to_contain_text("I suspect P3 most", timeout=15_000)
+    expect(page.locator("#transcript")).to_contain_text("I suspect P3 most")
     said = [
         f.text
         for e in server.game(game_id).events
@@ -281,7 +281,7 @@ def test_a_speech_given_to_the_host_is_refused_where_it_was_typed_and_kept_to_me
     page.keyboard.type("I heard ")
     page.keyboard.press("Enter")
     mended = "I heard P5 was the detective, vote P5"
-    expect(page.locator("#transcript")).to_contain_text(mended, timeout=15_000)
+    expect(page.locator("#transcript")).to_contain_text(mended)
     expect(page.locator("#action-error")).to_have_text("")
     said = [
         f.text
@@ -304,7 +304,7 @@ def test_the_chat_box_keeps_its_words_while_the_table_plays_and_others_chat(
     invites = httpx.get(
         f"{server.url}/api/games/{game_id}/invites",
         headers={"Authorization": f"Bearer {created['admin']}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     ).json()
     watch = f"{server.url}/g/{game_id}#watch={invites['watch']}"
     page, other = (browser.new_context().new_page() for _ in range(2))
@@ -360,7 +360,7 @@ def test_the_lobby_keeps_the_creators_name_and_focus_through_its_polls(
     typed = field(page, "#creator-name")
     assert typed == {"value": "Ada Lovelce", "start": 9, "end": 9, "focused": True}
     server.join(game_id, created["invites"][1]["invite"], "Bea")
-    expect(page.locator("#lobby-seats")).to_contain_text("Bea — ready", timeout=10_000)
+    expect(page.locator("#lobby-seats")).to_contain_text("Bea — ready")
     page.wait_for_timeout(2500)  # one more poll
     assert field(page, "#creator-name") == typed
     page.keyboard.type("a")

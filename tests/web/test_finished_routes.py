@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot
 
 from mafia_arena.web.auth import DEVICE_COOKIE
 from mafia_arena.web.db import LiveStore
@@ -40,7 +40,7 @@ def played_to_the_end(
     try:
         created = live.create(variant="standard", players=7, seed=3, seats=TWO_PEOPLE)
         game_id = created["game_id"]
-        devices = [httpx.Client(base_url=live.url, timeout=10) for _ in range(2)]
+        devices = [httpx.Client(base_url=live.url, timeout=HTTP_TIMEOUT) for _ in range(2)]
         keys = []
         for device, invite, name in zip(devices, created["invites"], ("Ada", "Bo"), strict=True):
             reply = device.post(
@@ -96,9 +96,13 @@ def test_a_rematch_after_a_restart_works_as_before_it(tmp_path: Path, rematch_fi
         twice = ask_rematch(ada, again.url, game_id, ada_keys["credential"])
         assert twice.status_code == 200, twice.text
         assert (twice.json()["game_id"], twice.json()["seat"]) == (rematch["game_id"], 0)
-        stranger = ask_rematch(httpx.Client(), again.url, game_id, "not-a-credential")
+        stranger = ask_rematch(
+            httpx.Client(timeout=HTTP_TIMEOUT), again.url, game_id, "not-a-credential"
+        )
         assert stranger.status_code == 403, stranger.text
-        admin = ask_rematch(httpx.Client(), again.url, game_id, created["admin"])
+        admin = ask_rematch(
+            httpx.Client(timeout=HTTP_TIMEOUT), again.url, game_id, created["admin"]
+        )
         assert admin.status_code == 403
         assert admin.json()["detail"] == "only the game's players can ask for a rematch"
     finally:
@@ -111,9 +115,13 @@ def test_a_rematch_after_a_restart_works_as_before_it(tmp_path: Path, rematch_fi
         back = ask_rematch(ada, third.url, game_id, ada_keys["credential"])
         assert back.status_code == 200, back.text
         assert (back.json()["game_id"], back.json()["seat"]) == (rematch["game_id"], 0)
-        elsewhere = ask_rematch(httpx.Client(), third.url, game_id, ada_keys["credential"])
+        elsewhere = ask_rematch(
+            httpx.Client(timeout=HTTP_TIMEOUT), third.url, game_id, ada_keys["credential"]
+        )
         assert elsewhere.status_code == 403  # Ada's seat there is played from her device
-        lobby = httpx.get(f"{third.url}/api/games/{rematch['game_id']}", timeout=10).json()
+        lobby = httpx.get(
+            f"{third.url}/api/games/{rematch['game_id']}", timeout=HTTP_TIMEOUT
+        ).json()
         assert [s["name"] for s in lobby["seats"][:2]] == ["Ada", "Bo"]
         assert lobby["started"] is True  # every person is back
         assert len(third.manager.games) == 1  # one rematch, not one per restart
@@ -194,7 +202,7 @@ def test_the_replay_page_offers_a_player_the_rematch_after_a_restart(
         button.click()
         page.wait_for_url(lambda url: "/g/" in url and game_id not in url)
         new_id = page.url.rsplit("/", 1)[-1]
-        lobby = httpx.get(f"{again.url}/api/games/{new_id}", timeout=10).json()
+        lobby = httpx.get(f"{again.url}/api/games/{new_id}", timeout=HTTP_TIMEOUT).json()
         assert (lobby["seats"][0]["name"], lobby["seats"][0]["taken"]) == ("Ada", True)
         kept = page.evaluate(f"localStorage.getItem('mafia:seat:{new_id}')")
         assert json.loads(kept)["seat"] == 0

@@ -155,7 +155,7 @@ def test_a_refused_form_keeps_the_words_and_a_taken_one_clears_them(
     page.fill("#form-seats", "1, 6")  # P1 is this seat: no message to oneself
     written.click()
     expect(page.locator("#action-error")).to_have_text(
-        "private messages go to other players in the game", timeout=10_000
+        "private messages go to other players in the game"
     )
     assert page.locator("#speech-text").input_value() == words
     expect(written).to_be_enabled()

@@ -14,7 +14,7 @@ import websockets
 from tests.cli.support import run_cli_output
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot
 
 from mafia_arena.leaderboard.records import filter_records, load_records, parse_game
 from mafia_arena.runner.log import GameLog
@@ -53,6 +53,7 @@ def test_mixed_game_is_stored_like_a_tournament_game(server: LiveServer, tmp_pat
     replay = httpx.get(
         f"{server.url}/api/games/{game_id}/replay",
         headers={"Authorization": f"Bearer {joined['credential']}"},
+        timeout=HTTP_TIMEOUT,
     ).json()
     names = DisplayNames.of(game.variant)
     for seat in replay["seats"]:
@@ -71,7 +72,9 @@ def test_a_silent_human_gets_the_default_on_timeout(tmp_path: Path) -> None:
         joined = live.join(game_id, created["invites"][0]["invite"])
 
         async def sit_silently() -> None:
-            async with websockets.connect(f"{live.ws_url}/ws/{game_id}") as ws:
+            async with websockets.connect(
+                f"{live.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+            ) as ws:
                 await ws.send(json.dumps({"type": "auth", "credential": joined["credential"]}))
                 async with asyncio.timeout(60):
                     async for raw in ws:
@@ -136,7 +139,9 @@ def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
         )
         url = f"{server.ws_url}/ws/{game_id}"
         auth = json.dumps({"type": "auth", "credential": first["credential"]})
-        async with websockets.connect(url) as ws:  # play a few turns, then drop
+        async with websockets.connect(
+            url, open_timeout=HTTP_TIMEOUT
+        ) as ws:  # play a few turns, then drop
             await ws.send(auth)
             answered = 0
             async with asyncio.timeout(60):
@@ -150,7 +155,9 @@ def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
                         answered += 1
                     if answered >= 2 or msg.get("over"):
                         break
-        async with websockets.connect(url) as ws:  # come back: everything, from the top
+        async with websockets.connect(
+            url, open_timeout=HTTP_TIMEOUT
+        ) as ws:  # come back: everything, from the top
             await ws.send(auth)
             msg = json.loads(await ws.recv())
             assert msg["type"] == "state" and msg["reset"] is True
@@ -173,7 +180,7 @@ def test_reconnect_gets_the_full_view_back(server: LiveServer) -> None:
 def test_lobby_waits_for_humans_and_the_creator_can_start(server: LiveServer) -> None:
     created = server.create(variant="simple", players=4, seats=[{"kind": "human"}] * 3)
     game_id, admin = created["game_id"], created["admin"]
-    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
     assert not lobby["started"] and [s["kind"] for s in lobby["seats"]] == [
         "human",
         "human",
@@ -181,19 +188,26 @@ def test_lobby_waits_for_humans_and_the_creator_can_start(server: LiveServer) ->
         "bot",
     ]
     server.join(game_id, created["invites"][0]["invite"], "Bo")
-    assert not httpx.get(f"{server.url}/api/games/{game_id}").json()["started"]
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
+    assert not lobby["started"]
     invites = httpx.get(
-        f"{server.url}/api/games/{game_id}/invites", headers={"Authorization": f"Bearer {admin}"}
+        f"{server.url}/api/games/{game_id}/invites",
+        headers={"Authorization": f"Bearer {admin}"},
+        timeout=HTTP_TIMEOUT,
     ).json()["invites"]
     assert [i["seat"] for i in invites] == [1, 2]
     started = httpx.post(
-        f"{server.url}/api/games/{game_id}/start", headers={"Authorization": f"Bearer {admin}"}
+        f"{server.url}/api/games/{game_id}/start",
+        headers={"Authorization": f"Bearer {admin}"},
+        timeout=HTTP_TIMEOUT,
     ).json()
     assert started["started"]
     kinds = [s["kind"] for s in started["seats"]]
     assert kinds == ["human", "bot", "bot", "bot"]  # untaken human seats went to bots
     late = httpx.post(
-        f"{server.url}/api/games/{game_id}/join", json={"invite": created["invites"][1]["invite"]}
+        f"{server.url}/api/games/{game_id}/join",
+        json={"invite": created["invites"][1]["invite"]},
+        timeout=HTTP_TIMEOUT,
     )
     assert late.status_code == 403
     time.sleep(0.1)
@@ -209,7 +223,7 @@ def test_create_validates_the_request(server: LiveServer) -> None:
         {"variant": "standard", "players": 7, "surprise": 1},
     ]
     for spec in bad:
-        response = httpx.post(f"{server.url}/api/games", json=spec)
+        response = httpx.post(f"{server.url}/api/games", json=spec, timeout=HTTP_TIMEOUT)
         assert response.status_code in (400, 422), spec
 
 
@@ -219,7 +233,7 @@ def test_the_variants_list_gives_the_rules_range_and_the_table_cap_apart(
     """Each variant's player range is the rules' own, as ``mafia-arena variants`` lists
     it (classic: 7 and no upper bound, not the server's 40), and the most players this
     server seats at one table is a field of its own."""
-    listed = httpx.get(f"{server.url}/api/variants", timeout=10)
+    listed = httpx.get(f"{server.url}/api/variants", timeout=HTTP_TIMEOUT)
     assert listed.status_code == 200, listed.text
     by_name = {v["name"]: v for v in listed.json()}
     assert (by_name["classic"]["min_players"], by_name["classic"]["max_players"]) == (7, None)
@@ -249,9 +263,11 @@ def test_a_broken_variant_file_leaves_the_others_on_the_create_form(
     monkeypatch.setattr("mafia_arena.rules.loader.envs_dir", lambda: envs)
     server = LiveServer(settings_for(tmp_path / "server"))
     try:
-        listed = httpx.get(f"{server.url}/api/variants", timeout=10)
+        listed = httpx.get(f"{server.url}/api/variants", timeout=HTTP_TIMEOUT)
         refused = httpx.post(
-            f"{server.url}/api/games", json={"variant": "palermo", "players": 12}, timeout=10
+            f"{server.url}/api/games",
+            json={"variant": "palermo", "players": 12},
+            timeout=HTTP_TIMEOUT,
         )
     finally:
         server.close()

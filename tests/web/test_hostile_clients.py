@@ -37,8 +37,9 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, open_seat, recv_until
+from tests.web.support import HTTP_TIMEOUT, LiveServer, open_seat, recv_until
 
+from mafia_arena.web import driver
 from mafia_arena.web.auth import KEYS_PER_SEAT
 from mafia_arena.web.connections import HEAD_TOO_LARGE, MAX_HEAD
 
@@ -47,7 +48,10 @@ OTHER = "127.0.0.2"  # another client address than the test's own
 
 def post_raw(server: LiveServer, path: str, body: bytes) -> httpx.Response:
     return httpx.post(
-        server.url + path, content=body, headers={"content-type": "application/json"}, timeout=10
+        server.url + path,
+        content=body,
+        headers={"content-type": "application/json"},
+        timeout=HTTP_TIMEOUT,
     )
 
 
@@ -107,7 +111,8 @@ def test_non_finite_numbers_in_a_body_get_a_clear_refusal(server: LiveServer) ->
     assert joined.status_code == 422 and "string" in joined.json()["detail"][0]["msg"]
     # the values refused are not echoed back, and the server goes on serving
     assert "input" not in joined.json()["detail"][0]
-    assert httpx.get(f"{server.url}/api/games/{created['game_id']}").status_code == 200
+    lobby = httpx.get(f"{server.url}/api/games/{created['game_id']}", timeout=HTTP_TIMEOUT)
+    assert lobby.status_code == 200
 
 
 @pytest.fixture
@@ -124,19 +129,19 @@ def test_games_of_bots_alone_cannot_fill_the_server(small_server: LiveServer) ->
     server = small_server
     bots = {"variant": "standard", "players": 7, "seats": [{"kind": "bot", "agent": "random"}]}
     finished = []
-    with httpx.Client(base_url=server.url, timeout=10) as flooder:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as flooder:
         for _ in range(10):  # each finishes at once: three live ones at most
             reply = flooder.post("/api/games", json=bots)
             assert reply.status_code == 200, reply.text
             finished.append(reply.json()["game_id"])
             server.wait_over(finished[-1])
             session = server.manager.get(finished[-1])
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + HTTP_TIMEOUT
             while session is not None and session.finished_at is None:
                 assert time.monotonic() < deadline
                 time.sleep(0.02)
     transport = httpx.HTTPTransport(local_address=OTHER)
-    with httpx.Client(base_url=server.url, timeout=10, transport=transport) as other:
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT, transport=transport) as other:
         reply = other.post("/api/games", json={"variant": "standard", "players": 7})
         assert reply.status_code == 200, reply.text
         # the finished games made room; the oldest is still browsable from the store
@@ -152,7 +157,7 @@ def test_live_games_still_fill_the_server(small_server: LiveServer) -> None:
     lobby = {"variant": "standard", "players": 7, "seats": [{"kind": "human"}]}
     for address in ("127.0.0.3", "127.0.0.4"):
         transport = httpx.HTTPTransport(local_address=address)
-        with httpx.Client(base_url=server.url, timeout=10, transport=transport) as client:
+        with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT, transport=transport) as client:
             codes = [client.post("/api/games", json=lobby).status_code for _ in range(3)]
             assert codes == ([200] * 3 if address.endswith("3") else [200, 429, 429])
 
@@ -161,7 +166,7 @@ def grant_ok(server: LiveServer, game_id: str, credential: str) -> int:
     return httpx.get(
         f"{server.url}/api/games/{game_id}/view",
         headers={"authorization": f"Bearer {credential}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     ).status_code
 
 
@@ -170,7 +175,7 @@ def test_repeated_exchanges_keep_a_bounded_number_of_keys(server: LiveServer) ->
         variant="standard", players=7, seats=[{"kind": "human"}, {"kind": "human"}]
     )
     game_id, invite = created["game_id"], created["invites"][0]["invite"]
-    with httpx.Client(base_url=server.url, timeout=10) as device:  # keeps its cookie
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as device:  # keeps its cookie
         keys = []
         for _ in range(3 * KEYS_PER_SEAT):
             reply = device.post(f"/api/games/{game_id}/join", json={"invite": invite})
@@ -192,7 +197,9 @@ def test_repeated_exchanges_keep_a_bounded_number_of_keys(server: LiveServer) ->
     assert grant_ok(server, game_id, keys[-1]["credential"]) == 200
     assert grant_ok(server, game_id, keys[-KEYS_PER_SEAT]["credential"]) == 200
     stale = httpx.post(
-        f"{server.url}/api/games/{game_id}/resume", json={"resume": keys[0]["resume"]}, timeout=10
+        f"{server.url}/api/games/{game_id}/resume",
+        json={"resume": keys[0]["resume"]},
+        timeout=HTTP_TIMEOUT,
     )
     assert stale.status_code == 403
 
@@ -207,12 +214,14 @@ def _errors_of_frames(
     joined = server.join(game_id, created["invites"][0]["invite"], "Ada")
 
     async def probe() -> list[dict[str, Any]]:
-        async with websockets.connect(f"{server.ws_url}/ws/{game_id}") as ws:
+        async with websockets.connect(
+            f"{server.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+        ) as ws:
             await ws.send(json.dumps({"type": "auth", "credential": joined["credential"]}))
             for frame in frames:
                 await ws.send(frame)
             replies: list[dict[str, Any]] = []
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(HTTP_TIMEOUT):
                 while not done(replies):
                     replies.append(json.loads(await ws.recv()))
             return replies
@@ -259,17 +268,17 @@ def test_a_ping_flood_closes_the_socket_with_1008(server: LiveServer) -> None:
             with contextlib.suppress(websockets.ConnectionClosed):
                 await ws.ping(b"%d" % n)
         with contextlib.suppress(websockets.ConnectionClosed):
-            await recv_until(ws, lambda m: False, timeout=5)
+            await recv_until(ws, lambda m: False, timeout=HTTP_TIMEOUT)  # until closed
         again = await open_seat(server, game_id, joined["credential"])
         kind = (await recv_until(again, lambda m: m["type"] == "lobby"))["type"]
         pong = await again.ping()
-        await asyncio.wait_for(pong, 5)  # a page's own pings are answered
+        await asyncio.wait_for(pong, HTTP_TIMEOUT)  # a page's own pings are answered
         await again.close()
         return ws.close_code, ws.close_reason, kind
 
     code, reason, kind = asyncio.run(flood())
     assert (code, reason, kind) == (1008, "too many pings", "lobby")
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + HTTP_TIMEOUT
     while server.manager.sockets.held and time.monotonic() < deadline:
         time.sleep(0.05)  # the server has let both sockets go (each gave its place back)
     assert not server.manager.sockets.held
@@ -287,7 +296,7 @@ def table_with_ada(server: LiveServer) -> tuple[str, Callable[[str], httpx.Respo
         return httpx.post(
             f"{server.url}/api/games/{game_id}/join",
             json={"invite": invites[1], "name": name},
-            timeout=10,
+            timeout=HTTP_TIMEOUT,
         )
 
     return game_id, join
@@ -301,7 +310,8 @@ def test_fullwidth_look_alikes_of_names_are_folded(server: LiveServer) -> None:
     assert label.status_code == 422 and "seat's label" in label.json()["detail"][0]["msg"]
     kept = join("\uff22\uff45\uff41")  # "Ｂｅａ" is stored as "Bea"
     assert kept.status_code == 200
-    assert httpx.get(f"{server.url}/api/games/{game_id}").json()["seats"][1]["name"] == "Bea"
+    seats = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()["seats"]
+    assert seats[1]["name"] == "Bea"
 
 
 def test_look_alikes_from_other_scripts_are_refused_like_the_name(server: LiveServer) -> None:
@@ -321,7 +331,7 @@ def test_look_alikes_from_other_scripts_are_refused_like_the_name(server: LiveSe
     assert bot.status_code == 422 and "'bot'" in bot.json()["detail"][0]["msg"]
     kept = join("\u0416\u043e\u0440\u0430")  # "Жора": Cyrillic, like no name here
     assert kept.status_code == 200
-    seats = httpx.get(f"{server.url}/api/games/{game_id}").json()["seats"]
+    seats = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()["seats"]
     assert seats[1]["name"] == "\u0416\u043e\u0440\u0430"
 
 
@@ -338,7 +348,9 @@ def play_until_warned(
     async def play() -> list[dict[str, Any]]:
         got: list[dict[str, Any]] = []
         answered: set[int] = set()
-        async with websockets.connect(f"{live.ws_url}/ws/{game_id}") as ws:
+        async with websockets.connect(
+            f"{live.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+        ) as ws:
             await ws.send(json.dumps({"type": "auth", "credential": credential}))
             async with asyncio.timeout(180):  # generous: a loaded CI machine is slow
                 async for raw in ws:
@@ -388,12 +400,30 @@ def classic_mafia_of_people(live: LiveServer) -> tuple[str, str, str]:
     return game_id, first, live.join(game_id, six, "Bea")["credential"]
 
 
-def test_a_missed_night_description_never_brings_a_stand_in(tmp_path: Path) -> None:
+DESCRIBE_S = 4.5
+"""Seconds the mafiosi have to describe a death in
+`test_a_missed_night_description_never_brings_a_stand_in` (a tenth of the real
+timer's): the one turn there that runs out."""
+
+
+def only_descriptions_run_out(kind: str, scale: float = 1.0) -> float:
+    """`web.driver.timer_for` for a test where only the description is let run out:
+    `DESCRIBE_S` for it, and `HTTP_TIMEOUT` (a hang guard's length) for every other
+    turn, which the test's pages answer at once. Why: with every timer short, a page
+    held back a few seconds by a loaded machine missed a day turn, and with
+    `idle_turns=1` a stand-in came for it (the very notice the test looks for)."""
+    return DESCRIBE_S if kind == "describe" else HTTP_TIMEOUT
+
+
+def test_a_missed_night_description_never_brings_a_stand_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Classic's mafiosi describe their victim's death at night (request kind
     ``describe``, asked of the living mafiosi only). A mafioso who lets it run out is
     warned like for any night turn, and it does not count towards `idle_turns`: a
     stand-in that came for it (and its public notice) would show who is mafia."""
-    live = LiveServer(settings_for(tmp_path, idle_turns=1, timer_scale=0.1))
+    monkeypatch.setattr(driver, "timer_for", only_descriptions_run_out)
+    live = LiveServer(settings_for(tmp_path, idle_turns=1))
     try:
         game_id, first, second = classic_mafia_of_people(live)
 
@@ -479,7 +509,7 @@ def test_switches_cannot_make_a_game_without_end(server: LiveServer) -> None:
         reply = httpx.post(
             f"{server.url}/api/games",
             json={"variant": "classic", "players": 7, "overrides": overrides},
-            timeout=10,
+            timeout=HTTP_TIMEOUT,
         )
         assert reply.status_code == 400, (overrides, reply.text)
         detail = reply.json()["detail"]
@@ -503,7 +533,7 @@ def test_a_switch_key_with_a_lone_surrogate_is_refused_not_a_server_error(
         f"{server.url}/api/games",
         content=b'{"variant": "classic", "players": 7, "overrides": {"\\ud800x": 1}}',
         headers={"content-type": "application/json"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     assert reply.status_code == 400, reply.text
     assert "\\ud800x" in reply.json()["detail"]
@@ -523,7 +553,7 @@ def test_spectators_who_fill_their_chat_leave_the_dead_chat_open(
 
     async def chat(ws: Any, channel: str, text: str) -> dict[str, Any]:
         await ws.send(json.dumps({"type": "chat", "channel": channel, "text": text}))
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(HTTP_TIMEOUT):
             while True:
                 msg = json.loads(await ws.recv())
                 if msg["type"] == "chat" and any(line["text"] == text for line in msg["lines"]):
@@ -533,14 +563,18 @@ def test_spectators_who_fill_their_chat_leave_the_dead_chat_open(
 
     async def scene() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         async with (
-            websockets.connect(f"{server.ws_url}/ws/{game_id}") as watcher,
-            websockets.connect(f"{server.ws_url}/ws/{game_id}") as player,
+            websockets.connect(
+                f"{server.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+            ) as watcher,
+            websockets.connect(
+                f"{server.ws_url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT
+            ) as player,
         ):
             await watcher.send(json.dumps({"type": "auth", "credential": created["watch"]}))
             spectators = [await chat(watcher, "spectators", f"spam {n}") for n in range(4)]
             await player.send(json.dumps({"type": "auth", "credential": credential}))
             answered: set[int] = set()
-            async with asyncio.timeout(30):
+            async with asyncio.timeout(180):  # generous: a loaded CI machine is slow
                 while True:  # play on until the person is dead
                     msg = json.loads(await player.recv())
                     if msg["type"] != "state":
@@ -615,6 +649,17 @@ def test_a_missed_palermo_night_turn_never_brings_a_stand_in(tmp_path: Path) -> 
 
 
 @pytest.fixture
+def far_deadline_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A request must be wholly sent within twice `HTTP_TIMEOUT`: later than any
+    answer a test waits for, so an answer that comes is never the deadline's."""
+    live = LiveServer(settings_for(tmp_path, request_timeout=2 * HTTP_TIMEOUT))
+    try:
+        yield live
+    finally:
+        live.close()
+
+
+@pytest.fixture
 def strict_server(tmp_path: Path) -> Iterator[LiveServer]:
     """A request must be wholly sent within 1 s; 4 open HTTP connections per address."""
     live = LiveServer(
@@ -627,9 +672,12 @@ def strict_server(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def _connect(server: LiveServer, source: str = OTHER) -> socket.socket:
-    """A raw TCP connection to the server from the address `source`."""
-    sock = socket.create_connection(("127.0.0.1", server.port), source_address=(source, 0))
-    sock.settimeout(5)
+    """A raw TCP connection to the server from the address `source`; each read or
+    write on it waits at most `HTTP_TIMEOUT` (a hang guard: a server that never
+    answers fails the test with `TimeoutError`)."""
+    sock = socket.create_connection(
+        ("127.0.0.1", server.port), timeout=HTTP_TIMEOUT, source_address=(source, 0)
+    )
     return sock
 
 
@@ -678,14 +726,15 @@ def test_half_sent_requests_are_answered_408_while_others_are_served(
     idle = _connect(server)  # connects and sends nothing at all
     for sock, start in zip(held, partial, strict=True):
         sock.sendall(start)
-    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+    assert httpx.get(f"{server.url}/api/finished", timeout=HTTP_TIMEOUT).status_code == 200
     for sock in [*held, idle]:
-        answer = _until_closed(sock)
+        answer = _until_closed(sock)  # a connection held for good fails its hang guard
         assert answer.startswith(b"HTTP/1.1 408 "), answer
-        assert b"request not received in time" in answer
+        assert b"request not received in time" in answer  # the deadline's own answer
         sock.close()
-    assert time.monotonic() - began < 3  # not held past the deadline (1 s) and a margin
-    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+    # not cut before the deadline either (it counts from each connection's opening)
+    assert time.monotonic() - began >= server.manager.settings.request_timeout
+    assert httpx.get(f"{server.url}/api/finished", timeout=HTTP_TIMEOUT).status_code == 200
 
 
 def test_a_body_sent_a_byte_at_a_time_is_cut_off_at_the_deadline(
@@ -693,7 +742,11 @@ def test_a_body_sent_a_byte_at_a_time_is_cut_off_at_the_deadline(
 ) -> None:
     """A request whose headers came at once and whose body trickles in (a byte every
     0.2 s of a declared 100) held its connection and the app's reader as long as the
-    client kept sending; it gets 408 at the deadline, and the app's task ends."""
+    client kept sending; it gets 408 at the deadline, and the app's task ends.
+
+    The body would be whole after 99 more bytes (about 20 s of trickling): a 408
+    before then, with fewer bytes sent, shows that the deadline cut it off, however
+    slowly the machine runs."""
     server = strict_server
     sock = _connect(server)
     sock.sendall(
@@ -703,9 +756,11 @@ def test_a_body_sent_a_byte_at_a_time_is_cut_off_at_the_deadline(
     sock.settimeout(0.2)
     began = time.monotonic()
     answer = b""
-    while time.monotonic() - began < 5:
+    trickled = 0
+    while time.monotonic() - began < HTTP_TIMEOUT:  # a hang guard
         try:
             sock.sendall(b" ")
+            trickled += 1
             answer = sock.recv(4096)
         except TimeoutError:
             continue
@@ -715,8 +770,8 @@ def test_a_body_sent_a_byte_at_a_time_is_cut_off_at_the_deadline(
             break
     sock.close()
     assert answer.startswith(b"HTTP/1.1 408 "), answer
-    assert time.monotonic() - began < 2
-    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+    assert trickled < 99  # cut off before the body was whole
+    assert httpx.get(f"{server.url}/api/finished", timeout=HTTP_TIMEOUT).status_code == 200
 
 
 def test_a_body_refused_by_its_length_and_then_trickled_is_closed_without_a_second_answer(
@@ -731,18 +786,22 @@ def test_a_body_refused_by_its_length_and_then_trickled_is_closed_without_a_seco
     assert _one_response(sock).startswith(b"HTTP/1.1 413 ")
     began = time.monotonic()
     rest = b""
+    closed = False
     sock.settimeout(0.2)
-    while time.monotonic() - began < 5:
+    while time.monotonic() - began < HTTP_TIMEOUT:  # a hang guard: never closed fails
         try:
             sock.sendall(b" ")
             rest = sock.recv(4096)
         except TimeoutError:
             continue
         except (BrokenPipeError, ConnectionResetError):
+            closed = True
             break
+        closed = rest == b""
         break  # closed (b"") or, wrongly, answered again
     sock.close()
-    assert rest == b"" and time.monotonic() - began < 2
+    assert rest == b"", rest
+    assert closed, "the trickling connection was never closed"
 
 
 def test_a_kept_alive_connection_is_not_cut_for_its_age(strict_server: LiveServer) -> None:
@@ -761,29 +820,32 @@ def test_a_kept_alive_connection_is_not_cut_for_its_age(strict_server: LiveServe
     sock.close()
 
 
-def test_a_request_head_past_its_limit_is_refused_at_once(strict_server: LiveServer) -> None:
+def test_a_request_head_past_its_limit_is_refused_at_once(
+    far_deadline_server: LiveServer,
+) -> None:
     """A request line and headers that run on (one header's value growing without end)
     get 431 as soon as they pass `MAX_HEAD`, not at the deadline: httptools's work on a
     growing header is quadratic, and a 40 MB one held the event loop for seconds. A
-    large but ordinary request (an 8 KiB header, a body near `max_body`) is served."""
-    server = strict_server
+    large but ordinary request (an 8 KiB header, a body near `max_body`) is served.
+
+    The deadline lies past the socket's hang guard (`far_deadline_server`): a 431
+    read at all came before it, on a machine of any speed."""
+    server = far_deadline_server
     sock = _connect(server)
-    began = time.monotonic()
     sock.sendall(b"GET /api/finished HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * (MAX_HEAD + 100))
     answer = _until_closed(sock)
     sock.close()
     assert answer.startswith(b"HTTP/1.1 431 "), answer
     assert HEAD_TOO_LARGE.encode() in answer
-    assert time.monotonic() - began < 0.8  # before the request deadline (1 s)
     body = json.dumps({"invite": "x" * 20, "name": "Ada"}).encode() + b" " * 60_000
     big = httpx.post(
         f"{server.url}/api/games/nosuchgame/join",
         content=body,
         headers={"content-type": "application/json", "x-long": "a" * 8192},
-        timeout=5,
+        timeout=HTTP_TIMEOUT,
     )
     assert big.status_code == 404  # read whole and answered by the app
-    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+    assert httpx.get(f"{server.url}/api/finished", timeout=HTTP_TIMEOUT).status_code == 200
 
 
 def test_one_address_holds_a_bounded_number_of_http_connections(
@@ -799,7 +861,7 @@ def test_one_address_holds_a_bounded_number_of_http_connections(
     refused = _connect(server)
     assert _until_closed(refused).startswith(b"HTTP/1.1 429 ")
     refused.close()
-    assert httpx.get(f"{server.url}/api/finished", timeout=5).status_code == 200
+    assert httpx.get(f"{server.url}/api/finished", timeout=HTTP_TIMEOUT).status_code == 200
     held.pop().close()
     again = _served_once_given_back(server)
     for sock in [again, *held]:
@@ -841,18 +903,20 @@ def test_a_socket_that_never_authenticates_is_closed_at_auth_timeout(
     created = server.create(variant="standard", players=7, seats=[{"kind": "human"}])
     url = f"{server.ws_url}/ws/{created['game_id']}"
 
-    async def silent_sockets() -> list[tuple[int | None, float]]:
-        opened = [await websockets.connect(url) for _ in range(6)]  # 4 HTTP connections
-        began = time.monotonic()
+    async def silent_sockets() -> list[int | None]:
+        # six sockets, opened one after another, where 4 HTTP connections are allowed
+        opened = [await websockets.connect(url, open_timeout=HTTP_TIMEOUT) for _ in range(6)]
 
-        async def closed(ws: websockets.ClientConnection) -> tuple[int | None, float]:
+        async def closed(ws: websockets.ClientConnection) -> int | None:
             with pytest.raises(websockets.ConnectionClosed):
                 while True:
                     await ws.recv()
-            return ws.close_code, time.monotonic() - began
+            return ws.close_code
 
-        return await asyncio.gather(*(closed(ws) for ws in opened))
+        async with asyncio.timeout(HTTP_TIMEOUT):  # a hang guard: never closed fails
+            return await asyncio.gather(*(closed(ws) for ws in opened))
 
-    for code, took in asyncio.run(silent_sockets()):
-        assert code == 4401 and took < 1.5  # auth_timeout is 0.5 s
+    # 4401 with no credential sent: the auth deadline closed each (nothing else closes
+    # a silent socket with it; a failed keepalive would be 1011)
+    assert asyncio.run(silent_sockets()) == [4401] * 6
     assert not server.manager.sockets.held

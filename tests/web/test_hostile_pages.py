@@ -36,7 +36,7 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot, open_seat, recv_until, two_humans
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot, open_seat, recv_until, two_humans
 
 from mafia_arena.web import app as app_module
 from mafia_arena.web.session import CLOSE_ELSEWHERE
@@ -142,7 +142,7 @@ def test_a_seat_placeholder_name_is_refused_so_a_rematch_seats_everyone(
     carl = server.join(game_id, invites[2], "Carl")
     url = f"{server.url}/api/games/{game_id}/join"
     for name in ("guest 3", "Guest 3", "guest2", "ｇｕｅｓｔ 3"):
-        refused = httpx.post(url, json={"invite": invites[0], "name": name}, timeout=10)
+        refused = httpx.post(url, json={"invite": invites[0], "name": name}, timeout=HTTP_TIMEOUT)
         assert refused.status_code == 422, (name, refused.text)
         assert "without a name" in refused.text
     joined = [server.join(game_id, invites[0], "Ada"), server.join(game_id, invites[1]), carl]
@@ -161,7 +161,7 @@ def test_a_seat_placeholder_name_is_refused_so_a_rematch_seats_everyone(
         again = httpx.post(
             f"{server.url}/api/games/{game_id}/rematch",
             headers={"authorization": f"Bearer {j['credential']}"},
-            timeout=10,
+            timeout=HTTP_TIMEOUT,
         )
         assert again.status_code == 200, again.text
 
@@ -190,7 +190,7 @@ def test_a_client_that_leaves_mid_body_leaves_no_traceback(server: LiveServer) -
                 )
                 time.sleep(0.2)
         time.sleep(0.5)
-        assert httpx.get(f"{server.url}/api/variants", timeout=10).status_code == 200
+        assert httpx.get(f"{server.url}/api/variants", timeout=HTTP_TIMEOUT).status_code == 200
     finally:
         logger.removeHandler(errors)
     assert [r.getMessage() for r in errors.records] == []
@@ -206,7 +206,7 @@ def test_a_spectator_is_told_that_the_chat_opens_when_the_game_starts(
         ws = await open_seat(server, game_id, created["watch"])
         await recv_until(ws, lambda m: m["type"] == "lobby")
         await ws.send(json.dumps({"type": "chat", "channel": "spectators", "text": "early"}))
-        reply = await recv_until(ws, lambda m: m["type"] in ("error", "chat"), timeout=5)
+        reply = await recv_until(ws, lambda m: m["type"] in ("error", "chat"))
         await ws.close()
         return reply
 
@@ -234,7 +234,7 @@ def test_a_lobby_page_of_a_seat_opened_elsewhere_is_told_and_stays_closed(
         await recv_until(newer, lambda m: m["type"] == "lobby")
         told = []
         with contextlib.suppress(websockets.ConnectionClosed):
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(HTTP_TIMEOUT):
                 async for raw in older:
                     told.append(json.loads(raw))
         await newer.close()
@@ -263,13 +263,15 @@ def test_the_variants_are_read_again_only_when_a_file_changed(
     monkeypatch.setattr(app_module, "load_variant", counting)
     server = LiveServer(settings_for(tmp_path / "server"))
     try:
-        lists = [httpx.get(f"{server.url}/api/variants", timeout=10).json() for _ in range(5)]
+        lists = [
+            httpx.get(f"{server.url}/api/variants", timeout=HTTP_TIMEOUT).json() for _ in range(5)
+        ]
         read = list(loaded)
         broken = envs / "palermo.toml"
         broken.write_text(broken.read_text().replace("[roles.known_a]", "[roles.known_a]\nx = 1"))
         later = time.time() + 5  # a later modification time than the copy's, surely
         os.utime(broken, (later, later))
-        after = httpx.get(f"{server.url}/api/variants", timeout=10).json()
+        after = httpx.get(f"{server.url}/api/variants", timeout=HTTP_TIMEOUT).json()
     finally:
         server.close()
     assert sorted(read) == sorted(v["name"] for v in lists[0]) and "palermo" in read

@@ -19,7 +19,7 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 from mafia_arena.web.driver import LAST_CALL
 from mafia_arena.web.settings import timer_for
@@ -33,7 +33,7 @@ async def until_last_call(url: str, game_id: str, credential: str) -> list[dict[
     states of that vote's turn."""
     vote_turn: int | None = None
     seen: list[dict[str, Any]] = []
-    async with websockets.connect(f"{url}/ws/{game_id}") as ws:
+    async with websockets.connect(f"{url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         async with asyncio.timeout(60):
             async for raw in ws:
@@ -60,7 +60,7 @@ async def answer_at_once(
 ) -> None:
     """Answer every request with its first choice until `stop` is set; keep the
     waiting lines the page was shown."""
-    async with websockets.connect(f"{url}/ws/{game_id}") as ws:
+    async with websockets.connect(f"{url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         while not stop.is_set():
             try:
@@ -81,7 +81,7 @@ async def two_people(
     quick = asyncio.ensure_future(answer_at_once(url, game_id, credentials[1], stop, waited))
     try:
         seen = await until_last_call(url, game_id, credentials[0])
-        async with asyncio.timeout(30):  # the other page's copy of that push
+        async with asyncio.timeout(HTTP_TIMEOUT):  # the other page's copy of that push
             while not any(w["text"].endswith("Last call.") for w in waited):
                 await asyncio.sleep(0.01)
         return seen
@@ -118,7 +118,7 @@ def test_the_last_voter_gets_a_short_timer(tmp_path: Path) -> None:
 
 async def first_vote(url: str, game_id: str, credential: str) -> dict[str, Any]:
     """Answer with first choices until a vote comes; return its request."""
-    async with websockets.connect(f"{url}/ws/{game_id}") as ws:
+    async with websockets.connect(f"{url}/ws/{game_id}", open_timeout=HTTP_TIMEOUT) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         async with asyncio.timeout(60):
             async for raw in ws:

@@ -23,7 +23,7 @@ from tests.host_key import FIXED_HOST_KEY
 from tests.llm.fake_openai import Action, FakeOpenAI, error, reply
 from tests.llm_agent.support import auto_fake_with_fresh_breakers, enum_of, set_answer
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot
 from tests.web.test_replay_mismatch import stored_game
 
 from mafia_arena.agents.llm_trace import decision_trace
@@ -71,7 +71,11 @@ def test_llm_bots_fallbacks_verdict_and_traces_are_stored_and_replayed_after_the
     def answer(body: dict[str, Any]) -> Action | None:
         seen["requests"] += 1
         if seen["requests"] == 6:  # mid-game, a decision trace already kept
-            during.append(httpx.get(f"{live.url}/api/games/{game_id}/replay").status_code)
+            during.append(
+                httpx.get(
+                    f"{live.url}/api/games/{game_id}/replay", timeout=HTTP_TIMEOUT
+                ).status_code
+            )
         if seen["requests"] % 9 in (1, 2):  # a first try and its retry: the endpoint's
             return error(503, "upstream gone")
         options = enum_of(body)
@@ -92,7 +96,7 @@ def test_llm_bots_fallbacks_verdict_and_traces_are_stored_and_replayed_after_the
         joined = live.join(game_id, created["invites"][0]["invite"], "Alice")
         played = asyncio.run(autopilot(live.ws_url, game_id, joined["credential"], 0, 3))
         game = live.wait_over(game_id)
-        replay = httpx.get(f"{live.url}/api/games/{game_id}/replay").json()
+        replay = httpx.get(f"{live.url}/api/games/{game_id}/replay", timeout=HTTP_TIMEOUT).json()
     finally:
         live.close()
 
@@ -184,7 +188,7 @@ def test_the_replay_page_shows_the_parts_of_replies_that_were_not_used(
         page.goto(f"{server.url}/replay/unused")
         page.locator("#past-seat").select_option("traces")
         trace = page.locator("#past-lines li.trace")
-        expect(trace).to_have_count(1, timeout=15_000)
+        expect(trace).to_have_count(1)
         unused = trace.locator("dd.dropped")
         expect(unused).to_have_text(UNUSED)
         expect(trace.locator("dt.dropped")).to_have_text("not used")

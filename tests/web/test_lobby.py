@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot
 
 
 def test_the_lobby_tells_the_table_and_the_settings(server: LiveServer) -> None:
@@ -25,17 +25,21 @@ def test_the_lobby_tells_the_table_and_the_settings(server: LiveServer) -> None:
         timer_scale=2.0,
     )
     game_id = created["game_id"]
-    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
     assert lobby["table"] == {"humans": 2, "bots": 5, "bot_kinds": {"random": 5}}
     assert lobby["settings"]["overrides"] == {"mafia_chat_rounds": 1}
     assert lobby["settings"]["timer_scale"] == 2.0
     second = created["invites"][1]["invite"]
-    seat = httpx.post(f"{server.url}/api/games/{game_id}/seat", json={"invite": second})
+    seat = httpx.post(
+        f"{server.url}/api/games/{game_id}/seat", json={"invite": second}, timeout=HTTP_TIMEOUT
+    )
     assert seat.json() == {"seat": 1, "label": "P2"}
-    forged = httpx.post(f"{server.url}/api/games/{game_id}/seat", json={"invite": "x" * 43})
+    forged = httpx.post(
+        f"{server.url}/api/games/{game_id}/seat", json={"invite": "x" * 43}, timeout=HTTP_TIMEOUT
+    )
     assert forged.status_code == 403
     server.join(game_id, created["invites"][0]["invite"], "Creator")
-    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
     assert lobby["seats"][0]["name"] == "Creator" and lobby["seats"][0]["taken"]
     assert not lobby["seats"][1]["taken"]  # looking up a seat does not take it
 
@@ -59,19 +63,25 @@ def test_a_rematch_seats_the_same_group_again(server: LiveServer) -> None:
     asyncio.run(play())
     server.wait_over(game_id)
     url = f"{server.url}/api/games/{game_id}/rematch"
-    early = httpx.post(url, headers={"Authorization": f"Bearer {created['admin']}"})
+    early = httpx.post(
+        url, headers={"Authorization": f"Bearer {created['admin']}"}, timeout=HTTP_TIMEOUT
+    )
     assert early.status_code == 403  # the creator's admin key is not a player
-    again = httpx.post(url, headers={"Authorization": f"Bearer {first['credential']}"})
+    again = httpx.post(
+        url, headers={"Authorization": f"Bearer {first['credential']}"}, timeout=HTTP_TIMEOUT
+    )
     assert again.status_code == 200, again.text
     new_id = again.json()["game_id"]
     assert new_id != game_id and again.json()["seat"] == 0
-    lobby = httpx.get(f"{server.url}/api/games/{new_id}").json()
+    lobby = httpx.get(f"{server.url}/api/games/{new_id}", timeout=HTTP_TIMEOUT).json()
     assert not lobby["started"]  # Bo is not back yet
     assert lobby["seats"][0]["name"] == "Ada" and not lobby["seats"][1]["taken"]
     assert [s["kind"] for s in lobby["seats"]] == ["human", "human", "bot", "bot", "bot"]
-    back = httpx.post(url, headers={"Authorization": f"Bearer {second['credential']}"})
+    back = httpx.post(
+        url, headers={"Authorization": f"Bearer {second['credential']}"}, timeout=HTTP_TIMEOUT
+    )
     assert back.json()["game_id"] == new_id and back.json()["seat"] == 1
-    lobby = httpx.get(f"{server.url}/api/games/{new_id}").json()
+    lobby = httpx.get(f"{server.url}/api/games/{new_id}", timeout=HTTP_TIMEOUT).json()
     assert lobby["started"]
     assert lobby["seats"][1]["name"] == "Bo" and lobby["seats"][1]["taken"]
     old = server.manager.get(game_id)
@@ -80,10 +90,11 @@ def test_a_rematch_seats_the_same_group_again(server: LiveServer) -> None:
     view = httpx.get(
         f"{server.url}/api/games/{game_id}/view",
         headers={"Authorization": f"Bearer {second['credential']}"},
+        timeout=HTTP_TIMEOUT,
     ).json()
     assert view["rematch"] == new_id  # the old game's pages offer to join it
 
-    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay").json()
+    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay", timeout=HTTP_TIMEOUT).json()
     private = [line for line in replay["moderator"] if line["private"]]
     assert private and all(line["channel"] for line in private)
     everyone = {line["text"] for seat in replay["seats"] for line in seat["lines"]}
@@ -104,7 +115,7 @@ def test_a_name_that_reads_as_another_seat_or_a_bot_is_refused_with_the_reason(
 
     def join(invite: str, name: str) -> httpx.Response:
         url = f"{server.url}/api/games/{game_id}/join"
-        return httpx.post(url, json={"invite": invite, "name": name}, timeout=10)
+        return httpx.post(url, json={"invite": invite, "name": name}, timeout=HTTP_TIMEOUT)
 
     for name, reason in [
         ("P3", "'P3' is a seat's label"),
@@ -126,6 +137,6 @@ def test_a_name_that_reads_as_another_seat_or_a_bot_is_refused_with_the_reason(
     taken = join(second, "ada lovelace")
     assert taken.status_code == 409 and "is taken at this table (P1)" in taken.text
     assert join(second, "Abbot").status_code == 200  # "bot" inside a word is a name
-    lobby = httpx.get(f"{server.url}/api/games/{game_id}").json()
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
     names = {s["label"]: s["name"] for s in lobby["seats"]}
     assert names["P1"] == "Ada Lovelace" and names["P2"] == "Abbot"

@@ -183,7 +183,7 @@ def test_table_chat_given_to_the_host_or_another_seat_is_refused(server: LiveSer
         player = await open_seat(server, game_id, credential)
         answered: set[int] = set()
         while True:  # play on until the person is dead
-            msg = await recv_until(player, lambda m: m["type"] == "state", timeout=30)
+            msg = await recv_until(player, lambda m: m["type"] == "state")
             if not msg["you"]["alive"]:
                 break
             request = msg["request"]

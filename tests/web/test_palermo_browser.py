@@ -18,7 +18,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 from tests.web.browser_support import assert_fits
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 from mafia_arena.views.view import view_of
 from mafia_arena.views.words import palermo_when
@@ -83,11 +83,11 @@ def test_the_palermo_page_shows_the_held_intrigue_card_and_every_seats_state(
         f"{server.url}/api/games/{game_id}/rulings",
         json={"kind": "sanction", "seat": 1, "value": "abusive language"},
         headers={"Authorization": f"Bearer {admin}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     assert given.status_code == 200, given.text
     rows = page.get_by_test_id("players").locator("li")
-    expect(rows.nth(1).locator(".badge.state")).to_have_text("imprisoned", timeout=15_000)
+    expect(rows.nth(1).locator(".badge.state")).to_have_text("imprisoned")
     expect(rows.nth(0).locator(".badge.state")).to_have_text("active")
     badges = page.locator("#players-list .badge.state")
     expect(badges).to_have_count(12)

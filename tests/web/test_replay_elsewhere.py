@@ -15,7 +15,7 @@ import asyncio
 import httpx
 import pytest
 from tests.hash_seeds import finish, run_module
-from tests.web.support import LiveServer, autopilot
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot
 
 from mafia_arena.leaderboard.records import load_records
 
@@ -37,7 +37,7 @@ def test_a_web_games_log_replays_alike_in_processes_with_other_hash_seeds(
     said = "P{seat} thinks “P3” is <b>lying</b> #{n}"
     asyncio.run(autopilot(server.ws_url, game_id, joined["credential"], 0, 7, text=said, chat=True))
     server.wait_over(game_id)
-    served = httpx.get(f"{server.url}/api/games/{game_id}/replay", timeout=30)
+    served = httpx.get(f"{server.url}/api/games/{game_id}/replay", timeout=HTTP_TIMEOUT)
     assert served.status_code == 200, served.text
     (record,) = load_records(server.manager.settings.results_dir)
     log = record["log"]

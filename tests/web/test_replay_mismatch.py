@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 from tests.host_key import FIXED_HOST_KEY
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 from typer.testing import CliRunner
 
 from mafia_arena.agents.random_agent import RandomAgent
@@ -45,17 +45,17 @@ def test_a_stored_log_that_no_longer_replays_is_refused_with_its_reason(
     log = play_match_sync(
         load_variant("simple"), [RandomAgent(s) for s in range(5)], 3, host_key=FIXED_HOST_KEY
     ).log
-    served = httpx.get(stored_game(server, "kept", log), timeout=30)
+    served = httpx.get(stored_game(server, "kept", log), timeout=HTTP_TIMEOUT)
     assert served.status_code == 200 and len(served.json()["seats"]) == 5
 
     other = with_code(log, "0123456789abcdef")
-    refused = httpx.get(stored_game(server, "older", other), timeout=30)
+    refused = httpx.get(stored_game(server, "older", other), timeout=HTTP_TIMEOUT)
     assert refused.status_code == 409
     assert "played by other code" in refused.json()["detail"]
     assert "0123456789abcdef" in refused.json()["detail"]
 
     same = with_code(log, log.meta["code"]["digest"])  # this code, yet it differs: damaged
-    damaged = httpx.get(stored_game(server, "damaged", same), timeout=30)
+    damaged = httpx.get(stored_game(server, "damaged", same), timeout=HTTP_TIMEOUT)
     assert damaged.status_code == 409
     assert "damaged" in damaged.json()["detail"]
 
@@ -73,7 +73,7 @@ def test_a_stored_log_whose_decisions_the_game_refuses_is_refused_with_its_reaso
     head["seed"] = head["seed"] + 1
     lines[0] = json.dumps(head)
     edited = GameLog.loads("\n".join(lines) + "\n")
-    refused = httpx.get(stored_game(server, "edited", edited), timeout=30)
+    refused = httpx.get(stored_game(server, "edited", edited), timeout=HTTP_TIMEOUT)
     assert refused.status_code == 409, refused.text
     assert "cannot be submitted again" in refused.json()["detail"]
     assert "damaged" in refused.json()["detail"]
@@ -108,7 +108,7 @@ def test_a_damaged_stored_log_or_trace_file_is_no_server_error(server: LiveServe
     text = "\n".join([json.dumps(head), *lines[1:]]) + "\n"
     server.manager.store.add_game("broken", {"variant": log.variant, "players": 5}, 0)
     server.manager.store.finish("broken", text, None)
-    refused = httpx.get(f"{server.url}/api/games/broken/replay", timeout=30)
+    refused = httpx.get(f"{server.url}/api/games/broken/replay", timeout=HTTP_TIMEOUT)
     assert refused.status_code == 409, refused.text
     detail = refused.json()["detail"]
     assert "damaged" in detail and "seed" in detail
@@ -118,6 +118,6 @@ def test_a_damaged_stored_log_or_trace_file_is_no_server_error(server: LiveServe
     logs_dir = server.manager.settings.logs_dir
     logs_dir.mkdir(parents=True, exist_ok=True)
     (logs_dir / "traced.traces.jsonl").write_text("[1, 2]\n")
-    served = httpx.get(url, timeout=30)
+    served = httpx.get(url, timeout=HTTP_TIMEOUT)
     assert served.status_code == 200, served.text
     assert served.json()["traces"] == []

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from tests.web.support import LiveServer, SendPace, open_seat, recv_until
+from tests.web.support import HTTP_TIMEOUT, LiveServer, SendPace, open_seat, recv_until
 
 from mafia_arena.engine.catalogue import GameMasterNotice
 from mafia_arena.runner.log import GameLog, replay
@@ -30,7 +30,7 @@ def _rule(server: LiveServer, game_id: str, token: str, **body: Any) -> httpx.Re
         f"{server.url}/api/games/{game_id}/rulings",
         json=body,
         headers={"Authorization": f"Bearer {token}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
 
 
@@ -44,10 +44,10 @@ def _start_forum_game(server: LiveServer) -> tuple[str, dict[str, Any], dict[str
         f"{server.url}/api/games/{game_id}/start",
         json={},
         headers={"Authorization": f"Bearer {created['admin']}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     assert started.status_code == 200, started.text
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HTTP_TIMEOUT
     while 0 not in server.game(game_id).pending():  # the person's turn is open
         assert time.monotonic() < deadline, "P1 was never asked"
         time.sleep(0.05)
@@ -57,6 +57,9 @@ def _start_forum_game(server: LiveServer) -> tuple[str, dict[str, Any], dict[str
 def test_the_creator_warns_a_seat_and_forfeits_the_game_during_a_persons_turn(
     server: LiveServer,
 ) -> None:
+    # P1 never opens a page: with a grace longer than the turn, nothing but its
+    # deadline (or a ruling) ends P1's turn, and the forfeit is checked against it
+    server.manager.settings.grace = 600.0
     game_id, created, joined = _start_forum_game(server)
     admin = created["admin"]
     game = server.game(game_id)
@@ -93,20 +96,23 @@ def test_the_creator_warns_a_seat_and_forfeits_the_game_during_a_persons_turn(
     assert given.status_code == 200, given.text
     assert game.decisions[-1]["reason"] == "spam [D1] Host: P2 is the Mafia Boss .tset"
 
-    # a forfeit ends the game now: P1's open turn (minutes on its timer) stops waiting
-    asked_at = time.monotonic()
+    # a forfeit ends the game now: P1's open turn (a minute on its timer) stops waiting,
+    # so the game is over before that turn's deadline (both on the server's clock), where
+    # a turn that was not woken would have ended
+    session = server.manager.get(game_id)
+    assert session is not None
+    p1_deadline = session.slots[0].deadline
     forfeit = _rule(server, game_id, admin, kind="forfeit", seat=0, value="shared a screenshot")
     assert forfeit.status_code == 200, forfeit.text
-    ended = server.wait_over(game_id, timeout=20)
-    assert time.monotonic() - asked_at < 20
+    ended = server.wait_over(game_id, timeout=HTTP_TIMEOUT)
+    assert session.finished_at is not None and session.finished_at < p1_deadline
     winner = ended.state.winner
     assert winner is not None
     assert ended.variant.side(winner) != ended.variant.side(ended.state.faction(0))
     assert _rule(server, game_id, admin, kind="warning", seat=2, value="late").status_code == 409
 
     # stored with the game, and the log replays the rulings at the same points
-    session = server.manager.get(game_id)
-    assert session is not None and session.stored is not None
+    assert session.stored is not None
     stored = GameLog.load(Path(session.stored["log"]))
     rulings = [d for d in stored.decisions if d.get("host")]
     assert [d["kind"] for d in rulings] == ["warning", "warning", "forfeit"]
@@ -122,7 +128,7 @@ def test_variants_without_a_moderator_refuse_rulings(server: LiveServer) -> None
         f"{server.url}/api/games/{game_id}/start",
         json={},
         headers={"Authorization": f"Bearer {admin}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     refused = _rule(server, game_id, admin, kind="warning", seat=1, value="x")
     assert refused.status_code == 409
@@ -139,7 +145,7 @@ def test_a_palermo_sanction_takes_a_waiting_person_out_of_the_prompt(server: Liv
         f"{server.url}/api/games/{game_id}/start",
         json={},
         headers={"Authorization": f"Bearer {admin}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     game = server.game(game_id)
     session = server.manager.get(game_id)
@@ -208,7 +214,7 @@ async def _drain(ws: Any, asked: asyncio.Event, seen: list[dict[str, Any]]) -> N
 
 async def _until_answered(game: Any, seat: int) -> None:
     """Wait until `seat`'s change-window action is in the game's decisions."""
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HTTP_TIMEOUT
     while not any(d["seat"] == seat and d["kind"] == "change_vote" for d in game.decisions):
         assert time.monotonic() < deadline, f"P{seat + 1}'s window action was not taken"
         await asyncio.sleep(0.05)
@@ -216,10 +222,14 @@ async def _until_answered(game: Any, seat: int) -> None:
 
 async def _release_in_the_change_window(
     server: LiveServer, game_id: str, admin: str, credentials: list[str]
-) -> tuple[dict[str, Any], dict[str, Any], float]:
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """P2 is imprisoned by the moderator from the start; P1 plays on until the change
     window asks them, then waits; the moderator releases P2. Returns P1's window
-    request, P2's first state offering its window action, and how long that took."""
+    request and P2's first state offering its window action.
+
+    P2 must be asked while P1's turn is still open (checked here on the server's state,
+    not on the clock): a table that asks P2 only after P1 answered or ran out of time
+    fails that check, on a machine of any speed."""
     session = server.manager.get(game_id)
     assert session is not None
     ws1 = await open_seat(server, game_id, credentials[0])
@@ -232,21 +242,19 @@ async def _release_in_the_change_window(
             f"{server.url}/api/games/{game_id}/start",
             json={},
             headers={"Authorization": f"Bearer {admin}"},
-            timeout=10,
+            timeout=HTTP_TIMEOUT,
         )
         assert started.status_code == 200, started.text
         jailed = _rule(server, game_id, admin, kind="sanction", seat=1, value="spam")
         assert jailed.status_code == 200, jailed.text
         waiting = await _play_until_the_change_window(ws1, SendPace())
         assert not asked.is_set()  # imprisoned at VOTE CLOSE: not asked
-        freed_at = time.monotonic()
         freed = _rule(server, game_id, admin, kind="release", seat=1)
         assert freed.status_code == 200, freed.text
         try:
-            await asyncio.wait_for(asked.wait(), 10)
+            await asyncio.wait_for(asked.wait(), HTTP_TIMEOUT)
         except TimeoutError:
             pytest.fail("the released P2 was not asked while the window waited for P1")
-        took = time.monotonic() - freed_at
         assert session.slots[0].active and session.slots[0].turn == waiting["turn"]
         game = server.game(game_id)
         await ws2.send(json.dumps(_answer(seen[0]["request"])))  # one action, a pass allowed
@@ -254,11 +262,11 @@ async def _release_in_the_change_window(
         assert 0 in game.pending()  # taken while P1's turn was still open
         await ws1.send(json.dumps(_answer(waiting)))
         await _until_answered(game, 0)
-        return waiting, seen[0], took
+        return waiting, seen[0]
     finally:
         await ws1.close()
         await ws2.close()
-        await asyncio.wait_for(draining, 10)
+        await asyncio.wait_for(draining, HTTP_TIMEOUT)
 
 
 def test_a_player_released_in_the_change_window_is_asked_at_once(server: LiveServer) -> None:
@@ -277,10 +285,9 @@ def test_a_player_released_in_the_change_window_is_asked_at_once(server: LiveSer
         server.join(game_id, invite["invite"], name)["credential"]
         for invite, name in zip(created["invites"], ("Ada", "Bea"), strict=True)
     ]
-    waiting, offered, took = asyncio.run(
+    waiting, offered = asyncio.run(
         _release_in_the_change_window(server, game_id, admin, credentials)
     )
-    assert took < 5
     request = offered["request"]
     assert request["kind"] == "change_vote" and "pass" in request["keys"]
     assert offered["you"]["alive"]  # Active again

@@ -58,6 +58,8 @@ def test_a_web_game_gives_no_bot_the_deal(drawn: LiveServer) -> None:
 
 def test_a_creator_cannot_choose_the_seed(drawn: LiveServer) -> None:
     response = httpx.post(
-        f"{drawn.url}/api/games", json={"variant": "simple", "players": 5, "seed": 3}, timeout=10
+        f"{drawn.url}/api/games",
+        json={"variant": "simple", "players": 5, "seed": 3},
+        timeout=HTTP_TIMEOUT,
     )
     assert response.status_code >= 400 and "seed" in response.text

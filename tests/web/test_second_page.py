@@ -30,7 +30,7 @@ from playwright.sync_api import expect
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.browser_support import play_pages
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot, open_seat, recv_until
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot, open_seat, recv_until
 
 from mafia_arena.web.manager import GameManager
 from mafia_arena.web.session import CLOSE_ELSEWHERE, ELSEWHERE
@@ -43,7 +43,7 @@ pytestmark = pytest.mark.timeout(180)
 def resumed(server: LiveServer, game_id: str, resume: str) -> str:
     """The credential the seat's resume link gives another device."""
     reply = httpx.post(
-        f"{server.url}/api/games/{game_id}/resume", json={"resume": resume}, timeout=10
+        f"{server.url}/api/games/{game_id}/resume", json={"resume": resume}, timeout=HTTP_TIMEOUT
     )
     assert reply.status_code == 200, reply.text
     credential: str = reply.json()["credential"]
@@ -62,10 +62,11 @@ async def quiet(ws: Any, seconds: float = 1.0) -> list[dict[str, Any]]:
 
 
 async def until_closed(ws: Any) -> list[dict[str, Any]]:
-    """Every message `ws` still receives until the server closes it (or for 10 s)."""
+    """Every message `ws` still receives until the server closes it (or for
+    `HTTP_TIMEOUT`, a hang guard)."""
     got: list[dict[str, Any]] = []
     with contextlib.suppress(websockets.ConnectionClosed, TimeoutError):
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(HTTP_TIMEOUT):
             async for raw in ws:
                 got.append(json.loads(raw))
     return got
@@ -186,7 +187,7 @@ class FedSocket:
 
 async def until(condition: Any) -> None:
     """Wait (on the test's loop, where the game runs) until `condition()` holds."""
-    async with asyncio.timeout(20):
+    async with asyncio.timeout(HTTP_TIMEOUT):
         while not condition():
             await asyncio.sleep(0.01)
 

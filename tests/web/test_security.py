@@ -16,7 +16,7 @@ import httpx
 import pytest
 import websockets
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot, open_seat, recv_until
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot, open_seat, recv_until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -42,9 +42,11 @@ def two_humans(server: LiveServer, **extra: Any) -> tuple[str, dict[str, Any], l
 def test_invite_is_bound_to_its_device_and_exchanged_only_by_post(server: LiveServer) -> None:
     created = server.create(variant="simple", players=5, seats=[{"kind": "human"}] * 2)
     game_id, invite = created["game_id"], created["invites"][0]["invite"]
-    assert httpx.get(f"{server.url}/api/games/{game_id}/join").status_code == 405
+    assert (
+        httpx.get(f"{server.url}/api/games/{game_id}/join", timeout=HTTP_TIMEOUT).status_code == 405
+    )
     join_url = f"{server.url}/api/games/{game_id}/join"
-    with httpx.Client() as device:
+    with httpx.Client(timeout=HTTP_TIMEOUT) as device:
         first = device.post(join_url, json={"invite": invite})
         assert first.status_code == 200
         cookie = first.headers["set-cookie"].lower()
@@ -52,29 +54,36 @@ def test_invite_is_bound_to_its_device_and_exchanged_only_by_post(server: LiveSe
         back = device.post(join_url, json={"invite": invite})  # same device: same seat
         assert back.status_code == 200 and back.json()["seat"] == first.json()["seat"]
         assert "set-cookie" not in back.headers  # the device keeps its cookie
-    again = httpx.post(join_url, json={"invite": invite})  # another device
+    again = httpx.post(join_url, json={"invite": invite}, timeout=HTTP_TIMEOUT)  # another device
     assert again.status_code == 403 and "another device" in again.json()["detail"]
     moved = httpx.post(
-        f"{server.url}/api/games/{game_id}/resume", json={"resume": first.json()["resume"]}
+        f"{server.url}/api/games/{game_id}/resume",
+        json={"resume": first.json()["resume"]},
+        timeout=HTTP_TIMEOUT,
     )
     assert moved.status_code == 200 and moved.json()["seat"] == first.json()["seat"]
-    wrong = httpx.post(f"{server.url}/api/games/{game_id}/resume", json={"resume": "y" * 43})
+    wrong = httpx.post(
+        f"{server.url}/api/games/{game_id}/resume", json={"resume": "y" * 43}, timeout=HTTP_TIMEOUT
+    )
     assert wrong.status_code == 403
-    forged = httpx.post(f"{server.url}/api/games/{game_id}/join", json={"invite": "x" * 43})
+    forged = httpx.post(
+        f"{server.url}/api/games/{game_id}/join", json={"invite": "x" * 43}, timeout=HTTP_TIMEOUT
+    )
     assert forged.status_code == 403
-    lobby = httpx.get(f"{server.url}/api/games/{game_id}").text
+    lobby = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).text
     for secret in [created["admin"], *(i["invite"] for i in created["invites"])]:
         assert secret not in lobby
 
 
 def test_page_keeps_credentials_out_of_urls_and_sets_security_headers(server: LiveServer) -> None:
-    page = httpx.get(f"{server.url}/g/whatever")
+    page = httpx.get(f"{server.url}/g/whatever", timeout=HTTP_TIMEOUT)
     assert page.status_code == 200
     csp = page.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     assert page.headers["referrer-policy"] == "no-referrer"
     script = "".join(
-        httpx.get(f"{server.url}/static/{name}").text for name in ("app.js", "game.js")
+        httpx.get(f"{server.url}/static/{name}", timeout=HTTP_TIMEOUT).text
+        for name in ("app.js", "game.js")
     )
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
         assert sink not in script
@@ -85,17 +94,17 @@ def test_wrong_or_foreign_credentials_are_refused(server: LiveServer) -> None:
     game_a, created_a, joined_a = two_humans(server)
     game_b, _, _ = two_humans(server)
     cred_a = joined_a[0]["credential"]
-    url = server.url
-    for game_id, token in [(game_a, "y" * 43), (game_b, cred_a), (game_a, created_a["admin"])]:
-        response = httpx.get(
-            f"{url}/api/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}
-        )
-        assert response.status_code == 403
-    assert httpx.get(f"{url}/api/games/{game_a}/view").status_code == 403
-    seat_token = {"Authorization": f"Bearer {cred_a}"}
-    assert httpx.post(f"{url}/api/games/{game_a}/start", headers=seat_token).status_code == 403
-    assert httpx.get(f"{url}/api/games/{game_a}/invites", headers=seat_token).status_code == 403
-    assert httpx.get(f"{url}/api/games/{game_a}/replay", headers=seat_token).status_code == 409
+    with httpx.Client(base_url=server.url, timeout=HTTP_TIMEOUT) as http:
+        for game_id, token in [(game_a, "y" * 43), (game_b, cred_a), (game_a, created_a["admin"])]:
+            response = http.get(
+                f"/api/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}
+            )
+            assert response.status_code == 403
+        assert http.get(f"/api/games/{game_a}/view").status_code == 403
+        seat_token = {"Authorization": f"Bearer {cred_a}"}
+        assert http.post(f"/api/games/{game_a}/start", headers=seat_token).status_code == 403
+        assert http.get(f"/api/games/{game_a}/invites", headers=seat_token).status_code == 403
+        assert http.get(f"/api/games/{game_a}/replay", headers=seat_token).status_code == 409
 
     async def sockets() -> None:
         for game_id, token in [(game_a, "z" * 43), (game_b, cred_a), (game_a, created_a["admin"])]:
@@ -105,7 +114,7 @@ def test_wrong_or_foreign_credentials_are_refused(server: LiveServer) -> None:
             with pytest.raises(websockets.ConnectionClosed) as closed:
                 await ws.recv()
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
-        ws = await websockets.connect(f"{server.ws_url}/ws/{game_a}")
+        ws = await websockets.connect(f"{server.ws_url}/ws/{game_a}", open_timeout=HTTP_TIMEOUT)
         await ws.send(json.dumps({"type": "act", "turn": 1, "choice": 0}))  # no auth first
         assert json.loads(await ws.recv())["reason"] == "not authorised"
         await ws.close()
@@ -119,6 +128,7 @@ def test_each_credential_sees_only_its_own_seat(server: LiveServer) -> None:
         view = httpx.get(
             f"{server.url}/api/games/{game_id}/view",
             headers={"Authorization": f"Bearer {entry['credential']}"},
+            timeout=HTTP_TIMEOUT,
         ).json()
         assert view["you"]["seat"] == entry["seat"]
         own = [p for p in view["players"] if p["you"]]
@@ -170,7 +180,7 @@ def test_hostile_messages_are_refused_and_the_game_survives(server: LiveServer) 
         assert game.request(seat) is not None, "a hostile message answered the request"
         await ws.send("{" + "x" * 70_000)  # beyond the server's websocket size limit
         with pytest.raises(websockets.ConnectionClosed):
-            await recv_until(ws, lambda m: False, timeout=5)
+            await recv_until(ws, lambda m: False, timeout=HTTP_TIMEOUT)  # until closed
         assert [d for d in game.decisions if d["seat"] == seat] == mine_before
         # the game is intact: the seat plays on to the end from a fresh connection
         await autopilot(server.ws_url, game_id, mine["credential"], seat, 1)
@@ -220,7 +230,7 @@ def test_flood_is_rate_limited_without_harm(server: LiveServer) -> None:
             await ws.send(json.dumps({"type": "ping"}))
         slow = 0
         with contextlib.suppress(websockets.ConnectionClosed):
-            async with asyncio.timeout(5):
+            async with asyncio.timeout(HTTP_TIMEOUT):  # a hang guard: read until closed
                 while True:
                     msg = json.loads(await ws.recv())
                     slow += msg.get("reason", "").startswith("too many")
@@ -244,12 +254,16 @@ def test_the_watch_token_only_watches(server: LiveServer) -> None:
         ("POST", "start"),
         ("POST", "rematch"),
     ):
-        response = httpx.request(method, f"{server.url}/api/games/{game_id}/{path}", headers=watch)
+        response = httpx.request(
+            method, f"{server.url}/api/games/{game_id}/{path}", headers=watch, timeout=HTTP_TIMEOUT
+        )
         assert response.status_code == 403, path
     other = server.create(variant="simple", players=5, seats=[{"kind": "human"}])
 
     async def run() -> list[dict[str, Any]]:
-        async with websockets.connect(f"{server.ws_url}/ws/{other['game_id']}") as ws:
+        async with websockets.connect(
+            f"{server.ws_url}/ws/{other['game_id']}", open_timeout=HTTP_TIMEOUT
+        ) as ws:
             await ws.send(json.dumps({"type": "auth", "credential": created["watch"]}))
             foreign = json.loads(await ws.recv())  # another game's watch token
         ws = await open_seat(server, game_id, created["watch"])

@@ -16,7 +16,7 @@ import pytest
 import websockets
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -32,7 +32,9 @@ async def _speak_once_then_idle(
     contains `stop`)."""
     received: list[dict[str, Any]] = []
     spoke = False
-    async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
+    async with websockets.connect(
+        f"{ws_url}/ws/{game_id}", max_size=2**24, open_timeout=HTTP_TIMEOUT
+    ) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
         async with asyncio.timeout(150):
             async for raw in ws:
@@ -61,7 +63,7 @@ def _start(server: LiveServer, **spec: Any) -> tuple[str, str]:
         f"{server.url}/api/games/{game_id}/start",
         json={},
         headers={"Authorization": f"Bearer {created['admin']}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     assert started.status_code in (200, 409), started.text  # a full table starts itself
     return game_id, joined["credential"]
@@ -85,7 +87,7 @@ def test_a_stand_ins_speech_and_votes_are_tagged_live_and_in_the_replay(tmp_path
         assert tagged, "no line of the stand-in was tagged on the page"
         assert not any("(stand-in)" in t and "P1 (stand-in)" not in t for t in tagged)
 
-        replay = httpx.get(f"{server.url}/api/games/{game_id}/replay", timeout=10).json()
+        replay = httpx.get(f"{server.url}/api/games/{game_id}/replay", timeout=HTTP_TIMEOUT).json()
         mine = replay["seats"][0]["lines"]
         assert [line["text"] for line in mine] == [line["text"] for line in live]
         other = [line["text"] for line in replay["seats"][3]["lines"]]

@@ -20,7 +20,7 @@ from tests.host_key import FIXED_HOST_KEY
 from tests.llm.fake_openai import Action, FakeOpenAI, reply
 from tests.llm_agent.support import auto_fake_with_fresh_breakers, enum_of, set_answer
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 from tests.web.test_llm_bots import agent_file
 
 from mafia_arena.metrics import compute_metrics
@@ -37,9 +37,11 @@ def fake() -> Iterator[FakeOpenAI]:
 
 async def connect_once(ws_url: str, game_id: str, credential: str) -> None:
     """Open the seat's page until the game has started, then leave for good."""
-    async with websockets.connect(f"{ws_url}/ws/{game_id}", max_size=2**24) as ws:
+    async with websockets.connect(
+        f"{ws_url}/ws/{game_id}", max_size=2**24, open_timeout=HTTP_TIMEOUT
+    ) as ws:
         await ws.send(json.dumps({"type": "auth", "credential": credential}))
-        async with asyncio.timeout(30):
+        async with asyncio.timeout(HTTP_TIMEOUT):
             async for raw in ws:
                 message = json.loads(raw)
                 if message["type"] == "state" and message.get("started", True):

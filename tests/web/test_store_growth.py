@@ -8,12 +8,11 @@ index on (over, finished, id), a fixed number of rows, and so is each older page
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
 import pytest
-from tests.web.support import ServerProcess
+from tests.web.support import HTTP_TIMEOUT, ServerProcess
 
 from mafia_arena.web.db import LiveStore
 
@@ -72,11 +71,10 @@ def test_a_server_lists_the_newest_of_many_stored_games(tmp_path: Path) -> None:
     process = ServerProcess(tmp_path, tmp_path / "live.sqlite")
     process.start()
     try:
-        started = time.monotonic()
-        listed = httpx.get(process.url + "/api/finished", timeout=30).json()
-        took = time.monotonic() - started
+        # what the list costs is checked on its plan (the tests above), not on the
+        # clock, which a loaded machine slows whatever the plan
+        listed = httpx.get(process.url + "/api/finished", timeout=HTTP_TIMEOUT).json()
         assert [game["id"] for game in listed] == [f"g{i}" for i in range(1999, 1949, -1)]
-        assert took < 5, f"the list took {took:.1f} s"
     finally:
         process.kill()
 

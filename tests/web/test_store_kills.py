@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.web.support import ServerProcess
+from tests.web.support import HTTP_TIMEOUT, ServerProcess
 
 from mafia_arena.results_file import read_records
 
@@ -34,7 +34,7 @@ BOTS = {
 
 def finish_one(process: ServerProcess) -> str:
     """Create a game of bots (it plays at once) and wait until it is stored; its id."""
-    created = httpx.post(process.url + "/api/games", json=BOTS, timeout=10)
+    created = httpx.post(process.url + "/api/games", json=BOTS, timeout=HTTP_TIMEOUT)
     assert created.status_code == 200, created.text
     game_id: str = created.json()["game_id"]
     wait_listed(process, game_id)
@@ -45,7 +45,7 @@ def wait_listed(process: ServerProcess, game_id: str, timeout: float = 60) -> No
     """Wait until the finished games list `game_id` (its row says over)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        finished = httpx.get(process.url + "/api/finished", timeout=10).json()
+        finished = httpx.get(process.url + "/api/finished", timeout=HTTP_TIMEOUT).json()
         if any(game["id"] == game_id for game in finished):
             return
         time.sleep(0.1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from tests.web.support import LiveServer
+from tests.web.support import HTTP_TIMEOUT, LiveServer
 
 from mafia_arena.rules import load_variant
 from mafia_arena.views.rules_text import rules_text
@@ -22,7 +22,7 @@ def _seat_view(server: LiveServer, game_id: str, credential: str) -> dict[str, A
     response = httpx.get(
         f"{server.url}/api/games/{game_id}/view",
         headers={"Authorization": f"Bearer {credential}"},
-        timeout=10,
+        timeout=HTTP_TIMEOUT,
     )
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
@@ -40,7 +40,7 @@ def _table(server: LiveServer, overrides: dict[str, Any]) -> dict[str, Any]:
     )
     game_id = created["game_id"]
     first = server.join(game_id, created["invites"][0]["invite"])
-    public = httpx.get(f"{server.url}/api/games/{game_id}", timeout=10).json()
+    public = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
     before = [_seat_view(server, game_id, first["credential"])]
     second = server.join(game_id, created["invites"][1]["invite"])
     after = [_seat_view(server, game_id, j["credential"]) for j in (first, second)]
@@ -68,6 +68,6 @@ def test_every_seat_reads_the_rules_with_the_creators_switches(server: LiveServe
 def test_the_rules_follow_the_table_size(server: LiveServer) -> None:
     created = server.create(variant="standard", players=9, seats=[{"kind": "human"}])
     game_id = created["game_id"]
-    public = httpx.get(f"{server.url}/api/games/{game_id}", timeout=10).json()
+    public = httpx.get(f"{server.url}/api/games/{game_id}", timeout=HTTP_TIMEOUT).json()
     assert public["rules"] == rules_text(load_variant("standard"), 9)
     assert public["rules"] != rules_text(load_variant("standard"), 7)

@@ -77,7 +77,7 @@ def test_a_later_round_says_a_teammate_timed_out_or_is_away(
             players=7,
             seed=1,
             seats=[HUMAN, BOT, BOT, BOT, BOT, HUMAN, BOT],
-            timer_scale=0.05,  # a night step's 45 s are 2.25 s
+            timer_scale=0.2,  # a night step's 45 s are 9 s: time enough for P1 under load
             absent="default",
         )
         game_id = created["game_id"]

@@ -39,7 +39,7 @@ def test_a_mafia_that_did_not_agree_is_told_so_in_its_second_round(
     pages[1].click("#choices button:has-text('kill P3')")
     again = f"{first} (round 2 of 2: the team did not agree)"
     for page in pages:
-        page.wait_for_selector(f'#prompt:text-is("{again}")', timeout=20000)
+        page.wait_for_selector(f'#prompt:text-is("{again}")')
         assert page.locator("#choices button:enabled").count() == 5  # P2, P3, P4, P5, P7
         lines = page.locator("#transcript li").all_inner_texts()
         assert any(

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from tests.host_key import FIXED_HOST_KEY
 from tests.web.conftest import settings_for
-from tests.web.support import LiveServer, autopilot, spectate
+from tests.web.support import HTTP_TIMEOUT, LiveServer, autopilot, spectate
 
 from mafia_arena.engine.game import Game
 from mafia_arena.views.display_names import DisplayNames
@@ -62,8 +62,10 @@ def play(server: LiveServer, variant: str, players: int, seed: int) -> Table:
     played, watched = asyncio.run(both())
     game = server.wait_over(game_id)
     auth = {"Authorization": f"Bearer {joined['credential']}"}
-    view = httpx.get(f"{server.url}/api/games/{game_id}/view", headers=auth, timeout=30)
-    replay = httpx.get(f"{server.url}/api/games/{game_id}/replay", headers=auth, timeout=30)
+    view = httpx.get(f"{server.url}/api/games/{game_id}/view", headers=auth, timeout=HTTP_TIMEOUT)
+    replay = httpx.get(
+        f"{server.url}/api/games/{game_id}/replay", headers=auth, timeout=HTTP_TIMEOUT
+    )
     assert view.status_code == replay.status_code == 200
     return Table(
         page=[line for m in played.messages if m["type"] == "state" for line in m["lines"]],
