@@ -22,6 +22,8 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from mafia_arena.sigterm import interrupts_deferred
+
 
 def unwritable_reason(folder: Path) -> str | None:
     """Why `folder` cannot be made or written (a reason to follow the folder's name in a
@@ -97,22 +99,38 @@ def made_folder(folder: Path) -> Iterator[Path]:
 
     Why: a command stopped before it wrote anything leaves no empty folder behind that
     it made itself (one the next run, or a person, would take for an output); a folder
-    that was there before, or that holds anything by then, is left as it is."""
-    missing = []
-    for path in [folder, *folder.parents]:
-        if path.exists():
-            break
-        missing.append(path)
-    folder.mkdir(parents=True, exist_ok=True)
+    that was there before, or that holds anything by then, is left as it is.
+
+    Ctrl-C or SIGTERM arriving while the folders are made waits until they are, and
+    then stops the block at its start (`sigterm.interrupts_deferred`): landing between
+    the making and the block, it left the folders behind, under a line saying that
+    nothing was written."""
+    missing: list[Path] = []
     try:
+        with interrupts_deferred():  # delivered inside the `try`: the folders go again
+            missing = _missing_folders(folder)
+            folder.mkdir(parents=True, exist_ok=True)
         yield folder
     except BaseException:
         for path in missing:  # deepest first; a folder that is not empty stops it
             try:
                 path.rmdir()
+            except FileNotFoundError:  # not made: stopped (or failed) while making them
+                continue
             except OSError:
                 break
         raise
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and its parents that do not exist yet, deepest first (what making
+    `folder` makes)."""
+    missing = []
+    for path in [folder, *folder.parents]:
+        if path.exists():
+            break
+        missing.append(path)
+    return missing
 
 
 def naming(error: OSError, path: Path) -> OSError:

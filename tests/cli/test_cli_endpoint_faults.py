@@ -179,7 +179,8 @@ def test_a_board_of_void_games_leaves_them_out_and_says_how_many(
     """`leaderboard` on a store of void games (or on its spec, which plays them again
     first, void again), as the tournament: they are rated and counted nowhere (the
     README's provenance counts the games rated, and the void ones apart), and the
-    command says on stderr how many it left out."""
+    command says on stderr how many it left out, how many the board rates, and what to
+    do; the board is written, so it exits 0."""
     agent = agent_file(tmp_path, dead_endpoint.base_url)
     spec = tournament_spec(tmp_path, f'"{agent}"')
     args = ["tournament", str(spec), "--no-ray", "--no-tracking"]
@@ -190,7 +191,12 @@ def test_a_board_of_void_games_leaves_them_out_and_says_how_many(
 
     assert result.exit_code == 0, result.output
     (note,) = [line for line in result.stderr.splitlines() if line.startswith("note:")]
-    assert note.startswith("note: 2 void game(s) decided by infrastructure failures left out")
+    assert note == (
+        "note: 2 void game(s) decided by infrastructure failures left out of the board, "
+        "which rates the other 0 (see its README); fix the endpoint and run the "
+        "tournament's spec again (mafia-arena tournament SPEC, or leaderboard SPEC) to "
+        "play them again"
+    )
     readme = (board / "README.md").read_text(encoding="utf-8")
     assert "0 games (0 decisive, 0 drawn)" in readme and "2 void games" in readme
     assert "- **games**: `0`" in readme and "- **void_games**: `2`" in readme

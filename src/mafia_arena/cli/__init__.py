@@ -18,7 +18,10 @@ paragraph, and the exit code stays the same).
 Ctrl-C during a tournament prints ``N games stored; run the same command to resume``
 and exits 130; during a training run, one line saying what its output folder holds,
 and exits 130 too; so do `play`, `run`, `replay` and `leaderboard`, each with one line
-saying what was (not) written (`games`, `tournaments`). `serve` stops its server
+saying what was (not) written (`games`, `tournaments`). One that no command answers
+with its line (landing while the options are read, before the command line is parsed, or
+while an error is reported) says "interrupted" and exits 130 too, never a bare 130 or a
+traceback (`app.UnansweredInterrupt`). `serve` stops its server
 gracefully, as the server itself does on Ctrl-C. Games that failed exit 1 after the
 summary, and so does a tournament that leaves void games in the store (decided by
 infrastructure failures).
@@ -120,6 +123,9 @@ def main(args: Sequence[str] | None = None) -> None:
     """Run the command line (see the module docstring for exit codes)."""
     try:
         _run_command_line(args)
+    except KeyboardInterrupt:  # before the command line is parsed, or as an error is said
+        typer.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     finally:
         _forget_caught_interrupts()
 

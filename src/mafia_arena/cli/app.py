@@ -6,7 +6,9 @@ as one paragraph naming the option and the reason, and exits with `EXIT_USER_ERR
 (2). `EXIT_INTERRUPTED` (130) is Ctrl-C's code. The ``--debug`` switch is kept in
 `_STATE`, read by `main`: with it, an error propagates with its traceback.
 `nonempty_text` and `nonempty_path` parse an option whose empty value is a usage error;
-`path_argument` declares a path argument refused alike.
+`path_argument` declares a path argument refused alike. Ctrl-C or SIGTERM that no
+command answered with its own line leaves the app as an `UnansweredInterrupt`, which
+`main` says as "interrupted" (exit 130), where typer would exit 130 with nothing said.
 
 Why a module of its own: the subcommand modules raise `CliError` and `mafia_arena.cli`
 imports them, so these names live below both, with no import cycle.
@@ -18,8 +20,38 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+
+
+class UnansweredInterrupt(Exception):
+    """Ctrl-C or SIGTERM that no command said its line for: it landed while the command
+    line was parsed (before the command ran), or in a gap of a command. Raised from the
+    `KeyboardInterrupt`, so `main` says "interrupted" and exits 130
+    (`sigterm.interrupt_behind`)."""
+
+
+class _CommandLine(TyperGroup):
+    """The app's group: a `KeyboardInterrupt` that leaves it is an `UnansweredInterrupt`.
+
+    Why: typer turns a `KeyboardInterrupt` into a bare exit 130, with nothing said; each
+    command says its own line (and exits 130 itself), and one that reaches the group was
+    answered by none, so `main` says at least that the command was interrupted."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            raise UnansweredInterrupt() from exc
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise UnansweredInterrupt() from exc
+
 
 app = typer.Typer(
+    cls=_CommandLine,
     add_completion=False,
     no_args_is_help=True,
     help="Mafia Arena: play, evaluate and rank Mafia players.",

@@ -13,10 +13,15 @@ log exits 1. Ctrl-C prints one line on stderr saying what was (not) written and 
 ``--log`` is written only once the game is over, and whole), also when stopped as the
 game ended, while its end is found, or before it started, while the variant is loaded
 and the players seated; ``run``, how many games it finished (none, stopped while it
-sets up) and that no summary was printed; ``replay``, that the log was not checked.
+sets up) and that no summary was printed, or, once every game is played, that they
+were and whether their summary is out (one stopped while it is printed is printed
+whole first); ``replay``, that the log was not checked.
 SIGTERM stops them as Ctrl-C does, from their first line (`sigterm.sigterm_as_interrupt`):
 a ``kill`` or ``timeout`` ending a script's ``run --json`` or ``replay`` leaves the line a
-Ctrl-C does, not a process ended by the signal with nothing said.
+Ctrl-C does, not a process ended by the signal with nothing said. ``play`` and ``run``
+say their line from their first line too, while they import the engine and the runner
+(`said_if_interrupted`), and a ``--key-dir`` folder made for the key is removed again
+when the key is not yet in it (`tables.host_key_in`).
 """
 
 from __future__ import annotations
@@ -46,7 +51,12 @@ from mafia_arena.cli.tables import (
     warn_below_recommended,
 )
 from mafia_arena.rules import available_variants, load_variant
-from mafia_arena.sigterm import interrupts_deferred, sigterm_as_interrupt
+from mafia_arena.sigterm import (
+    interrupt_behind,
+    interrupts_deferred,
+    sigterm_arrived,
+    sigterm_as_interrupt,
+)
 from mafia_arena.whole_numbers import MAX_SEED
 
 REPLAY_DIFFERS = "replay DIFFERS FROM the stored log:"
@@ -94,28 +104,30 @@ def play(
 
     The same ``--seed`` deals the same cards; with the same ``--key-dir`` too (and, at a
     ``--human`` seat, the same answers) the whole game plays again, log for log."""
-    from mafia_arena.engine.catalogue import GameEnded
-    from mafia_arena.runner.log import replay_or_why
-    from mafia_arena.runner.match import play_match
-    from mafia_arena.views.display_names import DisplayNames
-    from mafia_arena.views.knowledge import KnowledgeFold
-    from mafia_arena.views.people_text import log_line, seat_line
-    from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
+    try:  # from the first line to the players seated: stopped, it says no game started
+        from mafia_arena.engine.catalogue import GameEnded
+        from mafia_arena.runner.log import replay_or_why
+        from mafia_arena.runner.match import play_match
+        from mafia_arena.views.display_names import DisplayNames
+        from mafia_arena.views.knowledge import KnowledgeFold
+        from mafia_arena.views.people_text import log_line, seat_line
+        from mafia_arena.views.pseudonyms import owners_hidden, tells_owner
 
-    check_seat("--seat", seat, players)
-    check_seat("--human", human, players)
-    check_seat_with_human(seat, human)
-    if log is not None:
-        check_log_path(log)
-    overrides = parse_overrides(set_)
-    try:  # the variant loaded, the players seated (agent files read, clients made)
+        check_seat("--seat", seat, players)
+        check_seat("--human", human, players)
+        check_seat_with_human(seat, human)
+        if log is not None:
+            check_log_path(log)
+        overrides = parse_overrides(set_)
         rules = load_for_table(variant, set_, players)
         warn_below_recommended(rules, players)
-        seated = _seat(agents, players, rules)
+        seated = _seat(agents, players, rules)  # agent files read, clients made
         key = host_key_in(key_dir)
-    except KeyboardInterrupt:  # typer would make it a bare exit 130
-        typer.echo(play_interrupted_message(None, log), err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        if sigterm_arrived():  # its interrupt was dropped on the way (see sigterm_arrived)
+            raise KeyboardInterrupt
+    except BaseException as exc:
+        said_if_interrupted(exc, play_interrupted_message(None, log))
+        raise
     if human is not None:
         from mafia_arena.web.terminal import QuitGame, play_in_terminal
 
@@ -187,6 +199,20 @@ def play(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if log is not None:
         _write_log(result.log, log)
+
+
+def said_if_interrupted(error: BaseException, line: str) -> None:
+    """Print `line` on stderr and exit 130 (`EXIT_INTERRUPTED`) when `error` is Ctrl-C
+    or SIGTERM: a `KeyboardInterrupt`, or an error Python raised from one
+    (`sigterm.interrupt_behind`); return otherwise, for the caller to raise `error`.
+
+    Why: typer turns a `KeyboardInterrupt` into a bare exit 130, and an interrupt that
+    lands while a module is imported (a class made: `dataclasses`) can reach the
+    command as a `RuntimeError`, a traceback; a command stopped while it starts says
+    its own line instead, as it does once its games run."""
+    if interrupt_behind(error):
+        typer.echo(line, err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def check_log_path(log: Path) -> None:
@@ -329,21 +355,22 @@ def run(
     set_: SetOption = None,
 ) -> None:
     """Play many games and print win rates per faction with 95% intervals."""
-    _check_last_seed(seed, games)
-    from mafia_arena.agents.base import all_synchronous
-    from mafia_arena.runner.match import play_match, play_match_sync
-    from mafia_arena.seat_seeds import new_host_key
-    from mafia_arena.stats import wilson_interval
+    lengths: list[int] = []  # one per game played
+    try:  # from the first line to the last game: stopped, it says how many it played
+        _check_last_seed(seed, games)
+        from mafia_arena.agents.base import all_synchronous
+        from mafia_arena.runner.match import play_match, play_match_sync
+        from mafia_arena.seat_seeds import new_host_key
 
-    winners: Counter[str] = Counter()
-    lengths: list[int] = []
-    faults: Counter[tuple[str, str, str]] = Counter()
-    overrides = parse_overrides(set_)
-    try:  # from the variant loaded and the players seated to the last game
+        winners: Counter[str] = Counter()
+        faults: Counter[tuple[str, str, str]] = Counter()
+        overrides = parse_overrides(set_)
         key = host_key_in(key_dir) or new_host_key()  # one key for all the games of the run
         rules = load_for_table(variant, set_, players)
         warn_below_recommended(rules, players)
         _seat(agents, players, rules)  # a bad --agents fails before the progress bar starts
+        if sigterm_arrived():  # its interrupt was dropped on the way (see sigterm_arrived)
+            raise KeyboardInterrupt
         for index in tqdm(range(games), desc=f"{variant} x{players}", disable=as_json):
             seated = _seat(agents, players, rules)
             if all_synchronous(seated):
@@ -354,27 +381,42 @@ def run(
                 count_endpoint_faults(seated, result.log, faults)
             winners[result.winner or "draw"] += 1
             lengths.append(result.game_length)
-    except KeyboardInterrupt:  # typer would make it a bare exit 130
-        typer.echo(run_interrupted_message(len(lengths), games), err=True)
+    except BaseException as exc:
+        said_if_interrupted(exc, run_interrupted_message(len(lengths), games))
+        raise
+    printed = False
+    try:  # the games played: stopped, it says so, and whether their summary is out
+        from mafia_arena.stats import wilson_interval
+
+        summary: dict[str, Any] = {
+            "variant": variant,
+            "players": players,
+            "agents": agents,
+            "games": games,
+            "seed": seed,
+            "overrides": overrides,
+            "win_rates": {
+                faction: {
+                    "wins": winners[faction],
+                    "rate": winners[faction] / games,
+                    "ci95": list(wilson_interval(winners[faction], games)),
+                }
+                for faction in [*rules.factions, "draw"]
+            },
+            "mean_length_days": statistics.fmean(lengths) if lengths else 0.0,
+        }
+        with interrupts_deferred():  # the summary whole, or none of it
+            warn_endpoint_faults(faults, games)
+            print_run_summary(summary, games, as_json)
+            printed = True
+    except KeyboardInterrupt:
+        message = run_interrupted_message(games, games, summary_printed=printed)
+        typer.echo(message, err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
-    summary: dict[str, Any] = {
-        "variant": variant,
-        "players": players,
-        "agents": agents,
-        "games": games,
-        "seed": seed,
-        "overrides": overrides,
-        "win_rates": {
-            faction: {
-                "wins": winners[faction],
-                "rate": winners[faction] / games,
-                "ci95": list(wilson_interval(winners[faction], games)),
-            }
-            for faction in [*rules.factions, "draw"]
-        },
-        "mean_length_days": statistics.fmean(lengths) if lengths else 0.0,
-    }
-    warn_endpoint_faults(faults, games)
+
+
+def print_run_summary(summary: dict[str, Any], games: int, as_json: bool) -> None:
+    """Print `run`'s summary: as JSON, or one line per faction and the mean length."""
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return
@@ -387,16 +429,29 @@ def run(
     typer.echo(f"mean game length: {summary['mean_length_days']:.2f} days")
 
 
-def run_interrupted_message(finished: int, games: int) -> str:
-    """What `run` says when Ctrl-C stops it: how far it got, and that no summary came
-    (``run`` writes no file; with ``--json`` its output is then empty, and a script
+def run_interrupted_message(finished: int, games: int, *, summary_printed: bool = False) -> str:
+    """What `run` says when Ctrl-C stops it: how far it got, and whether its summary
+    came (``run`` writes no file; with ``--json`` its output is then empty, and a script
     must not take the missing summary for a run of no games).
 
     Why no summary of the games finished: they are the first seeds of the run, not a
-    sample of it, and rates printed as the run's would pass for its result."""
+    sample of it, and rates printed as the run's would pass for its result. Why words
+    of their own once every game is played: "run the same command to play them all"
+    would not say that the games were played, nor (stopped as the summary is printed,
+    which waits until it is whole) that the summary above is the run's, whole."""
+    if finished < games:
+        return (
+            f"\ninterrupted after {finished} of {games} games: no summary printed, nothing "
+            "written; run the same command to play them all"
+        )
+    if summary_printed:
+        return (
+            f"\ninterrupted after all {games} games were played and their summary "
+            "printed whole; nothing written"
+        )
     return (
-        f"\ninterrupted after {finished} of {games} games: no summary printed, nothing "
-        "written; run the same command to play them all"
+        f"\ninterrupted after all {games} games were played, before their summary: no "
+        "summary printed, nothing written; run the same command to play them again"
     )
 
 

@@ -59,15 +59,20 @@ def host_key_in(key_dir: Path | None) -> bytes | None:
 
     Why the option: the game seed repeats the deal only; the scripted players draw from
     seat seeds derived with the host key, so the same seed, key and decisions replay
-    the same game, and a fresh key per game makes the agents' own draws differ."""
-    from mafia_arena.output_folders import OutputFolderError, check_output_folder
+    the same game, and a fresh key per game makes the agents' own draws differ.
+
+    A folder made here for the key is removed again when Ctrl-C or SIGTERM stops the
+    command before the key is in it (`output_folders.made_folder`): the command says
+    that nothing was written, and an empty key folder would belie it."""
+    from mafia_arena.output_folders import OutputFolderError, check_output_folder, made_folder
     from mafia_arena.seat_seeds import load_or_create_host_key
 
     if key_dir is None:
         return None
     check_output_folder(key_dir, "--key-dir")
     try:
-        return load_or_create_host_key(key_dir)
+        with made_folder(key_dir):
+            return load_or_create_host_key(key_dir)
     except OSError as exc:  # the key cannot be written (a full disk), or read
         reason = exc.strerror or str(exc)
         raise OutputFolderError(

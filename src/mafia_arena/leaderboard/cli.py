@@ -154,26 +154,30 @@ def leaderboard_command(
     try:
         for written in paths:
             print(written)
-        void = sum(1 for r in filter_records(records, cast(View, view)) if r.get("void") is True)
+        shown = filter_records(records, cast(View, view))
+        void = sum(1 for r in shown if r.get("void") is True)
         if void:
-            print(void_games_note(void), file=sys.stderr)
+            print(void_games_note(void, len(shown) - void), file=sys.stderr)
     except KeyboardInterrupt:  # the board is out: do not say it was not written
         raise BoardInterrupted(target, published=True) from None
     return paths
 
 
-def void_games_note(void: int) -> str:
-    """The stderr line after a board whose view held `void` void games: they are left
-    out of it (as of the tournament's summary and its MLflow aggregates), and how to
-    play them again.
+def void_games_note(void: int, rated: int) -> str:
+    """The stderr line after a board whose view held `void` void games beside `rated`
+    rated ones: the void ones are left out of it (as of the tournament's summary and
+    its MLflow aggregates), what the board rates, and how to play them again.
 
-    Why a line of the command's: the board's README says so too, but a script or a
-    person publishing a board must see, as a tournament's run says, that the board is
-    not yet of every game the spec asks for."""
+    Why a line of the command's, and exit code 0: the board is written, whole, of every
+    game that could be rated, and its README says the rest too; but a script or a
+    person publishing it must see, as a tournament's run says (exit 1 there), that the
+    board is not yet of every game the spec asks for, and what to do about it. The
+    command that stops a script on void games is the tournament's, which plays them."""
     return (
         f"note: {void} void game(s) decided by infrastructure failures left out of the "
-        "board (see its README); the tournament plays them again when its spec is run "
-        "again"
+        f"board, which rates the other {rated} (see its README); fix the endpoint and "
+        "run the tournament's spec again (mafia-arena tournament SPEC, or leaderboard "
+        "SPEC) to play them again"
     )
 
 
