@@ -300,6 +300,30 @@ def test_a_space_for_a_name_that_is_no_agent_names_it_and_the_agents(
     assert getattr(env, space)("player_6") is getattr(env, space)("player_6")  # still served
 
 
+AEC_FACTORIES = {"env": mafia_env.env, "raw_env": mafia_env.raw_env}
+
+
+@pytest.mark.parametrize("unknown", ["player_7", "player_99", "player_03", "bob", ""])
+@pytest.mark.parametrize("lookup", ["observe", "view"])
+@pytest.mark.parametrize("make", list(AEC_FACTORIES.values()), ids=list(AEC_FACTORIES))
+def test_an_aec_lookup_for_a_name_that_is_no_agent_names_it_and_the_agents(
+    make: Callable[..., Any], lookup: str, unknown: str
+) -> None:
+    """`observe` and `view` refuse a name that is no agent as the spaces do, where a
+    number past the seats failed with a bare `IndexError` and ``player_03`` was served
+    as seat 3."""
+    env = make("standard", PLAYERS)
+    env.reset(seed=0)
+    method = getattr(env.unwrapped if lookup == "view" else env, lookup)
+    with pytest.raises(mafia_env.UnknownAgentError) as refused:
+        method(unknown)
+    assert str(refused.value) == (
+        f"unknown agent {unknown!r} in {lookup}(); the agents are player_0 … player_6 (7 seats)"
+    )
+    assert isinstance(refused.value, KeyError) and isinstance(refused.value, ValueError)
+    assert method("player_3") is not None  # a name that is an agent is still served
+
+
 # ---------------------------------------------------------------- egocentric refusals
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import logging
 import time
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from tests.llm.fake_openai import Action, FakeOpenAI, error, tool_call
 
 from mafia_arena.llm import AgentDefinition, ChatClient
+from mafia_arena.llm import client as client_module
 from mafia_arena.llm.client import CUT_NOTE
 from mafia_arena.llm.transport import MAX_REPLY_CHARS
 
@@ -387,34 +389,40 @@ async def test_a_retry_after_http_date_is_honoured(
 
 
 @pytest.mark.parametrize(
-    ("headers", "cap", "least", "most"),
+    ("headers", "cap", "waits", "least"),
     [
-        ({"retry-after-ms": "500"}, 5.0, 0.5, 2.5),
+        ({"retry-after-ms": "500"}, 5.0, 0.5, 0.5),
         # both sent: the milliseconds win (the seconds header alone would wait 3 s)
-        ({"retry-after-ms": "500", "Retry-After": "3"}, 5.0, 0.5, 2.5),
+        ({"retry-after-ms": "500", "Retry-After": "3"}, 5.0, 0.5, 0.5),
         # an unusable milliseconds value leaves the seconds header in charge
-        ({"retry-after-ms": "soon", "Retry-After": "0.5"}, 5.0, 0.5, 2.5),
+        ({"retry-after-ms": "soon", "Retry-After": "0.5"}, 5.0, 0.5, 0.5),
         # capped as Retry-After is: at retry_backoff_max_s
-        ({"retry-after-ms": "1e12"}, 1.0, 0.9, 2.5),
+        ({"retry-after-ms": "1e12"}, 1.0, 1.0, 0.9),
     ],
 )
 async def test_a_retry_after_ms_header_is_honoured_and_preferred(
     fake_openai: FakeOpenAI,
     fake_definition: AgentDefinition,
+    caplog: pytest.LogCaptureFixture,
     headers: dict[str, str],
     cap: float,
+    waits: float,
     least: float,
-    most: float,
 ) -> None:
     """OpenAI-compatible servers say how long to wait in ``retry-after-ms``
     (milliseconds); the client waits that long, not its own shorter backoff nor the
-    coarser ``Retry-After``, and never longer than ``retry_backoff_max_s``."""
+    coarser ``Retry-After``, and never longer than ``retry_backoff_max_s``. The wait
+    it chose is the one its retry log line gives (`waits`), and the retry arrived no
+    sooner than that (`least`, the server's clock)."""
+    caplog.set_level(logging.DEBUG, logger=client_module.__name__)
     definition = fake_definition.model_copy(update={"retry_backoff_max_s": cap})
     fake_openai.script(error(429, **headers), content(BOB))
     result = await ChatClient(definition).choose(MESSAGES, OPTIONS)
     assert result.choice == "Bob" and result.stats.retries == 1
+    (retry,) = [r for r in caplog.records if r.getMessage().startswith("llm retry ")]
+    assert isinstance(retry.args, tuple) and retry.args[-1] == waits, retry.getMessage()
     first, second = fake_openai.arrivals
-    assert least <= second - first < most
+    assert second - first >= least
 
 
 async def test_a_server_dying_mid_body_is_a_connection_fault(

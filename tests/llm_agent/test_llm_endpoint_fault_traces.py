@@ -128,7 +128,9 @@ async def test_a_decision_cut_off_by_the_games_time_limit_is_traced_and_counted(
 ) -> None:
     """The runner's `decision_timeout` cancels the seat's first choice while the model
     is still thinking: the decision is traced (reason, seconds spent, the request it
-    sent), counted as an infrastructure fallback, and the traces file is written."""
+    sent), counted as an infrastructure fallback, and the traces file is written.
+    Which other calls the limit cuts off depends on the machine's load, so the test
+    reads the first choice cut off, the hung one, and counts whatever was cut."""
     hung: list[int] = []
 
     def answer(body: dict[str, Any]) -> Action | None:
@@ -142,8 +144,8 @@ async def test_a_decision_cut_off_by_the_games_time_limit_is_traced_and_counted(
     result = await play(agents, seed=4, decision_timeout=1.5)
     log = result.log
     assert "timeout" in llm_fallbacks(log, range(1))
-    (cut,) = [t for t in log.traces if t["fallback"] == "timeout"]
-    assert cut["seat"] == 0 and cut["call"] == "choose" and cut["requests"] == 1
+    cut = next(t for t in log.traces if t["fallback"] == "timeout" and t["call"] == "choose")
+    assert cut["seat"] == 0 and cut["requests"] == 1
     assert "time limit" in cut["reason"] and cut["latency_s"] > 0
     assert cut["attribution"] == "infrastructure" and cut["prompt_hash"] is not None
     traced = sorted(t["fallback"] for t in log.traces if t["fallback"])

@@ -84,7 +84,9 @@ class raw_env(SessionSpaces, AECEnv):
         self._select_next()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return self.session.observe(self._seat(agent))
+        """The agent's observation now; `UnknownAgentError` naming the agent and the
+        possible ones for a name that is not among `possible_agents`."""
+        return self.session.observe(self._seat(agent, "observe"))
 
     def step(self, action: Any) -> None:
         """Answer the selected seat with an action id (an integer; see the module
@@ -126,8 +128,9 @@ class raw_env(SessionSpaces, AECEnv):
         self._after_decision(agent)
 
     def view(self, agent: str) -> View:
-        """The seat's `View` (knowledge and request), for agents that consume views."""
-        return self.session.view(self._seat(agent))
+        """The seat's `View` (knowledge and request), for agents that consume views;
+        `UnknownAgentError` as in `observe`."""
+        return self.session.view(self._seat(agent, "view"))
 
     def render(self) -> str | None:
         if self.session.game is None:
@@ -178,9 +181,15 @@ class raw_env(SessionSpaces, AECEnv):
         self.agent_selection = self.possible_agents[seat]
         self.infos[self.agent_selection] = self.session.info(seat)
 
-    def _seat(self, agent: str) -> int:
+    def _seat(self, agent: str, where: str = "step") -> int:
+        """The seat of `agent`; `UnknownAgentError` for a name that is no agent, met in
+        the method `where`. Why: a name such as ``player_99`` was read as a seat number
+        and failed deep in the session with a bare `IndexError`, ``player_x`` with a
+        `ValueError` about an integer, and ``player_03`` was served as seat 3."""
         seat = self._seat_of.get(agent)
-        return int(agent.rsplit("_", 1)[1]) if seat is None else seat
+        if seat is None:
+            raise self._unknown(agent, where)
+        return seat
 
     def __str__(self) -> str:
         return self.metadata["name"]
