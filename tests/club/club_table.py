@@ -93,7 +93,10 @@ class Table:
         self.labels = labels.split()
         self.game = club_game([role_of(label) for label in self.labels], seed, **options)
         self.plan: dict[int, list[str]] = {}
+        self.asked: list[Request] = []
+        """Every request the table answered, in order (what each seat was offered)."""
         self._day_votes: tuple[str | None, Mapping[str, str], Mapping[str, str]] = (None, {}, {})
+        self._revotes: Mapping[str, str] | None = None
 
     def __getitem__(self, label: str) -> int:
         return self.labels.index(label)
@@ -118,16 +121,19 @@ class Table:
         *,
         votes: Mapping[str, str] | None = None,
         finals: Mapping[str, str] | None = None,
+        revotes: Mapping[str, str] | None = None,
     ) -> Table:
         """Play the day (if one is under way) to its end.
 
         `execute` makes everyone vote against that player (he names someone else);
-        `votes` and `finals` give round-1 and round-2 choices by voter.
+        `votes` and `finals` give round-1 and round-2 choices by voter, `revotes` the
+        re-vote's (by default the same as `finals`).
         """
         if self.game.state.phase != "day":
             return self
         number = self.game.state.day
         self._day_votes = (execute, votes or {}, finals or {})
+        self._revotes = revotes
         self._run(lambda g: g.state.phase != "day" or g.state.day > number)
         return self
 
@@ -165,6 +171,7 @@ class Table:
         self.plan = {self[k]: [v] if isinstance(v, str) else list(v) for k, v in plan.items()}
         self._last: dict[object, str] = {}
         self._day_votes = (None, {}, {})
+        self._revotes = None
 
     def _run(self, stop: Callable[[Game], bool]) -> None:
         game = self.game
@@ -172,12 +179,15 @@ class Table:
             pending = sorted(game.pending().items())
             assert pending, "the game is waiting for nobody"
             for seat, request in pending:
+                self.asked.append(request)
                 game.submit(seat, self._answer(seat, request))
 
     def _answer(self, seat: int, request: Request) -> Choice:
         if request.kind.startswith("night:"):
             return self._night_answer(seat, request)
         execute, votes, finals = self._day_votes
+        if request.info.get("revote") and self._revotes is not None:
+            finals = self._revotes
         wanted = {"nominate": votes, "final_vote": finals}.get(request.kind, {})
         target = wanted.get(self.label(seat), execute)
         if request.kind in ("nominate", "final_vote"):
