@@ -240,9 +240,10 @@ def _knows(
 ) -> Any:
     """A seat's view at night 1 of a 7-player game with its team's earlier rounds of
     picks tonight, its `allies` (itself among them) and the `dead`: the fields
-    `team_round_prompt` reads."""
+    `team_round_prompt` reads (a mafioso's, who knows every member of the kill)."""
     return SimpleNamespace(
         seat=seat,
+        role="mafioso",
         phase="night",
         day=1,
         team_picks=[(1, p) for p in picks],

@@ -347,7 +347,10 @@ def team_round_prompt(
         return request.prompt
     last = max(done, key=lambda picks: picks.round)
     how = answered(last) if answered is not None else None
-    why = _why_again(last, knowledge.seat) if how is None else _why_answered(last, knowledge, how)
+    if how is None:
+        why = _why_again(last, knowledge.seat)
+    else:
+        why = _why_answered(last, knowledge, how, _knows_every_actor(knowledge, variant, step))
     return f"{request.prompt} (round {last.round + 1} of {step.rounds}: {why})"
 
 
@@ -370,7 +373,9 @@ def _why_again(picks: GroupPicks, seat: int) -> str:
     return "; ".join(reasons)
 
 
-def _why_answered(picks: GroupPicks, knowledge: Knowledge, how: Mapping[int, str]) -> str:
+def _why_answered(
+    picks: GroupPicks, knowledge: Knowledge, how: Mapping[int, str], knows_team: bool
+) -> str:
     """Why a team is asked again after `picks`, from how each member asked answered
     (`Answered`), saying no more of a teammate than the seat may know: "the team did not
     agree" where the members' own picks (a stand-in's too) differ; what happened to the
@@ -387,8 +392,11 @@ def _why_answered(picks: GroupPicks, knowledge: Knowledge, how: Mapping[int, str
     blocked one is not, and the block is another side's secret). Words for such a
     teammate where another reason is given, or where two teammates show no pick, would
     tell an asked one from a blocked one; where they are the only reason and one
-    teammate shows no pick, the round itself says that one was asked. A member removed
-    after answering gives no reason: the engine does not ask again for that."""
+    teammate shows no pick, the round itself says that one was asked, but only where
+    the seat knows every member the step may ask (`knows_team`, `_knows_every_actor`):
+    a member it does not know could be the one who did not pick, while the known
+    teammate sat blocked. A member removed after answering gives no reason: the engine
+    does not ask again for that."""
     seat = knowledge.seat
     defaulted = {s for s, by in how.items() if by not in OWN_ANSWER and by != "stand-in"}
     chosen = {pick for s, pick in picks.picks.items() if s not in defaulted}
@@ -402,11 +410,22 @@ def _why_answered(picks: GroupPicks, knowledge: Knowledge, how: Mapping[int, str
     if reasons:
         return "; ".join(reasons)
     lacking = [s for s in _living_teammates(knowledge) if s not in picks.picks]
-    if len(lacking) == 1 and lacking[0] in how:
+    if knows_team and len(lacking) == 1 and lacking[0] in how:
         words = _answer_words(how[lacking[0]], False, False)
         if words:
             return words
     return _why_again(picks, seat)
+
+
+def _knows_every_actor(knowledge: Knowledge, variant: Variant, step: NightStep) -> bool:
+    """Whether the seat's role knows the holders of every role `step` wakes (its
+    ``knows_roles``), so that every member the step may ask is among the seat's allies.
+
+    Why: a variant may wake roles together that do not know one another (a hitman the
+    mafiosi were never shown); one of them who did not pick explains a second round as
+    well as a known teammate does, and the seat cannot tell which it was."""
+    role = variant.roles.get(knowledge.role) if knowledge.role is not None else None
+    return role is not None and set(step.actors) <= set(role.knows_roles)
 
 
 def _living_teammates(knowledge: Knowledge) -> list[int]:
