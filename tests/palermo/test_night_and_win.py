@@ -46,7 +46,8 @@ def test_T23_the_rival_mafioso_assassinated_by_the_mafia() -> None:
     t.until(3, "afternoon")
     assert t.state(6) is GHOST and t.state(1) is GHOST
     texts = [f.text for f in t.facts(StateChanged)[-2:]]
-    assert texts == ["P6 was assassinated.", "P1 was assassinated."]
+    # two assassination victims in seat order: nothing tells the target from his killer
+    assert texts == ["P1 was assassinated.", "P6 was assassinated."]
     t.until(4, "night_early")
     t.step({8: "investigate:0"})
     t.until(4, "dead_time")

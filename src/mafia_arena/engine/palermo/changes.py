@@ -6,19 +6,22 @@ the Active players), clears what a player loses on leaving the Active state (the
 ballot, 4.3), announces the move publicly as the rules say (3.5: a snitch's exit is
 announced as an assassination, and only a permanent exit reveals), flags a removal for
 absences with the next-game ban (7.2), and converts a
-returning mafioso after the Rival Mafioso's activation (5.1).
+returning mafioso after the Rival Mafioso's activation (5.1). While NOON resolves, the
+changes' events are held and told together in an order that tells no cause
+(`hold_announcements`).
 """
 
 from __future__ import annotations
 
 from mafia_arena.engine.catalogue import (
     CardDealt,
+    Fact,
     GameMasterNotice,
     RoleChange,
     StateChanged,
     Trigger,
 )
-from mafia_arena.engine.events import HOST, PUBLIC, private
+from mafia_arena.engine.events import HOST, PUBLIC, Visibility, private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.palermo.roles import CITIZEN, GOOD_CAMP, MAFIA_TEAM, RIVAL, title
 from mafia_arena.engine.palermo.state import of
@@ -85,13 +88,72 @@ def change(game: Game, seat: int, to: PlayerState, cause: str) -> None:
     if cause == "absences" and to is PlayerState.OUT:
         banned = True  # barred from the next game (7.2): a platform flag, public
         game.state.banned.append(seat)
-    fact = StateChanged(seat, to.value, announced, text, role, card, activated, banned)
-    game.emit(fact, PUBLIC)
+    told: list[tuple[Fact, Visibility]] = [
+        (StateChanged(seat, to.value, announced, text, role, card, activated, banned), PUBLIC)
+    ]
     if announced != cause:
-        game.emit(Trigger(cause, seat), HOST)
+        told.append((Trigger(cause, seat), HOST))
     if lost is not None:
-        game.emit(CardDealt(seat, ""), private(seat))
+        told.append((CardDealt(seat, ""), private(seat)))
     if to is PlayerState.ACTIVE and ps.activated and seat_state.role in MAFIA_TEAM:
         seat_state.role, seat_state.faction = CITIZEN, GOOD_CAMP
-        game.emit(RoleChange(seat, CITIZEN, GOOD_CAMP), private(seat))
-        game.emit(GameMasterNotice(seat, "role_change", CONVERTED), private(seat))
+        told.append((RoleChange(seat, CITIZEN, GOOD_CAMP), private(seat)))
+        told.append((GameMasterNotice(seat, "role_change", CONVERTED), private(seat)))
+    _tell(game, seat, to, told)
+
+
+def _tell(game: Game, seat: int, to: PlayerState, told: list[tuple[Fact, Visibility]]) -> None:
+    """Emit one change's events now, or hold them while NOON's are held (`hold_announcements`)."""
+    held = of(game).held_announcements
+    if held is None:
+        for fact, visibility in told:
+            game.emit(fact, visibility)
+    else:
+        held.append((_GHOSTS if to is not PlayerState.OUT else _EXITS, seat, told))
+
+
+_EXITS, _GHOSTS, _AFTER = 0, 1, 2
+"""Where a held entry is told: permanent exits, then the other changes (ghosts), then
+what follows the announcement (`tell_after_announcements`)."""
+
+
+def tell_after_announcements(game: Game, fact: Fact, visibility: Visibility) -> None:
+    """Emit `fact` now, or, while NOON's announcements are held, right after them (the
+    snitchers' private result: told before them it would sit inside the announcement
+    in their streams, and the snitch's exits would have to be told apart from the
+    assassination's)."""
+    held = of(game).held_announcements
+    if held is None:
+        game.emit(fact, visibility)
+    else:
+        held.append((_AFTER, len(held), [(fact, visibility)]))
+
+
+def hold_announcements(game: Game) -> None:
+    """Hold every state change's events until `release_announcements`.
+
+    NOON resolves the snitch, then the assassination, and announces who left at once
+    (3.3 step 5(c)) with no roles and no causes (3.5, 8.1: players must work out the
+    victims' roles). Told in the order they happen, the list would give the causes away:
+    the vendetta's first permanent exit would be the Rival Mafioso and its second the
+    mafioso who snitched, a snitch's ghost would come before the assassination's, the
+    Rival Mafioso before the assassin who dies with him. Held, they are told in an order
+    that depends on nothing but who left and how: permanent exits first, then ghosts,
+    each in seat order."""
+    of(game).held_announcements = []
+
+
+def release_announcements(game: Game) -> None:
+    """Tell the held changes as one announcement, permanent exits first and then the
+    rest, each in seat order, then what follows it (`tell_after_announcements`), and
+    stop holding. All at once, not the snitch's first: released apart, a snitch's exits
+    listed before the assassination's would show which exit came from which wherever
+    the seat order breaks between them."""
+    ps = of(game)
+    held = ps.held_announcements
+    if held is None:
+        return
+    for _, _, told in sorted(held, key=lambda h: (h[0], h[1])):
+        for fact, visibility in told:
+            game.emit(fact, visibility)
+    ps.held_announcements = None

@@ -15,7 +15,11 @@ from mafia_arena.engine.choices import Choice, shared_choice
 from mafia_arena.engine.events import PUBLIC, private
 from mafia_arena.engine.game import Game, seat_name
 from mafia_arena.engine.palermo import snitch
-from mafia_arena.engine.palermo.changes import change
+from mafia_arena.engine.palermo.changes import (
+    change,
+    hold_announcements,
+    release_announcements,
+)
 from mafia_arena.engine.palermo.roles import (
     ARCHMAFIOSO,
     DETECTIVE,
@@ -175,7 +179,18 @@ def end_of_night(game: Game) -> None:
 
 
 def noon(game: Game) -> None:
-    """NOON (3.3 step 5): the snitch, then the assassination (5.6, 5.1)."""
+    """NOON (3.3 step 5): the snitch, then the assassination (5.6, 5.1), then one
+    announcement of everyone who left, in an order that tells no cause
+    (`changes.hold_announcements`)."""
+    hold_announcements(game)
+    _resolve_noon(game)
+    release_announcements(game)
+
+
+def _resolve_noon(game: Game) -> None:
+    """The snitch, then the assassination by the designated assassin, or by a mafioso
+    drawn from the Active ones not snitching tonight when he is not Active; a block on
+    the designated assassin cancels it (5.6, OP-38)."""
     ps = of(game)
     snitchers = snitch.resolve(game)
     ps.todays_victim = None

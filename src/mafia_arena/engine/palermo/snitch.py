@@ -13,7 +13,7 @@ from mafia_arena.engine.catalogue import Narration
 from mafia_arena.engine.choices import Choice, shared_choice
 from mafia_arena.engine.events import private
 from mafia_arena.engine.game import Game, seat_name
-from mafia_arena.engine.palermo.changes import change
+from mafia_arena.engine.palermo.changes import change, tell_after_announcements
 from mafia_arena.engine.palermo.roles import (
     DETECTIVE,
     HIDDEN,
@@ -229,7 +229,8 @@ def resolve(game: Game) -> set[int]:
                     leave(decl.target, PlayerState.GHOST)
                 else:
                     leave(seat, PlayerState.OUT)
-    game.emit(
+    tell_after_announcements(
+        game,
         Narration("snitch_result", f"The {kind} snitch is resolved."),
         private(*[s for s in snitchers], channel="mafia"),
     )

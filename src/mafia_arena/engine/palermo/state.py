@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from mafia_arena.engine.player_states import StateBook
 
 if TYPE_CHECKING:
+    from mafia_arena.engine.catalogue import Fact
+    from mafia_arena.engine.events import Visibility
     from mafia_arena.engine.game import Game
 
 KEY = "palermo"
@@ -93,6 +95,11 @@ class PalermoState:
     at the start of the Night, so a card that changes the Active count during the night
     (an imprisonment, a resurrection) neither closes nor opens the window announced."""
     activated: bool = False
+    held_announcements: list[tuple[int, int, list[tuple[Fact, Visibility]]]] | None = None
+    """While NOON resolves, each state change's events (where it is told: a permanent
+    exit, another change, or after the announcement; the seat or place; the events),
+    told together in an order that gives no cause away (`changes.hold_announcements`);
+    None otherwise."""
     sanctioned: set[int] = field(default_factory=set)
     """Imprisoned by the moderator (4.4): no card window, only the moderator frees them."""
     moderated: int = 0
