@@ -89,6 +89,30 @@ def run_stopped(
     )
 
 
+def signal_on_call(module: str, name: str, at: int | str | None = None) -> str:
+    """`setup` for `run_stopped` that wraps `name` of `module` (a function, or a
+    method written ``Class.method``) so that each call (or only the `at`-th) first
+    sends ``{signal}`` to the process and then calls through; ``{signal}`` (and an `at`
+    given as a placeholder) is left for the test to fill in with `str.replace`."""
+    holder, _, attribute = name.rpartition(".")
+    reach = f"getattr(_owner, {holder!r})" if holder else "_owner"
+    return f"""
+import importlib
+_owner = importlib.import_module({module!r})
+_holder = {reach}
+_wrapped = getattr(_holder, {attribute!r})
+_calls = []
+
+def _stopped(*args, **kwargs):
+    _calls.append(None)
+    if {at} is None or len(_calls) == {at}:
+        os.kill(os.getpid(), signal.{{signal}})
+    return _wrapped(*args, **kwargs)
+
+setattr(_holder, {attribute!r}, _stopped)
+"""
+
+
 def assert_quiet(stderr: str) -> None:
     """No traceback, and none of the "Exception ignored" lines Python prints at exit."""
     assert "Traceback" not in stderr and "Exception ignored" not in stderr, stderr

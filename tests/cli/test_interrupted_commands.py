@@ -14,75 +14,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.cli.support import assert_quiet, run_cli, run_cli_output, run_stopped
+from tests.cli.support import assert_quiet, run_cli, run_cli_output, run_stopped, signal_on_call
 
 #: Wraps the transcript's renderer (`play`, `replay`): {signal} at the {at}-th event shown.
-RENDER_STOPPED = """
-from mafia_arena.views import text
-render_event = text.render_event
-shown = []
-
-def stopped(*args, **kwargs):
-    shown.append(None)
-    if len(shown) == {at}:
-        os.kill(os.getpid(), signal.{signal})
-    return render_event(*args, **kwargs)
-
-text.render_event = stopped
-"""
+RENDER_STOPPED = signal_on_call("mafia_arena.views.text", "render_event", at="{at}")
 
 #: Wraps the game of `run`: {signal} as its third game starts.
-GAME_STOPPED = """
-from mafia_arena.runner import match
-play_match_sync = match.play_match_sync
-started = []
-
-def stopped(*args, **kwargs):
-    started.append(None)
-    if len(started) == 3:
-        os.kill(os.getpid(), signal.{signal})
-    return play_match_sync(*args, **kwargs)
-
-match.play_match_sync = stopped
-"""
+GAME_STOPPED = signal_on_call("mafia_arena.runner.match", "play_match_sync", at=3)
 
 #: Wraps the seating of `play` and `run`: {signal} as the players are first seated, after
 #: the variant is loaded and before any game starts.
-SEATING_STOPPED = """
-from mafia_arena.cli import games
-seat = games._seat
-
-def stopped(*args, **kwargs):
-    os.kill(os.getpid(), signal.{signal})
-    return seat(*args, **kwargs)
-
-games._seat = stopped
-"""
+SEATING_STOPPED = signal_on_call("mafia_arena.cli.games", "_seat")
 
 #: Wraps the replay `play` runs of its finished game to say why it ended: {signal} there.
-ENDING_STOPPED = """
-from mafia_arena.runner import log
-replay_or_why = log.replay_or_why
-
-def stopped(*args, **kwargs):
-    os.kill(os.getpid(), signal.{signal})
-    return replay_or_why(*args, **kwargs)
-
-log.replay_or_why = stopped
-"""
+ENDING_STOPPED = signal_on_call("mafia_arena.runner.log", "replay_or_why")
 
 #: Wraps the summary's text: {signal} once the tournament's games are all stored, as the
 #: command is about to print their summary.
-SUMMARY_STOPPED = """
-from mafia_arena.experiments.summary import Summary
-text = Summary.__str__
-
-def stopped(self):
-    os.kill(os.getpid(), signal.{signal})
-    return text(self)
-
-Summary.__str__ = stopped
-"""
+SUMMARY_STOPPED = signal_on_call("mafia_arena.experiments.summary", "Summary.__str__")
 
 SIGNALS = ["SIGINT", "SIGTERM"]
 

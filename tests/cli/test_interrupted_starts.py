@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.cli.support import assert_quiet, run_cli, run_stopped
+from tests.cli.support import assert_quiet, run_cli, run_stopped, signal_on_call
 
 SIGNALS = ["SIGINT", "SIGTERM"]
 
@@ -198,28 +198,10 @@ def test_train_stopped_as_it_makes_its_output_folder_leaves_no_folder(tmp_path: 
 
 #: Wraps the interval of the summary's rates: {signal} once every game of `run` is
 #: played, as it makes their summary.
-SUMMARY_MADE_STOPPED = """
-from mafia_arena import stats
-wilson_interval = stats.wilson_interval
-
-def stopped(*args, **kwargs):
-    os.kill(os.getpid(), signal.{signal})
-    return wilson_interval(*args, **kwargs)
-
-stats.wilson_interval = stopped
-"""
+SUMMARY_MADE_STOPPED = signal_on_call("mafia_arena.stats", "wilson_interval")
 
 #: Wraps the JSON text of `run --json`: {signal} as the summary is printed.
-SUMMARY_PRINTED_STOPPED = """
-import json
-dumps = json.dumps
-
-def stopped(*args, **kwargs):
-    os.kill(os.getpid(), signal.{signal})
-    return dumps(*args, **kwargs)
-
-json.dumps = stopped
-"""
+SUMMARY_PRINTED_STOPPED = signal_on_call("json", "dumps")
 
 
 @pytest.mark.parametrize("stop", SIGNALS)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.cli.test_cli_errors import assert_one_paragraph, run_cli
-from tests.web.support import ServerProcess, http_responses, idle_and_silent
+from tests.web.support import IdleRace, ServerProcess, http_responses, idle_and_silent
 
 from mafia_arena.cli.server import serve_settings
 from mafia_arena.web import Settings
@@ -107,19 +107,24 @@ def test_a_port_another_program_holds_is_a_user_error(
     assert not (tmp_path / "web.sqlite").exists()
 
 
+def timers_raced(tmp_path: Path, *args: str) -> IdleRace:
+    """`idle_and_silent` against a real `serve ARGS` process: which of an idle and a
+    silent connection the server closed first, and what each got."""
+    process = ServerProcess(tmp_path, tmp_path / "live.sqlite", args=args)
+    process.start()
+    try:
+        return idle_and_silent(process.port)
+    finally:
+        process.kill()
+
+
 def test_the_request_timeout_switch_reaches_the_running_server(tmp_path: Path) -> None:
     """`serve --request-timeout 1`: a connection that sends nothing gets its 408 before
     a connection left idle earlier is closed at the keep-alive time (`--keep-alive 3`);
     with the default request timeout (10 s) the idle one was closed first. The order of
     the two server timers tells it, not the test's clock (`idle_and_silent`;
     `web/connections.py` holds the deadline)."""
-    args = ("--request-timeout", "1", "--keep-alive", "3")
-    process = ServerProcess(tmp_path, tmp_path / "live.sqlite", args=args)
-    process.start()
-    try:
-        race = idle_and_silent(process.port)
-    finally:
-        process.kill()
+    race = timers_raced(tmp_path, "--request-timeout", "1", "--keep-alive", "3")
     assert race.closed == ["silent", "idle"]
     assert [status for status, _ in http_responses(race.after["silent"])] == [408]
     assert race.after["idle"] == b""
@@ -130,13 +135,7 @@ def test_the_keep_alive_switch_reaches_the_running_server(tmp_path: Path) -> Non
     before a later connection that sends nothing gets its 408 (`--request-timeout 3`);
     with uvicorn's default keep-alive (5 s) the 408 came first. The order of the two
     server timers tells it, not the test's clock (`idle_and_silent`)."""
-    args = ("--keep-alive", "0.5", "--request-timeout", "3")
-    process = ServerProcess(tmp_path, tmp_path / "live.sqlite", args=args)
-    process.start()
-    try:
-        race = idle_and_silent(process.port)
-    finally:
-        process.kill()
+    race = timers_raced(tmp_path, "--keep-alive", "0.5", "--request-timeout", "3")
     assert race.closed == ["idle", "silent"]
     assert race.after["idle"] == b""
     assert [status for status, _ in http_responses(race.after["silent"])] == [408]
